@@ -1,0 +1,75 @@
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import type { Clock } from '../../core/clock.ts';
+import { publicP256 } from '../../core/did-web.ts';
+import type { KeyStore, PublicKey } from '../../ports/key-store.ts';
+import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
+import type { KeyVault } from './key-vault.ts';
+
+type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
+
+const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
+
+/** Keys generated and used in this process, sealed at rest in the database under the master key. */
+export class LocalKeyStore implements KeyStore {
+  // Opened private keys, by tenant and kid. A cache only: the database stays the source of truth.
+  private readonly opened = new Map<string, PrivateKey>();
+
+  constructor(
+    private readonly keys: SigningKeyStore,
+    private readonly vault: KeyVault,
+    private readonly clock: Clock,
+  ) {}
+
+  async prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey> {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const publicJwk = publicP256(await exportJWK(publicKey));
+    const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
+    const privateJwk = await exportJWK(privateKey);
+    return {
+      tenant,
+      kid,
+      purpose,
+      publicJwk,
+      sealedPrivateJwk: this.vault.seal(JSON.stringify(privateJwk), sealContext(tenant, kid)),
+      createdAt: this.clock.now(),
+    };
+  }
+
+  async ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey> {
+    const existing = await this.keys.active(tenant, purpose);
+    if (existing) return toPublic(existing);
+    await this.keys.insert(await this.prepareKey(tenant, purpose));
+    // Another process may have won the race; whichever key is active is the tenant's key.
+    const active = await this.keys.active(tenant, purpose);
+    if (!active) throw new Error(`no active ${purpose} key for tenant ${tenant} after provisioning`);
+    return toPublic(active);
+  }
+
+  async activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined> {
+    const key = await this.keys.active(tenant, purpose);
+    return key ? toPublic(key) : undefined;
+  }
+
+  async publishedKeys(tenant: string): Promise<PublicKey[]> {
+    return (await this.keys.published(tenant)).map(toPublic);
+  }
+
+  async signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string> {
+    const key = await this.keys.active(tenant, purpose);
+    if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
+    const privateKey = await this.open(key);
+    return new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(privateKey);
+  }
+
+  private async open(key: StoredSigningKey): Promise<PrivateKey> {
+    const cacheKey = `${key.tenant}\u0000${key.kid}`;
+    const cached = this.opened.get(cacheKey);
+    if (cached) return cached;
+    const jwk = JSON.parse(this.vault.open(key.sealedPrivateJwk, sealContext(key.tenant, key.kid))) as JWK;
+    const opened = await importJWK(jwk, 'ES256', { extractable: false });
+    this.opened.set(cacheKey, opened);
+    return opened;
+  }
+}
+
+const toPublic = (k: StoredSigningKey): PublicKey => ({ kid: k.kid, purpose: k.purpose, publicJwk: k.publicJwk });

@@ -1,0 +1,20 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A fresh bearer secret: 32 random bytes, base64url, with a prefix naming its plane. */
+export function newToken(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Bearer secrets are stored and looked up only by this hash. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('base64url');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  // Compare equal-length digests so the length of a secret does not leak through timing.
+  return (
+    timingSafeEqual(createHash('sha256').update(x).digest(), createHash('sha256').update(y).digest()) && x.length === y.length
+  );
+}

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { FileDigests } from '../../core/source-digest.ts';
+
+/** What the package ships and runs: the code, its entry point and its locked dependencies. */
+export const SHIPPED = ['bin', 'src', 'package.json', 'package-lock.json'];
+
+export const BUILD_INFO_FILE = 'build-info.json';
+
+export interface RecordedBuild {
+  commit: string;
+  recordedAt: string;
+  sourceDigest: string;
+  files: FileDigests;
+}
+
+function walk(root: string, path: string, out: FileDigests): void {
+  const full = join(root, path);
+  if (!existsSync(full)) return;
+  if (statSync(full).isDirectory()) {
+    for (const entry of readdirSync(full).sort()) walk(root, join(path, entry), out);
+    return;
+  }
+  const key = relative(root, full).split(sep).join('/');
+  out[key] = createHash('sha256').update(readFileSync(full)).digest('hex');
+}
+
+/** Hashes every shipped file under `root` as it is on disk now. */
+export function hashShippedFiles(root: string): FileDigests {
+  const out: FileDigests = {};
+  for (const path of SHIPPED) walk(root, path, out);
+  return out;
+}
+
+export function readRecordedBuild(root: string): RecordedBuild | undefined {
+  const file = join(root, BUILD_INFO_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RecordedBuild;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseLocation } from '../../config/config.ts';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Db = Kysely<Database>;
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to work in (tests give each suite its own). */
+  schema?: string;
+  poolSize?: number;
+}
+
+const INT8_OID = 20;
+
+export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Db {
+  if (location.kind === 'sqlite') {
+    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
+    const sqlite = new SqliteDatabase(location.file);
+    sqlite.pragma('journal_mode = WAL');
+    // FULL makes a committed transaction durable across power loss, not only process crashes.
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  const pool = new pg.Pool({
+    connectionString: location.url,
+    max: options.poolSize ?? 10,
+    // bigint columns hold epoch milliseconds, well inside Number's exact range.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Applies pending migrations; on PostgreSQL Kysely holds an advisory lock so concurrent starts are safe. */
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
+  }
+}
+
+/** True when an insert failed on a primary-key or unique constraint, on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,75 @@
+/**
+ * The tables as Kysely sees them. Times are integer milliseconds since the epoch, booleans
+ * are 0/1 and JSON is text, so one set of queries runs on SQLite and on PostgreSQL.
+ */
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface TenantsTable {
+  slug: string;
+  name: string;
+  display_name: string | null;
+  description: string | null;
+  logo_uri: string | null;
+  primary_color: string | null;
+  background_color: string | null;
+  text_color: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SigningKeysTable {
+  tenant: string;
+  kid: string;
+  purpose: 'issuer' | 'verifier';
+  public_jwk: string;
+  sealed_private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
+export interface OperatorsTable {
+  username: string;
+  password_hash: string;
+  roles: string;
+  tenant: string | null;
+  status: 'active' | 'suspended' | 'removed';
+  failed_attempts: number;
+  locked_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OperatorSessionsTable {
+  token_hash: string;
+  username: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface HolderJtiTable {
+  account_id: string;
+  jti: string;
+  expires_at: number;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  tenant: string;
+  grant_id: string;
+  created_at: number;
+  expires_at: number;
+  spent_at: number | null;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  tenants: TenantsTable;
+  signing_keys: SigningKeysTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
+  holder_jti: HolderJtiTable;
+  access_tokens: AccessTokensTable;
+}

@@ -1,0 +1,116 @@
+import { type Selectable, sql } from 'kysely';
+import type {
+  OperatorRecord,
+  OperatorRole,
+  OperatorSession,
+  OperatorSessionStore,
+  OperatorStatus,
+  OperatorStore,
+} from '../../ports/operator-store.ts';
+import type { Db } from './connect.ts';
+import type { OperatorsTable } from './schema.ts';
+
+const toOperator = (row: Selectable<OperatorsTable>): OperatorRecord => ({
+  username: row.username,
+  passwordHash: row.password_hash,
+  roles: JSON.parse(row.roles),
+  tenant: row.tenant,
+  status: row.status,
+  failedAttempts: row.failed_attempts,
+  lockedUntil: row.locked_until,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export class SqlOperatorStore implements OperatorStore {
+  constructor(private readonly db: Db) {}
+
+  async create(op: OperatorRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('operators')
+      .values({
+        username: op.username,
+        password_hash: op.passwordHash,
+        roles: JSON.stringify(op.roles),
+        tenant: op.tenant,
+        status: op.status,
+        failed_attempts: op.failedAttempts,
+        locked_until: op.lockedUntil,
+        created_at: op.createdAt,
+        updated_at: op.updatedAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async get(username: string): Promise<OperatorRecord | undefined> {
+    const row = await this.db.selectFrom('operators').selectAll().where('username', '=', username).executeTakeFirst();
+    return row ? toOperator(row) : undefined;
+  }
+
+  async setRoles(username: string, roles: OperatorRole[], tenant: string | null, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('operators')
+      .set({ roles: JSON.stringify(roles), tenant, updated_at: now })
+      .where('username', '=', username)
+      .where('status', '!=', 'removed')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async setStatus(username: string, status: OperatorStatus, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('operators')
+      .set({ status, updated_at: now })
+      .where('username', '=', username)
+      .where('status', '!=', 'removed')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async recordFailedLogin(username: string, now: number, maxFailures: number, lockMs: number): Promise<void> {
+    // One statement: concurrent failures cannot lose a count.
+    await this.db
+      .updateTable('operators')
+      .set({
+        failed_attempts: sql`failed_attempts + 1`,
+        locked_until: sql`case when failed_attempts + 1 >= ${maxFailures} then ${now + lockMs} else locked_until end`,
+      })
+      .where('username', '=', username)
+      .execute();
+  }
+
+  async clearFailedLogins(username: string, _now: number): Promise<void> {
+    await this.db
+      .updateTable('operators')
+      .set({ failed_attempts: 0, locked_until: null })
+      .where('username', '=', username)
+      .execute();
+  }
+}
+
+export class SqlOperatorSessionStore implements OperatorSessionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(tokenHash: string, username: string, now: number, expiresAt: number): Promise<void> {
+    await this.db
+      .insertInto('operator_sessions')
+      .values({ token_hash: tokenHash, username, created_at: now, expires_at: expiresAt })
+      .execute();
+  }
+
+  async find(tokenHash: string, now: number): Promise<OperatorSession | undefined> {
+    const row = await this.db
+      .selectFrom('operator_sessions')
+      .select(['username', 'expires_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row ? { username: row.username, expiresAt: row.expires_at } : undefined;
+  }
+
+  async revokeAll(username: string): Promise<void> {
+    await this.db.deleteFrom('operator_sessions').where('username', '=', username).execute();
+  }
+}

@@ -1,0 +1,58 @@
+import type { Selectable } from 'kysely';
+import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
+import type { Db } from './connect.ts';
+import type { SigningKeysTable } from './schema.ts';
+
+const toKey = (row: Selectable<SigningKeysTable>): StoredSigningKey => ({
+  tenant: row.tenant,
+  kid: row.kid,
+  purpose: row.purpose,
+  publicJwk: JSON.parse(row.public_jwk),
+  sealedPrivateJwk: row.sealed_private_jwk,
+  createdAt: row.created_at,
+});
+
+export class SqlSigningKeyStore implements SigningKeyStore {
+  constructor(private readonly db: Db) {}
+
+  async insert(key: StoredSigningKey): Promise<boolean> {
+    // The partial unique index signing_keys_one_active makes a second active key a no-op.
+    const result = await this.db
+      .insertInto('signing_keys')
+      .values({
+        tenant: key.tenant,
+        kid: key.kid,
+        purpose: key.purpose,
+        public_jwk: JSON.stringify(key.publicJwk),
+        sealed_private_jwk: key.sealedPrivateJwk,
+        created_at: key.createdAt,
+        retired_at: null,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async active(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey | undefined> {
+    const row = await this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('purpose', '=', purpose)
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return row ? toKey(row) : undefined;
+  }
+
+  async published(tenant: string): Promise<StoredSigningKey[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('retired_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('kid')
+      .execute();
+    return rows.map(toKey);
+  }
+}

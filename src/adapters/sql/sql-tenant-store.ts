@@ -1,0 +1,83 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
+import type { TenantProfile, TenantRecord, TenantStore } from '../../ports/tenant-store.ts';
+import type { Db } from './connect.ts';
+import type { TenantsTable } from './schema.ts';
+import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
+
+const toRecord = (row: Selectable<TenantsTable>): TenantRecord => ({
+  slug: row.slug,
+  name: row.name,
+  displayName: row.display_name,
+  description: row.description,
+  logoUri: row.logo_uri,
+  primaryColor: row.primary_color,
+  backgroundColor: row.background_color,
+  textColor: row.text_color,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+type ProfileColumn = 'display_name' | 'description' | 'logo_uri' | 'primary_color' | 'background_color' | 'text_color';
+
+const PROFILE_COLUMNS: Record<keyof TenantProfile, ProfileColumn> = {
+  displayName: 'display_name',
+  description: 'description',
+  logoUri: 'logo_uri',
+  primaryColor: 'primary_color',
+  backgroundColor: 'background_color',
+  textColor: 'text_color',
+};
+
+export class SqlTenantStore implements TenantStore {
+  constructor(private readonly db: Db) {}
+
+  async create(t: TenantRecord, keys: StoredSigningKey[]): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .insertInto('tenants')
+        .values({
+          slug: t.slug,
+          name: t.name,
+          display_name: t.displayName,
+          description: t.description,
+          logo_uri: t.logoUri,
+          primary_color: t.primaryColor,
+          background_color: t.backgroundColor,
+          text_color: t.textColor,
+          created_at: t.createdAt,
+          updated_at: t.updatedAt,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+      const keyStore = new SqlSigningKeyStore(trx);
+      for (const key of keys) {
+        if (key.tenant !== t.slug) throw new Error('a new tenant can only be given its own keys');
+        if (!(await keyStore.insert(key))) throw new Error(`duplicate ${key.purpose} key for new tenant ${t.slug}`);
+      }
+      return true;
+    });
+  }
+
+  async get(slug: string): Promise<TenantRecord | undefined> {
+    const row = await this.db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRecord | undefined> {
+    const values: Updateable<TenantsTable> = { updated_at: now };
+    for (const [field, column] of Object.entries(PROFILE_COLUMNS) as Array<[keyof TenantProfile, ProfileColumn]>) {
+      if (patch[field] !== undefined) values[column] = patch[field];
+    }
+    const result = await this.db.updateTable('tenants').set(values).where('slug', '=', slug).executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    return this.get(slug);
+  }
+
+  async slugsStartingWith(prefix: string): Promise<string[]> {
+    // Slugs hold only [a-z0-9-], so the prefix carries no LIKE wildcards; the filter is a second guard.
+    const rows = await this.db.selectFrom('tenants').select('slug').where('slug', 'like', `${prefix}%`).execute();
+    return rows.map((r) => r.slug).filter((s) => s.startsWith(prefix));
+  }
+}

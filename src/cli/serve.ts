@@ -1,0 +1,64 @@
+import pino from 'pino';
+import { compose } from '../compose.ts';
+import { ConfigError, loadConfig } from '../config/config.ts';
+import { REDACTED_HEADERS } from '../http/app.ts';
+
+/** `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM. */
+export async function serve(args: string[]): Promise<void> {
+  if (args.length > 0) {
+    process.stderr.write(`openrail serve takes no arguments (got ${args.join(' ')}); it is configured by environment.\n`);
+    process.exit(2);
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`openrail: configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  const logger = pino({
+    level: config.logLevel,
+    redact: {
+      paths: [...REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), '*.password', '*.token', '*.privateKey', '*.d'],
+      censor: '[redacted]',
+    },
+  });
+
+  const rail = await compose(config, { logger, warn: (m) => logger.warn(m) });
+  await rail.app.listen({ port: config.port, host: config.host });
+  const address = rail.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info(
+    { listen: `http://${config.host}:${port}`, publicUrl: config.publicUrl.origin, database: config.database.kind },
+    'openrail is serving',
+  );
+
+  // The one place a secret is printed, on purpose and only once: outside the structured log.
+  process.stdout.write(`\nopenrail is serving at ${config.publicUrl.origin} (listening on ${config.host}:${port})\n`);
+  if (rail.revealedOwnerToken) {
+    process.stdout.write(
+      `Owner token (shown once; store it now, only its hash is kept):\n  ${rail.revealedOwnerToken}\n` +
+        'Use it as: Authorization: Bearer <token>\n\n',
+    );
+  }
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'draining and shutting down');
+    rail.close().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

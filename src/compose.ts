@@ -1,0 +1,154 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { KeyVault } from './adapters/crypto/key-vault.ts';
+import { LocalKeyStore } from './adapters/crypto/local-key-store.ts';
+import { hashToken, newToken } from './adapters/crypto/secrets.ts';
+import { type Db, migrate, type OpenOptions, openDatabase } from './adapters/sql/connect.ts';
+import { SqlAccessTokenStore } from './adapters/sql/sql-access-token-store.ts';
+import { SqlHolderReplayStore } from './adapters/sql/sql-holder-replay-store.ts';
+import { SqlOperatorSessionStore, SqlOperatorStore } from './adapters/sql/sql-operator-store.ts';
+import { SqlSettingsStore } from './adapters/sql/sql-settings-store.ts';
+import { SqlSigningKeyStore } from './adapters/sql/sql-signing-key-store.ts';
+import { SqlTenantStore } from './adapters/sql/sql-tenant-store.ts';
+import type { Config } from './config/config.ts';
+import { resolveMasterKey } from './config/master-key.ts';
+import { type Clock, systemClock } from './core/clock.ts';
+import { OperatorService } from './features/operators/operator-service.ts';
+import { operatorAuthRoutes, operatorConsoleRoutes } from './features/operators/routes.ts';
+import { tenantRoutes } from './features/tenants/routes.ts';
+import { TenantService } from './features/tenants/tenant-service.ts';
+import { ReadinessProbe } from './features/trust/readiness.ts';
+import { trustRoutes } from './features/trust/routes.ts';
+import { buildApp } from './http/app.ts';
+import { AccessTokenAuthenticator } from './http/auth/access-token.ts';
+import { HolderJwsAuthenticator } from './http/auth/holder-jws.ts';
+import { OperatorBearerAuthenticator } from './http/auth/operator-bearer.ts';
+import type { Principal } from './http/auth/principal.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import type { RouteGroup } from './http/route.ts';
+import type { SettingsStore } from './ports/settings-store.ts';
+
+export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Openrail {
+  app: FastifyInstance;
+  db: Db;
+  /** Set only on the start that generated the owner token: shown once, never stored in clear. */
+  revealedOwnerToken?: string;
+  close(): Promise<void>;
+}
+
+export interface ComposeOptions {
+  clock?: Clock;
+  logger?: FastifyBaseLogger;
+  warn?: (message: string) => void;
+  database?: OpenOptions;
+}
+
+/** The composition root: adapters, then services, then routes. */
+export async function compose(config: Config, options: ComposeOptions = {}): Promise<Openrail> {
+  const clock = options.clock ?? systemClock;
+  const warn = options.warn ?? ((m: string) => process.emitWarning(m));
+  const vault = new KeyVault(resolveMasterKey(config, warn));
+
+  const db = openDatabase(config.database, options.database);
+  try {
+    await migrate(db);
+    const settings = new SqlSettingsStore(db);
+    await checkMasterKey(settings, vault);
+
+    const tenantStore = new SqlTenantStore(db);
+    const keys = new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock);
+    const operatorStore = new SqlOperatorStore(db);
+    const sessions = new SqlOperatorSessionStore(db);
+
+    const tenants = new TenantService(tenantStore, keys, config.publicUrl, clock);
+    await tenants.seed({ demo: config.demo, platformName: config.platformName });
+    const operators = new OperatorService(operatorStore, sessions, tenantStore, clock);
+
+    const origin = config.publicUrl.origin;
+    const authenticators = {
+      public: { authenticate: async (): Promise<Principal> => ({ plane: 'public' }) },
+      operator: new OperatorBearerAuthenticator(ownerTokenHash(settings, config), operatorStore, sessions, clock),
+      holder: new HolderJwsAuthenticator(origin, new SqlHolderReplayStore(db), clock),
+      'access-token': new AccessTokenAuthenticator(new SqlAccessTokenStore(db), clock),
+    };
+
+    let openApi: Record<string, unknown> = {};
+    const all: RouteGroup[] = [
+      trustRoutes({
+        tenants,
+        keys,
+        clock,
+        readiness: new ReadinessProbe(async () => void (await sql`select 1`.execute(db)), keys, clock),
+        appRoot: APP_ROOT,
+        publicUrl: config.publicUrl,
+        security: config.security,
+        openApi: () => openApi,
+      }),
+      tenantRoutes(tenants),
+      operatorAuthRoutes(operators),
+      operatorConsoleRoutes(operators),
+    ];
+    const groups = mountedGroups(all, config.unmountedGroups);
+    openApi = buildOpenApi(groups, origin);
+
+    const app = buildApp({ groups, authenticators, publicOrigin: origin, ...(options.logger ? { logger: options.logger } : {}) });
+    await app.ready();
+    // Last, so that a start which fails earlier cannot generate a token nobody ever sees.
+    const revealed = await revealOwnerTokenOnFirstStart(settings, config);
+    const result: Openrail = {
+      app,
+      db,
+      close: async () => {
+        await app.close();
+        await db.destroy();
+      },
+    };
+    if (revealed) result.revealedOwnerToken = revealed;
+    return result;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+/** The names a deployment can list in OPENRAIL_UNMOUNTED_GROUPS. */
+export function mountedGroups(all: RouteGroup[], unmounted: string[]): RouteGroup[] {
+  const known = new Set(all.map((g) => g.name));
+  const unknown = unmounted.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(`OPENRAIL_UNMOUNTED_GROUPS names unknown groups: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  }
+  return all.filter((g) => !unmounted.includes(g.name));
+}
+
+async function checkMasterKey(settings: SettingsStore, vault: KeyVault): Promise<void> {
+  const check = vault.checkValue();
+  if (await settings.putIfAbsent('master_key_check', check)) return;
+  if ((await settings.get('master_key_check')) !== check) {
+    throw new Error('OPENRAIL_MASTER_KEY is not the key this database was created with; its private keys cannot be opened.');
+  }
+}
+
+const OWNER_TOKEN_SETTING = 'owner_token_hash';
+
+/**
+ * The break-glass owner token: OPENRAIL_OWNER_TOKEN when set; otherwise one generated on the
+ * first start, printed once, and kept only as a hash. Concurrent first starts agree on one.
+ */
+function ownerTokenHash(settings: SettingsStore, config: Config): () => Promise<string | undefined> {
+  if (config.ownerToken) {
+    const hash = hashToken(config.ownerToken);
+    return async () => hash;
+  }
+  return () => settings.get(OWNER_TOKEN_SETTING);
+}
+
+async function revealOwnerTokenOnFirstStart(settings: SettingsStore, config: Config): Promise<string | undefined> {
+  if (config.ownerToken) return undefined;
+  const token = newToken('oro');
+  return (await settings.putIfAbsent(OWNER_TOKEN_SETTING, hashToken(token))) ? token : undefined;
+}

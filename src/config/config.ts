@@ -1,0 +1,176 @@
+import { resolve } from 'node:path';
+
+/**
+ * The service's configuration, read once from the environment and validated at boot
+ * (README "Configuration"). A bad value stops the process with a message naming the variable.
+ */
+export type DatabaseLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  nodeEnv: 'production' | 'development' | 'test';
+  port: number;
+  host: string;
+  publicUrl: URL;
+  database: DatabaseLocation;
+  dataDir: string;
+  ownerToken?: string;
+  masterKey?: Buffer;
+  directoryPepper?: string;
+  demo: boolean;
+  logLevel: string;
+  unmountedGroups: string[];
+  security: { contacts: string[]; expires?: Date; policy?: string };
+  platformName: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name) ?? fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function port(env: Env): number {
+  const raw = read(env, 'PORT') ?? '3000';
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535) throw new ConfigError('PORT', `must be an integer 0-65535 (got "${raw}")`);
+  return n;
+}
+
+function publicUrl(env: Env, listenPort: number, production: boolean): URL {
+  const raw = read(env, 'PUBLIC_URL') ?? `http://localhost:${listenPort}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('PUBLIC_URL', 'must use http or https');
+  }
+  // did:web maps the host (and port) onto /.well-known/did.json, so the base must be an origin.
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError('PUBLIC_URL', 'must be an origin such as https://rail.example.org, without path, query or credentials');
+  }
+  if (production && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', 'must use https when NODE_ENV=production');
+  return url;
+}
+
+function database(env: Env, dataDir: string): DatabaseLocation {
+  const raw = read(env, 'DATABASE_URL');
+  if (!raw) return { kind: 'sqlite', file: resolve(dataDir, 'openrail.sqlite') };
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length);
+    if (!file) throw new ConfigError('DATABASE_URL', 'must name a file after sqlite: (or sqlite::memory:)');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : resolve(file) };
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with sqlite:, postgres:// or postgresql://');
+}
+
+function masterKey(env: Env, production: boolean): Buffer | undefined {
+  const raw = read(env, 'OPENRAIL_MASTER_KEY');
+  if (!raw) {
+    if (production) throw new ConfigError('OPENRAIL_MASTER_KEY', 'is required when NODE_ENV=production');
+    return undefined;
+  }
+  const key = Buffer.from(raw, 'base64url');
+  if (!/^[A-Za-z0-9_-]+$/.test(raw) || key.length !== 32) {
+    throw new ConfigError('OPENRAIL_MASTER_KEY', 'must be 32 random bytes encoded as base64url (43 characters)');
+  }
+  return key;
+}
+
+function secret(env: Env, name: string, minLength: number): string | undefined {
+  const raw = read(env, name);
+  if (raw !== undefined && raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
+  return raw;
+}
+
+function securityContacts(env: Env, url: URL): string[] {
+  const raw = read(env, 'OPENRAIL_SECURITY_CONTACT');
+  if (!raw) return [`mailto:security@${url.hostname}`];
+  const contacts = raw.split(',').map((c) => c.trim());
+  for (const c of contacts) {
+    if (!/^(mailto:|https:|tel:)\S+$/.test(c)) {
+      throw new ConfigError(
+        'OPENRAIL_SECURITY_CONTACT',
+        `must be a comma-separated list of mailto:, https: or tel: URIs (got "${c}")`,
+      );
+    }
+  }
+  return contacts;
+}
+
+function securityExpires(env: Env): Date | undefined {
+  const raw = read(env, 'OPENRAIL_SECURITY_EXPIRES');
+  if (!raw) return undefined;
+  const date = new Date(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(date.getTime())) {
+    throw new ConfigError('OPENRAIL_SECURITY_EXPIRES', 'must be an RFC 3339 date-time such as 2027-06-30T00:00:00Z');
+  }
+  return date;
+}
+
+function optionalHttpsUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw && !/^https:\/\/\S+$/.test(raw)) throw new ConfigError(name, 'must be an https URL');
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['production', 'development', 'test'] as const, 'development');
+  const production = nodeEnv === 'production';
+  const listenPort = port(env);
+  const url = publicUrl(env, listenPort, production);
+  const dataDir = resolve(read(env, 'OPENRAIL_DATA_DIR') ?? 'data');
+  const unmounted = read(env, 'OPENRAIL_UNMOUNTED_GROUPS');
+  const config: Config = {
+    nodeEnv,
+    port: listenPort,
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    publicUrl: url,
+    database: database(env, dataDir),
+    dataDir,
+    demo: oneOf(env, 'OPENRAIL_DEMO', ['on', 'off'] as const, 'on') === 'on',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    unmountedGroups: unmounted ? unmounted.split(',').map((g) => g.trim()) : [],
+    security: { contacts: securityContacts(env, url) },
+    platformName: read(env, 'OPENRAIL_PLATFORM_NAME') ?? 'openrail',
+  };
+  const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
+  if (ownerToken) config.ownerToken = ownerToken;
+  const key = masterKey(env, production);
+  if (key) config.masterKey = key;
+  const pepper = secret(env, 'OPENRAIL_DIRECTORY_PEPPER', 32);
+  if (pepper) config.directoryPepper = pepper;
+  const expires = securityExpires(env);
+  if (expires) config.security.expires = expires;
+  const policy = optionalHttpsUrl(env, 'OPENRAIL_SECURITY_POLICY');
+  if (policy) config.security.policy = policy;
+  return config;
+}

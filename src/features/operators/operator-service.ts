@@ -1,0 +1,143 @@
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../adapters/crypto/password.ts';
+import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { OperatorRecord, OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
+
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const MAX_FAILED_LOGINS = 5;
+export const LOCKOUT_MS = 15 * 60 * 1000;
+export const MIN_PASSWORD_LENGTH = 12;
+
+export interface OperatorView {
+  username: string;
+  roles: OperatorRole[];
+  tenant: string | null;
+  status: OperatorRecord['status'];
+}
+
+export interface LoginResult extends OperatorView {
+  token: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+}
+
+const view = (op: OperatorRecord): OperatorView => ({
+  username: op.username,
+  roles: op.roles,
+  tenant: op.tenant,
+  status: op.status,
+});
+
+const BAD_LOGIN = () =>
+  new ServiceError('invalid_credentials', 'The username or password is wrong, or this operator cannot sign in.');
+
+/** Operator accounts and sign-in (docs/operators.md). */
+export class OperatorService {
+  constructor(
+    private readonly operators: OperatorStore,
+    private readonly sessions: OperatorSessionStore,
+    private readonly tenants: TenantStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: {
+    username: string;
+    password: string;
+    roles: OperatorRole[];
+    tenant?: string | null;
+  }): Promise<OperatorView> {
+    checkPassword(input.password, input.username);
+    const tenant = await this.checkTenant(input.tenant ?? null);
+    const now = this.clock.now();
+    const record: OperatorRecord = {
+      username: input.username,
+      passwordHash: await hashPassword(input.password),
+      roles: unique(input.roles),
+      tenant,
+      status: 'active',
+      failedAttempts: 0,
+      lockedUntil: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!(await this.operators.create(record))) {
+      throw new ServiceError(
+        'conflict',
+        `The username "${input.username}" is taken (usernames of removed operators stay reserved).`,
+      );
+    }
+    return view(record);
+  }
+
+  async setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined): Promise<OperatorView> {
+    const current = await this.require(username);
+    const scope = tenant === undefined ? current.tenant : await this.checkTenant(tenant);
+    if (!(await this.operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
+    return view(await this.require(username));
+  }
+
+  async suspend(username: string): Promise<OperatorView> {
+    return this.setStatus(username, 'suspended');
+  }
+
+  async enable(username: string): Promise<OperatorView> {
+    return this.setStatus(username, 'active');
+  }
+
+  /** Removal is final: sessions end now and the username stays reserved. */
+  async remove(username: string): Promise<OperatorView> {
+    const result = await this.setStatus(username, 'removed');
+    await this.sessions.revokeAll(username);
+    return result;
+  }
+
+  async login(username: string, password: string): Promise<LoginResult> {
+    const now = this.clock.now();
+    const op = await this.operators.get(username);
+    // Verify even for an unknown user so that timing does not reveal which usernames exist.
+    const passwordOk = await verifyPassword(password, op?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (op?.status !== 'active') throw BAD_LOGIN();
+    if (op.lockedUntil !== null && op.lockedUntil > now) throw BAD_LOGIN();
+    if (!passwordOk) {
+      await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
+      throw BAD_LOGIN();
+    }
+    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.operators.clearFailedLogins(username, now);
+    const token = newToken('ors');
+    await this.sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
+    return { ...view(op), token, tokenType: 'Bearer', expiresIn: SESSION_TTL_MS / 1000 };
+  }
+
+  private async setStatus(username: string, status: OperatorRecord['status']): Promise<OperatorView> {
+    if (!(await this.operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
+    return view(await this.require(username));
+  }
+
+  private async require(username: string): Promise<OperatorRecord> {
+    const op = await this.operators.get(username);
+    if (!op || op.status === 'removed') throw unknown(username);
+    return op;
+  }
+
+  private async checkTenant(tenant: string | null): Promise<string | null> {
+    if (tenant !== null && !(await this.tenants.get(tenant))) {
+      throw new ServiceError('unknown_tenant', `No tenant has the slug "${tenant}".`);
+    }
+    return tenant;
+  }
+}
+
+const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
+
+function checkPassword(password: string, username: string): void {
+  if ([...password].length < MIN_PASSWORD_LENGTH) {
+    throw new ServiceError('weak_password', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+  if (password.toLowerCase().includes(username.toLowerCase())) {
+    throw new ServiceError('weak_password', 'The password must not contain the username.');
+  }
+}

@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { operatorOf } from '../../http/auth/principal.ts';
+import { assertPlatformWide, assertTenantScope } from '../../http/auth/tenant-scope.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
+import type { TenantService } from './tenant-service.ts';
+
+const Tenant = Type.Object({
+  slug: Type.String({ description: 'URL-safe identifier (docs/tenants.md).' }),
+  name: Type.String(),
+  did: Type.String({ description: 'did:web:<host>:t:<slug>' }),
+});
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
+const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'sRGB colour as #RRGGBB.' });
+
+const ProfileFields = {
+  displayName: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
+  description: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
+  logoUri: Nullable(Type.String({ pattern: '^https://\\S+$', maxLength: 2048, description: 'https URL of the logo image.' })),
+  primaryColor: Nullable(Color),
+  backgroundColor: Nullable(Color),
+  textColor: Nullable(Color),
+};
+
+const TenantWithProfile = Type.Object({
+  ...Tenant.properties,
+  profile: Type.Object(ProfileFields),
+});
+
+function profileOf(t: TenantRecord): TenantProfile {
+  const { displayName, description, logoUri, primaryColor, backgroundColor, textColor } = t;
+  return { displayName, description, logoUri, primaryColor, backgroundColor, textColor };
+}
+
+export function tenantRoutes(tenants: TenantService): RouteGroup {
+  return {
+    name: 'tenants',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/tenants',
+        aliases: ['/v1/tenants'],
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'promised',
+        summary: 'Create a tenant with its own signing key and did:web identity.',
+        body: Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The tenant was created.', schema: Tenant },
+          ...OPERATOR_ERRORS,
+          409: errorResponse('conflict: no free slug could be found for this name.'),
+        },
+        handler: async (request, reply) => {
+          assertPlatformWide(operatorOf(request));
+          const tenant = await tenants.create(request.body.name);
+          return reply.code(201).send(tenant);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/tenants/update',
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'unpromised',
+        summary: "Change a tenant's profile and branding; null clears a field, an absent field is kept.",
+        body: Type.Object(
+          { tenant: Slug, ...Object.fromEntries(Object.entries(ProfileFields).map(([k, v]) => [k, Type.Optional(v)])) },
+          { additionalProperties: false, minProperties: 2 },
+        ),
+        responses: {
+          200: { description: 'The tenant with its profile after the change.', schema: TenantWithProfile },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+        },
+        handler: async (request) => {
+          const { tenant: slug, ...patch } = request.body as { tenant: string } & Partial<TenantProfile>;
+          assertTenantScope(operatorOf(request), slug);
+          const updated = await tenants.updateProfile(slug, patch);
+          return { ...tenants.view(updated), profile: profileOf(updated) };
+        },
+      }),
+    ],
+  };
+}

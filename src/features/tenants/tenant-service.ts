@@ -1,0 +1,103 @@
+import type { Clock } from '../../core/clock.ts';
+import { platformDid, tenantDid } from '../../core/did-web.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
+import type { TenantProfile, TenantRecord, TenantStore } from '../../ports/tenant-store.ts';
+
+export interface TenantView {
+  slug: string;
+  name: string;
+  did: string;
+}
+
+export const DEMO_TENANT = { slug: 'demo-transit', name: `Metro Transit${DEMO_NAME_SUFFIX}` } as const;
+
+/** Bounded so a flood of same-named tenants cannot make creation loop forever. */
+const MAX_SLUG_ATTEMPTS = 20;
+
+const emptyProfile = (): TenantProfile => ({
+  displayName: null,
+  description: null,
+  logoUri: null,
+  primaryColor: null,
+  backgroundColor: null,
+  textColor: null,
+});
+
+/** Tenants and their identities (docs/tenants.md). */
+export class TenantService {
+  constructor(
+    private readonly tenants: TenantStore,
+    private readonly keys: KeyStore,
+    private readonly publicUrl: URL,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The root tenant is the platform itself: its DID is the platform DID. */
+  didOf(slug: string): string {
+    return slug === ROOT_SLUG ? platformDid(this.publicUrl) : tenantDid(this.publicUrl, slug);
+  }
+
+  view(t: TenantRecord): TenantView {
+    return { slug: t.slug, name: t.name, did: this.didOf(t.slug) };
+  }
+
+  async get(slug: string): Promise<TenantRecord> {
+    const tenant = await this.tenants.get(slug);
+    if (!tenant) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+    return tenant;
+  }
+
+  /** POST /api/tenants: an ordinary tenant, never a demonstration one. */
+  async create(rawName: string): Promise<TenantView> {
+    const name = rawName.trim().replace(/\s+/g, ' ');
+    if (isDemoName(name)) {
+      throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
+    }
+    const base = baseSlug(name);
+    for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
+      const taken = new Set(await this.tenants.slugsStartingWith(base));
+      let n = 1;
+      while (taken.has(slugCandidate(base, n))) n++;
+      const slug = slugCandidate(base, n);
+      const created = await this.insert(slug, name);
+      if (created) return this.view(created);
+      // Another request took the slug between the read and the insert: look again.
+    }
+    throw new ServiceError('conflict', 'Could not find a free slug for this name; try a more distinctive name.');
+  }
+
+  /** Seeds the platform tenant (and its verifier key) and, unless disabled, the demonstration tenant. */
+  async seed(options: { demo: boolean; platformName: string }): Promise<void> {
+    await this.insert(ROOT_SLUG, options.platformName);
+    await this.keys.ensureKey(ROOT_SLUG, 'issuer');
+    await this.keys.ensureKey(ROOT_SLUG, 'verifier');
+    if (options.demo) {
+      await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name);
+      await this.keys.ensureKey(DEMO_TENANT.slug, 'issuer');
+    }
+  }
+
+  async updateProfile(slug: string, patch: Partial<TenantProfile>): Promise<TenantRecord> {
+    const tenant = await this.get(slug);
+    // Demo-tenant law: a demonstration tenant is never un-marked, so its display name keeps the mark.
+    if (isDemoSlug(tenant.slug) && patch.displayName && !patch.displayName.endsWith(DEMO_NAME_SUFFIX)) {
+      throw new ServiceError('reserved_name', `A demonstration tenant's display name must end with "${DEMO_NAME_SUFFIX}".`);
+    }
+    if (!isDemoSlug(tenant.slug) && patch.displayName && isDemoName(patch.displayName)) {
+      throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
+    }
+    const updated = await this.tenants.updateProfile(slug, patch, this.clock.now());
+    if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+    return updated;
+  }
+
+  /** Inserts tenant and issuer key together; undefined when the slug is already taken. */
+  private async insert(slug: string, name: string): Promise<TenantRecord | undefined> {
+    const now = this.clock.now();
+    const record: TenantRecord = { slug, name, ...emptyProfile(), createdAt: now, updatedAt: now };
+    const key = await this.keys.prepareKey(slug, 'issuer');
+    return (await this.tenants.create(record, [key])) ? record : undefined;
+  }
+}

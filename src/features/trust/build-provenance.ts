@@ -1,0 +1,43 @@
+import { hashShippedFiles, readRecordedBuild } from '../../adapters/fs/source-files.ts';
+import { type Divergence, divergence, sourceDigest } from '../../core/source-digest.ts';
+
+export interface BuildReport {
+  commit: string;
+  sourceDigest: string;
+  observedSourceDigest: string;
+  matches: boolean;
+  divergence: Divergence;
+  attestation: { available: boolean; reason: string };
+}
+
+/** GET /build: what was recorded at install time against what is on disk now. */
+export function buildReport(root: string): BuildReport {
+  const recorded = readRecordedBuild(root);
+  const observedFiles = hashShippedFiles(root);
+  const observedSourceDigest = sourceDigest(observedFiles);
+  if (!recorded) {
+    return {
+      commit: 'unknown',
+      sourceDigest: 'unrecorded',
+      observedSourceDigest,
+      matches: false,
+      divergence: { missing: 0, changed: 0, extra: Object.keys(observedFiles).length },
+      attestation: {
+        available: false,
+        reason: 'No build record: build-info.json is written by `npm install` (prepare) and is missing.',
+      },
+    };
+  }
+  const diff = divergence(recorded.files, observedFiles);
+  return {
+    commit: recorded.commit,
+    sourceDigest: recorded.sourceDigest,
+    observedSourceDigest,
+    matches: observedSourceDigest === recorded.sourceDigest && diff.missing + diff.changed + diff.extra === 0,
+    divergence: diff,
+    attestation: {
+      available: false,
+      reason: 'This deployment publishes no signed build attestation; rebuild the commit and compare sourceDigest.',
+    },
+  };
+}

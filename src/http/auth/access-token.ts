@@ -1,0 +1,35 @@
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { Unauthorized } from '../../core/errors.ts';
+import type { AccessTokenStore } from '../../ports/access-token-store.ts';
+import { type AccessTokenPrincipal, type Authenticator, type AuthInput, parseAuthorization } from './principal.ts';
+
+const CHALLENGE = 'Bearer realm="openrail"';
+
+/**
+ * OID4VCI access-token plane (RFC 6750). Authentication only reads the token; the credential
+ * endpoint spends it with AccessTokenStore.consume once the collection succeeds.
+ */
+export class AccessTokenAuthenticator implements Authenticator {
+  constructor(
+    private readonly tokens: AccessTokenStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(input: AuthInput): Promise<AccessTokenPrincipal> {
+    // OID4VCI 1.0 §8.2 / FAPI 2.0: an access token is never accepted from the query string.
+    if (new URL(input.url).searchParams.has('access_token')) {
+      throw new Unauthorized(
+        'The access token must be sent in the Authorization header, never in the URL.',
+        `${CHALLENGE}, error="invalid_request"`,
+      );
+    }
+    const auth = parseAuthorization(input.authorization);
+    if (!auth) throw new Unauthorized('This operation needs an OID4VCI access token.', CHALLENGE);
+    if (auth.scheme !== 'bearer')
+      throw new Unauthorized('Only a Bearer access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
+    const token = await this.tokens.findUsable(hashToken(auth.credential), this.clock.now());
+    if (!token) throw new Unauthorized('The access token is unknown, spent or expired.', `${CHALLENGE}, error="invalid_token"`);
+    return { plane: 'access-token', token };
+  }
+}

@@ -1,0 +1,97 @@
+import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import type { Clock } from '../../core/clock.ts';
+import { Unauthorized } from '../../core/errors.ts';
+import type { HolderReplayStore } from '../../ports/holder-replay-store.ts';
+import { type Authenticator, type AuthInput, type HolderPrincipal, parseAuthorization } from './principal.ts';
+
+export const HOLDER_JWS_TYP = 'svc-holder+jwt';
+/** Interface spec, Limits: a holder JWS is fresh for five minutes from `iat`. */
+export const HOLDER_FRESHNESS_SECONDS = 300;
+
+const CHALLENGE = 'Holder realm="openrail"';
+const ALLOWED_HEADER = new Set(['alg', 'typ', 'jwk', 'kid']);
+
+const refuse = (why: string) => new Unauthorized(`Holder JWS refused: ${why}.`, `${CHALLENGE}, error="invalid_token"`);
+
+/**
+ * Holder plane (docs/authentication.md): `Authorization: Holder <jws>`, compact ES256 signed by
+ * the device key carried in the header. The account id is the key's RFC 7638 thumbprint. The
+ * `jti` is burned with one atomic insert only after every other check has passed, so a refused
+ * request spends nothing.
+ */
+export class HolderJwsAuthenticator implements Authenticator {
+  constructor(
+    private readonly audience: string,
+    private readonly replay: HolderReplayStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(input: AuthInput, audience = this.audience): Promise<HolderPrincipal> {
+    const auth = parseAuthorization(input.authorization);
+    if (!auth) throw new Unauthorized('This operation needs a holder JWS.', CHALLENGE);
+    if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
+    const { jwk, claims } = await verifyHolderJws(auth.credential, audience, this.clock.now(), input);
+    const accountId = await calculateJwkThumbprint(jwk, 'sha256');
+    const iat = claims.iat as number;
+    const burned = await this.replay.burn(
+      accountId,
+      claims.jti as string,
+      (iat + HOLDER_FRESHNESS_SECONDS) * 1000,
+      this.clock.now(),
+    );
+    if (!burned) throw refuse('jti already used');
+    return { plane: 'holder', accountId, jwk, claims };
+  }
+}
+
+/** Every check except the single-use `jti` burn. Pure apart from the signature check. */
+export async function verifyHolderJws(
+  jws: string,
+  audience: string,
+  nowMs: number,
+  request?: { method: string; url: string },
+): Promise<{ jwk: JWK; claims: Record<string, unknown> }> {
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(jws) as Record<string, unknown>;
+  } catch {
+    throw refuse('not a compact JWS');
+  }
+  if (header.alg !== 'ES256') throw refuse('alg must be ES256');
+  if (header.typ !== HOLDER_JWS_TYP) throw refuse(`typ must be ${HOLDER_JWS_TYP}`);
+  const unknown = Object.keys(header).filter((k) => !ALLOWED_HEADER.has(k));
+  if (unknown.length > 0) throw refuse(`header parameter ${unknown[0]} is not accepted`);
+  const jwk = header.jwk as JWK | undefined;
+  if (!jwk || typeof jwk !== 'object' || jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) {
+    throw refuse('header jwk must be a P-256 public key');
+  }
+  if ('d' in jwk) throw refuse('header jwk must not contain private key material');
+
+  let payload: Uint8Array;
+  try {
+    const key = await importJWK({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, 'ES256');
+    ({ payload } = await compactVerify(jws, key, { algorithms: ['ES256'] }));
+  } catch {
+    throw refuse('signature does not verify with the header key');
+  }
+  let claims: Record<string, unknown>;
+  try {
+    claims = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    throw refuse('payload is not JSON');
+  }
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw refuse('payload is not a JSON object');
+
+  if (claims.aud !== audience) throw refuse('aud does not name this service');
+  const now = Math.floor(nowMs / 1000);
+  const { iat, exp, nbf, jti, htm, htu } = claims;
+  if (typeof iat !== 'number' || !Number.isInteger(iat)) throw refuse('iat is missing');
+  if (Math.abs(now - iat) > HOLDER_FRESHNESS_SECONDS) throw refuse('iat is outside the five-minute window');
+  if (exp !== undefined && (typeof exp !== 'number' || exp <= now)) throw refuse('exp has passed');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) throw refuse('nbf is in the future');
+  if (typeof jti !== 'string' || jti.length < 8 || jti.length > 256) throw refuse('jti must be a string of 8 to 256 characters');
+  // Optional request binding (RFC 9449 style): when present they must match this request.
+  if (htm !== undefined && (!request || htm !== request.method)) throw refuse('htm does not match the request method');
+  if (htu !== undefined && (!request || htu !== request.url.split('?')[0])) throw refuse('htu does not match the request URL');
+  return { jwk: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, claims };
+}

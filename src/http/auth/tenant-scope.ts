@@ -1,0 +1,17 @@
+import { Forbidden } from '../../core/errors.ts';
+import type { OperatorPrincipal } from './principal.ts';
+
+/**
+ * Interface spec, Authentication 5: a tenant-scoped operator acts on its own tenant only, and
+ * every mutation names the tenant, so a body with no tenant fails closed at schema validation.
+ */
+export function assertTenantScope(principal: OperatorPrincipal, tenant: string): void {
+  if (principal.tenant !== null && principal.tenant !== tenant) {
+    throw new Forbidden(`This credential is scoped to tenant ${principal.tenant} and cannot act on ${tenant}.`);
+  }
+}
+
+/** Operations that reach across tenants (creating one, for example) need a platform-wide credential. */
+export function assertPlatformWide(principal: OperatorPrincipal): void {
+  if (principal.tenant !== null) throw new Forbidden('A tenant-scoped credential cannot perform platform operations.');
+}

@@ -1,0 +1,108 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { AuthPlane, RouteDef, RouteGroup } from './route.ts';
+
+export const OPENAPI_INFO_VERSION = '0.1.0';
+
+const SECURITY: Record<Exclude<AuthPlane, 'public'>, { name: string; scheme: Record<string, unknown> }> = {
+  operator: {
+    name: 'operatorBearer',
+    scheme: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Operator bearer: the owner token or a session from POST /api/login.',
+    },
+  },
+  holder: {
+    name: 'holderJws',
+    scheme: {
+      type: 'http',
+      scheme: 'Holder',
+      description: 'Authorization: Holder <compact ES256 JWS, typ svc-holder+jwt, jwk header, aud, iat, single-use jti>.',
+    },
+  },
+  'access-token': {
+    name: 'oid4vciAccessToken',
+    scheme: { type: 'http', scheme: 'bearer', description: 'Single-use OID4VCI access token from POST /token.' },
+  },
+};
+
+/** Drops TypeBox's symbol keys and undefined values by round-tripping through JSON. */
+const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
+
+function operationId(method: string, path: string): string {
+  const words = path
+    .replace(/\{([^}]+)\}/g, 'by-$1')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return [method.toLowerCase(), ...words].join('_');
+}
+
+function operation(route: RouteDef, path: string, group: string) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(route.responses)) {
+    const published = !route.undocumented || Number(status) >= 400;
+    const media = r.contentType ?? 'application/json';
+    responses[status] =
+      published && (r.schema || r.contentType)
+        ? { description: r.description, content: { [media]: r.schema ? { schema: plain(r.schema) } : {} } }
+        : { description: r.description };
+  }
+  const op: Record<string, unknown> = {
+    operationId: operationId(route.method, path),
+    summary: route.summary,
+    tags: [group],
+    responses,
+    'x-svc-stability': route.stability,
+  };
+  if (route.auth !== 'public') op.security = [{ [SECURITY[route.auth].name]: [] }];
+  if (route.internal) op['x-svc-internal'] = true;
+  if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
+  if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
+  const parameters = [...paramsOf(route.params, 'path'), ...paramsOf(route.querystring, 'query')];
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+  return op;
+}
+
+function paramsOf(schema: TSchema | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set<string>((schema.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: plain(s),
+  }));
+}
+
+/** The contract document, derived from the mounted route table only. */
+export function buildOpenApi(groups: RouteGroup[], serverUrl: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const used = new Set<string>();
+  for (const group of groups) {
+    for (const route of group.routes) {
+      if (route.auth !== 'public') used.add(SECURITY[route.auth].name);
+      for (const path of [route.path, ...(route.aliases ?? [])]) {
+        paths[path] ??= {};
+        paths[path][route.method.toLowerCase()] = operation(route, path, group.name);
+      }
+    }
+  }
+  const securitySchemes = Object.fromEntries(
+    Object.values(SECURITY)
+      .filter((s) => used.has(s.name))
+      .map((s) => [s.name, s.scheme]),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'openrail',
+      version: OPENAPI_INFO_VERSION,
+      description: 'Credential trust service. Only the operations this deployment mounts are listed.',
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: { securitySchemes },
+  };
+}

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { SLUG_PATTERN } from '../../core/slug.ts';
+
+/** Schemas shared by several operations. */
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'Code from the error catalogue (docs/errors.md).' }),
+  message: Type.String(),
+});
+
+export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 48 });
+
+export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
+
+/** The refusals every authenticated operator operation can give. */
+export const OPERATOR_ERRORS = {
+  400: errorResponse('invalid_request or malformed_json: the body fails the schema.'),
+  401: errorResponse('unauthorized: missing, invalid or wrong-plane credential; WWW-Authenticate is set.'),
+  403: errorResponse('forbidden: the credential lacks the role or tenant scope.'),
+} as const;

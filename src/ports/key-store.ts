@@ -1,0 +1,24 @@
+import type { JWK, JWTPayload } from 'jose';
+import type { KeyPurpose, StoredSigningKey } from './signing-key-store.ts';
+
+export interface PublicKey {
+  /** RFC 7638 SHA-256 thumbprint of the public key. */
+  kid: string;
+  purpose: KeyPurpose;
+  publicJwk: JWK;
+}
+
+/**
+ * Signing with tenant keys. Private keys never leave the key store: callers get public keys and
+ * signatures only.
+ */
+export interface KeyStore {
+  /** A fresh key, sealed and ready to store, for a tenant being created in one transaction. */
+  prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey>;
+  /** The tenant's active key for `purpose`, created if it has none (safe under concurrent calls). */
+  ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey>;
+  activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined>;
+  publishedKeys(tenant: string): Promise<PublicKey[]>;
+  /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
+  signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string>;
+}

@@ -1,0 +1,22 @@
+import type { JWK } from 'jose';
+
+export type KeyPurpose = 'issuer' | 'verifier';
+
+export interface StoredSigningKey {
+  tenant: string;
+  kid: string;
+  purpose: KeyPurpose;
+  publicJwk: JWK;
+  /** The private JWK sealed under the master key (see adapters/crypto/key-vault.ts); never clear text. */
+  sealedPrivateJwk: string;
+  createdAt: number;
+}
+
+/** Tenant-owned: every call names the tenant and sees only that tenant's keys. */
+export interface SigningKeyStore {
+  /** False when the tenant already has an active key for this purpose (nothing is written then). */
+  insert(key: StoredSigningKey): Promise<boolean>;
+  active(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey | undefined>;
+  /** Keys the tenant's DID document publishes (those not retired). */
+  published(tenant: string): Promise<StoredSigningKey[]>;
+}
