@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { DatabaseLocation } from '../../src/config/config.ts';
+
+/** A database a suite runs against: a fresh SQLite file, or a fresh schema on TEST_DATABASE_URL. */
+export interface TestDatabase {
+  name: 'sqlite' | 'postgres';
+  location: DatabaseLocation;
+  /** PostgreSQL: the schema this suite owns. */
+  schema?: string;
+  /** The DATABASE_URL a child process would use to reach the same database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export type DatabaseFactory = { name: 'sqlite' | 'postgres'; create(): Promise<TestDatabase> };
+
+const sqlite: DatabaseFactory = {
+  name: 'sqlite',
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'openrail-test-'));
+    const file = join(dir, 'test.sqlite');
+    return {
+      name: 'sqlite',
+      location: { kind: 'sqlite', file },
+      url: `sqlite:${file}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+};
+
+function postgres(url: string): DatabaseFactory {
+  return {
+    name: 'postgres',
+    async create() {
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`create schema ${schema}`);
+      await client.end();
+      const scoped = new URL(url);
+      scoped.searchParams.set('options', `-c search_path=${schema}`);
+      return {
+        name: 'postgres',
+        location: { kind: 'postgres', url },
+        schema,
+        url: scoped.toString(),
+        drop: async () => {
+          const c = new pg.Client({ connectionString: url });
+          await c.connect();
+          await c.query(`drop schema ${schema} cascade`);
+          await c.end();
+        },
+      };
+    },
+  };
+}
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+export function testDatabases(): DatabaseFactory[] {
+  const url = process.env.TEST_DATABASE_URL;
+  return url ? [sqlite, postgres(url)] : [sqlite];
+}

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compose, type Openrail } from '../../src/compose.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import type { Clock } from '../../src/core/clock.ts';
+import type { TestDatabase } from './databases.ts';
+
+export const OWNER_TOKEN = 'test-owner-token-0123456789abcdefghijklmnop';
+export const PUBLIC_URL = 'https://rail.example.test';
+
+export interface TestRail extends Openrail {
+  stop(): Promise<void>;
+}
+
+/** A composed openrail on `db`, configured as by the environment `env` (plus test defaults). */
+export async function startRail(db: TestDatabase, env: Record<string, string> = {}, clock?: Clock): Promise<TestRail> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'openrail-data-'));
+  const config = loadConfig({
+    PUBLIC_URL,
+    OPENRAIL_OWNER_TOKEN: OWNER_TOKEN,
+    OPENRAIL_MASTER_KEY: Buffer.alloc(32, 7).toString('base64url'),
+    OPENRAIL_DATA_DIR: dataDir,
+    ...env,
+  });
+  config.database = db.location;
+  const rail = await compose(config, {
+    ...(clock ? { clock } : {}),
+    ...(db.schema ? { database: { schema: db.schema } } : {}),
+    warn: () => {},
+  });
+  return {
+    ...rail,
+    stop: async () => {
+      await rail.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const owner = bearer(OWNER_TOKEN);
