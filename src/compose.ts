@@ -32,6 +32,8 @@ import type { SettingsStore } from './ports/settings-store.ts';
 
 export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
 export interface Openrail {
   app: FastifyInstance;
   db: Db;
@@ -69,10 +71,11 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const operators = new OperatorService(operatorStore, sessions, tenantStore, clock);
 
     const origin = config.publicUrl.origin;
+    const replay = new SqlHolderReplayStore(db);
     const authenticators = {
       public: { authenticate: async (): Promise<Principal> => ({ plane: 'public' }) },
       operator: new OperatorBearerAuthenticator(ownerTokenHash(settings, config), operatorStore, sessions, clock),
-      holder: new HolderJwsAuthenticator(origin, new SqlHolderReplayStore(db), clock),
+      holder: new HolderJwsAuthenticator(origin, replay, clock),
       'access-token': new AccessTokenAuthenticator(new SqlAccessTokenStore(db), clock),
     };
 
@@ -99,10 +102,14 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await app.ready();
     // Last, so that a start which fails earlier cannot generate a token nobody ever sees.
     const revealed = await revealOwnerTokenOnFirstStart(settings, config);
+    // Spent holder jti marks are kept for their freshness window only.
+    const pruning = setInterval(() => void replay.prune(clock.now()).catch(() => {}), PRUNE_INTERVAL_MS);
+    pruning.unref();
     const result: Openrail = {
       app,
       db,
       close: async () => {
+        clearInterval(pruning);
         await app.close();
         await db.destroy();
       },

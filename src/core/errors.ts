@@ -18,9 +18,7 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The request body has a content type this operation does not accept.' },
-  too_many_attempts: { status: 429, description: 'Too many failed attempts; wait before trying again.' },
   internal_error: { status: 500, description: 'The service failed; the request may be retried.' },
-  not_ready: { status: 503, description: 'A part the operation depends on is not ready.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -48,12 +46,6 @@ export class Unauthorized extends ServiceError {
 export class Forbidden extends ServiceError {
   constructor(message: string) {
     super('forbidden', message);
-  }
-}
-
-export class InvalidRequest extends ServiceError {
-  constructor(message: string) {
-    super('invalid_request', message);
   }
 }
 

@@ -43,14 +43,23 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** Applies pending migrations; on PostgreSQL Kysely holds an advisory lock so concurrent starts are safe. */
+/**
+ * Applies pending migrations. On PostgreSQL Kysely holds an advisory lock, so concurrent starts
+ * are serialised. SQLite has no lock across connections and runs DDL outside the migration
+ * transaction: when a concurrent start is applying the same migrations, ours fails on "already
+ * exists", and we wait for the other start to record them.
+ */
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
+  if (!error) return;
+  for (let wait = 0; wait < 50; wait++) {
+    const state = await migrator.getMigrations().catch(() => []);
+    if (state.length > 0 && state.every((m) => m.executedAt !== undefined)) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
+  const failed = results?.find((r) => r.status === 'Error');
+  throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
 }
 
 /** True when an insert failed on a primary-key or unique constraint, on either engine. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { operatorOf } from '../../http/auth/principal.ts';
-import { assertPlatformWide, assertTenantScope } from '../../http/auth/tenant-scope.ts';
+import { assertPlatformWide, assertTenantScope } from '../../http/auth/scope.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';

@@ -32,13 +32,10 @@ export class HolderJwsAuthenticator implements Authenticator {
     if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
     const { jwk, claims } = await verifyHolderJws(auth.credential, audience, this.clock.now(), input);
     const accountId = await calculateJwkThumbprint(jwk, 'sha256');
-    const iat = claims.iat as number;
-    const burned = await this.replay.burn(
-      accountId,
-      claims.jti as string,
-      (iat + HOLDER_FRESHNESS_SECONDS) * 1000,
-      this.clock.now(),
-    );
+    // The freshness check works in whole seconds and accepts |now - iat| <= 300 for the whole of
+    // the last second, so the mark must outlive that second too.
+    const markExpires = ((claims.iat as number) + HOLDER_FRESHNESS_SECONDS + 1) * 1000;
+    const burned = await this.replay.burn(accountId, claims.jti as string, markExpires, this.clock.now());
     if (!burned) throw refuse('jti already used');
     return { plane: 'holder', accountId, jwk, claims };
   }

@@ -1,5 +1,5 @@
-import { Forbidden } from '../../core/errors.ts';
-import type { OperatorPrincipal } from './principal.ts';
+import { AccountMismatch, Forbidden } from '../../core/errors.ts';
+import type { HolderPrincipal, OperatorPrincipal } from './principal.ts';
 
 /**
  * Interface spec, Authentication 5: a tenant-scoped operator acts on its own tenant only, and
@@ -14,4 +14,9 @@ export function assertTenantScope(principal: OperatorPrincipal, tenant: string):
 /** Operations that reach across tenants (creating one, for example) need a platform-wide credential. */
 export function assertPlatformWide(principal: OperatorPrincipal): void {
   if (principal.tenant !== null) throw new Forbidden('A tenant-scoped credential cannot perform platform operations.');
+}
+
+/** Interface spec, Holder JWS 5: a path's `{accountId}` must be the signer's thumbprint. */
+export function assertOwnAccount(principal: HolderPrincipal, accountId: string): void {
+  if (principal.accountId !== accountId) throw new AccountMismatch();
 }

@@ -1,0 +1,148 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = join(REPO_ROOT, 'bin', 'openrail.js');
+
+/** Variables a developer's or CI's shell may carry that would change what the child does. */
+const SCRUBBED = /^(OPENRAIL_|PORT$|HOST$|PUBLIC_URL$|DATABASE_URL$|NODE_ENV$|LOG_LEVEL$|NODE_TEST_CONTEXT$|NODE_OPTIONS$)/;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface OpenrailProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stdout contains `text`; rejects if the process exits first or `ms` pass. */
+  waitForStdout(text: string, ms?: number): Promise<void>;
+  /** Resolves when the process has exited (or rejects after `ms`). */
+  exited(ms?: number): Promise<Exit>;
+  /** Sends `signal` if the process is still running. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+const live = new Set<OpenrailProcess>();
+
+/** A free TCP port on 127.0.0.1 (released just before it is returned). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns the real CLI (`node bin/openrail.js <args>`) with a clean environment plus `env`.
+ * The process is SIGKILLed after `hardTimeoutMs` whatever happens, so none can outlive a suite.
+ */
+export function spawnOpenrail(args: string[], env: Record<string, string>, hardTimeoutMs = 60_000): OpenrailProcess {
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  let exit: Exit | undefined;
+  const exitPromise = new Promise<Exit>((resolve) => {
+    // 'close' rather than 'exit': the pipes are drained by then, so stdout() is complete.
+    child.once('close', (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const hard = setTimeout(() => child.kill('SIGKILL'), hardTimeoutMs);
+  hard.unref();
+
+  const handle: OpenrailProcess = {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitForStdout: (text, ms = 30_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (out.includes(text)) {
+            done();
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`timed out after ${ms} ms waiting for "${text}"\nstdout:\n${out}\nstderr:\n${err}`));
+        }, ms);
+        const onClose = () => {
+          done();
+          if (out.includes(text)) resolve();
+          else reject(new Error(`exited (${JSON.stringify(exit)}) before printing "${text}"\nstdout:\n${out}\nstderr:\n${err}`));
+        };
+        const done = () => {
+          clearTimeout(timer);
+          child.stdout?.off('data', check);
+          child.off('close', onClose);
+        };
+        child.stdout?.on('data', check);
+        child.once('close', onClose);
+        check();
+        if (exit) onClose();
+      }),
+    exited: (ms = 15_000) =>
+      new Promise<Exit>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
+        exitPromise.then((e) => {
+          clearTimeout(timer);
+          resolve(e);
+        });
+      }),
+    kill: (signal = 'SIGTERM') => {
+      if (!exit) child.kill(signal);
+    },
+  };
+  live.add(handle);
+  exitPromise.then(() => {
+    clearTimeout(hard);
+    live.delete(handle);
+  });
+  return handle;
+}
+
+/** SIGKILLs every process spawnOpenrail started that is still running, and waits for each to go. */
+export async function killAll(): Promise<void> {
+  await Promise.all(
+    [...live].map(async (p) => {
+      p.kill('SIGKILL');
+      await p.exited(5_000).catch(() => undefined);
+    }),
+  );
+}
+
+/** The stdout lines that are JSON objects: the structured log. */
+export function logLines(stdout: string): Record<string, unknown>[] {
+  return stdout.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      const parsed: unknown = JSON.parse(line);
+      return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? [parsed as Record<string, unknown>] : [];
+    } catch {
+      return [];
+    }
+  });
+}
