@@ -20,7 +20,7 @@ test('the platform and demonstration namespaces are never derived for an ordinar
 });
 
 test('slugs respect the length limit, also with a collision suffix', () => {
-  const long = baseSlug('a'.repeat(30) + ' ' + 'b'.repeat(30));
+  const long = baseSlug(`${'a'.repeat(30)} ${'b'.repeat(30)}`);
   assert.ok(long.length <= MAX_SLUG_LENGTH);
   assert.match(long, pattern);
   for (const n of [1, 2, 10, 100]) {
