@@ -32,6 +32,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   });
+  // JSON only for now: Fastify's default text/plain parser would turn a wrong content type into a
+  // schema error instead of 415.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   // One line per request. The path only: query strings can carry codes and offers.
   app.addHook('onResponse', async (request, reply) => {

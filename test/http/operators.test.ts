@@ -58,7 +58,8 @@ for (const factory of testDatabases()) {
     const manage = (action: 'roles' | 'suspend' | 'enable' | 'remove', body: Record<string, unknown>, headers = owner) =>
       call(`/api/operators/${action}`, headers, body);
 
-    const row = (username: string) => rail.db.selectFrom('operators').selectAll().where('username', '=', username).executeTakeFirst();
+    const row = (username: string) =>
+      rail.db.selectFrom('operators').selectAll().where('username', '=', username).executeTakeFirst();
     const operatorCount = async () => (await rail.db.selectFrom('operators').select('username').execute()).length;
     const tenantCount = async () => (await rail.db.selectFrom('tenants').select('slug').execute()).length;
 

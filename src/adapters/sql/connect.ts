@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -50,7 +50,13 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
  * exists", and we wait for the other start to record them.
  */
 export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // On PostgreSQL Kysely would look for its bookkeeping tables in every schema and be misled by
+  // another application's (or another openrail's) in the same database: pin them to ours.
+  const schema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (!error) return;
   for (let wait = 0; wait < 50; wait++) {

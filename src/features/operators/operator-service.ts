@@ -88,9 +88,11 @@ export class OperatorService {
 
   /** Removal is final: sessions end now and the username stays reserved. */
   async remove(username: string): Promise<OperatorView> {
-    const result = await this.setStatus(username, 'removed');
+    if (!(await this.operators.setStatus(username, 'removed', this.clock.now()))) throw unknown(username);
     await this.sessions.revokeAll(username);
-    return result;
+    const removed = await this.operators.get(username);
+    if (!removed) throw unknown(username);
+    return view(removed);
   }
 
   async login(username: string, password: string): Promise<LoginResult> {

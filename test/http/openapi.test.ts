@@ -1,0 +1,336 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { owner, startRail, type TestRail } from '../helpers/rail.ts';
+
+type Operation = Record<string, unknown> & {
+  'x-svc-stability'?: unknown;
+  'x-svc-internal'?: unknown;
+  'x-svc-undocumented'?: unknown;
+  security?: Array<Record<string, unknown>>;
+  requestBody?: { content?: Record<string, unknown> };
+};
+type OpenApiDoc = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components?: { securitySchemes?: Record<string, { type?: string; scheme?: string }> };
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Realistic values for path parameters, so a templated path reaches its handler. */
+const PARAMS: Record<string, string> = {
+  tenant: 'demo-transit',
+  accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  itemId: 'item-1',
+  seq: '1',
+  username: 'nobody',
+};
+
+const fill = (path: string) =>
+  path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    const value = PARAMS[name];
+    assert.ok(value, `no realistic value for path parameter {${name}} in ${path}: add one to PARAMS`);
+    return value;
+  });
+
+function operations(doc: OpenApiDoc): Array<{ path: string; method: string; op: Operation }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => (METHODS as readonly string[]).includes(method))
+      .map(([method, op]) => ({ path, method, op })),
+  );
+}
+
+/**
+ * Every (method, path) Fastify serves, read from printRoutes({commonPrefix: false}): a tree whose
+ * node labels append to their parent's path. HEAD is Fastify's automatic twin of GET.
+ */
+function servedRoutes(app: FastifyInstance): Array<{ method: string; path: string }> {
+  const out: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    if (!line.trim()) continue;
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(\S+)(?: \(([^)]+)\))?$/.exec(line);
+    assert.ok(m, `unexpected printRoutes line: ${JSON.stringify(line)}`);
+    const depth = (m[1] ?? '').length / 4;
+    const path = (depth > 0 ? (stack[depth - 1] ?? '') : '') + (m[2] ?? '');
+    stack[depth] = path;
+    stack.length = depth + 1;
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim())) {
+      if (method && method !== 'HEAD') out.push({ method, path: path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
+    }
+  }
+  return out;
+}
+
+const getDoc = async (rail: TestRail) => {
+  const res = await rail.app.inject({ method: 'GET', url: '/openapi.json' });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json() as OpenApiDoc;
+};
+
+for (const factory of testDatabases()) {
+  describe(`GET /openapi.json and the route table (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let doc: OpenApiDoc;
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db);
+      doc = await getDoc(rail);
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    /** The JSON operations that take a request body. */
+    const jsonPosts = () =>
+      operations(doc).filter(({ method, op }) => method === 'post' && op.requestBody?.content?.['application/json']);
+
+    test('is public, JSON and CORS-open', async () => {
+      const res = await rail.app.inject({ method: 'GET', url: '/openapi.json' });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/json\b/);
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      assert.doesNotThrow(() => JSON.parse(res.body));
+      // Credentials change nothing: the same document either way.
+      const withOwner = await rail.app.inject({ method: 'GET', url: '/openapi.json', headers: owner });
+      assert.equal(withOwner.body, res.body);
+      const cross = await rail.app.inject({
+        method: 'GET',
+        url: '/openapi.json',
+        headers: { origin: 'https://elsewhere.example' },
+      });
+      assert.equal(cross.statusCode, 200);
+      assert.equal(cross.headers['access-control-allow-origin'], '*');
+    });
+
+    test('declares OpenAPI 3.1.0 and contract version 0.1.0', () => {
+      assert.equal(doc.openapi, '3.1.0');
+      assert.equal(doc.info.version, '0.1.0');
+      assert.ok(Object.keys(doc.paths).length > 0);
+    });
+
+    test('every operation carries x-svc-stability promised or unpromised', () => {
+      const ops = operations(doc);
+      assert.ok(ops.length >= 10, `found ${ops.length} operations`);
+      for (const { path, method, op } of ops) {
+        assert.ok(
+          op['x-svc-stability'] === 'promised' || op['x-svc-stability'] === 'unpromised',
+          `${method.toUpperCase()} ${path}: ${String(op['x-svc-stability'])}`,
+        );
+      }
+    });
+
+    test('POST /api/tenants and its /v1 alias are present and promised; /api/tenants/update is present', () => {
+      for (const path of ['/api/tenants', '/v1/tenants']) {
+        const op = doc.paths[path]?.post;
+        assert.ok(op, `POST ${path} is listed`);
+        assert.equal(op['x-svc-stability'], 'promised', path);
+      }
+      assert.ok(doc.paths['/api/tenants/update']?.post, 'POST /api/tenants/update is listed');
+    });
+
+    test('operator console operations are internal and say why their shape is undocumented', () => {
+      const consoleOps = operations(doc).filter(({ path }) => path === '/api/operators' || path.startsWith('/api/operators/'));
+      const listed = consoleOps.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+      for (const expected of ['/api/operators', '/api/operators/roles', '/api/operators/suspend', '/api/operators/enable']) {
+        assert.ok(listed.includes(`POST ${expected}`), `POST ${expected} is listed (${listed.join(', ')})`);
+      }
+      assert.ok(listed.includes('POST /api/operators/remove'));
+      for (const { path, method, op } of consoleOps) {
+        assert.equal(op['x-svc-internal'], true, `${method} ${path}`);
+        assert.equal(typeof op['x-svc-undocumented'], 'string', `${method} ${path}`);
+        assert.ok(String(op['x-svc-undocumented']).trim().length > 10, `${method} ${path} gives a reason`);
+        // An internal operation is never part of the versioned surface.
+        assert.ok(!path.startsWith('/v1/'), path);
+      }
+    });
+
+    test('secured operations reference a defined security scheme', () => {
+      const schemes = doc.components?.securitySchemes ?? {};
+      let secured = 0;
+      for (const { path, method, op } of operations(doc)) {
+        if (op.security === undefined) continue;
+        assert.ok(Array.isArray(op.security) && op.security.length > 0, `${method} ${path}`);
+        for (const requirement of op.security) {
+          for (const name of Object.keys(requirement)) {
+            secured++;
+            const scheme = schemes[name];
+            assert.ok(scheme, `${method.toUpperCase()} ${path} references undefined scheme ${name}`);
+            assert.ok(typeof scheme.type === 'string' && scheme.type.length > 0, name);
+          }
+        }
+      }
+      assert.ok(secured > 0, 'some operations are secured');
+      assert.ok(doc.paths['/api/tenants']?.post?.security, 'POST /api/tenants is secured');
+      assert.equal(doc.paths['/api/login']?.post?.security, undefined, 'sign-in is public');
+      assert.equal(doc.paths['/openapi.json']?.get?.security, undefined);
+    });
+
+    test('every listed operation is routed', async () => {
+      for (const { path, method, op } of operations(doc)) {
+        const url = fill(path);
+        assert.ok(rail.app.hasRoute({ method: method.toUpperCase() as 'GET', url: path.replace(/\{([^}]+)\}/g, ':$1') }), path);
+        const res = await rail.app.inject({ method: method.toUpperCase() as 'GET' | 'POST', url });
+        const notFound = res.statusCode === 404 && res.json().error === 'not_found';
+        assert.ok(!notFound, `${method.toUpperCase()} ${url} is listed but answers ${res.statusCode} ${res.body}`);
+        assert.ok(res.statusCode < 500, `${method.toUpperCase()} ${url}: ${res.statusCode} ${res.body}`);
+        if (method === 'get' && op.security === undefined) {
+          assert.equal(res.statusCode, 200, `public ${url}: ${res.body}`);
+        }
+      }
+    });
+
+    test('every served operation is listed', () => {
+      const served = servedRoutes(rail.app);
+      assert.ok(
+        served.some((r) => r.method === 'GET' && r.path === '/openapi.json'),
+        'the route listing was read',
+      );
+      assert.ok(served.length >= operations(doc).length, `${served.length} served`);
+      for (const { method, path } of served) {
+        assert.ok(doc.paths[path]?.[method.toLowerCase()], `${method} ${path} is served but not in openapi.json`);
+      }
+    });
+
+    test('an unknown path answers 404 in the error envelope', async () => {
+      for (const [method, url] of [
+        ['GET', '/no/such/thing'],
+        ['POST', '/api/no-such-operation'],
+        ['GET', '/v1/not-here?x=1'],
+        ['DELETE', '/api/tenants'],
+      ] as const) {
+        const res = await rail.app.inject({ method, url, headers: owner });
+        assert.equal(res.statusCode, 404, `${method} ${url}`);
+        assert.match(String(res.headers['content-type']), /^application\/json\b/);
+        const body = res.json();
+        assert.deepEqual(Object.keys(body).sort(), ['error', 'message']);
+        assert.equal(body.error, 'not_found');
+        assert.equal(typeof body.message, 'string');
+        assert.ok(!body.message.includes('x=1'), 'the query string is not echoed');
+      }
+    });
+
+    test('malformed JSON on any JSON POST answers 400 malformed_json, never 5xx', async () => {
+      const posts = jsonPosts();
+      assert.ok(posts.length >= 5, `${posts.length} JSON operations`);
+      const tenantsBefore = (await rail.db.selectFrom('tenants').select('slug').execute()).length;
+      for (const { path } of posts) {
+        for (const payload of ['{"name": ', '{', '[1,', "{'name': 'x'}", 'nul', '{"a":1}}', '']) {
+          for (const headers of [{}, owner]) {
+            const res = await rail.app.inject({
+              method: 'POST',
+              url: fill(path),
+              headers: { ...headers, 'content-type': 'application/json' },
+              payload,
+            });
+            const what = `POST ${path} ${JSON.stringify(payload)}: ${res.body}`;
+            assert.equal(res.statusCode, 400, what);
+            assert.equal(res.json().error, 'malformed_json', what);
+          }
+        }
+      }
+      assert.equal((await rail.db.selectFrom('tenants').select('slug').execute()).length, tenantsBefore);
+    });
+
+    const refusesMediaType = async (cases: ReadonlyArray<readonly [string, string]>) => {
+      const tenantsBefore = (await rail.db.selectFrom('tenants').select('slug').execute()).length;
+      for (const { path } of jsonPosts()) {
+        for (const [type, payload] of cases) {
+          const res = await rail.app.inject({
+            method: 'POST',
+            url: fill(path),
+            headers: { ...owner, 'content-type': type },
+            payload,
+          });
+          const what = `POST ${path} as ${type}: ${res.statusCode} ${res.body}`;
+          assert.equal(res.statusCode, 415, what);
+          assert.equal(res.json().error, 'unsupported_media_type', what);
+        }
+      }
+      assert.equal((await rail.db.selectFrom('tenants').select('slug').execute()).length, tenantsBefore);
+    };
+
+    test('an XML or form body on a JSON operation answers 415 unsupported_media_type', async () => {
+      await refusesMediaType([
+        ['application/xml', '<name>Xml Co</name>'],
+        ['application/x-www-form-urlencoded', 'name=Form+Co'],
+      ]);
+    });
+
+    test('a text/plain body on a JSON operation answers 415 unsupported_media_type', async () => {
+      await refusesMediaType([
+        ['text/plain', '{"name":"Plain Text Co"}'],
+        ['text/plain; charset=utf-8', 'name=Plain'],
+      ]);
+    });
+
+    describe('with the console-operators group unmounted', () => {
+      let unmounted: TestRail;
+      before(async () => {
+        unmounted = await startRail(db, { OPENRAIL_UNMOUNTED_GROUPS: 'console-operators' });
+      });
+      after(async () => {
+        await unmounted.stop();
+      });
+
+      test('the operator console disappears from openapi.json and answers 404 not_found', async () => {
+        const reduced = await getDoc(unmounted);
+        const listed = Object.keys(reduced.paths);
+        assert.ok(!listed.some((p) => p === '/api/operators' || p.startsWith('/api/operators/')), listed.join(', '));
+        assert.ok(reduced.paths['/api/tenants']?.post, 'other groups stay mounted');
+        assert.ok(reduced.paths['/api/login']?.post, 'sign-in is its own group');
+
+        const before = (await unmounted.db.selectFrom('operators').select('username').execute()).length;
+        const body = { username: 'ghost', password: 'a-long-enough-password', roles: ['issuer'] };
+        for (const url of ['/api/operators', '/api/operators/roles', '/api/operators/suspend']) {
+          const res = await unmounted.app.inject({ method: 'POST', url, headers: owner, payload: body });
+          assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+          assert.equal(res.json().error, 'not_found');
+          assert.equal(typeof res.json().message, 'string');
+        }
+        assert.equal((await unmounted.db.selectFrom('operators').select('username').execute()).length, before);
+
+        // The fully mounted rail on the same database still serves it.
+        const mounted = await rail.app.inject({ method: 'POST', url: '/api/operators', headers: owner, payload: body });
+        assert.equal(mounted.statusCode, 201, mounted.body);
+      });
+
+      test('the reduced document lists exactly what is served', async () => {
+        const reduced = await getDoc(unmounted);
+        const served = servedRoutes(unmounted.app);
+        assert.ok(!served.some((r) => r.path.startsWith('/api/operators')));
+        assert.ok(served.some((r) => r.path === '/api/login'));
+        for (const { method, path } of served) assert.ok(reduced.paths[path]?.[method.toLowerCase()], `${method} ${path}`);
+        const listed = operations(reduced).map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+        assert.deepEqual(listed.sort(), served.map(({ method, path }) => `${method} ${path}`).sort());
+      });
+    });
+
+    test('an unknown group name in OPENRAIL_UNMOUNTED_GROUPS stops the start', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'openrail-unmount-'));
+      try {
+        await assert.rejects(
+          startRail(db, { OPENRAIL_UNMOUNTED_GROUPS: 'console-operators, no-such-group', OPENRAIL_DATA_DIR: dataDir }),
+          (err: Error) => {
+            assert.match(err.message, /OPENRAIL_UNMOUNTED_GROUPS/);
+            assert.match(err.message, /no-such-group/);
+            return true;
+          },
+        );
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+      // The failed start left the database usable.
+      assert.equal((await rail.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    });
+  });
+}
