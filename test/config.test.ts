@@ -74,13 +74,21 @@ describe('loadConfig: refusals name the variable', () => {
   });
 
   test('PUBLIC_URL', () => {
-    for (const value of ['not a url', 'ftp://x', 'https://x.org/path', 'https://x.org/?a=b', 'https://x.org/#f', 'https://u:p@x.org']) {
+    for (const value of [
+      'not a url',
+      'ftp://x',
+      'https://x.org/path',
+      'https://x.org/?a=b',
+      'https://x.org/#f',
+      'https://u:p@x.org',
+    ]) {
       refuses({ PUBLIC_URL: value }, 'PUBLIC_URL');
     }
   });
 
   test('DATABASE_URL', () => {
-    for (const value of ['mysql://x', 'sqlite:', 'file.sqlite', 'postgres://[broken']) refuses({ DATABASE_URL: value }, 'DATABASE_URL');
+    for (const value of ['mysql://x', 'sqlite:', 'file.sqlite', 'postgres://[broken'])
+      refuses({ DATABASE_URL: value }, 'DATABASE_URL');
   });
 
   test('OPENRAIL_MASTER_KEY that is not 32 bytes of base64url', () => {

@@ -28,8 +28,15 @@ export async function serve(args: string[]): Promise<void> {
     },
   });
 
-  const rail = await compose(config, { logger, warn: (m) => logger.warn(m) });
-  await rail.app.listen({ port: config.port, host: config.host });
+  let rail: Awaited<ReturnType<typeof compose>>;
+  try {
+    rail = await compose(config, { logger, warn: (m) => logger.warn(m) });
+    await rail.app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    logger.fatal({ err }, 'start failed');
+    process.stderr.write(`openrail: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
   const address = rail.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info(

@@ -28,6 +28,9 @@ export async function startRail(db: TestDatabase, env: Record<string, string> = 
     ...(clock ? { clock } : {}),
     ...(db.schema ? { database: { schema: db.schema } } : {}),
     warn: () => {},
+  }).catch((err) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
   });
   return {
     ...rail,

@@ -280,6 +280,7 @@ const postgres = testDatabases().find((f) => f.name === 'postgres');
 
 describe('openrail serve on PostgreSQL', { skip: postgres ? false : 'TEST_DATABASE_URL is not set' }, () => {
   let db: TestDatabase;
+  let other: TestDatabase | undefined;
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'openrail-serve-'));
@@ -289,7 +290,22 @@ describe('openrail serve on PostgreSQL', { skip: postgres ? false : 'TEST_DATABA
     await killAll();
     rmSync(dir, { recursive: true, force: true });
     await db?.drop();
+    await other?.drop();
   });
+
+  const tablesIn = async (schema: string) => {
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await c.connect();
+    try {
+      const r = await c.query<{ name: string }>(
+        'select table_name as name from information_schema.tables where table_schema = $1',
+        [schema],
+      );
+      return r.rows.map((row) => row.name).sort();
+    } finally {
+      await c.end();
+    }
+  };
 
   test('first start: migrates the schema, prints one token, and creates a tenant over HTTP', async () => {
     const port = await freePort();
@@ -323,6 +339,32 @@ describe('openrail serve on PostgreSQL', { skip: postgres ? false : 'TEST_DATABA
       );
     } finally {
       await c.end();
+    }
+  });
+
+  test('a second deployment in another schema of the same database migrates and serves its own schema', async () => {
+    // Precondition: the first deployment's schema holds openrail's tables (and Kysely's).
+    assert.ok((await tablesIn(db.schema ?? '')).includes('kysely_migration'), 'the first test migrated its schema');
+    other = await (postgres as NonNullable<typeof postgres>).create();
+    const port = await freePort();
+    const proc = spawnOpenrail(['serve'], {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      OPENRAIL_DATA_DIR: join(dir, 'data-2'),
+      DATABASE_URL: other.url,
+    });
+    try {
+      await proc.waitForStdout(BANNER);
+      const token = (proc.stdout().match(TOKEN_PATTERN) ?? [])[0] ?? '';
+      const res = await client(port).call('POST', '/api/tenants', { token, body: { name: 'Other Deployment' } });
+      assert.equal(res.status, 201, res.text);
+      await stop(proc);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+    const tables = await tablesIn(other.schema ?? '');
+    for (const t of ['kysely_migration', 'kysely_migration_lock', 'settings', 'tenants', 'signing_keys']) {
+      assert.ok(tables.includes(t), `${t} missing from ${other.schema}: ${tables.join(', ')}`);
     }
   });
 });
