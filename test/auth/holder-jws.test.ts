@@ -5,14 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
+import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../src/adapters/sql/sql-holder-replay-store.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { ServiceError } from '../../src/core/errors.ts';
 import { HOLDER_FRESHNESS_SECONDS, HOLDER_JWS_TYP, HolderJwsAuthenticator } from '../../src/http/auth/holder-jws.ts';
 import type { AuthInput } from '../../src/http/auth/principal.ts';
-import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../helpers/holder.ts';
 
 const run = promisify(execFile);
@@ -79,7 +79,7 @@ for (const factory of testDatabases()) {
     let auth: HolderJwsAuthenticator;
     before(async () => {
       tdb = await factory.create();
-      db = openDatabase(tdb.location, tdb.schema ? { schema: tdb.schema } : {});
+      db = openTestDb(tdb);
       await migrate(db);
       auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
     });
@@ -275,11 +275,10 @@ for (const factory of testDatabases()) {
     let db2: Db;
     before(async () => {
       tdb = await factory.create();
-      const options = tdb.schema ? { schema: tdb.schema } : {};
-      db = openDatabase(tdb.location, options);
+      db = openTestDb(tdb);
       await migrate(db);
       // A second, independent Kysely instance (own connection or pool) on the same database.
-      db2 = openDatabase(tdb.location, options);
+      db2 = openTestDb(tdb);
     });
     after(async () => {
       await db2?.destroy();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashToken, newToken } from '../../src/adapters/crypto/secrets.ts';
-import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
+import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlHolderReplayStore } from '../../src/adapters/sql/sql-holder-replay-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../src/adapters/sql/sql-operator-store.ts';
@@ -12,8 +12,7 @@ import { AccessTokenAuthenticator } from '../../src/http/auth/access-token.ts';
 import { HolderJwsAuthenticator } from '../../src/http/auth/holder-jws.ts';
 import { OperatorBearerAuthenticator } from '../../src/http/auth/operator-bearer.ts';
 import type { AuthInput } from '../../src/http/auth/principal.ts';
-import type { TenantRecord } from '../../src/ports/tenant-store.ts';
-import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 import { holderJws } from '../helpers/holder.ts';
 
 const AUD = 'https://rail.example.test';
@@ -25,19 +24,6 @@ const CREDENTIAL_URL = `${AUD}/t/alpha/oid4vci/credential`;
 
 const BEARER = /^Bearer realm="openrail"/;
 const HOLDER = /^Holder realm="openrail"/;
-
-const tenant = (slug: string): TenantRecord => ({
-  slug,
-  name: slug,
-  displayName: null,
-  description: null,
-  logoUri: null,
-  primaryColor: null,
-  backgroundColor: null,
-  textColor: null,
-  createdAt: NOW_MS,
-  updatedAt: NOW_MS,
-});
 
 const bearerInput = (token: string, url = CREDENTIAL_URL): AuthInput => ({
   authorization: `Bearer ${token}`,
@@ -93,13 +79,12 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       tdb = await factory.create();
-      const options = tdb.schema ? { schema: tdb.schema } : {};
-      db = openDatabase(tdb.location, options);
+      db = openTestDb(tdb);
       await migrate(db);
-      db2 = openDatabase(tdb.location, options);
+      db2 = openTestDb(tdb);
       const tenants = new SqlTenantStore(db);
-      assert.equal(await tenants.create(tenant('alpha'), []), true);
-      assert.equal(await tenants.create(tenant('beta'), []), true);
+      assert.equal(await tenants.create(tenantRecord('alpha', NOW_MS), []), true);
+      assert.equal(await tenants.create(tenantRecord('beta', NOW_MS), []), true);
 
       const operators = new SqlOperatorStore(db);
       const sessions = new SqlOperatorSessionStore(db);

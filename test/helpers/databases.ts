@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { type Db, openDatabase } from '../../src/adapters/sql/connect.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
+import type { TenantRecord } from '../../src/ports/tenant-store.ts';
 
 /** A database a suite runs against: a fresh SQLite file, or a fresh schema on TEST_DATABASE_URL. */
 export interface TestDatabase {
@@ -63,4 +65,25 @@ function postgres(url: string): DatabaseFactory {
 export function testDatabases(): DatabaseFactory[] {
   const url = process.env.TEST_DATABASE_URL;
   return url ? [sqlite, postgres(url)] : [sqlite];
+}
+
+/** An independent Kysely instance (its own connection or pool) on the test database. */
+export function openTestDb(target: TestDatabase): Db {
+  return openDatabase(target.location, target.schema ? { schema: target.schema } : {});
+}
+
+/** A tenant row with an empty profile, for storage-level suites. */
+export function tenantRecord(slug: string, at = 1): TenantRecord {
+  return {
+    slug,
+    name: slug.toUpperCase(),
+    displayName: null,
+    description: null,
+    logoUri: null,
+    primaryColor: null,
+    backgroundColor: null,
+    textColor: null,
+    createdAt: at,
+    updatedAt: at,
+  };
 }

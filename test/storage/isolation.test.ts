@@ -2,26 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
-import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
+import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import type { TenantRecord } from '../../src/ports/tenant-store.ts';
-import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
-
-const tenant = (slug: string): TenantRecord => ({
-  slug,
-  name: slug.toUpperCase(),
-  displayName: null,
-  description: null,
-  logoUri: null,
-  primaryColor: null,
-  backgroundColor: null,
-  textColor: null,
-  createdAt: 1,
-  updatedAt: 1,
-});
+import { openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 
 /**
  * Every tenant-owned repository method, called as tenant A and as tenant B: neither ever sees
@@ -38,14 +24,14 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       target = await factory.create();
-      db = openDatabase(target.location, target.schema ? { schema: target.schema } : {});
+      db = openTestDb(target);
       await migrate(db);
       tenants = new SqlTenantStore(db);
       signingKeys = new SqlSigningKeyStore(db);
       keys = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock);
       tokens = new SqlAccessTokenStore(db);
       for (const slug of ['alpha', 'beta']) {
-        assert.equal(await tenants.create(tenant(slug), [await keys.prepareKey(slug, 'issuer')]), true);
+        assert.equal(await tenants.create(tenantRecord(slug), [await keys.prepareKey(slug, 'issuer')]), true);
       }
     });
     after(async () => {
@@ -61,13 +47,13 @@ for (const factory of testDatabases()) {
       assert.equal((await tenants.get('beta'))?.displayName, null);
       assert.equal((await tenants.get('beta'))?.updatedAt, 1);
       assert.deepEqual(await tenants.slugsStartingWith('alp'), ['alpha']);
-      assert.equal(await tenants.create(tenant('alpha'), []), false, 'a taken slug is refused');
+      assert.equal(await tenants.create(tenantRecord('alpha'), []), false, 'a taken slug is refused');
       assert.equal((await tenants.get('alpha'))?.displayName, 'Alpha Inc', 'and the refused insert changed nothing');
     });
 
     test('TenantStore.create writes tenant and keys together or not at all', async () => {
       const wrongOwner = await keys.prepareKey('beta', 'issuer');
-      await assert.rejects(tenants.create(tenant('gamma'), [wrongOwner]));
+      await assert.rejects(tenants.create(tenantRecord('gamma'), [wrongOwner]));
       assert.equal(await tenants.get('gamma'), undefined, 'the tenant row was rolled back');
       assert.equal((await signingKeys.published('beta')).length, 1, 'no key was added to beta');
     });

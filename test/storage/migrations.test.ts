@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
-import { testDatabases } from '../helpers/databases.ts';
+import { migrate } from '../../src/adapters/sql/connect.ts';
+import { openTestDb, testDatabases } from '../helpers/databases.ts';
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {
     test('apply once, are idempotent, and survive concurrent starts', async () => {
       const target = await factory.create();
-      const open = () => openDatabase(target.location, target.schema ? { schema: target.schema } : {});
+      const open = () => openTestDb(target);
       const [a, b] = [open(), open()];
       try {
         // Two processes starting at once on one database: both succeed, the schema is applied once.
