@@ -28,30 +28,28 @@ export async function serve(args: string[]): Promise<void> {
     },
   });
 
-  let rail: Awaited<ReturnType<typeof compose>>;
-  try {
-    rail = await compose(config, { logger, warn: (m) => logger.warn(m) });
-    await rail.app.listen({ port: config.port, host: config.host });
-  } catch (err) {
+  const fail = (err: unknown): never => {
     logger.fatal({ err }, 'start failed');
     process.stderr.write(`openrail: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
+  };
+  const rail = await compose(config, { logger, warn: (m) => logger.warn(m) }).catch(fail);
+  // The one place a secret is printed, on purpose and only once, outside the structured log, and
+  // before listening, so that a port already in use cannot swallow the only copy.
+  if (rail.revealedOwnerToken) {
+    process.stdout.write(
+      `\nOwner token (shown once; store it now, only its hash is kept):\n  ${rail.revealedOwnerToken}\n` +
+        'Use it as: Authorization: Bearer <token>\n',
+    );
   }
+  await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
   const address = rail.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info(
     { listen: `http://${config.host}:${port}`, publicUrl: config.publicUrl.origin, database: config.database.kind },
     'openrail is serving',
   );
-
-  // The one place a secret is printed, on purpose and only once: outside the structured log.
-  process.stdout.write(`\nopenrail is serving at ${config.publicUrl.origin} (listening on ${config.host}:${port})\n`);
-  if (rail.revealedOwnerToken) {
-    process.stdout.write(
-      `Owner token (shown once; store it now, only its hash is kept):\n  ${rail.revealedOwnerToken}\n` +
-        'Use it as: Authorization: Bearer <token>\n\n',
-    );
-  }
+  process.stdout.write(`\nopenrail is serving at ${config.publicUrl.origin} (listening on ${config.host}:${port})\n\n`);
 
   let closing = false;
   const shutdown = (signal: string) => {
