@@ -9,6 +9,16 @@ export interface TenantProfile {
   textColor: string | null;
 }
 
+/** A profile with nothing set, as a new tenant has. */
+export const emptyProfile = (): TenantProfile => ({
+  displayName: null,
+  description: null,
+  logoUri: null,
+  primaryColor: null,
+  backgroundColor: null,
+  textColor: null,
+});
+
 export interface TenantRecord extends TenantProfile {
   slug: string;
   name: string;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type Db, openDatabase } from '../../src/adapters/sql/connect.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
-import type { TenantRecord } from '../../src/ports/tenant-store.ts';
+import { emptyProfile, type TenantRecord } from '../../src/ports/tenant-store.ts';
 
 /** A database a suite runs against: a fresh SQLite file, or a fresh schema on TEST_DATABASE_URL. */
 export interface TestDatabase {
@@ -74,16 +74,5 @@ export function openTestDb(target: TestDatabase): Db {
 
 /** A tenant row with an empty profile, for storage-level suites. */
 export function tenantRecord(slug: string, at = 1): TenantRecord {
-  return {
-    slug,
-    name: slug.toUpperCase(),
-    displayName: null,
-    description: null,
-    logoUri: null,
-    primaryColor: null,
-    backgroundColor: null,
-    textColor: null,
-    createdAt: at,
-    updatedAt: at,
-  };
+  return { slug, name: slug.toUpperCase(), ...emptyProfile(), createdAt: at, updatedAt: at };
 }

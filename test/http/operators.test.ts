@@ -305,8 +305,14 @@ for (const factory of testDatabases()) {
       assert.equal(still?.failed_attempts, MAX_FAILED_LOGINS);
       assert.equal(still?.locked_until, locked?.locked_until, 'attempts during the lock do not extend it');
 
-      // Once the lock has passed, the right password works and the counter is cleared.
+      // Once the lock has passed, a wrong password counts from one again instead of re-locking.
       now = (locked?.locked_until ?? now) + 1;
+      assertRefusedLogin(await login('lou', 'wrong-password-after-lock-xxxx'));
+      const recounted = await row('lou');
+      assert.equal(recounted?.failed_attempts, 1);
+      assert.equal(recounted?.locked_until, null);
+
+      // And the right password works and clears the counter.
       const res = await login('lou', pw);
       assert.equal(res.statusCode, 200, res.body);
       const cleared = await row('lou');

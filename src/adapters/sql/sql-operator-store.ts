@@ -70,12 +70,14 @@ export class SqlOperatorStore implements OperatorStore {
   }
 
   async recordFailedLogin(username: string, now: number, maxFailures: number, lockMs: number): Promise<void> {
-    // One statement: concurrent failures cannot lose a count.
+    // One statement, so concurrent failures cannot lose a count. Both SET expressions read the row
+    // as it was: a lock that has already ended starts a fresh count of consecutive failures.
+    const count = sql<number>`case when locked_until is not null and locked_until <= ${now} then 1 else failed_attempts + 1 end`;
     await this.db
       .updateTable('operators')
       .set({
-        failed_attempts: sql`failed_attempts + 1`,
-        locked_until: sql`case when failed_attempts + 1 >= ${maxFailures} then ${now + lockMs} else locked_until end`,
+        failed_attempts: count,
+        locked_until: sql`case when ${count} >= ${maxFailures} then ${now + lockMs} when locked_until <= ${now} then null else locked_until end`,
       })
       .where('username', '=', username)
       .execute();

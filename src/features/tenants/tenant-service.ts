@@ -3,7 +3,7 @@ import { platformDid, tenantDid } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
-import type { TenantProfile, TenantRecord, TenantStore } from '../../ports/tenant-store.ts';
+import { emptyProfile, type TenantProfile, type TenantRecord, type TenantStore } from '../../ports/tenant-store.ts';
 
 export interface TenantView {
   slug: string;
@@ -15,15 +15,6 @@ export const DEMO_TENANT = { slug: 'demo-transit', name: `Metro Transit${DEMO_NA
 
 /** Bounded so a flood of same-named tenants cannot make creation loop forever. */
 const MAX_SLUG_ATTEMPTS = 20;
-
-const emptyProfile = (): TenantProfile => ({
-  displayName: null,
-  description: null,
-  logoUri: null,
-  primaryColor: null,
-  backgroundColor: null,
-  textColor: null,
-});
 
 /** Tenants and their identities (docs/tenants.md). */
 export class TenantService {
