@@ -7,7 +7,10 @@ import { LocalKeyStore } from './adapters/crypto/local-key-store.ts';
 import { hashToken, newToken } from './adapters/crypto/secrets.ts';
 import { type Db, migrate, type OpenOptions, openDatabase } from './adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from './adapters/sql/sql-access-token-store.ts';
+import { SqlCredentialTypeStore } from './adapters/sql/sql-credential-type-store.ts';
 import { SqlHolderReplayStore } from './adapters/sql/sql-holder-replay-store.ts';
+import { SqlIssuedCredentialStore } from './adapters/sql/sql-issued-credential-store.ts';
+import { SqlOfferStore } from './adapters/sql/sql-offer-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from './adapters/sql/sql-operator-store.ts';
 import { SqlSettingsStore } from './adapters/sql/sql-settings-store.ts';
 import { SqlSigningKeyStore } from './adapters/sql/sql-signing-key-store.ts';
@@ -15,8 +18,18 @@ import { SqlTenantStore } from './adapters/sql/sql-tenant-store.ts';
 import type { Config } from './config/config.ts';
 import { resolveMasterKey } from './config/master-key.ts';
 import { type Clock, systemClock } from './core/clock.ts';
+import { credentialTypeRoutes } from './features/credential-types/routes.ts';
+import { TypeService } from './features/credential-types/type-service.ts';
+import { CredentialIssuer } from './features/issuance/issue-credential.ts';
+import { IssuerUrls } from './features/issuance/issuer-urls.ts';
+import { issuanceRoutes } from './features/issuance/routes.ts';
+import { TokenService } from './features/issuance/token-service.ts';
+import { OfferService } from './features/offers/offer-service.ts';
+import { offerRoutes } from './features/offers/routes.ts';
 import { OperatorService } from './features/operators/operator-service.ts';
 import { operatorAuthRoutes, operatorConsoleRoutes } from './features/operators/routes.ts';
+import { statusRoutes } from './features/status/routes.ts';
+import { StatusService } from './features/status/status-service.ts';
 import { tenantRoutes } from './features/tenants/routes.ts';
 import { TenantService } from './features/tenants/tenant-service.ts';
 import { ReadinessProbe } from './features/trust/readiness.ts';
@@ -33,6 +46,8 @@ import type { SettingsStore } from './ports/settings-store.ts';
 export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** Offer subjects are erased within this long of their erase time (docs/offers.md). */
+const SWEEP_INTERVAL_MS = 60 * 1000;
 
 export interface Openrail {
   app: FastifyInstance;
@@ -70,6 +85,16 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     await tenants.seed({ demo: config.demo, platformName: config.platformName });
     const operators = new OperatorService(operatorStore, sessions, tenantStore, clock);
 
+    const urls = new IssuerUrls(config.publicUrl);
+    const typeStore = new SqlCredentialTypeStore(db);
+    const offerStore = new SqlOfferStore(db);
+    const ledger = new SqlIssuedCredentialStore(db);
+    const types = new TypeService(typeStore, tenants, urls, clock);
+    const offers = new OfferService(offerStore, types, urls, clock);
+    const tokens = new TokenService(offerStore, clock);
+    const issuer = new CredentialIssuer(typeStore, offerStore, ledger, keys, tenants, urls, clock);
+    const status = new StatusService(ledger, keys, tenants, urls, clock);
+
     const origin = config.publicUrl.origin;
     const replay = new SqlHolderReplayStore(db);
     const authenticators = {
@@ -92,6 +117,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
         openApi: () => openApi,
       }),
       tenantRoutes(tenants),
+      credentialTypeRoutes(types, tenants, urls),
+      offerRoutes(offers),
+      issuanceRoutes({ tenants, types: typeStore, urls, tokens, issuer }),
+      statusRoutes(status),
       operatorAuthRoutes(operators),
       operatorConsoleRoutes(operators),
     ];
@@ -105,11 +134,17 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     // Spent holder jti marks are kept for their freshness window only.
     const pruning = setInterval(() => void replay.prune(clock.now()).catch(() => {}), PRUNE_INTERVAL_MS);
     pruning.unref();
+    // Subjects past their time are erased, and spent or expired nonces and tokens dropped.
+    const sweep = () => offerStore.sweep(clock.now()).catch((err) => app.log.error({ err }, 'offer sweep failed'));
+    await sweep();
+    const sweeping = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+    sweeping.unref();
     const result: Openrail = {
       app,
       db,
       close: async () => {
         clearInterval(pruning);
+        clearInterval(sweeping);
         await app.close();
         await db.destroy();
       },

@@ -6,6 +6,12 @@
 export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, description: 'The request is malformed or fails the operation schema.' },
   malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
+  invalid_claim_spec: { status: 400, description: 'A claim specification of the credential type is not recognised.' },
+  reserved_claim: {
+    status: 400,
+    description: 'A claim key is reserved by SD-JWT VC (iss, sub, aud, exp, nbf, iat, jti, cnf, vct, status, _sd, _sd_alg).',
+  },
+  invalid_subject: { status: 400, description: 'A subject value does not satisfy its claim specification.' },
   reserved_name: { status: 400, description: 'The name is reserved (for example a demonstration-tenant name).' },
   weak_password: { status: 400, description: 'The password does not meet the password policy.' },
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
@@ -14,10 +20,23 @@ export const ERROR_CATALOGUE = {
   account_mismatch: { status: 403, description: 'The account id in the path is not the signer of the holder JWS.' },
   not_found: { status: 404, description: 'No such route or resource.' },
   unknown_tenant: { status: 404, description: 'No tenant has this slug.' },
+  unknown_type: { status: 404, description: 'The tenant has no credential type with this typeId.' },
+  unknown_credential: { status: 404, description: 'No credential of this tenant matches the reference.' },
+  unknown_status_list: { status: 404, description: 'The tenant has no status list with this sequence number.' },
+  unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The request body has a content type this operation does not accept.' },
+  // OAuth 2.0 and OID4VCI 1.0 codes, answered as {error, error_description} (RFC 6749 §5.2).
+  invalid_grant: { status: 400, description: 'The pre-authorized code or transaction code is wrong, spent or expired.' },
+  unsupported_grant_type: { status: 400, description: 'Only the pre-authorized code grant is supported.' },
+  invalid_credential_request: { status: 400, description: 'The credential request is malformed.' },
+  unknown_credential_configuration: { status: 400, description: 'The credential configuration is not offered by this issuer.' },
+  unknown_credential_identifier: { status: 400, description: 'The credential identifier is unknown.' },
+  invalid_proof: { status: 400, description: 'A key proof is missing or invalid.' },
+  invalid_nonce: { status: 400, description: 'A key proof carries a wrong, spent or expired c_nonce; fetch a fresh one.' },
+  invalid_encryption_parameters: { status: 400, description: 'Credential response encryption is not supported.' },
   internal_error: { status: 500, description: 'The service failed; the request may be retried.' },
 } as const;
 

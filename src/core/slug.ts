@@ -19,7 +19,8 @@ export function isDemoName(name: string): boolean {
   return /\(\s*demo\s*\)\s*$/i.test(name);
 }
 
-function slugify(name: string): string {
+/** Lowercase ASCII letters and digits joined by single hyphens, accents folded. */
+export function slugify(name: string): string {
   return name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

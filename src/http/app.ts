@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Authenticator } from './auth/principal.ts';
 import { installErrorHandling } from './error-handler.ts';
+import { parseForm } from './form.ts';
 import { registerRoutes } from './register-routes.ts';
 import type { AuthPlane, RouteGroup } from './route.ts';
 
@@ -32,9 +33,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
   });
-  // JSON only for now: Fastify's default text/plain parser would turn a wrong content type into a
-  // schema error instead of 415.
+  // JSON and HTML forms only: Fastify's default text/plain parser would turn a wrong content type
+  // into a schema error instead of 415. Which of the two a route takes is its `accepts`.
   app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseForm(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   installErrorHandling(app);
   // One line per request. The path only: query strings can carry codes and offers.
   app.addHook('onResponse', async (request, reply) => {

@@ -25,7 +25,13 @@ function send(request: FastifyRequest, reply: FastifyReply, e: ServiceError): vo
     .code(e.status)
     .headers(e.headers)
     .type('application/json; charset=utf-8')
-    .send(oauth ? { error: e.code, error_description: e.message } : { error: e.code, message: e.message });
+    .send(oauth ? { error: oauthCode(e), error_description: e.message } : { error: e.code, message: e.message });
+}
+
+/** RFC 6750 §3.1: on OAuth endpoints a 401 names the code its WWW-Authenticate challenge names. */
+function oauthCode(e: ServiceError): string {
+  if (e.code !== 'unauthorized') return e.code;
+  return /error="([a-z_]+)"/.exec(e.headers['www-authenticate'] ?? '')?.[1] ?? 'invalid_token';
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

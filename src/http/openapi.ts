@@ -60,7 +60,10 @@ function operation(route: RouteDef, path: string, group: string) {
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
   const parameters = [...paramsOf(route.params, 'path'), ...paramsOf(route.querystring, 'query')];
   if (parameters.length > 0) op.parameters = parameters;
-  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(route.body) } } };
+  if (route.body) {
+    const mediaType = route.accepts === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    op.requestBody = { required: true, content: { [mediaType]: { schema: plain(route.body) } } };
+  }
   return op;
 }
 

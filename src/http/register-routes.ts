@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Forbidden } from '../core/errors.ts';
+import { Forbidden, ServiceError } from '../core/errors.ts';
 import type { Authenticator, Principal } from './auth/principal.ts';
 import type { AuthPlane, RouteDef, RouteGroup } from './route.ts';
 
@@ -21,6 +22,7 @@ export function registerRoutes(
           url: toFastifyPath(path),
           config: { route },
           schema: fastifySchema(route),
+          onRequest: async (request) => checkMediaType(route, request.headers),
           preHandler: async (request) => {
             request.principal = await authenticators[route.auth].authenticate({
               authorization: request.headers.authorization,
@@ -38,6 +40,19 @@ export function registerRoutes(
     const route = (request.routeOptions.config as { route?: RouteDef }).route;
     if (route?.cors) reply.header('access-control-allow-origin', '*');
   });
+}
+
+const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+/** A body must be of the route's media type; a request without a body passes. */
+function checkMediaType(route: RouteDef, headers: IncomingHttpHeaders): void {
+  const hasBody = Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return;
+  const expected = MEDIA_TYPES[route.accepts ?? 'json'];
+  const actual = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (actual !== expected) {
+    throw new ServiceError('unsupported_media_type', `This operation accepts ${expected} bodies only.`);
+  }
 }
 
 function authorize(route: RouteDef, principal: Principal): void {

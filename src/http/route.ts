@@ -38,6 +38,11 @@ export interface RouteDef {
   cors?: boolean;
   /** OAuth/OID4VC endpoints answer errors as RFC 6749 `{error, error_description}`. */
   errorShape?: 'service' | 'oauth';
+  /**
+   * The request body's media type: JSON (the default) or an HTML form (RFC 6749 token requests).
+   * A body of any other type is refused with 415 before it is parsed.
+   */
+  accepts?: 'json' | 'form';
   body?: TSchema;
   params?: TSchema;
   querystring?: TSchema;

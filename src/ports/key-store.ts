@@ -8,6 +8,12 @@ export interface PublicKey {
   publicJwk: JWK;
 }
 
+/** A handle on one key: signs without touching storage again (safe inside a transaction). */
+export interface JwsSigner extends PublicKey {
+  /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
+  sign(header: Record<string, unknown>, payload: Record<string, unknown>): string;
+}
+
 /**
  * Signing with tenant keys. Private keys never leave the key store: callers get public keys and
  * signatures only.
@@ -19,6 +25,8 @@ export interface KeyStore {
   ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey>;
   activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined>;
   publishedKeys(tenant: string): Promise<PublicKey[]>;
+  /** The tenant's active key for `purpose`, opened for signing. */
+  signer(tenant: string, purpose: KeyPurpose): Promise<JwsSigner>;
   /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
   signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string>;
 }

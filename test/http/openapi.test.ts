@@ -30,6 +30,8 @@ const PARAMS: Record<string, string> = {
   itemId: 'item-1',
   seq: '1',
   username: 'nobody',
+  typeId: 'no-such-type',
+  handle: 'A'.repeat(43),
 };
 
 const fill = (path: string) =>
@@ -183,7 +185,12 @@ for (const factory of testDatabases()) {
         const notFound = res.statusCode === 404 && res.json().error === 'not_found';
         assert.ok(!notFound, `${method.toUpperCase()} ${url} is listed but answers ${res.statusCode} ${res.body}`);
         assert.ok(res.statusCode < 500, `${method.toUpperCase()} ${url}: ${res.statusCode} ${res.body}`);
-        if (method === 'get' && op.security === undefined) {
+        // A public read answers, or names the resource the placeholder values do not find.
+        if (
+          method === 'get' &&
+          op.security === undefined &&
+          !(res.statusCode === 404 && res.json().error.startsWith('unknown_'))
+        ) {
           assert.equal(res.statusCode, 200, `public ${url}: ${res.body}`);
         }
       }

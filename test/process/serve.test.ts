@@ -133,7 +133,7 @@ describe('openrail serve on SQLite: first and second start', () => {
     const migrations = readSqlite<{ name: string }>(dbFile, 'select name from kysely_migration order by name');
     assert.deepEqual(
       migrations.map((m) => m.name),
-      ['0001-foundation'],
+      ['0001-foundation', '0002-issuance'],
     );
     const tenants = readSqlite<{ slug: string; name: string }>(dbFile, 'select slug, name from tenants order by slug');
     const byslug = new Map(tenants.map((t) => [t.slug, t.name]));

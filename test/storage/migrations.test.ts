@@ -17,7 +17,7 @@ for (const factory of testDatabases()) {
         const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(a);
         assert.deepEqual(
           applied.rows.map((r) => r.name),
-          ['0001-foundation'],
+          ['0001-foundation', '0002-issuance'],
         );
         for (const table of [
           'settings',
@@ -27,6 +27,11 @@ for (const factory of testDatabases()) {
           'operator_sessions',
           'holder_jti',
           'access_tokens',
+          'credential_types',
+          'offers',
+          'nonces',
+          'status_lists',
+          'issued_credentials',
         ]) {
           await sql`select count(*) from ${sql.table(table)}`.execute(a);
         }

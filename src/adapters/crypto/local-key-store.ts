@@ -1,18 +1,17 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { publicP256 } from '../../core/did-web.ts';
-import type { KeyStore, PublicKey } from '../../ports/key-store.ts';
+import type { JwsSigner, KeyStore, PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { KeyVault } from './key-vault.ts';
-
-type PrivateKey = Awaited<ReturnType<typeof importJWK>>;
 
 const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
 
 /** Keys generated and used in this process, sealed at rest in the database under the master key. */
 export class LocalKeyStore implements KeyStore {
   // Opened private keys, by tenant and kid. A cache only: the database stays the source of truth.
-  private readonly opened = new Map<string, PrivateKey>();
+  private readonly opened = new Map<string, KeyObject>();
 
   constructor(
     private readonly keys: SigningKeyStore,
@@ -54,22 +53,38 @@ export class LocalKeyStore implements KeyStore {
     return (await this.keys.published(tenant)).map(toPublic);
   }
 
-  async signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string> {
+  async signer(tenant: string, purpose: KeyPurpose): Promise<JwsSigner> {
     const key = await this.keys.active(tenant, purpose);
     if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
-    const privateKey = await this.open(key);
-    return new SignJWT(payload).setProtectedHeader({ ...header, alg: 'ES256' }).sign(privateKey);
+    const privateKey = this.open(key);
+    return {
+      ...toPublic(key),
+      sign: (header, payload) => signCompact(privateKey, { ...header, alg: 'ES256' }, payload),
+    };
   }
 
-  private async open(key: StoredSigningKey): Promise<PrivateKey> {
+  async signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string> {
+    return (await this.signer(tenant, purpose)).sign(header, payload);
+  }
+
+  private open(key: StoredSigningKey): KeyObject {
     const cacheKey = `${key.tenant}\u0000${key.kid}`;
     const cached = this.opened.get(cacheKey);
     if (cached) return cached;
     const jwk = JSON.parse(this.vault.open(key.sealedPrivateJwk, sealContext(key.tenant, key.kid))) as JWK;
-    const opened = await importJWK(jwk, 'ES256', { extractable: false });
+    const opened = createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
     this.opened.set(cacheKey, opened);
     return opened;
   }
 }
+
+/** RFC 7515 compact serialisation; ES256 signatures are the raw r||s pair (RFC 7518 §3.4). */
+function signCompact(key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+  const input = `${b64json(header)}.${b64json(payload)}`;
+  const signature = sign('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 const toPublic = (k: StoredSigningKey): PublicKey => ({ kid: k.kid, purpose: k.purpose, publicJwk: k.publicJwk });

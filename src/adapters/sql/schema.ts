@@ -64,6 +64,64 @@ export interface AccessTokensTable {
   spent_at: number | null;
 }
 
+export interface CredentialTypesTable {
+  tenant: string;
+  type_id: string;
+  name: string;
+  /** JSON array of canonical claim spec strings. */
+  claims: string;
+  created_at: number;
+}
+
+export interface OffersTable {
+  id: string;
+  tenant: string;
+  type_id: string;
+  code_hash: string;
+  ref_hash: string | null;
+  /** JSON of the offer's tx_code object (input_mode, length, description), when one is required. */
+  tx_code: string | null;
+  tx_code_hash: string | null;
+  tx_failures: number;
+  /** JSON subject values; null once collected or erased. */
+  subject: string | null;
+  created_at: number;
+  expires_at: number;
+  erase_after: number;
+  redeemed_at: number | null;
+  collected_at: number | null;
+}
+
+export interface NoncesTable {
+  nonce_hash: string;
+  tenant: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface StatusListsTable {
+  tenant: string;
+  seq: number;
+  /** Entries in the published bit string. */
+  size: number;
+  /** How many indices may be handed out before the next list opens (random picks stay cheap). */
+  capacity: number;
+  allocated: number;
+  created_at: number;
+}
+
+export interface IssuedCredentialsTable {
+  id: string;
+  tenant: string;
+  type_id: string;
+  offer_id: string;
+  list_seq: number;
+  idx: number;
+  holder_thumbprint: string;
+  issued_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -72,4 +130,9 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   holder_jti: HolderJtiTable;
   access_tokens: AccessTokensTable;
+  credential_types: CredentialTypesTable;
+  offers: OffersTable;
+  nonces: NoncesTable;
+  status_lists: StatusListsTable;
+  issued_credentials: IssuedCredentialsTable;
 }

@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { foundation } from './0001-foundation.ts';
+import { issuance } from './0002-issuance.ts';
 
 /** Migrations are code, applied in name order at start. Append; never edit a shipped one. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-issuance': issuance,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,127 @@
+import type { Selectable } from 'kysely';
+import type { NonceRecord, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
+import type { Db } from './connect.ts';
+import type { OffersTable } from './schema.ts';
+
+const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
+  id: row.id,
+  tenant: row.tenant,
+  typeId: row.type_id,
+  codeHash: row.code_hash,
+  refHash: row.ref_hash,
+  txCode: row.tx_code ? JSON.parse(row.tx_code) : null,
+  txCodeHash: row.tx_code_hash,
+  txFailures: row.tx_failures,
+  subject: row.subject ? JSON.parse(row.subject) : null,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  eraseAfter: row.erase_after,
+  redeemedAt: row.redeemed_at,
+  collectedAt: row.collected_at,
+});
+
+export class SqlOfferStore implements OfferStore {
+  constructor(private readonly db: Db) {}
+
+  async create(o: OfferRecord): Promise<void> {
+    await this.db
+      .insertInto('offers')
+      .values({
+        id: o.id,
+        tenant: o.tenant,
+        type_id: o.typeId,
+        code_hash: o.codeHash,
+        ref_hash: o.refHash,
+        tx_code: o.txCode ? JSON.stringify(o.txCode) : null,
+        tx_code_hash: o.txCodeHash,
+        tx_failures: o.txFailures,
+        subject: o.subject ? JSON.stringify(o.subject) : null,
+        created_at: o.createdAt,
+        expires_at: o.expiresAt,
+        erase_after: o.eraseAfter,
+        redeemed_at: o.redeemedAt,
+        collected_at: o.collectedAt,
+      })
+      .execute();
+  }
+
+  async get(tenant: string, id: string): Promise<OfferRecord | undefined> {
+    const row = await this.db
+      .selectFrom('offers')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findByCode(codeHash: string): Promise<OfferRecord | undefined> {
+    const row = await this.db.selectFrom('offers').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findByRef(refHash: string): Promise<OfferRecord | undefined> {
+    const row = await this.db.selectFrom('offers').selectAll().where('ref_hash', '=', refHash).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async claimTxAttempt(offerId: string, maxAttempts: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('offers')
+      .set((eb) => ({ tx_failures: eb('tx_failures', '+', 1) }))
+      .where('id', '=', offerId)
+      .where('tx_failures', '<', maxAttempts)
+      .where('redeemed_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async redeem(r: Redemption): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const spent = await trx
+        .updateTable('offers')
+        .set({ redeemed_at: r.now, erase_after: r.eraseAfter })
+        .where('id', '=', r.offer.id)
+        .where('tenant', '=', r.offer.tenant)
+        .where('redeemed_at', 'is', null)
+        .where('expires_at', '>', r.now)
+        .where('subject', 'is not', null)
+        .executeTakeFirst();
+      if (Number(spent.numUpdatedRows) !== 1) return false;
+      await trx
+        .insertInto('access_tokens')
+        .values({
+          token_hash: r.token.tokenHash,
+          tenant: r.token.tenant,
+          grant_id: r.token.grantId,
+          created_at: r.token.createdAt,
+          expires_at: r.token.expiresAt,
+          spent_at: null,
+        })
+        .execute();
+      await trx
+        .insertInto('nonces')
+        .values({ nonce_hash: r.nonce.nonceHash, tenant: r.nonce.tenant, expires_at: r.nonce.expiresAt, used_at: null })
+        .execute();
+      return true;
+    });
+  }
+
+  async issueNonce(n: NonceRecord): Promise<void> {
+    await this.db
+      .insertInto('nonces')
+      .values({ nonce_hash: n.nonceHash, tenant: n.tenant, expires_at: n.expiresAt, used_at: null })
+      .execute();
+  }
+
+  async sweep(now: number): Promise<void> {
+    await this.db
+      .updateTable('offers')
+      .set({ subject: null })
+      .where('subject', 'is not', null)
+      .where('erase_after', '<=', now)
+      .execute();
+    await this.db.deleteFrom('nonces').where('expires_at', '<=', now).execute();
+    await this.db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute();
+  }
+}

@@ -1,0 +1,139 @@
+import { Type } from '@sinclair/typebox';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import { operatorOf } from '../../http/auth/principal.ts';
+import { assertTenantScope } from '../../http/auth/scope.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { type IssuerUrls, pathTenant } from '../issuance/issuer-urls.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import { typeMetadata } from './type-metadata.ts';
+import type { TypeService } from './type-service.ts';
+
+export const TypeId = Type.String({
+  pattern: '^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$',
+  description: 'See docs/credential-types.md.',
+});
+
+const Claim = Type.Object({
+  name: Type.String(),
+  kind: Type.String({ description: 'text, date, number, money, bool, enum, array(text) or array(object).' }),
+  mandatory: Type.Boolean(),
+  options: Type.Optional(Type.Array(Type.String(), { description: 'enum only.' })),
+});
+
+const TypeBody = Type.Object({
+  tenant: Type.String(),
+  typeId: Type.String(),
+  name: Type.String(),
+  vct: Type.String({ description: 'SD-JWT VC type; an URL serving the Type Metadata.' }),
+  claims: Type.Array(Claim),
+});
+
+const TypeMetadata = Type.Object({
+  vct: Type.String(),
+  name: Type.String(),
+  display: Type.Array(Type.Object({ locale: Type.String(), name: Type.String() })),
+  claims: Type.Array(
+    Type.Object({
+      path: Type.Array(Type.Union([Type.String(), Type.Null()])),
+      display: Type.Array(Type.Object({ locale: Type.String(), label: Type.String() })),
+      mandatory: Type.Boolean(),
+      sd: Type.String(),
+    }),
+  ),
+});
+
+const Manifest = Type.Object({
+  name: Type.String(),
+  did: Type.String(),
+  types: Type.Array(
+    Type.Object({
+      typeId: Type.String(),
+      name: Type.String(),
+      vct: Type.String(),
+      manifest: Type.Object({ claims: Type.Array(Claim) }),
+    }),
+  ),
+});
+
+export function credentialTypeRoutes(types: TypeService, tenants: TenantService, urls: IssuerUrls): RouteGroup {
+  const metadataRoute = (path: string, tenantOf: (params: Record<string, string>) => string) =>
+    defineRoute({
+      method: 'GET',
+      path,
+      auth: 'public',
+      stability: 'unpromised',
+      cors: true,
+      summary: 'SD-JWT VC Type Metadata of a credential type; the vct URL resolves here.',
+      params: Type.Object({ typeId: TypeId, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+      responses: {
+        200: { description: 'Type Metadata.', schema: TypeMetadata },
+        404: errorResponse('unknown_tenant or unknown_type'),
+      },
+      handler: async (request) => {
+        const params = request.params as Record<string, string>;
+        const tenant = tenantOf(params);
+        const type = await types.get(tenant, params.typeId ?? '');
+        return typeMetadata(urls.vct(tenant, type.typeId), type);
+      },
+    });
+
+  return {
+    name: 'credential-types',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/types',
+        aliases: ['/v1/types'],
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'promised',
+        summary: 'Register a credential type from claim specifications (docs/credential-types.md).',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+            claims: Type.Array(Type.String({ maxLength: 2048 })),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The registered type.', schema: TypeBody },
+          ...OPERATOR_ERRORS,
+          400: errorResponse('invalid_claim_spec, reserved_claim, invalid_request or malformed_json.'),
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('conflict: the tenant already has a type with this typeId.'),
+        },
+        handler: async (request, reply) => {
+          const { tenant, name, claims } = request.body;
+          assertTenantScope(operatorOf(request), tenant);
+          return reply.code(201).send(await types.register(tenant, name, claims));
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/manifest',
+        auth: 'public',
+        stability: 'unpromised',
+        cors: true,
+        summary: "A tenant's manifest for wallet white-labelling: ?tenant=<slug>, the platform (root) without it.",
+        querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
+        responses: { 200: { description: 'The manifest.', schema: Manifest }, 404: errorResponse('unknown_tenant') },
+        handler: async (request) => {
+          const tenant = await tenants.get(request.query.tenant ?? ROOT_SLUG);
+          const view = tenants.view(tenant);
+          return {
+            name: tenant.displayName ?? tenant.name,
+            did: view.did,
+            types: (await types.list(tenant.slug)).map((t) => {
+              const v = types.view(t);
+              return { typeId: v.typeId, name: v.name, vct: v.vct, manifest: { claims: v.claims } };
+            }),
+          };
+        },
+      }),
+      metadataRoute('/types/{typeId}', () => ROOT_SLUG),
+      metadataRoute('/t/{tenant}/types/{typeId}', (p) => pathTenant(p.tenant)),
+    ],
+  };
+}

@@ -1,0 +1,74 @@
+import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
+import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
+import type { CredentialTypeRecord, CredentialTypeStore } from '../../ports/credential-type-store.ts';
+import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+
+export interface ClaimView {
+  name: string;
+  kind: ClaimKind;
+  /** Every claim of a type is required in the subject (docs/credential-types.md). */
+  mandatory: true;
+  options?: string[];
+}
+
+export interface TypeView {
+  tenant: string;
+  typeId: string;
+  name: string;
+  vct: string;
+  claims: ClaimView[];
+}
+
+export const claimView = (c: ClaimSpec): ClaimView => ({
+  name: c.key,
+  kind: c.kind,
+  mandatory: true,
+  ...(c.options ? { options: c.options } : {}),
+});
+
+/** Credential types (docs/credential-types.md): registered whole, immutable, addressed by typeId. */
+export class TypeService {
+  constructor(
+    private readonly types: CredentialTypeStore,
+    private readonly tenants: TenantService,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {}
+
+  view(t: CredentialTypeRecord): TypeView {
+    return {
+      tenant: t.tenant,
+      typeId: t.typeId,
+      name: t.name,
+      vct: this.urls.vct(t.tenant, t.typeId),
+      claims: t.claims.map(claimView),
+    };
+  }
+
+  async register(tenant: string, rawName: string, specs: string[]): Promise<TypeView> {
+    const name = rawName.trim().replace(/\s+/g, ' ');
+    const claims = parseClaimSpecs(specs);
+    const typeId = slugify(name).slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
+    if (!typeId) throw new ServiceError('invalid_request', 'body/name must contain at least one letter or digit.');
+    await this.tenants.get(tenant);
+    const record: CredentialTypeRecord = { tenant, typeId, name, claims, createdAt: this.clock.now() };
+    if (!(await this.types.create(record))) {
+      throw new ServiceError('conflict', `Tenant ${tenant} already has a credential type "${typeId}"; types are immutable.`);
+    }
+    return this.view(record);
+  }
+
+  async get(tenant: string, typeId: string): Promise<CredentialTypeRecord> {
+    const type = await this.types.get(tenant, typeId);
+    if (!type) throw new ServiceError('unknown_type', `Tenant ${tenant} has no credential type "${typeId}".`);
+    return type;
+  }
+
+  list(tenant: string): Promise<CredentialTypeRecord[]> {
+    return this.types.list(tenant);
+  }
+}

@@ -1,0 +1,56 @@
+import { ServiceError } from '../../core/errors.ts';
+import { BATCH_SIZE } from './metadata.ts';
+
+export interface CredentialRequest {
+  configurationId: string;
+  /** Proof JWTs, one per credential asked for. */
+  proofs: string[];
+}
+
+const bad = (why: string) => new ServiceError('invalid_credential_request', why);
+
+/**
+ * The credential request body (OID4VCI 1.0 §8.2), with the interface's older singular `proof`
+ * read as a one-element `proofs.jwt` (standards-notes §9). Unknown members are ignored, as §8.2
+ * asks.
+ */
+export function parseCredentialRequest(body: unknown): CredentialRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('The request body must be a JSON object.');
+  const b = body as Record<string, unknown>;
+  if (b.credential_identifier !== undefined) {
+    if (b.credential_configuration_id !== undefined) {
+      throw bad('Send credential_identifier or credential_configuration_id, not both.');
+    }
+    throw new ServiceError('unknown_credential_identifier', 'This issuer issues no credential identifiers.');
+  }
+  if (typeof b.credential_configuration_id !== 'string' || b.credential_configuration_id === '') {
+    throw bad('credential_configuration_id is required.');
+  }
+  if (b.credential_response_encryption !== undefined) {
+    throw new ServiceError('invalid_encryption_parameters', 'This issuer does not encrypt credential responses.');
+  }
+  return { configurationId: b.credential_configuration_id, proofs: readProofs(b.proof, b.proofs) };
+}
+
+function readProofs(proof: unknown, proofs: unknown): string[] {
+  if (proof !== undefined && proofs !== undefined) throw bad('Send proofs or the older proof, not both.');
+  if (proof !== undefined) {
+    const p = proof as Record<string, unknown> | null;
+    if (typeof p !== 'object' || p === null || p.proof_type !== 'jwt' || typeof p.jwt !== 'string') {
+      throw new ServiceError('invalid_proof', 'proof must be {"proof_type": "jwt", "jwt": "<proof JWT>"}.');
+    }
+    return [p.jwt];
+  }
+  if (proofs === undefined)
+    throw new ServiceError('invalid_proof', 'A key proof is required: this issuer binds every credential.');
+  if (typeof proofs !== 'object' || proofs === null || Array.isArray(proofs)) throw bad('proofs must be an object.');
+  const types = Object.keys(proofs);
+  if (types.length !== 1) throw bad('proofs must have exactly one proof type.');
+  const jwts = (proofs as Record<string, unknown>).jwt;
+  if (jwts === undefined) throw new ServiceError('invalid_proof', `Proof type "${types[0]}" is not supported; use jwt.`);
+  if (!Array.isArray(jwts) || jwts.length === 0 || jwts.some((j) => typeof j !== 'string')) {
+    throw new ServiceError('invalid_proof', 'proofs.jwt must be a non-empty array of proof JWTs.');
+  }
+  if (jwts.length > BATCH_SIZE) throw bad(`At most ${BATCH_SIZE} proofs fit in one request (batch_size).`);
+  return jwts as string[];
+}

@@ -1,0 +1,120 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
+import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
+import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
+import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
+import type { OfferStore } from '../../ports/offer-store.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import { parseCredentialRequest } from './credential-request.ts';
+import type { IssuerUrls } from './issuer-urls.ts';
+import { type ProvenKey, verifyProof } from './verify-proof.ts';
+
+/** Token Status List §13.2: large lists hide each holder in a crowd; half is ever handed out. */
+export const STATUS_LIST_SIZE = 131_072;
+export const STATUS_LIST_CAPACITY = STATUS_LIST_SIZE / 2;
+/** iat is set back by a random amount up to this, so credentials of one batch are not linkable. */
+const IAT_JITTER_S = 300;
+const MAX_DECOYS = 3;
+
+const tokenProblem = () =>
+  new Unauthorized('The access token is unknown, spent or expired.', 'Bearer realm="openrail", error="invalid_token"');
+
+/** The credential endpoint (OID4VCI 1.0 §8): verify proofs, then collect and sign atomically. */
+export class CredentialIssuer {
+  constructor(
+    private readonly types: CredentialTypeStore,
+    private readonly offers: OfferStore,
+    private readonly ledger: IssuedCredentialStore,
+    private readonly keys: KeyStore,
+    private readonly tenants: TenantService,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {}
+
+  async issue(tenant: string, token: AccessTokenRecord, body: unknown): Promise<string[]> {
+    // A token is valid only at the issuer that granted it.
+    if (token.tenant !== tenant) throw tokenProblem();
+    const request = parseCredentialRequest(body);
+    const type = await this.types.get(tenant, request.configurationId);
+    if (!type) {
+      throw new ServiceError(
+        'unknown_credential_configuration',
+        `This issuer has no configuration "${request.configurationId}".`,
+      );
+    }
+    const offer = await this.offers.get(tenant, token.grantId);
+    if (!offer?.subject) throw tokenProblem();
+    if (offer.typeId !== type.typeId) {
+      throw new ServiceError('invalid_credential_request', `The access token grants "${offer.typeId}", not "${type.typeId}".`);
+    }
+    const now = this.clock.now();
+    const issuer = this.urls.issuer(tenant);
+    const keys: ProvenKey[] = [];
+    for (const jwt of request.proofs) keys.push(await verifyProof(jwt, issuer, now));
+    if (new Set(keys.map((k) => k.thumbprint)).size !== keys.length) {
+      throw new ServiceError('invalid_proof', 'Each proof of a batch must use its own key.');
+    }
+    const signer = await this.keys.signer(tenant, 'issuer');
+    const did = this.tenants.didOf(tenant);
+    const vct = this.urls.vct(tenant, type.typeId);
+    const subject = offer.subject;
+    const disclosed = keys.map(() =>
+      discloseClaims(disclosable(type.claims, subject), randomBytes, randomInt(1, MAX_DECOYS + 1)),
+    );
+    const result = await this.ledger.collect(
+      {
+        tenant,
+        typeId: type.typeId,
+        offerId: offer.id,
+        tokenHash: token.tokenHash,
+        nonceHashes: keys.map((k) => hashToken(k.nonce)),
+        holderThumbprints: keys.map((k) => k.thumbprint),
+        now,
+        listSize: STATUS_LIST_SIZE,
+        listCapacity: STATUS_LIST_CAPACITY,
+        randomIndex: (size) => randomInt(size),
+        newCredentialId: () => `crd_${randomBytes(16).toString('base64url')}`,
+      },
+      async (slots) =>
+        slots.map((slot, i) => {
+          const d = disclosed[i];
+          const key = keys[i];
+          if (!d || !key) throw new Error('one slot per proof');
+          const jwt = signer.sign(
+            { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}` },
+            {
+              iss: did,
+              iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
+              vct,
+              cnf: { jwk: key.jwk },
+              status: { status_list: { idx: slot.idx, uri: this.urls.statusList(tenant, slot.listSeq) } },
+              _sd: d.sd,
+              _sd_alg: SD_ALG,
+            },
+          );
+          return compactSdJwt(jwt, d.disclosures);
+        }),
+    );
+    if (!result.ok) {
+      if (result.reason === 'nonce') {
+        throw new ServiceError('invalid_nonce', 'A proof carries a c_nonce that is unknown, used or expired; fetch a fresh one.');
+      }
+      throw tokenProblem();
+    }
+    return result.value;
+  }
+}
+
+/** Every subject claim is a top-level disclosure; array elements are disclosed one by one. */
+function disclosable(claims: readonly ClaimSpec[], subject: Record<string, unknown>) {
+  return claims.map((c) => ({
+    name: c.key,
+    value: subject[c.key],
+    elementsDisclosable: c.kind === 'array(text)' || c.kind === 'array(object)',
+  }));
+}

@@ -1,0 +1,80 @@
+import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
+import type { TenantRecord } from '../../ports/tenant-store.ts';
+import { claimLabel, claimPaths } from '../credential-types/type-metadata.ts';
+import { PRE_AUTHORIZED_GRANT } from '../offers/offer-service.ts';
+import type { IssuerUrls } from './issuer-urls.ts';
+
+export const BATCH_SIZE = 10;
+export const FORMAT = 'dc+sd-jwt';
+
+/** Tenant branding as OID4VCI display objects (§12.2.4), from the tenant profile. */
+function issuerDisplay(tenant: TenantRecord) {
+  return [
+    {
+      name: tenant.displayName ?? tenant.name,
+      locale: 'en',
+      ...(tenant.description ? { description: tenant.description } : {}),
+      ...(tenant.logoUri ? { logo: { uri: tenant.logoUri } } : {}),
+      ...(tenant.backgroundColor ? { background_color: tenant.backgroundColor } : {}),
+      ...(tenant.textColor ? { text_color: tenant.textColor } : {}),
+    },
+  ];
+}
+
+function configuration(urls: IssuerUrls, tenant: TenantRecord, type: CredentialTypeRecord) {
+  return {
+    format: FORMAT,
+    vct: urls.vct(tenant.slug, type.typeId),
+    scope: type.typeId,
+    cryptographic_binding_methods_supported: ['jwk'],
+    credential_signing_alg_values_supported: ['ES256'],
+    proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+    // oid4vc-ts reads a configuration with credential_metadata as 1.0; without it, as draft 15.
+    credential_metadata: {
+      display: [
+        {
+          name: type.name,
+          locale: 'en',
+          ...(tenant.logoUri ? { logo: { uri: tenant.logoUri } } : {}),
+          ...(tenant.backgroundColor ? { background_color: tenant.backgroundColor } : {}),
+          ...(tenant.textColor ? { text_color: tenant.textColor } : {}),
+        },
+      ],
+      claims: type.claims.map((c) => ({
+        path: claimPaths(c)[0],
+        mandatory: true,
+        display: [{ name: claimLabel(c.key), locale: 'en' }],
+      })),
+    },
+    // The interface's flat claim list, kept beside credential_metadata for older readers.
+    claims: type.claims.map((c) => ({ path: [c.key] })),
+  };
+}
+
+/** OID4VCI 1.0 §12.2 Credential Issuer Metadata. The issuer is its own authorization server. */
+export function issuerMetadata(urls: IssuerUrls, tenant: TenantRecord, types: CredentialTypeRecord[]) {
+  const issuer = urls.issuer(tenant.slug);
+  return {
+    credential_issuer: issuer,
+    authorization_servers: [issuer],
+    credential_endpoint: `${issuer}/credential`,
+    nonce_endpoint: `${issuer}/nonce`,
+    batch_credential_issuance: { batch_size: BATCH_SIZE },
+    display: issuerDisplay(tenant),
+    credential_configurations_supported: Object.fromEntries(types.map((t) => [t.typeId, configuration(urls, tenant, t)])),
+  };
+}
+
+/** RFC 8414 metadata of the issuer's own authorization server (pre-authorized code only). */
+export function authorizationServerMetadata(urls: IssuerUrls, tenant: TenantRecord) {
+  const issuer = urls.issuer(tenant.slug);
+  return {
+    issuer,
+    token_endpoint: `${issuer}/token`,
+    // No authorization endpoint is served, so no response type is supported (OID4VCI §12.3).
+    response_types_supported: [] as string[],
+    grant_types_supported: [PRE_AUTHORIZED_GRANT],
+    'pre-authorized_grant_anonymous_access_supported': true,
+    token_endpoint_auth_methods_supported: ['none'],
+  };
+}

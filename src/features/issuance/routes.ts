@@ -1,0 +1,161 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import { accessTokenOf } from '../../http/auth/principal.ts';
+import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
+import { Slug } from '../../http/schemas/common.ts';
+import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import type { CredentialIssuer } from './issue-credential.ts';
+import { type IssuerUrls, pathTenant } from './issuer-urls.ts';
+import { authorizationServerMetadata, issuerMetadata } from './metadata.ts';
+import type { TokenService } from './token-service.ts';
+
+const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
+const oauthError = (description: string) => ({ description, schema: OAuthError });
+const Json = Type.Record(Type.String(), Type.Unknown());
+
+export interface IssuanceDeps {
+  tenants: TenantService;
+  types: CredentialTypeStore;
+  urls: IssuerUrls;
+  tokens: TokenService;
+  issuer: CredentialIssuer;
+}
+
+/** RFC 6749 §5.1 and OID4VCI §7: token and nonce answers are never cached. */
+const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+/**
+ * OID4VCI 1.0 for the platform issuer (at the base) and every tenant (at /t/{tenant}); each is
+ * its own authorization server for the pre-authorized code grant (docs/issuance.md).
+ */
+export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
+  const { tenants, types, urls, tokens, issuer } = deps;
+
+  /** The operation at the root issuer's path and at the tenant's, both from one definition. */
+  const both = (
+    rootPath: string,
+    tenantPaths: string[],
+    def: (path: string, tenantOf: (p: Record<string, string>) => string) => RouteDef,
+  ): RouteDef[] => [
+    def(rootPath, () => ROOT_SLUG),
+    ...tenantPaths.map((path) => ({ ...def(path, (p) => pathTenant(p.tenant)), params: Type.Object({ tenant: Slug }) })),
+  ];
+
+  return {
+    name: 'issuance',
+    routes: [
+      ...both(
+        '/.well-known/openid-credential-issuer',
+        ['/.well-known/openid-credential-issuer/t/{tenant}', '/t/{tenant}/.well-known/openid-credential-issuer'],
+        (path, tenantOf) =>
+          defineRoute({
+            path,
+            method: 'GET',
+            auth: 'public',
+            stability: 'unpromised',
+            cors: true,
+            summary: 'OID4VCI 1.0 Credential Issuer Metadata (§12.2), at the 1.0 and the older location.',
+            responses: { 200: { description: 'Issuer metadata.', schema: Json } },
+            handler: async (request) => {
+              const tenant = await tenants.get(tenantOf(request.params));
+              return issuerMetadata(urls, tenant, await types.list(tenant.slug));
+            },
+          }),
+      ),
+      ...both(
+        '/.well-known/oauth-authorization-server',
+        ['/.well-known/oauth-authorization-server/t/{tenant}', '/t/{tenant}/.well-known/oauth-authorization-server'],
+        (path, tenantOf) =>
+          defineRoute({
+            path,
+            method: 'GET',
+            auth: 'public',
+            stability: 'unpromised',
+            cors: true,
+            summary: 'RFC 8414 authorization server metadata of the issuer.',
+            responses: { 200: { description: 'Authorization server metadata.', schema: Json } },
+            handler: async (request) => authorizationServerMetadata(urls, await tenants.get(tenantOf(request.params))),
+          }),
+      ),
+      ...both('/token', ['/t/{tenant}/token'], (path, tenantOf) =>
+        defineRoute({
+          path,
+          method: 'POST',
+          auth: 'public',
+          stability: 'unpromised',
+          errorShape: 'oauth',
+          accepts: 'form',
+          summary: 'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6).',
+          body: Type.Record(Type.String(), Type.String()),
+          responses: {
+            200: {
+              description: 'A single-use access token and a c_nonce.',
+              schema: Type.Object({
+                access_token: Type.String(),
+                token_type: Type.String(),
+                expires_in: Type.Integer(),
+                c_nonce: Type.String(),
+                c_nonce_expires_in: Type.Integer(),
+              }),
+            },
+            400: oauthError('invalid_request, invalid_grant or unsupported_grant_type.'),
+            404: oauthError('unknown_tenant'),
+            415: oauthError('unsupported_media_type: the body is not a form.'),
+          },
+          handler: async (request, reply) => {
+            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            const response = await tokens.redeem(tenant, (request.body ?? {}) as Record<string, string>);
+            return noStore(reply).send(response);
+          },
+        }),
+      ),
+      ...both('/nonce', ['/t/{tenant}/nonce'], (path, tenantOf) =>
+        defineRoute({
+          path,
+          method: 'POST',
+          auth: 'public',
+          stability: 'unpromised',
+          errorShape: 'oauth',
+          summary: 'Nonce endpoint: a fresh c_nonce for key proofs (OID4VCI 1.0 §7).',
+          responses: {
+            200: { description: 'A fresh c_nonce.', schema: Type.Object({ c_nonce: Type.String() }) },
+            404: oauthError('unknown_tenant'),
+          },
+          handler: async (request, reply) => {
+            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            return noStore(reply).send({ c_nonce: await tokens.nonce(tenant) });
+          },
+        }),
+      ),
+      ...both('/credential', ['/t/{tenant}/credential'], (path, tenantOf) =>
+        defineRoute({
+          path,
+          method: 'POST',
+          auth: 'access-token',
+          stability: 'unpromised',
+          errorShape: 'oauth',
+          summary: 'Credential endpoint: holder-bound SD-JWT VCs for the proofs (OID4VCI 1.0 §8).',
+          body: Type.Unknown(),
+          responses: {
+            200: {
+              description: 'One credential per proof.',
+              schema: Type.Object({ credentials: Type.Array(Type.Object({ credential: Type.String() })) }),
+            },
+            400: oauthError(
+              'invalid_credential_request, unknown_credential_configuration, unknown_credential_identifier, invalid_proof, invalid_nonce or invalid_encryption_parameters.',
+            ),
+            401: oauthError('invalid_token (RFC 6750): the access token is missing, unknown, spent, expired or in the query.'),
+            404: oauthError('unknown_tenant'),
+          },
+          handler: async (request, reply) => {
+            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            const credentials = await issuer.issue(tenant, accessTokenOf(request).token, request.body);
+            return noStore(reply).send({ credentials: credentials.map((credential) => ({ credential })) });
+          },
+        }),
+      ),
+    ],
+  };
+}

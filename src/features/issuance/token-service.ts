@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { OfferStore } from '../../ports/offer-store.ts';
+import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../offers/offer-service.ts';
+
+export const ACCESS_TOKEN_TTL_S = 300;
+export const NONCE_TTL_S = 300;
+/** OID4VCI 1.0 errata, "Transaction Code Guessing": wrong codes void the offer after this many. */
+export const MAX_TX_CODE_ATTEMPTS = 5;
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  c_nonce: string;
+  c_nonce_expires_in: number;
+}
+
+/** The token endpoint (OID4VCI 1.0 §6) and the nonce endpoint (§7) of one issuer. */
+export class TokenService {
+  constructor(
+    private readonly offers: OfferStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async redeem(tenant: string, form: Record<string, string>): Promise<TokenResponse> {
+    const grantType = form.grant_type;
+    if (!grantType) throw new ServiceError('invalid_request', 'grant_type is required.');
+    if (grantType !== PRE_AUTHORIZED_GRANT) {
+      throw new ServiceError('unsupported_grant_type', `Only ${PRE_AUTHORIZED_GRANT} is supported.`);
+    }
+    const code = form['pre-authorized_code'];
+    if (!code) throw new ServiceError('invalid_request', 'pre-authorized_code is required.');
+    const now = this.clock.now();
+    const offer = await this.offers.findByCode(hashToken(code));
+    if (!offer || offer.tenant !== tenant || offer.redeemedAt !== null || offer.expiresAt <= now || !offer.subject) {
+      throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
+    }
+    const txCode = form.tx_code;
+    if (offer.txCodeHash) {
+      if (txCode === undefined) throw new ServiceError('invalid_request', 'This offer requires a tx_code.');
+      if (!(await this.offers.claimTxAttempt(offer.id, MAX_TX_CODE_ATTEMPTS))) {
+        throw new ServiceError('invalid_grant', 'Too many wrong transaction codes: this offer can no longer be redeemed.');
+      }
+      if (!constantTimeEqual(txCodeHash(code, txCode), offer.txCodeHash)) {
+        throw new ServiceError('invalid_grant', 'The transaction code is wrong.');
+      }
+    } else if (txCode !== undefined) {
+      throw new ServiceError('invalid_request', 'This offer does not use a tx_code.');
+    }
+    const accessToken = newToken('oat');
+    const nonce = newNonce();
+    const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
+    const redeemed = await this.offers.redeem({
+      offer,
+      now,
+      eraseAfter: tokenExpiry,
+      token: { tenant, tokenHash: hashToken(accessToken), grantId: offer.id, createdAt: now, expiresAt: tokenExpiry },
+      nonce: { tenant, nonceHash: hashToken(nonce), expiresAt: now + NONCE_TTL_S * 1000 },
+    });
+    if (!redeemed) throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      // Interface spec: c_nonce comes with the token. OID4VCI 1.0 moved it to the nonce endpoint;
+      // 1.0 wallets ignore these members (standards-notes §9).
+      c_nonce: nonce,
+      c_nonce_expires_in: NONCE_TTL_S,
+    };
+  }
+
+  async nonce(tenant: string): Promise<string> {
+    const nonce = newNonce();
+    await this.offers.issueNonce({ tenant, nonceHash: hashToken(nonce), expiresAt: this.clock.now() + NONCE_TTL_S * 1000 });
+    return nonce;
+  }
+}
+
+const newNonce = () => randomBytes(24).toString('base64url');

@@ -1,0 +1,122 @@
+import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import { checkSubject } from '../../core/claims/subject.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
+import type { TypeService } from '../credential-types/type-service.ts';
+import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+
+export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+export const OFFER_TTL_DEFAULT_S = 900;
+export const OFFER_TTL_MIN_S = 60;
+export const OFFER_TTL_MAX_S = 7 * 24 * 3600;
+export const TX_CODE_DEFAULT_LENGTH = 6;
+/** Unambiguous characters for text transaction codes (no 0/O, 1/I/L). */
+const TX_TEXT_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+
+export interface OfferRequest {
+  tenant: string;
+  typeId: string;
+  subject: Record<string, unknown>;
+  txCode?: boolean | { length?: number; inputMode?: 'numeric' | 'text'; description?: string };
+  byReference?: boolean;
+  expiresIn?: number;
+}
+
+export interface CreatedOffer {
+  offerId: string;
+  offerUri: string;
+  expiresAt: string;
+  /** Shown once, for delivery to the holder out of band; only its hash is kept. */
+  txCode?: string;
+}
+
+/** OID4VCI 1.0 §4.1.1 Credential Offer object. */
+export interface CredentialOffer {
+  credential_issuer: string;
+  credential_configuration_ids: string[];
+  grants: Record<string, { 'pre-authorized_code': string; tx_code?: TxCodeSpec }>;
+}
+
+/** The tx_code is bound to its pre-authorized code, so its short value is useless without it. */
+export const txCodeHash = (code: string, txCode: string) =>
+  createHash('sha256').update(`${code}\u0000${txCode}`, 'utf8').digest('base64url');
+
+/** A by-reference offer's code is derived from its handle, so no code is ever stored in clear. */
+const codeFromHandle = (handle: string) =>
+  `pac_${createHash('sha256').update(`openrail:pre-authorized-code:${handle}`, 'utf8').digest('base64url')}`;
+
+/** Credential offers (docs/offers.md). */
+export class OfferService {
+  constructor(
+    private readonly offers: OfferStore,
+    private readonly types: TypeService,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(req: OfferRequest): Promise<CreatedOffer> {
+    const type = await this.types.get(req.tenant, req.typeId);
+    checkSubject(type.claims, req.subject);
+    const now = this.clock.now();
+    const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;
+    const handle = req.byReference ? randomBytes(32).toString('base64url') : undefined;
+    const code = handle ? codeFromHandle(handle) : newToken('pac');
+    const tx = req.txCode ? newTxCode(req.txCode === true ? {} : req.txCode) : undefined;
+    const offer: OfferRecord = {
+      id: `off_${randomBytes(16).toString('base64url')}`,
+      tenant: req.tenant,
+      typeId: type.typeId,
+      codeHash: hashToken(code),
+      refHash: handle ? hashToken(handle) : null,
+      txCode: tx?.spec ?? null,
+      txCodeHash: tx ? txCodeHash(code, tx.value) : null,
+      txFailures: 0,
+      subject: req.subject,
+      createdAt: now,
+      expiresAt,
+      eraseAfter: expiresAt,
+      redeemedAt: null,
+      collectedAt: null,
+    };
+    await this.offers.create(offer);
+    const offerUri = handle
+      ? `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${this.urls.origin}/credential-offer/${handle}`)}`
+      : `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
+    return {
+      offerId: offer.id,
+      offerUri,
+      expiresAt: new Date(expiresAt).toISOString(),
+      ...(tx ? { txCode: tx.value } : {}),
+    };
+  }
+
+  /** GET credential_offer_uri: the offer object while its code is unredeemed and unexpired. */
+  async byReference(handle: string): Promise<CredentialOffer> {
+    const offer = await this.offers.findByRef(hashToken(handle));
+    if (!offer || offer.redeemedAt !== null || offer.expiresAt <= this.clock.now()) {
+      throw new ServiceError('unknown_offer', 'This credential offer is unknown, already used or expired.');
+    }
+    return this.offerObject(offer, codeFromHandle(handle));
+  }
+
+  private offerObject(offer: OfferRecord, code: string): CredentialOffer {
+    return {
+      credential_issuer: this.urls.issuer(offer.tenant),
+      credential_configuration_ids: [offer.typeId],
+      grants: {
+        [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': code, ...(offer.txCode ? { tx_code: offer.txCode } : {}) },
+      },
+    };
+  }
+}
+
+function newTxCode(opts: { length?: number; inputMode?: 'numeric' | 'text'; description?: string }) {
+  const length = opts.length ?? TX_CODE_DEFAULT_LENGTH;
+  const mode = opts.inputMode ?? 'numeric';
+  const alphabet = mode === 'numeric' ? '0123456789' : TX_TEXT_ALPHABET;
+  const value = Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+  const spec: TxCodeSpec = { input_mode: mode, length, ...(opts.description ? { description: opts.description } : {}) };
+  return { value, spec };
+}

@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox';
+import { operatorOf } from '../../http/auth/principal.ts';
+import { assertTenantScope } from '../../http/auth/scope.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { TypeId } from '../credential-types/routes.ts';
+import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
+
+const TxCodeOptions = Type.Object(
+  {
+    length: Type.Optional(Type.Integer({ minimum: 4, maximum: 12 })),
+    inputMode: Type.Optional(Type.Union([Type.Literal('numeric'), Type.Literal('text')])),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+  },
+  { additionalProperties: false },
+);
+
+const TxCodeSpec = Type.Object({
+  input_mode: Type.String(),
+  length: Type.Integer(),
+  description: Type.Optional(Type.String()),
+});
+
+const CredentialOffer = Type.Object({
+  credential_issuer: Type.String(),
+  credential_configuration_ids: Type.Array(Type.String()),
+  grants: Type.Record(Type.String(), Type.Object({ 'pre-authorized_code': Type.String(), tx_code: Type.Optional(TxCodeSpec) })),
+});
+
+export function offerRoutes(offers: OfferService): RouteGroup {
+  return {
+    name: 'offers',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/offers',
+        aliases: ['/v1/offers'],
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'promised',
+        summary: 'Offer a credential of a type to a holder: a pre-authorized OID4VCI credential offer (docs/offers.md).',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            typeId: TypeId,
+            subject: Type.Object({}, { description: 'Claim values that satisfy the type exactly.' }),
+            txCode: Type.Optional(Type.Union([Type.Boolean(), TxCodeOptions])),
+            byReference: Type.Optional(Type.Boolean({ description: 'Carry a credential_offer_uri instead of the offer.' })),
+            expiresIn: Type.Optional(Type.Integer({ minimum: OFFER_TTL_MIN_S, maximum: OFFER_TTL_MAX_S })),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: {
+            description: 'The offer. txCode, when asked for, is shown this once.',
+            schema: Type.Object({
+              offerUri: Type.String(),
+              offerId: Type.String(),
+              expiresAt: Type.String({ format: 'date-time' }),
+              txCode: Type.Optional(Type.String()),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+          400: errorResponse('invalid_subject, reserved_claim, invalid_request or malformed_json.'),
+          404: errorResponse('unknown_type'),
+        },
+        handler: async (request, reply) => {
+          const body = request.body as OfferRequest;
+          assertTenantScope(operatorOf(request), body.tenant);
+          return reply.code(201).send(await offers.create(body));
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/credential-offer/{handle}',
+        auth: 'public',
+        stability: 'unpromised',
+        summary: 'A credential offer passed by reference (OID4VCI 1.0 §4.1.3).',
+        params: Type.Object({ handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
+        responses: {
+          200: { description: 'The Credential Offer object.', schema: CredentialOffer },
+          404: errorResponse('unknown_offer'),
+        },
+        handler: async (request, reply) => {
+          reply.header('cache-control', 'no-store');
+          return offers.byReference(request.params.handle);
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,112 @@
+import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../core/errors.ts';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import { operatorOf } from '../../http/auth/principal.ts';
+import { assertTenantScope } from '../../http/auth/scope.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { pathTenant } from '../issuance/issuer-urls.ts';
+import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type StatusService } from './status-service.ts';
+
+const Seq = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'List sequence number, from 1.' });
+
+const SelectorFields = {
+  status: Type.Optional(
+    Type.Object(
+      { uri: Type.String({ maxLength: 2048 }), idx: Type.Integer({ minimum: 0 }) },
+      { additionalProperties: false, description: "The credential's own status.status_list reference." },
+    ),
+  ),
+  credentialId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  offerId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Every credential collected from this offer.' }),
+  ),
+};
+
+const Revoked = Type.Object({
+  revoked: Type.Array(
+    Type.Object({
+      credentialId: Type.String(),
+      typeId: Type.String(),
+      status: Type.Object({ uri: Type.String(), idx: Type.Integer() }),
+      issuedAt: Type.String({ format: 'date-time' }),
+      revokedAt: Type.String({ format: 'date-time', description: 'The first revocation; repeating it keeps this time.' }),
+    }),
+  ),
+});
+
+/** Exactly one of status, credentialId and offerId names what to revoke. */
+function selectorOf(body: Record<string, unknown>): RevokeSelector {
+  const given = (['status', 'credentialId', 'offerId'] as const).filter((k) => body[k] !== undefined);
+  if (given.length !== 1) {
+    throw new ServiceError('invalid_request', 'Name the credential by exactly one of status, credentialId or offerId.');
+  }
+  return body as RevokeSelector;
+}
+
+export function statusRoutes(status: StatusService): RouteGroup {
+  const listRoute = (path: string, tenantOf: (p: Record<string, string>) => string) =>
+    defineRoute({
+      method: 'GET',
+      path,
+      auth: 'public',
+      stability: 'unpromised',
+      cors: true,
+      summary: 'A signed token status list (draft-ietf-oauth-status-list), one bit per credential.',
+      params: Type.Object({ seq: Seq, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+      responses: {
+        200: { description: 'The Status List Token.', contentType: STATUS_LIST_MEDIA_TYPE },
+        404: errorResponse('unknown_tenant or unknown_status_list'),
+      },
+      handler: async (request, reply) => {
+        const params = request.params as Record<string, string>;
+        const jwt = await status.token(tenantOf(params), Number(params.seq));
+        return reply.type(STATUS_LIST_MEDIA_TYPE).header('cache-control', `public, max-age=${STATUS_LIST_TTL_S}`).send(jwt);
+      },
+    });
+
+  const responses = {
+    200: { description: 'The revoked credentials, revoked now or before.', schema: Revoked },
+    ...OPERATOR_ERRORS,
+    404: errorResponse('unknown_tenant or unknown_credential: nothing of this tenant matches.'),
+  };
+
+  return {
+    name: 'status',
+    routes: [
+      listRoute('/status/{seq}', () => ROOT_SLUG),
+      listRoute('/t/{tenant}/status/{seq}', (p) => pathTenant(p.tenant)),
+      defineRoute({
+        method: 'POST',
+        path: '/api/revoke',
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'unpromised',
+        summary: 'Revoke credentials of a tenant (docs/status-lists.md).',
+        body: Type.Object({ tenant: Slug, ...SelectorFields }, { additionalProperties: false }),
+        responses,
+        handler: async (request) => {
+          const { tenant, ...rest } = request.body;
+          assertTenantScope(operatorOf(request), tenant);
+          return { revoked: await status.revoke(tenant, selectorOf(rest)) };
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/tenants/{tenant}/revoke',
+        auth: 'operator',
+        roles: ['issuer', 'owner'],
+        stability: 'unpromised',
+        summary: 'Revoke credentials issued by this tenant (docs/status-lists.md).',
+        params: Type.Object({ tenant: Slug }),
+        body: Type.Object(SelectorFields, { additionalProperties: false }),
+        responses,
+        handler: async (request) => {
+          const { tenant } = request.params;
+          assertTenantScope(operatorOf(request), tenant);
+          return { revoked: await status.revoke(tenant, selectorOf(request.body)) };
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,94 @@
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { compressStatusList, packStatuses } from '../../core/status-list/codec.ts';
+import type { IssuedCredentialRecord, IssuedCredentialStore, RevocationTarget } from '../../ports/issued-credential-store.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
+import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+
+/** Seconds a relying party may cache a list (its `ttl`, and the HTTP max-age). */
+export const STATUS_LIST_TTL_S = 300;
+/** A list token is valid this long after it is signed; a fresh one is signed on every fetch. */
+export const STATUS_LIST_VALIDITY_S = 3600;
+export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
+
+export interface RevocationView {
+  credentialId: string;
+  typeId: string;
+  status: { uri: string; idx: number };
+  issuedAt: string;
+  revokedAt: string;
+}
+
+export type RevokeSelector = { status: { uri: string; idx: number } } | { credentialId: string } | { offerId: string };
+
+/** Token status lists and revocation (docs/status-lists.md). */
+export class StatusService {
+  constructor(
+    private readonly ledger: IssuedCredentialStore,
+    private readonly keys: KeyStore,
+    private readonly tenants: TenantService,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The signed Status List Token (draft-ietf-oauth-status-list §5.1), built from the record now. */
+  async token(tenant: string, seq: number): Promise<string> {
+    await this.tenants.get(tenant);
+    const list = await this.ledger.list(tenant, seq);
+    if (!list) throw new ServiceError('unknown_status_list', `Tenant ${tenant} has no status list ${seq}.`);
+    const revoked = await this.ledger.revokedIndices(tenant, seq);
+    const lst = compressStatusList(
+      packStatuses(
+        list.size,
+        1,
+        revoked.map((i) => [i, 1] as [number, number]),
+      ),
+    );
+    const signer = await this.keys.signer(tenant, 'issuer');
+    const iat = Math.floor(this.clock.now() / 1000);
+    return signer.sign(
+      { typ: 'statuslist+jwt', kid: signer.kid },
+      {
+        iss: this.tenants.didOf(tenant),
+        sub: this.urls.statusList(tenant, seq),
+        iat,
+        exp: iat + STATUS_LIST_VALIDITY_S,
+        ttl: STATUS_LIST_TTL_S,
+        status_list: { bits: 1, lst },
+      },
+    );
+  }
+
+  /** Sets the status bit of the selected credentials of `tenant`; repeating it changes nothing. */
+  async revoke(tenant: string, selector: RevokeSelector): Promise<RevocationView[]> {
+    await this.tenants.get(tenant);
+    const target = this.target(tenant, selector);
+    const revoked = await this.ledger.revoke(tenant, target, this.clock.now());
+    if (revoked.length === 0) {
+      throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
+    }
+    return revoked.map((r) => this.view(r));
+  }
+
+  private target(tenant: string, selector: RevokeSelector): RevocationTarget {
+    if ('credentialId' in selector) return { by: 'credential', id: selector.credentialId };
+    if ('offerId' in selector) return { by: 'offer', offerId: selector.offerId };
+    const list = this.urls.parseStatusList(selector.status.uri);
+    // Another tenant's (or another service's) status reference is refused like an unknown one.
+    if (!list || list.tenant !== tenant) {
+      throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
+    }
+    return { by: 'status', listSeq: list.seq, idx: selector.status.idx };
+  }
+
+  private view(r: IssuedCredentialRecord): RevocationView {
+    return {
+      credentialId: r.id,
+      typeId: r.typeId,
+      status: { uri: this.urls.statusList(r.tenant, r.listSeq), idx: r.idx },
+      issuedAt: new Date(r.issuedAt).toISOString(),
+      revokedAt: new Date(r.revokedAt ?? 0).toISOString(),
+    };
+  }
+}

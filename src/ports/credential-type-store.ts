@@ -1,0 +1,17 @@
+import type { ClaimSpec } from '../core/claims/claim-spec.ts';
+
+export interface CredentialTypeRecord {
+  tenant: string;
+  typeId: string;
+  name: string;
+  claims: ClaimSpec[];
+  createdAt: number;
+}
+
+/** Tenant-owned: every call names the tenant. Types are immutable once registered. */
+export interface CredentialTypeStore {
+  /** False when the tenant already has a type with this id (nothing is written then). */
+  create(type: CredentialTypeRecord): Promise<boolean>;
+  get(tenant: string, typeId: string): Promise<CredentialTypeRecord | undefined>;
+  list(tenant: string): Promise<CredentialTypeRecord[]>;
+}

@@ -1,0 +1,61 @@
+import type { AccessTokenRecord } from './access-token-store.ts';
+
+/** OID4VCI 1.0 §4.1.1: the tx_code object a wallet reads to prompt for the code. */
+export interface TxCodeSpec {
+  input_mode: 'numeric' | 'text';
+  length: number;
+  description?: string;
+}
+
+export interface OfferRecord {
+  id: string;
+  tenant: string;
+  typeId: string;
+  codeHash: string;
+  refHash: string | null;
+  txCode: TxCodeSpec | null;
+  txCodeHash: string | null;
+  txFailures: number;
+  /** Subject values, held until the credential is collected or the offer is erased. */
+  subject: Record<string, unknown> | null;
+  createdAt: number;
+  /** The pre-authorized code must be redeemed before this. */
+  expiresAt: number;
+  /** The subject is erased at this time at the latest. */
+  eraseAfter: number;
+  redeemedAt: number | null;
+  collectedAt: number | null;
+}
+
+export interface NonceRecord {
+  tenant: string;
+  nonceHash: string;
+  expiresAt: number;
+}
+
+export interface Redemption {
+  offer: OfferRecord;
+  now: number;
+  /** Kept until the access token expires, so the wallet can still collect. */
+  eraseAfter: number;
+  token: AccessTokenRecord;
+  nonce: NonceRecord;
+}
+
+/** Offers and the single-use artifacts they lead to. Every spend is one conditional write. */
+export interface OfferStore {
+  create(offer: OfferRecord): Promise<void>;
+  get(tenant: string, id: string): Promise<OfferRecord | undefined>;
+  findByCode(codeHash: string): Promise<OfferRecord | undefined>;
+  findByRef(refHash: string): Promise<OfferRecord | undefined>;
+  /**
+   * Claims one transaction-code attempt before the code is compared, so concurrent guesses
+   * cannot exceed the bound. False when no attempt is left.
+   */
+  claimTxAttempt(offerId: string, maxAttempts: number): Promise<boolean>;
+  /** Spends the pre-authorized code and issues the access token and first c_nonce, atomically. */
+  redeem(r: Redemption): Promise<boolean>;
+  issueNonce(nonce: NonceRecord): Promise<void>;
+  /** Erases subjects past their time and drops expired nonces and tokens. */
+  sweep(now: number): Promise<void>;
+}
