@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { NonceMinter } from './adapters/crypto/c-nonce.ts';
 import { KeyVault } from './adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from './adapters/crypto/local-key-store.ts';
 import { hashToken, newToken } from './adapters/crypto/secrets.ts';
@@ -91,8 +92,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const ledger = new SqlIssuedCredentialStore(db);
     const types = new TypeService(typeStore, tenants, urls, clock);
     const offers = new OfferService(offerStore, types, urls, clock);
-    const tokens = new TokenService(offerStore, clock);
-    const issuer = new CredentialIssuer(typeStore, offerStore, ledger, keys, tenants, urls, clock);
+    const nonces = new NonceMinter(vault.deriveKey('c_nonce'));
+    const tokens = new TokenService(offerStore, nonces, clock);
+    const issuer = new CredentialIssuer(typeStore, offerStore, ledger, keys, nonces, tenants, urls, clock);
     const status = new StatusService(ledger, keys, tenants, urls, clock);
 
     const origin = config.publicUrl.origin;

@@ -19,17 +19,21 @@ export function installErrorHandling(app: FastifyInstance): void {
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, e: ServiceError): void {
-  const route = request.routeOptions.config as { route?: RouteDef } | undefined;
-  const oauth = route?.route?.errorShape === 'oauth';
+  const route = (request.routeOptions.config as { route?: RouteDef } | undefined)?.route;
+  const oauth = route?.errorShape === 'oauth';
   reply
     .code(e.status)
     .headers(e.headers)
     .type('application/json; charset=utf-8')
-    .send(oauth ? { error: oauthCode(e), error_description: e.message } : { error: e.code, message: e.message });
+    .send(oauth ? { error: oauthCode(e, route), error_description: e.message } : { error: e.code, message: e.message });
 }
 
-/** RFC 6750 §3.1: on OAuth endpoints a 401 names the code its WWW-Authenticate challenge names. */
-function oauthCode(e: ServiceError): string {
+/**
+ * OAuth endpoints speak the codes of their RFCs: a 401 names the code its WWW-Authenticate
+ * challenge names (RFC 6750 §3.1), and an unparseable body is the route's malformed-request code.
+ */
+function oauthCode(e: ServiceError, route: RouteDef | undefined): string {
+  if (e.code === 'malformed_json') return route?.malformedBodyCode ?? 'invalid_request';
   if (e.code !== 'unauthorized') return e.code;
   return /error="([a-z_]+)"/.exec(e.headers['www-authenticate'] ?? '')?.[1] ?? 'invalid_token';
 }

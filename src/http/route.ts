@@ -39,6 +39,11 @@ export interface RouteDef {
   /** OAuth/OID4VC endpoints answer errors as RFC 6749 `{error, error_description}`. */
   errorShape?: 'service' | 'oauth';
   /**
+   * OAuth routes only: the code a body that cannot be parsed is answered with (OID4VCI §8.3.1.2
+   * wants invalid_credential_request at the credential endpoint). Default: invalid_request.
+   */
+  malformedBodyCode?: 'invalid_request' | 'invalid_credential_request';
+  /**
    * The request body's media type: JSON (the default) or an HTML form (RFC 6749 token requests).
    * A body of any other type is refused with 415 before it is parsed.
    */

@@ -10,8 +10,8 @@ export interface Collection {
   typeId: string;
   offerId: string;
   tokenHash: string;
-  /** One per proof, in proof order. */
-  nonceHashes: string[];
+  /** The distinct c_nonces the proofs carry (several proofs of a batch may share one). */
+  nonces: Array<{ hash: string; expiresAt: number }>;
   holderThumbprints: string[];
   now: number;
   /** Fresh lists are this many entries, of which `listCapacity` are ever handed out. */
@@ -46,7 +46,8 @@ export type RevocationTarget =
  */
 export interface IssuedCredentialStore {
   /**
-   * One transaction: spend the nonces and the access token, erase the offer's subject, allocate
+   * One transaction: record the nonces as spent (refused if one already is), spend the access
+   * token, erase the offer's subject, allocate
    * one status slot per holder key and record the credentials, then run `finish` (signing). If
    * anything fails, nothing is spent.
    */

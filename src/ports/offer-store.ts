@@ -15,7 +15,7 @@ export interface OfferRecord {
   refHash: string | null;
   txCode: TxCodeSpec | null;
   txCodeHash: string | null;
-  txFailures: number;
+  txAttempts: number;
   /** Subject values, held until the credential is collected or the offer is erased. */
   subject: Record<string, unknown> | null;
   createdAt: number;
@@ -27,35 +27,27 @@ export interface OfferRecord {
   collectedAt: number | null;
 }
 
-export interface NonceRecord {
-  tenant: string;
-  nonceHash: string;
-  expiresAt: number;
-}
-
 export interface Redemption {
   offer: OfferRecord;
   now: number;
   /** Kept until the access token expires, so the wallet can still collect. */
   eraseAfter: number;
   token: AccessTokenRecord;
-  nonce: NonceRecord;
 }
 
 /** Offers and the single-use artifacts they lead to. Every spend is one conditional write. */
 export interface OfferStore {
   create(offer: OfferRecord): Promise<void>;
   get(tenant: string, id: string): Promise<OfferRecord | undefined>;
-  findByCode(codeHash: string): Promise<OfferRecord | undefined>;
-  findByRef(refHash: string): Promise<OfferRecord | undefined>;
+  findByCode(tenant: string, codeHash: string): Promise<OfferRecord | undefined>;
+  findByRef(tenant: string, refHash: string): Promise<OfferRecord | undefined>;
   /**
    * Claims one transaction-code attempt before the code is compared, so concurrent guesses
    * cannot exceed the bound. False when no attempt is left.
    */
-  claimTxAttempt(offerId: string, maxAttempts: number): Promise<boolean>;
-  /** Spends the pre-authorized code and issues the access token and first c_nonce, atomically. */
+  claimTxAttempt(tenant: string, offerId: string, maxAttempts: number): Promise<boolean>;
+  /** Spends the pre-authorized code and issues the access token, atomically. */
   redeem(r: Redemption): Promise<boolean>;
-  issueNonce(nonce: NonceRecord): Promise<void>;
-  /** Erases subjects past their time and drops expired nonces and tokens. */
+  /** Erases subjects past their time and drops expired spent-nonce marks and tokens, for every tenant. */
   sweep(now: number): Promise<void>;
 }

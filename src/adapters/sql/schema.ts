@@ -82,7 +82,8 @@ export interface OffersTable {
   /** JSON of the offer's tx_code object (input_mode, length, description), when one is required. */
   tx_code: string | null;
   tx_code_hash: string | null;
-  tx_failures: number;
+  /** Transaction-code attempts made, right or wrong. */
+  tx_attempts: number;
   /** JSON subject values; null once collected or erased. */
   subject: string | null;
   created_at: number;
@@ -92,11 +93,11 @@ export interface OffersTable {
   collected_at: number | null;
 }
 
-export interface NoncesTable {
+export interface SpentNoncesTable {
   nonce_hash: string;
   tenant: string;
   expires_at: number;
-  used_at: number | null;
+  spent_at: number;
 }
 
 export interface StatusListsTable {
@@ -132,7 +133,7 @@ export interface Database {
   access_tokens: AccessTokensTable;
   credential_types: CredentialTypesTable;
   offers: OffersTable;
-  nonces: NoncesTable;
+  spent_nonces: SpentNoncesTable;
   status_lists: StatusListsTable;
   issued_credentials: IssuedCredentialsTable;
 }

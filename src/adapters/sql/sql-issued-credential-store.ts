@@ -38,22 +38,21 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   async collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>> {
     try {
       const value = await this.db.transaction().execute(async (trx) => {
-        for (const nonceHash of c.nonceHashes) {
-          const used = await trx
-            .updateTable('nonces')
-            .set({ used_at: c.now })
-            .where('nonce_hash', '=', nonceHash)
-            .where('tenant', '=', c.tenant)
-            .where('used_at', 'is', null)
-            .where('expires_at', '>', c.now)
+        for (const nonce of c.nonces) {
+          const spent = await trx
+            .insertInto('spent_nonces')
+            .values({ nonce_hash: nonce.hash, tenant: c.tenant, expires_at: nonce.expiresAt, spent_at: c.now })
+            .onConflict((oc) => oc.column('nonce_hash').doNothing())
             .executeTakeFirst();
-          if (Number(used.numUpdatedRows) !== 1) throw new Refused('nonce');
+          if (Number(spent.numInsertedOrUpdatedRows) !== 1) throw new Refused('nonce');
         }
         const spent = await trx
           .updateTable('access_tokens')
           .set({ spent_at: c.now })
           .where('token_hash', '=', c.tokenHash)
           .where('tenant', '=', c.tenant)
+          // The token collects the offer it was granted for, and nothing else.
+          .where('grant_id', '=', c.offerId)
           .where('spent_at', 'is', null)
           .where('expires_at', '>', c.now)
           .executeTakeFirst();

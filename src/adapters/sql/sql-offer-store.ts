@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { NonceRecord, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
+import type { OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
 import type { Db } from './connect.ts';
 import type { OffersTable } from './schema.ts';
 
@@ -11,7 +11,7 @@ const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
   refHash: row.ref_hash,
   txCode: row.tx_code ? JSON.parse(row.tx_code) : null,
   txCodeHash: row.tx_code_hash,
-  txFailures: row.tx_failures,
+  txAttempts: row.tx_attempts,
   subject: row.subject ? JSON.parse(row.subject) : null,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
@@ -34,7 +34,7 @@ export class SqlOfferStore implements OfferStore {
         ref_hash: o.refHash,
         tx_code: o.txCode ? JSON.stringify(o.txCode) : null,
         tx_code_hash: o.txCodeHash,
-        tx_failures: o.txFailures,
+        tx_attempts: o.txAttempts,
         subject: o.subject ? JSON.stringify(o.subject) : null,
         created_at: o.createdAt,
         expires_at: o.expiresAt,
@@ -55,22 +55,33 @@ export class SqlOfferStore implements OfferStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async findByCode(codeHash: string): Promise<OfferRecord | undefined> {
-    const row = await this.db.selectFrom('offers').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+  async findByCode(tenant: string, codeHash: string): Promise<OfferRecord | undefined> {
+    const row = await this.db
+      .selectFrom('offers')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
-  async findByRef(refHash: string): Promise<OfferRecord | undefined> {
-    const row = await this.db.selectFrom('offers').selectAll().where('ref_hash', '=', refHash).executeTakeFirst();
+  async findByRef(tenant: string, refHash: string): Promise<OfferRecord | undefined> {
+    const row = await this.db
+      .selectFrom('offers')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('ref_hash', '=', refHash)
+      .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
 
-  async claimTxAttempt(offerId: string, maxAttempts: number): Promise<boolean> {
+  async claimTxAttempt(tenant: string, offerId: string, maxAttempts: number): Promise<boolean> {
     const result = await this.db
       .updateTable('offers')
-      .set((eb) => ({ tx_failures: eb('tx_failures', '+', 1) }))
+      .set((eb) => ({ tx_attempts: eb('tx_attempts', '+', 1) }))
+      .where('tenant', '=', tenant)
       .where('id', '=', offerId)
-      .where('tx_failures', '<', maxAttempts)
+      .where('tx_attempts', '<', maxAttempts)
       .where('redeemed_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -99,19 +110,8 @@ export class SqlOfferStore implements OfferStore {
           spent_at: null,
         })
         .execute();
-      await trx
-        .insertInto('nonces')
-        .values({ nonce_hash: r.nonce.nonceHash, tenant: r.nonce.tenant, expires_at: r.nonce.expiresAt, used_at: null })
-        .execute();
       return true;
     });
-  }
-
-  async issueNonce(n: NonceRecord): Promise<void> {
-    await this.db
-      .insertInto('nonces')
-      .values({ nonce_hash: n.nonceHash, tenant: n.tenant, expires_at: n.expiresAt, used_at: null })
-      .execute();
   }
 
   async sweep(now: number): Promise<void> {
@@ -121,7 +121,7 @@ export class SqlOfferStore implements OfferStore {
       .where('subject', 'is not', null)
       .where('erase_after', '<=', now)
       .execute();
-    await this.db.deleteFrom('nonces').where('expires_at', '<=', now).execute();
+    await this.db.deleteFrom('spent_nonces').where('expires_at', '<=', now).execute();
     await this.db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute();
   }
 }

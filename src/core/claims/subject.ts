@@ -40,7 +40,7 @@ function checkValue(claim: ClaimSpec, value: unknown): void {
       }
       return;
     case 'number':
-      if (typeof value !== 'number') throw refuse(key, 'number must be a JSON number, never a string');
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw refuse(key, 'number must be a JSON number, never a string');
       return;
     case 'money':
       if (typeof value !== 'number') throw refuse(key, 'money must be a JSON number of minor units, never a string');
@@ -102,6 +102,8 @@ export function isCalendarDate(s: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
+  // setUTCFullYear, not Date.UTC: the latter reads years 0-99 as 1900-1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }

@@ -72,7 +72,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
       },
       handler: async (request) => {
         const params = request.params as Record<string, string>;
-        const tenant = tenantOf(params);
+        const tenant = (await tenants.get(tenantOf(params))).slug;
         const type = await types.get(tenant, params.typeId ?? '');
         return typeMetadata(urls.vct(tenant, type.typeId), type);
       },

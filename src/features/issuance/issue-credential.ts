@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -21,6 +22,9 @@ export const STATUS_LIST_CAPACITY = STATUS_LIST_SIZE / 2;
 const IAT_JITTER_S = 300;
 const MAX_DECOYS = 3;
 
+const badNonce = () =>
+  new ServiceError('invalid_nonce', 'A proof carries a c_nonce that is unknown, used or expired; fetch a fresh one.');
+
 const tokenProblem = () =>
   new Unauthorized('The access token is unknown, spent or expired.', 'Bearer realm="openrail", error="invalid_token"');
 
@@ -31,6 +35,7 @@ export class CredentialIssuer {
     private readonly offers: OfferStore,
     private readonly ledger: IssuedCredentialStore,
     private readonly keys: KeyStore,
+    private readonly nonces: NonceMinter,
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
@@ -59,6 +64,13 @@ export class CredentialIssuer {
     if (new Set(keys.map((k) => k.thumbprint)).size !== keys.length) {
       throw new ServiceError('invalid_proof', 'Each proof of a batch must use its own key.');
     }
+    // Proofs of one batch may share a c_nonce; each distinct nonce is spent once.
+    const nonces = new Map<string, number>();
+    for (const { nonce } of keys) {
+      const expiresAt = this.nonces.check(tenant, nonce, now);
+      if (expiresAt === undefined) throw badNonce();
+      nonces.set(hashToken(nonce), expiresAt);
+    }
     const signer = await this.keys.signer(tenant, 'issuer');
     const did = this.tenants.didOf(tenant);
     const vct = this.urls.vct(tenant, type.typeId);
@@ -72,7 +84,7 @@ export class CredentialIssuer {
         typeId: type.typeId,
         offerId: offer.id,
         tokenHash: token.tokenHash,
-        nonceHashes: keys.map((k) => hashToken(k.nonce)),
+        nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
         holderThumbprints: keys.map((k) => k.thumbprint),
         now,
         listSize: STATUS_LIST_SIZE,
@@ -101,9 +113,7 @@ export class CredentialIssuer {
         }),
     );
     if (!result.ok) {
-      if (result.reason === 'nonce') {
-        throw new ServiceError('invalid_nonce', 'A proof carries a c_nonce that is unknown, used or expired; fetch a fresh one.');
-      }
+      if (result.reason === 'nonce') throw badNonce();
       throw tokenProblem();
     }
     return result.value;

@@ -125,7 +125,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           },
           handler: async (request, reply) => {
             const tenant = (await tenants.get(tenantOf(request.params))).slug;
-            return noStore(reply).send({ c_nonce: await tokens.nonce(tenant) });
+            return noStore(reply).send({ c_nonce: tokens.nonce(tenant) });
           },
         }),
       ),
@@ -136,6 +136,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           auth: 'access-token',
           stability: 'unpromised',
           errorShape: 'oauth',
+          malformedBodyCode: 'invalid_credential_request',
           summary: 'Credential endpoint: holder-bound SD-JWT VCs for the proofs (OID4VCI 1.0 §8).',
           body: Type.Unknown(),
           responses: {

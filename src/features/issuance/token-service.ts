@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -22,6 +22,7 @@ export interface TokenResponse {
 export class TokenService {
   constructor(
     private readonly offers: OfferStore,
+    private readonly nonces: NonceMinter,
     private readonly clock: Clock,
   ) {}
 
@@ -34,14 +35,14 @@ export class TokenService {
     const code = form['pre-authorized_code'];
     if (!code) throw new ServiceError('invalid_request', 'pre-authorized_code is required.');
     const now = this.clock.now();
-    const offer = await this.offers.findByCode(hashToken(code));
-    if (!offer || offer.tenant !== tenant || offer.redeemedAt !== null || offer.expiresAt <= now || !offer.subject) {
+    const offer = await this.offers.findByCode(tenant, hashToken(code));
+    if (!offer || offer.redeemedAt !== null || offer.expiresAt <= now || !offer.subject) {
       throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
     }
     const txCode = form.tx_code;
     if (offer.txCodeHash) {
       if (txCode === undefined) throw new ServiceError('invalid_request', 'This offer requires a tx_code.');
-      if (!(await this.offers.claimTxAttempt(offer.id, MAX_TX_CODE_ATTEMPTS))) {
+      if (!(await this.offers.claimTxAttempt(tenant, offer.id, MAX_TX_CODE_ATTEMPTS))) {
         throw new ServiceError('invalid_grant', 'Too many wrong transaction codes: this offer can no longer be redeemed.');
       }
       if (!constantTimeEqual(txCodeHash(code, txCode), offer.txCodeHash)) {
@@ -51,14 +52,12 @@ export class TokenService {
       throw new ServiceError('invalid_request', 'This offer does not use a tx_code.');
     }
     const accessToken = newToken('oat');
-    const nonce = newNonce();
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
     const redeemed = await this.offers.redeem({
       offer,
       now,
       eraseAfter: tokenExpiry,
       token: { tenant, tokenHash: hashToken(accessToken), grantId: offer.id, createdAt: now, expiresAt: tokenExpiry },
-      nonce: { tenant, nonceHash: hashToken(nonce), expiresAt: now + NONCE_TTL_S * 1000 },
     });
     if (!redeemed) throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
     return {
@@ -67,16 +66,13 @@ export class TokenService {
       expires_in: ACCESS_TOKEN_TTL_S,
       // Interface spec: c_nonce comes with the token. OID4VCI 1.0 moved it to the nonce endpoint;
       // 1.0 wallets ignore these members (standards-notes §9).
-      c_nonce: nonce,
+      c_nonce: this.nonce(tenant),
       c_nonce_expires_in: NONCE_TTL_S,
     };
   }
 
-  async nonce(tenant: string): Promise<string> {
-    const nonce = newNonce();
-    await this.offers.issueNonce({ tenant, nonceHash: hashToken(nonce), expiresAt: this.clock.now() + NONCE_TTL_S * 1000 });
-    return nonce;
+  /** A fresh c_nonce of this issuer; nothing is stored until a proof spends it. */
+  nonce(tenant: string): string {
+    return this.nonces.mint(tenant, this.clock.now() + NONCE_TTL_S * 1000);
   }
 }
-
-const newNonce = () => randomBytes(24).toString('base64url');

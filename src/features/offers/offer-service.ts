@@ -72,7 +72,7 @@ export class OfferService {
       refHash: handle ? hashToken(handle) : null,
       txCode: tx?.spec ?? null,
       txCodeHash: tx ? txCodeHash(code, tx.value) : null,
-      txFailures: 0,
+      txAttempts: 0,
       subject: req.subject,
       createdAt: now,
       expiresAt,
@@ -82,7 +82,7 @@ export class OfferService {
     };
     await this.offers.create(offer);
     const offerUri = handle
-      ? `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${this.urls.origin}/credential-offer/${handle}`)}`
+      ? `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${this.urls.issuer(req.tenant)}/credential-offer/${handle}`)}`
       : `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
     return {
       offerId: offer.id,
@@ -93,8 +93,8 @@ export class OfferService {
   }
 
   /** GET credential_offer_uri: the offer object while its code is unredeemed and unexpired. */
-  async byReference(handle: string): Promise<CredentialOffer> {
-    const offer = await this.offers.findByRef(hashToken(handle));
+  async byReference(tenant: string, handle: string): Promise<CredentialOffer> {
+    const offer = await this.offers.findByRef(tenant, hashToken(handle));
     if (!offer || offer.redeemedAt !== null || offer.expiresAt <= this.clock.now()) {
       throw new ServiceError('unknown_offer', 'This credential offer is unknown, already used or expired.');
     }

@@ -1,10 +1,14 @@
 import { Type } from '@sinclair/typebox';
+import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorOf } from '../../http/auth/principal.ts';
 import { assertTenantScope } from '../../http/auth/scope.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
+import { pathTenant } from '../issuance/issuer-urls.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
+
+const Handle = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 
 const TxCodeOptions = Type.Object(
   {
@@ -70,22 +74,28 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           return reply.code(201).send(await offers.create(body));
         },
       }),
-      defineRoute({
-        method: 'GET',
-        path: '/credential-offer/{handle}',
-        auth: 'public',
-        stability: 'unpromised',
-        summary: 'A credential offer passed by reference (OID4VCI 1.0 §4.1.3).',
-        params: Type.Object({ handle: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
-        responses: {
-          200: { description: 'The Credential Offer object.', schema: CredentialOffer },
-          404: errorResponse('unknown_offer'),
-        },
-        handler: async (request, reply) => {
-          reply.header('cache-control', 'no-store');
-          return offers.byReference(request.params.handle);
-        },
-      }),
+      ...[
+        { path: '/credential-offer/{handle}', tenantOf: () => ROOT_SLUG },
+        { path: '/t/{tenant}/credential-offer/{handle}', tenantOf: (p: Record<string, string>) => pathTenant(p.tenant) },
+      ].map(({ path, tenantOf }) =>
+        defineRoute({
+          method: 'GET',
+          path,
+          auth: 'public',
+          stability: 'unpromised',
+          summary: 'A credential offer passed by reference (OID4VCI 1.0 §4.1.3), while its code is unredeemed.',
+          params: Type.Object({ handle: Handle, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+          responses: {
+            200: { description: 'The Credential Offer object.', schema: CredentialOffer },
+            404: errorResponse('unknown_tenant or unknown_offer'),
+          },
+          handler: async (request, reply) => {
+            const params = request.params as Record<string, string>;
+            reply.header('cache-control', 'no-store');
+            return offers.byReference(tenantOf(params), params.handle ?? '');
+          },
+        }),
+      ),
     ],
   };
 }

@@ -23,7 +23,7 @@ export const issuance: Migration = {
       .addColumn('ref_hash', 'text', (c) => c.unique())
       .addColumn('tx_code', 'text')
       .addColumn('tx_code_hash', 'text')
-      .addColumn('tx_failures', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('tx_attempts', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('subject', 'text')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
@@ -38,14 +38,16 @@ export const issuance: Migration = {
       .where(sql.ref('subject'), 'is not', null)
       .execute();
 
+    // c_nonces are minted without a row (adapters/crypto/c-nonce.ts); a spent one is recorded
+    // here until it expires, which is what makes it single-use.
     await db.schema
-      .createTable('nonces')
+      .createTable('spent_nonces')
       .addColumn('nonce_hash', 'text', (c) => c.primaryKey())
       .addColumn('tenant', 'text', (c) => c.notNull().references('tenants.slug'))
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
-      .addColumn('used_at', 'bigint')
+      .addColumn('spent_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('nonces_by_expiry').on('nonces').column('expires_at').execute();
+    await db.schema.createIndex('spent_nonces_by_expiry').on('spent_nonces').column('expires_at').execute();
     await db.schema.createIndex('access_tokens_by_expiry').on('access_tokens').column('expires_at').execute();
 
     await db.schema

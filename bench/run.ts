@@ -1,0 +1,20 @@
+// `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
+import { issuanceBench } from './issuance.ts';
+
+const benches: Record<string, (argv: string[]) => Promise<void>> = {
+  issuance: issuanceBench,
+};
+
+const [name, ...rest] = process.argv.slice(2);
+const bench = name ? benches[name] : undefined;
+if (!bench) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}> [options]  (--help for a bench's options)\n`);
+  process.exit(2);
+}
+try {
+  await bench(rest);
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`bench ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+}

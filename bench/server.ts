@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/ sits directly under it). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(REPO_ROOT, 'bin', 'openrail.js');
+
+export const OWNER_TOKEN = 'bench-owner-token-0123456789abcdefghijklmnopqrstuv';
+export const MASTER_KEY = Buffer.alloc(32, 11).toString('base64url');
+
+/** Variables a developer's or CI's shell may carry that would change what the server does. */
+const SCRUBBED = /^(OPENRAIL_|PORT$|HOST$|PUBLIC_URL$|DATABASE_URL$|NODE_ENV$|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST_CONTEXT$)/;
+
+/** A free TCP port on 127.0.0.1 (released just before it is returned). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerOptions {
+  databaseUrl: string;
+  dataDir: string;
+  /** The structured log (one line per request) goes to this file, not through the bench. */
+  logFile: string;
+  /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it exits. */
+  cpuProfDir?: string;
+}
+
+export interface BenchServer {
+  pid: number;
+  origin: string;
+  logFile: string;
+  /** Server CPU time (user + system) so far, in milliseconds; undefined where /proc is missing. */
+  cpuMs(): number | undefined;
+  /** SIGTERM, wait for the drain (SIGKILL after 20 s). */
+  stop(): Promise<void>;
+}
+
+const CLOCK_TICKS_PER_S = 100;
+
+function procCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Spawns `node bin/openrail.js serve` on a free port and waits until /readyz answers 200. */
+export async function startServer(opts: ServerOptions): Promise<BenchServer> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const base: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;
+  const out = openSync(opts.logFile, 'a');
+  const nodeFlags = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...base,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: origin,
+      DATABASE_URL: opts.databaseUrl,
+      OPENRAIL_DATA_DIR: opts.dataDir,
+      OPENRAIL_OWNER_TOKEN: OWNER_TOKEN,
+      OPENRAIL_MASTER_KEY: MASTER_KEY,
+      OPENRAIL_DEMO: 'off',
+    },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    }),
+  );
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not spawn the server');
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) {
+      throw new Error(`server exited (${JSON.stringify(exited)}) before it was ready; log:\n${tail(opts.logFile)}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready after 60 s; log:\n${tail(opts.logFile)}`);
+    }
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    pid,
+    origin,
+    logFile: opts.logFile,
+    cpuMs: () => procCpuMs(pid),
+    stop: async () => {
+      if (exited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Log lines at level error or above (pino: 50 error, 60 fatal): 5xx causes and start failures. */
+export function serverErrors(logFile: string): { count: number; first?: string } {
+  let count = 0;
+  let first: string | undefined;
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return { count };
+  }
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const m = /"level":(\d+)/.exec(line);
+    if (m && Number(m[1]) >= 50) {
+      count++;
+      first ??= line.slice(0, 2000);
+    }
+  }
+  return first === undefined ? { count } : { count, first };
+}

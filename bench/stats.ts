@@ -1,0 +1,20 @@
+/** Nearest-rank percentile of an ascending array (p in 0..100). */
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;
+}
+
+/** A plain text table: a header row, a rule, then the rows; numbers right-aligned. */
+export function table(headers: string[], rows: Array<Array<string | number>>): string {
+  const cells = rows.map((r) => r.map((c) => String(c)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[], numeric: boolean[]) =>
+    r.map((c, i) => (numeric[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ');
+  const numeric = headers.map(
+    (_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || /^[\d.,%-]+$/.test(String(r[i]))),
+  );
+  return [line(headers, numeric), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map((r) => line(r, numeric))].join('\n');
+}
+
+export const fixed = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));

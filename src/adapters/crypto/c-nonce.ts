@@ -1,0 +1,37 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Stateless OID4VCI c_nonces: `<random>.<expiry>.<mac>`, the MAC binding the random part and the
+ * expiry (unix seconds) to the issuing tenant under a key derived from the master key. Minting
+ * writes nothing, so the public nonce endpoint cannot fill the database, and every process on one
+ * database (same master key) recognises every other's nonces. Single use is enforced where a
+ * nonce is spent: the credential transaction records it (IssuedCredentialStore.collect).
+ */
+export class NonceMinter {
+  constructor(private readonly key: Buffer) {
+    if (key.length < 32) throw new Error('the c_nonce key must be at least 32 bytes');
+  }
+
+  mint(tenant: string, expiresAtMs: number): string {
+    const random = randomBytes(16).toString('base64url');
+    const expiry = Math.floor(expiresAtMs / 1000).toString(36);
+    return `${random}.${expiry}.${this.mac(tenant, random, expiry)}`;
+  }
+
+  /** The nonce's expiry (ms) when this tenant minted it and it has not expired; else undefined. */
+  check(tenant: string, nonce: string, nowMs: number): number | undefined {
+    const parts = nonce.split('.');
+    if (parts.length !== 3) return undefined;
+    const [random, expiry, mac] = parts as [string, string, string];
+    if (!/^[A-Za-z0-9_-]{22}$/.test(random) || !/^[0-9a-z]{1,10}$/.test(expiry)) return undefined;
+    const expected = Buffer.from(this.mac(tenant, random, expiry), 'base64url');
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    const expiresAt = Number.parseInt(expiry, 36) * 1000;
+    return expiresAt > nowMs ? expiresAt : undefined;
+  }
+
+  private mac(tenant: string, random: string, expiry: string): string {
+    return createHmac('sha256', this.key).update(`${tenant}\u0000${random}\u0000${expiry}`).digest('base64url');
+  }
+}
