@@ -4,10 +4,60 @@ import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
+import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
+import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
+import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
+import type { CredentialTypeRecord } from '../../src/ports/credential-type-store.ts';
+import type { Collection, IssuedCredentialRecord, StatusAllocation } from '../../src/ports/issued-credential-store.ts';
+import type { OfferRecord } from '../../src/ports/offer-store.ts';
 import { openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
+
+/** A fixed time base for the issuance stores (they take `now` from the caller). */
+const T0 = 1_700_000_000_000;
+const REDEEMED_AT = T0 + 100;
+const TOKEN_EXPIRY = T0 + 300_000;
+const COLLECT_AT = T0 + 1_000;
+
+function offerRecord(tenant: string, id: string, over: Partial<OfferRecord> = {}): OfferRecord {
+  return {
+    id,
+    tenant,
+    typeId: 'membership',
+    codeHash: `code-${id}`,
+    refHash: `ref-${id}`,
+    txCode: { input_mode: 'numeric', length: 6, description: 'Code from the letter' },
+    txCodeHash: `tx-${id}`,
+    txAttempts: 0,
+    subject: { name: `holder of ${id}`, tenant },
+    createdAt: T0,
+    expiresAt: T0 + 600_000,
+    eraseAfter: T0 + 600_000,
+    redeemedAt: null,
+    collectedAt: null,
+    ...over,
+  };
+}
+
+/**
+ * A deterministic stand-in for the random index source: hands out `first` in order, then counts
+ * upwards; records every size it was asked for.
+ */
+function picker(first: number[] = []) {
+  const queue = [...first];
+  const sizes: number[] = [];
+  let next = 0;
+  return {
+    sizes,
+    randomIndex: (size: number) => {
+      sizes.push(size);
+      const v = queue.shift();
+      return v ?? next++ % size;
+    },
+  };
+}
 
 /**
  * Every tenant-owned repository method, called as tenant A and as tenant B: neither ever sees
@@ -21,6 +71,10 @@ for (const factory of testDatabases()) {
     let signingKeys: SqlSigningKeyStore;
     let keys: LocalKeyStore;
     let tokens: SqlAccessTokenStore;
+    let types: SqlCredentialTypeStore;
+    let offers: SqlOfferStore;
+    let ledger: SqlIssuedCredentialStore;
+    let credentialIds = 0;
 
     before(async () => {
       target = await factory.create();
@@ -30,6 +84,9 @@ for (const factory of testDatabases()) {
       signingKeys = new SqlSigningKeyStore(db);
       keys = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock);
       tokens = new SqlAccessTokenStore(db);
+      types = new SqlCredentialTypeStore(db);
+      offers = new SqlOfferStore(db);
+      ledger = new SqlIssuedCredentialStore(db);
       for (const slug of ['alpha', 'beta']) {
         assert.equal(await tenants.create(tenantRecord(slug), [await keys.prepareKey(slug, 'issuer')]), true);
       }
@@ -114,6 +171,658 @@ for (const factory of testDatabases()) {
       assert.equal(await tokens.consume('alpha', 'hash-a', now), false, 'single use');
       assert.equal(await tokens.findUsable('hash-a', now), undefined);
       assert.ok(await tokens.findUsable('hash-b', now), "spending alpha's token left beta's alone");
+    });
+
+    /** Creates and redeems an offer of `tenant`: its access token is `tok-<id>`, granted for `<id>`. */
+    async function redeemed(tenant: string, id: string): Promise<OfferRecord> {
+      const offer = offerRecord(tenant, id);
+      await offers.create(offer);
+      const ok = await offers.redeem({
+        offer,
+        now: REDEEMED_AT,
+        eraseAfter: TOKEN_EXPIRY,
+        token: { tenant, tokenHash: `tok-${id}`, grantId: id, createdAt: REDEEMED_AT, expiresAt: TOKEN_EXPIRY },
+      });
+      assert.equal(ok, true, `redeeming ${id}`);
+      return offer;
+    }
+
+    /**
+     * A collection of `offerId` with its own token, spending the given (distinct) nonce hashes, each
+     * expiring with the token, one holder key per nonce, lists of 8 with room for 2.
+     */
+    function collection(tenant: string, offerId: string, nonceHashes: string[], over: Partial<Collection> = {}): Collection {
+      return {
+        tenant,
+        typeId: 'membership',
+        offerId,
+        tokenHash: `tok-${offerId}`,
+        nonces: nonceHashes.map((hash) => ({ hash, expiresAt: TOKEN_EXPIRY })),
+        holderThumbprints: nonceHashes.map((n) => `thumb-${n}`),
+        now: COLLECT_AT,
+        listSize: 8,
+        listCapacity: 2,
+        randomIndex: picker().randomIndex,
+        newCredentialId: () => `crd-${++credentialIds}`,
+        ...over,
+      };
+    }
+
+    const slotsOf = async (slots: StatusAllocation[]) => slots;
+
+    /** The spent mark of a nonce hash; undefined while it is unspent. */
+    const spentNonce = (hash: string) =>
+      db.selectFrom('spent_nonces').selectAll().where('nonce_hash', '=', hash).executeTakeFirst();
+
+    /** Every spent mark, of every tenant. */
+    const allSpentNonces = () => db.selectFrom('spent_nonces').selectAll().orderBy('nonce_hash').execute();
+
+    /** Everything of a tenant that a collection spends, erases or allocates. */
+    async function ledgerState(tenant: string) {
+      return {
+        lists: await db
+          .selectFrom('status_lists')
+          .select(['seq', 'size', 'capacity', 'allocated'])
+          .where('tenant', '=', tenant)
+          .orderBy('seq')
+          .execute(),
+        credentials: await db
+          .selectFrom('issued_credentials')
+          .select(['id', 'offer_id', 'list_seq', 'idx', 'revoked_at'])
+          .where('tenant', '=', tenant)
+          .orderBy('id')
+          .execute(),
+        spentNonces: await db
+          .selectFrom('spent_nonces')
+          .select(['nonce_hash', 'expires_at', 'spent_at'])
+          .where('tenant', '=', tenant)
+          .orderBy('nonce_hash')
+          .execute(),
+        tokens: await db
+          .selectFrom('access_tokens')
+          .select(['token_hash', 'spent_at'])
+          .where('tenant', '=', tenant)
+          .orderBy('token_hash')
+          .execute(),
+        offers: await db
+          .selectFrom('offers')
+          .select(['id', 'subject', 'redeemed_at', 'collected_at'])
+          .where('tenant', '=', tenant)
+          .orderBy('id')
+          .execute(),
+      };
+    }
+
+    test('CredentialTypeStore: create, get and list keep each tenant to its own types', async () => {
+      const alphaType: CredentialTypeRecord = {
+        tenant: 'alpha',
+        typeId: 'membership',
+        name: 'Alpha membership',
+        claims: [
+          { key: 'name', kind: 'text' },
+          { key: 'since', kind: 'date' },
+        ],
+        createdAt: T0,
+      };
+      const betaType: CredentialTypeRecord = {
+        tenant: 'beta',
+        typeId: 'membership',
+        name: 'Beta membership',
+        claims: [{ key: 'level', kind: 'enum', options: ['gold', 'silver'] }],
+        createdAt: T0,
+      };
+      const betaBadge: CredentialTypeRecord = {
+        tenant: 'beta',
+        typeId: 'badge',
+        name: 'Beta badge',
+        claims: [{ key: 'skills', kind: 'array(text)' }],
+        createdAt: T0 + 1,
+      };
+      assert.equal(await types.create(alphaType), true);
+      assert.equal(await types.create(betaType), true, 'the same type id is free in another tenant');
+      assert.equal(await types.create(betaBadge), true);
+      assert.deepEqual(await types.get('alpha', 'membership'), alphaType);
+      assert.deepEqual(await types.get('beta', 'membership'), betaType);
+      assert.equal(await types.get('alpha', 'badge'), undefined, "alpha cannot read beta's type");
+      assert.deepEqual(await types.list('alpha'), [alphaType]);
+      assert.deepEqual(await types.list('beta'), [betaType, betaBadge]);
+      assert.equal(
+        await types.create({ ...alphaType, name: 'Renamed', claims: [{ key: 'x', kind: 'bool' }] }),
+        false,
+        'a taken id is refused',
+      );
+      assert.deepEqual(await types.get('alpha', 'membership'), alphaType, 'and nothing was overwritten');
+      assert.deepEqual(await types.get('beta', 'membership'), betaType, "nor beta's type of the same id");
+      assert.deepEqual(await types.list('gamma'), []);
+    });
+
+    test('OfferStore: create, get, findByCode and findByRef answer only the owning tenant', async () => {
+      const a = offerRecord('alpha', 'off-a');
+      const b = offerRecord('beta', 'off-b', { refHash: null, txCode: null, txCodeHash: null, subject: { level: 'gold' } });
+      await offers.create(a);
+      await offers.create(b);
+      assert.deepEqual(await offers.get('alpha', 'off-a'), a);
+      assert.deepEqual(await offers.get('beta', 'off-b'), b);
+      assert.equal(await offers.get('beta', 'off-a'), undefined);
+      assert.equal(await offers.get('alpha', 'off-b'), undefined);
+      assert.deepEqual(await offers.findByCode('alpha', 'code-off-a'), a);
+      assert.deepEqual(await offers.findByCode('beta', 'code-off-b'), b);
+      assert.equal(
+        await offers.findByCode('beta', 'code-off-a'),
+        undefined,
+        "beta cannot find alpha's offer by alpha's code hash",
+      );
+      assert.equal(await offers.findByCode('alpha', 'code-off-b'), undefined);
+      assert.deepEqual(await offers.findByRef('alpha', 'ref-off-a'), a);
+      assert.equal(await offers.findByRef('beta', 'ref-off-a'), undefined, "nor by alpha's reference hash");
+      // Ids, code and reference hashes are unique across tenants: beta cannot plant an offer under alpha's.
+      await assert.rejects(offers.create(offerRecord('beta', 'off-a')));
+      await assert.rejects(offers.create(offerRecord('beta', 'off-shadow', { codeHash: 'code-off-a', refHash: null })));
+      await assert.rejects(offers.create(offerRecord('beta', 'off-shadow', { refHash: 'ref-off-a' })));
+      assert.equal(await offers.get('beta', 'off-a'), undefined);
+      assert.equal(await offers.get('beta', 'off-shadow'), undefined);
+      assert.deepEqual(await offers.get('alpha', 'off-a'), a, "and alpha's offer is unchanged");
+    });
+
+    test("OfferStore.claimTxAttempt counts only the owning tenant's attempts", async () => {
+      assert.equal(await offers.claimTxAttempt('beta', 'off-a', 5), false, "beta cannot claim an attempt on alpha's offer");
+      assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 0, "and alpha's count is untouched");
+      assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 2), true);
+      assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 2), true);
+      assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 2), false, 'the bound holds');
+      assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 2);
+      assert.equal(await offers.claimTxAttempt('alpha', 'off-b', 5), false, "alpha cannot claim an attempt on beta's offer");
+      assert.equal((await offers.get('beta', 'off-b'))?.txAttempts, 0);
+      assert.equal(await offers.claimTxAttempt('beta', 'off-b', 5), true);
+      assert.equal((await offers.get('beta', 'off-b'))?.txAttempts, 1);
+      assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 2, "beta's attempt did not count against alpha");
+    });
+
+    test('OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce', async () => {
+      const a = await offers.get('alpha', 'off-a');
+      const b = await offers.get('beta', 'off-b');
+      assert.ok(a && b);
+      const redemption = (tenant: string, offer: OfferRecord, suffix: string) => ({
+        offer,
+        now: REDEEMED_AT,
+        eraseAfter: TOKEN_EXPIRY,
+        token: { tenant, tokenHash: `tok-${suffix}`, grantId: offer.id, createdAt: REDEEMED_AT, expiresAt: TOKEN_EXPIRY },
+      });
+      assert.equal(
+        await offers.redeem(redemption('beta', { ...a, tenant: 'beta' }, 'stolen')),
+        false,
+        "beta cannot redeem alpha's offer",
+      );
+      assert.equal((await offers.get('alpha', 'off-a'))?.redeemedAt, null, 'which stays redeemable');
+      assert.equal(await tokens.findUsable('tok-stolen', REDEEMED_AT), undefined, 'and no token was minted');
+
+      assert.equal(await offers.redeem(redemption('alpha', a, 'off-a')), true);
+      const spent = await offers.get('alpha', 'off-a');
+      assert.equal(spent?.redeemedAt, REDEEMED_AT);
+      assert.equal(spent?.eraseAfter, TOKEN_EXPIRY);
+      assert.equal(spent?.txAttempts, 2, 'redemption leaves the attempt count as it was');
+      assert.deepEqual(spent?.subject, a.subject, 'the subject is held until collection');
+      assert.deepEqual(await tokens.findUsable('tok-off-a', REDEEMED_AT), {
+        tenant: 'alpha',
+        tokenHash: 'tok-off-a',
+        grantId: 'off-a',
+        createdAt: REDEEMED_AT,
+        expiresAt: TOKEN_EXPIRY,
+      });
+      assert.equal(await offers.redeem(redemption('alpha', a, 'again')), false, 'a code is redeemed once');
+      assert.equal(await tokens.findUsable('tok-again', REDEEMED_AT), undefined);
+      assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 5), false, 'no tx attempts after redemption');
+      assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 2, 'and the refused claim counted nothing');
+
+      assert.equal((await offers.get('beta', 'off-b'))?.redeemedAt, null, "redeeming alpha's offer left beta's alone");
+      assert.equal(await offers.redeem(redemption('beta', b, 'off-b')), true);
+      assert.equal((await tokens.findUsable('tok-off-b', REDEEMED_AT))?.tenant, 'beta');
+      assert.equal((await tokens.findUsable('tok-off-b', REDEEMED_AT))?.grantId, 'off-b');
+      assert.deepEqual(await allSpentNonces(), [], 'c_nonces are stateless: redeeming records none');
+    });
+
+    test('IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full', async () => {
+      await redeemed('alpha', 'alloc-a1');
+      await redeemed('beta', 'alloc-b1');
+      await redeemed('alpha', 'alloc-a2');
+
+      const first = picker([5]);
+      const a1 = await ledger.collect(
+        collection('alpha', 'alloc-a1', ['n-alloc-a1'], {
+          randomIndex: first.randomIndex,
+          newCredentialId: () => 'crd-alloc-a1',
+        }),
+        slotsOf,
+      );
+      assert.deepEqual(a1, { ok: true, value: [{ credentialId: 'crd-alloc-a1', listSeq: 1, idx: 5 }] });
+      assert.deepEqual(first.sizes, [8], 'the index is drawn over the whole list');
+
+      // Beta has lists of its own: seq 1 and index 5 are free for it although alpha holds them.
+      const b1 = await ledger.collect(
+        collection('beta', 'alloc-b1', ['n-alloc-b1'], {
+          randomIndex: picker([5]).randomIndex,
+          newCredentialId: () => 'crd-alloc-b1',
+        }),
+        slotsOf,
+      );
+      assert.deepEqual(b1, { ok: true, value: [{ credentialId: 'crd-alloc-b1', listSeq: 1, idx: 5 }] });
+
+      // Two holder keys, with two nonces of different expiry. The first pick (5) is taken and
+      // skipped, 3 is free; list 1 is then full (capacity 2), so the second key opens list 2, of
+      // this collection's size.
+      const picks = picker([5, 3, 6]);
+      const ids = ['crd-skipped', 'crd-alloc-a2-1', 'crd-alloc-a2-2'];
+      const a2 = await ledger.collect(
+        collection('alpha', 'alloc-a2', [], {
+          nonces: [
+            { hash: 'n-alloc-a2', expiresAt: TOKEN_EXPIRY },
+            { hash: 'n-alloc-a2-second', expiresAt: TOKEN_EXPIRY + 7 },
+          ],
+          holderThumbprints: ['thumb-x', 'thumb-y'],
+          listSize: 16,
+          randomIndex: picks.randomIndex,
+          newCredentialId: () => ids.shift() ?? 'crd-unexpected',
+        }),
+        slotsOf,
+      );
+      assert.deepEqual(a2, {
+        ok: true,
+        value: [
+          { credentialId: 'crd-alloc-a2-1', listSeq: 1, idx: 3 },
+          { credentialId: 'crd-alloc-a2-2', listSeq: 2, idx: 6 },
+        ],
+      });
+      assert.deepEqual(picks.sizes, [8, 8, 16], 'each pick is drawn over the size of the list it lands in');
+
+      const alpha = await ledgerState('alpha');
+      assert.deepEqual(alpha.lists, [
+        { seq: 1, size: 8, capacity: 2, allocated: 2 },
+        { seq: 2, size: 16, capacity: 2, allocated: 1 },
+      ]);
+      assert.deepEqual(alpha.credentials, [
+        { id: 'crd-alloc-a1', offer_id: 'alloc-a1', list_seq: 1, idx: 5, revoked_at: null },
+        { id: 'crd-alloc-a2-1', offer_id: 'alloc-a2', list_seq: 1, idx: 3, revoked_at: null },
+        { id: 'crd-alloc-a2-2', offer_id: 'alloc-a2', list_seq: 2, idx: 6, revoked_at: null },
+      ]);
+      const beta = await ledgerState('beta');
+      assert.deepEqual(beta.lists, [{ seq: 1, size: 8, capacity: 2, allocated: 1 }], "alpha's full list opened nothing for beta");
+      assert.deepEqual(beta.credentials, [{ id: 'crd-alloc-b1', offer_id: 'alloc-b1', list_seq: 1, idx: 5, revoked_at: null }]);
+      assert.deepEqual(
+        alpha.offers.find((o) => o.id === 'alloc-a2'),
+        { id: 'alloc-a2', subject: null, redeemed_at: REDEEMED_AT, collected_at: COLLECT_AT },
+        'the subject is erased at collection',
+      );
+      // Every spent nonce is recorded once, under the collecting tenant, with its own expiry.
+      assert.deepEqual(alpha.spentNonces, [
+        { nonce_hash: 'n-alloc-a1', expires_at: TOKEN_EXPIRY, spent_at: COLLECT_AT },
+        { nonce_hash: 'n-alloc-a2', expires_at: TOKEN_EXPIRY, spent_at: COLLECT_AT },
+        { nonce_hash: 'n-alloc-a2-second', expires_at: TOKEN_EXPIRY + 7, spent_at: COLLECT_AT },
+      ]);
+      assert.deepEqual(beta.spentNonces, [{ nonce_hash: 'n-alloc-b1', expires_at: TOKEN_EXPIRY, spent_at: COLLECT_AT }]);
+      assert.deepEqual(await spentNonce('n-alloc-a2-second'), {
+        nonce_hash: 'n-alloc-a2-second',
+        tenant: 'alpha',
+        expires_at: TOKEN_EXPIRY + 7,
+        spent_at: COLLECT_AT,
+      });
+      assert.equal(await tokens.findUsable('tok-alloc-a2', COLLECT_AT), undefined, 'the token is spent');
+
+      assert.deepEqual(await ledger.list('alpha', 1), { size: 8 });
+      assert.deepEqual(await ledger.list('alpha', 2), { size: 16 });
+      assert.deepEqual(await ledger.list('beta', 1), { size: 8 });
+      assert.equal(await ledger.list('beta', 2), undefined, "beta cannot read alpha's list 2");
+    });
+
+    test("IssuedCredentialStore.collect: a tenant can never spend or collect with another tenant's token, spent nonces or offer, nor a token collect another offer", async () => {
+      await redeemed('alpha', 'iso-a');
+      await redeemed('alpha', 'iso-a2');
+      await redeemed('beta', 'iso-b');
+      // A token of beta's whose grant names alpha's offer: only the offer's tenant stands in the way.
+      await tokens.issue({
+        tenant: 'beta',
+        tokenHash: 'tok-beta-grant-iso-a',
+        grantId: 'iso-a',
+        createdAt: REDEEMED_AT,
+        expiresAt: TOKEN_EXPIRY,
+      });
+      const before = { alpha: await ledgerState('alpha'), beta: await ledgerState('beta') };
+      const spentBefore = await allSpentNonces();
+      let finished = 0;
+      const finish = async (slots: StatusAllocation[]) => {
+        finished++;
+        return slots;
+      };
+      // 'n-alloc-a1' and 'n-alloc-b1' were spent by alpha and beta in the test before.
+      const refusals: [Collection, 'nonce' | 'token'][] = [
+        // beta's own offer and a fresh nonce, alpha's token
+        [collection('beta', 'iso-b', ['n-iso-b'], { tokenHash: 'tok-iso-a' }), 'token'],
+        // beta's own token and a fresh nonce, then a nonce alpha already spent
+        [collection('beta', 'iso-b', ['n-iso-b', 'n-alloc-a1']), 'nonce'],
+        // beta's own token (granted for beta's offer) and a fresh nonce, alpha's offer
+        [collection('beta', 'iso-a', ['n-iso-b'], { tokenHash: 'tok-iso-b' }), 'token'],
+        // beta's token granted for alpha's offer: the offer is still not beta's
+        [collection('beta', 'iso-a', ['n-iso-b'], { tokenHash: 'tok-beta-grant-iso-a' }), 'token'],
+        // everything of alpha's, named as beta
+        [collection('beta', 'iso-a', ['n-iso-a']), 'token'],
+        [collection('beta', 'iso-a', [], { holderThumbprints: ['thumb-z'] }), 'token'],
+        [collection('beta', 'iso-a', ['n-alloc-a1']), 'nonce'],
+        // and the other way round
+        [collection('alpha', 'iso-a', ['n-iso-a'], { tokenHash: 'tok-iso-b' }), 'token'],
+        [collection('alpha', 'iso-b', ['n-iso-a'], { tokenHash: 'tok-iso-b' }), 'token'],
+        [collection('alpha', 'iso-b', ['n-iso-a'], { tokenHash: 'tok-iso-a' }), 'token'],
+        [collection('alpha', 'iso-a', ['n-iso-a', 'n-alloc-b1']), 'nonce'],
+        // the grant: a token collects only the offer it was granted for, even within its tenant
+        [collection('alpha', 'iso-a', ['n-iso-a'], { tokenHash: 'tok-iso-a2' }), 'token'],
+        [collection('alpha', 'iso-a2', ['n-iso-a'], { tokenHash: 'tok-iso-a' }), 'token'],
+        [collection('alpha', 'alloc-a1', ['n-iso-a'], { tokenHash: 'tok-iso-a' }), 'token'],
+      ];
+      for (const [c, reason] of refusals) {
+        assert.deepEqual(await ledger.collect(c, finish), { ok: false, reason }, JSON.stringify(c));
+      }
+      assert.equal(finished, 0, 'nothing was signed');
+      assert.deepEqual(await allSpentNonces(), spentBefore, 'no refusal recorded a nonce, nor changed a recorded one');
+      assert.deepEqual(await ledgerState('alpha'), before.alpha, 'nothing of alpha was spent, erased or allocated');
+      assert.deepEqual(await ledgerState('beta'), before.beta, "and the refusals spent none of beta's own nonces or tokens");
+      for (const token of ['tok-iso-a', 'tok-iso-a2', 'tok-iso-b', 'tok-beta-grant-iso-a']) {
+        assert.ok(await tokens.findUsable(token, COLLECT_AT), `${token} is still usable`);
+      }
+
+      const a = await ledger.collect(collection('alpha', 'iso-a', ['n-iso-a']), finish);
+      assert.equal(a.ok && a.value.length === 1 && a.value[0]?.listSeq, 2, "alpha's collection lands in alpha's newest list");
+      const b = await ledger.collect(collection('beta', 'iso-b', ['n-iso-b'], { randomIndex: picker([7]).randomIndex }), finish);
+      assert.deepEqual(b.ok && b.value.map((s) => [s.listSeq, s.idx]), [[1, 7]], "beta's lands in beta's");
+      assert.equal(finished, 2);
+      assert.equal((await spentNonce('n-iso-a'))?.tenant, 'alpha');
+      assert.equal((await spentNonce('n-iso-b'))?.tenant, 'beta');
+
+      // Once spent, a nonce refuses every later collection, of its own tenant or another.
+      const betaNow = await ledgerState('beta');
+      const alphaNow = await ledgerState('alpha');
+      assert.deepEqual(
+        await ledger.collect(collection('beta', 'iso-a', ['n-iso-a'], { tokenHash: 'tok-beta-grant-iso-a' }), finish),
+        { ok: false, reason: 'nonce' },
+      );
+      assert.deepEqual(await ledger.collect(collection('alpha', 'iso-a2', ['n-iso-a']), finish), { ok: false, reason: 'nonce' });
+      assert.equal(finished, 2);
+      assert.deepEqual(await ledgerState('beta'), betaNow);
+      assert.deepEqual(await ledgerState('alpha'), alphaNow);
+      assert.ok(await tokens.findUsable('tok-iso-a2', COLLECT_AT), "alpha's other token is still unspent");
+    });
+
+    test('IssuedCredentialStore.collect is all or nothing', async () => {
+      await redeemed('alpha', 'aon-0');
+      await redeemed('alpha', 'aon-1');
+      assert.equal((await ledger.collect(collection('alpha', 'aon-0', ['n-aon-0', 'n-aon-used']), slotsOf)).ok, true);
+      // A second, unspent token of the collected offer: it spends, then the offer refuses.
+      await tokens.issue({
+        tenant: 'alpha',
+        tokenHash: 'tok-aon-0-again',
+        grantId: 'aon-0',
+        createdAt: REDEEMED_AT,
+        expiresAt: TOKEN_EXPIRY,
+      });
+      const before = { alpha: await ledgerState('alpha'), beta: await ledgerState('beta') };
+      const spentBefore = await allSpentNonces();
+      const unchanged = async (why: string) => {
+        assert.deepEqual(await ledgerState('alpha'), before.alpha, why);
+        assert.deepEqual(await ledgerState('beta'), before.beta, why);
+        assert.deepEqual(await allSpentNonces(), spentBefore, `${why}: no nonce recorded`);
+        for (const hash of ['n-aon-1', 'n-aon-fresh', 'n-aon-extra']) {
+          assert.equal(await spentNonce(hash), undefined, `${why}: ${hash} unspent`);
+        }
+        assert.ok(await tokens.findUsable('tok-aon-1', COLLECT_AT), `${why}: token unspent`);
+        assert.ok(await tokens.findUsable('tok-aon-0-again', COLLECT_AT), `${why}: the other token unspent`);
+        assert.deepEqual(
+          (await offers.get('alpha', 'aon-1'))?.subject,
+          offerRecord('alpha', 'aon-1').subject,
+          `${why}: subject kept`,
+        );
+        assert.equal((await offers.get('alpha', 'aon-1'))?.collectedAt, null, `${why}: not collected`);
+      };
+
+      let finished = 0;
+      const counted = async (slots: StatusAllocation[]) => {
+        finished++;
+        return slots;
+      };
+      assert.deepEqual(await ledger.collect(collection('alpha', 'aon-1', ['n-aon-1', 'n-aon-fresh', 'n-aon-used']), counted), {
+        ok: false,
+        reason: 'nonce',
+      });
+      assert.equal(finished, 0);
+      await unchanged('a third nonce already spent');
+      assert.deepEqual(await ledger.collect(collection('alpha', 'aon-1', ['n-aon-0']), counted), { ok: false, reason: 'nonce' });
+      await unchanged('the only nonce already spent');
+
+      // The nonces are recorded before the token is tried: a refused token takes them back.
+      assert.deepEqual(await ledger.collect(collection('alpha', 'aon-0', ['n-aon-1', 'n-aon-fresh']), counted), {
+        ok: false,
+        reason: 'token',
+      });
+      await unchanged('a spent token');
+      assert.deepEqual(await ledger.collect(collection('alpha', 'aon-1', ['n-aon-1'], { now: TOKEN_EXPIRY }), counted), {
+        ok: false,
+        reason: 'token',
+      });
+      await unchanged('an expired token');
+      // The token spends, then the offer (already collected) refuses: token and nonces come back.
+      assert.deepEqual(
+        await ledger.collect(collection('alpha', 'aon-0', ['n-aon-1', 'n-aon-fresh'], { tokenHash: 'tok-aon-0-again' }), counted),
+        { ok: false, reason: 'token' },
+      );
+      await unchanged('an offer already collected');
+      assert.equal(finished, 0);
+
+      await assert.rejects(
+        ledger.collect(collection('alpha', 'aon-1', ['n-aon-1', 'n-aon-fresh']), async () => {
+          throw new Error('signing failed');
+        }),
+        /signing failed/,
+      );
+      await unchanged('finish threw');
+
+      // A list with room but no free index to be found: the allocation fails and takes the rest with it.
+      await assert.rejects(
+        ledger.collect(collection('alpha', 'aon-1', ['n-aon-1', 'n-aon-extra'], { randomIndex: () => 1 }), slotsOf),
+        /no free status index/,
+      );
+      await unchanged('allocation failed');
+
+      const ok = await ledger.collect(collection('alpha', 'aon-1', ['n-aon-1']), slotsOf);
+      assert.equal(ok.ok, true, 'the untouched artifacts still collect once');
+      assert.deepEqual(await spentNonce('n-aon-1'), {
+        nonce_hash: 'n-aon-1',
+        tenant: 'alpha',
+        expires_at: TOKEN_EXPIRY,
+        spent_at: COLLECT_AT,
+      });
+      assert.equal(await spentNonce('n-aon-fresh'), undefined, 'nonces of refused collections stay unspent');
+      assert.equal(await spentNonce('n-aon-extra'), undefined);
+      assert.equal(await tokens.findUsable('tok-aon-1', COLLECT_AT), undefined);
+      assert.ok(await tokens.findUsable('tok-aon-0-again', COLLECT_AT));
+      assert.equal((await offers.get('alpha', 'aon-1'))?.collectedAt, COLLECT_AT);
+      assert.equal((await offers.get('alpha', 'aon-1'))?.subject, null);
+      assert.deepEqual(await ledgerState('beta'), before.beta);
+      const credentials = (await ledgerState('alpha')).credentials;
+      const refs = credentials.map((c) => `${c.list_seq}/${c.idx}`);
+      assert.equal(new Set(refs).size, refs.length, 'no status index was handed out twice');
+    });
+
+    test('IssuedCredentialStore: revoke, revokedIndices and list never reach across tenants', async () => {
+      const R1 = T0 + 5_000;
+      const R2 = T0 + 6_000;
+      const revokedAt = async (id: string) =>
+        (await db.selectFrom('issued_credentials').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow())
+          .revoked_at;
+      const betaIso = await db
+        .selectFrom('issued_credentials')
+        .select('id')
+        .where('offer_id', '=', 'iso-b')
+        .executeTakeFirstOrThrow();
+
+      // Selectors that name only alpha's credentials revoke nothing as beta.
+      assert.deepEqual(await ledger.revoke('beta', { by: 'credential', id: 'crd-alloc-a1' }, R1), []);
+      assert.deepEqual(await ledger.revoke('beta', { by: 'offer', offerId: 'alloc-a2' }, R1), []);
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 3 }, R1), []);
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 2, idx: 6 }, R1), []);
+      for (const id of ['crd-alloc-a1', 'crd-alloc-a2-1', 'crd-alloc-a2-2']) assert.equal(await revokedAt(id), null, id);
+      assert.deepEqual(await ledger.revokedIndices('alpha', 1), []);
+      assert.deepEqual(await ledger.revokedIndices('alpha', 2), []);
+
+      // Coordinates both tenants hold resolve to the caller's own credential.
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 5 }, R1), [
+        {
+          id: 'crd-alloc-b1',
+          tenant: 'beta',
+          typeId: 'membership',
+          offerId: 'alloc-b1',
+          listSeq: 1,
+          idx: 5,
+          holderThumbprint: 'thumb-n-alloc-b1',
+          issuedAt: COLLECT_AT,
+          revokedAt: R1,
+        } satisfies IssuedCredentialRecord,
+      ]);
+      assert.deepEqual(await ledger.revokedIndices('beta', 1), [5]);
+      assert.deepEqual(await ledger.revokedIndices('alpha', 1), [], "beta's index 5 is not alpha's index 5");
+      assert.equal(await revokedAt('crd-alloc-a1'), null);
+
+      // Alpha by offer: every credential of that offer, across lists.
+      const byOffer = await ledger.revoke('alpha', { by: 'offer', offerId: 'alloc-a2' }, R1);
+      assert.deepEqual(
+        byOffer.map((r) => [r.id, r.tenant, r.listSeq, r.idx, r.holderThumbprint, r.revokedAt]),
+        [
+          ['crd-alloc-a2-1', 'alpha', 1, 3, 'thumb-x', R1],
+          ['crd-alloc-a2-2', 'alpha', 2, 6, 'thumb-y', R1],
+        ],
+      );
+      // By credential; a second revocation answers the record but keeps the first time.
+      assert.deepEqual(
+        (await ledger.revoke('alpha', { by: 'credential', id: 'crd-alloc-a1' }, R1)).map((r) => [r.id, r.revokedAt]),
+        [['crd-alloc-a1', R1]],
+      );
+      assert.deepEqual(
+        (await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 5 }, R2)).map((r) => [r.id, r.revokedAt]),
+        [['crd-alloc-a1', R1]],
+      );
+
+      // Alpha cannot reach beta's remaining credential by any selector either.
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'credential', id: betaIso.id }, R2), []);
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'offer', offerId: 'iso-b' }, R2), []);
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 7 }, R2), []);
+      assert.equal(await revokedAt(betaIso.id), null);
+
+      const sorted = async (tenant: string, seq: number) => (await ledger.revokedIndices(tenant, seq)).sort((x, y) => x - y);
+      assert.deepEqual(await sorted('alpha', 1), [3, 5]);
+      assert.deepEqual(await sorted('alpha', 2), [6]);
+      assert.deepEqual(await sorted('beta', 1), [5]);
+      assert.deepEqual(await sorted('beta', 2), []);
+      assert.deepEqual(await ledger.list('alpha', 2), { size: 16 });
+      assert.equal(await ledger.list('beta', 2), undefined);
+      assert.equal(await ledger.list('alpha', 99), undefined);
+    });
+
+    test('OfferStore.sweep is global: it erases subjects past erase_after and drops expired spent nonces and tokens, of every tenant alike', async () => {
+      const S = 1_000_000; // long before T0: no other row of this suite is due
+      const elsewhere = async () => ({
+        offers: await db.selectFrom('offers').select(['id', 'subject']).where('id', 'not like', 'sw-%').orderBy('id').execute(),
+        spentNonces: await db
+          .selectFrom('spent_nonces')
+          .selectAll()
+          .where('nonce_hash', 'not like', 'sw-%')
+          .orderBy('nonce_hash')
+          .execute(),
+        tokens: await db
+          .selectFrom('access_tokens')
+          .select(['token_hash', 'spent_at'])
+          .where('token_hash', 'not like', 'sw-%')
+          .orderBy('token_hash')
+          .execute(),
+      });
+      const untouched = await elsewhere();
+      assert.ok(untouched.spentNonces.length > 0, 'the suite has spent nonces the sweep must keep');
+      const due = [
+        ['past', S - 1],
+        ['edge', S],
+        ['future', S + 1],
+      ] as const;
+      for (const tenant of ['alpha', 'beta']) {
+        for (const [when, at] of due) {
+          await offers.create(
+            offerRecord(tenant, `sw-${tenant}-${when}`, { createdAt: S - 10, expiresAt: S + 1_000, eraseAfter: at }),
+          );
+          await tokens.issue({ tenant, tokenHash: `sw-t-${tenant}-${when}`, grantId: 'g', createdAt: S - 10, expiresAt: at });
+        }
+        // Spent marks exist only once a collection spends a nonce: one collection spends three,
+        // expiring before, at and after the sweep.
+        const offer = offerRecord(tenant, `sw-${tenant}-collect`, {
+          createdAt: S - 10,
+          expiresAt: S + 1_000,
+          eraseAfter: S + 1_000,
+        });
+        await offers.create(offer);
+        const token = { tenant, tokenHash: `sw-k-${tenant}`, grantId: offer.id, createdAt: S - 8, expiresAt: S + 1_000 };
+        assert.equal(await offers.redeem({ offer, now: S - 8, eraseAfter: S + 1_000, token }), true);
+        const spent = await ledger.collect(
+          collection(tenant, offer.id, [], {
+            tokenHash: token.tokenHash,
+            nonces: due.map(([when, at]) => ({ hash: `sw-n-${tenant}-${when}`, expiresAt: at })),
+            holderThumbprints: ['thumb-sw'],
+            now: S - 5,
+          }),
+          slotsOf,
+        );
+        assert.equal(spent.ok, true, `${tenant} spends its sweep nonces`);
+      }
+
+      await offers.sweep(S);
+
+      for (const tenant of ['alpha', 'beta']) {
+        for (const [when, at] of due) {
+          const offer = await offers.get(tenant, `sw-${tenant}-${when}`);
+          const expected = offerRecord(tenant, `sw-${tenant}-${when}`, {
+            createdAt: S - 10,
+            expiresAt: S + 1_000,
+            eraseAfter: at,
+          });
+          assert.deepEqual(offer, when === 'future' ? expected : { ...expected, subject: null }, `${tenant} ${when}`);
+        }
+      }
+      const spentLeft = await db
+        .selectFrom('spent_nonces')
+        .selectAll()
+        .where('nonce_hash', 'like', 'sw-n-%')
+        .orderBy('nonce_hash')
+        .execute();
+      assert.deepEqual(spentLeft, [
+        { nonce_hash: 'sw-n-alpha-future', tenant: 'alpha', expires_at: S + 1, spent_at: S - 5 },
+        { nonce_hash: 'sw-n-beta-future', tenant: 'beta', expires_at: S + 1, spent_at: S - 5 },
+      ]);
+      const tokensLeft = await db
+        .selectFrom('access_tokens')
+        .select('token_hash')
+        .where('token_hash', 'like', 'sw-t-%')
+        .orderBy('token_hash')
+        .execute();
+      assert.deepEqual(
+        tokensLeft.map((r) => r.token_hash),
+        ['sw-t-alpha-future', 'sw-t-beta-future'],
+      );
+      const collectTokens = await db
+        .selectFrom('access_tokens')
+        .select(['token_hash', 'spent_at'])
+        .where('token_hash', 'like', 'sw-k-%')
+        .orderBy('token_hash')
+        .execute();
+      assert.deepEqual(
+        collectTokens,
+        [
+          { token_hash: 'sw-k-alpha', spent_at: S - 5 },
+          { token_hash: 'sw-k-beta', spent_at: S - 5 },
+        ],
+        'a spent token not yet expired is kept',
+      );
+      assert.deepEqual(await elsewhere(), untouched, 'rows not yet due are left alone');
     });
   });
 }

@@ -23,10 +23,13 @@ export class NonceMinter {
     const parts = nonce.split('.');
     if (parts.length !== 3) return undefined;
     const [random, expiry, mac] = parts as [string, string, string];
-    if (!/^[A-Za-z0-9_-]{22}$/.test(random) || !/^[0-9a-z]{1,10}$/.test(expiry)) return undefined;
-    const expected = Buffer.from(this.mac(tenant, random, expiry), 'base64url');
-    const given = Buffer.from(mac, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    // One spelling only: base64url decoding is lenient (padding, stray bits, '+' and '/'), and the
+    // spent mark is a hash of the string, so a second spelling would be a second nonce.
+    if (!/^[A-Za-z0-9_-]{22}$/.test(random) || !/^[1-9a-z][0-9a-z]{0,9}$/.test(expiry) || !/^[A-Za-z0-9_-]{43}$/.test(mac)) {
+      return undefined;
+    }
+    const expected = Buffer.from(this.mac(tenant, random, expiry), 'ascii');
+    if (!timingSafeEqual(Buffer.from(mac, 'ascii'), expected)) return undefined;
     const expiresAt = Number.parseInt(expiry, 36) * 1000;
     return expiresAt > nowMs ? expiresAt : undefined;
   }
