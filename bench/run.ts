@@ -15,6 +15,9 @@ try {
   await bench(rest);
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`bench ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
+  const e = err as { code?: string; message?: string; stack?: string };
+  // A mistaken option is told in one line; anything else with its stack.
+  const usage = e.code?.startsWith('ERR_PARSE_ARGS') || e.message?.startsWith('--');
+  process.stderr.write(`bench ${name} failed: ${usage ? e.message : (e.stack ?? String(err))}\n`);
+  process.exit(usage ? 2 : 1);
 }
