@@ -94,7 +94,7 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const offers = new OfferService(offerStore, types, urls, clock);
     const nonces = new NonceMinter(vault.deriveKey('c_nonce'));
     const tokens = new TokenService(offerStore, nonces, clock);
-    const issuer = new CredentialIssuer(typeStore, offerStore, ledger, keys, nonces, tenants, urls, clock);
+    const issuer = new CredentialIssuer(types, offerStore, ledger, keys, nonces, tenants, urls, clock);
     const status = new StatusService(ledger, keys, tenants, urls, clock);
 
     const origin = config.publicUrl.origin;

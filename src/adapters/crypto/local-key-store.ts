@@ -6,12 +6,15 @@ import type { JwsSigner, KeyStore, PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { KeyVault } from './key-vault.ts';
 
+const ACTIVE_KEY_TTL_MS = 30_000;
+
 const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
 
 /** Keys generated and used in this process, sealed at rest in the database under the master key. */
 export class LocalKeyStore implements KeyStore {
   // Opened private keys, by tenant and kid. A cache only: the database stays the source of truth.
   private readonly opened = new Map<string, KeyObject>();
+  private readonly activeCache = new Map<string, { key: StoredSigningKey; until: number }>();
 
   constructor(
     private readonly keys: SigningKeyStore,
@@ -54,8 +57,7 @@ export class LocalKeyStore implements KeyStore {
   }
 
   async signer(tenant: string, purpose: KeyPurpose): Promise<JwsSigner> {
-    const key = await this.keys.active(tenant, purpose);
-    if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
+    const key = await this.activeForSigning(tenant, purpose);
     const privateKey = this.open(key);
     return {
       ...toPublic(key),
@@ -65,6 +67,21 @@ export class LocalKeyStore implements KeyStore {
 
   async signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string> {
     return (await this.signer(tenant, purpose)).sign(header, payload);
+  }
+
+  /**
+   * The active key, re-read from the database at most every ACTIVE_KEY_TTL_MS: signing is on every
+   * issuance's path, and which key is active changes only when a key is provisioned or retired.
+   */
+  private async activeForSigning(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey> {
+    const cacheKey = `${tenant}\u0000${purpose}`;
+    const now = this.clock.now();
+    const cached = this.activeCache.get(cacheKey);
+    if (cached && cached.until > now) return cached.key;
+    const key = await this.keys.active(tenant, purpose);
+    if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
+    this.activeCache.set(cacheKey, { key, until: now + ACTIVE_KEY_TTL_MS });
+    return key;
   }
 
   private open(key: StoredSigningKey): KeyObject {

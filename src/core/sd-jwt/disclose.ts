@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /**
- * SD-JWT disclosures (RFC 9901 §4.2). Salts and decoys come from the caller's randomness, so
- * this stays pure; the digest is SHA-256 over the ASCII of the base64url disclosure (§4.2.3).
+ * SD-JWT disclosures (RFC 9901 §4.2). Salts and decoys come from the caller's randomness (each
+ * slice used at once, never kept), so this stays pure; the digest is SHA-256 over the ASCII of the base64url disclosure (§4.2.3).
  */
 export type RandomBytes = (n: number) => Uint8Array;
 

@@ -32,6 +32,8 @@ export const claimView = (c: ClaimSpec): ClaimView => ({
 
 /** Credential types (docs/credential-types.md): registered whole, immutable, addressed by typeId. */
 export class TypeService {
+  private readonly cache = new Map<string, CredentialTypeRecord>();
+
   constructor(
     private readonly types: CredentialTypeStore,
     private readonly tenants: TenantService,
@@ -62,8 +64,18 @@ export class TypeService {
     return this.view(record);
   }
 
-  async get(tenant: string, typeId: string): Promise<CredentialTypeRecord> {
+  /** Types are immutable, so a type once read is kept (unknown ones are asked for every time). */
+  async find(tenant: string, typeId: string): Promise<CredentialTypeRecord | undefined> {
+    const key = `${tenant}\u0000${typeId}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
     const type = await this.types.get(tenant, typeId);
+    if (type) this.cache.set(key, type);
+    return type;
+  }
+
+  async get(tenant: string, typeId: string): Promise<CredentialTypeRecord> {
+    const type = await this.find(tenant, typeId);
     if (!type) throw new ServiceError('unknown_type', `Tenant ${tenant} has no credential type "${typeId}".`);
     return type;
   }

@@ -1,15 +1,16 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { pooledRandomBytes } from '../../adapters/crypto/random-pool.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
-import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
+import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { parseCredentialRequest } from './credential-request.ts';
 import type { IssuerUrls } from './issuer-urls.ts';
@@ -31,7 +32,7 @@ const tokenProblem = () =>
 /** The credential endpoint (OID4VCI 1.0 §8): verify proofs, then collect and sign atomically. */
 export class CredentialIssuer {
   constructor(
-    private readonly types: CredentialTypeStore,
+    private readonly types: TypeService,
     private readonly offers: OfferStore,
     private readonly ledger: IssuedCredentialStore,
     private readonly keys: KeyStore,
@@ -45,7 +46,7 @@ export class CredentialIssuer {
     // A token is valid only at the issuer that granted it.
     if (token.tenant !== tenant) throw tokenProblem();
     const request = parseCredentialRequest(body);
-    const type = await this.types.get(tenant, request.configurationId);
+    const type = await this.types.find(tenant, request.configurationId);
     if (!type) {
       throw new ServiceError(
         'unknown_credential_configuration',
@@ -76,7 +77,7 @@ export class CredentialIssuer {
     const vct = this.urls.vct(tenant, type.typeId);
     const subject = offer.subject;
     const disclosed = keys.map(() =>
-      discloseClaims(disclosable(type.claims, subject), randomBytes, randomInt(1, MAX_DECOYS + 1)),
+      discloseClaims(disclosable(type.claims, subject), pooledRandomBytes, randomInt(1, MAX_DECOYS + 1)),
     );
     const result = await this.ledger.collect(
       {

@@ -105,7 +105,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             415: oauthError('unsupported_media_type: the body is not a form.'),
           },
           handler: async (request, reply) => {
-            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            const tenant = await tenants.existing(tenantOf(request.params));
             const response = await tokens.redeem(tenant, (request.body ?? {}) as Record<string, string>);
             return noStore(reply).send(response);
           },
@@ -124,7 +124,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             404: oauthError('unknown_tenant'),
           },
           handler: async (request, reply) => {
-            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            const tenant = await tenants.existing(tenantOf(request.params));
             return noStore(reply).send({ c_nonce: tokens.nonce(tenant) });
           },
         }),
@@ -151,7 +151,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             404: oauthError('unknown_tenant'),
           },
           handler: async (request, reply) => {
-            const tenant = (await tenants.get(tenantOf(request.params))).slug;
+            const tenant = await tenants.existing(tenantOf(request.params));
             const credentials = await issuer.issue(tenant, accessTokenOf(request).token, request.body);
             return noStore(reply).send({ credentials: credentials.map((credential) => ({ credential })) });
           },

@@ -18,6 +18,8 @@ const MAX_SLUG_ATTEMPTS = 20;
 
 /** Tenants and their identities (docs/tenants.md). */
 export class TenantService {
+  private readonly known = new Set<string>();
+
   constructor(
     private readonly tenants: TenantStore,
     private readonly keys: KeyStore,
@@ -32,6 +34,19 @@ export class TenantService {
 
   view(t: TenantRecord): TenantView {
     return { slug: t.slug, name: t.name, did: this.didOf(t.slug) };
+  }
+
+  /**
+   * The slug of an existing tenant, for the protocol hot paths (token, nonce, credential) that
+   * need existence only. Tenants are never deleted, so a slug once seen is remembered; an unknown
+   * one is asked of the database every time. (Revisit when tenants can be removed.)
+   */
+  async existing(slug: string): Promise<string> {
+    if (!this.known.has(slug)) {
+      await this.get(slug);
+      this.known.add(slug);
+    }
+    return slug;
   }
 
   async get(slug: string): Promise<TenantRecord> {

@@ -1,0 +1,21 @@
+import { randomBytes } from 'node:crypto';
+
+const POOL_BYTES = 16 * 1024;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
+/**
+ * CSPRNG bytes served from a pool refilled 16 KiB at a time: a credential needs dozens of small
+ * salts, and one call per salt cost more than the hashing around it. Each byte is handed out
+ * once; callers must use or copy the slice before asking again.
+ */
+export function pooledRandomBytes(n: number): Uint8Array {
+  if (n > POOL_BYTES) return randomBytes(n);
+  if (offset + n > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    offset = 0;
+  }
+  const out = pool.subarray(offset, offset + n);
+  offset += n;
+  return out;
+}
