@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/process.ts';
 
 /** The repository root (bench/ sits directly under it). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -13,20 +13,6 @@ export const MASTER_KEY = Buffer.alloc(32, 11).toString('base64url');
 
 /** Variables a developer's or CI's shell may carry that would change what the server does. */
 const SCRUBBED = /^(OPENRAIL_|PORT$|HOST$|PUBLIC_URL$|DATABASE_URL$|NODE_ENV$|LOG_LEVEL$|NODE_OPTIONS$|NODE_TEST_CONTEXT$)/;
-
-/** A free TCP port on 127.0.0.1 (released just before it is returned). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ServerOptions {
   databaseUrl: string;

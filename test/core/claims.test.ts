@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { type ClaimSpec, parseClaimSpec, parseClaimSpecs } from '../../src/core/claims/claim-spec.ts';
 import { checkSubject } from '../../src/core/claims/subject.ts';
 import { ServiceError } from '../../src/core/errors.ts';
+import { PASS_CLAIMS, PASS_SUBJECT } from '../helpers/issuance.ts';
 
 /** Interface spec, "Credential type and claim specifications", rule 6: written out here, not imported. */
 const RESERVED = ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'cnf', 'vct', 'status', '_sd', '_sd_alg'];
@@ -146,26 +147,8 @@ describe('claim specifications', () => {
 });
 
 describe('subjects against their type', () => {
-  const claims = parseClaimSpecs([
-    'holder_name',
-    'birth_date:date',
-    'balance:number',
-    'fare:money',
-    'student:bool',
-    'zones:array(text)',
-    'trips:array(object)',
-    'class:enum(first|second)',
-  ]);
-  const valid = {
-    holder_name: 'Ada Lovelace',
-    birth_date: '1815-12-10',
-    balance: 12.5,
-    fare: -450,
-    student: false,
-    zones: ['A', 'B'],
-    trips: [{ from: 'Ghent', to: 'Bruges' }],
-    class: 'first',
-  };
+  const claims = parseClaimSpecs(PASS_CLAIMS);
+  const valid: Record<string, unknown> = PASS_SUBJECT;
   const withValue = (key: string, value: unknown) => ({ ...valid, [key]: value });
   const accepts = (subject: Record<string, unknown>, what = JSON.stringify(subject)) =>
     assert.doesNotThrow(() => checkSubject(claims, subject), what);

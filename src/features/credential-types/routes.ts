@@ -4,7 +4,8 @@ import { operatorOf } from '../../http/auth/principal.ts';
 import { assertTenantScope } from '../../http/auth/scope.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { type IssuerUrls, pathTenant } from '../issuance/issuer-urls.ts';
+import { atEveryIssuer } from '../issuance/issuer-routes.ts';
+import type { IssuerUrls } from '../issuance/issuer-urls.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
@@ -57,7 +58,7 @@ const Manifest = Type.Object({
 });
 
 export function credentialTypeRoutes(types: TypeService, tenants: TenantService, urls: IssuerUrls): RouteGroup {
-  const metadataRoute = (path: string, tenantOf: (params: Record<string, string>) => string) =>
+  const metadataRoutes = atEveryIssuer('/types/{typeId}', (path, tenantOf, tenantParam) =>
     defineRoute({
       method: 'GET',
       path,
@@ -65,7 +66,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
       stability: 'unpromised',
       cors: true,
       summary: 'SD-JWT VC Type Metadata of a credential type; the vct URL resolves here.',
-      params: Type.Object({ typeId: TypeId, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+      params: Type.Object({ typeId: TypeId, ...tenantParam }),
       responses: {
         200: { description: 'Type Metadata.', schema: TypeMetadata },
         404: errorResponse('unknown_tenant or unknown_type'),
@@ -76,7 +77,8 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         const type = await types.get(tenant, params.typeId ?? '');
         return typeMetadata(urls.vct(tenant, type.typeId), type);
       },
-    });
+    }),
+  );
 
   return {
     name: 'credential-types',
@@ -132,8 +134,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
           };
         },
       }),
-      metadataRoute('/types/{typeId}', () => ROOT_SLUG),
-      metadataRoute('/t/{tenant}/types/{typeId}', (p) => pathTenant(p.tenant)),
+      ...metadataRoutes,
     ],
   };
 }

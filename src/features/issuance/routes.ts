@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { ROOT_SLUG } from '../../core/slug.ts';
 import { accessTokenOf } from '../../http/auth/principal.ts';
-import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { Slug } from '../../http/schemas/common.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { CredentialIssuer } from './issue-credential.ts';
-import { type IssuerUrls, pathTenant } from './issuer-urls.ts';
+import { atEveryIssuer, issuerParams } from './issuer-routes.ts';
+import type { IssuerUrls } from './issuer-urls.ts';
 import { authorizationServerMetadata, issuerMetadata } from './metadata.ts';
 import type { TokenService } from './token-service.ts';
 
@@ -33,25 +32,15 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
 export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
   const { tenants, types, urls, tokens, issuer } = deps;
 
-  /** The operation at the root issuer's path and at the tenant's, both from one definition. */
-  const both = (
-    rootPath: string,
-    tenantPaths: string[],
-    def: (path: string, tenantOf: (p: Record<string, string>) => string) => RouteDef,
-  ): RouteDef[] => [
-    def(rootPath, () => ROOT_SLUG),
-    ...tenantPaths.map((path) => ({ ...def(path, (p) => pathTenant(p.tenant)), params: Type.Object({ tenant: Slug }) })),
-  ];
-
   return {
     name: 'issuance',
     routes: [
-      ...both(
+      ...atEveryIssuer(
         '/.well-known/openid-credential-issuer',
-        ['/.well-known/openid-credential-issuer/t/{tenant}', '/t/{tenant}/.well-known/openid-credential-issuer'],
-        (path, tenantOf) =>
+        (path, tenantOf, tenantParam) =>
           defineRoute({
             path,
+            params: issuerParams(tenantParam),
             method: 'GET',
             auth: 'public',
             stability: 'unpromised',
@@ -63,13 +52,16 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
               return issuerMetadata(urls, tenant, await types.list(tenant.slug));
             },
           }),
+        // OID4VCI 1.0 §12.2.2 inserts the well-known between host and path; drafts up to 15 (and
+        // the interface) append it.
+        ['/.well-known/openid-credential-issuer/t/{tenant}', '/t/{tenant}/.well-known/openid-credential-issuer'],
       ),
-      ...both(
+      ...atEveryIssuer(
         '/.well-known/oauth-authorization-server',
-        ['/.well-known/oauth-authorization-server/t/{tenant}', '/t/{tenant}/.well-known/oauth-authorization-server'],
-        (path, tenantOf) =>
+        (path, tenantOf, tenantParam) =>
           defineRoute({
             path,
+            params: issuerParams(tenantParam),
             method: 'GET',
             auth: 'public',
             stability: 'unpromised',
@@ -78,10 +70,13 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             responses: { 200: { description: 'Authorization server metadata.', schema: Json } },
             handler: async (request) => authorizationServerMetadata(urls, await tenants.get(tenantOf(request.params))),
           }),
+        // RFC 8414 §3.1 inserts it as well; the appended form serves older wallets.
+        ['/.well-known/oauth-authorization-server/t/{tenant}', '/t/{tenant}/.well-known/oauth-authorization-server'],
       ),
-      ...both('/token', ['/t/{tenant}/token'], (path, tenantOf) =>
+      ...atEveryIssuer('/token', (path, tenantOf, tenantParam) =>
         defineRoute({
           path,
+          params: issuerParams(tenantParam),
           method: 'POST',
           auth: 'public',
           stability: 'unpromised',
@@ -111,9 +106,10 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           },
         }),
       ),
-      ...both('/nonce', ['/t/{tenant}/nonce'], (path, tenantOf) =>
+      ...atEveryIssuer('/nonce', (path, tenantOf, tenantParam) =>
         defineRoute({
           path,
+          params: issuerParams(tenantParam),
           method: 'POST',
           auth: 'public',
           stability: 'unpromised',
@@ -129,9 +125,10 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           },
         }),
       ),
-      ...both('/credential', ['/t/{tenant}/credential'], (path, tenantOf) =>
+      ...atEveryIssuer('/credential', (path, tenantOf, tenantParam) =>
         defineRoute({
           path,
+          params: issuerParams(tenantParam),
           method: 'POST',
           auth: 'access-token',
           stability: 'unpromised',

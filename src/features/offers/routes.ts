@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorOf } from '../../http/auth/principal.ts';
 import { assertTenantScope } from '../../http/auth/scope.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
-import { pathTenant } from '../issuance/issuer-urls.ts';
+import { atEveryIssuer } from '../issuance/issuer-routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
 
 const Handle = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
@@ -74,17 +73,14 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           return reply.code(201).send(await offers.create(body));
         },
       }),
-      ...[
-        { path: '/credential-offer/{handle}', tenantOf: () => ROOT_SLUG },
-        { path: '/t/{tenant}/credential-offer/{handle}', tenantOf: (p: Record<string, string>) => pathTenant(p.tenant) },
-      ].map(({ path, tenantOf }) =>
+      ...atEveryIssuer('/credential-offer/{handle}', (path, tenantOf, tenantParam) =>
         defineRoute({
           method: 'GET',
           path,
           auth: 'public',
           stability: 'unpromised',
           summary: 'A credential offer passed by reference (OID4VCI 1.0 §4.1.3), while its code is unredeemed.',
-          params: Type.Object({ handle: Handle, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+          params: Type.Object({ handle: Handle, ...tenantParam }),
           responses: {
             200: { description: 'The Credential Offer object.', schema: CredentialOffer },
             404: errorResponse('unknown_tenant or unknown_offer'),

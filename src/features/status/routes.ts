@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
-import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorOf } from '../../http/auth/principal.ts';
 import { assertTenantScope } from '../../http/auth/scope.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { pathTenant } from '../issuance/issuer-urls.ts';
+import { atEveryIssuer } from '../issuance/issuer-routes.ts';
 import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type StatusService } from './status-service.ts';
 
 const Seq = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'List sequence number, from 1.' });
@@ -45,7 +44,7 @@ function selectorOf(body: Record<string, unknown>): RevokeSelector {
 }
 
 export function statusRoutes(status: StatusService): RouteGroup {
-  const listRoute = (path: string, tenantOf: (p: Record<string, string>) => string) =>
+  const listRoutes = atEveryIssuer('/status/{seq}', (path, tenantOf, tenantParam) =>
     defineRoute({
       method: 'GET',
       path,
@@ -53,7 +52,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
       stability: 'unpromised',
       cors: true,
       summary: 'A signed token status list (draft-ietf-oauth-status-list), one bit per credential.',
-      params: Type.Object({ seq: Seq, ...(path.includes('{tenant}') ? { tenant: Slug } : {}) }),
+      params: Type.Object({ seq: Seq, ...tenantParam }),
       responses: {
         200: { description: 'The Status List Token.', contentType: STATUS_LIST_MEDIA_TYPE },
         404: errorResponse('unknown_tenant or unknown_status_list'),
@@ -63,7 +62,8 @@ export function statusRoutes(status: StatusService): RouteGroup {
         const jwt = await status.token(tenantOf(params), Number(params.seq));
         return reply.type(STATUS_LIST_MEDIA_TYPE).header('cache-control', `public, max-age=${STATUS_LIST_TTL_S}`).send(jwt);
       },
-    });
+    }),
+  );
 
   const responses = {
     200: { description: 'The revoked credentials, revoked now or before.', schema: Revoked },
@@ -74,8 +74,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
   return {
     name: 'status',
     routes: [
-      listRoute('/status/{seq}', () => ROOT_SLUG),
-      listRoute('/t/{tenant}/status/{seq}', (p) => pathTenant(p.tenant)),
+      ...listRoutes,
       defineRoute({
         method: 'POST',
         path: '/api/revoke',

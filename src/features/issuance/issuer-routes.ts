@@ -1,0 +1,27 @@
+import { type TSchema, type TString, Type } from '@sinclair/typebox';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { Slug } from '../../http/schemas/common.ts';
+import { pathTenant } from './issuer-urls.ts';
+
+export type TenantOf = (params: Record<string, string>) => string;
+
+/**
+ * One operation for every issuer (docs/issuance.md): the platform's at `rootPath`, each tenant's
+ * at `/t/{tenant}` + `rootPath` (or at `tenantPaths` where a standard places it elsewhere). `def`
+ * gets the path, how to read the tenant from the path parameters, and the `{tenant}` parameter
+ * schema to merge into its own.
+ */
+export function atEveryIssuer(
+  rootPath: string,
+  def: (path: string, tenantOf: TenantOf, tenantParam: Record<string, TSchema>) => RouteDef,
+  tenantPaths: string[] = [`/t/{tenant}${rootPath}`],
+): RouteDef[] {
+  return [
+    def(rootPath, () => ROOT_SLUG, {}),
+    ...tenantPaths.map((path) => def(path, (p) => pathTenant(p.tenant), { tenant: Slug })),
+  ];
+}
+
+/** The path parameters of an operation with no parameters of its own. */
+export const issuerParams = (tenantParam: Record<string, TSchema>) => Type.Object(tenantParam as Record<string, TString>);
