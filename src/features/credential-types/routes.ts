@@ -121,18 +121,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         summary: "A tenant's manifest for wallet white-labelling: ?tenant=<slug>, the platform (root) without it.",
         querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
         responses: { 200: { description: 'The manifest.', schema: Manifest }, 404: errorResponse('unknown_tenant') },
-        handler: async (request) => {
-          const tenant = await tenants.get(request.query.tenant ?? ROOT_SLUG);
-          const view = tenants.view(tenant);
-          return {
-            name: tenant.displayName ?? tenant.name,
-            did: view.did,
-            types: (await types.list(tenant.slug)).map((t) => {
-              const v = types.view(t);
-              return { typeId: v.typeId, name: v.name, vct: v.vct, manifest: { claims: v.claims } };
-            }),
-          };
-        },
+        handler: async (request) => types.manifest(request.query.tenant ?? ROOT_SLUG),
       }),
       ...metadataRoutes,
     ],

@@ -83,4 +83,17 @@ export class TypeService {
   list(tenant: string): Promise<CredentialTypeRecord[]> {
     return this.types.list(tenant);
   }
+
+  /** GET /manifest: what a wallet needs to white-label the tenant and render its types. */
+  async manifest(slug: string) {
+    const tenant = await this.tenants.get(slug);
+    return {
+      name: tenant.displayName ?? tenant.name,
+      did: this.tenants.didOf(tenant.slug),
+      types: (await this.list(tenant.slug)).map((t) => {
+        const v = this.view(t);
+        return { typeId: v.typeId, name: v.name, vct: v.vct, manifest: { claims: v.claims } };
+      }),
+    };
+  }
 }
