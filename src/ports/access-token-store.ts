@@ -7,11 +7,12 @@ export interface AccessTokenRecord {
   expiresAt: number;
 }
 
-/** Tenant-owned: consumption names the tenant, so one tenant can never spend another's token. */
+/**
+ * What the access-token plane reads. A token is written with the redemption that grants it
+ * (OfferStore.redeem) and spent in the transaction that collects its credential
+ * (IssuedCredentialStore.collect, by tenant and grant), so each rule lives in one place.
+ */
 export interface AccessTokenStore {
-  issue(token: AccessTokenRecord): Promise<void>;
   /** The token if it exists, is unspent and unexpired. Reading never spends it. */
   findUsable(tokenHash: string, now: number): Promise<AccessTokenRecord | undefined>;
-  /** One conditional write: true for exactly one caller, false if spent, expired or another tenant's. */
-  consume(tenant: string, tokenHash: string, now: number): Promise<boolean>;
 }

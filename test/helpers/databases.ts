@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type Db, openDatabase } from '../../src/adapters/sql/connect.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
+import type { AccessTokenRecord } from '../../src/ports/access-token-store.ts';
 import { emptyProfile, type TenantRecord } from '../../src/ports/tenant-store.ts';
 
 /** A database a suite runs against: a fresh SQLite file, or a fresh schema on TEST_DATABASE_URL. */
@@ -75,4 +76,19 @@ export function openTestDb(target: TestDatabase): Db {
 /** A tenant row with an empty profile, for storage-level suites. */
 export function tenantRecord(slug: string, at = 1): TenantRecord {
   return { slug, name: slug.toUpperCase(), ...emptyProfile(), createdAt: at, updatedAt: at };
+}
+
+/** An access token row as the token endpoint writes it (for tests of the access-token plane). */
+export async function insertAccessToken(db: Db, t: AccessTokenRecord): Promise<void> {
+  await db
+    .insertInto('access_tokens')
+    .values({
+      token_hash: t.tokenHash,
+      tenant: t.tenant,
+      grant_id: t.grantId,
+      created_at: t.createdAt,
+      expires_at: t.expiresAt,
+      spent_at: null,
+    })
+    .execute();
 }

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
 import { hashToken } from '../../src/adapters/crypto/secrets.ts';
-import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
-import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { insertAccessToken, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { holderJws } from '../helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../helpers/rail.ts';
 
@@ -38,7 +37,7 @@ for (const factory of testDatabases()) {
 
     test('refuses an OID4VCI access token on the operator plane', async () => {
       const token = 'orat_cross-plane-test-token';
-      await new SqlAccessTokenStore(rail.db).issue({
+      await insertAccessToken(rail.db, {
         tenant: 'root',
         tokenHash: hashToken(token),
         grantId: 'g1',

@@ -8,7 +8,7 @@ const CHALLENGE = 'Bearer realm="openrail"';
 
 /**
  * OID4VCI access-token plane (RFC 6750). Authentication only reads the token; the credential
- * endpoint spends it with AccessTokenStore.consume once the collection succeeds.
+ * endpoint spends it in the transaction that collects the credential (IssuedCredentialStore.collect).
  */
 export class AccessTokenAuthenticator implements Authenticator {
   constructor(
