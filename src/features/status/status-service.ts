@@ -34,7 +34,7 @@ export class StatusService {
 
   /** The signed Status List Token (draft-ietf-oauth-status-list §5.1), built from the record now. */
   async token(tenant: string, seq: number): Promise<string> {
-    await this.tenants.get(tenant);
+    await this.tenants.existing(tenant);
     const list = await this.ledger.list(tenant, seq);
     if (!list) throw new ServiceError('unknown_status_list', `Tenant ${tenant} has no status list ${seq}.`);
     const revoked = await this.ledger.revokedIndices(tenant, seq);
