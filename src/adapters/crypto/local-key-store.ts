@@ -1,7 +1,8 @@
-import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { publicP256 } from '../../core/did-web.ts';
+import { signEs256 } from '../../core/jose/es256.ts';
 import type { JwsSigner, KeyStore, PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { KeyVault } from './key-vault.ts';
@@ -61,7 +62,7 @@ export class LocalKeyStore implements KeyStore {
     const privateKey = this.open(key);
     return {
       ...toPublic(key),
-      sign: (header, payload) => signCompact(privateKey, { ...header, alg: 'ES256' }, payload),
+      sign: (header, payload) => signEs256(privateKey, header, payload),
     };
   }
 
@@ -94,14 +95,5 @@ export class LocalKeyStore implements KeyStore {
     return opened;
   }
 }
-
-/** RFC 7515 compact serialisation; ES256 signatures are the raw r||s pair (RFC 7518 §3.4). */
-function signCompact(key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
-  const input = `${b64json(header)}.${b64json(payload)}`;
-  const signature = sign('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' });
-  return `${input}.${signature.toString('base64url')}`;
-}
-
-const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 const toPublic = (k: StoredSigningKey): PublicKey => ({ kid: k.kid, purpose: k.purpose, publicJwk: k.publicJwk });

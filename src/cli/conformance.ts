@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { newP256KeyPair } from '../adapters/crypto/p256-keys.ts';
+import { judgeAnswer, type VerifierAnswer } from '../core/conformance/judge.ts';
+import { CONFORMANCE_SCHEMA, type ConformanceSet, mintConformanceSet, vectorsDigest } from '../core/conformance/vector-set.ts';
+import { isObject } from '../core/jose/es256.ts';
+
+const USAGE = `usage: openrail conformance --verifier "<command>" [--vectors <url|file>] [--level 1|2] [--timeout <seconds>]`;
+
+/**
+ * `openrail conformance`: runs a verifier, in any language, against the conformance set
+ * (docs/conformance.md). Exit 0 when every vector passes, 1 when any fails, 2 when the run
+ * cannot be made (bad options, unreadable or corrupt set, verifier cannot start).
+ */
+export async function runConformance(args: string[]): Promise<void> {
+  let options: { verifier?: string; vectors?: string; level: 1 | 2; timeoutMs: number };
+  try {
+    const { values } = parseArgs({
+      args,
+      options: {
+        verifier: { type: 'string' },
+        vectors: { type: 'string' },
+        level: { type: 'string', default: '1' },
+        timeout: { type: 'string', default: '30' },
+      },
+    });
+    const level = values.level === '2' ? 2 : values.level === '1' ? 1 : undefined;
+    const timeout = Number(values.timeout);
+    if (!values.verifier || !level || !(timeout > 0))
+      throw new Error('--verifier is required; --level is 1 or 2; --timeout is positive');
+    options = { verifier: values.verifier, vectors: values.vectors, level, timeoutMs: timeout * 1000 };
+  } catch (e) {
+    return stop(`${(e as Error).message}\n${USAGE}`);
+  }
+
+  let set: ConformanceSet;
+  try {
+    set = options.vectors ? await loadSet(options.vectors) : mintLocally();
+  } catch (e) {
+    return stop(`cannot use the vector set: ${(e as Error).message}`);
+  }
+
+  const answers = await askVerifier(options.verifier as string, set, options.timeoutMs);
+  if (answers.startError) return stop(`cannot start the verifier: ${answers.startError}`);
+  let failed = 0;
+  const out: string[] = [];
+  for (const vector of set.vectors) {
+    const problem = judgeAnswer(vector, answers.byId.get(vector.id), options.level);
+    if (problem) failed++;
+    out.push(`${problem ? 'FAIL' : 'pass'}  ${vector.id.padEnd(28)} ${problem ?? describe(vector.expect)}`);
+  }
+  for (const note of answers.notes) out.push(`note  ${note}`);
+  out.push(
+    `${set.vectors.length - failed}/${set.vectors.length} vectors passed at level ${options.level} (${set.schema} ${set.setVersion}, ${set.digest})`,
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+function stop(message: string): void {
+  process.stderr.write(`openrail conformance: ${message}\n`);
+  process.exitCode = 2;
+}
+
+const describe = (expect: { verdict: string; failure: string | null }) =>
+  expect.failure ? `${expect.verdict} (${expect.failure})` : expect.verdict;
+
+function mintLocally(): ConformanceSet {
+  const now = Math.floor(Date.now() / 1000);
+  return mintConformanceSet({ now, random: (n) => randomBytes(n), newKey: newP256KeyPair }).set;
+}
+
+/** A published set, checked against its schema and its own digest before it is trusted. */
+async function loadSet(source: string): Promise<ConformanceSet> {
+  let text: string;
+  if (/^https?:\/\//.test(source)) {
+    const response = await fetch(source, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+    if (!response.ok) throw new Error(`${source} answered ${response.status}`);
+    text = await response.text();
+  } else {
+    text = await readFile(source, 'utf8');
+  }
+  const set = JSON.parse(text) as unknown;
+  if (!isObject(set) || set.schema !== CONFORMANCE_SCHEMA || !Array.isArray(set.vectors)) {
+    throw new Error(`not a ${CONFORMANCE_SCHEMA} set`);
+  }
+  const typed = set as unknown as ConformanceSet;
+  if (vectorsDigest(typed.vectors) !== typed.digest) throw new Error('the vectors do not match the set digest');
+  return typed;
+}
+
+interface Answers {
+  byId: Map<string, VerifierAnswer>;
+  notes: string[];
+  startError?: string;
+}
+
+/**
+ * Spawns the verifier once, writes every vector, closes its stdin, and collects one answer per
+ * line until it has them all, the verifier exits, or the time is up.
+ */
+function askVerifier(command: string, set: ConformanceSet, timeoutMs: number): Promise<Answers> {
+  return new Promise((resolve) => {
+    const byId = new Map<string, VerifierAnswer>();
+    const notes: string[] = [];
+    const wanted = new Set(set.vectors.map((v) => v.id));
+    const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'inherit'] });
+    let done = false;
+    const finish = (extra: Partial<Answers> = {}) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.kill('SIGTERM');
+      resolve({ byId, notes, ...extra });
+    };
+    const timer = setTimeout(() => {
+      notes.push(`the verifier did not answer every vector within ${timeoutMs / 1000} s`);
+      finish();
+    }, timeoutMs);
+    child.on('error', (e) => finish({ startError: e.message }));
+    child.stdin.on('error', () => undefined); // a verifier that exits early closes the pipe
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      if (line.trim() === '') return;
+      let answer: unknown;
+      try {
+        answer = JSON.parse(line);
+      } catch {
+        notes.push(`not JSON: ${line.slice(0, 80)}`);
+        return;
+      }
+      const id = isObject(answer) ? answer.id : undefined;
+      if (typeof id !== 'string' || !wanted.has(id)) {
+        notes.push(`an answer for no vector: ${line.slice(0, 80)}`);
+        return;
+      }
+      if (byId.has(id)) notes.push(`a second answer for ${id} is ignored`);
+      else byId.set(id, answer as VerifierAnswer);
+      if (byId.size === wanted.size) finish();
+    });
+    child.on('exit', () => lines.once('close', () => finish()));
+    for (const vector of set.vectors) child.stdin.write(`${JSON.stringify({ id: vector.id, input: vector.input })}\n`);
+    child.stdin.end();
+  });
+}

@@ -1,0 +1,100 @@
+import { createHash, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import type { JWK } from 'jose';
+
+/**
+ * The JOSE this service speaks, and nothing more: compact JWS with ES256 over P-256 (RFC 7515,
+ * RFC 7518 §3.4). Synchronous node:crypto, because the verifier runs two or three of these per
+ * presentation and the event loop should not pay for promise machinery around each.
+ */
+
+export interface DecodedJws {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+  /** `<header>.<payload>` exactly as received: the bytes the signature covers. */
+  signingInput: string;
+  signature: Buffer;
+}
+
+const B64URL = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * Strict base64url: unpadded alphabet only, and a length no encoder produces is refused, so a
+ * value has one spelling.
+ */
+export function decodeB64url(text: string): Buffer | undefined {
+  if (!B64URL.test(text) || text.length % 4 === 1) return undefined;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
+
+export function decodeJson(text: string): unknown {
+  const bytes = decodeB64url(text);
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Splits and decodes a compact JWS; undefined when it is not one. Verifies nothing. */
+export function decodeJws(compact: string): DecodedJws | undefined {
+  const parts = compact.split('.');
+  if (parts.length !== 3) return undefined;
+  const [h, p, s] = parts as [string, string, string];
+  const header = decodeJson(h);
+  const payload = decodeJson(p);
+  const signature = decodeB64url(s);
+  if (!isObject(header) || !isObject(payload) || !signature) return undefined;
+  return { header, payload, signingInput: `${h}.${p}`, signature };
+}
+
+/** A P-256 public JWK, or undefined: kty, crv, x and y are all that is read. */
+export function p256Jwk(value: unknown): JWK | undefined {
+  if (!isObject(value)) return undefined;
+  const { kty, crv, x, y } = value;
+  if (kty !== 'EC' || crv !== 'P-256' || typeof x !== 'string' || typeof y !== 'string') return undefined;
+  return { kty, crv, x, y };
+}
+
+const KEY_CACHE_LIMIT = 1024;
+const keyCache = new Map<string, KeyObject | null>();
+
+/** The KeyObject of a P-256 JWK (null when the point is not on the curve); recently used keys are kept. */
+function publicKeyOf(jwk: JWK): KeyObject | null {
+  const id = `${jwk.x}.${jwk.y}`;
+  let key = keyCache.get(id);
+  if (key !== undefined) return key;
+  try {
+    key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, format: 'jwk' });
+  } catch {
+    key = null;
+  }
+  if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
+  keyCache.set(id, key);
+  return key;
+}
+
+/** True when `jws` carries a valid ES256 signature by `jwk`. The caller checks `alg` first. */
+export function verifyEs256(jws: DecodedJws, jwk: JWK): boolean {
+  const key = publicKeyOf(jwk);
+  if (!key || jws.signature.length !== 64) return false;
+  return verify('sha256', Buffer.from(jws.signingInput, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, jws.signature);
+}
+
+const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+/** A compact ES256 JWS; `alg` is set here, everything else in the header is the caller's. */
+export function signEs256(key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
+  const input = `${b64json({ ...header, alg: 'ES256' })}.${b64json(payload)}`;
+  const signature = sign('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+/** RFC 7638 SHA-256 thumbprint of a P-256 key: the required members in lexicographic order. */
+export function p256Thumbprint(jwk: JWK): string {
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  return createHash('sha256').update(canonical, 'utf8').digest('base64url');
+}

@@ -1,0 +1,35 @@
+/**
+ * Outbound HTTP for artifacts a verifier must read from elsewhere (status lists, did:web
+ * documents). The policy lives in the adapter, so no caller can forget it: https only, public
+ * addresses only (checked on the address actually connected to), no redirects, bounded time and
+ * size, and a 4xx/5xx body is never used (SD-JWT VC -19 "HTTP retrieval").
+ */
+export interface HttpFetcher {
+  get(url: string, options: FetchOptions): Promise<FetchedResource>;
+}
+
+export interface FetchOptions {
+  /** Sent as the Accept header. */
+  accept: string;
+}
+
+export interface FetchedResource {
+  url: string;
+  status: number;
+  /** The media type without parameters, lower-cased ('' when absent). */
+  contentType: string;
+  body: string;
+}
+
+export type FetchRefusalReason = 'url' | 'scheme' | 'address' | 'redirect' | 'status' | 'size' | 'timeout' | 'network';
+
+/** Why a fetch was refused or failed; the message is safe to show to a caller. */
+export class FetchRefused extends Error {
+  constructor(
+    readonly reason: FetchRefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FetchRefused';
+  }
+}
