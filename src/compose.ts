@@ -6,6 +6,7 @@ import { NonceMinter } from './adapters/crypto/c-nonce.ts';
 import { KeyVault } from './adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from './adapters/crypto/local-key-store.ts';
 import { hashToken, newToken } from './adapters/crypto/secrets.ts';
+import { GuardedFetcher } from './adapters/http/guarded-fetcher.ts';
 import { type Db, migrate, type OpenOptions, openDatabase } from './adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from './adapters/sql/sql-access-token-store.ts';
 import { SqlCredentialTypeStore } from './adapters/sql/sql-credential-type-store.ts';
@@ -13,6 +14,7 @@ import { SqlHolderReplayStore } from './adapters/sql/sql-holder-replay-store.ts'
 import { SqlIssuedCredentialStore } from './adapters/sql/sql-issued-credential-store.ts';
 import { SqlOfferStore } from './adapters/sql/sql-offer-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from './adapters/sql/sql-operator-store.ts';
+import { SqlPresentationTransactionStore } from './adapters/sql/sql-presentation-transaction-store.ts';
 import { SqlSettingsStore } from './adapters/sql/sql-settings-store.ts';
 import { SqlSigningKeyStore } from './adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from './adapters/sql/sql-tenant-store.ts';
@@ -29,12 +31,18 @@ import { OfferService } from './features/offers/offer-service.ts';
 import { offerRoutes } from './features/offers/routes.ts';
 import { OperatorService } from './features/operators/operator-service.ts';
 import { operatorAuthRoutes, operatorConsoleRoutes } from './features/operators/routes.ts';
+import { qrRoutes } from './features/pages/qr-route.ts';
+import { verifyPageRoutes } from './features/pages/verify-page.ts';
 import { statusRoutes } from './features/status/routes.ts';
 import { StatusService } from './features/status/status-service.ts';
 import { tenantRoutes } from './features/tenants/routes.ts';
 import { TenantService } from './features/tenants/tenant-service.ts';
 import { ReadinessProbe } from './features/trust/readiness.ts';
 import { trustRoutes } from './features/trust/routes.ts';
+import { conformanceRoutes } from './features/verification/conformance-routes.ts';
+import { HostedVerifier } from './features/verification/hosted-verifier.ts';
+import { verificationRoutes } from './features/verification/routes.ts';
+import { StatusListSource } from './features/verification/status-list-source.ts';
 import { buildApp } from './http/app.ts';
 import { AccessTokenAuthenticator } from './http/auth/access-token.ts';
 import { HolderJwsAuthenticator } from './http/auth/holder-jws.ts';
@@ -42,6 +50,7 @@ import { OperatorBearerAuthenticator } from './http/auth/operator-bearer.ts';
 import type { Principal } from './http/auth/principal.ts';
 import { buildOpenApi } from './http/openapi.ts';
 import type { RouteGroup } from './http/route.ts';
+import type { HttpFetcher } from './ports/http-fetcher.ts';
 import type { SettingsStore } from './ports/settings-store.ts';
 
 export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,6 +72,8 @@ export interface ComposeOptions {
   logger?: FastifyBaseLogger;
   warn?: (message: string) => void;
   database?: OpenOptions;
+  /** Outbound HTTP for status lists of other services (default: the SSRF-guarded fetcher). */
+  fetcher?: HttpFetcher;
 }
 
 /** The composition root: adapters, then services, then routes. */
@@ -96,6 +107,9 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const tokens = new TokenService(offerStore, nonces, clock);
     const issuer = new CredentialIssuer(types, offerStore, ledger, keys, nonces, tenants, urls, clock);
     const status = new StatusService(ledger, keys, tenants, urls, clock);
+    const transactions = new SqlPresentationTransactionStore(db);
+    const statusLists = new StatusListSource(urls, status, options.fetcher ?? new GuardedFetcher(), clock);
+    const verifier = new HostedVerifier(transactions, types, tenants, keys, statusLists, urls, clock);
 
     const origin = config.publicUrl.origin;
     const replay = new SqlHolderReplayStore(db);
@@ -125,6 +139,10 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
       statusRoutes(status),
       operatorAuthRoutes(operators),
       operatorConsoleRoutes(operators),
+      verificationRoutes(verifier),
+      conformanceRoutes(clock),
+      qrRoutes(),
+      verifyPageRoutes(),
     ];
     const groups = mountedGroups(all, config.unmountedGroups);
     openApi = buildOpenApi(groups, origin);
@@ -137,7 +155,11 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const pruning = setInterval(() => void replay.prune(clock.now()).catch(() => {}), PRUNE_INTERVAL_MS);
     pruning.unref();
     // Subjects past their time are erased, and spent or expired nonces and tokens dropped.
-    const sweep = () => offerStore.sweep(clock.now()).catch((err) => app.log.error({ err }, 'offer sweep failed'));
+    // Expired presentation transactions are deleted.
+    const sweep = () =>
+      Promise.all([offerStore.sweep(clock.now()), transactions.sweep(clock.now())]).catch((err) =>
+        app.log.error({ err }, 'sweep failed'),
+      );
     await sweep();
     const sweeping = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
     sweeping.unref();

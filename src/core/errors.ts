@@ -13,6 +13,11 @@ export const ERROR_CATALOGUE = {
   },
   invalid_subject: { status: 400, description: 'A subject value does not satisfy its claim specification.' },
   reserved_name: { status: 400, description: 'The name is reserved (for example a demonstration-tenant name).' },
+  unsupported_claim: {
+    status: 400,
+    description: 'A requested claim discloses array elements one by one, which the verifier does not check.',
+  },
+  unknown_claim: { status: 400, description: 'A requested claim is not a claim of the credential type.' },
   weak_password: { status: 400, description: 'The password does not meet the password policy.' },
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
@@ -24,8 +29,10 @@ export const ERROR_CATALOGUE = {
   unknown_credential: { status: 404, description: 'No credential of this tenant matches the reference.' },
   unknown_status_list: { status: 404, description: 'The tenant has no status list with this sequence number.' },
   unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
+  unknown_transaction: { status: 404, description: 'No live presentation transaction has this id.' },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
+  nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The request body has a content type this operation does not accept.' },
   // OAuth 2.0 and OID4VCI 1.0 codes, answered as {error, error_description} (RFC 6749 §5.2).

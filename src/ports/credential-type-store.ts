@@ -14,4 +14,9 @@ export interface CredentialTypeStore {
   create(type: CredentialTypeRecord): Promise<boolean>;
   get(tenant: string, typeId: string): Promise<CredentialTypeRecord | undefined>;
   list(tenant: string): Promise<CredentialTypeRecord[]>;
+  /**
+   * Every tenant's types: the one cross-tenant read, for the public verification catalog, which
+   * by design shows what anyone may ask a holder to present.
+   */
+  catalog(): Promise<CredentialTypeRecord[]>;
 }

@@ -123,6 +123,23 @@ export interface IssuedCredentialsTable {
   revoked_at: number | null;
 }
 
+export interface PresentationTransactionsTable {
+  id: string;
+  state: string;
+  nonce: string;
+  result_token_hash: string;
+  caller_aud: string;
+  type_tenant: string;
+  type_id: string;
+  vct: string;
+  claims: string;
+  requested_by: string | null;
+  created_at: number;
+  expires_at: number;
+  completed_at: number | null;
+  outcome: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -136,4 +153,5 @@ export interface Database {
   spent_nonces: SpentNoncesTable;
   status_lists: StatusListsTable;
   issued_credentials: IssuedCredentialsTable;
+  presentation_transactions: PresentationTransactionsTable;
 }

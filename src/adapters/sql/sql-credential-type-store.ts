@@ -54,4 +54,15 @@ export class SqlCredentialTypeStore implements CredentialTypeStore {
       .execute();
     return rows.map(toRecord);
   }
+
+  async catalog(): Promise<CredentialTypeRecord[]> {
+    const rows = await this.db
+      .selectFrom('credential_types')
+      .selectAll()
+      .orderBy('tenant')
+      .orderBy('created_at')
+      .orderBy('type_id')
+      .execute();
+    return rows.map(toRecord);
+  }
 }

@@ -84,6 +84,11 @@ export class TypeService {
     return this.types.list(tenant);
   }
 
+  /** Every tenant's types (the public verification catalog). */
+  catalog(): Promise<CredentialTypeRecord[]> {
+    return this.types.catalog();
+  }
+
   /** GET /manifest: what a wallet needs to white-label the tenant and render its types. */
   async manifest(slug: string) {
     const tenant = await this.tenants.get(slug);

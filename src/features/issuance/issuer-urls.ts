@@ -30,6 +30,14 @@ export class IssuerUrls {
     return `${this.issuer(tenant)}/status/${seq}`;
   }
 
+  /** The tenant and type a vct of ours names, or undefined for any other string. */
+  parseVct(vct: string): { tenant: string; typeId: string } | undefined {
+    if (!vct.startsWith(`${this.origin}/`)) return undefined;
+    const m = /^\/(?:t\/([a-z0-9-]+)\/)?types\/([a-z0-9-]+)$/.exec(vct.slice(this.origin.length));
+    if (!m?.[2] || m[1] === ROOT_SLUG) return undefined;
+    return { tenant: m[1] ?? ROOT_SLUG, typeId: m[2] };
+  }
+
   /** The tenant and list a status URI of ours names, or undefined for any other URI. */
   parseStatusList(uri: string): { tenant: string; seq: number } | undefined {
     if (!uri.startsWith(`${this.origin}/`)) return undefined;

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { accessTokenOf } from '../../http/auth/principal.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { oauthError } from '../../http/schemas/common.ts';
 import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { CredentialIssuer } from './issue-credential.ts';
@@ -10,8 +11,6 @@ import type { IssuerUrls } from './issuer-urls.ts';
 import { authorizationServerMetadata, issuerMetadata } from './metadata.ts';
 import type { TokenService } from './token-service.ts';
 
-const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
-const oauthError = (description: string) => ({ description, schema: OAuthError });
 const Json = Type.Record(Type.String(), Type.Unknown());
 
 export interface IssuanceDeps {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.ts';
-import { platformDid, tenantDid } from '../../core/did-web.ts';
+import { buildDidDocument, type DidDocument, platformDid, tenantDid } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
@@ -30,6 +30,13 @@ export class TenantService {
   /** The root tenant is the platform itself: its DID is the platform DID. */
   didOf(slug: string): string {
     return slug === ROOT_SLUG ? platformDid(this.publicUrl) : tenantDid(this.publicUrl, slug);
+  }
+
+  /** The tenant's DID document: its issuer keys assert, the verifier key authenticates. */
+  async didDocument(slug: string): Promise<DidDocument> {
+    const keys = await this.keys.publishedKeys(slug);
+    const of = (purpose: string) => keys.filter((k) => k.purpose === purpose);
+    return buildDidDocument(this.didOf(slug), { assertion: of('issuer'), authentication: of('verifier') });
   }
 
   view(t: TenantRecord): TenantView {

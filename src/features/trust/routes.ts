@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../core/clock.ts';
-import { buildDidDocument, type DidDocument, type PublicKeyRecord } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { renderSecurityTxt } from '../../core/security-txt.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
@@ -64,12 +63,6 @@ export interface TrustDeps {
 const SECURITY_TXT_DEFAULT_DAYS = 180;
 
 export function trustRoutes(deps: TrustDeps): RouteGroup {
-  const didDocument = async (slug: string, did: string): Promise<DidDocument> => {
-    const keys = await deps.keys.publishedKeys(slug);
-    const of = (purpose: string): PublicKeyRecord[] => keys.filter((k) => k.purpose === purpose);
-    return buildDidDocument(did, { assertion: of('issuer'), authentication: of('verifier') });
-  };
-
   return {
     name: 'trust',
     routes: [
@@ -81,7 +74,7 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
         cors: true,
         summary: "The platform's DID document (did:web:<host>): the root issuer key and the verifier identity key.",
         responses: { 200: { description: 'DID document.', schema: DidDoc } },
-        handler: async () => didDocument(ROOT_SLUG, deps.tenants.didOf(ROOT_SLUG)),
+        handler: async () => deps.tenants.didDocument(ROOT_SLUG),
       }),
       defineRoute({
         method: 'GET',
@@ -100,7 +93,7 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
           if (slug === ROOT_SLUG)
             throw new ServiceError('unknown_tenant', 'The root tenant is the platform: see /.well-known/did.json.');
           const tenant = await deps.tenants.get(slug);
-          return didDocument(tenant.slug, deps.tenants.didOf(tenant.slug));
+          return deps.tenants.didDocument(tenant.slug);
         },
       }),
       defineRoute({

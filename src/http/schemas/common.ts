@@ -11,6 +11,10 @@ export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength
 
 export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
 
+/** RFC 6749 §5.2 error body, answered by OAuth and OID4VC endpoints. */
+export const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
+export const oauthError = (description: string) => ({ description, schema: OAuthError });
+
 /** The refusals every authenticated operator operation can give. */
 export const OPERATOR_ERRORS = {
   400: errorResponse('invalid_request or malformed_json: the body fails the schema.'),

@@ -1,0 +1,78 @@
+import type { Selectable } from 'kysely';
+import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
+import { type Db, isUniqueViolation } from './connect.ts';
+import type { PresentationTransactionsTable } from './schema.ts';
+
+const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationTransactionRecord => ({
+  id: row.id,
+  state: row.state,
+  nonce: row.nonce,
+  resultTokenHash: row.result_token_hash,
+  callerAud: row.caller_aud,
+  typeTenant: row.type_tenant,
+  typeId: row.type_id,
+  vct: row.vct,
+  claims: JSON.parse(row.claims),
+  requestedBy: row.requested_by,
+  createdAt: Number(row.created_at),
+  expiresAt: Number(row.expires_at),
+  completedAt: row.completed_at === null ? null : Number(row.completed_at),
+  outcome: row.outcome ? JSON.parse(row.outcome) : null,
+});
+
+export class SqlPresentationTransactionStore implements PresentationTransactionStore {
+  constructor(private readonly db: Db) {}
+
+  async create(t: PresentationTransactionRecord): Promise<boolean> {
+    try {
+      await this.db
+        .insertInto('presentation_transactions')
+        .values({
+          id: t.id,
+          state: t.state,
+          nonce: t.nonce,
+          result_token_hash: t.resultTokenHash,
+          caller_aud: t.callerAud,
+          type_tenant: t.typeTenant,
+          type_id: t.typeId,
+          vct: t.vct,
+          claims: JSON.stringify(t.claims),
+          requested_by: t.requestedBy,
+          created_at: t.createdAt,
+          expires_at: t.expiresAt,
+          completed_at: t.completedAt,
+          outcome: t.outcome ? JSON.stringify(t.outcome) : null,
+        })
+        .execute();
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  async get(id: string): Promise<PresentationTransactionRecord | undefined> {
+    const row = await this.db.selectFrom('presentation_transactions').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findByState(state: string): Promise<PresentationTransactionRecord | undefined> {
+    const row = await this.db.selectFrom('presentation_transactions').selectAll().where('state', '=', state).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async complete(id: string, outcome: Record<string, unknown>, now: number, keepUntil: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('presentation_transactions')
+      .set({ outcome: JSON.stringify(outcome), completed_at: now, expires_at: keepUntil })
+      .where('id', '=', id)
+      .where('completed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async sweep(now: number): Promise<void> {
+    await this.db.deleteFrom('presentation_transactions').where('expires_at', '<=', now).execute();
+  }
+}

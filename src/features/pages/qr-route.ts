@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import QRCode from 'qrcode';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse } from '../../http/schemas/common.ts';
+
+/** Long enough for an openid4vp:// or openid-credential-offer:// URI, short enough for a phone camera. */
+const MAX_QR_TEXT = 2048;
+
+/** GET /api/qr: renders a string as an SVG QR code (public; no state, nothing stored). */
+export function qrRoutes(): RouteGroup {
+  return {
+    name: 'qr',
+    routes: [
+      defineRoute({
+        method: 'GET',
+        path: '/api/qr',
+        auth: 'public',
+        stability: 'unpromised',
+        internal: true,
+        summary: 'An SVG QR code of the text in ?data= (error correction M).',
+        querystring: Type.Object(
+          { data: Type.String({ minLength: 1, maxLength: MAX_QR_TEXT }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: { description: 'The QR code.', contentType: 'image/svg+xml' },
+          400: errorResponse('invalid_request: data is missing, empty or longer than 2048 characters.'),
+        },
+        handler: async (request, reply) => {
+          const svg = await QRCode.toString(request.query.data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+          // The SVG is built from the text as modules only; no script, but say so to browsers too.
+          return reply
+            .type('image/svg+xml')
+            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+            .header('cache-control', 'public, max-age=300')
+            .send(svg);
+        },
+      }),
+    ],
+  };
+}

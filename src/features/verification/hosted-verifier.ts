@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
+import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
+import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
+import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
+import type { TypeService } from '../credential-types/type-service.ts';
+import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import { type StatusListSource, statusUriOf } from './status-list-source.ts';
+import { presentationOf, QUERY_ID } from './vp-token.ts';
+
+/** A pending transaction lives this long; a completed one is kept this long for its poller. */
+export const TRANSACTION_TTL_MS = 10 * 60 * 1000;
+export const REQUEST_OBJECT_TYP = 'oauth-authz-req+jwt';
+/** OID4VP 1.0 §5.8: the request object audience under static discovery of the wallet. */
+const STATIC_WALLET_AUDIENCE = 'https://self-issued.me/v2';
+
+export interface RequestInput {
+  vct: string;
+  claims: string[];
+  nonce: string;
+  aud: string;
+}
+
+export type Outcome =
+  | {
+      ok: true;
+      presentation: { claims: Record<string, unknown>; vct: string; issuer: string };
+      presentedNonce: string;
+      presentedAud: string;
+    }
+  | { ok: false; error: string; link: string; detail: string };
+
+/** What the direct_post endpoint answers the wallet (docs/verification.md). */
+export type WalletAnswer = { accepted: true } | { accepted: false; error: string; description: string };
+
+const random = () => randomBytes(16).toString('base64url');
+
+/**
+ * Array claims are issued with each element its own disclosure; the reference verifier checks
+ * top-level disclosures only, so such a claim cannot be asked for.
+ */
+const requestable = (c: ClaimSpec) => c.kind !== 'array(text)' && c.kind !== 'array(object)';
+
+/**
+ * The hosted OID4VP verifier (docs/verification.md): the platform is the verifier, identified
+ * by `decentralized_identifier:<platform DID>` and signing requests with its verifier key.
+ */
+export class HostedVerifier {
+  readonly clientId: string;
+
+  constructor(
+    private readonly transactions: PresentationTransactionStore,
+    private readonly types: TypeService,
+    private readonly tenants: TenantService,
+    private readonly keys: KeyStore,
+    private readonly statusLists: StatusListSource,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {
+    this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
+  }
+
+  /** Every type of every tenant: what a relying party may ask a holder for. */
+  async catalog() {
+    const all = await this.types.catalog();
+    return all.map((t) => {
+      const v = this.types.view(t);
+      const claims = t.claims.filter(requestable).map((c) => c.key);
+      return { id: v.typeId, name: v.name, vct: v.vct, tenant: v.tenant, claims };
+    });
+  }
+
+  async open(input: RequestInput, requestedBy: string | null) {
+    const ref = this.urls.parseVct(input.vct);
+    const type = ref ? await this.types.find(ref.tenant, ref.typeId) : undefined;
+    if (!ref || !type) throw new ServiceError('unknown_type', `No credential type of this service has the vct ${input.vct}.`);
+    const known = new Set(type.claims.map((c) => c.key));
+    const unknown = input.claims.filter((c) => !known.has(c));
+    if (unknown.length > 0) {
+      throw new ServiceError('unknown_claim', `The type ${type.typeId} has no claim ${unknown.map((c) => `"${c}"`).join(', ')}.`);
+    }
+    const arrays = type.claims.filter((c) => !requestable(c) && input.claims.includes(c.key));
+    if (arrays.length > 0) {
+      throw new ServiceError(
+        'unsupported_claim',
+        `${arrays.map((c) => `"${c.key}"`).join(', ')} discloses array elements one by one, which the verifier does not check (docs/verifier.md).`,
+      );
+    }
+    if (new Set(input.claims).size !== input.claims.length) {
+      throw new ServiceError('invalid_request', 'A claim is asked for twice.');
+    }
+    const now = this.clock.now();
+    const resultToken = `vrt_${randomBytes(32).toString('base64url')}`;
+    const record: PresentationTransactionRecord = {
+      id: `vtx_${random()}`,
+      state: random(),
+      nonce: input.nonce,
+      resultTokenHash: hashToken(resultToken),
+      callerAud: input.aud,
+      typeTenant: ref.tenant,
+      typeId: ref.typeId,
+      vct: input.vct,
+      claims: input.claims,
+      requestedBy,
+      createdAt: now,
+      expiresAt: now + TRANSACTION_TTL_MS,
+      completedAt: null,
+      outcome: null,
+    };
+    if (!(await this.transactions.create(record))) {
+      throw new ServiceError('nonce_reused', 'This nonce already belongs to a live transaction; use a fresh nonce per request.');
+    }
+    const query = new URLSearchParams({ client_id: this.clientId, request_uri: this.requestUri(record.id) });
+    return {
+      requestUri: `openid4vp://?${query.toString()}`,
+      transactionId: record.id,
+      resultToken,
+      expiresAt: new Date(record.expiresAt).toISOString(),
+    };
+  }
+
+  requestUri(transactionId: string): string {
+    return `${this.urls.origin}/oid4vp/request/${transactionId}`;
+  }
+
+  /** The signed request object (OID4VP 1.0 §5, JAR); re-servable until the transaction expires. */
+  async requestObject(transactionId: string): Promise<string> {
+    const tx = await this.live(transactionId);
+    if (!tx) throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id.');
+    const signer = await this.keys.signer(ROOT_SLUG, 'verifier');
+    const iat = Math.floor(this.clock.now() / 1000);
+    const dcqlQuery = {
+      credentials: [
+        {
+          id: QUERY_ID,
+          format: 'dc+sd-jwt',
+          meta: { vct_values: [tx.vct] },
+          ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
+        },
+      ],
+    };
+    return signer.sign(
+      { typ: REQUEST_OBJECT_TYP, kid: `${this.tenants.didOf(ROOT_SLUG)}#${signer.kid}` },
+      {
+        aud: STATIC_WALLET_AUDIENCE,
+        iat,
+        exp: Math.floor(tx.expiresAt / 1000),
+        client_id: this.clientId,
+        response_type: 'vp_token',
+        response_mode: 'direct_post',
+        response_uri: `${this.urls.origin}/oid4vp/response`,
+        nonce: tx.nonce,
+        state: tx.state,
+        dcql_query: dcqlQuery,
+        client_metadata: {
+          vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } },
+        },
+      },
+    );
+  }
+
+  /**
+   * POST /oid4vp/response. A response for a live, pending transaction completes it, whatever the
+   * verdict; anything else (unknown state, expired, already completed) changes nothing.
+   */
+  async respond(form: Record<string, string>): Promise<WalletAnswer> {
+    const tx = form.state ? await this.transactions.findByState(form.state) : undefined;
+    const now = this.clock.now();
+    if (!tx || tx.expiresAt <= now) {
+      return refuse('invalid_request', 'No live presentation transaction has this state.');
+    }
+    if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
+
+    const outcome = form.error !== undefined ? walletError(form) : await this.judge(tx, form.vp_token);
+    if (!(await this.transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS))) {
+      return refuse('invalid_request', 'This presentation transaction is already complete.');
+    }
+    return outcome.ok ? { accepted: true } : refuse(outcome.error, `${outcome.link}: ${outcome.detail}`);
+  }
+
+  /** The outcome for the holder of the result token; null for anyone else, or while pending. */
+  async result(transactionId: string, resultToken: string | undefined): Promise<Record<string, unknown> | null> {
+    const tx = await this.live(transactionId);
+    if (!tx || !resultToken || !constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) return null;
+    return tx.outcome;
+  }
+
+  private async live(id: string): Promise<PresentationTransactionRecord | undefined> {
+    const tx = await this.transactions.get(id);
+    return tx && tx.expiresAt > this.clock.now() ? tx : undefined;
+  }
+
+  private async judge(tx: PresentationTransactionRecord, vpToken: string | undefined): Promise<Outcome> {
+    const presentation = vpToken === undefined ? undefined : presentationOf(vpToken);
+    if (!presentation) {
+      return { ok: false, error: 'malformed_presentation', link: 'structure', detail: 'vp_token holds no single presentation.' };
+    }
+    const uri = statusUriOf(presentation);
+    const input = {
+      presentation,
+      didDocument: await this.tenants.didDocument(tx.typeTenant),
+      expected: { aud: this.clientId, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
+      now: Math.floor(this.clock.now() / 1000),
+    };
+    const local = uri !== undefined && this.statusLists.isLocal(uri);
+    const localList = local ? await this.statusLists.get(uri) : undefined;
+    let result = verifyPresentation(localList ? { ...input, statusList: localList } : input);
+    // Another service's list is fetched only once everything else holds, so an unsigned
+    // presentation cannot make this service fetch an address of its choosing.
+    if (uri !== undefined && !local && result.failure === 'status_unavailable' && result.verdict === 'indeterminate') {
+      const remote = await this.statusLists.get(uri);
+      if (remote) result = verifyPresentation({ ...input, statusList: remote });
+    }
+    return toOutcome(result, tx, this.tenants.didOf(tx.typeTenant));
+  }
+}
+
+function toOutcome(result: VerificationResult, tx: PresentationTransactionRecord, issuer: string): Outcome {
+  if (result.verdict !== 'accept' || !result.claims || !result.keyBinding) {
+    const failure = (result.failure ?? 'status_unavailable') as FailureCode;
+    const entry = result.ledger.find((e) => e.failure === failure);
+    return { ok: false, error: failure, link: FAILURE_CHECK[failure], detail: entry?.detail ?? failure };
+  }
+  const all = result.claims;
+  // Exactly the claims asked for: a holder who disclosed more has that surplus dropped here.
+  const claims = Object.fromEntries(tx.claims.map((c) => [c, all[c]]));
+  return {
+    ok: true,
+    presentation: { claims, vct: tx.vct, issuer },
+    presentedNonce: String(result.keyBinding.nonce),
+    presentedAud: String(result.keyBinding.aud),
+  };
+}
+
+function walletError(form: Record<string, string>): Outcome {
+  const description = form.error_description ? `: ${form.error_description.slice(0, 200)}` : '';
+  return { ok: false, error: 'wallet_error', link: 'wallet', detail: `The wallet answered ${form.error}${description}.` };
+}
+
+const refuse = (error: string, description: string): WalletAnswer => ({ accepted: false, error, description });

@@ -1,0 +1,177 @@
+import { Type } from '@sinclair/typebox';
+import { operatorOf } from '../../http/auth/principal.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
+import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
+
+const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });
+
+const RequestBody = Type.Object(
+  {
+    vct: Type.String({ minLength: 1, maxLength: 2048, description: 'A vct from GET /verify/catalog.' }),
+    claims: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      maxItems: 64,
+      description: 'Claim names to ask the holder to disclose.',
+    }),
+    nonce: Type.String({
+      pattern: '^[A-Za-z0-9._~-]{16,256}$',
+      description: "The caller's fresh nonce; it becomes the OID4VP request nonce the holder signs.",
+    }),
+    aud: Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description: "The caller's own audience label for this request; recorded, not signed by the holder.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const RequestCreated = Type.Object({
+  requestUri: Type.String({ description: 'openid4vp:// URI for a QR code; it never carries the result token.' }),
+  transactionId: Type.String(),
+  resultToken: Type.String({ description: 'Bearer secret for GET /verify/result/{transactionId}; shown once.' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
+const Outcome = Type.Union([
+  Type.Null(),
+  Type.Object({
+    ok: Type.Literal(true),
+    presentation: Type.Object({
+      claims: Type.Record(Type.String(), Type.Unknown()),
+      vct: Type.String(),
+      issuer: Type.String(),
+    }),
+    presentedNonce: Type.String(),
+    presentedAud: Type.String(),
+  }),
+  Type.Object({ ok: Type.Literal(false), error: Type.String(), link: Type.String(), detail: Type.String() }),
+]);
+
+const CatalogBody = Type.Object({
+  types: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      vct: Type.String(),
+      tenant: Type.String(),
+      claims: Type.Array(Type.String()),
+    }),
+  ),
+});
+
+const requestResponses = {
+  201: { description: 'The presentation transaction.', schema: RequestCreated },
+  400: errorResponse('invalid_request, malformed_json, unknown_claim or unsupported_claim.'),
+  404: errorResponse('unknown_type: the vct is not in the catalog.'),
+  409: errorResponse('nonce_reused: a live transaction already has this nonce.'),
+};
+
+/** Hosted verification over OID4VP (docs/verification.md). Public and never metered. */
+export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
+  return {
+    name: 'verification',
+    routes: [
+      defineRoute({
+        method: 'GET',
+        path: '/verify/catalog',
+        auth: 'public',
+        stability: 'unpromised',
+        cors: true,
+        summary: 'The credential types a relying party may ask a holder to present.',
+        responses: { 200: { description: 'Requestable types.', schema: CatalogBody } },
+        handler: async () => ({ types: await verifier.catalog() }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/verify/request',
+        auth: 'public',
+        stability: 'unpromised',
+        cors: true,
+        summary: 'Open an OID4VP presentation transaction; no account needed.',
+        body: RequestBody,
+        responses: requestResponses,
+        handler: async (request, reply) => reply.code(201).send(await verifier.open(request.body as RequestInput, null)),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/requests',
+        auth: 'operator',
+        roles: ['verifier', 'owner'],
+        stability: 'unpromised',
+        summary: 'Open an OID4VP presentation transaction on the operator plane (recorded with the operator).',
+        body: RequestBody,
+        responses: { ...OPERATOR_ERRORS, ...requestResponses },
+        handler: async (request, reply) =>
+          reply.code(201).send(await verifier.open(request.body as RequestInput, operatorOf(request).username ?? 'owner-token')),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/verify/result/{transactionId}',
+        auth: 'public',
+        stability: 'unpromised',
+        cors: true,
+        summary: 'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until it completes.',
+        params: Type.Object({ transactionId: Type.String({ maxLength: 100 }) }),
+        responses: {
+          200: {
+            description: 'null while pending, and for a missing or wrong token or an unknown transaction.',
+            schema: Type.Object({ outcome: Outcome }),
+          },
+        },
+        handler: async (request, reply) => {
+          const header = request.headers.authorization;
+          const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+          const outcome = await verifier.result(request.params.transactionId, token);
+          return reply.header('cache-control', 'no-store').send({ outcome });
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/oid4vp/request/{transactionId}',
+        auth: 'public',
+        stability: 'unpromised',
+        summary: 'The signed OID4VP request object (JAR) of a transaction, with its DCQL query; re-fetchable.',
+        params: Type.Object({ transactionId: TransactionId }),
+        responses: {
+          200: { description: 'Compact JWS, typ oauth-authz-req+jwt.', contentType: `application/${REQUEST_OBJECT_TYP}` },
+          404: errorResponse('unknown_transaction'),
+        },
+        handler: async (request, reply) => {
+          const jwt = await verifier.requestObject(request.params.transactionId);
+          return reply.type(`application/${REQUEST_OBJECT_TYP}`).header('cache-control', 'no-store').send(jwt);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/oid4vp/response',
+        auth: 'public',
+        stability: 'unpromised',
+        undocumented: 'The wallet-facing answer of OID4VP direct_post; its body is not promised to relying parties.',
+        errorShape: 'oauth',
+        accepts: 'form',
+        summary: 'The wallet posts its authorization response here (OID4VP 1.0 direct_post).',
+        body: Type.Object(
+          {
+            vp_token: Type.Optional(Type.String({ maxLength: 256 * 1024 })),
+            state: Type.Optional(Type.String({ maxLength: 200 })),
+            error: Type.Optional(Type.String({ maxLength: 200 })),
+            error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+          },
+          // Older wallets add parameters of their draft (presentation_submission); they are ignored.
+          { additionalProperties: Type.String({ maxLength: 64 * 1024 }) },
+        ),
+        responses: {
+          200: { description: 'Accepted.', schema: Type.Object({}) },
+          400: oauthError('The presentation failed a check (error is the failure code) or the state is unknown.'),
+        },
+        handler: async (request, reply) => {
+          const answer = await verifier.respond(request.body as Record<string, string>);
+          reply.header('cache-control', 'no-store');
+          if (answer.accepted) return reply.send({});
+          return reply.code(400).send({ error: answer.error, error_description: answer.description });
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * OID4VP presentation transactions of the platform's hosted verifier (docs/verification.md).
+ * They belong to the platform, not to a tenant: the public plane opens them without an account,
+ * and a wallet's response finds its transaction by `state` alone. The requested type's tenant is
+ * recorded with each.
+ */
+export interface PresentationTransactionRecord {
+  id: string;
+  state: string;
+  /** The OID4VP request nonce: the caller's nonce, verbatim. */
+  nonce: string;
+  resultTokenHash: string;
+  callerAud: string;
+  typeTenant: string;
+  typeId: string;
+  vct: string;
+  claims: string[];
+  /** The operator who opened it on the operator plane ('owner-token' for the break-glass bearer); null on the public plane. */
+  requestedBy: string | null;
+  createdAt: number;
+  expiresAt: number;
+  completedAt: number | null;
+  outcome: Record<string, unknown> | null;
+}
+
+export interface PresentationTransactionStore {
+  /** False when a live transaction already uses this nonce (nothing is written then). */
+  create(record: PresentationTransactionRecord): Promise<boolean>;
+  get(id: string): Promise<PresentationTransactionRecord | undefined>;
+  findByState(state: string): Promise<PresentationTransactionRecord | undefined>;
+  /**
+   * Records the outcome of a pending, unexpired transaction and keeps it until `keepUntil`: one
+   * conditional write, so of two racing responses exactly one completes it. False otherwise.
+   */
+  complete(id: string, outcome: Record<string, unknown>, now: number, keepUntil: number): Promise<boolean>;
+  /** Deletes transactions past their expiry. */
+  sweep(now: number): Promise<void>;
+}
