@@ -263,7 +263,8 @@ for (const factory of testDatabases()) {
     });
 
     test('a response with an unknown or missing state changes nothing', async () => {
-      for (const fields of [{ state: 'nope', vp_token: 'x~' }, { vp_token: 'x~' }]) {
+      const bad: Record<string, string>[] = [{ state: 'nope', vp_token: 'x~' }, { vp_token: 'x~' }];
+      for (const fields of bad) {
         const res = await rail.app.inject({ method: 'POST', url: '/oid4vp/response', ...form(fields) });
         assert.equal(res.statusCode, 400);
         assert.equal(res.json().error, 'invalid_request');
