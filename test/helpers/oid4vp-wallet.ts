@@ -1,0 +1,368 @@
+/**
+ * A real wallet for tests, built only from the libraries a wallet would use: oid4vc-ts
+ * (@openid4vc/openid4vci to collect a credential, @openid4vc/openid4vp to resolve a request and
+ * answer it), dcql to evaluate the DCQL query, and sd-jwt-js (@sd-jwt/sd-jwt-vc) to build the
+ * SD-JWT+KB presentation. Crypto is node:crypto (WebCrypto) and jose.
+ *
+ * Addresses: the rail's public origin (`publicUrl`, by default https://rail.example.test) is mapped
+ * by the wallet's fetch to the socket the test listens on (`baseUrl`). did:web always resolves over
+ * https, so the https form of the public host is mapped too: a rail whose PUBLIC_URL is a real
+ * http://127.0.0.1:<port> has the DID did:web:127.0.0.1%3A<port>, whose document a wallet fetches at
+ * https://127.0.0.1:<port>/.well-known/did.json. oid4vc-ts refuses http:// URLs (request_uri,
+ * response_uri, credential_issuer, ...) unless its global `allowInsecureUrls` is set; the helper
+ * sets it only for the duration of a call whose public origin is http:// (see `withInsecureUrls`).
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import {
+  getGlobalConfig,
+  Openid4vciClient,
+  type Openid4vciClientOptions,
+  setGlobalConfig,
+} from '@openid4vc/openid4vci';
+import {
+  type Openid4vpAuthorizationRequest,
+  Openid4vpClient,
+  type Openid4vpClientOptions,
+  type ResolvedOpenid4vpAuthorizationRequest,
+} from '@openid4vc/openid4vp';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { DcqlQuery } from 'dcql';
+import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
+import type { HolderKey } from './holder.ts';
+import { PUBLIC_URL } from './rail.ts';
+
+type VpCallbacks = Openid4vpClientOptions['callbacks'];
+type VciCallbacks = Openid4vciClientOptions['callbacks'];
+type VerificationMethod = { id: string; type: string; controller: string; publicKeyJwk: JWK };
+type DidDocument = { id: string; verificationMethod?: VerificationMethod[]; authentication?: string[] };
+
+export const publicOnly = (jwk: JWK): JWK => ({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y });
+
+/** Every request the wallet made, as `METHOD <url as the library asked for it>`. */
+export type FetchLog = string[];
+
+/**
+ * The wallet's fetch: a URL on the public host (either scheme) goes to `baseUrl`; nothing else is
+ * reachable (a test wallet has no business anywhere else).
+ */
+export function walletFetch(baseUrl: string, publicUrl: string = PUBLIC_URL, log: FetchLog = []): typeof fetch {
+  const pub = new URL(publicUrl);
+  const base = baseUrl.replace(/\/$/, '');
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    log.push(`${method.toUpperCase()} ${url.href}`);
+    if (url.host !== pub.host || (url.protocol !== 'https:' && url.protocol !== pub.protocol)) {
+      return Promise.reject(new Error(`the test wallet only talks to ${publicUrl}, not ${url.href}`));
+    }
+    const target = `${base}${url.pathname}${url.search}`;
+    return input instanceof Request ? fetch(new Request(target, input), init) : fetch(target, init);
+  };
+}
+
+/** oid4vc-ts insists on https URLs unless told otherwise, process-wide; set only around `run`. */
+async function withInsecureUrls<T>(publicUrl: string, run: () => Promise<T>): Promise<T> {
+  if (new URL(publicUrl).protocol !== 'http:') return run();
+  const before = getGlobalConfig();
+  setGlobalConfig({ ...before, allowInsecureUrls: true });
+  try {
+    return await run();
+  } finally {
+    setGlobalConfig(before);
+  }
+}
+
+/** did:web resolution (w3c-ccg did-method-web): host (port as %3A), optional path, always https. */
+export function didWebUrl(did: string): string {
+  const match = /^did:web:([^:#?]+)((?::[^:#?]+)*)$/.exec(did);
+  if (!match?.[1]) throw new Error(`not a did:web DID: ${did}`);
+  const host = decodeURIComponent(match[1]);
+  const path = match[2] ? match[2].slice(1).split(':').map(decodeURIComponent).join('/') : '.well-known';
+  return `https://${host}/${path}/did.json`;
+}
+
+export async function resolveDidWeb(did: string, railFetch: typeof fetch): Promise<DidDocument> {
+  const res = await railFetch(didWebUrl(did), { headers: { accept: 'application/did+json, application/json' } });
+  assert.equal(res.status, 200, `GET ${didWebUrl(did)}`);
+  const doc = (await res.json()) as DidDocument;
+  assert.equal(doc.id, did, 'the DID document is the document of the DID it was resolved for');
+  return doc;
+}
+
+/** A P1363 ES256 signature by a (possibly non-extractable) WebCrypto key, as sd-jwt-js wants it. */
+function es256Signer(key: HolderKey) {
+  return async (data: string): Promise<string> => {
+    const signature = await webcrypto.subtle.sign(
+      { name: 'ECDSA', hash: 'SHA-256' },
+      key.privateKey as webcrypto.CryptoKey,
+      new TextEncoder().encode(data),
+    );
+    return Buffer.from(signature).toString('base64url');
+  };
+}
+
+const hash = (data: Uint8Array, alg: string) => createHash(alg.replace('-', '').toLowerCase()).update(data).digest();
+
+const unsupported = (what: string) => () => {
+  throw new Error(`the test wallet does not ${what}`);
+};
+
+// ---- Issuance: oid4vc-ts collects a dc+sd-jwt credential --------------------------------------
+
+/**
+ * Collects one credential from a pre-authorized offer (no tx_code) with oid4vc-ts, bound to
+ * `holderKey`; returns the compact SD-JWT VC.
+ */
+export async function collectWithWallet(opts: {
+  offerUri: string;
+  holderKey: HolderKey;
+  baseUrl: string;
+  publicUrl?: string;
+}): Promise<string> {
+  const publicUrl = opts.publicUrl ?? PUBLIC_URL;
+  const railFetch = walletFetch(opts.baseUrl, publicUrl);
+  const signJwt: VciCallbacks['signJwt'] = async (signer, { header, payload }) => {
+    if (signer.method !== 'jwk' || signer.publicJwk.x !== opts.holderKey.publicJwk.x) {
+      throw new Error('the wallet signs proofs with its holder key only');
+    }
+    const jwt = await new SignJWT(payload as Record<string, unknown>)
+      .setProtectedHeader(header as Parameters<SignJWT['setProtectedHeader']>[0])
+      .sign(opts.holderKey.privateKey);
+    return { jwt, signerJwk: signer.publicJwk };
+  };
+  const client = new Openid4vciClient({
+    callbacks: {
+      fetch: railFetch,
+      hash,
+      generateRandom: (bytes) => randomBytes(bytes),
+      signJwt,
+      clientAuthentication: () => {},
+    },
+  });
+  return withInsecureUrls(publicUrl, async () => {
+    const offer = await client.resolveCredentialOffer(opts.offerUri);
+    const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer: offer,
+      issuerMetadata: metadata,
+    });
+    const configurationId = offer.credential_configuration_ids[0];
+    assert.ok(configurationId, 'the offer names a credential configuration');
+    const { c_nonce } = await client.requestNonce({ issuerMetadata: metadata });
+    const { jwt } = await client.createCredentialRequestJwtProof({
+      issuerMetadata: metadata,
+      credentialConfigurationId: configurationId,
+      nonce: c_nonce,
+      signer: { method: 'jwk', alg: 'ES256', publicJwk: publicOnly(opts.holderKey.publicJwk) },
+    });
+    const { credentialResponse } = await client.retrieveCredentials({
+      issuerMetadata: metadata,
+      accessToken: accessTokenResponse.access_token,
+      credentialConfigurationId: configurationId,
+      proofs: { jwt: [jwt] },
+    });
+    const [first] = credentialResponse.credentials ?? [];
+    const credential = typeof first === 'object' && first !== null && 'credential' in first ? first.credential : first;
+    assert.equal(typeof credential, 'string', 'a dc+sd-jwt credential is a compact string');
+    return credential as string;
+  });
+}
+
+// ---- Presentation: oid4vc-ts + dcql + sd-jwt-js --------------------------------------------
+
+/** What a negative case changes; everything else is what an honest wallet does. */
+export interface WalletOverrides {
+  /** KB-JWT nonce instead of the request's nonce. */
+  nonce?: string;
+  /** KB-JWT aud instead of the request's client_id. */
+  aud?: string;
+  /** KB-JWT iat (Unix seconds) instead of now. */
+  iat?: number;
+  /** Signs the KB-JWT with this key instead of the credential's holder key (a stolen credential). */
+  kbKey?: HolderKey;
+  /** Claims to disclose instead of what the DCQL query selected. */
+  disclose?: string[];
+  /** Applied to the finished SD-JWT+KB before it goes into vp_token. */
+  tamper?: (presentation: string) => string;
+}
+
+export interface WalletRun {
+  /** The response_uri's answer. */
+  status: number;
+  contentType: string | null;
+  /** Parsed JSON when the answer is JSON, else the text. */
+  body: unknown;
+  /** The verified request object's parameters, as oid4vc-ts resolved them. */
+  request: Openid4vpAuthorizationRequest;
+  resolved: ResolvedOpenid4vpAuthorizationRequest;
+  /** The DCQL credential query id the presentation was given under. */
+  queryId: string;
+  /** The claim names disclosed. */
+  disclosed: string[];
+  /** The SD-JWT+KB as sent (after any tamper). */
+  presentation: string;
+  /** The form fields as oid4vc-ts posted them. */
+  form: Record<string, string>;
+  /** Every request the wallet made. */
+  requests: FetchLog;
+  /** Posts the very same authorization response again, through the library. */
+  resubmit(): Promise<{ status: number; contentType: string | null; body: unknown }>;
+}
+
+async function readAnswer(response: Response) {
+  const contentType = response.headers.get('content-type');
+  const text = await response.text();
+  let body: unknown = text;
+  if (contentType?.startsWith('application/json')) body = JSON.parse(text);
+  return { status: response.status, contentType, body };
+}
+
+/**
+ * The whole wallet flow for an `openid4vp://` request URI: parse it, fetch and verify the signed
+ * request object (the did:web signer resolved through the rail), evaluate its DCQL query against the
+ * credential, present the selected claims with a KB-JWT (aud = client_id, nonce = request nonce),
+ * and direct_post the response to the response_uri.
+ */
+export async function presentWithWallet(opts: {
+  requestUri: string;
+  credential: string;
+  holderKey: HolderKey;
+  baseUrl: string;
+  publicUrl?: string;
+  overrides?: WalletOverrides;
+}): Promise<WalletRun> {
+  const publicUrl = opts.publicUrl ?? PUBLIC_URL;
+  const overrides = opts.overrides ?? {};
+  const requests: FetchLog = [];
+  const railFetch = walletFetch(opts.baseUrl, publicUrl, requests);
+
+  /** JAR signature: a did signer's DID URL is resolved via did:web; nothing else is trusted. */
+  const verifyJwt: VpCallbacks['verifyJwt'] = async (signer, jwt) => {
+    if (signer.method !== 'did') return { verified: false };
+    const [did] = signer.didUrl.split('#');
+    assert.ok(did);
+    const doc = await resolveDidWeb(did, railFetch);
+    const method = doc.verificationMethod?.find((m) => m.id === signer.didUrl);
+    if (!method) return { verified: false };
+    try {
+      await jwtVerify(jwt.compact, await importJWK(method.publicKeyJwk, 'ES256'), { algorithms: ['ES256'] });
+    } catch {
+      return { verified: false, signerJwk: method.publicKeyJwk as never };
+    }
+    return { verified: true, signerJwk: method.publicKeyJwk as never };
+  };
+
+  const client = new Openid4vpClient({
+    callbacks: {
+      fetch: railFetch,
+      hash,
+      verifyJwt,
+      signJwt: unsupported('sign JARM responses'),
+      encryptJwe: unsupported('encrypt responses'),
+      decryptJwe: unsupported('decrypt request objects'),
+    },
+  });
+
+  return withInsecureUrls(publicUrl, async () => {
+    const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: opts.requestUri });
+    assert.equal(parsed.type, 'jar', 'the request is passed by reference (request_uri)');
+    const resolved = await client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params });
+    const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest;
+    assert.equal(resolved.client.prefix, 'decentralized_identifier');
+    assert.equal(resolved.jar?.sendBy, 'reference');
+    assert.ok(resolved.dcql, 'the request carries a DCQL query');
+    assert.equal(request.response_mode, 'direct_post');
+
+    // DCQL: the query must be satisfiable by the credential the wallet holds.
+    const sdJwtVc = new SDJwtVcInstance({
+      hasher: digest,
+      kbSigner: es256Signer(overrides.kbKey ?? opts.holderKey),
+      kbSignAlg: 'ES256',
+    });
+    const claims = (await sdJwtVc.getClaims(opts.credential)) as Record<string, unknown>;
+    const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
+    DcqlQuery.validate(query);
+    const result = DcqlQuery.query(query, [
+      { credential_format: 'dc+sd-jwt', vct: String(claims.vct), claims: claims as never, cryptographic_holder_binding: true },
+    ]);
+    assert.ok(result.can_be_satisfied, `the DCQL query matches the credential: ${JSON.stringify(result)}`);
+    const [queryId, match] = Object.entries(result.credential_matches)[0] ?? [];
+    assert.ok(queryId && match?.success, 'one credential query matched');
+    const selected = match.valid_credentials[0].claims.valid_claim_sets[0].output as Record<string, unknown>;
+    const disclosed = overrides.disclose ?? Object.keys(selected);
+
+    // SD-JWT+KB (RFC 9901; OID4VP 1.0 Appendix B.3): aud is the full client_id, nonce the request's.
+    const frame = Object.fromEntries(disclosed.map((c) => [c, true]));
+    let presentation = await sdJwtVc.present(opts.credential, frame, {
+      kb: {
+        payload: {
+          aud: overrides.aud ?? request.client_id,
+          nonce: overrides.nonce ?? request.nonce,
+          iat: overrides.iat ?? Math.floor(Date.now() / 1000),
+        },
+      },
+    });
+    if (overrides.tamper) presentation = overrides.tamper(presentation);
+
+    const { authorizationResponsePayload } = await client.createOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request,
+      authorizationResponsePayload: { vp_token: { [queryId]: [presentation] } },
+    });
+    const form = Object.fromEntries(
+      Object.entries(authorizationResponsePayload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
+    const submit = () =>
+      withInsecureUrls(publicUrl, async () => {
+        const { response } = await client.submitOpenid4vpAuthorizationResponse({
+          authorizationRequestPayload: request,
+          authorizationResponsePayload,
+        });
+        return readAnswer(response);
+      });
+    const answer = await submit();
+    return {
+      ...answer,
+      request,
+      resolved,
+      queryId,
+      disclosed,
+      presentation,
+      form,
+      requests,
+      resubmit: submit,
+    };
+  });
+}
+
+// ---- Pieces for negative cases ----------------------------------------------------------------
+
+/** The [salt, name, value] of each disclosure of a compact SD-JWT(+KB), with its encoded form. */
+export function disclosuresOf(sdJwt: string): Array<{ encoded: string; salt: string; name: string; value: unknown }> {
+  const [, ...rest] = sdJwt.split('~');
+  rest.pop(); // the KB-JWT, or '' after the last '~'
+  return rest.map((encoded) => {
+    const [salt, name, value] = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as [string, string, unknown];
+    return { encoded, salt, name, value };
+  });
+}
+
+/** A tamper function: the disclosure of `name` replaced by one with the same salt and `value`. */
+export const replaceDisclosure =
+  (name: string, value: unknown) =>
+  (presentation: string): string => {
+    const original = disclosuresOf(presentation).find((d) => d.name === name);
+    assert.ok(original, `the presentation discloses ${name}`);
+    const forged = Buffer.from(JSON.stringify([original.salt, name, value]), 'utf8').toString('base64url');
+    return presentation.replace(`~${original.encoded}~`, `~${forged}~`);
+  };
+
+/** The issuer-signed payload of a credential (its status reference, cnf, ...), undecoded claims aside. */
+export const credentialPayload = (credential: string) => decodeJwt(credential.slice(0, credential.indexOf('~')));
+
+/** The KB-JWT of a presentation: header and payload. */
+export function keyBindingOf(presentation: string) {
+  const kb = presentation.slice(presentation.lastIndexOf('~') + 1);
+  return { header: decodeProtectedHeader(kb), payload: decodeJwt(kb) };
+}
