@@ -108,7 +108,12 @@ export async function compose(config: Config, options: ComposeOptions = {}): Pro
     const issuer = new CredentialIssuer(types, offerStore, ledger, keys, nonces, tenants, urls, clock);
     const status = new StatusService(ledger, keys, tenants, urls, clock);
     const transactions = new SqlPresentationTransactionStore(db);
-    const statusLists = new StatusListSource(urls, status, options.fetcher ?? new GuardedFetcher(), clock);
+    const statusLists = new StatusListSource(
+      urls,
+      (t, seq) => status.token(t, seq),
+      options.fetcher ?? new GuardedFetcher(),
+      clock,
+    );
     const verifier = new HostedVerifier(transactions, types, tenants, keys, statusLists, urls, clock);
 
     const origin = config.publicUrl.origin;

@@ -39,7 +39,10 @@ export function decodeJson(text: string): unknown {
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Splits and decodes a compact JWS; undefined when it is not one. Verifies nothing. */
+/**
+ * Splits and decodes a compact JWS; undefined when it is not one. Verifies nothing. A header
+ * with `crit` is refused: this service understands no JWS extension (RFC 7515 §4.1.11).
+ */
 export function decodeJws(compact: string): DecodedJws | undefined {
   const parts = compact.split('.');
   if (parts.length !== 3) return undefined;
@@ -47,7 +50,7 @@ export function decodeJws(compact: string): DecodedJws | undefined {
   const header = decodeJson(h);
   const payload = decodeJson(p);
   const signature = decodeB64url(s);
-  if (!isObject(header) || !isObject(payload) || !signature) return undefined;
+  if (!isObject(header) || !isObject(payload) || !signature || 'crit' in header) return undefined;
   return { header, payload, signingInput: `${h}.${p}`, signature };
 }
 

@@ -33,9 +33,12 @@ export type DisclosureOutcome =
  * disclosure is bad.
  */
 export function processDisclosures(payload: Record<string, unknown>, encoded: readonly string[]): DisclosureOutcome {
-  const claims: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(payload)) if (!REGISTERED_CLAIMS.has(name)) claims[name] = value;
-  const fail = (failure: FailureCode, detail: string): DisclosureOutcome => ({ ok: false, failure, detail, claims });
+  // A Map, turned into an object only at the end with own data properties: a claim named
+  // "__proto__" stays a claim instead of replacing the result's prototype.
+  const found = new Map<string, unknown>();
+  for (const [name, value] of Object.entries(payload)) if (!REGISTERED_CLAIMS.has(name)) found.set(name, value);
+  const claimsNow = () => Object.fromEntries(found);
+  const fail = (failure: FailureCode, detail: string): DisclosureOutcome => ({ ok: false, failure, detail, claims: claimsNow() });
 
   if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256') {
     return fail('unsupported_hash_algorithm', `_sd_alg is ${JSON.stringify(payload._sd_alg)}.`);
@@ -77,7 +80,7 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
       name === '...' ||
       NEVER_DISCLOSED.has(name) ||
       Object.hasOwn(payload, name) ||
-      Object.hasOwn(claims, name)
+      found.has(name)
     ) {
       problem ??= fail('malformed_disclosure', `The disclosure of "${name}" names a reserved or already present claim.`);
       continue;
@@ -87,9 +90,10 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
       problem ??= fail('unsupported_disclosure_structure', `The disclosed "${name}" has ${inner}.`);
       continue;
     }
-    claims[name] = value;
+    found.set(name, value);
   }
-  return problem ?? { ok: true, claims, applicable: referenced.size > 0 || encoded.length > 0 };
+  if (problem) return { ...problem, claims: claimsNow() };
+  return { ok: true, claims: claimsNow(), applicable: referenced.size > 0 || encoded.length > 0 };
 }
 
 /** Describes the first nested `_sd` or array-element digest under these entries, if any. */

@@ -48,6 +48,11 @@ export function checkRevocation(
   if (list.iss !== undefined && list.iss !== credential.iss) {
     return fail('status_list_invalid', 'The status list was issued by someone else.');
   }
+  // iat is REQUIRED (§5.1); a token not yet valid (RFC 7519 §4.1.5) is not a list of now.
+  if (typeof list.iat !== 'number') return fail('status_list_invalid', 'The status list token has no iat.');
+  if (list.nbf !== undefined && (typeof list.nbf !== 'number' || list.nbf - skew > now)) {
+    return fail('status_list_invalid', 'The status list token is not yet valid (nbf).');
+  }
   if (list.sub !== uri) return fail('status_list_mismatch', `The status list is for ${String(list.sub)}, not ${uri}.`);
   if (list.exp !== undefined && (typeof list.exp !== 'number' || list.exp + skew <= now)) {
     return fail('status_list_expired', 'The status list token has expired.');

@@ -2,7 +2,10 @@ import type { Clock } from '../../core/clock.ts';
 import { decodeJws, isObject } from '../../core/jose/es256.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
 import type { IssuerUrls } from '../issuance/issuer-urls.ts';
-import { STATUS_LIST_MEDIA_TYPE, type StatusService } from '../status/status-service.ts';
+import { STATUS_LIST_MEDIA_TYPE } from '../status/status-service.ts';
+
+/** Builds one of this service's list tokens (StatusService.token). */
+export type LocalStatusList = (tenant: string, seq: number) => Promise<string>;
 
 /** A fetched list is kept at most this long, whatever its ttl says. */
 const MAX_CACHE_S = 3600;
@@ -19,7 +22,7 @@ export class StatusListSource {
 
   constructor(
     private readonly urls: IssuerUrls,
-    private readonly status: StatusService,
+    private readonly local: LocalStatusList,
     private readonly fetcher: HttpFetcher,
     private readonly clock: Clock,
   ) {}
@@ -29,8 +32,8 @@ export class StatusListSource {
   }
 
   async get(uri: string): Promise<string | undefined> {
-    const local = this.urls.parseStatusList(uri);
-    if (local) return this.status.token(local.tenant, local.seq).catch(() => undefined);
+    const ours = this.urls.parseStatusList(uri);
+    if (ours) return this.local(ours.tenant, ours.seq).catch(() => undefined);
     const now = this.clock.now();
     const cached = this.cache.get(uri);
     if (cached && cached.until > now) return cached.token;
