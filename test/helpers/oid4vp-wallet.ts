@@ -14,16 +14,10 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
-import {
-  getGlobalConfig,
-  Openid4vciClient,
-  type Openid4vciClientOptions,
-  setGlobalConfig,
-} from '@openid4vc/openid4vci';
+import { getGlobalConfig, Openid4vciClient, type Openid4vciClientOptions, setGlobalConfig } from '@openid4vc/openid4vci';
 import {
   type Openid4vpAuthorizationRequest,
   Openid4vpClient,
-  type Openid4vpClientOptions,
   type ResolvedOpenid4vpAuthorizationRequest,
 } from '@openid4vc/openid4vp';
 import { digest } from '@sd-jwt/crypto-nodejs';
@@ -33,12 +27,14 @@ import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJ
 import type { HolderKey } from './holder.ts';
 import { PUBLIC_URL } from './rail.ts';
 
-type VpCallbacks = Openid4vpClientOptions['callbacks'];
+// 0.4.6 does not export Openid4vpClientOptions.
+type VpCallbacks = ConstructorParameters<typeof Openid4vpClient>[0]['callbacks'];
 type VciCallbacks = Openid4vciClientOptions['callbacks'];
 type VerificationMethod = { id: string; type: string; controller: string; publicKeyJwk: JWK };
 type DidDocument = { id: string; verificationMethod?: VerificationMethod[]; authentication?: string[] };
 
-export const publicOnly = (jwk: JWK): JWK => ({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y });
+/** The public P-256 key, in the shape both jose and oid4vc-ts (kty required) accept. */
+export const publicOnly = (jwk: JWK) => ({ kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) });
 
 /** Every request the wallet made, as `METHOD <url as the library asked for it>`. */
 export type FetchLog = string[];
@@ -246,12 +242,13 @@ export async function presentWithWallet(opts: {
     const doc = await resolveDidWeb(did, railFetch);
     const method = doc.verificationMethod?.find((m) => m.id === signer.didUrl);
     if (!method) return { verified: false };
+    const signerJwk = publicOnly(method.publicKeyJwk);
     try {
-      await jwtVerify(jwt.compact, await importJWK(method.publicKeyJwk, 'ES256'), { algorithms: ['ES256'] });
+      await jwtVerify(jwt.compact, await importJWK(signerJwk, 'ES256'), { algorithms: ['ES256'] });
     } catch {
-      return { verified: false, signerJwk: method.publicKeyJwk as never };
+      return { verified: false, signerJwk };
     }
-    return { verified: true, signerJwk: method.publicKeyJwk as never };
+    return { verified: true, signerJwk };
   };
 
   const client = new Openid4vpClient({
