@@ -6,7 +6,10 @@ import { parseArgs } from 'node:util';
 import { newP256KeyPair } from '../adapters/crypto/p256-keys.ts';
 import { judgeAnswer, type VerifierAnswer } from '../core/conformance/judge.ts';
 import { CONFORMANCE_SCHEMA, type ConformanceSet, mintConformanceSet, vectorsDigest } from '../core/conformance/vector-set.ts';
+import { VECTOR_IDS } from '../core/conformance/vectors.ts';
 import { isObject } from '../core/jose/es256.ts';
+
+const MAX_TIMEOUT_S = 3600;
 
 const USAGE = `usage: openrail conformance --verifier "<command>" [--vectors <url|file>] [--level 1|2] [--timeout <seconds>]`;
 
@@ -89,6 +92,10 @@ async function loadSet(source: string): Promise<ConformanceSet> {
   }
   const typed = set as unknown as ConformanceSet;
   if (vectorsDigest(typed.vectors) !== typed.digest) throw new Error('the vectors do not match the set digest');
+  const ids = typed.vectors.map((v) => (isObject(v) ? v.id : undefined));
+  if (ids.length !== VECTOR_IDS.length || !VECTOR_IDS.every((id) => ids.includes(id))) {
+    throw new Error(`the set does not hold the ${VECTOR_IDS.length} vectors of ${CONFORMANCE_SCHEMA}`);
+  }
   return typed;
 }
 
@@ -98,22 +105,38 @@ interface Answers {
   startError?: string;
 }
 
+/** The shell's exit status for a command it cannot find or run (POSIX). */
+const SHELL_CANNOT_RUN = new Set([126, 127]);
+/** How long a verifier that exited may still take to flush what it wrote. */
+const EXIT_GRACE_MS = 1000;
+
 /**
  * Spawns the verifier once, writes every vector, closes its stdin, and collects one answer per
- * line until it has them all, the verifier exits, or the time is up.
+ * line until it has them all, its output ends, it exits, or the time is up. The verifier runs in
+ * a process group of its own, so stopping it also stops what its shell started.
  */
 function askVerifier(command: string, set: ConformanceSet, timeoutMs: number): Promise<Answers> {
   return new Promise((resolve) => {
     const byId = new Map<string, VerifierAnswer>();
     const notes: string[] = [];
     const wanted = new Set(set.vectors.map((v) => v.id));
-    const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(command, { shell: true, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
     let done = false;
+    const stop = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    };
     const finish = (extra: Partial<Answers> = {}) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      child.kill('SIGTERM');
+      clearTimeout(grace);
+      stop('SIGTERM');
+      setTimeout(() => stop('SIGKILL'), EXIT_GRACE_MS).unref();
+      child.stdout.destroy();
       resolve({ byId, notes, ...extra });
     };
     const timer = setTimeout(() => {
@@ -121,6 +144,22 @@ function askVerifier(command: string, set: ConformanceSet, timeoutMs: number): P
       finish();
     }, timeoutMs);
     child.on('error', (e) => finish({ startError: e.message }));
+    // Output ending and the process exiting arrive in either order; both are awaited briefly so
+    // that a shell that could not run the command is told apart from a verifier that said nothing.
+    let exited = false;
+    let outputEnded = false;
+    let grace: NodeJS.Timeout | undefined;
+    const settleSoon = () => {
+      grace ??= setTimeout(() => finish(), EXIT_GRACE_MS);
+    };
+    child.on('exit', (code) => {
+      exited = true;
+      if (byId.size === 0 && code !== null && SHELL_CANNOT_RUN.has(code)) {
+        return finish({ startError: `the shell could not run "${command}" (exit ${code})` });
+      }
+      if (outputEnded) finish();
+      else settleSoon();
+    });
     child.stdin.on('error', () => undefined); // a verifier that exits early closes the pipe
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
@@ -141,7 +180,12 @@ function askVerifier(command: string, set: ConformanceSet, timeoutMs: number): P
       else byId.set(id, answer as VerifierAnswer);
       if (byId.size === wanted.size) finish();
     });
-    child.on('exit', () => lines.once('close', () => finish()));
+    // The end of its output means no more answers can come; the exit status may still say why.
+    lines.on('close', () => {
+      outputEnded = true;
+      if (exited) finish();
+      else settleSoon();
+    });
     for (const vector of set.vectors) child.stdin.write(`${JSON.stringify({ id: vector.id, input: vector.input })}\n`);
     child.stdin.end();
   });

@@ -20,6 +20,26 @@ export interface ConformanceVector {
   expect: { verdict: Verdict; failure: FailureCode | null; claims: Record<string, unknown> | null };
 }
 
+/** The ids of schema svc-open-rail-conformance/1, in the order a set lists them. */
+export const VECTOR_IDS = [
+  'valid',
+  'status-list-withheld',
+  'revoked',
+  'tampered-issuer-signature',
+  'wrong-issuer-key',
+  'stolen-credential',
+  'wrong-credential-type',
+  'required-claim-withheld',
+  'did-document-not-bound',
+  'forged-disclosure',
+  'disclosure-set-altered',
+  'audience-mismatch',
+  'nonce-replay',
+  'expired-status-list',
+  'status-list-substituted',
+  'malformed-presentation',
+] as const;
+
 export interface MintDeps {
   /** Unix seconds; becomes every vector's `now`. */
   now: number;

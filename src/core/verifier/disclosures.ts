@@ -75,13 +75,7 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
       problem ??= fail('unreferenced_disclosure', `The disclosure of "${name}" is not referenced by the credential.`);
       continue;
     }
-    if (
-      name === '_sd' ||
-      name === '...' ||
-      NEVER_DISCLOSED.has(name) ||
-      Object.hasOwn(payload, name) ||
-      found.has(name)
-    ) {
+    if (name === '_sd' || name === '...' || NEVER_DISCLOSED.has(name) || Object.hasOwn(payload, name) || found.has(name)) {
       problem ??= fail('malformed_disclosure', `The disclosure of "${name}" names a reserved or already present claim.`);
       continue;
     }
