@@ -1,8 +1,10 @@
 // `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
 import { issuanceBench } from './issuance.ts';
+import { verifyBench } from './verify.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   issuance: issuanceBench,
+  verify: verifyBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

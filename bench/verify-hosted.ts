@@ -1,0 +1,212 @@
+import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from 'node:crypto';
+import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
+import { OWNER_TOKEN } from './server.ts';
+import { issueOne, type PoolItem, PRE_AUTH, type Target } from './wallet.ts';
+
+/**
+ * The hosted verifier over HTTP, as a relying party and a wallet drive it: a type without array
+ * claims (the hosted verifier refuses to ask for those), credentials issued through the issuance
+ * rail (bench/wallet.ts), then whole OID4VP transactions.
+ */
+export const HOSTED_CLAIMS = ['given_name', 'family_name', 'member_number', 'birth_date:date'];
+const REQUESTED = ['given_name', 'family_name', 'member_number', 'birth_date'];
+const RP_AUD = 'https://rp.bench.example';
+
+export interface HostedTarget extends Target {
+  vct: string;
+}
+
+/** A credential the wallet holds: the compact SD-JWT VC (ending in "~") and its holder key. */
+export interface Held {
+  credential: string;
+  item: PoolItem;
+}
+
+const ownerHeaders = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
+
+async function postJson(url: string, body: unknown, expect: number): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers: ownerHeaders, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+export async function setUpHosted(origin: string): Promise<HostedTarget> {
+  const tenant = await postJson(`${origin}/api/tenants`, { name: 'Bench Verify Club' }, 201);
+  const slug = String(tenant.slug);
+  const type = await postJson(`${origin}/api/types`, { tenant: slug, name: 'Bench Member Card', claims: HOSTED_CLAIMS }, 201);
+  return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}`, vct: String(type.vct) };
+}
+
+/** Issues `count` credentials through the rail (offer, token, nonce, credential), each to its own holder key. */
+export async function issueHeld(target: HostedTarget, count: number, concurrency = 8): Promise<Held[]> {
+  const held: Held[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const n = next++;
+      const created = await postJson(
+        `${target.origin}/api/offers`,
+        {
+          tenant: target.tenant,
+          typeId: target.typeId,
+          subject: {
+            given_name: 'Ada',
+            family_name: 'Lovelace',
+            member_number: `M-${String(n).padStart(8, '0')}`,
+            birth_date: '1815-12-10',
+          },
+          expiresIn: 3600,
+        },
+        201,
+      );
+      const offer = JSON.parse(new URL(String(created.offerUri)).searchParams.get('credential_offer') ?? 'null');
+      const code = offer?.grants?.[PRE_AUTH]?.['pre-authorized_code'];
+      if (typeof code !== 'string') throw new Error(`offer without a pre-authorized code: ${String(created.offerUri)}`);
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
+      const item: PoolItem = { code, key: privateKey, jwk: { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) } };
+      const issued = await issueOne(target, item);
+      if (!issued.ok)
+        throw new Error(`issuance failed at ${issued.failure.step} (${issued.failure.status}): ${issued.failure.body}`);
+      held.push({ credential: issued.credential, item });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return held;
+}
+
+export type Step = 'request' | 'request_object' | 'response' | 'result';
+
+export interface TxTimings {
+  /** The whole transaction, the wallet's KB signing included. */
+  totalMs: number;
+  steps: Record<Step, number>;
+}
+
+export type TxResult = { ok: true; timings: TxTimings } | { ok: false; key: string; sample: string };
+
+/**
+ * One transaction: POST /verify/request -> GET /oid4vp/request/<id> -> the wallet's SD-JWT+KB
+ * (every disclosure, aud = client_id, nonce = the request's) -> POST /oid4vp/response (form,
+ * vp_token {"credential": [<presentation>]}) -> GET /verify/result/<id> with the result token.
+ * Anything but a 201/200 at each step and an outcome with ok: true is a failure. The wallet does
+ * not verify the request object's signature (client work, not the server's).
+ */
+export async function transaction(target: HostedTarget, held: Held): Promise<TxResult> {
+  const t0 = performance.now();
+  const steps = {} as Record<Step, number>;
+  const failed = async (step: Step, res: Response): Promise<TxResult> => ({
+    ok: false,
+    key: `${step} ${res.status}`,
+    sample: (await res.text()).slice(0, 300),
+  });
+
+  const nonce = randomBytes(18).toString('base64url');
+  let s = performance.now();
+  const opened = await fetch(`${target.origin}/verify/request`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ vct: target.vct, claims: REQUESTED, nonce, aud: RP_AUD }),
+  });
+  if (opened.status !== 201) return failed('request', opened);
+  const { transactionId, resultToken } = (await opened.json()) as { transactionId: string; resultToken: string };
+  steps.request = performance.now() - s;
+
+  s = performance.now();
+  const objectRes = await fetch(`${target.origin}/oid4vp/request/${transactionId}`);
+  if (objectRes.status !== 200) return failed('request_object', objectRes);
+  const request = decodeJws(await objectRes.text())?.payload;
+  steps.request_object = performance.now() - s;
+  if (!request || request.nonce !== nonce || typeof request.state !== 'string' || typeof request.client_id !== 'string') {
+    return { ok: false, key: 'request_object content', sample: JSON.stringify(request ?? null).slice(0, 300) };
+  }
+
+  const sdJwt = held.credential;
+  const sdHash = createHash('sha256').update(sdJwt, 'ascii').digest('base64url');
+  const kbJwt = signEs256(
+    held.item.key,
+    { typ: 'kb+jwt' },
+    { iat: Math.floor(Date.now() / 1000), aud: request.client_id, nonce: request.nonce, sd_hash: sdHash },
+  );
+  const presentation = `${sdJwt}${kbJwt}`;
+
+  s = performance.now();
+  const responseUri = typeof request.response_uri === 'string' ? request.response_uri : `${target.origin}/oid4vp/response`;
+  const answered = await fetch(responseUri, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ vp_token: JSON.stringify({ credential: [presentation] }), state: request.state }).toString(),
+  });
+  if (answered.status !== 200) return failed('response', answered);
+  await answered.arrayBuffer();
+  steps.response = performance.now() - s;
+
+  s = performance.now();
+  const polled = await fetch(`${target.origin}/verify/result/${transactionId}`, {
+    headers: { authorization: `Bearer ${resultToken}` },
+  });
+  if (polled.status !== 200) return failed('result', polled);
+  const { outcome } = (await polled.json()) as { outcome: Record<string, unknown> | null };
+  steps.result = performance.now() - s;
+  if (outcome?.ok !== true) {
+    return {
+      ok: false,
+      key: `result ${outcome === null ? 'null (pending)' : String(outcome.error)}`,
+      sample: JSON.stringify(outcome).slice(0, 300),
+    };
+  }
+  if (outcome.presentedNonce !== nonce) return { ok: false, key: 'result nonce', sample: JSON.stringify(outcome).slice(0, 300) };
+  return { ok: true, timings: { totalMs: performance.now() - t0, steps } };
+}
+
+export interface Drive {
+  ok: number;
+  failures: Record<string, { count: number; sample: string }>;
+  seconds: number;
+  totals: Float64Array;
+  steps: Record<Step, Float64Array>;
+}
+
+/** `concurrency` wallets running transactions back to back for `seconds`, cycling over the held credentials. */
+export async function driveHosted(target: HostedTarget, held: Held[], concurrency: number, seconds: number): Promise<Drive> {
+  const totals: number[] = [];
+  const steps: Record<Step, number[]> = { request: [], request_object: [], response: [], result: [] };
+  const failures: Drive['failures'] = {};
+  let next = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  const wallet = async () => {
+    while (performance.now() < deadline) {
+      const h = held[next++ % held.length] as Held;
+      let r: TxResult;
+      try {
+        r = await transaction(target, h);
+      } catch (err) {
+        r = { ok: false, key: 'network', sample: String(err).slice(0, 300) };
+      }
+      if (r.ok) {
+        totals.push(r.timings.totalMs);
+        for (const k of Object.keys(steps) as Step[]) steps[k].push(r.timings.steps[k]);
+      } else {
+        const f = failures[r.key] ?? { count: 0, sample: r.sample };
+        f.count++;
+        failures[r.key] = f;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, wallet));
+  const sorted = (a: number[]) => Float64Array.from(a).sort();
+  return {
+    ok: totals.length,
+    failures,
+    seconds: (performance.now() - start) / 1000,
+    totals: sorted(totals),
+    steps: {
+      request: sorted(steps.request),
+      request_object: sorted(steps.request_object),
+      response: sorted(steps.response),
+      result: sorted(steps.result),
+    },
+  };
+}

@@ -1,0 +1,791 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
+import { newP256KeyPair } from '../src/adapters/crypto/p256-keys.ts';
+import { bindPresentation } from '../src/core/conformance/builders.ts';
+import { type VerificationInput, type VerificationResult, verifyPresentation } from '../src/core/verifier/verify-presentation.ts';
+import { CEILING_DEFINITION, type CryptoRates, measureCryptoRates } from './crypto-rates.ts';
+import { machineBusyMs, otherLoad } from './machine.ts';
+import { type ProfileSummary, summariseProfile } from './profile.ts';
+import { REPO_ROOT, serverErrors, startServer } from './server.ts';
+import { fixed, percentile, table } from './stats.ts';
+import { type Drive, driveHosted, type Held, type HostedTarget, issueHeld, setUpHosted, transaction } from './verify-hosted.ts';
+import { PEER_CHECKS, type PeerVerifier, peerVerifier, REFERENCE_CHECKS } from './verify-peer.ts';
+import { AUD, LIST_SIZE, mintPool, type Pool, type PoolEntry } from './verify-pool.ts';
+
+/** The project's target: the reference verifier at least this many times the peer's rate, same presentations, same run. */
+const TARGET_RATIO = 3;
+const POOL_SIZE = 64;
+/** Twice the reference verifier's KeyObject cache (1024): every holder key is a miss, as with real traffic. */
+const COLD_POOL_SIZE = 2048;
+const COLD_PEER_CHECKED = 128;
+const HELD_CREDENTIALS = 64;
+/** Above this many cores busy elsewhere during a measurement, the machine was shared. */
+const SHARED_CORES = 0.25;
+
+interface Options {
+  quick: boolean;
+  durationS: number;
+  warmupS: number;
+  /** In-process measurements are split into this many interleaved windows per variant. */
+  windows: number;
+  cryptoMs: number;
+  concurrency: number[];
+  hosted: boolean;
+  cpuProf: boolean;
+}
+
+const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <n>[,<n>...]] [--no-hosted] [--cpu-prof]
+
+  --quick              a short run to check the bench works (about 15 s)
+  --duration <s>       measured seconds per in-process verifier and per hosted level (default 5; 1 with --quick)
+  --concurrency <list> hosted verification: wallets running transactions at once (default 1,16; 16 with --quick)
+  --no-hosted          only the in-process verifiers and the ES256 rate
+  --cpu-prof           profile the hosted server (node --cpu-prof, setup included) and summarise its self time
+
+In process (one thread): the reference verifier (src/core/verifier, synchronous) and the peer,
+@sd-jwt/sd-jwt-vc 0.19.0 SDJwtVcInstance.verify with key binding, on the same ${POOL_SIZE} presentations,
+in interleaved windows; then both again on ${COLD_POOL_SIZE} presentations of distinct holders (no key
+cache hit). Hosted: the real server (SQLite in a fresh temp directory), credentials issued over
+the rail, whole OID4VP transactions over HTTP. Results go to bench/results/verify-<timestamp>.json.`;
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      concurrency: { type: 'string' },
+      'no-hosted': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const quick = values.quick === true;
+  let durationS = quick ? 1 : 5;
+  if (values.duration !== undefined) {
+    durationS = Number(values.duration);
+    if (!Number.isFinite(durationS) || durationS <= 0)
+      throw new Error(`--duration must be a positive number (got ${values.duration})`);
+  }
+  const concurrency = (values.concurrency ?? (quick ? '16' : '1,16')).split(',').map((c) => {
+    const n = Number(c);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--concurrency takes positive integers (got ${c})`);
+    return n;
+  });
+  return {
+    quick,
+    durationS,
+    warmupS: quick ? 0.3 : 1,
+    windows: quick ? 2 : 5,
+    cryptoMs: quick ? 400 : 1500,
+    concurrency,
+    hosted: values['no-hosted'] !== true,
+    cpuProf: values['cpu-prof'] === true,
+  };
+}
+
+// ---- In process -------------------------------------------------------------------------------
+
+interface Window {
+  ops: number;
+  ok: number;
+  seconds: number;
+}
+
+/** The sound verdict without a status list: every check passes but revocation, which is not performed. */
+const soundWithoutStatus = (r: VerificationResult) =>
+  r.verdict === 'indeterminate' &&
+  r.failure === 'status_unavailable' &&
+  r.ledger.every((e) => (e.check === 'revocation' ? e.status === 'not_performed' : e.status === 'passed'));
+
+const accepted = (r: VerificationResult) => r.verdict === 'accept';
+
+/** The reference verifier in a synchronous loop over the pool for about `ms`; `ok` counts the verdicts `sound` approves. */
+function referenceWindow(inputs: VerificationInput[], ms: number, sound = accepted): Window {
+  let ops = 0;
+  let ok = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (let k = 0; k < 8; k++) {
+      if (sound(verifyPresentation(inputs[ops % inputs.length] as VerificationInput))) ok++;
+      ops++;
+    }
+    now = performance.now();
+  }
+  return { ops, ok, seconds: (now - start) / 1000 };
+}
+
+/** The peer, one presentation after another (awaited), for about `ms`. */
+async function peerWindow(peer: PeerVerifier, inputs: VerificationInput[], ms: number): Promise<Window> {
+  let ops = 0;
+  let ok = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (let k = 0; k < 8; k++) {
+      if (await peer.verify(inputs[ops % inputs.length] as VerificationInput)) ok++;
+      ops++;
+    }
+    now = performance.now();
+  }
+  return { ops, ok, seconds: (now - start) / 1000 };
+}
+
+/** @sd-jwt/jwt-status-list's decode of the list token, as the peer runs it for every presentation. */
+function decodeWindow(token: string, ms: number): Window {
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    getListFromStatusListJWT(token).getStatus(0);
+    ops++;
+    now = performance.now();
+  }
+  return { ops, ok: ops, seconds: (now - start) / 1000 };
+}
+
+interface Variant {
+  id: string;
+  label: string;
+  pool: number;
+  /** ES256 verifications one presentation needs (its ceiling is verify_rate / this); 0: not a presentation. */
+  verifies: 0 | 2 | 3;
+  run: (ms: number) => Window | Promise<Window>;
+}
+
+export interface VariantResult {
+  id: string;
+  label: string;
+  pool: number;
+  /** Median of the windows' rates, presentations per second. */
+  perSec: number;
+  minPerSec: number;
+  maxPerSec: number;
+  windows: number[];
+  ops: number;
+  /** Presentations not accepted inside the timed windows (must be 0). */
+  notAccepted: number;
+  verifies: number;
+  /** perSec against verify_rate / verifies (null for the decode-only row). */
+  ceilingFraction: number | null;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** Every variant warmed up, then `windows` rounds, each variant once per round in a rotating order. */
+async function measureVariants(variants: Variant[], opts: Options, verifyPerSec: number, log: (l: string) => void) {
+  for (const v of variants) await v.run(opts.warmupS * 1000);
+  const perWindowMs = (opts.durationS * 1000) / opts.windows;
+  const windows = new Map<string, Window[]>(variants.map((v) => [v.id, []]));
+  for (let round = 0; round < opts.windows; round++) {
+    for (let i = 0; i < variants.length; i++) {
+      const v = variants[(i + round) % variants.length] as Variant;
+      windows.get(v.id)?.push(await v.run(perWindowMs));
+    }
+  }
+  return variants.map((v): VariantResult => {
+    const ws = windows.get(v.id) ?? [];
+    const rates = ws.map((w) => w.ops / w.seconds);
+    const ops = ws.reduce((n, w) => n + w.ops, 0);
+    const notAccepted = ws.reduce((n, w) => n + (w.ops - w.ok), 0);
+    const perSec = median(rates);
+    if (notAccepted > 0) log(`  ${v.label}: ${notAccepted} of ${ops} presentations NOT accepted inside the timed loop`);
+    return {
+      id: v.id,
+      label: v.label,
+      pool: v.pool,
+      perSec,
+      minPerSec: Math.min(...rates),
+      maxPerSec: Math.max(...rates),
+      windows: rates,
+      ops,
+      notAccepted,
+      verifies: v.verifies,
+      ceilingFraction: v.verifies === 0 ? null : perSec / (verifyPerSec / v.verifies),
+    };
+  });
+}
+
+/** Outside the timed loops: every presentation is accepted by the reference verifier and by each peer. */
+async function checkAccepted(entries: PoolEntry[], peers: Array<[string, PeerVerifier]>): Promise<void> {
+  const problems: string[] = [];
+  for (const [i, e] of entries.entries()) {
+    const r = verifyPresentation(e.input);
+    if (r.verdict !== 'accept') problems.push(`#${i} reference: ${r.verdict} ${r.failure}`);
+    for (const [name, peer] of peers) {
+      const reason = await peer.reason(e.input);
+      if (reason !== undefined) problems.push(`#${i} ${name}: ${reason}`);
+    }
+    if (problems.length > 5) break;
+  }
+  if (problems.length > 0) {
+    throw new Error(`presentations of the pool are not all accepted (the bench measures success paths): ${problems.join('; ')}`);
+  }
+}
+
+interface SanityCase {
+  case: string;
+  reference: string;
+  peer: Record<string, string>;
+}
+
+/**
+ * Outside the timed loops: both sides refuse a broken presentation for each link the timed path
+ * relies on, so neither rate comes from a check that is not made.
+ */
+async function sanityCases(pool: Pool, peers: Array<[string, PeerVerifier]>): Promise<SanityCase[]> {
+  const first = pool.entries[0];
+  if (!first) return [];
+  const { input, holder, idx } = first;
+  const sdJwtOf = (p: string) => p.slice(0, p.lastIndexOf('~') + 1);
+  const sdJwt = sdJwtOf(input.presentation);
+  const bind = (s: string, signer = holder) =>
+    bindPresentation(s, { signer, aud: AUD, nonce: input.expected.nonce, iat: pool.now - 5 });
+  const jwtEnd = sdJwt.indexOf('~');
+  const jwt = sdJwt.slice(0, jwtEnd);
+  const signature = Buffer.from(jwt.slice(jwt.lastIndexOf('.') + 1), 'base64url');
+  signature[10] = (signature[10] ?? 0) ^ 0x01;
+  const tamperedJwt = `${jwt.slice(0, jwt.lastIndexOf('.') + 1)}${signature.toString('base64url')}`;
+  const cases: Array<[string, VerificationInput]> = [
+    ['issuer signature flipped (KB re-signed over it)', { ...input, presentation: bind(`${tamperedJwt}${sdJwt.slice(jwtEnd)}`) }],
+    ['KB-JWT signed by another key', { ...input, presentation: bind(sdJwt, newP256KeyPair()) }],
+    ['credential revoked in the status list', { ...input, statusList: pool.listRevoking([idx]) }],
+    ['KB-JWT nonce of another transaction', { ...input, expected: { ...input.expected, nonce: 'another-transaction-nonce' } }],
+  ];
+  const out: SanityCase[] = [];
+  for (const [name, i] of cases) {
+    const r = verifyPresentation(i);
+    const peer: Record<string, string> = {};
+    for (const [label, p] of peers) peer[label] = (await p.reason(i)) ?? 'ACCEPTED';
+    out.push({ case: name, reference: r.verdict === 'accept' ? 'ACCEPTED' : `${r.verdict} (${r.failure})`, peer });
+  }
+  return out;
+}
+
+interface InProcessResult {
+  poolSize: number;
+  coldPoolSize: number;
+  mintSeconds: number;
+  variants: VariantResult[];
+  ratio: number;
+  coldRatio: number;
+  webcryptoRatio: number;
+  /** Without the status step on either side: the reference given no list against the peer with its status step removed. */
+  noStatusRatio: number;
+  met: boolean;
+  sanity: SanityCase[];
+  otherCores?: number;
+  checks: { reference: string; peer: string };
+}
+
+async function benchInProcess(opts: Options, crypto: CryptoRates, log: (l: string) => void): Promise<InProcessResult> {
+  const t0 = performance.now();
+  const pool = mintPool(POOL_SIZE);
+  const cold = mintPool(COLD_POOL_SIZE);
+  const mintSeconds = (performance.now() - t0) / 1000;
+  log(`minted ${POOL_SIZE} + ${COLD_POOL_SIZE} presentations in ${fixed(mintSeconds, 1)} s`);
+  const peerFast = peerVerifier('node-crypto');
+  const peerWeb = peerVerifier('webcrypto');
+  const peerNoStatus = peerVerifier('node-crypto', { status: false });
+  const peerCold = peerVerifier('node-crypto');
+  const t1 = performance.now();
+  await checkAccepted(pool.entries, [
+    ['peer (node:crypto)', peerFast],
+    ['peer (WebCrypto)', peerWeb],
+    ['peer (no status step)', peerNoStatus],
+  ]);
+  // The peer takes milliseconds a presentation: it is checked here on the first COLD_PEER_CHECKED of
+  // the large pool, the reference on all of them; inside the timed loops every refusal is counted too.
+  await checkAccepted(cold.entries, []);
+  await checkAccepted(cold.entries.slice(0, COLD_PEER_CHECKED), [['peer (node:crypto)', peerCold]]);
+  log(
+    `checked outside the timed loops that every presentation is accepted (${fixed((performance.now() - t1) / 1000, 1)} s): ` +
+      `${POOL_SIZE} by the reference and each peer variant, ${COLD_POOL_SIZE} by the reference, the first ${COLD_PEER_CHECKED} of them by the peer`,
+  );
+  const sanity = await sanityCases(pool, [
+    ['node-crypto', peerFast],
+    ['webcrypto', peerWeb],
+  ]);
+  for (const s of sanity) {
+    const peers = Object.entries(s.peer).map(([k, v]) => `${k}: ${v}`);
+    log(`  sanity, ${s.case}: reference ${s.reference}; peer ${peers.join('; ')}`);
+  }
+  const wronglyAccepted = sanity.filter((s) => s.reference === 'ACCEPTED' || Object.values(s.peer).includes('ACCEPTED'));
+  if (wronglyAccepted.some((s) => Object.values(s.peer).includes('ACCEPTED'))) {
+    throw new Error('the peer accepted a broken presentation: its callbacks do not check what the comparison assumes');
+  }
+  if (wronglyAccepted.length > 0) log('  THE REFERENCE VERIFIER ACCEPTED A BROKEN PRESENTATION (see above)');
+
+  const inputs = pool.entries.map((e) => e.input);
+  // Like for like with the peer's status step removed: no list supplied, so no list signature,
+  // inflate or entry; the verdict is then indeterminate (status_unavailable) with every other check passed.
+  const noListInputs = inputs.map(({ statusList: _, ...rest }) => rest);
+  const unsound = noListInputs.filter((i) => !soundWithoutStatus(verifyPresentation(i)));
+  if (unsound.length > 0) throw new Error(`${unsound.length} presentations without a list are not sound but for revocation`);
+  const coldInputs = cold.entries.map((e) => e.input);
+  const variants: Variant[] = [
+    {
+      id: 'reference',
+      label: 'reference verifyPresentation',
+      pool: POOL_SIZE,
+      verifies: 3,
+      run: (ms) => referenceWindow(inputs, ms),
+    },
+    {
+      id: 'peer',
+      label: 'peer sd-jwt-vc 0.19.0, node:crypto callbacks',
+      pool: POOL_SIZE,
+      verifies: 3,
+      run: (ms) => peerWindow(peerFast, inputs, ms),
+    },
+    {
+      id: 'peer-webcrypto',
+      label: 'peer sd-jwt-vc 0.19.0, crypto-nodejs ES256 (WebCrypto)',
+      pool: POOL_SIZE,
+      verifies: 3,
+      run: (ms) => peerWindow(peerWeb, inputs, ms),
+    },
+    {
+      id: 'peer-no-status',
+      label: 'peer node:crypto, its status step removed (does less)',
+      pool: POOL_SIZE,
+      verifies: 2,
+      run: (ms) => peerWindow(peerNoStatus, inputs, ms),
+    },
+    {
+      id: 'reference-no-status',
+      label: 'reference, no status list supplied (does less)',
+      pool: POOL_SIZE,
+      verifies: 2,
+      run: (ms) => referenceWindow(noListInputs, ms, soundWithoutStatus),
+    },
+    {
+      id: 'peer-list-decode',
+      label: "(decodes/s) the peer's list decode alone, getListFromStatusListJWT",
+      pool: 1,
+      verifies: 0,
+      run: (ms) => decodeWindow(pool.statusList, ms),
+    },
+    {
+      id: 'reference-cold',
+      label: 'reference, a new holder key each time',
+      pool: COLD_POOL_SIZE,
+      verifies: 3,
+      run: (ms) => referenceWindow(coldInputs, ms),
+    },
+    {
+      id: 'peer-cold',
+      label: 'peer node:crypto, a new holder key each time',
+      pool: COLD_POOL_SIZE,
+      verifies: 3,
+      run: (ms) => peerWindow(peerCold, coldInputs, ms),
+    },
+  ];
+  log(
+    `measuring ${variants.length} variants: ${opts.warmupS} s warm-up each, then ${opts.windows} interleaved windows of ` +
+      `${fixed(opts.durationS / opts.windows, 2)} s each (median reported)`,
+  );
+  const busy0 = machineBusyMs();
+  const self0 = process.cpuUsage();
+  const wall0 = performance.now();
+  const results = await measureVariants(variants, opts, crypto.verifyPerSec, log);
+  const wallS = (performance.now() - wall0) / 1000;
+  const self = process.cpuUsage(self0);
+  const busy1 = machineBusyMs();
+  const otherCores =
+    busy0 !== undefined && busy1 !== undefined
+      ? Math.max(0, (busy1 - busy0 - (self.user + self.system) / 1000) / 1000 / wallS)
+      : undefined;
+  const rate = (id: string) => results.find((r) => r.id === id)?.perSec ?? Number.NaN;
+  const ratio = rate('reference') / rate('peer');
+  return {
+    poolSize: POOL_SIZE,
+    coldPoolSize: COLD_POOL_SIZE,
+    mintSeconds,
+    variants: results,
+    ratio,
+    coldRatio: rate('reference-cold') / rate('peer-cold'),
+    webcryptoRatio: rate('reference') / rate('peer-webcrypto'),
+    noStatusRatio: rate('reference-no-status') / rate('peer-no-status'),
+    met: ratio >= TARGET_RATIO,
+    sanity,
+    ...(otherCores !== undefined ? { otherCores } : {}),
+    checks: { reference: REFERENCE_CHECKS, peer: PEER_CHECKS },
+  };
+}
+
+// ---- Hosted -----------------------------------------------------------------------------------
+
+const HOSTED_CEILING_DEFINITION =
+  'hosted crypto ceiling = transactions/s one server core could do if each cost only its server-side ES256: ' +
+  'the request object and a fresh status list token signed (2 signs), the issuer JWT, KB-JWT and status list verified ' +
+  '(3 verifies) = 1 / (2/sign_rate + 3/verify_rate)';
+
+export interface HostedRow {
+  concurrency: number;
+  transactions: number;
+  seconds: number;
+  perSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  responseP50Ms: number;
+  responseP99Ms: number;
+  stepP50Ms: Record<string, number>;
+  stepP99Ms: Record<string, number>;
+  failures: number;
+  warmupFailures: number;
+  failureKinds: Record<string, { count: number; sample: string }>;
+  serverCpuMsPerTx?: number;
+  serverCores?: number;
+  clientCores: number;
+  otherCores?: number;
+  ceilingFraction: number;
+}
+
+interface HostedResult {
+  rows: HostedRow[];
+  credentials: number;
+  setupSeconds?: number;
+  serverLogErrors?: { count: number; first?: string };
+  problem?: string;
+  ceilingPerSec: number;
+  profile?: ProfileSummary;
+}
+
+function mergeFailures(...all: Array<Drive['failures']>): Drive['failures'] {
+  const out: Drive['failures'] = {};
+  for (const f of all) {
+    for (const [k, v] of Object.entries(f)) {
+      const o = out[k] ?? { count: 0, sample: v.sample };
+      o.count += v.count;
+      out[k] = o;
+    }
+  }
+  return out;
+}
+
+const failureCount = (f: Drive['failures']) => Object.values(f).reduce((n, x) => n + x.count, 0);
+
+async function measureHosted(
+  target: HostedTarget,
+  held: Held[],
+  concurrency: number,
+  opts: Options,
+  cpuMs: () => number | undefined,
+  ceiling: number,
+): Promise<HostedRow> {
+  const warm = await driveHosted(target, held, concurrency, opts.warmupS);
+  const cpu0 = cpuMs();
+  const client0 = process.cpuUsage();
+  const busy0 = machineBusyMs();
+  const m = await driveHosted(target, held, concurrency, opts.durationS);
+  const busy1 = machineBusyMs();
+  const client = process.cpuUsage(client0);
+  const cpu1 = cpuMs();
+  const clientMs = (client.user + client.system) / 1000;
+  const serverMs = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+  const perSec = m.ok / m.seconds;
+  const stepP = (p: number) => Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, percentile(v, p)]));
+  return {
+    concurrency,
+    transactions: m.ok,
+    seconds: m.seconds,
+    perSec,
+    p50Ms: percentile(m.totals, 50),
+    p99Ms: percentile(m.totals, 99),
+    maxMs: m.totals.at(-1) ?? Number.NaN,
+    responseP50Ms: percentile(m.steps.response, 50),
+    responseP99Ms: percentile(m.steps.response, 99),
+    stepP50Ms: stepP(50),
+    stepP99Ms: stepP(99),
+    failures: failureCount(m.failures),
+    warmupFailures: failureCount(warm.failures),
+    failureKinds: mergeFailures(warm.failures, m.failures),
+    ...(serverMs !== undefined
+      ? { serverCpuMsPerTx: m.ok > 0 ? serverMs / m.ok : Number.NaN, serverCores: serverMs / 1000 / m.seconds }
+      : {}),
+    clientCores: clientMs / 1000 / m.seconds,
+    ...(busy0 !== undefined && busy1 !== undefined && serverMs !== undefined
+      ? { otherCores: Math.max(0, (busy1 - busy0 - serverMs - clientMs) / 1000 / m.seconds) }
+      : {}),
+    ceilingFraction: perSec / ceiling,
+  };
+}
+
+async function benchHosted(opts: Options, crypto: CryptoRates, log: (l: string) => void): Promise<HostedResult> {
+  const ceilingPerSec = 1 / (2 / crypto.signPerSec + 3 / crypto.verifyPerSec);
+  const result: HostedResult = { rows: [], credentials: HELD_CREDENTIALS, ceilingPerSec };
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-bench-verify-'));
+  let keep = opts.cpuProf;
+  const profDir = join(dir, 'profile');
+  if (opts.cpuProf) mkdirSync(profDir);
+  const server = await startServer({
+    databaseUrl: `sqlite:${join(dir, 'bench.sqlite')}`,
+    dataDir: dir,
+    logFile: join(dir, 'server.log'),
+    ...(opts.cpuProf ? { cpuProfDir: profDir } : {}),
+  }).catch((err) => {
+    keep = true;
+    throw err;
+  });
+  try {
+    const t0 = performance.now();
+    const target = await setUpHosted(server.origin);
+    const held = await issueHeld(target, HELD_CREDENTIALS);
+    // One transaction outside the measurement: the path works before it is timed.
+    const first = await transaction(target, held[0] as Held);
+    if (!first.ok) throw new Error(`a first hosted transaction failed: ${first.key}: ${first.sample}`);
+    result.setupSeconds = (performance.now() - t0) / 1000;
+    log(
+      `hosted: server ${server.origin} (SQLite in ${dir}); type ${target.typeId} (${target.vct}); ` +
+        `${held.length} credentials issued over the rail in ${fixed(result.setupSeconds, 1)} s`,
+    );
+    for (const c of opts.concurrency) {
+      const row = await measureHosted(target, held, c, opts, () => server.cpuMs(), ceilingPerSec);
+      result.rows.push(row);
+      log(
+        `  ${c} wallets: ${fixed(row.perSec, 0)} tx/s, tx p50 ${fixed(row.p50Ms, 2)} ms p99 ${fixed(row.p99Ms, 2)} ms, ` +
+          `response p50 ${fixed(row.responseP50Ms, 2)} ms p99 ${fixed(row.responseP99Ms, 2)} ms, ` +
+          `failures ${row.failures + row.warmupFailures}, other processes ${fixed(row.otherCores, 2)} cores`,
+      );
+    }
+  } catch (err) {
+    keep = true;
+    result.problem = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    log(`  hosted failed: ${result.problem}; logs kept in ${dir}`);
+  } finally {
+    await server.stop().catch(() => undefined);
+    result.serverLogErrors = serverErrors(server.logFile);
+    if (result.serverLogErrors.count > 0) keep = true;
+    if (opts.cpuProf) {
+      const summary = summariseProfile(profDir);
+      if (summary.main) result.profile = summary.main;
+    }
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+    else log(`  server log kept: ${server.logFile}`);
+  }
+  return result;
+}
+
+// ---- Report -----------------------------------------------------------------------------------
+
+function printInProcess(r: InProcessResult, crypto: CryptoRates, log: (l: string) => void): void {
+  const us = (perSec: number) => fixed(1e6 / perSec, 1);
+  const rows: Array<Array<string | number>> = [
+    ['ES256 verify, node:crypto', '-', fixed(crypto.verifyPerSec, 0), us(crypto.verifyPerSec), '-', '-'],
+    [
+      'ceiling: 3 ES256 verifies (issuer, KB, list)',
+      '-',
+      fixed(crypto.verifyPerSec / 3, 0),
+      us(crypto.verifyPerSec / 3),
+      '-',
+      '-',
+    ],
+    ['ceiling: 2 ES256 verifies (issuer, KB)', '-', fixed(crypto.verifyPerSec / 2, 0), us(crypto.verifyPerSec / 2), '-', '-'],
+    ...r.variants.map((v) => [
+      v.label,
+      v.pool,
+      fixed(v.perSec, 0),
+      us(v.perSec),
+      v.ceilingFraction === null ? '-' : `${fixed(100 * v.ceilingFraction, 1)}% of ${v.verifies}`,
+      `${fixed(v.minPerSec, 0)}-${fixed(v.maxPerSec, 0)}`,
+    ]),
+  ];
+  log(table(['in process, one thread', 'pool', 'pres/s', 'us/pres', 'of ES256 ceiling (n verifies)', 'windows min-max'], rows));
+  log(
+    `ratio reference / peer (${r.poolSize} presentations, node:crypto callbacks): ${fixed(r.ratio, 2)}x -> ` +
+      `target >= ${TARGET_RATIO}x: ${r.met ? 'MET' : 'NOT MET'}`,
+  );
+  log(
+    `  also: with a new holder key each time ${fixed(r.coldRatio, 2)}x; against the peer with WebCrypto callbacks ` +
+      `${fixed(r.webcryptoRatio, 2)}x; with no status step on either side (the reference given no list, the peer's ` +
+      `status step removed: 2 ES256 verifies each) ${fixed(r.noStatusRatio, 2)}x`,
+  );
+  const rate = (id: string) => r.variants.find((v) => v.id === id)?.perSec ?? Number.NaN;
+  log(
+    `  the peer's status list decode alone (string-based unpacking of all ${LIST_SIZE.toLocaleString('en')} entries, every ` +
+      `presentation) is ${us(rate('peer-list-decode'))} us of its ${us(rate('peer'))} us per presentation`,
+  );
+}
+
+function printHosted(h: HostedResult, log: (l: string) => void): void {
+  if (h.rows.length === 0) {
+    log(`hosted: no rows${h.problem ? ` (${h.problem.split('\n')[0]})` : ''}`);
+    return;
+  }
+  log(
+    table(
+      [
+        'hosted (SQLite), wallets',
+        'tx/s',
+        'tx p50 ms',
+        'tx p99 ms',
+        'response p50 ms',
+        'response p99 ms',
+        'failures',
+        'srv cpu ms/tx',
+        'srv cores',
+        'client cores',
+        'of hosted ceiling',
+        'other cores',
+      ],
+      h.rows.map((r) => [
+        r.concurrency,
+        fixed(r.perSec, 0),
+        fixed(r.p50Ms, 2),
+        fixed(r.p99Ms, 2),
+        fixed(r.responseP50Ms, 2),
+        fixed(r.responseP99Ms, 2),
+        r.failures + r.warmupFailures,
+        fixed(r.serverCpuMsPerTx, 3),
+        fixed(r.serverCores, 2),
+        fixed(r.clientCores, 2),
+        `${fixed(100 * r.ceilingFraction, 1)}%`,
+        fixed(r.otherCores, 2),
+      ]),
+    ),
+  );
+  for (const r of h.rows) {
+    const steps = Object.keys(r.stepP50Ms)
+      .map((k) => `${k} ${fixed(r.stepP50Ms[k], 2)}/${fixed(r.stepP99Ms[k], 2)}`)
+      .join(', ');
+    log(`  ${r.concurrency} wallets, p50/p99 ms per step: ${steps}`);
+  }
+}
+
+function printProfile(p: ProfileSummary, log: (l: string) => void): void {
+  log(`\nHosted server CPU profile, ${fixed(p.totalMs / 1000, 1)} s sampled, ${fixed(p.idlePct, 1)}% idle: ${p.file}`);
+  log(
+    table(
+      ['area', 'self ms', 'self %'],
+      p.byArea.slice(0, 12).map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
+    ),
+  );
+  log(
+    table(
+      ['function', 'where', 'self ms', 'self %'],
+      p.topFunctions.map((e) => [e.name, e.where, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
+    ),
+  );
+}
+
+function targets(inProcess: InProcessResult, hosted: HostedResult | undefined): string[] {
+  const lines = [
+    `reference >= ${TARGET_RATIO}x peer on the same presentations: ${fixed(inProcess.ratio, 2)}x -> ${inProcess.met ? 'MET' : 'NOT MET'}` +
+      `${(inProcess.otherCores ?? 0) > SHARED_CORES ? ` (inconclusive: other processes kept ${fixed(inProcess.otherCores, 2)} cores busy)` : ''}`,
+  ];
+  const notAccepted = inProcess.variants.reduce((n, v) => n + v.notAccepted, 0);
+  lines.push(`presentations not accepted inside the timed loops: ${notAccepted}`);
+  if (hosted) {
+    const failures = hosted.rows.reduce((n, r) => n + r.failures + r.warmupFailures, 0);
+    lines.push(
+      `hosted failures (any non-ok step or outcome, warm-up included): ${failures}` +
+        `${hosted.problem ? ' (the hosted run did not complete)' : ''}`,
+    );
+  }
+  return lines;
+}
+
+export async function verifyBench(argv: string[]): Promise<void> {
+  const opts = options(argv);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const startedAt = new Date();
+  const machine = {
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+  };
+  log(`openrail verify bench: ${machine.cpus} x ${machine.model}, node ${machine.node}`);
+  const quietBefore = await otherLoad(opts.quick ? 300 : 1000);
+  log(`other processes on the machine before the bench: ${fixed(quietBefore, 2)} busy cores`);
+
+  const crypto = measureCryptoRates(opts.cryptoMs);
+  log(
+    `ES256 on this machine (node:crypto, one thread): sign ${fixed(crypto.signPerSec, 0)}/s, verify ${fixed(crypto.verifyPerSec, 0)}/s`,
+  );
+
+  const inProcess = await benchInProcess(opts, crypto, log);
+  const hosted = opts.hosted ? await benchHosted(opts, crypto, log) : undefined;
+
+  log('');
+  printInProcess(inProcess, crypto, log);
+  if (hosted) {
+    log('');
+    printHosted(hosted, log);
+  }
+  log('');
+  log(`Reference checks: ${REFERENCE_CHECKS}.`);
+  log(`Peer checks (library + callbacks + glue, all inside the timed loop): ${PEER_CHECKS}.`);
+  log(
+    'Both sides get the same inputs: presentation, DID document, status list token (the peer through statusListFetcher from ' +
+      'memory), expected nonce/aud/vct/claims and the same "now". The peer is awaited one presentation at a time. ' +
+      'A ceiling is verify_rate / n: presentations/s if one cost only its n ES256 verifications (3 with the status list, 2 without).',
+  );
+  if (hosted) {
+    log(
+      `${HOSTED_CEILING_DEFINITION}: ${fixed(hosted.ceilingPerSec, 0)}/s on this machine. A transaction = POST /verify/request + ` +
+        'GET /oid4vp/request/<id> + the wallet signing its KB-JWT + POST /oid4vp/response (form) + GET /verify/result/<id>, over ' +
+        'keep-alive HTTP from this process; tx latency is all of it. The wallet does not verify the request object. ' +
+        'failures = any step not 201/200 or an outcome other than ok: true, warm-up included.',
+    );
+    for (const r of hosted.rows) {
+      for (const [k, f] of Object.entries(r.failureKinds)) log(`hosted ${r.concurrency} wallets: ${f.count} x ${k}: ${f.sample}`);
+    }
+    if (hosted.serverLogErrors && hosted.serverLogErrors.count > 0) {
+      log(`hosted: ${hosted.serverLogErrors.count} server log line(s) at level error: ${hosted.serverLogErrors.first}`);
+    }
+    if (hosted.problem) log(`hosted: ${hosted.problem}`);
+    if (hosted.profile) printProfile(hosted.profile, log);
+  }
+  log(`\n${CEILING_DEFINITION}: ${fixed(crypto.ceilingPerSec, 0)}/s (issuance; shown for reference).`);
+  log('\nTargets (reported, not asserted):');
+  const lines = targets(inProcess, hosted);
+  for (const line of lines) log(`  ${line}`);
+
+  const dir = join(REPO_ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `verify-${startedAt.toISOString().replaceAll(':', '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        bench: 'verify',
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        machine: { ...machine, otherCoresBefore: quietBefore },
+        options: opts,
+        crypto: {
+          ...crypto,
+          ceilings: {
+            threeVerifiesPerSec: crypto.verifyPerSec / 3,
+            twoVerifiesPerSec: crypto.verifyPerSec / 2,
+            hostedPerSec: hosted?.ceilingPerSec,
+          },
+          definitions: { issuance: CEILING_DEFINITION, hosted: HOSTED_CEILING_DEFINITION },
+        },
+        inProcess,
+        hosted,
+        targets: lines,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`\nresults: ${file}`);
+}
