@@ -32,8 +32,9 @@ export async function runConformance(args: string[]): Promise<void> {
     });
     const level = values.level === '2' ? 2 : values.level === '1' ? 1 : undefined;
     const timeout = Number(values.timeout);
-    if (!values.verifier || !level || !(timeout > 0))
-      throw new Error('--verifier is required; --level is 1 or 2; --timeout is positive');
+    if (!values.verifier || !level || !(timeout > 0 && timeout <= MAX_TIMEOUT_S)) {
+      throw new Error(`--verifier is required; --level is 1 or 2; --timeout is 1 to ${MAX_TIMEOUT_S} seconds`);
+    }
     options = { verifier: values.verifier, vectors: values.vectors, level, timeoutMs: timeout * 1000 };
   } catch (e) {
     return stop(`${(e as Error).message}\n${USAGE}`);
