@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import type { LookupAddress } from 'node:dns';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GuardedFetcher, type Resolver } from '../../src/adapters/http/guarded-fetcher.ts';
 import { isPublicAddress } from '../../src/adapters/http/public-address.ts';
 import { FetchRefused } from '../../src/ports/http-fetcher.ts';
+import { hasOpenssl, selfSignedCertificate } from '../helpers/tls.ts';
 
 describe('isPublicAddress', () => {
   const notPublic = [
@@ -119,20 +116,10 @@ async function refusal(fetching: Promise<unknown>): Promise<FetchRefused> {
   assert.fail('expected the fetch to be refused');
 }
 
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const SECRET = 'SECRET-ERROR-BODY';
 const MIB = 1024 * 1024;
 
 describe('GuardedFetcher against a real HTTPS server', { skip: hasOpenssl ? false : 'openssl is not on PATH' }, () => {
-  let dir: string;
   let cert: string;
   let server: Server;
   let port: number;
@@ -154,32 +141,9 @@ describe('GuardedFetcher against a real HTTPS server', { skip: hasOpenssl ? fals
   const accept = { accept: 'application/json' };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openrail-fetch-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=fetch.test',
-        '-addext',
-        'subjectAltName=DNS:fetch.test,IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+    const tls = selfSignedCertificate('fetch.test', 'DNS:fetch.test,IP:127.0.0.1');
+    cert = tls.cert;
+    server = createServer({ key: tls.key, cert }, (req, res) => {
       const url = new URL(req.url ?? '/', 'https://fetch.test');
       seen.push({ path: url.pathname, headers: req.headers });
       const [, route = '', arg = ''] = url.pathname.split('/');
@@ -239,7 +203,6 @@ describe('GuardedFetcher against a real HTTPS server', { skip: hasOpenssl ? fals
   after(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('fetches over https and returns status, parameter-free lower-cased media type and utf-8 body', async () => {

@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { newP256KeyPair } from '../../src/adapters/crypto/p256-keys.ts';
 import { GuardedFetcher } from '../../src/adapters/http/guarded-fetcher.ts';
 import { statusListToken } from '../../src/core/conformance/builders.ts';
 import { IssuerUrls } from '../../src/features/issuance/issuer-urls.ts';
 import { StatusListSource } from '../../src/features/verification/status-list-source.ts';
-
-const hasOpenssl = (() => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasOpenssl, selfSignedCertificate } from '../helpers/tls.ts';
 
 /** The hosted verifier's status lists: ours from the record, others fetched under the SSRF policy and kept for their ttl. */
 describe('StatusListSource', { skip: hasOpenssl ? false : 'openssl is not on PATH' }, () => {
-  let dir: string;
   let cert: string;
   let server: Server;
   let port: number;
@@ -31,11 +18,9 @@ describe('StatusListSource', { skip: hasOpenssl ? false : 'openssl is not on PAT
   const clock = { now: () => now };
   const hits = new Map<string, number>();
   const key = newP256KeyPair();
-  const token = (sub: string, ttl: number, exp: number) => {
-    const jwt = statusListToken({ signer: key, iss: 'did:web:lists.test', sub, iat: now / 1000, exp, size: 16, revoked: [] });
-    // The builder fixes ttl at 300; the tests need other values, so re-sign with the wanted ttl.
-    return ttl === 300 ? jwt : jwt;
-  };
+  /** A list token with the builder's ttl of 300 s. */
+  const token = (sub: string, exp: number) =>
+    statusListToken({ signer: key, iss: 'did:web:lists.test', sub, iat: now / 1000, exp, size: 16, revoked: [] });
   const at = (path: string) => `https://lists.test:${port}${path}`;
   const localCalls: string[] = [];
   const source = () =>
@@ -54,33 +39,9 @@ describe('StatusListSource', { skip: hasOpenssl ? false : 'openssl is not on PAT
     );
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'openrail-lists-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-      ].concat([
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=lists.test',
-        '-addext',
-        'subjectAltName=DNS:lists.test',
-      ]),
-      { stdio: 'ignore' },
-    );
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
+    const tls = selfSignedCertificate('lists.test', 'DNS:lists.test');
+    cert = tls.cert;
+    server = createServer({ key: tls.key, cert }, (req, res) => {
       const path = req.url ?? '/';
       hits.set(path, (hits.get(path) ?? 0) + 1);
       if (path === '/json') {
@@ -93,14 +54,13 @@ describe('StatusListSource', { skip: hasOpenssl ? false : 'openssl is not on PAT
       }
       const exp = path === '/short' ? now / 1000 + 10 : now / 1000 + 3600;
       res.writeHead(200, { 'content-type': 'application/statuslist+jwt' });
-      res.end(token(at(path), 300, exp));
+      res.end(token(at(path), exp));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
   after(() => {
     server.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("this service's lists come from the record, never over HTTP", async () => {
