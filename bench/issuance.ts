@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { type AgeResult, agePostgres, ageSqlite, countRows } from './age.ts';
 import { CEILING_DEFINITION, type CryptoRates, measureCryptoRates } from './crypto-rates.ts';
-import { commCpuMs, machineBusyMs, otherLoad } from './machine.ts';
+import { commCpuMs, describeMachine, machineBusyMs, otherLoad } from './machine.ts';
 import { type ProfileSummary, summariseProfile } from './profile.ts';
 import { type BenchServer, REPO_ROOT, serverErrors, startServer } from './server.ts';
 import { fixed, percentile, table } from './stats.ts';
@@ -657,13 +657,7 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   const opts = options(argv);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const startedAt = new Date();
-  const machine = {
-    cpus: cpus().length,
-    model: cpus()[0]?.model ?? 'unknown',
-    node: process.version,
-    platform: `${platform()} ${release()}`,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-  };
+  const machine = describeMachine();
   log(`openrail issuance bench: ${machine.cpus} x ${machine.model}, node ${machine.node}`);
   log(
     `levels ${opts.wallets.join(', ')} wallets; ${opts.warmupS} s warm-up + ${opts.durationS} s measured per level; ` +

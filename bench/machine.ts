@@ -1,4 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, platform, release, totalmem } from 'node:os';
+
+/** What a results file records about the machine it was measured on. */
+export function describeMachine() {
+  return {
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+  };
+}
 
 const CLOCK_TICKS_PER_S = 100;
 

@@ -1,7 +1,6 @@
 import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from 'node:crypto';
 import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
-import { OWNER_TOKEN } from './server.ts';
-import { issueOne, type PoolItem, PRE_AUTH, type Target } from './wallet.ts';
+import { issueOne, type PoolItem, PRE_AUTH, postJson, setUpIssuer, type Target } from './wallet.ts';
 
 /**
  * The hosted verifier over HTTP, as a relying party and a wallet drive it: a type without array
@@ -22,20 +21,8 @@ export interface Held {
   item: PoolItem;
 }
 
-const ownerHeaders = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
-
-async function postJson(url: string, body: unknown, expect: number): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: ownerHeaders, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
-export async function setUpHosted(origin: string): Promise<HostedTarget> {
-  const tenant = await postJson(`${origin}/api/tenants`, { name: 'Bench Verify Club' }, 201);
-  const slug = String(tenant.slug);
-  const type = await postJson(`${origin}/api/types`, { tenant: slug, name: 'Bench Member Card', claims: HOSTED_CLAIMS }, 201);
-  return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}`, vct: String(type.vct) };
+export function setUpHosted(origin: string): Promise<HostedTarget> {
+  return setUpIssuer(origin, { tenant: 'Bench Verify Club', type: 'Bench Member Card', claims: HOSTED_CLAIMS });
 }
 
 /** Issues `count` credentials through the rail (offer, token, nonce, credential), each to its own holder key. */

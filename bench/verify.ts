@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
@@ -7,7 +7,7 @@ import { newP256KeyPair } from '../src/adapters/crypto/p256-keys.ts';
 import { bindPresentation } from '../src/core/conformance/builders.ts';
 import { type VerificationInput, type VerificationResult, verifyPresentation } from '../src/core/verifier/verify-presentation.ts';
 import { CEILING_DEFINITION, type CryptoRates, measureCryptoRates } from './crypto-rates.ts';
-import { machineBusyMs, otherLoad } from './machine.ts';
+import { describeMachine, machineBusyMs, otherLoad } from './machine.ts';
 import { type ProfileSummary, summariseProfile } from './profile.ts';
 import { REPO_ROOT, serverErrors, startServer } from './server.ts';
 import { fixed, percentile, table } from './stats.ts';
@@ -704,13 +704,7 @@ export async function verifyBench(argv: string[]): Promise<void> {
   const opts = options(argv);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const startedAt = new Date();
-  const machine = {
-    cpus: cpus().length,
-    model: cpus()[0]?.model ?? 'unknown',
-    node: process.version,
-    platform: `${platform()} ${release()}`,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-  };
+  const machine = describeMachine();
   log(`openrail verify bench: ${machine.cpus} x ${machine.model}, node ${machine.node}`);
   const quietBefore = await otherLoad(opts.quick ? 300 : 1000);
   log(`other processes on the machine before the bench: ${fixed(quietBefore, 2)} busy cores`);

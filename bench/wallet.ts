@@ -61,19 +61,22 @@ export interface Target {
 
 const ownerHeaders = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
 
-async function postJson(url: string, body: unknown, expect: number): Promise<Record<string, unknown>> {
+export async function postJson(url: string, body: unknown, expect: number): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: 'POST', headers: ownerHeaders, body: JSON.stringify(body) });
   const text = await res.text();
   if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** A tenant and the bench's credential type, over the operator API. */
-export async function setUpIssuer(origin: string): Promise<Target> {
-  const tenant = await postJson(`${origin}/api/tenants`, { name: 'Bench Transit' }, 201);
+/** A tenant and a credential type (the issuance bench's by default), over the operator API. */
+export async function setUpIssuer(
+  origin: string,
+  names = { tenant: 'Bench Transit', type: 'Bench Transit Pass', claims: BENCH_CLAIMS },
+): Promise<Target & { vct: string }> {
+  const tenant = await postJson(`${origin}/api/tenants`, { name: names.tenant }, 201);
   const slug = String(tenant.slug);
-  const type = await postJson(`${origin}/api/types`, { tenant: slug, name: 'Bench Transit Pass', claims: BENCH_CLAIMS }, 201);
-  return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}` };
+  const type = await postJson(`${origin}/api/types`, { tenant: slug, name: names.type, claims: names.claims }, 201);
+  return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}`, vct: String(type.vct) };
 }
 
 let subjects = 0;
