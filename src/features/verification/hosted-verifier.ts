@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
+import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -96,7 +96,7 @@ export class HostedVerifier {
       throw new ServiceError('invalid_request', 'A claim is asked for twice.');
     }
     const now = this.clock.now();
-    const resultToken = `vrt_${randomBytes(32).toString('base64url')}`;
+    const resultToken = newToken('vrt');
     const record: PresentationTransactionRecord = {
       id: `vtx_${random()}`,
       state: random(),
