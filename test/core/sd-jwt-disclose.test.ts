@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { compactSdJwt, type DisclosableClaim, discloseClaims, sdDigest } from '../../src/core/sd-jwt/disclose.ts';
-import { readVectors } from '../helpers/shared.ts';
+import { readVectors } from '../helpers/vectors.ts';
 
-/** RFC 9901 example values, shared with the other implementations (loaded, never copied). */
+/** RFC 9901 example values (vendored in test/fixtures/vectors, loaded, never copied here). */
 const VECTORS = readVectors<{ disclosureDigests: Array<{ disclosure: unknown[]; encoded: string; digest: string }> }>(
   'sd-jwt.json',
 );

@@ -8,11 +8,11 @@ import {
   readStatus,
   type StatusBits,
 } from '../../src/core/status-list/codec.ts';
-import { readVectors } from '../helpers/shared.ts';
+import { readVectors } from '../helpers/vectors.ts';
 
 /**
- * The shared vectors (draft-ietf-oauth-status-list examples), read at test time so the expected
- * values live in one place and are never copied here.
+ * The published vectors (draft-ietf-oauth-status-list examples, vendored in test/fixtures/vectors),
+ * read at test time so the expected values live in one place.
  */
 
 interface ShortVector {
