@@ -6,6 +6,8 @@
 export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, description: 'The request is malformed or fails the operation schema.' },
   malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
+  malformed_request: { status: 400, description: 'The request is not well-formed HTTP.' },
+  bad_url: { status: 400, description: 'The request path is not valid percent-encoding.' },
   invalid_claim_spec: { status: 400, description: 'A claim specification of the credential type is not recognised.' },
   reserved_claim: {
     status: 400,
@@ -33,8 +35,11 @@ export const ERROR_CATALOGUE = {
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
+  request_timeout: { status: 408, description: 'The request was not received in time.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.' },
+  uri_too_long: { status: 414, description: 'A path segment is longer than this service accepts.' },
   unsupported_media_type: { status: 415, description: 'The request body has a content type this operation does not accept.' },
+  header_too_large: { status: 431, description: 'The request line and headers together exceed the size limit.' },
   // OAuth 2.0 and OID4VCI 1.0 codes, answered as {error, error_description} (RFC 6749 §5.2).
   invalid_grant: { status: 400, description: 'The pre-authorized code or transaction code is wrong, spent or expired.' },
   unsupported_grant_type: { status: 400, description: 'Only the pre-authorized code grant is supported.' },

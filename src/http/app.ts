@@ -1,17 +1,21 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { Authenticator } from './auth/principal.ts';
-import { installErrorHandling } from './error-handler.ts';
+import type { AuthPlane, PlaneName } from './auth/principal.ts';
+import { clientError, frameworkError, installErrorHandling, type PageRenderer } from './error-handler.ts';
 import { parseForm } from './form.ts';
-import { registerRoutes } from './register-routes.ts';
-import type { AuthPlane, RouteGroup } from './route.ts';
+import { registerRoutes, routeOf } from './register-routes.ts';
+import { requestTarget } from './request-target.ts';
+import type { RouteGroup } from './route.ts';
 
 export interface AppOptions {
   groups: RouteGroup[];
-  authenticators: Record<AuthPlane, Authenticator>;
+  /** Every plane a mounted route names, by name. */
+  planes: ReadonlyMap<PlaneName, AuthPlane>;
   /** PUBLIC_URL's origin: the audience of holder JWSs and the base of absolute request URLs. */
   publicOrigin: string;
   /** A pino logger, or undefined for none (tests). */
   logger?: FastifyBaseLogger;
+  /** How a refusal on a browser route is rendered; a bare page when absent. */
+  renderPage?: PageRenderer;
 }
 
 /** Headers whose values never reach a log line. */
@@ -32,6 +36,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       // schema, never silently dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
   // JSON and HTML forms only: Fastify's default text/plain parser would turn a wrong content type
   // into a schema error instead of 415. Which of the two a route takes is its `accepts`.
@@ -43,14 +49,22 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(err as Error, undefined);
     }
   });
-  installErrorHandling(app);
-  // One line per request. The path only: query strings can carry codes and offers.
+  installErrorHandling(app, options.renderPage);
+  // One line per request, naming the operation by its route template, never by the path it was
+  // called with: paths carry offer handles and transaction ids, queries carry codes and tokens.
+  // An unmatched path is told by its first segment only.
   app.addHook('onResponse', async (request, reply) => {
+    const route = routeOf(request);
     request.log.info(
-      { method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        route: route ? request.routeOptions.url : `unmatched ${requestTarget(request.url).path.split('/', 2).join('/')}`,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
-  registerRoutes(app, options.groups, options.authenticators, options.publicOrigin);
+  registerRoutes(app, options.groups, options.planes, options.publicOrigin);
   return app;
 }

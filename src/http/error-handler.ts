@@ -1,39 +1,94 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, ServiceError } from '../core/errors.ts';
+import { routeOf } from './register-routes.ts';
+import { requestTarget } from './request-target.ts';
 import type { RouteDef } from './route.ts';
 
 /**
- * One error handler for the whole service. The service envelope is `{error, message}`; OAuth and
- * OID4VC endpoints answer `{error, error_description}` (RFC 6749 §5.2). 5xx bodies are generic
- * and the cause goes to the log only.
+ * One catalogue, three renderers (docs/errors.md): the service envelope `{error, message}` on
+ * the API, RFC 6749 `{error, error_description}` on OAuth and OID4VC endpoints, and an HTML page
+ * on browser routes. 5xx bodies are generic and the cause goes to the log only.
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export type PageRenderer = (e: ServiceError) => { html: string; csp: string };
+
+/** Until a web kit provides one: a bare page that says what went wrong. */
+const plainPage: PageRenderer = (e) => ({
+  html: `<!doctype html><html lang="en"><meta charset="utf-8"><title>${e.status}</title><h1>${e.status} ${escapeText(STATUS_CODES[e.status] ?? '')}</h1><p>${escapeText(e.message)}</p></html>`,
+  csp: "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+});
+
+export function installErrorHandling(app: FastifyInstance, renderPage: PageRenderer = plainPage): void {
+  const send = (request: FastifyRequest, reply: FastifyReply, e: ServiceError) => {
+    const route = routeOf(request);
+    reply.code(e.status).headers(e.headers);
+    if (route?.surface === 'page' || (!route && wantsHtml(request))) {
+      const page = renderPage(e);
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp).send(page.html);
+    }
+    reply.type('application/json; charset=utf-8');
+    if (route?.surface === 'oauth') return reply.send({ error: oauthCode(e, route), error_description: e.message });
+    return reply.send({ error: e.code, message: e.message });
+  };
   app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
     const refusal = toServiceError(err);
-    if (refusal.status >= 500) request.log.error({ err }, 'request failed');
+    if (refusal.status >= 500) request.log.error({ err: loggable(err) }, 'request failed');
     send(request, reply, refusal);
   });
   app.setNotFoundHandler((request, reply) => {
-    send(request, reply, new ServiceError('not_found', `No operation at ${request.method} ${request.url.split('?')[0]}.`));
+    send(request, reply, new ServiceError('not_found', `No operation at ${request.method} ${requestTarget(request.url).path}.`));
   });
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, e: ServiceError): void {
-  const route = (request.routeOptions.config as { route?: RouteDef } | undefined)?.route;
-  const oauth = route?.errorShape === 'oauth';
+/**
+ * Fastify's own refusals of a request it could not route (`frameworkErrors`): bad percent-encoding
+ * and over-long path parameters, rendered from the catalogue like every other refusal.
+ */
+export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const code: ErrorCode = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'bad_url';
   reply
-    .code(e.status)
-    .headers(e.headers)
+    .code(ERROR_CATALOGUE[code].status)
     .type('application/json; charset=utf-8')
-    .send(oauth ? { error: oauthCode(e, route), error_description: e.message } : { error: e.code, message: e.message });
+    .headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' })
+    .send({ error: code, message: ERROR_CATALOGUE[code].description });
 }
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (an oversized header section, a
+ * malformed request line): answered in the service envelope and the connection closed.
+ */
+export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'header_too_large'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'request_timeout'
+        : 'malformed_request';
+  const { status, description } = ERROR_CATALOGUE[code];
+  const body = JSON.stringify({ error: code, message: description });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+const wantsHtml = (request: FastifyRequest) =>
+  request.method === 'GET' && /^text\/html\b/.test(request.headers.accept ?? '') && !request.headers.authorization;
+
+const escapeText = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * OAuth endpoints speak the codes of their RFCs: a 401 names the code its WWW-Authenticate
  * challenge names (RFC 6750 §3.1), and an unparseable body is the route's malformed-request code.
  */
-function oauthCode(e: ServiceError, route: RouteDef | undefined): string {
-  if (e.code === 'malformed_json') return route?.malformedBodyCode ?? 'invalid_request';
+function oauthCode(e: ServiceError, route: RouteDef): string {
+  if (e.code === 'malformed_json') return route.malformedBodyCode ?? 'invalid_request';
   if (e.code !== 'unauthorized') return e.code;
   return /error="([a-z_]+)"/.exec(e.headers['www-authenticate'] ?? '')?.[1] ?? 'invalid_token';
 }
@@ -60,7 +115,25 @@ function toServiceError(err: FastifyError | ServiceError): ServiceError {
   if (mapped) return new ServiceError(mapped, ERROR_CATALOGUE[mapped].description);
   if (err instanceof SyntaxError && err.statusCode === 400) return new ServiceError('malformed_json');
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new ServiceError('invalid_request', err.message);
+    // A 4xx of Fastify's own that the catalogue has no entry for: its message may quote the
+    // request, so the catalogue's words are answered instead.
+    return new ServiceError('invalid_request', ERROR_CATALOGUE.invalid_request.description);
   }
   return new ServiceError('internal_error', 'The service failed to answer this request.', { cause: err });
+}
+
+/**
+ * What of a failure reaches the log: its class, code, message and stack, and nothing else. Other
+ * own properties of an error (a URL's `input`, a request's `config`) can carry the query string
+ * and with it a token.
+ */
+export function loggable(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { type: typeof err };
+  const code = (err as { code?: unknown }).code;
+  return {
+    type: err.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    message: err.message.slice(0, 500),
+    stack: err.stack?.split('\n').slice(1, 12).join('\n'),
+  };
 }

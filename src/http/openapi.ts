@@ -1,30 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { AuthPlane, RouteDef, RouteGroup } from './route.ts';
+import type { AuthPlane, PlaneName } from './auth/principal.ts';
+import type { RouteDef, RouteGroup } from './route.ts';
 
 export const OPENAPI_INFO_VERSION = '0.1.0';
-
-const SECURITY: Record<Exclude<AuthPlane, 'public'>, { name: string; scheme: Record<string, unknown> }> = {
-  operator: {
-    name: 'operatorBearer',
-    scheme: {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'Operator bearer: the owner token or a session from POST /api/login.',
-    },
-  },
-  holder: {
-    name: 'holderJws',
-    scheme: {
-      type: 'http',
-      scheme: 'Holder',
-      description: 'Authorization: Holder <compact ES256 JWS, typ svc-holder+jwt, jwk header, aud, iat, single-use jti>.',
-    },
-  },
-  'access-token': {
-    name: 'oid4vciAccessToken',
-    scheme: { type: 'http', scheme: 'bearer', description: 'Single-use OID4VCI access token from POST /token.' },
-  },
-};
 
 /** Drops TypeBox's symbol keys and undefined values by round-tripping through JSON. */
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
@@ -37,7 +15,7 @@ function operationId(method: string, path: string): string {
   return [method.toLowerCase(), ...words].join('_');
 }
 
-function operation(route: RouteDef, path: string, group: string) {
+function operation(route: RouteDef, path: string, group: string, plane: AuthPlane | undefined) {
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const published = !route.undocumented || Number(status) >= 400;
@@ -54,7 +32,7 @@ function operation(route: RouteDef, path: string, group: string) {
     responses,
     'x-svc-stability': route.stability,
   };
-  if (route.auth !== 'public') op.security = [{ [SECURITY[route.auth].name]: [] }];
+  if (plane?.security) op.security = [{ [plane.security.name]: [] }];
   if (route.internal) op['x-svc-internal'] = true;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
@@ -80,23 +58,23 @@ function paramsOf(schema: TSchema | undefined, where: 'path' | 'query') {
 }
 
 /** The contract document, derived from the mounted route table only. */
-export function buildOpenApi(groups: RouteGroup[], serverUrl: string): Record<string, unknown> {
+export function buildOpenApi(
+  groups: RouteGroup[],
+  planes: ReadonlyMap<PlaneName, AuthPlane>,
+  serverUrl: string,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const used = new Set<string>();
+  const securitySchemes: Record<string, unknown> = {};
   for (const group of groups) {
     for (const route of group.routes) {
-      if (route.auth !== 'public') used.add(SECURITY[route.auth].name);
+      const plane = planes.get(route.auth);
+      if (plane?.security) securitySchemes[plane.security.name] = plane.security.scheme;
       for (const path of [route.path, ...(route.aliases ?? [])]) {
         paths[path] ??= {};
-        paths[path][route.method.toLowerCase()] = operation(route, path, group.name);
+        paths[path][route.method.toLowerCase()] = operation(route, path, group.name, plane);
       }
     }
   }
-  const securitySchemes = Object.fromEntries(
-    Object.values(SECURITY)
-      .filter((s) => used.has(s.name))
-      .map((s) => [s.name, s.scheme]),
-  );
   return {
     openapi: '3.1.0',
     info: {

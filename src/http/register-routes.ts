@@ -1,46 +1,70 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Forbidden, ServiceError } from '../core/errors.ts';
-import type { Authenticator, Principal } from './auth/principal.ts';
-import type { AuthPlane, RouteDef, RouteGroup } from './route.ts';
+import { ServiceError } from '../core/errors.ts';
+import type { AuthPlane, PlaneName } from './auth/principal.ts';
+import { requestTarget } from './request-target.ts';
+import type { RouteDef, RouteGroup } from './route.ts';
+import { checkDeclaredPolicy, enforceAfterBody, enforceBeforeBody } from './route-policy.ts';
 
 /** Fastify writes path parameters as `:name`; the route table uses OpenAPI's `{name}`. */
 export const toFastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-/** Registers every operation of the mounted groups, each at its path and at its aliases. */
+/**
+ * Registers every operation of the mounted groups, each at its path and at its aliases. For each
+ * request, in this order: the route's plane authenticates and the policy checks roles, path
+ * tenant and account (onRequest); the media type is checked; the body is parsed and validated;
+ * the policy checks the body's tenant (preHandler); the handler runs. So a caller without valid
+ * credentials gets 401, never a 400 or 415 that describes the operation.
+ */
 export function registerRoutes(
   app: FastifyInstance,
   groups: RouteGroup[],
-  authenticators: Record<AuthPlane, Authenticator>,
+  planes: ReadonlyMap<PlaneName, AuthPlane>,
   publicOrigin: string,
 ): void {
   for (const group of groups) {
     for (const route of group.routes) {
+      checkDeclaredPolicy(route);
+      const plane = planes.get(route.auth);
+      if (!plane) throw new Error(`${route.method} ${route.path}: no module provides the ${route.auth} plane`);
       for (const path of [route.path, ...(route.aliases ?? [])]) {
         app.route({
           method: route.method,
           url: toFastifyPath(path),
           config: { route },
           schema: fastifySchema(route),
-          onRequest: async (request) => checkMediaType(route, request.headers),
-          preHandler: async (request) => {
-            request.principal = await authenticators[route.auth].authenticate({
+          onRequest: async (request) => {
+            const target = requestTarget(request.url);
+            request.principal = await plane.authenticate({
               authorization: request.headers.authorization,
               method: request.method,
-              url: `${publicOrigin}${request.url}`,
+              url: `${publicOrigin}${target.path}${target.query}`,
+              headers: request.headers,
             });
-            authorize(route, request.principal);
+            enforceBeforeBody(route, request);
+            checkMediaType(route, request.headers);
           },
+          preHandler: async (request) => enforceAfterBody(route, request),
           handler: route.handler,
         });
       }
     }
   }
   app.addHook('onSend', async (request, reply) => {
-    const route = (request.routeOptions.config as { route?: RouteDef }).route;
+    const route = routeOf(request);
     if (route?.cors) reply.header('access-control-allow-origin', '*');
+    // Every answer, errors and 404s included: no sniffing a JSON or JWT body into something else,
+    // no Referer carrying a path (which may hold a handle) to another site, and nothing cached
+    // unless the operation says it may be.
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 }
+
+/** The route declaration of the operation a request reached; undefined for unmatched paths. */
+export const routeOf = (request: { routeOptions: { config: unknown } }): RouteDef | undefined =>
+  (request.routeOptions.config as { route?: RouteDef } | undefined)?.route;
 
 const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
 
@@ -52,13 +76,6 @@ function checkMediaType(route: RouteDef, headers: IncomingHttpHeaders): void {
   const actual = (headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (actual !== expected) {
     throw new ServiceError('unsupported_media_type', `This operation accepts ${expected} bodies only.`);
-  }
-}
-
-function authorize(route: RouteDef, principal: Principal): void {
-  if (!route.roles || principal.plane !== 'operator') return;
-  if (!route.roles.some((role) => principal.roles.includes(role))) {
-    throw new Forbidden(`This operation needs one of the roles: ${route.roles.join(', ')}.`);
   }
 }
 

@@ -1,15 +1,31 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorRole } from '../ports/operator-store.ts';
+import type { PlaneName } from './auth/principal.ts';
 
 /**
- * The route table: one declaration per operation. Fastify registration, the /v1 aliases and
- * GET /openapi.json are all derived from these (http/register-routes.ts, http/openapi.ts).
+ * The route table: one declaration per operation. Fastify registration, the /v1 aliases, the
+ * access policy and GET /openapi.json are all derived from these (http/register-routes.ts,
+ * http/openapi.ts).
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** The credential planes (docs/authentication.md). A credential of one plane is refused on another. */
-export type AuthPlane = 'public' | 'operator' | 'holder' | 'access-token';
+/**
+ * Which tenant an operator-plane operation acts on, so that a tenant-scoped credential is held to
+ * its own tenant by the registration and never by the handler (docs/architecture.md, "Route
+ * policy"): `platform` operations need a credential that is not scoped to a tenant; `none`
+ * operations touch no tenant's data; otherwise the tenant is read from the named field of the
+ * validated body, path or query (default field `tenant`), and a scoped credential acting on
+ * another tenant, or on none, is refused.
+ */
+export type TenantScope = 'platform' | 'none' | { tenantIn: 'body' | 'params' | 'query'; field?: string };
+
+/**
+ * How a refusal is rendered (http/error-handler.ts): `api` is the service envelope
+ * `{error, message}`, `oauth` the RFC 6749 `{error, error_description}` of OAuth and OID4VC
+ * endpoints, `page` an HTML page for a browser.
+ */
+export type Surface = 'api' | 'oauth' | 'page';
 
 export interface RouteResponse {
   description: string;
@@ -25,9 +41,15 @@ export interface RouteDef {
   path: string;
   /** Additive aliases served by the same handler, auth, body and response (`/v1/...`). */
   aliases?: string[];
-  auth: AuthPlane;
-  /** Operator plane only: any one of these roles admits the caller. */
+  /**
+   * The credential plane (docs/authentication.md). On the holder plane a `{accountId}` in the
+   * path must be the signer's account, checked by the registration.
+   */
+  auth: PlaneName;
+  /** Operator plane only, and required there: any one of these roles admits the caller. */
   roles?: readonly OperatorRole[];
+  /** Operator plane only, and required there: see TenantScope. */
+  scope?: TenantScope;
   stability: 'promised' | 'unpromised';
   /** Back-office operation, excluded from the versioned surface. */
   internal?: boolean;
@@ -36,16 +58,16 @@ export interface RouteDef {
   summary: string;
   /** Sets Access-Control-Allow-Origin: * on every answer, errors included. */
   cors?: boolean;
-  /** OAuth/OID4VC endpoints answer errors as RFC 6749 `{error, error_description}`. */
-  errorShape?: 'service' | 'oauth';
+  /** How refusals are rendered; default `api`. */
+  surface?: Surface;
   /**
    * OAuth routes only: the code a body that cannot be parsed is answered with (OID4VCI §8.3.1.2
    * wants invalid_credential_request at the credential endpoint). Default: invalid_request.
    */
   malformedBodyCode?: 'invalid_request' | 'invalid_credential_request';
   /**
-   * The request body's media type: JSON (the default) or an HTML form (RFC 6749 token requests).
-   * A body of any other type is refused with 415 before it is parsed.
+   * The request body's media type: JSON (the default) or an HTML form (RFC 6749 token requests,
+   * browser form actions). A body of any other type is refused with 415 before it is parsed.
    */
   accepts?: 'json' | 'form';
   body?: TSchema;

@@ -15,4 +15,6 @@ export interface AccessTokenRecord {
 export interface AccessTokenStore {
   /** The token if it exists, is unspent and unexpired. Reading never spends it. */
   findUsable(tokenHash: string, now: number): Promise<AccessTokenRecord | undefined>;
+  /** Drops tokens that have expired, spent or not. */
+  prune(now: number): Promise<void>;
 }

@@ -48,6 +48,6 @@ export interface OfferStore {
   claimTxAttempt(tenant: string, offerId: string, maxAttempts: number): Promise<boolean>;
   /** Spends the pre-authorized code and issues the access token, atomically. */
   redeem(r: Redemption): Promise<boolean>;
-  /** Erases subjects past their time and drops expired spent-nonce marks and tokens, for every tenant. */
-  sweep(now: number): Promise<void>;
+  /** Erases the subjects past their erase time, of every tenant; answers how many. */
+  eraseDue(now: number): Promise<number>;
 }

@@ -36,4 +36,6 @@ export interface OperatorSessionStore {
   create(tokenHash: string, username: string, now: number, expiresAt: number): Promise<void>;
   find(tokenHash: string, now: number): Promise<OperatorSession | undefined>;
   revokeAll(username: string): Promise<void>;
+  /** Deletes sessions that have expired. */
+  prune(now: number): Promise<void>;
 }

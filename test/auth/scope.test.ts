@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServiceError } from '../../src/core/errors.ts';
-import type { HolderPrincipal, OperatorPrincipal } from '../../src/http/auth/principal.ts';
+import type { HolderPrincipal } from '../../src/http/auth/holder-jws.ts';
+import type { OperatorPrincipal } from '../../src/http/auth/operator-bearer.ts';
 import { assertOwnAccount, assertPlatformWide, assertTenantScope } from '../../src/http/auth/scope.ts';
 
 const operator = (tenant: string | null): OperatorPrincipal => ({

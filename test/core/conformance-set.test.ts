@@ -11,11 +11,11 @@ import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeProtectedHeader, type JWK } from 'jose';
 import { newP256KeyPair } from '../../src/adapters/crypto/p256-keys.ts';
+import { canonicalJson } from '../../src/core/canonical-json.ts';
 import { judgeAnswer, type VerifierAnswer } from '../../src/core/conformance/judge.ts';
 import {
   CONFORMANCE_SCHEMA,
   type ConformanceSet,
-  canonicalJson,
   mintConformanceSet,
   SET_VERSION,
 } from '../../src/core/conformance/vector-set.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { newP256KeyPair } from '../../src/adapters/crypto/p256-keys.ts';
 import { GuardedFetcher } from '../../src/adapters/http/guarded-fetcher.ts';
 import { statusListToken } from '../../src/core/conformance/builders.ts';
-import { IssuerUrls } from '../../src/features/issuance/issuer-urls.ts';
+import { IssuerUrls } from '../../src/core/issuer-urls.ts';
 import { StatusListSource } from '../../src/features/verification/status-list-source.ts';
 import { hasOpenssl, selfSignedCertificate } from '../helpers/tls.ts';
 

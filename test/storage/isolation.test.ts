@@ -670,55 +670,67 @@ for (const factory of testDatabases()) {
         .executeTakeFirstOrThrow();
 
       // Selectors that name only alpha's credentials revoke nothing as beta.
-      assert.deepEqual(await ledger.revoke('beta', { by: 'credential', id: 'crd-alloc-a1' }, R1), []);
-      assert.deepEqual(await ledger.revoke('beta', { by: 'offer', offerId: 'alloc-a2' }, R1), []);
-      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 3 }, R1), []);
-      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 2, idx: 6 }, R1), []);
+      assert.deepEqual(await ledger.revoke('beta', { by: 'credential', id: 'crd-alloc-a1' }, R1), {
+        matched: [],
+        newlyRevoked: [],
+      });
+      assert.deepEqual(await ledger.revoke('beta', { by: 'offer', offerId: 'alloc-a2' }, R1), { matched: [], newlyRevoked: [] });
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 3 }, R1), { matched: [], newlyRevoked: [] });
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 2, idx: 6 }, R1), { matched: [], newlyRevoked: [] });
       for (const id of ['crd-alloc-a1', 'crd-alloc-a2-1', 'crd-alloc-a2-2']) assert.equal(await revokedAt(id), null, id);
       assert.deepEqual(await ledger.revokedIndices('alpha', 1), []);
       assert.deepEqual(await ledger.revokedIndices('alpha', 2), []);
 
       // Coordinates both tenants hold resolve to the caller's own credential.
-      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 5 }, R1), [
-        {
-          id: 'crd-alloc-b1',
-          tenant: 'beta',
-          typeId: 'membership',
-          offerId: 'alloc-b1',
-          listSeq: 1,
-          idx: 5,
-          holderThumbprint: 'thumb-n-alloc-b1',
-          issuedAt: COLLECT_AT,
-          revokedAt: R1,
-        } satisfies IssuedCredentialRecord,
-      ]);
+      assert.deepEqual(await ledger.revoke('beta', { by: 'status', listSeq: 1, idx: 5 }, R1), {
+        matched: [
+          {
+            id: 'crd-alloc-b1',
+            tenant: 'beta',
+            typeId: 'membership',
+            offerId: 'alloc-b1',
+            listSeq: 1,
+            idx: 5,
+            holderThumbprint: 'thumb-n-alloc-b1',
+            issuedAt: COLLECT_AT,
+            revokedAt: R1,
+          } satisfies IssuedCredentialRecord,
+        ],
+        newlyRevoked: ['crd-alloc-b1'],
+      });
       assert.deepEqual(await ledger.revokedIndices('beta', 1), [5]);
       assert.deepEqual(await ledger.revokedIndices('alpha', 1), [], "beta's index 5 is not alpha's index 5");
       assert.equal(await revokedAt('crd-alloc-a1'), null);
 
       // Alpha by offer: every credential of that offer, across lists.
       const byOffer = await ledger.revoke('alpha', { by: 'offer', offerId: 'alloc-a2' }, R1);
+      assert.deepEqual(byOffer.newlyRevoked, ['crd-alloc-a2-1', 'crd-alloc-a2-2']);
       assert.deepEqual(
-        byOffer.map((r) => [r.id, r.tenant, r.listSeq, r.idx, r.holderThumbprint, r.revokedAt]),
+        byOffer.matched.map((r) => [r.id, r.tenant, r.listSeq, r.idx, r.holderThumbprint, r.revokedAt]),
         [
           ['crd-alloc-a2-1', 'alpha', 1, 3, 'thumb-x', R1],
           ['crd-alloc-a2-2', 'alpha', 2, 6, 'thumb-y', R1],
         ],
       );
-      // By credential; a second revocation answers the record but keeps the first time.
+      // By credential; a second revocation answers the record but keeps the first time, and says
+      // it revoked nothing now.
+      const first = await ledger.revoke('alpha', { by: 'credential', id: 'crd-alloc-a1' }, R1);
       assert.deepEqual(
-        (await ledger.revoke('alpha', { by: 'credential', id: 'crd-alloc-a1' }, R1)).map((r) => [r.id, r.revokedAt]),
+        first.matched.map((r) => [r.id, r.revokedAt]),
         [['crd-alloc-a1', R1]],
       );
+      assert.deepEqual(first.newlyRevoked, ['crd-alloc-a1']);
+      const again = await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 5 }, R2);
       assert.deepEqual(
-        (await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 5 }, R2)).map((r) => [r.id, r.revokedAt]),
+        again.matched.map((r) => [r.id, r.revokedAt]),
         [['crd-alloc-a1', R1]],
       );
+      assert.deepEqual(again.newlyRevoked, []);
 
       // Alpha cannot reach beta's remaining credential by any selector either.
-      assert.deepEqual(await ledger.revoke('alpha', { by: 'credential', id: betaIso.id }, R2), []);
-      assert.deepEqual(await ledger.revoke('alpha', { by: 'offer', offerId: 'iso-b' }, R2), []);
-      assert.deepEqual(await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 7 }, R2), []);
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'credential', id: betaIso.id }, R2), { matched: [], newlyRevoked: [] });
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'offer', offerId: 'iso-b' }, R2), { matched: [], newlyRevoked: [] });
+      assert.deepEqual(await ledger.revoke('alpha', { by: 'status', listSeq: 1, idx: 7 }, R2), { matched: [], newlyRevoked: [] });
       assert.equal(await revokedAt(betaIso.id), null);
 
       const sorted = async (tenant: string, seq: number) => (await ledger.revokedIndices(tenant, seq)).sort((x, y) => x - y);
@@ -731,7 +743,7 @@ for (const factory of testDatabases()) {
       assert.equal(await ledger.list('alpha', 99), undefined);
     });
 
-    test('OfferStore.sweep is global: it erases subjects past erase_after and drops expired spent nonces and tokens, of every tenant alike', async () => {
+    test('the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike', async () => {
       const S = 1_000_000; // long before T0: no other row of this suite is due
       const elsewhere = async () => ({
         offers: await db.selectFrom('offers').select(['id', 'subject']).where('id', 'not like', 'sw-%').orderBy('id').execute(),
@@ -790,7 +802,9 @@ for (const factory of testDatabases()) {
         assert.equal(spent.ok, true, `${tenant} spends its sweep nonces`);
       }
 
-      await offers.sweep(S);
+      assert.equal(await offers.eraseDue(S), 4, 'past and now, of both tenants');
+      await ledger.pruneSpentNonces(S);
+      await tokens.prune(S);
 
       for (const tenant of ['alpha', 'beta']) {
         for (const [when, at] of due) {

@@ -34,6 +34,10 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // Deleted and overwritten content is zeroed in the file rather than left in free space, so an
+    // erased offer subject is gone from the database file once its page is written back
+    // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
+    sqlite.pragma('secure_delete = ON');
     return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   const pool = new pg.Pool({
@@ -99,8 +103,14 @@ export async function migrate(db: Db): Promise<void> {
   throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
 }
 
-/** True when an insert failed on a primary-key or unique constraint, on either engine. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+/**
+ * Makes erasure reach the disk on SQLite: a checkpoint copies every page changed since the last
+ * one (with its erased content zeroed, see secure_delete) over the old page in the database
+ * file, and TRUNCATE empties the write-ahead log, which still holds the pages as they were
+ * before. On PostgreSQL old row versions stay in the table files until VACUUM reclaims them and
+ * in WAL segments until they are recycled (docs/offers.md); nothing is done here.
+ */
+export async function dropFreedBytes(db: Db): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return;
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
 }

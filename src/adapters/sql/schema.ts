@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * The tables as Kysely sees them. Times are integer milliseconds since the epoch, booleans
  * are 0/1 and JSON is text, so one set of queries runs on SQLite and on PostgreSQL.
@@ -140,6 +142,44 @@ export interface PresentationTransactionsTable {
   outcome: string | null;
 }
 
+export interface AuditHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
+}
+
+export interface AuditLogTable {
+  seq: number;
+  at: number;
+  actor: string;
+  action: string;
+  tenant: string | null;
+  target: string | null;
+  /** JSON object. */
+  detail: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface OutboxTable {
+  seq: Generated<number>;
+  id: string;
+  type: string;
+  tenant: string;
+  created_at: number;
+  /** JSON object: the event's data. */
+  data: string;
+}
+
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  lease_until: number;
+  started_at: number;
+  finished_at: number | null;
+  last_error: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -154,4 +194,8 @@ export interface Database {
   status_lists: StatusListsTable;
   issued_credentials: IssuedCredentialsTable;
   presentation_transactions: PresentationTransactionsTable;
+  audit_head: AuditHeadTable;
+  audit_log: AuditLogTable;
+  outbox: OutboxTable;
+  job_leases: JobLeasesTable;
 }

@@ -22,4 +22,8 @@ export class SqlAccessTokenStore implements AccessTokenStore {
         }
       : undefined;
   }
+
+  async prune(now: number): Promise<void> {
+    await this.db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute();
+  }
 }

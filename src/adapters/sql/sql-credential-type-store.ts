@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { formatClaimSpec, parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../ports/credential-type-store.ts';
-import { type Db, isUniqueViolation } from './connect.ts';
+import type { Db } from './connect.ts';
 import type { CredentialTypesTable } from './schema.ts';
 
 const toRecord = (row: Selectable<CredentialTypesTable>): CredentialTypeRecord => ({
@@ -16,22 +16,19 @@ export class SqlCredentialTypeStore implements CredentialTypeStore {
   constructor(private readonly db: Db) {}
 
   async create(t: CredentialTypeRecord): Promise<boolean> {
-    try {
-      await this.db
-        .insertInto('credential_types')
-        .values({
-          tenant: t.tenant,
-          type_id: t.typeId,
-          name: t.name,
-          claims: JSON.stringify(t.claims.map(formatClaimSpec)),
-          created_at: t.createdAt,
-        })
-        .execute();
-      return true;
-    } catch (err) {
-      if (isUniqueViolation(err)) return false;
-      throw err;
-    }
+    // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
+    const result = await this.db
+      .insertInto('credential_types')
+      .values({
+        tenant: t.tenant,
+        type_id: t.typeId,
+        name: t.name,
+        claims: JSON.stringify(t.claims.map(formatClaimSpec)),
+        created_at: t.createdAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async get(tenant: string, typeId: string): Promise<CredentialTypeRecord | undefined> {

@@ -1,14 +1,16 @@
-import type { Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   Collection,
   CollectionResult,
   IssuedCredentialRecord,
   IssuedCredentialStore,
+  Revocation,
   RevocationTarget,
   StatusAllocation,
 } from '../../ports/issued-credential-store.ts';
 import type { Db } from './connect.ts';
-import type { Database, IssuedCredentialsTable } from './schema.ts';
+import type { IssuedCredentialsTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 /** Rolls the collection back without treating it as a failure of the service. */
 class Refused extends Error {
@@ -37,7 +39,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
 
   async collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>> {
     try {
-      const value = await this.db.transaction().execute(async (trx) => {
+      const value = await atomically(this.db, async (trx) => {
         for (const nonce of c.nonces) {
           const spent = await trx
             .insertInto('spent_nonces')
@@ -82,7 +84,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
    * while it has capacity, else a new list. The credential row is written with its slot; the
    * unique (tenant, list, idx) key settles races.
    */
-  private async allocate(trx: Transaction<Database>, c: Collection, holderThumbprint: string): Promise<StatusAllocation> {
+  private async allocate(trx: Db, c: Collection, holderThumbprint: string): Promise<StatusAllocation> {
     for (;;) {
       const list = await trx
         .updateTable('status_lists')
@@ -125,7 +127,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
     }
   }
 
-  private async openList(trx: Transaction<Database>, c: Collection): Promise<void> {
+  private async openList(trx: Db, c: Collection): Promise<void> {
     const newest = await trx
       .selectFrom('status_lists')
       .select((e) => e.fn.max('seq').as('seq'))
@@ -165,8 +167,8 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
     return rows.map((r) => r.idx);
   }
 
-  async revoke(tenant: string, target: RevocationTarget, now: number): Promise<IssuedCredentialRecord[]> {
-    return this.db.transaction().execute(async (trx) => {
+  async revoke(tenant: string, target: RevocationTarget, now: number): Promise<Revocation> {
+    return atomically(this.db, async (trx) => {
       let update = trx
         .updateTable('issued_credentials')
         .set({ revoked_at: now })
@@ -183,8 +185,13 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         update = update.where('offer_id', '=', target.offerId);
         select = select.where('offer_id', '=', target.offerId);
       }
-      await update.execute();
-      return (await select.orderBy('issued_at').orderBy('id').execute()).map(toRecord);
+      const newly = await update.returning('id').execute();
+      const matched = (await select.orderBy('issued_at').orderBy('id').execute()).map(toRecord);
+      return { matched, newlyRevoked: newly.map((r) => r.id).sort() };
     });
+  }
+
+  async pruneSpentNonces(now: number): Promise<void> {
+    await this.db.deleteFrom('spent_nonces').where('expires_at', '<=', now).execute();
   }
 }

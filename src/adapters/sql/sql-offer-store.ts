@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
 import type { Db } from './connect.ts';
 import type { OffersTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
   id: row.id,
@@ -88,7 +89,7 @@ export class SqlOfferStore implements OfferStore {
   }
 
   async redeem(r: Redemption): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return atomically(this.db, async (trx) => {
       const spent = await trx
         .updateTable('offers')
         .set({ redeemed_at: r.now, erase_after: r.eraseAfter })
@@ -114,14 +115,13 @@ export class SqlOfferStore implements OfferStore {
     });
   }
 
-  async sweep(now: number): Promise<void> {
-    await this.db
+  async eraseDue(now: number): Promise<number> {
+    const result = await this.db
       .updateTable('offers')
       .set({ subject: null })
       .where('subject', 'is not', null)
       .where('erase_after', '<=', now)
-      .execute();
-    await this.db.deleteFrom('spent_nonces').where('expires_at', '<=', now).execute();
-    await this.db.deleteFrom('access_tokens').where('expires_at', '<=', now).execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 }

@@ -115,4 +115,8 @@ export class SqlOperatorSessionStore implements OperatorSessionStore {
   async revokeAll(username: string): Promise<void> {
     await this.db.deleteFrom('operator_sessions').where('username', '=', username).execute();
   }
+
+  async prune(now: number): Promise<void> {
+    await this.db.deleteFrom('operator_sessions').where('expires_at', '<=', now).execute();
+  }
 }

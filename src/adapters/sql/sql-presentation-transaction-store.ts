@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
-import { type Db, isUniqueViolation } from './connect.ts';
+import type { Db } from './connect.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
 
 const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationTransactionRecord => ({
@@ -24,31 +24,28 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
   constructor(private readonly db: Db) {}
 
   async create(t: PresentationTransactionRecord): Promise<boolean> {
-    try {
-      await this.db
-        .insertInto('presentation_transactions')
-        .values({
-          id: t.id,
-          state: t.state,
-          nonce: t.nonce,
-          result_token_hash: t.resultTokenHash,
-          caller_aud: t.callerAud,
-          type_tenant: t.typeTenant,
-          type_id: t.typeId,
-          vct: t.vct,
-          claims: JSON.stringify(t.claims),
-          requested_by: t.requestedBy,
-          created_at: t.createdAt,
-          expires_at: t.expiresAt,
-          completed_at: t.completedAt,
-          outcome: t.outcome ? JSON.stringify(t.outcome) : null,
-        })
-        .execute();
-      return true;
-    } catch (err) {
-      if (isUniqueViolation(err)) return false;
-      throw err;
-    }
+    // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
+    const result = await this.db
+      .insertInto('presentation_transactions')
+      .values({
+        id: t.id,
+        state: t.state,
+        nonce: t.nonce,
+        result_token_hash: t.resultTokenHash,
+        caller_aud: t.callerAud,
+        type_tenant: t.typeTenant,
+        type_id: t.typeId,
+        vct: t.vct,
+        claims: JSON.stringify(t.claims),
+        requested_by: t.requestedBy,
+        created_at: t.createdAt,
+        expires_at: t.expiresAt,
+        completed_at: t.completedAt,
+        outcome: t.outcome ? JSON.stringify(t.outcome) : null,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async get(id: string): Promise<PresentationTransactionRecord | undefined> {

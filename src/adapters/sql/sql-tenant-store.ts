@@ -4,6 +4,7 @@ import type { TenantProfile, TenantRecord, TenantStore } from '../../ports/tenan
 import type { Db } from './connect.ts';
 import type { TenantsTable } from './schema.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 const toRecord = (row: Selectable<TenantsTable>): TenantRecord => ({
   slug: row.slug,
@@ -33,7 +34,7 @@ export class SqlTenantStore implements TenantStore {
   constructor(private readonly db: Db) {}
 
   async create(t: TenantRecord, keys: StoredSigningKey[]): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return atomically(this.db, async (trx) => {
       const result = await trx
         .insertInto('tenants')
         .values({

@@ -1,5 +1,5 @@
+import { canonicalJson } from '../canonical-json.ts';
 import { isObject } from '../jose/es256.ts';
-import { canonicalJson } from './vector-set.ts';
 import type { ConformanceVector } from './vectors.ts';
 
 export type VerifierAnswer = Record<string, unknown>;

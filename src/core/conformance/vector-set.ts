@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.ts';
 import { FAILURE_CODES } from '../verifier/ledger.ts';
 import { type ConformanceVector, type MintDeps, mintVectors } from './vectors.ts';
 
@@ -29,19 +30,6 @@ export interface ConformanceSet {
   failureCodes: Record<string, string>;
   conformanceLevels: typeof CONFORMANCE_LEVELS;
   vectors: ConformanceVector[];
-}
-
-/** RFC 8785 (JCS) for the values a set holds: key-sorted objects, ECMAScript JSON otherwise. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Record<string, unknown>)[k]]),
-        )
-      : v,
-  );
 }
 
 /** `sha256:<hex>` over the JCS bytes of the `vectors` array (docs/conformance.md). */

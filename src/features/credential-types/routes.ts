@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
-import { operatorOf } from '../../http/auth/principal.ts';
-import { assertTenantScope } from '../../http/auth/scope.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { atEveryIssuer } from '../issuance/issuer-routes.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
@@ -89,6 +88,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         aliases: ['/v1/types'],
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: { tenantIn: 'body' },
         stability: 'promised',
         summary: 'Register a credential type from claim specifications (docs/credential-types.md).',
         body: Type.Object(
@@ -108,8 +108,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         },
         handler: async (request, reply) => {
           const { tenant, name, claims } = request.body;
-          assertTenantScope(operatorOf(request), tenant);
-          return reply.code(201).send(await types.register(tenant, name, claims));
+          return reply.code(201).send(await types.register(tenant, name, claims, operatorActor(operatorOf(request))));
         },
       }),
       defineRoute({

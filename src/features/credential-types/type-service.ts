@@ -1,10 +1,12 @@
+import type { Actor } from '../../core/actor.ts';
 import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
 import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../ports/credential-type-store.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
 export interface ClaimView {
@@ -36,6 +38,7 @@ export class TypeService {
 
   constructor(
     private readonly types: CredentialTypeStore,
+    private readonly uow: UnitOfWork<{ types: CredentialTypeStore }>,
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
@@ -51,17 +54,37 @@ export class TypeService {
     };
   }
 
-  async register(tenant: string, rawName: string, specs: string[]): Promise<TypeView> {
+  async register(tenant: string, rawName: string, specs: string[], actor: Actor): Promise<TypeView> {
+    const record = await this.prepare(tenant, rawName, specs);
+    await this.uow.run(async ({ types, audit }) => {
+      if (!(await types.create(record))) {
+        throw new ServiceError(
+          'conflict',
+          `Tenant ${tenant} already has a credential type "${record.typeId}"; types are immutable.`,
+        );
+      }
+      await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
+    });
+    return this.view(record);
+  }
+
+  /** Registers a type unless the tenant has one with its typeId already (seeding). */
+  async ensure(tenant: string, name: string, specs: string[], actor: Actor): Promise<void> {
+    const record = await this.prepare(tenant, name, specs);
+    await this.uow.run(async ({ types, audit }) => {
+      if (await types.create(record)) {
+        await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
+      }
+    });
+  }
+
+  private async prepare(tenant: string, rawName: string, specs: string[]): Promise<CredentialTypeRecord> {
     const name = rawName.trim().replace(/\s+/g, ' ');
     const claims = parseClaimSpecs(specs);
     const typeId = slugify(name).slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
     if (!typeId) throw new ServiceError('invalid_request', 'body/name must contain at least one letter or digit.');
     await this.tenants.get(tenant);
-    const record: CredentialTypeRecord = { tenant, typeId, name, claims, createdAt: this.clock.now() };
-    if (!(await this.types.create(record))) {
-      throw new ServiceError('conflict', `Tenant ${tenant} already has a credential type "${typeId}"; types are immutable.`);
-    }
-    return this.view(record);
+    return { tenant, typeId, name, claims, createdAt: this.clock.now() };
   }
 
   /** Types are immutable, so a type once read is kept (unknown ones are asked for every time). */

@@ -5,15 +5,16 @@ import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { parseCredentialRequest } from './credential-request.ts';
-import type { IssuerUrls } from './issuer-urls.ts';
 import { type ProvenKey, verifyProof } from './verify-proof.ts';
 
 /** Token Status List §13.2: large lists hide each holder in a crowd; half is ever handed out. */
@@ -34,7 +35,7 @@ export class CredentialIssuer {
   constructor(
     private readonly types: TypeService,
     private readonly offers: OfferStore,
-    private readonly ledger: IssuedCredentialStore,
+    private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
     private readonly keys: KeyStore,
     private readonly nonces: NonceMinter,
     private readonly tenants: TenantService,
@@ -79,45 +80,50 @@ export class CredentialIssuer {
     const disclosed = keys.map(() =>
       discloseClaims(disclosable(type.claims, subject), pooledRandomBytes, randomInt(1, MAX_DECOYS + 1)),
     );
-    const result = await this.ledger.collect(
-      {
-        tenant,
-        typeId: type.typeId,
-        offerId: offer.id,
-        tokenHash: token.tokenHash,
-        nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
-        holderThumbprints: keys.map((k) => k.thumbprint),
-        now,
-        listSize: STATUS_LIST_SIZE,
-        listCapacity: STATUS_LIST_CAPACITY,
-        randomIndex: (size) => randomInt(size),
-        newCredentialId: () => `crd_${randomBytes(16).toString('base64url')}`,
-      },
-      async (slots) =>
-        slots.map((slot, i) => {
-          const d = disclosed[i];
-          const key = keys[i];
-          if (!d || !key) throw new Error('one slot per proof');
-          const jwt = signer.sign(
-            { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}` },
-            {
-              iss: did,
-              iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
-              vct,
-              cnf: { jwk: key.jwk },
-              status: { status_list: { idx: slot.idx, uri: this.urls.statusList(tenant, slot.listSeq) } },
-              _sd: d.sd,
-              _sd_alg: SD_ALG,
-            },
-          );
-          return compactSdJwt(jwt, d.disclosures);
-        }),
-    );
-    if (!result.ok) {
-      if (result.reason === 'nonce') throw badNonce();
-      throw tokenProblem();
-    }
-    return result.value;
+    // The collection and its credential.issued events commit together.
+    return this.uow.run(async ({ ledger, events }) => {
+      const result = await ledger.collect(
+        {
+          tenant,
+          typeId: type.typeId,
+          offerId: offer.id,
+          tokenHash: token.tokenHash,
+          nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
+          holderThumbprints: keys.map((k) => k.thumbprint),
+          now,
+          listSize: STATUS_LIST_SIZE,
+          listCapacity: STATUS_LIST_CAPACITY,
+          randomIndex: (size) => randomInt(size),
+          newCredentialId: () => `crd_${randomBytes(16).toString('base64url')}`,
+        },
+        async (slots) =>
+          slots.map((slot, i) => {
+            const d = disclosed[i];
+            const key = keys[i];
+            if (!d || !key) throw new Error('one slot per proof');
+            const jwt = signer.sign(
+              { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}` },
+              {
+                iss: did,
+                iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
+                vct,
+                cnf: { jwk: key.jwk },
+                status: { status_list: { idx: slot.idx, uri: this.urls.statusList(tenant, slot.listSeq) } },
+                _sd: d.sd,
+                _sd_alg: SD_ALG,
+              },
+            );
+            return { slot, credential: compactSdJwt(jwt, d.disclosures) };
+          }),
+      );
+      if (!result.ok) throw result.reason === 'nonce' ? badNonce() : tokenProblem();
+      for (const { slot } of result.value) {
+        const status = { uri: this.urls.statusList(tenant, slot.listSeq), idx: slot.idx };
+        const data = { credentialId: slot.credentialId, typeId: type.typeId, offerId: offer.id, status };
+        await events.emit({ type: 'credential.issued', tenant, data });
+      }
+      return result.value.map((r) => r.credential);
+    });
   }
 }
 

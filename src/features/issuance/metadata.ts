@@ -1,8 +1,8 @@
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { PRE_AUTHORIZED_GRANT } from '../../core/pre-authorized-code.ts';
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
 import type { TenantRecord } from '../../ports/tenant-store.ts';
 import { claimLabel, claimPaths } from '../credential-types/type-metadata.ts';
-import { PRE_AUTHORIZED_GRANT } from '../offers/offer-service.ts';
-import type { IssuerUrls } from './issuer-urls.ts';
 
 export const BATCH_SIZE = 10;
 export const FORMAT = 'dc+sd-jwt';

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { accessTokenOf } from '../../http/auth/principal.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { accessTokenOf } from '../../http/auth/access-token.ts';
+import { atEveryIssuer, issuerParams } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { oauthError } from '../../http/schemas/common.ts';
-import type { CredentialTypeStore } from '../../ports/credential-type-store.ts';
+import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { CredentialIssuer } from './issue-credential.ts';
-import { atEveryIssuer, issuerParams } from './issuer-routes.ts';
-import type { IssuerUrls } from './issuer-urls.ts';
 import { authorizationServerMetadata, issuerMetadata } from './metadata.ts';
 import type { TokenService } from './token-service.ts';
 
@@ -15,7 +15,7 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 
 export interface IssuanceDeps {
   tenants: TenantService;
-  types: CredentialTypeStore;
+  types: Pick<TypeService, 'list'>;
   urls: IssuerUrls;
   tokens: TokenService;
   issuer: CredentialIssuer;
@@ -79,7 +79,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           method: 'POST',
           auth: 'public',
           stability: 'unpromised',
-          errorShape: 'oauth',
+          surface: 'oauth',
           accepts: 'form',
           summary: 'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6).',
           body: Type.Record(Type.String(), Type.String()),
@@ -112,7 +112,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           method: 'POST',
           auth: 'public',
           stability: 'unpromised',
-          errorShape: 'oauth',
+          surface: 'oauth',
           summary: 'Nonce endpoint: a fresh c_nonce for key proofs (OID4VCI 1.0 §7).',
           responses: {
             200: { description: 'A fresh c_nonce.', schema: Type.Object({ c_nonce: Type.String() }) },
@@ -131,7 +131,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           method: 'POST',
           auth: 'access-token',
           stability: 'unpromised',
-          errorShape: 'oauth',
+          surface: 'oauth',
           malformedBodyCode: 'invalid_credential_request',
           summary: 'Credential endpoint: holder-bound SD-JWT VCs for the proofs (OID4VCI 1.0 §8).',
           body: Type.Unknown(),

@@ -2,8 +2,8 @@ import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
-import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../offers/offer-service.ts';
 
 export const ACCESS_TOKEN_TTL_S = 300;
 export const NONCE_TTL_S = 300;

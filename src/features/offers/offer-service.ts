@@ -1,13 +1,15 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Actor } from '../../core/actor.ts';
 import { checkSubject } from '../../core/claims/subject.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { codeFromHandle, PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
 import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
 
-export const PRE_AUTHORIZED_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 export const OFFER_TTL_DEFAULT_S = 900;
 export const OFFER_TTL_MIN_S = 60;
 export const OFFER_TTL_MAX_S = 7 * 24 * 3600;
@@ -39,30 +41,25 @@ export interface CredentialOffer {
   grants: Record<string, { 'pre-authorized_code': string; tx_code?: TxCodeSpec }>;
 }
 
-/** The tx_code is bound to its pre-authorized code, so its short value is useless without it. */
-export const txCodeHash = (code: string, txCode: string) =>
-  createHash('sha256').update(`${code}\u0000${txCode}`, 'utf8').digest('base64url');
-
-/** A by-reference offer's code is derived from its handle, so no code is ever stored in clear. */
-const codeFromHandle = (handle: string) =>
-  `pac_${createHash('sha256').update(`openrail:pre-authorized-code:${handle}`, 'utf8').digest('base64url')}`;
-
 /** Credential offers (docs/offers.md). */
 export class OfferService {
   constructor(
     private readonly offers: OfferStore,
+    private readonly uow: UnitOfWork<{ offers: OfferStore }>,
     private readonly types: TypeService,
     private readonly urls: IssuerUrls,
+    /** Keys the derivation of a by-reference offer's code from its handle. */
+    private readonly codeKey: Buffer,
     private readonly clock: Clock,
   ) {}
 
-  async create(req: OfferRequest): Promise<CreatedOffer> {
+  async create(req: OfferRequest, actor: Actor): Promise<CreatedOffer> {
     const type = await this.types.get(req.tenant, req.typeId);
     checkSubject(type.claims, req.subject);
     const now = this.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;
     const handle = req.byReference ? randomBytes(32).toString('base64url') : undefined;
-    const code = handle ? codeFromHandle(handle) : newToken('pac');
+    const code = handle ? codeFromHandle(this.codeKey, handle) : newToken('pac');
     const tx = req.txCode ? newTxCode(req.txCode === true ? {} : req.txCode) : undefined;
     const offer: OfferRecord = {
       id: `off_${randomBytes(16).toString('base64url')}`,
@@ -80,7 +77,12 @@ export class OfferService {
       redeemedAt: null,
       collectedAt: null,
     };
-    await this.offers.create(offer);
+    await this.uow.run(async ({ offers, audit, events }) => {
+      await offers.create(offer);
+      const detail = { typeId: offer.typeId, expiresAt: new Date(expiresAt).toISOString() };
+      await audit.append({ actor, action: 'offer.created', tenant: offer.tenant, target: offer.id, detail });
+      await events.emit({ type: 'offer.created', tenant: offer.tenant, data: { offerId: offer.id, ...detail } });
+    });
     const offerUri = handle
       ? `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${this.urls.issuer(req.tenant)}/credential-offer/${handle}`)}`
       : `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
@@ -98,7 +100,7 @@ export class OfferService {
     if (!offer || offer.redeemedAt !== null || offer.expiresAt <= this.clock.now()) {
       throw new ServiceError('unknown_offer', 'This credential offer is unknown, already used or expired.');
     }
-    return this.offerObject(offer, codeFromHandle(handle));
+    return this.offerObject(offer, codeFromHandle(this.codeKey, handle));
   }
 
   private offerObject(offer: OfferRecord, code: string): CredentialOffer {

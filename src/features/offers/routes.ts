@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { operatorOf } from '../../http/auth/principal.ts';
-import { assertTenantScope } from '../../http/auth/scope.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
-import { atEveryIssuer } from '../issuance/issuer-routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
 
 const Handle = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
@@ -40,6 +39,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
         aliases: ['/v1/offers'],
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: { tenantIn: 'body' },
         stability: 'promised',
         summary: 'Offer a credential of a type to a holder: a pre-authorized OID4VCI credential offer (docs/offers.md).',
         body: Type.Object(
@@ -68,9 +68,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           404: errorResponse('unknown_type'),
         },
         handler: async (request, reply) => {
-          const body = request.body as OfferRequest;
-          assertTenantScope(operatorOf(request), body.tenant);
-          return reply.code(201).send(await offers.create(body));
+          return reply.code(201).send(await offers.create(request.body as OfferRequest, operatorActor(operatorOf(request))));
         },
       }),
       ...atEveryIssuer('/credential-offer/{handle}', (path, tenantOf, tenantParam) =>

@@ -1,9 +1,12 @@
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../adapters/crypto/password.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { OperatorRecord, OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+export type OperatorStores = { operators: OperatorStore; sessions: OperatorSessionStore };
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const MAX_FAILED_LOGINS = 5;
@@ -37,17 +40,15 @@ const BAD_LOGIN = () =>
 export class OperatorService {
   constructor(
     private readonly operators: OperatorStore,
-    private readonly sessions: OperatorSessionStore,
-    private readonly tenants: TenantStore,
+    private readonly uow: UnitOfWork<OperatorStores>,
+    private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly clock: Clock,
   ) {}
 
-  async create(input: {
-    username: string;
-    password: string;
-    roles: OperatorRole[];
-    tenant?: string | null;
-  }): Promise<OperatorView> {
+  async create(
+    input: { username: string; password: string; roles: OperatorRole[]; tenant?: string | null },
+    actor: Actor,
+  ): Promise<OperatorView> {
     checkPassword(input.password, input.username);
     const tenant = await this.checkTenant(input.tenant ?? null);
     const now = this.clock.now();
@@ -62,37 +63,52 @@ export class OperatorService {
       createdAt: now,
       updatedAt: now,
     };
-    if (!(await this.operators.create(record))) {
-      throw new ServiceError(
-        'conflict',
-        `The username "${input.username}" is taken (usernames of removed operators stay reserved).`,
-      );
-    }
-    return view(record);
+    return this.uow.run(async ({ operators, audit }) => {
+      if (!(await operators.create(record))) {
+        throw new ServiceError(
+          'conflict',
+          `The username "${input.username}" is taken (usernames of removed operators stay reserved).`,
+        );
+      }
+      await audit.append({ actor, action: 'operator.created', tenant, target: record.username, detail: { roles: record.roles } });
+      return view(record);
+    });
   }
 
-  async setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined): Promise<OperatorView> {
+  async setRoles(
+    username: string,
+    roles: OperatorRole[],
+    tenant: string | null | undefined,
+    actor: Actor,
+  ): Promise<OperatorView> {
     const current = await this.require(username);
     const scope = tenant === undefined ? current.tenant : await this.checkTenant(tenant);
-    if (!(await this.operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
-    return view(await this.require(username));
+    return this.uow.run(async ({ operators, audit }) => {
+      if (!(await operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
+      const after = await operators.get(username);
+      if (!after) throw unknown(username);
+      await audit.append({
+        actor,
+        action: 'operator.roles_changed',
+        tenant: scope,
+        target: username,
+        detail: { roles: after.roles },
+      });
+      return view(after);
+    });
   }
 
-  async suspend(username: string): Promise<OperatorView> {
-    return this.setStatus(username, 'suspended');
+  async suspend(username: string, actor: Actor): Promise<OperatorView> {
+    return this.setStatus(username, 'suspended', actor);
   }
 
-  async enable(username: string): Promise<OperatorView> {
-    return this.setStatus(username, 'active');
+  async enable(username: string, actor: Actor): Promise<OperatorView> {
+    return this.setStatus(username, 'active', actor);
   }
 
   /** Removal is final: sessions end now and the username stays reserved. */
-  async remove(username: string): Promise<OperatorView> {
-    if (!(await this.operators.setStatus(username, 'removed', this.clock.now()))) throw unknown(username);
-    await this.sessions.revokeAll(username);
-    const removed = await this.operators.get(username);
-    if (!removed) throw unknown(username);
-    return view(removed);
+  async remove(username: string, actor: Actor): Promise<OperatorView> {
+    return this.setStatus(username, 'removed', actor);
   }
 
   async login(username: string, password: string): Promise<LoginResult> {
@@ -106,15 +122,33 @@ export class OperatorService {
       await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
       throw BAD_LOGIN();
     }
-    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.operators.clearFailedLogins(username, now);
     const token = newToken('ors');
-    await this.sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
+    await this.uow.run(async ({ operators, sessions, audit }) => {
+      if (op.failedAttempts > 0 || op.lockedUntil !== null) await operators.clearFailedLogins(username, now);
+      await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
+      await audit.append({
+        actor: { kind: 'operator', username },
+        action: 'operator.signed_in',
+        tenant: op.tenant,
+        target: username,
+      });
+    });
     return { ...view(op), token, tokenType: 'Bearer', expiresIn: SESSION_TTL_MS / 1000 };
   }
 
-  private async setStatus(username: string, status: OperatorRecord['status']): Promise<OperatorView> {
-    if (!(await this.operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
-    return view(await this.require(username));
+  /**
+   * A suspended operator's sessions stop working while suspended (the plane reads the status) and
+   * work again once enabled; removal is final and deletes them in the same transaction.
+   */
+  private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorView> {
+    return this.uow.run(async ({ operators, sessions, audit }) => {
+      if (!(await operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
+      if (status === 'removed') await sessions.revokeAll(username);
+      const after = await operators.get(username);
+      if (!after) throw unknown(username);
+      await audit.append({ actor, action: `operator.${STATUS_ACTIONS[status]}`, tenant: after.tenant, target: username });
+      return view(after);
+    });
   }
 
   private async require(username: string): Promise<OperatorRecord> {
@@ -124,7 +158,7 @@ export class OperatorService {
   }
 
   private async checkTenant(tenant: string | null): Promise<string | null> {
-    if (tenant !== null && !(await this.tenants.get(tenant))) {
+    if (tenant !== null && !(await this.tenantExists(tenant))) {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${tenant}".`);
     }
     return tenant;
@@ -132,6 +166,8 @@ export class OperatorService {
 }
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+const STATUS_ACTIONS = { active: 'enabled', suspended: 'suspended', removed: 'removed' } as const;
 
 const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
 

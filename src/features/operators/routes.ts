@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
@@ -61,12 +62,13 @@ export function operatorAuthRoutes(operators: OperatorService): RouteGroup {
 
 /** Operator management on the console (owner only). */
 export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
-  const manage = (path: string, summary: string, act: (username: string) => Promise<unknown>) =>
+  const manage = (path: string, summary: string, act: typeof operators.suspend) =>
     defineRoute({
       method: 'POST',
       path,
       auth: 'operator',
       roles: ['owner'],
+      scope: 'platform',
       stability: 'unpromised',
       internal: true,
       undocumented: UNDOCUMENTED,
@@ -77,7 +79,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         ...OPERATOR_ERRORS,
         404: errorResponse('unknown_operator'),
       },
-      handler: async (request) => act(request.body.username),
+      handler: async (request) => act.call(operators, request.body.username, operatorActor(operatorOf(request))),
     });
   return {
     name: 'console-operators',
@@ -87,6 +89,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         path: '/api/operators',
         auth: 'operator',
         roles: ['owner'],
+        scope: 'platform',
         stability: 'unpromised',
         internal: true,
         undocumented: UNDOCUMENTED,
@@ -106,13 +109,15 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           404: errorResponse('unknown_tenant'),
           409: errorResponse('conflict: the username is taken.'),
         },
-        handler: async (request, reply) => reply.code(201).send(await operators.create(request.body)),
+        handler: async (request, reply) =>
+          reply.code(201).send(await operators.create(request.body, operatorActor(operatorOf(request)))),
       }),
       defineRoute({
         method: 'POST',
         path: '/api/operators/roles',
         auth: 'operator',
         roles: ['owner'],
+        scope: 'platform',
         stability: 'unpromised',
         internal: true,
         undocumented: UNDOCUMENTED,
@@ -126,14 +131,15 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_operator or unknown_tenant'),
         },
-        handler: async (request) => operators.setRoles(request.body.username, request.body.roles, request.body.tenant),
+        handler: async (request) =>
+          operators.setRoles(request.body.username, request.body.roles, request.body.tenant, operatorActor(operatorOf(request))),
       }),
-      manage('/api/operators/suspend', 'Suspend an operator: its sessions stop working on the next call.', (u) =>
-        operators.suspend(u),
-      ),
-      manage('/api/operators/enable', 'Re-enable a suspended operator.', (u) => operators.enable(u)),
-      manage('/api/operators/remove', 'Remove an operator for good: sessions end and the username stays reserved.', (u) =>
-        operators.remove(u),
+      manage('/api/operators/suspend', 'Suspend an operator: its sessions stop working on the next call.', operators.suspend),
+      manage('/api/operators/enable', 'Re-enable a suspended operator.', operators.enable),
+      manage(
+        '/api/operators/remove',
+        'Remove an operator for good: sessions end and the username stays reserved.',
+        operators.remove,
       ),
     ],
   };

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
-import { operatorOf } from '../../http/auth/principal.ts';
-import { assertTenantScope } from '../../http/auth/scope.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { atEveryIssuer } from '../issuance/issuer-routes.ts';
 import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type StatusService } from './status-service.ts';
 
 const Seq = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'List sequence number, from 1.' });
@@ -80,14 +79,14 @@ export function statusRoutes(status: StatusService): RouteGroup {
         path: '/api/revoke',
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: { tenantIn: 'body' },
         stability: 'unpromised',
         summary: 'Revoke credentials of a tenant (docs/status-lists.md).',
         body: Type.Object({ tenant: Slug, ...SelectorFields }, { additionalProperties: false }),
         responses,
         handler: async (request) => {
           const { tenant, ...rest } = request.body;
-          assertTenantScope(operatorOf(request), tenant);
-          return { revoked: await status.revoke(tenant, selectorOf(rest)) };
+          return { revoked: await status.revoke(tenant, selectorOf(rest), operatorActor(operatorOf(request))) };
         },
       }),
       defineRoute({
@@ -95,15 +94,15 @@ export function statusRoutes(status: StatusService): RouteGroup {
         path: '/api/tenants/{tenant}/revoke',
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: { tenantIn: 'params' },
         stability: 'unpromised',
         summary: 'Revoke credentials issued by this tenant (docs/status-lists.md).',
         params: Type.Object({ tenant: Slug }),
         body: Type.Object(SelectorFields, { additionalProperties: false }),
         responses,
         handler: async (request) => {
-          const { tenant } = request.params;
-          assertTenantScope(operatorOf(request), tenant);
-          return { revoked: await status.revoke(tenant, selectorOf(request.body)) };
+          const actor = operatorActor(operatorOf(request));
+          return { revoked: await status.revoke(request.params.tenant, selectorOf(request.body), actor) };
         },
       }),
     ],

@@ -1,9 +1,11 @@
+import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compressStatusList, packStatuses } from '../../core/status-list/codec.ts';
 import type { IssuedCredentialRecord, IssuedCredentialStore, RevocationTarget } from '../../ports/issued-credential-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** Seconds a relying party may cache a list (its `ttl`, and the HTTP max-age). */
@@ -26,6 +28,7 @@ export type RevokeSelector = { status: { uri: string; idx: number } } | { creden
 export class StatusService {
   constructor(
     private readonly ledger: IssuedCredentialStore,
+    private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
     private readonly keys: KeyStore,
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
@@ -60,15 +63,26 @@ export class StatusService {
     );
   }
 
-  /** Sets the status bit of the selected credentials of `tenant`; repeating it changes nothing. */
-  async revoke(tenant: string, selector: RevokeSelector): Promise<RevocationView[]> {
+  /**
+   * Sets the status bit of the selected credentials of `tenant`; repeating it changes nothing.
+   * Each credential revoked now gets an audit entry and a credential.revoked event.
+   */
+  async revoke(tenant: string, selector: RevokeSelector, actor: Actor): Promise<RevocationView[]> {
     await this.tenants.get(tenant);
     const target = this.target(tenant, selector);
-    const revoked = await this.ledger.revoke(tenant, target, this.clock.now());
-    if (revoked.length === 0) {
-      throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
-    }
-    return revoked.map((r) => this.view(r));
+    return this.uow.run(async ({ ledger, audit, events }) => {
+      const { matched, newlyRevoked } = await ledger.revoke(tenant, target, this.clock.now());
+      if (matched.length === 0) {
+        throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
+      }
+      const views = matched.map((r) => this.view(r));
+      for (const v of views.filter((v) => newlyRevoked.includes(v.credentialId))) {
+        const data = { credentialId: v.credentialId, typeId: v.typeId, status: v.status, revokedAt: v.revokedAt };
+        await audit.append({ actor, action: 'credential.revoked', tenant, target: v.credentialId, detail: data });
+        await events.emit({ type: 'credential.revoked', tenant, data });
+      }
+      return views;
+    });
   }
 
   private target(tenant: string, selector: RevokeSelector): RevocationTarget {

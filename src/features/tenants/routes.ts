@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { operatorOf } from '../../http/auth/principal.ts';
-import { assertPlatformWide, assertTenantScope } from '../../http/auth/scope.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
@@ -44,6 +43,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         aliases: ['/v1/tenants'],
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: 'platform',
         stability: 'promised',
         summary: 'Create a tenant with its own signing key and did:web identity.',
         body: Type.Object(
@@ -56,8 +56,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
           409: errorResponse('conflict: no free slug could be found for this name.'),
         },
         handler: async (request, reply) => {
-          assertPlatformWide(operatorOf(request));
-          const tenant = await tenants.create(request.body.name);
+          const tenant = await tenants.create(request.body.name, operatorActor(operatorOf(request)));
           return reply.code(201).send(tenant);
         },
       }),
@@ -66,6 +65,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         path: '/api/tenants/update',
         auth: 'operator',
         roles: ['issuer', 'owner'],
+        scope: { tenantIn: 'body' },
         stability: 'unpromised',
         summary: "Change a tenant's profile and branding; null clears a field, an absent field is kept.",
         body: Type.Object(
@@ -79,8 +79,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         },
         handler: async (request) => {
           const { tenant: slug, ...patch } = request.body as { tenant: string } & Partial<TenantProfile>;
-          assertTenantScope(operatorOf(request), slug);
-          const updated = await tenants.updateProfile(slug, patch);
+          const updated = await tenants.updateProfile(slug, patch, operatorActor(operatorOf(request)));
           return { ...tenants.view(updated), profile: profileOf(updated) };
         },
       }),

@@ -1,9 +1,11 @@
+import { type Actor, SYSTEM_SEED } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { buildDidDocument, type DidDocument, platformDid, tenantDid } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import { emptyProfile, type TenantProfile, type TenantRecord, type TenantStore } from '../../ports/tenant-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 
 export interface TenantView {
   slug: string;
@@ -22,6 +24,7 @@ export class TenantService {
 
   constructor(
     private readonly tenants: TenantStore,
+    private readonly uow: UnitOfWork<{ tenants: TenantStore }>,
     private readonly keys: KeyStore,
     private readonly publicUrl: URL,
     private readonly clock: Clock,
@@ -56,6 +59,10 @@ export class TenantService {
     return slug;
   }
 
+  find(slug: string): Promise<TenantRecord | undefined> {
+    return this.tenants.get(slug);
+  }
+
   async get(slug: string): Promise<TenantRecord> {
     const tenant = await this.tenants.get(slug);
     if (!tenant) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
@@ -63,7 +70,7 @@ export class TenantService {
   }
 
   /** POST /api/tenants: an ordinary tenant, never a demonstration one. */
-  async create(rawName: string): Promise<TenantView> {
+  async create(rawName: string, actor: Actor): Promise<TenantView> {
     const name = rawName.trim().replace(/\s+/g, ' ');
     if (isDemoName(name)) {
       throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
@@ -74,7 +81,7 @@ export class TenantService {
       let n = 1;
       while (taken.has(slugCandidate(base, n))) n++;
       const slug = slugCandidate(base, n);
-      const created = await this.insert(slug, name);
+      const created = await this.insert(slug, name, actor);
       if (created) return this.view(created);
       // Another request took the slug between the read and the insert: look again.
     }
@@ -83,16 +90,16 @@ export class TenantService {
 
   /** Seeds the platform tenant (and its verifier key) and, unless disabled, the demonstration tenant. */
   async seed(options: { demo: boolean; platformName: string }): Promise<void> {
-    await this.insert(ROOT_SLUG, options.platformName);
+    await this.insert(ROOT_SLUG, options.platformName, SYSTEM_SEED);
     await this.keys.ensureKey(ROOT_SLUG, 'issuer');
     await this.keys.ensureKey(ROOT_SLUG, 'verifier');
     if (options.demo) {
-      await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name);
+      await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name, SYSTEM_SEED);
       await this.keys.ensureKey(DEMO_TENANT.slug, 'issuer');
     }
   }
 
-  async updateProfile(slug: string, patch: Partial<TenantProfile>): Promise<TenantRecord> {
+  async updateProfile(slug: string, patch: Partial<TenantProfile>, actor: Actor): Promise<TenantRecord> {
     const tenant = await this.get(slug);
     // Demo-tenant law: a demonstration tenant is never un-marked, so its display name keeps the mark.
     if (isDemoSlug(tenant.slug) && patch.displayName && !patch.displayName.endsWith(DEMO_NAME_SUFFIX)) {
@@ -101,16 +108,29 @@ export class TenantService {
     if (!isDemoSlug(tenant.slug) && patch.displayName && isDemoName(patch.displayName)) {
       throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
     }
-    const updated = await this.tenants.updateProfile(slug, patch, this.clock.now());
-    if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
-    return updated;
+    return this.uow.run(async ({ tenants, audit }) => {
+      const updated = await tenants.updateProfile(slug, patch, this.clock.now());
+      if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+      const fields = Object.keys(patch).filter((k) => patch[k as keyof TenantProfile] !== undefined);
+      await audit.append({ actor, action: 'tenant.profile_updated', tenant: slug, target: slug, detail: { fields } });
+      return updated;
+    });
   }
 
-  /** Inserts tenant and issuer key together; undefined when the slug is already taken. */
-  private async insert(slug: string, name: string): Promise<TenantRecord | undefined> {
+  /**
+   * Inserts tenant and issuer key together, with its audit entry and `org.created` event;
+   * undefined when the slug is already taken (nothing is written then).
+   */
+  private async insert(slug: string, name: string, actor: Actor): Promise<TenantRecord | undefined> {
     const now = this.clock.now();
     const record: TenantRecord = { slug, name, ...emptyProfile(), createdAt: now, updatedAt: now };
     const key = await this.keys.prepareKey(slug, 'issuer');
-    return (await this.tenants.create(record, [key])) ? record : undefined;
+    return this.uow.run(async ({ tenants, audit, events }) => {
+      if (!(await tenants.create(record, [key]))) return undefined;
+      const did = this.didOf(slug);
+      await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail: { name, did } });
+      await events.emit({ type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } });
+      return record;
+    });
   }
 }

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
@@ -56,6 +58,7 @@ export class HostedVerifier {
 
   constructor(
     private readonly transactions: PresentationTransactionStore,
+    private readonly uow: UnitOfWork<{ transactions: PresentationTransactionStore }>,
     private readonly types: TypeService,
     private readonly tenants: TenantService,
     private readonly keys: KeyStore,
@@ -76,7 +79,8 @@ export class HostedVerifier {
     });
   }
 
-  async open(input: RequestInput, requestedBy: string | null) {
+  /** Opens a transaction: on the public plane (`actor` null) or for an operator, who is audited. */
+  async open(input: RequestInput, actor: Actor | null) {
     const ref = this.urls.parseVct(input.vct);
     const type = ref ? await this.types.find(ref.tenant, ref.typeId) : undefined;
     if (!ref || !type) throw new ServiceError('unknown_type', `No credential type of this service has the vct ${input.vct}.`);
@@ -107,15 +111,24 @@ export class HostedVerifier {
       typeId: ref.typeId,
       vct: input.vct,
       claims: input.claims,
-      requestedBy,
+      requestedBy: actor === null ? null : actor.kind === 'operator' ? actor.username : actor.kind,
       createdAt: now,
       expiresAt: now + TRANSACTION_TTL_MS,
       completedAt: null,
       outcome: null,
     };
-    if (!(await this.transactions.create(record))) {
-      throw new ServiceError('nonce_reused', 'This nonce already belongs to a live transaction; use a fresh nonce per request.');
-    }
+    await this.uow.run(async ({ transactions, audit }) => {
+      if (!(await transactions.create(record))) {
+        throw new ServiceError(
+          'nonce_reused',
+          'This nonce already belongs to a live transaction; use a fresh nonce per request.',
+        );
+      }
+      if (actor) {
+        const detail = { vct: record.vct, claims: record.claims };
+        await audit.append({ actor, action: 'verification.requested', tenant: null, target: record.id, detail });
+      }
+    });
     const query = new URLSearchParams({ client_id: this.clientId, request_uri: this.requestUri(record.id) });
     return {
       requestUri: `openid4vp://?${query.toString()}`,
@@ -178,9 +191,14 @@ export class HostedVerifier {
     if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
 
     const outcome = form.error !== undefined ? walletError(form) : await this.judge(tx, form.vp_token);
-    if (!(await this.transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS))) {
-      return refuse('invalid_request', 'This presentation transaction is already complete.');
-    }
+    const completed = await this.uow.run(async ({ transactions, events }) => {
+      if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS))) return false;
+      // The platform is the verifier, so the event is the platform's (root's); it names no claim.
+      const data = { transactionId: tx.id, vct: tx.vct, ...(outcome.ok ? {} : { error: outcome.error, link: outcome.link }) };
+      await events.emit({ type: outcome.ok ? 'presentation.completed' : 'presentation.failed', tenant: ROOT_SLUG, data });
+      return true;
+    });
+    if (!completed) return refuse('invalid_request', 'This presentation transaction is already complete.');
     return outcome.ok ? { accepted: true } : refuse(outcome.error, `${outcome.link}: ${outcome.detail}`);
   }
 

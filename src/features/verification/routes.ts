@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { operatorOf } from '../../http/auth/principal.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
@@ -98,12 +98,13 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         path: '/api/requests',
         auth: 'operator',
         roles: ['verifier', 'owner'],
+        scope: 'none',
         stability: 'unpromised',
         summary: 'Open an OID4VP presentation transaction on the operator plane (recorded with the operator).',
         body: RequestBody,
         responses: { ...OPERATOR_ERRORS, ...requestResponses },
         handler: async (request, reply) =>
-          reply.code(201).send(await verifier.open(request.body as RequestInput, operatorOf(request).username ?? 'owner-token')),
+          reply.code(201).send(await verifier.open(request.body as RequestInput, operatorActor(operatorOf(request)))),
       }),
       defineRoute({
         method: 'GET',
@@ -148,7 +149,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         auth: 'public',
         stability: 'unpromised',
         undocumented: 'The wallet-facing answer of OID4VP direct_post; its body is not promised to relying parties.',
-        errorShape: 'oauth',
+        surface: 'oauth',
         accepts: 'form',
         summary: 'The wallet posts its authorization response here (OID4VP 1.0 direct_post).',
         body: Type.Object(

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { decodeJws, isObject } from '../../core/jose/es256.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
-import type { IssuerUrls } from '../issuance/issuer-urls.ts';
 import { STATUS_LIST_MEDIA_TYPE } from '../status/status-service.ts';
 
 /** Builds one of this service's list tokens (StatusService.token). */

@@ -1,8 +1,22 @@
+import type { FastifyRequest } from 'fastify';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
-import type { AccessTokenStore } from '../../ports/access-token-store.ts';
-import { type AccessTokenPrincipal, type Authenticator, type AuthInput, parseAuthorization } from './principal.ts';
+import type { AccessTokenRecord, AccessTokenStore } from '../../ports/access-token-store.ts';
+import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
+
+export interface AccessTokenPrincipal {
+  plane: 'access-token';
+  token: AccessTokenRecord;
+}
+
+declare module './principal.ts' {
+  interface Principals {
+    'access-token': AccessTokenPrincipal;
+  }
+}
+
+export const accessTokenOf = (request: FastifyRequest) => principalOf(request, 'access-token');
 
 const CHALLENGE = 'Bearer realm="openrail"';
 
@@ -10,7 +24,13 @@ const CHALLENGE = 'Bearer realm="openrail"';
  * OID4VCI access-token plane (RFC 6750). Authentication only reads the token; the credential
  * endpoint spends it in the transaction that collects the credential (IssuedCredentialStore.collect).
  */
-export class AccessTokenAuthenticator implements Authenticator {
+export class AccessTokenAuthenticator implements AuthPlane<'access-token'> {
+  readonly name = 'access-token';
+  readonly security = {
+    name: 'oid4vciAccessToken',
+    scheme: { type: 'http', scheme: 'bearer', description: 'Single-use OID4VCI access token from POST /token.' },
+  };
+
   constructor(
     private readonly tokens: AccessTokenStore,
     private readonly clock: Clock,

@@ -1,8 +1,25 @@
+import type { FastifyRequest } from 'fastify';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
 import type { HolderReplayStore } from '../../ports/holder-replay-store.ts';
-import { type Authenticator, type AuthInput, type HolderPrincipal, parseAuthorization } from './principal.ts';
+import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
+
+export interface HolderPrincipal {
+  plane: 'holder';
+  /** RFC 7638 thumbprint of the device key. */
+  accountId: string;
+  jwk: JWK;
+  claims: Record<string, unknown>;
+}
+
+declare module './principal.ts' {
+  interface Principals {
+    holder: HolderPrincipal;
+  }
+}
+
+export const holderOf = (request: FastifyRequest) => principalOf(request, 'holder');
 
 export const HOLDER_JWS_TYP = 'svc-holder+jwt';
 /** Interface spec, Limits: a holder JWS is fresh for five minutes from `iat`. */
@@ -19,7 +36,17 @@ const refuse = (why: string) => new Unauthorized(`Holder JWS refused: ${why}.`, 
  * `jti` is burned with one atomic insert only after every other check has passed, so a refused
  * request spends nothing.
  */
-export class HolderJwsAuthenticator implements Authenticator {
+export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
+  readonly name = 'holder';
+  readonly security = {
+    name: 'holderJws',
+    scheme: {
+      type: 'http',
+      scheme: 'Holder',
+      description: 'Authorization: Holder <compact ES256 JWS, typ svc-holder+jwt, jwk header, aud, iat, single-use jti>.',
+    },
+  };
+
   constructor(
     private readonly audience: string,
     private readonly replay: HolderReplayStore,

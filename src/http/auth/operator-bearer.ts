@@ -1,8 +1,32 @@
+import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
+import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
-import type { OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
-import { type Authenticator, type AuthInput, type OperatorPrincipal, parseAuthorization } from './principal.ts';
+import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
+import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
+
+export interface OperatorPrincipal {
+  plane: 'operator';
+  /** `owner-token` is the break-glass bearer; `session` a bearer from POST /api/login. */
+  via: 'owner-token' | 'session';
+  username: string | null;
+  roles: OperatorRole[];
+  /** Set for tenant-scoped operators: they may act on this tenant only. */
+  tenant: string | null;
+}
+
+declare module './principal.ts' {
+  interface Principals {
+    operator: OperatorPrincipal;
+  }
+}
+
+export const operatorOf = (request: FastifyRequest) => principalOf(request, 'operator');
+
+/** Who an operator principal is, for the audit log. */
+export const operatorActor = (p: OperatorPrincipal): Actor =>
+  p.username === null ? { kind: 'owner-token' } : { kind: 'operator', username: p.username };
 
 const CHALLENGE = 'Bearer realm="openrail"';
 const INVALID = 'Bearer realm="openrail", error="invalid_token"';
@@ -12,7 +36,17 @@ const INVALID = 'Bearer realm="openrail", error="invalid_token"';
  * Roles and status are read from the operators table on every request, so a demoted, suspended
  * or removed operator loses access on the next call.
  */
-export class OperatorBearerAuthenticator implements Authenticator {
+export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
+  readonly name = 'operator';
+  readonly security = {
+    name: 'operatorBearer',
+    scheme: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Operator bearer: the owner token or a session from POST /api/login.',
+    },
+  };
+
   constructor(
     /** Read per request, so every process follows the database (and a rotation) at once. */
     private readonly ownerTokenHash: () => Promise<string | undefined>,

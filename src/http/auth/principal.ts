@@ -1,32 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import type { JWK } from 'jose';
-import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
-import type { OperatorRole } from '../../ports/operator-store.ts';
 
-export interface OperatorPrincipal {
-  plane: 'operator';
-  /** `owner-token` is the break-glass bearer; `session` a bearer from POST /api/login. */
-  via: 'owner-token' | 'session';
-  username: string | null;
-  roles: OperatorRole[];
-  /** Set for tenant-scoped operators: they may act on this tenant only. */
-  tenant: string | null;
+/**
+ * The principal each credential plane yields, by plane name. A plane's file adds its own entry
+ * (`declare module './principal.ts' { interface Principals { ... } }`), so a new plane (a cookie
+ * session, a browser ticket) is a new file and never an edit to a fixed list.
+ */
+export interface Principals {
+  public: { plane: 'public' };
 }
 
-export interface HolderPrincipal {
-  plane: 'holder';
-  /** RFC 7638 thumbprint of the device key. */
-  accountId: string;
-  jwk: JWK;
-  claims: Record<string, unknown>;
-}
-
-export interface AccessTokenPrincipal {
-  plane: 'access-token';
-  token: AccessTokenRecord;
-}
-
-export type Principal = { plane: 'public' } | OperatorPrincipal | HolderPrincipal | AccessTokenPrincipal;
+export type PlaneName = keyof Principals;
+export type Principal = Principals[PlaneName];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,23 +22,31 @@ declare module 'fastify' {
 export interface AuthInput {
   authorization: string | undefined;
   method: string;
-  /** Absolute URL of the request as the public sees it (PUBLIC_URL + path). */
+  /** Absolute URL of the request as the public sees it (PUBLIC_URL + path and query). */
   url: string;
+  /** Every request header, for planes that read more than Authorization (cookies). */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-export interface Authenticator {
-  authenticate(input: AuthInput): Promise<Principal>;
+/** A credential plane: how it authenticates, and how the contract document describes it. */
+export interface AuthPlane<P extends PlaneName = PlaneName> {
+  readonly name: P;
+  /** Its OpenAPI security scheme (components.securitySchemes); absent for the public plane. */
+  readonly security?: { name: string; scheme: Record<string, unknown> };
+  authenticate(input: AuthInput): Promise<Principals[P]>;
 }
 
-function narrow<P extends Principal['plane']>(request: FastifyRequest, plane: P): Extract<Principal, { plane: P }> {
+export const publicPlane: AuthPlane<'public'> = {
+  name: 'public',
+  authenticate: async () => ({ plane: 'public' }),
+};
+
+/** The request's principal as the plane its route declares; a mismatch is a programming error. */
+export function principalOf<P extends PlaneName>(request: FastifyRequest, plane: P): Principals[P] {
   const p = request.principal;
   if (p.plane !== plane) throw new Error(`route expected a ${plane} principal, got ${p.plane}`);
-  return p as Extract<Principal, { plane: P }>;
+  return p as Principals[P];
 }
-
-export const operatorOf = (r: FastifyRequest) => narrow(r, 'operator');
-export const holderOf = (r: FastifyRequest) => narrow(r, 'holder');
-export const accessTokenOf = (r: FastifyRequest) => narrow(r, 'access-token');
 
 /** Splits `Authorization: <scheme> <credential>`; the scheme compares case-insensitively (RFC 9110 §11.1). */
 export function parseAuthorization(header: string | undefined): { scheme: string; credential: string } | undefined {

@@ -1,5 +1,6 @@
 import { AccountMismatch, Forbidden } from '../../core/errors.ts';
-import type { HolderPrincipal, OperatorPrincipal } from './principal.ts';
+import type { HolderPrincipal } from './holder-jws.ts';
+import type { OperatorPrincipal } from './operator-bearer.ts';
 
 /**
  * Interface spec, Authentication 5: a tenant-scoped operator acts on its own tenant only, and

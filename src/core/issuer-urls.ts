@@ -1,5 +1,5 @@
-import { ServiceError } from '../../core/errors.ts';
-import { ROOT_SLUG } from '../../core/slug.ts';
+import { ServiceError } from './errors.ts';
+import { ROOT_SLUG } from './slug.ts';
 
 /**
  * Addresses of each issuer, derived from PUBLIC_URL and never stored (docs/issuance.md): the

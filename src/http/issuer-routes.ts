@@ -1,8 +1,8 @@
 import { type TSchema, type TString, Type } from '@sinclair/typebox';
-import { ROOT_SLUG } from '../../core/slug.ts';
-import type { RouteDef } from '../../http/route.ts';
-import { Slug } from '../../http/schemas/common.ts';
-import { pathTenant } from './issuer-urls.ts';
+import { pathTenant } from '../core/issuer-urls.ts';
+import { ROOT_SLUG } from '../core/slug.ts';
+import type { RouteDef } from './route.ts';
+import { Slug } from './schemas/common.ts';
 
 export type TenantOf = (params: Record<string, string>) => string;
 

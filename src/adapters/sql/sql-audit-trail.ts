@@ -1,0 +1,71 @@
+import { actorLabel } from '../../core/actor.ts';
+import { type AuditEntry, auditHash } from '../../core/audit-chain.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { AuditInput, AuditTrail } from '../../ports/audit-trail.ts';
+import type { Db } from './connect.ts';
+
+/**
+ * Appends to the hash-chained audit log. Must run inside a transaction (SqlUnitOfWork): the head
+ * row is updated first, which on PostgreSQL locks it until commit, so concurrent appends from
+ * any process take consecutive numbers and link in commit order; a rolled-back append leaves
+ * neither a gap nor an entry.
+ */
+export class SqlAuditTrail implements AuditTrail {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async append(input: AuditInput): Promise<number> {
+    if (!this.db.isTransaction) throw new Error('an audit entry is written inside a unit of work only');
+    const head = await this.db
+      .updateTable('audit_head')
+      .set((eb) => ({ seq: eb('seq', '+', 1) }))
+      .where('id', '=', 1)
+      .returning(['seq', 'hash'])
+      .executeTakeFirstOrThrow();
+    const unhashed: Omit<AuditEntry, 'hash'> = {
+      seq: Number(head.seq),
+      at: this.clock.now(),
+      actor: actorLabel(input.actor),
+      action: input.action,
+      tenant: input.tenant,
+      target: input.target ?? null,
+      detail: input.detail ?? {},
+      prevHash: head.hash,
+    };
+    const hash = auditHash(unhashed);
+    await this.db
+      .insertInto('audit_log')
+      .values({
+        seq: unhashed.seq,
+        at: unhashed.at,
+        actor: unhashed.actor,
+        action: unhashed.action,
+        tenant: unhashed.tenant,
+        target: unhashed.target,
+        detail: JSON.stringify(unhashed.detail),
+        prev_hash: unhashed.prevHash,
+        hash,
+      })
+      .execute();
+    await this.db.updateTable('audit_head').set({ hash }).where('id', '=', 1).execute();
+    return unhashed.seq;
+  }
+}
+
+/** Reads of the audit log (tests and, later, the back office). */
+export async function readAuditLog(db: Db, fromSeq = 1, limit = 1000): Promise<AuditEntry[]> {
+  const rows = await db.selectFrom('audit_log').selectAll().where('seq', '>=', fromSeq).orderBy('seq').limit(limit).execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    at: Number(r.at),
+    actor: r.actor,
+    action: r.action,
+    tenant: r.tenant,
+    target: r.target,
+    detail: JSON.parse(r.detail) as Record<string, unknown>,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  }));
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../core/clock.ts';
+import type { EventEnvelope, EventInput, EventType } from '../../core/events.ts';
+import type { EventOutbox } from '../../ports/event-outbox.ts';
+import type { Db } from './connect.ts';
+
+/** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
+export class SqlEventOutbox implements EventOutbox {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async emit(event: EventInput): Promise<string> {
+    if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
+    const id = `evt_${randomBytes(16).toString('base64url')}`;
+    await this.db
+      .insertInto('outbox')
+      .values({ id, type: event.type, tenant: event.tenant, created_at: this.clock.now(), data: JSON.stringify(event.data) })
+      .execute();
+    return id;
+  }
+}
+
+/** Events in the order they were written (tests and, later, delivery). */
+export async function readOutbox(db: Db, afterSeq = 0, limit = 1000): Promise<Array<EventEnvelope & { seq: number }>> {
+  const rows = await db.selectFrom('outbox').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    id: r.id,
+    type: r.type as EventType,
+    createdAt: new Date(Number(r.created_at)).toISOString(),
+    tenant: r.tenant,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  }));
+}

@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { KeyVault } from '../adapters/crypto/key-vault.ts';
+import type { Db } from '../adapters/sql/connect.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../core/clock.ts';
+import type { IssuerUrls } from '../core/issuer-urls.ts';
+import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
+import type { RouteGroup } from '../http/route.ts';
+import type { HttpFetcher } from '../ports/http-fetcher.ts';
+import type { KeyStore } from '../ports/key-store.ts';
+import type { UnitOfWork } from '../ports/unit-of-work.ts';
+import type { Job } from './jobs.ts';
+
+/**
+ * A module is one role of the service (docs/architecture.md, "Modules"): it builds its own
+ * stores, services, route groups, credential planes and background jobs from the kernel's
+ * narrow context and from the services of the modules it uses.
+ *
+ * A module is built at most once, when it is mounted or when a mounted module uses it; a module
+ * that is neither is never built. Its routes are registered only when it is mounted; its jobs
+ * run whenever it is built, because they keep its data in order (erasure, expiry) whoever serves
+ * the routes.
+ */
+export interface Module<S = unknown> {
+  readonly name: string;
+  /** Its route groups by name: the names OPENRAIL_UNMOUNTED_GROUPS takes. */
+  readonly groups: readonly string[];
+  /** The credential planes it provides to every module's routes. */
+  readonly planes?: readonly PlaneName[];
+  build(ctx: Context): Promise<Built<S>> | Built<S>;
+}
+
+export interface Built<S> {
+  /** What other modules may use (Context.use). */
+  services: S;
+  /** The route groups, asked for only when the module is mounted; unmounted groups are dropped. */
+  routes?: () => RouteGroup[];
+  /** Every plane named in `Module.planes`. */
+  planes?: Partial<Record<PlaneName, AuthPlane>>;
+  jobs?: Job[];
+}
+
+/** The kernel every module builds from: configuration, infrastructure, and the other modules. */
+export interface Context {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly db: Db;
+  readonly log: FastifyBaseLogger;
+  /** Tenant signing keys, sealed at rest under the master key. */
+  readonly keys: KeyStore;
+  /** Keys derived from the master key, one per purpose. */
+  readonly vault: KeyVault;
+  /** Every issuer address, derived from PUBLIC_URL. */
+  readonly urls: IssuerUrls;
+  /** Outbound HTTP with the SSRF policy inside. */
+  readonly fetcher: HttpFetcher;
+  /** The break-glass owner token's hash (docs/authentication.md), read per request. */
+  readonly ownerTokenHash: () => Promise<string | undefined>;
+  /** The services of another module, building it first if need be. */
+  use<S>(module: Module<S>): Promise<S>;
+  /** A unit of work whose stores `bind` builds on its transaction. */
+  unitOfWork<S>(bind: (db: Db) => S): UnitOfWork<S>;
+  /** The contract document of the mounted routes (complete once the service has started). */
+  openApi(): Record<string, unknown>;
+}
+
+/** Declares a module; the identity function, for type inference of its services. */
+export const defineModule = <S>(module: Module<S>): Module<S> => module;

@@ -1,0 +1,63 @@
+import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
+import { publicPlane } from '../http/auth/principal.ts';
+import type { Job } from './jobs.ts';
+import type { Built, Context, Module } from './module.ts';
+
+/**
+ * Builds modules on demand, each at most once, and finds the module that provides a plane. Once
+ * the service has started it is sealed: a module that was not needed by then is never built.
+ */
+export class ModuleRegistry {
+  private readonly built = new Map<Module, Promise<Built<unknown>>>();
+  private readonly order: Module[] = [];
+  private sealed = false;
+  private readonly context: Context;
+
+  constructor(
+    private readonly modules: readonly Module[],
+    base: Omit<Context, 'use'>,
+  ) {
+    const names = new Set<string>();
+    for (const m of modules) {
+      if (names.has(m.name)) throw new Error(`two modules are named ${m.name}`);
+      names.add(m.name);
+    }
+    this.context = { ...base, use: async (module) => (await this.build(module)).services };
+  }
+
+  build<S>(module: Module<S>): Promise<Built<S>> {
+    let built = this.built.get(module as Module);
+    if (!built) {
+      if (this.sealed) throw new Error(`module ${module.name} is used after start; modules are built while the service starts`);
+      if (!this.modules.includes(module as Module)) throw new Error(`module ${module.name} is not in the module list`);
+      this.order.push(module as Module);
+      built = Promise.resolve(module.build(this.context)) as Promise<Built<unknown>>;
+      this.built.set(module as Module, built);
+    }
+    return built as Promise<Built<S>>;
+  }
+
+  /** The planes the routes name, building the modules that provide them. */
+  async planesFor(names: readonly PlaneName[]): Promise<Map<PlaneName, AuthPlane>> {
+    const planes = new Map<PlaneName, AuthPlane>([['public', publicPlane]]);
+    for (const name of new Set(names)) {
+      if (planes.has(name)) continue;
+      const provider = this.modules.find((m) => m.planes?.includes(name));
+      if (!provider) throw new Error(`no module provides the ${name} plane`);
+      const plane = (await this.build(provider)).planes?.[name];
+      if (!plane) throw new Error(`module ${provider.name} declares the ${name} plane but did not build it`);
+      planes.set(name, plane);
+    }
+    return planes;
+  }
+
+  seal(): void {
+    this.sealed = true;
+  }
+
+  /** The jobs of every module built, in the order they were built. */
+  async jobs(): Promise<Job[]> {
+    const built = await Promise.all(this.order.map((m) => this.built.get(m)));
+    return built.flatMap((b) => b?.jobs ?? []);
+  }
+}

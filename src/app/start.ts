@@ -1,0 +1,141 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { KeyVault } from '../adapters/crypto/key-vault.ts';
+import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
+import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
+import { type Db, migrate, type OpenOptions, openDatabase } from '../adapters/sql/connect.ts';
+import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
+import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
+import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
+import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
+import type { Config } from '../config/config.ts';
+import { resolveMasterKey } from '../config/master-key.ts';
+import { type Clock, systemClock } from '../core/clock.ts';
+import { IssuerUrls } from '../core/issuer-urls.ts';
+import { buildApp } from '../http/app.ts';
+import type { PageRenderer } from '../http/error-handler.ts';
+import { buildOpenApi } from '../http/openapi.ts';
+import type { HttpFetcher } from '../ports/http-fetcher.ts';
+import type { SettingsStore } from '../ports/settings-store.ts';
+import { JobRunner } from './jobs.ts';
+import type { Context, Module } from './module.ts';
+import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
+import { ModuleRegistry } from './registry.ts';
+
+export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface Openrail {
+  app: FastifyInstance;
+  db: Db;
+  /** The background jobs of the built modules (tests tick them by hand). */
+  jobs: JobRunner;
+  /** Set only on the start that generated the owner token: shown once, never stored in clear. */
+  revealedOwnerToken?: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: FastifyBaseLogger;
+  warn?: (message: string) => void;
+  database?: OpenOptions;
+  /** Outbound HTTP (default: the SSRF-guarded fetcher). */
+  fetcher?: HttpFetcher;
+  /** How refusals on browser routes are rendered. */
+  renderPage?: PageRenderer;
+  /** false: jobs are not started (tests tick `jobs` by hand). Default true. */
+  runJobs?: boolean;
+}
+
+/**
+ * Boots the service from its modules: opens and migrates the database, checks the master key,
+ * builds each mounted module (and what it uses), registers the mounted route groups with the
+ * planes they name, starts the background jobs, and last reveals a first owner token.
+ */
+export async function startOpenrail(config: Config, modules: readonly Module[], options: StartOptions = {}): Promise<Openrail> {
+  const clock = options.clock ?? systemClock;
+  const warn = options.warn ?? ((m: string) => process.emitWarning(m));
+  const log = options.logger ?? pino({ level: 'silent' });
+  const vault = new KeyVault(resolveMasterKey(config, warn));
+  const unmounted = new Set(config.unmountedGroups);
+  checkGroupNames(modules, unmounted);
+
+  const db = openDatabase(config.database, options.database);
+  try {
+    await migrate(db);
+    const settings = new SqlSettingsStore(db);
+    await checkMasterKey(settings, vault);
+
+    let openApi: Record<string, unknown> = {};
+    const context: Omit<Context, 'use'> = {
+      config,
+      clock,
+      db,
+      log,
+      vault,
+      keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),
+      urls: new IssuerUrls(config.publicUrl),
+      fetcher: options.fetcher ?? new GuardedFetcher(),
+      ownerTokenHash: ownerTokenHash(settings, config),
+      unitOfWork: (bind) => new SqlUnitOfWork(db, bind, clock),
+      openApi: () => openApi,
+    };
+    const registry = new ModuleRegistry(modules, context);
+    const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));
+    const groups = [];
+    for (const module of mounted) {
+      const built = await registry.build(module);
+      groups.push(...(built.routes?.() ?? []).filter((g) => !unmounted.has(g.name)));
+    }
+    const planes = await registry.planesFor(groups.flatMap((g) => g.routes.map((r) => r.auth)));
+    registry.seal();
+    openApi = buildOpenApi(groups, planes, config.publicUrl.origin);
+
+    const app = buildApp({
+      groups,
+      planes,
+      publicOrigin: config.publicUrl.origin,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.renderPage ? { renderPage: options.renderPage } : {}),
+    });
+    await app.ready();
+    const jobs = new JobRunner(await registry.jobs(), new SqlJobLeaseStore(db), clock, log);
+    if (options.runJobs !== false) await jobs.start();
+    // Last, so that a start which fails earlier cannot generate a token nobody ever sees.
+    const revealed = await revealOwnerTokenOnFirstStart(settings, config);
+    const result: Openrail = {
+      app,
+      db,
+      jobs,
+      close: async () => {
+        await jobs.stop();
+        await app.close();
+        await db.destroy();
+      },
+    };
+    if (revealed) result.revealedOwnerToken = revealed;
+    return result;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+/** OPENRAIL_UNMOUNTED_GROUPS may name only groups some module serves. */
+function checkGroupNames(modules: readonly Module[], unmounted: ReadonlySet<string>): void {
+  const known = new Set(modules.flatMap((m) => m.groups));
+  const unknown = [...unmounted].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(`OPENRAIL_UNMOUNTED_GROUPS names unknown groups: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  }
+}
+
+async function checkMasterKey(settings: SettingsStore, vault: KeyVault): Promise<void> {
+  const check = vault.checkValue();
+  if (await settings.putIfAbsent('master_key_check', check)) return;
+  if ((await settings.get('master_key_check')) !== check) {
+    throw new Error('OPENRAIL_MASTER_KEY is not the key this database was created with; its private keys cannot be opened.');
+  }
+}

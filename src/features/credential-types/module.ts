@@ -1,0 +1,23 @@
+import { SqlCredentialTypeStore } from '../../adapters/sql/sql-credential-type-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { SYSTEM_SEED } from '../../core/actor.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { DEMO_TENANT } from '../tenants/tenant-service.ts';
+import { DEMO_TYPES } from './demo-types.ts';
+import { credentialTypeRoutes } from './routes.ts';
+import { TypeService } from './type-service.ts';
+
+/** Credential types: registration, Type Metadata at each vct, and the tenant manifest. */
+export const credentialTypesModule = defineModule({
+  name: 'credential-types',
+  groups: ['credential-types'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const uow = ctx.unitOfWork((db) => ({ types: new SqlCredentialTypeStore(db) }));
+    const types = new TypeService(new SqlCredentialTypeStore(ctx.db), uow, tenants, ctx.urls, ctx.clock);
+    if (ctx.config.demo) {
+      for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
+    }
+    return { services: types, routes: () => [credentialTypeRoutes(types, tenants, ctx.urls)] };
+  },
+});

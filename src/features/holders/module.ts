@@ -1,0 +1,25 @@
+import { SqlHolderReplayStore } from '../../adapters/sql/sql-holder-replay-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { HolderJwsAuthenticator } from '../../http/auth/holder-jws.ts';
+
+/** Spent holder jti marks are kept for their freshness window only, and dropped this often. */
+const JTI_PRUNE_MS = 10 * 60 * 1000;
+
+/**
+ * The holder plane (docs/authentication.md): a wallet's device key signs each request. Built
+ * when a mounted route names the plane; the wallet, membership and account modules serve routes
+ * on it.
+ */
+export const holdersModule = defineModule({
+  name: 'holders',
+  groups: [],
+  planes: ['holder'],
+  build(ctx) {
+    const replay = new SqlHolderReplayStore(ctx.db);
+    return {
+      services: {},
+      planes: { holder: new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock) },
+      jobs: [{ name: 'holders.prune-jti', everyMs: JTI_PRUNE_MS, run: async (now) => void (await replay.prune(now)) }],
+    };
+  },
+});

@@ -1,0 +1,50 @@
+import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
+import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { AccessTokenAuthenticator } from '../../http/auth/access-token.ts';
+import { credentialTypesModule } from '../credential-types/module.ts';
+import { offersModule } from '../offers/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { CredentialIssuer } from './issue-credential.ts';
+import { issuanceRoutes } from './routes.ts';
+import { TokenService } from './token-service.ts';
+
+/** Spent c_nonce marks and expired access tokens are dropped this often. */
+const PRUNE_EVERY_MS = 60 * 1000;
+
+/**
+ * OID4VCI 1.0 for the platform issuer and every tenant: metadata, the token, nonce and
+ * credential endpoints, and the access-token plane the credential endpoint is on.
+ */
+export const issuanceModule = defineModule({
+  name: 'issuance',
+  groups: ['issuance'],
+  planes: ['access-token'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const types = await ctx.use(credentialTypesModule);
+    const { store: offers } = await ctx.use(offersModule);
+    const ledger = new SqlIssuedCredentialStore(ctx.db);
+    const tokenStore = new SqlAccessTokenStore(ctx.db);
+    const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
+    const tokens = new TokenService(offers, nonces, ctx.clock);
+    const uow = ctx.unitOfWork((db) => ({ ledger: new SqlIssuedCredentialStore(db) }));
+    const issuer = new CredentialIssuer(types, offers, uow, ctx.keys, nonces, tenants, ctx.urls, ctx.clock);
+    return {
+      services: { tokens, issuer },
+      routes: () => [issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer })],
+      planes: { 'access-token': new AccessTokenAuthenticator(tokenStore, ctx.clock) },
+      jobs: [
+        {
+          name: 'issuance.prune',
+          everyMs: PRUNE_EVERY_MS,
+          run: async (now) => {
+            await ledger.pruneSpentNonces(now);
+            await tokenStore.prune(now);
+          },
+        },
+      ],
+    };
+  },
+});

@@ -1,0 +1,31 @@
+import { dropFreedBytes } from '../../adapters/sql/connect.ts';
+import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { credentialTypesModule } from '../credential-types/module.ts';
+import { OfferService } from './offer-service.ts';
+import { offerRoutes } from './routes.ts';
+
+/** Offer subjects are erased within this long of their erase time (docs/offers.md). */
+const ERASE_EVERY_MS = 60 * 1000;
+
+/** Credential offers: the subject values wait here until a wallet collects them, or are erased. */
+export const offersModule = defineModule({
+  name: 'offers',
+  groups: ['offers'],
+  async build(ctx) {
+    const types = await ctx.use(credentialTypesModule);
+    const store = new SqlOfferStore(ctx.db);
+    const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db) }));
+    const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock);
+    const erase = async (now: number) => {
+      await store.eraseDue(now);
+      // Collection erases subjects too (in its own transaction): the log pages that held them go here.
+      await dropFreedBytes(ctx.db);
+    };
+    return {
+      services: { offers, store },
+      routes: () => [offerRoutes(offers)],
+      jobs: [{ name: 'offers.erase-subjects', everyMs: ERASE_EVERY_MS, run: erase }],
+    };
+  },
+});

@@ -1,0 +1,30 @@
+import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { OperatorService } from './operator-service.ts';
+import { operatorAuthRoutes, operatorConsoleRoutes } from './routes.ts';
+
+/** Expired operator sessions are deleted this often. */
+const SESSION_PRUNE_MS = 10 * 60 * 1000;
+
+/** Operator accounts, sign-in, and the operator bearer plane every console operation uses. */
+export const operatorsModule = defineModule({
+  name: 'operators',
+  groups: ['operator-auth', 'console-operators'],
+  planes: ['operator'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const store = new SqlOperatorStore(ctx.db);
+    const sessions = new SqlOperatorSessionStore(ctx.db);
+    const uow = ctx.unitOfWork((db) => ({ operators: new SqlOperatorStore(db), sessions: new SqlOperatorSessionStore(db) }));
+    const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
+    const operators = new OperatorService(store, uow, tenantExists, ctx.clock);
+    return {
+      services: operators,
+      routes: () => [operatorAuthRoutes(operators), operatorConsoleRoutes(operators)],
+      planes: { operator: new OperatorBearerAuthenticator(ctx.ownerTokenHash, store, sessions, ctx.clock) },
+      jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],
+    };
+  },
+});

@@ -1,0 +1,17 @@
+import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { statusRoutes } from './routes.ts';
+import { StatusService } from './status-service.ts';
+
+/** Token status lists, built from the issued-credential record on every fetch, and revocation. */
+export const statusModule = defineModule({
+  name: 'status',
+  groups: ['status'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const uow = ctx.unitOfWork((db) => ({ ledger: new SqlIssuedCredentialStore(db) }));
+    const status = new StatusService(new SqlIssuedCredentialStore(ctx.db), uow, ctx.keys, tenants, ctx.urls, ctx.clock);
+    return { services: status, routes: () => [statusRoutes(status)] };
+  },
+});

@@ -1,0 +1,16 @@
+import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { tenantRoutes } from './routes.ts';
+import { TenantService } from './tenant-service.ts';
+
+/** Tenants and their identities; seeds the platform tenant and, unless disabled, the demonstration one. */
+export const tenantsModule = defineModule({
+  name: 'tenants',
+  groups: ['tenants'],
+  async build(ctx) {
+    const uow = ctx.unitOfWork((db) => ({ tenants: new SqlTenantStore(db) }));
+    const tenants = new TenantService(new SqlTenantStore(ctx.db), uow, ctx.keys, ctx.config.publicUrl, ctx.clock);
+    await tenants.seed({ demo: ctx.config.demo, platformName: ctx.config.platformName });
+    return { services: tenants, routes: () => [tenantRoutes(tenants)] };
+  },
+});

@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import { defineModule } from '../../app/module.ts';
+import { APP_ROOT } from '../../app/start.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { ReadinessProbe } from './readiness.ts';
+import { trustRoutes } from './routes.ts';
+
+/** The public trust artifacts: DID documents, security.txt, /build, /readyz and /openapi.json. */
+export const trustModule = defineModule({
+  name: 'trust',
+  groups: ['trust'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const readiness = new ReadinessProbe(async () => void (await sql`select 1`.execute(ctx.db)), ctx.keys, ctx.clock);
+    return {
+      services: {},
+      routes: () => [
+        trustRoutes({
+          tenants,
+          keys: ctx.keys,
+          clock: ctx.clock,
+          readiness,
+          appRoot: APP_ROOT,
+          publicUrl: ctx.config.publicUrl,
+          security: ctx.config.security,
+          openApi: ctx.openApi,
+        }),
+      ],
+    };
+  },
+});

@@ -1,0 +1,79 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { Forbidden } from '../core/errors.ts';
+import { assertOwnAccount, assertPlatformWide, assertTenantScope } from './auth/scope.ts';
+import type { RouteDef } from './route.ts';
+
+/**
+ * The access policy a route declares (docs/architecture.md, "Route policy"), checked once when
+ * the route is registered and enforced on every request, so no handler checks roles, tenant
+ * scope or account by hand and no operation can forget to.
+ */
+
+const pathParams = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+const bodyFields = (schema: TSchema | undefined) => Object.keys((schema?.properties ?? {}) as Record<string, unknown>);
+
+/** Refuses, at start, a route whose declaration leaves its policy open. */
+export function checkDeclaredPolicy(route: RouteDef): void {
+  const where = `${route.method} ${route.path}`;
+  if (route.auth !== 'operator') {
+    if (route.roles || route.scope) throw new Error(`${where}: roles and scope belong to operator-plane routes only`);
+    return;
+  }
+  if (!route.roles || route.roles.length === 0) throw new Error(`${where}: an operator-plane route must declare its roles`);
+  const scope = route.scope;
+  if (!scope) throw new Error(`${where}: an operator-plane route must declare its tenant scope`);
+  // Only platform-wide credentials pass a `platform` operation, so a tenant it names is theirs to name.
+  if (scope === 'platform') return;
+  if (scope === 'none') {
+    // A tenant in the request that the policy ignores is how a scoped token acts on another tenant.
+    const namesTenant = [...pathParams(route.path), ...bodyFields(route.body), ...bodyFields(route.querystring)].includes(
+      'tenant',
+    );
+    if (namesTenant) throw new Error(`${where}: the request names a tenant, so the scope must say where it is`);
+    return;
+  }
+  const field = scope.field ?? 'tenant';
+  const present =
+    scope.tenantIn === 'params'
+      ? pathParams(route.path).includes(field)
+      : bodyFields(scope.tenantIn === 'body' ? route.body : route.querystring).includes(field);
+  if (!present) throw new Error(`${where}: the scope reads ${scope.tenantIn}.${field}, which the route does not declare`);
+}
+
+/**
+ * Before the body is read: roles, the tenant of the path or query, and a holder's own account.
+ * A caller that is not admitted learns nothing about the body the operation would take.
+ */
+export function enforceBeforeBody(route: RouteDef, request: FastifyRequest): void {
+  const principal = request.principal;
+  if (principal.plane === 'holder') {
+    const accountId = (request.params as Record<string, string | undefined>).accountId;
+    if (accountId !== undefined) assertOwnAccount(principal, accountId);
+    return;
+  }
+  if (principal.plane !== 'operator') return;
+  if (!route.roles?.some((role) => principal.roles.includes(role))) {
+    throw new Forbidden(`This operation needs one of the roles: ${(route.roles ?? []).join(', ')}.`);
+  }
+  const scope = route.scope;
+  if (scope === 'platform') assertPlatformWide(principal);
+  else if (typeof scope === 'object' && scope.tenantIn !== 'body') {
+    const source = scope.tenantIn === 'params' ? request.params : request.query;
+    enforceTenant(principal, (source as Record<string, unknown>)[scope.field ?? 'tenant']);
+  }
+}
+
+/** After validation: the tenant named in the body. */
+export function enforceAfterBody(route: RouteDef, request: FastifyRequest): void {
+  const principal = request.principal;
+  if (principal.plane !== 'operator' || typeof route.scope !== 'object' || route.scope.tenantIn !== 'body') return;
+  enforceTenant(principal, (request.body as Record<string, unknown> | undefined)?.[route.scope.field ?? 'tenant']);
+}
+
+function enforceTenant(principal: Parameters<typeof assertTenantScope>[0], tenant: unknown): void {
+  if (principal.tenant === null) return;
+  // Interface spec, Authentication 5: a scoped token's mutation must name its tenant; none fails closed.
+  if (typeof tenant !== 'string') throw new Forbidden(`This credential is scoped to tenant ${principal.tenant}: name it.`);
+  assertTenantScope(principal, tenant);
+}

@@ -1,0 +1,22 @@
+import type { Actor } from '../core/actor.ts';
+
+export interface AuditInput {
+  actor: Actor;
+  /** What happened, `<object>.<verb>`: `tenant.created`, `offer.created`, `credential.revoked`. */
+  action: string;
+  /** The tenant acted on; null for platform-wide changes (operator accounts). */
+  tenant: string | null;
+  /** The id of the object acted on, when it has one. */
+  target?: string;
+  /** Identifiers and states that explain the change; never a secret, a code or a claim value. */
+  detail?: Record<string, unknown>;
+}
+
+/**
+ * The hash-chained audit log (docs/audit.md), written only inside a unit of work, so an entry
+ * exists exactly when its change committed.
+ */
+export interface AuditTrail {
+  /** Appends one entry and answers its sequence number (`auditSeq`). */
+  append(entry: AuditInput): Promise<number>;
+}
