@@ -1,4 +1,5 @@
-// Runs every test/**/*.test.ts with node's test runner (Node 20 has no --test glob of its own).
+// Runs every *.test.ts under src/ (tests beside their module) and test/ (suites across modules)
+// with node's test runner (Node 20 has no --test glob of its own).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ function find(dir) {
     });
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : find('test');
+const files = process.argv.length > 2 ? process.argv.slice(2) : [...find('src'), ...find('test')];
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
 });

@@ -33,6 +33,7 @@ export const ERROR_CATALOGUE = {
   unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
   unknown_transaction: { status: 404, description: 'No live presentation transaction has this id.' },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
+  unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
   request_timeout: { status: 408, description: 'The request was not received in time.' },

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode, ServiceError } from '../core/errors.ts';
+import { renderErrorPage } from '../web/error-page.ts';
 import { routeOf } from './register-routes.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteDef } from './route.ts';
@@ -13,13 +14,7 @@ import type { RouteDef } from './route.ts';
  */
 export type PageRenderer = (e: ServiceError) => { html: string; csp: string };
 
-/** Until a web kit provides one: a bare page that says what went wrong. */
-const plainPage: PageRenderer = (e) => ({
-  html: `<!doctype html><html lang="en"><meta charset="utf-8"><title>${e.status}</title><h1>${e.status} ${escapeText(STATUS_CODES[e.status] ?? '')}</h1><p>${escapeText(e.message)}</p></html>`,
-  csp: "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-});
-
-export function installErrorHandling(app: FastifyInstance, renderPage: PageRenderer = plainPage): void {
+export function installErrorHandling(app: FastifyInstance, renderPage: PageRenderer = renderErrorPage): void {
   const send = (request: FastifyRequest, reply: FastifyReply, e: ServiceError) => {
     const route = routeOf(request);
     reply.code(e.status).headers(e.headers);
@@ -80,8 +75,6 @@ export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 const wantsHtml = (request: FastifyRequest) =>
   request.method === 'GET' && /^text\/html\b/.test(request.headers.accept ?? '') && !request.headers.authorization;
-
-const escapeText = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * OAuth endpoints speak the codes of their RFCs: a 401 names the code its WWW-Authenticate

@@ -93,7 +93,9 @@ for (const factory of testDatabases()) {
         name: 'Verified Pass',
         vct,
         tenant: 'demo-transit',
+        tenantName: 'Metro Transit (Demo)',
         claims: ['holder_name', 'birth_date', 'student', 'class'],
+        claimLabels: { holder_name: 'Holder name', birth_date: 'Birth date', student: 'Student', class: 'Class' },
       });
     });
 

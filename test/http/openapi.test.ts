@@ -33,6 +33,7 @@ const PARAMS: Record<string, string> = {
   typeId: 'no-such-type',
   handle: 'A'.repeat(43),
   transactionId: `vtx_${'A'.repeat(22)}`,
+  file: 'site.css',
 };
 
 /**

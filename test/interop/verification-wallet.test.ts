@@ -153,7 +153,15 @@ for (const factory of testDatabases()) {
         name: TYPE_NAME,
         vct,
         tenant: slug,
+        tenantName: TENANT_NAME,
         claims: Object.keys(SUBJECT),
+        claimLabels: {
+          holder_name: 'Holder name',
+          birth_date: 'Birth date',
+          student: 'Student',
+          class: 'Class',
+          member_number: 'Member number',
+        },
       });
     });
 

@@ -24,6 +24,15 @@ const SUBJECT = {
   member_number: 'M-1815-12',
 };
 const UNCHECKED = 'member_number';
+/** The label the page shows for a claim (docs/credential-types.md: the claim key, words capitalised). */
+const LABELS: Record<string, string> = {
+  holder_name: 'Holder name',
+  birth_date: 'Birth date',
+  student: 'Student',
+  class: 'Class',
+  member_number: 'Member number',
+};
+const label = (claim: string) => LABELS[claim] ?? claim;
 const WAIT_MS = 20_000;
 
 const skip = chromiumMissing();
@@ -88,9 +97,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     context = await browser.newContext();
     page = await context.newPage();
     page.on('console', (message) => {
-      // The browser's own /favicon.ico probe (the page links no icon) is answered 404 and logged as
-      // an error without any script involved: it is not the page's doing, and not a CSP matter.
-      if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) consoleErrors.push(message.text());
+      if (message.type() === 'error') consoleErrors.push(message.text());
     });
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     // Runs before the page's own script (and outside its CSP): records every CSP violation.
@@ -172,9 +179,15 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     assert.ok(values.includes(vct), `the select offers ${vct}: ${JSON.stringify(values)}`);
     assert.equal(await page.locator('#create').isDisabled(), false);
     await page.selectOption('#type', vct);
+    // People read names: the type with its tenant's display name, each claim by its label.
+    assert.equal(await page.locator(`#type option[value="${vct}"]`).textContent(), 'Member Card (Bruges Chess Circle)');
     const boxes = page.locator('input[name=claim]');
     const offered = await boxes.evaluateAll((inputs) => inputs.map((i) => i.getAttribute('value')));
     assert.deepEqual(offered, Object.keys(SUBJECT));
+    assert.deepEqual(
+      (await page.locator('#claims label').allTextContents()).map((t) => t.trim()),
+      Object.keys(SUBJECT).map(label),
+    );
     await page.uncheck(`input[name=claim][value="${UNCHECKED}"]`);
 
     const requestUri = await createRequest();
@@ -186,7 +199,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
 
     await page.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
     assert.equal(await page.locator('#outcome').getAttribute('data-ok'), 'true');
-    assert.deepEqual(await page.locator('#outcome th').allTextContents(), asked);
+    assert.deepEqual(await page.locator('#outcome th').allTextContents(), asked.map(label));
     assert.deepEqual(
       await page.locator('#outcome td').allTextContents(),
       asked.map((c) => {
@@ -194,7 +207,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
         return typeof value === 'string' ? value : JSON.stringify(value);
       }),
     );
-    assert.equal(await page.locator('#outcome p').textContent(), `Issued by ${tenantDid}`);
+    assert.equal(await page.locator('#outcome p').textContent(), `Issued by Bruges Chess Circle (${tenantDid})`);
     assert.equal(await page.locator('#qr').isHidden(), true, 'the QR code is gone once the outcome is in');
     assert.equal(await page.locator('#wallet-link').isHidden(), true);
   });

@@ -5,6 +5,8 @@ import type { FileDigests } from '../../core/source-digest.ts';
 
 /** What the package ships and runs: the code, its entry point and its locked dependencies. */
 export const SHIPPED = ['bin', 'src', 'package.json', 'package-lock.json'];
+/** Tests live beside their module in src/ but are neither shipped nor run by the service. */
+const NOT_SHIPPED = /\.test\.ts$/;
 
 export const BUILD_INFO_FILE = 'build-info.json';
 
@@ -23,6 +25,7 @@ function walk(root: string, path: string, out: FileDigests): void {
     return;
   }
   const key = relative(root, full).split(sep).join('/');
+  if (NOT_SHIPPED.test(key)) return;
   out[key] = createHash('sha256').update(readFileSync(full)).digest('hex');
 }
 

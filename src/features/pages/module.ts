@@ -1,10 +1,14 @@
 import { defineModule } from '../../app/module.ts';
+import { webAssets } from '../../web/assets.ts';
 import { qrRoutes } from './qr-route.ts';
-import { verifyPageRoutes } from './verify-page.ts';
+import { pageRoutes } from './routes.ts';
 
-/** The server-rendered pages, and the QR codes they show. */
+/** The server-rendered pages (/, /docs, /verify), their static files, and the QR codes they show. */
 export const pagesModule = defineModule({
   name: 'pages',
   groups: ['pages', 'qr'],
-  build: () => ({ services: {}, routes: () => [verifyPageRoutes(), qrRoutes()] }),
+  build: (ctx) => ({
+    services: {},
+    routes: () => [pageRoutes({ siteName: ctx.config.platformName, assets: webAssets(), openApi: ctx.openApi }), qrRoutes()],
+  }),
 });

@@ -11,6 +11,7 @@ import { type VerificationResult, verifyPresentation } from '../../core/verifier
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import { claimLabel } from '../credential-types/type-metadata.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
@@ -69,13 +70,30 @@ export class HostedVerifier {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
   }
 
-  /** Every type of every tenant: what a relying party may ask a holder for. */
+  /**
+   * Every type of every tenant: what a relying party may ask a holder for, with the names a person
+   * reads (the tenant's display name, each claim's label) beside the identifiers.
+   */
   async catalog() {
     const all = await this.types.catalog();
+    const names = new Map<string, string>();
+    for (const slug of new Set(all.map((t) => t.tenant))) {
+      const tenant = await this.tenants.find(slug);
+      names.set(slug, tenant?.displayName ?? tenant?.name ?? slug);
+    }
     return all.map((t) => {
       const v = this.types.view(t);
       const claims = t.claims.filter(requestable).map((c) => c.key);
-      return { id: v.typeId, name: v.name, vct: v.vct, tenant: v.tenant, claims };
+      const claimLabels = Object.fromEntries(claims.map((c) => [c, claimLabel(c)]));
+      return {
+        id: v.typeId,
+        name: v.name,
+        vct: v.vct,
+        tenant: v.tenant,
+        tenantName: names.get(v.tenant) ?? v.tenant,
+        claims,
+        claimLabels,
+      };
     });
   }
 

@@ -55,7 +55,9 @@ const CatalogBody = Type.Object({
       name: Type.String(),
       vct: Type.String(),
       tenant: Type.String(),
+      tenantName: Type.String({ description: "The tenant's display name." }),
       claims: Type.Array(Type.String()),
+      claimLabels: Type.Record(Type.String(), Type.String(), { description: 'A label to show for each claim.' }),
     }),
   ),
 });

@@ -1,0 +1,252 @@
+/**
+ * The pages of the composed service in a real browser (Debian Chromium via playwright-core), on a
+ * real socket whose origin is the service's PUBLIC_URL. One browser context asserts that the pages
+ * run under their CSP without a violation or a console error; a second one, with bypassCSP, exists
+ * only so axe-core can be injected, and checks accessibility.
+ *
+ * WEB_SCREENSHOTS=<folder> also saves web-home.png and web-docs.png there.
+ */
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../../test/helpers/chromium.ts';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { freePort } from '../../../test/helpers/process.ts';
+import { startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { webAssets } from '../../web/assets.ts';
+import { PUBLIC_DOCUMENTS } from './home-page.ts';
+
+const WAIT_MS = 20_000;
+const skip = chromiumMissing();
+const screenshots = process.env.WEB_SCREENSHOTS;
+
+/** What the test reads inside the page. Only self-contained functions are evaluated there (a string would be eval()). */
+type InPage = {
+  __csp: string[];
+  document: unknown;
+  getComputedStyle(element: unknown): { backgroundColor: string };
+  axe: { run(context?: unknown, options?: unknown): Promise<AxeResults> };
+};
+interface AxeResults {
+  violations: Array<{
+    id: string;
+    impact: string | null;
+    help: string;
+    nodes: Array<{ target: unknown; failureSummary?: string }>;
+  }>;
+}
+
+describe('the home, API reference and verify pages of the service in Chromium', { skip: skip ?? false }, () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  let origin: string;
+  let doc: { paths: Record<string, Record<string, unknown>> };
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    db = await sqlite.create();
+    // PUBLIC_URL is the socket's own origin: the API reference sends its requests there.
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    rail = await startRail(db, { PUBLIC_URL: origin });
+    await rail.app.listen({ port, host: '127.0.0.1' });
+    doc = (await (await fetch(`${origin}/openapi.json`)).json()) as typeof doc;
+
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    // Runs before the page's scripts and outside its CSP: records every violation.
+    await page.addInitScript({
+      content: `window.__csp = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await rail?.stop();
+    await db?.drop();
+  });
+
+  async function open(path: string): Promise<string> {
+    const response = await page.goto(`${origin}${path}`);
+    assert.ok(response);
+    assert.equal(response.status(), 200);
+    const csp = response.headers()['content-security-policy'];
+    assert.ok(csp, 'the page has a Content-Security-Policy');
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|nonce-/);
+    return csp;
+  }
+
+  async function assertClean(what: string) {
+    const violations = await page.evaluate(() => (globalThis as unknown as InPage).__csp);
+    assert.deepEqual(violations, [], `${what}: securitypolicyviolation events`);
+    assert.deepEqual(consoleErrors, [], `${what}: console errors`);
+    assert.deepEqual(pageErrors, [], `${what}: uncaught page errors`);
+  }
+
+  /** axe-core in its own context that bypasses CSP (so the script can be injected); serious and critical only. */
+  async function axeViolations(path: string, prepare?: (page: Page) => Promise<void>): Promise<string[]> {
+    const axeContext = await browser.newContext({ bypassCSP: true });
+    try {
+      const axePage = await axeContext.newPage();
+      await axePage.goto(`${origin}${path}`);
+      if (prepare) await prepare(axePage);
+      const require = createRequire(import.meta.url);
+      const { source } = require('axe-core') as { source: string };
+      await axePage.addScriptTag({ content: source });
+      const results = await axePage.evaluate(() => {
+        const inPage = globalThis as unknown as InPage;
+        return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+      });
+      return results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map(
+          (v) =>
+            `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
+        );
+    } finally {
+      await axeContext.close();
+    }
+  }
+
+  const operationPath = (p: Page, path: string) => p.locator('.opblock-summary-path', { hasText: path });
+
+  test('GET / renders under its CSP: no script at all, the groups the service serves, every public document', async () => {
+    const csp = await open('/');
+    assert.equal(
+      csp,
+      "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    assert.equal(await page.locator('h1').textContent(), 'openrail');
+    assert.equal(await page.getByRole('heading', { level: 2, name: 'What this deployment serves' }).count(), 1);
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), 3);
+    assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'Home');
+    // the stylesheet applied (style-src 'self'): the header has the brand colour
+    const headerBg = await page
+      .locator('.site-header')
+      .evaluate((el) => (globalThis as unknown as InPage).getComputedStyle(el).backgroundColor);
+    assert.equal(headerBg, 'rgb(16, 42, 67)');
+
+    const groups = await page.locator('table.groups tbody th').allTextContents();
+    for (const group of ['trust', 'tenants', 'issuance', 'verification', 'pages']) assert.ok(groups.includes(group), group);
+    const counted = (await page.locator('table.groups td.count').allTextContents()).reduce((n, c) => n + Number(c), 0);
+    const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    assert.equal(counted, operations, 'every operation of /openapi.json is counted once');
+    const documents = await page.locator('ul.documents a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    assert.deepEqual(
+      documents,
+      PUBLIC_DOCUMENTS.map((d) => d.path),
+    );
+    for (const path of documents) assert.equal((await fetch(`${origin}${path}`)).status, 200, `${path} is served`);
+    assert.equal(await page.getByRole('link', { name: 'Verify a credential' }).getAttribute('href'), '/verify');
+    assert.equal(await page.getByRole('link', { name: 'API reference' }).count(), 2, 'in the navigation and in the page');
+
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'web-home.png'), fullPage: true });
+    await assertClean('/');
+  });
+
+  test('GET /docs renders the operations of /openapi.json with Swagger UI, under a CSP without unsafe-*, and tries one', async () => {
+    const csp = await open('/docs');
+    assert.match(
+      csp,
+      /^default-src 'none'; script-src 'self' 'sha256-[A-Za-z0-9+/]{43}='; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
+    assert.ok(csp.includes(webAssets().script('docs.js').cspHash));
+    assert.equal(await page.locator('h1', { hasText: 'API reference' }).count(), 1);
+
+    await operationPath(page, '/t/{tenant}/did.json').waitFor({ timeout: WAIT_MS });
+    for (const path of ['/.well-known/did.json', '/api/tenants', '/verify/request', '/token']) {
+      assert.equal(await operationPath(page, path).first().isVisible(), true, path);
+    }
+    // Swagger UI's own <main> is replaced by a labelled region: one main landmark on the page.
+    assert.equal(await page.locator('main').count(), 1);
+    assert.equal(await page.getByRole('region', { name: 'Operations' }).count(), 1);
+
+    // Interactive: open an operation, try it, and the request goes to this origin (connect-src 'self').
+    const did = page.locator('.opblock-get', { has: operationPath(page, '/t/{tenant}/did.json') });
+    await did.locator('.opblock-summary-control').click();
+    await did.getByRole('button', { name: 'Try it out' }).click();
+    await did.locator('input[placeholder="tenant"]').fill('demo-transit');
+    const answered = page.waitForResponse((r) => r.url() === `${origin}/t/demo-transit/did.json`, { timeout: WAIT_MS });
+    await did.getByRole('button', { name: 'Execute' }).click();
+    assert.equal((await answered).status(), 200);
+    await did.locator('.live-responses-table .response-col_status', { hasText: '200' }).waitFor({ timeout: WAIT_MS });
+    assert.match(String(await did.locator('.live-responses-table .microlight').first().textContent()), /did:web:/);
+
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'web-docs.png'), fullPage: true });
+    await assertClean('/docs');
+  });
+
+  test('an unknown page answers 404 as a page of the site, under the same kind of policy', async () => {
+    const response = await page.goto(`${origin}/no-such-page`);
+    assert.equal(response?.status(), 404);
+    assert.match(String(response?.headers()['content-type']), /^text\/html/);
+    assert.equal(await page.locator('h1').textContent(), 'Not Found');
+    assert.match(String(response?.headers()['content-security-policy']), /^default-src 'none'; script-src 'none'/);
+    // Chrome reports the page's own status in the console; anything else would be the page's doing.
+    const own = `Failed to load resource: the server responded with a status of 404 (Not Found) (${origin}/no-such-page)`;
+    assert.deepEqual(consoleErrors.splice(consoleErrors.indexOf(own), 1), [own]);
+    await assertClean('the 404 page');
+  });
+
+  test('static files: content types, immutable fingerprinted URLs, ETag revalidation', async () => {
+    const css = webAssets().linked('/assets/site.css');
+    const res = await fetch(`${origin}${css.url}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/css; charset=utf-8');
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    const etag = res.headers.get('etag');
+    assert.ok(etag);
+    const again = await fetch(`${origin}/assets/site.css`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    const bundle = await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`);
+    assert.equal(bundle.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal((await fetch(`${origin}/docs/assets/index.html`)).status, 404);
+    assert.equal((await fetch(`${origin}/docs/assets/swagger-ui-bundle.js.map`)).status, 404);
+  });
+
+  test('axe-core: no serious or critical violation on /', async () => {
+    assert.deepEqual(await axeViolations('/'), []);
+  });
+
+  test('axe-core: no serious or critical violation on /verify', async () => {
+    assert.deepEqual(
+      await axeViolations('/verify', async (p) => {
+        await p.locator('input[name=claim]').first().waitFor({ timeout: WAIT_MS });
+      }),
+      [],
+    );
+  });
+
+  test('axe-core: no serious or critical violation on /docs, with operations in try-it-out mode and a live response', async () => {
+    const violations = await axeViolations('/docs', async (p) => {
+      await operationPath(p, '/api/tenants').first().waitFor({ timeout: WAIT_MS });
+      const post = p.locator('.opblock-post', { has: operationPath(p, '/api/tenants') }).first();
+      await post.locator('.opblock-summary-control').click();
+      await post.getByRole('button', { name: 'Try it out' }).click();
+      await post.locator('textarea').waitFor({ timeout: WAIT_MS });
+      const get = p.locator('.opblock-get', { has: operationPath(p, '/t/{tenant}/did.json') });
+      await get.locator('.opblock-summary-control').click();
+      await get.getByRole('button', { name: 'Try it out' }).click();
+      await get.locator('input[placeholder="tenant"]').fill('demo-transit');
+      await get.getByRole('button', { name: 'Execute' }).click();
+      await get.locator('.live-responses-table .response-col_status', { hasText: '200' }).waitFor({ timeout: WAIT_MS });
+    });
+    assert.deepEqual(violations, []);
+  });
+});

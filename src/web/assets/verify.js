@@ -1,0 +1,118 @@
+// The /verify page: a relying party with no account picks a type and claims, shows the QR code to
+// a holder, and sees the outcome. It calls only the public hosted-verification API; the result
+// token stays in this script's memory, never in the document. Every value from the network is
+// inserted as text. Inlined by the page; its hash is in script-src.
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, text) => {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  };
+  let types = [];
+  let polling;
+
+  const nonce = () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return btoa(String.fromCharCode(...bytes))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+  };
+
+  const selected = () => types.find((t) => t.vct === $('type').value);
+  const labelOf = (type, claim) => (type && type.claimLabels && type.claimLabels[claim]) || claim;
+
+  function showClaims() {
+    const type = selected();
+    const box = $('claims');
+    box.replaceChildren();
+    for (const claim of type ? type.claims : []) {
+      const label = el('label');
+      const input = el('input');
+      input.type = 'checkbox';
+      input.name = 'claim';
+      input.value = claim;
+      input.checked = true;
+      label.append(input, ' ', labelOf(type, claim));
+      box.append(label);
+    }
+  }
+
+  async function load() {
+    const response = await fetch('/verify/catalog');
+    types = (await response.json()).types;
+    const select = $('type');
+    select.replaceChildren();
+    for (const t of types) {
+      const option = el('option', `${t.name} (${t.tenantName})`);
+      option.value = t.vct;
+      select.append(option);
+    }
+    $('create').disabled = types.length === 0;
+    $('status').textContent = types.length === 0 ? 'No credential types are registered yet.' : '';
+    showClaims();
+  }
+
+  async function create(event) {
+    event.preventDefault();
+    clearTimeout(polling);
+    $('outcome').replaceChildren();
+    const claims = [...document.querySelectorAll('input[name=claim]:checked')].map((i) => i.value);
+    const response = await fetch('/verify/request', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vct: $('type').value, claims, nonce: nonce(), aud: location.origin }),
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      $('status').textContent = `Refused: ${body.error}: ${body.message}`;
+      return;
+    }
+    $('qr').src = `/api/qr?data=${encodeURIComponent(body.requestUri)}`;
+    $('qr').hidden = false;
+    $('wallet-link').href = body.requestUri;
+    $('wallet-link').hidden = false;
+    $('status').textContent = 'Waiting for the wallet…';
+    poll(body.transactionId, body.resultToken, Date.parse(body.expiresAt));
+  }
+
+  async function poll(id, token, expiresAt) {
+    const response = await fetch(`/verify/result/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    const { outcome } = await response.json();
+    if (outcome) return show(outcome);
+    if (Date.now() > expiresAt) {
+      $('status').textContent = 'The request expired; create a new one.';
+      return;
+    }
+    polling = setTimeout(() => poll(id, token, expiresAt), 1000);
+  }
+
+  function show(outcome) {
+    $('qr').hidden = true;
+    $('wallet-link').hidden = true;
+    const box = $('outcome');
+    box.dataset.ok = String(outcome.ok);
+    if (!outcome.ok) {
+      $('status').textContent = 'Not verified';
+      box.replaceChildren(el('p', `${outcome.error} (${outcome.link}): ${outcome.detail}`));
+      return;
+    }
+    $('status').textContent = 'Verified';
+    const type = types.find((t) => t.vct === outcome.presentation.vct);
+    const table = el('table');
+    for (const [name, value] of Object.entries(outcome.presentation.claims)) {
+      const row = el('tr');
+      const header = el('th', labelOf(type, name));
+      header.scope = 'row';
+      row.append(header, el('td', typeof value === 'string' ? value : JSON.stringify(value)));
+      table.append(row);
+    }
+    const issuer = type ? `${type.tenantName} (${outcome.presentation.issuer})` : outcome.presentation.issuer;
+    box.replaceChildren(table, el('p', `Issued by ${issuer}`));
+  }
+
+  $('type').addEventListener('change', showClaims);
+  $('form').addEventListener('submit', create);
+  load();
+})();

@@ -1,0 +1,38 @@
+/**
+ * Fastify adapters for the web kit: answering with a rendered page (its body and its own CSP) and
+ * with a static file (conditional GET by ETag). Route registration stays with the route table.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StaticAsset } from './assets.ts';
+import type { RenderedPage } from './layout.ts';
+
+/**
+ * Sends a page with the policy it was rendered with. (nosniff and the referrer policy are set on
+ * every answer of the service, by http/register-routes.ts.)
+ */
+export function sendPage(reply: FastifyReply, page: RenderedPage): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', page.csp)
+    .header('cache-control', 'no-cache')
+    .send(page.html);
+}
+
+/** True when an If-None-Match header names `etag` (or is `*`). */
+export function notModified(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (typeof ifNoneMatch !== 'string') return false;
+  return ifNoneMatch
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .some((tag) => tag === '*' || tag === etag);
+}
+
+/** Sends a static file, or 304 when the client already has this version. */
+export function sendStaticFile(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset): FastifyReply {
+  reply
+    .header('cache-control', asset.cacheControl)
+    .header('etag', asset.etag)
+    .header('cross-origin-resource-policy', 'same-origin');
+  if (notModified(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
+  return reply.type(asset.contentType).send(asset.body);
+}
