@@ -21,7 +21,7 @@
   };
 
   const selected = () => types.find((t) => t.vct === $('type').value);
-  const labelOf = (type, claim) => (type && type.claimLabels && type.claimLabels[claim]) || claim;
+  const labelOf = (type, claim) => type?.claimLabels?.[claim] ?? claim;
 
   function showClaims() {
     const type = selected();
