@@ -6,40 +6,18 @@ import type { Clock } from '../../src/core/clock.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import type { HolderKey } from '../helpers/holder.ts';
 import { issueOne, registerType } from '../helpers/issuance.ts';
+import { CLIENT_ID, present } from '../helpers/presentation.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../helpers/rail.ts';
 
 /** No array claims: the verifier checks top-level disclosures only. */
 const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'zones:array(text)'];
 const SUBJECT = { holder_name: 'Ada Lovelace', birth_date: '1815-12-10', student: false, class: 'first', zones: ['A'] };
-const CLIENT_ID = 'decentralized_identifier:did:web:rail.example.test';
 
 const freshNonce = () => randomBytes(18).toString('base64url');
 const form = (fields: Record<string, string>) => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   payload: new URLSearchParams(fields).toString(),
 });
-
-/** The holder's presentation of the named disclosures, with a KB-JWT. */
-async function present(
-  credential: string,
-  key: HolderKey,
-  names: string[],
-  kb: { aud?: string; nonce: string; iat?: number },
-): Promise<string> {
-  const [jwt, ...rest] = credential.split('~').filter((p) => p !== '');
-  const chosen = rest.filter((d) => names.includes(JSON.parse(Buffer.from(d, 'base64url').toString())[1]));
-  const sdJwt = `${[jwt, ...chosen].join('~')}~`;
-  const sdHash = createHash('sha256').update(sdJwt, 'ascii').digest('base64url');
-  const kbJwt = await new SignJWT({
-    aud: kb.aud ?? CLIENT_ID,
-    nonce: kb.nonce,
-    iat: kb.iat ?? Math.floor(Date.now() / 1000),
-    sd_hash: sdHash,
-  })
-    .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
-    .sign(key.privateKey);
-  return `${sdJwt}${kbJwt}`;
-}
 
 for (const factory of testDatabases()) {
   describe(`hosted verification (${factory.name})`, () => {
