@@ -17,6 +17,7 @@ import { IssuerUrls } from '../core/issuer-urls.ts';
 import { buildApp } from '../http/app.ts';
 import type { PageRenderer } from '../http/error-handler.ts';
 import { buildOpenApi } from '../http/openapi.ts';
+import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
 import { JobRunner } from './jobs.ts';
@@ -29,6 +30,8 @@ export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 export interface Openrail {
   app: FastifyInstance;
   db: Db;
+  /** The mounted route table, as registered. */
+  routes: RouteGroup[];
   /** The background jobs of the built modules (tests tick them by hand). */
   jobs: JobRunner;
   /** Set only on the start that generated the owner token: shown once, never stored in clear. */
@@ -84,7 +87,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     };
     const registry = new ModuleRegistry(modules, context);
     const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));
-    const groups = [];
+    const groups: RouteGroup[] = [];
     for (const module of mounted) {
       const built = await registry.build(module);
       groups.push(...(built.routes?.() ?? []).filter((g) => !unmounted.has(g.name)));
@@ -108,6 +111,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const result: Openrail = {
       app,
       db,
+      routes: groups,
       jobs,
       close: async () => {
         await jobs.stop();

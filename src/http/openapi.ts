@@ -31,6 +31,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
     tags: [group],
     responses,
     'x-svc-stability': route.stability,
+    'x-svc-auth': route.auth,
   };
   if (plane?.security) op.security = [{ [plane.security.name]: [] }];
   if (route.internal) op['x-svc-internal'] = true;

@@ -4,7 +4,7 @@ import { ServiceError } from '../core/errors.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteDef, RouteGroup } from './route.ts';
-import { checkDeclaredPolicy, enforceAfterBody, enforceBeforeBody } from './route-policy.ts';
+import { checkDeclaredPolicy, enforceBeforeBody, enforceBodyTenant, enforceNamedTenant } from './route-policy.ts';
 
 /** Fastify writes path parameters as `:name`; the route table uses OpenAPI's `{name}`. */
 export const toFastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -12,9 +12,11 @@ export const toFastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1
 /**
  * Registers every operation of the mounted groups, each at its path and at its aliases. For each
  * request, in this order: the route's plane authenticates and the policy checks roles, path
- * tenant and account (onRequest); the media type is checked; the body is parsed and validated;
- * the policy checks the body's tenant (preHandler); the handler runs. So a caller without valid
- * credentials gets 401, never a 400 or 415 that describes the operation.
+ * tenant and account (onRequest); the media type is checked; the body is parsed; the policy checks
+ * a tenant the body names (preValidation); the request is validated; the policy checks the body's
+ * tenant again, failing closed, and the plane admits the request, spending what is single-use
+ * (preHandler); the handler runs. So a caller without valid credentials gets 401, and a caller
+ * acting beyond its roles or tenant 403, never a 400 or 415 that describes the operation.
  */
 export function registerRoutes(
   app: FastifyInstance,
@@ -44,7 +46,11 @@ export function registerRoutes(
             enforceBeforeBody(route, request);
             checkMediaType(route, request.headers);
           },
-          preHandler: async (request) => enforceAfterBody(route, request),
+          preValidation: async (request) => enforceNamedTenant(route, request),
+          preHandler: async (request) => {
+            enforceBodyTenant(route, request);
+            await plane.admit?.(request.principal as never);
+          },
           handler: route.handler,
         });
       }

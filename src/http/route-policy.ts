@@ -64,15 +64,37 @@ export function enforceBeforeBody(route: RouteDef, request: FastifyRequest): voi
   }
 }
 
-/** After validation: the tenant named in the body. */
-export function enforceAfterBody(route: RouteDef, request: FastifyRequest): void {
-  const principal = request.principal;
-  if (principal.plane !== 'operator' || typeof route.scope !== 'object' || route.scope.tenantIn !== 'body') return;
-  enforceTenant(principal, (request.body as Record<string, unknown> | undefined)?.[route.scope.field ?? 'tenant']);
+/**
+ * Once the body is parsed, before it is validated: a tenant the body names must be the
+ * credential's own, so a scoped credential acting on another tenant learns nothing of what else
+ * the body would have needed. A body that names none is left to validation (the schema requires
+ * the field) and to the check after it.
+ */
+export function enforceNamedTenant(route: RouteDef, request: FastifyRequest): void {
+  const tenant = bodyTenant(route, request);
+  if (typeof tenant === 'string') enforceTenant(request.principal, tenant);
 }
 
-function enforceTenant(principal: Parameters<typeof assertTenantScope>[0], tenant: unknown): void {
-  if (principal.tenant === null) return;
+/** After validation, whatever the schema says: a scoped credential's body must name its tenant. */
+export function enforceBodyTenant(route: RouteDef, request: FastifyRequest): void {
+  const tenant = bodyTenant(route, request);
+  if (tenant !== NOT_SCOPED) enforceTenant(request.principal, tenant);
+}
+
+const NOT_SCOPED = Symbol('not scoped by its body');
+
+function bodyTenant(route: RouteDef, request: FastifyRequest): unknown {
+  if (request.principal.plane !== 'operator' || typeof route.scope !== 'object' || route.scope.tenantIn !== 'body') {
+    return NOT_SCOPED;
+  }
+  const body = request.body;
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+    ? (body as Record<string, unknown>)[route.scope.field ?? 'tenant']
+    : undefined;
+}
+
+function enforceTenant(principal: FastifyRequest['principal'], tenant: unknown): void {
+  if (principal.plane !== 'operator' || principal.tenant === null) return;
   // Interface spec, Authentication 5: a scoped token's mutation must name its tenant; none fails closed.
   if (typeof tenant !== 'string') throw new Forbidden(`This credential is scoped to tenant ${principal.tenant}: name it.`);
   assertTenantScope(principal, tenant);

@@ -123,7 +123,7 @@ for (const factory of testDatabases()) {
       assert.equal(accessP.plane, 'access-token');
       assert.equal(accessP.token.tenant, 'alpha');
       assert.equal(accessP.token.tokenHash, hashToken(token));
-      assert.equal((await holderAuth.authenticate(holderInput(await freshHolderJws()))).plane, 'holder');
+      assert.equal((await holderAuth.accept(holderInput(await freshHolderJws()))).plane, 'holder');
     });
 
     test('the owner token and an operator session token are refused by the access-token plane', async () => {
@@ -148,20 +148,17 @@ for (const factory of testDatabases()) {
       // The raw JWS sent as a bearer is no operator or access token either.
       await assertUnauthorized(operatorAuth.authenticate(bearerInput(jws)), BEARER);
       await assertUnauthorized(accessAuth.authenticate(bearerInput(jws)), BEARER);
-      assert.equal((await holderAuth.authenticate(holderInput(jws))).plane, 'holder');
+      assert.equal((await holderAuth.accept(holderInput(jws))).plane, 'holder');
     });
 
     test('Bearer tokens of every kind are refused by the holder plane', async () => {
       const access = await issue();
       const jws = await freshHolderJws();
       for (const token of [OWNER_TOKEN, sessionToken, access, jws]) {
-        await assertUnauthorized(holderAuth.authenticate(bearerInput(token)), HOLDER);
+        await assertUnauthorized(holderAuth.accept(bearerInput(token)), HOLDER);
       }
       assert.equal(await spentAt(access), null);
-      await assertUnauthorized(
-        holderAuth.authenticate({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }),
-        HOLDER,
-      );
+      await assertUnauthorized(holderAuth.accept({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }), HOLDER);
       await assertUnauthorized(
         operatorAuth.authenticate({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }),
         BEARER,

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compose, type Openrail } from '../../src/compose.ts';
+import type { Module } from '../../src/app/module.ts';
+import { type StartOptions, startOpenrail } from '../../src/app/start.ts';
+import { MODULES, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { TestDatabase } from './databases.ts';
@@ -13,8 +15,18 @@ export interface TestRail extends Openrail {
   stop(): Promise<void>;
 }
 
+export interface RailOptions extends Pick<StartOptions, 'runJobs'> {
+  /** Modules served beside the service's own (a suite's probe routes). */
+  extraModules?: Module[];
+}
+
 /** A composed openrail on `db`, configured as by the environment `env` (plus test defaults). */
-export async function startRail(db: TestDatabase, env: Record<string, string> = {}, clock?: Clock): Promise<TestRail> {
+export async function startRail(
+  db: TestDatabase,
+  env: Record<string, string> = {},
+  clock?: Clock,
+  options: RailOptions = {},
+): Promise<TestRail> {
   const dataDir = mkdtempSync(join(tmpdir(), 'openrail-data-'));
   const config = loadConfig({
     PUBLIC_URL,
@@ -24,9 +36,10 @@ export async function startRail(db: TestDatabase, env: Record<string, string> = 
     ...env,
   });
   config.database = db.location;
-  const rail = await compose(config, {
+  const rail = await startOpenrail(config, [...MODULES, ...(options.extraModules ?? [])], {
     ...(clock ? { clock } : {}),
     ...(db.schema ? { database: { schema: db.schema } } : {}),
+    ...(options.runJobs === undefined ? {} : { runJobs: options.runJobs }),
     warn: () => {},
   }).catch((err) => {
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { SqlPresentationTransactionStore } from '../../adapters/sql/sql-presentation-transaction-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { resultTokenPlane } from '../../http/auth/result-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { statusModule } from '../status/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -14,6 +15,7 @@ const SWEEP_EVERY_MS = 60 * 1000;
 export const verificationModule = defineModule({
   name: 'verification',
   groups: ['verification'],
+  planes: ['result-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
@@ -25,6 +27,7 @@ export const verificationModule = defineModule({
     return {
       services: verifier,
       routes: () => [verificationRoutes(verifier)],
+      planes: { 'result-token': resultTokenPlane },
       jobs: [{ name: 'verification.sweep', everyMs: SWEEP_EVERY_MS, run: (now) => store.sweep(now) }],
     };
   },

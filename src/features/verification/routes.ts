@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
@@ -111,7 +112,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
       defineRoute({
         method: 'GET',
         path: '/verify/result/{transactionId}',
-        auth: 'public',
+        auth: 'result-token',
         stability: 'unpromised',
         cors: true,
         summary: 'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until it completes.',
@@ -123,9 +124,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
           },
         },
         handler: async (request, reply) => {
-          const header = request.headers.authorization;
-          const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-          const outcome = await verifier.result(request.params.transactionId, token);
+          const outcome = await verifier.result(request.params.transactionId, resultTokenOf(request).token);
           return reply.header('cache-control', 'no-store').send({ outcome });
         },
       }),

@@ -33,8 +33,8 @@ const refuse = (why: string) => new Unauthorized(`Holder JWS refused: ${why}.`, 
 /**
  * Holder plane (docs/authentication.md): `Authorization: Holder <jws>`, compact ES256 signed by
  * the device key carried in the header. The account id is the key's RFC 7638 thumbprint. The
- * `jti` is burned with one atomic insert only after every other check has passed, so a refused
- * request spends nothing.
+ * `jti` is burned with one atomic insert only once the request is admitted (the route registration
+ * calls `admit` after its policy and validation), so a refused request spends nothing.
  */
 export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
   readonly name = 'holder';
@@ -53,18 +53,33 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     private readonly clock: Clock,
   ) {}
 
+  /** Every check but the single-use jti: nothing is spent, so a request refused later spends nothing. */
   async authenticate(input: AuthInput, audience = this.audience): Promise<HolderPrincipal> {
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs a holder JWS.', CHALLENGE);
     if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
     const { jwk, claims } = await verifyHolderJws(auth.credential, audience, this.clock.now(), input);
     const accountId = await calculateJwkThumbprint(jwk, 'sha256');
+    return { plane: 'holder', accountId, jwk, claims };
+  }
+
+  /**
+   * Burns the jti, once the request is admitted (every check of its route has passed): one atomic
+   * insert, so of two requests carrying the same JWS exactly one gets through.
+   */
+  async admit(principal: HolderPrincipal): Promise<void> {
     // The freshness check works in whole seconds and accepts |now - iat| <= 300 for the whole of
     // the last second, so the mark must outlive that second too.
-    const markExpires = ((claims.iat as number) + HOLDER_FRESHNESS_SECONDS + 1) * 1000;
-    const burned = await this.replay.burn(accountId, claims.jti as string, markExpires, this.clock.now());
+    const markExpires = ((principal.claims.iat as number) + HOLDER_FRESHNESS_SECONDS + 1) * 1000;
+    const burned = await this.replay.burn(principal.accountId, principal.claims.jti as string, markExpires, this.clock.now());
     if (!burned) throw refuse('jti already used');
-    return { plane: 'holder', accountId, jwk, claims };
+  }
+
+  /** authenticate, then admit: for callers that act on the JWS at once (no route policy in between). */
+  async accept(input: AuthInput, audience = this.audience): Promise<HolderPrincipal> {
+    const principal = await this.authenticate(input, audience);
+    await this.admit(principal);
+    return principal;
   }
 }
 

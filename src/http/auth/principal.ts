@@ -33,7 +33,13 @@ export interface AuthPlane<P extends PlaneName = PlaneName> {
   readonly name: P;
   /** Its OpenAPI security scheme (components.securitySchemes); absent for the public plane. */
   readonly security?: { name: string; scheme: Record<string, unknown> };
+  /** Checks the credential; spends nothing. */
   authenticate(input: AuthInput): Promise<Principals[P]>;
+  /**
+   * Spends what a credential allows once (a holder jti), when the request is admitted: after the
+   * route's policy and validation, just before its handler. A refused request spends nothing.
+   */
+  admit?(principal: Principals[P]): Promise<void>;
 }
 
 export const publicPlane: AuthPlane<'public'> = {

@@ -1,0 +1,109 @@
+/**
+ * The route table against the interface's route inventory (test/fixtures/routes.tsv): prints which
+ * operations this build serves, group by group, and fails when a served operation disagrees with
+ * the inventory (plane, stability, internal flag) or when the service serves an operation the
+ * inventory does not list and EXTRAS below does not explain.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { type TestDatabase, testDatabases } from './helpers/databases.ts';
+import { startRail, type TestRail } from './helpers/rail.ts';
+
+interface Listed {
+  method: string;
+  path: string;
+  auth: string;
+  group: string;
+  stability: string;
+  internal: boolean;
+}
+
+const INVENTORY: Listed[] = readFileSync(new URL('./fixtures/routes.tsv', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => {
+    const [method = '', path = '', auth = '', group = '', stability = '', internal = ''] = line.split('\t');
+    return { method, path, auth, group, stability, internal: internal === 'yes' };
+  });
+
+/** Operations served beyond the inventory, each with the reason it exists. */
+const EXTRAS: Record<string, string> = {
+  'GET /.well-known/openid-credential-issuer/t/{tenant}': 'OID4VCI 1.0 §12.2.2 places a tenant issuer’s metadata here',
+  'GET /.well-known/oauth-authorization-server/t/{tenant}': 'RFC 8414 §3.1 places a tenant issuer’s AS metadata here',
+  'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
+  'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
+  'POST /t/{tenant}/nonce': 'OID4VCI 1.0 §7 nonce endpoint of a tenant issuer',
+  'GET /types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (platform types)',
+  'GET /t/{tenant}/types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (tenant types)',
+  'GET /credential-offer/{handle}': 'OID4VCI 1.0 §4.1.3 credential_offer_uri of by-reference offers',
+  'GET /t/{tenant}/credential-offer/{handle}': 'OID4VCI 1.0 §4.1.3 credential_offer_uri of by-reference offers',
+  'GET /assets/{file}': 'the stylesheet and icon of the pages (style-src self)',
+  'GET /docs/assets/{file}': 'the API reference viewer, served from node_modules rather than a CDN',
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+describe('the route table against the interface inventory', () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  let served: Map<string, Record<string, unknown>>;
+
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    db = await sqlite.create();
+    rail = await startRail(db);
+    const doc = (await rail.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    served = new Map(
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.includes(method))
+          .map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
+      ),
+    );
+  });
+  after(async () => {
+    await rail.stop();
+    await db.drop();
+  });
+
+  test('the inventory lists 275 operations', () => {
+    assert.equal(INVENTORY.length, 275);
+    assert.equal(new Set(INVENTORY.map((r) => `${r.method} ${r.path}`)).size, 275, 'each once');
+  });
+
+  test('which operations are served, by group', (t) => {
+    const groups = [...new Set(INVENTORY.map((r) => r.group))];
+    const lines = groups.map((group) => {
+      const rows = INVENTORY.filter((r) => r.group === group);
+      const here = rows.filter((r) => served.has(`${r.method} ${r.path}`));
+      return `${group.padEnd(20)} ${String(here.length).padStart(3)} of ${String(rows.length).padStart(3)}`;
+    });
+    const total = INVENTORY.filter((r) => served.has(`${r.method} ${r.path}`)).length;
+    t.diagnostic(`served ${total} of ${INVENTORY.length} operations of the inventory:\n${lines.join('\n')}`);
+    assert.ok(total > 0);
+  });
+
+  test('a served operation of the inventory has its plane, stability and internal flag', () => {
+    for (const row of INVENTORY) {
+      const op = served.get(`${row.method} ${row.path}`);
+      if (!op) continue;
+      const what = `${row.method} ${row.path}`;
+      assert.equal(op['x-svc-auth'], row.auth, `${what}: plane`);
+      assert.equal(op['x-svc-stability'], row.stability, `${what}: stability`);
+      assert.equal(op['x-svc-internal'] === true, row.internal, `${what}: internal`);
+    }
+  });
+
+  test('every other served operation is an explained extra', () => {
+    const listed = new Set(INVENTORY.map((r) => `${r.method} ${r.path}`));
+    const unexplained = [...served.keys()].filter((key) => !listed.has(key) && !(key in EXTRAS));
+    assert.deepEqual(unexplained, [], 'served, but neither in the inventory nor in EXTRAS');
+    const stale = Object.keys(EXTRAS).filter((key) => !served.has(key));
+    assert.deepEqual(stale, [], 'in EXTRAS, but no longer served');
+  });
+});
