@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Clock } from '../../src/core/clock.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import type { HolderKey } from '../helpers/holder.ts';
