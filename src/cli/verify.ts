@@ -1,12 +1,19 @@
 import { createInterface } from 'node:readline';
-import { isObject } from '../core/jose/es256.ts';
+import { isObject, nestsWithin } from '../core/jose/es256.ts';
 import { readVerificationInput } from '../core/verifier/input.ts';
 import { verifyPresentation } from '../core/verifier/verify-presentation.ts';
+
+/** A line longer than this is answered with an error: no conformance input comes near it. */
+const MAX_LINE = 4 * 1024 * 1024;
+/** The input wraps a DID document and the expectations around the presentation: a few levels more than a JWS. */
+const MAX_LINE_DEPTH = 48;
 
 /**
  * `openrail verify`: the reference verifier on the conformance line protocol
  * (docs/conformance.md). One `{id, input}` per stdin line, one `{id, verdict, failure, claims}`
- * per stdout line, in order, until EOF. `--ledger` adds the ten checks to each answer.
+ * per stdout line, in order, until EOF. `--ledger` adds the ten checks to each answer. Every
+ * line gets an answer: a line the verifier cannot judge gets `{id, error}`, and the next line
+ * is read as usual.
  */
 export async function verifyLines(args: string[]): Promise<void> {
   const withLedger = args.includes('--ledger');
@@ -19,11 +26,32 @@ export async function verifyLines(args: string[]): Promise<void> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    process.stdout.write(`${JSON.stringify(answer(line, withLedger))}\n`);
+    process.stdout.write(`${safeAnswer(line, withLedger)}\n`);
+  }
+}
+
+function safeAnswer(line: string, withLedger: boolean): string {
+  try {
+    return JSON.stringify(answer(line, withLedger));
+  } catch {
+    // Nothing expected throws; if something does, this line is lost, never the run.
+    return JSON.stringify({ id: idOf(line), error: 'the verifier could not judge this line' });
+  }
+}
+
+/** The line's id, read without trusting the rest of it. */
+function idOf(line: string): string | number | null {
+  const m = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,15})/.exec(line.slice(0, 1000));
+  try {
+    return m?.[1] ? (JSON.parse(m[1]) as string | number) : null;
+  } catch {
+    return null;
   }
 }
 
 function answer(line: string, withLedger: boolean): Record<string, unknown> {
+  if (line.length > MAX_LINE) return { id: idOf(line), error: `the line is longer than ${MAX_LINE} characters` };
+  if (!nestsWithin(line, MAX_LINE_DEPTH)) return { id: idOf(line), error: `the line nests deeper than ${MAX_LINE_DEPTH} levels` };
   let request: unknown;
   try {
     request = JSON.parse(line);

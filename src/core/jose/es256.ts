@@ -27,14 +27,54 @@ export function decodeB64url(text: string): Buffer | undefined {
   return bytes.toString('base64url') === text ? bytes : undefined;
 }
 
+/**
+ * How deep a decoded JSON value may nest. JSON.parse itself copes with any depth, but every
+ * recursive reader after it (JSON.stringify in a message, a walker) would overflow the stack on a
+ * value nested tens of thousands deep; no JOSE header, claim set or disclosure needs more than a
+ * handful of levels.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** The base64url-encoded JSON `text`, decoded; undefined when it is not, or nests too deep. */
 export function decodeJson(text: string): unknown {
   const bytes = decodeB64url(text);
   if (!bytes) return undefined;
+  const json = bytes.toString('utf8');
+  if (!nestsWithin(json, MAX_JSON_DEPTH)) return undefined;
   try {
-    return JSON.parse(bytes.toString('utf8'));
+    return JSON.parse(json);
   } catch {
     return undefined;
   }
+}
+
+/** True when the JSON text opens no more than `max` arrays and objects inside one another. */
+export function nestsWithin(json: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return false;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return true;
+}
+
+/**
+ * A value from a presentation or request, as a message may quote it: a string JSON-escaped and
+ * cut to 64 characters, a number or boolean as is, anything else by its kind only. Never the
+ * whole value: it may be huge or nested deep enough to overflow JSON.stringify.
+ */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -81,7 +121,7 @@ function publicKeyOf(jwk: JWK): KeyObject | null {
 }
 
 /** True when `jws` carries a valid ES256 signature by `jwk`. The caller checks `alg` first. */
-export function verifyEs256(jws: DecodedJws, jwk: JWK): boolean {
+export function verifyEs256(jws: Pick<DecodedJws, 'signingInput' | 'signature'>, jwk: JWK): boolean {
   const key = publicKeyOf(jwk);
   if (!key || jws.signature.length !== 64) return false;
   return verify('sha256', Buffer.from(jws.signingInput, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, jws.signature);

@@ -1,4 +1,4 @@
-import { decodeJson, isObject } from '../jose/es256.ts';
+import { decodeJson, describe, isObject } from '../jose/es256.ts';
 import { sdDigest } from '../sd-jwt/disclose.ts';
 import type { FailureCode } from './ledger.ts';
 
@@ -41,7 +41,7 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
   const fail = (failure: FailureCode, detail: string): DisclosureOutcome => ({ ok: false, failure, detail, claims: claimsNow() });
 
   if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256') {
-    return fail('unsupported_hash_algorithm', `_sd_alg is ${JSON.stringify(payload._sd_alg)}.`);
+    return fail('unsupported_hash_algorithm', `_sd_alg is ${describe(payload._sd_alg)}.`);
   }
   const nested = findNestedSd(Object.entries(payload).filter(([k]) => k !== '_sd'));
   if (nested) return fail('unsupported_disclosure_structure', `The payload has ${nested}.`);
@@ -72,16 +72,16 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
     }
     const [, name, value] = parts as [string, string, unknown];
     if (!referenced.has(digest)) {
-      problem ??= fail('unreferenced_disclosure', `The disclosure of "${name}" is not referenced by the credential.`);
+      problem ??= fail('unreferenced_disclosure', `The disclosure of ${describe(name)} is not referenced by the credential.`);
       continue;
     }
     if (name === '_sd' || name === '...' || NEVER_DISCLOSED.has(name) || Object.hasOwn(payload, name) || found.has(name)) {
-      problem ??= fail('malformed_disclosure', `The disclosure of "${name}" names a reserved or already present claim.`);
+      problem ??= fail('malformed_disclosure', `The disclosure of ${describe(name)} names a reserved or already present claim.`);
       continue;
     }
     const inner = findNestedSd([[name, value]]);
     if (inner) {
-      problem ??= fail('unsupported_disclosure_structure', `The disclosed "${name}" has ${inner}.`);
+      problem ??= fail('unsupported_disclosure_structure', `The disclosed ${describe(name)} has ${inner}.`);
       continue;
     }
     found.set(name, value);
@@ -102,7 +102,8 @@ function findNestedSd(entries: Array<[string, unknown]>): string | undefined {
       }
     } else if (isObject(value)) {
       if (Object.hasOwn(value, '_sd')) return 'a nested "_sd"';
-      stack.push(...Object.values(value));
+      // One push per member: a spread of a very wide object would exceed the argument limit.
+      for (const inner of Object.values(value)) stack.push(inner);
     }
   }
   return undefined;

@@ -1,5 +1,5 @@
 import { inflateSync } from 'node:zlib';
-import { decodeB64url, decodeJws, isObject, verifyEs256 } from '../jose/es256.ts';
+import { decodeB64url, decodeJws, describe, isObject, verifyEs256 } from '../jose/es256.ts';
 import { readStatus, type StatusBits } from '../status-list/codec.ts';
 import { assertionKey } from './did-keys.ts';
 import type { FailureCode } from './ledger.ts';
@@ -35,7 +35,11 @@ export function checkRevocation(
     return fail('status_list_invalid', 'The status claim is not {status_list: {idx, uri}}.');
   }
   if (statusList === undefined) {
-    return { status: 'not_performed', failure: 'status_unavailable', detail: `No status list was supplied for ${uri}.` };
+    return {
+      status: 'not_performed',
+      failure: 'status_unavailable',
+      detail: `No status list was supplied for ${describe(uri)}.`,
+    };
   }
   const jws = decodeJws(statusList);
   if (!jws) return fail('status_list_invalid', 'The status list is not a compact JWS.');
@@ -53,13 +57,14 @@ export function checkRevocation(
   if (list.nbf !== undefined && (typeof list.nbf !== 'number' || list.nbf - skew > now)) {
     return fail('status_list_invalid', 'The status list token is not yet valid (nbf).');
   }
-  if (list.sub !== uri) return fail('status_list_mismatch', `The status list is for ${String(list.sub)}, not ${uri}.`);
+  if (list.sub !== uri)
+    return fail('status_list_mismatch', `The status list is for ${describe(list.sub)}, not ${describe(uri)}.`);
   if (list.exp !== undefined && (typeof list.exp !== 'number' || list.exp + skew <= now)) {
     return fail('status_list_expired', 'The status list token has expired.');
   }
   const value = readEntry(list.status_list, idx);
   if (value === undefined) return fail('status_list_invalid', `The status list does not hold a valid entry ${idx}.`);
-  if (value !== 0) return fail('credential_revoked', `Entry ${idx} of ${uri} is ${value}.`);
+  if (value !== 0) return fail('credential_revoked', `Entry ${idx} of ${describe(uri)} is ${value}.`);
   return { status: 'passed' };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DecodedJws, decodeJws, isObject, p256Jwk, verifyEs256 } from '../jose/es256.ts';
+import { type DecodedJws, decodeJws, describe, isObject, p256Jwk, verifyEs256 } from '../jose/es256.ts';
 import { assertionKey, documentId } from './did-keys.ts';
 import { processDisclosures } from './disclosures.ts';
 import {
@@ -74,23 +74,23 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
   // the JWT itself (a `jwk` or `x5c` header is ignored).
   const key = assertionKey(input.didDocument, jwt.header.kid);
   if (!key) {
-    fail('issuer_key', 'issuer_key_unknown', `kid ${JSON.stringify(jwt.header.kid)} is not an assertion key of the document.`);
+    fail('issuer_key', 'issuer_key_unknown', `kid ${describe(jwt.header.kid)} is not an assertion key of the document.`);
   } else if (documentId(input.didDocument) !== payload.iss || key.id.split('#')[0] !== payload.iss) {
-    fail('issuer_key', 'did_document_not_bound', `The document is not the DID document of ${JSON.stringify(payload.iss)}.`);
+    fail('issuer_key', 'did_document_not_bound', `The document is not the DID document of ${describe(payload.iss)}.`);
   } else {
     record('issuer_key', 'passed');
   }
   if (jwt.header.alg !== 'ES256') {
-    fail('issuer_signature', 'unsupported_algorithm', `alg ${JSON.stringify(jwt.header.alg)} is not ES256.`);
+    fail('issuer_signature', 'unsupported_algorithm', `alg ${describe(jwt.header.alg)} is not ES256.`);
   } else if (key) {
     if (verifyEs256(jwt, key.jwk)) record('issuer_signature', 'passed');
     else fail('issuer_signature', 'issuer_signature_invalid', 'The issuer signature does not verify.');
   }
 
   if (jwt.header.typ !== 'dc+sd-jwt') {
-    fail('credential_type', 'wrong_credential_format', `typ ${JSON.stringify(jwt.header.typ)} is not dc+sd-jwt.`);
+    fail('credential_type', 'wrong_credential_format', `typ ${describe(jwt.header.typ)} is not dc+sd-jwt.`);
   } else if (payload.vct !== input.expected.vct) {
-    fail('credential_type', 'wrong_credential_type', `vct ${JSON.stringify(payload.vct)} is not the expected type.`);
+    fail('credential_type', 'wrong_credential_type', `vct ${describe(payload.vct)} is not the expected type.`);
   } else {
     record('credential_type', 'passed');
   }
@@ -114,13 +114,13 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
 
   if (kb) {
     if (kb.aud === input.expected.aud) record('audience', 'passed');
-    else fail('audience', 'audience_mismatch', `aud ${JSON.stringify(kb.aud)} is not the expected audience.`);
+    else fail('audience', 'audience_mismatch', `aud ${describe(kb.aud)} is not the expected audience.`);
   }
   const validity = credentialValidity(payload, now);
   if (kb && kb.nonce !== input.expected.nonce) {
     fail('freshness', 'nonce_mismatch', 'The KB-JWT nonce is not the expected nonce.');
   } else if (kb && !(typeof kb.iat === 'number' && kb.iat <= now + CLOCK_SKEW_S && kb.iat >= now - KB_MAX_AGE_S)) {
-    fail('freshness', 'key_binding_not_fresh', `The KB-JWT iat ${JSON.stringify(kb.iat)} is outside the window.`);
+    fail('freshness', 'key_binding_not_fresh', `The KB-JWT iat ${describe(kb.iat)} is outside the window.`);
   } else if (validity) {
     fail('freshness', 'credential_outside_validity', validity);
   } else if (kb) {

@@ -62,7 +62,7 @@ export class CredentialIssuer {
     const now = this.clock.now();
     const issuer = this.urls.issuer(tenant);
     const keys: ProvenKey[] = [];
-    for (const jwt of request.proofs) keys.push(await verifyProof(jwt, issuer, now));
+    for (const jwt of request.proofs) keys.push(verifyProof(jwt, issuer, now));
     if (new Set(keys.map((k) => k.thumbprint)).size !== keys.length) {
       throw new ServiceError('invalid_proof', 'Each proof of a batch must use its own key.');
     }

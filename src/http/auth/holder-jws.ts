@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
+import { describe } from '../../core/jose/es256.ts';
+import { isRefusal, type KeyBoundRefusal, verifyKeyBoundJws } from '../../core/jose/key-bound-jws.ts';
 import type { HolderReplayStore } from '../../ports/holder-replay-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 
@@ -26,7 +28,6 @@ export const HOLDER_JWS_TYP = 'svc-holder+jwt';
 export const HOLDER_FRESHNESS_SECONDS = 300;
 
 const CHALLENGE = 'Holder realm="openrail"';
-const ALLOWED_HEADER = new Set(['alg', 'typ', 'jwk', 'kid']);
 
 const refuse = (why: string) => new Unauthorized(`Holder JWS refused: ${why}.`, `${CHALLENGE}, error="invalid_token"`);
 
@@ -58,9 +59,8 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs a holder JWS.', CHALLENGE);
     if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
-    const { jwk, claims } = await verifyHolderJws(auth.credential, audience, this.clock.now(), input);
-    const accountId = await calculateJwkThumbprint(jwk, 'sha256');
-    return { plane: 'holder', accountId, jwk, claims };
+    const { jwk, thumbprint, claims } = verifyHolderJws(auth.credential, audience, this.clock.now(), input);
+    return { plane: 'holder', accountId: thumbprint, jwk, claims };
   }
 
   /**
@@ -83,54 +83,57 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
   }
 }
 
-/** Every check except the single-use `jti` burn. Pure apart from the signature check. */
-export async function verifyHolderJws(
+/** Each refusal of the shared verifier in the holder plane's words. */
+function refusal(r: KeyBoundRefusal): Unauthorized {
+  switch (r.reason) {
+    case 'malformed':
+      return refuse('not a compact JWS');
+    case 'alg':
+      return refuse('alg must be ES256');
+    case 'typ':
+      return refuse(`typ must be ${HOLDER_JWS_TYP}`);
+    case 'no_jwk':
+    case 'jwk_not_p256':
+      return refuse('header jwk must be a P-256 public key');
+    case 'header_member':
+      return refuse(`header parameter ${describe(r.member)} is not accepted`);
+    case 'private_jwk':
+      return refuse('header jwk must not contain private key material');
+    case 'signature':
+      return refuse('signature does not verify with the header key');
+    case 'payload':
+      return refuse('payload is not a JSON object');
+    case 'aud':
+      return refuse('aud does not name this service');
+    case 'iat':
+      return refuse(r.problem === 'missing' ? 'iat is missing' : 'iat is outside the five-minute window');
+    case 'exp':
+      return refuse('exp has passed');
+    case 'nbf':
+      return refuse('nbf is in the future');
+  }
+}
+
+/**
+ * Every check except the single-use `jti` burn: the service's one verifier of key-bound JWSs
+ * (core/jose/key-bound-jws.ts) with the holder plane's rules (typ, `aud` exactly this origin or
+ * the operation's own audience, `iat` within five minutes either way), then the plane's own
+ * claims: a `jti`, and `htm`/`htu` when present.
+ */
+export function verifyHolderJws(
   jws: string,
   audience: string,
   nowMs: number,
   request?: { method: string; url: string },
-): Promise<{ jwk: JWK; claims: Record<string, unknown> }> {
-  let header: Record<string, unknown>;
-  try {
-    header = decodeProtectedHeader(jws) as Record<string, unknown>;
-  } catch {
-    throw refuse('not a compact JWS');
-  }
-  if (header.alg !== 'ES256') throw refuse('alg must be ES256');
-  if (header.typ !== HOLDER_JWS_TYP) throw refuse(`typ must be ${HOLDER_JWS_TYP}`);
-  const unknown = Object.keys(header).filter((k) => !ALLOWED_HEADER.has(k));
-  if (unknown.length > 0) throw refuse(`header parameter ${unknown[0]} is not accepted`);
-  const jwk = header.jwk as JWK | undefined;
-  if (!jwk || typeof jwk !== 'object' || jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) {
-    throw refuse('header jwk must be a P-256 public key');
-  }
-  if ('d' in jwk) throw refuse('header jwk must not contain private key material');
-
-  let payload: Uint8Array;
-  try {
-    const key = await importJWK({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, 'ES256');
-    ({ payload } = await compactVerify(jws, key, { algorithms: ['ES256'] }));
-  } catch {
-    throw refuse('signature does not verify with the header key');
-  }
-  let claims: Record<string, unknown>;
-  try {
-    claims = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    throw refuse('payload is not JSON');
-  }
-  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw refuse('payload is not a JSON object');
-
-  if (claims.aud !== audience) throw refuse('aud does not name this service');
-  const now = Math.floor(nowMs / 1000);
-  const { iat, exp, nbf, jti, htm, htu } = claims;
-  if (typeof iat !== 'number' || !Number.isInteger(iat)) throw refuse('iat is missing');
-  if (Math.abs(now - iat) > HOLDER_FRESHNESS_SECONDS) throw refuse('iat is outside the five-minute window');
-  if (exp !== undefined && (typeof exp !== 'number' || exp <= now)) throw refuse('exp has passed');
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) throw refuse('nbf is in the future');
+): { jwk: JWK; thumbprint: string; claims: Record<string, unknown> } {
+  const rules = { typ: HOLDER_JWS_TYP, audience, maxAgeS: HOLDER_FRESHNESS_SECONDS, maxSkewS: HOLDER_FRESHNESS_SECONDS };
+  const result = verifyKeyBoundJws(jws, rules, Math.floor(nowMs / 1000));
+  if (isRefusal(result)) throw refusal(result);
+  const claims = result.payload;
+  const { jti, htm, htu } = claims;
   if (typeof jti !== 'string' || jti.length < 8 || jti.length > 256) throw refuse('jti must be a string of 8 to 256 characters');
   // Optional request binding (RFC 9449 style): when present they must match this request.
   if (htm !== undefined && (!request || htm !== request.method)) throw refuse('htm does not match the request method');
   if (htu !== undefined && (!request || htu !== request.url.split('?')[0])) throw refuse('htu does not match the request URL');
-  return { jwk: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, claims };
+  return { jwk: result.jwk, thumbprint: result.thumbprint, claims };
 }
