@@ -1,7 +1,6 @@
-import pino from 'pino';
+import { createLogger } from '../app/logger.ts';
 import { compose } from '../compose.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
-import { REDACTED_HEADERS } from '../http/app.ts';
 
 /** `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM. */
 export async function serve(args: string[]): Promise<void> {
@@ -20,13 +19,7 @@ export async function serve(args: string[]): Promise<void> {
     throw err;
   }
 
-  const logger = pino({
-    level: config.logLevel,
-    redact: {
-      paths: [...REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), '*.password', '*.token', '*.privateKey', '*.d'],
-      censor: '[redacted]',
-    },
-  });
+  const logger = createLogger(config.logLevel);
 
   const fail = (err: unknown): never => {
     logger.fatal({ err }, 'start failed');

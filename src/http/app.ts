@@ -18,9 +18,6 @@ export interface AppOptions {
   renderPage?: PageRenderer;
 }
 
-/** Headers whose values never reach a log line. */
-export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'proxy-authorization'];
-
 /**
  * The HTTP application, separate from the process that listens: tests run it in-process with
  * inject() and over a real socket alike.

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PATTERN_MEANINGS } from '../core/display-text.ts';
 import { ERROR_CATALOGUE, type ErrorCode, ServiceError } from '../core/errors.ts';
 import { renderErrorPage } from '../web/error-page.ts';
 import { routeOf } from './register-routes.ts';
@@ -32,7 +33,9 @@ export function installErrorHandling(app: FastifyInstance, renderPage: PageRende
     send(request, reply, refusal);
   });
   app.setNotFoundHandler((request, reply) => {
-    send(request, reply, new ServiceError('not_found', `No operation at ${request.method} ${requestTarget(request.url).path}.`));
+    const path = requestTarget(request.url).path;
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    send(request, reply, new ServiceError('not_found', `No operation at ${request.method} ${shown}.`));
   });
 }
 
@@ -40,8 +43,10 @@ export function installErrorHandling(app: FastifyInstance, renderPage: PageRende
  * Fastify's own refusals of a request it could not route (`frameworkErrors`): bad percent-encoding
  * and over-long path parameters, rendered from the catalogue like every other refusal.
  */
-export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const code: ErrorCode = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'bad_url';
+  // No route, so no onResponse hook: the request line is written here (without the path).
+  request.log.info({ method: request.method, route: 'unroutable', status: ERROR_CATALOGUE[code].status, code }, 'request');
   reply
     .code(ERROR_CATALOGUE[code].status)
     .type('application/json; charset=utf-8')
@@ -98,10 +103,11 @@ function toServiceError(err: FastifyError | ServiceError): ServiceError {
   if (err.validation) {
     const first = err.validation[0];
     const where = `${err.validationContext ?? 'request'}${first?.instancePath ?? ''}`;
-    const property = (first?.params as { additionalProperty?: string; missingProperty?: string } | undefined) ?? {};
-    const detail = property.additionalProperty
-      ? `has unknown property "${property.additionalProperty}"`
-      : (first?.message ?? 'is invalid');
+    const params = (first?.params as { additionalProperty?: string; pattern?: string } | undefined) ?? {};
+    const meaning = params.pattern === undefined ? undefined : PATTERN_MEANINGS[params.pattern];
+    const detail = params.additionalProperty
+      ? `has unknown property "${params.additionalProperty}"`
+      : (meaning ?? first?.message ?? 'is invalid');
     return new ServiceError('invalid_request', `${where} ${detail}.`);
   }
   const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
@@ -122,11 +128,13 @@ function toServiceError(err: FastifyError | ServiceError): ServiceError {
  */
 export function loggable(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error)) return { type: typeof err };
+  const cause = err.cause instanceof Error ? { cause: loggable(err.cause) } : {};
   const code = (err as { code?: unknown }).code;
   return {
     type: err.name,
     ...(typeof code === 'string' ? { code } : {}),
     message: err.message.slice(0, 500),
     stack: err.stack?.split('\n').slice(1, 12).join('\n'),
+    ...cause,
   };
 }

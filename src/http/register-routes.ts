@@ -24,12 +24,14 @@ export function registerRoutes(
   planes: ReadonlyMap<PlaneName, AuthPlane>,
   publicOrigin: string,
 ): void {
+  const crossOrigin = new Map<string, Set<string>>();
   for (const group of groups) {
     for (const route of group.routes) {
       checkDeclaredPolicy(route);
       const plane = planes.get(route.auth);
       if (!plane) throw new Error(`${route.method} ${route.path}: no module provides the ${route.auth} plane`);
       for (const path of [route.path, ...(route.aliases ?? [])]) {
+        if (route.cors) crossOrigin.set(path, (crossOrigin.get(path) ?? new Set()).add(route.method));
         app.route({
           method: route.method,
           url: toFastifyPath(path),
@@ -55,6 +57,22 @@ export function registerRoutes(
         });
       }
     }
+  }
+  // A browser asks before a cross-origin POST of JSON, or a GET with Authorization (a result
+  // token): the CORS preflight answers for every CORS-open operation at the path, with no body.
+  for (const [path, methods] of crossOrigin) {
+    app.route({
+      method: 'OPTIONS',
+      url: toFastifyPath(path),
+      handler: async (_request, reply) =>
+        reply
+          .code(204)
+          .header('access-control-allow-origin', '*')
+          .header('access-control-allow-methods', [...methods].join(', '))
+          .header('access-control-allow-headers', 'authorization, content-type')
+          .header('access-control-max-age', '600')
+          .send(),
+    });
   }
   app.addHook('onSend', async (request, reply) => {
     const route = routeOf(request);

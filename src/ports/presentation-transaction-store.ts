@@ -35,4 +35,6 @@ export interface PresentationTransactionStore {
   complete(id: string, outcome: Record<string, unknown>, now: number, keepUntil: number): Promise<boolean>;
   /** Deletes transactions past their expiry. */
   sweep(now: number): Promise<void>;
+  /** Deletes the oldest transactions, in any state, beyond the newest `cap`; answers how many. */
+  evictBeyond(cap: number): Promise<number>;
 }

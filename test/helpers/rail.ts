@@ -15,7 +15,7 @@ export interface TestRail extends Openrail {
   stop(): Promise<void>;
 }
 
-export interface RailOptions extends Pick<StartOptions, 'runJobs'> {
+export interface RailOptions extends Pick<StartOptions, 'runJobs' | 'logger'> {
   /** Modules served beside the service's own (a suite's probe routes). */
   extraModules?: Module[];
 }
@@ -40,6 +40,7 @@ export async function startRail(
     ...(clock ? { clock } : {}),
     ...(db.schema ? { database: { schema: db.schema } } : {}),
     ...(options.runJobs === undefined ? {} : { runJobs: options.runJobs }),
+    ...(options.logger ? { logger: options.logger } : {}),
     warn: () => {},
   }).catch((err) => {
     rmSync(dataDir, { recursive: true, force: true });

@@ -63,7 +63,8 @@ function operations(doc: OpenApiDoc): Array<{ path: string; method: string; op: 
 
 /**
  * Every (method, path) Fastify serves, read from printRoutes({commonPrefix: false}): a tree whose
- * node labels append to their parent's path. HEAD is Fastify's automatic twin of GET.
+ * node labels append to their parent's path. HEAD is Fastify's automatic twin of GET, and OPTIONS
+ * the CORS preflight of a cross-origin operation (http/register-routes.ts): neither is an operation.
  */
 function servedRoutes(app: FastifyInstance): Array<{ method: string; path: string }> {
   const out: Array<{ method: string; path: string }> = [];
@@ -77,7 +78,8 @@ function servedRoutes(app: FastifyInstance): Array<{ method: string; path: strin
     stack[depth] = path;
     stack.length = depth + 1;
     for (const method of (m[3] ?? '').split(',').map((s) => s.trim())) {
-      if (method && method !== 'HEAD') out.push({ method, path: path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
+      if (method && method !== 'HEAD' && method !== 'OPTIONS')
+        out.push({ method, path: path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
     }
   }
   return out;

@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { JWK } from 'jose';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
+import { createLogger } from '../../src/app/logger.ts';
 import { compose, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { REDACTED_HEADERS } from '../../src/http/app.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { OWNER_TOKEN, owner, PUBLIC_URL } from '../helpers/rail.ts';
 
@@ -86,16 +85,7 @@ for (const factory of testDatabases()) {
       });
       config.database = db.location;
       // The same logger `openrail serve` builds, at the most verbose level, writing into memory.
-      const logger = pino(
-        {
-          level: 'trace',
-          redact: {
-            paths: [...REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), '*.password', '*.token', '*.privateKey', '*.d'],
-            censor: '[redacted]',
-          },
-        },
-        { write: (line: string) => void logs.push(line) },
-      );
+      const logger = createLogger('trace', { write: (line: string) => void logs.push(line) });
       rail = await compose(config, {
         logger,
         warn: (m) => void logs.push(m),

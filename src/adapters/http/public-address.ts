@@ -33,6 +33,7 @@ const V4_NOT_PUBLIC: readonly Prefix[] = [
   net4('172.16.0.0', 12), // RFC 1918
   net4('192.0.0.0', 24), // IETF protocol assignments, never a public web server
   net4('192.0.2.0', 24), // TEST-NET-1: documentation only
+  net4('192.88.99.0', 24), // the retired 6to4 relay anycast (RFC 7526): whoever answers, it is no web server
   net4('192.168.0.0', 16), // RFC 1918
   net4('198.18.0.0', 15), // benchmarking networks, often lab-internal
   net4('198.51.100.0', 24), // TEST-NET-2
@@ -52,6 +53,9 @@ const V6_NOT_PUBLIC: readonly Prefix[] = [
   net6('fe80::', 10), // link-local
   net6('ff00::', 8), // multicast
   net6('2001:db8::', 32), // documentation only (inside 2000::/3, so it must be named)
+  net6('2001::', 23), // IETF protocol assignments: Teredo (2001::/32) tunnels to an embedded IPv4 host, benchmarking, ORCHID
+  net6('2002::', 16), // 6to4: reaches the IPv4 host embedded in the address, private and loopback ones included
+  net6('3fff::', 20), // documentation only (RFC 9637)
   net6('64:ff9b::', 96), // NAT64: a translator reaching whatever IPv4 host is embedded, private ones included
 ];
 

@@ -72,4 +72,27 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
   async sweep(now: number): Promise<void> {
     await this.db.deleteFrom('presentation_transactions').where('expires_at', '<=', now).execute();
   }
+
+  async evictBeyond(cap: number): Promise<number> {
+    // The newest `cap` transactions stay; the one just past them marks where eviction starts.
+    const edge = await this.db
+      .selectFrom('presentation_transactions')
+      .select(['created_at', 'id'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .offset(cap)
+      .executeTakeFirst();
+    if (!edge) return 0;
+    const result = await this.db
+      .deleteFrom('presentation_transactions')
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', edge.created_at),
+          eb.and([eb('created_at', '=', edge.created_at), eb('id', '<=', edge.id)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

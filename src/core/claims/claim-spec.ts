@@ -1,3 +1,4 @@
+import { isDisplayText } from '../display-text.ts';
 import { ServiceError } from '../errors.ts';
 
 /**
@@ -59,6 +60,9 @@ export function parseClaimSpec(spec: string): ClaimSpec {
   if (bad !== undefined) {
     throw refuse(spec, `enum option ${JSON.stringify(bad)} must be 1 to 64 characters without "|", "(", ")" or edge spaces`);
   }
+  // Wallets show the options to people: no control, format or private-use characters.
+  const hidden = options.find((o) => !isDisplayText(o));
+  if (hidden !== undefined) throw refuse(spec, `enum option ${JSON.stringify(hidden)} holds a character names may not`);
   const dup = options.find((o, i) => options.indexOf(o) !== i);
   if (dup !== undefined) throw refuse(spec, `enum option "${dup}" is listed twice`);
   return { key, kind: 'enum', options };

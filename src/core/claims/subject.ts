@@ -8,6 +8,10 @@ import { type ClaimSpec, RESERVED_CLAIMS } from './claim-spec.ts';
  */
 export const MAX_TEXT_LENGTH = 4096;
 export const MAX_ARRAY_ELEMENTS = 100;
+/** How deep an array(object) element may nest (the element itself is level 1). */
+export const MAX_ELEMENT_DEPTH = 8;
+/** The JSON size of one array(object) element, at most. */
+export const MAX_ELEMENT_BYTES = 8192;
 /** Keys that would read as SD-JWT digest carriers inside an object element. */
 const CARRIER_KEYS = ['_sd', '...', '_sd_alg'];
 
@@ -65,8 +69,11 @@ function checkValue(claim: ClaimSpec, value: unknown): void {
       checkArray(key, value);
       for (const [i, e] of (value as unknown[]).entries()) {
         if (!isPlainObject(e)) throw refuse(key, `array(object) element ${i} must be a JSON object`);
-        const carrier = findCarrierKey(e);
-        if (carrier) throw refuse(key, `array(object) element ${i} uses "${carrier}", which SD-JWT reserves`);
+        const problem = elementProblem(e);
+        if (problem) throw refuse(key, `array(object) element ${i} ${problem}`);
+        if (Buffer.byteLength(JSON.stringify(e), 'utf8') > MAX_ELEMENT_BYTES) {
+          throw refuse(key, `array(object) element ${i} is larger than ${MAX_ELEMENT_BYTES} bytes as JSON`);
+        }
       }
       return;
   }
@@ -81,17 +88,24 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function findCarrierKey(v: unknown): string | undefined {
-  if (Array.isArray(v)) {
-    for (const e of v) {
-      const found = findCarrierKey(e);
-      if (found) return found;
+/**
+ * What is wrong with an array(object) element, if anything: nesting deeper than the bound, or a
+ * key SD-JWT reserves for digests anywhere inside. Walked with a stack of its own, so no element
+ * can exhaust the call stack, and the depth is checked before JSON.stringify ever sees it.
+ */
+function elementProblem(element: Record<string, unknown>): string | undefined {
+  const stack: Array<[unknown, number]> = [[element, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    if (!Array.isArray(value) && !isPlainObject(value)) continue;
+    if (depth > MAX_ELEMENT_DEPTH) return `nests deeper than ${MAX_ELEMENT_DEPTH} levels`;
+    if (Array.isArray(value)) {
+      for (const inner of value) stack.push([inner, depth + 1]);
+      continue;
     }
-  } else if (isPlainObject(v)) {
-    for (const [k, inner] of Object.entries(v)) {
-      if (CARRIER_KEYS.includes(k)) return k;
-      const found = findCarrierKey(inner);
-      if (found) return found;
+    for (const [k, inner] of Object.entries(value)) {
+      if (CARRIER_KEYS.includes(k)) return `uses "${k}", which SD-JWT reserves`;
+      stack.push([inner, depth + 1]);
     }
   }
   return undefined;

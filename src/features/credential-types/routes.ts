@@ -4,7 +4,7 @@ import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
@@ -94,7 +94,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         body: Type.Object(
           {
             tenant: Slug,
-            name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+            name: DisplayName(100),
             claims: Type.Array(Type.String({ maxLength: 2048 })),
           },
           { additionalProperties: false },

@@ -2,6 +2,7 @@ import type { Actor } from '../../core/actor.ts';
 import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
 import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
+import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
@@ -79,7 +80,7 @@ export class TypeService {
   }
 
   private async prepare(tenant: string, rawName: string, specs: string[]): Promise<CredentialTypeRecord> {
-    const name = rawName.trim().replace(/\s+/g, ' ');
+    const name = normaliseName(rawName);
     const claims = parseClaimSpecs(specs);
     const typeId = slugify(name).slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
     if (!typeId) throw new ServiceError('invalid_request', 'body/name must contain at least one letter or digit.');

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
 
@@ -12,7 +12,7 @@ const TxCodeOptions = Type.Object(
   {
     length: Type.Optional(Type.Integer({ minimum: 4, maximum: 12 })),
     inputMode: Type.Optional(Type.Union([Type.Literal('numeric'), Type.Literal('text')])),
-    description: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    description: Type.Optional(DisplayText(300)),
   },
   { additionalProperties: false },
 );

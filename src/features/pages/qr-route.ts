@@ -29,11 +29,14 @@ export function qrRoutes(): RouteGroup {
         handler: async (request, reply) => {
           const svg = await QRCode.toString(request.query.data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
           // The SVG is built from the text as modules only; no script, but say so to browsers too.
-          return reply
-            .type('image/svg+xml')
-            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
-            .header('cache-control', 'public, max-age=300')
-            .send(svg);
+          return (
+            reply
+              .type('image/svg+xml')
+              .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+              // The text may be an offer URI holding its pre-authorized code: never kept by a cache.
+              .header('cache-control', 'no-store')
+              .send(svg)
+          );
         },
       }),
     ],

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
 import type { TenantService } from './tenant-service.ts';
 
@@ -15,8 +15,8 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union(
 const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'sRGB colour as #RRGGBB.' });
 
 const ProfileFields = {
-  displayName: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
-  description: Nullable(Type.String({ minLength: 1, maxLength: 500 })),
+  displayName: Nullable(DisplayName(100)),
+  description: Nullable(DisplayText(500)),
   logoUri: Nullable(Type.String({ pattern: '^https://\\S+$', maxLength: 2048, description: 'https URL of the logo image.' })),
   primaryColor: Nullable(Color),
   backgroundColor: Nullable(Color),
@@ -25,7 +25,14 @@ const ProfileFields = {
 
 const TenantWithProfile = Type.Object({
   ...Tenant.properties,
-  profile: Type.Object(ProfileFields),
+  profile: Type.Object({
+    displayName: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    logoUri: Nullable(Type.String()),
+    primaryColor: Nullable(Type.String()),
+    backgroundColor: Nullable(Type.String()),
+    textColor: Nullable(Type.String()),
+  }),
 });
 
 function profileOf(t: TenantRecord): TenantProfile {
@@ -46,10 +53,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         scope: 'platform',
         stability: 'promised',
         summary: 'Create a tenant with its own signing key and did:web identity.',
-        body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) },
-          { additionalProperties: false },
-        ),
+        body: Type.Object({ name: DisplayName(100) }, { additionalProperties: false }),
         responses: {
           201: { description: 'The tenant was created.', schema: Tenant },
           ...OPERATOR_ERRORS,

@@ -1,6 +1,7 @@
 import { type Actor, SYSTEM_SEED } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { buildDidDocument, type DidDocument, platformDid, tenantDid } from '../../core/did-web.ts';
+import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
@@ -71,7 +72,7 @@ export class TenantService {
 
   /** POST /api/tenants: an ordinary tenant, never a demonstration one. */
   async create(rawName: string, actor: Actor): Promise<TenantView> {
-    const name = rawName.trim().replace(/\s+/g, ' ');
+    const name = normaliseName(rawName);
     if (isDemoName(name)) {
       throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
     }

@@ -10,6 +10,13 @@ import { StatusListSource } from './status-list-source.ts';
 
 /** Expired presentation transactions are deleted this often. */
 const SWEEP_EVERY_MS = 60 * 1000;
+/**
+ * Anyone may open a transaction, unmetered (the verification plane is never metered), so what
+ * they can make the service store is bounded instead: at most this many transactions live, the
+ * oldest evicted first, checked this often (docs/verification.md, "Storage bound").
+ */
+export const MAX_LIVE_TRANSACTIONS = 100_000;
+const CAP_EVERY_MS = 10 * 1000;
 
 /** Hosted OID4VP verification: the platform verifies for relying parties that have no account. */
 export const verificationModule = defineModule({
@@ -28,7 +35,17 @@ export const verificationModule = defineModule({
       services: verifier,
       routes: () => [verificationRoutes(verifier)],
       planes: { 'result-token': resultTokenPlane },
-      jobs: [{ name: 'verification.sweep', everyMs: SWEEP_EVERY_MS, run: (now) => store.sweep(now) }],
+      jobs: [
+        { name: 'verification.sweep', everyMs: SWEEP_EVERY_MS, run: (now) => store.sweep(now) },
+        {
+          name: 'verification.cap',
+          everyMs: CAP_EVERY_MS,
+          run: async () => {
+            const evicted = await store.evictBeyond(MAX_LIVE_TRANSACTIONS);
+            if (evicted > 0) ctx.log.warn({ evicted, cap: MAX_LIVE_TRANSACTIONS }, 'presentation transactions evicted');
+          },
+        },
+      ],
     };
   },
 });

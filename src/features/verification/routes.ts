@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
@@ -20,7 +21,8 @@ const RequestBody = Type.Object(
     }),
     aud: Type.String({
       minLength: 1,
-      maxLength: 512,
+      maxLength: 256,
+      pattern: DISPLAY_TEXT_PATTERN,
       description: "The caller's own audience label for this request; recorded, not signed by the holder.",
     }),
   },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DISPLAY_NAME_PATTERN, DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
 
 /** Schemas shared by several operations. */
@@ -8,6 +9,13 @@ export const ErrorBody = Type.Object({
 });
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 48 });
+
+/**
+ * Request fields people will read (core/display-text.ts). Only for requests: the response
+ * serialiser compiles patterns without the Unicode flag these need.
+ */
+export const DisplayName = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: DISPLAY_NAME_PATTERN });
+export const DisplayText = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: DISPLAY_TEXT_PATTERN });
 
 export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
 
