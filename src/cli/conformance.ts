@@ -8,10 +8,11 @@ import { judgeAnswer, type VerifierAnswer } from '../core/conformance/judge.ts';
 import { CONFORMANCE_SCHEMA, type ConformanceSet, mintConformanceSet, vectorsDigest } from '../core/conformance/vector-set.ts';
 import { VECTOR_IDS } from '../core/conformance/vectors.ts';
 import { isObject } from '../core/jose/es256.ts';
+import { VERB_USAGE } from './usage.ts';
 
 const MAX_TIMEOUT_S = 3600;
 
-const USAGE = `usage: openrail conformance --verifier "<command>" [--vectors <url|file>] [--level 1|2] [--timeout <seconds>]`;
+const USAGE = VERB_USAGE.conformance;
 
 /**
  * `openrail conformance`: runs a verifier, in any language, against the conformance set

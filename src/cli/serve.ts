@@ -1,11 +1,12 @@
 import { createLogger } from '../app/logger.ts';
 import { compose } from '../compose.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
+import { VERB_USAGE } from './usage.ts';
 
 /** `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM. */
 export async function serve(args: string[]): Promise<void> {
   if (args.length > 0) {
-    process.stderr.write(`openrail serve takes no arguments (got ${args.join(' ')}); it is configured by environment.\n`);
+    process.stderr.write(`openrail serve: unknown option ${args[0]}\n${VERB_USAGE.serve}\n`);
     process.exit(2);
   }
   let config: ReturnType<typeof loadConfig>;

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { isObject, nestsWithin } from '../core/jose/es256.ts';
 import { readVerificationInput } from '../core/verifier/input.ts';
 import { verifyPresentation } from '../core/verifier/verify-presentation.ts';
+import { VERB_USAGE } from './usage.ts';
 
 /** A line longer than this is answered with an error: no conformance input comes near it. */
 const MAX_LINE = 4 * 1024 * 1024;
@@ -19,7 +20,7 @@ export async function verifyLines(args: string[]): Promise<void> {
   const withLedger = args.includes('--ledger');
   const unknown = args.filter((a) => a !== '--ledger');
   if (unknown.length > 0) {
-    process.stderr.write(`openrail verify: unknown option ${unknown[0]}\n`);
+    process.stderr.write(`openrail verify: unknown option ${unknown[0]}\n${VERB_USAGE.verify}\n`);
     process.exitCode = 2;
     return;
   }
