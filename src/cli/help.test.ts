@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { REPO_ROOT } from '../../test/helpers/process.ts';
+import { VERB_USAGE } from './usage.ts';
+
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'openrail.js'), ...args], { encoding: 'utf8', timeout: 30_000 });
+
+test('each verb answers --help and -h with its usage on stdout and exit 0, worded one way', () => {
+  for (const verb of Object.keys(VERB_USAGE) as Array<keyof typeof VERB_USAGE>) {
+    for (const flag of ['--help', '-h']) {
+      const run = cli(verb, flag);
+      assert.equal(run.status, 0, `${verb} ${flag}: ${run.stderr}`);
+      assert.equal(run.stdout, `${VERB_USAGE[verb]}\n`);
+      assert.match(run.stdout, new RegExp(`^usage: openrail ${verb}\\b`));
+      assert.equal(run.stderr, '');
+    }
+  }
+});
+
+test('a mistaken option or command exits 2 with the usage on stderr', () => {
+  for (const [args, verb] of [
+    [['verify', '--bogus'], 'verify'],
+    [['serve', 'now'], 'serve'],
+    [['conformance', '--level', '3', '--verifier', 'x'], 'conformance'],
+  ] as const) {
+    const run = cli(...args);
+    assert.equal(run.status, 2, args.join(' '));
+    assert.ok(run.stderr.includes(VERB_USAGE[verb]), run.stderr);
+  }
+  const unknown = cli('frobnicate');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});

@@ -1,0 +1,238 @@
+/**
+ * GET /verify in a real browser (Debian Chromium via playwright-core), answered by the real wallet
+ * of test/helpers/oid4vp-wallet.ts. The rail listens on a real socket and its PUBLIC_URL is that
+ * socket's own http://127.0.0.1:<port> origin, so the page's same-origin fetches, its QR image and
+ * the wallet all reach the same service at the address it publishes.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../../test/helpers/chromium.ts';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
+import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { freePort } from '../../../test/helpers/process.ts';
+import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+
+const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
+const SUBJECT = {
+  holder_name: 'Ada Lovelace',
+  birth_date: '1815-12-10',
+  student: false,
+  class: 'first',
+  member_number: 'M-1815-12',
+};
+const UNCHECKED = 'member_number';
+/** The label the page shows for a claim (docs/credential-types.md: the claim key, words capitalised). */
+const LABELS: Record<string, string> = {
+  holder_name: 'Holder name',
+  birth_date: 'Birth date',
+  student: 'Student',
+  class: 'Class',
+  member_number: 'Member number',
+};
+const label = (claim: string) => LABELS[claim] ?? claim;
+const WAIT_MS = 20_000;
+
+const skip = chromiumMissing();
+
+/**
+ * What the test reads inside the page (the project's lib has no DOM types). Only self-contained
+ * functions are evaluated there: a string predicate makes Playwright eval() in the page, which the
+ * page's CSP rightly refuses (and reports as a violation).
+ */
+type InPage = {
+  document: { getElementById(id: string): { complete: boolean; naturalWidth: number } };
+  __csp: string[];
+};
+
+describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { skip: skip ?? false }, () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  let origin: string;
+  let slug: string;
+  let tenantDid: string;
+  let vct: string;
+  let credential: string;
+  let holderKey: HolderKey;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const pageErrors: string[] = [];
+
+  async function api(path: string, body: unknown): Promise<Record<string, unknown>> {
+    const res = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { ...owner, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    assert.equal(res.status, 201, JSON.stringify(json));
+    return json;
+  }
+
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    db = await sqlite.create();
+    // The port must be known before compose: PUBLIC_URL is this very origin.
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    rail = await startRail(db, { PUBLIC_URL: origin });
+    await rail.app.listen({ port, host: '127.0.0.1' });
+
+    const tenant = await api('/api/tenants', { name: 'Bruges Chess Circle' });
+    slug = String(tenant.slug);
+    tenantDid = String(tenant.did);
+    assert.equal(tenantDid, `did:web:127.0.0.1%3A${port}:t:${slug}`);
+    const type = await api('/api/types', { tenant: slug, name: 'Member Card', claims: CLAIMS });
+    vct = String(type.vct);
+    const offer = await api('/api/offers', { tenant: slug, typeId: type.typeId, subject: SUBJECT });
+    holderKey = await newHolderKey();
+    credential = await collectWithWallet({ offerUri: String(offer.offerUri), holderKey, baseUrl: origin, publicUrl: origin });
+
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    // Runs before the page's own script (and outside its CSP): records every CSP violation.
+    await page.addInitScript({
+      content: `window.__csp = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
+    });
+  });
+
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await rail?.stop();
+    await db?.drop();
+  });
+
+  const statusText = () => page.locator('#status').textContent();
+
+  /** Clicks "Create request" and returns the new openid4vp:// URI once the QR code shows. */
+  async function createRequest(previous?: string): Promise<string> {
+    const created = page.waitForResponse((r) => r.url() === `${origin}/verify/request` && r.request().method() === 'POST', {
+      timeout: WAIT_MS,
+    });
+    await page.getByRole('button', { name: 'Create request' }).click();
+    const answer = await created;
+    assert.equal(answer.status(), 201);
+    const body = (await answer.json()) as { requestUri: string; resultToken: string };
+    await page.locator('#qr').waitFor({ state: 'visible', timeout: WAIT_MS });
+    const link = previous ? `#wallet-link:not([hidden]):not([href=${JSON.stringify(previous)}])` : '#wallet-link:not([hidden])';
+    await page.locator(link).waitFor({ state: 'attached', timeout: WAIT_MS });
+    const requestUri = await page.locator('#wallet-link').getAttribute('href');
+    assert.ok(requestUri, 'the wallet link has an href');
+    assert.ok(requestUri.startsWith('openid4vp://?'), `wallet-link href ${requestUri}`);
+    assert.equal(requestUri, body.requestUri);
+    assert.ok(!(await page.content()).includes(body.resultToken), 'the result token stays in the script, out of the document');
+    assert.equal(await statusText(), 'Waiting for the wallet…');
+
+    const src = await page.locator('#qr').getAttribute('src');
+    assert.equal(src, `/api/qr?data=${encodeURIComponent(requestUri)}`);
+    const qr = await fetch(`${origin}${src}`);
+    assert.equal(qr.status, 200);
+    assert.equal(qr.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await qr.text(), /^<svg[\s>]/);
+    // The browser loaded it too (img-src 'self').
+    await page.waitForFunction(() => (globalThis as unknown as InPage).document.getElementById('qr').complete, null, {
+      timeout: WAIT_MS,
+    });
+    const width = await page.evaluate(() => (globalThis as unknown as InPage).document.getElementById('qr').naturalWidth);
+    assert.ok(width > 0, 'the QR image rendered');
+    return requestUri;
+  }
+
+  function wallet(requestUri: string, overrides?: WalletOverrides) {
+    return presentWithWallet({
+      requestUri,
+      credential,
+      holderKey,
+      baseUrl: origin,
+      publicUrl: origin,
+      ...(overrides ? { overrides } : {}),
+    });
+  }
+
+  let first: string | undefined;
+
+  test('pick a type and claims, show the QR code, and see the disclosed claims once the wallet presents', async () => {
+    const response = await page.goto(`${origin}/verify`);
+    assert.ok(response);
+    assert.equal(response.status(), 200);
+    const csp = response.headers()['content-security-policy'];
+    assert.ok(csp, 'the page has a Content-Security-Policy');
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'sha256-[A-Za-z0-9+/]+=*'/);
+    assert.doesNotMatch(csp, /unsafe-eval|script-src[^;]*unsafe-inline/);
+
+    // The catalog fills the type select.
+    await page.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
+    const values = await page.locator('#type option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    assert.ok(values.includes(vct), `the select offers ${vct}: ${JSON.stringify(values)}`);
+    assert.equal(await page.locator('#create').isDisabled(), false);
+    await page.selectOption('#type', vct);
+    // People read names: the type with its tenant's display name, each claim by its label.
+    assert.equal(await page.locator(`#type option[value="${vct}"]`).textContent(), 'Member Card (Bruges Chess Circle)');
+    const boxes = page.locator('input[name=claim]');
+    const offered = await boxes.evaluateAll((inputs) => inputs.map((i) => i.getAttribute('value')));
+    assert.deepEqual(offered, Object.keys(SUBJECT));
+    assert.deepEqual(
+      (await page.locator('#claims label').allTextContents()).map((t) => t.trim()),
+      Object.keys(SUBJECT).map(label),
+    );
+    await page.uncheck(`input[name=claim][value="${UNCHECKED}"]`);
+
+    const requestUri = await createRequest();
+    first = requestUri;
+    const run = await wallet(requestUri);
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const asked = Object.keys(SUBJECT).filter((c) => c !== UNCHECKED);
+    assert.deepEqual(run.disclosed.sort(), [...asked].sort(), 'the page asked for every checked claim and no other');
+
+    await page.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.locator('#outcome').getAttribute('data-ok'), 'true');
+    assert.deepEqual(await page.locator('#outcome th').allTextContents(), asked.map(label));
+    assert.deepEqual(
+      await page.locator('#outcome td').allTextContents(),
+      asked.map((c) => {
+        const value = SUBJECT[c as keyof typeof SUBJECT];
+        return typeof value === 'string' ? value : JSON.stringify(value);
+      }),
+    );
+    assert.equal(await page.locator('#outcome p').textContent(), `Issued by Bruges Chess Circle (${tenantDid})`);
+    assert.equal(await page.locator('#qr').isHidden(), true, 'the QR code is gone once the outcome is in');
+    assert.equal(await page.locator('#wallet-link').isHidden(), true);
+  });
+
+  test('a presentation with the wrong nonce shows "Not verified" and the failure code', async () => {
+    const requestUri = await createRequest(first);
+    const run = await wallet(requestUri, { nonce: randomBytes(24).toString('base64url') });
+    assert.equal(run.status, 400, JSON.stringify(run.body));
+    assert.equal((run.body as { error?: string }).error, 'nonce_mismatch');
+
+    await page.locator('#status', { hasText: /^Not verified$/ }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.locator('#outcome').getAttribute('data-ok'), 'false');
+    assert.match(String(await page.locator('#outcome').textContent()), /^nonce_mismatch \(freshness\): /);
+    assert.equal(await page.locator('#outcome table').count(), 0, 'no claims shown');
+  });
+
+  test('no CSP violation and no console error on the page', async () => {
+    const violations = await page.evaluate(() => (globalThis as unknown as InPage).__csp);
+    assert.deepEqual(violations, [], 'securitypolicyviolation events');
+    assert.deepEqual(
+      consoleErrors.filter((e) => /Content[- ]Security[- ]Policy|Refused to/i.test(e)),
+      [],
+      'CSP reports in the console',
+    );
+    assert.deepEqual(consoleErrors, [], 'console errors');
+    assert.deepEqual(pageErrors, [], 'uncaught page errors');
+  });
+});

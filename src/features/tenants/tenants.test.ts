@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { calculateJwkThumbprint } from 'jose';
+import { insertAccessToken, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { holderJws } from '../../../test/helpers/holder.ts';
+import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+
+for (const factory of testDatabases()) {
+  describe(`tenants over HTTP (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db);
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    const create = (headers: Record<string, string>, body: unknown = { name: 'City of Ghent' }, url = '/api/tenants') =>
+      rail.app.inject({ method: 'POST', url, headers, payload: body as object });
+    const tenantCount = async () => (await rail.db.selectFrom('tenants').select('slug').execute()).length;
+
+    test('refuses a request without credentials, with a Holder credential, or with an unknown bearer', async () => {
+      const before = await tenantCount();
+      const holder = { authorization: `Holder ${await holderJws({ aud: new URL(PUBLIC_URL).origin })}` };
+      for (const headers of [{}, holder, bearer('not-a-token-anyone-issued')]) {
+        const res = await create(headers);
+        assert.equal(res.statusCode, 401, JSON.stringify(headers));
+        assert.equal(res.json().error, 'unauthorized');
+        assert.match(String(res.headers['www-authenticate']), /^Bearer realm="openrail"/);
+      }
+      assert.equal(await tenantCount(), before, 'a refused request creates nothing');
+    });
+
+    test('refuses an OID4VCI access token on the operator plane', async () => {
+      const token = 'orat_cross-plane-test-token';
+      await insertAccessToken(rail.db, {
+        tenant: 'root',
+        tokenHash: hashToken(token),
+        grantId: 'g1',
+        createdAt: Date.now(),
+        expiresAt: Date.now() + 60_000,
+      });
+      const res = await create(bearer(token));
+      assert.equal(res.statusCode, 401);
+    });
+
+    test('the owner creates a tenant whose DID document resolves and binds the DID', async () => {
+      const res = await create(owner, { name: 'City of Ghent' });
+      assert.equal(res.statusCode, 201);
+      const tenant = res.json();
+      assert.deepEqual(Object.keys(tenant).sort(), ['did', 'name', 'slug']);
+      assert.equal(tenant.slug, 'city-of-ghent');
+      assert.equal(tenant.name, 'City of Ghent');
+      assert.equal(tenant.did, 'did:web:rail.example.test:t:city-of-ghent');
+
+      const doc = await rail.app.inject({ method: 'GET', url: `/t/${tenant.slug}/did.json` });
+      assert.equal(doc.statusCode, 200);
+      assert.equal(doc.headers['access-control-allow-origin'], '*');
+      const body = doc.json();
+      assert.equal(body.id, tenant.did);
+      assert.equal(body.verificationMethod.length, 1);
+      const vm = body.verificationMethod[0];
+      assert.equal(vm.type, 'JsonWebKey2020');
+      assert.equal(vm.controller, tenant.did);
+      assert.deepEqual(Object.keys(vm.publicKeyJwk).sort(), ['crv', 'kty', 'x', 'y']);
+      assert.equal(vm.id, `${tenant.did}#${await calculateJwkThumbprint(vm.publicKeyJwk, 'sha256')}`);
+      assert.deepEqual(body.assertionMethod, [vm.id]);
+    });
+
+    test('/v1/tenants is the same operation', async () => {
+      const res = await create(owner, { name: 'Port Authority' }, '/v1/tenants');
+      assert.equal(res.statusCode, 201);
+      assert.equal(res.json().slug, 'port-authority');
+      assert.equal((await create({}, { name: 'x' }, '/v1/tenants')).statusCode, 401);
+    });
+
+    test('a colliding name gets the next free slug', async () => {
+      const first = (await create(owner, { name: 'Harbour Works' })).json();
+      const second = (await create(owner, { name: 'Harbour  works!' })).json();
+      assert.equal(first.slug, 'harbour-works');
+      assert.equal(second.slug, 'harbour-works-2');
+      assert.notEqual(first.did, second.did);
+    });
+
+    test('never creates a demonstration tenant', async () => {
+      const before = await tenantCount();
+      const refused = await create(owner, { name: 'Riverside (Demo)' });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().error, 'reserved_name');
+      assert.equal(await tenantCount(), before);
+      const prefixed = (await create(owner, { name: 'Demo Systems' })).json();
+      assert.equal(prefixed.slug, 'org-demo-systems');
+      const root = (await create(owner, { name: 'Root' })).json();
+      assert.equal(root.slug, 'org-root');
+    });
+
+    test('refuses malformed JSON, unknown fields and empty names with 400 and writes nothing', async () => {
+      const before = await tenantCount();
+      const malformed = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants',
+        headers: { ...owner, 'content-type': 'application/json' },
+        payload: '{"name": ',
+      });
+      assert.equal(malformed.statusCode, 400);
+      assert.equal(malformed.json().error, 'malformed_json');
+      for (const body of [{ name: '' }, { name: '   ' }, { name: 'A', slug: 'chosen' }, {}, { name: 42 }]) {
+        const res = await create(owner, body);
+        assert.equal(res.statusCode, 400, JSON.stringify(body));
+        assert.equal(res.json().error, 'invalid_request');
+      }
+      assert.equal(await tenantCount(), before);
+    });
+
+    test('the platform tenant root and the demo tenant exist from the first start', async () => {
+      const platform = await rail.app.inject({ method: 'GET', url: '/.well-known/did.json' });
+      assert.equal(platform.json().id, 'did:web:rail.example.test');
+      const demo = await rail.db.selectFrom('tenants').selectAll().where('slug', 'like', 'demo-%').execute();
+      assert.equal(demo.length, 1);
+      assert.match(demo[0]?.name ?? '', / \(Demo\)$/);
+      assert.equal((await rail.app.inject({ method: 'GET', url: `/t/${demo[0]?.slug}/did.json` })).statusCode, 200);
+      assert.equal((await rail.app.inject({ method: 'GET', url: '/t/root/did.json' })).statusCode, 404);
+      assert.equal((await rail.app.inject({ method: 'GET', url: '/t/nobody/did.json' })).json().error, 'unknown_tenant');
+    });
+
+    test('updates profile and branding; refuses to un-mark a demo tenant', async () => {
+      const { slug } = (await create(owner, { name: 'Brand Co' })).json();
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants/update',
+        headers: owner,
+        payload: {
+          tenant: slug,
+          displayName: 'Brand Company',
+          primaryColor: '#112233',
+          logoUri: 'https://brand.example/logo.png',
+        },
+      });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.json().profile.displayName, 'Brand Company');
+      assert.equal(res.json().profile.primaryColor, '#112233');
+      assert.equal(res.json().profile.description, null);
+
+      const cleared = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants/update',
+        headers: owner,
+        payload: { tenant: slug, primaryColor: null },
+      });
+      assert.equal(cleared.json().profile.primaryColor, null);
+      assert.equal(cleared.json().profile.displayName, 'Brand Company');
+
+      const badColour = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants/update',
+        headers: owner,
+        payload: { tenant: slug, primaryColor: 'red' },
+      });
+      assert.equal(badColour.statusCode, 400);
+
+      const unmark = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants/update',
+        headers: owner,
+        payload: { tenant: 'demo-transit', displayName: 'Metro Transit' },
+      });
+      assert.equal(unmark.statusCode, 400);
+      assert.equal(unmark.json().error, 'reserved_name');
+      const unknown = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants/update',
+        headers: owner,
+        payload: { tenant: 'no-such-tenant', displayName: 'X' },
+      });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().error, 'unknown_tenant');
+    });
+  });
+}

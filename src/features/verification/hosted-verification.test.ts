@@ -1,0 +1,331 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import type { HolderKey } from '../../../test/helpers/holder.ts';
+import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
+import { CLIENT_ID, present } from '../../../test/helpers/presentation.ts';
+import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import type { Clock } from '../../core/clock.ts';
+
+/** No array claims: the verifier checks top-level disclosures only. */
+const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'zones:array(text)'];
+const SUBJECT = { holder_name: 'Ada Lovelace', birth_date: '1815-12-10', student: false, class: 'first', zones: ['A'] };
+
+const freshNonce = () => randomBytes(18).toString('base64url');
+const form = (fields: Record<string, string>) => ({
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams(fields).toString(),
+});
+
+for (const factory of testDatabases()) {
+  describe(`hosted verification (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let now = Date.now();
+    const clock: Clock = { now: () => now };
+    let vct: string;
+    let issued: { credential: string; key: HolderKey };
+
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, {}, clock);
+      ({ vct } = await registerType(rail.app, 'demo-transit', 'Verified Pass', CLAIMS));
+      issued = await issueOne(rail.app, 'demo-transit', 'verified-pass', SUBJECT);
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    const open = async (body: Record<string, unknown> = {}) => {
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/verify/request',
+        payload: { vct, claims: ['holder_name', 'student'], nonce: freshNonce(), aud: 'https://shop.example', ...body },
+      });
+      return res;
+    };
+    const openOk = async (body: Record<string, unknown> = {}) => {
+      const res = await open(body);
+      assert.equal(res.statusCode, 201, res.body);
+      const created = res.json() as { requestUri: string; transactionId: string; resultToken: string; expiresAt: string };
+      const requestObject = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
+      assert.equal(requestObject.statusCode, 200, requestObject.body);
+      return { ...created, request: decodeJwt(requestObject.body) as Record<string, unknown> & { nonce: string; state: string } };
+    };
+    const poll = async (id: string, token?: string) => {
+      const res = await rail.app.inject({ method: 'GET', url: `/verify/result/${id}`, headers: token ? bearer(token) : {} });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().outcome;
+    };
+
+    test('the catalog lists every type with its requestable claims', async () => {
+      const res = await rail.app.inject({ method: 'GET', url: '/verify/catalog' });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      const entry = res.json().types.find((t: { vct: string }) => t.vct === vct);
+      assert.deepEqual(entry, {
+        id: 'verified-pass',
+        name: 'Verified Pass',
+        vct,
+        tenant: 'demo-transit',
+        tenantName: 'Metro Transit (Demo)',
+        claims: ['holder_name', 'birth_date', 'student', 'class'],
+        claimLabels: { holder_name: 'Holder name', birth_date: 'Birth date', student: 'Student', class: 'Class' },
+      });
+    });
+
+    test('a request yields an openid4vp URI with request_uri and never the result token', async () => {
+      const created = await openOk();
+      const uri = new URL(created.requestUri);
+      assert.equal(uri.protocol, 'openid4vp:');
+      assert.equal(uri.searchParams.get('client_id'), CLIENT_ID);
+      assert.equal(uri.searchParams.get('request_uri'), `${PUBLIC_URL}/oid4vp/request/${created.transactionId}`);
+      assert.ok(!created.requestUri.includes(created.resultToken));
+      assert.equal(await poll(created.transactionId, created.resultToken), null, 'pending');
+    });
+
+    test('the request object is signed by the platform verifier key, re-fetchable, with a DCQL query', async () => {
+      const created = await openOk({ nonce: 'caller-nonce-0123456789' });
+      const first = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
+      const second = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
+      for (const res of [first, second]) {
+        assert.equal(res.statusCode, 200);
+        assert.equal(res.headers['content-type'], 'application/oauth-authz-req+jwt');
+      }
+      const header = decodeProtectedHeader(first.body);
+      assert.equal(header.typ, 'oauth-authz-req+jwt');
+      assert.equal(header.alg, 'ES256');
+      const did = await rail.app.inject({ method: 'GET', url: '/.well-known/did.json' });
+      assert.ok(did.json().authentication.includes(header.kid), 'the kid is the platform verifier key');
+      const payload = decodeJwt(first.body);
+      assert.equal(payload.client_id, CLIENT_ID);
+      assert.equal(payload.response_type, 'vp_token');
+      assert.equal(payload.response_mode, 'direct_post');
+      assert.equal(payload.response_uri, `${PUBLIC_URL}/oid4vp/response`);
+      assert.equal(payload.nonce, 'caller-nonce-0123456789');
+      assert.equal(typeof payload.state, 'string');
+      assert.equal(payload.client_id_scheme, undefined);
+      assert.equal(payload.redirect_uri, undefined);
+      assert.deepEqual(payload.dcql_query, {
+        credentials: [
+          {
+            id: 'credential',
+            format: 'dc+sd-jwt',
+            meta: { vct_values: [vct] },
+            claims: [{ path: ['holder_name'] }, { path: ['student'] }],
+          },
+        ],
+      });
+    });
+
+    test('an accepted presentation yields exactly the requested claims, the nonce and the audience', async () => {
+      const created = await openOk();
+      const vp = await present(issued.credential, issued.key, ['holder_name', 'student', 'class'], {
+        nonce: created.request.nonce,
+      });
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: created.request.state }),
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), {});
+      const outcome = await poll(created.transactionId, created.resultToken);
+      assert.deepEqual(outcome, {
+        ok: true,
+        presentation: {
+          claims: { holder_name: 'Ada Lovelace', student: false },
+          vct,
+          issuer: 'did:web:rail.example.test:t:demo-transit',
+        },
+        presentedNonce: created.request.nonce,
+        presentedAud: CLIENT_ID,
+      });
+      assert.ok(!JSON.stringify(outcome).includes(String(issued.key.publicJwk.x)), 'no holder key');
+      // A second response to the completed transaction is refused and changes nothing.
+      const again = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: created.request.state }),
+      });
+      assert.equal(again.statusCode, 400);
+      assert.equal(again.json().error, 'invalid_request');
+      assert.deepEqual(await poll(created.transactionId, created.resultToken), outcome);
+      // Without the token, with a wrong one, or for an unknown id: null.
+      assert.equal(await poll(created.transactionId), null);
+      assert.equal(await poll(created.transactionId, 'vrt_wrong'), null);
+      assert.equal(await poll('vtx_unknownunknownunknow', created.resultToken), null);
+    });
+
+    test('older vp_token shapes are accepted: an object of strings and a bare string', async () => {
+      for (const shape of [(vp: string) => JSON.stringify({ credential: vp }), (vp: string) => vp]) {
+        const created = await openOk();
+        const vp = await present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: created.request.nonce });
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/oid4vp/response',
+          ...form({ vp_token: shape(vp), state: created.request.state }),
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal((await poll(created.transactionId, created.resultToken)).ok, true);
+      }
+    });
+
+    test('a failing presentation completes the transaction with the failing link', async () => {
+      const cases: Array<[string, (n: string) => Promise<string>, string, string]> = [
+        [
+          'wrong nonce',
+          () => present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: freshNonce() }),
+          'nonce_mismatch',
+          'freshness',
+        ],
+        [
+          'wrong audience',
+          (n) =>
+            present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: n, aud: 'https://elsewhere.example' }),
+          'audience_mismatch',
+          'audience',
+        ],
+        [
+          'claim withheld',
+          (n) => present(issued.credential, issued.key, ['holder_name'], { nonce: n }),
+          'required_claim_missing',
+          'required_claims',
+        ],
+        ['not a presentation', async () => 'garbage~', 'malformed_presentation', 'structure'],
+      ];
+      for (const [name, build, error, link] of cases) {
+        const created = await openOk();
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/oid4vp/response',
+          ...form({
+            vp_token: JSON.stringify({ credential: [await build(created.request.nonce)] }),
+            state: created.request.state,
+          }),
+        });
+        assert.equal(res.statusCode, 400, name);
+        assert.equal(res.json().error, error, name);
+        const outcome = await poll(created.transactionId, created.resultToken);
+        assert.equal(outcome.ok, false, name);
+        assert.equal(outcome.error, error, name);
+        assert.equal(outcome.link, link, name);
+      }
+    });
+
+    test('a vp_token with two presentations or another query id is malformed', async () => {
+      const created = await openOk();
+      const vp = await present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: created.request.nonce });
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [vp, vp] }), state: created.request.state }),
+      });
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().error, 'malformed_presentation');
+    });
+
+    test('a wallet error response completes the transaction as declined', async () => {
+      const created = await openOk();
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ error: 'access_denied', error_description: 'The holder said no', state: created.request.state }),
+      });
+      assert.equal(res.statusCode, 400);
+      const outcome = await poll(created.transactionId, created.resultToken);
+      assert.equal(outcome.ok, false);
+      assert.equal(outcome.error, 'wallet_error');
+      assert.match(outcome.detail, /access_denied/);
+    });
+
+    test('a response with an unknown or missing state changes nothing', async () => {
+      const bad: Record<string, string>[] = [{ state: 'nope', vp_token: 'x~' }, { vp_token: 'x~' }];
+      for (const fields of bad) {
+        const res = await rail.app.inject({ method: 'POST', url: '/oid4vp/response', ...form(fields) });
+        assert.equal(res.statusCode, 400);
+        assert.equal(res.json().error, 'invalid_request');
+      }
+      const dup = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'state=a&state=b',
+      });
+      assert.equal(dup.statusCode, 400);
+    });
+
+    test('requests are refused with a named error and write nothing', async () => {
+      const count = async () =>
+        Number(
+          (
+            await rail.db
+              .selectFrom('presentation_transactions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      const refusals: Array<[Record<string, unknown>, number, string]> = [
+        [{ vct: `${PUBLIC_URL}/types/nothing` }, 404, 'unknown_type'],
+        [{ vct: 'https://elsewhere.example/types/verified-pass' }, 404, 'unknown_type'],
+        [{ claims: ['shoe_size'] }, 400, 'unknown_claim'],
+        [{ claims: ['zones'] }, 400, 'unsupported_claim'],
+        [{ claims: ['student', 'student'] }, 400, 'invalid_request'],
+        [{ nonce: 'short' }, 400, 'invalid_request'],
+        [{ nonce: 'has spaces in it, sixteen+' }, 400, 'invalid_request'],
+        [{ aud: '' }, 400, 'invalid_request'],
+        [{ extra: true }, 400, 'invalid_request'],
+      ];
+      for (const [body, status, error] of refusals) {
+        const res = await open(body);
+        assert.equal(res.statusCode, status, `${JSON.stringify(body)}: ${res.body}`);
+        assert.equal(res.json().error, error, JSON.stringify(body));
+      }
+      assert.equal(await count(), before);
+      const nonce = freshNonce();
+      await openOk({ nonce });
+      const reused = await open({ nonce });
+      assert.equal(reused.statusCode, 409);
+      assert.equal(reused.json().error, 'nonce_reused');
+      assert.equal(await count(), before + 1);
+    });
+
+    test('the operator plane opens the same request, and needs the operator bearer', async () => {
+      const body = { vct, claims: ['holder_name'], nonce: freshNonce(), aud: 'https://shop.example' };
+      const anonymous = await rail.app.inject({ method: 'POST', url: '/api/requests', payload: body });
+      assert.equal(anonymous.statusCode, 401);
+      const res = await rail.app.inject({ method: 'POST', url: '/api/requests', headers: owner, payload: body });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.match(res.json().requestUri, /^openid4vp:\/\//);
+      const row = await rail.db
+        .selectFrom('presentation_transactions')
+        .select('requested_by')
+        .where('id', '=', res.json().transactionId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.requested_by, 'owner-token');
+    });
+
+    test('transactions expire: request object 404, result null, response refused', async () => {
+      const created = await openOk();
+      now += 11 * 60 * 1000;
+      try {
+        const requestObject = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
+        assert.equal(requestObject.statusCode, 404);
+        assert.equal(requestObject.json().error, 'unknown_transaction');
+        assert.equal(await poll(created.transactionId, created.resultToken), null);
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/oid4vp/response',
+          ...form({ vp_token: 'x~', state: created.request.state }),
+        });
+        assert.equal(res.statusCode, 400);
+      } finally {
+        now = Date.now();
+      }
+    });
+  });
+}
