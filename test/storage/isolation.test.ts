@@ -10,9 +10,18 @@ import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import type { CredentialTypeRecord } from '../../src/ports/credential-type-store.ts';
-import type { Collection, IssuedCredentialRecord, StatusAllocation } from '../../src/ports/issued-credential-store.ts';
-import type { OfferRecord } from '../../src/ports/offer-store.ts';
+import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
+import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
+import type {
+  Collection,
+  IssuedCredentialRecord,
+  IssuedCredentialStore,
+  StatusAllocation,
+} from '../../src/ports/issued-credential-store.ts';
+import type { KeyStore } from '../../src/ports/key-store.ts';
+import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
+import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
+import type { TenantStore } from '../../src/ports/tenant-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -59,6 +68,73 @@ function picker(first: number[] = []) {
   };
 }
 
+/** The tenant-owned ports, by name. */
+interface TenantOwnedPorts {
+  TenantStore: TenantStore;
+  SigningKeyStore: SigningKeyStore;
+  KeyStore: KeyStore;
+  AccessTokenStore: AccessTokenStore;
+  CredentialTypeStore: CredentialTypeStore;
+  OfferStore: OfferStore;
+  IssuedCredentialStore: IssuedCredentialStore;
+}
+
+const T = {
+  tenantReads: 'TenantStore: get, updateProfile and slugsStartingWith touch only the named tenant',
+  tenantCreate: 'TenantStore.create writes tenant and keys together or not at all',
+  signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
+  keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
+  accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
+  types: 'CredentialTypeStore: create, get and list keep each tenant to its own types; catalog is every tenant’s, by design',
+  offers: 'OfferStore: create, get, findByCode and findByRef answer only the owning tenant',
+  txAttempts: "OfferStore.claimTxAttempt counts only the owning tenant's attempts",
+  redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
+  allocation:
+    'IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full',
+  collectIsolation:
+    "IssuedCredentialStore.collect: a tenant can never spend or collect with another tenant's token, spent nonces or offer, nor a token collect another offer",
+  collectAtomic: 'IssuedCredentialStore.collect is all or nothing',
+  revocation: 'IssuedCredentialStore: revoke, revokedIndices and list never reach across tenants',
+  sweeps:
+    'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
+} as const;
+
+/**
+ * Which test below calls each method of each tenant-owned port as two tenants. Typed by the
+ * ports: a method added to a port does not compile until it names the test that covers it, and
+ * the last test checks that every test named here ran and passed.
+ */
+const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwnedPorts[P]]-?: string } } = {
+  TenantStore: { create: T.tenantCreate, get: T.tenantReads, updateProfile: T.tenantReads, slugsStartingWith: T.tenantReads },
+  SigningKeyStore: { insert: T.signingKeys, active: T.signingKeys, published: T.signingKeys },
+  KeyStore: {
+    prepareKey: T.keyStore,
+    ensureKey: T.keyStore,
+    activeKey: T.keyStore,
+    publishedKeys: T.keyStore,
+    signer: T.keyStore,
+    signJwt: T.keyStore,
+  },
+  AccessTokenStore: { findUsable: T.accessTokens, prune: T.sweeps },
+  CredentialTypeStore: { create: T.types, get: T.types, list: T.types, catalog: T.types },
+  OfferStore: {
+    create: T.offers,
+    get: T.offers,
+    findByCode: T.offers,
+    findByRef: T.offers,
+    claimTxAttempt: T.txAttempts,
+    redeem: T.redeem,
+    eraseDue: T.sweeps,
+  },
+  IssuedCredentialStore: {
+    collect: T.collectIsolation,
+    list: T.revocation,
+    revokedIndices: T.revocation,
+    revoke: T.revocation,
+    pruneSpentNonces: T.sweeps,
+  },
+};
+
 /**
  * Every tenant-owned repository method, called as tenant A and as tenant B: neither ever sees
  * or changes the other's rows.
@@ -75,6 +151,13 @@ for (const factory of testDatabases()) {
     let offers: SqlOfferStore;
     let ledger: SqlIssuedCredentialStore;
     let credentialIds = 0;
+    const passed = new Set<string>();
+    /** A test of this suite, recorded when it passes. */
+    const isolated = (name: string, fn: () => Promise<void>) =>
+      test(name, async () => {
+        await fn();
+        passed.add(name);
+      });
 
     before(async () => {
       target = await factory.create();
@@ -96,7 +179,7 @@ for (const factory of testDatabases()) {
       await target.drop();
     });
 
-    test('TenantStore: get, updateProfile and slugsStartingWith touch only the named tenant', async () => {
+    isolated(T.tenantReads, async () => {
       assert.equal((await tenants.get('alpha'))?.name, 'ALPHA');
       assert.equal((await tenants.get('beta'))?.name, 'BETA');
       await tenants.updateProfile('alpha', { displayName: 'Alpha Inc' }, 2);
@@ -108,14 +191,14 @@ for (const factory of testDatabases()) {
       assert.equal((await tenants.get('alpha'))?.displayName, 'Alpha Inc', 'and the refused insert changed nothing');
     });
 
-    test('TenantStore.create writes tenant and keys together or not at all', async () => {
+    isolated(T.tenantCreate, async () => {
       const wrongOwner = await keys.prepareKey('beta', 'issuer');
       await assert.rejects(tenants.create(tenantRecord('gamma'), [wrongOwner]));
       assert.equal(await tenants.get('gamma'), undefined, 'the tenant row was rolled back');
       assert.equal((await signingKeys.published('beta')).length, 1, 'no key was added to beta');
     });
 
-    test('SigningKeyStore: insert, active and published are scoped to the tenant', async () => {
+    isolated(T.signingKeys, async () => {
       const a = await signingKeys.active('alpha', 'issuer');
       const b = await signingKeys.active('beta', 'issuer');
       assert.ok(a && b);
@@ -136,9 +219,21 @@ for (const factory of testDatabases()) {
       assert.equal((await signingKeys.published('beta')).length, 1);
     });
 
-    test('KeyStore: a sealed key opens only as its own tenant', async () => {
+    isolated(T.keyStore, async () => {
       const jws = await keys.signJwt('alpha', 'issuer', { typ: 'JWT' }, { sub: 'x' });
       assert.match(jws, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+      // Each tenant's key is its own: made for it, found as it, published under it, signing as it.
+      const prepared = await keys.prepareKey('beta', 'verifier');
+      assert.equal(prepared.tenant, 'beta');
+      const alphaIssuer = await keys.activeKey('alpha', 'issuer');
+      const betaIssuer = await keys.activeKey('beta', 'issuer');
+      assert.ok(alphaIssuer && betaIssuer);
+      assert.notEqual(alphaIssuer.kid, betaIssuer.kid);
+      assert.deepEqual((await keys.ensureKey('beta', 'issuer')).kid, betaIssuer.kid, 'ensureKey finds beta its own key');
+      assert.ok(!(await keys.publishedKeys('alpha')).some((k) => k.kid === betaIssuer.kid));
+      assert.ok(!(await keys.publishedKeys('beta')).some((k) => k.kid === alphaIssuer.kid));
+      assert.equal((await keys.signer('beta', 'issuer')).kid, betaIssuer.kid);
+      assert.equal((await keys.signer('alpha', 'issuer')).kid, alphaIssuer.kid);
       const beta = await signingKeys.active('beta', 'issuer');
       assert.ok(beta);
       // Move beta's sealed key onto a row claiming to be alpha's: the vault refuses to open it.
@@ -159,7 +254,7 @@ for (const factory of testDatabases()) {
       await assert.rejects(fresh.signJwt('alpha', 'verifier', { typ: 'JWT' }, {}));
     });
 
-    test('AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it', async () => {
+    isolated(T.accessTokens, async () => {
       const now = Date.now();
       await insertAccessToken(db, {
         tenant: 'alpha',
@@ -262,7 +357,7 @@ for (const factory of testDatabases()) {
       };
     }
 
-    test('CredentialTypeStore: create, get and list keep each tenant to its own types', async () => {
+    isolated(T.types, async () => {
       const alphaType: CredentialTypeRecord = {
         tenant: 'alpha',
         typeId: 'membership',
@@ -303,9 +398,19 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await types.get('alpha', 'membership'), alphaType, 'and nothing was overwritten');
       assert.deepEqual(await types.get('beta', 'membership'), betaType, "nor beta's type of the same id");
       assert.deepEqual(await types.list('gamma'), []);
+      // The one cross-tenant read, on purpose: the public verification catalog lists every type.
+      const catalog = await types.catalog();
+      assert.deepEqual(
+        catalog.filter((t) => ['alpha', 'beta'].includes(t.tenant)).map((t) => [t.tenant, t.typeId]),
+        [
+          ['alpha', 'membership'],
+          ['beta', 'membership'],
+          ['beta', 'badge'],
+        ],
+      );
     });
 
-    test('OfferStore: create, get, findByCode and findByRef answer only the owning tenant', async () => {
+    isolated(T.offers, async () => {
       const a = offerRecord('alpha', 'off-a');
       const b = offerRecord('beta', 'off-b', { refHash: null, txCode: null, txCodeHash: null, subject: { level: 'gold' } });
       await offers.create(a);
@@ -333,7 +438,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await offers.get('alpha', 'off-a'), a, "and alpha's offer is unchanged");
     });
 
-    test("OfferStore.claimTxAttempt counts only the owning tenant's attempts", async () => {
+    isolated(T.txAttempts, async () => {
       assert.equal(await offers.claimTxAttempt('beta', 'off-a', 5), false, "beta cannot claim an attempt on alpha's offer");
       assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 0, "and alpha's count is untouched");
       assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 2), true);
@@ -347,7 +452,7 @@ for (const factory of testDatabases()) {
       assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 2, "beta's attempt did not count against alpha");
     });
 
-    test('OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce', async () => {
+    isolated(T.redeem, async () => {
       const a = await offers.get('alpha', 'off-a');
       const b = await offers.get('beta', 'off-b');
       assert.ok(a && b);
@@ -390,7 +495,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await allSpentNonces(), [], 'c_nonces are stateless: redeeming records none');
     });
 
-    test('IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full', async () => {
+    isolated(T.allocation, async () => {
       await redeemed('alpha', 'alloc-a1');
       await redeemed('beta', 'alloc-b1');
       await redeemed('alpha', 'alloc-a2');
@@ -482,7 +587,7 @@ for (const factory of testDatabases()) {
       assert.equal(await ledger.list('beta', 2), undefined, "beta cannot read alpha's list 2");
     });
 
-    test("IssuedCredentialStore.collect: a tenant can never spend or collect with another tenant's token, spent nonces or offer, nor a token collect another offer", async () => {
+    isolated(T.collectIsolation, async () => {
       await redeemed('alpha', 'iso-a');
       await redeemed('alpha', 'iso-a2');
       await redeemed('beta', 'iso-b');
@@ -558,7 +663,7 @@ for (const factory of testDatabases()) {
       assert.ok(await tokens.findUsable('tok-iso-a2', COLLECT_AT), "alpha's other token is still unspent");
     });
 
-    test('IssuedCredentialStore.collect is all or nothing', async () => {
+    isolated(T.collectAtomic, async () => {
       await redeemed('alpha', 'aon-0');
       await redeemed('alpha', 'aon-1');
       assert.equal((await ledger.collect(collection('alpha', 'aon-0', ['n-aon-0', 'n-aon-used']), slotsOf)).ok, true);
@@ -657,7 +762,7 @@ for (const factory of testDatabases()) {
       assert.equal(new Set(refs).size, refs.length, 'no status index was handed out twice');
     });
 
-    test('IssuedCredentialStore: revoke, revokedIndices and list never reach across tenants', async () => {
+    isolated(T.revocation, async () => {
       const R1 = T0 + 5_000;
       const R2 = T0 + 6_000;
       const revokedAt = async (id: string) =>
@@ -743,7 +848,7 @@ for (const factory of testDatabases()) {
       assert.equal(await ledger.list('alpha', 99), undefined);
     });
 
-    test('the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike', async () => {
+    isolated(T.sweeps, async () => {
       const S = 1_000_000; // long before T0: no other row of this suite is due
       const elsewhere = async () => ({
         offers: await db.selectFrom('offers').select(['id', 'subject']).where('id', 'not like', 'sw-%').orderBy('id').execute(),
@@ -852,6 +957,11 @@ for (const factory of testDatabases()) {
         'a spent token not yet expired is kept',
       );
       assert.deepEqual(await elsewhere(), untouched, 'rows not yet due are left alone');
+    });
+
+    test('every method of every tenant-owned port has its isolation case, and it passed', () => {
+      const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));
+      for (const name of named) assert.ok(passed.has(name), `the isolation case "${name}" did not pass`);
     });
   });
 }
