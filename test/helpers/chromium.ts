@@ -4,7 +4,7 @@
  * saying so, only when the binary is missing.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -32,4 +32,27 @@ export function chromiumMissing(): string | undefined {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** What a page did that a clean page never does: console errors, uncaught errors, CSP violations. */
+export interface PageWatch {
+  consoleErrors: string[];
+  pageErrors: string[];
+}
+
+/**
+ * Records the page's console errors and uncaught errors, and (by a script that runs before the
+ * page's own, outside its CSP) every securitypolicyviolation into `window.__csp`.
+ */
+export async function watchPage(page: Page): Promise<PageWatch> {
+  const watch: PageWatch = { consoleErrors: [], pageErrors: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') watch.consoleErrors.push(`${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => watch.pageErrors.push(String(error)));
+  await page.addInitScript({
+    content: `window.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
+  });
+  return watch;
 }

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium } from '../../../test/helpers/chromium.ts';
+import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { freePort } from '../../../test/helpers/process.ts';
 import { startRail, type TestRail } from '../../../test/helpers/rail.ts';
@@ -46,8 +46,8 @@ describe('the home, API reference and verify pages of the service in Chromium', 
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const consoleErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let consoleErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
     const [sqlite] = testDatabases();
@@ -63,15 +63,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => pageErrors.push(String(error)));
-    // Runs before the page's scripts and outside its CSP: records every violation.
-    await page.addInitScript({
-      content: `window.__csp = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
-    });
+    ({ consoleErrors, pageErrors } = await watchPage(page));
   });
 
   after(async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium } from '../../../test/helpers/chromium.ts';
+import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
@@ -59,8 +59,8 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const consoleErrors: string[] = [];
-  const pageErrors: string[] = [];
+  let consoleErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   async function api(path: string, body: unknown): Promise<Record<string, unknown>> {
     const res = await fetch(`${origin}${path}`, {
@@ -96,15 +96,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(String(error)));
-    // Runs before the page's own script (and outside its CSP): records every CSP violation.
-    await page.addInitScript({
-      content: `window.__csp = [];
-        document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
-    });
+    ({ consoleErrors, pageErrors } = await watchPage(page));
   });
 
   after(async () => {
