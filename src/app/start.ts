@@ -15,7 +15,6 @@ import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { IssuerUrls } from '../core/issuer-urls.ts';
 import { buildApp } from '../http/app.ts';
-import type { PageRenderer } from '../http/error-handler.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
@@ -46,8 +45,6 @@ export interface StartOptions {
   database?: OpenOptions;
   /** Outbound HTTP (default: the SSRF-guarded fetcher). */
   fetcher?: HttpFetcher;
-  /** How refusals on browser routes are rendered. */
-  renderPage?: PageRenderer;
   /** false: jobs are not started (tests tick `jobs` by hand). Default true. */
   runJobs?: boolean;
 }
@@ -101,7 +98,6 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       planes,
       publicOrigin: config.publicUrl.origin,
       ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.renderPage ? { renderPage: options.renderPage } : {}),
     });
     await app.ready();
     const jobs = new JobRunner(await registry.jobs(), new SqlJobLeaseStore(db), clock, log);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
-import { clientError, frameworkError, installErrorHandling, type PageRenderer } from './error-handler.ts';
+import { clientError, frameworkError, installErrorHandling } from './error-handler.ts';
 import { parseForm } from './form.ts';
 import { registerRoutes, routeOf } from './register-routes.ts';
 import { requestTarget } from './request-target.ts';
@@ -14,8 +14,6 @@ export interface AppOptions {
   publicOrigin: string;
   /** A pino logger, or undefined for none (tests). */
   logger?: FastifyBaseLogger;
-  /** How a refusal on a browser route is rendered; a bare page when absent. */
-  renderPage?: PageRenderer;
 }
 
 /**
@@ -46,7 +44,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(err as Error, undefined);
     }
   });
-  installErrorHandling(app, options.renderPage);
+  installErrorHandling(app);
   // One line per request, naming the operation by its route template, never by the path it was
   // called with: paths carry offer handles and transaction ids, queries carry codes and tokens.
   // An unmatched path is told by its first segment only.
