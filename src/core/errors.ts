@@ -1,6 +1,6 @@
 /**
  * The error catalogue: every refusal the service makes is one of these codes.
- * `docs/errors.md` lists the same codes; test/errors-catalogue.test.ts keeps the two in step.
+ * `docs/errors.md` lists the same codes; src/core/errors.test.ts keeps the two in step.
  * The public description is what a caller reads; an internal cause, if any, is only logged.
  */
 export const ERROR_CATALOGUE = {
