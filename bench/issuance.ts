@@ -1,29 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { type AgeResult, agePostgres, ageSqlite, countRows } from './age.ts';
-import { CEILING_DEFINITION, type CryptoRates, measureCryptoRates } from './crypto-rates.ts';
-import { commCpuMs, describeMachine, machineBusyMs, otherLoad } from './machine.ts';
-import { type ProfileSummary, summariseProfile } from './profile.ts';
-import { type BenchServer, REPO_ROOT, serverErrors, startServer } from './server.ts';
-import { fixed, percentile, table } from './stats.ts';
-import { checkCredential, createOffers, issueOne, type PoolItem, setUpIssuer, type Target } from './wallet.ts';
+import { coresOf, cpuWindow } from './lib/cpu-window.ts';
+import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
+import { drive, type Failures, mergeFailures } from './lib/drive.ts';
+import { commCpuMs } from './lib/machine.ts';
+import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
+import { areaTable, functionTable, type ProfileSummary, profileHeadline, summariseProfile } from './lib/profile.ts';
+import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
+import { startRun, writeResults } from './lib/results.ts';
+import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
+import { fixed, latencySummary, table } from './lib/stats.ts';
+import { checkCredential, createOffers, issueOne, type PoolItem, setUpIssuer, type Target } from './lib/wallet.ts';
 
 type Engine = 'sqlite' | 'postgres';
 type Phase = 'fresh' | 'aged';
 
-interface Options {
-  quick: boolean;
+interface Options extends CommonOptions {
   rows: number;
-  durationS: number;
-  warmupS: number;
-  cryptoMs: number;
   wallets: number[];
   engines: Engine[];
-  cpuProf: boolean;
   /** Before each measurement, wait (up to this many seconds) for other processes to leave the CPUs. */
   waitQuietS: number;
 }
@@ -65,19 +64,9 @@ export interface Row {
   /** Windows measured for this row (more than one when the machine was shared, with --wait-quiet). */
   attempts?: number;
   warmupErrors: number;
-  failures: Record<string, { count: number; sample: string }>;
+  failures: Failures;
   sampleCheck: string[];
   profiled?: boolean;
-}
-
-interface Drive {
-  ok: number;
-  errors: number;
-  seconds: number;
-  latencies: Float64Array;
-  exhausted: boolean;
-  failures: Record<string, { count: number; sample: string }>;
-  sample?: { item: PoolItem; credential: string };
 }
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--engine sqlite|postgres]
@@ -98,41 +87,18 @@ The SQLite file lives in a fresh directory under os.tmpdir(): TMPDIR=/dev/shm pu
 which shows what fsync costs. Results go to bench/results/issuance-<timestamp>.json.`;
 
 function options(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean', default: false },
-      rows: { type: 'string' },
-      duration: { type: 'string' },
-      wallets: { type: 'string' },
-      engine: { type: 'string' },
-      'cpu-prof': { type: 'boolean', default: false },
-      'wait-quiet': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const { values, quick, durationS, warmupS, cryptoMs, cpuProf } = parseOptions(argv, USAGE, {
+    rows: { type: 'string' },
+    wallets: { type: 'string' },
+    engine: { type: 'string' },
+    'wait-quiet': { type: 'string' },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const quick = values.quick === true;
-  const positive = (raw: string | undefined, name: string, fallback: number) => {
-    if (raw === undefined) return fallback;
-    const n = Number(raw.replaceAll('_', ''));
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number (got ${raw})`);
-    return n;
-  };
   const nonNegative = (raw: string, name: string) => {
     const n = Number(raw);
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number of seconds (got ${raw})`);
     return n;
   };
-  const wallets = (values.wallets ?? (values['cpu-prof'] ? '8' : '1,8,32')).split(',').map((w) => {
-    const n = Number(w);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--wallets takes positive integers (got ${w})`);
-    return n;
-  });
+  const wallets = positiveIntegers(values.wallets ?? (cpuProf ? '8' : '1,8,32'), 'wallets');
   const pgUrl = process.env.TEST_DATABASE_URL;
   let engines: Engine[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
   if (values.engine) {
@@ -143,63 +109,33 @@ function options(argv: string[]): Options {
   return {
     quick,
     rows: Math.round(positive(values.rows, 'rows', quick ? 50_000 : 1_000_000)),
-    durationS: positive(values.duration, 'duration', quick ? 1 : 5),
-    warmupS: quick ? 0.3 : 1,
-    cryptoMs: quick ? 400 : 1500,
+    durationS,
+    warmupS,
+    cryptoMs,
     wallets,
     engines,
-    cpuProf: values['cpu-prof'] === true,
+    cpuProf,
     waitQuietS: values['wait-quiet'] === undefined ? (quick ? 0 : 30) : nonNegative(values['wait-quiet'], 'wait-quiet'),
   };
 }
 
 /** N wallets issuing in a loop until `seconds` have passed (or the pool of offers runs dry). */
-async function drive(target: Target, pool: PoolItem[], wallets: number, seconds: number): Promise<Drive> {
-  const latencies: number[] = [];
-  const failures: Drive['failures'] = {};
-  let errors = 0;
-  let exhausted = false;
-  let sample: Drive['sample'];
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const wallet = async () => {
-    while (performance.now() < deadline) {
-      const item = pool.pop();
-      if (!item) {
-        exhausted = true;
-        return;
-      }
-      const t0 = performance.now();
-      let result: Awaited<ReturnType<typeof issueOne>>;
-      try {
-        result = await issueOne(target, item);
-      } catch (err) {
-        result = { ok: false, failure: { step: 'credential', status: 0, body: `network: ${String(err)}` } };
-      }
-      const t1 = performance.now();
-      if (result.ok) {
-        latencies.push(t1 - t0);
-        sample ??= { item, credential: result.credential };
-      } else {
-        errors++;
-        const key = `${result.failure.step} ${result.failure.status}`;
-        const f = failures[key] ?? { count: 0, sample: result.failure.body };
-        f.count++;
-        failures[key] = f;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: wallets }, wallet));
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    ok: latencies.length,
-    errors,
-    seconds: (performance.now() - start) / 1000,
-    latencies: sorted,
-    exhausted,
-    failures,
-    ...(sample ? { sample } : {}),
-  };
+async function issueFor(target: Target, pool: PoolItem[], wallets: number, seconds: number) {
+  let sample: { item: PoolItem; credential: string } | undefined;
+  const m = await drive({
+    workers: wallets,
+    seconds,
+    take: () => pool.pop(),
+    attempt: async (item) => {
+      const result = await issueOne(target, item);
+      if (!result.ok) return { key: `${result.failure.step} ${result.failure.status}`, sample: result.failure.body };
+      sample ??= { item, credential: result.credential };
+      return undefined;
+    },
+    // Counted as the credential step answering nothing.
+    thrown: (err) => ({ key: 'credential 0', sample: `network: ${String(err)}` }),
+  });
+  return { ...m, sample };
 }
 
 async function topUp(target: Target, pool: PoolItem[], want: number): Promise<void> {
@@ -222,8 +158,6 @@ interface LevelContext {
   sampler?: () => BackendSampler;
 }
 
-/** Above this many cores busy elsewhere during a window, the machine was shared: the row is suspect. */
-const SHARED_CORES = 0.25;
 const MAX_ATTEMPTS = 3;
 
 async function runLevels(ctx: LevelContext, log: (line: string) => void): Promise<Row[]> {
@@ -242,7 +176,7 @@ async function runLevels(ctx: LevelContext, log: (line: string) => void): Promis
           `${row.sampleCheck.length ? `, sample credential: ${row.sampleCheck.join('; ')}` : ''}`,
       );
       estimate = Math.max(estimate, row.perSec);
-      if (ctx.opts.waitQuietS <= 0 || (row.otherCores ?? 0) <= SHARED_CORES) break;
+      if (ctx.opts.waitQuietS <= 0 || !wasShared(row.otherCores)) break;
       if (attempt < MAX_ATTEMPTS) log('    the machine was shared during that window; measuring again');
     }
     if (row) rows.push(row);
@@ -253,25 +187,16 @@ async function runLevels(ctx: LevelContext, log: (line: string) => void): Promis
 async function measureLevel(ctx: LevelContext, wallets: number, estimate: number): Promise<Row> {
   const { opts, target, pool } = ctx;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * 1.5) + 50);
-  await waitQuiet(opts, (l) => process.stdout.write(`${l}\n`));
-  const warm = await drive(target, pool, wallets, opts.warmupS);
+  await waitQuiet(opts.waitQuietS, (l) => process.stdout.write(`${l}\n`));
+  const warm = await issueFor(target, pool, wallets, opts.warmupS);
   const warmRate = warm.ok / warm.seconds;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(warmRate * opts.durationS * 1.4) + 50);
-  const cpu0 = ctx.server.cpuMs();
-  const client0 = process.cpuUsage();
-  const busy0 = machineBusyMs();
-  const pg0 = ctx.engine === 'postgres' ? commCpuMs('postgres') : 0;
+  const endWindow = cpuWindow(() => ctx.server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
   const sampler = ctx.sampler?.();
-  const m = await drive(target, pool, wallets, opts.durationS);
+  const m = await issueFor(target, pool, wallets, opts.durationS);
   const backends = await sampler?.stop();
-  const pg1 = ctx.engine === 'postgres' ? commCpuMs('postgres') : 0;
-  const busy1 = machineBusyMs();
-  const pgMs = pg0 !== undefined && pg1 !== undefined ? pg1 - pg0 : 0;
-  const cpu1 = ctx.server.cpuMs();
-  const client = process.cpuUsage(client0);
-  const clientMs = (client.user + client.system) / 1000;
+  const cpu = endWindow();
   const perSec = m.ok / m.seconds;
-  const serverCpuMs = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
   return {
     engine: ctx.engine,
     db: ctx.phase,
@@ -279,19 +204,12 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
     credentials: m.ok,
     seconds: m.seconds,
     perSec,
-    p50Ms: percentile(m.latencies, 50),
-    p99Ms: percentile(m.latencies, 99),
-    maxMs: m.latencies.at(-1) ?? Number.NaN,
+    ...latencySummary(m.latencies),
     errors: m.errors,
     ceilingFraction: perSec / ctx.crypto.ceilingPerSec,
-    ...(serverCpuMs !== undefined
-      ? { serverCpuMsPerCredential: m.ok > 0 ? serverCpuMs / m.ok : Number.NaN, serverCores: serverCpuMs / 1000 / m.seconds }
-      : {}),
-    clientCores: clientMs / 1000 / m.seconds,
-    ...(busy0 !== undefined && busy1 !== undefined && serverCpuMs !== undefined
-      ? { otherCores: Math.max(0, (busy1 - busy0 - serverCpuMs - clientMs - pgMs) / 1000 / m.seconds) }
-      : {}),
-    ...(ctx.engine === 'postgres' ? { postgresCores: pgMs / 1000 / m.seconds } : {}),
+    ...(cpu.serverMs !== undefined ? { serverCpuMsPerCredential: m.ok > 0 ? cpu.serverMs / m.ok : Number.NaN } : {}),
+    ...coresOf(cpu, m.seconds),
+    ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
     ...(backends ? { pgBackends: backends } : {}),
     poolExhausted: m.exhausted,
     warmupErrors: warm.errors,
@@ -299,31 +217,6 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
     sampleCheck: m.sample ? await checkCredential(target, m.sample.item, m.sample.credential) : ['no credential was issued'],
     ...(ctx.profiled ? { profiled: true } : {}),
   };
-}
-
-async function waitQuiet(opts: Options, log: (l: string) => void): Promise<void> {
-  if (opts.waitQuietS <= 0) return;
-  const until = Date.now() + opts.waitQuietS * 1000;
-  let load = await otherLoad(1000);
-  if (load === undefined || load < 0.15) return;
-  log(`  waiting for the machine to go quiet (other processes: ${fixed(load, 2)} cores)`);
-  while (Date.now() < until) {
-    load = await otherLoad(1000);
-    if (load === undefined || load < 0.15) return;
-  }
-  log(`  still ${fixed(load, 2)} cores busy elsewhere after ${opts.waitQuietS} s; measuring anyway`);
-}
-
-function mergeFailures(...all: Array<Drive['failures']>): Drive['failures'] {
-  const out: Drive['failures'] = {};
-  for (const f of all) {
-    for (const [k, v] of Object.entries(f)) {
-      const o = out[k] ?? { count: 0, sample: v.sample };
-      o.count += v.count;
-      out[k] = o;
-    }
-  }
-  return out;
 }
 
 interface Database {
@@ -595,26 +488,15 @@ function printTable(rows: Row[], log: (l: string) => void): void {
 }
 
 function printProfile(engine: Engine, p: ProfileSummary, log: (l: string) => void): void {
-  log(`\nServer CPU profile (${engine}), ${fixed(p.totalMs / 1000, 1)} s sampled, ${fixed(p.idlePct, 1)}% idle: ${p.file}`);
+  log(`\nServer CPU profile (${engine}), ${profileHeadline(p)}`);
   log('Self time by area:');
-  log(
-    table(
-      ['area', 'self ms', 'self %'],
-      p.byArea.slice(0, 15).map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
-    ),
-  );
+  log(areaTable(p, 15));
   log('Top functions by self time:');
-  log(
-    table(
-      ['function', 'where', 'self ms', 'self %'],
-      p.topFunctions.map((e) => [e.name, e.where, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
-    ),
-  );
+  log(functionTable(p));
 }
 
-const shared = (...rows: Row[]) => rows.some((r) => (r.otherCores ?? 0) > SHARED_CORES);
 const sharedNote = (...rows: Row[]) =>
-  shared(...rows)
+  rows.some((r) => wasShared(r.otherCores))
     ? ` (inconclusive: other processes kept ${rows.map((r) => fixed(r.otherCores, 2)).join(' / ')} cores busy meanwhile)`
     : '';
 
@@ -656,22 +538,16 @@ function targets(rows: Row[]): string[] {
 export async function issuanceBench(argv: string[]): Promise<void> {
   const opts = options(argv);
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  const startedAt = new Date();
-  const machine = describeMachine();
-  log(`openrail issuance bench: ${machine.cpus} x ${machine.model}, node ${machine.node}`);
+  const run = startRun('issuance', log);
   log(
     `levels ${opts.wallets.join(', ')} wallets; ${opts.warmupS} s warm-up + ${opts.durationS} s measured per level; ` +
       `engines ${opts.engines.join(', ')}${opts.cpuProf ? '; server CPU profile, no ageing' : `; aged with ${opts.rows.toLocaleString('en')} rows`}`,
   );
 
-  const quietBefore = await otherLoad(1000);
-  log(`other processes on the machine before the bench: ${fixed(quietBefore, 2)} busy cores`);
-  await waitQuiet(opts, log);
+  const quietBefore = await loadBefore(1000, log);
+  await waitQuiet(opts.waitQuietS, log);
   const crypto = measureCryptoRates(opts.cryptoMs);
-  log(
-    `ES256 on this machine (node:crypto, one thread): sign ${fixed(crypto.signPerSec, 0)}/s, verify ${fixed(crypto.verifyPerSec, 0)}/s; ` +
-      `crypto ceiling ${fixed(crypto.ceilingPerSec, 0)} issuances/s per core`,
-  );
+  log(`${describeRates(crypto)}; crypto ceiling ${fixed(crypto.ceilingPerSec, 0)} issuances/s per core`);
 
   const results: Partial<Record<Engine, EngineResult>> = {};
   for (const engine of opts.engines) {
@@ -716,37 +592,23 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   log('\nTargets (reported, not asserted):');
   for (const line of targets(rows)) log(`  ${line}`);
 
-  const dir = join(REPO_ROOT, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `issuance-${startedAt.toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(
-    file,
-    `${JSON.stringify(
-      {
-        bench: 'issuance',
-        startedAt: startedAt.toISOString(),
-        finishedAt: new Date().toISOString(),
-        machine: { ...machine, otherCoresBefore: quietBefore },
-        options: opts,
-        crypto: { ...crypto, definition: CEILING_DEFINITION },
-        rows,
-        engines: Object.fromEntries(
-          Object.entries(results).map(([e, r]) => [
-            e,
-            {
-              aging: r?.aging,
-              serverLogErrors: r?.serverLogErrors,
-              problem: r?.problem,
-              profile: r?.profile,
-              profileThreads: r?.profileThreads,
-            },
-          ]),
-        ),
-        targets: targets(rows),
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const file = writeResults(run, quietBefore, {
+    options: opts,
+    crypto: { ...crypto, definition: CEILING_DEFINITION },
+    rows,
+    engines: Object.fromEntries(
+      Object.entries(results).map(([e, r]) => [
+        e,
+        {
+          aging: r?.aging,
+          serverLogErrors: r?.serverLogErrors,
+          problem: r?.problem,
+          profile: r?.profile,
+          profileThreads: r?.profileThreads,
+        },
+      ]),
+    ),
+    targets: targets(rows),
+  });
   log(`\nresults: ${file}`);
 }

@@ -1,11 +1,12 @@
-import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
-import { issueOne, type PoolItem, PRE_AUTH, postJson, setUpIssuer, type Target } from './wallet.ts';
+import { type Driven, drive } from './lib/drive.ts';
+import { createOffer, issueOne, type PoolItem, setUpIssuer, type Target } from './lib/wallet.ts';
 
 /**
  * The hosted verifier over HTTP, as a relying party and a wallet drive it: a type without array
  * claims (the hosted verifier refuses to ask for those), credentials issued through the issuance
- * rail (bench/wallet.ts), then whole OID4VP transactions.
+ * rail (bench/lib/wallet.ts), then whole OID4VP transactions.
  */
 export const HOSTED_CLAIMS = ['given_name', 'family_name', 'member_number', 'birth_date:date'];
 const REQUESTED = ['given_name', 'family_name', 'member_number', 'birth_date'];
@@ -32,27 +33,12 @@ export async function issueHeld(target: HostedTarget, count: number, concurrency
   const worker = async () => {
     while (next < count) {
       const n = next++;
-      const created = await postJson(
-        `${target.origin}/api/offers`,
-        {
-          tenant: target.tenant,
-          typeId: target.typeId,
-          subject: {
-            given_name: 'Ada',
-            family_name: 'Lovelace',
-            member_number: `M-${String(n).padStart(8, '0')}`,
-            birth_date: '1815-12-10',
-          },
-          expiresIn: 3600,
-        },
-        201,
-      );
-      const offer = JSON.parse(new URL(String(created.offerUri)).searchParams.get('credential_offer') ?? 'null');
-      const code = offer?.grants?.[PRE_AUTH]?.['pre-authorized_code'];
-      if (typeof code !== 'string') throw new Error(`offer without a pre-authorized code: ${String(created.offerUri)}`);
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
-      const item: PoolItem = { code, key: privateKey, jwk: { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) } };
+      const item = await createOffer(target, {
+        given_name: 'Ada',
+        family_name: 'Lovelace',
+        member_number: `M-${String(n).padStart(8, '0')}`,
+        birth_date: '1815-12-10',
+      });
       const issued = await issueOne(target, item);
       if (!issued.ok)
         throw new Error(`issuance failed at ${issued.failure.step} (${issued.failure.status}): ${issued.failure.body}`);
@@ -65,13 +51,7 @@ export async function issueHeld(target: HostedTarget, count: number, concurrency
 
 export type Step = 'request' | 'request_object' | 'response' | 'result';
 
-export interface TxTimings {
-  /** The whole transaction, the wallet's KB signing included. */
-  totalMs: number;
-  steps: Record<Step, number>;
-}
-
-export type TxResult = { ok: true; timings: TxTimings } | { ok: false; key: string; sample: string };
+export type TxResult = { ok: true; steps: Record<Step, number> } | { ok: false; key: string; sample: string };
 
 /**
  * One transaction: POST /verify/request -> GET /oid4vp/request/<id> -> the wallet's SD-JWT+KB
@@ -81,7 +61,6 @@ export type TxResult = { ok: true; timings: TxTimings } | { ok: false; key: stri
  * not verify the request object's signature (client work, not the server's).
  */
 export async function transaction(target: HostedTarget, held: Held): Promise<TxResult> {
-  const t0 = performance.now();
   const steps = {} as Record<Step, number>;
   const failed = async (step: Step, res: Response): Promise<TxResult> => ({
     ok: false,
@@ -144,51 +123,38 @@ export async function transaction(target: HostedTarget, held: Held): Promise<TxR
     };
   }
   if (outcome.presentedNonce !== nonce) return { ok: false, key: 'result nonce', sample: JSON.stringify(outcome).slice(0, 300) };
-  return { ok: true, timings: { totalMs: performance.now() - t0, steps } };
+  return { ok: true, steps };
 }
 
-export interface Drive {
-  ok: number;
-  failures: Record<string, { count: number; sample: string }>;
-  seconds: number;
-  totals: Float64Array;
+/** Latencies (ms, ascending) of the whole transactions, the wallet's KB signing included, and of each step. */
+export interface HostedDrive extends Driven {
   steps: Record<Step, Float64Array>;
 }
 
 /** `concurrency` wallets running transactions back to back for `seconds`, cycling over the held credentials. */
-export async function driveHosted(target: HostedTarget, held: Held[], concurrency: number, seconds: number): Promise<Drive> {
-  const totals: number[] = [];
+export async function driveHosted(
+  target: HostedTarget,
+  held: Held[],
+  concurrency: number,
+  seconds: number,
+): Promise<HostedDrive> {
   const steps: Record<Step, number[]> = { request: [], request_object: [], response: [], result: [] };
-  const failures: Drive['failures'] = {};
   let next = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const wallet = async () => {
-    while (performance.now() < deadline) {
-      const h = held[next++ % held.length] as Held;
-      let r: TxResult;
-      try {
-        r = await transaction(target, h);
-      } catch (err) {
-        r = { ok: false, key: 'network', sample: String(err).slice(0, 300) };
-      }
-      if (r.ok) {
-        totals.push(r.timings.totalMs);
-        for (const k of Object.keys(steps) as Step[]) steps[k].push(r.timings.steps[k]);
-      } else {
-        const f = failures[r.key] ?? { count: 0, sample: r.sample };
-        f.count++;
-        failures[r.key] = f;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, wallet));
+  const m = await drive({
+    workers: concurrency,
+    seconds,
+    take: () => held[next++ % held.length] as Held,
+    attempt: async (h) => {
+      const r = await transaction(target, h);
+      if (!r.ok) return r;
+      for (const k of Object.keys(steps) as Step[]) steps[k].push(r.steps[k]);
+      return undefined;
+    },
+    thrown: (err) => ({ key: 'network', sample: String(err).slice(0, 300) }),
+  });
   const sorted = (a: number[]) => Float64Array.from(a).sort();
   return {
-    ok: totals.length,
-    failures,
-    seconds: (performance.now() - start) / 1000,
-    totals: sorted(totals),
+    ...m,
     steps: {
       request: sorted(steps.request),
       request_object: sorted(steps.request_object),

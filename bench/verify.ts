@@ -1,17 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { newP256KeyPair } from '../src/adapters/crypto/p256-keys.ts';
 import { bindPresentation } from '../src/core/conformance/builders.ts';
 import { type VerificationInput, type VerificationResult, verifyPresentation } from '../src/core/verifier/verify-presentation.ts';
-import { CEILING_DEFINITION, type CryptoRates, measureCryptoRates } from './crypto-rates.ts';
-import { describeMachine, machineBusyMs, otherLoad } from './machine.ts';
-import { type ProfileSummary, summariseProfile } from './profile.ts';
-import { REPO_ROOT, serverErrors, startServer } from './server.ts';
-import { fixed, percentile, table } from './stats.ts';
-import { type Drive, driveHosted, type Held, type HostedTarget, issueHeld, setUpHosted, transaction } from './verify-hosted.ts';
+import { coresOf, cpuWindow } from './lib/cpu-window.ts';
+import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
+import { type Failures, mergeFailures } from './lib/drive.ts';
+import { type CommonOptions, parseOptions, positiveIntegers } from './lib/options.ts';
+import { areaTable, functionTable, type ProfileSummary, profileHeadline, summariseProfile } from './lib/profile.ts';
+import { loadBefore, wasShared } from './lib/quiet.ts';
+import { startRun, writeResults } from './lib/results.ts';
+import { serverErrors, startServer } from './lib/server.ts';
+import { fixed, latencySummary, percentile, table } from './lib/stats.ts';
+import { driveHosted, type Held, type HostedTarget, issueHeld, setUpHosted, transaction } from './verify-hosted.ts';
 import { PEER_CHECKS, type PeerVerifier, peerVerifier, REFERENCE_CHECKS } from './verify-peer.ts';
 import { AUD, LIST_SIZE, mintPool, type Pool, type PoolEntry } from './verify-pool.ts';
 
@@ -22,19 +25,12 @@ const POOL_SIZE = 64;
 const COLD_POOL_SIZE = 2048;
 const COLD_PEER_CHECKED = 128;
 const HELD_CREDENTIALS = 64;
-/** Above this many cores busy elsewhere during a measurement, the machine was shared. */
-const SHARED_CORES = 0.25;
 
-interface Options {
-  quick: boolean;
-  durationS: number;
-  warmupS: number;
+interface Options extends CommonOptions {
   /** In-process measurements are split into this many interleaved windows per variant. */
   windows: number;
-  cryptoMs: number;
   concurrency: number[];
   hosted: boolean;
-  cpuProf: boolean;
 }
 
 const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <n>[,<n>...]] [--no-hosted] [--cpu-prof]
@@ -52,43 +48,19 @@ cache hit). Hosted: the real server (SQLite in a fresh temp directory), credenti
 the rail, whole OID4VP transactions over HTTP. Results go to bench/results/verify-<timestamp>.json.`;
 
 function options(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean', default: false },
-      duration: { type: 'string' },
-      concurrency: { type: 'string' },
-      'no-hosted': { type: 'boolean', default: false },
-      'cpu-prof': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const quick = values.quick === true;
-  let durationS = quick ? 1 : 5;
-  if (values.duration !== undefined) {
-    durationS = Number(values.duration);
-    if (!Number.isFinite(durationS) || durationS <= 0)
-      throw new Error(`--duration must be a positive number (got ${values.duration})`);
-  }
-  const concurrency = (values.concurrency ?? (quick ? '16' : '1,16')).split(',').map((c) => {
-    const n = Number(c);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--concurrency takes positive integers (got ${c})`);
-    return n;
+  const { values, quick, durationS, warmupS, cryptoMs, cpuProf } = parseOptions(argv, USAGE, {
+    concurrency: { type: 'string' },
+    'no-hosted': { type: 'boolean', default: false },
   });
   return {
     quick,
     durationS,
-    warmupS: quick ? 0.3 : 1,
+    warmupS,
     windows: quick ? 2 : 5,
-    cryptoMs: quick ? 400 : 1500,
-    concurrency,
+    cryptoMs,
+    concurrency: positiveIntegers(values.concurrency ?? (quick ? '16' : '1,16'), 'concurrency'),
     hosted: values['no-hosted'] !== true,
-    cpuProf: values['cpu-prof'] === true,
+    cpuProf,
   };
 }
 
@@ -398,17 +370,11 @@ async function benchInProcess(opts: Options, crypto: CryptoRates, log: (l: strin
     `measuring ${variants.length} variants: ${opts.warmupS} s warm-up each, then ${opts.windows} interleaved windows of ` +
       `${fixed(opts.durationS / opts.windows, 2)} s each (median reported)`,
   );
-  const busy0 = machineBusyMs();
-  const self0 = process.cpuUsage();
+  const endWindow = cpuWindow();
   const wall0 = performance.now();
   const results = await measureVariants(variants, opts, crypto.verifyPerSec, log);
   const wallS = (performance.now() - wall0) / 1000;
-  const self = process.cpuUsage(self0);
-  const busy1 = machineBusyMs();
-  const otherCores =
-    busy0 !== undefined && busy1 !== undefined
-      ? Math.max(0, (busy1 - busy0 - (self.user + self.system) / 1000) / 1000 / wallS)
-      : undefined;
+  const { otherCores } = coresOf(endWindow(), wallS);
   const rate = (id: string) => results.find((r) => r.id === id)?.perSec ?? Number.NaN;
   const ratio = rate('reference') / rate('peer');
   return {
@@ -448,7 +414,7 @@ export interface HostedRow {
   stepP99Ms: Record<string, number>;
   failures: number;
   warmupFailures: number;
-  failureKinds: Record<string, { count: number; sample: string }>;
+  failureKinds: Failures;
   serverCpuMsPerTx?: number;
   serverCores?: number;
   clientCores: number;
@@ -466,20 +432,6 @@ interface HostedResult {
   profile?: ProfileSummary;
 }
 
-function mergeFailures(...all: Array<Drive['failures']>): Drive['failures'] {
-  const out: Drive['failures'] = {};
-  for (const f of all) {
-    for (const [k, v] of Object.entries(f)) {
-      const o = out[k] ?? { count: 0, sample: v.sample };
-      o.count += v.count;
-      out[k] = o;
-    }
-  }
-  return out;
-}
-
-const failureCount = (f: Drive['failures']) => Object.values(f).reduce((n, x) => n + x.count, 0);
-
 async function measureHosted(
   target: HostedTarget,
   held: Held[],
@@ -489,15 +441,9 @@ async function measureHosted(
   ceiling: number,
 ): Promise<HostedRow> {
   const warm = await driveHosted(target, held, concurrency, opts.warmupS);
-  const cpu0 = cpuMs();
-  const client0 = process.cpuUsage();
-  const busy0 = machineBusyMs();
+  const endWindow = cpuWindow(cpuMs);
   const m = await driveHosted(target, held, concurrency, opts.durationS);
-  const busy1 = machineBusyMs();
-  const client = process.cpuUsage(client0);
-  const cpu1 = cpuMs();
-  const clientMs = (client.user + client.system) / 1000;
-  const serverMs = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+  const cpu = endWindow();
   const perSec = m.ok / m.seconds;
   const stepP = (p: number) => Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, percentile(v, p)]));
   return {
@@ -505,23 +451,16 @@ async function measureHosted(
     transactions: m.ok,
     seconds: m.seconds,
     perSec,
-    p50Ms: percentile(m.totals, 50),
-    p99Ms: percentile(m.totals, 99),
-    maxMs: m.totals.at(-1) ?? Number.NaN,
+    ...latencySummary(m.latencies),
     responseP50Ms: percentile(m.steps.response, 50),
     responseP99Ms: percentile(m.steps.response, 99),
     stepP50Ms: stepP(50),
     stepP99Ms: stepP(99),
-    failures: failureCount(m.failures),
-    warmupFailures: failureCount(warm.failures),
+    failures: m.errors,
+    warmupFailures: warm.errors,
     failureKinds: mergeFailures(warm.failures, m.failures),
-    ...(serverMs !== undefined
-      ? { serverCpuMsPerTx: m.ok > 0 ? serverMs / m.ok : Number.NaN, serverCores: serverMs / 1000 / m.seconds }
-      : {}),
-    clientCores: clientMs / 1000 / m.seconds,
-    ...(busy0 !== undefined && busy1 !== undefined && serverMs !== undefined
-      ? { otherCores: Math.max(0, (busy1 - busy0 - serverMs - clientMs) / 1000 / m.seconds) }
-      : {}),
+    ...(cpu.serverMs !== undefined ? { serverCpuMsPerTx: m.ok > 0 ? cpu.serverMs / m.ok : Number.NaN } : {}),
+    ...coresOf(cpu, m.seconds),
     ceilingFraction: perSec / ceiling,
   };
 }
@@ -668,25 +607,15 @@ function printHosted(h: HostedResult, log: (l: string) => void): void {
 }
 
 function printProfile(p: ProfileSummary, log: (l: string) => void): void {
-  log(`\nHosted server CPU profile, ${fixed(p.totalMs / 1000, 1)} s sampled, ${fixed(p.idlePct, 1)}% idle: ${p.file}`);
-  log(
-    table(
-      ['area', 'self ms', 'self %'],
-      p.byArea.slice(0, 12).map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
-    ),
-  );
-  log(
-    table(
-      ['function', 'where', 'self ms', 'self %'],
-      p.topFunctions.map((e) => [e.name, e.where, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
-    ),
-  );
+  log(`\nHosted server CPU profile, ${profileHeadline(p)}`);
+  log(areaTable(p, 12));
+  log(functionTable(p));
 }
 
 function targets(inProcess: InProcessResult, hosted: HostedResult | undefined): string[] {
   const lines = [
     `reference >= ${TARGET_RATIO}x peer on the same presentations: ${fixed(inProcess.ratio, 2)}x -> ${inProcess.met ? 'MET' : 'NOT MET'}` +
-      `${(inProcess.otherCores ?? 0) > SHARED_CORES ? ` (inconclusive: other processes kept ${fixed(inProcess.otherCores, 2)} cores busy)` : ''}`,
+      `${wasShared(inProcess.otherCores) ? ` (inconclusive: other processes kept ${fixed(inProcess.otherCores, 2)} cores busy)` : ''}`,
   ];
   const notAccepted = inProcess.variants.reduce((n, v) => n + v.notAccepted, 0);
   lines.push(`presentations not accepted inside the timed loops: ${notAccepted}`);
@@ -703,16 +632,11 @@ function targets(inProcess: InProcessResult, hosted: HostedResult | undefined): 
 export async function verifyBench(argv: string[]): Promise<void> {
   const opts = options(argv);
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  const startedAt = new Date();
-  const machine = describeMachine();
-  log(`openrail verify bench: ${machine.cpus} x ${machine.model}, node ${machine.node}`);
-  const quietBefore = await otherLoad(opts.quick ? 300 : 1000);
-  log(`other processes on the machine before the bench: ${fixed(quietBefore, 2)} busy cores`);
+  const run = startRun('verify', log);
+  const quietBefore = await loadBefore(opts.quick ? 300 : 1000, log);
 
   const crypto = measureCryptoRates(opts.cryptoMs);
-  log(
-    `ES256 on this machine (node:crypto, one thread): sign ${fixed(crypto.signPerSec, 0)}/s, verify ${fixed(crypto.verifyPerSec, 0)}/s`,
-  );
+  log(describeRates(crypto));
 
   const inProcess = await benchInProcess(opts, crypto, log);
   const hosted = opts.hosted ? await benchHosted(opts, crypto, log) : undefined;
@@ -752,34 +676,20 @@ export async function verifyBench(argv: string[]): Promise<void> {
   const lines = targets(inProcess, hosted);
   for (const line of lines) log(`  ${line}`);
 
-  const dir = join(REPO_ROOT, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `verify-${startedAt.toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(
-    file,
-    `${JSON.stringify(
-      {
-        bench: 'verify',
-        startedAt: startedAt.toISOString(),
-        finishedAt: new Date().toISOString(),
-        machine: { ...machine, otherCoresBefore: quietBefore },
-        options: opts,
-        crypto: {
-          ...crypto,
-          ceilings: {
-            threeVerifiesPerSec: crypto.verifyPerSec / 3,
-            twoVerifiesPerSec: crypto.verifyPerSec / 2,
-            hostedPerSec: hosted?.ceilingPerSec,
-          },
-          definitions: { issuance: CEILING_DEFINITION, hosted: HOSTED_CEILING_DEFINITION },
-        },
-        inProcess,
-        hosted,
-        targets: lines,
+  const file = writeResults(run, quietBefore, {
+    options: opts,
+    crypto: {
+      ...crypto,
+      ceilings: {
+        threeVerifiesPerSec: crypto.verifyPerSec / 3,
+        twoVerifiesPerSec: crypto.verifyPerSec / 2,
+        hostedPerSec: hosted?.ceilingPerSec,
       },
-      null,
-      2,
-    )}\n`,
-  );
+      definitions: { issuance: CEILING_DEFINITION, hosted: HOSTED_CEILING_DEFINITION },
+    },
+    inProcess,
+    hosted,
+    targets: lines,
+  });
   log(`\nresults: ${file}`);
 }

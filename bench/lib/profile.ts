@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './server.ts';
+import { fixed, table } from './stats.ts';
 
 interface ProfileNode {
   id: number;
@@ -118,3 +119,19 @@ function summariseFile(file: string, top: number): ProfileSummary {
       .map(([a, us]) => toEntry(a, '', us)),
   };
 }
+
+/** "<n> s sampled, <n>% idle: <file>", the line a bench titles a profile summary with. */
+export const profileHeadline = (p: ProfileSummary) =>
+  `${fixed(p.totalMs / 1000, 1)} s sampled, ${fixed(p.idlePct, 1)}% idle: ${p.file}`;
+
+export const areaTable = (p: ProfileSummary, rows: number) =>
+  table(
+    ['area', 'self ms', 'self %'],
+    p.byArea.slice(0, rows).map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
+  );
+
+export const functionTable = (p: ProfileSummary) =>
+  table(
+    ['function', 'where', 'self ms', 'self %'],
+    p.topFunctions.map((e) => [e.name, e.where, fixed(e.selfMs, 0), fixed(e.selfPct, 1)]),
+  );

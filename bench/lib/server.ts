@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../test/helpers/process.ts';
+import { freePort } from '../../test/helpers/process.ts';
 
-/** The repository root (bench/ sits directly under it). */
-export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The repository root (this file is bench/lib/server.ts). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(REPO_ROOT, 'bin', 'openrail.js');
 
 export const OWNER_TOKEN = 'bench-owner-token-0123456789abcdefghijklmnopqrstuv';

@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
+import { fixed } from './stats.ts';
 
 export interface CryptoRates {
   signPerSec: number;
@@ -42,3 +43,6 @@ export function measureCryptoRates(ms = 1500): CryptoRates {
   }, ms);
   return { signPerSec, verifyPerSec, ceilingPerSec: 1 / (1 / signPerSec + 1 / verifyPerSec) };
 }
+
+export const describeRates = (c: CryptoRates) =>
+  `ES256 on this machine (node:crypto, one thread): sign ${fixed(c.signPerSec, 0)}/s, verify ${fixed(c.verifyPerSec, 0)}/s`;

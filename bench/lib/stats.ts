@@ -5,6 +5,11 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;
 }
 
+/** Median, 99th percentile and maximum of ascending latencies (ms). */
+export function latencySummary(sorted: Float64Array): { p50Ms: number; p99Ms: number; maxMs: number } {
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? Number.NaN };
+}
+
 /** A plain text table: a header row, a rule, then the rows; numbers right-aligned. */
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = rows.map((r) => r.map((c) => String(c)));

@@ -79,26 +79,31 @@ export async function setUpIssuer(
   return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}`, vct: String(type.vct) };
 }
 
+/** One offer over HTTP for `subject`, and a freshly generated holder key to redeem it with. */
+export async function createOffer(target: Target, subject: Record<string, unknown>): Promise<PoolItem> {
+  const created = await postJson(
+    `${target.origin}/api/offers`,
+    { tenant: target.tenant, typeId: target.typeId, subject, expiresIn: 3600 },
+    201,
+  );
+  const offer = JSON.parse(new URL(String(created.offerUri)).searchParams.get('credential_offer') ?? 'null');
+  const code = offer?.grants?.[PRE_AUTH]?.['pre-authorized_code'];
+  if (typeof code !== 'string') throw new Error(`offer without a pre-authorized code: ${String(created.offerUri)}`);
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
+  return { code, key: privateKey, jwk: { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) } };
+}
+
 let subjects = 0;
 
-/** Creates `count` offers over HTTP (`concurrency` at a time), each with a freshly generated holder key. */
+/** Creates `count` offers of the bench subject (`concurrency` at a time). */
 export async function createOffers(target: Target, count: number, concurrency = 16): Promise<PoolItem[]> {
   const items: PoolItem[] = [];
   let next = 0;
   const worker = async () => {
     while (next < count) {
       next++;
-      const created = await postJson(
-        `${target.origin}/api/offers`,
-        { tenant: target.tenant, typeId: target.typeId, subject: benchSubject(subjects++), expiresIn: 3600 },
-        201,
-      );
-      const offer = JSON.parse(new URL(String(created.offerUri)).searchParams.get('credential_offer') ?? 'null');
-      const code = offer?.grants?.[PRE_AUTH]?.['pre-authorized_code'];
-      if (typeof code !== 'string') throw new Error(`offer without a pre-authorized code: ${String(created.offerUri)}`);
-      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-      const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
-      items.push({ code, key: privateKey, jwk: { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) } });
+      items.push(await createOffer(target, benchSubject(subjects++)));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
