@@ -97,6 +97,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       groups,
       planes,
       publicOrigin: config.publicUrl.origin,
+      siteName: config.platformName,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     await app.ready();

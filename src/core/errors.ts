@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
   forbidden: { status: 403, description: 'The credential is valid but lacks the role or tenant scope for this operation.' },
+  cross_origin_form: { status: 403, description: 'A form was posted from a page that is not of this deployment.' },
   account_mismatch: { status: 403, description: 'The account id in the path is not the signer of the holder JWS.' },
   not_found: { status: 404, description: 'No such route or resource.' },
   unknown_tenant: { status: 404, description: 'No tenant has this slug.' },

@@ -12,6 +12,8 @@ export interface AppOptions {
   planes: ReadonlyMap<PlaneName, AuthPlane>;
   /** PUBLIC_URL's origin: the audience of holder JWSs and the base of absolute request URLs. */
   publicOrigin: string;
+  /** The deployment's name (OPENRAIL_PLATFORM_NAME), shown on error pages; `openrail` when absent. */
+  siteName?: string;
   /** A pino logger, or undefined for none (tests). */
   logger?: FastifyBaseLogger;
 }
@@ -44,7 +46,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(err as Error, undefined);
     }
   });
-  installErrorHandling(app);
+  installErrorHandling(app, options.siteName ?? 'openrail');
   // One line per request, naming the operation by its route template, never by the path it was
   // called with: paths carry offer handles and transaction ids, queries carry codes and tokens.
   // An unmatched path is told by its first segment only.

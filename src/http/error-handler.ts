@@ -13,12 +13,12 @@ import type { RouteDef } from './route.ts';
  * the API, RFC 6749 `{error, error_description}` on OAuth and OID4VC endpoints, and an HTML page
  * on browser routes. 5xx bodies are generic and the cause goes to the log only.
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, siteName: string): void {
   const send = (request: FastifyRequest, reply: FastifyReply, e: ServiceError) => {
     const route = routeOf(request);
     reply.code(e.status).headers(e.headers);
     if (route?.surface === 'page' || (!route && wantsHtml(request))) {
-      const page = renderErrorPage(e);
+      const page = renderErrorPage(e, siteName);
       return reply.type('text/html; charset=utf-8').header('content-security-policy', page.csp).send(page.html);
     }
     reply.type('application/json; charset=utf-8');

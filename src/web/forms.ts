@@ -13,7 +13,7 @@
  * Other to a page of ours, so reloading the result never posts the form again.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Forbidden } from '../core/errors.ts';
+import { ServiceError } from '../core/errors.ts';
 
 export type OriginVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -58,13 +58,14 @@ export function seeOtherLocation(location: string): string {
 
 // --- Fastify adapter ---
 
-/** Throws 403 forbidden (rendered by the service's error handler) unless the form comes from our origin. */
+/** Throws 403 cross_origin_form (rendered by the service's error handler) unless the form comes from our origin. */
 export function assertSameOriginForm(request: FastifyRequest, publicOrigin: string | URL): void {
   const verdict = checkFormOrigin(
     { origin: request.headers.origin, secFetchSite: request.headers['sec-fetch-site'] },
     publicOrigin,
   );
-  if (!verdict.ok) throw new Forbidden(`This form is accepted only from the service's own pages: ${verdict.reason}.`);
+  if (!verdict.ok)
+    throw new ServiceError('cross_origin_form', `This form is accepted only from the service's own pages: ${verdict.reason}.`);
 }
 
 /** Answers a successful form action with 303 See Other to a local path. */

@@ -1,0 +1,60 @@
+/**
+ * One catalogue, three renderers (docs/errors.md): the same refusal reaches a browser as a page of
+ * the site, an API caller as `{error, message}`, and an OAuth client as `{error, error_description}`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
+import { startRail, type TestRail } from '../../test/helpers/rail.ts';
+
+for (const factory of testDatabases()) {
+  describe(`errors are rendered for the surface that asked (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, { OPENRAIL_PLATFORM_NAME: 'City of Example' });
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    test('a browser asking for a page that is not there gets a page of the site, named as the deployment', async () => {
+      const res = await rail.app.inject({
+        method: 'GET',
+        url: '/no-such-page',
+        headers: { accept: 'text/html,application/xhtml+xml' },
+      });
+      assert.equal(res.statusCode, 404);
+      assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
+      assert.match(String(res.headers['content-security-policy']), /default-src 'none'|default-src 'self'/);
+      assert.match(res.body, /<title>Not Found · City of Example<\/title>/);
+      assert.match(res.body, /<code>not_found<\/code> \(HTTP 404\)/);
+      assert.match(res.body, /<p class="lead">No operation at GET \/no-such-page\.<\/p>/);
+    });
+
+    test('the same request from an API client is the service envelope', async () => {
+      for (const headers of [{}, { accept: 'application/json' }, { accept: 'text/html', authorization: 'Bearer x' }]) {
+        const res = await rail.app.inject({ method: 'GET', url: '/no-such-page', headers });
+        assert.equal(res.statusCode, 404);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'message']);
+        assert.equal(res.json().error, 'not_found');
+      }
+    });
+
+    test('an OAuth endpoint answers in the words of RFC 6749, whatever the client accepts', async () => {
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        payload: 'grant_type=password&username=a&password=b',
+      });
+      assert.equal(res.statusCode, 400);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'error_description']);
+      assert.equal(res.json().error, 'unsupported_grant_type');
+    });
+  });
+}
