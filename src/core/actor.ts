@@ -1,7 +1,8 @@
 /**
- * Who made a change: recorded with every audit entry. An operator is named by username; the
- * break-glass owner token has no username; a wallet or an anonymous caller acting on a public
- * protocol endpoint is recorded as such; `system` is the service itself (seeding, background jobs).
+ * Who made a change, as an audit entry records it (docs/audit.md). An operator is named by
+ * username; the break-glass owner token has no username; `system` is the service itself (today:
+ * seeding). `holder` and `public` name a wallet and an anonymous caller for the operations that
+ * will audit them; nothing audited today is done by either.
  */
 export type Actor =
   | { kind: 'operator'; username: string }

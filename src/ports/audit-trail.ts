@@ -4,7 +4,10 @@ export interface AuditInput {
   actor: Actor;
   /** What happened, `<object>.<verb>`: `tenant.created`, `offer.created`, `credential.revoked`. */
   action: string;
-  /** The tenant acted on; null for platform-wide changes (operator accounts). */
+  /**
+   * The tenant the change belongs to: the tenant acted on, or for an operator account its tenant
+   * scope; null for what belongs to no tenant (a platform operator, a hosted verification).
+   */
   tenant: string | null;
   /** The id of the object acted on, when it has one. */
   target?: string;

@@ -20,7 +20,8 @@ export interface OperatorStore {
   create(op: OperatorRecord): Promise<boolean>;
   get(username: string): Promise<OperatorRecord | undefined>;
   /** Each update returns false when the operator does not exist or is removed. */
-  setRoles(username: string, roles: OperatorRole[], tenant: string | null, now: number): Promise<boolean>;
+  /** Sets the roles and, unless `tenant` is undefined, the tenant scope. */
+  setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined, now: number): Promise<boolean>;
   setStatus(username: string, status: OperatorStatus, now: number): Promise<boolean>;
   /** Counts a failed sign-in atomically; locks the account for `lockMs` once `maxFailures` is reached. */
   recordFailedLogin(username: string, now: number, maxFailures: number, lockMs: number): Promise<void>;

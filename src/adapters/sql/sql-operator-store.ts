@@ -49,10 +49,10 @@ export class SqlOperatorStore implements OperatorStore {
     return row ? toOperator(row) : undefined;
   }
 
-  async setRoles(username: string, roles: OperatorRole[], tenant: string | null, now: number): Promise<boolean> {
+  async setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('operators')
-      .set({ roles: JSON.stringify(roles), tenant, updated_at: now })
+      .set({ roles: JSON.stringify(roles), ...(tenant === undefined ? {} : { tenant }), updated_at: now })
       .where('username', '=', username)
       .where('status', '!=', 'removed')
       .executeTakeFirst();

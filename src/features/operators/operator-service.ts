@@ -81,8 +81,10 @@ export class OperatorService {
     tenant: string | null | undefined,
     actor: Actor,
   ): Promise<OperatorView> {
-    const current = await this.require(username);
-    const scope = tenant === undefined ? current.tenant : await this.checkTenant(tenant);
+    await this.require(username);
+    // Undefined keeps the scope: the update leaves the column alone rather than writing back a
+    // value read earlier, which a concurrent change of scope could have made stale.
+    const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
     return this.uow.run(async ({ operators, audit }) => {
       if (!(await operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
       const after = await operators.get(username);
@@ -90,7 +92,7 @@ export class OperatorService {
       await audit.append({
         actor,
         action: 'operator.roles_changed',
-        tenant: scope,
+        tenant: after.tenant,
         target: username,
         detail: { roles: after.roles },
       });
