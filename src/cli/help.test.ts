@@ -25,6 +25,8 @@ test('a mistaken option or command exits 2 with the usage on stderr', () => {
     [['verify', '--bogus'], 'verify'],
     [['serve', 'now'], 'serve'],
     [['conformance', '--level', '3', '--verifier', 'x'], 'conformance'],
+    [['wallet', 'frobnicate'], 'wallet'],
+    [['wallet', 'list', '--bogus'], 'wallet'],
   ] as const) {
     const run = cli(...args);
     assert.equal(run.status, 2, args.join(' '));

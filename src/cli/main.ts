@@ -2,11 +2,13 @@ import { runConformance } from './conformance.ts';
 import { serve } from './serve.ts';
 import { asksForHelp, USAGE, VERB_USAGE, type Verb } from './usage.ts';
 import { verifyLines } from './verify.ts';
+import { wallet } from './wallet.ts';
 
 const VERBS: Record<Verb, (args: string[]) => Promise<void>> = {
   serve,
   verify: verifyLines,
   conformance: runConformance,
+  wallet,
 };
 
 const [command, ...rest] = process.argv.slice(2);

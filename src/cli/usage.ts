@@ -12,6 +12,18 @@ export const VERB_USAGE = {
   conformance: `usage: openrail conformance --verifier "<command>" [--vectors <url|file>] [--level 1|2] [--timeout <seconds>]
   runs a verifier against the conformance set; exit 0 when every vector passes, 1 when one fails,
   2 when the run cannot be made`,
+  wallet: `usage: openrail wallet <subcommand> [--wallet <file>] [--allow-http]
+  the reference wallet: a device key and credentials in one file (default ./openrail-wallet.json,
+  or OPENRAIL_WALLET)
+    init                          create the wallet and its device key; prints the account id
+    collect <offer URI> [--tx-code <code>]
+                                  collect a credential (OID4VCI, pre-authorized code)
+    list [--json]                 the credentials held and their claims
+    present <openid4vp URI> [--credential <id>] [--claims <a,b> | --all]
+                                  answer a verifier (OID4VP, DCQL); asks claim by claim on a
+                                  terminal
+  --allow-http lets the wallet talk plain http to this machine (localhost, 127.0.0.1) only.
+  Exit 0 when done, 1 when the wallet or a service refused, 2 for a mistaken command line`,
 } as const;
 
 export type Verb = keyof typeof VERB_USAGE;
@@ -22,6 +34,7 @@ commands:
   serve        run the service (the same as npm start); configured by environment (README)
   verify       the reference verifier on the conformance line protocol
   conformance  run a verifier against the conformance set
+  wallet       the reference wallet: collect credentials and present them
 `;
 
 export const asksForHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,9 +46,15 @@ export function freePort(): Promise<number> {
  * Spawns the real CLI (`node bin/openrail.js <args>`) with a clean environment plus `env`.
  * The process is SIGKILLed after `hardTimeoutMs` whatever happens, so none can outlive a suite.
  */
-export function spawnOpenrail(args: string[], env: Record<string, string>, hardTimeoutMs = 60_000): OpenrailProcess {
+/** This process's environment without what would change a child's behaviour. */
+function scrubbedEnv(): Record<string, string> {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;
+  return base;
+}
+
+export function spawnOpenrail(args: string[], env: Record<string, string>, hardTimeoutMs = 60_000): OpenrailProcess {
+  const base = scrubbedEnv();
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...base, ...env },
@@ -144,5 +150,18 @@ export function logLines(stdout: string): Record<string, unknown>[] {
     } catch {
       return [];
     }
+  });
+}
+
+/** One `openrail wallet` command as a holder runs it: its own process, in `cwd`, never on a terminal. */
+export function runWallet(cwd: string, ...args: string[]): Promise<Exit & { stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, 'wallet', ...args],
+      { cwd, encoding: 'utf8', timeout: 60_000, env: scrubbedEnv() },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, signal: null, stdout, stderr }),
+    );
   });
 }

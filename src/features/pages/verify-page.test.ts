@@ -6,13 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
-import { freePort } from '../../../test/helpers/process.ts';
+import { freePort, runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
@@ -54,6 +57,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
   let slug: string;
   let tenantDid: string;
   let vct: string;
+  let typeId: string;
   let credential: string;
   let holderKey: HolderKey;
   let browser: Browser;
@@ -89,6 +93,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     assert.equal(tenantDid, `did:web:127.0.0.1%3A${port}:t:${slug}`);
     const type = await api('/api/types', { tenant: slug, name: 'Member Card', claims: CLAIMS });
     vct = String(type.vct);
+    typeId = String(type.typeId);
     const offer = await api('/api/offers', { tenant: slug, typeId: type.typeId, subject: SUBJECT });
     holderKey = await newHolderKey();
     credential = await collectWithWallet({ offerUri: String(offer.offerUri), holderKey, baseUrl: origin, publicUrl: origin });
@@ -214,6 +219,41 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     assert.equal(await page.locator('#outcome').getAttribute('data-ok'), 'false');
     assert.match(String(await page.locator('#outcome').textContent()), /^nonce_mismatch \(freshness\): /);
     assert.equal(await page.locator('#outcome table').count(), 0, 'no claims shown');
+  });
+
+  test('the reference wallet, openrail wallet present, answers the page from the command line', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
+    try {
+      assert.equal((await runWallet(home, 'init')).code, 0);
+      const offer = await api('/api/offers', { tenant: slug, typeId, subject: SUBJECT });
+      const collected = await runWallet(home, 'collect', String(offer.offerUri), '--allow-http');
+      assert.equal(collected.code, 0, collected.stderr);
+
+      await page.goto(`${origin}/verify`);
+      await page.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
+      await page.selectOption('#type', vct);
+      await page.uncheck(`input[name=claim][value="${UNCHECKED}"]`);
+      const requestUri = await createRequest();
+      const run = await runWallet(home, 'present', requestUri, '--allow-http', '--claims', 'holder_name,student');
+      assert.equal(run.code, 1, 'the holder disclosed less than the page asked for');
+      assert.match(run.stdout, /^the verifier refused the presentation: required_claim_missing: /m);
+      await page.locator('#status', { hasText: /^Not verified$/ }).waitFor({ timeout: WAIT_MS });
+      assert.match(String(await page.locator('#outcome').textContent()), /^required_claim_missing \(required_claims\): /);
+
+      const again = await createRequest(requestUri);
+      const all = await runWallet(home, 'present', again, '--allow-http', '--all');
+      assert.equal(all.code, 0, all.stderr);
+      assert.match(all.stdout, /^the verifier accepted the presentation$/m);
+      await page.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
+      assert.deepEqual(
+        await page.locator('#outcome th').allTextContents(),
+        Object.keys(SUBJECT)
+          .filter((c) => c !== UNCHECKED)
+          .map(label),
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test('no CSP violation and no console error on the page', async () => {

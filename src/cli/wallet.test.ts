@@ -1,0 +1,194 @@
+/**
+ * `openrail wallet` as a holder runs it: a real process per command, a wallet file in a folder of
+ * its own, and a rail on a real socket whose PUBLIC_URL is that socket's http://127.0.0.1 origin
+ * (so the wallet needs --allow-http, as it would against `npm start`).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
+import { freePort, runWallet } from '../../test/helpers/process.ts';
+import { owner, startRail, type TestRail } from '../../test/helpers/rail.ts';
+import { p256Thumbprint } from '../core/jose/es256.ts';
+
+const SUBJECT = { holder_name: 'Ada Lovelace', member_number: 'L-1815', adult: true };
+
+describe('openrail wallet against a running rail', () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  let origin: string;
+  let home: string;
+  let vct: string;
+
+  const wallet = (...args: string[]) => runWallet(home, ...args);
+
+  async function api(path: string, body: unknown, expected = 201): Promise<Record<string, unknown>> {
+    const res = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { ...owner, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    assert.equal(res.status, expected, JSON.stringify(json));
+    return json;
+  }
+
+  const offer = (extra: Record<string, unknown> = {}) =>
+    api('/api/offers', { tenant: 'ghent-library', typeId: 'library-card', subject: SUBJECT, ...extra });
+
+  async function openVerification(claims: string[]) {
+    const opened = await api('/verify/request', {
+      vct,
+      claims,
+      nonce: `n-${Math.random().toString(36).slice(2)}-0123456789`,
+      aud: 'https://rp.example',
+    });
+    return {
+      requestUri: String(opened.requestUri),
+      transactionId: String(opened.transactionId),
+      resultToken: String(opened.resultToken),
+    };
+  }
+
+  async function outcome(transactionId: string, resultToken: string) {
+    const res = await fetch(`${origin}/verify/result/${transactionId}`, { headers: { authorization: `Bearer ${resultToken}` } });
+    return ((await res.json()) as { outcome: Record<string, unknown> | null }).outcome;
+  }
+
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    db = await sqlite.create();
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    rail = await startRail(db, { PUBLIC_URL: origin });
+    await rail.app.listen({ port, host: '127.0.0.1' });
+    home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
+    await api('/api/tenants', { name: 'Ghent Library' });
+    const type = await api('/api/types', {
+      tenant: 'ghent-library',
+      name: 'Library Card',
+      claims: ['holder_name', 'member_number', 'adult:bool'],
+    });
+    vct = String(type.vct);
+  });
+
+  after(async () => {
+    await rail?.stop();
+    await db?.drop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  test('init makes a private wallet file whose account is the thumbprint of its key, and never overwrites it', async () => {
+    const made = await wallet('init');
+    assert.equal(made.code, 0, made.stderr);
+    const file = join(home, 'openrail-wallet.json');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const state = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(state.format, 'openrail-wallet/1');
+    assert.match(made.stdout, new RegExp(`^account ${p256Thumbprint(state.key)}$`, 'm'));
+    assert.ok(!made.stdout.includes(state.key.d), 'the private key is never printed');
+
+    const again = await wallet('init');
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /exists already/);
+    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), state, 'the wallet is untouched');
+  });
+
+  test('collect refuses plain http without --allow-http, and the offer stays collectable', async () => {
+    const { offerUri } = await offer();
+    const refused = await wallet('collect', String(offerUri));
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /plain http: add --allow-http/);
+    const collected = await wallet('collect', String(offerUri), '--allow-http');
+    assert.equal(collected.code, 0, collected.stderr);
+    assert.match(collected.stdout, new RegExp(`^collected c1: ${vct}$`, 'm'));
+    assert.match(collected.stdout, /^ {2}holder_name: Ada Lovelace$/m);
+    assert.match(collected.stdout, /^ {2}issuer did:web:127\.0\.0\.1%3A\d+:t:ghent-library$/m);
+  });
+
+  test('collect with a transaction code: asked for, refused when wrong, accepted when right', async () => {
+    const { offerUri, txCode } = await offer({ txCode: true });
+    const missing = await wallet('collect', String(offerUri), '--allow-http');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /needs a transaction code: add --tx-code/);
+    const wrong = await wallet(
+      'collect',
+      String(offerUri),
+      '--allow-http',
+      '--tx-code',
+      String(txCode) === '000000' ? '111111' : '000000',
+    );
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /invalid_grant/);
+    const right = await wallet('collect', String(offerUri), '--allow-http', '--tx-code', String(txCode));
+    assert.equal(right.code, 0, right.stderr);
+    assert.match(right.stdout, /^collected c2: /m);
+
+    const listed = await wallet('list', '--json');
+    assert.equal(listed.code, 0, listed.stderr);
+    const json = JSON.parse(listed.stdout);
+    assert.deepEqual(
+      json.credentials.map((c: { id: string; vct: string; claims: unknown }) => [c.id, c.vct, c.claims]),
+      [
+        ['c1', vct, SUBJECT],
+        ['c2', vct, SUBJECT],
+      ],
+    );
+    assert.equal(JSON.stringify(json).includes('~'), false, 'list shows claims, never the credential itself');
+  });
+
+  test('present discloses only what the holder chose of what was asked, and the verifier sees just that', async () => {
+    const { requestUri, transactionId, resultToken } = await openVerification(['holder_name', 'adult']);
+    const unchosen = await wallet('present', requestUri, '--allow-http', '--credential', 'c1');
+    assert.equal(unchosen.code, 2, 'without a terminal the holder must say what to disclose');
+    const several = await wallet('present', requestUri, '--allow-http', '--all');
+    assert.equal(several.code, 1);
+    assert.match(several.stderr, /several credentials match \(c1, c2\)/);
+    const notAsked = await wallet(
+      'present',
+      requestUri,
+      '--allow-http',
+      '--credential',
+      'c1',
+      '--claims',
+      'holder_name,member_number',
+    );
+    assert.equal(notAsked.code, 1);
+    assert.match(notAsked.stderr, /did not ask for member_number: nothing was sent/);
+    assert.equal(await outcome(transactionId, resultToken), null, 'nothing reached the verifier');
+
+    const run = await wallet('present', requestUri, '--allow-http', '--credential', 'c1', '--all');
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /asks c1 \(.+\) for: holder_name, adult$/m);
+    assert.match(run.stdout, /^the verifier accepted the presentation$/m);
+    const seen = await outcome(transactionId, resultToken);
+    assert.equal(seen?.ok, true, JSON.stringify(seen));
+    assert.deepEqual((seen?.presentation as { claims?: unknown })?.claims, { holder_name: 'Ada Lovelace', adult: true });
+  });
+
+  test('a revoked credential is presented, refused, and the refusal is named', async () => {
+    const { offerUri, offerId } = await offer();
+    const collected = await wallet('collect', String(offerUri), '--allow-http');
+    assert.match(collected.stdout, /^collected c3: /m);
+    await api('/api/tenants/ghent-library/revoke', { offerId }, 200);
+    const { requestUri, transactionId, resultToken } = await openVerification(['holder_name']);
+    const run = await wallet('present', requestUri, '--allow-http', '--credential', 'c3', '--claims', 'holder_name');
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /^the verifier refused the presentation: credential_revoked: /m);
+    assert.equal((await outcome(transactionId, resultToken))?.error, 'credential_revoked');
+  });
+
+  test('a damaged wallet file is refused, never trusted', async () => {
+    const other = join(home, 'damaged.json');
+    writeFileSync(other, JSON.stringify({ format: 'openrail-wallet/1', key: { kty: 'EC' }, credentials: [] }));
+    const run = await wallet('list', '--wallet', other);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /not a usable wallet: it has no private device key/);
+    const missing = await wallet('list', '--wallet', join(home, 'absent.json'));
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no wallet at .*: run "openrail wallet init" first/);
+  });
+});

@@ -1,0 +1,188 @@
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { collect, credentialClaims } from '../wallet/collect.ts';
+import { allowLibraryHttp, WalletError, type WalletNetOptions } from '../wallet/net.ts';
+import { answerRequest, type Candidate, openRequest } from '../wallet/present.ts';
+import { createWallet, defaultWalletPath, loadWallet } from '../wallet/wallet-file.ts';
+import { VERB_USAGE } from './usage.ts';
+
+/**
+ * `openrail wallet <subcommand>`: the reference wallet (docs/wallet-cli.md). Exit 0 when done, 1
+ * when the wallet or a service refused (the message says which and why), 2 for a mistaken
+ * command line.
+ */
+export async function wallet(args: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [sub, ...operands] = positionals;
+  const path = values.wallet ?? defaultWalletPath();
+  if (path === '') return usageError('--wallet names no file');
+  const net: WalletNetOptions = { allowHttp: values['allow-http'] };
+  allowLibraryHttp(net);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const expect = (n: number, what: string) => {
+    if (operands.length !== n) throw new UsageError(`wallet ${sub} takes ${what}`);
+  };
+  try {
+    switch (sub) {
+      case 'init': {
+        expect(0, 'no operand');
+        const created = createWallet(path);
+        out(`created a wallet at ${path} (keep it private: it holds the device key)`);
+        out(`account ${created.accountId}`);
+        return;
+      }
+      case 'collect': {
+        expect(1, 'one operand: the credential offer URI');
+        const opened = loadWallet(path);
+        const { stored, claims } = await collect(opened, String(operands[0]), {
+          net,
+          ...(values['tx-code'] === undefined ? {} : { txCode: values['tx-code'] }),
+        });
+        out(`collected ${stored.id}: ${stored.vct}`);
+        out(`  issuer ${stored.issuer}`);
+        for (const line of claimLines(claims)) out(`  ${line}`);
+        return;
+      }
+      case 'list': {
+        expect(0, 'no operand');
+        const opened = loadWallet(path);
+        const listed = await Promise.all(
+          opened.state.credentials.map(async (c) => ({ ...c, claims: await credentialClaims(c.credential) })),
+        );
+        if (values.json) {
+          out(
+            JSON.stringify(
+              { accountId: opened.accountId, credentials: listed.map(({ credential: _c, ...rest }) => rest) },
+              null,
+              2,
+            ),
+          );
+          return;
+        }
+        out(`account ${opened.accountId}`);
+        if (listed.length === 0) out('no credentials yet: "openrail wallet collect <offer URI>" collects one');
+        for (const c of listed) {
+          out(`${c.id}  ${c.vct}`);
+          out(`  issuer ${c.issuer}, collected ${c.collectedAt}`);
+          for (const line of claimLines(c.claims)) out(`  ${line}`);
+        }
+        return;
+      }
+      case 'present': {
+        expect(1, 'one operand: the openid4vp:// request URI');
+        if (values.all && values.claims !== undefined) throw new UsageError('give --claims or --all, not both');
+        const opened = loadWallet(path);
+        const request = await openRequest(opened, String(operands[0]), net);
+        const candidate = choose(request.candidates, values.credential);
+        const asked = Object.keys(candidate.asked);
+        out(`${request.clientId} asks ${candidate.stored.id} (${candidate.stored.vct}) for: ${asked.join(', ')}`);
+        const disclose = await chooseClaims(candidate, values);
+        out(disclose.length > 0 ? `disclosing ${disclose.join(', ')}` : 'disclosing no claim');
+        const answer = await answerRequest(opened, request, candidate, disclose);
+        if (answer.status >= 200 && answer.status < 300) {
+          out('the verifier accepted the presentation');
+          return;
+        }
+        const { error, error_description: description } = (answer.body ?? {}) as Record<string, unknown>;
+        const why =
+          typeof error === 'string'
+            ? `${error}${typeof description === 'string' ? `: ${description}` : ''}`
+            : `HTTP ${answer.status}`;
+        out(`the verifier refused the presentation: ${why.slice(0, 500)}`);
+        process.exitCode = 1;
+        return;
+      }
+      default:
+        throw new UsageError(sub === undefined ? 'name a subcommand' : `unknown subcommand "${sub}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(err.message);
+    process.stderr.write(`openrail wallet: ${describeFailure(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      wallet: { type: 'string' },
+      'allow-http': { type: 'boolean', default: false },
+      'tx-code': { type: 'string' },
+      credential: { type: 'string' },
+      claims: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+}
+
+class UsageError extends Error {}
+
+function usageError(message: string): void {
+  process.stderr.write(`openrail wallet: ${message}\n${VERB_USAGE.wallet}\n`);
+  process.exitCode = 2;
+}
+
+function choose(candidates: Candidate[], wanted: string | undefined): Candidate {
+  if (candidates.length === 0) throw new WalletError('no credential in the wallet matches what the verifier asks for.');
+  if (wanted === undefined) {
+    const [first] = candidates;
+    if (candidates.length > 1 || !first) {
+      throw new WalletError(
+        `several credentials match (${candidates.map((c) => c.stored.id).join(', ')}): choose one with --credential.`,
+      );
+    }
+    return first;
+  }
+  const found = candidates.find((c) => c.stored.id === wanted);
+  if (!found) throw new WalletError(`${wanted.slice(0, 20)} does not match what the verifier asks for.`);
+  return found;
+}
+
+/** --all, --claims, or, on a terminal, a question per claim; the default answer is no. */
+async function chooseClaims(candidate: Candidate, values: { all: boolean; claims?: string | undefined }): Promise<string[]> {
+  const asked = Object.keys(candidate.asked);
+  if (values.all) return asked;
+  if (values.claims !== undefined) {
+    const named = values.claims
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
+    const notAsked = named.filter((c) => !asked.includes(c));
+    if (notAsked.length > 0)
+      throw new WalletError(`the verifier did not ask for ${notAsked.join(', ').slice(0, 200)}: nothing was sent.`);
+    return named;
+  }
+  if (!process.stdin.isTTY)
+    throw new UsageError('say what to disclose: --claims <a,b> or --all (or run on a terminal to be asked)');
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const chosen: string[] = [];
+    for (const claim of asked) {
+      const reply = await prompt.question(`disclose ${claim} = ${show(candidate.asked[claim])}? [y/N] `);
+      if (/^y(es)?$/i.test(reply.trim())) chosen.push(claim);
+    }
+    return chosen;
+  } finally {
+    prompt.close();
+  }
+}
+
+const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+const claimLines = (claims: Record<string, unknown>) => Object.entries(claims).map(([k, v]) => `${k}: ${show(v)}`);
+
+/** A failure in a sentence: the wallet's own words, or the library's, bounded. */
+function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s+/g, ' ').slice(0, 500);
+}

@@ -1,0 +1,160 @@
+/**
+ * Collecting a credential (OID4VCI 1.0, pre-authorized code flow) with the OpenWallet
+ * Foundation's oid4vc-ts client: resolve the offer and the issuer's metadata, redeem the code
+ * (with the transaction code when the offer asks for one), fetch a c_nonce, prove possession of
+ * the device key, and receive one dc+sd-jwt credential. The wallet then checks what it received
+ * before it keeps it: the issuer's signature by a key of the issuer's did:web DID, the type it was
+ * offered, and that the credential is bound to this wallet's key.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Openid4vciClient, type Openid4vciClientOptions } from '@openid4vc/openid4vci';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { decodeJws, isObject, p256Jwk, signEs256, verifyEs256 } from '../core/jose/es256.ts';
+import { resolveDidWebKey } from './did-web.ts';
+import { checkReachable, WalletError, type WalletNetOptions, walletFetch } from './net.ts';
+import { addCredential, type StoredCredential, type Wallet } from './wallet-file.ts';
+
+type Callbacks = Openid4vciClientOptions['callbacks'];
+
+export const hashFor = (data: Uint8Array, alg: string) => createHash(alg.replace('-', '').toLowerCase()).update(data).digest();
+
+export interface Collected {
+  stored: StoredCredential;
+  claims: Record<string, unknown>;
+}
+
+export async function collect(
+  wallet: Wallet,
+  offerUri: string,
+  options: { txCode?: string; net: WalletNetOptions },
+): Promise<Collected> {
+  const fetchFn = walletFetch(options.net);
+  const signJwt: Callbacks['signJwt'] = async (signer, { header, payload }) => {
+    if (signer.method !== 'jwk' || signer.publicJwk.x !== wallet.publicJwk.x || signer.publicJwk.y !== wallet.publicJwk.y) {
+      throw new WalletError('the wallet signs with its own device key only.');
+    }
+    const { alg: _alg, ...rest } = header as Record<string, unknown>;
+    return { jwt: signEs256(wallet.privateKey, rest, payload as Record<string, unknown>), signerJwk: signer.publicJwk };
+  };
+  const client = new Openid4vciClient({
+    callbacks: {
+      fetch: fetchFn,
+      hash: hashFor,
+      generateRandom: (bytes) => randomBytes(bytes),
+      signJwt,
+      clientAuthentication: () => {},
+    },
+  });
+
+  checkOfferTarget(offerUri, options.net);
+  // The library's own message would quote the offer, pre-authorized code and all.
+  const offer = await client.resolveCredentialOffer(offerUri).catch(() => {
+    throw new WalletError('the offer URI is not a credential offer this wallet can read.');
+  });
+  const grant = offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code'];
+  if (!grant) throw new WalletError('the offer has no pre-authorized code: this wallet collects pre-authorized offers only.');
+  if (grant.tx_code && options.txCode === undefined) {
+    const how = grant.tx_code.description ? ` (${grant.tx_code.description.slice(0, 200)})` : '';
+    throw new WalletError(`the offer needs a transaction code${how}: add --tx-code <code>.`);
+  }
+  const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
+  const configurationId = offer.credential_configuration_ids[0];
+  const configuration = configurationId
+    ? metadata.credentialIssuer.credential_configurations_supported[configurationId]
+    : undefined;
+  if (!configurationId || !configuration || configuration.format !== 'dc+sd-jwt') {
+    throw new WalletError('the offer names no dc+sd-jwt credential the issuer describes.');
+  }
+  const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+    credentialOffer: offer,
+    issuerMetadata: metadata,
+    ...(options.txCode === undefined ? {} : { txCode: options.txCode }),
+  });
+  const { c_nonce } = await client.requestNonce({ issuerMetadata: metadata });
+  const { jwt } = await client.createCredentialRequestJwtProof({
+    issuerMetadata: metadata,
+    credentialConfigurationId: configurationId,
+    nonce: c_nonce,
+    signer: { method: 'jwk', alg: 'ES256', publicJwk: wallet.publicJwk },
+  });
+  const { credentialResponse } = await client.retrieveCredentials({
+    issuerMetadata: metadata,
+    accessToken: accessTokenResponse.access_token,
+    credentialConfigurationId: configurationId,
+    proofs: { jwt: [jwt] },
+  });
+  const [first] = credentialResponse.credentials ?? [];
+  const credential = isObject(first) ? first.credential : first;
+  if (typeof credential !== 'string') throw new WalletError('the issuer answered no compact dc+sd-jwt credential.');
+
+  const expectedVct = typeof configuration.vct === 'string' ? configuration.vct : undefined;
+  const { vct, issuer } = await checkReceived(credential, wallet, expectedVct, fetchFn, options.net);
+  const claims = await credentialClaims(credential);
+  const stored = addCredential(wallet, { format: 'dc+sd-jwt', issuer, vct, collectedAt: new Date().toISOString(), credential });
+  return { stored, claims };
+}
+
+/** Refuses, in the wallet's words, an offer whose issuer (or offer URI) the wallet may not reach. */
+function checkOfferTarget(offerUri: string, net: WalletNetOptions): void {
+  let params: URLSearchParams;
+  try {
+    params = new URL(offerUri).searchParams;
+  } catch {
+    throw new WalletError('the offer is not a URI.');
+  }
+  const byReference = params.get('credential_offer_uri');
+  let target = byReference;
+  if (target === null) {
+    try {
+      const issuer = (JSON.parse(params.get('credential_offer') ?? '') as { credential_issuer?: unknown }).credential_issuer;
+      target = typeof issuer === 'string' ? issuer : null;
+    } catch {
+      target = null;
+    }
+  }
+  if (target === null) throw new WalletError('the offer URI carries neither credential_offer nor credential_offer_uri.');
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new WalletError('the offer names an issuer that is not a URL.');
+  }
+  checkReachable(url, net);
+}
+
+/** What the wallet checks before keeping a credential; answers its type and issuer. */
+async function checkReceived(
+  credential: string,
+  wallet: Wallet,
+  expectedVct: string | undefined,
+  fetchFn: typeof fetch,
+  net: WalletNetOptions,
+): Promise<{ vct: string; issuer: string }> {
+  const jws = decodeJws(credential.slice(0, credential.indexOf('~')));
+  if (!jws) throw new WalletError('the credential is not an SD-JWT.');
+  const { header, payload } = jws;
+  if (header.alg !== 'ES256' || typeof header.kid !== 'string' || !header.kid.startsWith('did:web:')) {
+    throw new WalletError('the credential is not signed ES256 by a did:web key.');
+  }
+  const iss = payload.iss;
+  if (typeof iss !== 'string' || header.kid.split('#')[0] !== iss)
+    throw new WalletError("the credential's signing key is not its issuer's.");
+  const issuerKey = await resolveDidWebKey(header.kid, fetchFn, net);
+  if (!verifyEs256(jws, issuerKey)) throw new WalletError("the credential's signature does not verify with its issuer's key.");
+  if (typeof payload.vct !== 'string' || (expectedVct !== undefined && payload.vct !== expectedVct)) {
+    throw new WalletError('the credential is not of the type the offer named.');
+  }
+  const cnf = isObject(payload.cnf) ? p256Jwk(payload.cnf.jwk) : undefined;
+  if (!cnf || cnf.x !== wallet.publicJwk.x || cnf.y !== wallet.publicJwk.y) {
+    throw new WalletError("the credential is not bound to this wallet's key.");
+  }
+  return { vct: payload.vct, issuer: iss };
+}
+
+/** The credential's claims with every disclosure applied (sd-jwt-js), without the SD-JWT's own members. */
+export async function credentialClaims(credential: string): Promise<Record<string, unknown>> {
+  const all = (await new SDJwtVcInstance({ hasher: digest }).getClaims(credential)) as Record<string, unknown>;
+  const { iss: _iss, iat: _iat, exp: _exp, nbf: _nbf, vct: _vct, cnf: _cnf, status: _status, _sd_alg: _alg, ...claims } = all;
+  return claims;
+}
