@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
-import { freePort, runWallet } from '../../test/helpers/process.ts';
-import { owner, startRail, type TestRail } from '../../test/helpers/rail.ts';
+import { runWallet } from '../../test/helpers/process.ts';
+import { owner, startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../core/jose/es256.ts';
 
 const SUBJECT = { holder_name: 'Ada Lovelace', member_number: 'L-1815', adult: true };
@@ -61,10 +61,7 @@ describe('openrail wallet against a running rail', () => {
     const [sqlite] = testDatabases();
     assert.ok(sqlite);
     db = await sqlite.create();
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    rail = await startRail(db, { PUBLIC_URL: origin });
-    await rail.app.listen({ port, host: '127.0.0.1' });
+    ({ rail, origin } = await startRailOnSocket(db));
     home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
     await api('/api/tenants', { name: 'Ghent Library' });
     const type = await api('/api/types', {

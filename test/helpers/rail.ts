@@ -7,6 +7,7 @@ import { MODULES, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { TestDatabase } from './databases.ts';
+import { freePort } from './process.ts';
 
 export const OWNER_TOKEN = 'test-owner-token-0123456789abcdefghijklmnop';
 export const PUBLIC_URL = 'https://rail.example.test';
@@ -57,3 +58,16 @@ export async function startRail(
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const owner = bearer(OWNER_TOKEN);
+
+/**
+ * A composed openrail on a real 127.0.0.1 socket whose PUBLIC_URL is that socket's own origin, so
+ * a browser's same-origin requests, the did:web DIDs and a wallet all reach it at the address it
+ * publishes. The port must be known before compose, hence chosen first.
+ */
+export async function startRailOnSocket(db: TestDatabase): Promise<{ rail: TestRail; origin: string }> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const rail = await startRail(db, { PUBLIC_URL: origin });
+  await rail.app.listen({ port, host: '127.0.0.1' });
+  return { rail, origin };
+}

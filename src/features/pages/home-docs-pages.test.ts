@@ -13,8 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { freePort } from '../../../test/helpers/process.ts';
-import { startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { webAssets } from '../../web/assets.ts';
 import { PUBLIC_DOCUMENTS } from './home-page.ts';
 
@@ -53,11 +52,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     const [sqlite] = testDatabases();
     assert.ok(sqlite);
     db = await sqlite.create();
-    // PUBLIC_URL is the socket's own origin: the API reference sends its requests there.
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    rail = await startRail(db, { PUBLIC_URL: origin });
-    await rail.app.listen({ port, host: '127.0.0.1' });
+    ({ rail, origin } = await startRailOnSocket(db));
     doc = (await (await fetch(`${origin}/openapi.json`)).json()) as typeof doc;
 
     browser = await launchChromium();

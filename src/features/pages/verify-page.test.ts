@@ -15,8 +15,8 @@ import { chromiumMissing, launchChromium, watchPage } from '../../../test/helper
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
-import { freePort, runWallet } from '../../../test/helpers/process.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { runWallet } from '../../../test/helpers/process.ts';
+import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 
 const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
 const SUBJECT = {
@@ -81,16 +81,12 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     const [sqlite] = testDatabases();
     assert.ok(sqlite);
     db = await sqlite.create();
-    // The port must be known before compose: PUBLIC_URL is this very origin.
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    rail = await startRail(db, { PUBLIC_URL: origin });
-    await rail.app.listen({ port, host: '127.0.0.1' });
+    ({ rail, origin } = await startRailOnSocket(db));
 
     const tenant = await api('/api/tenants', { name: 'Bruges Chess Circle' });
     slug = String(tenant.slug);
     tenantDid = String(tenant.did);
-    assert.equal(tenantDid, `did:web:127.0.0.1%3A${port}:t:${slug}`);
+    assert.equal(tenantDid, `did:web:127.0.0.1%3A${new URL(origin).port}:t:${slug}`);
     const type = await api('/api/types', { tenant: slug, name: 'Member Card', claims: CLAIMS });
     vct = String(type.vct);
     typeId = String(type.typeId);
