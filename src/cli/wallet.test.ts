@@ -12,6 +12,7 @@ import { type TestDatabase, testDatabases } from '../../test/helpers/databases.t
 import { runWallet } from '../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../core/jose/es256.ts';
+import { printable } from './wallet.ts';
 
 const SUBJECT = { holder_name: 'Ada Lovelace', member_number: 'L-1815', adult: true };
 
@@ -188,4 +189,9 @@ describe('openrail wallet against a running rail', () => {
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no wallet at .*: run "openrail wallet init" first/);
   });
+});
+
+test('what issuers and verifiers send is shown, never obeyed by the terminal', () => {
+  assert.equal(printable('Ada\u001b[2J\u202eevil\r\n'), 'Ada\\u001b[2J\\u202eevil\\u000d\\u000a');
+  assert.equal(printable('Zoë Ñandú 🚋'), 'Zoë Ñandú 🚋');
 });

@@ -24,7 +24,7 @@ export async function wallet(args: string[]): Promise<void> {
   if (path === '') return usageError('--wallet names no file');
   const net: WalletNetOptions = { allowHttp: values['allow-http'] };
   allowLibraryHttp(net);
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const out = (line: string) => process.stdout.write(`${printable(line)}\n`);
   const expect = (n: number, what: string) => {
     if (operands.length !== n) throw new UsageError(`wallet ${sub} takes ${what}`);
   };
@@ -56,13 +56,9 @@ export async function wallet(args: string[]): Promise<void> {
           opened.state.credentials.map(async (c) => ({ ...c, claims: await credentialClaims(c.credential) })),
         );
         if (values.json) {
-          out(
-            JSON.stringify(
-              { accountId: opened.accountId, credentials: listed.map(({ credential: _c, ...rest }) => rest) },
-              null,
-              2,
-            ),
-          );
+          // JSON escapes control characters itself; its own newlines are layout.
+          const json = { accountId: opened.accountId, credentials: listed.map(({ credential: _c, ...rest }) => rest) };
+          process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
           return;
         }
         out(`account ${opened.accountId}`);
@@ -103,7 +99,7 @@ export async function wallet(args: string[]): Promise<void> {
     }
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message);
-    process.stderr.write(`openrail wallet: ${describeFailure(err)}\n`);
+    process.stderr.write(`openrail wallet: ${printable(describeFailure(err))}\n`);
     process.exitCode = 1;
   }
 }
@@ -168,7 +164,7 @@ async function chooseClaims(candidate: Candidate, values: { all: boolean; claims
   try {
     const chosen: string[] = [];
     for (const claim of asked) {
-      const reply = await prompt.question(`disclose ${claim} = ${show(candidate.asked[claim])}? [y/N] `);
+      const reply = await prompt.question(printable(`disclose ${claim} = ${show(candidate.asked[claim])}? [y/N] `));
       if (/^y(es)?$/i.test(reply.trim())) chosen.push(claim);
     }
     return chosen;
@@ -180,6 +176,17 @@ async function chooseClaims(candidate: Candidate, values: { all: boolean; claims
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 const claimLines = (claims: Record<string, unknown>) => Object.entries(claims).map(([k, v]) => `${k}: ${show(v)}`);
+
+/**
+ * What issuers and verifiers send is shown to the holder: control characters (terminal escape
+ * sequences among them) and bidirectional overrides are shown as \u escapes, never obeyed.
+ */
+export function printable(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
 
 /** A failure in a sentence: the wallet's own words, or the library's, bounded. */
 function describeFailure(err: unknown): string {
