@@ -183,6 +183,7 @@ const claimLines = (claims: Record<string, unknown>) => Object.entries(claims).m
  */
 export function printable(text: string): string {
   return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
