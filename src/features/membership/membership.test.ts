@@ -571,6 +571,24 @@ for (const factory of testDatabases()) {
       await refuses(() => enroll({ transactionId: done.transactionId }), 400, 'invalid_request');
     });
 
+    test('racing requests: one transaction enrols once; one idempotency key applies once', async () => {
+      assert.equal((await post('/api/members/enrolment-types', { tenant: 'alpha', typeIds: ['club-pass'] })).statusCode, 200);
+      const issued = await issueOne(rail.app, 'alpha', 'club-pass', { holder_name: 'Eve' });
+      const done = await verification(passVct, issued);
+      const enrolments = await Promise.all(Array.from({ length: 6 }, () => post('/member/enroll', done, {})));
+      assert.equal(enrolments.filter((r) => r.statusCode === 201).length, 1, enrolments.map((r) => r.body).join('\n'));
+      assert.ok(enrolments.filter((r) => r.statusCode !== 201).every((r) => r.json().error === 'transaction_used'));
+      const account = thumbprint(issued.key);
+      const grants = await Promise.all(Array.from({ length: 6 }, () => coins('alpha', account, 7, 'race-once', 'bonus')));
+      assert.ok(
+        grants.every((r) => r.statusCode === 200),
+        grants.map((r) => r.body).join('\n'),
+      );
+      assert.ok(grants.every((r) => JSON.stringify(r.json().coinEntry) === JSON.stringify(grants[0]?.json().coinEntry)));
+      const m = await rail.db.selectFrom('members').select('balance').where('account_id', '=', account).executeTakeFirstOrThrow();
+      assert.equal(Number(m.balance), 7, 'granted once');
+    });
+
     test('a scoped operator never reaches another tenant’s members or proposals', async () => {
       const account = fakeAccount();
       await enrol('beta', account);
