@@ -4,6 +4,7 @@ import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
 import { holdersModule } from './features/holders/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
+import { membershipModule } from './features/membership/module.ts';
 import { offersModule } from './features/offers/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
 import { pagesModule } from './features/pages/module.ts';
@@ -26,6 +27,7 @@ export const MODULES = [
   issuanceModule,
   statusModule,
   verificationModule,
+  membershipModule,
   conformanceModule,
   pagesModule,
 ];

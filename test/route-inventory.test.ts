@@ -41,6 +41,8 @@ const EXTRAS: Record<string, string> = {
   'GET /t/{tenant}/credential-offer/{handle}': 'OID4VCI 1.0 §4.1.3 credential_offer_uri of by-reference offers',
   'GET /assets/{file}': 'the stylesheet and icon of the pages (style-src self)',
   'GET /docs/assets/{file}': 'the API reference viewer, served from node_modules rather than a CDN',
+  'POST /api/members/enrolment-types':
+    'a tenant names the credential types whose accepted presentation enrols (POST /member/enroll; docs/decisions/0014)',
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

@@ -1,8 +1,8 @@
 /**
  * Who made a change, as an audit entry records it (docs/audit.md). An operator is named by
  * username; the break-glass owner token has no username; `system` is the service itself (today:
- * seeding). `holder` and `public` name a wallet and an anonymous caller for the operations that
- * will audit them; nothing audited today is done by either.
+ * seeding). `holder` names a wallet by its key thumbprint (a vote, an enrolment by presentation);
+ * `public` names an anonymous caller, and nothing audited today is done by one.
  */
 export type Actor =
   | { kind: 'operator'; username: string }

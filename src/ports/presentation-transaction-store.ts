@@ -21,6 +21,13 @@ export interface PresentationTransactionRecord {
   expiresAt: number;
   completedAt: number | null;
   outcome: Record<string, unknown> | null;
+  /**
+   * RFC 7638 thumbprint of the presented credential's cnf key, recorded when an accepted
+   * presentation completes the transaction (never a claim value); null otherwise.
+   */
+  holder: string | null;
+  /** When the transaction enrolled its holder as a member (docs/membership.md); null until then. */
+  enrolledAt: number | null;
 }
 
 export interface PresentationTransactionStore {
@@ -32,7 +39,18 @@ export interface PresentationTransactionStore {
    * Records the outcome of a pending, unexpired transaction and keeps it until `keepUntil`: one
    * conditional write, so of two racing responses exactly one completes it. False otherwise.
    */
-  complete(id: string, outcome: Record<string, unknown>, now: number, keepUntil: number): Promise<boolean>;
+  complete(
+    id: string,
+    outcome: Record<string, unknown>,
+    now: number,
+    keepUntil: number,
+    holder?: string | null,
+  ): Promise<boolean>;
+  /**
+   * Spends a live, completed transaction for one membership enrolment: one conditional write, so
+   * of two racing enrolments exactly one succeeds. False when it is gone, pending or already spent.
+   */
+  markEnrolled(id: string, now: number): Promise<boolean>;
   /** Deletes transactions past their expiry. */
   sweep(now: number): Promise<void>;
   /** Deletes the oldest transactions, in any state, beyond the newest `cap`; answers how many. */

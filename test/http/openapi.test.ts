@@ -287,10 +287,11 @@ for (const factory of testDatabases()) {
             payload,
           });
           const what = `POST ${path} as ${type}: ${res.statusCode} ${res.body}`;
-          // Without the plane's credential (an access token, which this suite holds none of) the
-          // answer is 401 before the media type is looked at.
+          // Without the plane's credential (an access token or a holder JWS, which this suite holds
+          // none of) the answer is 401 before the media type is looked at.
           assert.equal(res.statusCode, credential ? 415 : 401, what);
-          assert.equal(res.json().error, credential ? 'unsupported_media_type' : 'invalid_token', what);
+          const unauthenticated = Object.keys(op.security?.[0] ?? {})[0] === 'holderJws' ? 'unauthorized' : 'invalid_token';
+          assert.equal(res.json().error, credential ? 'unsupported_media_type' : unauthenticated, what);
         }
       }
       assert.equal((await rail.db.selectFrom('tenants').select('slug').execute()).length, tenantsBefore);

@@ -252,6 +252,8 @@ for (const factory of testDatabases()) {
         expiresAt: 4_100_000_000_000,
         completedAt: null,
         outcome: null,
+        holder: null,
+        enrolledAt: null,
       });
       await rail.db.deleteFrom('presentation_transactions').execute();
       for (let i = 0; i < 30; i++) assert.equal(await store.create(record(i)), true);

@@ -6,6 +6,7 @@ import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
+import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
@@ -19,6 +20,7 @@ import type {
   StatusAllocation,
 } from '../../src/ports/issued-credential-store.ts';
 import type { KeyStore } from '../../src/ports/key-store.ts';
+import type { MemberRecord, MembershipStore, ProposalRecord } from '../../src/ports/membership-store.ts';
 import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
 import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
 import type { TenantStore } from '../../src/ports/tenant-store.ts';
@@ -77,6 +79,7 @@ interface TenantOwnedPorts {
   CredentialTypeStore: CredentialTypeStore;
   OfferStore: OfferStore;
   IssuedCredentialStore: IssuedCredentialStore;
+  MembershipStore: MembershipStore;
 }
 
 const T = {
@@ -95,6 +98,10 @@ const T = {
     "IssuedCredentialStore.collect: a tenant can never spend or collect with another tenant's token, spent nonces or offer, nor a token collect another offer",
   collectAtomic: 'IssuedCredentialStore.collect is all or nothing',
   revocation: 'IssuedCredentialStore: revoke, revokedIndices and list never reach across tenants',
+  members:
+    'MembershipStore: enrolment types, members, coin entries and their keys are per tenant; membershipsOf is the account’s own view across tenants, by design',
+  proposals:
+    'MembershipStore: proposals, votes and tallies are per tenant; findProposal finds by id alone (a holder vote names no tenant), by design',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -133,7 +140,58 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     revoke: T.revocation,
     pruneSpentNonces: T.sweeps,
   },
+  MembershipStore: {
+    setEnrolmentTypes: T.members,
+    enrolmentTypes: T.members,
+    enrol: T.members,
+    getMember: T.members,
+    membershipsOf: T.members,
+    updateMember: T.members,
+    applyCoins: T.members,
+    createProposal: T.proposals,
+    getProposal: T.proposals,
+    findProposal: T.proposals,
+    moveProposal: T.proposals,
+    openProposals: T.proposals,
+    castVote: T.proposals,
+    votedOn: T.proposals,
+    tally: T.proposals,
+  },
 };
+
+const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+
+function memberRecord(tenant: string, over: Partial<MemberRecord> = {}): MemberRecord {
+  return {
+    tenant,
+    accountId: ACCOUNT,
+    displayName: `member of ${tenant}`,
+    tier: 'member',
+    status: 'active',
+    balance: 0,
+    joinedAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+function proposalRecord(tenant: string, id: string, over: Partial<ProposalRecord> = {}): ProposalRecord {
+  return {
+    id,
+    tenant,
+    title: `${tenant} question`,
+    options: ['yes', 'no'],
+    tiers: null,
+    opensAt: T0,
+    closesAt: T0 + 600_000,
+    state: 'open',
+    votesCast: 0,
+    createdAt: T0,
+    openedAt: T0,
+    closedAt: null,
+    ...over,
+  };
+}
 
 /**
  * Every tenant-owned repository method, called as tenant A and as tenant B: neither ever sees
@@ -150,6 +208,7 @@ for (const factory of testDatabases()) {
     let types: SqlCredentialTypeStore;
     let offers: SqlOfferStore;
     let ledger: SqlIssuedCredentialStore;
+    let membership: SqlMembershipStore;
     let credentialIds = 0;
     const passed = new Set<string>();
     /** A test of this suite, recorded when it passes. */
@@ -170,6 +229,7 @@ for (const factory of testDatabases()) {
       types = new SqlCredentialTypeStore(db);
       offers = new SqlOfferStore(db);
       ledger = new SqlIssuedCredentialStore(db);
+      membership = new SqlMembershipStore(db);
       for (const slug of ['alpha', 'beta']) {
         assert.equal(await tenants.create(tenantRecord(slug), [await keys.prepareKey(slug, 'issuer')]), true);
       }
@@ -957,6 +1017,78 @@ for (const factory of testDatabases()) {
         'a spent token not yet expired is kept',
       );
       assert.deepEqual(await elsewhere(), untouched, 'rows not yet due are left alone');
+    });
+
+    isolated(T.members, async () => {
+      await membership.setEnrolmentTypes('alpha', ['pass', 'card'], T0);
+      await membership.setEnrolmentTypes('beta', ['ticket'], T0);
+      await membership.setEnrolmentTypes('alpha', ['pass'], T0 + 1);
+      assert.deepEqual(await membership.enrolmentTypes('alpha'), ['pass']);
+      assert.deepEqual(await membership.enrolmentTypes('beta'), ['ticket'], 'alpha’s replacement left beta’s set alone');
+
+      assert.equal(await membership.enrol(memberRecord('alpha', { tier: 'gold' })), true);
+      assert.equal(await membership.enrol(memberRecord('alpha')), false, 'once per tenant');
+      assert.equal(await membership.getMember('beta', ACCOUNT), undefined);
+      assert.equal(await membership.updateMember('beta', ACCOUNT, { tier: 'x' }, T0 + 2), false, 'no beta member to change');
+      assert.equal(await membership.enrol(memberRecord('beta')), true, 'the same account may join beta');
+      assert.equal(await membership.updateMember('alpha', ACCOUNT, { tier: 'silver' }, T0 + 2), true);
+      assert.equal((await membership.getMember('alpha', ACCOUNT))?.tier, 'silver');
+      assert.equal((await membership.getMember('beta', ACCOUNT))?.tier, 'member');
+      assert.deepEqual(
+        (await membership.membershipsOf(ACCOUNT)).map((m) => m.tenant),
+        ['alpha', 'beta'],
+      );
+
+      const entry = (tenant: string, key: string, delta: number) => ({
+        id: `coin-${tenant}-${key}-${delta}`,
+        tenant,
+        accountId: ACCOUNT,
+        idempotencyKey: key,
+        delta,
+        reason: 'r',
+        createdAt: T0 + 3,
+      });
+      assert.equal((await membership.applyCoins(entry('alpha', 'k1', 10))).kind, 'applied');
+      // The same key in beta is beta's own entry, and moves beta's balance only.
+      assert.equal((await membership.applyCoins(entry('beta', 'k1', 3))).kind, 'applied');
+      assert.equal((await membership.applyCoins(entry('alpha', 'k1', 99))).kind, 'replayed');
+      assert.equal(
+        (await membership.applyCoins(entry('beta', 'k2', -4))).kind,
+        'insufficient',
+        'alpha’s coins do not pay for beta',
+      );
+      assert.equal((await membership.getMember('alpha', ACCOUNT))?.balance, 10);
+      assert.equal((await membership.getMember('beta', ACCOUNT))?.balance, 3);
+      const k2 = await db.selectFrom('coin_entries').select('id').where('idempotency_key', '=', 'k2').execute();
+      assert.equal(k2.length, 0, 'a refused debit leaves no entry');
+    });
+
+    isolated(T.proposals, async () => {
+      await membership.createProposal(proposalRecord('alpha', 'p-alpha'));
+      await membership.createProposal(proposalRecord('beta', 'p-beta', { state: 'draft', openedAt: null }));
+      assert.equal(await membership.getProposal('beta', 'p-alpha'), undefined);
+      assert.equal((await membership.getProposal('alpha', 'p-alpha'))?.tenant, 'alpha');
+      assert.equal((await membership.findProposal('p-beta'))?.tenant, 'beta');
+      assert.equal(await membership.moveProposal('alpha', 'p-beta', 'draft', 'open', T0), false, 'alpha cannot open beta’s');
+      assert.equal((await membership.getProposal('beta', 'p-beta'))?.state, 'draft');
+      assert.deepEqual(
+        (await membership.openProposals('alpha', T0 + 1)).map((p) => p.id),
+        ['p-alpha'],
+      );
+      assert.deepEqual(await membership.openProposals('beta', T0 + 1), []);
+      const vote = { proposalId: 'p-alpha', accountId: ACCOUNT, option: 'yes', assisted: false, castAt: T0 + 1 };
+      assert.equal(await membership.castVote({ ...vote, tenant: 'alpha' }), true);
+      assert.equal(await membership.castVote({ ...vote, tenant: 'alpha', option: 'no' }), false, 'one vote');
+      // Named under beta, alpha's proposal takes no vote, and beta's draft takes none either: nothing is written.
+      const other = 'other-account-0123456789-abcdefghijklmnopq';
+      await assert.rejects(membership.castVote({ ...vote, accountId: other, tenant: 'beta' }));
+      await assert.rejects(membership.castVote({ ...vote, accountId: other, tenant: 'beta', proposalId: 'p-beta' }));
+      assert.equal((await db.selectFrom('votes').select('account_id').where('account_id', '=', other).execute()).length, 0);
+      assert.deepEqual(await membership.votedOn('alpha', ACCOUNT, ['p-alpha', 'p-beta']), ['p-alpha']);
+      assert.deepEqual(await membership.votedOn('beta', ACCOUNT, ['p-alpha', 'p-beta']), []);
+      assert.deepEqual(await membership.tally('alpha', 'p-alpha'), [{ option: 'yes', assisted: false, votes: 1 }]);
+      assert.deepEqual(await membership.tally('beta', 'p-alpha'), []);
+      assert.equal((await membership.getProposal('alpha', 'p-alpha'))?.votesCast, 1);
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

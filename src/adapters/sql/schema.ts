@@ -140,6 +140,64 @@ export interface PresentationTransactionsTable {
   expires_at: number;
   completed_at: number | null;
   outcome: string | null;
+  /** RFC 7638 thumbprint of the presented credential's cnf key, once an accepted presentation completes it. */
+  holder_thumbprint: string | null;
+  /** When this transaction enrolled its holder as a member (at most once). */
+  enrolled_at: number | null;
+}
+
+export interface EnrolmentTypesTable {
+  tenant: string;
+  type_id: string;
+  created_at: number;
+}
+
+export interface MembersTable {
+  tenant: string;
+  account_id: string;
+  display_name: string | null;
+  tier: string;
+  status: string;
+  balance: number;
+  joined_at: number;
+  updated_at: number;
+}
+
+export interface CoinEntriesTable {
+  id: string;
+  tenant: string;
+  account_id: string;
+  idempotency_key: string;
+  delta: number;
+  reason: string;
+  balance_after: number;
+  created_at: number;
+}
+
+export interface ProposalsTable {
+  id: string;
+  tenant: string;
+  title: string;
+  /** JSON array of option strings. */
+  options: string;
+  /** JSON array of eligible tiers; null: every tier. */
+  tiers: string | null;
+  opens_at: number;
+  closes_at: number;
+  state: string;
+  votes_cast: Generated<number>;
+  created_at: number;
+  opened_at: number | null;
+  closed_at: number | null;
+}
+
+export interface VotesTable {
+  tenant: string;
+  proposal_id: string;
+  account_id: string;
+  option: string;
+  assisted: number;
+  cast_at: number;
 }
 
 export interface AuditHeadTable {
@@ -198,4 +256,9 @@ export interface Database {
   audit_log: AuditLogTable;
   outbox: OutboxTable;
   job_leases: JobLeasesTable;
+  enrolment_types: EnrolmentTypesTable;
+  members: MembersTable;
+  coin_entries: CoinEntriesTable;
+  proposals: ProposalsTable;
+  votes: VotesTable;
 }

@@ -18,6 +18,8 @@ const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationT
   expiresAt: Number(row.expires_at),
   completedAt: row.completed_at === null ? null : Number(row.completed_at),
   outcome: row.outcome ? JSON.parse(row.outcome) : null,
+  holder: row.holder_thumbprint,
+  enrolledAt: row.enrolled_at === null ? null : Number(row.enrolled_at),
 });
 
 export class SqlPresentationTransactionStore implements PresentationTransactionStore {
@@ -58,12 +60,30 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
     return row ? toRecord(row) : undefined;
   }
 
-  async complete(id: string, outcome: Record<string, unknown>, now: number, keepUntil: number): Promise<boolean> {
+  async complete(
+    id: string,
+    outcome: Record<string, unknown>,
+    now: number,
+    keepUntil: number,
+    holder: string | null = null,
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('presentation_transactions')
-      .set({ outcome: JSON.stringify(outcome), completed_at: now, expires_at: keepUntil })
+      .set({ outcome: JSON.stringify(outcome), completed_at: now, expires_at: keepUntil, holder_thumbprint: holder })
       .where('id', '=', id)
       .where('completed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async markEnrolled(id: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('presentation_transactions')
+      .set({ enrolled_at: now })
+      .where('id', '=', id)
+      .where('enrolled_at', 'is', null)
+      .where('completed_at', 'is not', null)
       .where('expires_at', '>', now)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

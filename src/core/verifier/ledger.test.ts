@@ -4,6 +4,7 @@
  * the supplied DID document.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   AUD,
@@ -267,5 +268,20 @@ describe('the issuer key comes only from the DID document', () => {
   it('a kid given as the bare thumbprint resolves in the document of the iss', () => {
     const c = credential(w, { kid: w.issuer.kid });
     assertAccept(verifyPresentation(inputOf(w, presentAll(w, c))));
+  });
+});
+
+describe('the holder thumbprint', () => {
+  it('is the RFC 7638 thumbprint of cnf.jwk on accept, and null on anything else', () => {
+    const { crv, kty, x, y } = w.holder.publicJwk as Record<string, string>;
+    const expected = createHash('sha256').update(JSON.stringify({ crv, kty, x, y }), 'utf8').digest('base64url');
+    const accepted = verifyPresentation(inputOf(w, present(w, credential(w).jwt, []), { expected: { claims: [] } }));
+    assertAccept(accepted);
+    assert.equal(accepted.holder, expected);
+    const refused = verifyPresentation(
+      inputOf(w, present(w, credential(w).jwt, []), { expected: { claims: [], nonce: 'another-nonce' } }),
+    );
+    assert.equal(refused.verdict, 'reject');
+    assert.equal(refused.holder, null);
   });
 });

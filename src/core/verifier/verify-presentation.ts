@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DecodedJws, decodeJws, describe, isObject, p256Jwk, verifyEs256 } from '../jose/es256.ts';
+import { type DecodedJws, decodeJws, describe, isObject, p256Jwk, p256Thumbprint, verifyEs256 } from '../jose/es256.ts';
 import { assertionKey, documentId } from './did-keys.ts';
 import { processDisclosures } from './disclosures.ts';
 import {
@@ -32,6 +32,8 @@ export interface VerificationResult {
   ledger: Ledger;
   /** The holder's signed audience and nonce, when a KB-JWT could be read. */
   keyBinding: { aud: unknown; nonce: unknown; iat: unknown } | null;
+  /** RFC 7638 thumbprint of the credential's cnf.jwk, only when the verdict is accept. */
+  holder: string | null;
 }
 
 /** A KB-JWT `iat` may be this old (RFC 9901 §7.3 step 4 leaves the window to the verifier). */
@@ -54,10 +56,16 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
     entries.set(check, entry);
   };
   const fail = (check: CheckName, failure: FailureCode, detail: string) => record(check, 'failed', failure, detail);
-  const finish = (claims: Record<string, unknown> | null, keyBinding: VerificationResult['keyBinding']) => {
+  const finish = (
+    claims: Record<string, unknown> | null,
+    keyBinding: VerificationResult['keyBinding'],
+    holderKey?: Parameters<typeof p256Thumbprint>[0],
+  ): VerificationResult => {
     const ledger = CHECKS.map((check) => entries.get(check) ?? { check, status: 'not_performed' as const });
     const { verdict, failure } = deriveVerdict(ledger);
-    return { verdict, failure, claims: verdict === 'accept' ? claims : null, ledger, keyBinding };
+    const accepted = verdict === 'accept';
+    const holder = accepted && holderKey ? p256Thumbprint(holderKey) : null;
+    return { verdict, failure, claims: accepted ? claims : null, ledger, keyBinding, holder };
   };
 
   const parsed = splitPresentation(input.presentation);
@@ -136,7 +144,7 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
   if (revocation.status === 'passed') record('revocation', 'passed');
   else record('revocation', revocation.status, revocation.failure, revocation.detail);
 
-  return finish(disclosed.claims, kb ? { aud: kb.aud, nonce: kb.nonce, iat: kb.iat } : null);
+  return finish(disclosed.claims, kb ? { aud: kb.aud, nonce: kb.nonce, iat: kb.iat } : null, holderKey ?? undefined);
 }
 
 function credentialValidity(payload: Record<string, unknown>, now: number): string | undefined {

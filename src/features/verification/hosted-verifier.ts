@@ -134,6 +134,8 @@ export class HostedVerifier {
       expiresAt: now + TRANSACTION_TTL_MS,
       completedAt: null,
       outcome: null,
+      holder: null,
+      enrolledAt: null,
     };
     await this.uow.run(async ({ transactions, audit }) => {
       if (!(await transactions.create(record))) {
@@ -208,9 +210,11 @@ export class HostedVerifier {
     }
     if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
 
-    const outcome = form.error !== undefined ? walletError(form) : await this.judge(tx, form.vp_token);
+    const judged = form.error !== undefined ? { outcome: walletError(form), holder: null } : await this.judge(tx, form.vp_token);
+    const { outcome } = judged;
     const completed = await this.uow.run(async ({ transactions, events }) => {
-      if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS))) return false;
+      // The holder's key thumbprint is kept (for membership enrolment); it is never returned.
+      if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS, judged.holder))) return false;
       // The platform is the verifier, so the event is the platform's (root's); it names no claim.
       const data = { transactionId: tx.id, vct: tx.vct, ...(outcome.ok ? {} : { error: outcome.error, link: outcome.link }) };
       await events.emit({ type: outcome.ok ? 'presentation.completed' : 'presentation.failed', tenant: ROOT_SLUG, data });
@@ -232,10 +236,19 @@ export class HostedVerifier {
     return tx && tx.expiresAt > this.clock.now() ? tx : undefined;
   }
 
-  private async judge(tx: PresentationTransactionRecord, vpToken: string | undefined): Promise<Outcome> {
+  private async judge(
+    tx: PresentationTransactionRecord,
+    vpToken: string | undefined,
+  ): Promise<{ outcome: Outcome; holder: string | null }> {
     const presentation = vpToken === undefined ? undefined : presentationOf(vpToken);
     if (!presentation) {
-      return { ok: false, error: 'malformed_presentation', link: 'structure', detail: 'vp_token holds no single presentation.' };
+      const outcome: Outcome = {
+        ok: false,
+        error: 'malformed_presentation',
+        link: 'structure',
+        detail: 'vp_token holds no single presentation.',
+      };
+      return { outcome, holder: null };
     }
     const uri = statusUriOf(presentation);
     const input = {
@@ -253,7 +266,8 @@ export class HostedVerifier {
       const remote = await this.statusLists.get(uri);
       if (remote) result = verifyPresentation({ ...input, statusList: remote });
     }
-    return toOutcome(result, tx, this.tenants.didOf(tx.typeTenant));
+    const outcome = toOutcome(result, tx, this.tenants.didOf(tx.typeTenant));
+    return { outcome, holder: outcome.ok ? result.holder : null };
   }
 }
 

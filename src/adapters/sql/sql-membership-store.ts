@@ -1,0 +1,300 @@
+import { type Selectable, sql } from 'kysely';
+import {
+  type CoinEntry,
+  type CoinResult,
+  type MemberPatch,
+  type MemberRecord,
+  type MemberStatus,
+  type MembershipStore,
+  ProposalNotOpen,
+  type ProposalRecord,
+  type ProposalState,
+  type TallyRow,
+  type VoteRecord,
+} from '../../ports/membership-store.ts';
+import type { Db } from './connect.ts';
+import type { CoinEntriesTable, MembersTable, ProposalsTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
+
+const toMember = (row: Selectable<MembersTable>): MemberRecord => ({
+  tenant: row.tenant,
+  accountId: row.account_id,
+  displayName: row.display_name,
+  tier: row.tier,
+  status: row.status as MemberStatus,
+  balance: Number(row.balance),
+  joinedAt: Number(row.joined_at),
+  updatedAt: Number(row.updated_at),
+});
+
+const toEntry = (row: Selectable<CoinEntriesTable>): CoinEntry => ({
+  id: row.id,
+  tenant: row.tenant,
+  accountId: row.account_id,
+  idempotencyKey: row.idempotency_key,
+  delta: Number(row.delta),
+  reason: row.reason,
+  balanceAfter: Number(row.balance_after),
+  createdAt: Number(row.created_at),
+});
+
+const toProposal = (row: Selectable<ProposalsTable>): ProposalRecord => ({
+  id: row.id,
+  tenant: row.tenant,
+  title: row.title,
+  options: JSON.parse(row.options),
+  tiers: row.tiers === null ? null : JSON.parse(row.tiers),
+  opensAt: Number(row.opens_at),
+  closesAt: Number(row.closes_at),
+  state: row.state as ProposalState,
+  votesCast: Number(row.votes_cast),
+  createdAt: Number(row.created_at),
+  openedAt: row.opened_at === null ? null : Number(row.opened_at),
+  closedAt: row.closed_at === null ? null : Number(row.closed_at),
+});
+
+/** Thrown inside `applyCoins` to undo the entry when the balance cannot move. */
+class Insufficient extends Error {}
+
+export class SqlMembershipStore implements MembershipStore {
+  constructor(private readonly db: Db) {}
+
+  async setEnrolmentTypes(tenant: string, typeIds: string[], now: number): Promise<void> {
+    await atomically(this.db, async (trx) => {
+      await trx.deleteFrom('enrolment_types').where('tenant', '=', tenant).execute();
+      if (typeIds.length === 0) return;
+      await trx
+        .insertInto('enrolment_types')
+        .values(typeIds.map((typeId) => ({ tenant, type_id: typeId, created_at: now })))
+        .execute();
+    });
+  }
+
+  async enrolmentTypes(tenant: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('enrolment_types')
+      .select('type_id')
+      .where('tenant', '=', tenant)
+      .orderBy('type_id')
+      .execute();
+    return rows.map((r) => r.type_id);
+  }
+
+  async enrol(m: MemberRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('members')
+      .values({
+        tenant: m.tenant,
+        account_id: m.accountId,
+        display_name: m.displayName,
+        tier: m.tier,
+        status: m.status,
+        balance: m.balance,
+        joined_at: m.joinedAt,
+        updated_at: m.updatedAt,
+      })
+      .onConflict((oc) => oc.columns(['tenant', 'account_id']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async getMember(tenant: string, accountId: string): Promise<MemberRecord | undefined> {
+    const row = await this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row ? toMember(row) : undefined;
+  }
+
+  async membershipsOf(accountId: string): Promise<MemberRecord[]> {
+    const rows = await this.db
+      .selectFrom('members')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('joined_at')
+      .orderBy('tenant')
+      .execute();
+    return rows.map(toMember);
+  }
+
+  async updateMember(tenant: string, accountId: string, patch: MemberPatch, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('members')
+      .set({
+        ...(patch.displayName !== undefined ? { display_name: patch.displayName } : {}),
+        ...(patch.tier !== undefined ? { tier: patch.tier } : {}),
+        ...(patch.status !== undefined ? { status: patch.status } : {}),
+        updated_at: now,
+      })
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .where('status', '!=', 'erased')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async applyCoins(e: Omit<CoinEntry, 'balanceAfter'>): Promise<CoinResult> {
+    try {
+      return await atomically(this.db, async (trx) => {
+        // The key first: of two racing requests with one key, the second waits on the unique
+        // index and then finds the first one's entry.
+        const inserted = await trx
+          .insertInto('coin_entries')
+          .values({
+            id: e.id,
+            tenant: e.tenant,
+            account_id: e.accountId,
+            idempotency_key: e.idempotencyKey,
+            delta: e.delta,
+            reason: e.reason,
+            balance_after: 0,
+            created_at: e.createdAt,
+          })
+          .onConflict((oc) => oc.columns(['tenant', 'idempotency_key']).doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) {
+          const row = await trx
+            .selectFrom('coin_entries')
+            .selectAll()
+            .where('tenant', '=', e.tenant)
+            .where('idempotency_key', '=', e.idempotencyKey)
+            .executeTakeFirstOrThrow();
+          return { kind: 'replayed' as const, entry: toEntry(row) };
+        }
+        // One conditional write moves the balance: it is never below zero, whoever races.
+        const moved = await trx
+          .updateTable('members')
+          .set({ balance: sql`balance + ${e.delta}`, updated_at: e.createdAt })
+          .where('tenant', '=', e.tenant)
+          .where('account_id', '=', e.accountId)
+          .where('status', '!=', 'erased')
+          .where(sql<boolean>`balance + ${e.delta} >= 0`)
+          .returning('balance')
+          .executeTakeFirst();
+        if (!moved) throw new Insufficient();
+        const balanceAfter = Number(moved.balance);
+        await trx.updateTable('coin_entries').set({ balance_after: balanceAfter }).where('id', '=', e.id).execute();
+        return { kind: 'applied' as const, entry: { ...e, balanceAfter } };
+      });
+    } catch (err) {
+      if (err instanceof Insufficient) return { kind: 'insufficient' };
+      throw err;
+    }
+  }
+
+  async createProposal(p: ProposalRecord): Promise<void> {
+    await this.db
+      .insertInto('proposals')
+      .values({
+        id: p.id,
+        tenant: p.tenant,
+        title: p.title,
+        options: JSON.stringify(p.options),
+        tiers: p.tiers === null ? null : JSON.stringify(p.tiers),
+        opens_at: p.opensAt,
+        closes_at: p.closesAt,
+        state: p.state,
+        votes_cast: p.votesCast,
+        created_at: p.createdAt,
+        opened_at: p.openedAt,
+        closed_at: p.closedAt,
+      })
+      .execute();
+  }
+
+  async getProposal(tenant: string, id: string): Promise<ProposalRecord | undefined> {
+    const row = await this.db
+      .selectFrom('proposals')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toProposal(row) : undefined;
+  }
+
+  async findProposal(id: string): Promise<ProposalRecord | undefined> {
+    const row = await this.db.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toProposal(row) : undefined;
+  }
+
+  async moveProposal(tenant: string, id: string, from: ProposalState, to: ProposalState, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('proposals')
+      .set({ state: to, ...(to === 'open' ? { opened_at: now } : {}), ...(to === 'closed' ? { closed_at: now } : {}) })
+      .where('tenant', '=', tenant)
+      .where('id', '=', id)
+      .where('state', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async openProposals(tenant: string, now: number): Promise<ProposalRecord[]> {
+    const rows = await this.db
+      .selectFrom('proposals')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('state', '=', 'open')
+      .where('opens_at', '<=', now)
+      .where('closes_at', '>', now)
+      .orderBy('closes_at')
+      .orderBy('id')
+      .limit(100)
+      .execute();
+    return rows.map(toProposal);
+  }
+
+  async castVote(v: VoteRecord): Promise<boolean> {
+    return atomically(this.db, async (trx) => {
+      const inserted = await trx
+        .insertInto('votes')
+        .values({
+          tenant: v.tenant,
+          proposal_id: v.proposalId,
+          account_id: v.accountId,
+          option: v.option,
+          assisted: v.assisted ? 1 : 0,
+          cast_at: v.castAt,
+        })
+        .onConflict((oc) => oc.columns(['proposal_id', 'account_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+      // Under the proposal's row lock: a close that committed first makes this match nothing.
+      const counted = await trx
+        .updateTable('proposals')
+        .set({ votes_cast: sql`votes_cast + 1` })
+        .where('tenant', '=', v.tenant)
+        .where('id', '=', v.proposalId)
+        .where('state', '=', 'open')
+        .where('opens_at', '<=', v.castAt)
+        .where('closes_at', '>', v.castAt)
+        .executeTakeFirst();
+      if (Number(counted.numUpdatedRows) !== 1) throw new ProposalNotOpen();
+      return true;
+    });
+  }
+
+  async votedOn(tenant: string, accountId: string, proposalIds: string[]): Promise<string[]> {
+    if (proposalIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('votes')
+      .select('proposal_id')
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .where('proposal_id', 'in', proposalIds)
+      .execute();
+    return rows.map((r) => r.proposal_id);
+  }
+
+  async tally(tenant: string, proposalId: string): Promise<TallyRow[]> {
+    const rows = await this.db
+      .selectFrom('votes')
+      .select(['option', 'assisted', (eb) => eb.fn.countAll().as('n')])
+      .where('tenant', '=', tenant)
+      .where('proposal_id', '=', proposalId)
+      .groupBy(['option', 'assisted'])
+      .execute();
+    return rows.map((r) => ({ option: r.option, assisted: Number(r.assisted) === 1, votes: Number(r.n) }));
+  }
+}

@@ -1,0 +1,29 @@
+import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
+import { SqlPresentationTransactionStore } from '../../adapters/sql/sql-presentation-transaction-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { credentialTypesModule } from '../credential-types/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { MembershipService } from './membership-service.ts';
+import { membershipRoutes } from './routes.ts';
+
+/**
+ * Membership and governance (docs/membership.md): member records with a coin ledger, enrolment
+ * by an operator or by a completed hosted verification, proposals and one vote per member.
+ * Its holder-plane operations use the holders module's plane; enrolment spends a presentation
+ * transaction of the hosted verifier in the same unit of work as the member it creates.
+ */
+export const membershipModule = defineModule({
+  name: 'membership',
+  groups: ['membership'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const types = await ctx.use(credentialTypesModule);
+    const store = new SqlMembershipStore(ctx.db);
+    const uow = ctx.unitOfWork((db) => ({
+      membership: new SqlMembershipStore(db),
+      transactions: new SqlPresentationTransactionStore(db),
+    }));
+    const members = new MembershipService(store, uow, tenants, types, ctx.clock);
+    return { services: members, routes: () => [membershipRoutes(members)] };
+  },
+});

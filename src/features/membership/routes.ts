@@ -1,0 +1,293 @@
+import { Type } from '@sinclair/typebox';
+import { holderOf } from '../../http/auth/holder-jws.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { TypeId } from '../credential-types/routes.ts';
+import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
+
+/** An account id: the RFC 7638 SHA-256 thumbprint of a key, base64url without padding. */
+const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
+const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
+const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
+const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });
+const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('erased')]);
+const Option = DisplayName(100);
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+
+const Member = Type.Object({
+  tenant: Type.String(),
+  accountId: Type.String(),
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  tier: Type.String(),
+  status: Type.String(),
+  balance: Type.Integer(),
+  joinedAt: Type.String({ format: 'date-time' }),
+});
+
+const CoinEntry = Type.Object({
+  delta: Type.Integer(),
+  reason: Type.String(),
+  idempotencyKey: Type.String(),
+  balanceAfter: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const Tally = Type.Object({
+  total: Type.Integer(),
+  assisted: Type.Integer(),
+  options: Type.Array(Type.Object({ option: Type.String(), votes: Type.Integer(), assisted: Type.Integer() })),
+});
+
+const Proposal = Type.Object({
+  proposalId: Type.String(),
+  tenant: Type.String(),
+  title: Type.String(),
+  options: Type.Array(Type.String()),
+  tiers: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  opensAt: Type.String({ format: 'date-time' }),
+  closesAt: Type.String({ format: 'date-time' }),
+  state: Type.String(),
+  votesCast: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+  openedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  closedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  tally: Type.Optional(Tally),
+});
+
+const Vote = Type.Object({
+  proposalId: Type.String(),
+  tenant: Type.String(),
+  option: Type.String(),
+  assisted: Type.Boolean(),
+  castAt: Type.String({ format: 'date-time' }),
+});
+
+const VOTE_REFUSALS = {
+  400: errorResponse('invalid_request, malformed_json or unknown_option.'),
+  403: errorResponse('not_a_member, member_inactive or not_eligible (and forbidden on the operator plane).'),
+  404: errorResponse('unknown_proposal'),
+  409: errorResponse('already_voted or proposal_not_open.'),
+} as const;
+
+const MEMBER_ROLES = ['owner', 'tenant-admin', 'issuer'] as const;
+const GOVERNANCE_ROLES = ['owner', 'tenant-admin'] as const;
+
+export function membershipRoutes(members: MembershipService): RouteGroup {
+  return {
+    name: 'membership',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/members/enroll',
+        auth: 'operator',
+        roles: [...MEMBER_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Enrol an account in the tenant’s programme (docs/membership.md).',
+        body: Type.Object(
+          { tenant: Slug, accountId: AccountId, displayName: Type.Optional(DisplayName(100)), tier: Type.Optional(Tier) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The new member.', schema: Member },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('already_member'),
+        },
+        handler: async (request, reply) =>
+          reply.code(201).send(await members.enrolByOperator(request.body, operatorActor(operatorOf(request)))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/members/update',
+        auth: 'operator',
+        roles: [...MEMBER_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Change a member’s tier, display name or status, or append one coin entry (docs/membership.md).',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            accountId: AccountId,
+            displayName: Type.Optional(Type.Union([DisplayName(100), Type.Null()])),
+            tier: Type.Optional(Tier),
+            status: Type.Optional(Status),
+            coins: Type.Optional(
+              Type.Object(
+                {
+                  delta: Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000, not: { const: 0 } }),
+                  reason: DisplayText(200),
+                  idempotencyKey: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$' }),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'The member after the change; with coins, the ledger entry (the same one again for a replayed key).',
+            schema: Type.Object({ member: Member, coinEntry: Type.Optional(CoinEntry) }),
+          },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_member'),
+          409: errorResponse('member_erased, insufficient_balance or idempotency_conflict.'),
+        },
+        handler: async (request) => members.update(request.body as UpdateInput, operatorActor(operatorOf(request))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/members/enrolment-types',
+        auth: 'operator',
+        roles: [...GOVERNANCE_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Replace the tenant’s credential types whose accepted presentation enrols the holder (docs/membership.md).',
+        body: Type.Object({ tenant: Slug, typeIds: Type.Array(TypeId, { maxItems: 16 }) }, { additionalProperties: false }),
+        responses: {
+          200: {
+            description: 'The types that enrol now.',
+            schema: Type.Object({ tenant: Type.String(), typeIds: Type.Array(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant or unknown_type'),
+        },
+        handler: async (request) =>
+          members.setEnrolmentTypes(request.body.tenant, request.body.typeIds, operatorActor(operatorOf(request))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/proposals',
+        auth: 'operator',
+        roles: [...GOVERNANCE_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Proposals by action: create a draft, open it, close it (with its tally), or show it (docs/membership.md).',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            action: Type.Union([Type.Literal('create'), Type.Literal('open'), Type.Literal('close'), Type.Literal('show')]),
+            proposalId: Type.Optional(ProposalId),
+            title: Type.Optional(DisplayName(200)),
+            options: Type.Optional(Type.Array(Option, { minItems: 2, maxItems: 16 })),
+            tiers: Type.Optional(Type.Array(Tier, { minItems: 1, maxItems: 16 })),
+            opensAt: Type.Optional(DateTime),
+            closesAt: Type.Optional(DateTime),
+          },
+          {
+            additionalProperties: false,
+            description:
+              'create takes title, options, opensAt, closesAt and optionally tiers; open, close and show take proposalId.',
+          },
+        ),
+        responses: {
+          200: { description: 'open, close or show: the proposal; its tally once closed.', schema: Proposal },
+          201: { description: 'create: the draft.', schema: Proposal },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant or unknown_proposal'),
+          409: errorResponse('proposal_state'),
+        },
+        handler: async (request, reply) => {
+          const body = request.body as ProposalBody;
+          const answer = await members.proposal(body, operatorActor(operatorOf(request)));
+          return reply.code(body.action === 'create' ? 201 : 200).send(answer);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/proposals/vote',
+        auth: 'operator',
+        roles: ['owner', 'tenant-admin', 'support'],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Record a member’s vote at a desk, on the member’s behalf: counted as assisted (docs/membership.md).',
+        body: Type.Object(
+          { tenant: Slug, proposalId: ProposalId, accountId: AccountId, option: Option },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The vote was recorded.', schema: Vote },
+          ...OPERATOR_ERRORS,
+          ...VOTE_REFUSALS,
+        },
+        handler: async (request, reply) =>
+          reply.code(201).send(await members.vote(request.body, operatorActor(operatorOf(request)), true)),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/member/enroll',
+        auth: 'public',
+        stability: 'unpromised',
+        summary: 'Enrol with a completed hosted verification: the holder who presented becomes a member (docs/membership.md).',
+        body: Type.Object(
+          { transactionId: TransactionId, resultToken: Type.String({ minLength: 1, maxLength: 128 }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The new member.', schema: Member },
+          400: errorResponse('invalid_request or malformed_json.'),
+          403: errorResponse('type_not_enrolling'),
+          404: errorResponse('unknown_transaction: unknown, expired, or the result token is wrong.'),
+          409: errorResponse('verification_pending, verification_failed, transaction_used or already_member.'),
+        },
+        handler: async (request, reply) =>
+          reply.code(201).send(await members.enrolByPresentation(request.body.transactionId, request.body.resultToken)),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/member/vote',
+        auth: 'holder',
+        stability: 'unpromised',
+        summary: 'Vote on an open proposal of a programme the holder belongs to: once (docs/membership.md).',
+        body: Type.Object({ proposalId: ProposalId, option: Option }, { additionalProperties: false }),
+        responses: {
+          201: { description: 'The vote was recorded.', schema: Vote },
+          401: errorResponse('unauthorized'),
+          ...VOTE_REFUSALS,
+        },
+        handler: async (request, reply) => {
+          const accountId = holderOf(request).accountId;
+          const vote = await members.vote({ ...request.body, accountId }, { kind: 'holder', accountId }, false);
+          return reply.code(201).send(vote);
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/member/me',
+        aliases: ['/v1/member/me'],
+        auth: 'holder',
+        stability: 'promised',
+        summary: 'The holder’s memberships, and the open proposals it may vote on (docs/membership.md).',
+        responses: {
+          200: {
+            description: 'Memberships (any status) and open proposals of active memberships whose tier is eligible.',
+            schema: Type.Object({
+              accountId: Type.String(),
+              memberships: Type.Array(Type.Object({ ...Member.properties, tenantName: Type.String() })),
+              proposals: Type.Array(
+                Type.Object({
+                  proposalId: Type.String(),
+                  tenant: Type.String(),
+                  title: Type.String(),
+                  options: Type.Array(Type.String()),
+                  opensAt: Type.String({ format: 'date-time' }),
+                  closesAt: Type.String({ format: 'date-time' }),
+                  voted: Type.Boolean(),
+                }),
+              ),
+            }),
+          },
+          401: errorResponse('unauthorized'),
+        },
+        handler: async (request) => members.me(holderOf(request).accountId),
+      }),
+    ],
+  };
+}
