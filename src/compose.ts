@@ -12,6 +12,7 @@ import { statusModule } from './features/status/module.ts';
 import { tenantsModule } from './features/tenants/module.ts';
 import { trustModule } from './features/trust/module.ts';
 import { verificationModule } from './features/verification/module.ts';
+import { walletModule } from './features/wallet/module.ts';
 
 export type { Openrail } from './app/start.ts';
 export { APP_ROOT } from './app/start.ts';
@@ -28,6 +29,7 @@ export const MODULES = [
   statusModule,
   verificationModule,
   membershipModule,
+  walletModule,
   conformanceModule,
   pagesModule,
 ];

@@ -17,3 +17,11 @@ export const txCodeHash = (code: string, txCode: string) =>
  */
 export const codeFromHandle = (key: Buffer, handle: string) =>
   `pac_${createHmac('sha256', key).update(`openrail:pre-authorized-code:${handle}`, 'utf8').digest('base64url')}`;
+
+/**
+ * The handle of an offer addressed to a wallet, derived from the offer id under the same key, so
+ * the service can answer the offer's URI again when the holder accepts the wallet item without
+ * keeping the handle (or the code) anywhere.
+ */
+export const handleOfOffer = (key: Buffer, offerId: string) =>
+  createHmac('sha256', key).update(`openrail:addressed-offer-handle:${offerId}`, 'utf8').digest('base64url');

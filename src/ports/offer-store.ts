@@ -48,6 +48,11 @@ export interface OfferStore {
   claimTxAttempt(tenant: string, offerId: string, maxAttempts: number): Promise<boolean>;
   /** Spends the pre-authorized code and issues the access token, atomically. */
   redeem(r: Redemption): Promise<boolean>;
+  /**
+   * Ends an unredeemed offer now (its holder declined it): the code stops working and the subject
+   * is erased with the next sweep. False when the offer was already redeemed.
+   */
+  withdraw(tenant: string, id: string, now: number): Promise<boolean>;
   /** Erases the subjects past their erase time, of every tenant; answers how many. */
   eraseDue(now: number): Promise<number>;
 }

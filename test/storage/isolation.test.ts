@@ -10,6 +10,7 @@ import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
+import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
@@ -24,6 +25,7 @@ import type { MemberRecord, MembershipStore, ProposalRecord } from '../../src/po
 import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
 import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
 import type { TenantStore } from '../../src/ports/tenant-store.ts';
+import type { WalletItemRecord, WalletItemStore } from '../../src/ports/wallet-item-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -80,6 +82,7 @@ interface TenantOwnedPorts {
   OfferStore: OfferStore;
   IssuedCredentialStore: IssuedCredentialStore;
   MembershipStore: MembershipStore;
+  WalletItemStore: WalletItemStore;
 }
 
 const T = {
@@ -91,6 +94,9 @@ const T = {
   types: 'CredentialTypeStore: create, get and list keep each tenant to its own types; catalog is every tenant’s, by design',
   offers: 'OfferStore: create, get, findByCode and findByRef answer only the owning tenant',
   txAttempts: "OfferStore.claimTxAttempt counts only the owning tenant's attempts",
+  withdraw: "OfferStore.withdraw ends only the owning tenant's unredeemed offer",
+  items:
+    'WalletItemStore: an item is visible to its own account only, an offer or deposit only while the account is a member of the item’s tenant; findByRef is per tenant',
   redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
     'IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full',
@@ -131,6 +137,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     findByRef: T.offers,
     claimTxAttempt: T.txAttempts,
     redeem: T.redeem,
+    withdraw: T.withdraw,
     eraseDue: T.sweeps,
   },
   IssuedCredentialStore: {
@@ -157,6 +164,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     votedOn: T.proposals,
     tally: T.proposals,
   },
+  WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items },
 };
 
 const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
@@ -1089,6 +1097,75 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await membership.tally('alpha', 'p-alpha'), [{ option: 'yes', assisted: false, votes: 1 }]);
       assert.deepEqual(await membership.tally('beta', 'p-alpha'), []);
       assert.equal((await membership.getProposal('alpha', 'p-alpha'))?.votesCast, 1);
+    });
+
+    isolated(T.withdraw, async () => {
+      await offers.create(offerRecord('alpha', 'off-w-a', { codeHash: 'code-w-a', refHash: null }));
+      assert.equal(await offers.withdraw('beta', 'off-w-a', T0 + 5), false, "beta cannot end alpha's offer");
+      assert.equal((await offers.get('alpha', 'off-w-a'))?.expiresAt, T0 + 600_000);
+      assert.equal(await offers.withdraw('alpha', 'off-w-a', T0 + 5), true);
+      const ended = await offers.get('alpha', 'off-w-a');
+      assert.equal(ended?.expiresAt, T0 + 5);
+      assert.equal(ended?.eraseAfter, T0 + 5);
+    });
+
+    isolated(T.items, async () => {
+      const items = new SqlWalletItemStore(db);
+      const holder = 'wallet-holder-0123456789-abcdefghijklmnopqr';
+      const stranger = 'wallet-strgr-0123456789-abcdefghijklmnopqr';
+      const item = (tenant: string, id: string, over: Partial<WalletItemRecord> = {}): WalletItemRecord => ({
+        id,
+        tenant,
+        accountId: holder,
+        kind: 'offer',
+        ref: `ref-${id}`,
+        title: `${tenant} offer`,
+        state: 'pending',
+        demo: false,
+        createdAt: T0,
+        updatedAt: T0,
+        expiresAt: T0 + 600_000,
+        ...over,
+      });
+      await items.add(item('alpha', 'itm-a1'));
+      await items.add(item('alpha', 'itm-a2', { createdAt: T0 + 1 }));
+      await items.add(item('beta', 'itm-b1'));
+      await items.add(item('beta', 'itm-c1', { kind: 'channel-request' as WalletItemRecord['kind'], ref: 'chan' }));
+      // Not yet a member anywhere: only the channel request is visible.
+      assert.deepEqual(
+        (await items.list(holder, 10)).map((i) => i.id),
+        ['itm-c1'],
+      );
+      assert.equal(await items.get(holder, 'itm-a1'), undefined);
+      await membership.enrol(memberRecord('alpha', { accountId: holder }));
+      const listed = await items.list(holder, 10);
+      assert.deepEqual(
+        listed.map((i) => i.id),
+        ['itm-a2', 'itm-c1', 'itm-a1'],
+      );
+      assert.equal(listed[0]?.tenantName, 'ALPHA');
+      assert.deepEqual(
+        (await items.list(holder, 10, { createdAt: T0, id: 'itm-c1' })).map((i) => i.id),
+        ['itm-a1'],
+        'the cursor continues after the last item of the page',
+      );
+      assert.equal(await items.get(holder, 'itm-b1'), undefined, 'beta’s offer waits until the holder joins beta');
+      assert.deepEqual(await items.list(stranger, 10), [], 'another account sees nothing');
+      assert.equal(await items.get(stranger, 'itm-a1'), undefined);
+      assert.equal((await items.findByRef('alpha', 'offer', 'ref-itm-a1'))?.id, 'itm-a1');
+      assert.equal(await items.findByRef('beta', 'offer', 'ref-itm-a1'), undefined);
+      await assert.rejects(items.add(item('alpha', 'itm-dup', { ref: 'ref-itm-a1' })), 'one item per record');
+      assert.equal(await items.decide('itm-a1', 'accepted', T0 + 4), true);
+      assert.equal(await items.decide('itm-a1', 'declined', T0 + 5), false, 'decided once');
+      assert.equal(await items.decide('itm-a2', 'accepted', T0 + 600_001), false, 'an expired item is not decided');
+      assert.equal((await items.get(holder, 'itm-a1'))?.state, 'accepted');
+      assert.equal((await items.get(holder, 'itm-a2'))?.state, 'pending');
+      // An erased membership hides the tenant's offers again.
+      await membership.updateMember('alpha', holder, { status: 'erased' }, T0 + 6);
+      assert.deepEqual(
+        (await items.list(holder, 10)).map((i) => i.id),
+        ['itm-c1'],
+      );
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

@@ -238,6 +238,20 @@ export interface JobLeasesTable {
   last_error: string | null;
 }
 
+export interface WalletItemsTable {
+  id: string;
+  tenant: string;
+  account_id: string;
+  kind: string;
+  ref: string;
+  title: string;
+  state: string;
+  demo: number;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -261,4 +275,5 @@ export interface Database {
   coin_entries: CoinEntriesTable;
   proposals: ProposalsTable;
   votes: VotesTable;
+  wallet_items: WalletItemsTable;
 }

@@ -115,6 +115,17 @@ export class SqlOfferStore implements OfferStore {
     });
   }
 
+  async withdraw(tenant: string, id: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('offers')
+      .set({ expires_at: now, erase_after: now })
+      .where('tenant', '=', tenant)
+      .where('id', '=', id)
+      .where('redeemed_at', 'is', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
   async eraseDue(now: number): Promise<number> {
     const result = await this.db
       .updateTable('offers')

@@ -2,12 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
 
-/** An account id: the RFC 7638 SHA-256 thumbprint of a key, base64url without padding. */
-const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
 const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
 const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });

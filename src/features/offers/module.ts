@@ -1,5 +1,6 @@
 import { dropFreedBytes } from '../../adapters/sql/connect.ts';
 import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
+import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { OfferService } from './offer-service.ts';
@@ -15,7 +16,7 @@ export const offersModule = defineModule({
   async build(ctx) {
     const types = await ctx.use(credentialTypesModule);
     const store = new SqlOfferStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db) }));
+    const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db), items: new SqlWalletItemStore(db) }));
     const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock);
     const erase = async (now: number) => {
       await store.eraseDue(now);

@@ -5,9 +5,11 @@ import { checkSubject } from '../../core/claims/subject.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
-import { codeFromHandle, PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
+import { codeFromHandle, handleOfOffer, PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
+import { isDemoSlug } from '../../core/slug.ts';
 import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import { newItemId, type WalletItemRecord, type WalletItemStore } from '../../ports/wallet-item-store.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 
 export const OFFER_TTL_DEFAULT_S = 900;
@@ -24,6 +26,8 @@ export interface OfferRequest {
   txCode?: boolean | { length?: number; inputMode?: 'numeric' | 'text'; description?: string };
   byReference?: boolean;
   expiresIn?: number;
+  /** Addresses the offer to this holder account's wallet (docs/wallet.md); implies byReference. */
+  accountId?: string;
 }
 
 export interface CreatedOffer {
@@ -32,6 +36,8 @@ export interface CreatedOffer {
   expiresAt: string;
   /** Shown once, for delivery to the holder out of band; only its hash is kept. */
   txCode?: string;
+  /** The wallet item of an addressed offer. */
+  itemId?: string;
 }
 
 /** OID4VCI 1.0 §4.1.1 Credential Offer object. */
@@ -45,7 +51,7 @@ export interface CredentialOffer {
 export class OfferService {
   constructor(
     private readonly offers: OfferStore,
-    private readonly uow: UnitOfWork<{ offers: OfferStore }>,
+    private readonly uow: UnitOfWork<{ offers: OfferStore; items: WalletItemStore }>,
     private readonly types: TypeService,
     private readonly urls: IssuerUrls,
     /** Keys the derivation of a by-reference offer's code from its handle. */
@@ -58,11 +64,16 @@ export class OfferService {
     checkSubject(type.claims, req.subject);
     const now = this.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;
-    const handle = req.byReference ? randomBytes(32).toString('base64url') : undefined;
+    const id = `off_${randomBytes(16).toString('base64url')}`;
+    const handle = req.accountId
+      ? handleOfOffer(this.codeKey, id)
+      : req.byReference
+        ? randomBytes(32).toString('base64url')
+        : undefined;
     const code = handle ? codeFromHandle(this.codeKey, handle) : newToken('pac');
     const tx = req.txCode ? newTxCode(req.txCode === true ? {} : req.txCode) : undefined;
     const offer: OfferRecord = {
-      id: `off_${randomBytes(16).toString('base64url')}`,
+      id,
       tenant: req.tenant,
       typeId: type.typeId,
       codeHash: hashToken(code),
@@ -77,21 +88,39 @@ export class OfferService {
       redeemedAt: null,
       collectedAt: null,
     };
-    await this.uow.run(async ({ offers, audit, events }) => {
+    const item = req.accountId ? addressedItem(offer, req.accountId, type.name, now) : undefined;
+    await this.uow.run(async ({ offers, items, audit, events }) => {
       await offers.create(offer);
-      const detail = { typeId: offer.typeId, expiresAt: new Date(expiresAt).toISOString() };
+      if (item) await items.add(item);
+      const detail = {
+        typeId: offer.typeId,
+        expiresAt: new Date(expiresAt).toISOString(),
+        ...(item ? { itemId: item.id } : {}),
+      };
       await audit.append({ actor, action: 'offer.created', tenant: offer.tenant, target: offer.id, detail });
       await events.emit({ type: 'offer.created', tenant: offer.tenant, data: { offerId: offer.id, ...detail } });
     });
-    const offerUri = handle
-      ? `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(`${this.urls.issuer(req.tenant)}/credential-offer/${handle}`)}`
-      : `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
     return {
       offerId: offer.id,
-      offerUri,
+      offerUri: handle ? this.uriByReference(offer.tenant, handle) : this.uriByValue(offer, code),
       expiresAt: new Date(expiresAt).toISOString(),
       ...(tx ? { txCode: tx.value } : {}),
+      ...(item ? { itemId: item.id } : {}),
     };
+  }
+
+  /** The URI of an offer addressed to a wallet, answered again whenever its holder accepts it. */
+  addressedUri(tenant: string, offerId: string): string {
+    return this.uriByReference(tenant, handleOfOffer(this.codeKey, offerId));
+  }
+
+  private uriByReference(tenant: string, handle: string): string {
+    const uri = `${this.urls.issuer(tenant)}/credential-offer/${handle}`;
+    return `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(uri)}`;
+  }
+
+  private uriByValue(offer: OfferRecord, code: string): string {
+    return `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
   }
 
   /** GET credential_offer_uri: the offer object while its code is unredeemed and unexpired. */
@@ -112,6 +141,23 @@ export class OfferService {
       },
     };
   }
+}
+
+/** The wallet item of an offer addressed to an account: it lives and expires with the offer. */
+function addressedItem(offer: OfferRecord, accountId: string, title: string, now: number): WalletItemRecord {
+  return {
+    id: newItemId(),
+    tenant: offer.tenant,
+    accountId,
+    kind: 'offer',
+    ref: offer.id,
+    title,
+    state: 'pending',
+    demo: isDemoSlug(offer.tenant),
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: offer.expiresAt,
+  };
 }
 
 function newTxCode(opts: { length?: number; inputMode?: 'numeric' | 'text'; description?: string }) {

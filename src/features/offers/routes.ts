@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
 
@@ -50,6 +50,10 @@ export function offerRoutes(offers: OfferService): RouteGroup {
             txCode: Type.Optional(Type.Union([Type.Boolean(), TxCodeOptions])),
             byReference: Type.Optional(Type.Boolean({ description: 'Carry a credential_offer_uri instead of the offer.' })),
             expiresIn: Type.Optional(Type.Integer({ minimum: OFFER_TTL_MIN_S, maximum: OFFER_TTL_MAX_S })),
+            accountId: Type.Optional({
+              ...AccountId,
+              description: 'Address the offer to this holder account’s wallet as an item (docs/wallet.md); implies byReference.',
+            }),
           },
           { additionalProperties: false },
         ),
@@ -61,6 +65,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
               offerId: Type.String(),
               expiresAt: Type.String({ format: 'date-time' }),
               txCode: Type.Optional(Type.String()),
+              itemId: Type.Optional(Type.String({ description: 'The wallet item, when addressed to an account.' })),
             }),
           },
           ...OPERATOR_ERRORS,

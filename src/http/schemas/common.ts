@@ -10,6 +10,9 @@ export const ErrorBody = Type.Object({
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 48 });
 
+/** A holder account id: the RFC 7638 SHA-256 thumbprint of its device key, base64url without padding. */
+export const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
+
 /**
  * Request fields people will read (core/display-text.ts). Only for requests: the response
  * serialiser compiles patterns without the Unicode flag these need.

@@ -1,0 +1,112 @@
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type {
+  ItemCursor,
+  ItemKind,
+  ListedItem,
+  StoredItemState,
+  WalletItemRecord,
+  WalletItemStore,
+} from '../../ports/wallet-item-store.ts';
+import type { Db } from './connect.ts';
+import type { Database, WalletItemsTable } from './schema.ts';
+
+const toItem = (row: Selectable<WalletItemsTable>): WalletItemRecord => ({
+  id: row.id,
+  tenant: row.tenant,
+  accountId: row.account_id,
+  kind: row.kind as ItemKind,
+  ref: row.ref,
+  title: row.title,
+  state: row.state as StoredItemState,
+  demo: row.demo === 1,
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+  expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+});
+
+/** The materialisation rule of the port: a channel request, or the account is an enrolled member. */
+const visible = (eb: ExpressionBuilder<Database & { i: WalletItemsTable }, 'i'>) =>
+  eb.or([
+    eb('i.kind', '=', 'channel-request'),
+    eb.exists(
+      eb
+        .selectFrom('members as m')
+        .select(sql.lit(1).as('one'))
+        .whereRef('m.tenant', '=', 'i.tenant')
+        .whereRef('m.account_id', '=', 'i.account_id')
+        .where('m.status', '<>', 'erased'),
+    ),
+  ]);
+
+export class SqlWalletItemStore implements WalletItemStore {
+  constructor(private readonly db: Db) {}
+
+  async add(item: WalletItemRecord): Promise<void> {
+    await this.db
+      .insertInto('wallet_items')
+      .values({
+        id: item.id,
+        tenant: item.tenant,
+        account_id: item.accountId,
+        kind: item.kind,
+        ref: item.ref,
+        title: item.title,
+        state: item.state,
+        demo: item.demo ? 1 : 0,
+        created_at: item.createdAt,
+        updated_at: item.updatedAt,
+        expires_at: item.expiresAt,
+      })
+      .execute();
+  }
+
+  private listed() {
+    return this.db
+      .selectFrom('wallet_items as i')
+      .innerJoin('tenants as t', 't.slug', 'i.tenant')
+      .selectAll('i')
+      .select('t.name as tenant_name')
+      .where(visible);
+  }
+
+  async get(accountId: string, itemId: string): Promise<ListedItem | undefined> {
+    const row = await this.listed().where('i.id', '=', itemId).where('i.account_id', '=', accountId).executeTakeFirst();
+    return row && { ...toItem(row), tenantName: row.tenant_name };
+  }
+
+  async findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined> {
+    const row = await this.db
+      .selectFrom('wallet_items')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('kind', '=', kind)
+      .where('ref', '=', ref)
+      .executeTakeFirst();
+    return row && toItem(row);
+  }
+
+  async list(accountId: string, limit: number, after?: ItemCursor): Promise<ListedItem[]> {
+    let query = this.listed().where('i.account_id', '=', accountId);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('i.created_at', '<', after.createdAt),
+          eb.and([eb('i.created_at', '=', after.createdAt), eb('i.id', '<', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').limit(limit).execute();
+    return rows.map((row) => ({ ...toItem(row), tenantName: row.tenant_name }));
+  }
+
+  async decide(itemId: string, to: 'accepted' | 'declined', now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('wallet_items')
+      .set({ state: to, updated_at: now })
+      .where('id', '=', itemId)
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+}

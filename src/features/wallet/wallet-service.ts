@@ -1,0 +1,157 @@
+import type { Actor } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { OfferStore } from '../../ports/offer-store.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import {
+  effectiveState,
+  type ItemCursor,
+  type ItemKind,
+  type ItemState,
+  type ListedItem,
+  type WalletItemStore,
+} from '../../ports/wallet-item-store.ts';
+import type { OfferService } from '../offers/offer-service.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+
+export const ITEMS_PAGE_DEFAULT = 50;
+export const ITEMS_PAGE_MAX = 100;
+
+/** What a wallet sees of an item without signing anything: never a claim value or an amount. */
+export interface ItemEnvelope {
+  itemId: string;
+  kind: ItemKind;
+  tenant: { slug: string; name: string; did: string };
+  title: string;
+  state: ItemState;
+  demo: boolean;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+}
+
+export interface ItemPage {
+  accountId: string;
+  fixtures: boolean;
+  items: ItemEnvelope[];
+  nextCursor?: string;
+}
+
+export type Decision = 'accept' | 'decline';
+
+/** The answer to accept or decline: the envelope, and on acceptance the item's contents. */
+export interface DecisionAnswer {
+  item: ItemEnvelope;
+  offerUri?: string;
+}
+
+/** The stores a decision may touch, bound to its transaction. */
+export interface WalletScope {
+  items: WalletItemStore;
+  offers: OfferStore;
+}
+
+/**
+ * What accepting and declining mean for one kind of item, inside the decision's transaction.
+ * `contents` answers the accepted item's contents, the first time and every time after.
+ */
+interface KindRules {
+  onAccept(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
+  onDecline(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
+  contents(scope: WalletScope, item: ListedItem): Promise<Omit<DecisionAnswer, 'item'>>;
+}
+
+const ENCODED_CURSOR = /^[0-9]{1,16}\.itm_[A-Za-z0-9_-]{22}$/;
+
+/** Wallet items (docs/wallet.md): the public list of envelopes, and the holder's decisions. */
+export class WalletService {
+  private readonly kinds: Record<ItemKind, KindRules>;
+
+  constructor(
+    private readonly items: WalletItemStore,
+    private readonly uow: UnitOfWork<WalletScope>,
+    private readonly tenants: TenantService,
+    offers: OfferService,
+    private readonly clock: Clock,
+  ) {
+    this.kinds = {
+      offer: {
+        // The credential itself is collected over OID4VCI with the URI; accepting only hands it out.
+        onAccept: async () => {},
+        // A declined offer stops working at once and its subject is erased with the next sweep.
+        onDecline: async ({ offers }, item, now) => void (await offers.withdraw(item.tenant, item.ref, now)),
+        contents: async (_scope, item) => ({ offerUri: offers.addressedUri(item.tenant, item.ref) }),
+      },
+    };
+  }
+
+  async list(accountId: string, limit = ITEMS_PAGE_DEFAULT, cursor?: string): Promise<ItemPage> {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const rows = await this.items.list(accountId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const now = this.clock.now();
+    const last = page.at(-1);
+    return {
+      accountId,
+      fixtures: page.some((i) => i.demo),
+      items: page.map((i) => this.envelope(i, now)),
+      ...(rows.length > limit && last ? { nextCursor: `${last.createdAt}.${last.id}` } : {}),
+    };
+  }
+
+  /**
+   * Accepts or declines a visible item of the account. Deciding as already decided answers the
+   * same again; the other decision on a decided item is `item_decided`; a pending item past its
+   * expiry is `item_expired`. The state moves with one conditional write, so of two racing
+   * decisions one wins and the other reads its outcome.
+   */
+  async decide(accountId: string, itemId: string, decision: Decision): Promise<DecisionAnswer> {
+    const actor: Actor = { kind: 'holder', accountId };
+    return this.uow.run(async (scope) => {
+      const now = this.clock.now();
+      const item = await scope.items.get(accountId, itemId);
+      if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
+      const rules = this.kinds[item.kind];
+      const to = decision === 'accept' ? 'accepted' : 'declined';
+      if (await scope.items.decide(item.id, to, now)) {
+        const decided = { ...item, state: to, updatedAt: now } as const;
+        if (to === 'accepted') await rules.onAccept(scope, decided, now);
+        else await rules.onDecline(scope, decided, now);
+        const detail = { kind: item.kind, ref: item.ref };
+        await scope.audit.append({ actor, action: `item.${to}`, tenant: item.tenant, target: item.id, detail });
+        return this.answer(scope, decided, now);
+      }
+      const current = (await scope.items.get(accountId, itemId)) ?? item;
+      const state = effectiveState(current, now);
+      if (state === 'expired') throw new ServiceError('item_expired', 'This item expired before it was decided.');
+      if (state !== to) throw new ServiceError('item_decided', `This item was already ${state}.`);
+      return this.answer(scope, current, now);
+    });
+  }
+
+  private async answer(scope: WalletScope, item: ListedItem, now: number): Promise<DecisionAnswer> {
+    const contents = item.state === 'accepted' ? await this.kinds[item.kind].contents(scope, item) : {};
+    return { item: this.envelope(item, now), ...contents };
+  }
+
+  private envelope(i: ListedItem, now: number): ItemEnvelope {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return {
+      itemId: i.id,
+      kind: i.kind,
+      tenant: { slug: i.tenant, name: i.tenantName, did: this.tenants.didOf(i.tenant) },
+      title: i.title,
+      state: effectiveState(i, now),
+      demo: i.demo,
+      createdAt: iso(i.createdAt),
+      updatedAt: iso(i.updatedAt),
+      expiresAt: i.expiresAt === null ? null : iso(i.expiresAt),
+    };
+  }
+}
+
+function decodeCursor(cursor: string): ItemCursor {
+  if (!ENCODED_CURSOR.test(cursor)) throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
+  const dot = cursor.indexOf('.');
+  return { createdAt: Number(cursor.slice(0, dot)), id: cursor.slice(dot + 1) };
+}

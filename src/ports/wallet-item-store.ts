@@ -1,0 +1,60 @@
+/** Wallet items (docs/wallet.md): what the service holds for a holder account. */
+import { randomBytes } from 'node:crypto';
+
+/** The kinds served so far; `deposit` and `channel-request` join with the deposit rail and channels. */
+export const ITEM_KINDS = ['offer'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/** Stored states. A pending item past its `expiresAt` reads as `expired` (effectiveState). */
+export type StoredItemState = 'pending' | 'accepted' | 'declined';
+export type ItemState = StoredItemState | 'expired';
+
+export interface WalletItemRecord {
+  id: string;
+  tenant: string;
+  /** RFC 7638 thumbprint of the holder's device key. */
+  accountId: string;
+  kind: ItemKind;
+  /** The offer id, deposit id or channel this item stands for: unique per kind within the tenant. */
+  ref: string;
+  title: string;
+  state: StoredItemState;
+  /** Demonstration data (a `demo-` tenant's item). */
+  demo: boolean;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+}
+
+/** A listed item, with the name of the tenant it comes from. */
+export interface ListedItem extends WalletItemRecord {
+  tenantName: string;
+}
+
+export const newItemId = () => `itm_${randomBytes(16).toString('base64url')}`;
+
+export const effectiveState = (item: WalletItemRecord, now: number): ItemState =>
+  item.state === 'pending' && item.expiresAt !== null && item.expiresAt <= now ? 'expired' : item.state;
+
+/** Where a page of items starts: the last item of the previous page (newest first). */
+export interface ItemCursor {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * Items materialise for an account only once it is enrolled: an offer or a deposit of a tenant
+ * is visible (listed, acceptable) only while the account has a member record of that tenant that
+ * is not erased. A channel request, which asks rather than gives, is always visible.
+ */
+export interface WalletItemStore {
+  add(item: WalletItemRecord): Promise<void>;
+  /** The account's item with this id, if it is visible. */
+  get(accountId: string, itemId: string): Promise<ListedItem | undefined>;
+  /** The item a kind's record stands for, visible or not. */
+  findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined>;
+  /** Visible items, newest first, after the cursor. */
+  list(accountId: string, limit: number, after?: ItemCursor): Promise<ListedItem[]>;
+  /** Moves a pending item to `to`; false when it was not pending (one conditional write). */
+  decide(itemId: string, to: 'accepted' | 'declined', now: number): Promise<boolean>;
+}
