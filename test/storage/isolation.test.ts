@@ -4,6 +4,7 @@ import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
+import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
@@ -13,6 +14,7 @@ import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
+import type { ChannelStore } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
 import type {
   Collection,
@@ -83,6 +85,7 @@ interface TenantOwnedPorts {
   IssuedCredentialStore: IssuedCredentialStore;
   MembershipStore: MembershipStore;
   WalletItemStore: WalletItemStore;
+  ChannelStore: ChannelStore;
 }
 
 const T = {
@@ -97,6 +100,7 @@ const T = {
   withdraw: "OfferStore.withdraw ends only the owning tenant's unredeemed offer",
   items:
     'WalletItemStore: an item is visible to its own account only, an offer or deposit only while the account is a member of the item’s tenant; findByRef is per tenant',
+  channels: 'ChannelStore: a channel is one tenant’s with one account; no tenant reads another’s',
   redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
     'IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full',
@@ -165,6 +169,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     tally: T.proposals,
   },
   WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items },
+  ChannelStore: { get: T.channels },
 };
 
 const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
@@ -1166,6 +1171,34 @@ for (const factory of testDatabases()) {
         (await items.list(holder, 10)).map((i) => i.id),
         ['itm-c1'],
       );
+    });
+
+    isolated(T.channels, async () => {
+      const channels = new SqlChannelStore(db);
+      const holder = 'channel-holder-0123456789-abcdefghijklmnop';
+      await db
+        .insertInto('channels')
+        .values({
+          tenant: 'alpha',
+          account_id: holder,
+          state: 'active',
+          elements: '["email"]',
+          requested_by: 'tenant',
+          created_at: T0,
+          updated_at: T0,
+        })
+        .execute();
+      assert.deepEqual(await channels.get('alpha', holder), {
+        tenant: 'alpha',
+        accountId: holder,
+        state: 'active',
+        elements: ['email'],
+        requestedBy: 'tenant',
+        createdAt: T0,
+        updatedAt: T0,
+      });
+      assert.equal(await channels.get('beta', holder), undefined, 'beta has no channel with alpha’s holder');
+      assert.equal(await channels.get('alpha', ACCOUNT), undefined);
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

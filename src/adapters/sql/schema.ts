@@ -252,6 +252,17 @@ export interface WalletItemsTable {
   expires_at: number | null;
 }
 
+export interface ChannelsTable {
+  tenant: string;
+  account_id: string;
+  state: string;
+  /** JSON array of element names. */
+  elements: string;
+  requested_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -276,4 +287,5 @@ export interface Database {
   proposals: ProposalsTable;
   votes: VotesTable;
   wallet_items: WalletItemsTable;
+  channels: ChannelsTable;
 }
