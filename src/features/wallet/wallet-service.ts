@@ -59,6 +59,12 @@ interface KindRules {
   onAccept(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
   onDecline(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
   contents(scope: WalletScope, item: ListedItem): Promise<Omit<DecisionAnswer, 'item'>>;
+  /**
+   * The elements of an accepted item its holder may share over a channel (docs/wallet.md,
+   * sharing), by name, with their values. Absent: the kind has nothing the service could share
+   * (an offer's claim values leave with the credential; the holder presents them instead).
+   */
+  elements?(scope: WalletScope, item: ListedItem): Promise<Record<string, unknown>>;
 }
 
 const ENCODED_CURSOR = /^[0-9]{1,16}\.itm_[A-Za-z0-9_-]{22}$/;
