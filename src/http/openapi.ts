@@ -41,7 +41,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     const mediaType = route.accepts === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    op.requestBody = { required: true, content: { [mediaType]: { schema: plain(route.body) } } };
+    op.requestBody = { required: !route.bodyOptional, content: { [mediaType]: { schema: plain(route.body) } } };
   }
   return op;
 }

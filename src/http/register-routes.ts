@@ -48,7 +48,10 @@ export function registerRoutes(
             enforceBeforeBody(route, request);
             checkMediaType(route, request.headers);
           },
-          preValidation: async (request) => enforceNamedTenant(route, request),
+          preValidation: async (request) => {
+            if (route.bodyOptional && request.body == null) request.body = {};
+            enforceNamedTenant(route, request);
+          },
           preHandler: async (request) => {
             enforceBodyTenant(route, request);
             await plane.admit?.(request.principal as never);

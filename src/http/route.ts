@@ -71,6 +71,8 @@ export interface RouteDef {
    */
   accepts?: 'json' | 'form';
   body?: TSchema;
+  /** A request without a body is read as `{}` (so the body schema's defaults apply). */
+  bodyOptional?: boolean;
   params?: TSchema;
   querystring?: TSchema;
   responses: Record<number, RouteResponse>;

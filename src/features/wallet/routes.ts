@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, PageLimit, pageLimit } from '../../http/schemas/common.ts';
 import { ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX, type WalletService } from './wallet-service.ts';
 
 const ItemId = Type.String({ pattern: '^itm_[A-Za-z0-9_-]{22}$' });
@@ -31,7 +31,10 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
         params: Type.Object({ accountId: AccountId }),
         querystring: Type.Object(
           {
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ITEMS_PAGE_MAX, default: ITEMS_PAGE_DEFAULT })),
+            limit: Type.Optional({
+              ...PageLimit,
+              description: `Items per page, at most ${ITEMS_PAGE_MAX}; default ${ITEMS_PAGE_DEFAULT}.`,
+            }),
             cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page.' })),
           },
           { additionalProperties: false },
@@ -49,7 +52,10 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
           },
           400: errorResponse('invalid_request: a malformed account id, limit or cursor.'),
         },
-        handler: async (request) => wallet.list(request.params.accountId, request.query.limit, request.query.cursor),
+        handler: async (request) => {
+          const { limit, cursor } = request.query;
+          return wallet.list(request.params.accountId, pageLimit(limit, ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX), cursor);
+        },
       }),
       defineRoute({
         method: 'POST',
@@ -60,16 +66,15 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
         undocumented: 'The interface leaves the answer unpublished; docs/wallet.md states it.',
         summary: 'Accept a wallet item, and receive its contents; or decline it (docs/wallet.md).',
         params: Type.Object({ accountId: AccountId, itemId: ItemId }),
-        body: Type.Optional(
-          Type.Object(
-            {
-              decision: Type.Optional(
-                Type.Union([Type.Literal('accept'), Type.Literal('decline')], { description: 'Default accept.' }),
-              ),
-            },
-            { additionalProperties: false },
-          ),
+        body: Type.Object(
+          {
+            decision: Type.Optional(
+              Type.Union([Type.Literal('accept'), Type.Literal('decline')], { description: 'Default accept.' }),
+            ),
+          },
+          { additionalProperties: false },
         ),
+        bodyOptional: true,
         responses: {
           200: {
             description: 'The item as decided; once accepted, its contents (an offer: offerUri).',
@@ -83,7 +88,7 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
         },
         handler: async (request) => {
           const { accountId, itemId } = request.params;
-          return wallet.decide(accountId, itemId, request.body?.decision ?? 'accept');
+          return wallet.decide(accountId, itemId, request.body.decision ?? 'accept');
         },
       }),
     ],

@@ -91,7 +91,7 @@ export class WalletService {
     };
   }
 
-  async list(accountId: string, limit = ITEMS_PAGE_DEFAULT, cursor?: string): Promise<ItemPage> {
+  async list(accountId: string, limit: number, cursor?: string): Promise<ItemPage> {
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     const rows = await this.items.list(accountId, limit + 1, after);
     const page = rows.slice(0, limit);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DISPLAY_NAME_PATTERN, DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
 
 /** Schemas shared by several operations. */
@@ -32,3 +33,16 @@ export const OPERATOR_ERRORS = {
   401: errorResponse('unauthorized: missing, invalid or wrong-plane credential; WWW-Authenticate is set.'),
   403: errorResponse('forbidden: the credential lacks the role or tenant scope.'),
 } as const;
+
+/**
+ * `limit` of a paginated list, as the query string carries it (values are never coerced): 1 to
+ * 999 in digits; `pageLimit` holds it to the list's own maximum.
+ */
+export const PageLimit = Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: 'Items per page.' });
+
+export function pageLimit(limit: string | undefined, fallback: number, max: number): number {
+  if (limit === undefined) return fallback;
+  const n = Number(limit);
+  if (n > max) throw new ServiceError('invalid_request', `limit is at most ${max}.`);
+  return n;
+}
