@@ -2,6 +2,7 @@ import { type StartOptions, startOpenrail } from './app/start.ts';
 import type { Config } from './config/config.ts';
 import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
+import { depositsModule } from './features/deposits/module.ts';
 import { holdersModule } from './features/holders/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
 import { membershipModule } from './features/membership/module.ts';
@@ -30,6 +31,7 @@ export const MODULES = [
   verificationModule,
   membershipModule,
   walletModule,
+  depositsModule,
   conformanceModule,
   pagesModule,
 ];

@@ -51,6 +51,7 @@ export function registerRoutes(
           preValidation: async (request) => {
             if (route.bodyOptional && request.body == null) request.body = {};
             enforceNamedTenant(route, request);
+            route.beforeValidation?.(request);
           },
           preHandler: async (request) => {
             enforceBodyTenant(route, request);

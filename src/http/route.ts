@@ -71,6 +71,11 @@ export interface RouteDef {
    */
   accepts?: 'json' | 'form';
   body?: TSchema;
+  /**
+   * Runs on the parsed body before it is validated, to refuse with a more precise code than the
+   * schema would (the deposit rail's unsupported_contract, before a future contract's fields).
+   */
+  beforeValidation?: (request: FastifyRequest) => void;
   /** A request without a body is read as `{}` (so the body schema's defaults apply). */
   bodyOptional?: boolean;
   params?: TSchema;

@@ -27,7 +27,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const PARAMS: Record<string, string> = {
   tenant: 'demo-transit',
   accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
-  itemId: 'item-1',
+  itemId: `itm_${'A'.repeat(22)}`,
+  productId: `prd_${'A'.repeat(22)}`,
   seq: '1',
   username: 'nobody',
   typeId: 'no-such-type',

@@ -6,6 +6,7 @@ import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
+import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
@@ -16,6 +17,7 @@ import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
 import type { ChannelStore } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
+import type { DepositRecord, DepositStore, ProductRecord } from '../../src/ports/deposit-store.ts';
 import type {
   Collection,
   IssuedCredentialRecord,
@@ -86,6 +88,7 @@ interface TenantOwnedPorts {
   MembershipStore: MembershipStore;
   WalletItemStore: WalletItemStore;
   ChannelStore: ChannelStore;
+  DepositStore: DepositStore;
 }
 
 const T = {
@@ -100,6 +103,9 @@ const T = {
   withdraw: "OfferStore.withdraw ends only the owning tenant's unredeemed offer",
   items:
     'WalletItemStore: an item is visible to its own account only, an offer or deposit only while the account is a member of the item’s tenant; findByRef is per tenant',
+  products:
+    'DepositStore: products are per tenant and kind; setRequireChannel changes only the named tenant’s; product, approve and an unfiltered list find by id alone (platform operations), by design',
+  deposits: 'DepositStore: a depositId is the tenant’s own; another tenant reads nothing under it and may use the same id',
   channels: 'ChannelStore: a channel is one tenant’s with one account; no tenant reads another’s',
   redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
@@ -170,6 +176,16 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
   },
   WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items },
   ChannelStore: { get: T.channels },
+  DepositStore: {
+    addProduct: T.products,
+    product: T.products,
+    productFor: T.products,
+    products: T.products,
+    approve: T.products,
+    setRequireChannel: T.products,
+    addDeposit: T.deposits,
+    deposit: T.deposits,
+  },
 };
 
 const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
@@ -1199,6 +1215,67 @@ for (const factory of testDatabases()) {
       });
       assert.equal(await channels.get('beta', holder), undefined, 'beta has no channel with alpha’s holder');
       assert.equal(await channels.get('alpha', ACCOUNT), undefined);
+    });
+
+    isolated(T.products, async () => {
+      const store = new SqlDepositStore(db);
+      const product = (tenant: string, id: string): ProductRecord => ({
+        id,
+        tenant,
+        kind: 'bill',
+        name: `${tenant} bill`,
+        requireChannel: false,
+        approvedAt: null,
+        createdAt: T0,
+        updatedAt: T0,
+      });
+      assert.equal(await store.addProduct(product('alpha', 'prd-a')), true);
+      assert.equal(await store.addProduct(product('beta', 'prd-b')), true, 'each tenant has its own bill product');
+      assert.equal(await store.addProduct(product('alpha', 'prd-a2')), false, 'one per tenant and kind');
+      assert.equal((await store.productFor('alpha', 'bill'))?.id, 'prd-a');
+      assert.equal((await store.productFor('beta', 'bill'))?.id, 'prd-b');
+      assert.equal(await store.productFor('alpha', 'ticket'), undefined);
+      assert.deepEqual(
+        (await store.products('alpha', 10)).map((p) => p.id),
+        ['prd-a'],
+      );
+      assert.deepEqual(
+        (await store.products(undefined, 10)).map((p) => p.id),
+        ['prd-a', 'prd-b'],
+      );
+      assert.deepEqual(
+        (await store.products(undefined, 10, 'prd-a')).map((p) => p.id),
+        ['prd-b'],
+      );
+      assert.equal(await store.setRequireChannel('beta', 'prd-a', true, T0 + 1), false, 'beta cannot change alpha’s');
+      assert.equal((await store.product('prd-a'))?.requireChannel, false);
+      assert.equal(await store.setRequireChannel('alpha', 'prd-a', true, T0 + 1), true);
+      assert.equal((await store.product('prd-a'))?.requireChannel, true);
+      assert.equal(await store.approve('prd-a', T0 + 2), true);
+      assert.equal(await store.approve('prd-a', T0 + 3), false, 'approved once');
+      assert.equal((await store.product('prd-a'))?.approvedAt, T0 + 2);
+      assert.equal((await store.product('prd-b'))?.approvedAt, null);
+    });
+
+    isolated(T.deposits, async () => {
+      const store = new SqlDepositStore(db);
+      const deposit = (tenant: string, over: Partial<DepositRecord> = {}): DepositRecord => ({
+        tenant,
+        depositId: 'dep-1',
+        accountId: ACCOUNT,
+        productId: `prd-${tenant}`,
+        itemId: `itm-dep-${tenant}`,
+        body: `{"tenant":"${tenant}"}`,
+        bodyHash: `hash-${tenant}`,
+        createdAt: T0,
+        ...over,
+      });
+      assert.equal(await store.addDeposit(deposit('alpha')), true);
+      assert.equal(await store.addDeposit(deposit('alpha', { bodyHash: 'other' })), false, 'one per tenant and id');
+      assert.equal(await store.deposit('beta', 'dep-1'), undefined, 'beta reads nothing under alpha’s id');
+      assert.equal(await store.addDeposit(deposit('beta')), true, 'and may use the same id');
+      assert.equal((await store.deposit('alpha', 'dep-1'))?.bodyHash, 'hash-alpha');
+      assert.equal((await store.deposit('beta', 'dep-1'))?.bodyHash, 'hash-beta');
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

@@ -263,6 +263,28 @@ export interface ChannelsTable {
   updated_at: number;
 }
 
+export interface ProductsTable {
+  id: string;
+  tenant: string;
+  kind: string;
+  name: string;
+  require_channel: number;
+  approved_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DepositsTable {
+  tenant: string;
+  deposit_id: string;
+  account_id: string;
+  product_id: string;
+  item_id: string;
+  body: string;
+  body_hash: string;
+  created_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -288,4 +310,6 @@ export interface Database {
   votes: VotesTable;
   wallet_items: WalletItemsTable;
   channels: ChannelsTable;
+  products: ProductsTable;
+  deposits: DepositsTable;
 }

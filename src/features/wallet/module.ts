@@ -1,3 +1,4 @@
+import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
 import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -17,7 +18,11 @@ export const walletModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { offers } = await ctx.use(offersModule);
-    const uow = ctx.unitOfWork((db) => ({ items: new SqlWalletItemStore(db), offers: new SqlOfferStore(db) }));
+    const uow = ctx.unitOfWork((db) => ({
+      items: new SqlWalletItemStore(db),
+      offers: new SqlOfferStore(db),
+      deposits: new SqlDepositStore(db),
+    }));
     const wallet = new WalletService(new SqlWalletItemStore(ctx.db), uow, tenants, offers, ctx.clock);
     return { services: wallet, routes: () => [walletRoutes(wallet)] };
   },

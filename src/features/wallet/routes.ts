@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, errorResponse, PageLimit, pageLimit } from '../../http/schemas/common.ts';
+import { DepositView } from '../deposits/routes.ts';
 import { ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX, type WalletService } from './wallet-service.ts';
 
 const ItemId = Type.String({ pattern: '^itm_[A-Za-z0-9_-]{22}$' });
@@ -78,7 +79,11 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
         responses: {
           200: {
             description: 'The item as decided; once accepted, its contents (an offer: offerUri).',
-            schema: Type.Object({ item: Envelope, offerUri: Type.Optional(Type.String()) }),
+            schema: Type.Object({
+              item: Envelope,
+              offerUri: Type.Optional(Type.String()),
+              deposit: Type.Optional(DepositView),
+            }),
           },
           400: errorResponse('invalid_request or malformed_json.'),
           401: errorResponse('unauthorized'),

@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { DepositStore } from '../../ports/deposit-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import {
@@ -11,6 +12,7 @@ import {
   type ListedItem,
   type WalletItemStore,
 } from '../../ports/wallet-item-store.ts';
+import { type DepositContents, DepositService } from '../deposits/deposit-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
@@ -43,12 +45,14 @@ export type Decision = 'accept' | 'decline';
 export interface DecisionAnswer {
   item: ItemEnvelope;
   offerUri?: string;
+  deposit?: DepositContents;
 }
 
 /** The stores a decision may touch, bound to its transaction. */
 export interface WalletScope {
   items: WalletItemStore;
   offers: OfferStore;
+  deposits: DepositStore;
 }
 
 /**
@@ -66,6 +70,9 @@ interface KindRules {
    */
   elements?(scope: WalletScope, item: ListedItem): Promise<Record<string, unknown>>;
 }
+
+/** What of a deposit its holder may share: the document, not the rail's bookkeeping. */
+const DEPOSIT_ELEMENTS = ['kind', 'title', 'issuedAt', 'amount', 'dueAt', 'reference', 'lines'] as const;
 
 const ENCODED_CURSOR = /^[0-9]{1,16}\.itm_[A-Za-z0-9_-]{22}$/;
 
@@ -87,6 +94,18 @@ export class WalletService {
         // A declined offer stops working at once and its subject is erased with the next sweep.
         onDecline: async ({ offers }, item, now) => void (await offers.withdraw(item.tenant, item.ref, now)),
         contents: async (_scope, item) => ({ offerUri: offers.addressedUri(item.tenant, item.ref) }),
+      },
+      deposit: {
+        onAccept: async ({ events }, item) => {
+          const data = { depositId: item.ref, itemId: item.id, accountId: item.accountId };
+          await events.emit({ type: 'deposit.accepted', tenant: item.tenant, data });
+        },
+        onDecline: async () => {},
+        contents: async (scope, item) => ({ deposit: await depositOf(scope, item) }),
+        elements: async (scope, item) => {
+          const deposit: Record<string, unknown> = { ...(await depositOf(scope, item)) };
+          return Object.fromEntries(DEPOSIT_ELEMENTS.filter((k) => deposit[k] !== undefined).map((k) => [k, deposit[k]]));
+        },
       },
     };
   }
@@ -154,6 +173,12 @@ export class WalletService {
       expiresAt: i.expiresAt === null ? null : iso(i.expiresAt),
     };
   }
+}
+
+async function depositOf(scope: WalletScope, item: ListedItem): Promise<DepositContents> {
+  const deposit = await scope.deposits.deposit(item.tenant, item.ref);
+  if (!deposit) throw new Error(`wallet item ${item.id} names a deposit that does not exist`);
+  return DepositService.contents(item.tenant, item.id, deposit.body);
 }
 
 function decodeCursor(cursor: string): ItemCursor {

@@ -1,0 +1,32 @@
+import { SqlChannelStore } from '../../adapters/sql/sql-channel-store.ts';
+import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
+import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { membershipModule } from '../membership/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { DemoSeed } from './demo-seed.ts';
+import { DepositService } from './deposit-service.ts';
+import { depositRoutes } from './routes.ts';
+
+/**
+ * The deposit rail (docs/deposits.md): a tenant's business events (bills, receipts, tickets,
+ * statements) become wallet items of the account they name, through products the platform
+ * approved; and the demonstration catalogue. Acceptance is the wallet module's, by the deposit
+ * kind's rules.
+ */
+export const depositsModule = defineModule({
+  name: 'deposits',
+  groups: ['deposits'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const members = await ctx.use(membershipModule);
+    const uow = ctx.unitOfWork((db) => ({
+      deposits: new SqlDepositStore(db),
+      items: new SqlWalletItemStore(db),
+      channels: new SqlChannelStore(db),
+    }));
+    const deposits = new DepositService(new SqlDepositStore(ctx.db), uow, tenants, ctx.clock);
+    const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
+    return { services: deposits, routes: () => [depositRoutes(deposits, demo)] };
+  },
+});

@@ -1,0 +1,249 @@
+import { Type } from '@sinclair/typebox';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import {
+  AccountId,
+  DisplayName,
+  DisplayText,
+  errorResponse,
+  OPERATOR_ERRORS,
+  PageLimit,
+  pageLimit,
+  Slug,
+} from '../../http/schemas/common.ts';
+import { DEPOSIT_KINDS } from '../../ports/deposit-store.ts';
+import type { DemoSeed } from './demo-seed.ts';
+import {
+  type DepositBody,
+  DepositService,
+  PRODUCTS_PAGE_DEFAULT,
+  PRODUCTS_PAGE_MAX,
+  SUPPORTED_CONTRACTS,
+} from './deposit-service.ts';
+
+const Kind = Type.Union(DEPOSIT_KINDS.map((k) => Type.Literal(k)));
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+/** Minor units, so integers; bounded well inside the doubles JSON numbers are read as. */
+const Money = Type.Object(
+  {
+    value: Type.Integer({ minimum: -1e15, maximum: 1e15, description: 'Minor units (cents for EUR).' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217.' }),
+  },
+  { additionalProperties: false },
+);
+const ProductId = Type.String({ pattern: '^prd_[A-Za-z0-9_-]{22}$' });
+
+/** Contract 0.3.0, fixed (docs/deposits.md). */
+export const DepositContract = Type.Object(
+  {
+    contractVersion: Type.String({ maxLength: 16, description: `One of ${SUPPORTED_CONTRACTS.join(', ')}.` }),
+    depositId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$', description: 'The caller’s idempotency key.' }),
+    accountId: AccountId,
+    kind: Kind,
+    title: DisplayText(200),
+    issuedAt: DateTime,
+    amount: Type.Optional(Money),
+    dueAt: Type.Optional(DateTime),
+    reference: Type.Optional(DisplayText(100)),
+    lines: Type.Optional(
+      Type.Array(Type.Object({ label: DisplayText(200), amount: Type.Optional(Money) }, { additionalProperties: false }), {
+        maxItems: 100,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The deposit as its holder receives it (response schema: plain strings, no request patterns). */
+const MoneyView = Type.Object({ value: Type.Integer(), currency: Type.String() });
+export const DepositView = Type.Object(
+  {
+    contractVersion: Type.String(),
+    depositId: Type.String(),
+    accountId: Type.String(),
+    kind: Type.String(),
+    title: Type.String(),
+    issuedAt: Type.String(),
+    amount: Type.Optional(MoneyView),
+    dueAt: Type.Optional(Type.String()),
+    reference: Type.Optional(Type.String()),
+    lines: Type.Optional(Type.Array(Type.Object({ label: Type.String(), amount: Type.Optional(MoneyView) }))),
+    tenant: Type.String(),
+    itemId: Type.String(),
+  },
+  { description: 'The deposit as delivered (contract 0.3.0), its tenant and item (docs/deposits.md).' },
+);
+
+const DepositAnswer = Type.Object({ depositId: Type.String(), itemId: Type.String(), state: Type.String() });
+
+const Product = Type.Object({
+  productId: Type.String(),
+  tenant: Type.String(),
+  kind: Type.String(),
+  name: Type.String(),
+  requireChannel: Type.Boolean(),
+  approved: Type.Boolean(),
+  approvedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const DEPOSIT_ROLES = ['owner', 'tenant-admin', 'issuer'] as const;
+const PRODUCT_ROLES = ['owner', 'tenant-admin'] as const;
+
+export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGroup {
+  return {
+    name: 'deposits',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/tenants/{tenant}/bills',
+        aliases: ['/v1/tenants/{tenant}/bills'],
+        auth: 'operator',
+        roles: [...DEPOSIT_ROLES],
+        scope: { tenantIn: 'params' },
+        stability: 'promised',
+        summary:
+          'Deposit a business event (bill, receipt, ticket, statement) into a holder’s wallet: contract 0.3.0 (docs/deposits.md).',
+        params: Type.Object({ tenant: Slug }),
+        body: DepositContract,
+        beforeValidation: (request) => DepositService.checkContract(request.body),
+        responses: {
+          200: { description: 'The same body was delivered before: the same answer.', schema: DepositAnswer },
+          201: { description: 'The deposit, now a wallet item.', schema: DepositAnswer },
+          ...OPERATOR_ERRORS,
+          400: errorResponse('unsupported_contract, invalid_currency, invalid_request or malformed_json.'),
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('deposit_conflict, no_approved_product or channel_required.'),
+        },
+        handler: async (request, reply) => {
+          const { created, answer } = await deposits.deposit(
+            request.params.tenant,
+            request.body as DepositBody,
+            operatorActor(operatorOf(request)),
+          );
+          return reply.code(created ? 201 : 200).send(answer);
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/api/products',
+        auth: 'operator',
+        roles: [...PRODUCT_ROLES, 'issuer', 'support'],
+        scope: { tenantIn: 'query' },
+        stability: 'unpromised',
+        internal: true,
+        summary:
+          'The products tenants deposit through; one tenant’s, or every tenant’s for a platform operator (docs/deposits.md).',
+        querystring: Type.Object(
+          {
+            tenant: Type.Optional(Slug),
+            limit: Type.Optional(PageLimit),
+            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'Products by id; nextCursor when more follow.',
+            schema: Type.Object({ products: Type.Array(Product), nextCursor: Type.Optional(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { tenant, limit, cursor } = request.query;
+          return deposits.listProducts(tenant, pageLimit(limit, PRODUCTS_PAGE_DEFAULT, PRODUCTS_PAGE_MAX), cursor);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/products',
+        auth: 'operator',
+        roles: [...PRODUCT_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary:
+          'Declare a product a tenant deposits through: one per deposit kind, approved by the platform (docs/deposits.md).',
+        body: Type.Object(
+          { tenant: Slug, kind: Kind, name: DisplayName(100), requireChannel: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The product, not yet approved.', schema: Product },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('conflict: the tenant has a product of this kind.'),
+        },
+        handler: async (request, reply) =>
+          reply.code(201).send(await deposits.createProduct(request.body, operatorActor(operatorOf(request)))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/products/{productId}/approve',
+        auth: 'operator',
+        roles: ['owner'],
+        scope: 'platform',
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Approve a product, so its tenant may deposit through it (platform operators; docs/deposits.md).',
+        params: Type.Object({ productId: ProductId }),
+        responses: {
+          200: { description: 'The product, approved.', schema: Product },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_product'),
+        },
+        handler: async (request) => deposits.approve(request.params.productId, operatorActor(operatorOf(request))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/products/{productId}/require-channel',
+        auth: 'operator',
+        roles: [...PRODUCT_ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Whether the product deposits only to accounts with an active channel (docs/deposits.md).',
+        params: Type.Object({ productId: ProductId }),
+        body: Type.Object({ tenant: Slug, required: Type.Boolean() }, { additionalProperties: false }),
+        responses: {
+          200: { description: 'The product.', schema: Product },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_product'),
+        },
+        handler: async (request) =>
+          deposits.requireChannel(
+            request.body.tenant,
+            request.params.productId,
+            request.body.required,
+            operatorActor(operatorOf(request)),
+          ),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/demo/seed',
+        auth: 'operator',
+        roles: ['owner'],
+        scope: 'platform',
+        stability: 'unpromised',
+        internal: true,
+        summary: 'Seed the demonstration catalogue, and demo items for an account (docs/deposits.md).',
+        body: Type.Object({ accountId: Type.Optional(AccountId) }, { additionalProperties: false }),
+        bodyOptional: true,
+        responses: {
+          200: {
+            description: 'What the demonstration holds; the same on every call.',
+            schema: Type.Object({
+              fixtures: Type.Boolean(),
+              tenant: Type.Object({ slug: Type.String(), name: Type.String() }),
+              products: Type.Array(Product),
+              accountId: Type.Optional(Type.String()),
+              items: Type.Array(DepositAnswer),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => demo.seed(request.body.accountId, operatorActor(operatorOf(request))),
+      }),
+    ],
+  };
+}

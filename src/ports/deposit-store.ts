@@ -1,0 +1,42 @@
+/** The deposit rail (docs/deposits.md): products and deposits, each one tenant's. */
+
+export const DEPOSIT_KINDS = ['bill', 'receipt', 'ticket', 'statement'] as const;
+export type DepositKind = (typeof DEPOSIT_KINDS)[number];
+
+export interface ProductRecord {
+  id: string;
+  tenant: string;
+  kind: DepositKind;
+  name: string;
+  requireChannel: boolean;
+  approvedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DepositRecord {
+  tenant: string;
+  depositId: string;
+  accountId: string;
+  productId: string;
+  itemId: string;
+  /** The body as the caller sent it, canonical JSON. */
+  body: string;
+  bodyHash: string;
+  createdAt: number;
+}
+
+export interface DepositStore {
+  /** False when the tenant already has a product of this kind. */
+  addProduct(product: ProductRecord): Promise<boolean>;
+  product(id: string): Promise<ProductRecord | undefined>;
+  productFor(tenant: string, kind: DepositKind): Promise<ProductRecord | undefined>;
+  /** Products by id, after `afterId`; of one tenant, or of all when `tenant` is undefined. */
+  products(tenant: string | undefined, limit: number, afterId?: string): Promise<ProductRecord[]>;
+  /** Approves a product not yet approved; false when it already was. */
+  approve(id: string, now: number): Promise<boolean>;
+  setRequireChannel(tenant: string, id: string, required: boolean, now: number): Promise<boolean>;
+  /** False when the tenant already has a deposit under this id (the caller reads it then). */
+  addDeposit(deposit: DepositRecord): Promise<boolean>;
+  deposit(tenant: string, depositId: string): Promise<DepositRecord | undefined>;
+}
