@@ -1,5 +1,6 @@
 import { type StartOptions, startOpenrail } from './app/start.ts';
 import type { Config } from './config/config.ts';
+import { channelsModule } from './features/channels/module.ts';
 import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
 import { depositsModule } from './features/deposits/module.ts';
@@ -32,6 +33,7 @@ export const MODULES = [
   membershipModule,
   walletModule,
   depositsModule,
+  channelsModule,
   conformanceModule,
   pagesModule,
 ];

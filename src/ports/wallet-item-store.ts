@@ -1,8 +1,7 @@
 /** Wallet items (docs/wallet.md): what the service holds for a holder account. */
 import { randomBytes } from 'node:crypto';
 
-/** The kinds served so far; `channel-request` joins with the channel operations. */
-export const ITEM_KINDS = ['offer', 'deposit'] as const;
+export const ITEM_KINDS = ['offer', 'deposit', 'channel-request'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
 /** Stored states. A pending item past its `expiresAt` reads as `expired` (effectiveState). */

@@ -15,7 +15,7 @@ import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
-import type { ChannelStore } from '../../src/ports/channel-store.ts';
+import type { ChannelRecord, ChannelStore, ShareLogEntry } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
 import type { DepositRecord, DepositStore, ProductRecord } from '../../src/ports/deposit-store.ts';
 import type {
@@ -106,7 +106,10 @@ const T = {
   products:
     'DepositStore: products are per tenant and kind; setRequireChannel changes only the named tenant’s; product, approve and an unfiltered list find by id alone (platform operations), by design',
   deposits: 'DepositStore: a depositId is the tenant’s own; another tenant reads nothing under it and may use the same id',
-  channels: 'ChannelStore: a channel is one tenant’s with one account; no tenant reads another’s',
+  channels:
+    'ChannelStore: a channel is one tenant’s with one account; no tenant reads, moves, renews or lists another’s; an unfiltered list is the platform’s, by design',
+  shares:
+    'ChannelStore: share settings and the sharing log are the account’s own; sharedWith answers one tenant only what is set for it',
   redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
     'IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full',
@@ -175,7 +178,16 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     tally: T.proposals,
   },
   WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items },
-  ChannelStore: { get: T.channels },
+  ChannelStore: {
+    get: T.channels,
+    request: T.channels,
+    move: T.channels,
+    list: T.channels,
+    sharesOf: T.shares,
+    setShares: T.shares,
+    sharedWith: T.shares,
+    logOf: T.shares,
+  },
   DepositStore: {
     addProduct: T.products,
     product: T.products,
@@ -1215,6 +1227,81 @@ for (const factory of testDatabases()) {
       });
       assert.equal(await channels.get('beta', holder), undefined, 'beta has no channel with alpha’s holder');
       assert.equal(await channels.get('alpha', ACCOUNT), undefined);
+      const ask = (tenant: string, over: Partial<ChannelRecord> = {}): ChannelRecord => ({
+        tenant,
+        accountId: holder,
+        state: 'requested',
+        elements: ['title'],
+        requestedBy: 'tenant',
+        createdAt: T0 + 1,
+        updatedAt: T0 + 1,
+        ...over,
+      });
+      assert.equal(await channels.request(ask('alpha')), false, 'alpha’s active channel is not asked again');
+      assert.equal(await channels.request(ask('beta')), true, 'beta asks for its own');
+      assert.equal((await channels.get('alpha', holder))?.state, 'active', 'and alpha’s is untouched');
+      assert.equal(await channels.move('beta', holder, ['active'], 'revoked', T0 + 2), false, 'beta’s is only requested');
+      assert.equal(await channels.move('alpha', holder, ['active'], 'revoked', T0 + 2), true);
+      assert.equal((await channels.get('beta', holder))?.state, 'requested');
+      assert.equal(await channels.request(ask('alpha', { elements: ['amount'] })), true, 'a revoked channel is asked again');
+      assert.deepEqual((await channels.get('alpha', holder))?.elements, ['amount']);
+      assert.deepEqual(
+        (await channels.list('alpha', undefined, 10)).map((c) => c.tenant),
+        ['alpha'],
+      );
+      assert.deepEqual(
+        (await channels.list('beta', 'requested', 10)).map((c) => c.tenant),
+        ['beta'],
+      );
+      assert.deepEqual(await channels.list('beta', 'active', 10), []);
+      assert.deepEqual(
+        (await channels.list(undefined, undefined, 10, { tenant: 'alpha', accountId: holder })).map((c) => c.tenant),
+        ['beta'],
+      );
+    });
+
+    isolated(T.shares, async () => {
+      const channels = new SqlChannelStore(db);
+      const holder = 'sharing-holder-0123456789-abcdefghijklmnop';
+      const other = 'sharing-other--0123456789-abcdefghijklmnop';
+      const entry = (tenant: string, elements: string[], id: string): ShareLogEntry => ({
+        id,
+        accountId: holder,
+        itemId: 'itm-s1',
+        tenant,
+        elements,
+        at: T0,
+      });
+      await channels.setShares(
+        holder,
+        'itm-s1',
+        [
+          { itemId: 'itm-s1', tenant: 'alpha', elements: ['amount', 'title'] },
+          { itemId: 'itm-s1', tenant: 'beta', elements: ['title'] },
+        ],
+        [entry('alpha', ['amount', 'title'], 'shl-1'), entry('beta', ['title'], 'shl-2')],
+      );
+      assert.deepEqual(
+        (await channels.sharedWith('alpha', holder, 10)).map((s) => s.elements),
+        [['amount', 'title']],
+      );
+      assert.deepEqual(
+        (await channels.sharedWith('beta', holder, 10)).map((s) => s.elements),
+        [['title']],
+      );
+      assert.deepEqual(await channels.sharedWith('alpha', other, 10), [], 'another account shares nothing');
+      // Another account cannot overwrite this item's settings.
+      await channels.setShares(other, 'itm-s1', [], []);
+      assert.equal((await channels.sharesOf('itm-s1')).length, 2);
+      await channels.setShares(
+        holder,
+        'itm-s1',
+        [{ itemId: 'itm-s1', tenant: 'beta', elements: [] }],
+        [entry('alpha', [], 'shl-3')],
+      );
+      assert.deepEqual(await channels.sharesOf('itm-s1'), [], 'empty elements keep no row');
+      assert.equal((await channels.logOf(holder, 'itm-s1', 10)).length, 3);
+      assert.deepEqual(await channels.logOf(other, 'itm-s1', 10), [], 'the log is the account’s own');
     });
 
     isolated(T.products, async () => {

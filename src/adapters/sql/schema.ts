@@ -285,6 +285,22 @@ export interface DepositsTable {
   created_at: number;
 }
 
+export interface ShareSettingsTable {
+  item_id: string;
+  tenant: string;
+  account_id: string;
+  elements: string;
+}
+
+export interface SharingLogTable {
+  id: string;
+  account_id: string;
+  item_id: string;
+  tenant: string;
+  elements: string;
+  at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -312,4 +328,6 @@ export interface Database {
   channels: ChannelsTable;
   products: ProductsTable;
   deposits: DepositsTable;
+  share_settings: ShareSettingsTable;
+  sharing_log: SharingLogTable;
 }

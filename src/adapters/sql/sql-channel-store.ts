@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { ChannelRecord, ChannelState, ChannelStore } from '../../ports/channel-store.ts';
+import type { ChannelRecord, ChannelState, ChannelStore, ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { Db } from './connect.ts';
-import type { ChannelsTable } from './schema.ts';
+import type { ChannelsTable, SharingLogTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 const toChannel = (row: Selectable<ChannelsTable>): ChannelRecord => ({
   tenant: row.tenant,
@@ -11,6 +12,15 @@ const toChannel = (row: Selectable<ChannelsTable>): ChannelRecord => ({
   requestedBy: row.requested_by as ChannelRecord['requestedBy'],
   createdAt: Number(row.created_at),
   updatedAt: Number(row.updated_at),
+});
+
+const toEntry = (row: Selectable<SharingLogTable>): ShareLogEntry => ({
+  id: row.id,
+  accountId: row.account_id,
+  itemId: row.item_id,
+  tenant: row.tenant,
+  elements: JSON.parse(row.elements),
+  at: Number(row.at),
 });
 
 export class SqlChannelStore implements ChannelStore {
@@ -24,5 +34,127 @@ export class SqlChannelStore implements ChannelStore {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     return row && toChannel(row);
+  }
+
+  async request(c: ChannelRecord): Promise<boolean> {
+    const values = {
+      tenant: c.tenant,
+      account_id: c.accountId,
+      state: c.state,
+      elements: JSON.stringify(c.elements),
+      requested_by: c.requestedBy,
+      created_at: c.createdAt,
+      updated_at: c.updatedAt,
+    };
+    const inserted = await this.db
+      .insertInto('channels')
+      .values(values)
+      .onConflict((oc) => oc.columns(['tenant', 'account_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return true;
+    const renewed = await this.db
+      .updateTable('channels')
+      .set({ state: c.state, elements: values.elements, requested_by: c.requestedBy, updated_at: c.updatedAt })
+      .where('tenant', '=', c.tenant)
+      .where('account_id', '=', c.accountId)
+      .where('state', 'in', ['declined', 'revoked'])
+      .executeTakeFirst();
+    return renewed.numUpdatedRows === 1n;
+  }
+
+  async move(tenant: string, accountId: string, from: readonly ChannelState[], to: ChannelState, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('channels')
+      .set({ state: to, updated_at: now })
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .where('state', 'in', [...from])
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async list(
+    tenant: string | undefined,
+    state: ChannelState | undefined,
+    limit: number,
+    after?: { tenant: string; accountId: string },
+  ): Promise<ChannelRecord[]> {
+    let query = this.db.selectFrom('channels').selectAll();
+    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
+    if (state !== undefined) query = query.where('state', '=', state);
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('tenant', '>', after.tenant),
+          eb.and([eb('tenant', '=', after.tenant), eb('account_id', '>', after.accountId)]),
+        ]),
+      );
+    }
+    return (await query.orderBy('tenant').orderBy('account_id').limit(limit).execute()).map(toChannel);
+  }
+
+  async sharesOf(itemId: string): Promise<ShareSetting[]> {
+    const rows = await this.db
+      .selectFrom('share_settings')
+      .select(['item_id', 'tenant', 'elements'])
+      .where('item_id', '=', itemId)
+      .orderBy('tenant')
+      .execute();
+    return rows.map((r) => ({ itemId: r.item_id, tenant: r.tenant, elements: JSON.parse(r.elements) }));
+  }
+
+  async setShares(accountId: string, itemId: string, shares: ShareSetting[], log: ShareLogEntry[]): Promise<void> {
+    await atomically(this.db, async (trx) => {
+      await trx.deleteFrom('share_settings').where('item_id', '=', itemId).where('account_id', '=', accountId).execute();
+      const kept = shares.filter((s) => s.elements.length > 0);
+      if (kept.length > 0) {
+        await trx
+          .insertInto('share_settings')
+          .values(
+            kept.map((s) => ({ item_id: itemId, tenant: s.tenant, account_id: accountId, elements: JSON.stringify(s.elements) })),
+          )
+          .execute();
+      }
+      if (log.length > 0) {
+        await trx
+          .insertInto('sharing_log')
+          .values(
+            log.map((e) => ({
+              id: e.id,
+              account_id: accountId,
+              item_id: itemId,
+              tenant: e.tenant,
+              elements: JSON.stringify(e.elements),
+              at: e.at,
+            })),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async sharedWith(tenant: string, accountId: string, limit: number): Promise<ShareSetting[]> {
+    const rows = await this.db
+      .selectFrom('share_settings')
+      .select(['item_id', 'tenant', 'elements'])
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .orderBy('item_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ itemId: r.item_id, tenant: r.tenant, elements: JSON.parse(r.elements) }));
+  }
+
+  async logOf(accountId: string, itemId: string, limit: number): Promise<ShareLogEntry[]> {
+    const rows = await this.db
+      .selectFrom('sharing_log')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('item_id', '=', itemId)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toEntry);
   }
 }

@@ -1,3 +1,4 @@
+import { SqlChannelStore } from '../../adapters/sql/sql-channel-store.ts';
 import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
 import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
@@ -5,12 +6,14 @@ import { defineModule } from '../../app/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { walletRoutes } from './routes.ts';
+import { SharingService } from './sharing.ts';
 import { WalletService } from './wallet-service.ts';
 
 /**
  * The wallet bridge (docs/wallet.md): the items the service holds for a holder account, listed
- * as envelopes in public and decided by the holder's device key. Offers, deposits and channel
- * requests become items in their own modules' transactions; the decisions are made here.
+ * as envelopes in public and decided by the holder's device key, and what the holder shares over
+ * channels. Offers, deposits and channel requests become items in their own modules'
+ * transactions; the decisions are made here, each kind by its own rules.
  */
 export const walletModule = defineModule({
   name: 'wallet',
@@ -18,12 +21,18 @@ export const walletModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { offers } = await ctx.use(offersModule);
-    const uow = ctx.unitOfWork((db) => ({
+    const bind = (db: typeof ctx.db) => ({
       items: new SqlWalletItemStore(db),
       offers: new SqlOfferStore(db),
       deposits: new SqlDepositStore(db),
-    }));
+      channels: new SqlChannelStore(db),
+    });
+    const uow = ctx.unitOfWork(bind);
     const wallet = new WalletService(new SqlWalletItemStore(ctx.db), uow, tenants, offers, ctx.clock);
-    return { services: wallet, routes: () => [walletRoutes(wallet)] };
+    const sharing = new SharingService(wallet, uow, tenants, ctx.clock);
+    return {
+      services: { wallet, sharing, scope: () => bind(ctx.db), unitOfWork: uow },
+      routes: () => [walletRoutes(wallet, sharing)],
+    };
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, PageLimit, pageLimit } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
 import { DepositView } from '../deposits/routes.ts';
+import type { SharingInput, SharingService } from './sharing.ts';
 import { ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX, type WalletService } from './wallet-service.ts';
 
 const ItemId = Type.String({ pattern: '^itm_[A-Za-z0-9_-]{22}$' });
@@ -19,7 +20,19 @@ const Envelope = Type.Object({
   expiresAt: Type.Union([DateTime, Type.Null()]),
 });
 
-export function walletRoutes(wallet: WalletService): RouteGroup {
+const ElementName = Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' });
+
+export const ChannelView = Type.Object({
+  tenant: Type.String(),
+  accountId: Type.String(),
+  state: Type.String({ description: 'requested, active, declined or revoked.' }),
+  elements: Type.Array(Type.String()),
+  requestedBy: Type.String({ description: 'tenant or holder.' }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export function walletRoutes(wallet: WalletService, sharing: SharingService): RouteGroup {
   return {
     name: 'wallet',
     routes: [
@@ -83,18 +96,64 @@ export function walletRoutes(wallet: WalletService): RouteGroup {
               item: Envelope,
               offerUri: Type.Optional(Type.String()),
               deposit: Type.Optional(DepositView),
+              channel: Type.Optional(ChannelView),
             }),
           },
           400: errorResponse('invalid_request or malformed_json.'),
           401: errorResponse('unauthorized'),
           403: errorResponse('account_mismatch: the path names another account than the signer.'),
           404: errorResponse('unknown_item'),
-          409: errorResponse('item_expired or item_decided.'),
+          409: errorResponse('item_expired, item_decided, or channel_state (the organisation withdrew its request).'),
         },
         handler: async (request) => {
           const { accountId, itemId } = request.params;
           return wallet.decide(accountId, itemId, request.body.decision ?? 'accept');
         },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/wallet/{accountId}/items/{itemId}/sharing',
+        aliases: ['/v1/wallet/{accountId}/items/{itemId}/sharing'],
+        auth: 'holder',
+        stability: 'promised',
+        undocumented: 'The interface leaves the body and answer unpublished; docs/wallet.md states them.',
+        summary:
+          'Which channels may receive which elements of an item; revoke channels; read the item’s sharing log (docs/wallet.md).',
+        params: Type.Object({ accountId: AccountId, itemId: ItemId }),
+        body: Type.Object(
+          {
+            shares: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  { tenant: Slug, elements: Type.Array(ElementName, { maxItems: 32 }) },
+                  { additionalProperties: false },
+                ),
+                { maxItems: 16, description: 'Replaces the item’s settings; absent: unchanged.' },
+              ),
+            ),
+            revoke: Type.Optional(Type.Array(Slug, { maxItems: 16, description: 'Tenants whose channel ends now.' })),
+          },
+          { additionalProperties: false },
+        ),
+        bodyOptional: true,
+        responses: {
+          200: {
+            description: 'The item’s settings now, each with its channel’s state, and its sharing log, newest first.',
+            schema: Type.Object({
+              itemId: Type.String(),
+              shares: Type.Array(
+                Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), channel: Type.String() }),
+              ),
+              log: Type.Array(Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), at: DateTime })),
+            }),
+          },
+          400: errorResponse('invalid_request, malformed_json or unknown_element.'),
+          401: errorResponse('unauthorized'),
+          403: errorResponse('account_mismatch'),
+          404: errorResponse('unknown_item or unknown_tenant.'),
+          409: errorResponse('item_not_accepted, item_not_shareable or channel_state (nothing live to revoke).'),
+        },
+        handler: async (request) => sharing.share(request.params.accountId, request.params.itemId, request.body as SharingInput),
       }),
     ],
   };

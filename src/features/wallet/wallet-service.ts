@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositStore } from '../../ports/deposit-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -46,13 +47,36 @@ export interface DecisionAnswer {
   item: ItemEnvelope;
   offerUri?: string;
   deposit?: DepositContents;
+  channel?: ChannelView;
 }
+
+/** A channel as either side sees it. */
+export interface ChannelView {
+  tenant: string;
+  accountId: string;
+  state: string;
+  elements: string[];
+  requestedBy: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const channelView = (c: ChannelRecord): ChannelView => ({
+  tenant: c.tenant,
+  accountId: c.accountId,
+  state: c.state,
+  elements: c.elements,
+  requestedBy: c.requestedBy,
+  createdAt: new Date(c.createdAt).toISOString(),
+  updatedAt: new Date(c.updatedAt).toISOString(),
+});
 
 /** The stores a decision may touch, bound to its transaction. */
 export interface WalletScope {
   items: WalletItemStore;
   offers: OfferStore;
   deposits: DepositStore;
+  channels: ChannelStore;
 }
 
 /**
@@ -107,7 +131,36 @@ export class WalletService {
           return Object.fromEntries(DEPOSIT_ELEMENTS.filter((k) => deposit[k] !== undefined).map((k) => [k, deposit[k]]));
         },
       },
+      'channel-request': {
+        // Only an organisation's pending request is the holder's to accept; one it withdrew is not.
+        onAccept: async ({ channels, events }, item, now) => {
+          // The item stands for the request made when it was: a request withdrawn and made again
+          // has a newer item, so an older one activates nothing.
+          const channel = await channels.get(item.tenant, item.accountId);
+          const current = channel?.requestedBy === 'tenant' && channel.updatedAt === item.createdAt;
+          const moved = current && (await channels.move(item.tenant, item.accountId, ['requested'], 'active', now));
+          if (!moved) throw new ServiceError('channel_state', 'The organisation no longer asks for this channel.');
+          const data = { accountId: item.accountId, elements: channel.elements, by: 'holder' };
+          await events.emit({ type: 'channel.activated', tenant: item.tenant, data });
+        },
+        onDecline: async ({ channels }, item, now) => {
+          const channel = await channels.get(item.tenant, item.accountId);
+          if (channel?.requestedBy === 'tenant' && channel.updatedAt === item.createdAt) {
+            await channels.move(item.tenant, item.accountId, ['requested'], 'declined', now);
+          }
+        },
+        contents: async ({ channels }, item) => {
+          const channel = await channels.get(item.tenant, item.accountId);
+          if (!channel) throw new Error(`wallet item ${item.id} names a channel that does not exist`);
+          return { channel: channelView(channel) };
+        },
+      },
     };
+  }
+
+  /** The shareable elements of an accepted item, or undefined when its kind shares nothing. */
+  async elementsOf(scope: WalletScope, item: ListedItem): Promise<Record<string, unknown> | undefined> {
+    return this.kinds[item.kind].elements?.(scope, item);
   }
 
   async list(accountId: string, limit: number, cursor?: string): Promise<ItemPage> {
@@ -159,7 +212,7 @@ export class WalletService {
     return { item: this.envelope(item, now), ...contents };
   }
 
-  private envelope(i: ListedItem, now: number): ItemEnvelope {
+  envelope(i: ListedItem, now: number): ItemEnvelope {
     const iso = (ms: number) => new Date(ms).toISOString();
     return {
       itemId: i.id,

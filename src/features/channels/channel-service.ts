@@ -1,0 +1,129 @@
+import type { Actor } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { isDemoSlug } from '../../core/slug.ts';
+import type { ChannelState } from '../../ports/channel-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import { newItemId } from '../../ports/wallet-item-store.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import type { SharedItem, SharingService } from '../wallet/sharing.ts';
+import { type ChannelView, channelView, type WalletScope } from '../wallet/wallet-service.ts';
+
+/** An organisation's request waits this long in the holder's wallet. */
+export const CHANNEL_REQUEST_TTL_MS = 30 * 24 * 3600 * 1000;
+export const CHANNELS_PAGE_DEFAULT = 50;
+export const CHANNELS_PAGE_MAX = 100;
+
+const CURSOR = /^([a-z0-9-]{1,48})\.([A-Za-z0-9_-]{43})$/;
+
+export type ChannelAction = 'accept' | 'decline' | 'revoke';
+
+/** What each console action does to a channel: the states it starts from, and who must have asked. */
+const ACTIONS: Record<ChannelAction, { from: ChannelState[]; to: ChannelState; requestedBy?: 'holder' }> = {
+  accept: { from: ['requested'], to: 'active', requestedBy: 'holder' },
+  decline: { from: ['requested'], to: 'declined', requestedBy: 'holder' },
+  revoke: { from: ['requested', 'active'], to: 'revoked' },
+};
+
+export interface ListedChannel extends ChannelView {
+  /** Active channels only: what the holder shares over it now. */
+  shared?: SharedItem[];
+}
+
+/** The organisation's side of channels (docs/wallet.md, "Channels"). */
+export class ChannelService {
+  constructor(
+    private readonly uow: UnitOfWork<WalletScope>,
+    private readonly scope: () => WalletScope,
+    private readonly sharing: SharingService,
+    private readonly tenants: TenantService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** POST /api/org-channels/request: the organisation asks; the holder answers in its wallet. */
+  async request(input: { tenant: string; accountId: string; elements: string[] }, actor: Actor) {
+    const tenant = await this.tenants.get(input.tenant);
+    const elements = [...new Set(input.elements)].sort();
+    return this.uow.run(async ({ channels, items, audit, events }) => {
+      const now = this.clock.now();
+      const channel = {
+        tenant: input.tenant,
+        accountId: input.accountId,
+        state: 'requested' as const,
+        elements,
+        requestedBy: 'tenant' as const,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (!(await channels.request(channel))) {
+        throw new ServiceError('channel_state', 'The account already has a requested or active channel with this tenant.');
+      }
+      const itemId = newItemId();
+      await items.add({
+        id: itemId,
+        tenant: input.tenant,
+        accountId: input.accountId,
+        kind: 'channel-request',
+        ref: itemId,
+        title: `${tenant.name} asks for: ${elements.join(', ')}`.slice(0, 200),
+        state: 'pending',
+        demo: isDemoSlug(input.tenant),
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + CHANNEL_REQUEST_TTL_MS,
+      });
+      const data = { accountId: input.accountId, elements, by: 'tenant', itemId };
+      await audit.append({ actor, action: 'channel.requested', tenant: input.tenant, target: input.accountId, detail: data });
+      await events.emit({ type: 'channel.requested', tenant: input.tenant, data });
+      const stored = await channels.get(input.tenant, input.accountId);
+      if (!stored) throw new Error('channel vanished inside its own transaction');
+      return { channel: channelView(stored), itemId };
+    });
+  }
+
+  /** accept, decline (a holder's request) or revoke (either's), as the organisation. */
+  async act(tenant: string, accountId: string, action: ChannelAction, actor: Actor): Promise<ChannelView> {
+    const rule = ACTIONS[action];
+    return this.uow.run(async ({ channels, audit, events }) => {
+      const channel = await channels.get(tenant, accountId);
+      if (!channel) throw new ServiceError('unknown_channel', 'The tenant has no channel with this account.');
+      const now = this.clock.now();
+      const allowed = rule.requestedBy === undefined || channel.requestedBy === rule.requestedBy;
+      if (!allowed || !(await channels.move(tenant, accountId, rule.from, rule.to, now))) {
+        throw new ServiceError(
+          'channel_state',
+          `The channel is ${channel.state}${allowed ? '' : `, asked by the ${channel.requestedBy}`}: it cannot be ${action}ed here.`,
+        );
+      }
+      const name = { accept: 'channel.activated', decline: 'channel.declined', revoke: 'channel.revoked' }[action];
+      await audit.append({ actor, action: name, tenant, target: accountId, detail: { by: 'tenant' } });
+      if (rule.to === 'active') {
+        await events.emit({ type: 'channel.activated', tenant, data: { accountId, elements: channel.elements, by: 'tenant' } });
+      } else if (rule.to === 'revoked') {
+        await events.emit({ type: 'channel.revoked', tenant, data: { accountId, by: 'tenant' } });
+      }
+      return channelView({ ...channel, state: rule.to, updatedAt: now });
+    });
+  }
+
+  /** GET /api/org-channels: a tenant's channels, each active one with what is shared over it now. */
+  async list(tenant: string | undefined, state: ChannelState | undefined, limit: number, cursor?: string) {
+    let after: { tenant: string; accountId: string } | undefined;
+    if (cursor !== undefined) {
+      const m = CURSOR.exec(cursor);
+      if (!m?.[1] || !m[2]) throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
+      after = { tenant: m[1], accountId: m[2] };
+    }
+    const scope = this.scope();
+    const rows = await scope.channels.list(tenant, state, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const channels: ListedChannel[] = [];
+    for (const c of page) {
+      const view: ListedChannel = channelView(c);
+      if (c.state === 'active') view.shared = await this.sharing.sharedWith(scope, c.tenant, c.accountId);
+      channels.push(view);
+    }
+    const last = page.at(-1);
+    return { channels, ...(rows.length > limit && last ? { nextCursor: `${last.tenant}.${last.accountId}` } : {}) };
+  }
+}

@@ -1,0 +1,118 @@
+import { Type } from '@sinclair/typebox';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
+import { AccountId, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
+import { ChannelView } from '../wallet/routes.ts';
+import { CHANNELS_PAGE_DEFAULT, CHANNELS_PAGE_MAX, type ChannelAction, type ChannelService } from './channel-service.ts';
+
+const ElementName = Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' });
+const ROLES = ['owner', 'tenant-admin'] as const;
+
+const SharedItem = Type.Object({
+  itemId: Type.String(),
+  kind: Type.String(),
+  title: Type.String(),
+  elements: Type.Record(Type.String(), Type.Unknown()),
+});
+
+const actionRoute = (channels: ChannelService, action: ChannelAction, summary: string): RouteDef =>
+  defineRoute({
+    method: 'POST',
+    path: `/api/org-channels/{tenant}/{accountId}/${action}`,
+    auth: 'operator',
+    roles: [...ROLES],
+    scope: { tenantIn: 'params' },
+    stability: 'unpromised',
+    internal: true,
+    undocumented: 'Console operation; docs/wallet.md states its shape.',
+    summary,
+    params: Type.Object({ tenant: Slug, accountId: AccountId }),
+    responses: {
+      200: { description: 'The channel after the action.', schema: ChannelView },
+      ...OPERATOR_ERRORS,
+      404: errorResponse('unknown_channel'),
+      409: errorResponse('channel_state'),
+    },
+    handler: async (request) => {
+      const { tenant, accountId } = request.params;
+      return channels.act(tenant, accountId, action, operatorActor(operatorOf(request)));
+    },
+  });
+
+export function channelRoutes(channels: ChannelService): RouteGroup {
+  return {
+    name: 'org-channels',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/org-channels/request',
+        auth: 'operator',
+        roles: [...ROLES],
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        internal: true,
+        undocumented: 'Console operation; docs/wallet.md states its shape.',
+        summary:
+          'Ask a holder account for a data channel naming the elements wanted; it arrives as a wallet item (docs/wallet.md).',
+        body: Type.Object(
+          { tenant: Slug, accountId: AccountId, elements: Type.Array(ElementName, { minItems: 1, maxItems: 32 }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: {
+            description: 'The channel, requested, and the wallet item.',
+            schema: Type.Object({ channel: ChannelView, itemId: Type.String() }),
+          },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('channel_state: the pair already has a requested or active channel.'),
+        },
+        handler: async (request, reply) =>
+          reply.code(201).send(await channels.request(request.body, operatorActor(operatorOf(request)))),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/api/org-channels',
+        auth: 'operator',
+        roles: [...ROLES, 'support'],
+        scope: { tenantIn: 'query' },
+        stability: 'unpromised',
+        internal: true,
+        undocumented: 'Console operation; docs/wallet.md states its shape.',
+        summary: 'The tenant’s channels; each active one with what its holder shares over it now (docs/wallet.md).',
+        querystring: Type.Object(
+          {
+            tenant: Type.Optional(Slug),
+            state: Type.Optional(Type.Union(CHANNEL_STATES.map((s) => Type.Literal(s)))),
+            limit: Type.Optional(PageLimit),
+            cursor: Type.Optional(Type.String({ maxLength: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'Channels by tenant and account; nextCursor when more follow.',
+            schema: Type.Object({
+              channels: Type.Array(Type.Object({ ...ChannelView.properties, shared: Type.Optional(Type.Array(SharedItem)) })),
+              nextCursor: Type.Optional(Type.String()),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { tenant, state, limit, cursor } = request.query;
+          return channels.list(
+            tenant,
+            state as ChannelState | undefined,
+            pageLimit(limit, CHANNELS_PAGE_DEFAULT, CHANNELS_PAGE_MAX),
+            cursor,
+          );
+        },
+      }),
+      actionRoute(channels, 'accept', 'Accept a channel the holder asked for (docs/wallet.md).'),
+      actionRoute(channels, 'decline', 'Decline a channel the holder asked for (docs/wallet.md).'),
+      actionRoute(channels, 'revoke', 'End a channel, or withdraw the organisation’s own request (docs/wallet.md).'),
+    ],
+  };
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import type { Actor } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { TenantService } from '../tenants/tenant-service.ts';
+import type { WalletScope, WalletService } from './wallet-service.ts';
+
+export const SHARING_LOG_LIMIT = 50;
+/** What an organisation reads per channel (GET /api/org-channels): at most this many items. */
+export const SHARED_ITEMS_LIMIT = 50;
+
+export interface SharingInput {
+  shares?: { tenant: string; elements: string[] }[];
+  revoke?: string[];
+}
+
+export interface SharingAnswer {
+  itemId: string;
+  shares: { tenant: string; elements: string[]; channel: string }[];
+  log: { tenant: string; elements: string[]; at: string }[];
+}
+
+/** What an organisation receives over an active channel: per shared item, the elements with values. */
+export interface SharedItem {
+  itemId: string;
+  kind: string;
+  title: string;
+  elements: Record<string, unknown>;
+}
+
+const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Sharing over channels (docs/wallet.md, "Sharing"): per item and element, which tenants may
+ * receive what. Nothing is shared by default; every change is written to the account's sharing
+ * log; a share flows only while its channel is active, read at the moment the organisation asks.
+ */
+export class SharingService {
+  constructor(
+    private readonly wallet: WalletService,
+    private readonly uow: UnitOfWork<WalletScope>,
+    private readonly tenants: TenantService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * POST …/items/{itemId}/sharing. `shares` replaces the item's settings; a tenant with no live
+   * channel gets a request from the holder. `revoke` ends the account's channels with the named
+   * tenants. An empty body changes nothing and answers the settings and the log.
+   */
+  async share(accountId: string, itemId: string, input: SharingInput): Promise<SharingAnswer> {
+    const actor: Actor = { kind: 'holder', accountId };
+    // Outside the transaction: SQLite serves one connection, which the transaction holds.
+    for (const share of input.shares ?? []) await this.tenants.get(share.tenant);
+    return this.uow.run(async (scope) => {
+      const { items, channels, audit, events } = scope;
+      const now = this.clock.now();
+      const item = await items.get(accountId, itemId);
+      if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
+
+      for (const tenant of new Set(input.revoke ?? [])) {
+        if (!(await channels.move(tenant, accountId, ['requested', 'active'], 'revoked', now))) {
+          throw new ServiceError('channel_state', `There is no live channel with ${tenant} to revoke.`);
+        }
+        await audit.append({ actor, action: 'channel.revoked', tenant, target: accountId, detail: { by: 'holder' } });
+        await events.emit({ type: 'channel.revoked', tenant, data: { accountId, by: 'holder' } });
+      }
+
+      if (input.shares !== undefined) {
+        if (item.state !== 'accepted') throw new ServiceError('item_not_accepted', 'Accept the item before sharing it.');
+        const available = await this.wallet.elementsOf(scope, item);
+        if (!available) throw new ServiceError('item_not_shareable', `A ${item.kind} item has nothing the service can share.`);
+        const wanted = normalise(input.shares, Object.keys(available));
+        const before = await channels.sharesOf(item.id);
+        const log: ShareLogEntry[] = [];
+        for (const tenant of new Set([...before.map((s) => s.tenant), ...wanted.map((s) => s.tenant)])) {
+          const was = before.find((s) => s.tenant === tenant)?.elements ?? [];
+          const now_ = wanted.find((s) => s.tenant === tenant)?.elements ?? [];
+          if (!same(was, now_)) log.push(logEntry(accountId, item.id, tenant, now_, now));
+        }
+        for (const share of wanted.filter((s) => s.elements.length > 0)) {
+          const channel = await channels.get(share.tenant, accountId);
+          if (channel && (channel.state === 'active' || channel.state === 'requested')) continue;
+          // No live channel: the holder asks for one; the organisation accepts it on the console.
+          await channels.request({
+            tenant: share.tenant,
+            accountId,
+            state: 'requested',
+            elements: share.elements,
+            requestedBy: 'holder',
+            createdAt: now,
+            updatedAt: now,
+          });
+          const data = { accountId, elements: share.elements, by: 'holder' };
+          await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data });
+          await events.emit({ type: 'channel.requested', tenant: share.tenant, data });
+        }
+        await channels.setShares(accountId, item.id, wanted, log);
+        if (log.length > 0) {
+          const detail = { shares: log.map((e) => ({ tenant: e.tenant, elements: e.elements })) };
+          await audit.append({ actor, action: 'item.shared', tenant: item.tenant, target: item.id, detail });
+        }
+      }
+
+      const shares = await channels.sharesOf(item.id);
+      const states = await Promise.all(shares.map((s) => channels.get(s.tenant, accountId)));
+      return {
+        itemId: item.id,
+        shares: shares.map((s, i) => ({ tenant: s.tenant, elements: s.elements, channel: states[i]?.state ?? 'none' })),
+        log: (await channels.logOf(accountId, item.id, SHARING_LOG_LIMIT)).map((e) => ({
+          tenant: e.tenant,
+          elements: e.elements,
+          at: new Date(e.at).toISOString(),
+        })),
+      };
+    });
+  }
+
+  /**
+   * What the account shares with the tenant now: nothing unless their channel is active, and
+   * only accepted items' elements the settings name, with today's values.
+   */
+  async sharedWith(scope: WalletScope, tenant: string, accountId: string): Promise<SharedItem[]> {
+    if ((await scope.channels.get(tenant, accountId))?.state !== 'active') return [];
+    const out: SharedItem[] = [];
+    for (const setting of await scope.channels.sharedWith(tenant, accountId, SHARED_ITEMS_LIMIT)) {
+      const item = await scope.items.get(accountId, setting.itemId);
+      if (item?.state !== 'accepted') continue;
+      const values = (await this.wallet.elementsOf(scope, item)) ?? {};
+      const elements = Object.fromEntries(setting.elements.filter((e) => e in values).map((e) => [e, values[e]]));
+      out.push({ itemId: item.id, kind: item.kind, title: item.title, elements });
+    }
+    return out;
+  }
+}
+
+/** One entry per tenant, elements sorted and known to the item. */
+function normalise(shares: { tenant: string; elements: string[] }[], known: string[]): ShareSetting[] {
+  const seen = new Set<string>();
+  return shares.map((s) => {
+    if (seen.has(s.tenant)) throw new ServiceError('invalid_request', `${s.tenant} is named twice.`);
+    seen.add(s.tenant);
+    const unknown = s.elements.find((e) => !known.includes(e));
+    if (unknown !== undefined) {
+      throw new ServiceError('unknown_element', `This item has no element "${unknown}"; it has: ${known.join(', ')}.`);
+    }
+    return { itemId: '', tenant: s.tenant, elements: [...new Set(s.elements)].sort() };
+  });
+}
+
+const logEntry = (accountId: string, itemId: string, tenant: string, elements: string[], at: number): ShareLogEntry => ({
+  id: `shl_${randomBytes(16).toString('base64url')}`,
+  accountId,
+  itemId,
+  tenant,
+  elements,
+  at,
+});
