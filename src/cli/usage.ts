@@ -22,6 +22,17 @@ export const VERB_USAGE = {
     present <openid4vp URI> [--credential <id>] [--claims <a,b> | --all]
                                   answer a verifier (OID4VP, DCQL); asks claim by claim on a
                                   terminal
+  with a service (its origin, e.g. https://rail.example.org), signed with the device key:
+    items <origin> [--json]       what the service holds for this account (envelopes)
+    accept <origin> <itemId> [--decline] [--tx-code <code>]
+                                  accept (or decline) an item: collects an offer, shows a deposit
+                                  or a channel
+    share <origin> <itemId> [--with <tenant> --elements <a,b>] [--revoke <tenant,...>]
+                                  set what a tenant may receive of an item; show its sharing log
+    enroll <origin> [--credential <id>]
+                                  join the programme of a credential's issuer by presenting it
+    me <origin> [--json]          memberships and open proposals
+    vote <origin> <proposalId> <option>
   --allow-http lets the wallet talk plain http to this machine (localhost, 127.0.0.1) only.
   Exit 0 when done, 1 when the wallet or a service refused, 2 for a mistaken command line`,
 } as const;

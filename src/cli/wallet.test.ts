@@ -179,6 +179,91 @@ describe('openrail wallet against a running rail', () => {
     assert.equal((await outcome(transactionId, resultToken))?.error, 'credential_revoked');
   });
 
+  test('the holder plane: enrol by presenting, see items, accept an offer, a deposit and a channel, share, vote', async () => {
+    const file = join(home, 'member.json');
+    const as = (...args: string[]) => wallet(...args, '--wallet', file, '--allow-http');
+    const made = await wallet('init', '--wallet', file);
+    const account = /^account (\S+)$/m.exec(made.stdout)?.[1] ?? '';
+    assert.equal(account.length, 43);
+    assert.equal((await as('collect', String((await offer()).offerUri))).code, 0);
+    await api('/api/members/enrolment-types', { tenant: 'ghent-library', typeIds: ['library-card'] }, 200);
+
+    const enrolled = await as('enroll', origin);
+    assert.equal(enrolled.code, 0, enrolled.stderr);
+    assert.match(enrolled.stdout, new RegExp(`^enrolled in ghent-library as member with c1 \\(${vct}\\)$`, 'm'));
+    const twice = await as('enroll', origin);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /the service refused: already_member/);
+
+    const addressed = await offer({ accountId: account });
+    const product = await api('/api/products', { tenant: 'ghent-library', kind: 'bill', name: 'Late fees' });
+    await api(`/api/products/${product.productId}/approve`, {}, 200);
+    const bill = await api('/api/tenants/ghent-library/bills', {
+      contractVersion: '0.3.0',
+      depositId: 'late-2026-11',
+      accountId: account,
+      kind: 'bill',
+      title: 'Late return fee',
+      issuedAt: '2026-11-20T10:00:00Z',
+      amount: { value: 350, currency: 'EUR' },
+    });
+    const items = await as('items', origin);
+    assert.equal(items.code, 0, items.stderr);
+    assert.match(items.stdout, new RegExp(`^${addressed.itemId}  offer  pending$`, 'm'));
+    assert.match(items.stdout, new RegExp(`^${bill.itemId}  deposit  pending$`, 'm'));
+    assert.match(items.stdout, /^ {2}Late return fee, from Ghent Library \(ghent-library\)$/m);
+
+    const collected = await as('accept', origin, String(addressed.itemId));
+    assert.equal(collected.code, 0, collected.stderr);
+    assert.match(collected.stdout, /^collected c2: /m);
+    const paid = await as('accept', origin, String(bill.itemId));
+    assert.equal(paid.code, 0, paid.stderr);
+    assert.match(paid.stdout, /^ {2}amount: 3\.50 EUR$/m);
+
+    const asked = await api('/api/org-channels/request', { tenant: 'ghent-library', accountId: account, elements: ['amount'] });
+    const channel = await as('accept', origin, String(asked.itemId));
+    assert.match(channel.stdout, /^ {2}channel with ghent-library is active; it asks for amount$/m);
+    const shared = await as('share', origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'amount');
+    assert.equal(shared.code, 0, shared.stderr);
+    assert.match(shared.stdout, /^shared with ghent-library \(channel active\): amount$/m);
+    const unknown = await as('share', origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'colour');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /unknown_element/);
+
+    const hour = 3600 * 1000;
+    const proposal = await api('/api/proposals', {
+      tenant: 'ghent-library',
+      action: 'create',
+      title: 'Open on Sundays?',
+      options: ['Yes', 'No'],
+      opensAt: new Date(Date.now() - hour).toISOString(),
+      closesAt: new Date(Date.now() + hour).toISOString(),
+    });
+    await api('/api/proposals', { tenant: 'ghent-library', action: 'open', proposalId: proposal.proposalId }, 200);
+    const me = await as('me', origin);
+    assert.equal(me.code, 0, me.stderr);
+    assert.match(me.stdout, /^member of Ghent Library \(ghent-library\): tier member, active, balance 0$/m);
+    assert.match(me.stdout, new RegExp(`^proposal ${proposal.proposalId} of ghent-library: Open on Sundays\\?$`, 'm'));
+    const voted = await as('vote', origin, String(proposal.proposalId), 'Yes');
+    assert.equal(voted.code, 0, voted.stderr);
+    assert.match(voted.stdout, /^voted Yes on /m);
+    const again = await as('vote', origin, String(proposal.proposalId), 'No');
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already_voted/);
+    assert.match((await as('me', origin)).stdout, /; voted$/m);
+
+    for (const mistaken of [
+      ['vote', origin],
+      ['items', 'not-a-url'],
+      ['items', `${origin}/api`],
+      ['accept', origin, 'not-an-item'],
+      ['share', origin, String(bill.itemId), '--with', 'ghent-library'],
+    ]) {
+      const run = await as(...mistaken);
+      assert.equal(run.code, 2, `${mistaken.join(' ')}: ${run.stderr}`);
+    }
+  });
+
   test('a damaged wallet file is refused, never trusted', async () => {
     const other = join(home, 'damaged.json');
     writeFileSync(other, JSON.stringify({ format: 'openrail-wallet/1', key: { kty: 'EC' }, credentials: [] }));

@@ -3,8 +3,13 @@ import { parseArgs } from 'node:util';
 import { collect, credentialClaims } from '../wallet/collect.ts';
 import { allowLibraryHttp, WalletError, type WalletNetOptions } from '../wallet/net.ts';
 import { answerRequest, type Candidate, openRequest } from '../wallet/present.ts';
+import { serviceOrigin } from '../wallet/service.ts';
 import { createWallet, defaultWalletPath, loadWallet } from '../wallet/wallet-file.ts';
 import { VERB_USAGE } from './usage.ts';
+import { HOLDER_SUBCOMMANDS, UsageMistake } from './wallet-holder.ts';
+
+/** How many operands each holder-plane subcommand takes, the service origin first. */
+const HOLDER_ARITY = { items: 1, accept: 2, share: 2, me: 1, vote: 3, enroll: 1 } as const;
 
 /**
  * `openrail wallet <subcommand>`: the reference wallet (docs/wallet-cli.md). Exit 0 when done, 1
@@ -94,11 +99,22 @@ export async function wallet(args: string[]): Promise<void> {
         process.exitCode = 1;
         return;
       }
-      default:
-        throw new UsageError(sub === undefined ? 'name a subcommand' : `unknown subcommand "${sub}"`);
+      default: {
+        const holder = sub === undefined ? undefined : HOLDER_SUBCOMMANDS[sub];
+        if (!holder) throw new UsageError(sub === undefined ? 'name a subcommand' : `unknown subcommand "${sub}"`);
+        expect(HOLDER_ARITY[sub as keyof typeof HOLDER_ARITY], holder.operands);
+        let origin: string;
+        try {
+          origin = serviceOrigin(String(operands[0]));
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        await holder.run(loadWallet(path), origin, operands.slice(1), values, net, out);
+        return;
+      }
     }
   } catch (err) {
-    if (err instanceof UsageError) return usageError(err.message);
+    if (err instanceof UsageError || err instanceof UsageMistake) return usageError(err.message);
     process.stderr.write(`openrail wallet: ${printable(describeFailure(err))}\n`);
     process.exitCode = 1;
   }
@@ -117,6 +133,10 @@ function parse(args: string[]) {
       claims: { type: 'string' },
       all: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      decline: { type: 'boolean', default: false },
+      with: { type: 'string' },
+      elements: { type: 'string' },
+      revoke: { type: 'string' },
     },
   });
 }
