@@ -9,159 +9,32 @@
  * sharing one PostgreSQL schema over real HTTP when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { hashToken } from '../../src/adapters/crypto/secrets.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
-import { type DatabaseFactory, openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { type DatabaseFactory, testDatabases } from '../helpers/databases.ts';
+import {
+  assertNo5xx,
+  expectStatus,
+  type Harness,
+  inProcess,
+  json,
+  operator,
+  type Reply,
+  type Req,
+  race,
+  summary,
+  twoProcesses,
+} from '../helpers/harness.ts';
 import { type HolderKey, newHolderKey } from '../helpers/holder.ts';
 import { PASS_CLAIMS, PASS_SUBJECT, PRE_AUTH, proofJwt } from '../helpers/issuance.ts';
-import { freePort, killAll, logLines, type OpenrailProcess, spawnOpenrail } from '../helpers/process.ts';
-import { OWNER_TOKEN, PUBLIC_URL, startRail } from '../helpers/rail.ts';
+import { PUBLIC_URL } from '../helpers/rail.ts';
 
 /** Concurrent requests per race. */
 const RACERS = 40;
-const BANNER = 'openrail is serving at';
-const MASTER_KEY = Buffer.alloc(32, 0x5a).toString('base64url');
-
-interface Req {
-  method: 'GET' | 'POST';
-  url: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-interface Reply {
-  /** Which process answered (always 0 in-process). */
-  lane: number;
-  status: number;
-  text: string;
-  header(name: string): string | undefined;
-  json(): Record<string, unknown>;
-}
-
-/** One or more openrail front ends on one database, and a separate handle to that database. */
-interface Harness {
-  lanes: number;
-  send(lane: number, req: Req): Promise<Reply>;
-  db: Db;
-  /** Server-side evidence for failure messages: error log lines and 5xx request lines. */
-  diagnostics(): string;
-  close(): Promise<void>;
-}
-
-const reply = (lane: number, status: number, text: string, headers: (name: string) => string | undefined): Reply => ({
-  lane,
-  status,
-  text,
-  header: headers,
-  json: () => JSON.parse(text) as Record<string, unknown>,
-});
-
-async function inProcess(factory: DatabaseFactory): Promise<Harness> {
-  const target = await factory.create();
-  const rail = await startRail(target, { OPENRAIL_DEMO: 'off' });
-  const db = openTestDb(target);
-  return {
-    lanes: 1,
-    send: async (_lane, r) => {
-      const res = await rail.app.inject({
-        method: r.method,
-        url: r.url,
-        ...(r.headers ? { headers: r.headers } : {}),
-        ...(r.body !== undefined ? { payload: r.body } : {}),
-      });
-      return reply(0, res.statusCode, res.body, (name) => {
-        const v = res.headers[name.toLowerCase()];
-        return Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v);
-      });
-    },
-    db,
-    diagnostics: () => '(in-process rail: 5xx causes are not logged by the test rail)',
-    close: async () => {
-      await db.destroy();
-      await rail.stop();
-      await target.drop();
-    },
-  };
-}
-
-/** Two real `openrail serve` processes, started together, on one PostgreSQL schema. */
-async function twoProcesses(factory: DatabaseFactory): Promise<Harness> {
-  const target: TestDatabase = await factory.create();
-  const dir = mkdtempSync(join(tmpdir(), 'openrail-races-'));
-  const ports: number[] = [];
-  while (ports.length < 2) {
-    const p = await freePort();
-    if (!ports.includes(p)) ports.push(p);
-  }
-  const common = {
-    HOST: '127.0.0.1',
-    PUBLIC_URL,
-    DATABASE_URL: target.url,
-    OPENRAIL_MASTER_KEY: MASTER_KEY,
-    OPENRAIL_OWNER_TOKEN: OWNER_TOKEN,
-    OPENRAIL_DEMO: 'off',
-  };
-  const procs: OpenrailProcess[] = ports.map((port, i) =>
-    spawnOpenrail(['serve'], { ...common, PORT: String(port), OPENRAIL_DATA_DIR: join(dir, `data-${i}`) }, 600_000),
-  );
-  const db = openTestDb(target);
-  const close = async () => {
-    for (const p of procs) p.kill('SIGTERM');
-    await Promise.all(procs.map((p) => p.exited(10_000).catch(() => undefined)));
-    await killAll();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-    await target.drop();
-  };
-  try {
-    await Promise.all(procs.map((p) => p.waitForStdout(BANNER, 60_000)));
-  } catch (err) {
-    await close();
-    throw err;
-  }
-  return {
-    lanes: 2,
-    send: async (lane, r) => {
-      const res = await fetch(`http://127.0.0.1:${ports[lane % 2]}${r.url}`, {
-        method: r.method,
-        ...(r.headers ? { headers: r.headers } : {}),
-        ...(r.body !== undefined ? { body: r.body } : {}),
-      });
-      const text = await res.text();
-      return reply(lane % 2, res.status, text, (name) => res.headers.get(name) ?? undefined);
-    },
-    db,
-    diagnostics: () =>
-      procs
-        .map((p, i) => {
-          const bad = logLines(p.stdout()).filter(
-            (l) => (typeof l.level === 'number' && l.level >= 50) || (typeof l.status === 'number' && l.status >= 500),
-          );
-          return `process ${i} (port ${ports[i]}):\n${bad.map((l) => JSON.stringify(l)).join('\n') || '(no error log lines)'}\nstderr:\n${p.stderr()}`;
-        })
-        .join('\n'),
-    close,
-  };
-}
 
 // ---- the protocol, over whichever harness -------------------------------------------------------
-
-const json = (body: unknown, headers: Record<string, string> = {}) => ({
-  headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
-const operator = { authorization: `Bearer ${OWNER_TOKEN}` };
-
-async function expectStatus(res: Promise<Reply>, status: number): Promise<Record<string, unknown>> {
-  const r = await res;
-  assert.equal(r.status, status, `lane ${r.lane}: ${r.text}`);
-  return r.json();
-}
 
 let tenantCounter = 0;
 async function createTenant(h: Harness): Promise<string> {
@@ -221,31 +94,6 @@ async function credentialRequest(tenant: string, typeId: string, token: string, 
     url: `/t/${tenant}/credential`,
     ...json({ credential_configuration_id: typeId, proofs: { jwt: [proof] } }, { authorization: `Bearer ${token}` }),
   };
-}
-
-/**
- * Fires every request at once, request i at lane i (so they alternate between processes). A
- * warm-up round first opens as many keep-alive connections (and fills the servers' database
- * pools), so that connection setup does not stagger the racers and they overlap on the server.
- */
-async function race(h: Harness, requests: Req[]): Promise<Reply[]> {
-  if (h.lanes > 1) {
-    const warm = await Promise.all(requests.map((_, i) => h.send(i % h.lanes, { method: 'GET', url: '/readyz' })));
-    assert.deepEqual(new Set(warm.map((r) => r.status)), new Set([200]));
-  }
-  return Promise.all(requests.map((r, i) => h.send(i % h.lanes, r)));
-}
-
-const summary = (replies: Reply[]) =>
-  replies.map((r) => `#${replies.indexOf(r)} lane ${r.lane}: ${r.status} ${r.text.slice(0, 300)}`).join('\n');
-
-function assertNo5xx(h: Harness, replies: Reply[]): void {
-  const failed = replies.filter((r) => r.status >= 500);
-  assert.deepEqual(
-    failed.map((r) => `${r.status} ${r.text}`),
-    [],
-    `${failed.length} of ${replies.length} requests answered 5xx:\n${summary(failed)}\n--- server side:\n${h.diagnostics()}`,
-  );
 }
 
 /** Exactly one 200; every other reply is `status` with the OAuth error `error`. Returns the winner's index. */
