@@ -15,6 +15,7 @@ import { tenantsModule } from './features/tenants/module.ts';
 import { trustModule } from './features/trust/module.ts';
 import { verificationModule } from './features/verification/module.ts';
 import { walletModule } from './features/wallet/module.ts';
+import { walletProvidersModule } from './features/wallet-providers/module.ts';
 
 export type { Openrail } from './app/start.ts';
 export { APP_ROOT } from './app/start.ts';
@@ -34,6 +35,7 @@ export const MODULES = [
   walletModule,
   depositsModule,
   channelsModule,
+  walletProvidersModule,
   conformanceModule,
   pagesModule,
 ];

@@ -301,6 +301,17 @@ export interface SharingLogTable {
   at: number;
 }
 
+export interface WalletProvidersTable {
+  id: string;
+  name: string;
+  homepage: string;
+  contact: string | null;
+  state: string;
+  reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -330,4 +341,5 @@ export interface Database {
   deposits: DepositsTable;
   share_settings: ShareSettingsTable;
   sharing_log: SharingLogTable;
+  wallet_providers: WalletProvidersTable;
 }

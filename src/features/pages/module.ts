@@ -1,5 +1,6 @@
 import { defineModule } from '../../app/module.ts';
 import { webAssets } from '../../web/assets.ts';
+import { walletProvidersModule } from '../wallet-providers/module.ts';
 import { qrRoutes } from './qr-route.ts';
 import { pageRoutes } from './routes.ts';
 
@@ -7,8 +8,14 @@ import { pageRoutes } from './routes.ts';
 export const pagesModule = defineModule({
   name: 'pages',
   groups: ['pages', 'qr'],
-  build: (ctx) => ({
-    services: {},
-    routes: () => [pageRoutes({ siteName: ctx.config.platformName, assets: webAssets(), openApi: ctx.openApi }), qrRoutes()],
-  }),
+  async build(ctx) {
+    const wallets = await ctx.use(walletProvidersModule);
+    const deps = {
+      siteName: ctx.config.platformName,
+      assets: webAssets(),
+      openApi: ctx.openApi,
+      admittedWallets: () => wallets.admitted(),
+    };
+    return { services: {}, routes: () => [pageRoutes(deps), qrRoutes()] };
+  },
 });

@@ -14,6 +14,8 @@ export interface PageDeps {
   assets: WebAssets;
   /** The contract document of the mounted routes: the home page says what this deployment serves. */
   openApi: () => Record<string, unknown>;
+  /** The wallet providers this deployment admits, which /verify lists (docs/wallet.md). */
+  admittedWallets: () => Promise<{ name: string; homepage: string }[]>;
 }
 
 const HTML = { 200: { description: 'HTML page.', contentType: 'text/html' } };
@@ -21,11 +23,12 @@ const FileName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$' });
 
 /** The server-rendered pages (one layout, docs/web.md) and the static files they link to. */
 export function pageRoutes(deps: PageDeps): RouteGroup {
-  // Rendered once: a page depends only on the deployment, never on the request.
+  // Rendered once: these pages depend only on the deployment, never on the request. /verify lists
+  // the admitted wallets, so it is rendered per request.
   let home: ReturnType<typeof renderHomePage> | undefined;
   const docs = renderDocsPage({ siteName: deps.siteName }, deps.assets);
-  const verify = renderVerifyPage(deps.siteName);
-  const page = (path: string, summary: string, render: () => ReturnType<typeof renderDocsPage>) =>
+  type Page = ReturnType<typeof renderDocsPage>;
+  const page = (path: string, summary: string, render: () => Page | Promise<Page>) =>
     defineRoute({
       method: 'GET',
       path,
@@ -34,7 +37,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       surface: 'page',
       summary,
       responses: HTML,
-      handler: async (_request, reply) => sendPage(reply, render()),
+      handler: async (_request, reply) => sendPage(reply, await render()),
     });
   const staticFiles = (prefix: string) =>
     defineRoute({
@@ -62,7 +65,9 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
         return home;
       }),
       page('/docs', 'The interactive API reference over /openapi.json.', () => docs),
-      page('/verify', 'The hosted verification page for relying parties.', () => verify),
+      page('/verify', 'The hosted verification page for relying parties.', async () =>
+        renderVerifyPage(deps.siteName, await deps.admittedWallets()),
+      ),
       staticFiles('/assets'),
       staticFiles('/docs/assets'),
     ],

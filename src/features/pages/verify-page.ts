@@ -6,7 +6,12 @@ import { type RenderedPage, renderPage } from '../../web/layout.ts';
  * is driven by verify.js (a page script of the web kit, allowed by its hash), which fills the
  * types from /verify/catalog with their display names and claim labels.
  */
-export function renderVerifyPage(siteName: string): RenderedPage {
+export function renderVerifyPage(siteName: string, wallets: { name: string; homepage: string }[] = []): RenderedPage {
+  const walletList =
+    wallets.length === 0
+      ? html``
+      : html`<section aria-labelledby="wallets"><h2 id="wallets">Wallets admitted by this service</h2>
+<ul class="wallets">${wallets.map((w) => html`<li><a href="${w.homepage}" rel="noopener">${w.name}</a></li>`)}</ul></section>`;
   const main = html`<h1>Verify a credential</h1>
 <p class="lead">Ask a holder to present a credential from their wallet. No account is needed.</p>
 <form id="form" class="verify-form">
@@ -18,6 +23,7 @@ export function renderVerifyPage(siteName: string): RenderedPage {
 <p id="status" role="status" aria-live="polite"></p>
 <img id="qr" class="qr" alt="QR code of the presentation request: scan it with your wallet" width="256" height="256" hidden>
 <p><a id="wallet-link" hidden>Open in a wallet on this device</a></p>
-<div id="outcome" class="outcome"></div>`;
+<div id="outcome" class="outcome"></div>
+${walletList}`;
   return renderPage({ title: 'Verify a credential', current: '/verify', main, scripts: ['verify.js'], siteName });
 }

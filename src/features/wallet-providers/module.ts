@@ -1,0 +1,19 @@
+import { SqlWalletProviderStore } from '../../adapters/sql/sql-wallet-provider-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { WalletProviderService } from './provider-service.ts';
+import { providerRoutes } from './routes.ts';
+
+/**
+ * The wallet providers this deployment admits (docs/wallet.md, "Wallet providers"): operators
+ * record a provider's request and answer it; the pages list the admitted ones to holders and
+ * relying parties.
+ */
+export const walletProvidersModule = defineModule({
+  name: 'wallet-providers',
+  groups: ['wallets'],
+  build(ctx) {
+    const uow = ctx.unitOfWork((db) => ({ providers: new SqlWalletProviderStore(db) }));
+    const providers = new WalletProviderService(new SqlWalletProviderStore(ctx.db), uow, ctx.clock);
+    return { services: providers, routes: () => [providerRoutes(providers)] };
+  },
+});

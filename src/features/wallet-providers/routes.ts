@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../core/errors.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit } from '../../http/schemas/common.ts';
+import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
+import { PROVIDERS_PAGE_DEFAULT, PROVIDERS_PAGE_MAX, type ProviderView, type WalletProviderService } from './provider-service.ts';
+
+const WalletId = Type.String({ pattern: '^wlt_[A-Za-z0-9_-]{22}$' });
+const DateTime = Type.String({ format: 'date-time' });
+const Provider = Type.Object({
+  walletId: Type.String(),
+  name: Type.String(),
+  homepage: Type.String(),
+  contact: Type.Union([Type.String(), Type.Null()]),
+  state: Type.String({ description: 'requested, admitted, rejected or suspended.' }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+const UNDOCUMENTED = 'Console operation; docs/wallet.md states its shape.';
+
+export function providerRoutes(providers: WalletProviderService): RouteGroup {
+  return {
+    name: 'wallets',
+    routes: [
+      defineRoute({
+        method: 'POST',
+        path: '/api/wallets',
+        auth: 'operator',
+        roles: ['owner', 'support'],
+        scope: 'platform',
+        stability: 'unpromised',
+        internal: true,
+        undocumented: UNDOCUMENTED,
+        summary: 'The wallet providers this deployment admits: register one’s request, or list them (docs/wallet.md).',
+        body: Type.Object(
+          {
+            action: Type.Union([Type.Literal('register'), Type.Literal('list')]),
+            name: Type.Optional(DisplayName(100)),
+            homepage: Type.Optional(Type.String({ pattern: '^https://\\S+$', maxLength: 200 })),
+            contact: Type.Optional(Type.String({ pattern: '^[^\\s@]{1,64}@[^\\s@]{1,189}$', maxLength: 254 })),
+            state: Type.Optional(Type.Union(PROVIDER_STATES.map((s) => Type.Literal(s)))),
+            limit: Type.Optional(PageLimit),
+            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          {
+            additionalProperties: false,
+            description: 'register takes name, homepage and optionally contact; list takes state, limit and cursor.',
+          },
+        ),
+        responses: {
+          200: {
+            description: 'list: providers by id; nextCursor when more follow.',
+            schema: Type.Object({ wallets: Type.Array(Provider), nextCursor: Type.Optional(Type.String()) }),
+          },
+          201: { description: 'register: the provider, requested.', schema: Provider },
+          ...OPERATOR_ERRORS,
+          409: errorResponse('conflict: a provider with this homepage is registered.'),
+        },
+        handler: async (request, reply) => {
+          const { action, name, homepage, contact, state, limit, cursor } = request.body;
+          const forRegister = name !== undefined || homepage !== undefined || contact !== undefined;
+          const forList = state !== undefined || limit !== undefined || cursor !== undefined;
+          if (action === 'list') {
+            if (forRegister) throw invalid('list takes state, limit and cursor only');
+            const page = pageLimit(limit, PROVIDERS_PAGE_DEFAULT, PROVIDERS_PAGE_MAX);
+            return providers.list(state as ProviderState | undefined, page, cursor);
+          }
+          if (forList || name === undefined || homepage === undefined) throw invalid('register takes name, homepage and contact');
+          const made: ProviderView = await providers.register(
+            { name, homepage, ...(contact === undefined ? {} : { contact }) },
+            operatorActor(operatorOf(request)),
+          );
+          return reply.code(201).send(made);
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/wallets/accept',
+        auth: 'operator',
+        roles: ['owner'],
+        scope: 'platform',
+        stability: 'unpromised',
+        internal: true,
+        undocumented: UNDOCUMENTED,
+        summary: 'Admit a wallet provider (or reinstate a suspended one): it is listed to holders (docs/wallet.md).',
+        body: Type.Object({ walletId: WalletId }, { additionalProperties: false }),
+        responses: {
+          200: { description: 'The provider, admitted.', schema: Provider },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_wallet'),
+          409: errorResponse('wallet_state'),
+        },
+        handler: async (request) =>
+          providers.decide(request.body.walletId, 'accept', undefined, operatorActor(operatorOf(request))),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/wallets/respond',
+        auth: 'operator',
+        roles: ['owner'],
+        scope: 'platform',
+        stability: 'unpromised',
+        internal: true,
+        undocumented: UNDOCUMENTED,
+        summary:
+          'Answer a wallet provider otherwise: reject its request, or suspend an admitted one, with a reason (docs/wallet.md).',
+        body: Type.Object(
+          {
+            walletId: WalletId,
+            decision: Type.Union([Type.Literal('reject'), Type.Literal('suspend')]),
+            reason: DisplayText(500),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: { description: 'The provider after the decision.', schema: Provider },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_wallet'),
+          409: errorResponse('wallet_state'),
+        },
+        handler: async (request) =>
+          providers.decide(request.body.walletId, request.body.decision, request.body.reason, operatorActor(operatorOf(request))),
+      }),
+    ],
+  };
+}
+
+const invalid = (message: string) => new ServiceError('invalid_request', `${message}.`);
