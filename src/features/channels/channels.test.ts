@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 
 /** RFC 7638 thumbprint, computed here rather than with src's helper. */
 const thumbprint = (key: HolderKey) => {
@@ -31,23 +32,11 @@ for (const factory of testDatabases()) {
     const share = async (key: HolderKey, itemId: string, body: unknown, prefix = '/api') =>
       post(`${prefix}${itemUrl(key, itemId, 'sharing').slice(4)}`, body, await asHolder(key));
     const counts = async () => {
-      const out: Record<string, number> = {};
-      for (const t of TABLES) {
-        const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(rail.db);
-        out[t] = Number(r.rows[0]?.n);
-      }
       const states = await sql<{ s: string }>`select state || ':' || tenant as s from channels order by s`.execute(rail.db);
-      out[`states ${states.rows.map((r) => r.s).join(',')}`] = 1;
-      return out;
+      return { rows: await rowCounts(rail.db, TABLES), channels: states.rows.map((r) => r.s) };
     };
-    const refuses = async (send: () => Promise<LightMyRequestResponse>, status: number, code: string) => {
-      const before = await counts();
-      const res = await send();
-      assert.equal(res.statusCode, status, res.body);
-      assert.equal(res.json().error, code, res.body);
-      assert.deepEqual(await counts(), before, `${code} changed nothing`);
-      return res;
-    };
+    const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
+      refusedUnchanged(counts, send, status, code);
     const events = async (type: string) =>
       (await rail.db.selectFrom('outbox').select('data').where('type', '=', type).orderBy('seq').execute()).map((r) =>
         JSON.parse(r.data),

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 
 /** RFC 7638 thumbprint, computed here rather than with src's helper. */
 const thumbprint = (key: HolderKey) => {
@@ -42,22 +42,9 @@ for (const factory of testDatabases()) {
       rail.app.inject({ method: 'POST', url, headers, payload: payload as Record<string, unknown> });
     const deposit = (tenant: string, body: unknown, headers: Record<string, string> = owner, prefix = '/api') =>
       post(`${prefix}/tenants/${tenant}/bills`, body, headers);
-    const counts = async () => {
-      const out: Record<string, number> = {};
-      for (const t of TABLES) {
-        const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(rail.db);
-        out[t] = Number(r.rows[0]?.n);
-      }
-      return out;
-    };
-    const refuses = async (send: () => Promise<LightMyRequestResponse>, status: number, code: string) => {
-      const before = await counts();
-      const res = await send();
-      assert.equal(res.statusCode, status, res.body);
-      assert.equal(res.json().error, code, res.body);
-      assert.deepEqual(await counts(), before, `${code} changed nothing`);
-      return res;
-    };
+    const counts = () => rowCounts(rail.db, TABLES);
+    const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
+      refusedUnchanged(counts, send, status, code);
     const enrol = async (tenant: string, accountId: string) => {
       const res = await post('/api/members/enroll', { tenant, accountId });
       assert.equal(res.statusCode, 201, res.body);

@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { refusedUnchanged } from '../../../test/helpers/refusals.ts';
 
 for (const factory of testDatabases()) {
   describe(`wallet providers (${factory.name})`, () => {
@@ -23,13 +24,8 @@ for (const factory of testDatabases()) {
       const audits = await sql<{ n: number }>`select count(*) as n from audit_log`.execute(rail.db);
       return { providers: rows.rows.map((r) => r.s), audits: Number(audits.rows[0]?.n) };
     };
-    const refuses = async (send: () => Promise<LightMyRequestResponse>, status: number, code: string) => {
-      const before = await snapshot();
-      const res = await send();
-      assert.equal(res.statusCode, status, res.body);
-      assert.equal(res.json().error, code, res.body);
-      assert.deepEqual(await snapshot(), before, `${code} changed nothing`);
-    };
+    const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
+      refusedUnchanged(snapshot, send, status, code);
     const operator = async (username: string, roles: string[], tenant?: string) => {
       const password = `pw-${randomBytes(12).toString('hex')}`;
       const made = await post('/api/operators', { username, password, roles, ...(tenant ? { tenant } : {}) });

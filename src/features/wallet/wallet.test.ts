@@ -7,6 +7,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { accessToken, PASS_SUBJECT, registerType } from '../../../test/helpers/issuance.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCounts } from '../../../test/helpers/refusals.ts';
 import type { Clock } from '../../core/clock.ts';
 
 /** RFC 7638 thumbprint, computed here rather than with src's helper. */
@@ -50,11 +51,7 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 201, res.body);
     };
     const counts = async () => {
-      const out: Record<string, number> = {};
-      for (const t of TABLES) {
-        const r = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(rail.db);
-        out[t] = Number(r.rows[0]?.n);
-      }
+      const out = await rowCounts(rail.db, TABLES);
       const states = await sql<{
         state: string;
         n: number;
