@@ -39,7 +39,7 @@ export async function startRail(
   config.database = db.location;
   const rail = await startOpenrail(config, [...MODULES, ...(options.extraModules ?? [])], {
     ...(clock ? { clock } : {}),
-    ...(db.schema ? { database: { schema: db.schema } } : {}),
+    database: { guardTransactions: true, ...(db.schema ? { schema: db.schema } : {}) },
     ...(options.runJobs === undefined ? {} : { runJobs: options.runJobs }),
     ...(options.logger ? { logger: options.logger } : {}),
     warn: () => {},

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -21,6 +22,12 @@ export interface OpenOptions {
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   schema?: string;
   poolSize?: number;
+  /**
+   * SQLite only: make a query that would deadlock on the transaction's connection fail at once
+   * (see `holdingConnection`). It costs every request a little (AsyncLocalStorage), so the tests
+   * turn it on and a deployment does not.
+   */
+  guardTransactions?: boolean;
 }
 
 const INT8_OID = 20;
@@ -38,7 +45,12 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     // erased offer subject is gone from the database file once its page is written back
     // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
     sqlite.pragma('secure_delete = ON');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const config = { database: withStatementCache(sqlite) };
+    if (!options.guardTransactions) return new Kysely<Database>({ dialect: new SqliteDialect(config) });
+    const token = {};
+    const db = new Kysely<Database>({ dialect: new GuardedSqliteDialect(config, token) });
+    connectionTokens.set(db, token);
+    return db;
   }
   const pool = new pg.Pool({
     connectionString: location.url,
@@ -53,6 +65,47 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * SQLite has one connection, which a transaction holds until it ends. A query on the root
+ * database from inside that transaction's own work waits for the connection forever, and every
+ * request after it waits behind it: the service hangs. With `guardTransactions` (the tests),
+ * `holdingConnection` marks the work of a transaction, and such a query fails at once, naming the
+ * mistake, instead of hanging.
+ * (PostgreSQL has a pool, so the same query would run, outside the transaction: still a mistake,
+ * but not a hang; it is not caught here.)
+ */
+const holder = new AsyncLocalStorage<object>();
+const connectionTokens = new WeakMap<Db, object>();
+
+/** Runs the work of a transaction on `db`, marked as holding its connection (see above). */
+export function holdingConnection<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  const token = connectionTokens.get(db);
+  return token ? holder.run(token, work) : work();
+}
+
+class GuardedSqliteDialect extends SqliteDialect {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+    private readonly token: object,
+  ) {
+    super(config);
+  }
+
+  override createDriver() {
+    const driver = super.createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    driver.acquireConnection = async () => {
+      if (holder.getStore() === this.token) {
+        throw new Error(
+          'a query on the database from inside a transaction, outside it: it would wait forever (use the unit of work’s stores)',
+        );
+      }
+      return acquire();
+    };
+    return driver;
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 500;

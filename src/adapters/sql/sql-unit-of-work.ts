@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
-import type { Db } from './connect.ts';
+import { type Db, holdingConnection } from './connect.ts';
 import { SqlAuditTrail } from './sql-audit-trail.ts';
 import { SqlEventOutbox } from './sql-event-outbox.ts';
 
@@ -20,7 +20,9 @@ export class SqlUnitOfWork<S> implements UnitOfWork<S> {
   run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T> {
     const inside = (trx: Db) =>
       work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
-    return this.db.isTransaction ? inside(this.db) : this.db.transaction().execute(inside);
+    if (this.db.isTransaction) return inside(this.db);
+    const root = this.db;
+    return root.transaction().execute((trx) => holdingConnection(root, () => inside(trx)));
   }
 }
 
@@ -32,7 +34,7 @@ let savepoints = 0;
  * (a refusal, a failure) its own writes are undone, and the unit of work decides about the rest.
  */
 export async function atomically<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (!db.isTransaction) return db.transaction().execute(work);
+  if (!db.isTransaction) return db.transaction().execute((trx) => holdingConnection(db, () => work(trx)));
   const name = sql.id(`sp_${++savepoints}`);
   await sql`savepoint ${name}`.execute(db);
   try {
