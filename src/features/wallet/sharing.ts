@@ -72,13 +72,13 @@ export class SharingService {
         if (item.state !== 'accepted') throw new ServiceError('item_not_accepted', 'Accept the item before sharing it.');
         const available = await this.wallet.elementsOf(scope, item);
         if (!available) throw new ServiceError('item_not_shareable', `A ${item.kind} item has nothing the service can share.`);
-        const wanted = normalise(input.shares, Object.keys(available));
+        const wanted = normalise(item.id, input.shares, Object.keys(available));
         const before = await channels.sharesOf(item.id);
         const log: ShareLogEntry[] = [];
         for (const tenant of new Set([...before.map((s) => s.tenant), ...wanted.map((s) => s.tenant)])) {
           const was = before.find((s) => s.tenant === tenant)?.elements ?? [];
-          const now_ = wanted.find((s) => s.tenant === tenant)?.elements ?? [];
-          if (!same(was, now_)) log.push(logEntry(accountId, item.id, tenant, now_, now));
+          const will = wanted.find((s) => s.tenant === tenant)?.elements ?? [];
+          if (!same(was, will)) log.push(logEntry(accountId, item.id, tenant, will, now));
         }
         for (const share of wanted.filter((s) => s.elements.length > 0)) {
           const channel = await channels.get(share.tenant, accountId);
@@ -136,8 +136,8 @@ export class SharingService {
   }
 }
 
-/** One entry per tenant, elements sorted and known to the item. */
-function normalise(shares: { tenant: string; elements: string[] }[], known: string[]): ShareSetting[] {
+/** The item's settings: one entry per tenant, elements sorted and known to the item. */
+function normalise(itemId: string, shares: { tenant: string; elements: string[] }[], known: string[]): ShareSetting[] {
   const seen = new Set<string>();
   return shares.map((s) => {
     if (seen.has(s.tenant)) throw new ServiceError('invalid_request', `${s.tenant} is named twice.`);
@@ -146,7 +146,7 @@ function normalise(shares: { tenant: string; elements: string[] }[], known: stri
     if (unknown !== undefined) {
       throw new ServiceError('unknown_element', `This item has no element "${unknown}"; it has: ${known.join(', ')}.`);
     }
-    return { itemId: '', tenant: s.tenant, elements: [...new Set(s.elements)].sort() };
+    return { itemId, tenant: s.tenant, elements: [...new Set(s.elements)].sort() };
   });
 }
 
