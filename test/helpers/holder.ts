@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
@@ -22,4 +22,10 @@ export async function holderJws(
   return new SignJWT({ iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...claims })
     .setProtectedHeader({ alg: 'ES256', typ: 'svc-holder+jwt', jwk: key.publicJwk, ...options.header })
     .sign(key.privateKey);
+}
+
+/** The holder account of a key: its RFC 7638 thumbprint, computed here rather than with src's helper. */
+export function accountOf(key: HolderKey): string {
+  const { crv, kty, x, y } = key.publicJwk;
+  return createHash('sha256').update(JSON.stringify({ crv, kty, x, y }), 'utf8').digest('base64url');
 }

@@ -6,7 +6,7 @@
  * `openrail serve` processes on one PostgreSQL schema when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type DatabaseFactory, testDatabases } from '../helpers/databases.ts';
 import {
@@ -22,7 +22,7 @@ import {
   summary,
   twoProcesses,
 } from '../helpers/harness.ts';
-import { type HolderKey, holderJws, newHolderKey } from '../helpers/holder.ts';
+import { accountOf, type HolderKey, holderJws, newHolderKey } from '../helpers/holder.ts';
 import { PASS_CLAIMS, PASS_SUBJECT, PRE_AUTH, proofJwt } from '../helpers/issuance.ts';
 import { present } from '../helpers/presentation.ts';
 import { PUBLIC_URL } from '../helpers/rail.ts';
@@ -30,10 +30,7 @@ import { PUBLIC_URL } from '../helpers/rail.ts';
 const RACERS = 24;
 const HOUR = 3600 * 1000;
 
-const thumbprint = (key: HolderKey) => {
-  const { crv, kty, x, y } = key.publicJwk;
-  return createHash('sha256').update(JSON.stringify({ crv, kty, x, y }), 'utf8').digest('base64url');
-};
+const thumbprint = accountOf;
 const signed = async (key: HolderKey) => ({ authorization: `Holder ${await holderJws({ aud: PUBLIC_URL }, { key })}` });
 const post = (url: string, body: unknown, headers: Record<string, string> = operator): Req => ({
   method: 'POST',

@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
+import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 
-/** RFC 7638 thumbprint, computed here rather than with src's helper. */
-const thumbprint = (key: HolderKey) => {
-  const { crv, kty, x, y } = key.publicJwk;
-  return createHash('sha256').update(JSON.stringify({ crv, kty, x, y }), 'utf8').digest('base64url');
-};
+const thumbprint = accountOf;
 const TABLES = ['channels', 'share_settings', 'sharing_log', 'wallet_items', 'audit_log', 'outbox'] as const;
 
 for (const factory of testDatabases()) {

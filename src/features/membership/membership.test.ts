@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
+import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { present } from '../../../test/helpers/presentation.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import type { Clock } from '../../core/clock.ts';
 
-/** RFC 7638 thumbprint, computed here rather than with src's helper. */
-const thumbprint = (key: HolderKey) => {
-  const { crv, kty, x, y } = key.publicJwk;
-  return createHash('sha256').update(JSON.stringify({ crv, kty, x, y }), 'utf8').digest('base64url');
-};
+const thumbprint = accountOf;
 const fakeAccount = () => randomBytes(32).toString('base64url');
 const HOUR = 3600 * 1000;
 const TABLES = ['members', 'coin_entries', 'proposals', 'votes', 'enrolment_types', 'audit_log', 'outbox'] as const;
