@@ -5,7 +5,7 @@ import pino from 'pino';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
-import { type Db, migrate, type OpenOptions, openDatabase } from '../adapters/sql/connect.ts';
+import { type Db, migrate, type OpenOptions, openDatabase, settled } from '../adapters/sql/connect.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
 import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
 import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
@@ -98,6 +98,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       planes,
       publicOrigin: config.publicUrl.origin,
       siteName: config.platformName,
+      settled: () => settled(db),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     await app.ready();

@@ -16,6 +16,11 @@ export interface AppOptions {
   siteName?: string;
   /** A pino logger, or undefined for none (tests). */
   logger?: FastifyBaseLogger;
+  /**
+   * Undefined when every write committed so far is durable, else a promise of it (connect.ts,
+   * `settled`): no answer leaves before what it reports, or saw, is on disk.
+   */
+  settled?: () => Promise<void> | undefined;
 }
 
 /**
@@ -47,6 +52,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
   });
   installErrorHandling(app, options.siteName ?? 'openrail');
+  const settled = options.settled;
+  if (settled) {
+    // Group commit (decision 0016): the commit this answer depends on, and every commit it could
+    // have read, reach the disk first. Mostly nothing is pending and the answer goes at once.
+    app.addHook('onSend', (_request, _reply, payload, done) => {
+      const pending = settled();
+      if (!pending) return done(null, payload);
+      pending.then(
+        () => done(null, payload),
+        (err: Error) => done(err),
+      );
+    });
+  }
   // One line per request, naming the operation by its route template, never by the path it was
   // called with: paths carry offer handles and transaction ids, queries carry codes and tokens.
   // An unmatched path is told by its first segment only.

@@ -5,6 +5,23 @@ export interface StatusAllocation {
   idx: number;
 }
 
+/** A status list to draw one index from: its sequence number and how many entries it has. */
+export interface ListRef {
+  listSeq: number;
+  size: number;
+}
+
+/** Entries of one list reserved for one process to hand out (decision 0007, blocks). */
+export interface StatusReservation extends ListRef {
+  granted: number;
+}
+
+/** How a list the store opens is shaped: `size` entries, of which at most `capacity` are handed out. */
+export interface ListShape {
+  size: number;
+  capacity: number;
+}
+
 export interface Collection {
   tenant: string;
   typeId: string;
@@ -13,10 +30,9 @@ export interface Collection {
   /** The distinct c_nonces the proofs carry (several proofs of a batch may share one). */
   nonces: Array<{ hash: string; expiresAt: number }>;
   holderThumbprints: string[];
+  /** One list per holder key, each entry reserved beforehand (reserveSlots). */
+  lists: ListRef[];
   now: number;
-  /** Fresh lists are this many entries, of which `listCapacity` are ever handed out. */
-  listSize: number;
-  listCapacity: number;
   /** Unpredictable index in [0, size). */
   randomIndex: (size: number) => number;
   newCredentialId: () => string;
@@ -53,9 +69,16 @@ export interface Revocation {
  */
 export interface IssuedCredentialStore {
   /**
+   * Raises the count of handed-out entries of the tenant's newest list by up to `want`, as far as
+   * its capacity allows, opening the next list (shaped `shape`) when it is full; answers what was
+   * granted. One atomic step: no entry is ever granted twice, across processes.
+   */
+  reserveSlots(tenant: string, want: number, shape: ListShape, now: number): Promise<StatusReservation>;
+  /**
    * All or nothing: record the nonces as spent (refused if one already is), spend the access
-   * token, erase the offer's subject, allocate one status slot per holder key and record the
-   * credentials, then run `finish` (signing). If anything fails or is refused, nothing is spent.
+   * token, erase the offer's subject, draw one random free index per holder key in its reserved
+   * list and record the credentials, then run `finish` (signing). If anything fails or is
+   * refused, nothing is spent.
    */
   collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>>;
   list(tenant: string, seq: number): Promise<{ size: number } | undefined>;

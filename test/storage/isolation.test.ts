@@ -112,7 +112,7 @@ const T = {
     'ChannelStore: share settings and the sharing log are the account’s own; sharedWith answers one tenant only what is set for it',
   redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
-    'IssuedCredentialStore.collect draws indices from randomIndex per tenant, skips taken ones, and opens seq+1 when full',
+    'IssuedCredentialStore.reserveSlots counts entries per tenant and opens seq+1 when full; collect draws indices from randomIndex in the reserved list and skips taken ones',
   collectIsolation:
     "IssuedCredentialStore.collect: a tenant can never spend or collect with another tenant's token, spent nonces or offer, nor a token collect another offer",
   collectAtomic: 'IssuedCredentialStore.collect is all or nothing',
@@ -154,6 +154,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     eraseDue: T.sweeps,
   },
   IssuedCredentialStore: {
+    reserveSlots: T.allocation,
     collect: T.collectIsolation,
     list: T.revocation,
     revokedIndices: T.revocation,
@@ -394,23 +395,23 @@ for (const factory of testDatabases()) {
 
     /**
      * A collection of `offerId` with its own token, spending the given (distinct) nonce hashes, each
-     * expiring with the token, one holder key per nonce, lists of 8 with room for 2.
+     * expiring with the token, one holder key per nonce, each drawing from list 1 of 8 entries.
      */
     function collection(tenant: string, offerId: string, nonceHashes: string[], over: Partial<Collection> = {}): Collection {
-      return {
+      const c: Collection = {
         tenant,
         typeId: 'membership',
         offerId,
         tokenHash: `tok-${offerId}`,
         nonces: nonceHashes.map((hash) => ({ hash, expiresAt: TOKEN_EXPIRY })),
         holderThumbprints: nonceHashes.map((n) => `thumb-${n}`),
+        lists: [],
         now: COLLECT_AT,
-        listSize: 8,
-        listCapacity: 2,
         randomIndex: picker().randomIndex,
         newCredentialId: () => `crd-${++credentialIds}`,
         ...over,
       };
+      return over.lists ? c : { ...c, lists: c.holderThumbprints.map(() => ({ listSeq: 1, size: 8 })) };
     }
 
     const slotsOf = async (slots: StatusAllocation[]) => slots;
@@ -601,6 +602,22 @@ for (const factory of testDatabases()) {
       await redeemed('beta', 'alloc-b1');
       await redeemed('alpha', 'alloc-a2');
 
+      // Reservations count entries of each tenant's own lists: lists of 8 with room for 2.
+      const small = { size: 8, capacity: 2 };
+      assert.deepEqual(await ledger.reserveSlots('alpha', 1, small, COLLECT_AT), { listSeq: 1, size: 8, granted: 1 });
+      assert.deepEqual(await ledger.reserveSlots('beta', 1, small, COLLECT_AT), { listSeq: 1, size: 8, granted: 1 });
+      assert.deepEqual(
+        await ledger.reserveSlots('alpha', 5, small, COLLECT_AT),
+        { listSeq: 1, size: 8, granted: 1 },
+        'no more than the capacity left is granted',
+      );
+      // List 1 is full: the next reservation opens list 2, of the shape it asks for.
+      assert.deepEqual(await ledger.reserveSlots('alpha', 1, { size: 16, capacity: 2 }, COLLECT_AT), {
+        listSeq: 2,
+        size: 16,
+        granted: 1,
+      });
+
       const first = picker([5]);
       const a1 = await ledger.collect(
         collection('alpha', 'alloc-a1', ['n-alloc-a1'], {
@@ -622,9 +639,8 @@ for (const factory of testDatabases()) {
       );
       assert.deepEqual(b1, { ok: true, value: [{ credentialId: 'crd-alloc-b1', listSeq: 1, idx: 5 }] });
 
-      // Two holder keys, with two nonces of different expiry. The first pick (5) is taken and
-      // skipped, 3 is free; list 1 is then full (capacity 2), so the second key opens list 2, of
-      // this collection's size.
+      // Two holder keys, with two nonces of different expiry, drawing from lists 1 and 2. The first
+      // pick (5) is taken and skipped, 3 is free; the second key draws over list 2's 16 entries.
       const picks = picker([5, 3, 6]);
       const ids = ['crd-skipped', 'crd-alloc-a2-1', 'crd-alloc-a2-2'];
       const a2 = await ledger.collect(
@@ -634,7 +650,10 @@ for (const factory of testDatabases()) {
             { hash: 'n-alloc-a2-second', expiresAt: TOKEN_EXPIRY + 7 },
           ],
           holderThumbprints: ['thumb-x', 'thumb-y'],
-          listSize: 16,
+          lists: [
+            { listSeq: 1, size: 8 },
+            { listSeq: 2, size: 16 },
+          ],
           randomIndex: picks.randomIndex,
           newCredentialId: () => ids.shift() ?? 'crd-unexpected',
         }),
@@ -742,8 +761,12 @@ for (const factory of testDatabases()) {
         assert.ok(await tokens.findUsable(token, COLLECT_AT), `${token} is still usable`);
       }
 
-      const a = await ledger.collect(collection('alpha', 'iso-a', ['n-iso-a']), finish);
-      assert.equal(a.ok && a.value.length === 1 && a.value[0]?.listSeq, 2, "alpha's collection lands in alpha's newest list");
+      const a = await ledger.collect(collection('alpha', 'iso-a', ['n-iso-a'], { lists: [{ listSeq: 2, size: 16 }] }), finish);
+      assert.equal(
+        a.ok && a.value.length === 1 && a.value[0]?.listSeq,
+        2,
+        "alpha's collection lands in the list reserved for it",
+      );
       const b = await ledger.collect(collection('beta', 'iso-b', ['n-iso-b'], { randomIndex: picker([7]).randomIndex }), finish);
       assert.deepEqual(b.ok && b.value.map((s) => [s.listSeq, s.idx]), [[1, 7]], "beta's lands in beta's");
       assert.equal(finished, 2);

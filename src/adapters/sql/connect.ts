@@ -2,19 +2,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import {
-  Kysely,
-  Migrator,
-  PostgresAdapter,
-  PostgresDialect,
-  SqliteDialect,
-  type SqliteDatabase as SqliteDialectDatabase,
-  sql,
-} from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { OpenrailSqliteDialect } from './sqlite-driver.ts';
+import { preparedName } from './statement.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
+import { type Flush, WalSync } from './wal-sync.ts';
 
 export type Db = Kysely<Database>;
 
@@ -28,30 +24,14 @@ export interface OpenOptions {
    * turn it on and a deployment does not.
    */
   guardTransactions?: boolean;
+  /** SQLite only: how the write-ahead log is flushed (default fdatasync; a test may watch it). */
+  flush?: Flush;
 }
 
 const INT8_OID = 20;
 
 export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Db {
-  if (location.kind === 'sqlite') {
-    if (location.file !== ':memory:') mkdirSync(dirname(location.file), { recursive: true });
-    const sqlite = new SqliteDatabase(location.file);
-    sqlite.pragma('journal_mode = WAL');
-    // FULL makes a committed transaction durable across power loss, not only process crashes.
-    sqlite.pragma('synchronous = FULL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
-    // Deleted and overwritten content is zeroed in the file rather than left in free space, so an
-    // erased offer subject is gone from the database file once its page is written back
-    // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
-    sqlite.pragma('secure_delete = ON');
-    const config = { database: withStatementCache(sqlite) };
-    if (!options.guardTransactions) return new Kysely<Database>({ dialect: new SqliteDialect(config) });
-    const token = {};
-    const db = new Kysely<Database>({ dialect: new GuardedSqliteDialect(config, token) });
-    connectionTokens.set(db, token);
-    return db;
-  }
+  if (location.kind === 'sqlite') return openSqlite(location.file, options);
   const pool = new pg.Pool({
     connectionString: location.url,
     max: options.poolSize ?? 10,
@@ -64,7 +44,69 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     },
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
+  pool.on('connect', prepareStatements);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * The hot paths' statements (statement.ts) are prepared once per connection: a query whose text is
+ * a Statement's goes out under the Statement's name, so PostgreSQL parses and plans it on first
+ * use only. Any other text goes out unnamed, as Kysely sends it.
+ */
+function prepareStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const named = (text: unknown, values: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && Array.isArray(values) ? preparedName(text) : undefined;
+    return name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
+  };
+  client.query = named as typeof client.query;
+}
+
+const flushers = new WeakMap<Db, WalSync>();
+
+function openSqlite(file: string, options: OpenOptions): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file, { timeout: 0 });
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL: a COMMIT does not wait for the disk; WalSync flushes the log off the event loop and
+  // every answer waits for that flush, which is what FULL would give (decision 0016).
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // A second process holding the write lock is waited for by the driver, from the event loop.
+  sqlite.pragma('busy_timeout = 0');
+  // Deleted and overwritten content is zeroed in the file rather than left in free space, so an
+  // erased offer subject is gone from the database file once its page is written back
+  // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
+  sqlite.pragma('secure_delete = ON');
+  const onDisk = file !== ':memory:';
+  const wal = onDisk ? new WalSync(`${file}-wal`, options.flush) : undefined;
+  let checkpointer: WalCheckpointer | undefined;
+  if (onDisk) {
+    sqlite.pragma('wal_autocheckpoint = 0');
+    checkpointer = new WalCheckpointer(file, () => {
+      if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+    });
+  }
+  const token = {};
+  const db = new Kysely<Database>({
+    dialect: new OpenrailSqliteDialect(sqlite, {
+      ...(wal ? { wal } : {}),
+      ...(checkpointer ? { checkpointer } : {}),
+      ...(options.guardTransactions ? { insideTransaction: () => holder.getStore() === token } : {}),
+    }),
+  });
+  if (options.guardTransactions) connectionTokens.set(db, token);
+  if (wal) flushers.set(db, wal);
+  return db;
+}
+
+/**
+ * Undefined when every write committed on `db` so far is durable; else a promise of it. Nothing
+ * that a write decided, or that a read saw, may be answered before (decision 0016). PostgreSQL
+ * makes a commit durable before anyone can see it, so there it is always undefined.
+ */
+export function settled(db: Db): Promise<void> | undefined {
+  return flushers.get(db)?.settled();
 }
 
 /**
@@ -83,52 +125,6 @@ const connectionTokens = new WeakMap<Db, object>();
 export function holdingConnection<T>(db: Db, work: () => Promise<T>): Promise<T> {
   const token = connectionTokens.get(db);
   return token ? holder.run(token, work) : work();
-}
-
-class GuardedSqliteDialect extends SqliteDialect {
-  constructor(
-    config: ConstructorParameters<typeof SqliteDialect>[0],
-    private readonly token: object,
-  ) {
-    super(config);
-  }
-
-  override createDriver() {
-    const driver = super.createDriver();
-    const acquire = driver.acquireConnection.bind(driver);
-    driver.acquireConnection = async () => {
-      if (holder.getStore() === this.token) {
-        throw new Error(
-          'a query on the database from inside a transaction, outside it: it would wait forever (use the unit of work’s stores)',
-        );
-      }
-      return acquire();
-    };
-    return driver;
-  }
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every query afresh; preparing costs more than running most of ours. Statements
- * are reusable, and Kysely runs one query at a time on its single SQLite connection, so a prepared
- * statement is kept per SQL text (bounded; the oldest is dropped first).
- */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare: (text: string) => {
-      let statement = cache.get(text);
-      if (!statement) {
-        statement = sqlite.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-        cache.set(text, statement);
-      }
-      return statement;
-    },
-  };
 }
 
 /**

@@ -1,17 +1,18 @@
+import type { Selectable } from 'kysely';
 import type { AccessTokenRecord, AccessTokenStore } from '../../ports/access-token-store.ts';
 import type { Db } from './connect.ts';
+import type { AccessTokensTable } from './schema.ts';
+import { Statement } from './statement.ts';
+
+const usable = new Statement<Selectable<AccessTokensTable>>(
+  'select * from access_tokens where token_hash = ? and spent_at is null and expires_at > ?',
+);
 
 export class SqlAccessTokenStore implements AccessTokenStore {
   constructor(private readonly db: Db) {}
 
   async findUsable(tokenHash: string, now: number): Promise<AccessTokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('access_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .where('spent_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
+    const row = await usable.first(this.db, [tokenHash, now]);
     return row
       ? {
           tenant: row.tenant,

@@ -3,6 +3,9 @@ import type { Clock } from '../../core/clock.ts';
 import type { EventEnvelope, EventInput, EventType } from '../../core/events.ts';
 import type { EventOutbox } from '../../ports/event-outbox.ts';
 import type { Db } from './connect.ts';
+import { Statement } from './statement.ts';
+
+const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
 
 /** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
 export class SqlEventOutbox implements EventOutbox {
@@ -14,10 +17,7 @@ export class SqlEventOutbox implements EventOutbox {
   async emit(event: EventInput): Promise<string> {
     if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
     const id = `evt_${randomBytes(16).toString('base64url')}`;
-    await this.db
-      .insertInto('outbox')
-      .values({ id, type: event.type, tenant: event.tenant, created_at: this.clock.now(), data: JSON.stringify(event.data) })
-      .execute();
+    await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
     return id;
   }
 }

@@ -4,13 +4,17 @@ import type {
   CollectionResult,
   IssuedCredentialRecord,
   IssuedCredentialStore,
+  ListRef,
+  ListShape,
   Revocation,
   RevocationTarget,
   StatusAllocation,
+  StatusReservation,
 } from '../../ports/issued-credential-store.ts';
 import type { Db } from './connect.ts';
 import type { IssuedCredentialsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
 
 /** Rolls the collection back without treating it as a failure of the service. */
 class Refused extends Error {
@@ -33,43 +37,56 @@ const toRecord = (row: Selectable<IssuedCredentialsTable>): IssuedCredentialReco
 
 /** Random picks collide rarely below capacity; this bounds the retries of one pick. */
 const MAX_PICKS = 64;
+/** Concurrent reservations retry their optimistic write; this bounds the rounds. */
+const MAX_RESERVE_ROUNDS = 100;
+
+const spendNonce = new Statement(
+  'insert into spent_nonces (nonce_hash, tenant, expires_at, spent_at) values (?, ?, ?, ?) on conflict (nonce_hash) do nothing',
+);
+// The token collects the offer it was granted for, and nothing else.
+const spendToken = new Statement(
+  'update access_tokens set spent_at = ? where token_hash = ? and tenant = ? and grant_id = ? and spent_at is null and expires_at > ?',
+);
+const eraseSubject = new Statement(
+  'update offers set subject = null, collected_at = ? where id = ? and tenant = ? and collected_at is null and subject is not null',
+);
+// Only a taken index is skipped; any other conflict (a duplicate id) still fails.
+const recordCredential = new Statement(
+  'insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at, revoked_at) ' +
+    'values (?, ?, ?, ?, ?, ?, ?, ?, null) on conflict (tenant, list_seq, idx) do nothing',
+);
+const newestList = new Statement<{ seq: number; size: number; capacity: number; allocated: number }>(
+  'select seq, size, capacity, allocated from status_lists where tenant = ? order by seq desc limit 1',
+);
+// Concurrent openers of the same next list meet on the primary key.
+const openList = new Statement(
+  'insert into status_lists (tenant, seq, size, capacity, allocated, created_at) values (?, ?, ?, ?, 0, ?) on conflict do nothing',
+);
+// Optimistic: granted only if nobody reserved since the count was read.
+const grantSlots = new Statement(
+  'update status_lists set allocated = allocated + ? where tenant = ? and seq = ? and allocated = ?',
+);
+const listSize = new Statement<{ size: number }>('select size from status_lists where tenant = ? and seq = ?');
+const revokedOf = new Statement<{ idx: number }>(
+  'select idx from issued_credentials where tenant = ? and list_seq = ? and revoked_at is not null',
+);
 
 export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   constructor(private readonly db: Db) {}
 
   async collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>> {
+    if (c.lists.length !== c.holderThumbprints.length) throw new Error('one reserved list per holder key');
     try {
       const value = await atomically(this.db, async (trx) => {
         for (const nonce of c.nonces) {
-          const spent = await trx
-            .insertInto('spent_nonces')
-            .values({ nonce_hash: nonce.hash, tenant: c.tenant, expires_at: nonce.expiresAt, spent_at: c.now })
-            .onConflict((oc) => oc.column('nonce_hash').doNothing())
-            .executeTakeFirst();
-          if (Number(spent.numInsertedOrUpdatedRows) !== 1) throw new Refused('nonce');
+          const spent = await spendNonce.changes(trx, [nonce.hash, c.tenant, nonce.expiresAt, c.now]);
+          if (spent !== 1) throw new Refused('nonce');
         }
-        const spent = await trx
-          .updateTable('access_tokens')
-          .set({ spent_at: c.now })
-          .where('token_hash', '=', c.tokenHash)
-          .where('tenant', '=', c.tenant)
-          // The token collects the offer it was granted for, and nothing else.
-          .where('grant_id', '=', c.offerId)
-          .where('spent_at', 'is', null)
-          .where('expires_at', '>', c.now)
-          .executeTakeFirst();
-        if (Number(spent.numUpdatedRows) !== 1) throw new Refused('token');
-        const collected = await trx
-          .updateTable('offers')
-          .set({ subject: null, collected_at: c.now })
-          .where('id', '=', c.offerId)
-          .where('tenant', '=', c.tenant)
-          .where('collected_at', 'is', null)
-          .where('subject', 'is not', null)
-          .executeTakeFirst();
-        if (Number(collected.numUpdatedRows) !== 1) throw new Refused('token');
+        if ((await spendToken.changes(trx, [c.now, c.tokenHash, c.tenant, c.offerId, c.now])) !== 1) throw new Refused('token');
+        if ((await eraseSubject.changes(trx, [c.now, c.offerId, c.tenant])) !== 1) throw new Refused('token');
         const slots: StatusAllocation[] = [];
-        for (const holderThumbprint of c.holderThumbprints) slots.push(await this.allocate(trx, c, holderThumbprint));
+        for (const [i, holder] of c.holderThumbprints.entries())
+          slots.push(await this.draw(trx, c, holder, c.lists[i] as ListRef));
         return finish(slots);
       });
       return { ok: true, value };
@@ -80,91 +97,50 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   }
 
   /**
-   * A fresh, random, never reused index (Token Status List §13.2, HAIP): the tenant's newest list
-   * while it has capacity, else a new list. The credential row is written with its slot; the
-   * unique (tenant, list, idx) key settles races.
+   * A fresh, random, never reused index of a reserved list (Token Status List §13.2, HAIP). The
+   * credential row is written with its slot; the unique (tenant, list, idx) key settles races,
+   * and a taken index is simply drawn again.
    */
-  private async allocate(trx: Db, c: Collection, holderThumbprint: string): Promise<StatusAllocation> {
-    for (;;) {
-      const list = await trx
-        .updateTable('status_lists')
-        .set((eb) => ({ allocated: eb('allocated', '+', 1) }))
-        .where('tenant', '=', c.tenant)
-        .where((eb) => eb('allocated', '<', eb.ref('capacity')))
-        .where('seq', '=', (eb) =>
-          eb
-            .selectFrom('status_lists')
-            .select((e) => e.fn.max('seq').as('seq'))
-            .where('tenant', '=', c.tenant),
-        )
-        .returning(['seq', 'size'])
-        .executeTakeFirst();
-      if (!list) {
-        await this.openList(trx, c);
-        continue;
-      }
-      for (let pick = 0; pick < MAX_PICKS; pick++) {
-        const slot = { credentialId: c.newCredentialId(), listSeq: list.seq, idx: c.randomIndex(list.size) };
-        const inserted = await trx
-          .insertInto('issued_credentials')
-          .values({
-            id: slot.credentialId,
-            tenant: c.tenant,
-            type_id: c.typeId,
-            offer_id: c.offerId,
-            list_seq: slot.listSeq,
-            idx: slot.idx,
-            holder_thumbprint: holderThumbprint,
-            issued_at: c.now,
-            revoked_at: null,
-          })
-          // Only a taken index is skipped; any other conflict (a duplicate id) still fails.
-          .onConflict((oc) => oc.columns(['tenant', 'list_seq', 'idx']).doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows) === 1) return slot;
-      }
-      throw new Error(`no free status index found in list ${list.seq} of ${c.tenant}`);
+  private async draw(trx: Db, c: Collection, holderThumbprint: string, list: ListRef): Promise<StatusAllocation> {
+    for (let pick = 0; pick < MAX_PICKS; pick++) {
+      const slot = { credentialId: c.newCredentialId(), listSeq: list.listSeq, idx: c.randomIndex(list.size) };
+      const inserted = await recordCredential.changes(trx, [
+        slot.credentialId,
+        c.tenant,
+        c.typeId,
+        c.offerId,
+        slot.listSeq,
+        slot.idx,
+        holderThumbprint,
+        c.now,
+      ]);
+      if (inserted === 1) return slot;
     }
+    throw new Error(`no free status index found in list ${list.listSeq} of ${c.tenant}`);
   }
 
-  private async openList(trx: Db, c: Collection): Promise<void> {
-    const newest = await trx
-      .selectFrom('status_lists')
-      .select((e) => e.fn.max('seq').as('seq'))
-      .where('tenant', '=', c.tenant)
-      .executeTakeFirst();
-    await trx
-      .insertInto('status_lists')
-      .values({
-        tenant: c.tenant,
-        seq: Number(newest?.seq ?? 0) + 1,
-        size: c.listSize,
-        capacity: c.listCapacity,
-        allocated: 0,
-        created_at: c.now,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+  async reserveSlots(tenant: string, want: number, shape: ListShape, now: number): Promise<StatusReservation> {
+    for (let round = 0; round < MAX_RESERVE_ROUNDS; round++) {
+      const list = await newestList.first(this.db, [tenant]);
+      if (!list || list.allocated >= list.capacity) {
+        await openList.changes(this.db, [tenant, (list?.seq ?? 0) + 1, shape.size, shape.capacity, now]);
+        continue;
+      }
+      const granted = Math.min(want, list.capacity - list.allocated);
+      if ((await grantSlots.changes(this.db, [granted, tenant, list.seq, list.allocated])) === 1) {
+        return { listSeq: list.seq, size: list.size, granted };
+      }
+    }
+    throw new Error(`could not reserve status entries of ${tenant}: too many concurrent reservations`);
   }
 
   async list(tenant: string, seq: number): Promise<{ size: number } | undefined> {
-    return this.db
-      .selectFrom('status_lists')
-      .select('size')
-      .where('tenant', '=', tenant)
-      .where('seq', '=', seq)
-      .executeTakeFirst();
+    const row = await listSize.first(this.db, [tenant, seq]);
+    return row ? { size: row.size } : undefined;
   }
 
   async revokedIndices(tenant: string, seq: number): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom('issued_credentials')
-      .select('idx')
-      .where('tenant', '=', tenant)
-      .where('list_seq', '=', seq)
-      .where('revoked_at', 'is not', null)
-      .execute();
-    return rows.map((r) => r.idx);
+    return (await revokedOf.rows(this.db, [tenant, seq])).map((r) => r.idx);
   }
 
   async revoke(tenant: string, target: RevocationTarget, now: number): Promise<Revocation> {

@@ -3,6 +3,7 @@ import type { OfferRecord, OfferStore, Redemption } from '../../ports/offer-stor
 import type { Db } from './connect.ts';
 import type { OffersTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
 
 const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
   id: row.id,
@@ -20,6 +21,16 @@ const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
   redeemedAt: row.redeemed_at,
   collectedAt: row.collected_at,
 });
+
+const byId = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and id = ?');
+const byCode = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and code_hash = ?');
+const spendCode = new Statement(
+  'update offers set redeemed_at = ?, erase_after = ? ' +
+    'where id = ? and tenant = ? and redeemed_at is null and expires_at > ? and subject is not null',
+);
+const grantToken = new Statement(
+  'insert into access_tokens (token_hash, tenant, grant_id, created_at, expires_at, spent_at) values (?, ?, ?, ?, ?, null)',
+);
 
 export class SqlOfferStore implements OfferStore {
   constructor(private readonly db: Db) {}
@@ -47,22 +58,12 @@ export class SqlOfferStore implements OfferStore {
   }
 
   async get(tenant: string, id: string): Promise<OfferRecord | undefined> {
-    const row = await this.db
-      .selectFrom('offers')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await byId.first(this.db, [tenant, id]);
     return row ? toRecord(row) : undefined;
   }
 
   async findByCode(tenant: string, codeHash: string): Promise<OfferRecord | undefined> {
-    const row = await this.db
-      .selectFrom('offers')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
+    const row = await byCode.first(this.db, [tenant, codeHash]);
     return row ? toRecord(row) : undefined;
   }
 
@@ -90,27 +91,10 @@ export class SqlOfferStore implements OfferStore {
 
   async redeem(r: Redemption): Promise<boolean> {
     return atomically(this.db, async (trx) => {
-      const spent = await trx
-        .updateTable('offers')
-        .set({ redeemed_at: r.now, erase_after: r.eraseAfter })
-        .where('id', '=', r.offer.id)
-        .where('tenant', '=', r.offer.tenant)
-        .where('redeemed_at', 'is', null)
-        .where('expires_at', '>', r.now)
-        .where('subject', 'is not', null)
-        .executeTakeFirst();
-      if (Number(spent.numUpdatedRows) !== 1) return false;
-      await trx
-        .insertInto('access_tokens')
-        .values({
-          token_hash: r.token.tokenHash,
-          tenant: r.token.tenant,
-          grant_id: r.token.grantId,
-          created_at: r.token.createdAt,
-          expires_at: r.token.expiresAt,
-          spent_at: null,
-        })
-        .execute();
+      const spent = await spendCode.changes(trx, [r.now, r.eraseAfter, r.offer.id, r.offer.tenant, r.now]);
+      if (spent !== 1) return false;
+      const t = r.token;
+      await grantToken.changes(trx, [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt]);
       return true;
     });
   }

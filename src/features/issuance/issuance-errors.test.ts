@@ -153,8 +153,9 @@ for (const factory of testDatabases()) {
 
     /**
      * A successful collection with `token` and `nonces` (one proof each, fresh keys): the proof that
-     * an earlier refusal left them usable. Checks the token is then spent, and one credential and one
-     * status slot were written per proof.
+     * an earlier refusal left them usable. Checks the token is then spent, one credential was written
+     * per proof, and the lists' counts of handed-out entries cover every credential (they are
+     * reserved a block at a time, STATUS_BLOCK).
      */
     const collectOk = async (issuer: string, token: string, nonces: string[]) => {
       const issued = async () =>
@@ -164,7 +165,7 @@ for (const factory of testDatabases()) {
           (sum, r) => sum + Number(r.allocated),
           0,
         );
-      const [issuedBefore, allocatedBefore] = [await issued(), await allocated()];
+      const issuedBefore = await issued();
       const res = await requestCredential(rail.app, issuer, token, {
         credential_configuration_id: pass[issuer],
         proofs: { jwt: await Promise.all(nonces.map((n) => proof(issuer, n))) },
@@ -178,7 +179,7 @@ for (const factory of testDatabases()) {
         .executeTakeFirstOrThrow();
       assert.notEqual(tokenRow.spent_at, null, 'the collection spends the token');
       assert.equal(await issued(), issuedBefore + nonces.length);
-      assert.equal(await allocated(), allocatedBefore + nonces.length);
+      assert.ok((await allocated()) >= (await issued()), 'every credential is counted against its list');
     };
 
     // ---------------------------------------------------------------- token endpoint (§6)

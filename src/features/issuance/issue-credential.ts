@@ -15,11 +15,14 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { parseCredentialRequest } from './credential-request.ts';
+import type { StatusSlots } from './status-slots.ts';
 import { type ProvenKey, verifyProof } from './verify-proof.ts';
 
 /** Token Status List §13.2: large lists hide each holder in a crowd; half is ever handed out. */
 export const STATUS_LIST_SIZE = 131_072;
 export const STATUS_LIST_CAPACITY = STATUS_LIST_SIZE / 2;
+/** Entries a process reserves at a time (StatusSlots). */
+export const STATUS_BLOCK = 128;
 /** iat is set back by a random amount up to this, so credentials of one batch are not linkable. */
 const IAT_JITTER_S = 300;
 const MAX_DECOYS = 3;
@@ -38,6 +41,7 @@ export class CredentialIssuer {
     private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
     private readonly keys: KeyStore,
     private readonly nonces: NonceMinter,
+    private readonly slots: StatusSlots,
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
@@ -80,6 +84,7 @@ export class CredentialIssuer {
     const disclosed = keys.map(() =>
       discloseClaims(disclosable(type.claims, subject), pooledRandomBytes, randomInt(1, MAX_DECOYS + 1)),
     );
+    const lists = await this.slots.take(tenant, keys.length);
     // The collection and its credential.issued events commit together.
     return this.uow.run(async ({ ledger, events }) => {
       const result = await ledger.collect(
@@ -90,9 +95,8 @@ export class CredentialIssuer {
           tokenHash: token.tokenHash,
           nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
           holderThumbprints: keys.map((k) => k.thumbprint),
+          lists,
           now,
-          listSize: STATUS_LIST_SIZE,
-          listCapacity: STATUS_LIST_CAPACITY,
           randomIndex: (size) => randomInt(size),
           newCredentialId: () => `crd_${randomBytes(16).toString('base64url')}`,
         },

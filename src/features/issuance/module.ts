@@ -6,8 +6,9 @@ import { AccessTokenAuthenticator } from '../../http/auth/access-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
-import { CredentialIssuer } from './issue-credential.ts';
+import { CredentialIssuer, STATUS_BLOCK, STATUS_LIST_CAPACITY, STATUS_LIST_SIZE } from './issue-credential.ts';
 import { issuanceRoutes } from './routes.ts';
+import { StatusSlots } from './status-slots.ts';
 import { TokenService } from './token-service.ts';
 
 /** Spent c_nonce marks and expired access tokens are dropped this often. */
@@ -30,7 +31,8 @@ export const issuanceModule = defineModule({
     const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
     const tokens = new TokenService(offers, nonces, ctx.clock);
     const uow = ctx.unitOfWork((db) => ({ ledger: new SqlIssuedCredentialStore(db) }));
-    const issuer = new CredentialIssuer(types, offers, uow, ctx.keys, nonces, tenants, ctx.urls, ctx.clock);
+    const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
+    const issuer = new CredentialIssuer(types, offers, uow, ctx.keys, nonces, slots, tenants, ctx.urls, ctx.clock);
     return {
       services: { tokens, issuer },
       routes: () => [issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer })],
