@@ -62,7 +62,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   const unmounted = new Set(config.unmountedGroups);
   checkGroupNames(modules, unmounted);
 
-  const db = openDatabase(config.database, options.database);
+  const db = openDatabase(config.database, { poolSize: config.dbPoolSize, ...options.database });
   try {
     await migrate(db);
     const settings = new SqlSettingsStore(db);

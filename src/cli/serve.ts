@@ -1,15 +1,24 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import { createLogger } from '../app/logger.ts';
 import { compose } from '../compose.ts';
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { type Config, ConfigError, loadConfig } from '../config/config.ts';
 import { VERB_USAGE } from './usage.ts';
 
-/** `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM. */
+/** A worker that exits within this long of starting is failing to start, not crashing: no restart. */
+const START_GRACE_MS = 10_000;
+
+/**
+ * `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM.
+ * With `--workers N` (default: one per core) a primary process prepares the database, then starts
+ * N workers that share the port (node:cluster) and the database (docs/scaling.md); N = 1 serves
+ * from this process.
+ */
 export async function serve(args: string[]): Promise<void> {
-  if (args.length > 0) {
-    process.stderr.write(`openrail serve: unknown option ${args[0]}\n${VERB_USAGE.serve}\n`);
-    process.exit(2);
-  }
-  let config: ReturnType<typeof loadConfig>;
+  const workers = parseWorkers(args);
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -19,38 +28,62 @@ export async function serve(args: string[]): Promise<void> {
     }
     throw err;
   }
-
   const logger = createLogger(config.logLevel);
+  if (cluster.isWorker) return serveWorker(config, logger, Number(process.env.OPENRAIL_WORKERS));
+  if (workers === 1) return serveAlone(config, logger);
+  return servePrimary(config, logger, workers);
+}
 
-  const fail = (err: unknown): never => {
+function parseWorkers(args: string[]): number {
+  const usage = (problem: string): never => {
+    process.stderr.write(`openrail serve: ${problem}\n${VERB_USAGE.serve}\n`);
+    process.exit(2);
+  };
+  let values: { workers?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args, options: { workers: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  if (values.workers === undefined) return availableParallelism();
+  const n = Number(values.workers);
+  if (!/^\d+$/.test(values.workers) || n < 1 || n > 256) return usage(`--workers takes a whole number 1-256 (got ${values.workers})`);
+  return n;
+}
+
+function failer(logger: Logger) {
+  return (err: unknown): never => {
     logger.fatal({ err }, 'start failed');
     process.stderr.write(`openrail: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   };
-  const rail = await compose(config, { logger, warn: (m) => logger.warn(m) }).catch(fail);
-  // The one place a secret is printed, on purpose and only once, outside the structured log, and
-  // before listening, so that a port already in use cannot swallow the only copy.
-  if (rail.revealedOwnerToken) {
-    process.stdout.write(
-      `\nOwner token (shown once; store it now, only its hash is kept):\n  ${rail.revealedOwnerToken}\n` +
-        'Use it as: Authorization: Bearer <token>\n',
-    );
-  }
-  await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
-  const address = rail.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info(
-    { listen: `http://${config.host}:${port}`, publicUrl: config.publicUrl.origin, database: config.database.kind },
-    'openrail is serving',
-  );
-  process.stdout.write(`\nopenrail is serving at ${config.publicUrl.origin} (listening on ${config.host}:${port})\n\n`);
+}
 
+/**
+ * The one place a secret is printed, on purpose and only once, outside the structured log, and
+ * before listening, so that a port already in use cannot swallow the only copy.
+ */
+function revealOwnerToken(token: string | undefined): void {
+  if (!token) return;
+  process.stdout.write(
+    `\nOwner token (shown once; store it now, only its hash is kept):\n  ${token}\n` +
+      'Use it as: Authorization: Bearer <token>\n',
+  );
+}
+
+function announce(config: Config, port: number, workers: number): void {
+  const across = workers > 1 ? ` in ${workers} worker processes` : '';
+  process.stdout.write(`\nopenrail is serving at ${config.publicUrl.origin} (listening on ${config.host}:${port})${across}\n\n`);
+}
+
+/** Drains on the first SIGTERM or SIGINT: `stop` ends the work, then the process exits. */
+function onStopSignal(logger: Logger, stop: () => Promise<void>): void {
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'draining and shutting down');
-    rail.close().then(
+    stop().then(
       () => process.exit(0),
       (err) => {
         logger.error({ err }, 'shutdown failed');
@@ -60,4 +93,76 @@ export async function serve(args: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function serveAlone(config: Config, logger: Logger): Promise<void> {
+  const fail = failer(logger);
+  const rail = await compose(config, { logger, warn: (m) => logger.warn(m) }).catch(fail);
+  revealOwnerToken(rail.revealedOwnerToken);
+  await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
+  const address = rail.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info(
+    { listen: `http://${config.host}:${port}`, publicUrl: config.publicUrl.origin, database: config.database.kind },
+    'openrail is serving',
+  );
+  announce(config, port, 1);
+  onStopSignal(logger, () => rail.close());
+}
+
+/**
+ * The primary: migrates and seeds through one full start (so that a bad configuration, master key
+ * or database fails here, once, before any worker), reveals a first owner token, then starts the
+ * workers and restarts any that dies after it has started. It serves nothing itself.
+ */
+async function servePrimary(config: Config, logger: Logger, workers: number): Promise<void> {
+  const fail = failer(logger);
+  const prepared = await compose(config, { logger, warn: (m) => logger.warn(m), runJobs: false }).catch(fail);
+  const token = prepared.revealedOwnerToken;
+  await prepared.close();
+  revealOwnerToken(token);
+
+  cluster.setupPrimary({ silent: false });
+  let closing = false;
+  const started = new Map<Worker, number>();
+  const fork = () => started.set(cluster.fork({ OPENRAIL_WORKERS: String(workers) }), Date.now());
+  let listening = 0;
+  let port = config.port;
+  cluster.on('listening', (_worker, address) => {
+    port = address.port;
+    if (++listening === workers) {
+      logger.info({ listen: `http://${config.host}:${port}`, workers, database: config.database.kind }, 'openrail is serving');
+      announce(config, port, workers);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const since = started.get(worker) ?? 0;
+    started.delete(worker);
+    if (closing) return;
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
+    if (Date.now() - since < START_GRACE_MS && listening < workers) {
+      process.stderr.write('openrail: cannot start: a worker process failed while starting (see the log)\n');
+      closing = true;
+      for (const w of started.keys()) w.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
+    fork();
+  });
+  for (let i = 0; i < workers; i++) fork();
+  onStopSignal(logger, async () => {
+    closing = true;
+    const exits = [...started.keys()].map((w) => new Promise<void>((resolve) => w.once('exit', () => resolve())));
+    for (const w of started.keys()) w.process.kill('SIGTERM');
+    await Promise.all(exits);
+  });
+}
+
+/** A worker: a full start on the prepared database, with its share of the PostgreSQL connections. */
+async function serveWorker(config: Config, logger: Logger, workers: number): Promise<void> {
+  const fail = failer(logger);
+  const poolSize = Math.max(2, Math.floor(config.dbPoolSize / Math.max(1, workers)));
+  const rail = await compose(config, { logger, warn: (m) => logger.warn(m), database: { poolSize } }).catch(fail);
+  await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
+  onStopSignal(logger, () => rail.close());
 }

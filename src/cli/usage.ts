@@ -3,9 +3,10 @@
  * exits 0; a mistaken option prints it to stderr and exits 2.
  */
 export const VERB_USAGE = {
-  serve: `usage: openrail serve
-  runs the service (the same as npm start); it takes no options and is configured by the
-  environment (README, "Configuration")`,
+  serve: `usage: openrail serve [--workers <n>]
+  runs the service (the same as npm start), configured by the environment (README,
+  "Configuration"); --workers runs n processes on one port and one database (default: one per
+  core; 1 serves from this process)`,
   verify: `usage: openrail verify [--ledger]
   the reference verifier on the conformance line protocol: one {id, input} per stdin line, one
   {id, verdict, failure, claims} per stdout line; --ledger adds the ten checks to each answer`,

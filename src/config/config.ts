@@ -12,6 +12,8 @@ export interface Config {
   host: string;
   publicUrl: URL;
   database: DatabaseLocation;
+  /** PostgreSQL connections this deployment's processes on one machine may open, together. */
+  dbPoolSize: number;
   dataDir: string;
   ownerToken?: string;
   masterKey?: Buffer;
@@ -51,6 +53,14 @@ function port(env: Env): number {
   const raw = read(env, 'PORT') ?? '3000';
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n > 65535) throw new ConfigError('PORT', `must be an integer 0-65535 (got "${raw}")`);
+  return n;
+}
+
+function integerIn(env: Env, name: string, min: number, max: number, fallback: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(name, `must be an integer ${min}-${max} (got "${raw}")`);
   return n;
 }
 
@@ -155,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read(env, 'HOST') ?? '127.0.0.1',
     publicUrl: url,
     database: database(env, dataDir),
+    dbPoolSize: integerIn(env, 'OPENRAIL_DB_POOL_SIZE', 1, 1000, 10),
     dataDir,
     demo: oneOf(env, 'OPENRAIL_DEMO', ['on', 'off'] as const, 'on') === 'on',
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Flush } from '../../src/adapters/sql/wal-sync.ts';
 import type { Module } from '../../src/app/module.ts';
 import { type StartOptions, startOpenrail } from '../../src/app/start.ts';
 import { MODULES, type Openrail } from '../../src/compose.ts';
@@ -19,6 +20,8 @@ export interface TestRail extends Openrail {
 export interface RailOptions extends Pick<StartOptions, 'runJobs' | 'logger'> {
   /** Modules served beside the service's own (a suite's probe routes). */
   extraModules?: Module[];
+  /** SQLite: how the write-ahead log is flushed (a suite watching group commit). */
+  flush?: Flush;
 }
 
 /** A composed openrail on `db`, configured as by the environment `env` (plus test defaults). */
@@ -39,7 +42,11 @@ export async function startRail(
   config.database = db.location;
   const rail = await startOpenrail(config, [...MODULES, ...(options.extraModules ?? [])], {
     ...(clock ? { clock } : {}),
-    database: { guardTransactions: true, ...(db.schema ? { schema: db.schema } : {}) },
+    database: {
+      guardTransactions: true,
+      ...(db.schema ? { schema: db.schema } : {}),
+      ...(options.flush ? { flush: options.flush } : {}),
+    },
     ...(options.runJobs === undefined ? {} : { runJobs: options.runJobs }),
     ...(options.logger ? { logger: options.logger } : {}),
     warn: () => {},

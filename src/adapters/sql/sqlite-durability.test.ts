@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
+import { testDatabases } from '../../../test/helpers/databases.ts';
+import { owner, startRail } from '../../../test/helpers/rail.ts';
 import { type Db, migrate, openDatabase, settled } from './connect.ts';
 import type { Flush } from './wal-sync.ts';
 
@@ -137,5 +139,40 @@ describe('SQLite group commit', () => {
     assert.ok(ticks >= 10, `the event loop ran ${ticks} timer ticks while the write waited`);
     const row = await db.selectFrom('settings').select('value').where('name', '=', 'waited').executeTakeFirst();
     assert.equal(row?.value, 'v');
+  });
+});
+
+describe('SQLite group commit behind HTTP', () => {
+  test('an answer is held until the flush that covers its write has returned', async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    const target = await sqlite.create();
+    let flushing = false;
+    const flushDone: number[] = [];
+    const flush: Flush = (fd, done) => {
+      flushing = true;
+      setTimeout(
+        () =>
+          fdatasync(fd, (err) => {
+            flushing = false;
+            flushDone.push(performance.now());
+            done(err);
+          }),
+        120,
+      );
+    };
+    const rail = await startRail(target, { OPENRAIL_DEMO: 'off' }, undefined, { flush });
+    cleanups.push(async () => {
+      await rail.stop();
+      await target.drop();
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const count = flushDone.length;
+    const res = await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name: 'Held City' } });
+    const answeredAt = performance.now();
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(flushing, false, 'no flush is still running when the answer leaves');
+    assert.ok(flushDone.length > count, 'a flush ran for the write');
+    assert.ok((flushDone.at(-1) ?? Number.POSITIVE_INFINITY) <= answeredAt, 'and returned before the answer');
   });
 });
