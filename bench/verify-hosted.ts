@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
 import { type Driven, drive } from './lib/drive.ts';
+import { type Answer, request } from './lib/http.ts';
 import { createOffer, issueOne, type PoolItem, setUpIssuer, type Target } from './lib/wallet.ts';
 
 /**
@@ -62,30 +63,30 @@ export type TxResult = { ok: true; steps: Record<Step, number> } | { ok: false; 
  */
 export async function transaction(target: HostedTarget, held: Held): Promise<TxResult> {
   const steps = {} as Record<Step, number>;
-  const failed = async (step: Step, res: Response): Promise<TxResult> => ({
+  const failed = (step: Step, res: Answer): TxResult => ({
     ok: false,
     key: `${step} ${res.status}`,
-    sample: (await res.text()).slice(0, 300),
+    sample: res.text.slice(0, 300),
   });
 
   const nonce = randomBytes(18).toString('base64url');
   let s = performance.now();
-  const opened = await fetch(`${target.origin}/verify/request`, {
+  const opened = await request(`${target.origin}/verify/request`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ vct: target.vct, claims: REQUESTED, nonce, aud: RP_AUD }),
   });
   if (opened.status !== 201) return failed('request', opened);
-  const { transactionId, resultToken } = (await opened.json()) as { transactionId: string; resultToken: string };
+  const { transactionId, resultToken } = opened.json<{ transactionId: string; resultToken: string }>();
   steps.request = performance.now() - s;
 
   s = performance.now();
-  const objectRes = await fetch(`${target.origin}/oid4vp/request/${transactionId}`);
+  const objectRes = await request(`${target.origin}/oid4vp/request/${transactionId}`);
   if (objectRes.status !== 200) return failed('request_object', objectRes);
-  const request = decodeJws(await objectRes.text())?.payload;
+  const requested = decodeJws(objectRes.text)?.payload;
   steps.request_object = performance.now() - s;
-  if (!request || request.nonce !== nonce || typeof request.state !== 'string' || typeof request.client_id !== 'string') {
-    return { ok: false, key: 'request_object content', sample: JSON.stringify(request ?? null).slice(0, 300) };
+  if (!requested || requested.nonce !== nonce || typeof requested.state !== 'string' || typeof requested.client_id !== 'string') {
+    return { ok: false, key: 'request_object content', sample: JSON.stringify(requested ?? null).slice(0, 300) };
   }
 
   const sdJwt = held.credential;
@@ -93,27 +94,26 @@ export async function transaction(target: HostedTarget, held: Held): Promise<TxR
   const kbJwt = signEs256(
     held.item.key,
     { typ: 'kb+jwt' },
-    { iat: Math.floor(Date.now() / 1000), aud: request.client_id, nonce: request.nonce, sd_hash: sdHash },
+    { iat: Math.floor(Date.now() / 1000), aud: requested.client_id, nonce: requested.nonce, sd_hash: sdHash },
   );
   const presentation = `${sdJwt}${kbJwt}`;
 
   s = performance.now();
-  const responseUri = typeof request.response_uri === 'string' ? request.response_uri : `${target.origin}/oid4vp/response`;
-  const answered = await fetch(responseUri, {
+  const responseUri = typeof requested.response_uri === 'string' ? requested.response_uri : `${target.origin}/oid4vp/response`;
+  const answered = await request(responseUri, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ vp_token: JSON.stringify({ credential: [presentation] }), state: request.state }).toString(),
+    body: new URLSearchParams({ vp_token: JSON.stringify({ credential: [presentation] }), state: requested.state }).toString(),
   });
   if (answered.status !== 200) return failed('response', answered);
-  await answered.arrayBuffer();
   steps.response = performance.now() - s;
 
   s = performance.now();
-  const polled = await fetch(`${target.origin}/verify/result/${transactionId}`, {
+  const polled = await request(`${target.origin}/verify/result/${transactionId}`, {
     headers: { authorization: `Bearer ${resultToken}` },
   });
   if (polled.status !== 200) return failed('result', polled);
-  const { outcome } = (await polled.json()) as { outcome: Record<string, unknown> | null };
+  const { outcome } = polled.json<{ outcome: Record<string, unknown> | null }>();
   steps.result = performance.now() - s;
   if (outcome?.ok !== true) {
     return {

@@ -1,3 +1,5 @@
+import { within } from './deadline.ts';
+
 /** Failed operations by kind (such as "credential 500" or "network"): how many, and the first one's answer. */
 export type Failures = Record<string, { count: number; sample: string }>;
 
@@ -62,7 +64,12 @@ export async function drive<T>(load: Load<T>): Promise<Driven> {
       failures[failure.key] = f;
     }
   };
-  await Promise.all(Array.from({ length: load.workers }, worker));
+  // Each operation's requests have their own deadline (lib/http.ts); this bounds the stragglers.
+  await within(
+    Promise.all(Array.from({ length: load.workers }, worker)),
+    load.seconds * 1000 + 120_000,
+    `${load.workers} clients to finish their last operation after a ${load.seconds} s window`,
+  );
   return {
     ok: latencies.length,
     errors,

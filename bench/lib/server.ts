@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/helpers/process.ts';
+import { within } from './deadline.ts';
+import { request } from './http.ts';
 
 /** The repository root (this file is bench/lib/server.ts). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -21,13 +23,19 @@ export interface ServerOptions {
   logFile: string;
   /** Directory for a V8 CPU profile of the server (node --cpu-prof), written when it exits. */
   cpuProfDir?: string;
+  /** `openrail serve --workers`: serving processes (default 1, the server's own process). */
+  workers?: number;
 }
 
 export interface BenchServer {
   pid: number;
   origin: string;
   logFile: string;
-  /** Server CPU time (user + system) so far, in milliseconds; undefined where /proc is missing. */
+  workers: number;
+  /**
+   * Server CPU time (user + system) so far, in milliseconds, of the server and every process it
+   * started (the workers); undefined where /proc is missing.
+   */
   cpuMs(): number | undefined;
   /** SIGTERM, wait for the drain (SIGKILL after 20 s). */
   stop(): Promise<void>;
@@ -35,15 +43,28 @@ export interface BenchServer {
 
 const CLOCK_TICKS_PER_S = 100;
 
-function procCpuMs(pid: number): number | undefined {
+/** Fields of /proc/<pid>/stat after the parenthesised command name (state is the first). */
+function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** utime + stime (fields 14 and 15) of a process and of its children, in milliseconds. */
+function treeCpuMs(pid: number): number | undefined {
+  const own = statFields(pid);
+  if (!own) return undefined;
+  const ticks = (f: string[]) => Number(f[11]) + Number(f[12]);
+  let total = ticks(own);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statFields(entry);
+    if (f && Number(f[1]) === pid) total += ticks(f);
+  }
+  return (total * 1000) / CLOCK_TICKS_PER_S;
 }
 
 /** Spawns `node bin/openrail.js serve` on a free port and waits until /readyz answers 200. */
@@ -54,7 +75,8 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;
   const out = openSync(opts.logFile, 'a');
   const nodeFlags = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, BIN, 'serve'], {
+  const workers = opts.workers ?? 1;
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--workers', String(workers)], {
     cwd: REPO_ROOT,
     env: {
       ...base,
@@ -90,9 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       throw new Error(`server not ready after 60 s; log:\n${tail(opts.logFile)}`);
     }
     try {
-      const res = await fetch(`${origin}/readyz`);
-      await res.arrayBuffer();
-      if (res.status === 200) break;
+      if ((await request(`${origin}/readyz`)).status === 200) break;
     } catch {
       // not listening yet
     }
@@ -103,13 +123,13 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
     pid,
     origin,
     logFile: opts.logFile,
-    cpuMs: () => procCpuMs(pid),
+    workers,
+    cpuMs: () => treeCpuMs(pid),
     stop: async () => {
       if (exited) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exit;
-      clearTimeout(timer);
+      await within(exit, 30_000, `server ${pid} to exit after SIGTERM (and SIGKILL at 20 s)`).finally(() => clearTimeout(timer));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject, sign, verify } from 'node:crypto';
+import { type Answer, request } from './http.ts';
 import { OWNER_TOKEN } from './server.ts';
 
 export const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
@@ -62,10 +63,9 @@ export interface Target {
 const ownerHeaders = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
 
 export async function postJson(url: string, body: unknown, expect: number): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: ownerHeaders, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  const res = await request(url, { method: 'POST', headers: ownerHeaders, body: JSON.stringify(body) });
+  if (res.status !== expect) throw new Error(`POST ${url} answered ${res.status}: ${res.text.slice(0, 500)}`);
+  return res.json();
 }
 
 /** A tenant and a credential type (the issuance bench's by default), over the operator API. */
@@ -136,29 +136,29 @@ const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 /** One full issuance as a 1.0 wallet does it: token, nonce, credential. */
 export async function issueOne(target: Target, item: PoolItem): Promise<IssueResult> {
   const base = target.issuer;
-  const fail = async (step: Failure['step'], res: Response): Promise<IssueResult> => ({
+  const fail = (step: Failure['step'], res: Answer): IssueResult => ({
     ok: false,
-    failure: { step, status: res.status, body: (await res.text()).slice(0, 300) },
+    failure: { step, status: res.status, body: res.text.slice(0, 300) },
   });
-  const tokenRes = await fetch(`${base}/token`, {
+  const tokenRes = await request(`${base}/token`, {
     method: 'POST',
     headers: formHeaders,
-    body: new URLSearchParams({ grant_type: PRE_AUTH, 'pre-authorized_code': item.code }).toString(),
+    body: `grant_type=${encodeURIComponent(PRE_AUTH)}&pre-authorized_code=${encodeURIComponent(item.code)}`,
   });
   if (tokenRes.status !== 200) return fail('token', tokenRes);
-  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const { access_token } = tokenRes.json<{ access_token: string }>();
 
-  const nonceRes = await fetch(`${base}/nonce`, { method: 'POST' });
+  const nonceRes = await request(`${base}/nonce`, { method: 'POST' });
   if (nonceRes.status !== 200) return fail('nonce', nonceRes);
-  const { c_nonce } = (await nonceRes.json()) as { c_nonce: string };
+  const { c_nonce } = nonceRes.json<{ c_nonce: string }>();
 
-  const credRes = await fetch(`${base}/credential`, {
+  const credRes = await request(`${base}/credential`, {
     method: 'POST',
     headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ credential_configuration_id: target.typeId, proofs: { jwt: [proofJwt(item, base, c_nonce)] } }),
   });
   if (credRes.status !== 200) return fail('credential', credRes);
-  const body = (await credRes.json()) as { credentials?: Array<{ credential?: unknown }> };
+  const body = credRes.json<{ credentials?: Array<{ credential?: unknown }> }>();
   const credential = body.credentials?.[0]?.credential;
   if (typeof credential !== 'string') {
     return { ok: false, failure: { step: 'credential', status: 200, body: JSON.stringify(body).slice(0, 300) } };
@@ -179,8 +179,8 @@ export async function checkCredential(target: Target, item: PoolItem, credential
   if (!h || !p || !s) return ['the credential does not start with a compact JWS'];
   const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'));
   const payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
-  const didRes = await fetch(`${target.origin}/t/${target.tenant}/did.json`);
-  const did = (await didRes.json()) as { verificationMethod: Array<{ id: string; publicKeyJwk: JsonWebKey }> };
+  const didRes = await request(`${target.origin}/t/${target.tenant}/did.json`);
+  const did = didRes.json<{ verificationMethod: Array<{ id: string; publicKeyJwk: JsonWebKey }> }>();
   const method = did.verificationMethod.find((m) => m.id === header.kid);
   if (!method) problems.push(`kid ${header.kid} is not in the tenant's DID document`);
   else {

@@ -26,5 +26,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     serializers: { err: loggable },
     redact: { paths: ['*.password', '*.token', '*.privateKey', '*.d'], censor: '[redacted]' },
   };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF, maxLength: MAX_BUFFERED_BYTES }));
+  return pino(
+    options,
+    destination ?? pino.destination({ dest: 1, sync: false, maxWrite: PIPE_BUF, maxLength: MAX_BUFFERED_BYTES }),
+  );
 }

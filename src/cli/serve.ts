@@ -47,7 +47,8 @@ function parseWorkers(args: string[]): number {
   }
   if (values.workers === undefined) return availableParallelism();
   const n = Number(values.workers);
-  if (!/^\d+$/.test(values.workers) || n < 1 || n > 256) return usage(`--workers takes a whole number 1-256 (got ${values.workers})`);
+  if (!/^\d+$/.test(values.workers) || n < 1 || n > 256)
+    return usage(`--workers takes a whole number 1-256 (got ${values.workers})`);
   return n;
 }
 

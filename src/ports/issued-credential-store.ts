@@ -81,9 +81,13 @@ export interface IssuedCredentialStore {
    * refused, nothing is spent.
    */
   collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>>;
-  list(tenant: string, seq: number): Promise<{ size: number } | undefined>;
+  /** A list's size and revision (raised by every revocation that sets one of its bits). */
+  list(tenant: string, seq: number): Promise<{ size: number; revision: number } | undefined>;
   revokedIndices(tenant: string, seq: number): Promise<number[]>;
-  /** Sets revoked_at where it is not set yet; answers every matching credential of the tenant. */
+  /**
+   * Sets revoked_at where it is not set yet, raising the revision of each list that changed;
+   * answers every matching credential of the tenant.
+   */
   revoke(tenant: string, target: RevocationTarget, now: number): Promise<Revocation>;
   /** Drops the marks of spent c_nonces that have expired (they can no longer be presented). */
   pruneSpentNonces(now: number): Promise<void>;

@@ -95,7 +95,11 @@ export async function twoProcesses(factory: DatabaseFactory): Promise<Harness> {
     OPENRAIL_DEMO: 'off',
   };
   const procs: OpenrailProcess[] = ports.map((port, i) =>
-    spawnOpenrail(['serve', '--workers', '1'], { ...common, PORT: String(port), OPENRAIL_DATA_DIR: join(dir, `data-${i}`) }, 600_000),
+    spawnOpenrail(
+      ['serve', '--workers', '1'],
+      { ...common, PORT: String(port), OPENRAIL_DATA_DIR: join(dir, `data-${i}`) },
+      600_000,
+    ),
   );
   const db = openTestDb(target);
   const close = async () => {

@@ -10,9 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { inflateSync } from 'node:zlib';
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { hashToken } from '../../src/adapters/crypto/secrets.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
+import { readStatus } from '../../src/core/status-list/codec.ts';
 import { STATUS_BLOCK } from '../../src/features/issuance/issue-credential.ts';
 import { type DatabaseFactory, testDatabases } from '../helpers/databases.ts';
 import {
@@ -407,6 +409,30 @@ function raceSuite(name: string, skip: string | false, open: () => Promise<Harne
           assert.equal(res.status, 200, `${path} on lane ${lane}: ${res.text}`);
         }
       }
+    });
+
+    test('(e) a revocation is in the very next list fetch of every process, though each signed the list before', async () => {
+      const offer = await createOffer(h, tenant, typeId);
+      const grant = await accessToken(h, 0, tenant, offer.code);
+      const request = await credentialRequest(tenant, typeId, grant.token, grant.nonce, await newHolderKey());
+      const issued = await h.send(0, request);
+      assert.equal(issued.status, 200, issued.text);
+      const ref = issuerJwt(credentialOf(issued)).payload.status?.status_list as { uri: string; idx: number };
+      const path = new URL(ref.uri).pathname;
+      const bitOn = async (lane: number) => {
+        const res = await h.send(lane, { method: 'GET', url: path });
+        assert.equal(res.status, 200, res.text);
+        const list = (decodeJwt(res.text) as { status_list: { lst: string } }).status_list;
+        return readStatus(inflateSync(Buffer.from(list.lst, 'base64url')), 1, ref.idx);
+      };
+      for (let lane = 0; lane < h.lanes; lane++) assert.equal(await bitOn(lane), 0, `valid on lane ${lane}`);
+      const revoked = await h.send(0, {
+        method: 'POST',
+        url: `/api/tenants/${tenant}/revoke`,
+        ...json({ status: ref }, operator),
+      });
+      assert.equal(revoked.status, 200, revoked.text);
+      for (let lane = h.lanes - 1; lane >= 0; lane--) assert.equal(await bitOn(lane), 1, `revoked on lane ${lane}`);
     });
   });
 }

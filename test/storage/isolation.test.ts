@@ -701,9 +701,9 @@ for (const factory of testDatabases()) {
       });
       assert.equal(await tokens.findUsable('tok-alloc-a2', COLLECT_AT), undefined, 'the token is spent');
 
-      assert.deepEqual(await ledger.list('alpha', 1), { size: 8 });
-      assert.deepEqual(await ledger.list('alpha', 2), { size: 16 });
-      assert.deepEqual(await ledger.list('beta', 1), { size: 8 });
+      assert.deepEqual(await ledger.list('alpha', 1), { size: 8, revision: 0 });
+      assert.deepEqual(await ledger.list('alpha', 2), { size: 16, revision: 0 });
+      assert.deepEqual(await ledger.list('beta', 1), { size: 8, revision: 0 });
       assert.equal(await ledger.list('beta', 2), undefined, "beta cannot read alpha's list 2");
     });
 
@@ -967,7 +967,10 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await sorted('alpha', 2), [6]);
       assert.deepEqual(await sorted('beta', 1), [5]);
       assert.deepEqual(await sorted('beta', 2), []);
-      assert.deepEqual(await ledger.list('alpha', 2), { size: 16 });
+      // Each revocation that set a bit raised its list's revision once; repeats and refusals did not.
+      assert.deepEqual(await ledger.list('alpha', 1), { size: 8, revision: 2 });
+      assert.deepEqual(await ledger.list('alpha', 2), { size: 16, revision: 1 });
+      assert.deepEqual(await ledger.list('beta', 1), { size: 8, revision: 1 });
       assert.equal(await ledger.list('beta', 2), undefined);
       assert.equal(await ledger.list('alpha', 99), undefined);
     });

@@ -111,6 +111,8 @@ export interface StatusListsTable {
   capacity: number;
   allocated: number;
   created_at: number;
+  /** Raised by every revocation that sets a bit of this list. */
+  revision: Generated<number>;
 }
 
 export interface IssuedCredentialsTable {

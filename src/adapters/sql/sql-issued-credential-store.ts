@@ -66,7 +66,10 @@ const openList = new Statement(
 const grantSlots = new Statement(
   'update status_lists set allocated = allocated + ? where tenant = ? and seq = ? and allocated = ?',
 );
-const listSize = new Statement<{ size: number }>('select size from status_lists where tenant = ? and seq = ?');
+const listOf = new Statement<{ size: number; revision: number }>(
+  'select size, revision from status_lists where tenant = ? and seq = ?',
+);
+const raiseRevision = new Statement('update status_lists set revision = revision + 1 where tenant = ? and seq = ?');
 const revokedOf = new Statement<{ idx: number }>(
   'select idx from issued_credentials where tenant = ? and list_seq = ? and revoked_at is not null',
 );
@@ -134,9 +137,9 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
     throw new Error(`could not reserve status entries of ${tenant}: too many concurrent reservations`);
   }
 
-  async list(tenant: string, seq: number): Promise<{ size: number } | undefined> {
-    const row = await listSize.first(this.db, [tenant, seq]);
-    return row ? { size: row.size } : undefined;
+  async list(tenant: string, seq: number): Promise<{ size: number; revision: number } | undefined> {
+    const row = await listOf.first(this.db, [tenant, seq]);
+    return row ? { size: row.size, revision: row.revision } : undefined;
   }
 
   async revokedIndices(tenant: string, seq: number): Promise<number[]> {
@@ -161,7 +164,8 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         update = update.where('offer_id', '=', target.offerId);
         select = select.where('offer_id', '=', target.offerId);
       }
-      const newly = await update.returning('id').execute();
+      const newly = await update.returning(['id', 'list_seq']).execute();
+      for (const seq of new Set(newly.map((r) => r.list_seq))) await raiseRevision.changes(trx, [tenant, seq]);
       const matched = (await select.orderBy('issued_at').orderBy('id').execute()).map(toRecord);
       return { matched, newlyRevoked: newly.map((r) => r.id).sort() };
     });

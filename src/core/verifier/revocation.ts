@@ -6,6 +6,29 @@ import type { FailureCode } from './ledger.ts';
 
 /** A list larger than this once inflated is refused: 16 MiB is 134M one-bit entries. */
 const MAX_LIST_BYTES = 16 * 1024 * 1024;
+/** Verified lists kept, and the inflated bytes they may hold together. */
+const CACHE_ENTRIES = 64;
+const CACHE_BYTES = 64 * 1024 * 1024;
+/** A verified list is kept at most this long, whatever its ttl says. */
+const MAX_CACHE_S = 3600;
+
+/**
+ * Status List Tokens whose signature was verified, by their exact compact form: many presentations
+ * name the same list, and verifying and inflating it again for each costs more than the rest of
+ * the check. An entry records the key that verified it (a hit needs the same key from the
+ * document given now) and is kept until the token's ttl or exp, whichever is sooner. Every other
+ * check (issuer, subject, iat, nbf, exp, the entry) is made again for each presentation.
+ */
+interface VerifiedList {
+  kid: unknown;
+  keyId: string;
+  payload: Record<string, unknown>;
+  bytes: Uint8Array | undefined;
+  bits: StatusBits | undefined;
+  until: number;
+}
+const verified = new Map<string, VerifiedList>();
+let cachedBytes = 0;
 
 export type RevocationOutcome =
   | { status: 'passed' }
@@ -41,44 +64,102 @@ export function checkRevocation(
       detail: `No status list was supplied for ${describe(uri)}.`,
     };
   }
-  const jws = decodeJws(statusList);
-  if (!jws) return fail('status_list_invalid', 'The status list is not a compact JWS.');
-  if (jws.header.typ !== 'statuslist+jwt') return fail('status_list_invalid', 'The status list typ is not statuslist+jwt.');
-  if (jws.header.alg !== 'ES256') return fail('status_list_invalid', 'The status list is not signed with ES256.');
-  const key = assertionKey(didDocument, jws.header.kid);
-  if (!key) return fail('status_list_invalid', 'The status list key is not an assertion key of the issuer.');
-  if (!verifyEs256(jws, key.jwk)) return fail('status_list_invalid', 'The status list signature does not verify.');
-  const list = jws.payload;
-  if (list.iss !== undefined && list.iss !== credential.iss) {
+  const list = verifiedList(statusList, didDocument, now);
+  if (typeof list === 'string') return fail('status_list_invalid', list);
+  if (list.payload.iss !== undefined && list.payload.iss !== credential.iss) {
     return fail('status_list_invalid', 'The status list was issued by someone else.');
   }
+  const { iat, nbf, sub, exp } = list.payload;
   // iat is REQUIRED (§5.1); a token not yet valid (RFC 7519 §4.1.5) is not a list of now.
-  if (typeof list.iat !== 'number') return fail('status_list_invalid', 'The status list token has no iat.');
-  if (list.nbf !== undefined && (typeof list.nbf !== 'number' || list.nbf - skew > now)) {
+  if (typeof iat !== 'number') return fail('status_list_invalid', 'The status list token has no iat.');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf - skew > now)) {
     return fail('status_list_invalid', 'The status list token is not yet valid (nbf).');
   }
-  if (list.sub !== uri)
-    return fail('status_list_mismatch', `The status list is for ${describe(list.sub)}, not ${describe(uri)}.`);
-  if (list.exp !== undefined && (typeof list.exp !== 'number' || list.exp + skew <= now)) {
+  if (sub !== uri) return fail('status_list_mismatch', `The status list is for ${describe(sub)}, not ${describe(uri)}.`);
+  if (exp !== undefined && (typeof exp !== 'number' || exp + skew <= now)) {
     return fail('status_list_expired', 'The status list token has expired.');
   }
-  const value = readEntry(list.status_list, idx);
+  const value = list.bytes && list.bits ? readEntry(list.bytes, list.bits, idx) : undefined;
   if (value === undefined) return fail('status_list_invalid', `The status list does not hold a valid entry ${idx}.`);
   if (value !== 0) return fail('credential_revoked', `Entry ${idx} of ${describe(uri)} is ${value}.`);
   return { status: 'passed' };
 }
 
-function readEntry(statusList: unknown, idx: number): number | undefined {
-  if (!isObject(statusList) || typeof statusList.lst !== 'string') return undefined;
+/**
+ * The token's payload and inflated list once its signature verifies with the issuer's assertion
+ * key (from the cache when this exact token was verified with that key before); else why not.
+ */
+function verifiedList(token: string, didDocument: unknown, now: number): VerifiedList | string {
+  const hit = verified.get(token);
+  if (hit && hit.until > now) {
+    const key = assertionKey(didDocument, hit.kid);
+    if (key && keyIdOf(key.jwk) === hit.keyId) return hit;
+  }
+  const jws = decodeJws(token);
+  if (!jws) return 'The status list is not a compact JWS.';
+  if (jws.header.typ !== 'statuslist+jwt') return 'The status list typ is not statuslist+jwt.';
+  if (jws.header.alg !== 'ES256') return 'The status list is not signed with ES256.';
+  const key = assertionKey(didDocument, jws.header.kid);
+  if (!key) return 'The status list key is not an assertion key of the issuer.';
+  if (!verifyEs256(jws, key.jwk)) return 'The status list signature does not verify.';
+  const { bytes, bits } = inflateList(jws.payload.status_list);
+  const list: VerifiedList = {
+    kid: jws.header.kid,
+    keyId: keyIdOf(key.jwk),
+    payload: jws.payload,
+    bytes,
+    bits,
+    until: cacheUntil(jws.payload, now),
+  };
+  if (list.until > now) remember(token, list);
+  return list;
+}
+
+const keyIdOf = (jwk: { x?: string | undefined; y?: string | undefined }) => `${jwk.x}.${jwk.y}`;
+
+function cacheUntil(payload: Record<string, unknown>, now: number): number {
+  const ttl = typeof payload.ttl === 'number' && payload.ttl > 0 ? payload.ttl : 0;
+  const exp = typeof payload.exp === 'number' ? payload.exp : Number.POSITIVE_INFINITY;
+  return Math.min(now + ttl, exp, now + MAX_CACHE_S);
+}
+
+function remember(token: string, list: VerifiedList): void {
+  const size = (list.bytes?.length ?? 0) + token.length;
+  if (size > CACHE_BYTES) return;
+  const old = verified.get(token);
+  if (old) {
+    verified.delete(token);
+    cachedBytes -= (old.bytes?.length ?? 0) + token.length;
+  }
+  while (verified.size >= CACHE_ENTRIES || cachedBytes + size > CACHE_BYTES) {
+    const [oldest, entry] = verified.entries().next().value as [string, VerifiedList];
+    verified.delete(oldest);
+    cachedBytes -= (entry.bytes?.length ?? 0) + oldest.length;
+  }
+  verified.set(token, list);
+  cachedBytes += size;
+}
+
+function inflateList(statusList: unknown): { bytes: Uint8Array | undefined; bits: StatusBits | undefined } {
+  const none = { bytes: undefined, bits: undefined };
+  if (!isObject(statusList) || typeof statusList.lst !== 'string') return none;
   const bits = statusList.bits;
-  if (bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8) return undefined;
+  if (bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8) return none;
   const compressed = decodeB64url(statusList.lst);
-  if (!compressed) return undefined;
+  if (!compressed) return none;
   try {
-    const bytes = inflateSync(compressed, { maxOutputLength: MAX_LIST_BYTES });
-    return readStatus(bytes, bits as StatusBits, idx);
+    return { bytes: inflateSync(compressed, { maxOutputLength: MAX_LIST_BYTES }), bits };
   } catch {
-    // Not a zlib stream, too large once inflated, or the index is past the end (§8.3: reject).
+    // Not a zlib stream, or too large once inflated (§8.3: reject).
+    return none;
+  }
+}
+
+/** The entry at `idx`; undefined when the list ends before it (§8.3: reject). */
+function readEntry(bytes: Uint8Array, bits: StatusBits, idx: number): number | undefined {
+  try {
+    return readStatus(bytes, bits, idx);
+  } catch {
     return undefined;
   }
 }

@@ -10,8 +10,10 @@ import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** Seconds a relying party may cache a list (its `ttl`, and the HTTP max-age). */
 export const STATUS_LIST_TTL_S = 300;
-/** A list token is valid this long after it is signed; a fresh one is signed on every fetch. */
+/** A list token is valid this long after it is signed. */
 export const STATUS_LIST_VALIDITY_S = 3600;
+/** Signed tokens kept, one per list. */
+const TOKEN_CACHE_ENTRIES = 1024;
 export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
 
 export interface RevocationView {
@@ -26,6 +28,13 @@ export type RevokeSelector = { status: { uri: string; idx: number } } | { creden
 
 /** Token status lists and revocation (docs/status-lists.md). */
 export class StatusService {
+  /**
+   * The token last signed for each list, with the list's revision it was built at. It is served
+   * again while the list's revision is unchanged (one row read) and it is younger than the ttl, so
+   * a served token always has most of its validity left. A cache only: any process may drop it.
+   */
+  private readonly signed = new Map<string, { revision: number; token: string; signedAt: number }>();
+
   constructor(
     private readonly ledger: IssuedCredentialStore,
     private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
@@ -35,11 +44,21 @@ export class StatusService {
     private readonly clock: Clock,
   ) {}
 
-  /** The signed Status List Token (draft-ietf-oauth-status-list §5.1), built from the record now. */
+  /**
+   * The signed Status List Token (draft-ietf-oauth-status-list §5.1) of the record as it is now:
+   * signed again whenever a revocation has changed the list since the last one, or that one is
+   * older than the ttl.
+   */
   async token(tenant: string, seq: number): Promise<string> {
     await this.tenants.existing(tenant);
     const list = await this.ledger.list(tenant, seq);
     if (!list) throw new ServiceError('unknown_status_list', `Tenant ${tenant} has no status list ${seq}.`);
+    const key = `${tenant}\u0000${seq}`;
+    const now = this.clock.now();
+    const cached = this.signed.get(key);
+    if (cached && cached.revision === list.revision && now - cached.signedAt < STATUS_LIST_TTL_S * 1000) return cached.token;
+    // The revision was read first: a revocation committed meanwhile is in this token, under the older
+    // revision, and only makes the next fetch sign again.
     const revoked = await this.ledger.revokedIndices(tenant, seq);
     const lst = compressStatusList(
       packStatuses(
@@ -49,8 +68,8 @@ export class StatusService {
       ),
     );
     const signer = await this.keys.signer(tenant, 'issuer');
-    const iat = Math.floor(this.clock.now() / 1000);
-    return signer.sign(
+    const iat = Math.floor(now / 1000);
+    const token = signer.sign(
       { typ: 'statuslist+jwt', kid: signer.kid },
       {
         iss: this.tenants.didOf(tenant),
@@ -61,6 +80,10 @@ export class StatusService {
         status_list: { bits: 1, lst },
       },
     );
+    if (this.signed.size >= TOKEN_CACHE_ENTRIES && !this.signed.has(key))
+      this.signed.delete(this.signed.keys().next().value as string);
+    this.signed.set(key, { revision: list.revision, token, signedAt: now });
+    return token;
   }
 
   /**
