@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomText } from './random-pool.ts';
 
 /**
  * Stateless OID4VCI c_nonces: `<random>.<expiry>.<mac>`, the MAC binding the random part and the
@@ -13,7 +14,7 @@ export class NonceMinter {
   }
 
   mint(tenant: string, expiresAtMs: number): string {
-    const random = randomBytes(16).toString('base64url');
+    const random = randomText(16);
     const expiry = Math.floor(expiresAtMs / 1000).toString(36);
     return `${random}.${expiry}.${this.mac(tenant, random, expiry)}`;
   }

@@ -19,3 +19,8 @@ export function pooledRandomBytes(n: number): Uint8Array {
   offset += n;
   return out;
 }
+
+/** `n` pooled CSPRNG bytes as base64url: identifiers and bearer secrets on the hot paths. */
+export function randomText(n: number): string {
+  return Buffer.from(pooledRandomBytes(n)).toString('base64url');
+}

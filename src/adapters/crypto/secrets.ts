@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomText } from './random-pool.ts';
 
 /** A fresh bearer secret: 32 random bytes, base64url, with a prefix naming its plane. */
 export function newToken(prefix: string): string {
-  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+  return `${prefix}_${randomText(32)}`;
 }
 
 /** Bearer secrets are stored and looked up only by this hash. */

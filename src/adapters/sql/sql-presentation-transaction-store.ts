@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { Db } from './connect.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
+import { Statement } from './statement.ts';
 
 const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationTransactionRecord => ({
   id: row.id,
@@ -22,41 +23,51 @@ const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationT
   enrolledAt: row.enrolled_at === null ? null : Number(row.enrolled_at),
 });
 
+// Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
+const insert = new Statement(
+  'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
+    'claims, requested_by, created_at, expires_at, completed_at, outcome) ' +
+    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+);
+const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
+const byState = new Statement<Selectable<PresentationTransactionsTable>>(
+  'select * from presentation_transactions where state = ?',
+);
+const completeOnce = new Statement(
+  'update presentation_transactions set outcome = ?, completed_at = ?, expires_at = ?, holder_thumbprint = ? ' +
+    'where id = ? and completed_at is null and expires_at > ?',
+);
+
 export class SqlPresentationTransactionStore implements PresentationTransactionStore {
   constructor(private readonly db: Db) {}
 
   async create(t: PresentationTransactionRecord): Promise<boolean> {
-    // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
-    const result = await this.db
-      .insertInto('presentation_transactions')
-      .values({
-        id: t.id,
-        state: t.state,
-        nonce: t.nonce,
-        result_token_hash: t.resultTokenHash,
-        caller_aud: t.callerAud,
-        type_tenant: t.typeTenant,
-        type_id: t.typeId,
-        vct: t.vct,
-        claims: JSON.stringify(t.claims),
-        requested_by: t.requestedBy,
-        created_at: t.createdAt,
-        expires_at: t.expiresAt,
-        completed_at: t.completedAt,
-        outcome: t.outcome ? JSON.stringify(t.outcome) : null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const inserted = await insert.changes(this.db, [
+      t.id,
+      t.state,
+      t.nonce,
+      t.resultTokenHash,
+      t.callerAud,
+      t.typeTenant,
+      t.typeId,
+      t.vct,
+      JSON.stringify(t.claims),
+      t.requestedBy,
+      t.createdAt,
+      t.expiresAt,
+      t.completedAt,
+      t.outcome ? JSON.stringify(t.outcome) : null,
+    ]);
+    return inserted === 1;
   }
 
   async get(id: string): Promise<PresentationTransactionRecord | undefined> {
-    const row = await this.db.selectFrom('presentation_transactions').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await byId.first(this.db, [id]);
     return row ? toRecord(row) : undefined;
   }
 
   async findByState(state: string): Promise<PresentationTransactionRecord | undefined> {
-    const row = await this.db.selectFrom('presentation_transactions').selectAll().where('state', '=', state).executeTakeFirst();
+    const row = await byState.first(this.db, [state]);
     return row ? toRecord(row) : undefined;
   }
 
@@ -67,14 +78,7 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
     keepUntil: number,
     holder: string | null = null,
   ): Promise<boolean> {
-    const result = await this.db
-      .updateTable('presentation_transactions')
-      .set({ outcome: JSON.stringify(outcome), completed_at: now, expires_at: keepUntil, holder_thumbprint: holder })
-      .where('id', '=', id)
-      .where('completed_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return (await completeOnce.changes(this.db, [JSON.stringify(outcome), now, keepUntil, holder, id, now])) === 1;
   }
 
   async markEnrolled(id: string, now: number): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { Db } from './connect.ts';
 import type { SigningKeysTable } from './schema.ts';
+import { Statement } from './statement.ts';
 
 const toKey = (row: Selectable<SigningKeysTable>): StoredSigningKey => ({
   tenant: row.tenant,
@@ -11,6 +12,13 @@ const toKey = (row: Selectable<SigningKeysTable>): StoredSigningKey => ({
   sealedPrivateJwk: row.sealed_private_jwk,
   createdAt: row.created_at,
 });
+
+const activeKey = new Statement<Selectable<SigningKeysTable>>(
+  'select * from signing_keys where tenant = ? and purpose = ? and retired_at is null',
+);
+const publishedKeys = new Statement<Selectable<SigningKeysTable>>(
+  'select * from signing_keys where tenant = ? and retired_at is null order by created_at, kid',
+);
 
 export class SqlSigningKeyStore implements SigningKeyStore {
   constructor(private readonly db: Db) {}
@@ -34,25 +42,11 @@ export class SqlSigningKeyStore implements SigningKeyStore {
   }
 
   async active(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey | undefined> {
-    const row = await this.db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('purpose', '=', purpose)
-      .where('retired_at', 'is', null)
-      .executeTakeFirst();
+    const row = await activeKey.first(this.db, [tenant, purpose]);
     return row ? toKey(row) : undefined;
   }
 
   async published(tenant: string): Promise<StoredSigningKey[]> {
-    const rows = await this.db
-      .selectFrom('signing_keys')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('retired_at', 'is', null)
-      .orderBy('created_at')
-      .orderBy('kid')
-      .execute();
-    return rows.map(toKey);
+    return (await publishedKeys.rows(this.db, [tenant])).map(toKey);
   }
 }

@@ -1,6 +1,6 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { pooledRandomBytes } from '../../adapters/crypto/random-pool.ts';
+import { pooledRandomBytes, randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -98,7 +98,7 @@ export class CredentialIssuer {
           lists,
           now,
           randomIndex: (size) => randomInt(size),
-          newCredentialId: () => `crd_${randomBytes(16).toString('base64url')}`,
+          newCredentialId: () => `crd_${randomText(16)}`,
         },
         async (slots) =>
           slots.map((slot, i) => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
@@ -42,7 +42,7 @@ export type Outcome =
 /** What the direct_post endpoint answers the wallet (docs/verification.md). */
 export type WalletAnswer = { accepted: true } | { accepted: false; error: string; description: string };
 
-const random = () => randomBytes(16).toString('base64url');
+const random = () => randomText(16);
 
 /**
  * Array claims are issued with each element its own disclosure; the reference verifier checks
