@@ -1,18 +1,22 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { newP256KeyPair } from '../src/adapters/crypto/p256-keys.ts';
 import { bindPresentation } from '../src/core/conformance/builders.ts';
 import { type VerificationInput, type VerificationResult, verifyPresentation } from '../src/core/verifier/verify-presentation.ts';
+import { freePort } from '../test/helpers/process.ts';
+import type { AgeResult } from './age.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
+import { type Engine, enginesFrom, postgresDatabase, sqliteDatabase, workersFrom } from './lib/databases.ts';
 import { type Failures, mergeFailures } from './lib/drive.ts';
-import { type CommonOptions, parseOptions, positiveIntegers } from './lib/options.ts';
+import { commCpuMs } from './lib/machine.ts';
+import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
 import { areaTable, functionTable, type ProfileSummary, profileHeadline, summariseProfile } from './lib/profile.ts';
 import { loadBefore, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
-import { serverErrors, startServer } from './lib/server.ts';
+import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
 import { fixed, latencySummary, percentile, table } from './lib/stats.ts';
 import { driveHosted, type Held, type HostedTarget, issueHeld, setUpHosted, transaction } from './verify-hosted.ts';
 import { PEER_CHECKS, type PeerVerifier, peerVerifier, REFERENCE_CHECKS } from './verify-peer.ts';
@@ -24,32 +28,48 @@ const POOL_SIZE = 64;
 /** Twice the reference verifier's KeyObject cache (1024): every holder key is a miss, as with real traffic. */
 const COLD_POOL_SIZE = 2048;
 const COLD_PEER_CHECKED = 128;
-const HELD_CREDENTIALS = 64;
+/** More holders than the verifier keeps public keys for (1024): each presentation's key is new to it, as in real traffic. */
+const HELD_CREDENTIALS = 1500;
 
 interface Options extends CommonOptions {
   /** In-process measurements are split into this many interleaved windows per variant. */
   windows: number;
   concurrency: number[];
+  workers: number[];
+  engines: Engine[];
+  /** Earlier issuances the aged database holds. */
+  rows: number;
+  /** Credentials the hosted wallets hold and present in turn. */
+  held: number;
   hosted: boolean;
 }
 
-const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <n>[,<n>...]] [--no-hosted] [--cpu-prof]
+const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <list>] [--workers <list>] [--engine sqlite|postgres]
+                             [--rows <n>] [--no-hosted] [--cpu-prof]
 
-  --quick              a short run to check the bench works (about 15 s)
+  --quick              a short run to check the bench works (about a minute)
   --duration <s>       measured seconds per in-process verifier and per hosted level (default 5; 1 with --quick)
-  --concurrency <list> hosted verification: wallets running transactions at once (default 1,16; 16 with --quick)
+  --concurrency <list> hosted verification: wallets running transactions at once (default 1,8,32; 8 with --quick)
+  --workers <list>     serving processes (openrail serve --workers), each measured at every level
+                       (default 1 and the number of cores; 1 with --cpu-prof)
+  --engine <name>      hosted on this engine only (default: sqlite, and postgres when TEST_DATABASE_URL is set)
+  --rows <n>           earlier issuances of the aged database (default 1,000,000; 50,000 with --quick)
   --no-hosted          only the in-process verifiers and the ES256 rate
-  --cpu-prof           profile the hosted server (node --cpu-prof, setup included) and summarise its self time
+  --cpu-prof           profile the hosted server (node --cpu-prof, fresh database, one process) and summarise its self time
 
 In process (one thread): the reference verifier (src/core/verifier, synchronous) and the peer,
 @sd-jwt/sd-jwt-vc 0.19.0 SDJwtVcInstance.verify with key binding, on the same ${POOL_SIZE} presentations,
 in interleaved windows; then both again on ${COLD_POOL_SIZE} presentations of distinct holders (no key
-cache hit). Hosted: the real server (SQLite in a fresh temp directory), credentials issued over
-the rail, whole OID4VP transactions over HTTP. Results go to bench/results/verify-<timestamp>.json.`;
+cache hit). Hosted: the real server (a fresh SQLite file or PostgreSQL schema), credentials issued
+over the rail to ${HELD_CREDENTIALS} holders, whole OID4VP transactions over HTTP, on the fresh database and
+after ageing it. Results go to bench/results/verify-<timestamp>.json.`;
 
 function options(argv: string[]): Options {
   const { values, quick, durationS, warmupS, cryptoMs, cpuProf } = parseOptions(argv, USAGE, {
     concurrency: { type: 'string' },
+    workers: { type: 'string' },
+    engine: { type: 'string' },
+    rows: { type: 'string' },
     'no-hosted': { type: 'boolean', default: false },
   });
   return {
@@ -58,7 +78,11 @@ function options(argv: string[]): Options {
     warmupS,
     windows: quick ? 2 : 5,
     cryptoMs,
-    concurrency: positiveIntegers(values.concurrency ?? (quick ? '16' : '1,16'), 'concurrency'),
+    concurrency: positiveIntegers(values.concurrency ?? (quick ? '8' : '1,8,32'), 'concurrency'),
+    workers: positiveIntegers(workersFrom(values.workers, availableParallelism(), cpuProf), 'workers'),
+    engines: enginesFrom(values.engine),
+    rows: Math.round(positive(values.rows, 'rows', quick ? 50_000 : 1_000_000)),
+    held: HELD_CREDENTIALS,
     hosted: values['no-hosted'] !== true,
     cpuProf,
   };
@@ -311,7 +335,7 @@ async function benchInProcess(opts: Options, crypto: CryptoRates, log: (l: strin
   const variants: Variant[] = [
     {
       id: 'reference',
-      label: 'reference verifyPresentation',
+      label: 'reference verifyPresentation (list verified once per token)',
       pool: POOL_SIZE,
       verifies: 3,
       run: (ms) => referenceWindow(inputs, ms),
@@ -396,11 +420,16 @@ async function benchInProcess(opts: Options, crypto: CryptoRates, log: (l: strin
 // ---- Hosted -----------------------------------------------------------------------------------
 
 const HOSTED_CEILING_DEFINITION =
-  'hosted crypto ceiling = transactions/s one server core could do if each cost only its server-side ES256: ' +
-  'the request object and a fresh status list token signed (2 signs), the issuer JWT, KB-JWT and status list verified ' +
-  '(3 verifies) = 1 / (2/sign_rate + 3/verify_rate)';
+  'crypto cost of a hosted transaction = what the server cannot skip: the request object signed (1 sign), the issuer ' +
+  'JWT and the KB-JWT verified (2 verifies), the holder key made from its JWK (every holder is new to the server: the ' +
+  'bench cycles through more holders than the verifier keeps keys for) = 1/sign_rate + 2/verify_rate + 1/import_rate. ' +
+  'The status list token is signed once per revision and verified once per token (both cached), so it costs nothing per ' +
+  'transaction here; crypto ceiling = one core doing nothing else';
 
 export interface HostedRow {
+  engine: Engine;
+  db: 'fresh' | 'aged';
+  workers: number;
   concurrency: number;
   transactions: number;
   seconds: number;
@@ -416,37 +445,51 @@ export interface HostedRow {
   warmupFailures: number;
   failureKinds: Failures;
   serverCpuMsPerTx?: number;
+  /** The crypto cost of a transaction against the server CPU per transaction. */
+  cryptoShare?: number;
   serverCores?: number;
   clientCores: number;
   otherCores?: number;
+  postgresCores?: number;
   ceilingFraction: number;
 }
 
 interface HostedResult {
   rows: HostedRow[];
   credentials: number;
-  setupSeconds?: number;
-  serverLogErrors?: { count: number; first?: string };
-  problem?: string;
+  txCryptoMs: number;
   ceilingPerSec: number;
+  engines: Partial<
+    Record<Engine, { setupSeconds?: number; aging?: AgeResult; serverLogErrors: number; firstError?: string; problem?: string }>
+  >;
   profile?: ProfileSummary;
 }
 
-async function measureHosted(
-  target: HostedTarget,
-  held: Held[],
-  concurrency: number,
-  opts: Options,
-  cpuMs: () => number | undefined,
-  ceiling: number,
-): Promise<HostedRow> {
+interface HostedContext {
+  engine: Engine;
+  db: HostedRow['db'];
+  workers: number;
+  target: HostedTarget;
+  held: Held[];
+  opts: Options;
+  server: BenchServer;
+  txCryptoMs: number;
+  ceilingPerSec: number;
+}
+
+async function measureHosted(ctx: HostedContext, concurrency: number): Promise<HostedRow> {
+  const { target, held, opts, server } = ctx;
   const warm = await driveHosted(target, held, concurrency, opts.warmupS);
-  const endWindow = cpuWindow(cpuMs);
+  const endWindow = cpuWindow(() => server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
   const m = await driveHosted(target, held, concurrency, opts.durationS);
   const cpu = endWindow();
   const perSec = m.ok / m.seconds;
   const stepP = (p: number) => Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, percentile(v, p)]));
+  const serverMs = cpu.serverMs !== undefined && m.ok > 0 ? cpu.serverMs / m.ok : undefined;
   return {
+    engine: ctx.engine,
+    db: ctx.db,
+    workers: ctx.workers,
     concurrency,
     transactions: m.ok,
     seconds: m.seconds,
@@ -459,68 +502,135 @@ async function measureHosted(
     failures: m.errors,
     warmupFailures: warm.errors,
     failureKinds: mergeFailures(warm.failures, m.failures),
-    ...(cpu.serverMs !== undefined ? { serverCpuMsPerTx: m.ok > 0 ? cpu.serverMs / m.ok : Number.NaN } : {}),
+    ...(serverMs !== undefined ? { serverCpuMsPerTx: serverMs, cryptoShare: ctx.txCryptoMs / serverMs } : {}),
     ...coresOf(cpu, m.seconds),
-    ceilingFraction: perSec / ceiling,
+    ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
+    ceilingFraction: perSec / ctx.ceilingPerSec,
   };
 }
 
 async function benchHosted(opts: Options, crypto: CryptoRates, log: (l: string) => void): Promise<HostedResult> {
-  const ceilingPerSec = 1 / (2 / crypto.signPerSec + 3 / crypto.verifyPerSec);
-  const result: HostedResult = { rows: [], credentials: HELD_CREDENTIALS, ceilingPerSec };
-  const dir = mkdtempSync(join(tmpdir(), 'openrail-bench-verify-'));
-  let keep = opts.cpuProf;
-  const profDir = join(dir, 'profile');
-  if (opts.cpuProf) mkdirSync(profDir);
-  const server = await startServer({
-    databaseUrl: `sqlite:${join(dir, 'bench.sqlite')}`,
-    dataDir: dir,
-    logFile: join(dir, 'server.log'),
-    ...(opts.cpuProf ? { cpuProfDir: profDir } : {}),
-  }).catch((err) => {
-    keep = true;
-    throw err;
-  });
-  try {
-    const t0 = performance.now();
-    const target = await setUpHosted(server.origin);
-    const held = await issueHeld(target, HELD_CREDENTIALS);
-    // One transaction outside the measurement: the path works before it is timed.
-    const first = await transaction(target, held[0] as Held);
-    if (!first.ok) throw new Error(`a first hosted transaction failed: ${first.key}: ${first.sample}`);
-    result.setupSeconds = (performance.now() - t0) / 1000;
-    log(
-      `hosted: server ${server.origin} (SQLite in ${dir}); type ${target.typeId} (${target.vct}); ` +
-        `${held.length} credentials issued over the rail in ${fixed(result.setupSeconds, 1)} s`,
+  const txCryptoMs = 1000 / crypto.signPerSec + 2000 / crypto.verifyPerSec + 1000 / crypto.importPerSec;
+  const result: HostedResult = {
+    rows: [],
+    credentials: opts.held,
+    txCryptoMs,
+    ceilingPerSec: 1000 / txCryptoMs,
+    engines: {},
+  };
+  for (const engine of opts.engines) {
+    const problem = await hostedEngine(engine, opts, result, log).catch((err) =>
+      err instanceof Error ? (err.stack ?? err.message) : String(err),
     );
-    for (const c of opts.concurrency) {
-      const row = await measureHosted(target, held, c, opts, () => server.cpuMs(), ceilingPerSec);
-      result.rows.push(row);
-      log(
-        `  ${c} wallets: ${fixed(row.perSec, 0)} tx/s, tx p50 ${fixed(row.p50Ms, 2)} ms p99 ${fixed(row.p99Ms, 2)} ms, ` +
-          `response p50 ${fixed(row.responseP50Ms, 2)} ms p99 ${fixed(row.responseP99Ms, 2)} ms, ` +
-          `failures ${row.failures + row.warmupFailures}, other processes ${fixed(row.otherCores, 2)} cores`,
-      );
+    if (problem) {
+      result.engines[engine] = {
+        ...result.engines[engine],
+        serverLogErrors: result.engines[engine]?.serverLogErrors ?? 0,
+        problem,
+      };
+      log(`  hosted on ${engine} failed: ${problem}`);
     }
-  } catch (err) {
-    keep = true;
-    result.problem = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    log(`  hosted failed: ${result.problem}; logs kept in ${dir}`);
-  } finally {
-    await server.stop().catch(() => undefined);
-    result.serverLogErrors = serverErrors(server.logFile);
-    if (result.serverLogErrors.count > 0) keep = true;
-    if (opts.cpuProf) {
-      const summary = summariseProfile(profDir);
-      if (summary.main) result.profile = summary.main;
-    }
-    if (!keep) rmSync(dir, { recursive: true, force: true });
-    else log(`  server log kept: ${server.logFile}`);
   }
   return result;
 }
 
-// ---- Report -----------------------------------------------------------------------------------
+/** One engine: credentials issued over the rail, then every level at every --workers value, fresh and aged. */
+async function hostedEngine(
+  engine: Engine,
+  opts: Options,
+  result: HostedResult,
+  log: (l: string) => void,
+): Promise<string | undefined> {
+  const dir = mkdtempSync(join(tmpdir(), `openrail-bench-verify-${engine}-`));
+  const db = engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '');
+  const summary: NonNullable<HostedResult['engines'][Engine]> = { serverLogErrors: 0 };
+  result.engines[engine] = summary;
+  const profDir = join(dir, 'profile');
+  if (opts.cpuProf) mkdirSync(profDir);
+  // One port for every start: the held credentials name the issuer's did:web, which follows PUBLIC_URL.
+  const port = await freePort();
+  let keep = opts.cpuProf;
+  const servers: BenchServer[] = [];
+  const start = async (workers: number, profile = false) => {
+    const server = await startServer({
+      databaseUrl: db.url,
+      dataDir: dir,
+      logFile: join(dir, `server-${servers.length}.log`),
+      workers,
+      port,
+      ...(profile ? { cpuProfDir: profDir } : {}),
+    });
+    servers.push(server);
+    return server;
+  };
+  const stop = async (server: BenchServer) => {
+    await server.stop();
+    const errors = serverErrors(server.logFile);
+    summary.serverLogErrors += errors.count;
+    summary.firstError ??= errors.first;
+  };
+  try {
+    const t0 = performance.now();
+    const setup = await start(1);
+    const schemaProblem = await db.verify();
+    if (schemaProblem) return schemaProblem;
+    const target = await setUpHosted(setup.origin);
+    const held = await issueHeld(target, opts.held);
+    // One transaction outside the measurement: the path works before it is timed.
+    const first = await transaction(target, held[0] as Held);
+    if (!first.ok) throw new Error(`a first hosted transaction failed: ${first.key}: ${first.sample}`);
+    await stop(setup);
+    summary.setupSeconds = (performance.now() - t0) / 1000;
+    log(
+      `hosted on ${engine}: type ${target.typeId}; ${held.length} credentials issued over the rail in ${fixed(summary.setupSeconds, 1)} s`,
+    );
+    const phase = async (name: HostedRow['db']) => {
+      for (const workers of opts.cpuProf ? [1] : opts.workers) {
+        const server = await start(workers, opts.cpuProf);
+        for (const c of opts.concurrency) {
+          const ctx = {
+            engine,
+            db: name,
+            workers,
+            target,
+            held,
+            opts,
+            server,
+            txCryptoMs: result.txCryptoMs,
+            ceilingPerSec: result.ceilingPerSec,
+          };
+          const row = await measureHosted(ctx, c);
+          result.rows.push(row);
+          log(
+            `  ${engine} ${name} ${workers} process(es) ${c} wallets: ${fixed(row.perSec, 0)} tx/s, p50 ${fixed(row.p50Ms, 2)} ms ` +
+              `p99 ${fixed(row.p99Ms, 2)} ms, srv cpu ${fixed(row.serverCpuMsPerTx, 3)} ms/tx, failures ${row.failures + row.warmupFailures}, ` +
+              `other processes ${fixed(row.otherCores, 2)} cores`,
+          );
+        }
+        await stop(server);
+      }
+    };
+    await phase('fresh');
+    if (opts.cpuProf) {
+      const profile = summariseProfile(profDir);
+      if (profile.main) result.profile = profile.main;
+      return undefined;
+    }
+    log(`hosted on ${engine}: ageing the database with ${opts.rows.toLocaleString('en')} earlier issuances`);
+    summary.aging = await db.age({ tenant: target.tenant, typeId: target.typeId, rows: opts.rows, now: Date.now() });
+    await phase('aged');
+    return undefined;
+  } catch (err) {
+    keep = true;
+    throw err;
+  } finally {
+    for (const s of servers) await s.stop().catch(() => undefined);
+    await db.drop().catch((err) => log(`  could not drop the ${engine} database: ${String(err)}`));
+    if (summary.serverLogErrors > 0) keep = true;
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+    else log(`  hosted on ${engine}: logs kept in ${dir}`);
+  }
+}
 
 function printInProcess(r: InProcessResult, crypto: CryptoRates, log: (l: string) => void): void {
   const us = (perSec: number) => fixed(1e6 / perSec, 1);
@@ -563,37 +673,43 @@ function printInProcess(r: InProcessResult, crypto: CryptoRates, log: (l: string
 
 function printHosted(h: HostedResult, log: (l: string) => void): void {
   if (h.rows.length === 0) {
-    log(`hosted: no rows${h.problem ? ` (${h.problem.split('\n')[0]})` : ''}`);
+    log('hosted: no rows');
     return;
   }
   log(
     table(
       [
-        'hosted (SQLite), wallets',
+        'hosted',
+        'db',
+        'workers',
+        'wallets',
         'tx/s',
         'tx p50 ms',
         'tx p99 ms',
-        'response p50 ms',
         'response p99 ms',
         'failures',
         'srv cpu ms/tx',
+        'crypto share',
         'srv cores',
         'client cores',
-        'of hosted ceiling',
+        'pg cores',
         'other cores',
       ],
       h.rows.map((r) => [
+        r.engine,
+        r.db,
+        r.workers,
         r.concurrency,
         fixed(r.perSec, 0),
         fixed(r.p50Ms, 2),
         fixed(r.p99Ms, 2),
-        fixed(r.responseP50Ms, 2),
         fixed(r.responseP99Ms, 2),
         r.failures + r.warmupFailures,
         fixed(r.serverCpuMsPerTx, 3),
+        r.cryptoShare === undefined ? '-' : `${fixed(100 * r.cryptoShare, 1)}%`,
         fixed(r.serverCores, 2),
-        fixed(r.clientCores, 2),
-        `${fixed(100 * r.ceilingFraction, 1)}%`,
+        `${fixed(r.clientCores, 2)}${r.clientCores >= 0.9 ? ' (limit)' : ''}`,
+        fixed(r.postgresCores, 2),
         fixed(r.otherCores, 2),
       ]),
     ),
@@ -602,7 +718,7 @@ function printHosted(h: HostedResult, log: (l: string) => void): void {
     const steps = Object.keys(r.stepP50Ms)
       .map((k) => `${k} ${fixed(r.stepP50Ms[k], 2)}/${fixed(r.stepP99Ms[k], 2)}`)
       .join(', ');
-    log(`  ${r.concurrency} wallets, p50/p99 ms per step: ${steps}`);
+    log(`  ${r.engine} ${r.db} ${r.workers}p ${r.concurrency} wallets, p50/p99 ms per step: ${steps}`);
   }
 }
 
@@ -612,18 +728,37 @@ function printProfile(p: ProfileSummary, log: (l: string) => void): void {
   log(functionTable(p));
 }
 
-function targets(inProcess: InProcessResult, hosted: HostedResult | undefined): string[] {
+function targets(inProcess: InProcessResult, hosted: HostedResult | undefined, crypto: CryptoRates): string[] {
   const lines = [
     `reference >= ${TARGET_RATIO}x peer on the same presentations: ${fixed(inProcess.ratio, 2)}x -> ${inProcess.met ? 'MET' : 'NOT MET'}` +
       `${wasShared(inProcess.otherCores) ? ` (inconclusive: other processes kept ${fixed(inProcess.otherCores, 2)} cores busy)` : ''}`,
   ];
+  for (const id of ['reference', 'reference-cold']) {
+    const v = inProcess.variants.find((x) => x.id === id);
+    if (v?.ceilingFraction == null) continue;
+    // The status list token is verified once per token (revocation.ts), so a presentation does two
+    // ES256 verifies, not three: the 2-verify figure is the one that measures the verifier's overhead.
+    const twoVerify = (2 * v.perSec) / crypto.verifyPerSec;
+    lines.push(
+      `${v.label} >= 80% of its 3-verify ceiling: ${fixed(100 * v.ceilingFraction, 1)}% -> ${v.ceilingFraction >= 0.8 ? 'MET' : 'NOT MET'} ` +
+        `(of the 2-verify ceiling, the verifies it makes once the list is cached: ${fixed(100 * twoVerify, 1)}%` +
+        `${id === 'reference-cold' ? '; each presentation also makes its holder key from a JWK' : ''})`,
+    );
+  }
   const notAccepted = inProcess.variants.reduce((n, v) => n + v.notAccepted, 0);
   lines.push(`presentations not accepted inside the timed loops: ${notAccepted}`);
   if (hosted) {
+    for (const r of hosted.rows.filter((x) => x.workers === 1)) {
+      lines.push(
+        `server CPU per hosted transaction <= 1.2 ms (${r.engine}, ${r.db}, one process, ${r.concurrency} wallets): ` +
+          `${fixed(r.serverCpuMsPerTx, 3)} ms -> ${(r.serverCpuMsPerTx ?? 99) <= 1.2 ? 'met' : 'NOT met'}`,
+      );
+    }
     const failures = hosted.rows.reduce((n, r) => n + r.failures + r.warmupFailures, 0);
+    const problems = Object.entries(hosted.engines).filter(([, e]) => e?.problem);
     lines.push(
       `hosted failures (any non-ok step or outcome, warm-up included): ${failures}` +
-        `${hosted.problem ? ' (the hosted run did not complete)' : ''}`,
+        `${problems.length > 0 ? ` (the hosted run did not complete on ${problems.map(([e]) => e).join(', ')})` : ''}`,
     );
   }
   return lines;
@@ -657,23 +792,27 @@ export async function verifyBench(argv: string[]): Promise<void> {
   );
   if (hosted) {
     log(
-      `${HOSTED_CEILING_DEFINITION}: ${fixed(hosted.ceilingPerSec, 0)}/s on this machine. A transaction = POST /verify/request + ` +
+      `${HOSTED_CEILING_DEFINITION}: ${fixed(hosted.txCryptoMs, 3)} ms, ${fixed(hosted.ceilingPerSec, 0)}/s on this machine. ` +
+        'srv cpu = user+system CPU of the server and its workers per transaction; crypto share = that crypto cost / srv cpu. ' +
+        'A transaction = POST /verify/request + ' +
         'GET /oid4vp/request/<id> + the wallet signing its KB-JWT + POST /oid4vp/response (form) + GET /verify/result/<id>, over ' +
         'keep-alive HTTP from this process; tx latency is all of it. The wallet does not verify the request object. ' +
         'failures = any step not 201/200 or an outcome other than ok: true, warm-up included.',
     );
     for (const r of hosted.rows) {
-      for (const [k, f] of Object.entries(r.failureKinds)) log(`hosted ${r.concurrency} wallets: ${f.count} x ${k}: ${f.sample}`);
+      for (const [k, f] of Object.entries(r.failureKinds)) {
+        log(`hosted ${r.engine} ${r.db} ${r.workers}p ${r.concurrency} wallets: ${f.count} x ${k}: ${f.sample}`);
+      }
     }
-    if (hosted.serverLogErrors && hosted.serverLogErrors.count > 0) {
-      log(`hosted: ${hosted.serverLogErrors.count} server log line(s) at level error: ${hosted.serverLogErrors.first}`);
+    for (const [engine, e] of Object.entries(hosted.engines)) {
+      if (e?.serverLogErrors) log(`hosted ${engine}: ${e.serverLogErrors} server log line(s) at level error: ${e.firstError}`);
+      if (e?.problem) log(`hosted ${engine}: ${e.problem}`);
     }
-    if (hosted.problem) log(`hosted: ${hosted.problem}`);
     if (hosted.profile) printProfile(hosted.profile, log);
   }
   log(`\n${CEILING_DEFINITION}: ${fixed(crypto.ceilingPerSec, 0)}/s (issuance; shown for reference).`);
   log('\nTargets (reported, not asserted):');
-  const lines = targets(inProcess, hosted);
+  const lines = targets(inProcess, hosted, crypto);
   for (const line of lines) log(`  ${line}`);
 
   const file = writeResults(run, quietBefore, {

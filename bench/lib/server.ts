@@ -25,6 +25,8 @@ export interface ServerOptions {
   cpuProfDir?: string;
   /** `openrail serve --workers`: serving processes (default 1, the server's own process). */
   workers?: number;
+  /** Listen here (a restart that must keep PUBLIC_URL, and so its DIDs); default a free port. */
+  port?: number;
 }
 
 export interface BenchServer {
@@ -69,7 +71,7 @@ function treeCpuMs(pid: number): number | undefined {
 
 /** Spawns `node bin/openrail.js serve` on a free port and waits until /readyz answers 200. */
 export async function startServer(opts: ServerOptions): Promise<BenchServer> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;

@@ -39,10 +39,18 @@ export class OpenrailSqliteDialect extends SqliteDialect {
   }
 }
 
+/** A batch commits after this many use cases, or once it is this old, even while more are waiting. */
+const BATCH_USES = 32;
+const BATCH_MS = 2;
+const UOW = 'openrail_uow';
+
 class OpenrailSqliteDriver implements Driver {
   private readonly connection: SqliteConnection;
   private held = false;
   private readonly queue: Array<() => void> = [];
+  private commitScheduled = false;
+  /** The open batch's write count when the current holder took the connection. */
+  private writesAtAcquire = 0;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -62,26 +70,52 @@ class OpenrailSqliteDriver implements Driver {
     }
     if (this.held) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.held = true;
+    this.writesAtAcquire = this.connection.batch?.writes ?? 0;
     return this.connection;
   }
 
+  /**
+   * The next caller in line gets the connection, inside the open batch. A batch that is full or
+   * old commits first; one nobody else is waiting for commits on the next turn of the event loop,
+   * so that use cases arriving meanwhile still join it. A caller that wrote in the batch returns
+   * once it has committed: a unit of work resolves committed (and an answer waits, besides, for
+   * the flush: connect.ts, `settled`).
+   */
   async releaseConnection(): Promise<void> {
+    const batch = this.connection.batch;
+    const wrote = batch !== undefined && batch.writes > this.writesAtAcquire;
+    if (batch && (batch.uses >= BATCH_USES || performance.now() - batch.since >= BATCH_MS)) this.connection.commitBatch();
     const next = this.queue.shift();
     if (next) next();
-    else this.held = false;
+    else {
+      this.held = false;
+      if (this.connection.batch && !this.commitScheduled) {
+        this.commitScheduled = true;
+        setImmediate(() => {
+          this.commitScheduled = false;
+          if (!this.held) this.connection.commitBatch();
+        });
+      }
+    }
+    if (wrote) await batch.done;
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  /** A use case is a savepoint of the batch transaction (opened, IMMEDIATE, by the first one). */
+  async beginTransaction(): Promise<void> {
+    await this.connection.openBatch();
+    this.sqlite.exec(`savepoint ${UOW}`);
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+  async commitTransaction(): Promise<void> {
+    this.sqlite.exec(`release ${UOW}`);
+    this.connection.noteWrite();
   }
 
+  /** Undoes this use case's writes only; the batch goes on. */
   async rollbackTransaction(): Promise<void> {
-    // A rollback writes nothing that needs flushing.
-    if (this.sqlite.inTransaction) this.sqlite.exec('rollback');
+    if (!this.sqlite.inTransaction) return;
+    this.sqlite.exec(`rollback to ${UOW}`);
+    this.sqlite.exec(`release ${UOW}`);
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -97,6 +131,7 @@ class OpenrailSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    if (!this.held) this.connection.commitBatch();
     await this.options.wal?.drain();
     await this.options.checkpointer?.stop();
     this.sqlite.close();
@@ -114,38 +149,93 @@ interface Prepared {
   dml: boolean;
 }
 
+interface Batch {
+  uses: number;
+  since: number;
+  writes: number;
+  /** Settles when the batch commits, or fails to. */
+  done: Promise<void>;
+  commit(): void;
+  fail(err: Error): void;
+}
+
+function newBatch(): Batch {
+  let commit = () => {};
+  let fail: (err: Error) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    commit = resolve;
+    fail = reject;
+  });
+  // Nobody may be waiting (a batch of reads only): an unhandled rejection would end the process.
+  done.catch(() => undefined);
+  return { uses: 0, since: performance.now(), writes: 0, done, commit, fail };
+}
+
+/** Statements that cannot run inside a transaction: the open batch commits first. */
+const OUTSIDE_TRANSACTION = /^\s*(pragma\s+wal_checkpoint|vacuum)\b/i;
+
 class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
+  /** The open batch transaction, while use cases (and statements) are running in it. */
+  batch: Batch | undefined;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
     private readonly wal: WalSync | undefined,
   ) {}
 
+  /** Opens the batch transaction if none is open, taking the write lock (waiting for another process). */
+  async openBatch(): Promise<void> {
+    if (!this.batch) {
+      await retryBusy(() => this.sqlite.exec('begin immediate'));
+      this.batch = newBatch();
+    }
+    this.batch.uses++;
+  }
+
+  noteWrite(): void {
+    if (this.batch) this.batch.writes++;
+    this.wal?.noteWrite();
+  }
+
+  /**
+   * Commits the batch: one COMMIT for every use case in it. If the COMMIT fails, none of their
+   * writes happened, and the answers waiting for them fail (WalSync.failPending).
+   */
+  commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.sqlite.exec('commit');
+    } catch (err) {
+      try {
+        if (this.sqlite.inTransaction) this.sqlite.exec('rollback');
+      } finally {
+        this.wal?.failPending(err as Error);
+        batch.fail(err as Error);
+      }
+      return;
+    }
+    this.wal?.noteCommit();
+    batch.commit();
+  }
+
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const prepared = this.prepare(compiled.sql);
-    const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return this.run<R>(prepared, compiled.parameters);
-      } catch (err) {
-        // SQLITE_BUSY: another process holds the lock and the statement did nothing; try again soon.
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() - started > BUSY_LIMIT_MS) throw err;
-        await pause(attempt);
-      }
-    }
+    if (this.batch && OUTSIDE_TRANSACTION.test(compiled.sql)) this.commitBatch();
+    return retryBusy(() => this.run<R>(prepared, compiled.parameters));
   }
 
   private run<R>(prepared: Prepared, parameters: readonly unknown[]): QueryResult<R> {
     const { statement } = prepared;
-    const inTransaction = this.sqlite.inTransaction;
     if (prepared.reader) {
       const rows = statement.all(parameters) as R[];
-      this.committed(prepared, inTransaction, rows.length);
+      this.wrote(prepared, rows.length);
       return { rows };
     }
     const { changes, lastInsertRowid } = statement.run(parameters);
-    this.committed(prepared, inTransaction, changes);
+    this.wrote(prepared, changes);
     return {
       numAffectedRows: BigInt(changes),
       insertId: BigInt(lastInsertRowid),
@@ -154,13 +244,13 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   /**
-   * Tells the flusher when a statement committed something: the end of a transaction (COMMIT,
-   * which SQLite counts as read-only), or a write outside one, unless it is an INSERT, UPDATE or
-   * DELETE that changed no row (a refused conditional write leaves nothing to flush).
+   * Tells the flusher of a write: pending in the open batch, or committed by itself outside one;
+   * an INSERT, UPDATE or DELETE that changed no row (a refused conditional write) wrote nothing.
    */
-  private committed(prepared: Prepared, wasInTransaction: boolean, changed: number): void {
-    if (this.sqlite.inTransaction) return;
-    if (wasInTransaction || (prepared.writes && (!prepared.dml || changed > 0))) this.wal?.noteCommit();
+  private wrote(prepared: Prepared, changed: number): void {
+    if (!prepared.writes || (prepared.dml && changed === 0)) return;
+    if (this.sqlite.inTransaction) this.noteWrite();
+    else this.wal?.noteCommit();
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -183,6 +273,22 @@ class SqliteConnection implements DatabaseConnection {
       this.statements.set(text, prepared);
     }
     return prepared;
+  }
+}
+
+/**
+ * Runs `work`, again while SQLite answers SQLITE_BUSY (another process holds the lock, and the
+ * statement did nothing), from the event loop, for up to five seconds.
+ */
+async function retryBusy<T>(work: () => T): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return work();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() - started > BUSY_LIMIT_MS) throw err;
+      await pause(attempt);
+    }
   }
 }
 

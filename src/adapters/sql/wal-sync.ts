@@ -24,6 +24,8 @@ interface Waiter {
 export class WalSync {
   private committed = 0;
   private durable = 0;
+  /** Writes made in the open transaction, not committed yet. */
+  private pending = false;
   private flushing = false;
   private fd: number | undefined;
   private failure: Error | undefined;
@@ -34,10 +36,25 @@ export class WalSync {
     private readonly flush: Flush = fdatasync,
   ) {}
 
+  /** A write was made in the open transaction: what reads or reports it waits for its commit too. */
+  noteWrite(): void {
+    this.pending = true;
+  }
+
   /** A write transaction (or an autocommitted write) has just committed. */
   noteCommit(): void {
     this.committed++;
+    this.pending = false;
     this.kick();
+  }
+
+  /** The open transaction failed to commit: its writes never happened, and who waited for them fails. */
+  failPending(err: Error): void {
+    this.pending = false;
+    const failure = new Error(`a transaction could not be committed: ${err.message}`, { cause: err });
+    const waiting = this.waiters.filter((w) => w.seq > this.committed);
+    this.waiters = this.waiters.filter((w) => w.seq <= this.committed);
+    for (const w of waiting) w.reject(failure);
   }
 
   /**
@@ -47,9 +64,10 @@ export class WalSync {
    */
   settled(): Promise<void> | undefined {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.durable >= this.committed) return undefined;
+    const seq = this.committed + (this.pending ? 1 : 0);
+    if (this.durable >= seq) return undefined;
     return new Promise((resolve, reject) => {
-      this.waiters.push({ seq: this.committed, resolve, reject });
+      this.waiters.push({ seq, resolve, reject });
     });
   }
 
