@@ -25,30 +25,44 @@ export interface RequestInit {
 export function request(url: string, init: RequestInit = {}): Promise<Answer> {
   const target = new URL(url);
   const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
+  const method = init.method ?? (body ? 'POST' : 'GET');
   return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      fn();
+    };
+    const fail = (err: Error) => settle(() => reject(err));
     const req = http.request(
       {
         agent,
         host: target.hostname,
         port: target.port,
         path: `${target.pathname}${target.search}`,
-        method: init.method ?? (body ? 'POST' : 'GET'),
+        method,
         headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
+        res.on('error', fail);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, text, json: <T>() => JSON.parse(text) as T });
+          settle(() => resolve({ status: res.statusCode ?? 0, text, json: <T>() => JSON.parse(text) as T }));
         });
+        // A connection that ends before the body does (the server died, say) fails the request.
+        res.on('close', () => fail(new Error(`${method} ${target.pathname}: the connection closed before the answer ended`)));
       },
     );
-    req.setTimeout(REQUEST_TIMEOUT_MS, () =>
-      req.destroy(new Error(`no answer from ${init.method ?? 'GET'} ${target.pathname} within ${REQUEST_TIMEOUT_MS / 1000} s`)),
-    );
-    req.on('error', reject);
+    // One deadline for the whole exchange, whatever the socket does meanwhile.
+    const deadline = setTimeout(() => {
+      fail(new Error(`no answer from ${method} ${target.pathname} within ${REQUEST_TIMEOUT_MS / 1000} s`));
+      req.destroy();
+    }, REQUEST_TIMEOUT_MS);
+    req.on('error', fail);
+    req.on('close', () => fail(new Error(`${method} ${target.pathname}: the connection closed without an answer`)));
     req.end(body);
   });
 }

@@ -103,19 +103,19 @@ class OpenrailSqliteDriver implements Driver {
   /** A use case is a savepoint of the batch transaction (opened, IMMEDIATE, by the first one). */
   async beginTransaction(): Promise<void> {
     await this.connection.openBatch();
-    this.sqlite.exec(`savepoint ${UOW}`);
+    this.connection.control.savepoint.run();
   }
 
   async commitTransaction(): Promise<void> {
-    this.sqlite.exec(`release ${UOW}`);
+    this.connection.control.release.run();
     this.connection.noteWrite();
   }
 
   /** Undoes this use case's writes only; the batch goes on. */
   async rollbackTransaction(): Promise<void> {
     if (!this.sqlite.inTransaction) return;
-    this.sqlite.exec(`rollback to ${UOW}`);
-    this.sqlite.exec(`release ${UOW}`);
+    this.connection.control.rollbackTo.run();
+    this.connection.control.release.run();
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -178,16 +178,26 @@ class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
   /** The open batch transaction, while use cases (and statements) are running in it. */
   batch: Batch | undefined;
+  /** The statements that open, split and end the batch, prepared once (exec would parse them each time). */
+  readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
     private readonly wal: WalSync | undefined,
-  ) {}
+  ) {
+    this.control = {
+      begin: sqlite.prepare('begin immediate'),
+      commit: sqlite.prepare('commit'),
+      savepoint: sqlite.prepare(`savepoint ${UOW}`),
+      release: sqlite.prepare(`release ${UOW}`),
+      rollbackTo: sqlite.prepare(`rollback to ${UOW}`),
+    };
+  }
 
   /** Opens the batch transaction if none is open, taking the write lock (waiting for another process). */
   async openBatch(): Promise<void> {
     if (!this.batch) {
-      await retryBusy(() => this.sqlite.exec('begin immediate'));
+      await retryBusy(() => this.control.begin.run());
       this.batch = newBatch();
     }
     this.batch.uses++;
@@ -207,7 +217,7 @@ class SqliteConnection implements DatabaseConnection {
     if (!batch) return;
     this.batch = undefined;
     try {
-      this.sqlite.exec('commit');
+      this.control.commit.run();
     } catch (err) {
       try {
         if (this.sqlite.inTransaction) this.sqlite.exec('rollback');

@@ -10,7 +10,9 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { testDatabases } from '../../../test/helpers/databases.ts';
 import { owner, startRail } from '../../../test/helpers/rail.ts';
+import { systemClock } from '../../core/clock.ts';
 import { type Db, migrate, openDatabase, settled } from './connect.ts';
+import { SqlUnitOfWork } from './sql-unit-of-work.ts';
 import type { Flush } from './wal-sync.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -139,6 +141,51 @@ describe('SQLite group commit', () => {
     assert.ok(ticks >= 10, `the event loop ran ${ticks} timer ticks while the write waited`);
     const row = await db.selectFrom('settings').select('value').where('name', '=', 'waited').executeTakeFirst();
     assert.equal(row?.value, 'v');
+  });
+});
+
+describe('SQLite batches under a storm', () => {
+  test('hundreds of interleaved units of work, refusals, plain writes and reads all settle, and only what committed is there', {
+    timeout: 30_000,
+  }, async () => {
+    const { db, flushes } = await watchedDatabase(2);
+    const uow = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
+    const kept: string[] = [];
+    const work = Array.from({ length: 400 }, async (_, i) => {
+      // Some units of work wait between their statements, so others queue for the connection.
+      const pause = () => new Promise((r) => setTimeout(r, i % 3));
+      if (i % 5 === 0) {
+        await assert.rejects(
+          uow.run(async ({ trx }) => {
+            await put(trx, `refused-${i}`);
+            await pause();
+            throw new Error('refused');
+          }),
+          /refused/,
+        );
+      } else if (i % 5 === 1) {
+        await put(db, `plain-${i}`);
+        kept.push(`plain-${i}`);
+      } else if (i % 5 === 2) {
+        await db.selectFrom('settings').select('name').where('name', 'like', 'uow-%').execute();
+      } else {
+        await uow.run(async ({ trx }) => {
+          await put(trx, `uow-${i}`);
+          await pause();
+          await put(trx, `uow-${i}-second`);
+        });
+        kept.push(`uow-${i}`, `uow-${i}-second`);
+      }
+      await settled(db);
+    });
+    await Promise.all(work);
+    const names = (await db.selectFrom('settings').select('name').execute()).map((r) => r.name);
+    assert.deepEqual(
+      names.filter((n) => !n.startsWith('master') && !n.startsWith('owner')).sort(),
+      kept.sort(),
+      'every committed write is there, and no refused one',
+    );
+    assert.ok(flushes.length < 400, `${flushes.length} flushes for 400 operations`);
   });
 });
 
