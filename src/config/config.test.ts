@@ -73,6 +73,13 @@ describe('loadConfig: refusals name the variable', () => {
     for (const value of ['abc', '70000', '65536', '-1', '3000.5', '0x10', '1e3']) refuses({ PORT: value }, 'PORT');
   });
 
+  test('OPENRAIL_DB_POOL_SIZE: a whole number 1-1000, 10 when unset', () => {
+    for (const value of ['0', '-2', '1001', '2.5', 'ten', '1e2'])
+      refuses({ OPENRAIL_DB_POOL_SIZE: value }, 'OPENRAIL_DB_POOL_SIZE');
+    assert.equal(loadConfig({}).dbPoolSize, 10);
+    assert.equal(loadConfig({ OPENRAIL_DB_POOL_SIZE: '24' }).dbPoolSize, 24);
+  });
+
   test('PUBLIC_URL', () => {
     for (const value of [
       'not a url',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -226,6 +227,62 @@ describe('openrail serve with OPENRAIL_DEMO=off', () => {
     await stop(proc);
     assert.deepEqual(readSqlite(dbFile, "select slug from tenants where slug like 'demo-%'"), []);
     assert.deepEqual(readSqlite(dbFile, "select slug from tenants where slug = 'root'"), [{ slug: 'root' }]);
+  });
+});
+
+describe('openrail serve --workers', () => {
+  const dirs: string[] = [];
+  after(async () => {
+    await killAll();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  test('two workers answer on one port; the primary serves nothing itself; SIGTERM stops them all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openrail-workers-'));
+    dirs.push(dir);
+    const port = await freePort();
+    const proc = spawnOpenrail(['serve', '--workers', '2'], {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      OPENRAIL_DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
+      OPENRAIL_DEMO: 'off',
+    });
+    await proc.waitForStdout(BANNER, 60_000);
+    assert.match(proc.stdout(), /in 2 worker processes/);
+    // Each request on a connection of its own: the cluster hands connections to the workers in turn.
+    const once = () =>
+      new Promise<number>((resolve, reject) =>
+        http
+          .get({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          })
+          .on('error', reject),
+      );
+    for (let i = 0; i < 8; i++) assert.equal(await once(), 200);
+    const deadline = Date.now() + 5_000;
+    const pids = () =>
+      new Set(
+        logLines(proc.stdout())
+          .filter((l) => l.msg === 'request')
+          .map((l) => l.pid),
+      );
+    while (pids().size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(pids().size, 2, `requests were answered by ${[...pids()].join(', ')}`);
+    assert.equal(pids().has(proc.child.pid), false, 'the primary answers no request');
+    proc.kill('SIGTERM');
+    assert.deepEqual(await proc.exited(15_000), { code: 0, signal: null }, proc.stderr());
+    await assert.rejects(once(), 'nothing listens any more');
+  });
+
+  test('a --workers that is not a whole number from 1 to 256 exits with code 2 and the usage', async () => {
+    for (const value of ['0', 'two', '1.5', '257']) {
+      const proc = spawnOpenrail(['serve', '--workers', value], { PORT: '0' });
+      assert.deepEqual(await proc.exited(20_000), { code: 2, signal: null });
+      assert.match(proc.stderr(), /--workers takes a whole number 1-256/);
+      assert.match(proc.stderr(), /usage: openrail serve/);
+    }
   });
 });
 

@@ -302,8 +302,12 @@ async function retryBusy<T>(work: () => T): Promise<T> {
   }
 }
 
-/** First retries on the next turn of the event loop, then after 1, 2, 4 … 16 ms. */
+/**
+ * First retries on the next turn of the event loop, then every millisecond: another process holds
+ * the lock for one batch (2 ms at most), and a longer sleep would leave it free and unused. A try
+ * costs a few microseconds.
+ */
 function pause(attempt: number): Promise<void> {
   if (attempt < 3) return new Promise((resolve) => setImmediate(resolve));
-  return new Promise((resolve) => setTimeout(resolve, Math.min(16, 2 ** (attempt - 3))));
+  return new Promise((resolve) => setTimeout(resolve, 1));
 }
