@@ -17,10 +17,12 @@ export interface SqliteDriverOptions {
 }
 
 /**
- * Kysely's SQLite dialect on openrail's own driver, which differs from Kysely's in four ways:
+ * Kysely's SQLite dialect on openrail's own driver, which differs from Kysely's in five ways:
  * - statements are prepared once per SQL text and kept (preparing costs more than running most of ours);
- * - a transaction begins IMMEDIATE, taking the write lock at once, so that a second process on the
- *   same file can never invalidate its snapshot half way (SQLITE_BUSY_SNAPSHOT);
+ * - use cases that follow one another on the connection share one transaction, each in a savepoint
+ *   of it, and one COMMIT (decision 0016);
+ * - that transaction begins IMMEDIATE, taking the write lock at once, so that a second process on
+ *   the same file can never invalidate its snapshot half way (SQLITE_BUSY_SNAPSHOT);
  * - a statement that finds the file locked by another process is retried from the event loop,
  *   never by SQLite sleeping on it (busy_timeout is 0), for up to five seconds;
  * - every commit is reported to the write-ahead-log flusher (WalSync), which makes it durable, and
@@ -51,6 +53,8 @@ class OpenrailSqliteDriver implements Driver {
   private commitScheduled = false;
   /** The open batch's write count when the current holder took the connection. */
   private writesAtAcquire = 0;
+  /** Whether the holder's use case has its savepoint open (a failed begin has none to undo). */
+  private inUseCase = false;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -104,16 +108,19 @@ class OpenrailSqliteDriver implements Driver {
   async beginTransaction(): Promise<void> {
     await this.connection.openBatch();
     this.connection.control.savepoint.run();
+    this.inUseCase = true;
   }
 
   async commitTransaction(): Promise<void> {
     this.connection.control.release.run();
+    this.inUseCase = false;
     this.connection.noteWrite();
   }
 
   /** Undoes this use case's writes only; the batch goes on. */
   async rollbackTransaction(): Promise<void> {
-    if (!this.sqlite.inTransaction) return;
+    if (!this.inUseCase) return;
+    this.inUseCase = false;
     this.connection.control.rollbackTo.run();
     this.connection.control.release.run();
   }
