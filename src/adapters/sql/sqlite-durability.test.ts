@@ -138,7 +138,7 @@ describe('SQLite group commit', () => {
     setTimeout(() => other.exec('commit'), 150);
     await write;
     clearInterval(timer);
-    assert.ok(ticks >= 10, `the event loop ran ${ticks} timer ticks while the write waited`);
+    assert.ok(ticks >= 3, `the event loop ran ${ticks} timer ticks while the write waited (a blocked loop runs none)`);
     const row = await db.selectFrom('settings').select('value').where('name', '=', 'waited').executeTakeFirst();
     assert.equal(row?.value, 'v');
   });
