@@ -70,7 +70,7 @@ function backendSampler(url: string, applicationName: string): BackendSampler {
   return {
     stop: async () => {
       running = false;
-      await loop;
+      await within(loop, 10_000, 'the PostgreSQL activity sampler to stop');
       const n = Math.max(1, totals.samples);
       return {
         active: totals.active / n,
@@ -97,15 +97,21 @@ export function sqliteDatabase(dir: string): Database {
 
 export async function postgresDatabase(url: string): Promise<Database> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = async <T>(fn: (c: pg.Client) => Promise<T>) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
-  };
+  // Schema work (create, check, count, drop) is quick; a minute is a dead database.
+  const admin = <T>(fn: (c: pg.Client) => Promise<T>) =>
+    within(
+      (async () => {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        try {
+          return await fn(c);
+        } finally {
+          await c.end();
+        }
+      })(),
+      60_000,
+      `PostgreSQL at ${new URL(url).host} (schema ${schema})`,
+    );
   await admin((c) => c.query(`create schema ${schema}`));
   // As test/helpers/databases.ts points a child process at a schema: libpq's options parameter.
   const scoped = new URL(url);
@@ -116,7 +122,7 @@ export async function postgresDatabase(url: string): Promise<Database> {
     engine: 'postgres',
     url: scoped.toString(),
     age: (spec) => within(agePostgres(url, schema, spec), AGE_TIMEOUT_MS, `ageing PostgreSQL schema ${schema}`),
-    counts: () => countRows({ kind: 'postgres', url, schema }),
+    counts: () => within(countRows({ kind: 'postgres', url, schema }), 120_000, `counting the rows of schema ${schema}`),
     sampler: () => backendSampler(url, `openrail-${schema}`),
     verify: () =>
       admin(async (c) => {
