@@ -9,6 +9,11 @@ import { VERB_USAGE } from './usage.ts';
 
 /** A worker that exits within this long of starting is failing to start, not crashing: no restart. */
 const START_GRACE_MS = 10_000;
+/** More restarts than this within RESTART_WINDOW_MS is a crash loop: the primary stops. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+/** Set by the primary for its workers: how many share the pool budget. */
+const WORKER_COUNT = 'OPENRAIL_WORKER_COUNT';
 
 /**
  * `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM.
@@ -29,7 +34,7 @@ export async function serve(args: string[]): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  if (cluster.isWorker) return serveWorker(config, logger, Number(process.env.OPENRAIL_WORKERS));
+  if (cluster.isWorker) return serveWorker(config, logger, Number(process.env[WORKER_COUNT]));
   if (workers === 1) return serveAlone(config, logger);
   return servePrimary(config, logger, workers);
 }
@@ -126,7 +131,14 @@ async function servePrimary(config: Config, logger: Logger, workers: number): Pr
   cluster.setupPrimary({ silent: false });
   let closing = false;
   const started = new Map<Worker, number>();
-  const fork = () => started.set(cluster.fork({ OPENRAIL_WORKERS: String(workers) }), Date.now());
+  const fork = () => started.set(cluster.fork({ [WORKER_COUNT]: String(workers) }), Date.now());
+  const restarts: number[] = [];
+  const stopAll = (why: string) => {
+    process.stderr.write(`openrail: ${why} (see the log)\n`);
+    closing = true;
+    for (const w of started.keys()) w.process.kill('SIGTERM');
+    process.exitCode = 1;
+  };
   let listening = 0;
   let port = config.port;
   cluster.on('listening', (_worker, address) => {
@@ -141,13 +153,13 @@ async function servePrimary(config: Config, logger: Logger, workers: number): Pr
     started.delete(worker);
     if (closing) return;
     logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
-    if (Date.now() - since < START_GRACE_MS && listening < workers) {
-      process.stderr.write('openrail: cannot start: a worker process failed while starting (see the log)\n');
-      closing = true;
-      for (const w of started.keys()) w.process.kill('SIGTERM');
-      process.exitCode = 1;
-      return;
-    }
+    const now = Date.now();
+    if (now - since < START_GRACE_MS && listening < workers)
+      return stopAll('cannot start: a worker process failed while starting');
+    restarts.push(now);
+    while ((restarts[0] ?? now) < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length > MAX_RESTARTS)
+      return stopAll(`worker processes keep exiting (${restarts.length} in a minute); stopping`);
     fork();
   });
   for (let i = 0; i < workers; i++) fork();

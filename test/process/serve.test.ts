@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -271,6 +271,31 @@ describe('openrail serve --workers', () => {
     while (pids().size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.equal(pids().size, 2, `requests were answered by ${[...pids()].join(', ')}`);
     assert.equal(pids().has(proc.child.pid), false, 'the primary answers no request');
+
+    // A worker that dies is replaced, and the port keeps answering meanwhile.
+    const workersOf = () =>
+      readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((d) => {
+          try {
+            const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === proc.child.pid;
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    const before = workersOf();
+    assert.equal(before.length, 2, `workers: ${before.join(', ')}`);
+    process.kill(before[0] as number, 'SIGKILL');
+    const replaced = Date.now() + 20_000;
+    while (!(workersOf().length === 2 && !workersOf().includes(before[0] as number)) && Date.now() < replaced) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const after = workersOf();
+    assert.equal(after.length, 2, `workers after the kill: ${after.join(', ')}`);
+    assert.equal(after.includes(before[0] as number), false);
+    for (let i = 0; i < 4; i++) assert.equal(await once(), 200);
     proc.kill('SIGTERM');
     assert.deepEqual(await proc.exited(15_000), { code: 0, signal: null }, proc.stderr());
     await assert.rejects(once(), 'nothing listens any more');
