@@ -153,11 +153,10 @@ describe('openrail serve on SQLite: first and second start', () => {
     assert.equal(existsSync(join(dataDir, 'openrail.sqlite')), false);
   });
 
-  test('SIGTERM drains and exits with code 0 promptly', async () => {
+  // `stop` gives the drain ten seconds before it counts as hung: a bound, not a measurement.
+  test('SIGTERM drains and exits with code 0', async () => {
     await untilLogged(first, http.sent.length);
-    const started = Date.now();
     await stop(first);
-    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   });
 
   test('the log has exactly one request line per request and never the owner token', () => {
