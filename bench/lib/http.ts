@@ -66,8 +66,3 @@ export function request(url: string, init: RequestInit = {}): Promise<Answer> {
     req.end(body);
   });
 }
-
-/** Closes the idle keep-alive connections (before a server restarts, say). */
-export function closeIdle(): void {
-  agent.destroy();
-}

@@ -53,8 +53,6 @@ class OpenrailSqliteDriver implements Driver {
   private commitScheduled = false;
   /** The open batch's write count when the current holder took the connection. */
   private writesAtAcquire = 0;
-  /** Whether the holder's use case has its savepoint open (a failed begin has none to undo). */
-  private inUseCase = false;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -108,19 +106,19 @@ class OpenrailSqliteDriver implements Driver {
   async beginTransaction(): Promise<void> {
     await this.connection.openBatch();
     this.connection.control.savepoint.run();
-    this.inUseCase = true;
+    this.connection.inUseCase = true;
   }
 
   async commitTransaction(): Promise<void> {
     this.connection.control.release.run();
-    this.inUseCase = false;
+    this.connection.inUseCase = false;
     this.connection.noteWrite();
   }
 
   /** Undoes this use case's writes only; the batch goes on. */
   async rollbackTransaction(): Promise<void> {
-    if (!this.inUseCase) return;
-    this.inUseCase = false;
+    if (!this.connection.inUseCase) return;
+    this.connection.inUseCase = false;
     this.connection.control.rollbackTo.run();
     this.connection.control.release.run();
   }
@@ -185,6 +183,8 @@ class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, Prepared>();
   /** The open batch transaction, while use cases (and statements) are running in it. */
   batch: Batch | undefined;
+  /** Whether the holder's use case has its savepoint open (a failed begin has none to undo). */
+  inUseCase = false;
   /** The statements that open, split and end the batch, prepared once (exec would parse them each time). */
   readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
@@ -240,7 +240,11 @@ class SqliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const prepared = this.prepare(compiled.sql);
-    if (this.batch && OUTSIDE_TRANSACTION.test(compiled.sql)) this.commitBatch();
+    if (this.batch && OUTSIDE_TRANSACTION.test(compiled.sql)) {
+      // Committing here would commit the half of the use case written so far.
+      if (this.inUseCase) throw new Error(`${compiled.sql} cannot run inside a unit of work`);
+      this.commitBatch();
+    }
     return retryBusy(() => this.run<R>(prepared, compiled.parameters));
   }
 

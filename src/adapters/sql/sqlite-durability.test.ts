@@ -189,6 +189,23 @@ describe('SQLite batches under a storm', () => {
   });
 });
 
+describe('statements that cannot run in a transaction', () => {
+  test('a checkpoint commits the open batch first, and is refused inside a unit of work, which then writes nothing', async () => {
+    const { db } = await watchedDatabase();
+    const uow = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
+    await assert.rejects(
+      uow.run(async ({ trx }) => {
+        await put(trx, 'half-done');
+        await sql`pragma wal_checkpoint(PASSIVE)`.execute(trx);
+      }),
+      /cannot run inside a unit of work/,
+    );
+    const row = await db.selectFrom('settings').select('name').where('name', '=', 'half-done').executeTakeFirst();
+    assert.equal(row, undefined);
+    await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
+  });
+});
+
 describe('SQLite group commit behind HTTP', () => {
   test('an answer is held until the flush that covers its write has returned', async () => {
     const [sqlite] = testDatabases();
