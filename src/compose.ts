@@ -16,6 +16,7 @@ import { trustModule } from './features/trust/module.ts';
 import { verificationModule } from './features/verification/module.ts';
 import { walletModule } from './features/wallet/module.ts';
 import { walletProvidersModule } from './features/wallet-providers/module.ts';
+import { webhooksModule } from './features/webhooks/module.ts';
 
 export type { Openrail } from './app/start.ts';
 export { APP_ROOT } from './app/start.ts';
@@ -36,6 +37,7 @@ export const MODULES = [
   depositsModule,
   channelsModule,
   walletProvidersModule,
+  webhooksModule,
   conformanceModule,
   pagesModule,
 ];

@@ -38,6 +38,21 @@ export interface Built<S> {
   /** Every plane named in `Module.planes`. */
   planes?: Partial<Record<PlaneName, AuthPlane>>;
   jobs?: Job[];
+  /** Work that runs all the time while the service does (webhook delivery). */
+  daemons?: Daemon[];
+}
+
+/**
+ * A loop a module runs for as long as the process serves, unlike a Job, which runs once per
+ * period on one process: every process runs every daemon, which shares its work with the other
+ * processes through leases of its own (webhook lanes). Started after the routes are ready, stopped
+ * before the database closes.
+ */
+export interface Daemon {
+  readonly name: string;
+  start(): void;
+  /** Stops taking work and waits for what is in flight. */
+  stop(): Promise<void>;
 }
 
 /** The kernel every module builds from: configuration, infrastructure, and the other modules. */

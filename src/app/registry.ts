@@ -1,7 +1,7 @@
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import { publicPlane } from '../http/auth/principal.ts';
 import type { Job } from './jobs.ts';
-import type { Built, Context, Module } from './module.ts';
+import type { Built, Context, Daemon, Module } from './module.ts';
 
 /**
  * Builds modules on demand, each at most once, and finds the module that provides a plane. Once
@@ -53,6 +53,19 @@ export class ModuleRegistry {
 
   seal(): void {
     this.sealed = true;
+  }
+
+  /** The services of a module that was built (tests reach a dispatcher this way); never builds one. */
+  async services<S>(module: Module<S>): Promise<S> {
+    const built = this.built.get(module as Module);
+    if (!built) throw new Error(`module ${module.name} was not built`);
+    return ((await built) as Built<S>).services;
+  }
+
+  /** The daemons of every module built, in the order they were built. */
+  async daemons(): Promise<Daemon[]> {
+    const built = await Promise.all(this.order.map((m) => this.built.get(m)));
+    return built.flatMap((b) => b?.daemons ?? []);
   }
 
   /** The jobs of every module built, in the order they were built. */

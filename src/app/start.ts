@@ -33,6 +33,8 @@ export interface Openrail {
   routes: RouteGroup[];
   /** The background jobs of the built modules (tests tick them by hand). */
   jobs: JobRunner;
+  /** The services of a module that was built (tests drive a dispatcher with them). */
+  services<S>(module: Module<S>): Promise<S>;
   /** Set only on the start that generated the owner token: shown once, never stored in clear. */
   revealedOwnerToken?: string;
   close(): Promise<void>;
@@ -45,7 +47,7 @@ export interface StartOptions {
   database?: OpenOptions;
   /** Outbound HTTP (default: the SSRF-guarded fetcher). */
   fetcher?: HttpFetcher;
-  /** false: jobs are not started (tests tick `jobs` by hand). Default true. */
+  /** false: jobs and daemons are not started (tests tick `jobs` and drive daemons by hand). Default true. */
   runJobs?: boolean;
 }
 
@@ -77,7 +79,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       vault,
       keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),
       urls: new IssuerUrls(config.publicUrl),
-      fetcher: options.fetcher ?? new GuardedFetcher(),
+      fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
       ownerTokenHash: ownerTokenHash(settings, config),
       unitOfWork: (bind) => new SqlUnitOfWork(db, bind, clock),
       openApi: () => openApi,
@@ -103,7 +105,11 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     });
     await app.ready();
     const jobs = new JobRunner(await registry.jobs(), new SqlJobLeaseStore(db), clock, log);
-    if (options.runJobs !== false) await jobs.start();
+    const daemons = await registry.daemons();
+    if (options.runJobs !== false) {
+      await jobs.start();
+      for (const daemon of daemons) daemon.start();
+    }
     // Last, so that a start which fails earlier cannot generate a token nobody ever sees.
     const revealed = await revealOwnerTokenOnFirstStart(settings, config);
     const result: Openrail = {
@@ -111,8 +117,10 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       db,
       routes: groups,
       jobs,
+      services: (module) => registry.services(module),
       close: async () => {
         await jobs.stop();
+        for (const daemon of daemons) await daemon.stop();
         await app.close();
         await db.destroy();
       },

@@ -23,6 +23,13 @@ export interface Config {
   unmountedGroups: string[];
   security: { contacts: string[]; expires?: Date; policy?: string };
   platformName: string;
+  /**
+   * Origins outbound calls may reach although they are not public https (development and tests):
+   * exact `scheme://host:port` strings, compared with a URL's origin.
+   */
+  outboundAllow: string[];
+  /** The delays, in milliseconds, before each retry of a webhook delivery (docs/webhooks.md). */
+  webhookRetrySchedule: number[];
 }
 
 export class ConfigError extends Error {
@@ -152,6 +159,46 @@ function optionalHttpsUrl(env: Env, name: string): string | undefined {
   return raw;
 }
 
+function outboundAllow(env: Env, production: boolean): string[] {
+  const raw = read(env, 'OPENRAIL_OUTBOUND_ALLOW');
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const text = entry.trim();
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `must be a comma-separated list of origins (got "${text}")`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '')) {
+      throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `lists origins such as http://127.0.0.1:8080, without a path (got "${text}")`);
+    }
+    // A production deployment may name private https hosts, never plain http.
+    if (production && url.protocol !== 'https:') {
+      throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `may name only https origins when NODE_ENV=production (got "${text}")`);
+    }
+    return url.origin;
+  });
+}
+
+/** Seven retries over about a day: 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h (docs/webhooks.md). */
+export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,2h,6h,12h';
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `10s,1m,5m`: the delay before each retry; the count is the number of retries (1 to 20, each up to 7 days). */
+export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE'): number[] {
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length < 1 || parts.length > 20) throw new ConfigError(variable, 'must list 1 to 20 delays');
+  return parts.map((part) => {
+    const match = /^(\d{1,6})(ms|s|m|h|d)$/.exec(part);
+    const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
+    if (!match || ms < 1 || ms > 7 * 86_400_000) {
+      throw new ConfigError(variable, `must be comma-separated delays such as 10s,1m,5m,2h (got "${part}")`);
+    }
+    return ms;
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['production', 'development', 'test'] as const, 'development');
   const production = nodeEnv === 'production';
@@ -172,6 +219,8 @@ export function loadConfig(env: Env = process.env): Config {
     unmountedGroups: unmounted ? unmounted.split(',').map((g) => g.trim()) : [],
     security: { contacts: securityContacts(env, url) },
     platformName: read(env, 'OPENRAIL_PLATFORM_NAME') ?? 'openrail',
+    outboundAllow: outboundAllow(env, production),
+    webhookRetrySchedule: retrySchedule(read(env, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;

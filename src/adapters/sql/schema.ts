@@ -229,6 +229,8 @@ export interface OutboxTable {
   created_at: number;
   /** JSON object: the event's data. */
   data: string;
+  /** Null until routed to webhooks; then how many deliveries the event got (0: it went nowhere). */
+  routed_to: number | null;
 }
 
 export interface JobLeasesTable {
@@ -314,6 +316,52 @@ export interface WalletProvidersTable {
   updated_at: number;
 }
 
+export interface WebhooksTable {
+  id: string;
+  tenant: string;
+  url: string;
+  events: string;
+  active: number;
+  inactive_reason: string | null;
+  sealed_secret: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+  dead_streak: Generated<number>;
+  last_success_at: number | null;
+  lane_holder: string | null;
+  lane_until: Generated<number>;
+  next_at: Generated<number>;
+}
+
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  webhook_id: string;
+  tenant: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  state: string;
+  attempts: number;
+  failures: number;
+  next_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  n: number;
+  at: number;
+  status: number | null;
+  ok: number;
+  latency_ms: number;
+  error: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -344,4 +392,7 @@ export interface Database {
   share_settings: ShareSettingsTable;
   sharing_log: SharingLogTable;
   wallet_providers: WalletProvidersTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -7,8 +7,26 @@ import { Statement } from './statement.ts';
 
 const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
 
+const committedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` after every unit of work of this process that committed events, so delivery
+ * can start at once instead of at its next poll. Answers the function that removes it.
+ */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+export function eventsCommitted(): void {
+  for (const listener of committedListeners) listener();
+}
+
 /** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
 export class SqlEventOutbox implements EventOutbox {
+  /** Events written through this outbox. */
+  emitted = 0;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -18,6 +36,7 @@ export class SqlEventOutbox implements EventOutbox {
     if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
     const id = `evt_${randomText(16)}`;
     await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
+    this.emitted++;
     return id;
   }
 }

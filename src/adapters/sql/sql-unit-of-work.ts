@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { type Db, holdingConnection } from './connect.ts';
 import { SqlAuditTrail } from './sql-audit-trail.ts';
-import { SqlEventOutbox } from './sql-event-outbox.ts';
+import { eventsCommitted, SqlEventOutbox } from './sql-event-outbox.ts';
 
 /**
  * One database transaction per unit of work. `bind` builds the use case's stores on the
@@ -17,12 +17,17 @@ export class SqlUnitOfWork<S> implements UnitOfWork<S> {
     private readonly clock: Clock,
   ) {}
 
-  run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T> {
-    const inside = (trx: Db) =>
-      work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
+  async run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T> {
+    let events: SqlEventOutbox | undefined;
+    const inside = (trx: Db) => {
+      events = new SqlEventOutbox(trx, this.clock);
+      return work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events });
+    };
     if (this.db.isTransaction) return inside(this.db);
     const root = this.db;
-    return root.transaction().execute((trx) => holdingConnection(root, () => inside(trx)));
+    const result = await root.transaction().execute((trx) => holdingConnection(root, () => inside(trx)));
+    if (events && events.emitted > 0) eventsCommitted();
+    return result;
   }
 }
 

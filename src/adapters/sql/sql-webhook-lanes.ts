@@ -1,0 +1,307 @@
+import { PostgresAdapter, sql } from 'kysely';
+import { randomText } from '../crypto/random-pool.ts';
+import type { Db } from './connect.ts';
+
+/**
+ * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
+ * events into deliveries, and the lanes. A lane is one endpoint's queue, sent by one process at a
+ * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
+ * endpoint's queued deliveries one by one, oldest first.
+ */
+export interface LaneDelivery {
+  id: string;
+  payload: string;
+  eventType: string;
+  attempts: number;
+  failures: number;
+}
+
+export interface LaneTarget {
+  url: string;
+  sealedSecret: string;
+}
+
+export interface AttemptResult {
+  deliveryId: string;
+  webhookId: string;
+  holder: string;
+  /** The attempt's number: the delivery's attempts so far plus one. */
+  n: number;
+  at: number;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+const ROUTE_LOCK = 0x6f72_7768; // 'orwh': one router at a time on PostgreSQL
+
+export class SqlWebhookLanes {
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Db) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
+  async routingDue(): Promise<boolean> {
+    const row = await this.db.selectFrom('outbox').select('seq').where('routed_to', 'is', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Inside a transaction: makes the deliveries of up to `limit` unrouted events, oldest first, and
+   * marks each event with how many it got. On PostgreSQL one process routes at a time (a
+   * transaction-scoped advisory lock), so deliveries are numbered in the order events were routed;
+   * a process that finds the lock taken routes nothing this time. Answers how many events it routed.
+   */
+  async route(now: number, limit: number): Promise<number> {
+    if (!this.db.isTransaction) throw new Error('routing runs inside a transaction');
+    if (this.postgres) {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${ROUTE_LOCK}) as locked`.execute(this.db);
+      if (!rows[0]?.locked) return 0;
+    }
+    const events = await this.db
+      .selectFrom('outbox')
+      .select(['seq', 'id', 'type', 'tenant', 'created_at', 'data'])
+      .where('routed_to', 'is', null)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    if (events.length === 0) return 0;
+    const endpoints = (await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events']).where('active', '=', 1).execute()).map(
+      (w) => ({ id: w.id, tenant: w.tenant, events: new Set(JSON.parse(w.events) as string[]) }),
+    );
+    const deliveries: Array<{
+      id: string;
+      webhook_id: string;
+      tenant: string;
+      event_id: string;
+      event_type: string;
+      payload: string;
+      state: string;
+      attempts: number;
+      failures: number;
+      next_attempt_at: number;
+      created_at: number;
+    }> = [];
+    const routedTo = new Map<number, number[]>();
+    for (const e of events) {
+      const data = JSON.parse(e.data) as Record<string, unknown>;
+      // A ping goes to the endpoint it tests, whatever that endpoint subscribed to.
+      const targets =
+        e.type === 'webhook.ping'
+          ? endpoints.filter((w) => w.id === data.webhookId && w.tenant === e.tenant)
+          : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type));
+      for (const w of targets) {
+        const id = `dlv_${randomText(16)}`;
+        deliveries.push({
+          id,
+          webhook_id: w.id,
+          tenant: e.tenant,
+          event_id: e.id,
+          event_type: e.type,
+          payload: envelope(id, e.type, Number(e.created_at), e.tenant, e.data),
+          state: 'queued',
+          attempts: 0,
+          failures: 0,
+          next_attempt_at: now,
+          created_at: now,
+        });
+      }
+      const seqs = routedTo.get(targets.length) ?? [];
+      seqs.push(Number(e.seq));
+      routedTo.set(targets.length, seqs);
+    }
+    for (let i = 0; i < deliveries.length; i += 200) {
+      await this.db.insertInto('webhook_deliveries').values(deliveries.slice(i, i + 200)).execute();
+    }
+    for (const [count, seqs] of routedTo) {
+      await this.db.updateTable('outbox').set({ routed_to: count }).where('seq', 'in', seqs).execute();
+    }
+    return events.length;
+  }
+
+  /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
+  async lanesDue(now: number): Promise<boolean> {
+    const row = await this.dueLanes(now).select('w.id').limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private dueLanes(now: number) {
+    return this.db
+      .selectFrom('webhooks as w')
+      .where('w.active', '=', 1)
+      .where('w.lane_until', '<=', now)
+      .where('w.next_at', '<=', now)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.seq')
+            .whereRef('d.webhook_id', '=', 'w.id')
+            .where('d.state', '=', 'queued'),
+        ),
+      );
+  }
+
+  /**
+   * Takes the lanes of up to `max` due endpoints until `until`. One conditional write: of several
+   * processes claiming at once, each lane goes to one. On PostgreSQL the candidates are chosen
+   * FOR UPDATE SKIP LOCKED, so claimers pass each other by instead of queueing on the same rows.
+   */
+  async claim(holder: string, now: number, until: number, max: number): Promise<string[]> {
+    let candidates = this.dueLanes(now).select('w.id').orderBy('w.next_at').limit(max);
+    if (this.postgres) candidates = candidates.forUpdate().skipLocked();
+    const rows = await this.db
+      .updateTable('webhooks')
+      .set({ lane_holder: holder, lane_until: until })
+      .where('id', 'in', candidates)
+      .where('lane_until', '<=', now)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The endpoint's address and secret, while `holder` holds its lane and it is active. */
+  async target(webhookId: string, holder: string): Promise<LaneTarget | undefined> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(['url', 'sealed_secret'])
+      .where('id', '=', webhookId)
+      .where('lane_holder', '=', holder)
+      .where('active', '=', 1)
+      .executeTakeFirst();
+    return row && { url: row.url, sealedSecret: row.sealed_secret };
+  }
+
+  /** The endpoint's queued deliveries, oldest first. */
+  async queue(webhookId: string, limit: number): Promise<LaneDelivery[]> {
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'payload', 'event_type', 'attempts', 'failures'])
+      .where('webhook_id', '=', webhookId)
+      .where('state', '=', 'queued')
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      payload: r.payload,
+      eventType: r.event_type,
+      attempts: Number(r.attempts),
+      failures: Number(r.failures),
+    }));
+  }
+
+  private async logAttempt(a: AttemptResult, ok: boolean): Promise<void> {
+    await this.db
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: a.deliveryId,
+        n: a.n,
+        at: a.at,
+        status: a.status,
+        ok: ok ? 1 : 0,
+        latency_ms: Math.round(a.latencyMs),
+        error: a.error,
+      })
+      .execute();
+  }
+
+  /** Inside a transaction: the delivery is delivered; the lane is kept until `leaseUntil`. */
+  async delivered(a: AttemptResult, leaseUntil: number): Promise<void> {
+    await this.logAttempt(a, true);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ state: 'delivered', attempts: eb('attempts', '+', 1), last_status: a.status, last_error: null, finished_at: a.at }))
+      .where('id', '=', a.deliveryId)
+      .where('state', '=', 'queued')
+      .execute();
+    await this.db
+      .updateTable('webhooks')
+      .set({ dead_streak: 0, last_success_at: a.at, lane_until: leaseUntil })
+      .where('id', '=', a.webhookId)
+      .where('lane_holder', '=', a.holder)
+      .execute();
+  }
+
+  /**
+   * Inside a transaction: the attempt failed and the delivery is tried again at `retryAt`. The
+   * lane is released and the endpoint waits until then: nothing later overtakes the delivery.
+   */
+  async retryLater(a: AttemptResult, retryAt: number): Promise<void> {
+    await this.logAttempt(a, false);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        failures: eb('failures', '+', 1),
+        next_attempt_at: retryAt,
+        last_status: a.status,
+        last_error: a.error,
+      }))
+      .where('id', '=', a.deliveryId)
+      .where('state', '=', 'queued')
+      .execute();
+    await this.db
+      .updateTable('webhooks')
+      .set({ next_at: retryAt, lane_holder: null, lane_until: 0 })
+      .where('id', '=', a.webhookId)
+      .where('lane_holder', '=', a.holder)
+      .execute();
+  }
+
+  /**
+   * Inside a transaction: the delivery's retries are spent and it is dead-lettered. The endpoint's
+   * streak of dead letters grows; at `disableAt` the endpoint is disabled, and the answer is its
+   * tenant (null otherwise).
+   */
+  async deadLetter(a: AttemptResult, leaseUntil: number, disableAt: number): Promise<string | null> {
+    await this.logAttempt(a, false);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        state: 'dead',
+        attempts: eb('attempts', '+', 1),
+        failures: eb('failures', '+', 1),
+        last_status: a.status,
+        last_error: a.error,
+        finished_at: a.at,
+      }))
+      .where('id', '=', a.deliveryId)
+      .where('state', '=', 'queued')
+      .execute();
+    const row = await this.db
+      .updateTable('webhooks')
+      .set((eb) => ({ dead_streak: eb('dead_streak', '+', 1), lane_until: leaseUntil }))
+      .where('id', '=', a.webhookId)
+      .where('lane_holder', '=', a.holder)
+      .returning(['dead_streak', 'tenant'])
+      .executeTakeFirst();
+    if (!row || Number(row.dead_streak) < disableAt) return null;
+    await this.db
+      .updateTable('webhooks')
+      .set({ active: 0, inactive_reason: 'failing', updated_at: a.at, lane_holder: null, lane_until: 0 })
+      .where('id', '=', a.webhookId)
+      .execute();
+    return row.tenant;
+  }
+
+  /** Gives the lane back (a process stopping, or a lane with nothing left to send). */
+  async release(webhookId: string, holder: string): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ lane_holder: null, lane_until: 0 })
+      .where('id', '=', webhookId)
+      .where('lane_holder', '=', holder)
+      .execute();
+  }
+}
+
+/**
+ * The envelope's exact bytes (domain model, fixed: `{id, type, createdAt, tenant, data}`), `id`
+ * being the delivery's. `data` is the outbox's JSON text as written, not parsed and re-serialised.
+ */
+function envelope(id: string, type: string, createdAt: number, tenant: string, data: string): string {
+  const at = new Date(createdAt).toISOString();
+  return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"createdAt":${JSON.stringify(at)},"tenant":${JSON.stringify(tenant)},"data":${data}}`;
+}

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
+import type { Db } from '../../adapters/sql/connect.ts';
+import { type LaneDelivery, SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
+import type { Actor } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { signBody } from '../../core/webhook-signature.ts';
+import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
+import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+/** Knobs of delivery (docs/webhooks.md); the defaults are the documented ones. */
+export interface DispatcherOptions {
+  /** Delay before each retry, in ms (OPENRAIL_WEBHOOK_RETRY_SCHEDULE). */
+  schedule: readonly number[];
+  /** Endpoints this process sends to at once. */
+  lanes?: number;
+  /** One attempt, from DNS to the response's headers. */
+  attemptTimeoutMs?: number;
+  /** How often a process looks for work it was not woken for (another process's events, due retries). */
+  pollMs?: number;
+}
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** A lane is leased for an attempt's timeout plus this margin, and renewed by every delivery. */
+const LEASE_MARGIN_MS = 5_000;
+const ROUTE_BATCH = 500;
+/** Deliveries a lane sends before it gives its endpoint back, so busy endpoints take turns. */
+const LANE_BATCH = 100;
+
+/**
+ * Sends webhook deliveries (docs/webhooks.md, "How delivery works"). Routing turns outbox events
+ * into one delivery per subscribed endpoint, in one transaction with marking the events routed.
+ * Each endpoint is a lane: this process leases it, sends its queued deliveries oldest first,
+ * one at a time, and records each attempt in a transaction of its own. A failure stops the lane
+ * until the delivery's retry is due, so a later event never overtakes an earlier one that is
+ * being retried.
+ */
+export class WebhookDispatcher {
+  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly lanes = new Map<string, Promise<void>>();
+  private readonly maxLanes: number;
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private again = false;
+  private stopping = false;
+  private readonly reader: SqlWebhookLanes;
+
+  constructor(
+    db: Db,
+    private readonly uow: UnitOfWork<{ lanes: SqlWebhookLanes }>,
+    private readonly fetcher: HttpFetcher,
+    private readonly vault: KeyVault,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.maxLanes = options.lanes ?? 8;
+    this.timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.pollMs = options.pollMs ?? 500;
+    this.reader = new SqlWebhookLanes(db);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for work now (events were just committed, a lane finished). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((err) => this.log.error({ err: errorText(err) }, 'webhook dispatch failed'))
+      .finally(() => {
+        this.pumping = undefined;
+      });
+  }
+
+  /** Routes what is due, sends what is due, and waits until every lane it started has finished (tests). */
+  async runOnce(): Promise<void> {
+    await this.pumping;
+    await this.pump();
+    while (this.lanes.size > 0) await Promise.all([...this.lanes.values()]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.pumping;
+    await Promise.all([...this.lanes.values()]);
+  }
+
+  private async pump(): Promise<void> {
+    do {
+      this.again = false;
+      while (!this.stopping && (await this.reader.routingDue())) {
+        const routed = await this.uow.run(({ lanes }) => lanes.route(this.clock.now(), ROUTE_BATCH));
+        if (routed === 0) break; // another process holds the router
+      }
+      await this.claimLanes();
+    } while (this.again && !this.stopping);
+  }
+
+  private async claimLanes(): Promise<void> {
+    const free = this.maxLanes - this.lanes.size;
+    const now = this.clock.now();
+    if (free <= 0 || this.stopping || !(await this.reader.lanesDue(now))) return;
+    const claimed = await this.uow.run(({ lanes }) => lanes.claim(this.holder, now, now + this.leaseMs(), free));
+    for (const webhookId of claimed) {
+      const lane = this.runLane(webhookId)
+        .catch((err) => this.log.error({ err: errorText(err), webhookId }, 'webhook lane failed'))
+        .finally(() => {
+          this.lanes.delete(webhookId);
+          this.wake();
+        });
+      this.lanes.set(webhookId, lane);
+    }
+  }
+
+  private leaseMs(): number {
+    return this.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /** Sends the lane's queue in order until it is empty, an attempt fails, or the process stops. */
+  private async runLane(webhookId: string): Promise<void> {
+    let sent = 0;
+    let keep = true;
+    while (keep && !this.stopping && sent < LANE_BATCH) {
+      const target = await this.reader.target(webhookId, this.holder);
+      if (!target) return; // the lane was lost, or the endpoint deactivated meanwhile
+      const queue = await this.reader.queue(webhookId, Math.min(20, LANE_BATCH - sent));
+      if (queue.length === 0) break;
+      for (const delivery of queue) {
+        keep = await this.attempt(webhookId, target.url, this.vault.open(target.sealedSecret, `webhook:${webhookId}`), delivery);
+        sent++;
+        if (!keep || this.stopping) break;
+      }
+    }
+    if (keep) await this.reader.release(webhookId, this.holder);
+  }
+
+  /** One attempt, recorded; answers whether the lane goes on. */
+  private async attempt(webhookId: string, url: string, secret: string, d: LaneDelivery): Promise<boolean> {
+    const at = this.clock.now();
+    const sent = await this.send(url, secret, d);
+    const result = { deliveryId: d.id, webhookId, holder: this.holder, n: d.attempts + 1, at, ...sent };
+    if (sent.ok) {
+      await this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
+      return true;
+    }
+    const retryAt = nextAttemptAt(this.options.schedule, d.failures + 1, this.clock.now(), Math.random());
+    if (retryAt !== null) {
+      await this.uow.run(({ lanes }) => lanes.retryLater(result, retryAt));
+      return false;
+    }
+    return this.uow.run(async ({ lanes, audit }) => {
+      const disabledTenant = await lanes.deadLetter(result, this.clock.now() + this.leaseMs(), DISABLE_AFTER_DEAD_LETTERS);
+      if (disabledTenant === null) return true;
+      await audit.append({
+        actor: WEBHOOK_DISPATCHER,
+        action: 'webhook.disabled',
+        tenant: disabledTenant,
+        target: webhookId,
+        detail: { deadLetters: DISABLE_AFTER_DEAD_LETTERS },
+      });
+      return false;
+    });
+  }
+
+  private async send(
+    url: string,
+    secret: string,
+    d: LaneDelivery,
+  ): Promise<{ ok: boolean; status: number | null; latencyMs: number; error: string | null }> {
+    const began = performance.now();
+    try {
+      const { status, latencyMs } = await this.fetcher.post(url, {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'openrail-webhooks/1',
+          'x-svc-event': d.eventType,
+          'x-svc-delivery': d.id,
+          'x-svc-timestamp': String(Math.floor(this.clock.now() / 1000)),
+          'x-svc-signature': signBody(secret, d.payload),
+        },
+        body: d.payload,
+        timeoutMs: this.timeoutMs,
+      });
+      // Only a 2xx is a delivery; a 3xx is a failure and its Location is never visited.
+      const ok = status >= 200 && status < 300;
+      const error = ok ? null : status >= 300 && status < 400 ? `redirect ${status} not followed` : `answered ${status}`;
+      return { ok, status, latencyMs, error };
+    } catch (err) {
+      const error = err instanceof FetchRefused ? `${err.reason}: ${err.message}` : 'failed';
+      return { ok: false, status: null, latencyMs: performance.now() - began, error };
+    }
+  }
+}
+
+const WEBHOOK_DISPATCHER: Actor = { kind: 'system', what: 'webhooks' };
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message.slice(0, 300) : 'failed');

@@ -1,0 +1,56 @@
+import { SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
+import { SqlWebhookStore } from '../../adapters/sql/sql-webhook-store.ts';
+import { onEventsCommitted } from '../../adapters/sql/sql-event-outbox.ts';
+import { defineModule } from '../../app/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { WebhookDispatcher } from './dispatcher.ts';
+import { webhookRoutes } from './routes.ts';
+import { WebhookService } from './webhook-service.ts';
+
+/**
+ * Webhooks (docs/webhooks.md): endpoint administration under /api/admin/integration, and the
+ * dispatcher that delivers the outbox to the endpoints, signed, at least once.
+ */
+export const webhooksModule = defineModule({
+  name: 'webhooks',
+  groups: ['integration-webhooks'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const dispatcher = new WebhookDispatcher(
+      ctx.db,
+      ctx.unitOfWork((db) => ({ lanes: new SqlWebhookLanes(db) })),
+      ctx.fetcher,
+      ctx.vault,
+      ctx.clock,
+      ctx.log,
+      { schedule: ctx.config.webhookRetrySchedule },
+    );
+    const webhooks = new WebhookService(
+      new SqlWebhookStore(ctx.db),
+      ctx.unitOfWork((db) => ({ webhooks: new SqlWebhookStore(db) })),
+      ctx.vault,
+      ctx.clock,
+      async (slug) => (await tenants.find(slug)) !== undefined,
+      ctx.config.outboundAllow,
+      () => dispatcher.wake(),
+    );
+    let unsubscribe = () => {};
+    return {
+      services: { webhooks, dispatcher },
+      routes: () => [webhookRoutes(webhooks)],
+      daemons: [
+        {
+          name: 'webhooks.dispatch',
+          start: () => {
+            unsubscribe = onEventsCommitted(() => dispatcher.wake());
+            dispatcher.start();
+          },
+          stop: async () => {
+            unsubscribe();
+            await dispatcher.stop();
+          },
+        },
+      ],
+    };
+  },
+});

@@ -1,0 +1,279 @@
+import { Type } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../core/events.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import type { OperatorRole } from '../../ports/operator-store.ts';
+import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
+
+/** docs/webhooks.md, "Administration": who may read and who may change endpoints and deliveries. */
+export const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
+export const WRITE_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'tenant-admin'];
+
+const UNDOCUMENTED = 'Back-office operation; docs/webhooks.md states its shape.';
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 200;
+
+const WebhookId = Type.String({ pattern: '^whk_[A-Za-z0-9_-]{22}$' });
+const DeliveryId = Type.String({ pattern: '^dlv_[A-Za-z0-9_-]{22}$' });
+const EventName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Cursor = Type.String({ pattern: '^[0-9]{1,16}$' });
+
+const Webhook = Type.Object({
+  id: Type.String(),
+  tenant: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+  inactiveReason: Nullable(Type.String({ description: 'operator or failing' })),
+  createdAt: DateTime,
+  createdBy: Type.String(),
+  lastSuccessAt: Nullable(DateTime),
+  deadStreak: Type.Integer({ description: 'Deliveries dead-lettered in a row, without a success between them.' }),
+});
+const WithSecret = Type.Object({
+  ...Webhook.properties,
+  secret: Type.String({ description: 'The signing secret, shown this once.' }),
+});
+const Delivery = Type.Object({
+  id: Type.String({ description: 'The x-svc-delivery header, and the envelope id.' }),
+  webhookId: Type.String(),
+  tenant: Type.String(),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  state: Type.String({ description: 'pending, failed, delivered or dead' }),
+  attempts: Type.Integer(),
+  nextAttemptAt: Nullable(DateTime),
+  lastStatus: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  createdAt: DateTime,
+  finishedAt: Nullable(DateTime),
+});
+const Attempt = Type.Object({
+  n: Type.Integer(),
+  at: DateTime,
+  status: Nullable(Type.Integer()),
+  ok: Type.Boolean(),
+  latencyMs: Type.Integer(),
+  error: Nullable(Type.String()),
+});
+const Mutation = <T extends Record<string, Parameters<typeof Type.Object>[0][string]>>(fields: T) =>
+  Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer(), ...fields });
+
+const unknownWebhook = { 404: errorResponse('unknown_webhook') };
+const unknownDelivery = { 404: errorResponse('unknown_delivery') };
+
+/** Webhook endpoints and their deliveries (docs/webhooks.md), under /api/admin/integration. */
+export function webhookRoutes(webhooks: WebhookService): RouteGroup {
+  const base = '/api/admin/integration';
+  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  return {
+    name: 'integration-webhooks',
+    routes: [
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/webhooks`,
+        roles: WRITE_ROLES,
+        scope: { tenantIn: 'body' },
+        summary: 'Register a webhook endpoint; its signing secret is shown this once.',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            url: Type.String({ minLength: 1, maxLength: 2048 }),
+            events: Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The endpoint, with its secret.', schema: Mutation({ webhook: WithSecret }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+          409: errorResponse('webhook_limit'),
+        },
+        handler: async (request, reply) => {
+          reply.code(201);
+          return webhooks.register(operatorActor(operatorOf(request)), request.body);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/webhooks`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'Webhook endpoints, newest first.',
+        querystring: Type.Object(
+          { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: { description: 'A page of endpoints.', schema: Type.Object({ webhooks: Type.Array(Webhook), nextCursor: Nullable(Type.String()) }) },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { tenant, limit, cursor } = request.query;
+          return webhooks.list(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/webhooks/coverage`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'Which event types each tenant’s endpoints cover, and which events went to no endpoint.',
+        querystring: Type.Object(
+          { days: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$', description: `1 to ${MAX_COVERAGE_DAYS}; default 7.` })) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'Coverage per tenant.',
+            schema: Type.Object({
+              since: DateTime,
+              tenants: Type.Array(
+                Type.Object({
+                  tenant: Type.String(),
+                  activeEndpoints: Type.Integer(),
+                  covered: Type.Array(Type.String()),
+                  events: Type.Array(Type.Object({ type: Type.String(), written: Type.Integer(), wentNowhere: Type.Integer() })),
+                  uncovered: Type.Array(Type.String()),
+                }),
+              ),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const days = Math.min(MAX_COVERAGE_DAYS, Number(request.query.days ?? 7));
+          return webhooks.coverage(operatorOf(request).tenant, days);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/webhooks/{webhookId}`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'One webhook endpoint (never its secret).',
+        params: Type.Object({ webhookId: WebhookId }),
+        responses: { 200: { description: 'The endpoint.', schema: Webhook }, ...OPERATOR_ERRORS, ...unknownWebhook },
+        handler: async (request) => webhooks.get(operatorOf(request).tenant, request.params.webhookId),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/webhooks/{webhookId}/active`,
+        roles: WRITE_ROLES,
+        scope: 'none',
+        summary: 'Activate or deactivate an endpoint; activating an active one sends it a webhook.ping.',
+        params: Type.Object({ webhookId: WebhookId }),
+        body: Type.Object({ active: Type.Boolean() }, { additionalProperties: false }),
+        responses: {
+          200: { description: 'The endpoint after the change.', schema: Mutation({ webhook: Webhook }) },
+          ...OPERATOR_ERRORS,
+          ...unknownWebhook,
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return webhooks.setActive(operatorActor(principal), principal.tenant, request.params.webhookId, request.body.active);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/webhooks/{webhookId}/rotate-secret`,
+        roles: WRITE_ROLES,
+        scope: 'none',
+        summary: 'Replace the signing secret; the new one is shown this once and signs every attempt from now on.',
+        params: Type.Object({ webhookId: WebhookId }),
+        responses: {
+          200: { description: 'The endpoint with its new secret.', schema: Mutation({ webhook: WithSecret }) },
+          ...OPERATOR_ERRORS,
+          ...unknownWebhook,
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return webhooks.rotateSecret(operatorActor(principal), principal.tenant, request.params.webhookId);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/deliveries`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'Webhook deliveries, newest first.',
+        querystring: Type.Object(
+          {
+            tenant: Type.Optional(Slug),
+            webhookId: Type.Optional(WebhookId),
+            state: Type.Optional(
+              Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('delivered'), Type.Literal('dead')]),
+            ),
+            limit: Type.Optional(PageLimit),
+            cursor: Type.Optional(Cursor),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'A page of deliveries.',
+            schema: Type.Object({ deliveries: Type.Array(Delivery), nextCursor: Nullable(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { limit, tenant, webhookId, state, cursor } = request.query;
+          return webhooks.deliveries(operatorOf(request).tenant, {
+            limit: pageLimit(limit, PAGE_DEFAULT, PAGE_MAX),
+            ...(tenant === undefined ? {} : { tenant }),
+            ...(webhookId === undefined ? {} : { webhookId }),
+            ...(state === undefined ? {} : { state }),
+            ...(cursor === undefined ? {} : { cursor }),
+          });
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/deliveries/{deliveryId}`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'One delivery with every attempt: time, status, latency, error.',
+        params: Type.Object({ deliveryId: DeliveryId }),
+        responses: {
+          200: { description: 'The delivery.', schema: Type.Object({ ...Delivery.properties, attemptLog: Type.Array(Attempt) }) },
+          ...OPERATOR_ERRORS,
+          ...unknownDelivery,
+        },
+        handler: async (request) => webhooks.delivery(operatorOf(request).tenant, request.params.deliveryId),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/deliveries/{deliveryId}/redrive`,
+        roles: WRITE_ROLES,
+        scope: 'none',
+        summary: 'Send a dead delivery, or a failed one waiting for its retry, again now.',
+        params: Type.Object({ deliveryId: DeliveryId }),
+        responses: {
+          200: {
+            description: 'The delivery, queued again.',
+            schema: Mutation({ delivery: Type.Object({ ...Delivery.properties, attemptLog: Type.Array(Attempt) }) }),
+          },
+          ...OPERATOR_ERRORS,
+          ...unknownDelivery,
+          409: errorResponse('delivery_state or webhook_inactive'),
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return webhooks.redrive(operatorActor(principal), principal.tenant, request.params.deliveryId);
+        },
+      }),
+    ],
+  };
+}

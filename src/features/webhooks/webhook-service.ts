@@ -1,0 +1,291 @@
+import { isIP } from 'node:net';
+import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { isPublicAddress } from '../../adapters/http/public-address.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { EventType } from '../../core/events.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
+
+/** Endpoints one tenant may register (docs/webhooks.md). */
+export const MAX_WEBHOOKS_PER_TENANT = 20;
+const MAX_URL_LENGTH = 2048;
+/** How far back coverage looks, at most. */
+export const MAX_COVERAGE_DAYS = 30;
+
+export interface WebhookView {
+  id: string;
+  tenant: string;
+  url: string;
+  events: EventType[];
+  active: boolean;
+  inactiveReason: 'operator' | 'failing' | null;
+  createdAt: string;
+  createdBy: string;
+  lastSuccessAt: string | null;
+  deadStreak: number;
+}
+
+export interface DeliveryView {
+  id: string;
+  webhookId: string;
+  tenant: string;
+  eventId: string;
+  eventType: string;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const webhookView = (w: WebhookRecord): WebhookView => ({
+  id: w.id,
+  tenant: w.tenant,
+  url: w.url,
+  events: w.events,
+  active: w.active,
+  inactiveReason: w.inactiveReason,
+  createdAt: new Date(w.createdAt).toISOString(),
+  createdBy: w.createdBy,
+  lastSuccessAt: iso(w.lastSuccessAt),
+  deadStreak: w.deadStreak,
+});
+
+const deliveryView = (d: DeliveryRecord): DeliveryView => ({
+  id: d.id,
+  webhookId: d.webhookId,
+  tenant: d.tenant,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  state: d.state,
+  attempts: d.attempts,
+  nextAttemptAt: iso(d.nextAttemptAt),
+  lastStatus: d.lastStatus,
+  lastError: d.lastError,
+  createdAt: new Date(d.createdAt).toISOString(),
+  finishedAt: iso(d.finishedAt),
+});
+
+const attemptView = (a: AttemptRecord) => ({ ...a, at: new Date(a.at).toISOString() });
+
+/**
+ * Registration rules (docs/webhooks.md, "Endpoints"): https, no credentials or fragment, and not a
+ * private address written literally, unless the origin is one OPENRAIL_OUTBOUND_ALLOW lists. A
+ * name is not resolved here: DNS can change, so every attempt judges the address it connects to.
+ */
+export function checkWebhookUrl(raw: string, allowOrigins: readonly string[]): string {
+  const refuse = (why: string) => new ServiceError('invalid_webhook_url', `The webhook URL ${why}.`);
+  if (raw.length > MAX_URL_LENGTH) throw refuse(`is longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse('does not parse');
+  }
+  const allowed = allowOrigins.includes(url.origin);
+  if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:')) throw refuse('must use https');
+  if (url.username !== '' || url.password !== '') throw refuse('must not carry credentials');
+  if (url.hash !== '') throw refuse('must not carry a fragment');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!allowed && isIP(host) !== 0 && !isPublicAddress(host)) throw refuse('names an address that is not public');
+  return url.href;
+}
+
+interface Scope {
+  webhooks: WebhookStore;
+}
+
+/** The operator's side of webhooks: endpoints, their secrets, deliveries and re-drives. */
+export class WebhookService {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly uow: UnitOfWork<Scope>,
+    private readonly vault: KeyVault,
+    private readonly clock: Clock,
+    private readonly tenantExists: (slug: string) => Promise<boolean>,
+    private readonly allowOrigins: readonly string[],
+    /** Wakes the dispatcher, so a ping or a re-drive goes out at once. */
+    private readonly wake: () => void,
+  ) {}
+
+  private newSecret(id: string): { secret: string; sealed: string } {
+    const secret = `whsec_${randomText(32)}`;
+    return { secret, sealed: this.vault.seal(secret, `webhook:${id}`) };
+  }
+
+  async register(actor: Actor, input: { tenant: string; url: string; events: EventType[] }) {
+    const url = checkWebhookUrl(input.url, this.allowOrigins);
+    if (!(await this.tenantExists(input.tenant))) {
+      throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
+    }
+    const events = [...new Set(input.events)].sort();
+    const id = `whk_${randomText(16)}`;
+    const { secret, sealed } = this.newSecret(id);
+    const now = this.clock.now();
+    const record: WebhookRecord = {
+      id,
+      tenant: input.tenant,
+      url,
+      events,
+      active: true,
+      inactiveReason: null,
+      sealedSecret: sealed,
+      createdBy: actorLabel(actor),
+      createdAt: now,
+      updatedAt: now,
+      deadStreak: 0,
+      lastSuccessAt: null,
+    };
+    const auditSeq = await this.uow.run(async ({ webhooks, audit, events: outbox }) => {
+      const existing = await webhooks.list(input.tenant, undefined, MAX_WEBHOOKS_PER_TENANT);
+      if (existing.length >= MAX_WEBHOOKS_PER_TENANT) {
+        throw new ServiceError('webhook_limit', `A tenant may have ${MAX_WEBHOOKS_PER_TENANT} webhook endpoints.`);
+      }
+      await webhooks.create(record);
+      // The first event an endpoint receives tests it, and its secret.
+      await outbox.emit({ type: 'webhook.ping', tenant: input.tenant, data: { webhookId: id, reason: 'registered' } });
+      return audit.append({ actor, action: 'webhook.registered', tenant: input.tenant, target: id, detail: { events } });
+    });
+    this.wake();
+    return { ok: true as const, auditSeq, webhook: { ...webhookView(record), secret } };
+  }
+
+  async get(within: string | null, id: string): Promise<WebhookView> {
+    return webhookView(await this.found(within, id));
+  }
+
+  private async found(within: string | null, id: string): Promise<WebhookRecord> {
+    const webhook = await this.store.get(id, within);
+    if (!webhook) throw new ServiceError('unknown_webhook', 'No webhook endpoint you may see has this id.');
+    return webhook;
+  }
+
+  async list(within: string | null, tenant: string | undefined, limit: number, cursor: string | undefined) {
+    const before = cursor === undefined ? undefined : Number(cursor);
+    const rows = await this.store.list(within, tenant, limit + 1, before);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { webhooks: page.map(webhookView), nextCursor: rows.length > limit && last ? String(last.createdAt) : null };
+  }
+
+  /**
+   * Activates or deactivates an endpoint. Activating one that is inactive sends its held
+   * deliveries in order; asking to activate one that is already active sends a `webhook.ping`.
+   */
+  async setActive(actor: Actor, within: string | null, id: string, active: boolean) {
+    const before = await this.found(within, id);
+    const auditSeq = await this.uow.run(async ({ webhooks, audit, events }) => {
+      if (!(await webhooks.setActive(id, within, active, this.clock.now()))) throw new ServiceError('unknown_webhook');
+      if (active) {
+        const reason = before.active ? 'ping' : 'activated';
+        await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason } });
+      }
+      return audit.append({
+        actor,
+        action: active ? 'webhook.activated' : 'webhook.deactivated',
+        tenant: before.tenant,
+        target: id,
+      });
+    });
+    this.wake();
+    return { ok: true as const, auditSeq, webhook: webhookView(await this.found(within, id)) };
+  }
+
+  /** A new secret, shown this once; every attempt from now on is signed with it. */
+  async rotateSecret(actor: Actor, within: string | null, id: string) {
+    const before = await this.found(within, id);
+    const { secret, sealed } = this.newSecret(id);
+    const auditSeq = await this.uow.run(async ({ webhooks, audit, events }) => {
+      if (!(await webhooks.setSecret(id, within, sealed, this.clock.now()))) throw new ServiceError('unknown_webhook');
+      if (before.active) {
+        await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason: 'secret-rotated' } });
+      }
+      return audit.append({ actor, action: 'webhook.secret_rotated', tenant: before.tenant, target: id });
+    });
+    this.wake();
+    return { ok: true as const, auditSeq, webhook: { ...webhookView(before), secret } };
+  }
+
+  async deliveries(
+    within: string | null,
+    filter: { tenant?: string; webhookId?: string; state?: DeliveryState; limit: number; cursor?: string },
+  ) {
+    const { cursor, limit, ...rest } = filter;
+    const rows = await this.store.deliveries(within, {
+      ...rest,
+      limit: limit + 1,
+      ...(cursor === undefined ? {} : { beforeSeq: Number(cursor) }),
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { deliveries: page.map(deliveryView), nextCursor: rows.length > limit && last ? String(last.seq) : null };
+  }
+
+  async delivery(within: string | null, id: string) {
+    const found = await this.store.delivery(id, within);
+    if (!found) throw new ServiceError('unknown_delivery', 'No webhook delivery you may see has this id.');
+    return { ...deliveryView(found), attemptLog: found.attemptLog.map(attemptView) };
+  }
+
+  /** A dead delivery, or a failed one waiting for its retry, is sent again now, ahead of later ones. */
+  async redrive(actor: Actor, within: string | null, id: string) {
+    const found = await this.store.delivery(id, within);
+    if (!found) throw new ServiceError('unknown_delivery', 'No webhook delivery you may see has this id.');
+    const webhook = await this.found(within, found.webhookId);
+    if (!webhook.active) throw new ServiceError('webhook_inactive', 'The endpoint is inactive: activate it, then re-drive.');
+    const auditSeq = await this.uow.run(async ({ webhooks, audit }) => {
+      if (!(await webhooks.redrive(id, within, this.clock.now()))) {
+        throw new ServiceError('delivery_state', `The delivery is ${found.state}: only a dead or failed delivery is re-driven.`);
+      }
+      return audit.append({
+        actor,
+        action: 'webhook.delivery_redriven',
+        tenant: found.tenant,
+        target: id,
+        detail: { webhookId: found.webhookId, was: found.state },
+      });
+    });
+    this.wake();
+    return { ok: true as const, auditSeq, delivery: await this.delivery(within, id) };
+  }
+
+  /**
+   * Which event types each tenant's active endpoints cover, and, over the last `days`, which
+   * events were written and how many of them went to no endpoint.
+   */
+  async coverage(within: string | null, days: number) {
+    const since = this.clock.now() - days * 86_400_000;
+    const [active, seen] = await Promise.all([this.store.listActive(within), this.store.coverage(within, since)]);
+    const tenants = new Map<string, { endpoints: number; covered: Set<string>; events: typeof seen }>();
+    const entry = (tenant: string) => {
+      let e = tenants.get(tenant);
+      if (!e) tenants.set(tenant, (e = { endpoints: 0, covered: new Set(), events: [] }));
+      return e;
+    };
+    for (const w of active) {
+      const e = entry(w.tenant);
+      e.endpoints++;
+      for (const t of w.events) e.covered.add(t);
+    }
+    for (const row of seen) entry(row.tenant).events.push(row);
+    return {
+      since: new Date(since).toISOString(),
+      tenants: [...tenants.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([tenant, e]) => ({
+          tenant,
+          activeEndpoints: e.endpoints,
+          covered: [...e.covered].sort(),
+          events: e.events.map((r) => ({ type: r.type, written: r.events, wentNowhere: r.unrouted })),
+          uncovered: e.events.filter((r) => !e.covered.has(r.type) && r.type !== 'webhook.ping').map((r) => r.type),
+        })),
+    };
+  }
+}

@@ -1,0 +1,88 @@
+import type { EventType } from '../core/events.ts';
+
+/**
+ * Webhook endpoints, their deliveries and attempts (docs/webhooks.md). Every method that reads or
+ * changes an endpoint or a delivery takes `within`: the tenant a scoped operator is held to, or
+ * null for a platform operator. A row of another tenant is then as absent as an unknown one.
+ */
+export interface WebhookRecord {
+  id: string;
+  tenant: string;
+  url: string;
+  events: EventType[];
+  active: boolean;
+  /** Why it is inactive: `operator` (deactivated) or `failing` (disabled by the dispatcher). */
+  inactiveReason: 'operator' | 'failing' | null;
+  /** The signing secret, sealed under the master key. */
+  sealedSecret: string;
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+  deadStreak: number;
+  lastSuccessAt: number | null;
+}
+
+/** As the API shows it: `pending` (not yet attempted), `failed` (a retry is scheduled), `delivered`, `dead`. */
+export type DeliveryState = 'pending' | 'failed' | 'delivered' | 'dead';
+
+export interface DeliveryRecord {
+  id: string;
+  webhookId: string;
+  tenant: string;
+  eventId: string;
+  eventType: string;
+  state: DeliveryState;
+  attempts: number;
+  /** When the next attempt is due; null once delivered or dead. */
+  nextAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export interface AttemptRecord {
+  n: number;
+  at: number;
+  /** The HTTP status the target answered; null when it did not answer (refused, timeout, network). */
+  status: number | null;
+  ok: boolean;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliveryFilter {
+  tenant?: string;
+  webhookId?: string;
+  state?: DeliveryState;
+  /** Deliveries after this one in list order (newest first): the cursor. */
+  beforeSeq?: number;
+  limit: number;
+}
+
+export interface CoverageRow {
+  tenant: string;
+  type: string;
+  /** Events of this tenant and type since `since`, and how many went to no endpoint. */
+  events: number;
+  unrouted: number;
+}
+
+export interface WebhookStore {
+  create(webhook: WebhookRecord): Promise<void>;
+  get(id: string, within: string | null): Promise<WebhookRecord | undefined>;
+  /** Newest first; `tenant` narrows further. */
+  list(within: string | null, tenant: string | undefined, limit: number, beforeCreatedAt?: number): Promise<WebhookRecord[]>;
+  /** Active endpoints only, of every tenant `within` allows. */
+  listActive(within: string | null): Promise<WebhookRecord[]>;
+  /** Activating also clears the dead-letter streak and lets the lane send at once. Answers false when unknown. */
+  setActive(id: string, within: string | null, active: boolean, now: number): Promise<boolean>;
+  setSecret(id: string, within: string | null, sealedSecret: string, now: number): Promise<boolean>;
+
+  deliveries(within: string | null, filter: DeliveryFilter): Promise<Array<DeliveryRecord & { seq: number }>>;
+  delivery(id: string, within: string | null): Promise<(DeliveryRecord & { attemptLog: AttemptRecord[] }) | undefined>;
+  /** A dead or failed delivery is due again now, as a fresh one (its attempts so far stay logged). */
+  redrive(id: string, within: string | null, now: number): Promise<boolean>;
+  /** Per tenant and event type, since `since`: events written and events that went to no endpoint. */
+  coverage(within: string | null, since: number): Promise<CoverageRow[]>;
+}
