@@ -171,7 +171,10 @@ function outboundAllow(env: Env, production: boolean): string[] {
       throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `must be a comma-separated list of origins (got "${text}")`);
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== text.replace(/\/$/, '')) {
-      throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `lists origins such as http://127.0.0.1:8080, without a path (got "${text}")`);
+      throw new ConfigError(
+        'OPENRAIL_OUTBOUND_ALLOW',
+        `lists origins such as http://127.0.0.1:8080, without a path (got "${text}")`,
+      );
     }
     // A production deployment may name private https hosts, never plain http.
     if (production && url.protocol !== 'https:') {

@@ -66,6 +66,8 @@ export interface CoverageRow {
   /** Events of this tenant and type since `since`, and how many went to no endpoint. */
   events: number;
   unrouted: number;
+  /** Not routed yet: the dispatcher has not reached them. */
+  waiting: number;
 }
 
 export interface WebhookStore {

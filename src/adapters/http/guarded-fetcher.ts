@@ -74,7 +74,8 @@ export class GuardedFetcher implements HttpFetcher {
     const status = res.statusCode ?? 0;
     const tooLarge = () => new FetchRefused('size', `the body exceeds ${this.maxBytes} bytes`);
     // A redirect could lead anywhere, including past the checks made for this URL.
-    if (status >= 300 && status < 400) throw refuse(finish, new FetchRefused('redirect', `redirects are not followed (${status})`));
+    if (status >= 300 && status < 400)
+      throw refuse(finish, new FetchRefused('redirect', `redirects are not followed (${status})`));
     // An error page is not the artifact; its body is never read, let alone returned.
     if (status < 200 || status >= 300) throw refuse(finish, new FetchRefused('status', `the server answered ${status}`));
     if (Number(res.headers['content-length'] ?? 0) > this.maxBytes) throw refuse(finish, tooLarge());
@@ -113,7 +114,11 @@ export class GuardedFetcher implements HttpFetcher {
   async post(target: string, options: PostOptions): Promise<PostOutcome> {
     const url = this.judge(target);
     const began = performance.now();
-    const headers = { ...options.headers, 'Accept-Encoding': 'identity', 'Content-Length': String(Buffer.byteLength(options.body)) };
+    const headers = {
+      ...options.headers,
+      'Accept-Encoding': 'identity',
+      'Content-Length': String(Buffer.byteLength(options.body)),
+    };
     const { res, req, finish } = await this.start(url, {
       method: 'POST',
       headers,

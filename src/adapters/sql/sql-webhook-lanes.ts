@@ -68,9 +68,14 @@ export class SqlWebhookLanes {
       .limit(limit)
       .execute();
     if (events.length === 0) return 0;
-    const endpoints = (await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events']).where('active', '=', 1).execute()).map(
-      (w) => ({ id: w.id, tenant: w.tenant, events: new Set(JSON.parse(w.events) as string[]) }),
-    );
+    const endpoints = (
+      await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events', 'created_at']).where('active', '=', 1).execute()
+    ).map((w) => ({
+      id: w.id,
+      tenant: w.tenant,
+      since: Number(w.created_at),
+      events: new Set(JSON.parse(w.events) as string[]),
+    }));
     const deliveries: Array<{
       id: string;
       webhook_id: string;
@@ -87,11 +92,13 @@ export class SqlWebhookLanes {
     const routedTo = new Map<number, number[]>();
     for (const e of events) {
       const data = JSON.parse(e.data) as Record<string, unknown>;
-      // A ping goes to the endpoint it tests, whatever that endpoint subscribed to.
+      const createdAt = Number(e.created_at);
+      // A ping goes to the endpoint it tests, whatever that endpoint subscribed to; other events to
+      // the tenant's endpoints that subscribe to them and existed when the event was written.
       const targets =
         e.type === 'webhook.ping'
           ? endpoints.filter((w) => w.id === data.webhookId && w.tenant === e.tenant)
-          : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type));
+          : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type) && w.since <= createdAt);
       for (const w of targets) {
         const id = `dlv_${randomText(16)}`;
         deliveries.push({
@@ -113,7 +120,10 @@ export class SqlWebhookLanes {
       routedTo.set(targets.length, seqs);
     }
     for (let i = 0; i < deliveries.length; i += 200) {
-      await this.db.insertInto('webhook_deliveries').values(deliveries.slice(i, i + 200)).execute();
+      await this.db
+        .insertInto('webhook_deliveries')
+        .values(deliveries.slice(i, i + 200))
+        .execute();
     }
     for (const [count, seqs] of routedTo) {
       await this.db.updateTable('outbox').set({ routed_to: count }).where('seq', 'in', seqs).execute();
@@ -212,7 +222,13 @@ export class SqlWebhookLanes {
     await this.logAttempt(a, true);
     await this.db
       .updateTable('webhook_deliveries')
-      .set((eb) => ({ state: 'delivered', attempts: eb('attempts', '+', 1), last_status: a.status, last_error: null, finished_at: a.at }))
+      .set((eb) => ({
+        state: 'delivered',
+        attempts: eb('attempts', '+', 1),
+        last_status: a.status,
+        last_error: null,
+        finished_at: a.at,
+      }))
       .where('id', '=', a.deliveryId)
       .where('state', '=', 'queued')
       .execute();

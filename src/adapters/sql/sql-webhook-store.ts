@@ -115,7 +115,12 @@ export class SqlWebhookStore implements WebhookStore {
     return row && toWebhook(row);
   }
 
-  async list(within: string | null, tenant: string | undefined, limit: number, beforeCreatedAt?: number): Promise<WebhookRecord[]> {
+  async list(
+    within: string | null,
+    tenant: string | undefined,
+    limit: number,
+    beforeCreatedAt?: number,
+  ): Promise<WebhookRecord[]> {
     let q = this.webhooks(within);
     if (tenant !== undefined) q = q.where('tenant', '=', tenant);
     if (beforeCreatedAt !== undefined) q = q.where('created_at', '<', beforeCreatedAt);
@@ -206,10 +211,17 @@ export class SqlWebhookStore implements WebhookStore {
       .select((eb) => [
         eb.fn.countAll<number>().as('events'),
         sql<number>`sum(case when ${eb.ref('routed_to')} = 0 then 1 else 0 end)`.as('unrouted'),
+        sql<number>`sum(case when ${eb.ref('routed_to')} is null then 1 else 0 end)`.as('waiting'),
       ])
       .where('created_at', '>=', since);
     if (within !== null) q = q.where('tenant', '=', within);
     const rows = await q.groupBy(['tenant', 'type']).orderBy('tenant').orderBy('type').execute();
-    return rows.map((r) => ({ tenant: r.tenant, type: r.type, events: Number(r.events), unrouted: Number(r.unrouted ?? 0) }));
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      type: r.type,
+      events: Number(r.events),
+      unrouted: Number(r.unrouted ?? 0),
+      waiting: Number(r.waiting ?? 0),
+    }));
   }
 }

@@ -110,7 +110,10 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           { additionalProperties: false },
         ),
         responses: {
-          200: { description: 'A page of endpoints.', schema: Type.Object({ webhooks: Type.Array(Webhook), nextCursor: Nullable(Type.String()) }) },
+          200: {
+            description: 'A page of endpoints.',
+            schema: Type.Object({ webhooks: Type.Array(Webhook), nextCursor: Nullable(Type.String()) }),
+          },
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
@@ -126,7 +129,9 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         scope: 'none',
         summary: 'Which event types each tenant’s endpoints cover, and which events went to no endpoint.',
         querystring: Type.Object(
-          { days: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$', description: `1 to ${MAX_COVERAGE_DAYS}; default 7.` })) },
+          {
+            days: Type.Optional(Type.String({ pattern: '^[1-9][0-9]?$', description: `1 to ${MAX_COVERAGE_DAYS}; default 7.` })),
+          },
           { additionalProperties: false },
         ),
         responses: {
@@ -139,7 +144,14 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
                   tenant: Type.String(),
                   activeEndpoints: Type.Integer(),
                   covered: Type.Array(Type.String()),
-                  events: Type.Array(Type.Object({ type: Type.String(), written: Type.Integer(), wentNowhere: Type.Integer() })),
+                  events: Type.Array(
+                    Type.Object({
+                      type: Type.String(),
+                      written: Type.Integer(),
+                      wentNowhere: Type.Integer(),
+                      notYetRouted: Type.Integer(),
+                    }),
+                  ),
                   uncovered: Type.Array(Type.String()),
                 }),
               ),

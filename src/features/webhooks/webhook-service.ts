@@ -283,7 +283,7 @@ export class WebhookService {
           tenant,
           activeEndpoints: e.endpoints,
           covered: [...e.covered].sort(),
-          events: e.events.map((r) => ({ type: r.type, written: r.events, wentNowhere: r.unrouted })),
+          events: e.events.map((r) => ({ type: r.type, written: r.events, wentNowhere: r.unrouted, notYetRouted: r.waiting })),
           uncovered: e.events.filter((r) => !e.covered.has(r.type) && r.type !== 'webhook.ping').map((r) => r.type),
         })),
     };
