@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,4 +165,27 @@ export function runWallet(cwd: string, ...args: string[]): Promise<Exit & { stdo
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, signal: null, stdout, stderr }),
     );
   });
+}
+
+/** SIGKILL for a process and every process it started (a serve primary and its workers). */
+export function killTree(pid: number): void {
+  const children = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  process.kill(pid, 'SIGKILL');
+  for (const child of children) {
+    try {
+      process.kill(child, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 }

@@ -9,7 +9,7 @@
  * commit on.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -19,7 +19,7 @@ import { readStatus } from '../../src/core/status-list/codec.ts';
 import { type DatabaseFactory, testDatabases } from '../helpers/databases.ts';
 import { newHolderKey } from '../helpers/holder.ts';
 import { PRE_AUTH, proofJwt } from '../helpers/issuance.ts';
-import { freePort, killAll, type OpenrailProcess, spawnOpenrail } from '../helpers/process.ts';
+import { freePort, killAll, killTree, type OpenrailProcess, spawnOpenrail } from '../helpers/process.ts';
 
 const OWNER = 'durability-owner-token-0123456789abcdefghijkl';
 const MASTER_KEY = Buffer.alloc(32, 0x3c).toString('base64url');
@@ -28,29 +28,6 @@ const BANNER = 'openrail is serving at';
 const EACH = 24;
 
 after(killAll);
-
-/** SIGKILL for a process and every process it started (a serve primary and its workers). */
-function killTree(pid: number): void {
-  const children = readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  process.kill(pid, 'SIGKILL');
-  for (const child of children) {
-    try {
-      process.kill(child, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-}
 
 interface Server {
   proc: OpenrailProcess;

@@ -1,5 +1,5 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
-import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import {

@@ -6,8 +6,8 @@ import type { Db } from '../../adapters/sql/connect.ts';
 import { type LaneDelivery, SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { signBody } from '../../core/webhook-signature.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
+import { signBody } from '../../core/webhook-signature.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 

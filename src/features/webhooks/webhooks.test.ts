@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { verifyBody } from '../../core/webhook-signature.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../test/helpers/issuance.ts';
-import { type Received, type Receiver, startReceiver } from '../../../test/helpers/receiver.ts';
 import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { type Received, type Receiver, startReceiver } from '../../../test/helpers/receiver.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { verifyBody } from '../../core/webhook-signature.ts';
 import { webhooksModule } from './module.ts';
 
 const BASE = '/api/admin/integration';
