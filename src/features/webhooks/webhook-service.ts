@@ -265,9 +265,11 @@ export class WebhookService {
     const [active, seen] = await Promise.all([this.store.listActive(within), this.store.coverage(within, since)]);
     const tenants = new Map<string, { endpoints: number; covered: Set<string>; events: typeof seen }>();
     const entry = (tenant: string) => {
-      let e = tenants.get(tenant);
-      if (!e) tenants.set(tenant, (e = { endpoints: 0, covered: new Set(), events: [] }));
-      return e;
+      const known = tenants.get(tenant);
+      if (known) return known;
+      const fresh = { endpoints: 0, covered: new Set<string>(), events: [] as typeof seen };
+      tenants.set(tenant, fresh);
+      return fresh;
     };
     for (const w of active) {
       const e = entry(w.tenant);
