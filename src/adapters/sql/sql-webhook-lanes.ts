@@ -302,6 +302,28 @@ export class SqlWebhookLanes {
     return row.tenant;
   }
 
+  /**
+   * Deletes up to `batch` finished deliveries (delivered or dead) that finished before `cutoff`,
+   * with their attempts, and up to `batch` routed events written before it. Answers how many rows
+   * of each it deleted, so a caller can go on while there were as many as it asked for.
+   */
+  async prune(cutoff: number, batch: number): Promise<{ deliveries: number; events: number }> {
+    const finished = this.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('state', 'in', ['delivered', 'dead'])
+      .where('finished_at', '<', cutoff)
+      .limit(batch);
+    const ids = (await finished.execute()).map((r) => r.id);
+    if (ids.length > 0) {
+      await this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+      await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+    }
+    const old = this.db.selectFrom('outbox').select('seq').where('created_at', '<', cutoff).where('routed_to', 'is not', null).limit(batch);
+    const events = await this.db.deleteFrom('outbox').where('seq', 'in', old).executeTakeFirst();
+    return { deliveries: ids.length, events: Number(events.numDeletedRows) };
+  }
+
   /** Gives the lane back (a process stopping, or a lane with nothing left to send). */
   async release(webhookId: string, holder: string): Promise<void> {
     await this.db

@@ -7,6 +7,11 @@ import { WebhookDispatcher } from './dispatcher.ts';
 import { webhookRoutes } from './routes.ts';
 import { WebhookService } from './webhook-service.ts';
 
+/** Finished deliveries and routed events are kept this long (docs/webhooks.md, "Retention"). */
+export const RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const PRUNE_BATCH = 2000;
+
 /**
  * Webhooks (docs/webhooks.md): endpoint administration under /api/admin/integration, and the
  * dispatcher that delivers the outbox to the endpoints, signed, at least once.
@@ -34,10 +39,23 @@ export const webhooksModule = defineModule({
       ctx.config.outboundAllow,
       () => dispatcher.wake(),
     );
+    const pruner = ctx.unitOfWork((db) => ({ lanes: new SqlWebhookLanes(db) }));
     let unsubscribe = () => {};
     return {
       services: { webhooks, dispatcher },
       routes: () => [webhookRoutes(webhooks)],
+      jobs: [
+        {
+          name: 'webhooks.prune',
+          everyMs: PRUNE_EVERY_MS,
+          run: async (now) => {
+            for (let round = 0; round < 20; round++) {
+              const pruned = await pruner.run(({ lanes }) => lanes.prune(now - RETENTION_MS, PRUNE_BATCH));
+              if (pruned.deliveries < PRUNE_BATCH && pruned.events < PRUNE_BATCH) break;
+            }
+          },
+        },
+      ],
       daemons: [
         {
           name: 'webhooks.dispatch',

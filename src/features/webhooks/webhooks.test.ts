@@ -387,6 +387,54 @@ for (const factory of testDatabases()) {
       const reasons = after.map((r) => (JSON.parse(r.body) as { data: { reason: string } }).data.reason);
       assert.deepEqual(reasons, ['ping', 'ping', 'activated'], 'the two held pings first, in order, then the activation');
     });
+
+    test('after 30 days finished deliveries, their attempts and routed events are deleted; queued ones stay', async () => {
+      receiver.answer = () => ({ status: 500 });
+      await post(`${BASE}/webhooks`, { tenant: 'root', url: `${receiver.origin}/later`, events: ['org.created'] });
+      await run();
+      const queued = async () =>
+        Number(
+          (
+            await rail.db
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('state', '=', 'queued')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const finished = async () =>
+        Number(
+          (
+            await rail.db
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('state', '!=', 'queued')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const stillQueued = await queued();
+      assert.ok(stillQueued >= 1 && (await finished()) > 0);
+      now += 29 * 86_400_000;
+      await rail.jobs.tick();
+      assert.ok((await finished()) > 0, 'nothing is deleted before 30 days');
+      now += 2 * 86_400_000;
+      await rail.jobs.tick();
+      assert.equal(await finished(), 0);
+      assert.equal(await queued(), stillQueued, 'a delivery still to send is kept');
+      const attempts = await rail.db.selectFrom('webhook_attempts').select('delivery_id').execute();
+      const live = await rail.db.selectFrom('webhook_deliveries').select('id').execute();
+      assert.ok(
+        attempts.every((a) => live.some((d) => d.id === a.delivery_id)),
+        'no attempt outlives its delivery',
+      );
+      const routed = await rail.db
+        .selectFrom('outbox')
+        .select('seq')
+        .where('routed_to', 'is not', null)
+        .where('created_at', '<', now - 30 * 86_400_000)
+        .execute();
+      assert.equal(routed.length, 0);
+    });
   });
 }
 
