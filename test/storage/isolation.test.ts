@@ -13,6 +13,8 @@ import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
+import { SqlWebhookLanes } from '../../src/adapters/sql/sql-webhook-lanes.ts';
+import { SqlWebhookStore } from '../../src/adapters/sql/sql-webhook-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
 import type { ChannelRecord, ChannelStore, ShareLogEntry } from '../../src/ports/channel-store.ts';
@@ -30,6 +32,7 @@ import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
 import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
 import type { TenantStore } from '../../src/ports/tenant-store.ts';
 import type { WalletItemRecord, WalletItemStore } from '../../src/ports/wallet-item-store.ts';
+import type { WebhookRecord, WebhookStore } from '../../src/ports/webhook-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -89,6 +92,7 @@ interface TenantOwnedPorts {
   WalletItemStore: WalletItemStore;
   ChannelStore: ChannelStore;
   DepositStore: DepositStore;
+  WebhookStore: WebhookStore;
 }
 
 const T = {
@@ -121,6 +125,8 @@ const T = {
     'MembershipStore: enrolment types, members, coin entries and their keys are per tenant; membershipsOf is the account’s own view across tenants, by design',
   proposals:
     'MembershipStore: proposals, votes and tallies are per tenant; findProposal finds by id alone (a holder vote names no tenant), by design',
+  webhooks:
+    'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -198,6 +204,18 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     setRequireChannel: T.products,
     addDeposit: T.deposits,
     deposit: T.deposits,
+  },
+  WebhookStore: {
+    create: T.webhooks,
+    get: T.webhooks,
+    list: T.webhooks,
+    listActive: T.webhooks,
+    setActive: T.webhooks,
+    setSecret: T.webhooks,
+    deliveries: T.webhooks,
+    delivery: T.webhooks,
+    redrive: T.webhooks,
+    coverage: T.webhooks,
   },
 };
 
@@ -1389,6 +1407,76 @@ for (const factory of testDatabases()) {
       assert.equal(await store.addDeposit(deposit('beta')), true, 'and may use the same id');
       assert.equal((await store.deposit('alpha', 'dep-1'))?.bodyHash, 'hash-alpha');
       assert.equal((await store.deposit('beta', 'dep-1'))?.bodyHash, 'hash-beta');
+    });
+
+    isolated(T.webhooks, async () => {
+      const store = new SqlWebhookStore(db);
+      const hook = (tenant: string): WebhookRecord => ({
+        id: `whk-${tenant}`,
+        tenant,
+        url: `https://${tenant}.example/hook`,
+        events: ['org.created'],
+        active: true,
+        inactiveReason: null,
+        sealedSecret: `sealed-${tenant}`,
+        createdBy: 'owner-token',
+        createdAt: T0,
+        updatedAt: T0,
+        deadStreak: 0,
+        lastSuccessAt: null,
+      });
+      await store.create(hook('alpha'));
+      await store.create(hook('beta'));
+      assert.equal(await store.get('whk-alpha', 'beta'), undefined, 'beta cannot read alpha’s endpoint');
+      assert.equal((await store.get('whk-alpha', 'alpha'))?.url, 'https://alpha.example/hook');
+      assert.equal((await store.get('whk-alpha', null))?.tenant, 'alpha', 'the platform sees every tenant');
+      assert.deepEqual(
+        (await store.list('beta', undefined, 10)).map((w) => w.id),
+        ['whk-beta'],
+      );
+      assert.deepEqual(
+        (await store.list('beta', 'alpha', 10)).map((w) => w.id),
+        [],
+        'naming another tenant finds nothing',
+      );
+      assert.deepEqual(
+        (await store.listActive('alpha')).map((w) => w.id),
+        ['whk-alpha'],
+      );
+      assert.equal((await store.list(null, undefined, 10)).length, 2);
+      assert.equal(await store.setActive('whk-alpha', 'beta', false, T0 + 1), false);
+      assert.equal(await store.setSecret('whk-alpha', 'beta', 'stolen', T0 + 1), false);
+      assert.equal((await store.get('whk-alpha', null))?.active, true);
+      assert.equal((await store.get('whk-alpha', null))?.sealedSecret, 'sealed-alpha');
+      assert.equal(await store.setActive('whk-beta', 'beta', false, T0 + 1), true);
+      assert.equal(await store.setSecret('whk-beta', 'beta', 'sealed-beta-2', T0 + 1), true);
+
+      // One event of each tenant, routed: alpha's reaches alpha's endpoint; beta's goes nowhere (inactive).
+      await db.transaction().execute(async (trx) => {
+        for (const tenant of ['alpha', 'beta']) {
+          await trx
+            .insertInto('outbox')
+            .values({ id: `evt-${tenant}`, type: 'org.created', tenant, created_at: T0 + 5, data: '{}' })
+            .execute();
+        }
+        await new SqlWebhookLanes(trx).route(T0 + 10, 10);
+      });
+      const [delivery] = await store.deliveries('alpha', { limit: 10 });
+      assert.equal(delivery?.webhookId, 'whk-alpha');
+      assert.deepEqual(await store.deliveries('beta', { limit: 10 }), []);
+      assert.deepEqual(await store.deliveries('beta', { tenant: 'alpha', limit: 10 }), []);
+      assert.equal(await store.delivery(delivery?.id ?? '', 'beta'), undefined);
+      assert.equal((await store.delivery(delivery?.id ?? '', 'alpha'))?.state, 'pending');
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ state: 'dead', finished_at: T0 + 20, failures: 3 })
+        .execute();
+      assert.equal(await store.redrive(delivery?.id ?? '', 'beta', T0 + 30), false, 'beta cannot re-drive alpha’s delivery');
+      assert.equal((await store.delivery(delivery?.id ?? '', null))?.state, 'dead');
+      assert.equal(await store.redrive(delivery?.id ?? '', 'alpha', T0 + 30), true);
+      const coverage = await store.coverage('beta', T0);
+      assert.deepEqual(coverage, [{ tenant: 'beta', type: 'org.created', events: 1, unrouted: 1, waiting: 0 }]);
+      assert.equal((await store.coverage(null, T0)).length, 2);
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
