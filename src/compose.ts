@@ -5,6 +5,7 @@ import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
 import { depositsModule } from './features/deposits/module.ts';
 import { holdersModule } from './features/holders/module.ts';
+import { integrationModule } from './features/integration/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
 import { membershipModule } from './features/membership/module.ts';
 import { offersModule } from './features/offers/module.ts';
@@ -38,6 +39,7 @@ export const MODULES = [
   channelsModule,
   walletProvidersModule,
   webhooksModule,
+  integrationModule,
   conformanceModule,
   pagesModule,
 ];

@@ -1,25 +1,28 @@
 /**
  * Who made a change, as an audit entry records it (docs/audit.md). An operator is named by
  * username; the break-glass owner token has no username; `system` is the service itself (today:
- * seeding). `holder` names a wallet by its key thumbprint (a vote, an enrolment by presentation);
+ * seeding). `token` is a tenant-scoped integration token, by its id (docs/integration.md). `holder` names a wallet by its key thumbprint (a vote, an enrolment by presentation);
  * `public` names an anonymous caller, and nothing audited today is done by one.
  */
 export type Actor =
   | { kind: 'operator'; username: string }
   | { kind: 'owner-token' }
+  | { kind: 'token'; tokenId: string }
   | { kind: 'holder'; accountId: string }
   | { kind: 'public' }
   | { kind: 'system'; what: string };
 
 export const SYSTEM_SEED: Actor = { kind: 'system', what: 'seed' };
 
-/** The actor as one stable string: `operator:<username>`, `owner-token`, `holder:<account>`, `public`, `system:<what>`. */
+/** The actor as one stable string: `operator:<username>`, `owner-token`, `token:<id>`, `holder:<account>`, `public`, `system:<what>`. */
 export function actorLabel(actor: Actor): string {
   switch (actor.kind) {
     case 'operator':
       return `operator:${actor.username}`;
     case 'holder':
       return `holder:${actor.accountId}`;
+    case 'token':
+      return `token:${actor.tokenId}`;
     case 'system':
       return `system:${actor.what}`;
     default:

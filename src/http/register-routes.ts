@@ -12,7 +12,7 @@ export const toFastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1
 /**
  * Registers every operation of the mounted groups, each at its path and at its aliases. For each
  * request, in this order: the route's plane authenticates and the policy checks roles, path
- * tenant and account (onRequest); the media type is checked; the body is parsed; the policy checks
+ * tenant and account, and meters a key against its rate class (onRequest); the media type is checked; the body is parsed; the policy checks
  * a tenant the body names (preValidation); the request is validated; the policy checks the body's
  * tenant again, failing closed, and the plane admits the request, spending what is single-use
  * (preHandler); the handler runs. So a caller without valid credentials gets 401, and a caller
@@ -37,7 +37,7 @@ export function registerRoutes(
           url: toFastifyPath(path),
           config: { route },
           schema: fastifySchema(route),
-          onRequest: async (request) => {
+          onRequest: async (request, reply) => {
             const target = requestTarget(request.url);
             request.principal = await plane.authenticate({
               authorization: request.headers.authorization,
@@ -46,6 +46,8 @@ export function registerRoutes(
               headers: request.headers,
             });
             enforceBeforeBody(route, request);
+            const limits = await plane.meter?.(request.principal as never);
+            if (limits) reply.headers(limits);
             checkMediaType(route, request.headers);
           },
           preValidation: async (request) => {

@@ -17,12 +17,18 @@ const bodyFields = (schema: TSchema | undefined) => Object.keys((schema?.propert
 export function checkDeclaredPolicy(route: RouteDef): void {
   const where = `${route.method} ${route.path}`;
   if (route.auth !== 'operator') {
-    if (route.roles || route.scope) throw new Error(`${where}: roles and scope belong to operator-plane routes only`);
+    if (route.roles || route.scope || route.scopes) {
+      throw new Error(`${where}: roles, scope and scopes belong to operator-plane routes only`);
+    }
     return;
   }
   if (!route.roles || route.roles.length === 0) throw new Error(`${where}: an operator-plane route must declare its roles`);
   const scope = route.scope;
   if (!scope) throw new Error(`${where}: an operator-plane route must declare its tenant scope`);
+  // A key is always one tenant's, so an operation it may call must say where its tenant is.
+  if (route.scopes && (scope === 'platform' || scope === 'none')) {
+    throw new Error(`${where}: an operation keys may call must read its tenant from the request`);
+  }
   // Only platform-wide credentials pass a `platform` operation, so a tenant it names is theirs to name.
   if (scope === 'platform') return;
   if (scope === 'none') {
@@ -53,7 +59,16 @@ export function enforceBeforeBody(route: RouteDef, request: FastifyRequest): voi
     return;
   }
   if (principal.plane !== 'operator') return;
-  if (!route.roles?.some((role) => principal.roles.includes(role))) {
+  if (principal.key) {
+    const scopes = principal.key.scopes;
+    if (!route.scopes?.some((s) => scopes.includes(s))) {
+      throw new Forbidden(
+        route.scopes
+          ? `This key's scopes do not include this operation; it needs one of: ${route.scopes.join(', ')}.`
+          : 'A key cannot call this operation.',
+      );
+    }
+  } else if (!route.roles?.some((role) => principal.roles.includes(role))) {
     throw new Forbidden(`This operation needs one of the roles: ${(route.roles ?? []).join(', ')}.`);
   }
   const scope = route.scope;

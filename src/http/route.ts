@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IntegrationScope } from '../core/integration-scopes.ts';
 import type { OperatorRole } from '../ports/operator-store.ts';
 import type { PlaneName } from './auth/principal.ts';
 
@@ -50,6 +51,12 @@ export interface RouteDef {
   roles?: readonly OperatorRole[];
   /** Operator plane only, and required there: see TenantScope. */
   scope?: TenantScope;
+  /**
+   * Operator plane only: the integration scopes that admit a key (an integration token, a partner
+   * key) to this participation-plane operation. A key is refused on a route without one of its
+   * scopes, whatever roles the route admits; a route with scopes reads its tenant from the request.
+   */
+  scopes?: readonly IntegrationScope[];
   stability: 'promised' | 'unpromised';
   /** Back-office operation, excluded from the versioned surface. */
   internal?: boolean;

@@ -362,6 +362,45 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+export interface ProvisioningRequestsTable {
+  id: string;
+  tenant: string;
+  label: string;
+  scopes: string;
+  rate_class: string;
+  reason: string;
+  state: string;
+  requested_by: string;
+  created_at: number;
+  expires_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  note: string | null;
+  token_id: string | null;
+}
+
+export interface IntegrationTokensTable {
+  id: string;
+  tenant: string;
+  label: string;
+  scopes: string;
+  rate_class: string;
+  token_hash: string;
+  state: string;
+  request_id: string | null;
+  created_by: string;
+  created_at: number;
+  rotated_at: number | null;
+  revoked_at: number | null;
+  revoked_by: string | null;
+}
+
+export interface RateWindowsTable {
+  key: string;
+  window_start: number;
+  used: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -395,4 +434,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  provisioning_requests: ProvisioningRequestsTable;
+  integration_tokens: IntegrationTokensTable;
+  rate_windows: RateWindowsTable;
 }

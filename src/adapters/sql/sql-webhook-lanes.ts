@@ -319,7 +319,12 @@ export class SqlWebhookLanes {
       await this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
       await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
     }
-    const old = this.db.selectFrom('outbox').select('seq').where('created_at', '<', cutoff).where('routed_to', 'is not', null).limit(batch);
+    const old = this.db
+      .selectFrom('outbox')
+      .select('seq')
+      .where('created_at', '<', cutoff)
+      .where('routed_to', 'is not', null)
+      .limit(batch);
     const events = await this.db.deleteFrom('outbox').where('seq', 'in', old).executeTakeFirst();
     return { deliveries: ids.length, events: Number(events.numDeletedRows) };
   }

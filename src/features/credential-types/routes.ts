@@ -89,6 +89,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         auth: 'operator',
         roles: ['issuer', 'owner'],
         scope: { tenantIn: 'body' },
+        scopes: ['issuance'],
         stability: 'promised',
         summary: 'Register a credential type from claim specifications (docs/credential-types.md).',
         body: Type.Object(

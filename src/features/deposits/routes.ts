@@ -101,6 +101,7 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         auth: 'operator',
         roles: [...DEPOSIT_ROLES],
         scope: { tenantIn: 'params' },
+        scopes: ['deposits'],
         stability: 'promised',
         summary:
           'Deposit a business event (bill, receipt, ticket, statement) into a holder’s wallet: contract 0.3.0 (docs/deposits.md).',
@@ -130,6 +131,7 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         auth: 'operator',
         roles: [...PRODUCT_ROLES, 'issuer', 'support'],
         scope: { tenantIn: 'query' },
+        scopes: ['deposits'],
         stability: 'unpromised',
         internal: true,
         summary:

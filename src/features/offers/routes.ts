@@ -40,6 +40,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
         auth: 'operator',
         roles: ['issuer', 'owner'],
         scope: { tenantIn: 'body' },
+        scopes: ['issuance'],
         stability: 'promised',
         summary: 'Offer a credential of a type to a holder: a pre-authorized OID4VCI credential offer (docs/offers.md).',
         body: Type.Object(

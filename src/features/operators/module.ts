@@ -1,3 +1,4 @@
+import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
@@ -23,7 +24,16 @@ export const operatorsModule = defineModule({
     return {
       services: operators,
       routes: () => [operatorAuthRoutes(operators), operatorConsoleRoutes(operators)],
-      planes: { operator: new OperatorBearerAuthenticator(ctx.ownerTokenHash, store, sessions, ctx.clock) },
+      planes: {
+        operator: new OperatorBearerAuthenticator(
+          ctx.ownerTokenHash,
+          store,
+          sessions,
+          ctx.clock,
+          new SqlIntegrationTokenStore(ctx.db),
+          new SqlRateBudget(ctx.db),
+        ),
+      },
       jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],
     };
   },

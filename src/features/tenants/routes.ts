@@ -70,6 +70,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         auth: 'operator',
         roles: ['issuer', 'owner'],
         scope: { tenantIn: 'body' },
+        scopes: ['issuance'],
         stability: 'unpromised',
         summary: "Change a tenant's profile and branding; null clears a field, an absent field is kept.",
         body: Type.Object(

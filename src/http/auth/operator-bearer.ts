@@ -2,19 +2,29 @@ import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { Unauthorized } from '../../core/errors.ts';
+import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import { type IntegrationScope, type RateClass, rateHeaders, rateState, windowStart } from '../../core/integration-scopes.ts';
+import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 
 export interface OperatorPrincipal {
   plane: 'operator';
-  /** `owner-token` is the break-glass bearer; `session` a bearer from POST /api/login. */
-  via: 'owner-token' | 'session';
+  /**
+   * `owner-token` is the break-glass bearer; `session` a bearer from POST /api/login;
+   * `integration-token` a tenant-scoped token from the provisioning ceremony (docs/integration.md).
+   */
+  via: 'owner-token' | 'session' | 'integration-token';
   username: string | null;
   roles: OperatorRole[];
   /** Set for tenant-scoped operators: they may act on this tenant only. */
   tenant: string | null;
+  /** Set for keys: scopes instead of roles, and a rate class it is metered against. */
+  key?: { id: string; scopes: IntegrationScope[]; rateClass: RateClass };
 }
+
+/** An integration token: `oit_` and 43 base64url characters. */
+export const INTEGRATION_TOKEN_PREFIX = 'oit';
 
 declare module './principal.ts' {
   interface Principals {
@@ -26,15 +36,21 @@ export const operatorOf = (request: FastifyRequest) => principalOf(request, 'ope
 
 /** Who an operator principal is, for the audit log. */
 export const operatorActor = (p: OperatorPrincipal): Actor =>
-  p.username === null ? { kind: 'owner-token' } : { kind: 'operator', username: p.username };
+  p.key
+    ? { kind: 'token', tokenId: p.key.id }
+    : p.username === null
+      ? { kind: 'owner-token' }
+      : { kind: 'operator', username: p.username };
 
 const CHALLENGE = 'Bearer realm="openrail"';
 const INVALID = 'Bearer realm="openrail", error="invalid_token"';
 
 /**
- * Operator bearer plane: the break-glass owner token, or a session bearer from POST /api/login.
- * Roles and status are read from the operators table on every request, so a demoted, suspended
- * or removed operator loses access on the next call.
+ * Operator bearer plane: the break-glass owner token, a session bearer from POST /api/login, or
+ * an integration token. Roles and status are read from the operators table on every request, so a
+ * demoted, suspended or removed operator loses access on the next call; a token is read from its
+ * table on every request, so a revoked or rotated one is refused on the next call, on every process.
+ * A key (a principal with a rate class) is metered per key; sessions and the owner token never are.
  */
 export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
   readonly name = 'operator';
@@ -43,7 +59,7 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     scheme: {
       type: 'http',
       scheme: 'bearer',
-      description: 'Operator bearer: the owner token or a session from POST /api/login.',
+      description: 'Operator bearer: the owner token, a session from POST /api/login, or an integration token.',
     },
   };
 
@@ -53,6 +69,8 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     private readonly operators: OperatorStore,
     private readonly sessions: OperatorSessionStore,
     private readonly clock: Clock,
+    private readonly tokens: IntegrationTokenStore,
+    private readonly budget: RateBudget,
   ) {}
 
   async authenticate(input: AuthInput): Promise<OperatorPrincipal> {
@@ -64,11 +82,46 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     if (ownerHash !== undefined && constantTimeEqual(hash, ownerHash)) {
       return { plane: 'operator', via: 'owner-token', username: null, roles: ['owner'], tenant: null };
     }
+    if (auth.credential.startsWith(`${INTEGRATION_TOKEN_PREFIX}_`)) {
+      const token = await this.tokens.findActive(hash);
+      if (!token) throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
+      return {
+        plane: 'operator',
+        via: 'integration-token',
+        username: null,
+        roles: [],
+        tenant: token.tenant,
+        key: { id: token.id, scopes: token.scopes, rateClass: token.rateClass },
+      };
+    }
     const session = await this.sessions.find(hash, this.clock.now());
     const operator = session && (await this.operators.get(session.username));
     if (operator?.status !== 'active') {
       throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
     }
     return { plane: 'operator', via: 'session', username: operator.username, roles: operator.roles, tenant: operator.tenant };
+  }
+
+  /**
+   * Interface spec, Limits 1: a key is metered against its rate class, per key, in a budget kept
+   * in the database (one statement), so every process shares it. Over budget is 429 with
+   * Retry-After; every answer to a key carries RateLimit-Policy and RateLimit.
+   */
+  async meter(principal: OperatorPrincipal): Promise<Record<string, string> | undefined> {
+    if (!principal.key) return undefined;
+    const now = this.clock.now();
+    const start = windowStart(now, principal.key.rateClass);
+    const state = rateState(principal.key.rateClass, await this.budget.consume(principal.key.id, start), start, now);
+    const headers = rateHeaders(state);
+    if (!state.allowed) {
+      throw new ServiceError(
+        'rate_limited',
+        `This key's rate class allows ${state.quota} requests per ${state.windowSeconds} s.`,
+        {
+          headers: { ...headers, 'retry-after': String(state.resetSeconds) },
+        },
+      );
+    }
+    return headers;
   }
 }

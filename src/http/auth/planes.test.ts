@@ -12,6 +12,7 @@ import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/sql-holder-replay-store.ts';
+import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -110,7 +111,14 @@ for (const factory of testDatabases()) {
       await sessions.create(hashToken(sessionToken), 'olivia', NOW_MS, NOW_MS + 3_600_000);
 
       tokens = new SqlAccessTokenStore(db);
-      operatorAuth = new OperatorBearerAuthenticator(async () => hashToken(OWNER_TOKEN), operators, sessions, clock);
+      operatorAuth = new OperatorBearerAuthenticator(
+        async () => hashToken(OWNER_TOKEN),
+        operators,
+        sessions,
+        clock,
+        new SqlIntegrationTokenStore(db),
+        new SqlRateBudget(db),
+      );
       accessAuth = new AccessTokenAuthenticator(tokens, clock);
       holderAuth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
     });

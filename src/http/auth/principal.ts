@@ -40,6 +40,11 @@ export interface AuthPlane<P extends PlaneName = PlaneName> {
    * route's policy and validation, just before its handler. A refused request spends nothing.
    */
   admit?(principal: Principals[P]): Promise<void>;
+  /**
+   * Counts the request against the credential's rate budget, once it is authenticated and within
+   * its policy: answers the headers every answer carries, or throws a refusal when over budget.
+   */
+  meter?(principal: Principals[P]): Promise<Record<string, string> | undefined>;
 }
 
 export const publicPlane: AuthPlane<'public'> = {

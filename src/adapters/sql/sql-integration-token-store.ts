@@ -1,0 +1,184 @@
+import type { Selectable } from 'kysely';
+import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
+import type {
+  Decision,
+  IntegrationTokenRecord,
+  IntegrationTokenStore,
+  Page,
+  ProvisioningRecord,
+  RateBudget,
+} from '../../ports/integration-token-store.ts';
+import type { Db } from './connect.ts';
+import type { IntegrationTokensTable, ProvisioningRequestsTable } from './schema.ts';
+import { Statement } from './statement.ts';
+
+const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord => ({
+  id: r.id,
+  tenant: r.tenant,
+  label: r.label,
+  scopes: JSON.parse(r.scopes) as IntegrationScope[],
+  rateClass: r.rate_class as RateClass,
+  tokenHash: r.token_hash,
+  state: r.state as IntegrationTokenRecord['state'],
+  requestId: r.request_id,
+  createdBy: r.created_by,
+  createdAt: Number(r.created_at),
+  rotatedAt: r.rotated_at === null ? null : Number(r.rotated_at),
+  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  revokedBy: r.revoked_by,
+});
+
+const toRequest = (r: Selectable<ProvisioningRequestsTable>): ProvisioningRecord => ({
+  id: r.id,
+  tenant: r.tenant,
+  label: r.label,
+  scopes: JSON.parse(r.scopes) as IntegrationScope[],
+  rateClass: r.rate_class as RateClass,
+  reason: r.reason,
+  state: r.state as ProvisioningRecord['state'],
+  requestedBy: r.requested_by,
+  createdAt: Number(r.created_at),
+  expiresAt: Number(r.expires_at),
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at === null ? null : Number(r.decided_at),
+  note: r.note,
+  tokenId: r.token_id,
+});
+
+/** Every authenticated key request reads this: written once, prepared once per connection. */
+const activeByHash = new Statement<Selectable<IntegrationTokensTable>>(
+  "select * from integration_tokens where token_hash = ? and state = 'active'",
+);
+
+export class SqlIntegrationTokenStore implements IntegrationTokenStore {
+  constructor(private readonly db: Db) {}
+
+  async findActive(tokenHash: string): Promise<IntegrationTokenRecord | undefined> {
+    const row = await activeByHash.first(this.db, [tokenHash]);
+    return row && toToken(row);
+  }
+
+  async createRequest(r: ProvisioningRecord): Promise<void> {
+    await this.db
+      .insertInto('provisioning_requests')
+      .values({
+        id: r.id,
+        tenant: r.tenant,
+        label: r.label,
+        scopes: JSON.stringify(r.scopes),
+        rate_class: r.rateClass,
+        reason: r.reason,
+        state: r.state,
+        requested_by: r.requestedBy,
+        created_at: r.createdAt,
+        expires_at: r.expiresAt,
+        decided_by: null,
+        decided_at: null,
+        note: null,
+        token_id: null,
+      })
+      .execute();
+  }
+
+  async request(id: string, within: string | null): Promise<ProvisioningRecord | undefined> {
+    let q = this.db.selectFrom('provisioning_requests').selectAll().where('id', '=', id);
+    if (within !== null) q = q.where('tenant', '=', within);
+    const row = await q.executeTakeFirst();
+    return row && toRequest(row);
+  }
+
+  async requests(within: string | null, page: Page): Promise<ProvisioningRecord[]> {
+    let q = this.db.selectFrom('provisioning_requests').selectAll();
+    if (within !== null) q = q.where('tenant', '=', within);
+    if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
+    if (page.before !== undefined) q = q.where('created_at', '<', page.before);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
+    return rows.map(toRequest);
+  }
+
+  async decide(id: string, within: string | null, d: Decision, now: number): Promise<boolean> {
+    let q = this.db
+      .updateTable('provisioning_requests')
+      .set({ state: d.state, decided_by: d.decidedBy, decided_at: now, note: d.note, token_id: d.tokenId })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now);
+    if (within !== null) q = q.where('tenant', '=', within);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+
+  async createToken(t: IntegrationTokenRecord): Promise<void> {
+    await this.db
+      .insertInto('integration_tokens')
+      .values({
+        id: t.id,
+        tenant: t.tenant,
+        label: t.label,
+        scopes: JSON.stringify(t.scopes),
+        rate_class: t.rateClass,
+        token_hash: t.tokenHash,
+        state: t.state,
+        request_id: t.requestId,
+        created_by: t.createdBy,
+        created_at: t.createdAt,
+        rotated_at: null,
+        revoked_at: null,
+        revoked_by: null,
+      })
+      .execute();
+  }
+
+  async token(id: string, within: string | null): Promise<IntegrationTokenRecord | undefined> {
+    let q = this.db.selectFrom('integration_tokens').selectAll().where('id', '=', id);
+    if (within !== null) q = q.where('tenant', '=', within);
+    const row = await q.executeTakeFirst();
+    return row && toToken(row);
+  }
+
+  async tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]> {
+    let q = this.db.selectFrom('integration_tokens').selectAll();
+    if (within !== null) q = q.where('tenant', '=', within);
+    if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
+    if (page.before !== undefined) q = q.where('created_at', '<', page.before);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
+    return rows.map(toToken);
+  }
+
+  async revoke(id: string, within: string | null, by: string, now: number): Promise<boolean> {
+    let q = this.db
+      .updateTable('integration_tokens')
+      .set({ state: 'revoked', revoked_at: now, revoked_by: by })
+      .where('id', '=', id)
+      .where('state', '=', 'active');
+    if (within !== null) q = q.where('tenant', '=', within);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+
+  async rotate(id: string, within: string | null, tokenHash: string, now: number): Promise<boolean> {
+    let q = this.db
+      .updateTable('integration_tokens')
+      .set({ token_hash: tokenHash, rotated_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'active');
+    if (within !== null) q = q.where('tenant', '=', within);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+}
+
+// One atomic statement per metered request: a new window starts the count again at 1.
+const consume = new Statement<{ used: number }>(
+  `insert into rate_windows (key, window_start, used) values (?, ?, 1)
+   on conflict (key) do update set
+     used = case when rate_windows.window_start = excluded.window_start then rate_windows.used + 1 else 1 end,
+     window_start = excluded.window_start
+   returning used`,
+);
+
+export class SqlRateBudget implements RateBudget {
+  constructor(private readonly db: Db) {}
+
+  async consume(key: string, windowStart: number): Promise<number> {
+    const row = await consume.first(this.db, [key, windowStart]);
+    return Number(row?.used ?? Number.POSITIVE_INFINITY);
+  }
+}

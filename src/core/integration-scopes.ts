@@ -1,0 +1,66 @@
+/**
+ * What a key may do on the participation plane (docs/integration.md): a tenant-scoped integration
+ * token, and later a partner key, carries scopes and a rate class instead of operator roles. A
+ * route admits a key only when it declares one of the key's scopes; every other route refuses it.
+ */
+export const INTEGRATION_SCOPES = {
+  issuance: 'Register credential types, make offers and update the tenant’s profile.',
+  revocation: 'Revoke credentials the tenant issued.',
+  deposits: 'Deposit bills, receipts, tickets and statements to holders’ wallets (contract 0.3.0).',
+  membership: 'Enrol members and change tiers, display names, status and coins.',
+  channels: 'Request, accept, decline, revoke and list data channels with holders.',
+} as const;
+
+export type IntegrationScope = keyof typeof INTEGRATION_SCOPES;
+export const SCOPE_NAMES = Object.keys(INTEGRATION_SCOPES) as IntegrationScope[];
+
+/**
+ * Rate classes: a quota of requests per fixed window, per key (interface spec, Limits 1). The
+ * window starts at a multiple of its length since the Unix epoch.
+ */
+export const RATE_CLASSES = {
+  sandbox: { quota: 60, windowSeconds: 60, description: 'Trying the integration out.' },
+  standard: { quota: 600, windowSeconds: 60, description: 'A production integration.' },
+  bulk: { quota: 6000, windowSeconds: 60, description: 'Batch jobs: issuing or depositing for a whole population.' },
+} as const;
+
+export type RateClass = keyof typeof RATE_CLASSES;
+export const RATE_CLASS_NAMES = Object.keys(RATE_CLASSES) as RateClass[];
+
+/** Where a request stands in its key's window (RateLimit header fields, draft-ietf-httpapi-ratelimit-headers). */
+export interface RateState {
+  policy: RateClass;
+  quota: number;
+  windowSeconds: number;
+  /** Requests left in this window after this one (0 when over). */
+  remaining: number;
+  /** Seconds until the window ends. */
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+/** The window a moment falls in, and the state after `used` requests in it. */
+export function windowStart(now: number, rateClass: RateClass): number {
+  const ms = RATE_CLASSES[rateClass].windowSeconds * 1000;
+  return now - (now % ms);
+}
+
+export function rateState(rateClass: RateClass, used: number, start: number, now: number): RateState {
+  const { quota, windowSeconds } = RATE_CLASSES[rateClass];
+  return {
+    policy: rateClass,
+    quota,
+    windowSeconds,
+    remaining: Math.max(0, quota - used),
+    resetSeconds: Math.max(1, Math.ceil((start + windowSeconds * 1000 - now) / 1000)),
+    allowed: used <= quota,
+  };
+}
+
+/** `RateLimit-Policy` and `RateLimit` as structured fields (RFC 9651 lists of one item). */
+export function rateHeaders(s: RateState): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${s.policy}";q=${s.quota};w=${s.windowSeconds}`,
+    ratelimit: `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`,
+  };
+}

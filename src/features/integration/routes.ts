@@ -1,0 +1,262 @@
+import { Type } from '@sinclair/typebox';
+import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
+import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { DisplayText, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import type { OperatorRole } from '../../ports/operator-store.ts';
+import type { IntegrationTokenService } from './token-service.ts';
+
+/** docs/integration.md, "Who may do what". */
+const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
+const REQUEST_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'tenant-admin'];
+
+const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 200;
+
+const RequestId = Type.String({ pattern: '^prv_[A-Za-z0-9_-]{22}$' });
+const TokenId = Type.String({ pattern: '^itk_[A-Za-z0-9_-]{22}$' });
+const Cursor = Type.String({ pattern: '^[0-9]{1,16}$' });
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const ScopeName = Type.Union(SCOPE_NAMES.map((s) => Type.Literal(s)));
+const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));
+
+const Request = Type.Object({
+  id: Type.String(),
+  tenant: Type.String(),
+  label: Type.String(),
+  scopes: Type.Array(Type.String()),
+  rateClass: Type.String(),
+  reason: Type.String(),
+  state: Type.String({ description: 'pending, approved, rejected or expired' }),
+  requestedBy: Type.String(),
+  createdAt: DateTime,
+  expiresAt: DateTime,
+  decidedBy: Nullable(Type.String()),
+  decidedAt: Nullable(DateTime),
+  note: Nullable(Type.String()),
+  tokenId: Nullable(Type.String()),
+});
+const Token = Type.Object({
+  id: Type.String(),
+  tenant: Type.String(),
+  label: Type.String(),
+  scopes: Type.Array(Type.String()),
+  rateClass: Type.String(),
+  state: Type.String({ description: 'active or revoked' }),
+  requestId: Nullable(Type.String()),
+  createdBy: Type.String(),
+  createdAt: DateTime,
+  rotatedAt: Nullable(DateTime),
+  revokedAt: Nullable(DateTime),
+  revokedBy: Nullable(Type.String()),
+});
+const WithSecret = Type.Object({
+  ...Token.properties,
+  secret: Type.String({ description: 'The bearer token, shown this once.' }),
+});
+const Mutation = <T extends Record<string, Parameters<typeof Type.Object>[0][string]>>(fields: T) =>
+  Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer(), ...fields });
+const ListQuery = Type.Object(
+  { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor) },
+  { additionalProperties: false },
+);
+
+/** The provisioning ceremony, integration tokens and their options (docs/integration.md). */
+export function integrationTokenRoutes(service: IntegrationTokenService): RouteGroup {
+  const base = '/api/admin/integration';
+  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  return {
+    name: 'integration-tokens',
+    routes: [
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/key-options`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'The scopes and rate classes a token (or a partner key) may carry.',
+        responses: {
+          200: {
+            description: 'Scopes and rate classes.',
+            schema: Type.Object({
+              scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
+              rateClasses: Type.Array(
+                Type.Object({
+                  name: Type.String(),
+                  quota: Type.Integer(),
+                  windowSeconds: Type.Integer(),
+                  description: Type.String(),
+                }),
+              ),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async () => service.keyOptions(),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/provisioning`,
+        roles: REQUEST_ROLES,
+        scope: { tenantIn: 'body' },
+        summary: 'Ask for a tenant-scoped integration token; another owner approves or rejects it.',
+        body: Type.Object(
+          {
+            tenant: Slug,
+            label: DisplayText(80),
+            scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPE_NAMES.length, uniqueItems: true }),
+            rateClass: RateClassName,
+            reason: DisplayText(500),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          201: { description: 'The request, pending.', schema: Mutation({ request: Request }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant'),
+        },
+        handler: async (request, reply) => {
+          reply.code(201);
+          return service.open(operatorActor(operatorOf(request)), request.body);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/provisioning`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'Provisioning requests, newest first.',
+        querystring: ListQuery,
+        responses: {
+          200: {
+            description: 'A page of requests.',
+            schema: Type.Object({ requests: Type.Array(Request), nextCursor: Nullable(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { tenant, limit, cursor } = request.query;
+          return service.requests(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/provisioning/{requestId}`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'One provisioning request.',
+        params: Type.Object({ requestId: RequestId }),
+        responses: {
+          200: { description: 'The request.', schema: Request },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_provisioning_request'),
+        },
+        handler: async (request) => service.request(operatorOf(request).tenant, request.params.requestId),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/provisioning/{requestId}/reject`,
+        roles: REQUEST_ROLES,
+        scope: 'none',
+        summary: 'Reject (or, for the one who asked, withdraw) a pending provisioning request.',
+        params: Type.Object({ requestId: RequestId }),
+        body: Type.Object({ note: Type.Optional(DisplayText(500)) }, { additionalProperties: false }),
+        bodyOptional: true,
+        responses: {
+          200: { description: 'The request, rejected.', schema: Mutation({ request: Request }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_provisioning_request'),
+          409: errorResponse('provisioning_state'),
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return service.reject(operatorActor(principal), principal.tenant, request.params.requestId, request.body.note ?? null);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/tokens`,
+        roles: ['owner'],
+        scope: 'platform',
+        summary:
+          'Approve a pending provisioning request and mint its token, shown this once (an owner other than the one who asked).',
+        body: Type.Object({ requestId: RequestId }, { additionalProperties: false }),
+        responses: {
+          201: { description: 'The token, with its secret.', schema: Mutation({ token: WithSecret }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_provisioning_request'),
+          409: errorResponse('provisioning_state'),
+        },
+        handler: async (request, reply) => {
+          reply.code(201);
+          return service.approve(operatorActor(operatorOf(request)), request.body.requestId);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/tokens`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'Integration tokens, newest first (never their secrets).',
+        querystring: ListQuery,
+        responses: {
+          200: {
+            description: 'A page of tokens.',
+            schema: Type.Object({ tokens: Type.Array(Token), nextCursor: Nullable(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => {
+          const { tenant, limit, cursor } = request.query;
+          return service.tokens(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/tokens/{tokenId}/revoke`,
+        roles: REQUEST_ROLES,
+        scope: 'none',
+        summary: 'Revoke a token: its next call is refused, on every process.',
+        params: Type.Object({ tokenId: TokenId }),
+        responses: {
+          200: { description: 'The token, revoked.', schema: Mutation({ token: Token }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_token'),
+          409: errorResponse('token_revoked'),
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return service.revoke(operatorActor(principal), principal.tenant, request.params.tokenId);
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/tokens/{tokenId}/rotate`,
+        roles: ['owner', 'tenant-admin'],
+        scope: 'none',
+        summary: 'Replace a token’s secret; the new one is shown this once and the old one stops working at once.',
+        params: Type.Object({ tokenId: TokenId }),
+        responses: {
+          200: { description: 'The token, with its new secret.', schema: Mutation({ token: WithSecret }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_token'),
+          409: errorResponse('token_revoked'),
+        },
+        handler: async (request) => {
+          const principal = operatorOf(request);
+          return service.rotate(operatorActor(principal), principal.tenant, request.params.tokenId);
+        },
+      }),
+    ],
+  };
+}

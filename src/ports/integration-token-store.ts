@@ -1,0 +1,80 @@
+import type { IntegrationScope, RateClass } from '../core/integration-scopes.ts';
+
+/**
+ * Tenant-scoped integration tokens and the provisioning requests they are minted from
+ * (docs/integration.md). Methods that read or change one take `within`: the tenant a scoped
+ * operator is held to, or null for a platform operator.
+ */
+export interface IntegrationTokenRecord {
+  id: string;
+  tenant: string;
+  label: string;
+  scopes: IntegrationScope[];
+  rateClass: RateClass;
+  /** SHA-256 of the token; the token itself is never stored. */
+  tokenHash: string;
+  state: 'active' | 'revoked';
+  requestId: string | null;
+  createdBy: string;
+  createdAt: number;
+  rotatedAt: number | null;
+  revokedAt: number | null;
+  revokedBy: string | null;
+}
+
+export type ProvisioningState = 'pending' | 'approved' | 'rejected' | 'expired';
+
+export interface ProvisioningRecord {
+  id: string;
+  tenant: string;
+  label: string;
+  scopes: IntegrationScope[];
+  rateClass: RateClass;
+  reason: string;
+  /** As stored: `pending`, `approved` or `rejected`; the service shows a pending one past `expiresAt` as expired. */
+  state: 'pending' | 'approved' | 'rejected';
+  requestedBy: string;
+  createdAt: number;
+  expiresAt: number;
+  decidedBy: string | null;
+  decidedAt: number | null;
+  note: string | null;
+  tokenId: string | null;
+}
+
+export interface Page {
+  tenant?: string;
+  limit: number;
+  /** Rows created before this time (the cursor). */
+  before?: number;
+}
+
+export interface Decision {
+  state: 'approved' | 'rejected';
+  decidedBy: string;
+  note: string | null;
+  tokenId: string | null;
+}
+
+export interface IntegrationTokenStore {
+  /** The active token with this hash, whatever its tenant: authentication looks keys up by hash. */
+  findActive(tokenHash: string): Promise<IntegrationTokenRecord | undefined>;
+  createRequest(request: ProvisioningRecord): Promise<void>;
+  request(id: string, within: string | null): Promise<ProvisioningRecord | undefined>;
+  requests(within: string | null, page: Page): Promise<ProvisioningRecord[]>;
+  /** Decides a request that is pending and not expired at `now`, in one conditional write; false otherwise. */
+  decide(id: string, within: string | null, decision: Decision, now: number): Promise<boolean>;
+  createToken(token: IntegrationTokenRecord): Promise<void>;
+  token(id: string, within: string | null): Promise<IntegrationTokenRecord | undefined>;
+  tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]>;
+  /** Revokes an active token; false when unknown or already revoked. */
+  revoke(id: string, within: string | null, by: string, now: number): Promise<boolean>;
+  /** Replaces an active token's hash: the old token stops working at once. */
+  rotate(id: string, within: string | null, tokenHash: string, now: number): Promise<boolean>;
+}
+
+/** Request budgets per key, shared by every process on the database. */
+export interface RateBudget {
+  /** Counts one request of `key` in the window starting at `windowStart`, in one statement; answers the count. */
+  consume(key: string, windowStart: number): Promise<number>;
+}
