@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServiceError } from '../../core/errors.ts';
+import type { RouteDef } from '../route.ts';
+import { checkDeclaredPolicy } from '../route-policy.ts';
 import type { HolderPrincipal } from './holder-jws.ts';
 import type { OperatorPrincipal } from './operator-bearer.ts';
 import { assertOwnAccount, assertPlatformWide, assertTenantScope } from './scope.ts';
@@ -29,5 +31,32 @@ test('a holder path names the signer, or the request is account_mismatch', () =>
   assert.throws(
     () => assertOwnAccount(holder, 'abd'),
     (err: unknown) => refusedWith('account_mismatch')(err) && (err as ServiceError).status === 403,
+  );
+});
+
+test('an operation keys may call must read its tenant from the request; scopes belong to the operator plane', () => {
+  const route = (over: Partial<RouteDef>): RouteDef => ({
+    method: 'POST',
+    path: '/api/things',
+    auth: 'operator',
+    roles: ['owner'],
+    scope: 'platform',
+    stability: 'unpromised',
+    summary: 'x',
+    responses: {},
+    handler: async () => ({}),
+    ...over,
+  });
+  assert.throws(() => checkDeclaredPolicy(route({ scopes: ['issuance'] })), /must read its tenant/);
+  assert.throws(() => checkDeclaredPolicy(route({ scope: 'none', scopes: ['issuance'] })), /must read its tenant/);
+  assert.throws(
+    () =>
+      checkDeclaredPolicy(
+        route({ auth: 'public', roles: undefined, scope: undefined, scopes: ['issuance'] } as Partial<RouteDef>),
+      ),
+    /operator-plane routes only/,
+  );
+  assert.doesNotThrow(() =>
+    checkDeclaredPolicy(route({ scope: { tenantIn: 'params' }, path: '/api/{tenant}/things', scopes: ['issuance'] })),
   );
 });
