@@ -38,5 +38,17 @@ export interface DepositStore {
   setRequireChannel(tenant: string, id: string, required: boolean, now: number): Promise<boolean>;
   /** False when the tenant already has a deposit under this id (the caller reads it then). */
   addDeposit(deposit: DepositRecord): Promise<boolean>;
-  deposit(tenant: string, depositId: string): Promise<DepositRecord | undefined>;
+  deposit(tenant: string, depositId: string): Promise<ChainedDeposit | undefined>;
+  /** The tenant's deposits, newest first, before chain number `beforeSeq`. */
+  deposits(tenant: string, limit: number, beforeSeq?: number): Promise<ChainedDeposit[]>;
+  /** The tenant's chain in order, from number `afterSeq + 1`, and its head (null before any deposit). */
+  chain(tenant: string, afterSeq: number, limit: number): Promise<ChainedDeposit[]>;
+  chainHead(tenant: string): Promise<{ seq: number; hash: string } | null>;
+}
+
+/** A deposit as stored, with its place in the tenant's hash chain (docs/deposits.md, "Integrity"). */
+export interface ChainedDeposit extends DepositRecord {
+  chainSeq: number;
+  prevHash: string;
+  chainHash: string;
 }

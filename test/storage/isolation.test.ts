@@ -125,6 +125,7 @@ const T = {
     'MembershipStore: enrolment types, members, coin entries and their keys are per tenant; membershipsOf is the account’s own view across tenants, by design',
   proposals:
     'MembershipStore: proposals, votes and tallies are per tenant; findProposal finds by id alone (a holder vote names no tenant), by design',
+  depositChain: 'DepositStore: each tenant’s deposits form their own chain; deposits, chain and chainHead read one tenant’s only',
   webhooks:
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   sweeps:
@@ -204,6 +205,9 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     setRequireChannel: T.products,
     addDeposit: T.deposits,
     deposit: T.deposits,
+    deposits: T.depositChain,
+    chain: T.depositChain,
+    chainHead: T.depositChain,
   },
   WebhookStore: {
     create: T.webhooks,
@@ -1407,6 +1411,40 @@ for (const factory of testDatabases()) {
       assert.equal(await store.addDeposit(deposit('beta')), true, 'and may use the same id');
       assert.equal((await store.deposit('alpha', 'dep-1'))?.bodyHash, 'hash-alpha');
       assert.equal((await store.deposit('beta', 'dep-1'))?.bodyHash, 'hash-beta');
+    });
+
+    isolated(T.depositChain, async () => {
+      const store = new SqlDepositStore(db);
+      const add = (tenant: string, depositId: string) =>
+        store.addDeposit({
+          tenant,
+          depositId,
+          accountId: ACCOUNT,
+          productId: `prd-${tenant}`,
+          itemId: `itm-${tenant}-${depositId}`,
+          body: '{}',
+          bodyHash: 'h',
+          createdAt: T0,
+        });
+      const alphaBefore = (await store.chainHead('alpha'))?.seq ?? 0;
+      const betaBefore = await store.chainHead('beta');
+      assert.equal(await add('alpha', 'chain-a1'), true);
+      assert.equal(await add('alpha', 'chain-a2'), true);
+      assert.equal(await add('alpha', 'chain-a2'), false, 'a taken id leaves the chain as it was');
+      assert.equal((await store.chainHead('alpha'))?.seq, alphaBefore + 2);
+      assert.deepEqual(await store.chainHead('beta'), betaBefore, 'beta’s chain did not move');
+      const alphaRun = await store.chain('alpha', alphaBefore, 10);
+      assert.deepEqual(
+        alphaRun.map((d) => d.depositId),
+        ['chain-a1', 'chain-a2'],
+      );
+      assert.equal(alphaRun[1]?.prevHash, alphaRun[0]?.chainHash);
+      assert.ok((await store.chain('beta', 0, 100)).every((d) => d.tenant === 'beta'));
+      assert.ok((await store.deposits('beta', 100)).every((d) => d.tenant === 'beta'));
+      assert.deepEqual(
+        (await store.deposits('alpha', 2)).map((d) => d.depositId),
+        ['chain-a2', 'chain-a1'],
+      );
     });
 
     isolated(T.webhooks, async () => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
+import { firstBreak } from '../../core/deposit-chain.ts';
 import { migrate } from './connect.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { SqlDepositStore } from './sql-deposit-store.ts';
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {
@@ -36,6 +38,46 @@ for (const factory of testDatabases()) {
       } finally {
         await a.destroy();
         await b.destroy();
+        await target.drop();
+      }
+    });
+
+    test('0015 chains the deposits made before it, per tenant, in the order they were made', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        const migrator = new Migrator({
+          db,
+          provider: migrationProvider,
+          ...(target.schema ? { migrationTableSchema: target.schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0014-integration-tokens')).error, undefined);
+        const deposit = (tenant: string, id: string, at: number) =>
+          sql`insert into deposits (tenant, deposit_id, account_id, product_id, item_id, body, body_hash, created_at)
+              values (${tenant}, ${id}, 'acct', 'prd', ${`itm-${id}`}, '{}', 'RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o', ${at})`.execute(
+            db,
+          );
+        await deposit('alpha', 'a-2', 2000);
+        await deposit('beta', 'b-1', 1500);
+        await deposit('alpha', 'a-1', 1000);
+        await migrate(db);
+        const store = new SqlDepositStore(db);
+        const alpha = await store.chain('alpha', 0, 10);
+        assert.deepEqual(
+          alpha.map((d) => [d.chainSeq, d.depositId]),
+          [
+            [1, 'a-1'],
+            [2, 'a-2'],
+          ],
+        );
+        assert.equal(firstBreak(alpha.map((d) => ({ ...d, seq: d.chainSeq, hash: d.chainHash }))), undefined);
+        assert.equal((await store.chainHead('alpha'))?.hash, alpha[1]?.chainHash);
+        assert.deepEqual(
+          (await store.chain('beta', 0, 10)).map((d) => d.chainSeq),
+          [1],
+        );
+      } finally {
+        await db.destroy();
         await target.drop();
       }
     });

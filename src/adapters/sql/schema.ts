@@ -287,6 +287,16 @@ export interface DepositsTable {
   body: string;
   body_hash: string;
   created_at: number;
+  /** The deposit's place in its tenant's hash chain, the link to the one before, and its own hash. */
+  chain_seq: number | null;
+  prev_hash: string | null;
+  chain_hash: string | null;
+}
+
+export interface DepositHeadsTable {
+  tenant: string;
+  seq: number;
+  hash: string;
 }
 
 export interface ShareSettingsTable {
@@ -428,6 +438,7 @@ export interface Database {
   channels: ChannelsTable;
   products: ProductsTable;
   deposits: DepositsTable;
+  deposit_heads: DepositHeadsTable;
   share_settings: ShareSettingsTable;
   sharing_log: SharingLogTable;
   wallet_providers: WalletProvidersTable;

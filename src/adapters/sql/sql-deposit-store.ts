@@ -1,7 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
+import { PostgresAdapter, type Selectable } from 'kysely';
+import { depositHash, GENESIS_HASH } from '../../core/deposit-chain.ts';
+import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { Db } from './connect.ts';
 import type { DepositsTable, ProductsTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 const toProduct = (row: Selectable<ProductsTable>): ProductRecord => ({
   id: row.id,
@@ -14,7 +16,7 @@ const toProduct = (row: Selectable<ProductsTable>): ProductRecord => ({
   updatedAt: Number(row.updated_at),
 });
 
-const toDeposit = (row: Selectable<DepositsTable>): DepositRecord => ({
+const toDeposit = (row: Selectable<DepositsTable>): ChainedDeposit => ({
   tenant: row.tenant,
   depositId: row.deposit_id,
   accountId: row.account_id,
@@ -23,6 +25,9 @@ const toDeposit = (row: Selectable<DepositsTable>): DepositRecord => ({
   body: row.body,
   bodyHash: row.body_hash,
   createdAt: Number(row.created_at),
+  chainSeq: Number(row.chain_seq),
+  prevHash: row.prev_hash ?? '',
+  chainHash: row.chain_hash ?? '',
 });
 
 export class SqlDepositStore implements DepositStore {
@@ -88,25 +93,81 @@ export class SqlDepositStore implements DepositStore {
     return result.numUpdatedRows === 1n;
   }
 
+  /**
+   * Appends the deposit to its tenant's chain: the head row is read and moved in the same
+   * transaction (on PostgreSQL under its row lock, which orders one tenant's appends), so numbers
+   * have no gaps and each deposit links to the one committed before it. A deposit id already taken
+   * leaves the chain as it was.
+   */
   async addDeposit(d: DepositRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('deposits')
-      .values({
+    return atomically(this.db, async (trx) => {
+      await trx
+        .insertInto('deposit_heads')
+        .values({ tenant: d.tenant, seq: 0, hash: GENESIS_HASH })
+        .onConflict((oc) => oc.column('tenant').doNothing())
+        .execute();
+      let read = trx.selectFrom('deposit_heads').select(['seq', 'hash']).where('tenant', '=', d.tenant);
+      if (trx.getExecutor().adapter instanceof PostgresAdapter) read = read.forUpdate();
+      const head = await read.executeTakeFirstOrThrow();
+      const link = {
         tenant: d.tenant,
-        deposit_id: d.depositId,
-        account_id: d.accountId,
-        product_id: d.productId,
-        item_id: d.itemId,
-        body: d.body,
-        body_hash: d.bodyHash,
-        created_at: d.createdAt,
-      })
-      .onConflict((oc) => oc.columns(['tenant', 'deposit_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+        seq: Number(head.seq) + 1,
+        depositId: d.depositId,
+        accountId: d.accountId,
+        productId: d.productId,
+        itemId: d.itemId,
+        bodyHash: d.bodyHash,
+        createdAt: d.createdAt,
+        prevHash: head.hash,
+      };
+      const hash = depositHash(link);
+      const result = await trx
+        .insertInto('deposits')
+        .values({
+          tenant: d.tenant,
+          deposit_id: d.depositId,
+          account_id: d.accountId,
+          product_id: d.productId,
+          item_id: d.itemId,
+          body: d.body,
+          body_hash: d.bodyHash,
+          created_at: d.createdAt,
+          chain_seq: link.seq,
+          prev_hash: link.prevHash,
+          chain_hash: hash,
+        })
+        .onConflict((oc) => oc.columns(['tenant', 'deposit_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+      await trx.updateTable('deposit_heads').set({ seq: link.seq, hash }).where('tenant', '=', d.tenant).execute();
+      return true;
+    });
   }
 
-  async deposit(tenant: string, depositId: string): Promise<DepositRecord | undefined> {
+  async deposits(tenant: string, limit: number, beforeSeq?: number): Promise<ChainedDeposit[]> {
+    let q = this.db.selectFrom('deposits').selectAll().where('tenant', '=', tenant);
+    if (beforeSeq !== undefined) q = q.where('chain_seq', '<', beforeSeq);
+    return (await q.orderBy('chain_seq', 'desc').limit(limit).execute()).map(toDeposit);
+  }
+
+  async chain(tenant: string, afterSeq: number, limit: number): Promise<ChainedDeposit[]> {
+    const rows = await this.db
+      .selectFrom('deposits')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('chain_seq', '>', afterSeq)
+      .orderBy('chain_seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toDeposit);
+  }
+
+  async chainHead(tenant: string): Promise<{ seq: number; hash: string } | null> {
+    const row = await this.db.selectFrom('deposit_heads').select(['seq', 'hash']).where('tenant', '=', tenant).executeTakeFirst();
+    return row ? { seq: Number(row.seq), hash: row.hash } : null;
+  }
+
+  async deposit(tenant: string, depositId: string): Promise<ChainedDeposit | undefined> {
     const row = await this.db
       .selectFrom('deposits')
       .selectAll()

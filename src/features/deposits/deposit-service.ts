@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
+import { bodyHashOf } from '../../core/deposit-chain.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { isDemoSlug } from '../../core/slug.ts';
@@ -106,7 +107,7 @@ export class DepositService {
     await this.tenants.get(tenant);
     checkMoney(body);
     const canonical = canonicalJson(body);
-    const bodyHash = createHash('sha256').update(canonical, 'utf8').digest('base64url');
+    const bodyHash = bodyHashOf(canonical);
     return this.uow.run(async ({ deposits, items, channels, audit, events }) => {
       const earlier = await deposits.deposit(tenant, body.depositId);
       if (earlier) return { created: false, answer: await replay(items, earlier, bodyHash) };
