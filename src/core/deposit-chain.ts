@@ -31,7 +31,7 @@ export function depositHash(link: DepositLink): string {
 export const bodyHashOf = (canonicalBody: string): string =>
   createHash('sha256').update(canonicalBody, 'utf8').digest('base64url');
 
-export type BreakReason = 'sequence' | 'link' | 'hash' | 'body';
+export type BreakReason = 'sequence' | 'link' | 'hash' | 'body' | 'head';
 
 export interface ChainBreak {
   seq: number;

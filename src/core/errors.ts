@@ -59,6 +59,7 @@ export const ERROR_CATALOGUE = {
   unknown_webhook: { status: 404, description: 'No webhook endpoint you may see has this id.' },
   unknown_delivery: { status: 404, description: 'No webhook delivery you may see has this id.' },
   unknown_provisioning_request: { status: 404, description: 'No provisioning request you may see has this id.' },
+  unknown_deposit: { status: 404, description: 'The tenant has no deposit with this depositId.' },
   unknown_token: { status: 404, description: 'No integration token you may see has this id.' },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },

@@ -44,6 +44,8 @@ export interface DepositStore {
   /** The tenant's chain in order, from number `afterSeq + 1`, and its head (null before any deposit). */
   chain(tenant: string, afterSeq: number, limit: number): Promise<ChainedDeposit[]>;
   chainHead(tenant: string): Promise<{ seq: number; hash: string } | null>;
+  /** Every tenant that has a chain (the platform's integrity check walks them all). */
+  chainTenants(): Promise<string[]>;
 }
 
 /** A deposit as stored, with its place in the tenant's hash chain (docs/deposits.md, "Integrity"). */

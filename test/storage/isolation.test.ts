@@ -125,7 +125,8 @@ const T = {
     'MembershipStore: enrolment types, members, coin entries and their keys are per tenant; membershipsOf is the account’s own view across tenants, by design',
   proposals:
     'MembershipStore: proposals, votes and tallies are per tenant; findProposal finds by id alone (a holder vote names no tenant), by design',
-  depositChain: 'DepositStore: each tenant’s deposits form their own chain; deposits, chain and chainHead read one tenant’s only',
+  depositChain:
+    'DepositStore: each tenant’s deposits form their own chain; deposits, chain and chainHead read one tenant’s only; chainTenants lists every tenant with a chain, by design',
   webhooks:
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   sweeps:
@@ -208,6 +209,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     deposits: T.depositChain,
     chain: T.depositChain,
     chainHead: T.depositChain,
+    chainTenants: T.depositChain,
   },
   WebhookStore: {
     create: T.webhooks,

@@ -167,6 +167,10 @@ export class SqlDepositStore implements DepositStore {
     return row ? { seq: Number(row.seq), hash: row.hash } : null;
   }
 
+  async chainTenants(): Promise<string[]> {
+    return (await this.db.selectFrom('deposit_heads').select('tenant').orderBy('tenant').execute()).map((r) => r.tenant);
+  }
+
   async deposit(tenant: string, depositId: string): Promise<ChainedDeposit | undefined> {
     const row = await this.db
       .selectFrom('deposits')

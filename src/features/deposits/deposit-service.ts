@@ -240,7 +240,7 @@ async function replay(
 }
 
 /** Currencies are ISO 4217 codes; a deposit and its lines carry one currency. */
-function checkMoney(body: DepositBody): void {
+export function checkMoney(body: DepositBody): void {
   const amounts = [body.amount, ...(body.lines ?? []).map((l) => l.amount)].filter((a): a is Money => a !== undefined);
   for (const a of amounts) {
     if (!CURRENCIES.has(a.currency)) throw new ServiceError('invalid_currency', `${a.currency} is not an ISO 4217 currency.`);

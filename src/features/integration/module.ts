@@ -1,17 +1,21 @@
+import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
+import { contractRoutes } from './contract-routes.ts';
+import { DepositViews } from './deposit-views.ts';
 import { integrationTokenRoutes } from './routes.ts';
 import { IntegrationTokenService } from './token-service.ts';
 
 /**
- * The integration plane's access (docs/integration.md): the provisioning ceremony, tenant-scoped
- * integration tokens, and the scopes and rate classes they carry. The operator plane
- * (operators module) authenticates the tokens and meters them.
+ * The integration plane (docs/integration.md): the provisioning ceremony, tenant-scoped
+ * integration tokens and the scopes and rate classes they carry (the operator plane, in the
+ * operators module, authenticates and meters them); the integrator-facing contracts with their
+ * handshake; and the deposits made under the deposit contract, with their hash chain's check.
  */
 export const integrationModule = defineModule({
   name: 'integration',
-  groups: ['integration-tokens'],
+  groups: ['integration-tokens', 'integration-contracts'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const service = new IntegrationTokenService(
@@ -20,6 +24,7 @@ export const integrationModule = defineModule({
       ctx.clock,
       async (slug) => (await tenants.find(slug)) !== undefined,
     );
-    return { services: service, routes: () => [integrationTokenRoutes(service)] };
+    const deposits = new DepositViews(new SqlDepositStore(ctx.db));
+    return { services: service, routes: () => [integrationTokenRoutes(service), contractRoutes(deposits)] };
   },
 });

@@ -1,0 +1,176 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import type { OperatorRole } from '../../ports/operator-store.ts';
+import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
+import type { DepositViews } from './deposit-views.ts';
+
+const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
+const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
+const DepositId = Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const DepositSummary = Type.Object({
+  depositId: Type.String(),
+  tenant: Type.String(),
+  accountId: Type.String(),
+  productId: Type.String(),
+  itemId: Type.String(),
+  kind: Type.String(),
+  contractVersion: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  chainSeq: Type.Integer(),
+});
+
+/** Integrator-facing contracts and the deposits made under them (docs/integration.md). */
+export function contractRoutes(deposits: DepositViews): RouteGroup {
+  const base = '/api/admin/integration';
+  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  return {
+    name: 'integration-contracts',
+    routes: [
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/contracts`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary: 'The integrator-facing contracts, each version with its JSON Schema.',
+        responses: {
+          200: {
+            description: 'The contracts.',
+            schema: Type.Object({
+              contracts: Type.Array(
+                Type.Object({
+                  name: Type.String(),
+                  summary: Type.String(),
+                  operation: Type.String(),
+                  documentation: Type.String(),
+                  versions: Type.Array(
+                    Type.Object({
+                      version: Type.String(),
+                      status: Type.String(),
+                      schema: Type.Record(Type.String(), Type.Unknown()),
+                    }),
+                  ),
+                }),
+              ),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async () => listContracts(),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${base}/contracts/handshake`,
+        roles: READ_ROLES,
+        scope: 'none',
+        summary:
+          'Check a payload against a version of a contract: accepted, or every reason it would be refused. Changes nothing.',
+        body: Type.Object(
+          {
+            contract: Type.Union(CONTRACT_NAMES.map((n) => Type.Literal(n))),
+            version: Type.String({ minLength: 1, maxLength: 16 }),
+            payload: Type.Unknown(),
+          },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'The verdict.',
+            schema: Type.Object({
+              contract: Type.String(),
+              version: Type.String(),
+              accepted: Type.Boolean(),
+              supportedVersions: Type.Array(Type.String()),
+              errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => handshake(request.body.contract, request.body.version, request.body.payload),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/deposits`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'A tenant’s deposits, newest first (envelopes, not bodies).',
+        querystring: Type.Object(
+          { tenant: Slug, limit: Type.Optional(PageLimit), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}$' })) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'A page of deposits.',
+            schema: Type.Object({ deposits: Type.Array(DepositSummary), nextCursor: Nullable(Type.String()) }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) =>
+          deposits.list(request.query.tenant, pageLimit(request.query.limit, 50, 200), request.query.cursor),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/deposits/integrity`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'Recompute each tenant’s deposit hash chain and name the first break.',
+        querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
+        responses: {
+          200: {
+            description: 'Per tenant: whether its chain holds, and where it first breaks.',
+            schema: Type.Object({
+              intact: Type.Boolean(),
+              tenants: Type.Array(
+                Type.Object({
+                  tenant: Type.String(),
+                  deposits: Type.Integer(),
+                  head: Nullable(Type.Object({ seq: Type.Integer(), hash: Type.String() })),
+                  intact: Type.Boolean(),
+                  firstBreak: Nullable(
+                    Type.Object({
+                      seq: Type.Integer(),
+                      depositId: Nullable(Type.String()),
+                      reason: Type.String({ description: 'sequence, link, hash, body or head' }),
+                    }),
+                  ),
+                }),
+              ),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request) => deposits.integrity(request.query.tenant),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${base}/deposits/{depositId}`,
+        roles: READ_ROLES,
+        scope: { tenantIn: 'query' },
+        summary: 'One deposit: its body as delivered and its link in the tenant’s chain.',
+        params: Type.Object({ depositId: DepositId }),
+        querystring: Type.Object({ tenant: Slug }, { additionalProperties: false }),
+        responses: {
+          200: {
+            description: 'The deposit.',
+            schema: Type.Object({
+              ...DepositSummary.properties,
+              body: Type.Record(Type.String(), Type.Unknown()),
+              bodyHash: Type.String(),
+              prevHash: Type.String(),
+              chainHash: Type.String(),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_deposit'),
+        },
+        handler: async (request) => deposits.get(request.query.tenant, request.params.depositId),
+      }),
+    ],
+  };
+}
