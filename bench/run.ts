@@ -1,10 +1,12 @@
 // `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
 import { issuanceBench } from './issuance.ts';
 import { verifyBench } from './verify.ts';
+import { webhooksBench } from './webhooks.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   issuance: issuanceBench,
   verify: verifyBench,
+  webhooks: webhooksBench,
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -27,6 +27,8 @@ export interface ServerOptions {
   workers?: number;
   /** Listen here (a restart that must keep PUBLIC_URL, and so its DIDs); default a free port. */
   port?: number;
+  /** More environment for the server (OPENRAIL_OUTBOUND_ALLOW for a local webhook receiver). */
+  env?: Record<string, string>;
 }
 
 export interface BenchServer {
@@ -90,6 +92,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       OPENRAIL_OWNER_TOKEN: OWNER_TOKEN,
       OPENRAIL_MASTER_KEY: MASTER_KEY,
       OPENRAIL_DEMO: 'off',
+      ...opts.env,
     },
     stdio: ['ignore', out, out],
   });

@@ -1,0 +1,212 @@
+// `npm run bench -- webhooks`: webhook deliveries per second to a local receiver, and the lag from
+// an event's commit to its delivery, against a spawned `openrail serve` (docs/webhooks.md).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Database, type Engine, enginesFrom, postgresDatabase, sqliteDatabase } from './lib/databases.ts';
+import { within } from './lib/deadline.ts';
+import { request } from './lib/http.ts';
+import { parseOptions, positive, positiveIntegers } from './lib/options.ts';
+import { startRun, writeResults } from './lib/results.ts';
+import { type BenchServer, OWNER_TOKEN, serverErrors, startServer } from './lib/server.ts';
+import { fixed, latencySummary, table } from './lib/stats.ts';
+
+const USAGE = `usage: npm run bench -- webhooks [options]
+  Events (offer.created) are made over HTTP while a local receiver takes their deliveries.
+  paced: events at --rate per second for --duration s; the lag from commit to delivery.
+  burst: --burst events as fast as 8 clients can make them; deliveries/s until all are in.
+  Each with 1 and with 4 endpoints (--endpoints), on SQLite and, with TEST_DATABASE_URL, PostgreSQL.
+  --rate <n>        events per second in the paced phase (default 100)
+  --burst <n>       events in the burst phase (default 3000; --quick 500)
+  --endpoints <l>   endpoint counts, comma-separated (default 1,4)
+  --engine <e>      sqlite or postgres only
+  --duration <s>    length of the paced phase (default 5; --quick 1)
+  --quick           a short run`;
+
+const auth = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
+
+interface Receiver {
+  origin: string;
+  /** Delivery id → [receive time, event createdAt] of the first arrival. */
+  arrivals: Map<string, [number, number]>;
+  duplicates: number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const arrivals = new Map<string, [number, number]>();
+  const receiver = { origin: '', arrivals, duplicates: 0, close: async () => {} };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const id = String(req.headers['x-svc-delivery']);
+      if (arrivals.has(id)) receiver.duplicates++;
+      else
+        arrivals.set(id, [
+          at,
+          Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string }).createdAt),
+        ]);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return receiver;
+}
+
+async function post(origin: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await request(`${origin}${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
+  if (res.status !== 200 && res.status !== 201) throw new Error(`${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+  return res.json();
+}
+
+interface Phase {
+  engine: Engine;
+  endpoints: number;
+  phase: 'paced' | 'burst';
+  events: number;
+  deliveries: number;
+  seconds: number;
+  deliveriesPerS: number;
+  lagP50Ms: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  duplicates: number;
+}
+
+export async function webhooksBench(argv: string[]): Promise<void> {
+  const { values, quick, durationS } = parseOptions(argv, USAGE, {
+    rate: { type: 'string' },
+    burst: { type: 'string' },
+    endpoints: { type: 'string' },
+    engine: { type: 'string' },
+  });
+  const rate = positive(values.rate, 'rate', 100);
+  const burst = Math.round(positive(values.burst, 'burst', quick ? 500 : 3000));
+  const endpointCounts = positiveIntegers(values.endpoints ?? '1,4', 'endpoints');
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const run = startRun('webhooks', log);
+  const phases: Phase[] = [];
+
+  for (const engine of enginesFrom(values.engine)) {
+    for (const endpoints of endpointCounts) {
+      const dir = mkdtempSync(join(tmpdir(), 'openrail-bench-webhooks-'));
+      const db: Database =
+        engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '');
+      const receiver = await startReceiver();
+      let server: BenchServer | undefined;
+      try {
+        server = await startServer({
+          databaseUrl: db.url,
+          dataDir: dir,
+          logFile: join(dir, 'server.log'),
+          env: { OPENRAIL_OUTBOUND_ALLOW: receiver.origin, LOG_LEVEL: 'warn' },
+        });
+        const origin = server.origin;
+        const tenant = (await post(origin, '/api/tenants', { name: 'Bench Hooks' })).slug as string;
+        const typeId = (await post(origin, '/api/types', { tenant, name: 'Bench Pass', claims: ['holder'] })).typeId as string;
+        for (let i = 0; i < endpoints; i++) {
+          await post(origin, '/api/admin/integration/webhooks', {
+            tenant,
+            url: `${receiver.origin}/e${i}`,
+            events: ['offer.created'],
+          });
+        }
+        const offer = (i: number) => post(origin, '/api/offers', { tenant, typeId, subject: { holder: `h${i}` } });
+        // The registration pings first, so the measured deliveries are the offers' only.
+        await within(
+          waitFor(() => receiver.arrivals.size >= endpoints),
+          30_000,
+          'the registration pings',
+        );
+
+        // Paced: one event every 1/rate s, so the dispatcher is not saturated and the lag is its own.
+        const paced = Math.max(1, Math.round(rate * durationS));
+        const measure = async (phase: 'paced' | 'burst', events: number, make: () => Promise<void>) => {
+          receiver.arrivals.clear();
+          receiver.duplicates = 0;
+          const started = Date.now();
+          await make();
+          await within(
+            waitFor(() => receiver.arrivals.size >= events * endpoints),
+            300_000,
+            `${events * endpoints} deliveries (${phase})`,
+          );
+          const last = Math.max(...[...receiver.arrivals.values()].map(([at]) => at));
+          const lags = Float64Array.from([...receiver.arrivals.values()].map(([at, created]) => at - created)).sort();
+          const seconds = (last - started) / 1000;
+          const s = latencySummary(lags);
+          phases.push({
+            engine,
+            endpoints,
+            phase,
+            events,
+            deliveries: receiver.arrivals.size,
+            seconds,
+            deliveriesPerS: receiver.arrivals.size / seconds,
+            lagP50Ms: s.p50Ms,
+            lagP99Ms: s.p99Ms,
+            lagMaxMs: s.maxMs,
+            duplicates: receiver.duplicates,
+          });
+        };
+        await measure('paced', paced, async () => {
+          const start = Date.now();
+          for (let i = 0; i < paced; i++) {
+            const due = start + (i * 1000) / rate;
+            if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+            void offer(i);
+          }
+        });
+        await measure('burst', burst, async () => {
+          let next = 0;
+          await Promise.all(
+            Array.from({ length: 8 }, async () => {
+              while (next < burst) await offer(next++);
+            }),
+          );
+        });
+        const errors = serverErrors(server.logFile);
+        if (errors.count > 0) log(`server logged ${errors.count} errors; first: ${errors.first}`);
+      } finally {
+        await server?.stop();
+        await receiver.close();
+        await db.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  log(
+    table(
+      ['engine', 'endpoints', 'phase', 'events', 'deliveries', 'deliveries/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'dup'],
+      phases.map((p) => [
+        p.engine,
+        p.endpoints,
+        p.phase,
+        p.events,
+        p.deliveries,
+        fixed(p.deliveriesPerS, 0),
+        fixed(p.lagP50Ms, 0),
+        fixed(p.lagP99Ms, 0),
+        fixed(p.lagMaxMs, 0),
+        p.duplicates,
+      ]),
+    ),
+  );
+  log(
+    'lag: from the event written in its transaction (createdAt) to the receiver reading the delivery; paced at --rate, burst as fast as 8 clients make offers.',
+  );
+  const file = writeResults(run, undefined, { options: { rate, burst, endpoints: endpointCounts, durationS }, phases });
+  log(`results: ${file}`);
+}
+
+async function waitFor(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}
