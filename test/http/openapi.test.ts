@@ -35,6 +35,11 @@ const PARAMS: Record<string, string> = {
   handle: 'A'.repeat(43),
   transactionId: `vtx_${'A'.repeat(22)}`,
   file: 'site.css',
+  webhookId: `whk_${'A'.repeat(22)}`,
+  deliveryId: `dlv_${'A'.repeat(22)}`,
+  requestId: `prv_${'A'.repeat(22)}`,
+  tokenId: `itk_${'A'.repeat(22)}`,
+  depositId: 'no-such-deposit',
 };
 
 /**

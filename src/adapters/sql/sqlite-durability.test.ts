@@ -225,7 +225,8 @@ describe('SQLite group commit behind HTTP', () => {
         120,
       );
     };
-    const rail = await startRail(target, { OPENRAIL_DEMO: 'off' }, undefined, { flush });
+    // No jobs or daemons: a background write (webhook routing) would start a flush of its own.
+    const rail = await startRail(target, { OPENRAIL_DEMO: 'off' }, undefined, { flush, runJobs: false });
     cleanups.push(async () => {
       await rail.stop();
       await target.drop();
