@@ -17,10 +17,11 @@ import { fixed, latencySummary, table } from './lib/stats.ts';
 const USAGE = `usage: npm run bench -- webhooks [options]
   Events (offer.created) are made over HTTP while a local receiver takes their deliveries.
   paced: events at --rate per second for --duration s; the lag from commit to delivery.
-  burst: --burst events as fast as 8 clients can make them; deliveries/s until all are in.
+  drain: the receiver holds its first request while --backlog events are made and queue up behind
+         it, then answers: deliveries/s from then until the backlog is delivered, nothing else running.
   Each with 1 and with 4 endpoints (--endpoints), on SQLite and, with TEST_DATABASE_URL, PostgreSQL.
   --rate <n>        events per second in the paced phase (default 100)
-  --burst <n>       events in the burst phase (default 3000; --quick 500)
+  --backlog <n>     events queued for the drain phase (default 2000; --quick 500)
   --endpoints <l>   endpoint counts, comma-separated (default 1,4)
   --engine <e>      sqlite or postgres only
   --duration <s>    length of the paced phase (default 5; --quick 1)
@@ -33,25 +34,43 @@ interface Receiver {
   /** Delivery id → [receive time, event createdAt] of the first arrival. */
   arrivals: Map<string, [number, number]>;
   duplicates: number;
+  /** While set, requests wait unanswered (and uncounted) until release(). */
+  holding: boolean;
+  held(): number;
+  release(): void;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
   const arrivals = new Map<string, [number, number]>();
-  const receiver = { origin: '', arrivals, duplicates: 0, close: async () => {} };
+  const parked: Array<() => void> = [];
+  const receiver: Receiver = {
+    origin: '',
+    arrivals,
+    duplicates: 0,
+    holding: false,
+    held: () => parked.length,
+    release: () => {
+      receiver.holding = false;
+      for (const answer of parked.splice(0)) answer();
+    },
+    close: async () => {},
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const at = Date.now();
-      const id = String(req.headers['x-svc-delivery']);
-      if (arrivals.has(id)) receiver.duplicates++;
-      else
-        arrivals.set(id, [
-          at,
-          Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string }).createdAt),
-        ]);
-      res.writeHead(204).end();
+      const answer = () => {
+        const id = String(req.headers['x-svc-delivery']);
+        if (arrivals.has(id)) receiver.duplicates++;
+        else {
+          const { createdAt } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { createdAt: string };
+          arrivals.set(id, [Date.now(), Date.parse(createdAt)]);
+        }
+        res.writeHead(204).end();
+      };
+      if (receiver.holding) parked.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,7 +88,7 @@ async function post(origin: string, path: string, body: unknown): Promise<Record
 interface Phase {
   engine: Engine;
   endpoints: number;
-  phase: 'paced' | 'burst';
+  phase: 'paced' | 'drain';
   events: number;
   deliveries: number;
   seconds: number;
@@ -83,12 +102,12 @@ interface Phase {
 export async function webhooksBench(argv: string[]): Promise<void> {
   const { values, quick, durationS } = parseOptions(argv, USAGE, {
     rate: { type: 'string' },
-    burst: { type: 'string' },
+    backlog: { type: 'string' },
     endpoints: { type: 'string' },
     engine: { type: 'string' },
   });
   const rate = positive(values.rate, 'rate', 100);
-  const burst = Math.round(positive(values.burst, 'burst', quick ? 500 : 3000));
+  const backlog = Math.round(positive(values.backlog, 'backlog', quick ? 500 : 2000));
   const endpointCounts = positiveIntegers(values.endpoints ?? '1,4', 'endpoints');
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const run = startRun('webhooks', log);
@@ -106,7 +125,8 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           databaseUrl: db.url,
           dataDir: dir,
           logFile: join(dir, 'server.log'),
-          env: { OPENRAIL_OUTBOUND_ALLOW: receiver.origin, LOG_LEVEL: 'warn' },
+          // A short schedule: should a held request time out, the drain starts again at once.
+          env: { OPENRAIL_OUTBOUND_ALLOW: receiver.origin, LOG_LEVEL: 'warn', OPENRAIL_WEBHOOK_RETRY_SCHEDULE: '100ms,1s,5s' },
         });
         const origin = server.origin;
         const tenant = (await post(origin, '/api/tenants', { name: 'Bench Hooks' })).slug as string;
@@ -119,6 +139,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           });
         }
         const offer = (i: number) => post(origin, '/api/offers', { tenant, typeId, subject: { holder: `h${i}` } });
+        const paced = Math.max(1, Math.round(rate * durationS));
         // The registration pings first, so the measured deliveries are the offers' only.
         await within(
           waitFor(() => receiver.arrivals.size >= endpoints),
@@ -126,21 +147,10 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           'the registration pings',
         );
 
-        // Paced: one event every 1/rate s, so the dispatcher is not saturated and the lag is its own.
-        const paced = Math.max(1, Math.round(rate * durationS));
-        const measure = async (phase: 'paced' | 'burst', events: number, make: () => Promise<void>) => {
-          receiver.arrivals.clear();
-          receiver.duplicates = 0;
-          const started = Date.now();
-          await make();
-          await within(
-            waitFor(() => receiver.arrivals.size >= events * endpoints),
-            300_000,
-            `${events * endpoints} deliveries (${phase})`,
-          );
+        const record = (phase: 'paced' | 'drain', events: number, from: number) => {
           const last = Math.max(...[...receiver.arrivals.values()].map(([at]) => at));
           const lags = Float64Array.from([...receiver.arrivals.values()].map(([at, created]) => at - created)).sort();
-          const seconds = (last - started) / 1000;
+          const seconds = (last - from) / 1000;
           const s = latencySummary(lags);
           phases.push({
             engine,
@@ -156,22 +166,47 @@ export async function webhooksBench(argv: string[]): Promise<void> {
             duplicates: receiver.duplicates,
           });
         };
-        await measure('paced', paced, async () => {
-          const start = Date.now();
-          for (let i = 0; i < paced; i++) {
-            const due = start + (i * 1000) / rate;
-            if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-            void offer(i);
-          }
-        });
-        await measure('burst', burst, async () => {
-          let next = 0;
-          await Promise.all(
-            Array.from({ length: 8 }, async () => {
-              while (next < burst) await offer(next++);
-            }),
-          );
-        });
+        const reset = () => {
+          receiver.arrivals.clear();
+          receiver.duplicates = 0;
+        };
+
+        reset();
+        const pacedFrom = Date.now();
+        for (let i = 0; i < paced; i++) {
+          const due = pacedFrom + (i * 1000) / rate;
+          if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+          void offer(i);
+        }
+        await within(
+          waitFor(() => receiver.arrivals.size >= paced * endpoints),
+          300_000,
+          `${paced * endpoints} paced deliveries`,
+        );
+        record('paced', paced, pacedFrom);
+
+        // Drain: every lane stuck on one held request while the backlog queues up behind it.
+        reset();
+        receiver.holding = true;
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (next < backlog) await offer(next++);
+          }),
+        );
+        await within(
+          waitFor(() => receiver.held() >= endpoints),
+          60_000,
+          'a held request on every endpoint',
+        );
+        const drainFrom = Date.now();
+        receiver.release();
+        await within(
+          waitFor(() => receiver.arrivals.size >= backlog * endpoints),
+          300_000,
+          `${backlog * endpoints} drained deliveries`,
+        );
+        record('drain', backlog, drainFrom);
         const errors = serverErrors(server.logFile);
         if (errors.count > 0) log(`server logged ${errors.count} errors; first: ${errors.first}`);
       } finally {
@@ -201,9 +236,9 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     ),
   );
   log(
-    'lag: from the event written in its transaction (createdAt) to the receiver reading the delivery; paced at --rate, burst as fast as 8 clients make offers.',
+    'lag: from the event written in its transaction (createdAt) to the receiver reading the delivery. paced: at --rate; drain: a backlog delivered with nothing else running (its lag is the queue).',
   );
-  const file = writeResults(run, undefined, { options: { rate, burst, endpoints: endpointCounts, durationS }, phases });
+  const file = writeResults(run, undefined, { options: { rate, backlog, endpoints: endpointCounts, durationS }, phases });
   log(`results: ${file}`);
 }
 

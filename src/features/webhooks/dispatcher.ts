@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import type { Db } from '../../adapters/sql/connect.ts';
-import { type LaneDelivery, SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
+import { type AttemptResult, type LaneDelivery, SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
@@ -130,7 +130,11 @@ export class WebhookDispatcher {
     return this.timeoutMs + LEASE_MARGIN_MS;
   }
 
-  /** Sends the lane's queue in order until it is empty, an attempt fails, or the process stops. */
+  /**
+   * Sends the lane's queue in order until it is empty, an attempt fails, or the process stops.
+   * A success is recorded while the next delivery is being sent (one record in flight, in order):
+   * a failure waits for the records before it and stops the lane.
+   */
   private async runLane(webhookId: string): Promise<void> {
     let sent = 0;
     let keep = true;
@@ -139,24 +143,29 @@ export class WebhookDispatcher {
       if (!target) return; // the lane was lost, or the endpoint deactivated meanwhile
       const queue = await this.reader.queue(webhookId, Math.min(20, LANE_BATCH - sent));
       if (queue.length === 0) break;
+      const secret = this.vault.open(target.sealedSecret, `webhook:${webhookId}`);
+      let recorded: Promise<void> = Promise.resolve();
       for (const delivery of queue) {
-        keep = await this.attempt(webhookId, target.url, this.vault.open(target.sealedSecret, `webhook:${webhookId}`), delivery);
+        const at = this.clock.now();
+        const outcome = await this.send(target.url, secret, delivery);
+        await recorded;
+        const result = { deliveryId: delivery.id, webhookId, holder: this.holder, n: delivery.attempts + 1, at, ...outcome };
         sent++;
-        if (!keep || this.stopping) break;
+        if (outcome.ok) {
+          recorded = this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
+        } else {
+          keep = await this.failed(webhookId, delivery, result);
+          if (!keep) break;
+        }
+        if (this.stopping) break;
       }
+      await recorded;
     }
     if (keep) await this.reader.release(webhookId, this.holder);
   }
 
-  /** One attempt, recorded; answers whether the lane goes on. */
-  private async attempt(webhookId: string, url: string, secret: string, d: LaneDelivery): Promise<boolean> {
-    const at = this.clock.now();
-    const sent = await this.send(url, secret, d);
-    const result = { deliveryId: d.id, webhookId, holder: this.holder, n: d.attempts + 1, at, ...sent };
-    if (sent.ok) {
-      await this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
-      return true;
-    }
+  /** Records a failed attempt: a retry later (the lane stops), or a dead letter; answers whether the lane goes on. */
+  private async failed(webhookId: string, d: LaneDelivery, result: AttemptResult): Promise<boolean> {
     const retryAt = nextAttemptAt(this.options.schedule, d.failures + 1, this.clock.now(), Math.random());
     if (retryAt !== null) {
       await this.uow.run(({ lanes }) => lanes.retryLater(result, retryAt));
