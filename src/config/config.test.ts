@@ -149,6 +149,36 @@ describe('loadConfig: refusals name the variable', () => {
     refuses({ OPENRAIL_SECURITY_EXPIRES: '2027-06-30' }, 'OPENRAIL_SECURITY_EXPIRES');
   });
 
+  test('OPENRAIL_OUTBOUND_ALLOW: origins only, and only https ones in production', () => {
+    assert.deepEqual(loadConfig({}).outboundAllow, []);
+    assert.deepEqual(loadConfig({ OPENRAIL_OUTBOUND_ALLOW: 'http://127.0.0.1:8080, https://hooks.internal' }).outboundAllow, [
+      'http://127.0.0.1:8080',
+      'https://hooks.internal',
+    ]);
+    refuses({ OPENRAIL_OUTBOUND_ALLOW: 'http://127.0.0.1:8080/hooks' }, 'OPENRAIL_OUTBOUND_ALLOW');
+    refuses({ OPENRAIL_OUTBOUND_ALLOW: 'ftp://files.example' }, 'OPENRAIL_OUTBOUND_ALLOW');
+    refuses({ OPENRAIL_OUTBOUND_ALLOW: 'not an origin' }, 'OPENRAIL_OUTBOUND_ALLOW');
+    const production = { NODE_ENV: 'production', PUBLIC_URL: 'https://rail.example.org', OPENRAIL_MASTER_KEY: KEY_A_TEXT };
+    refuses({ ...production, OPENRAIL_OUTBOUND_ALLOW: 'http://127.0.0.1:8080' }, 'OPENRAIL_OUTBOUND_ALLOW');
+    assert.deepEqual(loadConfig({ ...production, OPENRAIL_OUTBOUND_ALLOW: 'https://10.0.0.5:8443' }).outboundAllow, [
+      'https://10.0.0.5:8443',
+    ]);
+  });
+
+  test('OPENRAIL_WEBHOOK_RETRY_SCHEDULE: delays with units; their count is the number of retries', () => {
+    assert.deepEqual(
+      loadConfig({}).webhookRetrySchedule,
+      [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000],
+    );
+    assert.deepEqual(
+      loadConfig({ OPENRAIL_WEBHOOK_RETRY_SCHEDULE: '250ms, 2s,1m,1h,1d' }).webhookRetrySchedule,
+      [250, 2000, 60_000, 3_600_000, 86_400_000],
+    );
+    for (const bad of ['10', '10 s', '-1s', '0s', '8d', '1s,,1s', Array.from({ length: 21 }, () => '1s').join(',')]) {
+      refuses({ OPENRAIL_WEBHOOK_RETRY_SCHEDULE: bad }, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE');
+    }
+  });
+
   test('LOG_LEVEL', () => {
     refuses({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
   });
