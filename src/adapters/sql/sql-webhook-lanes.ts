@@ -1,6 +1,14 @@
 import { PostgresAdapter, sql } from 'kysely';
 import { randomText } from '../crypto/random-pool.ts';
 import type { Db } from './connect.ts';
+import { Statement } from './statement.ts';
+
+// Every process polls with these twice a second, and after its own commits: written once.
+const anyUnrouted = new Statement<{ seq: number }>('select seq from outbox where routed_to is null limit 1');
+const anyLaneDue = new Statement<{ id: string }>(
+  `select w.id from webhooks w where w.active = 1 and w.lane_until <= ? and w.next_at <= ?
+   and exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.state = 'queued') limit 1`,
+);
 
 /**
  * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
@@ -44,21 +52,21 @@ export class SqlWebhookLanes {
 
   /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
   async routingDue(): Promise<boolean> {
-    const row = await this.db.selectFrom('outbox').select('seq').where('routed_to', 'is', null).limit(1).executeTakeFirst();
-    return row !== undefined;
+    return (await anyUnrouted.first(this.db, [])) !== undefined;
   }
 
   /**
    * Inside a transaction: makes the deliveries of up to `limit` unrouted events, oldest first, and
    * marks each event with how many it got. On PostgreSQL one process routes at a time (a
    * transaction-scoped advisory lock), so deliveries are numbered in the order events were routed;
-   * a process that finds the lock taken routes nothing this time. Answers how many events it routed.
+   * a process that finds the lock taken routes nothing this time. Answers how many events it
+   * routed, and how many active endpoints there are (null when it did not look).
    */
-  async route(now: number, limit: number): Promise<number> {
+  async route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }> {
     if (!this.db.isTransaction) throw new Error('routing runs inside a transaction');
     if (this.postgres) {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${ROUTE_LOCK}) as locked`.execute(this.db);
-      if (!rows[0]?.locked) return 0;
+      if (!rows[0]?.locked) return { events: 0, endpoints: null };
     }
     const events = await this.db
       .selectFrom('outbox')
@@ -67,7 +75,7 @@ export class SqlWebhookLanes {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    if (events.length === 0) return 0;
+    if (events.length === 0) return { events: 0, endpoints: null };
     const endpoints = (
       await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events', 'created_at']).where('active', '=', 1).execute()
     ).map((w) => ({
@@ -91,14 +99,15 @@ export class SqlWebhookLanes {
     }> = [];
     const routedTo = new Map<number, number[]>();
     for (const e of events) {
-      const data = JSON.parse(e.data) as Record<string, unknown>;
       const createdAt = Number(e.created_at);
       // A ping goes to the endpoint it tests, whatever that endpoint subscribed to; other events to
       // the tenant's endpoints that subscribe to them and existed when the event was written.
       const targets =
-        e.type === 'webhook.ping'
-          ? endpoints.filter((w) => w.id === data.webhookId && w.tenant === e.tenant)
-          : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type) && w.since <= createdAt);
+        endpoints.length === 0
+          ? []
+          : e.type === 'webhook.ping'
+            ? endpoints.filter((w) => w.id === (JSON.parse(e.data) as { webhookId?: string }).webhookId && w.tenant === e.tenant)
+            : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type) && w.since <= createdAt);
       for (const w of targets) {
         const id = `dlv_${randomText(16)}`;
         deliveries.push({
@@ -128,13 +137,12 @@ export class SqlWebhookLanes {
     for (const [count, seqs] of routedTo) {
       await this.db.updateTable('outbox').set({ routed_to: count }).where('seq', 'in', seqs).execute();
     }
-    return events.length;
+    return { events: events.length, endpoints: endpoints.length };
   }
 
   /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
   async lanesDue(now: number): Promise<boolean> {
-    const row = await this.dueLanes(now).select('w.id').limit(1).executeTakeFirst();
-    return row !== undefined;
+    return (await anyLaneDue.first(this.db, [now, now])) !== undefined;
   }
 
   private dueLanes(now: number) {

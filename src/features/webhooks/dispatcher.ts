@@ -29,6 +29,8 @@ const LEASE_MARGIN_MS = 5_000;
 const ROUTE_BATCH = 500;
 /** Deliveries a lane sends before it gives its endpoint back, so busy endpoints take turns. */
 const LANE_BATCH = 100;
+/** After a commit, the dispatcher looks again at most this often, so busy writers share its passes. */
+const COMMIT_GAP_MS = 5;
 
 /**
  * Sends webhook deliveries (docs/webhooks.md, "How delivery works"). Routing turns outbox events
@@ -48,6 +50,10 @@ export class WebhookDispatcher {
   private pumping: Promise<void> | undefined;
   private again = false;
   private stopping = false;
+  /** Whether the last routing saw an active endpoint; until then, assume one. */
+  private endpoints = true;
+  private lastPump = 0;
+  private soon: NodeJS.Timeout | undefined;
   private readonly reader: SqlWebhookLanes;
 
   constructor(
@@ -71,7 +77,28 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Looks for work now (events were just committed, a lane finished). */
+  /**
+   * This process committed events. With no active endpoint anywhere (as of the last routing) the
+   * poll routes them, in bigger batches; otherwise the dispatcher looks at once, or within
+   * COMMIT_GAP_MS of its last pass.
+   */
+  committed(): void {
+    if (!this.endpoints || this.stopping) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    const wait = this.lastPump + COMMIT_GAP_MS - Date.now();
+    if (wait <= 0) this.wake();
+    else {
+      this.soon ??= setTimeout(() => {
+        this.soon = undefined;
+        this.wake();
+      }, wait);
+    }
+  }
+
+  /** Looks for work now (an endpoint changed, a lane finished, the poll). */
   wake(): void {
     if (this.stopping) return;
     if (this.pumping) {
@@ -95,6 +122,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearTimeout(this.soon);
     await this.pumping;
     await Promise.all([...this.lanes.values()]);
   }
@@ -102,9 +130,11 @@ export class WebhookDispatcher {
   private async pump(): Promise<void> {
     do {
       this.again = false;
+      this.lastPump = Date.now();
       while (!this.stopping && (await this.reader.routingDue())) {
         const routed = await this.uow.run(({ lanes }) => lanes.route(this.clock.now(), ROUTE_BATCH));
-        if (routed === 0) break; // another process holds the router
+        if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
+        if (routed.events === 0) break; // another process holds the router
       }
       await this.claimLanes();
     } while (this.again && !this.stopping);

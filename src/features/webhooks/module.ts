@@ -60,7 +60,7 @@ export const webhooksModule = defineModule({
         {
           name: 'webhooks.dispatch',
           start: () => {
-            unsubscribe = onEventsCommitted(() => dispatcher.wake());
+            unsubscribe = onEventsCommitted(() => dispatcher.committed());
             dispatcher.start();
           },
           stop: async () => {
