@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import {
+  DateTimeView,
+  errorResponse,
+  Nullable,
+  NumericCursor,
+  OPERATOR_ERRORS,
+  PageLimit,
+  pageLimit,
+  Slug,
+} from '../../http/schemas/common.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
 import type { DepositViews } from './deposit-views.ts';
@@ -8,7 +17,6 @@ import type { DepositViews } from './deposit-views.ts';
 const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
 const DepositId = Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DepositSummary = Type.Object({
   depositId: Type.String(),
   tenant: Type.String(),
@@ -17,7 +25,7 @@ const DepositSummary = Type.Object({
   itemId: Type.String(),
   kind: Type.String(),
   contractVersion: Type.String(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: DateTimeView,
   chainSeq: Type.Integer(),
 });
 
@@ -99,7 +107,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         scope: { tenantIn: 'query' },
         summary: 'A tenant’s deposits, newest first (envelopes, not bodies).',
         querystring: Type.Object(
-          { tenant: Slug, limit: Type.Optional(PageLimit), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}$' })) },
+          { tenant: Slug, limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
           { additionalProperties: false },
         ),
         responses: {

@@ -1,5 +1,6 @@
 import { firstBreak, GENESIS_HASH } from '../../core/deposit-chain.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { pageOf } from '../../core/page.ts';
 import type { ChainedDeposit, DepositStore } from '../../ports/deposit-store.ts';
 
 const WALK_PAGE = 1000;
@@ -28,9 +29,8 @@ export class DepositViews {
 
   async list(tenant: string, limit: number, cursor: string | undefined) {
     const rows = await this.store.deposits(tenant, limit + 1, cursor === undefined ? undefined : Number(cursor));
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { deposits: page.map(summary), nextCursor: rows.length > limit && last ? String(last.chainSeq) : null };
+    const page = pageOf(rows, limit, (d) => String(d.chainSeq));
+    return { deposits: page.rows.map(summary), nextCursor: page.nextCursor };
   }
 
   async get(tenant: string, depositId: string) {

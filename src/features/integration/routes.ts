@@ -2,7 +2,18 @@ import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayText, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import {
+  AdminMutation,
+  DateTimeView,
+  DisplayText,
+  errorResponse,
+  Nullable,
+  NumericCursor,
+  OPERATOR_ERRORS,
+  PageLimit,
+  pageLimit,
+  Slug,
+} from '../../http/schemas/common.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import type { IntegrationTokenService } from './token-service.ts';
 
@@ -16,9 +27,6 @@ const PAGE_MAX = 200;
 
 const RequestId = Type.String({ pattern: '^prv_[A-Za-z0-9_-]{22}$' });
 const TokenId = Type.String({ pattern: '^itk_[A-Za-z0-9_-]{22}$' });
-const Cursor = Type.String({ pattern: '^[0-9]{1,16}$' });
-const DateTime = Type.String({ format: 'date-time' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const ScopeName = Type.Union(SCOPE_NAMES.map((s) => Type.Literal(s)));
 const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));
 
@@ -31,10 +39,10 @@ const Request = Type.Object({
   reason: Type.String(),
   state: Type.String({ description: 'pending, approved, rejected or expired' }),
   requestedBy: Type.String(),
-  createdAt: DateTime,
-  expiresAt: DateTime,
+  createdAt: DateTimeView,
+  expiresAt: DateTimeView,
   decidedBy: Nullable(Type.String()),
-  decidedAt: Nullable(DateTime),
+  decidedAt: Nullable(DateTimeView),
   note: Nullable(Type.String()),
   tokenId: Nullable(Type.String()),
 });
@@ -47,19 +55,17 @@ const Token = Type.Object({
   state: Type.String({ description: 'active or revoked' }),
   requestId: Nullable(Type.String()),
   createdBy: Type.String(),
-  createdAt: DateTime,
-  rotatedAt: Nullable(DateTime),
-  revokedAt: Nullable(DateTime),
+  createdAt: DateTimeView,
+  rotatedAt: Nullable(DateTimeView),
+  revokedAt: Nullable(DateTimeView),
   revokedBy: Nullable(Type.String()),
 });
 const WithSecret = Type.Object({
   ...Token.properties,
   secret: Type.String({ description: 'The bearer token, shown this once.' }),
 });
-const Mutation = <T extends Record<string, Parameters<typeof Type.Object>[0][string]>>(fields: T) =>
-  Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer(), ...fields });
 const ListQuery = Type.Object(
-  { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor) },
+  { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
   { additionalProperties: false },
 );
 
@@ -114,7 +120,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
           { additionalProperties: false },
         ),
         responses: {
-          201: { description: 'The request, pending.', schema: Mutation({ request: Request }) },
+          201: { description: 'The request, pending.', schema: AdminMutation({ request: Request }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_tenant'),
         },
@@ -169,7 +175,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         body: Type.Object({ note: Type.Optional(DisplayText(500)) }, { additionalProperties: false }),
         bodyOptional: true,
         responses: {
-          200: { description: 'The request, rejected.', schema: Mutation({ request: Request }) },
+          200: { description: 'The request, rejected.', schema: AdminMutation({ request: Request }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_provisioning_request'),
           409: errorResponse('provisioning_state'),
@@ -189,7 +195,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
           'Approve a pending provisioning request and mint its token, shown this once (an owner other than the one who asked).',
         body: Type.Object({ requestId: RequestId }, { additionalProperties: false }),
         responses: {
-          201: { description: 'The token, with its secret.', schema: Mutation({ token: WithSecret }) },
+          201: { description: 'The token, with its secret.', schema: AdminMutation({ token: WithSecret }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_provisioning_request'),
           409: errorResponse('provisioning_state'),
@@ -228,7 +234,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         summary: 'Revoke a token: its next call is refused, on every process.',
         params: Type.Object({ tokenId: TokenId }),
         responses: {
-          200: { description: 'The token, revoked.', schema: Mutation({ token: Token }) },
+          200: { description: 'The token, revoked.', schema: AdminMutation({ token: Token }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_token'),
           409: errorResponse('token_revoked'),
@@ -247,7 +253,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         summary: 'Replace a token’s secret; the new one is shown this once and the old one stops working at once.',
         params: Type.Object({ tokenId: TokenId }),
         responses: {
-          200: { description: 'The token, with its new secret.', schema: Mutation({ token: WithSecret }) },
+          200: { description: 'The token, with its new secret.', schema: AdminMutation({ token: WithSecret }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_token'),
           409: errorResponse('token_revoked'),

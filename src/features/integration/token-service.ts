@@ -4,6 +4,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { INTEGRATION_SCOPES, type IntegrationScope, RATE_CLASSES, type RateClass } from '../../core/integration-scopes.ts';
+import { pageOf } from '../../core/page.ts';
 import { INTEGRATION_TOKEN_PREFIX } from '../../http/auth/operator-bearer.ts';
 import type {
   IntegrationTokenRecord,
@@ -224,9 +225,8 @@ export class IntegrationTokenService {
       ...(tenant === undefined ? {} : { tenant }),
       ...(cursor === undefined ? {} : { before: Number(cursor) }),
     });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { tokens: page.map(tokenView), nextCursor: rows.length > limit && last ? String(last.createdAt) : null };
+    const page = pageOf(rows, limit, (t) => String(t.createdAt));
+    return { tokens: page.rows.map(tokenView), nextCursor: page.nextCursor };
   }
 
   async revoke(actor: Actor, within: string | null, id: string) {

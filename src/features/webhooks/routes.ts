@@ -2,7 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../core/events.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import {
+  AdminMutation,
+  DateTimeView,
+  errorResponse,
+  Nullable,
+  NumericCursor,
+  OPERATOR_ERRORS,
+  PageLimit,
+  pageLimit,
+  Slug,
+} from '../../http/schemas/common.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
 
@@ -17,9 +27,6 @@ const PAGE_MAX = 200;
 const WebhookId = Type.String({ pattern: '^whk_[A-Za-z0-9_-]{22}$' });
 const DeliveryId = Type.String({ pattern: '^dlv_[A-Za-z0-9_-]{22}$' });
 const EventName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
-const DateTime = Type.String({ format: 'date-time' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const Cursor = Type.String({ pattern: '^[0-9]{1,16}$' });
 
 const Webhook = Type.Object({
   id: Type.String(),
@@ -28,9 +35,9 @@ const Webhook = Type.Object({
   events: Type.Array(Type.String()),
   active: Type.Boolean(),
   inactiveReason: Nullable(Type.String({ description: 'operator or failing' })),
-  createdAt: DateTime,
+  createdAt: DateTimeView,
   createdBy: Type.String(),
-  lastSuccessAt: Nullable(DateTime),
+  lastSuccessAt: Nullable(DateTimeView),
   deadStreak: Type.Integer({ description: 'Deliveries dead-lettered in a row, without a success between them.' }),
 });
 const WithSecret = Type.Object({
@@ -45,22 +52,20 @@ const Delivery = Type.Object({
   eventType: Type.String(),
   state: Type.String({ description: 'pending, failed, delivered or dead' }),
   attempts: Type.Integer(),
-  nextAttemptAt: Nullable(DateTime),
+  nextAttemptAt: Nullable(DateTimeView),
   lastStatus: Nullable(Type.Integer()),
   lastError: Nullable(Type.String()),
-  createdAt: DateTime,
-  finishedAt: Nullable(DateTime),
+  createdAt: DateTimeView,
+  finishedAt: Nullable(DateTimeView),
 });
 const Attempt = Type.Object({
   n: Type.Integer(),
-  at: DateTime,
+  at: DateTimeView,
   status: Nullable(Type.Integer()),
   ok: Type.Boolean(),
   latencyMs: Type.Integer(),
   error: Nullable(Type.String()),
 });
-const Mutation = <T extends Record<string, Parameters<typeof Type.Object>[0][string]>>(fields: T) =>
-  Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer(), ...fields });
 
 const unknownWebhook = { 404: errorResponse('unknown_webhook') };
 const unknownDelivery = { 404: errorResponse('unknown_delivery') };
@@ -88,7 +93,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           { additionalProperties: false },
         ),
         responses: {
-          201: { description: 'The endpoint, with its secret.', schema: Mutation({ webhook: WithSecret }) },
+          201: { description: 'The endpoint, with its secret.', schema: AdminMutation({ webhook: WithSecret }) },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_tenant'),
           409: errorResponse('webhook_limit'),
@@ -106,7 +111,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         scope: { tenantIn: 'query' },
         summary: 'Webhook endpoints, newest first.',
         querystring: Type.Object(
-          { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(Cursor) },
+          { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
           { additionalProperties: false },
         ),
         responses: {
@@ -138,7 +143,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           200: {
             description: 'Coverage per tenant.',
             schema: Type.Object({
-              since: DateTime,
+              since: DateTimeView,
               tenants: Type.Array(
                 Type.Object({
                   tenant: Type.String(),
@@ -185,7 +190,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         params: Type.Object({ webhookId: WebhookId }),
         body: Type.Object({ active: Type.Boolean() }, { additionalProperties: false }),
         responses: {
-          200: { description: 'The endpoint after the change.', schema: Mutation({ webhook: Webhook }) },
+          200: { description: 'The endpoint after the change.', schema: AdminMutation({ webhook: Webhook }) },
           ...OPERATOR_ERRORS,
           ...unknownWebhook,
         },
@@ -203,7 +208,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         summary: 'Replace the signing secret; the new one is shown this once and signs every attempt from now on.',
         params: Type.Object({ webhookId: WebhookId }),
         responses: {
-          200: { description: 'The endpoint with its new secret.', schema: Mutation({ webhook: WithSecret }) },
+          200: { description: 'The endpoint with its new secret.', schema: AdminMutation({ webhook: WithSecret }) },
           ...OPERATOR_ERRORS,
           ...unknownWebhook,
         },
@@ -227,7 +232,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
               Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('delivered'), Type.Literal('dead')]),
             ),
             limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(Cursor),
+            cursor: Type.Optional(NumericCursor),
           },
           { additionalProperties: false },
         ),
@@ -275,7 +280,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         responses: {
           200: {
             description: 'The delivery, queued again.',
-            schema: Mutation({ delivery: Type.Object({ ...Delivery.properties, attemptLog: Type.Array(Attempt) }) }),
+            schema: AdminMutation({ delivery: Type.Object({ ...Delivery.properties, attemptLog: Type.Array(Attempt) }) }),
           },
           ...OPERATOR_ERRORS,
           ...unknownDelivery,

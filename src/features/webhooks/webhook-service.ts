@@ -6,6 +6,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { EventType } from '../../core/events.ts';
+import { pageOf } from '../../core/page.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
 
@@ -169,10 +170,8 @@ export class WebhookService {
 
   async list(within: string | null, tenant: string | undefined, limit: number, cursor: string | undefined) {
     const before = cursor === undefined ? undefined : Number(cursor);
-    const rows = await this.store.list(within, tenant, limit + 1, before);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { webhooks: page.map(webhookView), nextCursor: rows.length > limit && last ? String(last.createdAt) : null };
+    const page = pageOf(await this.store.list(within, tenant, limit + 1, before), limit, (w) => String(w.createdAt));
+    return { webhooks: page.rows.map(webhookView), nextCursor: page.nextCursor };
   }
 
   /**
@@ -223,9 +222,8 @@ export class WebhookService {
       limit: limit + 1,
       ...(cursor === undefined ? {} : { beforeSeq: Number(cursor) }),
     });
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { deliveries: page.map(deliveryView), nextCursor: rows.length > limit && last ? String(last.seq) : null };
+    const page = pageOf(rows, limit, (d) => String(d.seq));
+    return { deliveries: page.rows.map(deliveryView), nextCursor: page.nextCursor };
   }
 
   async delivery(within: string | null, id: string) {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { DISPLAY_NAME_PATTERN, DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
@@ -46,3 +46,16 @@ export function pageLimit(limit: string | undefined, fallback: number, max: numb
   if (n > max) throw new ServiceError('invalid_request', `limit is at most ${max}.`);
   return n;
 }
+
+/** A value or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A time as the back office answers it. */
+export const DateTimeView = Type.String({ format: 'date-time' });
+
+/** The cursor of a list ordered by a number (a sequence or a time): digits, passed back as given. */
+export const NumericCursor = Type.String({ pattern: '^[0-9]{1,16}$', description: 'nextCursor of the page before.' });
+
+/** What every back-office mutation answers (interface spec, Back-office data plane): `{ok, auditSeq, ...}`. */
+export const AdminMutation = <T extends TProperties>(fields: T) =>
+  Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer({ description: 'The audit entry of the change.' }), ...fields });
