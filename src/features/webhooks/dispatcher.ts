@@ -54,6 +54,8 @@ export class WebhookDispatcher {
   private endpoints = true;
   private lastPump = 0;
   private soon: NodeJS.Timeout | undefined;
+  /** Events were committed during a pass: look again after it, keeping the gap. */
+  private committedMeanwhile = false;
   private readonly reader: SqlWebhookLanes;
 
   constructor(
@@ -85,7 +87,7 @@ export class WebhookDispatcher {
   committed(): void {
     if (!this.endpoints || this.stopping) return;
     if (this.pumping) {
-      this.again = true;
+      this.committedMeanwhile = true;
       return;
     }
     const wait = this.lastPump + COMMIT_GAP_MS - Date.now();
@@ -109,6 +111,10 @@ export class WebhookDispatcher {
       .catch((err) => this.log.error({ err: errorText(err) }, 'webhook dispatch failed'))
       .finally(() => {
         this.pumping = undefined;
+        if (this.committedMeanwhile) {
+          this.committedMeanwhile = false;
+          this.committed();
+        }
       });
   }
 
@@ -170,7 +176,8 @@ export class WebhookDispatcher {
     let keep = true;
     while (keep && !this.stopping && sent < LANE_BATCH) {
       const target = await this.reader.target(webhookId, this.holder);
-      if (!target) return; // the lane was lost, or the endpoint deactivated meanwhile
+      // The lane was lost, or the endpoint deactivated meanwhile: give back whatever is still ours.
+      if (!target) return this.reader.release(webhookId, this.holder);
       const queue = await this.reader.queue(webhookId, Math.min(20, LANE_BATCH - sent));
       if (queue.length === 0) break;
       const secret = this.vault.open(target.sealedSecret, `webhook:${webhookId}`);
@@ -183,6 +190,8 @@ export class WebhookDispatcher {
         sent++;
         if (outcome.ok) {
           recorded = this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
+          // Awaited before the next record or failure; until then a rejection must not count as unhandled.
+          recorded.catch(() => {});
         } else {
           keep = await this.failed(webhookId, delivery, result);
           if (!keep) break;
