@@ -27,6 +27,11 @@ export interface Module<S = unknown> {
   readonly groups: readonly string[];
   /** The credential planes it provides to every module's routes. */
   readonly planes?: readonly PlaneName[];
+  /**
+   * Built even when none of its groups is mounted, because its jobs and daemons keep data every
+   * process shares in order (webhook delivery routes the outbox, which grows until it is routed).
+   */
+  readonly runsUnmounted?: boolean;
   build(ctx: Context): Promise<Built<S>> | Built<S>;
 }
 

@@ -91,6 +91,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       const built = await registry.build(module);
       groups.push(...(built.routes?.() ?? []).filter((g) => !unmounted.has(g.name)));
     }
+    for (const module of modules) if (module.runsUnmounted) await registry.build(module);
     const planes = await registry.planesFor(groups.flatMap((g) => g.routes.map((r) => r.auth)));
     registry.seal();
     openApi = buildOpenApi(groups, planes, config.publicUrl.origin);

@@ -19,6 +19,8 @@ const PRUNE_BATCH = 2000;
 export const webhooksModule = defineModule({
   name: 'webhooks',
   groups: ['integration-webhooks'],
+  // Delivery routes the outbox and keeps it pruned, whether or not this process serves the admin routes.
+  runsUnmounted: true,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const dispatcher = new WebhookDispatcher(

@@ -448,3 +448,28 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+describe('webhook delivery on a process that does not serve the webhook administration', () => {
+  test('still routes the outbox, so it can be delivered and pruned', async () => {
+    const [factory] = testDatabases();
+    assert.ok(factory);
+    const db = await factory.create();
+    const rail = await startRail(db, { OPENRAIL_UNMOUNTED_GROUPS: 'integration-webhooks' }, undefined, { runJobs: false });
+    try {
+      assert.equal((await rail.app.inject({ method: 'GET', url: `${BASE}/webhooks`, headers: owner })).statusCode, 404);
+      const made = await rail.app.inject({
+        method: 'POST',
+        url: '/api/tenants',
+        headers: owner,
+        payload: { name: 'Quiet Town' },
+      });
+      assert.equal(made.statusCode, 201);
+      await (await rail.services(webhooksModule)).dispatcher.runOnce();
+      const unrouted = await rail.db.selectFrom('outbox').select('seq').where('routed_to', 'is', null).execute();
+      assert.deepEqual(unrouted, []);
+    } finally {
+      await rail.stop();
+      await db.drop();
+    }
+  });
+});
