@@ -4,6 +4,7 @@ import { channelsModule } from './features/channels/module.ts';
 import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
 import { depositsModule } from './features/deposits/module.ts';
+import { directoryModule } from './features/directory/module.ts';
 import { holdersModule } from './features/holders/module.ts';
 import { integrationModule } from './features/integration/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
@@ -34,6 +35,7 @@ export const MODULES = [
   statusModule,
   verificationModule,
   membershipModule,
+  directoryModule,
   walletModule,
   depositsModule,
   channelsModule,

@@ -27,11 +27,22 @@ export const RATE_CLASSES = {
 export type RateClass = keyof typeof RATE_CLASSES;
 export const RATE_CLASS_NAMES = Object.keys(RATE_CLASSES) as RateClass[];
 
-/** Where a request stands in its key's window (RateLimit header fields, draft-ietf-httpapi-ratelimit-headers). */
-export interface RateState {
-  policy: RateClass;
+/** A quota of requests per fixed window: a rate class, or another budget (the directory's). */
+export interface RatePolicy {
+  name: string;
   quota: number;
   windowSeconds: number;
+}
+
+export const ratePolicyOf = (rateClass: RateClass): RatePolicy => ({
+  name: rateClass,
+  quota: RATE_CLASSES[rateClass].quota,
+  windowSeconds: RATE_CLASSES[rateClass].windowSeconds,
+});
+
+/** Where a request stands in its window (RateLimit header fields, draft-ietf-httpapi-ratelimit-headers). */
+export interface RateState {
+  policy: RatePolicy;
   /** Requests left in this window after this one (0 when over). */
   remaining: number;
   /** Seconds until the window ends. */
@@ -39,28 +50,26 @@ export interface RateState {
   allowed: boolean;
 }
 
-/** The window a moment falls in, and the state after `used` requests in it. */
-export function windowStart(now: number, rateClass: RateClass): number {
-  const ms = RATE_CLASSES[rateClass].windowSeconds * 1000;
+/** The start of the window a moment falls in: a whole multiple of its length since the epoch. */
+export function windowStart(now: number, policy: RatePolicy): number {
+  const ms = policy.windowSeconds * 1000;
   return now - (now % ms);
 }
 
-export function rateState(rateClass: RateClass, used: number, start: number, now: number): RateState {
-  const { quota, windowSeconds } = RATE_CLASSES[rateClass];
+/** The state after `used` requests in the window that started at `start`. */
+export function rateState(policy: RatePolicy, used: number, start: number, now: number): RateState {
   return {
-    policy: rateClass,
-    quota,
-    windowSeconds,
-    remaining: Math.max(0, quota - used),
-    resetSeconds: Math.max(1, Math.ceil((start + windowSeconds * 1000 - now) / 1000)),
-    allowed: used <= quota,
+    policy,
+    remaining: Math.max(0, policy.quota - used),
+    resetSeconds: Math.max(1, Math.ceil((start + policy.windowSeconds * 1000 - now) / 1000)),
+    allowed: used <= policy.quota,
   };
 }
 
 /** `RateLimit-Policy` and `RateLimit` as structured fields (RFC 9651 lists of one item). */
 export function rateHeaders(s: RateState): Record<string, string> {
   return {
-    'ratelimit-policy': `"${s.policy}";q=${s.quota};w=${s.windowSeconds}`,
-    ratelimit: `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`,
+    'ratelimit-policy': `"${s.policy.name}";q=${s.policy.quota};w=${s.policy.windowSeconds}`,
+    ratelimit: `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`,
   };
 }

@@ -27,7 +27,9 @@ export function installErrorHandling(app: FastifyInstance, siteName: string): vo
   };
   app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
     const refusal = toServiceError(err);
-    if (refusal.status >= 500) request.log.error({ err: loggable(err) }, 'request failed');
+    // A failure is an error for the log; a deliberate 5xx refusal (an unconfigured feature) is not.
+    if (refusal.code === 'internal_error') request.log.error({ err: loggable(err) }, 'request failed');
+    else if (refusal.status >= 500) request.log.warn({ code: refusal.code }, 'request refused');
     send(request, reply, refusal);
   });
   app.setNotFoundHandler((request, reply) => {

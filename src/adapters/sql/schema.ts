@@ -411,6 +411,22 @@ export interface RateWindowsTable {
   used: number;
 }
 
+export interface DirectoryListingsTable {
+  account_id: string;
+  community: string;
+  display_name: string;
+  name_key: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DirectoryContactsTable {
+  account_id: string;
+  entry: string;
+  kind: string;
+  pepper_id: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -448,4 +464,6 @@ export interface Database {
   provisioning_requests: ProvisioningRequestsTable;
   integration_tokens: IntegrationTokensTable;
   rate_windows: RateWindowsTable;
+  directory_listings: DirectoryListingsTable;
+  directory_contacts: DirectoryContactsTable;
 }

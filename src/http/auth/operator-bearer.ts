@@ -2,11 +2,12 @@ import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ServiceError, Unauthorized } from '../../core/errors.ts';
-import { type IntegrationScope, type RateClass, rateHeaders, rateState, windowStart } from '../../core/integration-scopes.ts';
+import { Unauthorized } from '../../core/errors.ts';
+import { type IntegrationScope, type RateClass, ratePolicyOf } from '../../core/integration-scopes.ts';
 import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
+import { consumeBudget } from './rate-limit.ts';
 
 export interface OperatorPrincipal {
   plane: 'operator';
@@ -109,19 +110,8 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
    */
   async meter(principal: OperatorPrincipal): Promise<Record<string, string> | undefined> {
     if (!principal.key) return undefined;
-    const now = this.clock.now();
-    const start = windowStart(now, principal.key.rateClass);
-    const state = rateState(principal.key.rateClass, await this.budget.consume(principal.key.id, start), start, now);
-    const headers = rateHeaders(state);
-    if (!state.allowed) {
-      throw new ServiceError(
-        'rate_limited',
-        `This key's rate class allows ${state.quota} requests per ${state.windowSeconds} s.`,
-        {
-          headers: { ...headers, 'retry-after': String(state.resetSeconds) },
-        },
-      );
-    }
-    return headers;
+    const policy = ratePolicyOf(principal.key.rateClass);
+    const refusal = `This key's rate class allows ${policy.quota} requests per ${policy.windowSeconds} s.`;
+    return consumeBudget(this.budget, principal.key.id, policy, this.clock.now(), refusal);
   }
 }

@@ -1,0 +1,155 @@
+import type { Clock } from '../../core/clock.ts';
+import { type ContactKind, contactEntry, nameKey, normaliseContact, pepperId } from '../../core/directory-entry.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { RatePolicy } from '../../core/integration-scopes.ts';
+import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import type { DirectoryStore, FoundListing } from '../../ports/directory-store.ts';
+import type { RateBudget } from '../../ports/integration-token-store.ts';
+import type { MembershipStore } from '../../ports/membership-store.ts';
+
+/** Contacts one listing may carry. */
+export const MAX_CONTACTS = 5;
+export const SEARCH_PAGE_DEFAULT = 20;
+export const SEARCH_PAGE_MAX = 50;
+/** Descriptors and lookups per account and hour: each tells whether a contact is listed. */
+export const ORACLE_POLICY: RatePolicy = { name: 'directory', quota: 60, windowSeconds: 3600 };
+
+export interface ContactInput {
+  kind: ContactKind;
+  value: string;
+}
+
+type Row = FoundListing & { nameKey: string };
+
+const encodeCursor = (key: string, accountId: string) => Buffer.from(JSON.stringify([key, accountId])).toString('base64url');
+
+function decodeCursor(cursor: string | undefined): { nameKey: string; accountId: string } | undefined {
+  if (cursor === undefined) return undefined;
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parts = undefined;
+  }
+  if (Array.isArray(parts) && typeof parts[0] === 'string' && typeof parts[1] === 'string') {
+    return { nameKey: parts[0], accountId: parts[1] };
+  }
+  throw new ServiceError('invalid_request', 'The cursor is not one this directory gave.');
+}
+
+/**
+ * The holder directory (docs/directory.md): opt-in listings of enrolled holders, found by a
+ * contact's keyed hash, by community, or by name prefix. Built only with a pepper; without one the
+ * routes answer 503 directory_unconfigured.
+ */
+export class DirectoryService {
+  private readonly pepperId: string;
+
+  constructor(
+    private readonly pepper: string,
+    private readonly store: DirectoryStore,
+    private readonly members: MembershipStore,
+    private readonly budget: RateBudget,
+    private readonly clock: Clock,
+  ) {
+    this.pepperId = pepperId(pepper);
+  }
+
+  /** The communities (tenants) the account is an active member of; refused when there is none. */
+  private async communities(accountId: string): Promise<string[]> {
+    const active = (await this.members.membershipsOf(accountId)).filter((m) => m.status === 'active').map((m) => m.tenant);
+    if (active.length === 0) throw new ServiceError('not_enrolled', 'The directory is for holders enrolled in a programme.');
+    return active;
+  }
+
+  private oracle(accountId: string): Promise<Record<string, string>> {
+    const refusal = `The directory answers ${ORACLE_POLICY.quota} descriptors and lookups per hour and account.`;
+    return consumeBudget(this.budget, `directory:${accountId}`, ORACLE_POLICY, this.clock.now(), refusal);
+  }
+
+  private entryOf(c: ContactInput) {
+    return { kind: c.kind, entry: contactEntry(this.pepper, c.kind, normaliseContact(c.kind, c.value)), pepperId: this.pepperId };
+  }
+
+  /** The entry a contact is listed and looked up under: what a holder passes on instead of the contact. */
+  async descriptor(accountId: string, contact: ContactInput) {
+    await this.communities(accountId);
+    const headers = await this.oracle(accountId);
+    const { kind, entry } = this.entryOf(contact);
+    return { body: { kind, entry }, headers };
+  }
+
+  async put(accountId: string, input: { displayName: string; community: string; contacts: ContactInput[] }) {
+    if (!(await this.communities(accountId)).includes(input.community)) {
+      throw new ServiceError(
+        'not_enrolled',
+        `The holder is not an active member of ${input.community}; list in one of your own communities.`,
+      );
+    }
+    const entries = [...new Map(input.contacts.map((c) => this.entryOf(c)).map((e) => [e.entry, e])).values()];
+    const now = this.clock.now();
+    const existing = await this.store.mine(accountId);
+    await this.store.put(
+      {
+        accountId,
+        community: input.community,
+        displayName: input.displayName,
+        createdAt: existing?.listing.createdAt ?? now,
+        updatedAt: now,
+      },
+      entries,
+    );
+    return { created: existing === undefined, listing: await this.me(accountId) };
+  }
+
+  async remove(accountId: string): Promise<void> {
+    if (!(await this.store.remove(accountId))) throw new ServiceError('unknown_listing', 'The holder has no directory listing.');
+  }
+
+  async me(accountId: string) {
+    const mine = await this.store.mine(accountId);
+    if (!mine) throw new ServiceError('unknown_listing', 'The holder has no directory listing.');
+    return {
+      accountId,
+      community: mine.listing.community,
+      displayName: mine.listing.displayName,
+      contacts: mine.contacts.map((c) => ({ kind: c.kind, entry: c.entry, current: c.pepperId === this.pepperId })),
+      createdAt: new Date(mine.listing.createdAt).toISOString(),
+      updatedAt: new Date(mine.listing.updatedAt).toISOString(),
+    };
+  }
+
+  async lookup(accountId: string, entry: string) {
+    await this.communities(accountId);
+    const headers = await this.oracle(accountId);
+    return { body: { listings: await this.store.lookup(entry, this.pepperId, 10) }, headers };
+  }
+
+  async byCommunity(accountId: string, community: string, limit: number, cursor: string | undefined) {
+    if (!(await this.communities(accountId)).includes(community)) {
+      throw new ServiceError('not_enrolled', `Only active members of ${community} search its directory.`);
+    }
+    return this.page(await this.store.byCommunity(community, { limit: limit + 1, ...this.after(cursor) }), limit);
+  }
+
+  async byName(accountId: string, query: string, community: string | undefined, limit: number, cursor: string | undefined) {
+    await this.communities(accountId);
+    const prefix = nameKey(query);
+    if (prefix.length < 2) throw new ServiceError('invalid_request', 'A name search needs at least 2 characters.');
+    return this.page(await this.store.byName(prefix, community, { limit: limit + 1, ...this.after(cursor) }), limit);
+  }
+
+  private after(cursor: string | undefined) {
+    const after = decodeCursor(cursor);
+    return after ? { after } : {};
+  }
+
+  private page(rows: Row[], limit: number) {
+    const shown = rows.slice(0, limit);
+    const last = shown.at(-1);
+    return {
+      listings: shown.map(({ nameKey: _key, ...listing }) => listing),
+      nextCursor: rows.length > limit && last ? encodeCursor(last.nameKey, last.accountId) : null,
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import { SqlDirectoryStore } from '../../adapters/sql/sql-directory-store.ts';
+import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { DirectoryService } from './directory-service.ts';
+import { directoryRoutes } from './routes.ts';
+
+/**
+ * The holder directory (docs/directory.md), on the holder plane. Without OPENRAIL_DIRECTORY_PEPPER
+ * there is no service, and every route answers 503 directory_unconfigured.
+ */
+export const directoryModule = defineModule({
+  name: 'directory',
+  groups: ['directory'],
+  build(ctx) {
+    const pepper = ctx.config.directoryPepper;
+    const directory =
+      pepper === undefined
+        ? undefined
+        : new DirectoryService(
+            pepper,
+            new SqlDirectoryStore(ctx.db),
+            new SqlMembershipStore(ctx.db),
+            new SqlRateBudget(ctx.db),
+            ctx.clock,
+          );
+    return { services: { directory }, routes: () => [directoryRoutes(directory)] };
+  },
+});
