@@ -7,6 +7,7 @@ import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-sto
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
+import { SqlDirectoryStore } from '../../src/adapters/sql/sql-directory-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
@@ -20,6 +21,7 @@ import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
 import type { ChannelRecord, ChannelStore, ShareLogEntry } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
 import type { DepositRecord, DepositStore, ProductRecord } from '../../src/ports/deposit-store.ts';
+import type { DirectoryStore } from '../../src/ports/directory-store.ts';
 import type {
   Collection,
   IssuedCredentialRecord,
@@ -93,6 +95,7 @@ interface TenantOwnedPorts {
   ChannelStore: ChannelStore;
   DepositStore: DepositStore;
   WebhookStore: WebhookStore;
+  DirectoryStore: DirectoryStore;
 }
 
 const T = {
@@ -127,6 +130,8 @@ const T = {
     'MembershipStore: proposals, votes and tallies are per tenant; findProposal finds by id alone (a holder vote names no tenant), by design',
   depositChain:
     'DepositStore: each tenant’s deposits form their own chain; deposits, chain and chainHead read one tenant’s only; chainTenants lists every tenant with a chain, by design',
+  directory:
+    'DirectoryStore: a listing is its account’s own (put, remove, mine); byCommunity answers one community; lookup and byName reach across communities, active members only, by design',
   webhooks:
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   sweeps:
@@ -222,6 +227,14 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     delivery: T.webhooks,
     redrive: T.webhooks,
     coverage: T.webhooks,
+  },
+  DirectoryStore: {
+    put: T.directory,
+    remove: T.directory,
+    mine: T.directory,
+    lookup: T.directory,
+    byCommunity: T.directory,
+    byName: T.directory,
   },
 };
 
@@ -1447,6 +1460,41 @@ for (const factory of testDatabases()) {
         (await store.deposits('alpha', 2)).map((d) => d.depositId),
         ['chain-a2', 'chain-a1'],
       );
+    });
+
+    isolated(T.directory, async () => {
+      const store = new SqlDirectoryStore(db);
+      const inAlpha = 'dirAlphaAccount'.padEnd(43, 'A');
+      const inBeta = 'dirBetaAccount'.padEnd(43, 'B');
+      assert.equal(await membership.enrol(memberRecord('alpha', { accountId: inAlpha })), true);
+      assert.equal(await membership.enrol(memberRecord('beta', { accountId: inBeta })), true);
+      const listing = (accountId: string, community: string) => ({
+        accountId,
+        community,
+        displayName: `Dir ${community}`,
+        createdAt: T0,
+        updatedAt: T0,
+      });
+      await store.put(listing(inAlpha, 'alpha'), [{ kind: 'email', entry: 'shared-entry', pepperId: 'p1' }]);
+      await store.put(listing(inBeta, 'beta'), [{ kind: 'email', entry: 'shared-entry', pepperId: 'p1' }]);
+      assert.deepEqual(
+        (await store.byCommunity('alpha', { limit: 10 })).map((l) => l.accountId),
+        [inAlpha],
+      );
+      assert.deepEqual(
+        (await store.byCommunity('beta', { limit: 10 })).map((l) => l.accountId),
+        [inBeta],
+      );
+      assert.deepEqual(
+        (await store.byName('dir', 'beta', { limit: 10 })).map((l) => l.accountId),
+        [inBeta],
+      );
+      assert.equal((await store.byName('dir', undefined, { limit: 10 })).length, 2, 'across communities, by design');
+      assert.equal((await store.lookup('shared-entry', 'p1', 10)).length, 2, 'an entry is found in every community, by design');
+      assert.equal((await store.mine(inBeta))?.listing.community, 'beta');
+      assert.equal(await store.remove(inAlpha), true);
+      assert.equal((await store.mine(inBeta))?.contacts.length, 1, 'removing one account’s listing leaves the other’s');
+      assert.equal(await store.remove(inAlpha), false);
     });
 
     isolated(T.webhooks, async () => {
