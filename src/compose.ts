@@ -10,6 +10,7 @@ import { integrationModule } from './features/integration/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
 import { membershipModule } from './features/membership/module.ts';
 import { offersModule } from './features/offers/module.ts';
+import { onboardingModule } from './features/onboarding/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
 import { pagesModule } from './features/pages/module.ts';
 import { statusModule } from './features/status/module.ts';
@@ -36,6 +37,7 @@ export const MODULES = [
   verificationModule,
   membershipModule,
   directoryModule,
+  onboardingModule,
   walletModule,
   depositsModule,
   channelsModule,

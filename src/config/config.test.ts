@@ -179,6 +179,18 @@ describe('loadConfig: refusals name the variable', () => {
     }
   });
 
+  test('OPENRAIL_SMTP_URL and OPENRAIL_MAIL_FROM', () => {
+    assert.equal(loadConfig({}).smtpUrl, undefined);
+    assert.equal(
+      loadConfig({ OPENRAIL_SMTP_URL: 'smtps://user:pw@mail.example.org' }).smtpUrl,
+      'smtps://user:pw@mail.example.org',
+    );
+    refuses({ OPENRAIL_SMTP_URL: 'https://mail.example.org' }, 'OPENRAIL_SMTP_URL');
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://rail.example.org' }).mailFrom, 'openrail <no-reply@rail.example.org>');
+    assert.equal(loadConfig({ OPENRAIL_MAIL_FROM: 'Rail <rail@example.org>' }).mailFrom, 'Rail <rail@example.org>');
+    refuses({ OPENRAIL_MAIL_FROM: 'Rail <rail@example.org>\r\nBcc: x@example.org' }, 'OPENRAIL_MAIL_FROM');
+  });
+
   test('LOG_LEVEL', () => {
     refuses({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL');
   });

@@ -30,6 +30,10 @@ export interface Config {
   outboundAllow: string[];
   /** The delays, in milliseconds, before each retry of a webhook delivery (docs/webhooks.md). */
   webhookRetrySchedule: number[];
+  /** smtp:// or smtps:// URL of the mail server; unset: the development outbox (docs/onboarding.md). */
+  smtpUrl?: string;
+  /** The From of every mail. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -202,6 +206,13 @@ export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SC
   });
 }
 
+function mailFrom(env: Env, url: URL): string {
+  const raw = read(env, 'OPENRAIL_MAIL_FROM') ?? `openrail <no-reply@${url.hostname}>`;
+  if (!/^[^\r\n<>]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(raw))
+    throw new ConfigError('OPENRAIL_MAIL_FROM', 'must be an address, optionally "Name <address>"');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['production', 'development', 'test'] as const, 'development');
   const production = nodeEnv === 'production';
@@ -224,11 +235,25 @@ export function loadConfig(env: Env = process.env): Config {
     platformName: read(env, 'OPENRAIL_PLATFORM_NAME') ?? 'openrail',
     outboundAllow: outboundAllow(env, production),
     webhookRetrySchedule: retrySchedule(read(env, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
+    mailFrom: mailFrom(env, url),
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;
   const key = masterKey(env, production);
   if (key) config.masterKey = key;
+  const smtp = read(env, 'OPENRAIL_SMTP_URL');
+  if (smtp) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(smtp);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')) {
+      throw new ConfigError('OPENRAIL_SMTP_URL', 'must be an smtp:// or smtps:// URL');
+    }
+    config.smtpUrl = smtp;
+  }
   const pepper = secret(env, 'OPENRAIL_DIRECTORY_PEPPER', 32);
   if (pepper) config.directoryPepper = pepper;
   const expires = securityExpires(env);

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
     description: 'The webhook URL is not an https URL of a public host (or an origin OPENRAIL_OUTBOUND_ALLOW lists).',
   },
   invalid_contact: { status: 400, description: 'A directory contact is not a valid e-mail address or E.164 phone number.' },
+  invalid_code: { status: 400, description: 'The code is wrong, expired, already used or out of attempts: ask for a new one.' },
   weak_password: { status: 400, description: 'The password does not meet the password policy.' },
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
@@ -94,6 +95,7 @@ export const ERROR_CATALOGUE = {
   webhook_limit: { status: 409, description: 'The tenant already has as many webhook endpoints as a tenant may have.' },
   delivery_state: { status: 409, description: 'Only a dead delivery, or a failed one awaiting its retry, can be re-driven.' },
   item_decided: { status: 409, description: 'The wallet item was already decided the other way.' },
+  mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
   directory_unconfigured: { status: 503, description: 'The holder directory is not configured on this deployment (no pepper).' },
   rate_limited: {
     status: 429,

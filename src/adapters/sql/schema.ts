@@ -427,6 +427,16 @@ export interface DirectoryContactsTable {
   pepper_id: string;
 }
 
+export interface OnboardingChallengesTable {
+  id: string;
+  identifier_key: string;
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+  attempts: number;
+  spent_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -466,4 +476,5 @@ export interface Database {
   rate_windows: RateWindowsTable;
   directory_listings: DirectoryListingsTable;
   directory_contacts: DirectoryContactsTable;
+  onboarding_challenges: OnboardingChallengesTable;
 }

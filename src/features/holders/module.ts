@@ -16,9 +16,11 @@ export const holdersModule = defineModule({
   planes: ['holder'],
   build(ctx) {
     const replay = new SqlHolderReplayStore(ctx.db);
+    const authenticator = new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock);
     return {
-      services: {},
-      planes: { holder: new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock) },
+      // For a holder proof carried in a body with an audience of its own (onboarding).
+      services: { authenticator },
+      planes: { holder: authenticator },
       jobs: [{ name: 'holders.prune-jti', everyMs: JTI_PRUNE_MS, run: async (now) => void (await replay.prune(now)) }],
     };
   },

@@ -1,0 +1,35 @@
+import nodemailer from 'nodemailer';
+import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+
+/**
+ * Mail over SMTP with nodemailer. OPENRAIL_SMTP_URL is `smtp://[user:password@]host[:port]`
+ * (STARTTLS when the server offers it, default port 587) or `smtps://…` (TLS from the start,
+ * default port 465).
+ */
+export class SmtpMailer implements Mailer {
+  private readonly transport: ReturnType<typeof nodemailer.createTransport>;
+
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
+    const parsed = new URL(url);
+    const secure = parsed.protocol === 'smtps:';
+    this.transport = nodemailer.createTransport({
+      host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: parsed.port === '' ? (secure ? 465 : 587) : Number(parsed.port),
+      secure,
+      ...(parsed.username
+        ? { auth: { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } }
+        : {}),
+      // A slow or silent server must not hold a request for ever.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    await this.transport.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+  }
+}
