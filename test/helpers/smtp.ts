@@ -20,7 +20,7 @@ export async function startSmtp(): Promise<Mailbox> {
     // No STARTTLS on loopback: the client would otherwise try the server's self-signed certificate.
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       if (box.refusing) return callback(new Error('mailbox unavailable'));
       callback();
     },
