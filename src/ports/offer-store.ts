@@ -53,6 +53,18 @@ export interface OfferStore {
    * is erased with the next sweep. False when the offer was already redeemed.
    */
   withdraw(tenant: string, id: string, now: number): Promise<boolean>;
-  /** Erases the subjects past their erase time, of every tenant; answers how many. */
-  eraseDue(now: number): Promise<number>;
+  /**
+   * Erases up to `limit` subjects past their erase time, of every tenant, and answers those
+   * offers (one statement, so an offer collected meanwhile is not among them).
+   */
+  eraseDue(now: number, limit: number): Promise<ErasedOffer[]>;
+}
+
+/** An offer whose subject a sweep erased: it ended without a credential collected. */
+export interface ErasedOffer {
+  id: string;
+  tenant: string;
+  typeId: string;
+  /** Whether its code had been redeemed (the access token then expired uncollected). */
+  redeemed: boolean;
 }

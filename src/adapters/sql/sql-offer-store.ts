@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
+import type { ErasedOffer, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
 import type { Db } from './connect.ts';
 import type { OffersTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
@@ -110,13 +110,20 @@ export class SqlOfferStore implements OfferStore {
     return result.numUpdatedRows === 1n;
   }
 
-  async eraseDue(now: number): Promise<number> {
-    const result = await this.db
-      .updateTable('offers')
-      .set({ subject: null })
+  async eraseDue(now: number, limit: number): Promise<ErasedOffer[]> {
+    const due = this.db
+      .selectFrom('offers')
+      .select('id')
       .where('subject', 'is not', null)
       .where('erase_after', '<=', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+      .limit(limit);
+    const rows = await this.db
+      .updateTable('offers')
+      .set({ subject: null })
+      .where('id', 'in', due)
+      .where('subject', 'is not', null)
+      .returning(['id', 'tenant', 'type_id', 'redeemed_at'])
+      .execute();
+    return rows.map((r) => ({ id: r.id, tenant: r.tenant, typeId: r.type_id, redeemed: r.redeemed_at !== null }));
   }
 }

@@ -8,6 +8,9 @@ import { offerRoutes } from './routes.ts';
 
 /** Offer subjects are erased within this long of their erase time (docs/offers.md). */
 const ERASE_EVERY_MS = 60 * 1000;
+/** Offers erased per transaction, and transactions per run (the rest wait for the next run). */
+const ERASE_BATCH = 500;
+const ERASE_ROUNDS = 20;
 
 /** Credential offers: the subject values wait here until a wallet collects them, or are erased. */
 export const offersModule = defineModule({
@@ -19,7 +22,21 @@ export const offersModule = defineModule({
     const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db), items: new SqlWalletItemStore(db) }));
     const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock);
     const erase = async (now: number) => {
-      await store.eraseDue(now);
+      // Each batch erases its subjects and writes their offer.expired events in one transaction.
+      for (let round = 0; round < ERASE_ROUNDS; round++) {
+        const erased = await uow.run(async ({ offers: scoped, events }) => {
+          const ended = await scoped.eraseDue(now, ERASE_BATCH);
+          for (const offer of ended) {
+            await events.emit({
+              type: 'offer.expired',
+              tenant: offer.tenant,
+              data: { offerId: offer.id, typeId: offer.typeId, redeemed: offer.redeemed },
+            });
+          }
+          return ended.length;
+        });
+        if (erased < ERASE_BATCH) break;
+      }
       // Collection erases subjects too (in its own transaction): the log pages that held them go here.
       await dropFreedBytes(ctx.db);
     };
