@@ -222,6 +222,33 @@ describe('GuardedFetcher against a real HTTPS server', { skip: hasOpenssl ? fals
     await new Promise((resolve) => server.close(resolve));
   });
 
+  it('post: answers the status whatever it is, never follows a redirect, drops what the target writes back', async () => {
+    const post = (path: string, fetcher = testFetcher()) =>
+      fetcher.post(at(path), { headers: { 'content-type': 'application/json', 'x-svc-event': 'webhook.ping' }, body: '{"a":1}' });
+    const echoed = await post('/echo');
+    assert.equal(echoed.status, 200);
+    assert.ok(echoed.latencyMs >= 0);
+    const sent = seen.at(-1)?.headers;
+    assert.equal(sent?.['x-svc-event'], 'webhook.ping');
+    assert.equal(sent?.['content-length'], '7');
+    assert.equal(sent?.cookie, undefined);
+    const before = hits('/target');
+    assert.equal((await post('/redirect/302/post')).status, 302);
+    assert.equal(hits('/target'), before, 'the Location was never visited');
+    assert.equal((await post('/status/500')).status, 500);
+    // An endless answer is cut off at the size limit; the status was already known.
+    assert.equal((await post('/endless', testFetcher({ maxBytes: 10_000 }))).status, 200);
+  });
+
+  it('post: the policy refuses before sending, and a silent target times out', async () => {
+    const body = { headers: {}, body: '{}' };
+    assert.equal((await refusal(testFetcher().post(`http://fetch.test:${port}/ok`, body))).reason, 'scheme');
+    assert.equal((await refusal(new GuardedFetcher({ ca: cert, lookup: testLookup }).post(at('/ok'), body))).reason, 'address');
+    assert.equal((await refusal(testFetcher().post(at('/hang'), { ...body, timeoutMs: 200 }))).reason, 'timeout');
+    const allowed = new GuardedFetcher({ ca: cert, lookup: testLookup, allowOrigins: [`https://fetch.test:${port}`] });
+    assert.equal((await allowed.post(at('/ok'), body)).status, 200, 'an allowed origin skips the address rule');
+  });
+
   it('fetches over https and returns status, parameter-free lower-cased media type and utf-8 body', async () => {
     const got = await testFetcher().get(at('/ok'), accept);
     assert.deepEqual(got, { url: at('/ok'), status: 200, contentType: 'application/statuslist+jwt', body: 'eyJ.héllo.✓' });
