@@ -1,5 +1,6 @@
 import { type StartOptions, startOpenrail } from './app/start.ts';
 import type { Config } from './config/config.ts';
+import { accountModule } from './features/account/module.ts';
 import { channelsModule } from './features/channels/module.ts';
 import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
@@ -38,6 +39,7 @@ export const MODULES = [
   membershipModule,
   directoryModule,
   onboardingModule,
+  accountModule,
   walletModule,
   depositsModule,
   channelsModule,

@@ -161,6 +161,12 @@ for (const factory of testDatabases()) {
               ];
         for (const [why, headers] of [['no credential', {}] as [string, Record<string, string>], ...others]) {
           const res = await call(route, headers);
+          if (route.onRefusal) {
+            // A browser page that answers its refusals itself (the account portal's handoff): 401, a page, nothing stored.
+            assert.equal(res.statusCode, 401, `${route.method} ${route.path} with ${why}`);
+            assert.match(String(res.headers['content-type']), /^text\/html/);
+            continue;
+          }
           refused(route, res, 401, 'unauthorized', `with ${why}`);
           assert.match(String(res.headers['www-authenticate']), route.auth === 'operator' ? /^Bearer / : /^Holder /);
         }

@@ -25,12 +25,20 @@ export function installErrorHandling(app: FastifyInstance, siteName: string): vo
     if (route?.surface === 'oauth') return reply.send({ error: oauthCode(e, route), error_description: e.message });
     return reply.send({ error: e.code, message: e.message });
   };
-  app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
+  app.setErrorHandler(async (err: FastifyError | ServiceError, request, reply) => {
     const refusal = toServiceError(err);
     // A failure is an error for the log; a deliberate 5xx refusal (an unconfigured feature) is not.
     if (refusal.code === 'internal_error') request.log.error({ err: loggable(err) }, 'request failed');
     else if (refusal.status >= 500) request.log.warn({ code: refusal.code }, 'request refused');
-    send(request, reply, refusal);
+    const route = routeOf(request);
+    if (route?.onRefusal && refusal.status < 500) {
+      try {
+        return await route.onRefusal(request, reply, refusal);
+      } catch (again) {
+        return send(request, reply, toServiceError(again as FastifyError));
+      }
+    }
+    return send(request, reply, refusal);
   });
   app.setNotFoundHandler((request, reply) => {
     const path = requestTarget(request.url).path;

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceError } from '../core/errors.ts';
 import type { IntegrationScope } from '../core/integration-scopes.ts';
 import type { OperatorRole } from '../ports/operator-store.ts';
 import type { PlaneName } from './auth/principal.ts';
@@ -67,6 +68,11 @@ export interface RouteDef {
   cors?: boolean;
   /** How refusals are rendered; default `api`. */
   surface?: Surface;
+  /**
+   * Pages only: answers a refusal (4xx) itself instead of the error page, for a browser flow that
+   * has a better next step than an error (the sign-in page, a redirect to it).
+   */
+  onRefusal?: (request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) => Promise<unknown>;
   /**
    * OAuth routes only: the code a body that cannot be parsed is answered with (OID4VCI §8.3.1.2
    * wants invalid_credential_request at the credential endpoint). Default: invalid_request.

@@ -87,6 +87,8 @@ export interface MembershipStore {
   getMember(tenant: string, accountId: string): Promise<MemberRecord | undefined>;
   /** Every programme the account belongs to, of any tenant: the holder's own view, by design. */
   membershipsOf(accountId: string): Promise<MemberRecord[]>;
+  /** The account's coin entries in one tenant's programme, oldest first (at most `limit`). */
+  coinLedger(tenant: string, accountId: string, limit: number): Promise<CoinEntry[]>;
   /** Applies the patch to a member that is not erased; false when there is none. */
   updateMember(tenant: string, accountId: string, patch: MemberPatch, now: number): Promise<boolean>;
   /**

@@ -7,14 +7,14 @@ import type { StaticAsset } from './assets.ts';
 import type { RenderedPage } from './layout.ts';
 
 /**
- * Sends a page with the policy it was rendered with. (nosniff and the referrer policy are set on
+ * Sends a page with the policy it was rendered with; `no-store` for a page of one person's data. (nosniff and the referrer policy are set on
  * every answer of the service, by http/register-routes.ts.)
  */
-export function sendPage(reply: FastifyReply, page: RenderedPage): FastifyReply {
+export function sendPage(reply: FastifyReply, page: RenderedPage, cache: 'no-cache' | 'no-store' = 'no-cache'): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('content-security-policy', page.csp)
-    .header('cache-control', 'no-cache')
+    .header('cache-control', cache)
     .send(page.html);
 }
 

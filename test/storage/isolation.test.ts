@@ -180,6 +180,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     enrol: T.members,
     getMember: T.members,
     membershipsOf: T.members,
+    coinLedger: T.members,
     updateMember: T.members,
     applyCoins: T.members,
     createProposal: T.proposals,
@@ -1167,6 +1168,14 @@ for (const factory of testDatabases()) {
       assert.equal((await membership.getMember('beta', ACCOUNT))?.balance, 3);
       const k2 = await db.selectFrom('coin_entries').select('id').where('idempotency_key', '=', 'k2').execute();
       assert.equal(k2.length, 0, 'a refused debit leaves no entry');
+      assert.deepEqual(
+        (await membership.coinLedger('alpha', ACCOUNT, 10)).map((e) => [e.tenant, e.delta]),
+        [['alpha', 10]],
+      );
+      assert.deepEqual(
+        (await membership.coinLedger('beta', ACCOUNT, 10)).map((e) => [e.tenant, e.delta]),
+        [['beta', 3]],
+      );
     });
 
     isolated(T.proposals, async () => {

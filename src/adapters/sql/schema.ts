@@ -437,6 +437,23 @@ export interface OnboardingChallengesTable {
   spent_at: number | null;
 }
 
+export interface SigninTicketsTable {
+  id_hash: string;
+  browser: string;
+  created_at: number;
+  expires_at: number;
+  approved_account: string | null;
+  approved_at: number | null;
+  spent_at: number | null;
+}
+
+export interface AccountSessionsTable {
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -477,4 +494,6 @@ export interface Database {
   directory_listings: DirectoryListingsTable;
   directory_contacts: DirectoryContactsTable;
   onboarding_challenges: OnboardingChallengesTable;
+  signin_tickets: SigninTicketsTable;
+  account_sessions: AccountSessionsTable;
 }

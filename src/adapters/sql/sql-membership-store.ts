@@ -59,6 +59,28 @@ class Insufficient extends Error {}
 export class SqlMembershipStore implements MembershipStore {
   constructor(private readonly db: Db) {}
 
+  async coinLedger(tenant: string, accountId: string, limit: number): Promise<CoinEntry[]> {
+    const rows = await this.db
+      .selectFrom('coin_entries')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      tenant: r.tenant,
+      accountId: r.account_id,
+      idempotencyKey: r.idempotency_key,
+      delta: Number(r.delta),
+      reason: r.reason,
+      balanceAfter: Number(r.balance_after),
+      createdAt: Number(r.created_at),
+    }));
+  }
+
   async setEnrolmentTypes(tenant: string, typeIds: string[], now: number): Promise<void> {
     await atomically(this.db, async (trx) => {
       await trx.deleteFrom('enrolment_types').where('tenant', '=', tenant).execute();

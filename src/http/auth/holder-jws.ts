@@ -54,8 +54,12 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     private readonly clock: Clock,
   ) {}
 
-  /** Every check but the single-use jti: nothing is spent, so a request refused later spends nothing. */
-  async authenticate(input: AuthInput, audience = this.audience): Promise<HolderPrincipal> {
+  /**
+   * Every check but the single-use jti: nothing is spent, so a request refused later spends nothing.
+   * Interface spec, Holder JWS 4: POST /account/approve takes only the approve audience, and every
+   * other operation only the origin, so an approval signature can never open a session.
+   */
+  async authenticate(input: AuthInput, audience = audienceFor(this.audience, input.url)): Promise<HolderPrincipal> {
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs a holder JWS.', CHALLENGE);
     if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
@@ -81,6 +85,12 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     await this.admit(principal);
     return principal;
   }
+}
+
+/** The approve operation's own audience (`<origin>/account/approve`), or the origin for every other one. */
+function audienceFor(origin: string, url: string): string {
+  const approve = `${origin}/account/approve`;
+  return url.split('?')[0] === approve ? approve : origin;
 }
 
 /** Each refusal of the shared verifier in the holder plane's words. */

@@ -1,0 +1,40 @@
+import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
+import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
+import { accountRoutes } from './routes.ts';
+import { SigninService } from './signin-service.ts';
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/** The account portal (docs/account.md): browser sign-in by QR code, and the holder's overview. */
+export const accountModule = defineModule({
+  name: 'account',
+  groups: ['account'],
+  planes: ['browser-ticket', 'account-session'],
+  async build(ctx) {
+    const signin = new SigninService(
+      new SqlAccountSessionStore(ctx.db),
+      new SqlRateBudget(ctx.db),
+      ctx.clock,
+      ctx.config.publicUrl.origin,
+    );
+    const deps = {
+      signin,
+      members: new SqlMembershipStore(ctx.db),
+      tenants: new SqlTenantStore(ctx.db),
+      siteName: ctx.config.platformName,
+    };
+    return {
+      services: { signin },
+      routes: () => [accountRoutes(deps)],
+      planes: {
+        'browser-ticket': browserTicketPlane,
+        'account-session': new AccountSessionPlane((session) => signin.account(session)),
+      },
+      jobs: [{ name: 'account.prune', everyMs: PRUNE_EVERY_MS, run: (now) => signin.prune(now) }],
+    };
+  },
+});

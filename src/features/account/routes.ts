@@ -1,0 +1,215 @@
+import { Type } from '@sinclair/typebox';
+import { serialize } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../../core/errors.ts';
+import { accountSessionOf, browserTicketOf, SESSION_COOKIE, TICKET_COOKIE } from '../../http/auth/account-cookies.ts';
+import { holderOf } from '../../http/auth/holder-jws.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { errorResponse } from '../../http/schemas/common.ts';
+import type { MembershipStore } from '../../ports/membership-store.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
+import { renderErrorPage } from '../../web/error-page.ts';
+import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
+import { sendPage } from '../../web/serve.ts';
+import { renderApprovePage, renderGonePage, renderOverviewPage, renderSigninNeededPage, renderSigninPage } from './pages.ts';
+import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
+
+const LEDGER_LIMIT = 500;
+const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
+const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
+
+export interface AccountDeps {
+  signin: SigninService;
+  members: MembershipStore;
+  tenants: TenantStore;
+  siteName: string;
+}
+
+/** The account portal's sign-in and overview (docs/account.md). */
+export function accountRoutes(deps: AccountDeps): RouteGroup {
+  const { signin, siteName } = deps;
+  // Secure everywhere but a plain-http development origin, where a browser would drop the cookie.
+  const secure = signin.origin.startsWith('https:');
+  const setCookie = (reply: FastifyReply, name: string, value: string, path: string, maxAgeMs: number) =>
+    reply.header('set-cookie', [
+      ...((reply.getHeader('set-cookie') as string[] | undefined) ?? []),
+      serialize(name, value, { httpOnly: true, secure, sameSite: 'lax', path, maxAge: Math.floor(maxAgeMs / 1000) }),
+    ]);
+  const approveUrl = (ticket: string) => `${signin.approveAudience}?t=${ticket}`;
+  /** A fresh ticket in the browser's cookie, and the sign-in page for it. */
+  const signinPage = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
+    const { ticket } = await signin.open(request.headers['user-agent'], request.ip);
+    setCookie(reply, TICKET_COOKIE, ticket, '/account', TICKET_TTL_MS);
+    return sendPage(reply, await renderSigninPage(siteName, approveUrl(ticket), notice), 'no-store');
+  };
+  const startSession = (reply: FastifyReply, session: string) => {
+    setCookie(reply, SESSION_COOKIE, session, '/', SESSION_TTL_MS);
+    setCookie(reply, TICKET_COOKIE, '', '/account', 0);
+    return seeOther(reply, '/account');
+  };
+  const sendError = (reply: FastifyReply, refusal: ServiceError) =>
+    sendPage(reply.code(refusal.status), renderErrorPage(refusal, siteName), 'no-store');
+  const common = { auth: 'public', stability: 'unpromised', undocumented: UNDOCUMENTED } as const;
+
+  return {
+    name: 'account',
+    routes: [
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: '/account/signin',
+        surface: 'page',
+        summary: 'The sign-in page: a QR code of the approval for the wallet; the ticket is held in an HttpOnly cookie.',
+        responses: { 200: HTML('The sign-in page.'), 429: errorResponse('rate_limited') },
+        handler: async (request, reply) => signinPage(request, reply),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: '/account/approve',
+        summary:
+          'What is being approved: the browser that asked. With Accept: application/json, {askedBy}. 410 when spent or expired.',
+        querystring: Type.Object({ t: Ticket }, { additionalProperties: false }),
+        responses: {
+          200: {
+            description: 'The explainer, or {askedBy}.',
+            contentType: 'text/html',
+            schema: Type.Object({ askedBy: Type.String() }),
+          },
+          400: errorResponse('invalid_request: no ticket, or not one'),
+          410: {
+            description: 'The ticket is spent, expired or unknown: a page, or {error: signin_ended, message}.',
+            contentType: 'text/html',
+          },
+        },
+        handler: async (request, reply) => {
+          const json = (request.headers.accept ?? '').includes('application/json');
+          const asked = await signin.askedBy(request.query.t);
+          if (!asked) {
+            if (json) throw new ServiceError('signin_ended', 'This sign-in request is spent, expired or unknown.');
+            return sendPage(reply.code(410), renderGonePage(siteName), 'no-store');
+          }
+          if (json) return reply.type('application/json; charset=utf-8').send({ askedBy: asked.askedBy });
+          return sendPage(reply, renderApprovePage(siteName, asked.askedBy, asked.askedAt, asked.approved), 'no-store');
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/approve',
+        auth: 'holder',
+        summary: 'The wallet approves a ticket with a holder JWS for the approve audience; no cookie is read or set.',
+        body: Type.Object({ t: Ticket }, { additionalProperties: false }),
+        responses: {
+          200: { description: 'Approved.', schema: Type.Object({ ok: Type.Literal(true) }) },
+          400: errorResponse('invalid_request or malformed_json'),
+          401: errorResponse('unauthorized: no holder JWS for the approve audience'),
+          409: errorResponse('signin_unavailable: unknown, expired or already approved (one body for the three)'),
+        },
+        handler: async (request) => {
+          await signin.approve(holderOf(request).accountId, request.body.t);
+          return { ok: true as const };
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/signin/continue',
+        auth: 'browser-ticket',
+        surface: 'page',
+        accepts: 'form',
+        bodyOptional: true,
+        summary:
+          'The browser collects its approved ticket: a session cookie and 303 to /account; otherwise the sign-in page with a notice.',
+        responses: {
+          200: HTML('The sign-in page with a notice: not approved yet, or a new ticket when the old one ended.'),
+          401: HTML('No ticket cookie: a page that explains and links to a new sign-in.'),
+          303: { description: 'Signed in: to /account.' },
+          403: HTML('cross_origin_form: a form from another site.'),
+        },
+        // No ticket cookie: a fresh sign-in page rather than an error.
+        onRefusal: async (_request, reply, refusal) =>
+          refusal.code === 'unauthorized'
+            ? sendPage(
+                reply.code(401),
+                renderSigninNeededPage(siteName, 'This browser has no sign-in request to continue.'),
+                'no-store',
+              )
+            : sendError(reply, refusal),
+        handler: async (request, reply) => {
+          assertSameOriginForm(request, signin.origin);
+          const { ticket } = browserTicketOf(request);
+          const outcome = await signin.continue(ticket);
+          if ('session' in outcome) return startSession(reply, outcome.session);
+          if ('waiting' in outcome) {
+            const notice = 'Not approved yet: scan the code with your wallet, approve it there, then continue.';
+            return sendPage(reply, await renderSigninPage(siteName, approveUrl(ticket), notice), 'no-store');
+          }
+          return signinPage(request, reply, 'That sign-in request has ended. Here is a new one.');
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/session',
+        auth: 'holder',
+        surface: 'page',
+        bodyOptional: true,
+        summary:
+          'A wallet on this device opens a session with Authorization: Holder <jws> for the session audience: cookie and 303.',
+        responses: {
+          303: { description: 'Signed in: to /account.' },
+          401: HTML('The sign-in page, explaining why the handoff was refused (never a bare 401).'),
+        },
+        onRefusal: async (_request, reply, refusal) =>
+          sendPage(
+            reply.code(refusal.status),
+            renderSigninNeededPage(siteName, `Your wallet’s sign-in could not be accepted: ${refusal.message}`),
+            'no-store',
+          ),
+        handler: async (request, reply) => startSession(reply, await signin.startSession(holderOf(request).accountId)),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: '/account',
+        auth: 'account-session',
+        surface: 'page',
+        summary: 'The holder’s memberships, tiers, coins and coin ledgers; never credentials, claims or the sharing log.',
+        responses: { 200: HTML('The overview.'), 303: { description: 'Not signed in: to /account/signin.' } },
+        onRefusal: async (_request, reply) => seeOther(reply, '/account/signin'),
+        handler: async (request, reply) => {
+          const { accountId } = accountSessionOf(request);
+          const memberships = await Promise.all(
+            (await deps.members.membershipsOf(accountId)).map(async (member) => ({
+              member,
+              tenantName: (await deps.tenants.get(member.tenant))?.name ?? member.tenant,
+              ledger: await deps.members.coinLedger(member.tenant, accountId, LEDGER_LIMIT),
+            })),
+          );
+          return sendPage(reply, renderOverviewPage(siteName, accountId, memberships), 'no-store');
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/signout',
+        auth: 'account-session',
+        surface: 'page',
+        accepts: 'form',
+        bodyOptional: true,
+        summary: 'Ends the session and clears its cookie; 303 to the sign-in page.',
+        responses: { 303: { description: 'Signed out, or not signed in.' }, 403: HTML('cross_origin_form') },
+        onRefusal: async (_request, reply, refusal) =>
+          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        handler: async (request, reply) => {
+          assertSameOriginForm(request, signin.origin);
+          await signin.signOut(accountSessionOf(request).session);
+          setCookie(reply, SESSION_COOKIE, '', '/', 0);
+          return seeOther(reply, '/account/signin');
+        },
+      }),
+    ],
+  };
+}

@@ -1,0 +1,109 @@
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { RatePolicy } from '../../core/integration-scopes.ts';
+import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import type { AccountSessionStore } from '../../ports/account-session-store.ts';
+import type { RateBudget } from '../../ports/integration-token-store.ts';
+import { browserLabel } from './browser-label.ts';
+
+export const TICKET_TTL_MS = 10 * 60 * 1000;
+export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+/** Sign-in pages a calling address may open: each stores a ticket for ten minutes. */
+export const TICKETS_PER_ADDRESS: RatePolicy = { name: 'account-signin', quota: 30, windowSeconds: 600 };
+
+/** Why continuing a sign-in did not open a session. */
+export type ContinueOutcome = { session: string; accountId: string } | { waiting: true } | { ended: true };
+
+/**
+ * The browser sign-in of the account portal (docs/account.md; interface spec, Browser sign-in
+ * ticket): a browser opens a ticket, the holder's wallet approves it (a holder JWS for the approve
+ * audience), the browser collects a session with it. A wallet on the same device can hand a
+ * session over directly (a holder JWS for the session audience). Tickets and sessions are stored
+ * by hash; every move is one conditional write.
+ */
+export class SigninService {
+  readonly approveAudience: string;
+
+  constructor(
+    private readonly store: AccountSessionStore,
+    private readonly budget: RateBudget,
+    private readonly clock: Clock,
+    readonly origin: string,
+  ) {
+    this.approveAudience = `${origin}/account/approve`;
+  }
+
+  async open(userAgent: string | undefined, address: string): Promise<{ ticket: string; expiresAt: number }> {
+    const now = this.clock.now();
+    await consumeBudget(
+      this.budget,
+      `account-signin:${address}`,
+      TICKETS_PER_ADDRESS,
+      now,
+      'Too many sign-in pages were opened; wait a few minutes.',
+    );
+    const ticket = randomText(32);
+    await this.store.openTicket({
+      idHash: hashToken(ticket),
+      browser: browserLabel(userAgent),
+      createdAt: now,
+      expiresAt: now + TICKET_TTL_MS,
+      approvedAccount: null,
+      approvedAt: null,
+      spentAt: null,
+    });
+    return { ticket, expiresAt: now + TICKET_TTL_MS };
+  }
+
+  /** Who asked, for the approve page: undefined when the ticket is spent, expired or unknown. */
+  async askedBy(ticket: string): Promise<{ askedBy: string; askedAt: number; approved: boolean } | undefined> {
+    const found = await this.store.ticket(hashToken(ticket));
+    if (!found || found.spentAt !== null || found.expiresAt <= this.clock.now()) return undefined;
+    return { askedBy: found.browser, askedAt: found.createdAt, approved: found.approvedAccount !== null };
+  }
+
+  /**
+   * The wallet approves (its holder JWS, for the approve audience only, was checked and its jti
+   * spent by the holder plane): one conditional write. Unknown, expired and already approved are
+   * one refusal.
+   */
+  async approve(accountId: string, ticket: string): Promise<void> {
+    if (!(await this.store.approve(hashToken(ticket), accountId, this.clock.now()))) {
+      throw new ServiceError('signin_unavailable', 'This sign-in request is unknown, expired or already approved.');
+    }
+  }
+
+  /** The browser collects: an approved ticket is spent and becomes a session. */
+  async continue(ticket: string): Promise<ContinueOutcome> {
+    const now = this.clock.now();
+    const accountId = await this.store.spend(hashToken(ticket), now);
+    if (accountId) return { session: await this.startSession(accountId), accountId };
+    const found = await this.store.ticket(hashToken(ticket));
+    return found && found.spentAt === null && found.expiresAt > now && found.approvedAccount === null
+      ? { waiting: true }
+      : { ended: true };
+  }
+
+  /** A session for the account (a collected ticket, or a wallet's handoff): its secret, for the cookie. */
+  async startSession(accountId: string): Promise<string> {
+    const now = this.clock.now();
+    const session = randomText(32);
+    await this.store.createSession(hashToken(session), accountId, now, now + SESSION_TTL_MS);
+    return session;
+  }
+
+  /** The account of a live session (the account-session plane asks on every request). */
+  account(session: string): Promise<string | undefined> {
+    return this.store.session(hashToken(session), this.clock.now());
+  }
+
+  async signOut(session: string): Promise<void> {
+    await this.store.endSession(hashToken(session));
+  }
+
+  prune(now: number): Promise<void> {
+    return this.store.prune(now - 24 * 60 * 60 * 1000);
+  }
+}

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+
+const APPROVE_AUD = `${PUBLIC_URL}/account/approve`;
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+const sameOrigin = { origin: PUBLIC_URL };
+
+/** The cookies an answer sets, by name: value and attributes as sent. */
+function setCookies(res: LightMyRequestResponse): Record<string, string> {
+  const raw = res.headers['set-cookie'];
+  const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return Object.fromEntries(list.map((c) => [c.split('=')[0] as string, c]));
+}
+const valueOf = (cookie: string | undefined) => cookie?.split(';')[0]?.split('=')[1] ?? '';
+
+for (const factory of testDatabases()) {
+  describe(`the account portal's browser sign-in, row by row of the state table (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let now = Date.now();
+    const clock = { now: () => now };
+
+    /** A browser opens the sign-in page: its ticket (from the cookie) and the approve URL in the page. */
+    const openTicket = async () => {
+      const res = await rail.app.inject({ method: 'GET', url: '/account/signin', headers: { 'user-agent': FIREFOX } });
+      assert.equal(res.statusCode, 200, res.body);
+      const cookie = setCookies(res).openrail_signin;
+      assert.ok(cookie, 'the ticket cookie is set');
+      const ticket = valueOf(cookie);
+      assert.ok(res.body.includes(`${APPROVE_AUD}?t=${ticket}`), 'the page links the approve URL');
+      return { ticket, cookie };
+    };
+    const approve = async (key: HolderKey, t: string, aud = APPROVE_AUD) =>
+      rail.app.inject({
+        method: 'POST',
+        url: '/account/approve',
+        headers: { authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}` },
+        payload: { t },
+      });
+    const continueWith = (ticket: string | undefined) =>
+      rail.app.inject({
+        method: 'POST',
+        url: '/account/signin/continue',
+        headers: { ...sameOrigin, ...(ticket ? { cookie: `openrail_signin=${ticket}` } : {}) },
+      });
+
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, {}, clock);
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    test('the sign-in page holds its ticket in an HttpOnly, Secure, SameSite=Lax cookie and shows a QR code', async () => {
+      const res = await rail.app.inject({ method: 'GET', url: '/account/signin' });
+      const cookie = setCookies(res).openrail_signin ?? '';
+      assert.match(cookie, /HttpOnly/);
+      assert.match(cookie, /Secure/);
+      assert.match(cookie, /SameSite=Lax/);
+      assert.match(cookie, /Path=\/account/);
+      assert.match(cookie, /Max-Age=600/);
+      assert.match(res.body, /<svg[^>]*>/, 'an inline QR code');
+      assert.doesNotMatch(res.body, /type="password"|<input/, 'no password, nothing typed');
+      assert.equal(res.headers['cache-control'], 'no-store');
+    });
+
+    test('opened → approved by the wallet: {ok:true}, no cookie read or set', async () => {
+      const { ticket } = await openTicket();
+      const explainer = await rail.app.inject({
+        method: 'GET',
+        url: `/account/approve?t=${ticket}`,
+        headers: { accept: 'application/json' },
+      });
+      assert.deepEqual(explainer.json(), { askedBy: 'Firefox on Linux' });
+      const page = await rail.app.inject({ method: 'GET', url: `/account/approve?t=${ticket}` });
+      assert.match(page.body, /Firefox on Linux asked to sign in/);
+      const key = await newHolderKey();
+      const res = await approve(key, ticket);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json(), { ok: true });
+      assert.equal(res.headers['set-cookie'], undefined);
+    });
+
+    test('unknown, expired or already approved: 409 with one identical body', async () => {
+      const key = await newHolderKey();
+      const unknown = await approve(key, 'A'.repeat(43));
+      const approvedTicket = (await openTicket()).ticket;
+      assert.equal((await approve(key, approvedTicket)).statusCode, 200);
+      const again = await approve(await newHolderKey(), approvedTicket);
+      const stale = (await openTicket()).ticket;
+      now += 11 * 60 * 1000;
+      const expired = await approve(key, stale);
+      for (const res of [unknown, again, expired]) assert.equal(res.statusCode, 409, res.body);
+      assert.equal(unknown.body, again.body);
+      assert.equal(again.body, expired.body);
+      assert.equal(unknown.json().error, 'signin_unavailable');
+    });
+
+    test('approved → spent: the browser continues with a session cookie and a 303 to /account', async () => {
+      const key = await newHolderKey();
+      await rail.app.inject({
+        method: 'POST',
+        url: '/api/members/enroll',
+        headers: owner,
+        payload: { tenant: 'demo-transit', accountId: accountOf(key), displayName: 'Ada' },
+      });
+      const { ticket } = await openTicket();
+      assert.equal((await approve(key, ticket)).statusCode, 200);
+      const res = await continueWith(ticket);
+      assert.equal(res.statusCode, 303, res.body);
+      assert.equal(res.headers.location, '/account');
+      const session = setCookies(res).openrail_account ?? '';
+      assert.match(session, /HttpOnly/);
+      assert.match(session, /Secure/);
+      assert.match(session, /SameSite=Lax/);
+      assert.match(session, /Max-Age=28800/);
+      assert.match(setCookies(res).openrail_signin ?? '', /Max-Age=0/, 'the ticket cookie is cleared');
+      const account = await rail.app.inject({
+        method: 'GET',
+        url: '/account',
+        headers: { cookie: `openrail_account=${valueOf(session)}` },
+      });
+      assert.equal(account.statusCode, 200);
+      assert.match(account.body, new RegExp(accountOf(key)));
+      assert.match(account.body, /Ada/);
+      const spentAgain = await continueWith(ticket);
+      assert.equal(spentAgain.statusCode, 200, 'a spent ticket opens nothing');
+      assert.equal(setCookies(spentAgain).openrail_account, undefined);
+    });
+
+    test('opened, not approved: continue answers the sign-in page with a notice, and no session', async () => {
+      const { ticket } = await openTicket();
+      const res = await continueWith(ticket);
+      assert.equal(res.statusCode, 200);
+      assert.match(res.body, /Not approved yet/);
+      assert.equal(setCookies(res).openrail_account, undefined);
+      assert.ok(res.body.includes(`?t=${ticket}`), 'the same ticket, still open');
+      const noTicket = await continueWith(undefined);
+      assert.equal(noTicket.statusCode, 401);
+      assert.match(noTicket.body, /no sign-in request to continue/);
+      const forged = await rail.app.inject({
+        method: 'POST',
+        url: '/account/signin/continue',
+        headers: { origin: 'https://evil.example', cookie: `openrail_signin=${ticket}` },
+      });
+      assert.equal(forged.statusCode, 403, 'a form from elsewhere is refused');
+    });
+
+    test('spent or expired: GET /account/approve is 410 with an explanation', async () => {
+      const key = await newHolderKey();
+      const spent = (await openTicket()).ticket;
+      await approve(key, spent);
+      await continueWith(spent);
+      const expired = (await openTicket()).ticket;
+      now += 11 * 60 * 1000;
+      for (const t of [spent, expired]) {
+        const page = await rail.app.inject({ method: 'GET', url: `/account/approve?t=${t}` });
+        assert.equal(page.statusCode, 410);
+        assert.match(page.body, /This sign-in request has ended/);
+        const json = await rail.app.inject({
+          method: 'GET',
+          url: `/account/approve?t=${t}`,
+          headers: { accept: 'application/json' },
+        });
+        assert.equal(json.statusCode, 410);
+        assert.equal(json.json().error, 'signin_ended');
+      }
+    });
+
+    test('a wallet on this device hands a session over; an approval signature is refused as a handoff', async () => {
+      const key = await newHolderKey();
+      const handoff = async (aud: string) =>
+        rail.app.inject({
+          method: 'POST',
+          url: '/account/session',
+          headers: { authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}` },
+        });
+      const ok = await handoff(PUBLIC_URL);
+      assert.equal(ok.statusCode, 303);
+      assert.equal(ok.headers.location, '/account');
+      assert.ok(setCookies(ok).openrail_account);
+      const replayedApproval = await handoff(APPROVE_AUD);
+      assert.equal(replayedApproval.statusCode, 401);
+      assert.match(String(replayedApproval.headers['content-type']), /text\/html/, 'the sign-in page, not a bare 401');
+      assert.match(replayedApproval.body, /could not be accepted/);
+      assert.equal(setCookies(replayedApproval).openrail_account, undefined);
+      const none = await rail.app.inject({ method: 'POST', url: '/account/session' });
+      assert.equal(none.statusCode, 401);
+      assert.match(none.body, /Sign in to your account/);
+      assert.match(none.body, /href="\/account\/signin"/, 'one step from a sign-in code');
+      const tickets = await rail.db.selectFrom('signin_tickets').select('id_hash').execute();
+      const again = await rail.app.inject({ method: 'POST', url: '/account/session' });
+      assert.equal(again.statusCode, 401);
+      assert.equal(
+        (await rail.db.selectFrom('signin_tickets').select('id_hash').execute()).length,
+        tickets.length,
+        'a refusal stores nothing',
+      );
+      const sessionJws = await holderJws({ aud: PUBLIC_URL, iat: Math.floor(now / 1000) }, { key });
+      const asApproval = await rail.app.inject({
+        method: 'POST',
+        url: '/account/approve',
+        headers: { authorization: `Holder ${sessionJws}` },
+        payload: { t: (await openTicket()).ticket },
+      });
+      assert.equal(asApproval.statusCode, 401, 'a session signature cannot approve either');
+    });
+
+    test('signing out ends the session; without one /account sends the browser to sign in', async () => {
+      const key = await newHolderKey();
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/account/session',
+        headers: { authorization: `Holder ${await holderJws({ aud: PUBLIC_URL, iat: Math.floor(now / 1000) }, { key })}` },
+      });
+      const session = valueOf(setCookies(res).openrail_account);
+      const out = await rail.app.inject({
+        method: 'POST',
+        url: '/account/signout',
+        headers: { ...sameOrigin, cookie: `openrail_account=${session}` },
+      });
+      assert.equal(out.statusCode, 303);
+      assert.equal(out.headers.location, '/account/signin');
+      assert.match(setCookies(out).openrail_account ?? '', /Max-Age=0/);
+      const after = await rail.app.inject({ method: 'GET', url: '/account', headers: { cookie: `openrail_account=${session}` } });
+      assert.equal(after.statusCode, 303);
+      assert.equal(after.headers.location, '/account/signin');
+    });
+  });
+}
