@@ -15,7 +15,7 @@ function setCookies(res: LightMyRequestResponse): Record<string, string> {
   const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
   return Object.fromEntries(list.map((c) => [c.split('=')[0] as string, c]));
 }
-const valueOf = (cookie: string | undefined) => cookie?.split(';')[0]?.split('=')[1] ?? '';
+const cookieValue = (cookie: string | undefined) => cookie?.split(';')[0]?.split('=')[1] ?? '';
 
 for (const factory of testDatabases()) {
   describe(`the account portal's browser sign-in, row by row of the state table (${factory.name})`, () => {
@@ -30,7 +30,7 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
       const cookie = setCookies(res).openrail_signin;
       assert.ok(cookie, 'the ticket cookie is set');
-      const ticket = valueOf(cookie);
+      const ticket = cookieValue(cookie);
       assert.ok(res.body.includes(`${APPROVE_AUD}?t=${ticket}`), 'the page links the approve URL');
       return { ticket, cookie };
     };
@@ -124,7 +124,7 @@ for (const factory of testDatabases()) {
       const account = await rail.app.inject({
         method: 'GET',
         url: '/account',
-        headers: { cookie: `openrail_account=${valueOf(session)}` },
+        headers: { cookie: `openrail_account=${cookieValue(session)}` },
       });
       assert.equal(account.statusCode, 200);
       assert.match(account.body, new RegExp(accountOf(key)));
@@ -219,7 +219,7 @@ for (const factory of testDatabases()) {
         url: '/account/session',
         headers: { authorization: `Holder ${await holderJws({ aud: PUBLIC_URL, iat: Math.floor(now / 1000) }, { key })}` },
       });
-      const session = valueOf(setCookies(res).openrail_account);
+      const session = cookieValue(setCookies(res).openrail_account);
       const out = await rail.app.inject({
         method: 'POST',
         url: '/account/signout',
