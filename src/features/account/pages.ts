@@ -74,6 +74,7 @@ ${ledger(m.ledger)}</section>`,
   const main = html`<h1>Your account</h1>
 <p class="lead">Account <code>${accountId}</code>: the key your wallet holds.</p>
 ${sections}
+<form method="post" action="/account/export"><p><button class="button" type="submit">Download my data (JSON)</button></p></form>
 <form method="post" action="/account/signout"><p><button class="button" type="submit">Sign out</button></p></form>`;
   return renderPage({ title: 'Your account', main, siteName });
 }

@@ -15,6 +15,8 @@ import { renderApprovePage, renderGonePage, renderOverviewPage, renderSigninNeed
 import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
 
 const LEDGER_LIMIT = 500;
+/** The export carries the whole ledger, up to this many entries per programme. */
+const EXPORT_LEDGER_LIMIT = 100_000;
 const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
 const HTML = (description: string) => ({ description, contentType: 'text/html' });
 const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
@@ -189,6 +191,52 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
             })),
           );
           return sendPage(reply, renderOverviewPage(siteName, accountId, memberships), 'no-store');
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/export',
+        auth: 'account-session',
+        surface: 'page',
+        accepts: 'form',
+        bodyOptional: true,
+        summary: 'The account’s membership rows and full coin ledgers, as a JSON attachment (docs/account.md, "Export").',
+        responses: {
+          200: { description: 'The export, as an attachment.', contentType: 'application/json' },
+          303: { description: 'Not signed in: to /account/signin.' },
+          403: HTML('cross_origin_form'),
+        },
+        onRefusal: async (_request, reply, refusal) =>
+          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        handler: async (request, reply) => {
+          assertSameOriginForm(request, signin.origin);
+          const { accountId } = accountSessionOf(request);
+          const memberships = await Promise.all(
+            (await deps.members.membershipsOf(accountId)).map(async (m) => ({
+              tenant: m.tenant,
+              tenantName: (await deps.tenants.get(m.tenant))?.name ?? m.tenant,
+              displayName: m.displayName,
+              tier: m.tier,
+              status: m.status,
+              balance: m.balance,
+              joinedAt: new Date(m.joinedAt).toISOString(),
+              updatedAt: new Date(m.updatedAt).toISOString(),
+              coinLedger: (await deps.members.coinLedger(m.tenant, accountId, EXPORT_LEDGER_LIMIT)).map((e) => ({
+                id: e.id,
+                delta: e.delta,
+                reason: e.reason,
+                balanceAfter: e.balanceAfter,
+                createdAt: new Date(e.createdAt).toISOString(),
+              })),
+            })),
+          );
+          const exported = { format: 'openrail-account-export/1', exportedAt: new Date().toISOString(), accountId, memberships };
+          return reply
+            .type('application/json; charset=utf-8')
+            .header('content-disposition', `attachment; filename="openrail-account-${accountId.slice(0, 8)}.json"`)
+            .header('cache-control', 'no-store')
+            .send(JSON.stringify(exported, null, 2));
         },
       }),
       defineRoute({

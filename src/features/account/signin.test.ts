@@ -232,5 +232,68 @@ for (const factory of testDatabases()) {
       assert.equal(after.statusCode, 303);
       assert.equal(after.headers.location, '/account/signin');
     });
+
+    test('export downloads the membership rows and the full coin ledger as an attachment', async () => {
+      const key = await newHolderKey();
+      const accountId = accountOf(key);
+      await rail.app.inject({
+        method: 'POST',
+        url: '/api/members/enroll',
+        headers: owner,
+        payload: { tenant: 'demo-transit', accountId, displayName: 'Grace' },
+      });
+      for (const [delta, k] of [
+        [50, 'k1'],
+        [-20, 'k2'],
+      ] as const) {
+        now += 1000; // the ledger is in time order
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/api/members/update',
+          headers: owner,
+          payload: { tenant: 'demo-transit', accountId, coins: { delta, reason: `entry ${k}`, idempotencyKey: `export-${k}` } },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const handed = await rail.app.inject({
+        method: 'POST',
+        url: '/account/session',
+        headers: { authorization: `Holder ${await holderJws({ aud: PUBLIC_URL, iat: Math.floor(now / 1000) }, { key })}` },
+      });
+      const cookie = `openrail_account=${cookieValue(setCookies(handed).openrail_account)}`;
+      const overview = await rail.app.inject({ method: 'GET', url: '/account', headers: { cookie } });
+      assert.match(overview.body, /Grace/);
+      assert.match(overview.body, /entry k2/);
+      const res = await rail.app.inject({ method: 'POST', url: '/account/export', headers: { ...sameOrigin, cookie } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(
+        String(res.headers['content-disposition']),
+        /^attachment; filename="openrail-account-[A-Za-z0-9_-]{8}\.json"$/,
+      );
+      assert.equal(res.headers['cache-control'], 'no-store');
+      const exported = res.json();
+      assert.equal(exported.format, 'openrail-account-export/1');
+      assert.equal(exported.accountId, accountId);
+      const [membership] = exported.memberships;
+      assert.equal(membership.tenant, 'demo-transit');
+      assert.equal(membership.displayName, 'Grace');
+      assert.equal(membership.balance, 30);
+      assert.deepEqual(
+        membership.coinLedger.map((e: { delta: number; balanceAfter: number }) => [e.delta, e.balanceAfter]),
+        [
+          [50, 50],
+          [-20, 30],
+        ],
+      );
+      const elsewhere = await rail.app.inject({
+        method: 'POST',
+        url: '/account/export',
+        headers: { origin: 'https://evil.example', cookie },
+      });
+      assert.equal(elsewhere.statusCode, 403);
+      const anonymous = await rail.app.inject({ method: 'POST', url: '/account/export', headers: sameOrigin });
+      assert.equal(anonymous.statusCode, 303);
+      assert.equal(anonymous.headers.location, '/account/signin');
+    });
   });
 }
