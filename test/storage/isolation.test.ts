@@ -1168,9 +1168,14 @@ for (const factory of testDatabases()) {
       assert.equal((await membership.getMember('beta', ACCOUNT))?.balance, 3);
       const k2 = await db.selectFrom('coin_entries').select('id').where('idempotency_key', '=', 'k2').execute();
       assert.equal(k2.length, 0, 'a refused debit leaves no entry');
+      assert.equal((await membership.applyCoins(entry('alpha', 'k3', 5))).kind, 'applied');
       assert.deepEqual(
-        (await membership.coinLedger('alpha', ACCOUNT, 10)).map((e) => [e.tenant, e.delta]),
-        [['alpha', 10]],
+        (await membership.coinLedger('alpha', ACCOUNT, 10)).map((e) => [e.tenant, e.delta, e.balanceAfter]),
+        [
+          ['alpha', 10, 10],
+          ['alpha', 5, 15],
+        ],
+        'in the order applied, though made in the same millisecond',
       );
       assert.deepEqual(
         (await membership.coinLedger('beta', ACCOUNT, 10)).map((e) => [e.tenant, e.delta]),

@@ -81,5 +81,37 @@ for (const factory of testDatabases()) {
         await target.drop();
       }
     });
+
+    test('0019 numbers each member’s coin entries made before it, by time', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        const migrator = new Migrator({
+          db,
+          provider: migrationProvider,
+          ...(target.schema ? { migrationTableSchema: target.schema } : {}),
+        });
+        assert.equal((await migrator.migrateTo('0018-account-signin')).error, undefined);
+        const coin = (id: string, account: string, at: number) =>
+          sql`insert into coin_entries (id, tenant, account_id, idempotency_key, delta, reason, balance_after, created_at)
+              values (${id}, 'club', ${account}, ${id}, 1, 'r', 1, ${at})`.execute(db);
+        await coin('c-late', 'ada', 2000);
+        await coin('c-bob', 'bob', 1500);
+        await coin('c-early', 'ada', 1000);
+        await migrate(db);
+        const rows = await sql<{ id: string; entry_no: number }>`select id, entry_no from coin_entries order by id`.execute(db);
+        assert.deepEqual(
+          rows.rows.map((r) => [r.id, Number(r.entry_no)]),
+          [
+            ['c-bob', 1],
+            ['c-early', 1],
+            ['c-late', 2],
+          ],
+        );
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    });
   });
 }

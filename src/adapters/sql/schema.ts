@@ -174,6 +174,8 @@ export interface CoinEntriesTable {
   reason: string;
   balance_after: number;
   created_at: number;
+  /** The entry's number in its member's ledger (migration 0019). */
+  entry_no: number | null;
 }
 
 export interface ProposalsTable {

@@ -65,8 +65,7 @@ export class SqlMembershipStore implements MembershipStore {
       .selectAll()
       .where('tenant', '=', tenant)
       .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('id')
+      .orderBy('entry_no')
       .limit(limit)
       .execute();
     return rows.map((r) => ({
@@ -197,7 +196,15 @@ export class SqlMembershipStore implements MembershipStore {
           .executeTakeFirst();
         if (!moved) throw new Insufficient();
         const balanceAfter = Number(moved.balance);
-        await trx.updateTable('coin_entries').set({ balance_after: balanceAfter }).where('id', '=', e.id).execute();
+        // Numbered after the balance moved, under the member row's lock: the ledger's own order.
+        await trx
+          .updateTable('coin_entries')
+          .set({
+            balance_after: balanceAfter,
+            entry_no: sql`(select coalesce(max(l.entry_no), 0) + 1 from coin_entries l where l.tenant = ${e.tenant} and l.account_id = ${e.accountId})`,
+          })
+          .where('id', '=', e.id)
+          .execute();
         return { kind: 'applied' as const, entry: { ...e, balanceAfter } };
       });
     } catch (err) {
