@@ -10,11 +10,10 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import type { OperatorRole } from '../../ports/operator-store.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
 import type { DepositViews } from './deposit-views.ts';
+import { INTEGRATION_READ } from './roles.ts';
 
-const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
 const DepositId = Type.String({ pattern: '^[A-Za-z0-9._:-]{1,64}$' });
 const DepositSummary = Type.Object({
@@ -40,7 +39,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/contracts`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'The integrator-facing contracts, each version with its JSON Schema.',
         responses: {
@@ -72,7 +71,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         ...common,
         method: 'POST',
         path: `${base}/contracts/handshake`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary:
           'Check a payload against a version of a contract: accepted, or every reason it would be refused. Changes nothing.',
@@ -103,7 +102,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/deposits`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'A tenant’s deposits, newest first (envelopes, not bodies).',
         querystring: Type.Object(
@@ -124,7 +123,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/deposits/integrity`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'Recompute each tenant’s deposit hash chain and name the first break.',
         querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
@@ -158,7 +157,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/deposits/{depositId}`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'One deposit: its body as delivered and its link in the tenant’s chain.',
         params: Type.Object({ depositId: DepositId }),

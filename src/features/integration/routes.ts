@@ -14,12 +14,8 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import type { OperatorRole } from '../../ports/operator-store.ts';
+import { INTEGRATION_READ, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
-
-/** docs/integration.md, "Who may do what". */
-const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
-const REQUEST_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'tenant-admin'];
 
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
 const PAGE_DEFAULT = 50;
@@ -80,7 +76,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'GET',
         path: `${base}/key-options`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'The scopes and rate classes a token (or a partner key) may carry.',
         responses: {
@@ -106,7 +102,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'POST',
         path: `${base}/provisioning`,
-        roles: REQUEST_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: { tenantIn: 'body' },
         summary: 'Ask for a tenant-scoped integration token; another owner approves or rejects it.',
         body: Type.Object(
@@ -133,7 +129,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'GET',
         path: `${base}/provisioning`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'Provisioning requests, newest first.',
         querystring: ListQuery,
@@ -153,7 +149,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'GET',
         path: `${base}/provisioning/{requestId}`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'One provisioning request.',
         params: Type.Object({ requestId: RequestId }),
@@ -168,7 +164,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'POST',
         path: `${base}/provisioning/{requestId}/reject`,
-        roles: REQUEST_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: 'none',
         summary: 'Reject (or, for the one who asked, withdraw) a pending provisioning request.',
         params: Type.Object({ requestId: RequestId }),
@@ -209,7 +205,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'GET',
         path: `${base}/tokens`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'Integration tokens, newest first (never their secrets).',
         querystring: ListQuery,
@@ -229,7 +225,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'POST',
         path: `${base}/tokens/{tokenId}/revoke`,
-        roles: REQUEST_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: 'none',
         summary: 'Revoke a token: its next call is refused, on every process.',
         params: Type.Object({ tokenId: TokenId }),

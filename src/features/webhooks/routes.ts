@@ -13,12 +13,8 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import type { OperatorRole } from '../../ports/operator-store.ts';
+import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
-
-/** docs/webhooks.md, "Administration": who may read and who may change endpoints and deliveries. */
-export const READ_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
-export const WRITE_ROLES: readonly OperatorRole[] = ['owner', 'ops', 'tenant-admin'];
 
 const UNDOCUMENTED = 'Back-office operation; docs/webhooks.md states its shape.';
 const PAGE_DEFAULT = 50;
@@ -81,7 +77,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'POST',
         path: `${base}/webhooks`,
-        roles: WRITE_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: { tenantIn: 'body' },
         summary: 'Register a webhook endpoint; its signing secret is shown this once.',
         body: Type.Object(
@@ -107,7 +103,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/webhooks`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'Webhook endpoints, newest first.',
         querystring: Type.Object(
@@ -130,7 +126,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/webhooks/coverage`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'Which event types each tenant’s endpoints cover, and which events went to no endpoint.',
         querystring: Type.Object(
@@ -173,7 +169,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/webhooks/{webhookId}`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'One webhook endpoint (never its secret).',
         params: Type.Object({ webhookId: WebhookId }),
@@ -184,7 +180,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'POST',
         path: `${base}/webhooks/{webhookId}/active`,
-        roles: WRITE_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: 'none',
         summary: 'Activate or deactivate an endpoint; activating an active one sends it a webhook.ping.',
         params: Type.Object({ webhookId: WebhookId }),
@@ -203,7 +199,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'POST',
         path: `${base}/webhooks/{webhookId}/rotate-secret`,
-        roles: WRITE_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: 'none',
         summary: 'Replace the signing secret; the new one is shown this once and signs every attempt from now on.',
         params: Type.Object({ webhookId: WebhookId }),
@@ -221,7 +217,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/deliveries`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'Webhook deliveries, newest first.',
         querystring: Type.Object(
@@ -258,7 +254,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'GET',
         path: `${base}/deliveries/{deliveryId}`,
-        roles: READ_ROLES,
+        roles: INTEGRATION_READ,
         scope: 'none',
         summary: 'One delivery with every attempt: time, status, latency, error.',
         params: Type.Object({ deliveryId: DeliveryId }),
@@ -273,7 +269,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         ...common,
         method: 'POST',
         path: `${base}/deliveries/{deliveryId}/redrive`,
-        roles: WRITE_ROLES,
+        roles: INTEGRATION_WRITE,
         scope: 'none',
         summary: 'Send a dead delivery, or a failed one waiting for its retry, again now.',
         params: Type.Object({ deliveryId: DeliveryId }),
