@@ -4,6 +4,7 @@ import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
+import { AccountData } from './account-data.ts';
 import { accountRoutes } from './routes.ts';
 import { SigninService } from './signin-service.ts';
 
@@ -23,8 +24,7 @@ export const accountModule = defineModule({
     );
     const deps = {
       signin,
-      members: new SqlMembershipStore(ctx.db),
-      tenants: new SqlTenantStore(ctx.db),
+      data: new AccountData(new SqlMembershipStore(ctx.db), new SqlTenantStore(ctx.db), ctx.clock),
       siteName: ctx.config.platformName,
     };
     return {

@@ -1,7 +1,8 @@
 import QRCode from 'qrcode';
-import type { CoinEntry, MemberRecord } from '../../ports/membership-store.ts';
+import type { CoinEntry } from '../../ports/membership-store.ts';
 import { html, raw } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
+import type { Membership } from './account-data.ts';
 
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
 
@@ -48,12 +49,6 @@ export function renderGonePage(siteName: string): RenderedPage {
 <p class="lead">It was used already, or its ten minutes are over. Nothing was approved with it.</p>
 <p><a href="/account/signin">Start a new sign-in</a> in the browser you want to use.</p>`;
   return renderPage({ title: 'Sign-in ended', main, siteName });
-}
-
-export interface Membership {
-  member: MemberRecord;
-  tenantName: string;
-  ledger: CoinEntry[];
 }
 
 /** GET /account: who the holder is to each programme, and its coins. Never credentials, claims or the sharing log. */

@@ -6,25 +6,20 @@ import { accountSessionOf, browserTicketOf, SESSION_COOKIE, TICKET_COOKIE } from
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse } from '../../http/schemas/common.ts';
-import type { MembershipStore } from '../../ports/membership-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
 import { renderErrorPage } from '../../web/error-page.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
+import { type AccountData, OVERVIEW_LEDGER_LIMIT } from './account-data.ts';
 import { renderApprovePage, renderGonePage, renderOverviewPage, renderSigninNeededPage, renderSigninPage } from './pages.ts';
 import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
 
-const LEDGER_LIMIT = 500;
-/** The export carries the whole ledger, up to this many entries per programme. */
-const EXPORT_LEDGER_LIMIT = 100_000;
 const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
 const HTML = (description: string) => ({ description, contentType: 'text/html' });
 const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 
 export interface AccountDeps {
   signin: SigninService;
-  members: MembershipStore;
-  tenants: TenantStore;
+  data: AccountData;
   siteName: string;
 }
 
@@ -183,13 +178,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         onRefusal: async (_request, reply) => seeOther(reply, '/account/signin'),
         handler: async (request, reply) => {
           const { accountId } = accountSessionOf(request);
-          const memberships = await Promise.all(
-            (await deps.members.membershipsOf(accountId)).map(async (member) => ({
-              member,
-              tenantName: (await deps.tenants.get(member.tenant))?.name ?? member.tenant,
-              ledger: await deps.members.coinLedger(member.tenant, accountId, LEDGER_LIMIT),
-            })),
-          );
+          const memberships = await deps.data.memberships(accountId, OVERVIEW_LEDGER_LIMIT);
           return sendPage(reply, renderOverviewPage(siteName, accountId, memberships), 'no-store');
         },
       }),
@@ -212,26 +201,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { accountId } = accountSessionOf(request);
-          const memberships = await Promise.all(
-            (await deps.members.membershipsOf(accountId)).map(async (m) => ({
-              tenant: m.tenant,
-              tenantName: (await deps.tenants.get(m.tenant))?.name ?? m.tenant,
-              displayName: m.displayName,
-              tier: m.tier,
-              status: m.status,
-              balance: m.balance,
-              joinedAt: new Date(m.joinedAt).toISOString(),
-              updatedAt: new Date(m.updatedAt).toISOString(),
-              coinLedger: (await deps.members.coinLedger(m.tenant, accountId, EXPORT_LEDGER_LIMIT)).map((e) => ({
-                id: e.id,
-                delta: e.delta,
-                reason: e.reason,
-                balanceAfter: e.balanceAfter,
-                createdAt: new Date(e.createdAt).toISOString(),
-              })),
-            })),
-          );
-          const exported = { format: 'openrail-account-export/1', exportedAt: new Date().toISOString(), accountId, memberships };
+          const exported = await deps.data.export(accountId);
           return reply
             .type('application/json; charset=utf-8')
             .header('content-disposition', `attachment; filename="openrail-account-${accountId.slice(0, 8)}.json"`)

@@ -1,0 +1,56 @@
+import type { Clock } from '../../core/clock.ts';
+import type { CoinEntry, MemberRecord, MembershipStore } from '../../ports/membership-store.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
+
+/** The ledger the overview shows, and the one the export carries (whole, up to this bound). */
+export const OVERVIEW_LEDGER_LIMIT = 500;
+export const EXPORT_LEDGER_LIMIT = 100_000;
+
+export interface Membership {
+  member: MemberRecord;
+  tenantName: string;
+  ledger: CoinEntry[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What the account portal reads of an account (docs/account.md): its memberships and coin ledgers. */
+export class AccountData {
+  constructor(
+    private readonly members: MembershipStore,
+    private readonly tenants: TenantStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async memberships(accountId: string, ledgerLimit: number): Promise<Membership[]> {
+    return Promise.all(
+      (await this.members.membershipsOf(accountId)).map(async (member) => ({
+        member,
+        tenantName: (await this.tenants.get(member.tenant))?.name ?? member.tenant,
+        ledger: await this.members.coinLedger(member.tenant, accountId, ledgerLimit),
+      })),
+    );
+  }
+
+  /** The export, `openrail-account-export/1` (docs/account.md, "Export"). */
+  async export(accountId: string) {
+    const memberships = (await this.memberships(accountId, EXPORT_LEDGER_LIMIT)).map(({ member: m, tenantName, ledger }) => ({
+      tenant: m.tenant,
+      tenantName,
+      displayName: m.displayName,
+      tier: m.tier,
+      status: m.status,
+      balance: m.balance,
+      joinedAt: iso(m.joinedAt),
+      updatedAt: iso(m.updatedAt),
+      coinLedger: ledger.map((e) => ({
+        id: e.id,
+        delta: e.delta,
+        reason: e.reason,
+        balanceAfter: e.balanceAfter,
+        createdAt: iso(e.createdAt),
+      })),
+    }));
+    return { format: 'openrail-account-export/1', exportedAt: iso(this.clock.now()), accountId, memberships };
+  }
+}
