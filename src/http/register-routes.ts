@@ -44,6 +44,7 @@ export function registerRoutes(
               method: request.method,
               url: `${publicOrigin}${target.path}${target.query}`,
               headers: request.headers,
+              ...(route.audience ? { audience: `${publicOrigin}${route.audience}` } : {}),
             });
             enforceBeforeBody(route, request);
             const limits = await plane.meter?.(request.principal as never);

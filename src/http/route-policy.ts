@@ -16,6 +16,8 @@ const bodyFields = (schema: TSchema | undefined) => Object.keys((schema?.propert
 /** Refuses, at start, a route whose declaration leaves its policy open. */
 export function checkDeclaredPolicy(route: RouteDef): void {
   const where = `${route.method} ${route.path}`;
+  if (route.audience !== undefined && route.auth !== 'holder')
+    throw new Error(`${where}: an audience belongs to holder-plane routes only`);
   if (route.auth !== 'operator') {
     if (route.roles || route.scope || route.scopes) {
       throw new Error(`${where}: roles, scope and scopes belong to operator-plane routes only`);

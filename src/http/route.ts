@@ -48,6 +48,12 @@ export interface RouteDef {
    * path must be the signer's account, checked by the registration.
    */
   auth: PlaneName;
+  /**
+   * Holder plane only: the path whose absolute URL is this operation's JWS audience instead of the
+   * origin (interface spec, Holder JWS 4: POST /account/approve). A JWS for one audience is refused
+   * by every operation of another.
+   */
+  audience?: string;
   /** Operator plane only, and required there: any one of these roles admits the caller. */
   roles?: readonly OperatorRole[];
   /** Operator plane only, and required there: see TenantScope. */

@@ -96,6 +96,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'POST',
         path: '/account/approve',
         auth: 'holder',
+        audience: '/account/approve',
         summary: 'The wallet approves a ticket with a holder JWS for the approve audience; no cookie is read or set.',
         body: Type.Object({ t: Ticket }, { additionalProperties: false }),
         responses: {

@@ -56,10 +56,10 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
 
   /**
    * Every check but the single-use jti: nothing is spent, so a request refused later spends nothing.
-   * Interface spec, Holder JWS 4: POST /account/approve takes only the approve audience, and every
-   * other operation only the origin, so an approval signature can never open a session.
+   * The audience is the origin, unless the operation declares its own (interface spec, Holder JWS
+   * 4: an approval signature for POST /account/approve can never open a session).
    */
-  async authenticate(input: AuthInput, audience = audienceFor(this.audience, input.url)): Promise<HolderPrincipal> {
+  async authenticate(input: AuthInput, audience = input.audience ?? this.audience): Promise<HolderPrincipal> {
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs a holder JWS.', CHALLENGE);
     if (auth.scheme !== 'holder') throw refuse('only the Holder scheme is accepted here');
@@ -85,12 +85,6 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     await this.admit(principal);
     return principal;
   }
-}
-
-/** The approve operation's own audience (`<origin>/account/approve`), or the origin for every other one. */
-function audienceFor(origin: string, url: string): string {
-  const approve = `${origin}/account/approve`;
-  return url.split('?')[0] === approve ? approve : origin;
 }
 
 /** Each refusal of the shared verifier in the holder plane's words. */

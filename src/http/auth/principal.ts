@@ -26,6 +26,8 @@ export interface AuthInput {
   url: string;
   /** Every request header, for planes that read more than Authorization (cookies). */
   headers?: Readonly<Record<string, string | string[] | undefined>>;
+  /** The operation's own audience (RouteDef.audience, as an absolute URL), when it declares one. */
+  audience?: string;
 }
 
 /** A credential plane: how it authenticates, and how the contract document describes it. */

@@ -59,4 +59,8 @@ test('an operation keys may call must read its tenant from the request; scopes b
   assert.doesNotThrow(() =>
     checkDeclaredPolicy(route({ scope: { tenantIn: 'params' }, path: '/api/{tenant}/things', scopes: ['issuance'] })),
   );
+  assert.throws(
+    () => checkDeclaredPolicy(route({ scope: { tenantIn: 'params' }, path: '/api/{tenant}/things', audience: '/x' })),
+    /holder-plane routes only/,
+  );
 });
