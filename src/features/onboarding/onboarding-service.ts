@@ -54,15 +54,8 @@ export class OnboardingService {
     await consumeBudget(this.budget, `onboard:${identifierKey}`, PER_IDENTIFIER, now, tooMany);
     const id = `obc_${randomText(16)}`;
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await this.store.create({
-      id,
-      identifierKey,
-      codeHash: this.keyed(`${id}:${code}`),
-      createdAt: now,
-      expiresAt: now + CODE_TTL_MS,
-      attempts: 0,
-      spentAt: null,
-    });
+    // The mail first: when it cannot be sent, the request is refused with nothing stored, and an
+    // earlier code still works.
     try {
       await this.mailer.send({
         to: normalised,
@@ -79,6 +72,15 @@ export class OnboardingService {
     } catch (err) {
       throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
     }
+    await this.store.create({
+      id,
+      identifierKey,
+      codeHash: this.keyed(`${id}:${code}`),
+      createdAt: now,
+      expiresAt: now + CODE_TTL_MS,
+      attempts: 0,
+      spentAt: null,
+    });
     return { body: { sent: true as const, expiresIn: CODE_TTL_MS / 1000 }, headers: limits };
   }
 

@@ -154,9 +154,12 @@ for (const factory of testDatabases()) {
     test('a mail server that refuses gives 503 mail_unavailable', async () => {
       mail.refusing = true;
       try {
+        const count = async () => (await rail.db.selectFrom('onboarding_challenges').select('id').execute()).length;
+        const before = await count();
         const res = await post('/onboard/start', { identifier: 'refused@example.org' }, '198.51.100.20');
         assert.equal(res.statusCode, 503);
         assert.equal(res.json().error, 'mail_unavailable');
+        assert.equal(await count(), before, 'a refused start stores no challenge');
       } finally {
         mail.refusing = false;
       }
