@@ -3,9 +3,15 @@ import { describe, test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
 import { firstBreak } from '../../core/deposit-chain.ts';
-import { migrate } from './connect.ts';
+import { type Db, migrate } from './connect.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { SqlDepositStore } from './sql-deposit-store.ts';
+
+/** Applies the migrations up to and including `name` only. */
+async function migrateTo(db: Db, schema: string | undefined, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  assert.equal((await migrator.migrateTo(name)).error, undefined);
+}
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {
@@ -46,12 +52,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        const migrator = new Migrator({
-          db,
-          provider: migrationProvider,
-          ...(target.schema ? { migrationTableSchema: target.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0014-integration-tokens')).error, undefined);
+        await migrateTo(db, target.schema, '0014-integration-tokens');
         const deposit = (tenant: string, id: string, at: number) =>
           sql`insert into deposits (tenant, deposit_id, account_id, product_id, item_id, body, body_hash, created_at)
               values (${tenant}, ${id}, 'acct', 'prd', ${`itm-${id}`}, '{}', 'RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o', ${at})`.execute(
@@ -86,12 +87,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        const migrator = new Migrator({
-          db,
-          provider: migrationProvider,
-          ...(target.schema ? { migrationTableSchema: target.schema } : {}),
-        });
-        assert.equal((await migrator.migrateTo('0018-account-signin')).error, undefined);
+        await migrateTo(db, target.schema, '0018-account-signin');
         const coin = (id: string, account: string, at: number) =>
           sql`insert into coin_entries (id, tenant, account_id, idempotency_key, delta, reason, balance_after, created_at)
               values (${id}, 'club', ${account}, ${id}, 1, 'r', 1, ${at})`.execute(db);

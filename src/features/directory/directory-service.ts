@@ -2,6 +2,7 @@ import type { Clock } from '../../core/clock.ts';
 import { type ContactKind, contactEntry, nameKey, normaliseContact, pepperId } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { RatePolicy } from '../../core/integration-scopes.ts';
+import { pageOf } from '../../core/page.ts';
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { DirectoryStore, FoundListing } from '../../ports/directory-store.ts';
 import type { RateBudget } from '../../ports/integration-token-store.ts';
@@ -145,11 +146,7 @@ export class DirectoryService {
   }
 
   private page(rows: Row[], limit: number) {
-    const shown = rows.slice(0, limit);
-    const last = shown.at(-1);
-    return {
-      listings: shown.map(({ nameKey: _key, ...listing }) => listing),
-      nextCursor: rows.length > limit && last ? encodeCursor(last.nameKey, last.accountId) : null,
-    };
+    const page = pageOf(rows, limit, (last) => encodeCursor(last.nameKey, last.accountId));
+    return { listings: page.rows.map(({ nameKey: _key, ...listing }) => listing), nextCursor: page.nextCursor };
   }
 }
