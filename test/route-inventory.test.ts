@@ -100,6 +100,8 @@ describe('the route table against the interface inventory', () => {
       'wallet',
       'membership',
       'directory',
+      'onboarding',
+      'account',
       'admin-integration',
     ];
     for (const group of finished) {

@@ -45,3 +45,6 @@ export function pepperId(pepper: string): string {
 
 /** Display names are searched by this key: NFKC, lower-cased, inner whitespace collapsed. */
 export const nameKey = (name: string): string => name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The key of an account's directory budget in the shared rate windows (also erased with the account). */
+export const directoryBudgetKey = (accountId: string): string => `directory:${accountId}`;

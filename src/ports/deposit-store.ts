@@ -53,4 +53,9 @@ export interface ChainedDeposit extends DepositRecord {
   chainSeq: number;
   prevHash: string;
   chainHash: string;
+  /**
+   * When its holder erased the account (docs/account.md, "Erasure"): the body, its hash and the
+   * account are blanked, and the deposit's place and hashes in the chain stay.
+   */
+  erasedAt: number | null;
 }

@@ -5,6 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
+import type { DiskState } from '../../ports/account-erasure-store.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { OpenrailSqliteDialect } from './sqlite-driver.ts';
@@ -157,9 +158,12 @@ export async function migrate(db: Db): Promise<void> {
  * one (with its erased content zeroed, see secure_delete) over the old page in the database
  * file, and TRUNCATE empties the write-ahead log, which still holds the pages as they were
  * before. On PostgreSQL old row versions stay in the table files until VACUUM reclaims them and
- * in WAL segments until they are recycled (docs/offers.md); nothing is done here.
+ * in WAL segments until they are recycled (docs/offers.md); nothing is done here. Answers what
+ * was done: `zeroed`, `pending` (the checkpoint could not finish), `not-checked` (PostgreSQL).
  */
-export async function dropFreedBytes(db: Db): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return;
-  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+export async function dropFreedBytes(db: Db): Promise<DiskState> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return 'not-checked';
+  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  // busy: a reader (another process on the file) held pages the checkpoint could not copy yet.
+  return Number(rows[0]?.busy ?? 1) === 0 ? 'zeroed' : 'pending';
 }

@@ -293,6 +293,8 @@ export interface DepositsTable {
   chain_seq: number | null;
   prev_hash: string | null;
   chain_hash: string | null;
+  /** When the holder erased its account: the body, body hash and account are blanked, the link stays (migration 0020). */
+  erased_at: number | null;
 }
 
 export interface DepositHeadsTable {
@@ -456,6 +458,16 @@ export interface AccountSessionsTable {
   expires_at: number;
 }
 
+export interface ErasureReceiptsTable {
+  id: string;
+  completed_at: number;
+  /** JSON object: rows erased or unlinked, per part of the pipeline. */
+  counts: string;
+  tenants: number;
+  disk: string;
+  disk_checked_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -498,4 +510,5 @@ export interface Database {
   onboarding_challenges: OnboardingChallengesTable;
   signin_tickets: SigninTicketsTable;
   account_sessions: AccountSessionsTable;
+  erasure_receipts: ErasureReceiptsTable;
 }

@@ -28,6 +28,7 @@ const toDeposit = (row: Selectable<DepositsTable>): ChainedDeposit => ({
   chainSeq: Number(row.chain_seq),
   prevHash: row.prev_hash ?? '',
   chainHash: row.chain_hash ?? '',
+  erasedAt: row.erased_at === null ? null : Number(row.erased_at),
 });
 
 export class SqlDepositStore implements DepositStore {

@@ -1,3 +1,5 @@
+import { dropFreedBytes } from '../../adapters/sql/connect.ts';
+import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
 import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
@@ -5,12 +7,14 @@ import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
 import { AccountData } from './account-data.ts';
+import { ErasureService } from './erasure-service.ts';
 import { accountRoutes } from './routes.ts';
 import { SigninService } from './signin-service.ts';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const DISK_CHECK_EVERY_MS = 60 * 1000;
 
-/** The account portal (docs/account.md): browser sign-in by QR code, and the holder's overview. */
+/** The account portal (docs/account.md): browser sign-in by QR code, the holder's overview, export and erasure. */
 export const accountModule = defineModule({
   name: 'account',
   groups: ['account'],
@@ -22,19 +26,33 @@ export const accountModule = defineModule({
       ctx.clock,
       ctx.config.publicUrl.origin,
     );
+    const erasure = new ErasureService(
+      ctx.unitOfWork((db) => ({ erasure: new SqlAccountErasureStore(db) })),
+      new SqlAccountErasureStore(ctx.db),
+      () => dropFreedBytes(ctx.db),
+      ctx.clock,
+    );
     const deps = {
       signin,
+      erasure,
       data: new AccountData(new SqlMembershipStore(ctx.db), new SqlTenantStore(ctx.db), ctx.clock),
       siteName: ctx.config.platformName,
     };
     return {
-      services: { signin },
+      services: { signin, erasure },
       routes: () => [accountRoutes(deps)],
       planes: {
         'browser-ticket': browserTicketPlane,
         'account-session': new AccountSessionPlane((session) => signin.account(session)),
       },
-      jobs: [{ name: 'account.prune', everyMs: PRUNE_EVERY_MS, run: (now) => signin.prune(now) }],
+      jobs: [
+        { name: 'account.prune', everyMs: PRUNE_EVERY_MS, run: (now) => signin.prune(now) },
+        {
+          name: 'account.erasure-disk',
+          everyMs: DISK_CHECK_EVERY_MS,
+          run: async (now) => void (await erasure.finishPending(now)),
+        },
+      ],
     };
   },
 });

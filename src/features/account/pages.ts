@@ -1,4 +1,11 @@
 import QRCode from 'qrcode';
+import {
+  type DiskState,
+  ERASURE_PARTS,
+  type ErasureCounts,
+  type ErasurePart,
+  type ErasureReceipt,
+} from '../../ports/account-erasure-store.ts';
 import type { CoinEntry } from '../../ports/membership-store.ts';
 import { html, raw } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
@@ -70,6 +77,69 @@ ${ledger(m.ledger)}</section>`,
 <p class="lead">Account <code>${accountId}</code>: the key your wallet holds.</p>
 ${sections}
 <form method="post" action="/account/export"><p><button class="button" type="submit">Download my data (JSON)</button></p></form>
+<p><a href="/account/data">Your data: what we hold, export or erase it</a></p>
 <form method="post" action="/account/signout"><p><button class="button" type="submit">Sign out</button></p></form>`;
   return renderPage({ title: 'Your account', main, siteName });
+}
+
+/** What each part of the account's data is, in the holder's words (the data page and the receipt). */
+const PART_LABELS: Record<ErasurePart, string> = {
+  members: 'Memberships of programmes',
+  coinEntries: 'Coin ledger entries',
+  votes: 'Votes cast (they stay in their results, linked to nobody)',
+  walletItems: 'Wallet items: offers, deposits and requests sent to you',
+  offers: 'Credential offers made out to you and not collected (ended)',
+  deposits: 'Deposits: bills, receipts, tickets and statements (their contents)',
+  channels: 'Channels with organisations',
+  shareSettings: 'Sharing settings',
+  sharingLog: 'Sharing log entries',
+  directoryListings: 'Directory listing',
+  directoryContacts: 'Directory contact entries',
+  credentials: 'Credentials issued to your key (they stay revocable, linked to no key)',
+  presentations: 'Verifications that recorded your key',
+  signinTickets: 'Sign-in approvals',
+  sessions: 'Signed-in browsers',
+  rateWindows: 'Usage counters',
+};
+
+const partsTable = (caption: string, counts: ErasureCounts, parts: readonly ErasurePart[]) =>
+  html`<table><caption>${caption}</caption><thead><tr><th scope="col">What</th><th scope="col">Rows</th></tr></thead>
+<tbody>${parts.map((p) => html`<tr><td>${PART_LABELS[p]}</td><td>${counts[p]}</td></tr>`)}</tbody></table>`;
+
+/** The parts the data page lists: what is held of the account now (offers end only by erasure). */
+const HELD_PARTS: readonly ErasurePart[] = ERASURE_PARTS.filter((p) => p !== 'offers' && p !== 'rateWindows');
+
+/** GET /account/data: what is held of the account, its export, and its erasure. */
+export function renderDataPage(siteName: string, accountId: string, held: ErasureCounts, notice?: string): RenderedPage {
+  const main = html`<h1>Your data</h1>
+${notice ? html`<p class="notice" role="alert">${notice}</p>` : ''}
+<p class="lead">What ${siteName} holds about account <code>${accountId}</code>, the key your wallet holds.</p>
+${partsTable('What we hold', held, HELD_PARTS)}
+<section aria-labelledby="export"><h2 id="export">Take it with you</h2>
+<p>A JSON file with your memberships and their whole coin ledgers.</p>
+<form method="post" action="/account/export"><p><button class="button" type="submit">Download my data (JSON)</button></p></form></section>
+<section aria-labelledby="erase"><h2 id="erase">Erase it</h2>
+<p>Erasing removes every row above, in one step, then checks that none is left and that the erased bytes are gone from the database files. It cannot be undone. Organisations you belonged to are told, so that they erase their copies too.</p>
+<p>What stays: the audit log and event records that name your key (they record what happened, never a name, a contact or a claim), and credentials already issued to you, which their issuers can still revoke. Your wallet keeps its key: signing in again starts an empty account.</p>
+<form method="post" action="/account/erase">
+<p><input type="checkbox" id="confirm" name="confirm" value="erase" required> <label for="confirm">I understand that my data is erased for good</label></p>
+<p><button class="button danger" type="submit">Erase my data</button></p></form></section>
+<p><a href="/account">Back to your account</a></p>`;
+  return renderPage({ title: 'Your data', main, siteName });
+}
+
+/** The answer to POST /account/erase: the receipt, shown once; the session has ended. */
+export function renderErasedPage(siteName: string, receipt: ErasureReceipt): RenderedPage {
+  const disk: Record<DiskState, string> = {
+    zeroed: 'The erased bytes were overwritten in the database files.',
+    pending: 'The database files are being rewritten; the erased bytes are gone within a minute.',
+    'not-checked':
+      'This deployment runs on PostgreSQL, whose files the service cannot inspect: the erased rows are gone, and the space they used is reclaimed and overwritten by the database over time.',
+  };
+  const main = html`<h1>Your data is erased</h1>
+<p class="lead">Receipt <code>${receipt.id}</code>, ${when(receipt.completedAt)} UTC. Keep it: it is how ${siteName} can show that this erasure happened, and it holds nothing about you.</p>
+<p role="status">Checked before the erasure was committed: no row naming your account is left. ${disk[receipt.disk]}</p>
+${partsTable('What was erased', receipt.counts, ERASURE_PARTS)}
+<p>You are signed out. <a href="/account/signin">Sign in again</a> to start an empty account.</p>`;
+  return renderPage({ title: 'Your data is erased', main, siteName });
 }

@@ -10,7 +10,16 @@ import { renderErrorPage } from '../../web/error-page.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { type AccountData, OVERVIEW_LEDGER_LIMIT } from './account-data.ts';
-import { renderApprovePage, renderGonePage, renderOverviewPage, renderSigninNeededPage, renderSigninPage } from './pages.ts';
+import type { ErasureService } from './erasure-service.ts';
+import {
+  renderApprovePage,
+  renderDataPage,
+  renderErasedPage,
+  renderGonePage,
+  renderOverviewPage,
+  renderSigninNeededPage,
+  renderSigninPage,
+} from './pages.ts';
 import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
 
 const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
@@ -20,6 +29,7 @@ const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 export interface AccountDeps {
   signin: SigninService;
   data: AccountData;
+  erasure: ErasureService;
   siteName: string;
 }
 
@@ -208,6 +218,52 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
             .header('content-disposition', `attachment; filename="openrail-account-${accountId.slice(0, 8)}.json"`)
             .header('cache-control', 'no-store')
             .send(JSON.stringify(exported, null, 2));
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: '/account/data',
+        auth: 'account-session',
+        surface: 'page',
+        summary: 'What is held of the account, per kind of record, with its export and its erasure.',
+        responses: { 200: HTML('The data page.'), 303: { description: 'Not signed in: to /account/signin.' } },
+        onRefusal: async (_request, reply) => seeOther(reply, '/account/signin'),
+        handler: async (request, reply) => {
+          const { accountId } = accountSessionOf(request);
+          return sendPage(reply, renderDataPage(siteName, accountId, await deps.erasure.held(accountId)), 'no-store');
+        },
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: '/account/erase',
+        auth: 'account-session',
+        surface: 'page',
+        accepts: 'form',
+        bodyOptional: true,
+        summary:
+          'The verified erasure of the account (docs/account.md, "Erasure"): the receipt page; every session of the account ends.',
+        body: Type.Object({ confirm: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: false }),
+        responses: {
+          200: HTML('Erased: the receipt, and the session cookie cleared.'),
+          400: HTML('The confirmation box was not ticked: the data page with a notice; nothing was erased.'),
+          303: { description: 'Not signed in: to /account/signin.' },
+          403: HTML('cross_origin_form'),
+        },
+        onRefusal: async (_request, reply, refusal) =>
+          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        handler: async (request, reply) => {
+          assertSameOriginForm(request, signin.origin);
+          const { accountId } = accountSessionOf(request);
+          if (request.body?.confirm !== 'erase') {
+            const held = await deps.erasure.held(accountId);
+            const notice = 'Nothing was erased: tick the box to confirm, then erase.';
+            return sendPage(reply.code(400), renderDataPage(siteName, accountId, held, notice), 'no-store');
+          }
+          const receipt = await deps.erasure.erase(accountId);
+          setCookie(reply, SESSION_COOKIE, '', '/', 0);
+          return sendPage(reply, renderErasedPage(siteName, receipt), 'no-store');
         },
       }),
       defineRoute({

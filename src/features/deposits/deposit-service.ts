@@ -229,9 +229,15 @@ export class DepositService {
 
 async function replay(
   items: WalletItemStore,
-  earlier: { bodyHash: string; depositId: string; itemId: string; tenant: string },
+  earlier: { bodyHash: string; depositId: string; itemId: string; tenant: string; erasedAt?: number | null },
   bodyHash: string,
 ) {
+  if (earlier.erasedAt) {
+    throw new ServiceError(
+      'deposit_conflict',
+      'The deposit under this depositId was erased at its holder’s request; the depositId cannot be used again.',
+    );
+  }
   if (earlier.bodyHash !== bodyHash) {
     throw new ServiceError('deposit_conflict', 'A different deposit was delivered under this depositId.');
   }

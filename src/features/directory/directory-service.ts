@@ -1,5 +1,12 @@
 import type { Clock } from '../../core/clock.ts';
-import { type ContactKind, contactEntry, nameKey, normaliseContact, pepperId } from '../../core/directory-entry.ts';
+import {
+  type ContactKind,
+  contactEntry,
+  directoryBudgetKey,
+  nameKey,
+  normaliseContact,
+  pepperId,
+} from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { RatePolicy } from '../../core/integration-scopes.ts';
 import { pageOf } from '../../core/page.ts';
@@ -65,7 +72,7 @@ export class DirectoryService {
 
   private oracle(accountId: string): Promise<Record<string, string>> {
     const refusal = `The directory answers ${ORACLE_POLICY.quota} descriptors and lookups per hour and account.`;
-    return consumeBudget(this.budget, `directory:${accountId}`, ORACLE_POLICY, this.clock.now(), refusal);
+    return consumeBudget(this.budget, directoryBudgetKey(accountId), ORACLE_POLICY, this.clock.now(), refusal);
   }
 
   private entryOf(c: ContactInput) {

@@ -26,6 +26,8 @@ const DepositSummary = Type.Object({
   contractVersion: Type.String(),
   createdAt: DateTimeView,
   chainSeq: Type.Integer(),
+  // Erased with its holder's account (docs/account.md): accountId, kind and the body are then empty.
+  erasedAt: Nullable(DateTimeView),
 });
 
 /** Integrator-facing contracts and the deposits made under them (docs/integration.md). */
@@ -167,7 +169,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
             description: 'The deposit.',
             schema: Type.Object({
               ...DepositSummary.properties,
-              body: Type.Record(Type.String(), Type.Unknown()),
+              body: Nullable(Type.Record(Type.String(), Type.Unknown())),
               bodyHash: Type.String(),
               prevHash: Type.String(),
               chainHash: Type.String(),

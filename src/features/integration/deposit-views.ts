@@ -6,7 +6,7 @@ import type { ChainedDeposit, DepositStore } from '../../ports/deposit-store.ts'
 const WALK_PAGE = 1000;
 
 const summary = (d: ChainedDeposit) => {
-  const body = JSON.parse(d.body) as { kind?: string; contractVersion?: string };
+  const body = (d.erasedAt === null ? JSON.parse(d.body) : {}) as { kind?: string; contractVersion?: string };
   return {
     depositId: d.depositId,
     tenant: d.tenant,
@@ -17,6 +17,7 @@ const summary = (d: ChainedDeposit) => {
     contractVersion: body.contractVersion ?? '',
     createdAt: new Date(d.createdAt).toISOString(),
     chainSeq: d.chainSeq,
+    erasedAt: d.erasedAt === null ? null : new Date(d.erasedAt).toISOString(),
   };
 };
 
@@ -38,7 +39,7 @@ export class DepositViews {
     if (!found) throw new ServiceError('unknown_deposit', `The tenant has no deposit ${depositId}.`);
     return {
       ...summary(found),
-      body: JSON.parse(found.body) as Record<string, unknown>,
+      body: found.erasedAt === null ? (JSON.parse(found.body) as Record<string, unknown>) : null,
       bodyHash: found.bodyHash,
       prevHash: found.prevHash,
       chainHash: found.chainHash,

@@ -1,0 +1,126 @@
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import type { Clock } from '../../core/clock.ts';
+import { directoryBudgetKey } from '../../core/directory-entry.ts';
+import {
+  type AccountErasureStore,
+  type DiskState,
+  ERASURE_PARTS,
+  type ErasureCounts,
+  type ErasureReceipt,
+} from '../../ports/account-erasure-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+export interface ErasureScope {
+  erasure: AccountErasureStore;
+}
+
+/** How often the pipeline is tried when rows for the account appear while it runs (a deposit arriving). */
+const ATTEMPTS = 3;
+/** Checkpoints tried at once before the disk check is left to the erasure job. */
+const CHECKPOINT_TRIES = 5;
+
+/** The platform's own events go to `root` (docs/events.md). */
+const PLATFORM = 'root';
+
+/**
+ * The verified erasure of an account, asked for by its holder (docs/account.md, "Erasure"). One
+ * transaction erases every part, proves that no row naming the account is left (or undoes it all),
+ * keeps a receipt without personal data, and writes the audit entry and the `erasure.completed`
+ * events. After it commits, the disk check makes the erased bytes leave the database files.
+ */
+export class ErasureService {
+  constructor(
+    private readonly uow: UnitOfWork<ErasureScope>,
+    private readonly store: AccountErasureStore,
+    private readonly dropFreedBytes: () => Promise<DiskState>,
+    private readonly clock: Clock,
+  ) {}
+
+  async erase(accountId: string): Promise<ErasureReceipt> {
+    let receipt: ErasureReceipt | undefined;
+    for (let attempt = 1; receipt === undefined; attempt++) {
+      try {
+        receipt = await this.eraseOnce(accountId);
+      } catch (err) {
+        if (!(err instanceof RowsLeft) || attempt >= ATTEMPTS) throw err;
+      }
+    }
+    const disk = await this.checkDisk();
+    await this.store.markDisk(receipt.id, disk, this.clock.now());
+    return { ...receipt, disk, diskCheckedAt: this.clock.now() };
+  }
+
+  /** The erasure job: finishes the disk check of erasures that a busy checkpoint left pending. */
+  async finishPending(now: number): Promise<number> {
+    const pending = await this.store.pendingDisk(100);
+    if (pending.length === 0) return 0;
+    const disk = await this.checkDisk();
+    if (disk === 'pending') return 0;
+    for (const id of pending) await this.store.markDisk(id, disk, now);
+    return pending.length;
+  }
+
+  /** What is held of the account now, per part (the data page). */
+  held(accountId: string): Promise<ErasureCounts> {
+    return this.store.remaining(accountId, [], [directoryBudgetKey(accountId)]);
+  }
+
+  receipt(id: string): Promise<ErasureReceipt | undefined> {
+    return this.store.receipt(id);
+  }
+
+  private async eraseOnce(accountId: string): Promise<ErasureReceipt> {
+    const now = this.clock.now();
+    const rateKeys = [directoryBudgetKey(accountId)];
+    return this.uow.run(async ({ erasure, audit, events }) => {
+      const { counts, tenants, endedOffers } = await erasure.erase(accountId, now, rateKeys);
+      const remaining = await erasure.remaining(accountId, endedOffers, rateKeys);
+      const left = ERASURE_PARTS.filter((part) => remaining[part] !== 0);
+      if (left.length > 0) throw new RowsLeft(left);
+
+      const receipt: ErasureReceipt = {
+        id: `era_${randomText(16)}`,
+        completedAt: now,
+        counts,
+        tenants: tenants.length,
+        disk: 'pending',
+        diskCheckedAt: null,
+      };
+      await erasure.saveReceipt(receipt);
+      for (const offer of endedOffers) {
+        await events.emit({
+          type: 'offer.expired',
+          tenant: offer.tenant,
+          data: { offerId: offer.id, typeId: offer.typeId, redeemed: offer.redeemed },
+        });
+      }
+      for (const tenant of [...tenants.filter((t) => t !== PLATFORM), PLATFORM]) {
+        await events.emit({ type: 'erasure.completed', tenant, data: { receiptId: receipt.id, accountId } });
+      }
+      await audit.append({
+        actor: { kind: 'holder', accountId },
+        action: 'account.erased',
+        tenant: null,
+        target: receipt.id,
+        detail: { counts, tenants: tenants.length },
+      });
+      return receipt;
+    });
+  }
+
+  private async checkDisk(): Promise<DiskState> {
+    let disk = await this.dropFreedBytes();
+    for (let i = 1; disk === 'pending' && i < CHECKPOINT_TRIES; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * i));
+      disk = await this.dropFreedBytes();
+    }
+    return disk;
+  }
+}
+
+/** The verification pass found rows naming the account after the parts ran: nothing is kept. */
+class RowsLeft extends Error {
+  constructor(readonly parts: readonly string[]) {
+    super(`erasure left rows naming the account in: ${parts.join(', ')}`);
+  }
+}

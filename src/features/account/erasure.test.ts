@@ -1,0 +1,374 @@
+/**
+ * POST /account/erase: the verified erasure pipeline (docs/account.md, "Erasure"), on a holder
+ * who has something in every part — memberships in two programmes with coins, a vote, a deposit
+ * accepted and shared over a channel, an offer made out to it, a credential, a directory listing,
+ * two signed-in browsers — and what the service keeps afterwards.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { accountOf, type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
+import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCounts } from '../../../test/helpers/refusals.ts';
+
+const PEPPER = 'erasure-test-pepper-0123456789abcdef';
+const sameOrigin = { origin: PUBLIC_URL };
+const HOUR = 60 * 60 * 1000;
+/** Every table the erasure deletes from, for "a refused erasure changes nothing". */
+const TABLES = [
+  'members',
+  'coin_entries',
+  'wallet_items',
+  'channels',
+  'share_settings',
+  'sharing_log',
+  'directory_listings',
+  'directory_contacts',
+  'account_sessions',
+  'erasure_receipts',
+  'audit_log',
+  'outbox',
+] as const;
+
+const unique = (what: string) => `${what}-${randomBytes(6).toString('hex')}`;
+
+/** The rows that name `accountId`, per table and column the erasure covers. */
+async function rowsNaming(rail: TestRail, accountId: string): Promise<Record<string, number>> {
+  const count = async (table: string, column: string) => {
+    const rows = await rail.db
+      .selectFrom(table as 'members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(column as 'account_id', '=', accountId)
+      .execute();
+    return Number(rows[0]?.n);
+  };
+  return {
+    members: await count('members', 'account_id'),
+    coin_entries: await count('coin_entries', 'account_id'),
+    votes: await count('votes', 'account_id'),
+    wallet_items: await count('wallet_items', 'account_id'),
+    deposits: await count('deposits', 'account_id'),
+    channels: await count('channels', 'account_id'),
+    share_settings: await count('share_settings', 'account_id'),
+    sharing_log: await count('sharing_log', 'account_id'),
+    directory_listings: await count('directory_listings', 'account_id'),
+    directory_contacts: await count('directory_contacts', 'account_id'),
+    account_sessions: await count('account_sessions', 'account_id'),
+    issued_credentials: await count('issued_credentials', 'holder_thumbprint'),
+    signin_tickets: await count('signin_tickets', 'approved_account'),
+  };
+}
+
+for (const factory of testDatabases()) {
+  describe(`the account's verified erasure (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let typeId: string;
+    const now = Date.now();
+    const clock = { now: () => now };
+
+    const post = (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
+      rail.app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const asHolder = async (key: HolderKey, aud = PUBLIC_URL) => ({
+      authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}`,
+    });
+    const ok = (res: LightMyRequestResponse, status = 200) => {
+      assert.equal(res.statusCode, status, res.body);
+      return res.json();
+    };
+    /** A session cookie for the holder, from a wallet's handoff. */
+    const signIn = async (key: HolderKey) => {
+      const res = await post('/account/session', undefined, await asHolder(key));
+      assert.equal(res.statusCode, 303, res.body);
+      const raw = res.headers['set-cookie'];
+      const cookie = (Array.isArray(raw) ? raw : [String(raw)]).find((c) => c.startsWith('openrail_account='));
+      return `openrail_account=${cookie?.split(';')[0]?.split('=')[1]}`;
+    };
+    const page = (url: string, cookie: string) => rail.app.inject({ method: 'GET', url, headers: { cookie } });
+    const erase = (cookie: string, form = 'confirm=erase', headers: Record<string, string> = sameOrigin) =>
+      rail.app.inject({
+        method: 'POST',
+        url: '/account/erase',
+        headers: { ...headers, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form,
+      });
+
+    /** A holder with something in every part of the pipeline; the unique strings it left behind. */
+    const fullHolder = async () => {
+      const marks = {
+        name: unique('Grace'),
+        reason: unique('Spring dinner'),
+        title: unique('Water bill'),
+        listed: unique('Grace H'),
+        offered: unique('Offered'),
+        email: `${unique('grace')}@example.org`,
+      };
+      const { credential, key } = await issueOne(rail.app, 'alpha', typeId, { holder_name: 'Grace' });
+      const accountId = accountOf(key);
+      ok(await post('/api/members/enroll', { tenant: 'alpha', accountId, displayName: marks.name, tier: 'gold' }), 201);
+      ok(await post('/api/members/enroll', { tenant: 'demo-transit', accountId, displayName: marks.name }), 201);
+      ok(
+        await post('/api/members/update', {
+          tenant: 'alpha',
+          accountId,
+          coins: { delta: 50, reason: 'Welcome', idempotencyKey: unique('k') },
+        }),
+      );
+      ok(
+        await post('/api/members/update', {
+          tenant: 'alpha',
+          accountId,
+          coins: { delta: -20, reason: marks.reason, idempotencyKey: unique('k') },
+        }),
+      );
+
+      const proposal = ok(
+        await post('/api/proposals', {
+          tenant: 'alpha',
+          action: 'create',
+          title: 'Clubhouse colour',
+          options: ['Green', 'Blue'],
+          opensAt: new Date(now - HOUR).toISOString(),
+          closesAt: new Date(now + HOUR).toISOString(),
+        }),
+        201,
+      );
+      ok(await post('/api/proposals', { tenant: 'alpha', action: 'open', proposalId: proposal.proposalId }));
+      ok(await post('/member/vote', { proposalId: proposal.proposalId, option: 'Green' }, await asHolder(key)), 201);
+
+      const depositId = unique('bill');
+      const bill = {
+        contractVersion: '0.3.0',
+        depositId,
+        accountId,
+        kind: 'bill',
+        title: marks.title,
+        issuedAt: '2026-11-01T08:00:00Z',
+        amount: { value: 4215, currency: 'EUR' },
+      };
+      const billItem = ok(await post('/api/tenants/alpha/bills', bill), 201).itemId as string;
+      const itemUrl = (itemId: string, what: string) => `/api/wallet/${accountId}/items/${itemId}/${what}`;
+      ok(await post(itemUrl(billItem, 'accept'), { decision: 'accept' }, await asHolder(key)));
+      const asked = ok(await post('/api/org-channels/request', { tenant: 'alpha', accountId, elements: ['amount'] }), 201);
+      ok(await post(itemUrl(asked.itemId, 'accept'), { decision: 'accept' }, await asHolder(key)));
+      ok(await post(itemUrl(billItem, 'sharing'), { shares: [{ tenant: 'alpha', elements: ['amount'] }] }, await asHolder(key)));
+
+      const offer = await createOffer(rail.app, { tenant: 'alpha', typeId, accountId, subject: { holder_name: marks.offered } });
+
+      ok(
+        await post(
+          '/directory/listing',
+          { displayName: marks.listed, community: 'alpha', contacts: [{ kind: 'email', value: marks.email }] },
+          await asHolder(key),
+        ),
+        201,
+      );
+      return {
+        key,
+        accountId,
+        credential,
+        marks,
+        bill,
+        offerId: offer.offerId as string,
+        proposalId: proposal.proposalId as string,
+      };
+    };
+
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: PEPPER }, clock, { runJobs: false });
+      ok(await post('/api/tenants', { name: 'Alpha' }), 201);
+      const made = ok(await post('/api/products', { tenant: 'alpha', kind: 'bill', name: 'Water bill' }), 201);
+      ok(await post(`/api/products/${made.productId}/approve`));
+      typeId = (await registerType(rail.app, 'alpha', 'Erasure pass', ['holder_name'])).typeId;
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    test('the data page lists what is held; erasing without the box ticked changes nothing', async () => {
+      const holder = await fullHolder();
+      const cookie = await signIn(holder.key);
+      const data = await page('/account/data', cookie);
+      assert.equal(data.statusCode, 200, data.body);
+      assert.equal(data.headers['cache-control'], 'no-store');
+      assert.match(data.body, /<td>Memberships of programmes<\/td><td>2<\/td>/);
+      assert.match(data.body, /<td>Coin ledger entries<\/td><td>2<\/td>/);
+      assert.match(data.body, /<td>Directory listing<\/td><td>1<\/td>/);
+      assert.match(data.body, /action="\/account\/erase"/);
+      assert.match(data.body, /action="\/account\/export"/);
+
+      const before = await rowCounts(rail.db, TABLES);
+      const unticked = await erase(cookie, '');
+      assert.equal(unticked.statusCode, 400);
+      assert.match(unticked.body, /Nothing was erased/);
+      const foreign = await erase(cookie, 'confirm=erase', { origin: 'https://evil.example' });
+      assert.equal(foreign.statusCode, 403);
+      assert.deepEqual(await rowCounts(rail.db, TABLES), before, 'a refused erasure changes nothing');
+      assert.equal((await page('/account', cookie)).statusCode, 200, 'the session lives on');
+
+      const signedOut = await erase('openrail_account=nobody');
+      assert.equal(signedOut.statusCode, 303);
+      assert.equal(signedOut.headers.location, '/account/signin');
+    });
+
+    test('erase: every part goes in one step, verified; a receipt without personal data, events, audit; every session ends', async () => {
+      const holder = await fullHolder();
+      const { accountId } = holder;
+      const cookie = await signIn(holder.key);
+      const otherBrowser = await signIn(holder.key);
+      const votesBefore = await rail.db
+        .selectFrom('proposals')
+        .select('votes_cast')
+        .where('id', '=', holder.proposalId)
+        .executeTakeFirstOrThrow();
+
+      const res = await erase(cookie);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.body, /<h1>Your data is erased<\/h1>/);
+      const receiptId = /Receipt <code>(era_[A-Za-z0-9_-]+)<\/code>/.exec(res.body)?.[1];
+      assert.ok(receiptId, 'the page shows the receipt');
+      const cleared = [res.headers['set-cookie']].flat().find((c) => String(c).startsWith('openrail_account='));
+      assert.match(String(cleared), /Max-Age=0/);
+
+      // No row names the account in any part; every session of the account ended.
+      const left = await rowsNaming(rail, accountId);
+      assert.deepEqual(
+        Object.entries(left).filter(([, n]) => n !== 0),
+        [],
+      );
+      for (const c of [cookie, otherBrowser]) {
+        const after = await page('/account', c);
+        assert.equal(after.statusCode, 303);
+        assert.equal(after.headers.location, '/account/signin');
+      }
+
+      // The receipt: counts and states, nothing that names or describes the holder.
+      const receipt = await rail.db
+        .selectFrom('erasure_receipts')
+        .selectAll()
+        .where('id', '=', receiptId)
+        .executeTakeFirstOrThrow();
+      const counts = JSON.parse(receipt.counts);
+      assert.equal(counts.members, 2);
+      assert.equal(counts.coinEntries, 2);
+      assert.equal(counts.votes, 1);
+      assert.equal(counts.deposits, 1);
+      assert.equal(counts.channels, 1);
+      assert.equal(counts.directoryListings, 1);
+      assert.equal(counts.directoryContacts, 1);
+      assert.equal(counts.credentials, 1);
+      assert.equal(counts.offers, 1);
+      assert.equal(counts.sessions, 2);
+      assert.equal(Number(receipt.tenants), 2);
+      assert.equal(receipt.disk, factory.name === 'sqlite' ? 'zeroed' : 'not-checked');
+      const kept = JSON.stringify(receipt);
+      for (const secret of [accountId, ...Object.values(holder.marks)]) assert.equal(kept.includes(secret), false);
+
+      // Each tenant that held something is told, and the platform too; the audit log records it.
+      const told = await rail.db
+        .selectFrom('outbox')
+        .select(['tenant', 'data'])
+        .where('type', '=', 'erasure.completed')
+        .execute();
+      assert.deepEqual(
+        told
+          .filter((e) => JSON.parse(e.data).receiptId === receiptId)
+          .map((e) => [e.tenant, JSON.parse(e.data)])
+          .sort(),
+        ['alpha', 'demo-transit', 'root'].map((t) => [t, { receiptId, accountId }]),
+      );
+      const audit = await rail.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'account.erased')
+        .where('target', '=', receiptId)
+        .execute();
+      assert.equal(audit.length, 1);
+      assert.equal(audit[0]?.actor, `holder:${accountId}`);
+
+      // The vote still counts, linked to nobody; the proposal's count did not move.
+      const votes = await rail.db.selectFrom('votes').selectAll().where('proposal_id', '=', holder.proposalId).execute();
+      assert.equal(votes.length, 1);
+      assert.match(votes[0]?.account_id ?? '', /^erased:/);
+      const votesAfter = await rail.db
+        .selectFrom('proposals')
+        .select('votes_cast')
+        .where('id', '=', holder.proposalId)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(votesAfter.votes_cast), Number(votesBefore.votes_cast));
+
+      // The offer made out to the account ended now, its subject erased, once reported.
+      const offer = await rail.db
+        .selectFrom('offers')
+        .select(['subject', 'expires_at'])
+        .where('id', '=', holder.offerId)
+        .executeTakeFirstOrThrow();
+      assert.equal(offer.subject, null);
+      assert.ok(Number(offer.expires_at) <= now);
+      const expired = await rail.db.selectFrom('outbox').select('data').where('type', '=', 'offer.expired').execute();
+      assert.equal(expired.filter((e) => JSON.parse(e.data).offerId === holder.offerId).length, 1);
+
+      // The deposit's link stays in its tenant's chain, which still verifies; its id is not reusable.
+      const deposit = await rail.db
+        .selectFrom('deposits')
+        .selectAll()
+        .where('deposit_id', '=', holder.bill.depositId)
+        .executeTakeFirstOrThrow();
+      assert.equal(deposit.body, '');
+      assert.equal(deposit.account_id, '');
+      assert.ok(deposit.erased_at !== null);
+      const integrity = ok(
+        await rail.app.inject({ method: 'GET', url: '/api/admin/integration/deposits/integrity?tenant=alpha', headers: owner }),
+      );
+      assert.equal(integrity.intact, true, JSON.stringify(integrity));
+      const viewed = ok(
+        await rail.app.inject({
+          method: 'GET',
+          url: `/api/admin/integration/deposits/${holder.bill.depositId}?tenant=alpha`,
+          headers: owner,
+        }),
+      );
+      assert.equal(viewed.body, null);
+      assert.equal(viewed.accountId, '');
+      assert.ok(viewed.erasedAt);
+      const again = await post('/api/tenants/alpha/bills', holder.bill);
+      assert.equal(again.statusCode, 409, again.body);
+      assert.equal(again.json().error, 'deposit_conflict');
+
+      // The credential stays revocable by its status entry.
+      const payload = JSON.parse(Buffer.from(holder.credential.split('~')[0]?.split('.')[1] ?? '', 'base64url').toString());
+      const revoked = ok(await post('/api/revoke', { tenant: 'alpha', status: payload.status.status_list }));
+      assert.equal(revoked.revoked.length, 1);
+      assert.ok(revoked.revoked[0].revokedAt);
+
+      // Signing in again finds an empty account.
+      const fresh = await signIn(holder.key);
+      const overview = await page('/account', fresh);
+      assert.equal(overview.statusCode, 200);
+      assert.match(overview.body, /You are not a member of any programme yet\./);
+    });
+
+    test('the erased bytes are gone from the SQLite file and its write-ahead log', {
+      skip: factory.name !== 'sqlite',
+    }, async () => {
+      const holder = await fullHolder();
+      const cookie = await signIn(holder.key);
+      const file = db.location.kind === 'sqlite' ? db.location.file : '';
+      const onDisk = () => `${readFileSync(file, 'latin1')}${readFileSync(`${file}-wal`, 'latin1')}`;
+      // A coin entry's reason is operator text, which the audit entry of the coin entry keeps
+      // (docs/account.md, "What stays"); everything the holder or a deposit put in is erased.
+      const personal = [holder.marks.name, holder.marks.title, holder.marks.listed, holder.marks.offered];
+      const before = onDisk();
+      for (const value of personal) assert.ok(before.includes(value), `${value} is on disk before the erasure`);
+      assert.equal((await erase(cookie)).statusCode, 200);
+      const after = onDisk();
+      for (const value of personal) assert.equal(after.includes(value), false, `${value} is gone from disk`);
+    });
+  });
+}
