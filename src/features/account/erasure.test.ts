@@ -14,6 +14,35 @@ import { accountOf, type HolderKey, holderJws } from '../../../test/helpers/hold
 import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
+import type { Db } from '../../adapters/sql/connect.ts';
+import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
+import { SqlUnitOfWork } from '../../adapters/sql/sql-unit-of-work.ts';
+import { ErasureService } from './erasure-service.ts';
+
+/**
+ * The real store, with a row for the account arriving while the pipeline runs (as a deposit or a
+ * sharing from another process could): what the verification pass exists to catch.
+ */
+class RaceyErasureStore extends SqlAccountErasureStore {
+  constructor(private readonly trx: Db) {
+    super(trx);
+  }
+  override async erase(accountId: string, now: number, rateKeys: readonly string[]) {
+    const outcome = await super.erase(accountId, now, rateKeys);
+    await this.trx
+      .insertInto('sharing_log')
+      .values({
+        id: `log_${randomBytes(8).toString('hex')}`,
+        account_id: accountId,
+        item_id: 'itm_late',
+        tenant: 'alpha',
+        elements: '[]',
+        at: now,
+      })
+      .execute();
+    return outcome;
+  }
+}
 
 const PEPPER = 'erasure-test-pepper-0123456789abcdef';
 const sameOrigin = { origin: PUBLIC_URL };
@@ -352,6 +381,49 @@ for (const factory of testDatabases()) {
       const overview = await page('/account', fresh);
       assert.equal(overview.statusCode, 200);
       assert.match(overview.body, /You are not a member of any programme yet\./);
+    });
+
+    test('a row for the account left after the pipeline ran undoes the whole erasure: nothing erased, no receipt, no event', async () => {
+      const holder = await fullHolder();
+      const service = new ErasureService(
+        new SqlUnitOfWork(rail.db, (trx) => ({ erasure: new RaceyErasureStore(trx) }), clock),
+        new SqlAccountErasureStore(rail.db),
+        async () => 'zeroed',
+        clock,
+      );
+      const before = await rowsNaming(rail, holder.accountId);
+      const tables = await rowCounts(rail.db, TABLES);
+      await assert.rejects(service.erase(holder.accountId), /erasure left rows naming the account in: sharingLog/);
+      assert.deepEqual(await rowsNaming(rail, holder.accountId), before);
+      assert.deepEqual(await rowCounts(rail.db, TABLES), tables);
+    });
+
+    test('every column that names an account is one the erasure covers, or one docs/account.md says it keeps', async () => {
+      // A new table that keeps an account must join the pipeline (or the list of what stays) first.
+      const erased = [
+        'account_sessions.account_id',
+        'channels.account_id',
+        'coin_entries.account_id',
+        'deposits.account_id',
+        'directory_contacts.account_id',
+        'directory_listings.account_id',
+        'issued_credentials.holder_thumbprint',
+        'members.account_id',
+        'presentation_transactions.holder_thumbprint',
+        'share_settings.account_id',
+        'sharing_log.account_id',
+        'signin_tickets.approved_account',
+        'votes.account_id',
+        'wallet_items.account_id',
+      ];
+      const kept = ['holder_jti.account_id'];
+      // On PostgreSQL each suite has its own schema: only this one's tables.
+      const tables = (await rail.db.introspection.getTables()).filter((t) => db.schema === undefined || t.schema === db.schema);
+      const naming = tables
+        .flatMap((t) => t.columns.map((c) => `${t.name}.${c.name}`))
+        .filter((c) => /\.(account_id|holder_thumbprint|approved_account|account)$/.test(c))
+        .sort();
+      assert.deepEqual(naming, [...erased, ...kept].sort());
     });
 
     test('the erased bytes are gone from the SQLite file and its write-ahead log', {
