@@ -151,6 +151,35 @@ function raceSuite(name: string, skip: string | false, open: () => Promise<Harne
       assert.equal(await count(h, 'members', tenant), 1);
     });
 
+    test('a sign-in ticket is approved once and spent once, whichever process each racer reaches', async () => {
+      const opened = await h.send(0, { method: 'GET', url: '/account/signin' });
+      assert.equal(opened.status, 200, opened.text);
+      const ticket = /openrail_signin=([A-Za-z0-9_-]{43})/.exec(opened.header('set-cookie') ?? '')?.[1] ?? '';
+      assert.ok(ticket, 'the ticket cookie');
+      const approvals: Req[] = [];
+      for (let i = 0; i < RACERS; i++) {
+        const key = await newHolderKey();
+        const jws = await holderJws({ aud: `${PUBLIC_URL}/account/approve` }, { key });
+        approvals.push(post('/account/approve', { t: ticket }, { authorization: `Holder ${jws}` }));
+      }
+      assertOne(h, await race(h, approvals), 200, 409, 'signin_unavailable');
+
+      const continues: Req[] = Array.from({ length: RACERS }, () => ({
+        method: 'POST',
+        url: '/account/signin/continue',
+        headers: { origin: PUBLIC_URL, cookie: `openrail_signin=${ticket}` },
+      }));
+      const replies = await race(h, continues);
+      assertNo5xx(h, replies);
+      const sessions = replies.filter((r) => r.status === 303);
+      assert.equal(sessions.length, 1, `one racer collects the session:\n${summary(replies)}`);
+      assert.match(sessions[0]?.header('set-cookie') ?? '', /openrail_account=/);
+      for (const r of replies.filter((x) => x.status !== 303)) {
+        assert.equal(r.status, 200, r.text);
+        assert.match(r.text, /That sign-in request has ended/);
+      }
+    });
+
     test('one holder JWS is admitted once, on whichever process it reaches first', async () => {
       const headers = await signed(holder.key);
       const replies = await race(
