@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { accountOf, type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
@@ -396,6 +397,43 @@ for (const factory of testDatabases()) {
       await assert.rejects(service.erase(holder.accountId), /erasure left rows naming the account in: sharingLog/);
       assert.deepEqual(await rowsNaming(rail, holder.accountId), before);
       assert.deepEqual(await rowCounts(rail.db, TABLES), tables);
+    });
+
+    test('a reader holding the SQLite file leaves the disk check pending; the erasure job finishes it', {
+      skip: factory.name !== 'sqlite',
+    }, async () => {
+      const holder = await fullHolder();
+      const cookie = await signIn(holder.key);
+      const file = db.location.kind === 'sqlite' ? db.location.file : '';
+      // Another process reading the file: its snapshot keeps the checkpoint from finishing.
+      const reader = new SqliteDatabase(file, { readonly: true });
+      reader.exec('begin');
+      reader.prepare('select count(*) from members').get();
+      let receiptId: string | undefined;
+      try {
+        const res = await erase(cookie);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.match(res.body, /being rewritten/);
+        receiptId = /Receipt <code>(era_[A-Za-z0-9_-]+)<\/code>/.exec(res.body)?.[1];
+        const pending = await rail.db
+          .selectFrom('erasure_receipts')
+          .select('disk')
+          .where('id', '=', receiptId ?? '')
+          .executeTakeFirstOrThrow();
+        assert.equal(pending.disk, 'pending');
+      } finally {
+        reader.exec('commit');
+        reader.close();
+      }
+      await rail.jobs.tick();
+      const done = await rail.db
+        .selectFrom('erasure_receipts')
+        .select(['disk', 'disk_checked_at'])
+        .where('id', '=', receiptId ?? '')
+        .executeTakeFirstOrThrow();
+      assert.equal(done.disk, 'zeroed');
+      assert.ok(done.disk_checked_at !== null);
+      assert.equal(readFileSync(`${file}-wal`, 'latin1').includes(holder.marks.title), false);
     });
 
     test('every column that names an account is one the erasure covers, or one docs/account.md says it keeps', async () => {
