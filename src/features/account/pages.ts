@@ -21,9 +21,10 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <p class="lead">Scan this code with your wallet and approve the sign-in there. No password, nothing to type.</p>
 <figure class="qr-figure"><div class="qr" role="img" aria-label="QR code of the sign-in approval: scan it with your wallet">${raw(qr)}</div>
 <figcaption>The request lasts ten minutes and works once.</figcaption></figure>
-<p>Wallet on this device? <a href="${approveUrl}">Open the approval in your wallet</a>.</p>
-<form method="post" action="/account/signin/continue"><p><button class="button primary" type="submit">I approved it: continue</button></p></form>`;
-  return renderPage({ title: 'Sign in', main, siteName });
+<p>Wallet on this device? <a id="signin-approve" href="${approveUrl}">Open the approval in your wallet</a>.</p>
+<p id="signin-wait" class="wait" role="status" hidden>Waiting for your wallet’s approval: this page continues by itself.</p>
+<form id="signin-continue" method="post" action="/account/signin/continue"><p><button class="button primary" type="submit">I approved it: continue</button></p></form>`;
+  return renderPage({ title: 'Sign in', main, siteName, scripts: ['signin.js'] });
 }
 
 /**

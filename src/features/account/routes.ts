@@ -76,13 +76,13 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'GET',
         path: '/account/approve',
         summary:
-          'What is being approved: the browser that asked. With Accept: application/json, {askedBy}. 410 when spent or expired.',
+          'What is being approved: the browser that asked. With Accept: application/json, {askedBy, approved}. 410 when spent or expired.',
         querystring: Type.Object({ t: Ticket }, { additionalProperties: false }),
         responses: {
           200: {
-            description: 'The explainer, or {askedBy}.',
+            description: 'The explainer, or {askedBy, approved}.',
             contentType: 'text/html',
-            schema: Type.Object({ askedBy: Type.String() }),
+            schema: Type.Object({ askedBy: Type.String(), approved: Type.Boolean() }),
           },
           400: errorResponse('invalid_request: no ticket, or not one'),
           410: {
@@ -97,7 +97,12 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
             if (json) throw new ServiceError('signin_ended', 'This sign-in request is spent, expired or unknown.');
             return sendPage(reply.code(410), renderGonePage(siteName), 'no-store');
           }
-          if (json) return reply.type('application/json; charset=utf-8').send({ askedBy: asked.askedBy });
+          if (json) {
+            return reply
+              .type('application/json; charset=utf-8')
+              .header('cache-control', 'no-store')
+              .send({ askedBy: asked.askedBy, approved: asked.approved });
+          }
           return sendPage(reply, renderApprovePage(siteName, asked.askedBy, asked.askedAt, asked.approved), 'no-store');
         },
       }),

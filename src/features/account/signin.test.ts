@@ -77,7 +77,7 @@ for (const factory of testDatabases()) {
         url: `/account/approve?t=${ticket}`,
         headers: { accept: 'application/json' },
       });
-      assert.deepEqual(explainer.json(), { askedBy: 'Firefox on Linux' });
+      assert.deepEqual(explainer.json(), { askedBy: 'Firefox on Linux', approved: false });
       const page = await rail.app.inject({ method: 'GET', url: `/account/approve?t=${ticket}` });
       assert.match(page.body, /Firefox on Linux asked to sign in/);
       const key = await newHolderKey();
@@ -85,6 +85,12 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { ok: true });
       assert.equal(res.headers['set-cookie'], undefined);
+      const after = await rail.app.inject({
+        method: 'GET',
+        url: `/account/approve?t=${ticket}`,
+        headers: { accept: 'application/json' },
+      });
+      assert.deepEqual(after.json(), { askedBy: 'Firefox on Linux', approved: true }, 'the waiting page can tell');
     });
 
     test('unknown, expired or already approved: 409 with one identical body', async () => {
