@@ -86,9 +86,10 @@ export function registerRoutes(
     if (route?.cors) reply.header('access-control-allow-origin', '*');
     // Every answer, errors and 404s included: no sniffing a JSON or JWT body into something else,
     // no Referer carrying a path (which may hold a handle) to another site, and nothing cached
-    // unless the operation says it may be.
+    // unless the operation says it may be. A page sets `same-origin` itself (web/serve.ts), so that
+    // its forms carry their Origin.
     reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 }

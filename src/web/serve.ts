@@ -7,13 +7,19 @@ import type { StaticAsset } from './assets.ts';
 import type { RenderedPage } from './layout.ts';
 
 /**
- * Sends a page with the policy it was rendered with; `no-store` for a page of one person's data. (nosniff and the referrer policy are set on
- * every answer of the service, by http/register-routes.ts.)
+ * Sends a page with the policy it was rendered with; `no-store` for a page of one person's data.
+ * (nosniff, and `no-referrer` for every other answer, are set by http/register-routes.ts.)
+ *
+ * A page's referrer policy is `same-origin`, not `no-referrer`: under `no-referrer` a browser sends
+ * `Origin: null` with every form POST (Fetch standard, "serializing a request origin"), and the
+ * web kit's same-origin check (forms.ts) rightly refuses that. `same-origin` still sends no Referer
+ * to any other site.
  */
 export function sendPage(reply: FastifyReply, page: RenderedPage, cache: 'no-cache' | 'no-store' = 'no-cache'): FastifyReply {
   return reply
     .type('text/html; charset=utf-8')
     .header('content-security-policy', page.csp)
+    .header('referrer-policy', 'same-origin')
     .header('cache-control', cache)
     .send(page.html);
 }

@@ -202,6 +202,13 @@ for (const factory of testDatabases()) {
         assert.equal(res.headers['x-content-type-options'], 'nosniff');
         assert.equal(res.headers['referrer-policy'], 'no-referrer');
       }
+      // A page sends no Referer to another site either, yet lets its forms carry their Origin: under
+      // no-referrer a browser posts a form with `Origin: null`, which the form check refuses.
+      for (const url of ['/', '/account/signin']) {
+        const page = await rail.app.inject({ method: 'GET', url });
+        assert.match(String(page.headers['content-type']), /^text\/html/);
+        assert.equal(page.headers['referrer-policy'], 'same-origin', url);
+      }
     });
 
     test('names refuse NUL, bidi overrides, zero-width characters and lone surrogates', async () => {
