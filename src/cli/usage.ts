@@ -34,6 +34,8 @@ export const VERB_USAGE = {
                                   join the programme of a credential's issuer by presenting it
     me <origin> [--json]          memberships and open proposals
     vote <origin> <proposalId> <option>
+    approve <approve URL>         approve a browser's sign-in to the account portal: the URL its
+                                  QR code holds (<origin>/account/approve?t=...)
   --allow-http lets the wallet talk plain http to this machine (localhost, 127.0.0.1) only.
   Exit 0 when done, 1 when the wallet or a service refused, 2 for a mistaken command line`,
 } as const;
@@ -46,7 +48,7 @@ commands:
   serve        run the service (the same as npm start); configured by environment (README)
   verify       the reference verifier on the conformance line protocol
   conformance  run a verifier against the conformance set
-  wallet       the reference wallet: collect credentials and present them
+  wallet       the reference wallet: collect credentials, present them, approve sign-ins
 `;
 
 export const asksForHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { type ApproveTarget, approveSignin, parseApproveUrl } from '../wallet/account.ts';
 import { collect, credentialClaims } from '../wallet/collect.ts';
 import { allowLibraryHttp, WalletError, type WalletNetOptions } from '../wallet/net.ts';
 import { answerRequest, type Candidate, openRequest } from '../wallet/present.ts';
@@ -97,6 +98,18 @@ export async function wallet(args: string[]): Promise<void> {
             : `HTTP ${answer.status}`;
         out(`the verifier refused the presentation: ${why.slice(0, 500)}`);
         process.exitCode = 1;
+        return;
+      }
+      case 'approve': {
+        expect(1, 'one operand: the approve URL the sign-in page shows');
+        let target: ApproveTarget;
+        try {
+          target = parseApproveUrl(String(operands[0]));
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        const { askedBy } = await approveSignin(loadWallet(path), target, net);
+        out(`approved the sign-in asked by ${askedBy}`);
         return;
       }
       default: {

@@ -13,7 +13,7 @@ test("the wallet's holder JWS is what the service's holder plane accepts, for th
     const wallet = createWallet(join(dir, 'w.json'));
     const origin = 'https://rail.example.org';
     const now = Date.now();
-    const jws = holderJws(wallet, `${origin}/member/me`, now);
+    const jws = holderJws(wallet, `${origin}/member/me`, { nowMs: now });
     const accepted = verifyHolderJws(jws, origin, now);
     assert.equal(accepted.thumbprint, wallet.accountId);
     assert.equal(accepted.claims.aud, origin, 'aud is the origin, whatever path the request goes to');
@@ -26,6 +26,12 @@ test("the wallet's holder JWS is what the service's holder plane accepts, for th
       verifyHolderJws(b.slice(7), origin, Date.now()).claims.jti,
       'a fresh jti each time',
     );
+    const approval = holderJws(wallet, `${origin}/account/approve?t=x`, { nowMs: now, audiencePath: '/account/approve' });
+    const approved = verifyHolderJws(approval, `${origin}/account/approve`, now);
+    assert.equal(approved.thumbprint, wallet.accountId);
+    assert.equal(approved.claims.aud, `${origin}/account/approve`, 'an operation with its own audience is named whole');
+    assert.throws(() => verifyHolderJws(approval, origin, now), /aud does not name this service/);
+    assert.throws(() => holderJws(wallet, origin, { audiencePath: 'account' }), /not an audience path/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

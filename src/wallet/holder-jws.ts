@@ -10,13 +10,32 @@ import type { Wallet } from './wallet-file.ts';
 
 export const HOLDER_TYP = 'svc-holder+jwt';
 
+export interface HolderJwsOptions {
+  nowMs?: number;
+  /**
+   * The path of an operation that has an audience of its own: `aud` is then the origin followed by
+   * it (interface spec, Holder JWS 4: `<origin>/account/approve`), so the signature is good for
+   * that operation only. Without it, `aud` is the origin.
+   */
+  audiencePath?: string;
+}
+
 /** A single-use holder JWS for the service at `origin`. */
-export function holderJws(wallet: Wallet, origin: string, nowMs = Date.now()): string {
+export function holderJws(wallet: Wallet, origin: string, options: HolderJwsOptions = {}): string {
+  const { nowMs = Date.now(), audiencePath = '' } = options;
+  if (audiencePath !== '' && !/^\/[A-Za-z0-9/_-]+$/.test(audiencePath)) {
+    throw new Error(`not an audience path: ${audiencePath.slice(0, 100)}`);
+  }
   return signEs256(
     wallet.privateKey,
     { typ: HOLDER_TYP, jwk: wallet.publicJwk },
-    { aud: new URL(origin).origin, iat: Math.floor(nowMs / 1000), jti: randomBytes(16).toString('base64url') },
+    {
+      aud: `${new URL(origin).origin}${audiencePath}`,
+      iat: Math.floor(nowMs / 1000),
+      jti: randomBytes(16).toString('base64url'),
+    },
   );
 }
 
-export const holderAuthorization = (wallet: Wallet, origin: string) => `Holder ${holderJws(wallet, origin)}`;
+export const holderAuthorization = (wallet: Wallet, origin: string, audiencePath = '') =>
+  `Holder ${holderJws(wallet, origin, { audiencePath })}`;

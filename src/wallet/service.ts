@@ -26,7 +26,10 @@ export function serviceOrigin(text: string): string {
   return url.origin;
 }
 
-/** One call; `signed` adds the holder JWS. A non-JSON answer is a failure; an error answer is not. */
+/**
+ * One call; a `wallet` signs it with a holder JWS (for `audiencePath` when the operation has an
+ * audience of its own). A non-JSON answer is a failure; an error answer is not.
+ */
 export async function callService(
   wallet: Wallet | undefined,
   origin: string,
@@ -34,9 +37,10 @@ export async function callService(
   path: string,
   body: unknown,
   net: WalletNetOptions,
+  audiencePath = '',
 ): Promise<ServiceAnswer> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (wallet) headers.authorization = holderAuthorization(wallet, origin);
+  if (wallet) headers.authorization = holderAuthorization(wallet, origin, audiencePath);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await walletFetch(net)(`${origin}${path}`, {
     method,
