@@ -227,9 +227,9 @@ for (const factory of testDatabases()) {
       const data = await page('/account/data', cookie);
       assert.equal(data.statusCode, 200, data.body);
       assert.equal(data.headers['cache-control'], 'no-store');
-      assert.match(data.body, /<td>Memberships of programmes<\/td><td>2<\/td>/);
-      assert.match(data.body, /<td>Coin ledger entries<\/td><td>2<\/td>/);
-      assert.match(data.body, /<td>Directory listing<\/td><td>1<\/td>/);
+      assert.match(data.body, /<td>Memberships of programmes<\/td><td class="num">2<\/td>/);
+      assert.match(data.body, /<td>Coin ledger entries<\/td><td class="num">2<\/td>/);
+      assert.match(data.body, /<td>Directory listing<\/td><td class="num">1<\/td>/);
       assert.match(data.body, /action="\/account\/erase"/);
       assert.match(data.body, /action="\/account\/export"/);
 

@@ -64,8 +64,8 @@ export function renderOverviewPage(siteName: string, accountId: string, membersh
   const ledger = (entries: CoinEntry[]) =>
     entries.length === 0
       ? html`<p>No coin entries yet.</p>`
-      : html`<table><caption>Coin ledger</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Change</th><th scope="col">Reason</th><th scope="col">Balance</th></tr></thead>
-<tbody>${entries.map((e) => html`<tr><td>${when(e.createdAt)}</td><td>${e.delta > 0 ? `+${e.delta}` : e.delta}</td><td>${e.reason}</td><td>${e.balanceAfter}</td></tr>`)}</tbody></table>`;
+      : html`<table><caption>Coin ledger</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col" class="num">Change</th><th scope="col">Reason</th><th scope="col" class="num">Balance</th></tr></thead>
+<tbody>${entries.map((e) => html`<tr><td>${when(e.createdAt)}</td><td class="num">${e.delta > 0 ? `+${e.delta}` : e.delta}</td><td>${e.reason}</td><td class="num">${e.balanceAfter}</td></tr>`)}</tbody></table>`;
   const sections =
     memberships.length === 0
       ? html`<p>You are not a member of any programme yet.</p>`
@@ -104,8 +104,8 @@ const PART_LABELS: Record<ErasurePart, string> = {
 };
 
 const partsTable = (caption: string, counts: ErasureCounts, parts: readonly ErasurePart[]) =>
-  html`<table><caption>${caption}</caption><thead><tr><th scope="col">What</th><th scope="col">Rows</th></tr></thead>
-<tbody>${parts.map((p) => html`<tr><td>${PART_LABELS[p]}</td><td>${counts[p]}</td></tr>`)}</tbody></table>`;
+  html`<table><caption>${caption}</caption><thead><tr><th scope="col">What</th><th scope="col" class="num">Rows</th></tr></thead>
+<tbody>${parts.map((p) => html`<tr><td>${PART_LABELS[p]}</td><td class="num">${counts[p]}</td></tr>`)}</tbody></table>`;
 
 /** The parts the data page lists: what is held of the account now (offers end only by erasure). */
 const HELD_PARTS: readonly ErasurePart[] = ERASURE_PARTS.filter((p) => p !== 'offers' && p !== 'rateWindows');
