@@ -1,12 +1,11 @@
-import { join } from 'node:path';
-import { OutboxMailer } from '../../adapters/mail/outbox-mailer.ts';
-import { SmtpMailer } from '../../adapters/mail/smtp-mailer.ts';
+import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { holdersModule } from '../holders/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
+import { MailedCodes } from './mailed-codes.ts';
 import { OnboardingService } from './onboarding-service.ts';
 import { onboardingRoutes } from './routes.ts';
 
@@ -22,19 +21,14 @@ export const onboardingModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const { authenticator } = await ctx.use(holdersModule);
     const { config } = ctx;
-    const mailer = config.smtpUrl
-      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
-      : new OutboxMailer(join(config.dataDir, 'mail-outbox'), config.mailFrom, (path) =>
-          ctx.log.info({ path }, 'mail written to the development outbox'),
-        );
+    const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
     const store = new SqlOnboardingStore(ctx.db);
+    const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock);
     const onboarding = new OnboardingService(
-      store,
-      mailer,
+      codes,
       new SqlRateBudget(ctx.db),
       ctx.keys,
       authenticator,
-      ctx.vault.deriveKey('onboarding'),
       { did: tenants.didOf(ROOT_SLUG), name: config.platformName, origin: config.publicUrl.origin },
       ctx.clock,
     );

@@ -1,6 +1,4 @@
-import { createHmac, randomInt } from 'node:crypto';
 import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseContact } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -10,18 +8,11 @@ import type { HolderJwsAuthenticator, HolderPrincipal } from '../../http/auth/ho
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { RateBudget } from '../../ports/integration-token-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
-import type { Mailer } from '../../ports/mailer.ts';
-import type { OnboardingStore } from '../../ports/onboarding-store.ts';
+import { CODE_TTL_MS, type MailedCodes } from './mailed-codes.ts';
 
-/** A code lives this long, and takes this many tries. */
-export const CODE_TTL_MS = 10 * 60 * 1000;
-export const MAX_ATTEMPTS = 5;
 /** Starts per identifier, and per calling address (docs/onboarding.md, "Limits"). */
 export const PER_IDENTIFIER: RatePolicy = { name: 'onboard-identifier', quota: 3, windowSeconds: 900 };
 export const PER_ADDRESS: RatePolicy = { name: 'onboard-address', quota: 10, windowSeconds: 3600 };
-
-const invalidCode = () =>
-  new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
 
 /**
  * Identifier ownership (docs/onboarding.md): a six-digit code mailed to an address, proved
@@ -30,57 +21,33 @@ const invalidCode = () =>
  */
 export class OnboardingService {
   constructor(
-    private readonly store: OnboardingStore,
-    private readonly mailer: Mailer,
+    private readonly codes: MailedCodes,
     private readonly budget: RateBudget,
     private readonly keys: KeyStore,
     private readonly holders: HolderJwsAuthenticator,
-    private readonly hashKey: Buffer,
     private readonly platform: { did: string; name: string; origin: string },
     private readonly clock: Clock,
   ) {}
 
-  private keyed(text: string): string {
-    return createHmac('sha256', this.hashKey).update(text, 'utf8').digest('base64url');
-  }
-
   /** The same answer whether or not the address was seen before; the mail is the only difference. */
   async start(identifier: string, address: string) {
     const normalised = normaliseContact('email', identifier);
-    const identifierKey = this.keyed(`email:${normalised}`);
+    const identifierKey = this.codes.keyOf(`email:${normalised}`);
     const now = this.clock.now();
     const tooMany = 'Too many codes were asked for; wait before asking again.';
     const limits = await consumeBudget(this.budget, `onboard-address:${address}`, PER_ADDRESS, now, tooMany);
     await consumeBudget(this.budget, `onboard:${identifierKey}`, PER_IDENTIFIER, now, tooMany);
-    const id = `obc_${randomText(16)}`;
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    // The mail first: when it cannot be sent, the request is refused with nothing stored, and an
-    // earlier code still works.
-    try {
-      await this.mailer.send({
-        to: normalised,
-        subject: `Your ${this.platform.name} code: ${code}`,
-        text: [
-          `Your code is ${code}.`,
-          '',
-          `Enter it in your wallet to prove this address is yours. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
-          `If you did not ask for it, ignore this mail: nothing happens without the code.`,
-          '',
-          `${this.platform.name} (${this.platform.origin})`,
-        ].join('\n'),
-      });
-    } catch (err) {
-      throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
-    }
-    await this.store.create({
-      id,
-      identifierKey,
-      codeHash: this.keyed(`${id}:${code}`),
-      createdAt: now,
-      expiresAt: now + CODE_TTL_MS,
-      attempts: 0,
-      spentAt: null,
-    });
+    await this.codes.send(identifierKey, normalised, (code) => ({
+      subject: `Your ${this.platform.name} code: ${code}`,
+      text: [
+        `Your code is ${code}.`,
+        '',
+        `Enter it in your wallet to prove this address is yours. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
+        `If you did not ask for it, ignore this mail: nothing happens without the code.`,
+        '',
+        `${this.platform.name} (${this.platform.origin})`,
+      ].join('\n'),
+    }));
     return { body: { sent: true as const, expiresIn: CODE_TTL_MS / 1000 }, headers: limits };
   }
 
@@ -99,16 +66,14 @@ export class OnboardingService {
     } catch (err) {
       throw new ServiceError('invalid_proof', `The holder proof is refused: ${err instanceof Error ? err.message : 'invalid'}.`);
     }
-    const now = this.clock.now();
-    const challenge = await this.store.current(this.keyed(`email:${normalised}`));
-    if (!challenge || !(await this.store.countAttempt(challenge.id, now, MAX_ATTEMPTS))) throw invalidCode();
-    if (!constantTimeEqual(this.keyed(`${challenge.id}:${input.code}`), challenge.codeHash)) throw invalidCode();
+    const challenge = await this.codes.check(this.codes.keyOf(`email:${normalised}`), input.code);
     try {
       await this.holders.admit(holder);
     } catch {
       throw new ServiceError('invalid_proof', 'The holder proof was used before.');
     }
-    if (!(await this.store.spend(challenge.id, now))) throw invalidCode();
+    await this.codes.spend(challenge);
+    const now = this.clock.now();
     const signer = await this.keys.signer('root', 'issuer');
     const claims = attestationClaims({
       issuer: this.platform.did,

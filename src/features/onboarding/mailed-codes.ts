@@ -1,0 +1,74 @@
+import { createHmac, randomInt } from 'node:crypto';
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import type { OnboardingStore } from '../../ports/onboarding-store.ts';
+
+/** A code lives this long, and takes this many tries. */
+export const CODE_TTL_MS = 10 * 60 * 1000;
+export const MAX_ATTEMPTS = 5;
+
+const invalidCode = () =>
+  new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
+
+/**
+ * Six-digit codes sent by mail, proved once (docs/onboarding.md; docs/partners.md, "Sessions").
+ * The address is stored only as a keyed hash, the code only as a keyed hash bound to its
+ * challenge; a newer code replaces an older one; a code lives ten minutes and takes five tries.
+ * Each use names its addresses in its own namespace (`email:…`, `partner:…`).
+ */
+export class MailedCodes {
+  constructor(
+    private readonly store: OnboardingStore,
+    private readonly mailer: Mailer,
+    private readonly hashKey: Buffer,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The keyed hash under which an address's challenges are kept. */
+  keyOf(namespacedAddress: string): string {
+    return createHmac('sha256', this.hashKey).update(namespacedAddress, 'utf8').digest('base64url');
+  }
+
+  /**
+   * Mails a new code, then stores its challenge: when the mail cannot be sent, the request is
+   * refused (`mail_unavailable`) with nothing stored, and an earlier code still works.
+   */
+  async send(identifierKey: string, to: string, mail: (code: string) => Omit<MailMessage, 'to'>): Promise<void> {
+    const now = this.clock.now();
+    const id = `obc_${randomText(16)}`;
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    try {
+      await this.mailer.send({ to, ...mail(code) });
+    } catch (err) {
+      throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
+    }
+    await this.store.create({
+      id,
+      identifierKey,
+      codeHash: this.keyOf(`${id}:${code}`),
+      createdAt: now,
+      expiresAt: now + CODE_TTL_MS,
+      attempts: 0,
+      spentAt: null,
+    });
+  }
+
+  /**
+   * Checks a code against the address's live challenge, counting the attempt first (so parallel
+   * guesses cannot exceed the bound); answers the challenge to spend, or refuses `invalid_code`.
+   */
+  async check(identifierKey: string, code: string): Promise<string> {
+    const challenge = await this.store.current(identifierKey);
+    if (!challenge || !(await this.store.countAttempt(challenge.id, this.clock.now(), MAX_ATTEMPTS))) throw invalidCode();
+    if (!constantTimeEqual(this.keyOf(`${challenge.id}:${code}`), challenge.codeHash)) throw invalidCode();
+    return challenge.id;
+  }
+
+  /** Spends a checked challenge in one conditional write; `invalid_code` when another request spent it first. */
+  async spend(challengeId: string): Promise<void> {
+    if (!(await this.store.spend(challengeId, this.clock.now()))) throw invalidCode();
+  }
+}
