@@ -14,6 +14,7 @@ import { offersModule } from './features/offers/module.ts';
 import { onboardingModule } from './features/onboarding/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
 import { pagesModule } from './features/pages/module.ts';
+import { partnersModule } from './features/partners/module.ts';
 import { statusModule } from './features/status/module.ts';
 import { tenantsModule } from './features/tenants/module.ts';
 import { trustModule } from './features/trust/module.ts';
@@ -46,6 +47,7 @@ export const MODULES = [
   walletProvidersModule,
   webhooksModule,
   integrationModule,
+  partnersModule,
   conformanceModule,
   pagesModule,
 ];

@@ -9,18 +9,21 @@ export type Actor =
   | { kind: 'owner-token' }
   | { kind: 'token'; tokenId: string }
   | { kind: 'holder'; accountId: string }
+  | { kind: 'partner'; memberId: string }
   | { kind: 'public' }
   | { kind: 'system'; what: string };
 
 export const SYSTEM_SEED: Actor = { kind: 'system', what: 'seed' };
 
-/** The actor as one stable string: `operator:<username>`, `owner-token`, `token:<id>`, `holder:<account>`, `public`, `system:<what>`. */
+/** The actor as one stable string: `operator:<username>`, `owner-token`, `token:<id>`, `holder:<account>`, `partner:<team member id>`, `public`, `system:<what>`. */
 export function actorLabel(actor: Actor): string {
   switch (actor.kind) {
     case 'operator':
       return `operator:${actor.username}`;
     case 'holder':
       return `holder:${actor.accountId}`;
+    case 'partner':
+      return `partner:${actor.memberId}`;
     case 'token':
       return `token:${actor.tokenId}`;
     case 'system':

@@ -35,6 +35,10 @@ export const ERROR_CATALOGUE = {
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
   forbidden: { status: 403, description: 'The credential is valid but lacks the role or tenant scope for this operation.' },
   same_operator: { status: 403, description: 'The operator who asked for this cannot also approve it (four eyes).' },
+  outside_grant: {
+    status: 403,
+    description: 'A partner key asks for a scope outside the grant an operator attached to the partner.',
+  },
   cross_origin_form: { status: 403, description: 'A form was posted from a page that is not of this deployment.' },
   account_mismatch: { status: 403, description: 'The account id in the path is not the signer of the holder JWS.' },
   not_enrolled: {
@@ -68,6 +72,8 @@ export const ERROR_CATALOGUE = {
   unknown_deposit: { status: 404, description: 'The tenant has no deposit with this depositId.' },
   unknown_listing: { status: 404, description: 'The holder has no directory listing.' },
   unknown_token: { status: 404, description: 'No integration token you may see has this id.' },
+  unknown_application: { status: 404, description: 'No partner application matches this id and status token.' },
+  unknown_team_member: { status: 404, description: "The partner's team has no member with this id." },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
@@ -96,6 +102,12 @@ export const ERROR_CATALOGUE = {
   webhook_limit: { status: 409, description: 'The tenant already has as many webhook endpoints as a tenant may have.' },
   delivery_state: { status: 409, description: 'Only a dead delivery, or a failed one awaiting its retry, can be re-driven.' },
   item_decided: { status: 409, description: 'The wallet item was already decided the other way.' },
+  illegal_transition: { status: 409, description: "The partner pipeline's transition table does not allow this move." },
+  partner_not_approved: { status: 409, description: 'The partner application is not approved (or later) yet.' },
+  partner_linked: { status: 409, description: 'The partner is already linked to another tenant.' },
+  no_grant: { status: 409, description: 'The partner has no grant yet: an operator links it to a tenant first.' },
+  team_member_exists: { status: 409, description: "The address is already on the partner's team." },
+  last_admin: { status: 409, description: "The change would leave the partner's team without an admin." },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
   directory_unconfigured: { status: 503, description: 'The holder directory is not configured on this deployment (no pepper).' },
   rate_limited: {

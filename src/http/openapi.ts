@@ -34,6 +34,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
     'x-svc-auth': route.auth,
   };
   if (plane?.security) op.security = [{ [plane.security.name]: [] }];
+  if (route.roles) op['x-svc-roles'] = [...route.roles];
   if (route.internal) op['x-svc-internal'] = true;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;

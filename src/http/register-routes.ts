@@ -45,6 +45,7 @@ export function registerRoutes(
               url: `${publicOrigin}${target.path}${target.query}`,
               headers: request.headers,
               ...(route.audience ? { audience: `${publicOrigin}${route.audience}` } : {}),
+              ...(route.bearerCookie ? { bearerCookie: route.bearerCookie } : {}),
             });
             enforceBeforeBody(route, request);
             const limits = await plane.meter?.(request.principal as never);

@@ -18,6 +18,9 @@ export function checkDeclaredPolicy(route: RouteDef): void {
   const where = `${route.method} ${route.path}`;
   if (route.audience !== undefined && route.auth !== 'holder')
     throw new Error(`${where}: an audience belongs to holder-plane routes only`);
+  if (route.bearerCookie !== undefined && (route.auth !== 'operator' || route.surface !== 'page')) {
+    throw new Error(`${where}: a bearer cookie belongs to operator-plane pages only`);
+  }
   if (route.auth !== 'operator') {
     if (route.roles || route.scope || route.scopes) {
       throw new Error(`${where}: roles, scope and scopes belong to operator-plane routes only`);

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceError } from '../core/errors.ts';
 import type { IntegrationScope } from '../core/integration-scopes.ts';
+import type { PartnerRole } from '../core/partner-pipeline.ts';
 import type { OperatorRole } from '../ports/operator-store.ts';
 import type { PlaneName } from './auth/principal.ts';
 
@@ -54,8 +55,14 @@ export interface RouteDef {
    * by every operation of another.
    */
   audience?: string;
+  /**
+   * Operator-plane pages of the partner portal only: a partner session bearer may come in this
+   * cookie instead of the Authorization header (docs/partners.md, "The portal"). Their forms pass
+   * the web kit's same-origin check.
+   */
+  bearerCookie?: string;
   /** Operator plane only, and required there: any one of these roles admits the caller. */
-  roles?: readonly OperatorRole[];
+  roles?: readonly (OperatorRole | PartnerRole)[];
   /** Operator plane only, and required there: see TenantScope. */
   scope?: TenantScope;
   /**

@@ -20,6 +20,8 @@ export interface IntegrationTokenRecord {
   rotatedAt: number | null;
   revokedAt: number | null;
   revokedBy: string | null;
+  /** The partner that minted it in its portal, inside its grant (docs/partners.md); null for a provisioned token. */
+  partnerId: string | null;
 }
 
 export type ProvisioningState = 'pending' | 'approved' | 'rejected' | 'expired';
@@ -44,6 +46,8 @@ export interface ProvisioningRecord {
 
 export interface Page {
   tenant?: string;
+  /** Only the keys this partner minted. */
+  partnerId?: string;
   limit: number;
   /** Rows created before this time (the cursor). */
   before?: number;
@@ -69,6 +73,16 @@ export interface IntegrationTokenStore {
   tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]>;
   /** Revokes an active token; false when unknown or already revoked. */
   revoke(id: string, within: string | null, by: string, now: number): Promise<boolean>;
+  /**
+   * Revokes the partner's active keys, but those `keep` accepts (a grant narrowed: the keys still
+   * inside it); answers the ids revoked.
+   */
+  revokePartnerKeys(
+    partnerId: string,
+    by: string,
+    now: number,
+    keep?: (token: IntegrationTokenRecord) => boolean,
+  ): Promise<string[]>;
   /** Replaces an active token's hash: the old token stops working at once. */
   rotate(id: string, within: string | null, tokenHash: string, now: number): Promise<boolean>;
 }
@@ -77,4 +91,6 @@ export interface IntegrationTokenStore {
 export interface RateBudget {
   /** Counts one request of `key` in the window starting at `windowStart`, in one statement; answers the count. */
   consume(key: string, windowStart: number): Promise<number>;
+  /** How many requests of `key` the window starting at `windowStart` has counted (0 for another window). */
+  used(key: string, windowStart: number): Promise<number>;
 }

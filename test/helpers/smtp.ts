@@ -45,3 +45,14 @@ export function codeIn(raw: string): string {
   if (!match?.[1]) throw new Error(`no code in the mail:\n${raw}`);
   return match[1];
 }
+
+/** The first message to `to` after the first `skip` ones, waiting for it (mail sent after an answer arrives later). */
+export async function mailTo(box: Mailbox, to: string, skip = 0, waitMs = 10_000): Promise<string> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const found = box.messages.filter((m) => m.to.includes(to))[skip];
+    if (found) return found.raw;
+    if (Date.now() > deadline) throw new Error(`no mail ${skip + 1} to ${to} within ${waitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

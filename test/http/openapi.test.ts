@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { livePartnerSession } from '../helpers/partners.ts';
 import { owner, startRail, type TestRail } from '../helpers/rail.ts';
 
 type Operation = Record<string, unknown> & {
@@ -40,7 +41,11 @@ const PARAMS: Record<string, string> = {
   requestId: `prv_${'A'.repeat(22)}`,
   tokenId: `itk_${'A'.repeat(22)}`,
   depositId: 'no-such-deposit',
+  id: `itk_${'A'.repeat(22)}`,
 };
+
+/** A partner session bearer (test/helpers/partners.ts), for the operations only a partner's team calls. */
+let partner: Record<string, string> = {};
 
 /**
  * Headers carrying a credential the operation's plane accepts: none for a public operation, the
@@ -49,7 +54,9 @@ const PARAMS: Record<string, string> = {
 function credentialFor(op: Operation): Record<string, string> | undefined {
   const scheme = Object.keys(op.security?.[0] ?? {})[0];
   if (scheme === undefined) return {};
-  return scheme === 'operatorBearer' ? owner : undefined;
+  if (scheme !== 'operatorBearer') return undefined;
+  const roles = (op as { 'x-svc-roles'?: string[] })['x-svc-roles'] ?? [];
+  return roles.every((r) => r.startsWith('partner-')) ? partner : owner;
 }
 
 const fill = (path: string) =>
@@ -106,6 +113,7 @@ for (const factory of testDatabases()) {
       db = await factory.create();
       rail = await startRail(db);
       doc = await getDoc(rail);
+      partner = (await livePartnerSession(rail.db)).bearer;
     });
     after(async () => {
       await rail.stop();
@@ -259,7 +267,7 @@ for (const factory of testDatabases()) {
         const credential = credentialFor(op);
         const needsOne = credential === undefined || Object.keys(credential).length > 0;
         for (const payload of ['{"name": ', '{', '[1,', "{'name': 'x'}", 'nul', '{"a":1}}', '']) {
-          for (const headers of [{}, owner]) {
+          for (const headers of [{}, credential ?? owner]) {
             const res = await rail.app.inject({
               method: 'POST',
               url: fill(path),

@@ -407,6 +407,8 @@ export interface IntegrationTokensTable {
   rotated_at: number | null;
   revoked_at: number | null;
   revoked_by: string | null;
+  /** The partner application that minted it in its portal (migration 0021); null for a provisioned token. */
+  partner_id: string | null;
 }
 
 export interface RateWindowsTable {
@@ -468,6 +470,53 @@ export interface ErasureReceiptsTable {
   disk_checked_at: number | null;
 }
 
+export interface PartnerApplicationsTable {
+  id: string;
+  kind: string;
+  organisation: string;
+  contact_name: string;
+  contact_email: string;
+  country: string | null;
+  website: string | null;
+  use_case: string;
+  stage: string;
+  stage_at: number;
+  status_token_hash: string;
+  tenant: string | null;
+  /** JSON array of integration scopes. */
+  grant_scopes: string | null;
+  grant_rate_class: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PartnerStageHistoryTable {
+  application_id: string;
+  seq: number;
+  from_stage: string | null;
+  to_stage: string;
+  actor: string;
+  note: string | null;
+  at: number;
+}
+
+export interface PartnerTeamTable {
+  id: string;
+  application_id: string;
+  email: string;
+  role: string;
+  added_by: string;
+  added_at: number;
+}
+
+export interface PartnerSessionsTable {
+  token_hash: string;
+  member_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -511,4 +560,8 @@ export interface Database {
   signin_tickets: SigninTicketsTable;
   account_sessions: AccountSessionsTable;
   erasure_receipts: ErasureReceiptsTable;
+  partner_applications: PartnerApplicationsTable;
+  partner_stage_history: PartnerStageHistoryTable;
+  partner_team: PartnerTeamTable;
+  partner_sessions: PartnerSessionsTable;
 }

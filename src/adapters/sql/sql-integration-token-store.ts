@@ -26,6 +26,7 @@ const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord 
   rotatedAt: r.rotated_at === null ? null : Number(r.rotated_at),
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
   revokedBy: r.revoked_by,
+  partnerId: r.partner_id,
 });
 
 const toRequest = (r: Selectable<ProvisioningRequestsTable>): ProvisioningRecord => ({
@@ -124,6 +125,7 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
         rotated_at: null,
         revoked_at: null,
         revoked_by: null,
+        partner_id: t.partnerId,
       })
       .execute();
   }
@@ -139,6 +141,7 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
     let q = this.db.selectFrom('integration_tokens').selectAll();
     if (within !== null) q = q.where('tenant', '=', within);
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
+    if (page.partnerId !== undefined) q = q.where('partner_id', '=', page.partnerId);
     if (page.before !== undefined) q = q.where('created_at', '<', page.before);
     const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
     return rows.map(toToken);
@@ -152,6 +155,28 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
       .where('state', '=', 'active');
     if (within !== null) q = q.where('tenant', '=', within);
     return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+  }
+
+  async revokePartnerKeys(partnerId: string, by: string, now: number, keep?: (t: IntegrationTokenRecord) => boolean) {
+    const active = await this.db
+      .selectFrom('integration_tokens')
+      .selectAll()
+      .where('partner_id', '=', partnerId)
+      .where('state', '=', 'active')
+      .execute();
+    const ids = active
+      .map(toToken)
+      .filter((t) => !keep?.(t))
+      .map((t) => t.id);
+    if (ids.length > 0) {
+      await this.db
+        .updateTable('integration_tokens')
+        .set({ state: 'revoked', revoked_at: now, revoked_by: by })
+        .where('id', 'in', ids)
+        .where('state', '=', 'active')
+        .execute();
+    }
+    return ids;
   }
 
   async rotate(id: string, within: string | null, tokenHash: string, now: number): Promise<boolean> {
@@ -180,5 +205,15 @@ export class SqlRateBudget implements RateBudget {
   async consume(key: string, windowStart: number): Promise<number> {
     const row = await consume.first(this.db, [key, windowStart]);
     return Number(row?.used ?? Number.POSITIVE_INFINITY);
+  }
+
+  async used(key: string, windowStart: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('rate_windows')
+      .select('used')
+      .where('key', '=', key)
+      .where('window_start', '=', windowStart)
+      .executeTakeFirst();
+    return Number(row?.used ?? 0);
   }
 }

@@ -55,6 +55,9 @@ const Token = Type.Object({
   rotatedAt: Nullable(DateTimeView),
   revokedAt: Nullable(DateTimeView),
   revokedBy: Nullable(Type.String()),
+  partnerId: Nullable(
+    Type.String({ description: 'The partner that minted it in its portal (docs/partners.md); null for a provisioned token.' }),
+  ),
 });
 const WithSecret = Type.Object({
   ...Token.properties,

@@ -44,6 +44,7 @@ const tokenView = (t: IntegrationTokenRecord) => ({
   rotatedAt: iso(t.rotatedAt),
   revokedAt: iso(t.revokedAt),
   revokedBy: t.revokedBy,
+  partnerId: t.partnerId,
 });
 
 const unknownRequest = () => new ServiceError('unknown_provisioning_request', 'No provisioning request you may see has this id.');
@@ -198,6 +199,7 @@ export class IntegrationTokenService {
       rotatedAt: null,
       revokedAt: null,
       revokedBy: null,
+      partnerId: null,
     };
     const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
       const decided = await tokens.decide(

@@ -1,5 +1,6 @@
 import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
+import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -32,6 +33,7 @@ export const operatorsModule = defineModule({
           ctx.clock,
           new SqlIntegrationTokenStore(ctx.db),
           new SqlRateBudget(ctx.db),
+          new SqlPartnerStore(ctx.db),
         ),
       },
       jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],

@@ -1,11 +1,14 @@
+import { parse as parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
 import { type IntegrationScope, type RateClass, ratePolicyOf } from '../../core/integration-scopes.ts';
+import { type PartnerRole, partnerRole, SIGNED_IN_STAGES } from '../../core/partner-pipeline.ts';
 import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
+import type { PartnerStore } from '../../ports/partner-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 import { consumeBudget } from './rate-limit.ts';
 
@@ -13,16 +16,30 @@ export interface OperatorPrincipal {
   plane: 'operator';
   /**
    * `owner-token` is the break-glass bearer; `session` a bearer from POST /api/login;
-   * `integration-token` a tenant-scoped token from the provisioning ceremony (docs/integration.md).
+   * `integration-token` a tenant-scoped token from the provisioning ceremony or a partner's key
+   * (docs/integration.md); `partner-session` a partner's team member, signed in with a mailed code
+   * (docs/partners.md).
    */
-  via: 'owner-token' | 'session' | 'integration-token';
+  via: 'owner-token' | 'session' | 'integration-token' | 'partner-session';
   username: string | null;
-  roles: OperatorRole[];
+  roles: (OperatorRole | PartnerRole)[];
   /** Set for tenant-scoped operators: they may act on this tenant only. */
   tenant: string | null;
   /** Set for keys: scopes instead of roles, and a rate class it is metered against. */
   key?: { id: string; scopes: IntegrationScope[]; rateClass: RateClass };
+  /** Set for a partner session: its partner, the member signed in, and the grant (null before one is attached). */
+  partner?: PartnerSessionInfo;
 }
+
+export interface PartnerSessionInfo {
+  applicationId: string;
+  memberId: string;
+  email: string;
+  grant: { scopes: IntegrationScope[]; rateClass: RateClass } | null;
+}
+
+/** A partner session bearer: `psn_` and 43 base64url characters. */
+export const PARTNER_SESSION_PREFIX = 'psn';
 
 /** An integration token: `oit_` and 43 base64url characters. */
 export const INTEGRATION_TOKEN_PREFIX = 'oit';
@@ -37,18 +54,31 @@ export const operatorOf = (request: FastifyRequest) => principalOf(request, 'ope
 
 /** Who an operator principal is, for the audit log. */
 export const operatorActor = (p: OperatorPrincipal): Actor =>
-  p.key
-    ? { kind: 'token', tokenId: p.key.id }
-    : p.username === null
-      ? { kind: 'owner-token' }
-      : { kind: 'operator', username: p.username };
+  p.partner
+    ? { kind: 'partner', memberId: p.partner.memberId }
+    : p.key
+      ? { kind: 'token', tokenId: p.key.id }
+      : p.username === null
+        ? { kind: 'owner-token' }
+        : { kind: 'operator', username: p.username };
+
+/**
+ * The partner portal's cookie, on the routes that declare it (RouteDef.bearerCookie), read as the
+ * bearer when the request has no Authorization header. Only a partner session rides in it.
+ */
+function portalCookie(input: AuthInput): string | undefined {
+  if (!input.bearerCookie) return undefined;
+  const header = input.headers?.cookie;
+  const value = typeof header === 'string' ? parseCookie(header)[input.bearerCookie] : undefined;
+  return value?.startsWith(`${PARTNER_SESSION_PREFIX}_`) ? `Bearer ${value}` : undefined;
+}
 
 const CHALLENGE = 'Bearer realm="openrail"';
 const INVALID = 'Bearer realm="openrail", error="invalid_token"';
 
 /**
- * Operator bearer plane: the break-glass owner token, a session bearer from POST /api/login, or
- * an integration token. Roles and status are read from the operators table on every request, so a
+ * Operator bearer plane: the break-glass owner token, a session bearer from POST /api/login, an
+ * integration token (provisioned, or a partner's key), or a partner session. Roles and status are read from the operators table on every request, so a
  * demoted, suspended or removed operator loses access on the next call; a token is read from its
  * table on every request, so a revoked or rotated one is refused on the next call, on every process.
  * A key (a principal with a rate class) is metered per key; sessions and the owner token never are.
@@ -72,10 +102,11 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     private readonly clock: Clock,
     private readonly tokens: IntegrationTokenStore,
     private readonly budget: RateBudget,
+    private readonly partners: PartnerStore,
   ) {}
 
   async authenticate(input: AuthInput): Promise<OperatorPrincipal> {
-    const auth = parseAuthorization(input.authorization);
+    const auth = parseAuthorization(input.authorization ?? portalCookie(input));
     if (!auth) throw new Unauthorized('This operation needs an operator bearer token.', CHALLENGE);
     if (auth.scheme !== 'bearer') throw new Unauthorized('Only an operator bearer token is accepted here.', INVALID);
     const hash = hashToken(auth.credential);
@@ -95,12 +126,34 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
         key: { id: token.id, scopes: token.scopes, rateClass: token.rateClass },
       };
     }
+    if (auth.credential.startsWith(`${PARTNER_SESSION_PREFIX}_`)) return this.partnerSession(hash);
     const session = await this.sessions.find(hash, this.clock.now());
     const operator = session && (await this.operators.get(session.username));
     if (operator?.status !== 'active') {
       throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
     }
     return { plane: 'operator', via: 'session', username: operator.username, roles: operator.roles, tenant: operator.tenant };
+  }
+
+  /**
+   * A partner's team member (docs/partners.md, "Sessions"): the session must be live, and its
+   * partner approved or later. Roles are the team role, re-read on every request like an
+   * operator's; the tenant and grant are the partner's, as stored.
+   */
+  private async partnerSession(hash: string): Promise<OperatorPrincipal> {
+    const member = await this.partners.session(hash, this.clock.now());
+    const partner = member && (await this.partners.application(member.applicationId));
+    if (!member || !partner || !SIGNED_IN_STAGES.includes(partner.stage)) {
+      throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
+    }
+    return {
+      plane: 'operator',
+      via: 'partner-session',
+      username: null,
+      roles: [partnerRole(member.role)],
+      tenant: partner.tenant,
+      partner: { applicationId: partner.id, memberId: member.id, email: member.email, grant: partner.grant },
+    };
   }
 
   /**

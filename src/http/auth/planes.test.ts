@@ -14,6 +14,7 @@ import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.t
 import { SqlHolderReplayStore } from '../../adapters/sql/sql-holder-replay-store.ts';
 import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
+import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -118,6 +119,7 @@ for (const factory of testDatabases()) {
         clock,
         new SqlIntegrationTokenStore(db),
         new SqlRateBudget(db),
+        new SqlPartnerStore(db),
       );
       accessAuth = new AccessTokenAuthenticator(tokens, clock);
       holderAuth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);

@@ -28,6 +28,8 @@ export interface AuthInput {
   headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** The operation's own audience (RouteDef.audience, as an absolute URL), when it declares one. */
   audience?: string;
+  /** The cookie that may carry the bearer instead of Authorization (RouteDef.bearerCookie), when it declares one. */
+  bearerCookie?: string;
 }
 
 /** A credential plane: how it authenticates, and how the contract document describes it. */

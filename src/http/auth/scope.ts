@@ -7,6 +7,10 @@ import type { OperatorPrincipal } from './operator-bearer.ts';
  * every mutation names the tenant, so a body with no tenant fails closed at schema validation.
  */
 export function assertTenantScope(principal: OperatorPrincipal, tenant: string): void {
+  // A partner session is its partner's tenant's, or no tenant's before it is linked: never all.
+  if (principal.partner && principal.tenant !== tenant) {
+    throw new Forbidden(`A partner session acts on its partner's tenant only, not on ${tenant}.`);
+  }
   if (principal.tenant !== null && principal.tenant !== tenant) {
     throw new Forbidden(`This credential is scoped to tenant ${principal.tenant} and cannot act on ${tenant}.`);
   }
@@ -14,7 +18,8 @@ export function assertTenantScope(principal: OperatorPrincipal, tenant: string):
 
 /** Operations that reach across tenants (creating one, for example) need a platform-wide credential. */
 export function assertPlatformWide(principal: OperatorPrincipal): void {
-  if (principal.tenant !== null) throw new Forbidden('A tenant-scoped credential cannot perform platform operations.');
+  if (principal.tenant !== null || principal.partner)
+    throw new Forbidden('A tenant-scoped credential cannot perform platform operations.');
 }
 
 /** Interface spec, Holder JWS 5: a path's `{accountId}` must be the signer's thumbprint. */

@@ -1,0 +1,51 @@
+import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
+import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
+import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
+import { defineModule } from '../../app/module.ts';
+import { MailedCodes } from '../onboarding/mailed-codes.ts';
+import { tenantsModule } from '../tenants/module.ts';
+import { partnerAdminRoutes } from './admin-routes.ts';
+import { partnerApiRoutes } from './api-routes.ts';
+import { PartnerAccess } from './partner-access.ts';
+import { PartnerService } from './partner-service.ts';
+
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Partner onboarding (docs/partners.md): the public intake and status, the pipeline operators run,
+ * partner sessions by mailed code, and keys a partner mints inside its grant.
+ */
+export const partnersModule = defineModule({
+  name: 'partners',
+  groups: ['partners', 'admin-partners'],
+  async build(ctx) {
+    const tenants = await ctx.use(tenantsModule);
+    const { config } = ctx;
+    const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
+    const store = new SqlPartnerStore(ctx.db);
+    const uow = ctx.unitOfWork((db) => ({ partners: new SqlPartnerStore(db), tokens: new SqlIntegrationTokenStore(db) }));
+    const platform = { name: config.platformName, origin: config.publicUrl.origin };
+    const warn = (message: string, err: unknown) => ctx.log.warn({ err }, message);
+    const budget = new SqlRateBudget(ctx.db);
+    const partners = new PartnerService(
+      store,
+      uow,
+      {
+        exists: async (slug) => (await tenants.find(slug)) !== undefined,
+        create: (name, actor) => tenants.create(name, actor),
+      },
+      mailer,
+      platform,
+      ctx.clock,
+      warn,
+    );
+    const codes = new MailedCodes(new SqlOnboardingStore(ctx.db), mailer, ctx.vault.deriveKey('partner-signin'), ctx.clock);
+    const access = new PartnerAccess(store, new SqlIntegrationTokenStore(ctx.db), uow, codes, budget, platform, ctx.clock, warn);
+    return {
+      services: { partners, access },
+      routes: () => [partnerApiRoutes(partners, access, budget, ctx.clock), partnerAdminRoutes(partners)],
+      jobs: [{ name: 'partners.prune', everyMs: PRUNE_EVERY_MS, run: (now) => access.prune(now) }],
+    };
+  },
+});

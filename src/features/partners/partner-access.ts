@@ -1,0 +1,323 @@
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import {
+  type IntegrationScope,
+  RATE_CLASSES,
+  type RatePolicy,
+  ratePolicyOf,
+  windowStart,
+} from '../../core/integration-scopes.ts';
+import { SIGNED_IN_STAGES, type TeamRole } from '../../core/partner-pipeline.ts';
+import { INTEGRATION_TOKEN_PREFIX, PARTNER_SESSION_PREFIX, type PartnerSessionInfo } from '../../http/auth/operator-bearer.ts';
+import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import type { IntegrationTokenRecord, IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
+import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import { CODE_TTL_MS, type MailedCodes } from '../onboarding/mailed-codes.ts';
+import type { PartnerScope } from './partner-service.ts';
+
+export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+/** Code requests per calling address and per contact (docs/partners.md, "Limits"). */
+export const STARTS_PER_ADDRESS: RatePolicy = { name: 'partner-signin-address', quota: 10, windowSeconds: 3600 };
+export const STARTS_PER_CONTACT: RatePolicy = { name: 'partner-signin-contact', quota: 3, windowSeconds: 900 };
+/** A partner may keep this many active keys. */
+export const MAX_ACTIVE_KEYS = 20;
+export const MAX_TEAM = 25;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const unknownKey = () => new ServiceError('unknown_token', 'Your partner has no key with this id.');
+const unknownMember = () => new ServiceError('unknown_team_member', 'Your team has no member with this id.');
+
+export const keyView = (t: IntegrationTokenRecord) => ({
+  id: t.id,
+  label: t.label,
+  tenant: t.tenant,
+  scopes: t.scopes,
+  rateClass: t.rateClass,
+  state: t.state,
+  createdBy: t.createdBy,
+  createdAt: new Date(t.createdAt).toISOString(),
+  rotatedAt: iso(t.rotatedAt),
+  revokedAt: iso(t.revokedAt),
+});
+
+export const teamView = (m: TeamMember) => ({ memberId: m.id, email: m.email, role: m.role, addedAt: iso(m.addedAt) });
+
+/**
+ * What a partner's team does for itself (docs/partners.md): signs in with a code mailed to a
+ * member's address, mints, rotates and revokes keys inside the grant an operator attached, and
+ * manages its members. The partner comes from the session, the tenant from the stored grant:
+ * never from the request.
+ */
+export class PartnerAccess {
+  constructor(
+    private readonly store: PartnerStore,
+    private readonly tokens: IntegrationTokenStore,
+    private readonly uow: UnitOfWork<PartnerScope>,
+    private readonly codes: MailedCodes,
+    private readonly budget: RateBudget,
+    private readonly platform: { name: string; origin: string },
+    private readonly clock: Clock,
+    private readonly warn: (message: string, err: unknown) => void,
+  ) {}
+
+  private contactKey(email: string): string {
+    return this.codes.keyOf(`partner:${email}`);
+  }
+
+  /**
+   * Answers at once and the same whether or not the address belongs to a partner's team: the
+   * code is mailed afterwards, only to a member of an approved (or later) partner, so neither the
+   * answer nor its timing tells who is a member.
+   */
+  async start(contactEmail: string, address: string): Promise<Record<string, string>> {
+    const email = contactEmail.trim().toLowerCase();
+    const now = this.clock.now();
+    const tooMany = 'Too many sign-in codes were asked for; wait before asking again.';
+    const limits = await consumeBudget(this.budget, `partner-signin:${address}`, STARTS_PER_ADDRESS, now, tooMany);
+    const key = this.contactKey(email);
+    await consumeBudget(this.budget, `partner-signin:${key}`, STARTS_PER_CONTACT, now, tooMany);
+    void this.mailCode(email, key).catch((err) => this.warn('a partner sign-in code could not be mailed', err));
+    return limits;
+  }
+
+  private async mailCode(email: string, key: string): Promise<void> {
+    const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
+    if (!member) return;
+    await this.codes.send(key, email, (code) => ({
+      subject: `Your ${this.platform.name} partner portal code: ${code}`,
+      text: [
+        `Your code is ${code}.`,
+        '',
+        `Enter it at ${this.platform.origin}/portal/signin to sign in to the partner portal. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
+        'If you did not ask for it, ignore this mail: nothing happens without the code.',
+        '',
+        `${this.platform.name} (${this.platform.origin})`,
+      ].join('\n'),
+    }));
+  }
+
+  /** Exchanges a mailed code for a session bearer of the member's partner. */
+  async verify(contactEmail: string, code: string) {
+    const email = contactEmail.trim().toLowerCase();
+    const challenge = await this.codes.check(this.contactKey(email), code);
+    const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
+    if (!member)
+      throw new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
+    await this.codes.spend(challenge);
+    const partner = await this.store.application(member.applicationId);
+    const now = this.clock.now();
+    const token = newToken(PARTNER_SESSION_PREFIX);
+    await this.store.createSession(hashToken(token), member.id, now, now + SESSION_TTL_MS);
+    return { token, expiresIn: SESSION_TTL_MS / 1000, tenant: partner?.tenant ?? null };
+  }
+
+  async signOut(token: string): Promise<void> {
+    await this.store.endSession(hashToken(token));
+  }
+
+  /** The portal's overview: the partner, its grant, and each active key's use of its rate class now. */
+  async overview(session: PartnerSessionInfo) {
+    const partner = await this.store.application(session.applicationId);
+    if (!partner) throw new ServiceError('unknown_application', 'No partner application has this id.');
+    const keys = await this.keys(session);
+    const now = this.clock.now();
+    const usage = await Promise.all(
+      keys
+        .filter((k) => k.state === 'active')
+        .map(async (k) => {
+          const policy = ratePolicyOf(k.rateClass);
+          const start = windowStart(now, policy);
+          return {
+            keyId: k.id,
+            label: k.label,
+            used: await this.budget.used(k.id, start),
+            quota: policy.quota,
+            windowSeconds: policy.windowSeconds,
+            windowEndsAt: new Date(start + policy.windowSeconds * 1000).toISOString(),
+          };
+        }),
+    );
+    return {
+      partner: {
+        applicationId: partner.id,
+        organisation: partner.organisation,
+        kind: partner.kind,
+        stage: partner.stage,
+        stageSince: new Date(partner.stageAt).toISOString(),
+        tenant: partner.tenant,
+        grant: partner.grant && {
+          scopes: partner.grant.scopes,
+          rateClass: partner.grant.rateClass,
+          quota: RATE_CLASSES[partner.grant.rateClass].quota,
+          windowSeconds: RATE_CLASSES[partner.grant.rateClass].windowSeconds,
+        },
+      },
+      signedInAs: { email: session.email },
+      usage,
+    };
+  }
+
+  async keys(session: PartnerSessionInfo) {
+    const rows = await this.tokens.tokens(null, { partnerId: session.applicationId, limit: 200 });
+    return rows.map(keyView);
+  }
+
+  /** A key inside the grant: its scopes a subset of the grant's, the grant's rate class and tenant. */
+  async mint(session: PartnerSessionInfo, actor: Actor, input: { label: string; scopes: IntegrationScope[] }) {
+    const partner = await this.store.application(session.applicationId);
+    if (!partner?.tenant || !partner.grant) {
+      throw new ServiceError('no_grant', 'Your partner has no tenant and grant yet: an operator links it first.');
+    }
+    const scopes = [...new Set(input.scopes)].sort();
+    const outside = scopes.filter((s) => !partner.grant?.scopes.includes(s));
+    if (outside.length > 0) {
+      throw new ServiceError(
+        'outside_grant',
+        `Your grant does not include: ${outside.join(', ')}. It allows: ${partner.grant.scopes.join(', ')}.`,
+      );
+    }
+    const active = (await this.keys(session)).filter((k) => k.state === 'active').length;
+    if (active >= MAX_ACTIVE_KEYS) {
+      throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
+    }
+    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
+    const now = this.clock.now();
+    const record: IntegrationTokenRecord = {
+      id: `itk_${randomText(16)}`,
+      tenant: partner.tenant,
+      label: input.label.trim(),
+      scopes,
+      rateClass: partner.grant.rateClass,
+      tokenHash: hashToken(secret),
+      state: 'active',
+      requestId: null,
+      createdBy: actorLabel(actor),
+      createdAt: now,
+      rotatedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+      partnerId: partner.id,
+    };
+    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
+      await tokens.createToken(record);
+      return audit.append({
+        actor,
+        action: 'partner_key.minted',
+        tenant: record.tenant,
+        target: record.id,
+        detail: { partnerId: partner.id, scopes, rateClass: record.rateClass },
+      });
+    });
+    return { ok: true as const, auditSeq, key: { ...keyView(record), secret } };
+  }
+
+  private async ownKey(session: PartnerSessionInfo, id: string): Promise<IntegrationTokenRecord> {
+    const found = await this.tokens.token(id, null);
+    if (!found || found.partnerId !== session.applicationId) throw unknownKey();
+    return found;
+  }
+
+  async revoke(session: PartnerSessionInfo, actor: Actor, id: string) {
+    const found = await this.ownKey(session, id);
+    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
+      if (!(await tokens.revoke(id, found.tenant, actorLabel(actor), this.clock.now()))) {
+        throw new ServiceError('token_revoked', 'The key is already revoked.');
+      }
+      return audit.append({ actor, action: 'partner_key.revoked', tenant: found.tenant, target: id });
+    });
+    return { ok: true as const, auditSeq, key: keyView((await this.tokens.token(id, null)) ?? found) };
+  }
+
+  /** A new secret for the same key; the old one stops working at once, on every process. */
+  async rotate(session: PartnerSessionInfo, actor: Actor, id: string) {
+    const found = await this.ownKey(session, id);
+    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
+    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
+      if (!(await tokens.rotate(id, found.tenant, hashToken(secret), this.clock.now()))) {
+        throw new ServiceError('token_revoked', 'A revoked key cannot be rotated.');
+      }
+      return audit.append({ actor, action: 'partner_key.rotated', tenant: found.tenant, target: id });
+    });
+    return { ok: true as const, auditSeq, key: { ...keyView((await this.tokens.token(id, null)) ?? found), secret } };
+  }
+
+  async team(session: PartnerSessionInfo) {
+    return (await this.store.members(session.applicationId)).map(teamView);
+  }
+
+  async addMember(session: PartnerSessionInfo, actor: Actor, input: { email: string; role: TeamRole }) {
+    const email = input.email.trim().toLowerCase();
+    const members = await this.store.members(session.applicationId);
+    if (members.length >= MAX_TEAM) throw new ServiceError('conflict', `A team has at most ${MAX_TEAM} members.`);
+    const member: TeamMember = {
+      id: `ptm_${randomText(16)}`,
+      applicationId: session.applicationId,
+      email,
+      role: input.role,
+      addedBy: actorLabel(actor),
+      addedAt: this.clock.now(),
+    };
+    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+      if (!(await partners.addMember(member))) {
+        throw new ServiceError('team_member_exists', `${email} is already on your team.`);
+      }
+      return audit.append({
+        actor,
+        action: 'partner_team.added',
+        tenant: null,
+        target: member.id,
+        detail: { partnerId: session.applicationId, role: member.role },
+      });
+    });
+    return { ok: true as const, auditSeq, member: teamView(member) };
+  }
+
+  async removeMember(session: PartnerSessionInfo, actor: Actor, memberId: string) {
+    const members = await this.store.members(session.applicationId);
+    const target = members.find((m) => m.id === memberId);
+    if (!target) throw unknownMember();
+    if (target.role === 'admin' && members.filter((m) => m.role === 'admin').length === 1) {
+      throw new ServiceError('last_admin', 'The team needs an admin: make another member admin first.');
+    }
+    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+      if (!(await partners.removeMember(session.applicationId, memberId))) throw unknownMember();
+      await partners.endSessions({ memberId });
+      return audit.append({
+        actor,
+        action: 'partner_team.removed',
+        tenant: null,
+        target: memberId,
+        detail: { partnerId: session.applicationId },
+      });
+    });
+    return { ok: true as const, auditSeq };
+  }
+
+  async setRole(session: PartnerSessionInfo, actor: Actor, memberId: string, role: TeamRole) {
+    const members = await this.store.members(session.applicationId);
+    const target = members.find((m) => m.id === memberId);
+    if (!target) throw unknownMember();
+    if (target.role === 'admin' && role !== 'admin' && members.filter((m) => m.role === 'admin').length === 1) {
+      throw new ServiceError('last_admin', 'The team needs an admin: make another member admin first.');
+    }
+    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+      if (!(await partners.setRole(session.applicationId, memberId, role))) throw unknownMember();
+      return audit.append({
+        actor,
+        action: 'partner_team.role_changed',
+        tenant: null,
+        target: memberId,
+        detail: { partnerId: session.applicationId, role },
+      });
+    });
+    return { ok: true as const, auditSeq, member: teamView({ ...target, role }) };
+  }
+
+  prune(now: number): Promise<void> {
+    return this.store.prune(now - 24 * 60 * 60 * 1000);
+  }
+}

@@ -1,0 +1,315 @@
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
+import { pageOf } from '../../core/page.ts';
+import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
+import type { IntegrationTokenStore } from '../../ports/integration-token-store.ts';
+import type { Mailer } from '../../ports/mailer.ts';
+import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+export interface PartnerScope {
+  partners: PartnerStore;
+  tokens: IntegrationTokenStore;
+}
+
+/** What an applicant (or an operator on its behalf) gives: the intake's fixed body. */
+export interface ApplicationInput {
+  kind: PartnerKind;
+  organisation: string;
+  contactName: string;
+  contactEmail: string;
+  country?: string | undefined;
+  website?: string | undefined;
+  useCase: string;
+}
+
+export interface GrantInput {
+  tenant?: string | undefined;
+  tenantName?: string | undefined;
+  scopes: IntegrationScope[];
+  rateClass: RateClass;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const unknownApplication = () =>
+  new ServiceError('unknown_application', 'No partner application matches this id and status token.');
+/** The same refusal for an id that does not exist, for the operator views. */
+const unknownPartner = () => new ServiceError('unknown_application', 'No partner application has this id.');
+
+/** The applicant's view of the history: stages and times, never who moved it or the internal note. */
+const publicHistory = (history: StageEntry[]) => history.map((h) => ({ stage: h.to, at: iso(h.at) }));
+
+export const applicationView = (a: ApplicationRecord) => ({
+  applicationId: a.id,
+  kind: a.kind,
+  organisation: a.organisation,
+  contactName: a.contactName,
+  contactEmail: a.contactEmail,
+  country: a.country,
+  website: a.website,
+  useCase: a.useCase,
+  stage: a.stage,
+  stageSince: iso(a.stageAt),
+  tenant: a.tenant,
+  grant: a.grant,
+  createdBy: a.createdBy,
+  createdAt: iso(a.createdAt),
+  updatedAt: iso(a.updatedAt),
+});
+
+const memberView = (m: TeamMember) => ({ memberId: m.id, email: m.email, role: m.role, addedAt: iso(m.addedAt) });
+
+/**
+ * Partner onboarding (docs/partners.md): the public intake and status, and the pipeline operators
+ * run: stages moved by the transition table, each move recorded with its actor and audited, and
+ * the link to a tenant with the grant that bounds the partner's keys.
+ */
+export class PartnerService {
+  constructor(
+    private readonly store: PartnerStore,
+    private readonly uow: UnitOfWork<PartnerScope>,
+    private readonly tenants: {
+      exists(slug: string): Promise<boolean>;
+      create(name: string, actor: Actor): Promise<{ slug: string }>;
+    },
+    private readonly mailer: Mailer,
+    private readonly platform: { name: string; origin: string },
+    private readonly clock: Clock,
+    private readonly warn: (message: string, err: unknown) => void,
+  ) {}
+
+  /**
+   * A new application at stage `applied`, with its contact as the first admin of its team. The
+   * status token is answered once; only its hash is kept. The acknowledgement is mailed after the
+   * commit: a mail that fails is logged, and the applicant still has its id and token.
+   */
+  async apply(input: ApplicationInput, actor: Actor) {
+    const now = this.clock.now();
+    const statusToken = randomText(32);
+    const application: ApplicationRecord = {
+      id: `pap_${randomText(16)}`,
+      kind: input.kind,
+      organisation: input.organisation.trim(),
+      contactName: input.contactName.trim(),
+      contactEmail: input.contactEmail.trim().toLowerCase(),
+      country: input.country?.toUpperCase() ?? null,
+      website: input.website ?? null,
+      useCase: input.useCase.trim(),
+      stage: 'applied',
+      stageAt: now,
+      statusTokenHash: hashToken(statusToken),
+      tenant: null,
+      grant: null,
+      createdBy: actorLabel(actor),
+      createdAt: now,
+      updatedAt: now,
+    };
+    const auditSeq = await this.uow.run(async ({ partners, audit, events }) => {
+      await partners.createApplication(application);
+      await partners.appendHistory({
+        applicationId: application.id,
+        from: null,
+        to: 'applied',
+        actor: application.createdBy,
+        note: null,
+        at: now,
+      });
+      await partners.addMember({
+        id: `ptm_${randomText(16)}`,
+        applicationId: application.id,
+        email: application.contactEmail,
+        role: 'admin',
+        addedBy: application.createdBy,
+        addedAt: now,
+      });
+      await events.emit({
+        type: 'partner.stage_changed',
+        tenant: 'root',
+        data: { applicationId: application.id, kind: application.kind, from: null, to: 'applied' },
+      });
+      return audit.append({
+        actor,
+        action: 'partner.applied',
+        tenant: null,
+        target: application.id,
+        detail: { kind: application.kind },
+      });
+    });
+    await this.mailer
+      .send({
+        to: application.contactEmail,
+        subject: `${this.platform.name}: we received your partner application`,
+        text: [
+          `Hello ${application.contactName},`,
+          '',
+          `Thank you for applying to the ${this.platform.name} partner programme as ${kindWords[application.kind]} for ${application.organisation}.`,
+          `Your application is ${application.id}. It starts at the "applied" stage; our operators screen it next.`,
+          '',
+          `Follow it at ${this.platform.origin}/partners/status with the application id and the status token you were shown when you applied.`,
+          'We never send the status token by mail: keep it where you keep other credentials.',
+          '',
+          `${this.platform.name} (${this.platform.origin})`,
+        ].join('\n'),
+      })
+      .catch((err) => this.warn('the partner application acknowledgement could not be mailed', err));
+    return { applicationId: application.id, statusToken, auditSeq };
+  }
+
+  /** The applicant reads its own application; a wrong id and a wrong token are one refusal. */
+  async status(applicationId: string, statusToken: string) {
+    const found = await this.store.application(applicationId);
+    const presented = hashToken(statusToken);
+    if (!found || !constantTimeEqual(presented, found.statusTokenHash)) throw unknownApplication();
+    return {
+      applicationId: found.id,
+      kind: found.kind,
+      organisation: found.organisation,
+      stage: found.stage,
+      stageSince: iso(found.stageAt),
+      submittedAt: iso(found.createdAt),
+      history: publicHistory(await this.store.history(found.id)),
+    };
+  }
+
+  async list(filter: { stage?: PartnerStage; kind?: PartnerKind }, limit: number, cursor: string | undefined) {
+    const rows = await this.store.applications({
+      ...filter,
+      limit: limit + 1,
+      ...(cursor === undefined ? {} : { before: Number(cursor) }),
+    });
+    const page = pageOf(rows, limit, (a) => String(a.createdAt));
+    return { partners: page.rows.map(applicationView), nextCursor: page.nextCursor };
+  }
+
+  async get(id: string) {
+    const found = await this.store.application(id);
+    if (!found) throw unknownPartner();
+    const history = await this.store.history(id);
+    return {
+      ...applicationView(found),
+      allowedStages: [...TRANSITIONS[found.stage]],
+      history: history.map((h) => ({ from: h.from, to: h.to, actor: h.actor, note: h.note, at: iso(h.at) })),
+      team: (await this.store.members(id)).map(memberView),
+    };
+  }
+
+  /**
+   * Moves the application by the transition table, in one conditional write, with its history
+   * entry, audit entry and `partner.stage_changed` event. A partner that is rejected or withdraws
+   * loses its keys and its team's sessions in the same transaction.
+   */
+  async move(actor: Actor, id: string, to: PartnerStage, note: string | null) {
+    const found = await this.store.application(id);
+    if (!found) throw unknownPartner();
+    if (!canMove(found.stage, to)) throw illegal(found.stage, to);
+    const now = this.clock.now();
+    const label = actorLabel(actor);
+    const auditSeq = await this.uow.run(async ({ partners, tokens, audit, events }) => {
+      if (!(await partners.moveStage(id, found.stage, to, now))) {
+        const current = (await partners.application(id))?.stage ?? found.stage;
+        throw illegal(current, to);
+      }
+      await partners.appendHistory({ applicationId: id, from: found.stage, to, actor: label, note, at: now });
+      let revokedKeys: string[] = [];
+      if (!SIGNED_IN_STAGES.includes(to)) {
+        revokedKeys = await tokens.revokePartnerKeys(id, label, now);
+        await partners.endSessions({ applicationId: id });
+      }
+      await events.emit({
+        type: 'partner.stage_changed',
+        tenant: 'root',
+        data: { applicationId: id, kind: found.kind, from: found.stage, to },
+      });
+      return audit.append({
+        actor,
+        action: 'partner.stage_changed',
+        tenant: found.tenant,
+        target: id,
+        detail: { from: found.stage, to, ...(revokedKeys.length > 0 ? { revokedKeys } : {}) },
+      });
+    });
+    return { ok: true as const, auditSeq, partner: applicationView((await this.store.application(id)) ?? found) };
+  }
+
+  /**
+   * Links an approved (or later) partner to a tenant, created here when `tenantName` is given, and
+   * attaches its grant. Keys already minted outside a narrowed grant are revoked with it. A partner
+   * stays with the tenant it was first linked to.
+   */
+  async linkTenant(actor: Actor, id: string, input: GrantInput) {
+    const found = await this.store.application(id);
+    if (!found) throw unknownPartner();
+    if (!SIGNED_IN_STAGES.includes(found.stage)) {
+      throw new ServiceError('partner_not_approved', `The partner is at stage ${found.stage}; link it once it is approved.`);
+    }
+    if ((input.tenant === undefined) === (input.tenantName === undefined)) {
+      throw new ServiceError('invalid_request', 'Name exactly one of tenant (an existing one) and tenantName (a new one).');
+    }
+    if (input.tenant !== undefined && !(await this.tenants.exists(input.tenant))) {
+      throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
+    }
+    if (found.tenant !== null && (input.tenantName !== undefined || input.tenant !== found.tenant)) {
+      throw new ServiceError(
+        'partner_linked',
+        `The partner is linked to tenant ${found.tenant}; its grant can change, its tenant cannot.`,
+      );
+    }
+    const scopes = [...new Set(input.scopes)].sort();
+    const tenant = input.tenant ?? (await this.tenants.create(input.tenantName as string, actor)).slug;
+    const grant = { scopes, rateClass: input.rateClass };
+    const now = this.clock.now();
+    const label = actorLabel(actor);
+    const auditSeq = await this.uow.run(async ({ partners, tokens, audit }) => {
+      await partners.setGrant(id, tenant, grant, now);
+      const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>
+        t.rateClass === grant.rateClass && t.scopes.every((s) => scopes.includes(s));
+      const revokedKeys = await tokens.revokePartnerKeys(id, label, now, inside);
+      return audit.append({
+        actor,
+        action: 'partner.linked',
+        tenant,
+        target: id,
+        detail: { scopes, rateClass: grant.rateClass, created: input.tenantName !== undefined, revokedKeys },
+      });
+    });
+    return { ok: true as const, auditSeq, partner: applicationView((await this.store.application(id)) ?? found) };
+  }
+
+  /** Partners by kind and stage, and how long they have been in their stage (days). */
+  async portfolio() {
+    const now = this.clock.now();
+    const days = (ms: number) => Math.round((ms / 86_400_000) * 10) / 10;
+    const cells = await this.store.portfolio();
+    return {
+      total: cells.reduce((n, c) => n + c.count, 0),
+      cells: cells
+        .sort((a, b) => a.kind.localeCompare(b.kind) || a.stage.localeCompare(b.stage))
+        .map((c) => ({
+          kind: c.kind,
+          stage: c.stage,
+          count: c.count,
+          meanDaysInStage: days(now - c.meanStageAt),
+          longestDaysInStage: days(now - c.oldestStageAt),
+        })),
+    };
+  }
+}
+
+const kindWords: Record<PartnerKind, string> = {
+  issuer: 'an issuer',
+  'relying-party': 'a relying party',
+  'data-partner': 'a data partner',
+  wallet: 'a wallet',
+};
+
+function illegal(from: PartnerStage, to: PartnerStage): ServiceError {
+  const allowed = TRANSITIONS[from];
+  return new ServiceError(
+    'illegal_transition',
+    `A partner at stage ${from} cannot move to ${to}; ${allowed.length === 0 ? `${from} is final` : `it can move to: ${allowed.join(', ')}`}.`,
+  );
+}
