@@ -18,6 +18,7 @@ import { OPERATOR_ROLES } from '../src/ports/operator-store.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { holderJws, newHolderKey } from './helpers/holder.ts';
 import { accessToken, createOffer } from './helpers/issuance.ts';
+import { livePartnerSession } from './helpers/partners.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from './helpers/rail.ts';
 
 /** A holder-plane operation served only here, until the wallet module brings real ones. */
@@ -162,9 +163,14 @@ for (const factory of testDatabases()) {
         for (const [why, headers] of [['no credential', {}] as [string, Record<string, string>], ...others]) {
           const res = await call(route, headers);
           if (route.onRefusal) {
-            // A browser page that answers its refusals itself (the account portal's handoff): 401, a page, nothing stored.
-            assert.equal(res.statusCode, 401, `${route.method} ${route.path} with ${why}`);
-            assert.match(String(res.headers['content-type']), /^text\/html/);
+            // A browser page that answers its refusals itself: a 401 page (the account portal's
+            // handoff) or a 303 to its sign-in page (the partner portal); nothing stored.
+            const what = `${route.method} ${route.path} with ${why}: ${res.statusCode}`;
+            if (res.statusCode === 303) assert.match(String(res.headers.location), /^\/[a-z]+\/signin$/, what);
+            else {
+              assert.equal(res.statusCode, 401, what);
+              assert.match(String(res.headers['content-type']), /^text\/html/);
+            }
             continue;
           }
           refused(route, res, 401, 'unauthorized', `with ${why}`);
@@ -179,8 +185,29 @@ for (const factory of testDatabases()) {
       for (const route of routes.filter((r) => r.auth === 'operator')) {
         const role = OPERATOR_ROLES.find((r) => !route.roles?.includes(r));
         assert.ok(role, `${route.path} admits every role`);
-        refused(route, await call(route, onlyRole.get(role) ?? {}), 403, 'forbidden', `as ${role}`);
+        const res = await call(route, onlyRole.get(role) ?? {});
+        if (route.onRefusal) {
+          // A page answers the refusal with its error page.
+          assert.equal(res.statusCode, 403, `${route.method} ${route.path} as ${role}`);
+          assert.match(String(res.headers['content-type']), /^text\/html/);
+          continue;
+        }
+        refused(route, res, 403, 'forbidden', `as ${role}`);
       }
+      assert.deepEqual(await snapshot(rail, factory.name === 'postgres'), before);
+    });
+
+    test('a partner session: 403 on every operator operation that is not its team’s', async () => {
+      const partner = (await livePartnerSession(rail.db, { tenant: 'alpha' })).bearer;
+      const before = await snapshot(rail, factory.name === 'postgres');
+      let walked = 0;
+      for (const route of routes.filter((r) => r.auth === 'operator' && !r.roles?.some((role) => role.startsWith('partner-')))) {
+        const res = await call(route, partner);
+        if (route.onRefusal) assert.equal(res.statusCode, 403, `${route.method} ${route.path}`);
+        else refused(route, res, 403, 'forbidden', 'as a partner session');
+        walked++;
+      }
+      assert.ok(walked >= 50, `${walked} operations`);
       assert.deepEqual(await snapshot(rail, factory.name === 'postgres'), before);
     });
 

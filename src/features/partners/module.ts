@@ -9,16 +9,17 @@ import { partnerAdminRoutes } from './admin-routes.ts';
 import { partnerApiRoutes } from './api-routes.ts';
 import { PartnerAccess } from './partner-access.ts';
 import { PartnerService } from './partner-service.ts';
+import { portalRoutes } from './portal-routes.ts';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Partner onboarding (docs/partners.md): the public intake and status, the pipeline operators run,
- * partner sessions by mailed code, and keys a partner mints inside its grant.
+ * partner sessions by mailed code, keys a partner mints inside its grant, and the partner portal.
  */
 export const partnersModule = defineModule({
   name: 'partners',
-  groups: ['partners', 'admin-partners'],
+  groups: ['partners', 'portal', 'admin-partners'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { config } = ctx;
@@ -44,7 +45,11 @@ export const partnersModule = defineModule({
     const access = new PartnerAccess(store, new SqlIntegrationTokenStore(ctx.db), uow, codes, budget, platform, ctx.clock, warn);
     return {
       services: { partners, access },
-      routes: () => [partnerApiRoutes(partners, access, budget, ctx.clock), partnerAdminRoutes(partners)],
+      routes: () => [
+        partnerApiRoutes(partners, access, budget, ctx.clock),
+        portalRoutes(access, config.platformName, config.publicUrl.origin),
+        partnerAdminRoutes(partners),
+      ],
       jobs: [{ name: 'partners.prune', everyMs: PRUNE_EVERY_MS, run: (now) => access.prune(now) }],
     };
   },
