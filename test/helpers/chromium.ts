@@ -4,7 +4,8 @@
  * saying so, only when the binary is missing.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { createRequire } from 'node:module';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -55,4 +56,63 @@ export async function watchPage(page: Page): Promise<PageWatch> {
       document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
   });
   return watch;
+}
+
+/** What the page checks evaluate inside a page (the project's lib has no DOM types). */
+interface AxeInPage {
+  document: { documentElement: { scrollWidth: number } };
+  innerWidth: number;
+  axe: {
+    run(
+      context?: unknown,
+      options?: unknown,
+    ): Promise<{
+      violations: Array<{
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: Array<{ target: unknown; failureSummary?: string }>;
+      }>;
+    }>;
+  };
+}
+
+/**
+ * axe-core's serious and critical violations on `url`, opened in a new page of `context`, which
+ * must bypass CSP (`bypassCSP: true`) so that the script can be injected. Each as one line.
+ */
+export async function axeViolations(context: BrowserContext, url: string): Promise<string[]> {
+  const page = await context.newPage();
+  try {
+    const response = await page.goto(url);
+    if (!response?.ok()) throw new Error(`${url} answered ${response?.status()}`);
+    const { source } = createRequire(import.meta.url)('axe-core') as { source: string };
+    await page.addScriptTag({ content: source });
+    const results = await page.evaluate(() => {
+      const inPage = globalThis as unknown as AxeInPage;
+      return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+    });
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
+      );
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * How much wider than the screen the page is (0 when nothing overflows). A mobile browser zooms
+ * out to fit a page wider than its screen, which widens innerWidth with it: the screen's own width
+ * is the viewport's.
+ */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  const screen = page.viewportSize()?.width ?? 0;
+  const { scrollWidth, innerWidth } = await page.evaluate(() => {
+    const inPage = globalThis as unknown as AxeInPage;
+    return { scrollWidth: inPage.document.documentElement.scrollWidth, innerWidth: inPage.innerWidth };
+  });
+  return Math.max(0, scrollWidth - Math.min(innerWidth, screen));
 }

@@ -71,10 +71,13 @@ export const owner = bearer(OWNER_TOKEN);
  * a browser's same-origin requests, the did:web DIDs and a wallet all reach it at the address it
  * publishes. The port must be known before compose, hence chosen first.
  */
-export async function startRailOnSocket(db: TestDatabase): Promise<{ rail: TestRail; origin: string }> {
+export async function startRailOnSocket(
+  db: TestDatabase,
+  env: Record<string, string> = {},
+): Promise<{ rail: TestRail; origin: string }> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const rail = await startRail(db, { PUBLIC_URL: origin });
+  const rail = await startRail(db, { ...env, PUBLIC_URL: origin });
   await rail.app.listen({ port, host: '127.0.0.1' });
   return { rail, origin };
 }

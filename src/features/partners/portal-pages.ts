@@ -53,8 +53,8 @@ export function renderOverviewPage(siteName: string, o: Overview): RenderedPage 
   const usage =
     o.usage.length === 0
       ? html`<p>No active keys. <a href="/portal/keys">Mint one</a>.</p>`
-      : html`<table><caption>Use of each active key in its current window</caption><thead><tr><th scope="col">Key</th><th scope="col" class="num">Used</th><th scope="col" class="num">Of</th><th scope="col">Window ends (UTC)</th></tr></thead>
-<tbody>${o.usage.map((u) => html`<tr><td>${u.label}</td><td class="num">${u.used}</td><td class="num">${u.quota}</td><td>${when(u.windowEndsAt)}</td></tr>`)}</tbody></table>`;
+      : html`<div class="table-scroll" role="region" aria-label="Usage" tabindex="0"><table><caption>Use of each active key in its current window</caption><thead><tr><th scope="col">Key</th><th scope="col" class="num">Used</th><th scope="col" class="num">Of</th><th scope="col">Window ends (UTC)</th></tr></thead>
+<tbody>${o.usage.map((u) => html`<tr><td>${u.label}</td><td class="num">${u.used}</td><td class="num">${u.quota}</td><td>${when(u.windowEndsAt)}</td></tr>`)}</tbody></table></div>`;
   const main = html`<h1>${p.organisation}</h1>
 ${portalNav('/portal')}
 <p class="lead">Signed in as ${o.signedInAs.email}.</p>
@@ -90,8 +90,8 @@ export function renderKeysPage(
   const list =
     keys.length === 0
       ? html`<p>No keys yet.</p>`
-      : html`<table><caption>Keys of your partner</caption><thead><tr><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">State</th><th scope="col">Created (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${keys.map((k) => html`<tr><td>${k.label}</td><td>${k.scopes.join(', ')}</td><td>${k.state}</td><td>${when(k.createdAt)}</td><td class="actions">${actions(k)}</td></tr>`)}</tbody></table>`;
+      : html`<div class="table-scroll" role="region" aria-label="Keys of your partner" tabindex="0"><table><caption>Keys of your partner</caption><thead><tr><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">State</th><th scope="col">Created (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${keys.map((k) => html`<tr><td>${k.label}</td><td>${k.scopes.join(', ')}</td><td>${k.state}</td><td>${when(k.createdAt)}</td><td class="actions">${actions(k)}</td></tr>`)}</tbody></table></div>`;
   const mint = !canManage
     ? html`<p>Your role reads keys; an admin or developer of your team mints them.</p>`
     : grantScopes === null
@@ -137,8 +137,8 @@ export function renderTeamPage(
 ${portalNav('/portal/team')}
 ${input.notice ? html`<p class="notice" role="alert">${input.notice}</p>` : ''}
 <p class="lead">Everyone here signs in with a code mailed to their address. <strong>admin</strong>: the team and keys; <strong>developer</strong>: keys; <strong>viewer</strong>: reads.</p>
-<table><caption>Members</caption><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Added (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${members.map(row)}</tbody></table>
+<div class="table-scroll" role="region" aria-label="Members" tabindex="0"><table><caption>Members</caption><thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Added (UTC)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${members.map(row)}</tbody></table></div>
 <section aria-labelledby="add"><h2 id="add">Add a member</h2>${add}</section>`;
   return page(siteName, 'Partner portal: team', main);
 }
