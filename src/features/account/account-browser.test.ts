@@ -11,12 +11,17 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import {
+  chromiumMissing,
+  horizontalOverflow,
+  launchChromium,
+  axeViolations as sharedAxeViolations,
+  watchPage,
+} from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
@@ -51,20 +56,7 @@ const LEDGER: ReadonlyArray<readonly [number, string, number]> = [
 const BALANCE = 40;
 
 /** What the test reads inside the page (the project's lib has no DOM types). Only functions are evaluated there. */
-type InPage = {
-  __csp: string[];
-  document: { documentElement: { scrollWidth: number } };
-  innerWidth: number;
-  axe: { run(context?: unknown, options?: unknown): Promise<AxeResults> };
-};
-interface AxeResults {
-  violations: Array<{
-    id: string;
-    impact: string | null;
-    help: string;
-    nodes: Array<{ target: unknown; failureSummary?: string }>;
-  }>;
-}
+type InPage = { __csp: string[] };
 
 for (const [index, factory] of testDatabases().entries()) {
   /** Screenshots from the first engine only: the pages are the same on both. */
@@ -125,43 +117,17 @@ for (const [index, factory] of testDatabases().entries()) {
       return side;
     }
 
-    /** axe-core on `path` (serious and critical only), in a context that bypasses CSP so the script can be injected. */
+    /** axe-core on `path` (serious and critical only), signed in, in a context that bypasses CSP so the script can be injected. */
     async function axeViolations(path: string): Promise<string[]> {
       const axeContext = await sideContext({ ...DESKTOP, bypassCSP: true });
       try {
-        const axePage = await axeContext.newPage();
-        const response = await axePage.goto(`${origin}${path}`);
-        assert.equal(response?.status(), 200, path);
-        const { source } = createRequire(import.meta.url)('axe-core') as { source: string };
-        await axePage.addScriptTag({ content: source });
-        const results = await axePage.evaluate(() => {
-          const inPage = globalThis as unknown as InPage;
-          return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-        });
-        return results.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map(
-            (v) =>
-              `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
-          );
+        return await sharedAxeViolations(axeContext, `${origin}${path}`);
       } finally {
         await axeContext.close();
       }
     }
 
-    /**
-     * How much wider than the screen the page is (0 when nothing overflows). A mobile browser zooms
-     * out to fit a page wider than its screen, which widens innerWidth with it: the screen's own
-     * width is the context's viewport.
-     */
-    const overflow = async (p: Page) => {
-      const screen = p.viewportSize()?.width ?? 0;
-      const { scrollWidth, innerWidth } = await p.evaluate(() => {
-        const inPage = globalThis as unknown as InPage;
-        return { scrollWidth: inPage.document.documentElement.scrollWidth, innerWidth: inPage.innerWidth };
-      });
-      return Math.max(0, scrollWidth - Math.min(innerWidth, screen));
-    };
+    const overflow = horizontalOverflow;
 
     const shoot = async (p: Page, name: string) => {
       if (screenshots) await p.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
