@@ -41,6 +41,10 @@ const EXTRAS: Record<string, string> = {
   'GET /t/{tenant}/credential-offer/{handle}': 'OID4VCI 1.0 §4.1.3 credential_offer_uri of by-reference offers',
   'GET /assets/{file}': 'the stylesheet and icon of the pages (style-src self)',
   'GET /docs/assets/{file}': 'the API reference viewer, served from node_modules rather than a CDN',
+  'POST /partners/apply':
+    'the action of the /partners/apply form: the JSON intake’s rules and per-address budget, without a script (docs/partner-pages.md)',
+  'POST /partners/status':
+    'the action of the /partners/status form: the status token travels in a form body, never in a URL (docs/partner-pages.md)',
   'POST /api/members/enrolment-types':
     'a tenant names the credential types whose accepted presentation enrols (POST /member/enroll; docs/decisions/0014)',
 };
@@ -103,6 +107,9 @@ describe('the route table against the interface inventory', () => {
       'onboarding',
       'account',
       'admin-integration',
+      'partners',
+      'portal',
+      'admin-partners',
     ];
     for (const group of finished) {
       const missing = INVENTORY.filter((r) => r.group === group && !served.has(`${r.method} ${r.path}`));
@@ -112,6 +119,15 @@ describe('the route table against the interface inventory', () => {
         `${group}: every operation is served`,
       );
     }
+  });
+
+  test('the partner programme’s seven public pages are served', () => {
+    const pages = INVENTORY.filter((r) => r.group === 'pages' && r.path.startsWith('/partners'));
+    assert.equal(pages.length, 7);
+    assert.deepEqual(
+      pages.filter((r) => !served.has(`${r.method} ${r.path}`)).map((r) => r.path),
+      [],
+    );
   });
 
   test('a served operation of the inventory has its plane, stability and internal flag', () => {

@@ -15,6 +15,7 @@ export interface NavItem {
 export const MAIN_NAV: readonly NavItem[] = [
   { href: '/', label: 'Home' },
   { href: '/verify', label: 'Verify' },
+  { href: '/partners', label: 'Partners' },
   { href: '/docs', label: 'API reference' },
 ];
 

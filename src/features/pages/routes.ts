@@ -7,6 +7,7 @@ import { sendPage, sendStaticFile } from '../../web/serve.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { renderHomePage } from './home-page.ts';
 import { summarizeOpenApi } from './openapi-summary.ts';
+import { type PartnerPageDeps, partnerPageRoutes } from './partner-routes.ts';
 import { renderVerifyPage } from './verify-page.ts';
 
 export interface PageDeps {
@@ -16,6 +17,8 @@ export interface PageDeps {
   openApi: () => Record<string, unknown>;
   /** The wallet providers this deployment admits, which /verify lists (docs/wallet.md). */
   admittedWallets: () => Promise<{ name: string; homepage: string }[]>;
+  /** The partner programme's pages and their two forms (docs/partner-pages.md). */
+  partnerPages: Omit<PartnerPageDeps, 'siteName'>;
 }
 
 const HTML = { 200: { description: 'HTML page.', contentType: 'text/html' } };
@@ -68,6 +71,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       page('/verify', 'The hosted verification page for relying parties.', async () =>
         renderVerifyPage(deps.siteName, await deps.admittedWallets()),
       ),
+      ...partnerPageRoutes({ siteName: deps.siteName, ...deps.partnerPages }),
       staticFiles('/assets'),
       staticFiles('/docs/assets'),
     ],
