@@ -50,6 +50,11 @@ export class WebhookDispatcher {
   private pumping: Promise<void> | undefined;
   private again = false;
   private stopping = false;
+  /**
+   * Set by start(). Until then nothing runs by itself: a committed event or a finished lane
+   * wakes nothing, and only runOnce() (tests driving a test clock) sends.
+   */
+  private started = false;
   /** Whether the last routing saw an active endpoint; until then, assume one. */
   private endpoints = true;
   private lastPump = 0;
@@ -74,6 +79,7 @@ export class WebhookDispatcher {
   }
 
   start(): void {
+    this.started = true;
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
     this.wake();
@@ -85,7 +91,7 @@ export class WebhookDispatcher {
    * COMMIT_GAP_MS of its last pass.
    */
   committed(): void {
-    if (!this.endpoints || this.stopping) return;
+    if (!this.started || !this.endpoints || this.stopping) return;
     if (this.pumping) {
       this.committedMeanwhile = true;
       return;
@@ -102,7 +108,7 @@ export class WebhookDispatcher {
 
   /** Looks for work now (an endpoint changed, a lane finished, the poll). */
   wake(): void {
-    if (this.stopping) return;
+    if (!this.started || this.stopping) return;
     if (this.pumping) {
       this.again = true;
       return;
