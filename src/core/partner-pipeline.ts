@@ -17,6 +17,9 @@ export const PARTNER_STAGES = [
 ] as const;
 export type PartnerStage = (typeof PARTNER_STAGES)[number];
 
+/** The stages an application goes through when all goes well, in order. */
+export const FORWARD_STAGES: readonly PartnerStage[] = PARTNER_STAGES.filter((s) => s !== 'rejected' && s !== 'withdrawn');
+
 /**
  * Where an application may go from each stage. Forward one stage at a time; out (`rejected` by
  * the platform, `withdrawn` by the partner's word) from anywhere before `live`, and a live partner

@@ -77,27 +77,32 @@ interface AxeInPage {
   };
 }
 
+/** axe-core's serious and critical violations on the page as it is now (its context must bypass CSP), each as one line. */
+export async function axeOnPage(page: Page): Promise<string[]> {
+  const { source } = createRequire(import.meta.url)('axe-core') as { source: string };
+  await page.addScriptTag({ content: source });
+  const results = await page.evaluate(() => {
+    const inPage = globalThis as unknown as AxeInPage;
+    return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+  });
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
+    );
+}
+
 /**
  * axe-core's serious and critical violations on `url`, opened in a new page of `context`, which
- * must bypass CSP (`bypassCSP: true`) so that the script can be injected. Each as one line.
+ * must bypass CSP (`bypassCSP: true`) so that the script can be injected.
  */
 export async function axeViolations(context: BrowserContext, url: string): Promise<string[]> {
   const page = await context.newPage();
   try {
     const response = await page.goto(url);
     if (!response?.ok()) throw new Error(`${url} answered ${response?.status()}`);
-    const { source } = createRequire(import.meta.url)('axe-core') as { source: string };
-    await page.addScriptTag({ content: source });
-    const results = await page.evaluate(() => {
-      const inPage = globalThis as unknown as AxeInPage;
-      return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-    });
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
-      );
+    return await axeOnPage(page);
   } finally {
     await page.close();
   }

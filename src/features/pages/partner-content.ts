@@ -227,13 +227,3 @@ of the partner were revoked and its portal sessions ended.`,
 to no other stage, and any keys of the partner were revoked and its portal sessions ended.`,
   },
 };
-
-/** The stages an application goes through when all goes well, in order. */
-export const FORWARD_STAGES: readonly PartnerStage[] = [
-  'applied',
-  'screening',
-  'due-diligence',
-  'approved',
-  'onboarding',
-  'live',
-];

@@ -8,11 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { axeViolations, chromiumMissing, horizontalOverflow, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import {
+  axeOnPage,
+  axeViolations,
+  chromiumMissing,
+  horizontalOverflow,
+  launchChromium,
+  watchPage,
+} from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT } from '../../../test/helpers/process.ts';
 import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
@@ -32,19 +38,7 @@ const PHONE: BrowserContextOptions = {
 };
 
 /** What the test reads inside the page (the project's lib has no DOM types). Only functions are evaluated there. */
-type InPage = {
-  __csp: string[];
-  document: unknown;
-  axe: { run(context?: unknown, options?: unknown): Promise<AxeResults> };
-};
-interface AxeResults {
-  violations: Array<{
-    id: string;
-    impact: string | null;
-    help: string;
-    nodes: Array<{ target: unknown; failureSummary?: string }>;
-  }>;
-}
+type InPage = { __csp: string[] };
 
 describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: skip ?? false }, () => {
   let db: TestDatabase;
@@ -81,21 +75,8 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
       .fill('We deposit water bills into our customers’ wallets.\nReceipts follow next year.');
   }
 
-  /** axe-core on the page as it is now, after a form was posted (serious and critical only); axeViolations opens a URL. */
-  async function axeOn(p: Page): Promise<string[]> {
-    const { source } = createRequire(import.meta.url)('axe-core') as { source: string };
-    await p.addScriptTag({ content: source });
-    const results = await p.evaluate(() => {
-      const inPage = globalThis as unknown as InPage;
-      return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-    });
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map(
-        (v) =>
-          `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
-      );
-  }
+  /** axe-core on the page as it is now, after a form was posted (serious and critical only). */
+  const axeOn = axeOnPage;
 
   test('apply with the form, read the token, follow the application: all without JavaScript', async () => {
     const context = await browser.newContext({ ...DESKTOP, javaScriptEnabled: false });

@@ -4,11 +4,11 @@
  * as its applicant sees it: its stage in words, what comes next, and its history. A wrong id and a
  * wrong token are one answer. No script.
  */
-import { PARTNER_KINDS, type PartnerKind, type PartnerStage, TRANSITIONS } from '../../core/partner-pipeline.ts';
+import { FORWARD_STAGES, PARTNER_KINDS, type PartnerKind, type PartnerStage, TRANSITIONS } from '../../core/partner-pipeline.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
 import { errorSummary, inputField } from './form-fields.ts';
-import { FORWARD_STAGES, KIND_CONTENT, STAGE_CONTENT } from './partner-content.ts';
+import { KIND_CONTENT, STAGE_CONTENT } from './partner-content.ts';
 import type { FieldErrors } from './partner-form.ts';
 
 export const STATUS_FIELDS = ['applicationId', 'statusToken'] as const;
