@@ -75,6 +75,8 @@ export interface PartnerStore {
   setGrant(id: string, tenant: string, grant: NonNullable<ApplicationRecord['grant']>, now: number): Promise<void>;
   portfolio(): Promise<PortfolioCell[]>;
 
+  /** Holds the partner's row until the transaction ends (PostgreSQL), so changes of its team are one at a time. */
+  lockTeam(applicationId: string): Promise<void>;
   addMember(member: TeamMember): Promise<boolean>;
   members(applicationId: string): Promise<TeamMember[]>;
   member(id: string): Promise<TeamMember | undefined>;

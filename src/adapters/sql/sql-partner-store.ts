@@ -169,6 +169,16 @@ export class SqlPartnerStore implements PartnerStore {
     }));
   }
 
+  async lockTeam(applicationId: string): Promise<void> {
+    // A write to the partner's own row takes its row lock on PostgreSQL; on SQLite the transaction
+    // already holds the one writer's lock from its first write.
+    await this.db
+      .updateTable('partner_applications')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', applicationId)
+      .execute();
+  }
+
   async addMember(m: TeamMember): Promise<boolean> {
     const result = await this.db
       .insertInto('partner_team')

@@ -15,7 +15,7 @@ import { INTEGRATION_TOKEN_PREFIX, PARTNER_SESSION_PREFIX, type PartnerSessionIn
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { CODE_TTL_MS, type MailedCodes } from '../onboarding/mailed-codes.ts';
 import type { PartnerScope } from './partner-service.ts';
 
@@ -30,6 +30,7 @@ export const MAX_TEAM = 25;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const unknownKey = () => new ServiceError('unknown_token', 'Your partner has no key with this id.');
 const unknownMember = () => new ServiceError('unknown_team_member', 'Your team has no member with this id.');
+const lastAdmin = () => new ServiceError('last_admin', 'The team needs an admin: make another member admin first.');
 
 export const keyView = (t: IntegrationTokenRecord) => ({
   id: t.id,
@@ -249,21 +250,31 @@ export class PartnerAccess {
     return (await this.store.members(session.applicationId)).map(teamView);
   }
 
+  /**
+   * Runs a change of the team with the team held: the partner's row is locked first (on
+   * PostgreSQL; SQLite has one writer), so the team read inside is the one the change applies to,
+   * and two admins removing each other at once cannot leave the team without an admin.
+   */
+  private changeTeam<T>(session: PartnerSessionInfo, work: (scope: PartnerScope & Recorders, team: TeamMember[]) => Promise<T>) {
+    return this.uow.run(async (scope) => {
+      await scope.partners.lockTeam(session.applicationId);
+      return work(scope, await scope.partners.members(session.applicationId));
+    });
+  }
+
   async addMember(session: PartnerSessionInfo, actor: Actor, input: { email: string; role: TeamRole }) {
-    const email = input.email.trim().toLowerCase();
-    const members = await this.store.members(session.applicationId);
-    if (members.length >= MAX_TEAM) throw new ServiceError('conflict', `A team has at most ${MAX_TEAM} members.`);
     const member: TeamMember = {
       id: `ptm_${randomText(16)}`,
       applicationId: session.applicationId,
-      email,
+      email: input.email.trim().toLowerCase(),
       role: input.role,
       addedBy: actorLabel(actor),
       addedAt: this.clock.now(),
     };
-    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+      if (team.length >= MAX_TEAM) throw new ServiceError('conflict', `A team has at most ${MAX_TEAM} members.`);
       if (!(await partners.addMember(member))) {
-        throw new ServiceError('team_member_exists', `${email} is already on your team.`);
+        throw new ServiceError('team_member_exists', `${member.email} is already on your team.`);
       }
       return audit.append({
         actor,
@@ -277,13 +288,10 @@ export class PartnerAccess {
   }
 
   async removeMember(session: PartnerSessionInfo, actor: Actor, memberId: string) {
-    const members = await this.store.members(session.applicationId);
-    const target = members.find((m) => m.id === memberId);
-    if (!target) throw unknownMember();
-    if (target.role === 'admin' && members.filter((m) => m.role === 'admin').length === 1) {
-      throw new ServiceError('last_admin', 'The team needs an admin: make another member admin first.');
-    }
-    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+      const target = team.find((m) => m.id === memberId);
+      if (!target) throw unknownMember();
+      if (target.role === 'admin' && team.filter((m) => m.role === 'admin').length === 1) throw lastAdmin();
       if (!(await partners.removeMember(session.applicationId, memberId))) throw unknownMember();
       await partners.endSessions({ memberId });
       return audit.append({
@@ -298,14 +306,15 @@ export class PartnerAccess {
   }
 
   async setRole(session: PartnerSessionInfo, actor: Actor, memberId: string, role: TeamRole) {
-    const members = await this.store.members(session.applicationId);
-    const target = members.find((m) => m.id === memberId);
-    if (!target) throw unknownMember();
-    if (target.role === 'admin' && role !== 'admin' && members.filter((m) => m.role === 'admin').length === 1) {
-      throw new ServiceError('last_admin', 'The team needs an admin: make another member admin first.');
-    }
-    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+    let changed: TeamMember | undefined;
+    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+      const target = team.find((m) => m.id === memberId);
+      if (!target) throw unknownMember();
+      if (target.role === 'admin' && role !== 'admin' && team.filter((m) => m.role === 'admin').length === 1) {
+        throw lastAdmin();
+      }
       if (!(await partners.setRole(session.applicationId, memberId, role))) throw unknownMember();
+      changed = { ...target, role };
       return audit.append({
         actor,
         action: 'partner_team.role_changed',
@@ -314,7 +323,7 @@ export class PartnerAccess {
         detail: { partnerId: session.applicationId, role },
       });
     });
-    return { ok: true as const, auditSeq, member: teamView({ ...target, role }) };
+    return { ok: true as const, auditSeq, member: teamView(changed as TeamMember) };
   }
 
   prune(now: number): Promise<void> {

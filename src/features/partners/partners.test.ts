@@ -405,6 +405,51 @@ for (const factory of testDatabases()) {
       assert.equal(row.state, 'revoked');
     });
 
+    test('the team keeps an admin: the last one cannot leave, and two admins removing each other at once leave one', async () => {
+      const filed = await approved();
+      const admin = (await signIn(filed.body.contactEmail)).token;
+      const form = (token: string, path: string, body: Record<string, string>) =>
+        rail.app.inject({
+          method: 'POST',
+          url: path,
+          headers: {
+            origin: 'https://rail.example.test',
+            cookie: `openrail_portal=${token}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          payload: new URLSearchParams(body).toString(),
+        });
+      const team = async () =>
+        rail.db
+          .selectFrom('partner_team')
+          .select(['id', 'email', 'role'])
+          .where('application_id', '=', filed.applicationId)
+          .execute();
+      const [first] = await team();
+      const alone = await form(admin, '/portal/team/remove', { memberId: first?.id ?? '' });
+      assert.equal(alone.statusCode, 409);
+      assert.match(alone.body, /needs an admin/);
+      const demoted = await form(admin, '/portal/team/role', { memberId: first?.id ?? '', role: 'viewer' });
+      assert.equal(demoted.statusCode, 409);
+
+      const second = `second-${randomBytes(3).toString('hex')}@harbour-water.example`;
+      assert.equal((await form(admin, '/portal/team/add', { email: second, role: 'admin' })).statusCode, 303);
+      const other = (await signIn(second)).token;
+      const members = await team();
+      const mine = members.find((m) => m.email === filed.body.contactEmail)?.id ?? '';
+      const theirs = members.find((m) => m.email === second)?.id ?? '';
+      const [a, b] = await Promise.all([
+        form(admin, '/portal/team/remove', { memberId: theirs }),
+        form(other, '/portal/team/remove', { memberId: mine }),
+      ]);
+      // One removal wins; the other is refused (the last admin), or finds its session ended with
+      // its member (a redirect to sign in).
+      const won = [a, b].filter((r) => r.statusCode === 303 && r.headers.location === '/portal/team');
+      assert.equal(won.length, 1, `${a.statusCode} ${a.headers.location ?? ''} / ${b.statusCode} ${b.headers.location ?? ''}`);
+      const left = await team();
+      assert.equal(left.filter((m) => m.role === 'admin').length, 1, JSON.stringify(left));
+    });
+
     test('roles: the pipeline is the platform’s; a tenant admin, the legacy issuer role and a partner session are refused', async () => {
       const filed = await apply();
       const login = async (roles: string[], tenant?: string) => {
