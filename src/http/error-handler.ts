@@ -33,7 +33,9 @@ export function installErrorHandling(app: FastifyInstance, siteName: string): vo
     const route = routeOf(request);
     if (route?.onRefusal && refusal.status < 500) {
       try {
-        return await route.onRefusal(request, reply, refusal);
+        // undefined: the route leaves this refusal to its surface's renderer, below.
+        const answered = await route.onRefusal(request, reply, refusal);
+        if (answered !== undefined) return answered;
       } catch (again) {
         return send(request, reply, toServiceError(again as FastifyError));
       }

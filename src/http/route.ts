@@ -83,7 +83,8 @@ export interface RouteDef {
   surface?: Surface;
   /**
    * Pages only: answers a refusal (4xx) itself instead of the error page, for a browser flow that
-   * has a better next step than an error (the sign-in page, a redirect to it).
+   * has a better next step than an error (the sign-in page, a redirect to it). Answering
+   * undefined leaves the refusal to the error page.
    */
   onRefusal?: (request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) => Promise<unknown>;
   /**

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { accountSessionOf, browserTicketOf, SESSION_COOKIE, TICKET_COOKIE } from '../../http/auth/account-cookies.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse } from '../../http/schemas/common.ts';
-import { renderErrorPage } from '../../web/error-page.ts';
+import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { type AccountData, OVERVIEW_LEDGER_LIMIT } from './account-data.ts';
@@ -36,13 +35,11 @@ export interface AccountDeps {
 /** The account portal's sign-in and overview (docs/account.md). */
 export function accountRoutes(deps: AccountDeps): RouteGroup {
   const { signin, siteName } = deps;
-  // Secure everywhere but a plain-http development origin, where a browser would drop the cookie.
-  const secure = signin.origin.startsWith('https:');
   const setCookie = (reply: FastifyReply, name: string, value: string, path: string, maxAgeMs: number) =>
-    reply.header('set-cookie', [
-      ...((reply.getHeader('set-cookie') as string[] | undefined) ?? []),
-      serialize(name, value, { httpOnly: true, secure, sameSite: 'lax', path, maxAge: Math.floor(maxAgeMs / 1000) }),
-    ]);
+    setSessionCookie(reply, { name, value, path, maxAgeMs, origin: signin.origin });
+  /** Not signed in: to the sign-in page; any other refusal: the error page. */
+  const toSignin = async (_request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) =>
+    refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : undefined;
   const approveUrl = (ticket: string) => `${signin.approveAudience}?t=${ticket}`;
   /** A fresh ticket in the browser's cookie, and the sign-in page for it. */
   const signinPage = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
@@ -55,8 +52,6 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
     setCookie(reply, TICKET_COOKIE, '', '/account', 0);
     return seeOther(reply, '/account');
   };
-  const sendError = (reply: FastifyReply, refusal: ServiceError) =>
-    sendPage(reply.code(refusal.status), renderErrorPage(refusal, siteName), 'no-store');
   const common = { auth: 'public', stability: 'unpromised', undocumented: UNDOCUMENTED } as const;
 
   return {
@@ -149,7 +144,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
                 renderSigninNeededPage(siteName, 'This browser has no sign-in request to continue.'),
                 'no-store',
               )
-            : sendError(reply, refusal),
+            : undefined,
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { ticket } = browserTicketOf(request);
@@ -191,7 +186,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         surface: 'page',
         summary: 'The holder’s memberships, tiers, coins and coin ledgers; never credentials, claims or the sharing log.',
         responses: { 200: HTML('The overview.'), 303: { description: 'Not signed in: to /account/signin.' } },
-        onRefusal: async (_request, reply) => seeOther(reply, '/account/signin'),
+        onRefusal: toSignin,
         handler: async (request, reply) => {
           const { accountId } = accountSessionOf(request);
           const memberships = await deps.data.memberships(accountId, OVERVIEW_LEDGER_LIMIT);
@@ -212,8 +207,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
           303: { description: 'Not signed in: to /account/signin.' },
           403: HTML('cross_origin_form'),
         },
-        onRefusal: async (_request, reply, refusal) =>
-          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        onRefusal: toSignin,
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { accountId } = accountSessionOf(request);
@@ -233,7 +227,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         surface: 'page',
         summary: 'What is held of the account, per kind of record, with its export and its erasure.',
         responses: { 200: HTML('The data page.'), 303: { description: 'Not signed in: to /account/signin.' } },
-        onRefusal: async (_request, reply) => seeOther(reply, '/account/signin'),
+        onRefusal: toSignin,
         handler: async (request, reply) => {
           const { accountId } = accountSessionOf(request);
           return sendPage(reply, renderDataPage(siteName, accountId, await deps.erasure.held(accountId)), 'no-store');
@@ -256,8 +250,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
           303: { description: 'Not signed in: to /account/signin.' },
           403: HTML('cross_origin_form'),
         },
-        onRefusal: async (_request, reply, refusal) =>
-          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        onRefusal: toSignin,
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { accountId } = accountSessionOf(request);
@@ -281,8 +274,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         bodyOptional: true,
         summary: 'Ends the session and clears its cookie; 303 to the sign-in page.',
         responses: { 303: { description: 'Signed out, or not signed in.' }, 403: HTML('cross_origin_form') },
-        onRefusal: async (_request, reply, refusal) =>
-          refusal.code === 'unauthorized' ? seeOther(reply, '/account/signin') : sendError(reply, refusal),
+        onRefusal: toSignin,
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           await signin.signOut(accountSessionOf(request).session);

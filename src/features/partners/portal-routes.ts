@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { parse as parseCookie, serialize } from 'cookie';
+import { parse as parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { type IntegrationScope, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { PARTNER_KEYS, PARTNER_READ, PARTNER_TEAM } from '../../core/partner-pipeline.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { renderErrorPage } from '../../web/error-page.ts';
+import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { partnerSessionOf } from './api-routes.ts';
@@ -30,23 +30,11 @@ const ScopeBoxes = Object.fromEntries(SCOPE_NAMES.map((s) => [`scope_${s}`, Type
  * key is shown on once.
  */
 export function portalRoutes(access: PartnerAccess, siteName: string, origin: string): RouteGroup {
-  const secure = origin.startsWith('https:');
   const setSession = (reply: FastifyReply, value: string, maxAgeMs: number) =>
-    reply.header(
-      'set-cookie',
-      serialize(PORTAL_COOKIE, value, {
-        httpOnly: true,
-        secure,
-        sameSite: 'lax',
-        path: '/portal',
-        maxAge: Math.floor(maxAgeMs / 1000),
-      }),
-    );
-  const sendError = (reply: FastifyReply, refusal: ServiceError) =>
-    sendPage(reply.code(refusal.status), renderErrorPage(refusal, siteName), 'no-store');
-  /** Signed out (or never in): the sign-in page; any other refusal: its error page. */
+    setSessionCookie(reply, { name: PORTAL_COOKIE, value, path: '/portal', maxAgeMs, origin });
+  /** Signed out (or never in): the sign-in page; any other refusal: the error page. */
   const onRefusal = async (_request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) =>
-    refusal.code === 'unauthorized' ? seeOther(reply, '/portal/signin') : sendError(reply, refusal);
+    refusal.code === 'unauthorized' ? seeOther(reply, '/portal/signin') : undefined;
   const screen = {
     auth: 'operator',
     stability: 'unpromised',
@@ -127,7 +115,7 @@ export function portalRoutes(access: PartnerAccess, siteName: string, origin: st
               renderSigninPage(siteName, 'That is not an e-mail address we can mail a code to.'),
               'no-store',
             )
-          : sendError(reply, refusal),
+          : undefined,
       handler: async (request, reply) => {
         assertSameOriginForm(request, origin);
         reply.headers(await access.start(request.body.contactEmail, request.ip));
@@ -158,7 +146,7 @@ export function portalRoutes(access: PartnerAccess, siteName: string, origin: st
               ),
               'no-store',
             )
-          : sendError(reply, refusal);
+          : undefined;
       },
       handler: async (request, reply) => {
         assertSameOriginForm(request, origin);
