@@ -47,6 +47,28 @@ const tokenView = (t: IntegrationTokenRecord) => ({
   partnerId: t.partnerId,
 });
 
+/**
+ * A new active token and its secret: the secret is answered once, and only its hash is kept. Both
+ * the provisioning ceremony and a partner's portal mint through here.
+ */
+export function mintToken(
+  fields: Pick<IntegrationTokenRecord, 'tenant' | 'label' | 'scopes' | 'rateClass' | 'requestId' | 'createdBy' | 'partnerId'>,
+  now: number,
+): { record: IntegrationTokenRecord; secret: string } {
+  const secret = newToken(INTEGRATION_TOKEN_PREFIX);
+  const record: IntegrationTokenRecord = {
+    ...fields,
+    id: `itk_${randomText(16)}`,
+    tokenHash: hashToken(secret),
+    state: 'active',
+    createdAt: now,
+    rotatedAt: null,
+    revokedAt: null,
+    revokedBy: null,
+  };
+  return { record, secret };
+}
+
 const unknownRequest = () => new ServiceError('unknown_provisioning_request', 'No provisioning request you may see has this id.');
 const unknownToken = () => new ServiceError('unknown_token', 'No integration token you may see has this id.');
 
@@ -183,24 +205,19 @@ export class IntegrationTokenService {
     if (approver === found.requestedBy) {
       throw new ServiceError('same_operator', 'The operator who asked for this token cannot approve it; another owner must.');
     }
-    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
     const now = this.clock.now();
-    const record: IntegrationTokenRecord = {
-      id: `itk_${randomText(16)}`,
-      tenant: found.tenant,
-      label: found.label,
-      scopes: found.scopes,
-      rateClass: found.rateClass,
-      tokenHash: hashToken(secret),
-      state: 'active',
-      requestId,
-      createdBy: approver,
-      createdAt: now,
-      rotatedAt: null,
-      revokedAt: null,
-      revokedBy: null,
-      partnerId: null,
-    };
+    const { record, secret } = mintToken(
+      {
+        tenant: found.tenant,
+        label: found.label,
+        scopes: found.scopes,
+        rateClass: found.rateClass,
+        requestId,
+        createdBy: approver,
+        partnerId: null,
+      },
+      now,
+    );
     const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
       const decided = await tokens.decide(
         requestId,

@@ -10,7 +10,8 @@ import type { OnboardingStore } from '../../ports/onboarding-store.ts';
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_ATTEMPTS = 5;
 
-const invalidCode = () =>
+/** The one refusal of a code: wrong, expired, used or out of attempts are not told apart. */
+export const invalidCode = () =>
   new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
 
 /**

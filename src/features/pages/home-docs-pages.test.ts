@@ -7,11 +7,10 @@
  * WEB_SCREENSHOTS=<folder> also saves web-home.png and web-docs.png there.
  */
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import { axeOnPage, chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { webAssets } from '../../web/assets.ts';
@@ -26,16 +25,7 @@ type InPage = {
   __csp: string[];
   document: unknown;
   getComputedStyle(element: unknown): { backgroundColor: string };
-  axe: { run(context?: unknown, options?: unknown): Promise<AxeResults> };
 };
-interface AxeResults {
-  violations: Array<{
-    id: string;
-    impact: string | null;
-    help: string;
-    nodes: Array<{ target: unknown; failureSummary?: string }>;
-  }>;
-}
 
 describe('the home, API reference and verify pages of the service in Chromium', { skip: skip ?? false }, () => {
   let db: TestDatabase;
@@ -92,19 +82,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
       const axePage = await axeContext.newPage();
       await axePage.goto(`${origin}${path}`);
       if (prepare) await prepare(axePage);
-      const require = createRequire(import.meta.url);
-      const { source } = require('axe-core') as { source: string };
-      await axePage.addScriptTag({ content: source });
-      const results = await axePage.evaluate(() => {
-        const inPage = globalThis as unknown as InPage;
-        return inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-      });
-      return results.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map(
-          (v) =>
-            `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('; ')}`,
-        );
+      return await axeOnPage(axePage);
     } finally {
       await axeContext.close();
     }

@@ -16,7 +16,8 @@ import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
-import { CODE_TTL_MS, type MailedCodes } from '../onboarding/mailed-codes.ts';
+import { mintToken } from '../integration/token-service.ts';
+import { CODE_TTL_MS, invalidCode, type MailedCodes } from '../onboarding/mailed-codes.ts';
 import type { PartnerScope } from './partner-service.ts';
 
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
@@ -106,8 +107,7 @@ export class PartnerAccess {
     const email = contactEmail.trim().toLowerCase();
     const challenge = await this.codes.check(this.contactKey(email), code);
     const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
-    if (!member)
-      throw new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
+    if (!member) throw invalidCode();
     await this.codes.spend(challenge);
     const partner = await this.store.application(member.applicationId);
     const now = this.clock.now();
@@ -185,24 +185,18 @@ export class PartnerAccess {
     if (active >= MAX_ACTIVE_KEYS) {
       throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
     }
-    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
-    const now = this.clock.now();
-    const record: IntegrationTokenRecord = {
-      id: `itk_${randomText(16)}`,
-      tenant: partner.tenant,
-      label: input.label.trim(),
-      scopes,
-      rateClass: partner.grant.rateClass,
-      tokenHash: hashToken(secret),
-      state: 'active',
-      requestId: null,
-      createdBy: actorLabel(actor),
-      createdAt: now,
-      rotatedAt: null,
-      revokedAt: null,
-      revokedBy: null,
-      partnerId: partner.id,
-    };
+    const { record, secret } = mintToken(
+      {
+        tenant: partner.tenant,
+        label: input.label.trim(),
+        scopes,
+        rateClass: partner.grant.rateClass,
+        requestId: null,
+        createdBy: actorLabel(actor),
+        partnerId: partner.id,
+      },
+      this.clock.now(),
+    );
     const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
       await tokens.createToken(record);
       return audit.append({
