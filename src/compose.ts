@@ -1,6 +1,7 @@
 import { type StartOptions, startOpenrail } from './app/start.ts';
 import type { Config } from './config/config.ts';
 import { accountModule } from './features/account/module.ts';
+import { backofficeModule } from './features/backoffice/module.ts';
 import { channelsModule } from './features/channels/module.ts';
 import { conformanceModule } from './features/conformance/module.ts';
 import { credentialTypesModule } from './features/credential-types/module.ts';
@@ -48,6 +49,7 @@ export const MODULES = [
   webhooksModule,
   integrationModule,
   partnersModule,
+  backofficeModule,
   conformanceModule,
   pagesModule,
 ];

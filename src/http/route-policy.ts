@@ -80,7 +80,8 @@ export function enforceBeforeBody(route: RouteDef, request: FastifyRequest): voi
   if (scope === 'platform') assertPlatformWide(principal);
   else if (typeof scope === 'object' && scope.tenantIn !== 'body') {
     const source = scope.tenantIn === 'params' ? request.params : request.query;
-    enforceTenant(principal, (source as Record<string, unknown>)[scope.field ?? 'tenant']);
+    const tenant = (source as Record<string, unknown>)[scope.field ?? 'tenant'];
+    if (!('list' in scope && tenant === undefined)) enforceTenant(principal, tenant);
   }
 }
 

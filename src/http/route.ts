@@ -19,9 +19,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * policy"): `platform` operations need a credential that is not scoped to a tenant; `none`
  * operations touch no tenant's data; otherwise the tenant is read from the named field of the
  * validated body, path or query (default field `tenant`), and a scoped credential acting on
- * another tenant, or on none, is refused.
+ * another tenant, or on none, is refused. A `list` reads the query too, but may leave the tenant
+ * out: it then shows a scoped credential its own tenant and a platform credential every tenant
+ * (the handler narrows with `listTenant` in features/backoffice/kit.ts).
  */
-export type TenantScope = 'platform' | 'none' | { tenantIn: 'body' | 'params' | 'query'; field?: string };
+export type TenantScope =
+  | 'platform'
+  | 'none'
+  | { tenantIn: 'body' | 'params' | 'query'; field?: string }
+  | { tenantIn: 'query'; field?: string; list: true };
 
 /**
  * How a refusal is rendered (http/error-handler.ts): `api` is the service envelope

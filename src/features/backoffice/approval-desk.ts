@@ -1,0 +1,83 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { Db } from '../../adapters/sql/connect.ts';
+import type { Actor } from '../../core/actor.ts';
+import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
+import type { OperatorRole } from '../../ports/operator-store.ts';
+import type { Recorders } from '../../ports/unit-of-work.ts';
+
+/**
+ * Four eyes (docs/backoffice.md, "Approvals"): the contract between the approvals group and the
+ * groups whose actions need a second operator. A group registers each such action once, at build;
+ * its own route files an approval instead of acting, so the rule holds in the action whatever
+ * console calls it. The action runs when a second operator approves, inside the transaction that
+ * marks the approval approved: both commit, or neither does.
+ */
+export interface ApprovalAction<P = Record<string, unknown>> {
+  /** `<object>.<verb>`: `org.suspend`. */
+  readonly name: string;
+  readonly summary: string;
+  /** The parameters, validated when the approval is filed. */
+  readonly params: TSchema;
+  /** Who may ask for it and who may approve it (also needs the approvals-write row of the matrix). */
+  readonly roles: readonly OperatorRole[];
+  /** The tenant it acts on (a tenant-scoped operator may ask for and approve only its own); null: a platform action. */
+  tenantOf(params: P): string | null;
+  /** Refuses, when the approval is filed, an action that could not run (an unknown target). Reads only. */
+  check?(params: P): Promise<void>;
+  /**
+   * Does the action inside the approval's transaction (`tx` is bound to it) and answers what it
+   * did, for the approval's record: identifiers and counts, never a secret or a claim value. A
+   * throw rolls the approval back to pending.
+   */
+  execute(tx: TransactionScope, params: P, context: ApprovalContext): Promise<Record<string, unknown>>;
+}
+
+export interface TransactionScope extends Recorders {
+  db: Db;
+}
+
+export interface ApprovalContext {
+  approvalId: string;
+  /** The operator who approved: the actor of the action's own audit entries. */
+  actor: Actor;
+  requestedBy: string;
+  now: number;
+}
+
+/** An approval as it is answered. */
+export interface ApprovalView {
+  approvalId: string;
+  action: string;
+  params: Record<string, unknown>;
+  tenant: string | null;
+  state: 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'expired';
+  reason: string | null;
+  requestedBy: string;
+  requestedAt: string;
+  expiresAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  note: string | null;
+  result: Record<string, unknown> | null;
+}
+
+export interface ApprovalDesk {
+  /** Registers an action (at build time); a name registered twice is a programming error. */
+  register<P>(action: ApprovalAction<P>): void;
+  /**
+   * Files a pending approval of a registered action for the caller: checks the caller's roles and
+   * tenant against the action's, validates the parameters, runs `check`, and appends
+   * `approval.requested` to the audit log. Answers the entry's sequence and the approval.
+   */
+  request(
+    action: string,
+    params: Record<string, unknown>,
+    by: OperatorPrincipal,
+    reason?: string,
+  ): Promise<{ auditSeq: number; approval: ApprovalView }>;
+  /**
+   * Pending approvals the caller could decide: not its own, of an action whose roles it holds, in
+   * its tenant when it is scoped; oldest first, at most `limit`.
+   */
+  pendingFor(by: OperatorPrincipal, limit: number): Promise<ApprovalView[]>;
+}

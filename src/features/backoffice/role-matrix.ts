@@ -1,0 +1,63 @@
+import type { OperatorRole } from '../../ports/operator-store.ts';
+
+/**
+ * The back office's one role matrix (docs/backoffice.md, "Roles"): every operation under
+ * /api/admin/* takes its roles from one row here. The rows the interface's table fixes are marked;
+ * the others are our choice for groups whose roles it does not show. The legacy `issuer` and
+ * `verifier` roles are in no row, so they are refused everywhere under /api/admin/*. A
+ * `tenant-admin` is scoped to its tenant by the route's tenant scope, never by the row.
+ */
+export const BACKOFFICE_ROLES = ['owner', 'ops', 'analyst', 'auditor', 'support', 'tenant-admin'] as const;
+
+const ALL: readonly OperatorRole[] = BACKOFFICE_ROLES;
+
+export const ROLE_MATRIX = {
+  /** Interface table: activity, audit. */
+  audit: ALL,
+  /** Interface table: analytics. */
+  analytics: ['analyst', 'auditor', 'owner', 'tenant-admin'],
+  /** Interface table: approvals read. */
+  approvalsRead: ['auditor', 'ops', 'owner', 'support', 'tenant-admin'],
+  /** Interface table: approvals write. */
+  approvalsWrite: ['ops', 'owner', 'support', 'tenant-admin'],
+
+  /** Credential, holder and type views: everyone who looks after a deployment, on what they may see. */
+  credentialsRead: ALL,
+  /** Registering a credential type from the back office. */
+  typesWrite: ['owner', 'ops', 'tenant-admin'],
+
+  /** Who am I, what needs attention, the search box. */
+  session: ALL,
+  /** Operators and tenants being wound down. */
+  offboarding: ['owner', 'ops', 'auditor'],
+  /** Answering a holder or relying party: lookup, one credential's state, a subject's timeline. */
+  support: ['owner', 'ops', 'support', 'tenant-admin'],
+
+  /** Organisations: list, one, its admins, its domain, its lifecycle. */
+  orgsRead: ['owner', 'ops', 'analyst', 'auditor', 'support', 'tenant-admin'],
+  /** Creating an organisation, suspending and reactivating one, activating a custom domain. */
+  orgsRun: ['owner', 'ops'],
+  /** An organisation's own settings: its admins, its custom domain, a branding preview. */
+  orgsManage: ['owner', 'ops', 'tenant-admin'],
+
+  /** Operators: the list and one operator. */
+  operatorsRead: ['owner', 'ops', 'auditor', 'support'],
+  /** Operators: create, enable, suspend, remove, roles, password, identity link. */
+  operatorsWrite: ['owner'],
+  /** Members, consent and the coin ledger of holders. */
+  peopleRead: ['owner', 'ops', 'auditor', 'support', 'tenant-admin'],
+  /** Governance proposals across tenants. */
+  governanceRead: ['owner', 'ops', 'analyst', 'auditor', 'tenant-admin'],
+  governanceWrite: ['owner', 'ops', 'tenant-admin'],
+  /** Coins issued, spent and outstanding per tenant. */
+  economy: ['owner', 'analyst', 'auditor', 'tenant-admin'],
+
+  /** Partner pipeline (docs/partners.md, "Roles"). */
+  partnersRead: ['owner', 'ops', 'analyst', 'auditor', 'support'],
+  partnersWrite: ['owner', 'ops'],
+  /** Webhooks, tokens, contracts and deposits (docs/integration.md, docs/webhooks.md). */
+  integrationRead: ['owner', 'ops', 'auditor', 'support', 'tenant-admin'],
+  integrationWrite: ['owner', 'ops', 'tenant-admin'],
+} as const satisfies Record<string, readonly OperatorRole[]>;
+
+export type MatrixRow = keyof typeof ROLE_MATRIX;
