@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
-import type { RouteDef, RouteGroup } from './route.ts';
+import type { RouteDef, RouteGroup, TenantScope } from './route.ts';
 
 export const OPENAPI_INFO_VERSION = '0.1.0';
 
@@ -35,6 +35,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   };
   if (plane?.security) op.security = [{ [plane.security.name]: [] }];
   if (route.roles) op['x-svc-roles'] = [...route.roles];
+  if (route.scope) op['x-svc-tenant-scope'] = tenantScopeLabel(route.scope);
   if (route.internal) op['x-svc-internal'] = true;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
@@ -45,6 +46,16 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
     op.requestBody = { required: !route.bodyOptional, content: { [mediaType]: { schema: plain(route.body) } } };
   }
   return op;
+}
+
+/**
+ * Where an operator operation finds its tenant, for a console deciding what to offer a scoped
+ * operator: `platform`, `none`, `<where>.<field>` (`params.slug`), or `list` (an optional
+ * `?tenant=`; a scoped credential sees its own).
+ */
+function tenantScopeLabel(scope: TenantScope): string {
+  if (typeof scope === 'string') return scope;
+  return 'list' in scope ? 'list' : `${scope.tenantIn}.${scope.field ?? 'tenant'}`;
 }
 
 function paramsOf(schema: TSchema | undefined, where: 'path' | 'query') {

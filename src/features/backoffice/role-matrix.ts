@@ -58,6 +58,10 @@ export const ROLE_MATRIX = {
   /** Webhooks, tokens, contracts and deposits (docs/integration.md, docs/webhooks.md). */
   integrationRead: ['owner', 'ops', 'auditor', 'support', 'tenant-admin'],
   integrationWrite: ['owner', 'ops', 'tenant-admin'],
+  /** Approving a provisioning request mints a token: owners only, four eyes (docs/integration.md). */
+  integrationMint: ['owner'],
+  /** Rotating a token reveals its new secret: not to ops, who may revoke but never hold one. */
+  integrationSecrets: ['owner', 'tenant-admin'],
 } as const satisfies Record<string, readonly OperatorRole[]>;
 
 export type MatrixRow = keyof typeof ROLE_MATRIX;

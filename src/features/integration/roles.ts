@@ -1,9 +1,11 @@
-import type { OperatorRole } from '../../ports/operator-store.ts';
+import { ROLE_MATRIX } from '../backoffice/role-matrix.ts';
 
 /**
  * Who may do what under /api/admin/integration (docs/webhooks.md and docs/integration.md, the
- * tables of roles): one matrix for webhooks, tokens, contracts and deposits. Minting a token is
- * the owners' alone and is declared at its route.
+ * tables of roles): the back office's role matrix rows for webhooks, tokens, contracts and
+ * deposits.
  */
-export const INTEGRATION_READ: readonly OperatorRole[] = ['owner', 'ops', 'auditor', 'support', 'tenant-admin'];
-export const INTEGRATION_WRITE: readonly OperatorRole[] = ['owner', 'ops', 'tenant-admin'];
+export const INTEGRATION_READ = ROLE_MATRIX.integrationRead;
+export const INTEGRATION_WRITE = ROLE_MATRIX.integrationWrite;
+export const INTEGRATION_MINT = ROLE_MATRIX.integrationMint;
+export const INTEGRATION_SECRETS = ROLE_MATRIX.integrationSecrets;

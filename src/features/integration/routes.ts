@@ -14,7 +14,7 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import { INTEGRATION_READ, INTEGRATION_WRITE } from './roles.ts';
+import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
@@ -188,7 +188,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'POST',
         path: `${base}/tokens`,
-        roles: ['owner'],
+        roles: INTEGRATION_MINT,
         scope: 'platform',
         summary:
           'Approve a pending provisioning request and mint its token, shown this once (an owner other than the one who asked).',
@@ -247,7 +247,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         ...common,
         method: 'POST',
         path: `${base}/tokens/{tokenId}/rotate`,
-        roles: ['owner', 'tenant-admin'],
+        roles: INTEGRATION_SECRETS,
         scope: 'none',
         summary: 'Replace a token’s secret; the new one is shown this once and the old one stops working at once.',
         params: Type.Object({ tokenId: TokenId }),

@@ -14,17 +14,17 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import type { OperatorRole } from '../../ports/operator-store.ts';
+import { ROLE_MATRIX } from '../backoffice/role-matrix.ts';
 import type { PartnerService } from './partner-service.ts';
 import { ApplicationBody, ApplicationId, ApplicationView, Kind, ScopeName, Stage, TeamMemberView } from './schemas.ts';
 
 /**
- * Who runs the pipeline (docs/partners.md, "Roles"): partners come before any tenant, so these are
- * platform operations; tenant-scoped operators, and the legacy issuer and verifier roles, are
- * refused.
+ * Who runs the pipeline (docs/partners.md, "Roles"; rows of the back office's role matrix):
+ * partners come before any tenant, so these are platform operations; tenant-scoped operators, and
+ * the legacy issuer and verifier roles, are refused.
  */
-export const PARTNERS_READ: readonly OperatorRole[] = ['owner', 'ops', 'analyst', 'auditor', 'support'];
-export const PARTNERS_WRITE: readonly OperatorRole[] = ['owner', 'ops'];
+export const PARTNERS_READ = ROLE_MATRIX.partnersRead;
+export const PARTNERS_WRITE = ROLE_MATRIX.partnersWrite;
 
 const UNDOCUMENTED = 'A back-office operation of our console; docs/partners.md states its bodies.';
 const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));

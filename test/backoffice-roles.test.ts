@@ -1,0 +1,118 @@
+/**
+ * The back office's role matrix, operation by operation (docs/backoffice.md, "Roles"): generated
+ * from the contract document the service serves, so a route added to a back-office group is walked
+ * without anyone listing it. Each role gets exactly what its route declares: a role the route does
+ * not name is refused with `403 forbidden` before its input is read, a named role is admitted. The
+ * legacy `issuer` and `verifier` are named by no route under /api/admin/*. A `tenant-admin` is
+ * scoped to one tenant: admitted where the route reads that tenant, refused on platform operations.
+ * A second pass checks the declarations themselves against ROLE_MATRIX.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ROLE_MATRIX } from '../src/features/backoffice/role-matrix.ts';
+import { OPERATOR_ROLES } from '../src/ports/operator-store.ts';
+import { type TestDatabase, testDatabases } from './helpers/databases.ts';
+import { signedInOperator } from './helpers/operators.ts';
+import { owner, startRail, type TestRail } from './helpers/rail.ts';
+
+const TENANT = 'alpha';
+const METHODS = ['get', 'post'];
+
+interface Operation {
+  method: string;
+  path: string;
+  roles: string[];
+  scope: string;
+}
+
+/** A value for each path parameter: real where a real one is cheap, else well-formed and unknown. */
+const PATH_VALUES: Record<string, string> = {
+  slug: TENANT,
+  tenant: TENANT,
+  seq: '1',
+  username: 'somebody-else',
+  statusIndex: '0',
+  subject: 'nothing-here',
+};
+
+function urlOf(op: Operation, scoped: boolean): string {
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => PATH_VALUES[name] ?? 'x0000000000000000000000');
+  // A scoped credential names its tenant where the route reads it from the query.
+  return scoped && op.scope === 'query.tenant' ? `${path}?tenant=${TENANT}` : path;
+}
+
+/** Whether a caller with this role (scoped to TENANT for tenant-admin) passes the route's policy. */
+function admitted(op: Operation, role: string): boolean {
+  if (!op.roles.includes(role)) return false;
+  return !(role === 'tenant-admin' && op.scope === 'platform');
+}
+
+for (const factory of testDatabases()) {
+  describe(`the back-office role matrix (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let operations: Operation[];
+    const bearers = new Map<string, { authorization: string }>();
+
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, {}, undefined, { runJobs: false });
+      const made = await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name: 'Alpha' } });
+      assert.equal(made.statusCode, 201, made.body);
+      for (const role of OPERATOR_ROLES) {
+        bearers.set(role, await signedInOperator(rail.app, `as-${role}`, [role], role === 'tenant-admin' ? TENANT : undefined));
+      }
+      const doc = (await rail.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+        paths: Record<string, Record<string, { 'x-svc-roles'?: string[]; 'x-svc-tenant-scope'?: string }>>;
+      };
+      operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => METHODS.includes(method) && path.startsWith('/api/admin/'))
+          .map(([method, op]) => ({
+            method: method.toUpperCase(),
+            path,
+            roles: op['x-svc-roles'] ?? [],
+            scope: op['x-svc-tenant-scope'] ?? '',
+          })),
+      );
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    test('every back-office operation declares roles from the matrix, never issuer or verifier', (t) => {
+      t.diagnostic(`${operations.length} operations under /api/admin/`);
+      assert.ok(operations.length > 0);
+      const rows = Object.values(ROLE_MATRIX).map((row) => [...row].sort().join(','));
+      for (const op of operations) {
+        const what = `${op.method} ${op.path}`;
+        assert.ok(rows.includes([...op.roles].sort().join(',')), `${what}: its roles ${op.roles} are a row of ROLE_MATRIX`);
+        assert.ok(!op.roles.includes('issuer') && !op.roles.includes('verifier'), `${what}: no legacy role`);
+        assert.ok(op.scope !== '', `${what}: a declared tenant scope`);
+      }
+    });
+
+    test('each role is admitted exactly where the matrix says, and refused with 403 forbidden elsewhere', async () => {
+      const wrong: string[] = [];
+      for (const op of operations) {
+        for (const role of OPERATOR_ROLES) {
+          const scoped = role === 'tenant-admin';
+          const res = await rail.app.inject({
+            method: op.method,
+            url: urlOf(op, scoped),
+            headers: bearers.get(role),
+            ...(op.method === 'POST' ? { payload: scoped && op.scope === 'body.tenant' ? { tenant: TENANT } : {} } : {}),
+          });
+          const forbidden = res.statusCode === 403 && res.json().error === 'forbidden';
+          const expected = admitted(op, role);
+          if (expected === forbidden || res.statusCode === 401 || res.statusCode >= 500) {
+            wrong.push(`${role} ${op.method} ${op.path}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+          }
+          if (!expected && forbidden) assert.equal(typeof res.json().message, 'string');
+        }
+      }
+      assert.deepEqual(wrong, []);
+    });
+  });
+}
