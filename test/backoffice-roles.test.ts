@@ -19,7 +19,7 @@ const TENANT = 'alpha';
 const METHODS = ['get', 'post'];
 
 interface Operation {
-  method: string;
+  method: 'GET' | 'POST';
   path: string;
   roles: string[];
   scope: string;
@@ -69,7 +69,7 @@ for (const factory of testDatabases()) {
         Object.entries(item)
           .filter(([method]) => METHODS.includes(method) && path.startsWith('/api/admin/'))
           .map(([method, op]) => ({
-            method: method.toUpperCase(),
+            method: method.toUpperCase() as Operation['method'],
             path,
             roles: op['x-svc-roles'] ?? [],
             scope: op['x-svc-tenant-scope'] ?? '',

@@ -10,6 +10,7 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
+import { LIST_SCOPE, listTenant } from '../backoffice/kit.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
 import type { DepositViews } from './deposit-views.ts';
 import { INTEGRATION_READ } from './roles.ts';
@@ -126,7 +127,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         method: 'GET',
         path: `${base}/deposits/integrity`,
         roles: INTEGRATION_READ,
-        scope: { tenantIn: 'query' },
+        scope: LIST_SCOPE,
         summary: 'Recompute each tenant’s deposit hash chain and name the first break.',
         querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
         responses: {
@@ -153,7 +154,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
           },
           ...OPERATOR_ERRORS,
         },
-        handler: async (request) => deposits.integrity(request.query.tenant),
+        handler: async (request) => deposits.integrity(listTenant(request) ?? undefined),
       }),
       defineRoute({
         ...common,

@@ -14,6 +14,7 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
+import { LIST_SCOPE } from '../backoffice/kit.ts';
 import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
 
@@ -133,7 +134,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         method: 'GET',
         path: `${base}/provisioning`,
         roles: INTEGRATION_READ,
-        scope: { tenantIn: 'query' },
+        scope: LIST_SCOPE,
         summary: 'Provisioning requests, newest first.',
         querystring: ListQuery,
         responses: {
@@ -209,7 +210,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         method: 'GET',
         path: `${base}/tokens`,
         roles: INTEGRATION_READ,
-        scope: { tenantIn: 'query' },
+        scope: LIST_SCOPE,
         summary: 'Integration tokens, newest first (never their secrets).',
         querystring: ListQuery,
         responses: {

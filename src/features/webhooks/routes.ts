@@ -13,6 +13,7 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
+import { LIST_SCOPE } from '../backoffice/kit.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
 
@@ -104,7 +105,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         method: 'GET',
         path: `${base}/webhooks`,
         roles: INTEGRATION_READ,
-        scope: { tenantIn: 'query' },
+        scope: LIST_SCOPE,
         summary: 'Webhook endpoints, newest first.',
         querystring: Type.Object(
           { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
@@ -218,7 +219,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         method: 'GET',
         path: `${base}/deliveries`,
         roles: INTEGRATION_READ,
-        scope: { tenantIn: 'query' },
+        scope: LIST_SCOPE,
         summary: 'Webhook deliveries, newest first.',
         querystring: Type.Object(
           {
