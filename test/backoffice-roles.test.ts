@@ -16,6 +16,7 @@ import { signedInOperator } from './helpers/operators.ts';
 import { owner, startRail, type TestRail } from './helpers/rail.ts';
 
 const TENANT = 'alpha';
+const OTHER = 'beta';
 const METHODS = ['get', 'post'];
 
 interface Operation {
@@ -57,8 +58,10 @@ for (const factory of testDatabases()) {
     before(async () => {
       db = await factory.create();
       rail = await startRail(db, {}, undefined, { runJobs: false });
-      const made = await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name: 'Alpha' } });
-      assert.equal(made.statusCode, 201, made.body);
+      for (const name of ['Alpha', 'Beta']) {
+        const made = await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name } });
+        assert.equal(made.statusCode, 201, made.body);
+      }
       for (const role of OPERATOR_ROLES) {
         bearers.set(role, await signedInOperator(rail.app, `as-${role}`, [role], role === 'tenant-admin' ? TENANT : undefined));
       }
@@ -112,6 +115,31 @@ for (const factory of testDatabases()) {
           if (!expected && forbidden) assert.equal(typeof res.json().message, 'string');
         }
       }
+      assert.deepEqual(wrong, []);
+    });
+
+    test('a tenant-admin naming another tenant is refused wherever the route reads the tenant', async (t) => {
+      const admin = bearers.get('tenant-admin');
+      const wrong: string[] = [];
+      let walked = 0;
+      for (const op of operations.filter((o) => o.roles.includes('tenant-admin'))) {
+        const [where, field] = op.scope === 'list' ? ['query', 'tenant'] : op.scope.split('.');
+        if (where !== 'query' && where !== 'params' && where !== 'body') continue;
+        walked++;
+        let url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+          name === field ? OTHER : (PATH_VALUES[name] ?? 'x0000000000000000000000'),
+        );
+        if (where === 'query') url += `?${field}=${OTHER}`;
+        const res = await rail.app.inject({
+          method: op.method,
+          url,
+          headers: admin,
+          ...(op.method === 'POST' ? { payload: where === 'body' ? { [field ?? 'tenant']: OTHER } : {} } : {}),
+        });
+        if (res.statusCode !== 403 || res.json().error !== 'forbidden') wrong.push(`${op.method} ${url}: ${res.statusCode}`);
+      }
+      t.diagnostic(`${walked} operations read a tenant from the request`);
+      assert.ok(walked > 0);
       assert.deepEqual(wrong, []);
     });
   });
