@@ -54,6 +54,7 @@ const probeModule = defineModule({
 
 const PARAMS: Record<string, string> = {
   tenant: 'beta',
+  slug: 'beta',
   accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
   itemId: 'item-1',
   username: 'nobody',
@@ -124,10 +125,15 @@ for (const factory of testDatabases()) {
     });
 
     /** Sends the operation with `headers` and a body naming tenant beta (where it takes one). */
+    /** The route's path, and for one reading its tenant from the query, that tenant: beta. */
+    const urlOf = (route: RouteDef) =>
+      typeof route.scope === 'object' && route.scope.tenantIn === 'query'
+        ? `${fill(route.path)}?${route.scope.field ?? 'tenant'}=beta`
+        : fill(route.path);
     const call = (route: RouteDef, headers: Record<string, string>) =>
       rail.app.inject({
         method: route.method,
-        url: fill(route.path),
+        url: urlOf(route),
         headers: { ...headers, ...(route.body ? { 'content-type': 'application/json' } : {}) },
         ...(route.body ? { payload: JSON.stringify({ tenant: 'beta' }) } : {}),
       });

@@ -110,6 +110,13 @@ describe('the route table against the interface inventory', () => {
       'partners',
       'portal',
       'admin-partners',
+      'admin-audit',
+      'admin-analytics',
+      'admin-approvals',
+      'admin-orgs',
+      'admin-people',
+      'admin-session',
+      'admin-credentials',
     ];
     for (const group of finished) {
       const missing = INVENTORY.filter((r) => r.group === group && !served.has(`${r.method} ${r.path}`));

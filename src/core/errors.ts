@@ -24,6 +24,8 @@ export const ERROR_CATALOGUE = {
   unsupported_contract: { status: 400, description: 'The deposit names a contract version this service does not speak.' },
   invalid_currency: { status: 400, description: 'An amount is not in an ISO 4217 currency, or a deposit mixes currencies.' },
   unknown_element: { status: 400, description: 'An element named for sharing is not one the item has.' },
+  invalid_domain: { status: 400, description: 'The custom domain is not a DNS host name this service can verify.' },
+  unknown_action: { status: 400, description: 'No four-eyes action has this name.' },
   invalid_webhook_url: {
     status: 400,
     description: 'The webhook URL is not an https URL of a public host (or an origin OPENRAIL_OUTBOUND_ALLOW lists).',
@@ -34,6 +36,10 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
   forbidden: { status: 403, description: 'The credential is valid but lacks the role or tenant scope for this operation.' },
+  tenant_suspended: {
+    status: 403,
+    description: 'The tenant is suspended: it issues nothing and its integration tokens are refused.',
+  },
   same_operator: { status: 403, description: 'The operator who asked for this cannot also approve it (four eyes).' },
   outside_grant: {
     status: 403,
@@ -71,10 +77,14 @@ export const ERROR_CATALOGUE = {
   unknown_provisioning_request: { status: 404, description: 'No provisioning request you may see has this id.' },
   unknown_deposit: { status: 404, description: 'The tenant has no deposit with this depositId.' },
   unknown_listing: { status: 404, description: 'The holder has no directory listing.' },
+  unknown_holder: { status: 404, description: 'No tenant you may see holds anything of this holder account.' },
   unknown_token: { status: 404, description: 'No integration token you may see has this id.' },
   unknown_application: { status: 404, description: 'No partner application matches this id and status token.' },
   unknown_team_member: { status: 404, description: "The partner's team has no member with this id." },
+  unknown_approval: { status: 404, description: 'No approval you may see has this id.' },
+  unknown_account: { status: 404, description: 'The service holds nothing of this account (no membership).' },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
+  unknown_audit_entry: { status: 404, description: 'No audit entry you may see has this sequence number.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
   already_member: { status: 409, description: "The account is already a member of the tenant's programme." },
@@ -108,7 +118,20 @@ export const ERROR_CATALOGUE = {
   no_grant: { status: 409, description: 'The partner has no grant yet: an operator links it to a tenant first.' },
   team_member_exists: { status: 409, description: "The address is already on the partner's team." },
   last_admin: { status: 409, description: "The change would leave the partner's team without an admin." },
+  identity_linked: { status: 409, description: 'The enterprise identity is already linked to another operator.' },
+  last_owner: { status: 409, description: 'The change would leave the deployment without an active platform owner operator.' },
+  org_state: { status: 409, description: 'The organisation is not in the state this action needs.' },
+  operator_scope: { status: 409, description: 'The operator is scoped to another organisation, or to none.' },
+  domain_state: { status: 409, description: "The organisation's custom domain is not in the state this action needs." },
+  domain_taken: { status: 409, description: 'Another organisation has this custom domain.' },
+  domain_mismatch: {
+    status: 409,
+    description: 'The document published at the domain is not the one this organisation was given.',
+  },
+  approval_state: { status: 409, description: 'The approval is not pending (approved, rejected, withdrawn or expired).' },
+  bulk_too_large: { status: 409, description: 'The bulk action would touch more items than it may at once.' },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
+  domain_unreachable: { status: 502, description: "The domain's verification document could not be fetched." },
   directory_unconfigured: { status: 503, description: 'The holder directory is not configured on this deployment (no pepper).' },
   rate_limited: {
     status: 429,
@@ -129,6 +152,7 @@ export const ERROR_CATALOGUE = {
   invalid_proof: { status: 400, description: 'A key proof is missing or invalid.' },
   invalid_nonce: { status: 400, description: 'A key proof carries a wrong, spent or expired c_nonce; fetch a fresh one.' },
   invalid_encryption_parameters: { status: 400, description: 'Credential response encryption is not supported.' },
+  credential_request_denied: { status: 400, description: 'The issuer does not issue now (it is suspended); do not retry.' },
   internal_error: { status: 500, description: 'The service failed; the request may be retried.' },
 } as const;
 

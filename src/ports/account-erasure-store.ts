@@ -23,6 +23,7 @@ export const ERASURE_PARTS = [
   'signinTickets',
   'sessions',
   'rateWindows',
+  'approvals', // deleted: back-office approvals naming the account (a data-subject export and its result)
 ] as const;
 
 export type ErasurePart = (typeof ERASURE_PARTS)[number];

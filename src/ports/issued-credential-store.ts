@@ -55,7 +55,9 @@ export interface IssuedCredentialRecord {
 export type RevocationTarget =
   | { by: 'status'; listSeq: number; idx: number }
   | { by: 'credential'; id: string }
-  | { by: 'offer'; offerId: string };
+  | { by: 'offer'; offerId: string }
+  /** Several credentials by id (a bulk revocation, at most a thousand at once). */
+  | { by: 'credentials'; ids: readonly string[] };
 
 /** What a revocation matched, and which of those it revoked now (the others were revoked before). */
 export interface Revocation {

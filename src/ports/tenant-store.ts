@@ -26,6 +26,16 @@ export interface TenantRecord extends TenantProfile {
   updatedAt: number;
 }
 
+export type TenantStatusName = 'active' | 'suspended';
+
+/** Whether a tenant issues (docs/backoffice/orgs.md, "Suspension"), and when and why that last changed. */
+export interface TenantStatus {
+  status: TenantStatusName;
+  /** Null while the status never changed. */
+  since: number | null;
+  reason: string | null;
+}
+
 export interface TenantStore {
   /**
    * Inserts the tenant and its first signing keys in one transaction; false when the slug is
@@ -37,4 +47,11 @@ export interface TenantStore {
   updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRecord | undefined>;
   /** Slugs that start with `prefix`, for choosing a free one on collision. */
   slugsStartingWith(prefix: string): Promise<string[]>;
+  /** The tenant's status, read from the database on every call (never cached); undefined: no such tenant. */
+  status(slug: string): Promise<TenantStatus | undefined>;
+  /**
+   * Moves the tenant from `from` to `to` by one conditional write; false when it does not exist or
+   * is not in `from` (nothing is written then).
+   */
+  setStatus(slug: string, from: TenantStatusName, to: TenantStatusName, reason: string, now: number): Promise<boolean>;
 }

@@ -17,7 +17,7 @@ export interface TestRail extends Openrail {
   stop(): Promise<void>;
 }
 
-export interface RailOptions extends Pick<StartOptions, 'runJobs' | 'logger'> {
+export interface RailOptions extends Pick<StartOptions, 'runJobs' | 'logger' | 'fetcher'> {
   /** Modules served beside the service's own (a suite's probe routes). */
   extraModules?: Module[];
   /** SQLite: how the write-ahead log is flushed (a suite watching group commit). */
@@ -49,6 +49,7 @@ export async function startRail(
     },
     ...(options.runJobs === undefined ? {} : { runJobs: options.runJobs }),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.fetcher ? { fetcher: options.fetcher } : {}),
     warn: () => {},
   }).catch((err) => {
     rmSync(dataDir, { recursive: true, force: true });

@@ -42,6 +42,10 @@ const PARAMS: Record<string, string> = {
   tokenId: `itk_${'A'.repeat(22)}`,
   depositId: 'no-such-deposit',
   id: `itk_${'A'.repeat(22)}`,
+  approvalId: `apr_${'A'.repeat(22)}`,
+  slug: 'demo-transit',
+  statusIndex: '0',
+  subject: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
 };
 
 /** A partner session bearer (test/helpers/partners.ts), for the operations only a partner's team calls. */

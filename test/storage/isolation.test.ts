@@ -101,6 +101,7 @@ interface TenantOwnedPorts {
 const T = {
   tenantReads: 'TenantStore: get, updateProfile and slugsStartingWith touch only the named tenant',
   tenantCreate: 'TenantStore.create writes tenant and keys together or not at all',
+  tenantStatus: 'TenantStore: status and setStatus read and move only the named tenant, from the state named only',
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
@@ -144,7 +145,14 @@ const T = {
  * the last test checks that every test named here ran and passed.
  */
 const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwnedPorts[P]]-?: string } } = {
-  TenantStore: { create: T.tenantCreate, get: T.tenantReads, updateProfile: T.tenantReads, slugsStartingWith: T.tenantReads },
+  TenantStore: {
+    create: T.tenantCreate,
+    get: T.tenantReads,
+    updateProfile: T.tenantReads,
+    slugsStartingWith: T.tenantReads,
+    status: T.tenantStatus,
+    setStatus: T.tenantStatus,
+  },
   SigningKeyStore: { insert: T.signingKeys, active: T.signingKeys, published: T.signingKeys },
   KeyStore: {
     prepareKey: T.keyStore,
@@ -329,6 +337,22 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await tenants.slugsStartingWith('alp'), ['alpha']);
       assert.equal(await tenants.create(tenantRecord('alpha'), []), false, 'a taken slug is refused');
       assert.equal((await tenants.get('alpha'))?.displayName, 'Alpha Inc', 'and the refused insert changed nothing');
+    });
+
+    isolated(T.tenantStatus, async () => {
+      assert.deepEqual(await tenants.status('beta'), { status: 'active', since: null, reason: null });
+      assert.equal(
+        await tenants.setStatus('alpha', 'suspended', 'active', 'not suspended', 5),
+        false,
+        'only from the state named',
+      );
+      assert.equal(await tenants.setStatus('alpha', 'active', 'suspended', 'fraud report', 5), true);
+      assert.deepEqual(await tenants.status('alpha'), { status: 'suspended', since: 5, reason: 'fraud report' });
+      assert.deepEqual(await tenants.status('beta'), { status: 'active', since: null, reason: null }, 'beta is untouched');
+      assert.equal(await tenants.setStatus('gamma', 'active', 'suspended', 'x', 5), false, 'an unknown tenant');
+      assert.equal(await tenants.status('gamma'), undefined);
+      assert.equal(await tenants.setStatus('alpha', 'suspended', 'active', 'cleared', 6), true);
+      assert.deepEqual(await tenants.status('alpha'), { status: 'active', since: 6, reason: 'cleared' });
     });
 
     isolated(T.tenantCreate, async () => {

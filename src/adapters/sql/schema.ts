@@ -20,6 +20,34 @@ export interface TenantsTable {
   text_color: string | null;
   created_at: number;
   updated_at: number;
+  /** Migration 0023: `active` or `suspended`, with when and why it last changed (null: never). */
+  status: Generated<'active' | 'suspended'>;
+  status_since: number | null;
+  status_reason: string | null;
+}
+
+/** An organisation's status changes (migration 0023), numbered per tenant. */
+export interface OrgLifecycleTable {
+  tenant: string;
+  seq: number;
+  status: 'active' | 'suspended';
+  actor: string;
+  reason: string;
+  approval_id: string | null;
+  at: number;
+}
+
+/** An organisation's custom domain (migration 0023): at most one per tenant. */
+export interface OrgDomainsTable {
+  tenant: string;
+  domain: string;
+  state: 'pending' | 'verified' | 'active' | 'revoked';
+  token: string;
+  requested_at: number;
+  verified_at: number | null;
+  activated_at: number | null;
+  revoked_at: number | null;
+  updated_at: number;
 }
 
 export interface SigningKeysTable {
@@ -49,6 +77,14 @@ export interface OperatorSessionsTable {
   username: string;
   created_at: number;
   expires_at: number;
+}
+
+/** An operator's enterprise identity (migration 0024): one per operator, one operator per identity. */
+export interface OperatorIdentitiesTable {
+  issuer: string;
+  subject: string;
+  username: string;
+  linked_at: number;
 }
 
 export interface HolderJtiTable {
@@ -517,12 +553,38 @@ export interface PartnerSessionsTable {
   expires_at: number;
 }
 
+/** An approval of the approval desk (migration 0022, docs/backoffice/approvals.md). */
+export interface ApprovalsTable {
+  id: string;
+  action: string;
+  /** JSON object. */
+  params: string;
+  tenant: string | null;
+  /** The holder account the approval names (a data-subject export); null otherwise. */
+  account_id: string | null;
+  state: string;
+  reason: string | null;
+  requested_by: string;
+  requested_at: number;
+  expires_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  note: string | null;
+  /** JSON object, or null. */
+  result: string | null;
+  result_private: number;
+  result_expires_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
+  org_lifecycle: OrgLifecycleTable;
+  org_domains: OrgDomainsTable;
   signing_keys: SigningKeysTable;
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
+  operator_identities: OperatorIdentitiesTable;
   holder_jti: HolderJtiTable;
   access_tokens: AccessTokensTable;
   credential_types: CredentialTypesTable;
@@ -564,4 +626,5 @@ export interface Database {
   partner_stage_history: PartnerStageHistoryTable;
   partner_team: PartnerTeamTable;
   partner_sessions: PartnerSessionsTable;
+  approvals: ApprovalsTable;
 }

@@ -108,6 +108,7 @@ export class SqlAccountErasureStore implements AccountErasureStore {
                 .where('key', 'in', [...rateKeys])
                 .executeTakeFirst(),
             ),
+      approvals: n(await db.deleteFrom('approvals').where('account_id', '=', accountId).executeTakeFirst()),
     };
     return { counts, tenants: [...tenants].sort(), endedOffers };
   }
@@ -127,7 +128,8 @@ export class SqlAccountErasureStore implements AccountErasureStore {
         | 'directory_contacts'
         | 'directory_listings'
         | 'account_sessions'
-        | 'deposits',
+        | 'deposits'
+        | 'approvals',
     ) =>
       count(
         db
@@ -193,6 +195,7 @@ export class SqlAccountErasureStore implements AccountErasureStore {
                 .select((eb) => eb.fn.countAll<number>().as('n'))
                 .where('key', 'in', [...rateKeys]),
             ),
+      approvals: await byAccount('approvals'),
     };
   }
 

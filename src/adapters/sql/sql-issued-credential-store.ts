@@ -160,6 +160,9 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
       } else if (target.by === 'credential') {
         update = update.where('id', '=', target.id);
         select = select.where('id', '=', target.id);
+      } else if (target.by === 'credentials') {
+        update = update.where('id', 'in', [...target.ids]);
+        select = select.where('id', 'in', [...target.ids]);
       } else {
         update = update.where('offer_id', '=', target.offerId);
         select = select.where('offer_id', '=', target.offerId);

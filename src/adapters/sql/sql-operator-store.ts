@@ -1,5 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type {
+  OperatorFilter,
+  OperatorIdentity,
   OperatorRecord,
   OperatorRole,
   OperatorSession,
@@ -90,6 +92,80 @@ export class SqlOperatorStore implements OperatorStore {
       .where('username', '=', username)
       .execute();
   }
+
+  async list(filter: OperatorFilter, limit: number, after?: string): Promise<OperatorRecord[]> {
+    let query = this.db.selectFrom('operators').selectAll();
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    // Roles are a JSON array of names, none of which holds a LIKE wildcard or a quote.
+    if (filter.role !== undefined) query = query.where('roles', 'like', `%"${filter.role}"%`);
+    if (filter.tenant !== undefined) query = query.where('tenant', '=', filter.tenant);
+    if (filter.prefix !== undefined) {
+      const pattern = `${filter.prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where(sql<boolean>`username like ${pattern} escape '\\'`);
+    }
+    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    if (after !== undefined) query = query.where('username', '>', after);
+    return (await query.orderBy('username').limit(limit).execute()).map(toOperator);
+  }
+
+  async setPassword(username: string, passwordHash: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('operators')
+      .set({ password_hash: passwordHash, failed_attempts: 0, locked_until: null, updated_at: now })
+      .where('username', '=', username)
+      .where('status', '!=', 'removed')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async identityOf(username: string): Promise<OperatorIdentity | undefined> {
+    const row = await this.db
+      .selectFrom('operator_identities')
+      .select(['issuer', 'subject', 'linked_at'])
+      .where('username', '=', username)
+      .executeTakeFirst();
+    return row ? { issuer: row.issuer, subject: row.subject, linkedAt: Number(row.linked_at) } : undefined;
+  }
+
+  async linkIdentity(username: string, identity: OperatorIdentity, now: number): Promise<'linked' | 'taken' | 'unknown'> {
+    // Touching the operator's row holds it (PostgreSQL) until the transaction ends, so two links of
+    // one operator follow each other; a removed operator is not touched.
+    const touched = await this.db
+      .updateTable('operators')
+      .set({ updated_at: now })
+      .where('username', '=', username)
+      .where('status', '!=', 'removed')
+      .executeTakeFirst();
+    if (Number(touched.numUpdatedRows) !== 1) return 'unknown';
+    const holder = await this.findByIdentity(identity.issuer, identity.subject);
+    if (holder === username) return 'linked';
+    if (holder !== undefined) return 'taken';
+    await this.db.deleteFrom('operator_identities').where('username', '=', username).execute();
+    const inserted = await this.db
+      .insertInto('operator_identities')
+      .values({ issuer: identity.issuer, subject: identity.subject, username, linked_at: identity.linkedAt })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    // Another operator linked the same identity in a transaction that committed meanwhile.
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1 ? 'linked' : 'taken';
+  }
+
+  async unlinkIdentity(username: string): Promise<OperatorIdentity | undefined> {
+    const linked = await this.identityOf(username);
+    if (linked) await this.db.deleteFrom('operator_identities').where('username', '=', username).execute();
+    return linked;
+  }
+
+  async findByIdentity(issuer: string, subject: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('operator_identities')
+      .select('username')
+      .where('issuer', '=', issuer)
+      .where('subject', '=', subject)
+      .executeTakeFirst();
+    return row?.username;
+  }
 }
 
 export class SqlOperatorSessionStore implements OperatorSessionStore {
@@ -114,6 +190,16 @@ export class SqlOperatorSessionStore implements OperatorSessionStore {
 
   async revokeAll(username: string): Promise<void> {
     await this.db.deleteFrom('operator_sessions').where('username', '=', username).execute();
+  }
+
+  async countLive(username: string, now: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('operator_sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('username', '=', username)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   async prune(now: number): Promise<void> {

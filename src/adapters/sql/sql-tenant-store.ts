@@ -1,10 +1,16 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
-import type { TenantProfile, TenantRecord, TenantStore } from '../../ports/tenant-store.ts';
+import type { TenantProfile, TenantRecord, TenantStatus, TenantStatusName, TenantStore } from '../../ports/tenant-store.ts';
 import type { Db } from './connect.ts';
 import type { TenantsTable } from './schema.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
+
+/** The token and credential endpoints read this on every request: written once, prepared once per connection. */
+const statusOf = new Statement<{ status: TenantStatusName; status_since: number | string | null; status_reason: string | null }>(
+  'select status, status_since, status_reason from tenants where slug = ?',
+);
 
 const toRecord = (row: Selectable<TenantsTable>): TenantRecord => ({
   slug: row.slug,
@@ -74,6 +80,26 @@ export class SqlTenantStore implements TenantStore {
     const result = await this.db.updateTable('tenants').set(values).where('slug', '=', slug).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
     return this.get(slug);
+  }
+
+  async status(slug: string): Promise<TenantStatus | undefined> {
+    const row = await statusOf.first(this.db, [slug]);
+    if (!row) return undefined;
+    return {
+      status: row.status,
+      since: row.status_since === null ? null : Number(row.status_since),
+      reason: row.status_reason,
+    };
+  }
+
+  async setStatus(slug: string, from: TenantStatusName, to: TenantStatusName, reason: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tenants')
+      .set({ status: to, status_since: now, status_reason: reason, updated_at: now })
+      .where('slug', '=', slug)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async slugsStartingWith(prefix: string): Promise<string[]> {

@@ -101,6 +101,7 @@ const PART_LABELS: Record<ErasurePart, string> = {
   signinTickets: 'Sign-in approvals',
   sessions: 'Signed-in browsers',
   rateWindows: 'Usage counters',
+  approvals: 'Exports of your data that operators asked for',
 };
 
 const partsTable = (caption: string, counts: ErasureCounts, parts: readonly ErasurePart[]) =>

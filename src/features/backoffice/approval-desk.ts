@@ -30,6 +30,11 @@ export interface ApprovalAction<P = Record<string, unknown>> {
    * throw rolls the approval back to pending.
    */
   execute(tx: TransactionScope, params: P, context: ApprovalContext): Promise<Record<string, unknown>>;
+  /**
+   * Optional: the result carries personal data (a data-subject export). Only the operator who
+   * asked reads it (others see `result: null`), and it is cleared `ttlMs` after the approval.
+   */
+  readonly privateResult?: { ttlMs: number };
 }
 
 export interface TransactionScope extends Recorders {

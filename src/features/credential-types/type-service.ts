@@ -56,17 +56,27 @@ export class TypeService {
   }
 
   async register(tenant: string, rawName: string, specs: string[], actor: Actor): Promise<TypeView> {
+    return (await this.registerAudited(tenant, rawName, specs, actor)).type;
+  }
+
+  /** Registers a type and answers it with the sequence number of its audit entry (POST /api/admin/types). */
+  async registerAudited(
+    tenant: string,
+    rawName: string,
+    specs: string[],
+    actor: Actor,
+  ): Promise<{ type: TypeView; auditSeq: number }> {
     const record = await this.prepare(tenant, rawName, specs);
-    await this.uow.run(async ({ types, audit }) => {
+    const auditSeq = await this.uow.run(async ({ types, audit }) => {
       if (!(await types.create(record))) {
         throw new ServiceError(
           'conflict',
           `Tenant ${tenant} already has a credential type "${record.typeId}"; types are immutable.`,
         );
       }
-      await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
+      return audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
     });
-    return this.view(record);
+    return { type: this.view(record), auditSeq };
   }
 
   /** Registers a type unless the tenant has one with its typeId already (seeding). */

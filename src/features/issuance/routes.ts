@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { accessTokenOf } from '../../http/auth/access-token.ts';
 import { atEveryIssuer, issuerParams } from '../../http/issuer-routes.ts';
@@ -20,6 +21,15 @@ export interface IssuanceDeps {
   tokens: TokenService;
   issuer: CredentialIssuer;
 }
+
+/**
+ * A suspended issuer (docs/backoffice/orgs.md, "Suspension") in the codes of the two endpoints:
+ * its pre-authorized codes are invalid grants (RFC 6749 §5.2), its credential requests denied
+ * (OID4VCI 1.0 §8.3.1.2). The status is read on every request, so a suspension made by another
+ * process holds on the next one.
+ */
+const grantRefused = (message: string) => new ServiceError('invalid_grant', message);
+const requestDenied = (message: string) => new ServiceError('credential_request_denied', message);
 
 /** RFC 6749 §5.1 and OID4VCI §7: token and nonce answers are never cached. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -94,12 +104,12 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
                 c_nonce_expires_in: Type.Integer(),
               }),
             },
-            400: oauthError('invalid_request, invalid_grant or unsupported_grant_type.'),
+            400: oauthError('invalid_request, invalid_grant (also: the issuer is suspended) or unsupported_grant_type.'),
             404: oauthError('unknown_tenant'),
             415: oauthError('unsupported_media_type: the body is not a form.'),
           },
           handler: async (request, reply) => {
-            const tenant = await tenants.existing(tenantOf(request.params));
+            const tenant = await tenants.issuing(tenantOf(request.params), grantRefused);
             const response = await tokens.redeem(tenant, (request.body ?? {}) as Record<string, string>);
             return noStore(reply).send(response);
           },
@@ -141,13 +151,13 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
               schema: Type.Object({ credentials: Type.Array(Type.Object({ credential: Type.String() })) }),
             },
             400: oauthError(
-              'invalid_credential_request, unknown_credential_configuration, unknown_credential_identifier, invalid_proof, invalid_nonce or invalid_encryption_parameters.',
+              'invalid_credential_request, unknown_credential_configuration, unknown_credential_identifier, invalid_proof, invalid_nonce, invalid_encryption_parameters, or credential_request_denied (the issuer is suspended).',
             ),
             401: oauthError('invalid_token (RFC 6750): the access token is missing, unknown, spent, expired or in the query.'),
             404: oauthError('unknown_tenant'),
           },
           handler: async (request, reply) => {
-            const tenant = await tenants.existing(tenantOf(request.params));
+            const tenant = await tenants.issuing(tenantOf(request.params), requestDenied);
             const credentials = await issuer.issue(tenant, accessTokenOf(request).token, request.body);
             return noStore(reply).send({ credentials: credentials.map((credential) => ({ credential })) });
           },

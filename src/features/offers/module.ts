@@ -3,6 +3,7 @@ import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
 import { OfferService } from './offer-service.ts';
 import { offerRoutes } from './routes.ts';
 
@@ -18,9 +19,12 @@ export const offersModule = defineModule({
   groups: ['offers'],
   async build(ctx) {
     const types = await ctx.use(credentialTypesModule);
+    const tenants = await ctx.use(tenantsModule);
     const store = new SqlOfferStore(ctx.db);
     const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db), items: new SqlWalletItemStore(db) }));
-    const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock);
+    const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock, (slug) =>
+      tenants.issuing(slug),
+    );
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.
       for (let round = 0; round < ERASE_ROUNDS; round++) {

@@ -57,10 +57,14 @@ export class OfferService {
     /** Keys the derivation of a by-reference offer's code from its handle. */
     private readonly codeKey: Buffer,
     private readonly clock: Clock,
+    /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
+    private readonly issuing: (tenant: string) => Promise<string>,
   ) {}
 
   async create(req: OfferRequest, actor: Actor): Promise<CreatedOffer> {
     const type = await this.types.get(req.tenant, req.typeId);
+    // After the type: an unknown tenant stays `unknown_type`, as it always was.
+    await this.issuing(req.tenant);
     checkSubject(type.claims, req.subject);
     const now = this.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;

@@ -71,6 +71,9 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           },
           ...OPERATOR_ERRORS,
           400: errorResponse('invalid_subject, reserved_claim, invalid_request or malformed_json.'),
+          403: errorResponse(
+            'forbidden: the credential lacks the role or tenant scope; tenant_suspended: the tenant issues nothing.',
+          ),
           404: errorResponse('unknown_type'),
         },
         handler: async (request, reply) => {

@@ -1,6 +1,7 @@
 import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -34,6 +35,7 @@ export const operatorsModule = defineModule({
           new SqlIntegrationTokenStore(ctx.db),
           new SqlRateBudget(ctx.db),
           new SqlPartnerStore(ctx.db),
+          new SqlTenantStore(ctx.db),
         ),
       },
       jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],

@@ -3,10 +3,18 @@ import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import type { OperatorRecord, OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type {
+  OperatorIdentity,
+  OperatorRecord,
+  OperatorRole,
+  OperatorSessionStore,
+  OperatorStore,
+} from '../../ports/operator-store.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 
 export type OperatorStores = { operators: OperatorStore; sessions: OperatorSessionStore };
+/** Operator stores and the audit trail bound to one transaction: the service's own, or a caller's (an approval's). */
+export type OperatorScope = OperatorStores & Pick<Recorders, 'audit'>;
 
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const MAX_FAILED_LOGINS = 5;
@@ -18,6 +26,11 @@ export interface OperatorView {
   roles: OperatorRole[];
   tenant: string | null;
   status: OperatorRecord['status'];
+}
+
+/** An operator after a change, with the sequence number of the change's audit entry. */
+export interface OperatorChange extends OperatorView {
+  auditSeq: number;
 }
 
 export interface LoginResult extends OperatorView {
@@ -48,7 +61,7 @@ export class OperatorService {
   async create(
     input: { username: string; password: string; roles: OperatorRole[]; tenant?: string | null },
     actor: Actor,
-  ): Promise<OperatorView> {
+  ): Promise<OperatorChange> {
     checkPassword(input.password, input.username);
     const tenant = await this.checkTenant(input.tenant ?? null);
     const now = this.clock.now();
@@ -70,8 +83,14 @@ export class OperatorService {
           `The username "${input.username}" is taken (usernames of removed operators stay reserved).`,
         );
       }
-      await audit.append({ actor, action: 'operator.created', tenant, target: record.username, detail: { roles: record.roles } });
-      return view(record);
+      const auditSeq = await audit.append({
+        actor,
+        action: 'operator.created',
+        tenant,
+        target: record.username,
+        detail: { roles: record.roles },
+      });
+      return { ...view(record), auditSeq };
     });
   }
 
@@ -80,37 +99,111 @@ export class OperatorService {
     roles: OperatorRole[],
     tenant: string | null | undefined,
     actor: Actor,
-  ): Promise<OperatorView> {
+  ): Promise<OperatorChange> {
     await this.require(username);
     // Undefined keeps the scope: the update leaves the column alone rather than writing back a
     // value read earlier, which a concurrent change of scope could have made stale.
     const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
-    return this.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
-      const after = await operators.get(username);
-      if (!after) throw unknown(username);
-      await audit.append({
-        actor,
-        action: 'operator.roles_changed',
-        tenant: after.tenant,
-        target: username,
-        detail: { roles: after.roles },
-      });
-      return view(after);
-    });
+    return this.uow.run((stores) => this.changeRoles(stores, username, roles, scope, actor));
   }
 
-  async suspend(username: string, actor: Actor): Promise<OperatorView> {
+  /**
+   * The role change inside a transaction the caller holds (the back office's approvals,
+   * docs/backoffice/people.md); the tenant scope must be checked already.
+   */
+  async changeRoles(
+    { operators, audit }: OperatorScope,
+    username: string,
+    roles: OperatorRole[],
+    scope: string | null | undefined,
+    actor: Actor,
+  ): Promise<OperatorChange> {
+    if (!(await operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
+    const after = await operators.get(username);
+    if (!after) throw unknown(username);
+    const auditSeq = await audit.append({
+      actor,
+      action: 'operator.roles_changed',
+      tenant: after.tenant,
+      target: username,
+      detail: { roles: after.roles },
+    });
+    return { ...view(after), auditSeq };
+  }
+
+  async suspend(username: string, actor: Actor): Promise<OperatorChange> {
     return this.setStatus(username, 'suspended', actor);
   }
 
-  async enable(username: string, actor: Actor): Promise<OperatorView> {
+  async enable(username: string, actor: Actor): Promise<OperatorChange> {
     return this.setStatus(username, 'active', actor);
   }
 
-  /** Removal is final: sessions end now and the username stays reserved. */
-  async remove(username: string, actor: Actor): Promise<OperatorView> {
+  /** Removal is final: sessions end now, any identity link goes, and the username stays reserved. */
+  async remove(username: string, actor: Actor): Promise<OperatorChange> {
     return this.setStatus(username, 'removed', actor);
+  }
+
+  /**
+   * A new password under the same policy (docs/backoffice/people.md). Every session of the
+   * operator ends, failed sign-ins and any lock are cleared; the audit entry carries no secret.
+   */
+  async setPassword(username: string, password: string, actor: Actor): Promise<OperatorChange> {
+    await this.require(username);
+    checkPassword(password, username);
+    const hash = await hashPassword(password);
+    return this.uow.run(async ({ operators, sessions, audit }) => {
+      if (!(await operators.setPassword(username, hash, this.clock.now()))) throw unknown(username);
+      await sessions.revokeAll(username);
+      const after = await operators.get(username);
+      if (!after) throw unknown(username);
+      const auditSeq = await audit.append({ actor, action: 'operator.password_changed', tenant: after.tenant, target: username });
+      return { ...view(after), auditSeq };
+    });
+  }
+
+  /** Links an enterprise identity to the operator, in place of its previous one; one identity, one operator. */
+  async linkIdentity(username: string, identity: { issuer: string; subject: string }, actor: Actor): Promise<OperatorChange> {
+    const now = this.clock.now();
+    return this.uow.run(async ({ operators, audit }) => {
+      const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
+      if (linked === 'unknown') throw unknown(username);
+      if (linked === 'taken') {
+        throw new ServiceError('identity_linked', 'This enterprise identity is linked to another operator.');
+      }
+      const after = await operators.get(username);
+      if (!after) throw unknown(username);
+      const auditSeq = await audit.append({
+        actor,
+        action: 'operator.idp_linked',
+        tenant: after.tenant,
+        target: username,
+        detail: { issuer: identity.issuer, subject: identity.subject },
+      });
+      return { ...view(after), auditSeq };
+    });
+  }
+
+  /** Removes the operator's identity link, if it has one (the entry says which it was). */
+  async unlinkIdentity(username: string, actor: Actor): Promise<OperatorChange> {
+    await this.require(username);
+    return this.uow.run(async ({ operators, audit }) => {
+      const after = await operators.get(username);
+      if (!after || after.status === 'removed') throw unknown(username);
+      const was = await operators.unlinkIdentity(username);
+      const auditSeq = await audit.append({
+        actor,
+        action: 'operator.idp_unlinked',
+        tenant: after.tenant,
+        target: username,
+        detail: was ? { issuer: was.issuer, subject: was.subject } : {},
+      });
+      return { ...view(after), auditSeq };
+    });
+  }
+
+  async identityOf(username: string): Promise<OperatorIdentity | undefined> {
+    return this.operators.identityOf(username);
   }
 
   async login(username: string, password: string): Promise<LoginResult> {
@@ -142,15 +235,31 @@ export class OperatorService {
    * A suspended operator's sessions stop working while suspended (the plane reads the status) and
    * work again once enabled; removal is final and deletes them in the same transaction.
    */
-  private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorView> {
-    return this.uow.run(async ({ operators, sessions, audit }) => {
-      if (!(await operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
-      if (status === 'removed') await sessions.revokeAll(username);
-      const after = await operators.get(username);
-      if (!after) throw unknown(username);
-      await audit.append({ actor, action: `operator.${STATUS_ACTIONS[status]}`, tenant: after.tenant, target: username });
-      return view(after);
+  private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
+    return this.uow.run((stores) => this.changeStatus(stores, username, status, actor));
+  }
+
+  /** The status change inside a transaction the caller holds (the back office's approvals). */
+  async changeStatus(
+    { operators, sessions, audit }: OperatorScope,
+    username: string,
+    status: OperatorRecord['status'],
+    actor: Actor,
+  ): Promise<OperatorChange> {
+    if (!(await operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
+    if (status === 'removed') {
+      await sessions.revokeAll(username);
+      await operators.unlinkIdentity(username);
+    }
+    const after = await operators.get(username);
+    if (!after) throw unknown(username);
+    const auditSeq = await audit.append({
+      actor,
+      action: `operator.${STATUS_ACTIONS[status]}`,
+      tenant: after.tenant,
+      target: username,
     });
+    return { ...view(after), auditSeq };
   }
 
   private async require(username: string): Promise<OperatorRecord> {

@@ -5,7 +5,7 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compressStatusList, packStatuses } from '../../core/status-list/codec.ts';
 import type { IssuedCredentialRecord, IssuedCredentialStore, RevocationTarget } from '../../ports/issued-credential-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** Seconds a relying party may cache a list (its `ttl`, and the HTTP max-age). */
@@ -96,19 +96,31 @@ export class StatusService {
   async revoke(tenant: string, selector: RevokeSelector, actor: Actor): Promise<RevocationView[]> {
     await this.tenants.get(tenant);
     const target = this.target(tenant, selector);
-    return this.uow.run(async ({ ledger, audit, events }) => {
-      const { matched, newlyRevoked } = await ledger.revoke(tenant, target, this.clock.now());
-      if (matched.length === 0) {
-        throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
-      }
-      const views = matched.map((r) => this.view(r));
-      for (const v of views.filter((v) => newlyRevoked.includes(v.credentialId))) {
-        const data = { credentialId: v.credentialId, typeId: v.typeId, status: v.status, revokedAt: v.revokedAt };
-        await audit.append({ actor, action: 'credential.revoked', tenant, target: v.credentialId, detail: data });
-        await events.emit({ type: 'credential.revoked', tenant, data });
-      }
-      return views;
-    });
+    return this.uow.run(async (scope) => (await this.revokeWithin(scope, tenant, target, actor)).views);
+  }
+
+  /**
+   * The revocation itself, on the stores of a unit of work the caller runs: `revoke`'s own, or an
+   * approval's transaction (a bulk revocation, features/backoffice/approvals), with the same
+   * audit entries and events. Answers the matching credentials and the ids revoked now.
+   */
+  async revokeWithin(
+    { ledger, audit, events }: { ledger: IssuedCredentialStore } & Recorders,
+    tenant: string,
+    target: RevocationTarget,
+    actor: Actor,
+  ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
+    const { matched, newlyRevoked } = await ledger.revoke(tenant, target, this.clock.now());
+    if (matched.length === 0) {
+      throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
+    }
+    const views = matched.map((r) => this.view(r));
+    for (const v of views.filter((v) => newlyRevoked.includes(v.credentialId))) {
+      const data = { credentialId: v.credentialId, typeId: v.typeId, status: v.status, revokedAt: v.revokedAt };
+      await audit.append({ actor, action: 'credential.revoked', tenant, target: v.credentialId, detail: data });
+      await events.emit({ type: 'credential.revoked', tenant, data });
+    }
+    return { views, newlyRevoked };
   }
 
   private target(tenant: string, selector: RevokeSelector): RevocationTarget {

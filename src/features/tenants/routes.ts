@@ -14,7 +14,8 @@ const Tenant = Type.Object({
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()]);
 const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'sRGB colour as #RRGGBB.' });
 
-const ProfileFields = {
+/** The profile's fields as a request sets them (also the back office's organisation bodies). */
+export const ProfileFields = {
   displayName: Nullable(DisplayName(100)),
   description: Nullable(DisplayText(500)),
   logoUri: Nullable(Type.String({ pattern: '^https://\\S+$', maxLength: 2048, description: 'https URL of the logo image.' })),

@@ -5,7 +5,13 @@ import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
-import { emptyProfile, type TenantProfile, type TenantRecord, type TenantStore } from '../../ports/tenant-store.ts';
+import {
+  emptyProfile,
+  type TenantProfile,
+  type TenantRecord,
+  type TenantStatus,
+  type TenantStore,
+} from '../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 
 export interface TenantView {
@@ -48,15 +54,36 @@ export class TenantService {
   }
 
   /**
-   * The slug of an existing tenant, for the protocol hot paths (token, nonce, credential) that
-   * need existence only. Tenants are never deleted, so a slug once seen is remembered; an unknown
-   * one is asked of the database every time. (Revisit when tenants can be removed.)
+   * The slug of an existing tenant, for the public paths that serve a suspended tenant as well
+   * (nonce, status lists). Tenants are never deleted, so a slug once seen is remembered; an unknown
+   * one is asked of the database every time. Only existence is remembered, never the status: a
+   * path that must stop when the tenant is suspended asks `status` (read on every call), so a
+   * suspension on another process takes effect on the next request. (Revisit when tenants can
+   * be removed.)
    */
   async existing(slug: string): Promise<string> {
     if (!this.known.has(slug)) {
       await this.get(slug);
       this.known.add(slug);
     }
+    return slug;
+  }
+
+  /** The tenant's status, from the database on every call; `unknown_tenant` when there is none. */
+  async status(slug: string): Promise<TenantStatus> {
+    const status = await this.tenants.status(slug);
+    if (!status) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+    return status;
+  }
+
+  /**
+   * The slug of a tenant that issues (docs/backoffice/orgs.md, "Suspension"): an unknown one is
+   * `unknown_tenant`; a suspended one is refused with what `refusal` makes, the refusal of the
+   * caller's surface (`tenant_suspended`, or an OAuth code at the token and credential endpoints).
+   */
+  async issuing(slug: string, refusal: (message: string) => ServiceError = suspendedRefusal): Promise<string> {
+    const { status } = await this.status(slug);
+    if (status === 'suspended') throw refusal(`The issuer ${slug} is suspended: it issues nothing until it is reactivated.`);
     return slug;
   }
 
@@ -70,10 +97,14 @@ export class TenantService {
     return tenant;
   }
 
-  /** POST /api/tenants: an ordinary tenant, never a demonstration one. */
-  async create(rawName: string, actor: Actor): Promise<TenantView> {
+  /**
+   * POST /api/tenants: an ordinary tenant, never a demonstration one; with the seq of its
+   * `tenant.created` entry. The back office's POST /api/admin/orgs may give its first profile too,
+   * written in the same row.
+   */
+  async create(rawName: string, actor: Actor, profile: Partial<TenantProfile> = {}): Promise<TenantView & { auditSeq: number }> {
     const name = normaliseName(rawName);
-    if (isDemoName(name)) {
+    if (isDemoName(name) || (profile.displayName && isDemoName(profile.displayName))) {
       throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
     }
     const base = baseSlug(name);
@@ -82,8 +113,8 @@ export class TenantService {
       let n = 1;
       while (taken.has(slugCandidate(base, n))) n++;
       const slug = slugCandidate(base, n);
-      const created = await this.insert(slug, name, actor);
-      if (created) return this.view(created);
+      const created = await this.insert(slug, name, actor, profile);
+      if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
       // Another request took the slug between the read and the insert: look again.
     }
     throw new ServiceError('conflict', 'Could not find a free slug for this name; try a more distinctive name.');
@@ -122,16 +153,26 @@ export class TenantService {
    * Inserts tenant and issuer key together, with its audit entry and `org.created` event;
    * undefined when the slug is already taken (nothing is written then).
    */
-  private async insert(slug: string, name: string, actor: Actor): Promise<TenantRecord | undefined> {
+  private async insert(
+    slug: string,
+    name: string,
+    actor: Actor,
+    profile: Partial<TenantProfile> = {},
+  ): Promise<{ record: TenantRecord; auditSeq: number } | undefined> {
     const now = this.clock.now();
-    const record: TenantRecord = { slug, name, ...emptyProfile(), createdAt: now, updatedAt: now };
+    const fields = (Object.keys(profile) as (keyof TenantProfile)[]).filter((k) => profile[k] !== undefined);
+    const given = Object.fromEntries(fields.map((k) => [k, profile[k]])) as Partial<TenantProfile>;
+    const record: TenantRecord = { slug, name, ...emptyProfile(), ...given, createdAt: now, updatedAt: now };
     const key = await this.keys.prepareKey(slug, 'issuer');
     return this.uow.run(async ({ tenants, audit, events }) => {
       if (!(await tenants.create(record, [key]))) return undefined;
       const did = this.didOf(slug);
-      await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail: { name, did } });
+      const detail = { name, did, ...(fields.length > 0 ? { fields } : {}) };
+      const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail });
       await events.emit({ type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } });
-      return record;
+      return { record, auditSeq };
     });
   }
 }
+
+const suspendedRefusal = (message: string) => new ServiceError('tenant_suspended', message);

@@ -3,12 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { Unauthorized } from '../../core/errors.ts';
+import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import { type IntegrationScope, type RateClass, ratePolicyOf } from '../../core/integration-scopes.ts';
 import { type PartnerRole, partnerRole, SIGNED_IN_STAGES } from '../../core/partner-pipeline.ts';
 import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { PartnerStore } from '../../ports/partner-store.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 import { consumeBudget } from './rate-limit.ts';
 
@@ -80,7 +81,8 @@ const INVALID = 'Bearer realm="openrail", error="invalid_token"';
  * Operator bearer plane: the break-glass owner token, a session bearer from POST /api/login, an
  * integration token (provisioned, or a partner's key), or a partner session. Roles and status are read from the operators table on every request, so a
  * demoted, suspended or removed operator loses access on the next call; a token is read from its
- * table on every request, so a revoked or rotated one is refused on the next call, on every process.
+ * table on every request, so a revoked or rotated one is refused on the next call, on every process;
+ * so is its tenant's status, so a token of a suspended tenant is refused (`403 tenant_suspended`).
  * A key (a principal with a rate class) is metered per key; sessions and the owner token never are.
  */
 export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
@@ -103,6 +105,8 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     private readonly tokens: IntegrationTokenStore,
     private readonly budget: RateBudget,
     private readonly partners: PartnerStore,
+    /** A key of a suspended tenant is refused (docs/backoffice/orgs.md): its status is read on every request. */
+    private readonly tenants: Pick<TenantStore, 'status'>,
   ) {}
 
   async authenticate(input: AuthInput): Promise<OperatorPrincipal> {
@@ -117,6 +121,12 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     if (auth.credential.startsWith(`${INTEGRATION_TOKEN_PREFIX}_`)) {
       const token = await this.tokens.findActive(hash);
       if (!token) throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
+      if ((await this.tenants.status(token.tenant))?.status === 'suspended') {
+        throw new ServiceError(
+          'tenant_suspended',
+          `The tenant ${token.tenant} is suspended: its tokens are refused until it is reactivated.`,
+        );
+      }
       return {
         plane: 'operator',
         via: 'integration-token',

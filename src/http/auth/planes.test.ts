@@ -120,6 +120,7 @@ for (const factory of testDatabases()) {
         new SqlIntegrationTokenStore(db),
         new SqlRateBudget(db),
         new SqlPartnerStore(db),
+        tenants,
       );
       accessAuth = new AccessTokenAuthenticator(tokens, clock);
       holderAuth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);

@@ -1,15 +1,43 @@
+import { SqlApprovalStore } from '../../../adapters/sql/sql-approval-store.ts';
 import type { Context } from '../../../app/module.ts';
+import { credentialTypesModule } from '../../credential-types/module.ts';
+import { statusModule } from '../../status/module.ts';
+import { tenantsModule } from '../../tenants/module.ts';
 import type { ApprovalDesk } from '../approval-desk.ts';
 import type { GroupBuild } from '../module.ts';
+import { revokeBulkAction } from './actions/revoke-bulk.ts';
+import { subjectExportAction } from './actions/subject-export.ts';
+import { ApprovalService } from './desk.ts';
+import { approvalRoutes } from './routes.ts';
 
-// PLACEHOLDER while the group is being written: replaced by the approvals group.
-export async function buildApprovals(_ctx: Context): Promise<GroupBuild & { desk: ApprovalDesk }> {
-  const desk: ApprovalDesk = {
-    register: () => {},
-    request: async () => {
-      throw new Error('approvals are being written');
-    },
-    pendingFor: async () => [],
+const HOUR_MS = 3_600_000;
+
+/**
+ * The `admin-approvals` group and its desk (docs/backoffice/approvals.md), built before the other
+ * groups so that they register their four-eyes actions with it. Its own two actions: bulk
+ * revocation and the data-subject export.
+ */
+export async function buildApprovals(ctx: Context): Promise<GroupBuild & { desk: ApprovalDesk }> {
+  const desk = new ApprovalService(
+    new SqlApprovalStore(ctx.db),
+    ctx.unitOfWork((db) => ({ db, approvals: new SqlApprovalStore(db) })),
+    ctx.clock,
+  );
+  const [tenants, status, types] = await Promise.all([
+    ctx.use(tenantsModule),
+    ctx.use(statusModule),
+    ctx.use(credentialTypesModule),
+  ]);
+  desk.register(revokeBulkAction({ db: ctx.db, status, tenants, types }));
+  desk.register(subjectExportAction({ db: ctx.db, clock: ctx.clock }));
+  return {
+    group: approvalRoutes(desk),
+    desk,
+    jobs: [
+      // Reads judge expiry themselves; marking the rows keeps the state filter a plain comparison.
+      { name: 'backoffice.approvals-expire', everyMs: HOUR_MS, run: async (now) => void (await desk.expire(now)) },
+      // Data-subject exports are readable for 24 hours (reads stop then); this takes them out of the table.
+      { name: 'backoffice.approvals-clear-results', everyMs: HOUR_MS, run: async (now) => void (await desk.clearResults(now)) },
+    ],
   };
-  return { group: { name: 'admin-approvals', routes: [] }, desk };
 }

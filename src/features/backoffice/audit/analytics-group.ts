@@ -1,4 +1,85 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { DateTimeView, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { TypeId } from '../../credential-types/routes.ts';
+import { adminRoute, Instant, iso, LIST_SCOPE, listParams } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
+import { ROLE_MATRIX } from '../role-matrix.ts';
+import { AnalyticsService, BUCKETS, SERIES_MAX } from './analytics.ts';
 
-// PLACEHOLDER while the group is being written: replaced by the group's routes.
-export const analyticsGroup: GroupBuilder = async () => ({ group: { name: 'admin-analytics', routes: [] } });
+const Count = Type.Integer({ minimum: 0 });
+const CountFields = {
+  issued: Count,
+  verified: Count,
+  verificationsFailed: Count,
+  enrolled: Nullable(Count),
+  offersCreated: Count,
+  offersRedeemed: Count,
+  offersCollected: Count,
+};
+const Point = Type.Object({ start: Type.String({ description: 'YYYY-MM-DD, UTC' }), ...CountFields });
+const Totals = Type.Object({ ...CountFields, conversion: Nullable(Type.Number()) });
+const Series = Type.Object({ tenant: Type.String(), typeId: Nullable(Type.String()), totals: Totals, points: Type.Array(Point) });
+const Remainder = Type.Object({ series: Type.Integer(), totals: Totals, points: Type.Array(Point) });
+const SeriesList = (description: string): TSchema =>
+  Type.Object({ series: Type.Array(Series, { maxItems: SERIES_MAX }), others: Nullable(Remainder) }, { description });
+
+/** GET /api/admin/analytics (docs/backoffice/audit.md, "Analytics"). */
+export const analyticsGroup: GroupBuilder = async (ctx) => {
+  const service = new AnalyticsService(new SqlBackofficeAudit(ctx.db), ctx.urls, () => ctx.clock.now());
+  return {
+    group: {
+      name: 'admin-analytics',
+      routes: [
+        defineRoute({
+          ...adminRoute('docs/backoffice/audit.md'),
+          method: 'GET',
+          path: '/api/admin/analytics',
+          roles: ROLE_MATRIX.analytics,
+          scope: LIST_SCOPE,
+          summary: 'Issuance, verification, enrolment and offer conversion over time, per tenant and per type.',
+          querystring: Type.Object(
+            {
+              tenant: Type.Optional(Slug),
+              typeId: Type.Optional(TypeId),
+              since: Type.Optional(Instant),
+              until: Type.Optional(Instant),
+              bucket: Type.Optional(Type.Union(BUCKETS.map((b) => Type.Literal(b)))),
+            },
+            { additionalProperties: false },
+          ),
+          responses: {
+            200: {
+              description: 'Totals and series over the window.',
+              schema: Type.Object({
+                since: DateTimeView,
+                until: DateTimeView,
+                bucket: Type.String(),
+                tenant: Nullable(Type.String()),
+                typeId: Nullable(Type.String()),
+                totals: Totals,
+                points: Type.Array(Point),
+                tenants: SeriesList('Per tenant.'),
+                types: SeriesList('Per tenant and credential type.'),
+              }),
+            },
+            ...OPERATOR_ERRORS,
+          },
+          handler: async (request) => {
+            const { tenant, since, until } = listParams(request);
+            const { typeId, bucket } = request.query;
+            const answer = await service.counts({
+              tenant,
+              ...(typeId === undefined ? {} : { typeId }),
+              ...(since === undefined ? {} : { since }),
+              ...(until === undefined ? {} : { until }),
+              ...(bucket === undefined ? {} : { bucket }),
+            });
+            return { ...answer, since: iso(answer.since), until: iso(answer.until) };
+          },
+        }),
+      ],
+    },
+  };
+};

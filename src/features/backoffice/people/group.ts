@@ -1,4 +1,44 @@
+import type { Db } from '../../../adapters/sql/connect.ts';
+import { SqlBackofficePeople } from '../../../adapters/sql/sql-backoffice-people.ts';
+import { SqlOperatorSessionStore, SqlOperatorStore } from '../../../adapters/sql/sql-operator-store.ts';
+import { membershipModule } from '../../membership/module.ts';
+import { operatorsModule } from '../../operators/module.ts';
+import { tenantsModule } from '../../tenants/module.ts';
 import type { GroupBuilder } from '../module.ts';
+import { type AdminScope, OperatorAdmin } from './operator-admin.ts';
+import { operatorRoutes } from './operator-routes.ts';
+import { peopleRoutes } from './people-routes.ts';
+import { PeopleViews } from './people-views.ts';
 
-// PLACEHOLDER while the group is being written: replaced by the group's routes.
-export const peopleGroup: GroupBuilder = async () => ({ group: { name: 'admin-people', routes: [] } });
+/**
+ * The people group (docs/backoffice/people.md): operators, with the owner changes that need a
+ * second owner registered with the approval desk; and members, governance, the coin ledger,
+ * consent and the coin economy across tenants.
+ */
+export const peopleGroup: GroupBuilder = async (ctx, desk) => {
+  const [operators, members, tenants] = await Promise.all([
+    ctx.use(operatorsModule),
+    ctx.use(membershipModule),
+    ctx.use(tenantsModule),
+  ]);
+  const reads = new SqlBackofficePeople(ctx.db);
+  const bind = (db: Db): AdminScope => ({
+    operators: new SqlOperatorStore(db),
+    sessions: new SqlOperatorSessionStore(db),
+    people: new SqlBackofficePeople(db),
+  });
+  const admin = new OperatorAdmin(
+    operators,
+    new SqlOperatorStore(ctx.db),
+    new SqlOperatorSessionStore(ctx.db),
+    reads,
+    ctx.unitOfWork(bind),
+    bind,
+    async (slug) => (await tenants.find(slug)) !== undefined,
+    desk,
+    ctx.clock,
+  );
+  admin.registerActions(desk);
+  const views = new PeopleViews(reads, members);
+  return { group: { name: 'admin-people', routes: [...operatorRoutes(admin), ...peopleRoutes(views)] } };
+};

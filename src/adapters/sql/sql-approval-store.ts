@@ -1,0 +1,184 @@
+import type { Selectable } from 'kysely';
+import type {
+  ApprovalFilter,
+  ApprovalRecord,
+  ApprovalState,
+  ApprovalStore,
+  Decision,
+  PendingFilter,
+} from '../../ports/approval-store.ts';
+import type { Db } from './connect.ts';
+import type { ApprovalsTable } from './schema.ts';
+
+const toRecord = (r: Selectable<ApprovalsTable>): ApprovalRecord => ({
+  id: r.id,
+  action: r.action,
+  params: JSON.parse(r.params) as Record<string, unknown>,
+  tenant: r.tenant,
+  accountId: r.account_id,
+  state: r.state as ApprovalState,
+  reason: r.reason,
+  requestedBy: r.requested_by,
+  requestedAt: Number(r.requested_at),
+  expiresAt: Number(r.expires_at),
+  decidedBy: r.decided_by,
+  decidedAt: r.decided_at === null ? null : Number(r.decided_at),
+  note: r.note,
+  result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
+  resultPrivate: Number(r.result_private) === 1,
+  resultExpiresAt: r.result_expires_at === null ? null : Number(r.result_expires_at),
+});
+
+const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows);
+
+export class SqlApprovalStore implements ApprovalStore {
+  constructor(private readonly db: Db) {}
+
+  async create(r: ApprovalRecord): Promise<void> {
+    await this.db
+      .insertInto('approvals')
+      .values({
+        id: r.id,
+        action: r.action,
+        params: JSON.stringify(r.params),
+        tenant: r.tenant,
+        account_id: r.accountId,
+        state: r.state,
+        reason: r.reason,
+        requested_by: r.requestedBy,
+        requested_at: r.requestedAt,
+        expires_at: r.expiresAt,
+        decided_by: null,
+        decided_at: null,
+        note: null,
+        result: null,
+        result_private: 0,
+        result_expires_at: null,
+      })
+      .execute();
+  }
+
+  async get(id: string, within: string | null): Promise<ApprovalRecord | undefined> {
+    let q = this.db.selectFrom('approvals').selectAll().where('id', '=', id);
+    if (within !== null) q = q.where('tenant', '=', within);
+    const row = await q.executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async list(f: ApprovalFilter): Promise<ApprovalRecord[]> {
+    let q = this.db.selectFrom('approvals').selectAll();
+    if (f.tenant !== null) q = q.where('tenant', '=', f.tenant);
+    if (f.action !== undefined) q = q.where('action', '=', f.action);
+    if (f.requestedBy !== undefined) q = q.where('requested_by', '=', f.requestedBy);
+    if (f.since !== undefined) q = q.where('requested_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('requested_at', '<', f.until);
+    // Expiry is judged on read: a pending row past its time is expired before the job marks it.
+    if (f.state === 'pending') q = q.where('state', '=', 'pending').where('expires_at', '>', f.now);
+    else if (f.state === 'expired') {
+      q = q.where((eb) =>
+        eb.or([eb('state', '=', 'expired'), eb.and([eb('state', '=', 'pending'), eb('expires_at', '<=', f.now)])]),
+      );
+    } else if (f.state !== undefined) q = q.where('state', '=', f.state);
+    const after = f.after;
+    if (after !== undefined) {
+      const [at, id] = after;
+      q = q.where((eb) => eb.or([eb('requested_at', '<', at), eb.and([eb('requested_at', '=', at), eb('id', '<', id)])]));
+    }
+    const rows = await q.orderBy('requested_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    return rows.map(toRecord);
+  }
+
+  async pending(f: PendingFilter): Promise<ApprovalRecord[]> {
+    if (f.actions.length === 0) return [];
+    let q = this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', f.now)
+      .where('requested_by', '<>', f.notRequestedBy)
+      .where('action', 'in', [...f.actions]);
+    if (f.tenant !== null) q = q.where('tenant', '=', f.tenant);
+    const rows = await q.orderBy('requested_at').orderBy('id').limit(f.limit).execute();
+    return rows.map(toRecord);
+  }
+
+  async decide(id: string, d: Decision): Promise<boolean> {
+    const result = await this.db
+      .updateTable('approvals')
+      .set({ state: d.state, decided_by: d.by, decided_at: d.now, note: d.note })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', d.now)
+      .executeTakeFirst();
+    return changed(result) === 1;
+  }
+
+  async saveResult(id: string, result: Record<string, unknown>, priv: boolean, expiresAt: number | null): Promise<void> {
+    await this.db
+      .updateTable('approvals')
+      .set({ result: JSON.stringify(result), result_private: priv ? 1 : 0, result_expires_at: expiresAt })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async markExpired(now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('approvals')
+      .set({ state: 'expired' })
+      .where('state', '=', 'pending')
+      .where('expires_at', '<=', now)
+      .executeTakeFirst();
+    return changed(result);
+  }
+
+  async clearResults(now: number): Promise<number> {
+    const result = await this.db
+      .updateTable('approvals')
+      .set({ result: null, result_expires_at: null })
+      .where('result_expires_at', '<=', now)
+      .executeTakeFirst();
+    return changed(result);
+  }
+}
+
+/**
+ * What the approval desk's own actions read of other features' tables, read-only: the credentials
+ * a bulk revocation names, and the memberships of an account a data-subject export names.
+ */
+export class SqlApprovalTargets {
+  constructor(private readonly db: Db) {}
+
+  /** Which of `ids` are credentials of the tenant. */
+  async credentialsOf(tenant: string, ids: readonly string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('issued_credentials')
+        .select('id')
+        .where('tenant', '=', tenant)
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+      found.push(...rows.map((r) => r.id));
+    }
+    return found;
+  }
+
+  /** The ids of the type's credentials still valid, at most `limit`. */
+  async validOfType(tenant: string, typeId: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select('id')
+      .where('tenant', '=', tenant)
+      .where('type_id', '=', typeId)
+      .where('revoked_at', 'is', null)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  async hasMembership(accountId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('members').select('tenant').where('account_id', '=', accountId).executeTakeFirst();
+    return row !== undefined;
+  }
+}

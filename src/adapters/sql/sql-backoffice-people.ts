@@ -1,0 +1,322 @@
+import { type ExpressionBuilder, PostgresAdapter, sql } from 'kysely';
+import type {
+  BackofficePeopleLocks,
+  BackofficePeopleReads,
+  CoinRow,
+  ConsentRow,
+  EconomyRow,
+  MemberRow,
+  OptionCount,
+  PeopleWindow,
+} from '../../ports/backoffice-people.ts';
+import type { ProposalRecord, ProposalState } from '../../ports/membership-store.ts';
+import type { OperatorRecord } from '../../ports/operator-store.ts';
+import type { Db } from './connect.ts';
+import type { Database, TenantsTable } from './schema.ts';
+import { SqlOperatorStore } from './sql-operator-store.ts';
+
+const SIGNED_IN = sql.lit('operator.signed_in');
+
+/**
+ * The back office's people views (docs/backoffice/people.md), read across tenants with the query
+ * builder on both engines, and the operator rows an owner change holds. Sums and counts come back
+ * from PostgreSQL as strings, so every number is read through Number.
+ */
+export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeopleLocks {
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Db) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  async members(
+    filter: PeopleWindow & { status?: string; tier?: string },
+    limit: number,
+    after?: readonly [number, string, string],
+  ): Promise<MemberRow[]> {
+    let query = this.db.selectFrom('members').select(['tenant', 'account_id', 'tier', 'status', 'balance', 'joined_at']);
+    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.tier !== undefined) query = query.where('tier', '=', filter.tier);
+    if (filter.since !== undefined) query = query.where('joined_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('joined_at', '<', filter.until);
+    if (after) {
+      const [at, tenant, accountId] = after;
+      query = query.where((eb) =>
+        eb.or([
+          eb('joined_at', '<', at),
+          eb.and([
+            eb('joined_at', '=', at),
+            eb.or([eb('tenant', '>', tenant), eb.and([eb('tenant', '=', tenant), eb('account_id', '>', accountId)])]),
+          ]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('joined_at', 'desc').orderBy('tenant').orderBy('account_id').limit(limit).execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      accountId: r.account_id,
+      tier: r.tier,
+      status: r.status,
+      balance: Number(r.balance),
+      joinedAt: Number(r.joined_at),
+    }));
+  }
+
+  async coinEntries(
+    filter: PeopleWindow & { accountId?: string },
+    limit: number,
+    after?: readonly [number, string],
+  ): Promise<CoinRow[]> {
+    let query = this.db.selectFrom('coin_entries').selectAll();
+    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
+    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    if (after) {
+      const [at, id] = after;
+      query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      tenant: r.tenant,
+      accountId: r.account_id,
+      delta: Number(r.delta),
+      reason: r.reason,
+      idempotencyKey: r.idempotency_key,
+      balanceAfter: Number(r.balance_after),
+      createdAt: Number(r.created_at),
+    }));
+  }
+
+  async proposals(
+    filter: PeopleWindow & { state?: string },
+    limit: number,
+    after?: readonly [number, string],
+  ): Promise<ProposalRecord[]> {
+    let query = this.db.selectFrom('proposals').selectAll();
+    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    if (after) {
+      const [at, id] = after;
+      query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      tenant: row.tenant,
+      title: row.title,
+      options: JSON.parse(row.options),
+      tiers: row.tiers === null ? null : JSON.parse(row.tiers),
+      opensAt: Number(row.opens_at),
+      closesAt: Number(row.closes_at),
+      state: row.state as ProposalState,
+      votesCast: Number(row.votes_cast),
+      createdAt: Number(row.created_at),
+      openedAt: row.opened_at === null ? null : Number(row.opened_at),
+      closedAt: row.closed_at === null ? null : Number(row.closed_at),
+    }));
+  }
+
+  async optionCounts(proposalIds: readonly string[]): Promise<OptionCount[]> {
+    if (proposalIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('votes')
+      .select((eb) => [
+        'proposal_id',
+        'option',
+        eb.fn.countAll<number>().as('votes'),
+        eb.fn.sum<number>('assisted').as('assisted'),
+      ])
+      .where('proposal_id', 'in', proposalIds)
+      .groupBy(['proposal_id', 'option'])
+      .execute();
+    return rows.map((r) => ({
+      proposalId: r.proposal_id,
+      option: r.option,
+      votes: Number(r.votes),
+      assisted: Number(r.assisted),
+    }));
+  }
+
+  async consent(
+    filter: PeopleWindow & { accountId?: string },
+    limit: number,
+    after?: readonly [string, string, string],
+  ): Promise<ConsentRow[]> {
+    let query = this.db
+      .selectFrom('share_settings as s')
+      .innerJoin('wallet_items as i', 'i.id', 's.item_id')
+      .leftJoin('channels as c', (join) => join.onRef('c.tenant', '=', 's.tenant').onRef('c.account_id', '=', 's.account_id'))
+      .select((eb) => [
+        's.tenant',
+        's.account_id',
+        's.item_id',
+        's.elements',
+        'i.tenant as item_tenant',
+        'i.kind as item_kind',
+        'c.state as channel',
+        eb
+          .selectFrom('sharing_log as l')
+          .select((l) => l.fn.max('l.at').as('at'))
+          .whereRef('l.account_id', '=', 's.account_id')
+          .whereRef('l.item_id', '=', 's.item_id')
+          .whereRef('l.tenant', '=', 's.tenant')
+          .as('since'),
+      ]);
+    if (filter.tenant !== null) query = query.where('s.tenant', '=', filter.tenant);
+    if (filter.accountId !== undefined) query = query.where('s.account_id', '=', filter.accountId);
+    if (filter.since !== undefined || filter.until !== undefined) {
+      const since = filter.since;
+      const until = filter.until;
+      query = query.where((eb) => {
+        const newest = eb
+          .selectFrom('sharing_log as l')
+          .select((l) => l.fn.max('l.at').as('at'))
+          .whereRef('l.account_id', '=', 's.account_id')
+          .whereRef('l.item_id', '=', 's.item_id')
+          .whereRef('l.tenant', '=', 's.tenant');
+        return eb.and([
+          ...(since === undefined ? [] : [eb(newest, '>=', since)]),
+          ...(until === undefined ? [] : [eb(newest, '<', until)]),
+        ]);
+      });
+    }
+    if (after) {
+      const [tenant, accountId, itemId] = after;
+      query = query.where((eb) =>
+        eb.or([
+          eb('s.tenant', '>', tenant),
+          eb.and([
+            eb('s.tenant', '=', tenant),
+            eb.or([
+              eb('s.account_id', '>', accountId),
+              eb.and([eb('s.account_id', '=', accountId), eb('s.item_id', '>', itemId)]),
+            ]),
+          ]),
+        ]),
+      );
+    }
+    const rows = await query.orderBy('s.tenant').orderBy('s.account_id').orderBy('s.item_id').limit(limit).execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      accountId: r.account_id,
+      itemId: r.item_id,
+      itemTenant: r.item_tenant,
+      itemKind: r.item_kind,
+      elements: JSON.parse(r.elements),
+      channel: r.channel ?? 'none',
+      since: r.since === null || r.since === undefined ? null : Number(r.since),
+    }));
+  }
+
+  async economy(filter: PeopleWindow, limit: number, after?: string): Promise<EconomyRow[]> {
+    const flows = (eb: ExpressionBuilder<Database & { t: TenantsTable }, 't'>, sign: '>' | '<') => {
+      let sub = eb
+        .selectFrom('coin_entries as e')
+        .select((e) => e.fn.coalesce(e.fn.sum<number>('e.delta'), sql<number>`0`).as('n'))
+        .whereRef('e.tenant', '=', 't.slug')
+        .where('e.delta', sign, 0);
+      if (filter.since !== undefined) sub = sub.where('e.created_at', '>=', filter.since);
+      if (filter.until !== undefined) sub = sub.where('e.created_at', '<', filter.until);
+      return sub;
+    };
+    let query = this.db.selectFrom('tenants as t').select((eb) => [
+      't.slug',
+      flows(eb, '>').as('issued'),
+      flows(eb, '<').as('spent'),
+      eb
+        .selectFrom('members as m')
+        .select((m) => m.fn.coalesce(m.fn.sum<number>('m.balance'), sql<number>`0`).as('n'))
+        .whereRef('m.tenant', '=', 't.slug')
+        .as('outstanding'),
+      eb
+        .selectFrom('members as m')
+        .select((m) => m.fn.countAll<number>().as('n'))
+        .whereRef('m.tenant', '=', 't.slug')
+        .as('members'),
+      eb
+        .selectFrom('members as m')
+        .select((m) => m.fn.countAll<number>().as('n'))
+        .whereRef('m.tenant', '=', 't.slug')
+        .where('m.status', '=', 'active')
+        .as('active_members'),
+    ]);
+    if (filter.tenant !== null) query = query.where('t.slug', '=', filter.tenant);
+    if (after !== undefined) query = query.where('t.slug', '>', after);
+    const rows = await query.orderBy('t.slug').limit(limit).execute();
+    return rows.map((r) => ({
+      tenant: r.slug,
+      issued: Number(r.issued ?? 0),
+      spent: -Number(r.spent ?? 0),
+      outstanding: Number(r.outstanding ?? 0),
+      members: Number(r.members ?? 0),
+      activeMembers: Number(r.active_members ?? 0),
+    }));
+  }
+
+  async lastSignIn(username: string): Promise<number | null> {
+    // The action is a literal so that both engines read the partial index of sign-ins.
+    const row = await this.db
+      .selectFrom('audit_log')
+      .select('at')
+      .where('action', '=', SIGNED_IN)
+      .where('target', '=', username)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.at) : null;
+  }
+
+  async auditHead(): Promise<number> {
+    const row = await this.db.selectFrom('audit_head').select('seq').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.seq ?? 0);
+  }
+
+  async auditSeqOf(afterSeq: number, tenant: string | null, action: string, target: string): Promise<number | undefined> {
+    let query = this.db.selectFrom('audit_log').select('seq').where('seq', '>', afterSeq);
+    query = tenant === null ? query.where('tenant', 'is', null) : query.where('tenant', '=', tenant);
+    const row = await query.where('action', '=', action).where('target', '=', target).orderBy('seq').limit(1).executeTakeFirst();
+    return row ? Number(row.seq) : undefined;
+  }
+
+  async lockOperator(username: string): Promise<OperatorRecord | undefined> {
+    if (this.postgres) {
+      await this.db.selectFrom('operators').select('username').where('username', '=', username).forUpdate().execute();
+    }
+    return new SqlOperatorStore(this.db).get(username);
+  }
+
+  platformOwners(): Promise<string[]> {
+    return this.owners(false);
+  }
+
+  /**
+   * On PostgreSQL the rows are held in username order, so concurrent owner changes queue here (and
+   * re-read the rows they waited for) instead of each counting the other's owner as still there;
+   * SQLite writes one transaction at a time.
+   */
+  holdPlatformOwners(): Promise<string[]> {
+    return this.owners(this.postgres);
+  }
+
+  private async owners(hold: boolean): Promise<string[]> {
+    // Roles are a JSON array of names.
+    let query = this.db
+      .selectFrom('operators')
+      .select('username')
+      .where('status', '=', 'active')
+      .where('tenant', 'is', null)
+      .where('roles', 'like', '%"owner"%')
+      .orderBy('username');
+    if (hold) query = query.forUpdate();
+    return (await query.execute()).map((r) => r.username);
+  }
+
+  async tenantExists(slug: string): Promise<boolean> {
+    return (await this.db.selectFrom('tenants').select('slug').where('slug', '=', slug).executeTakeFirst()) !== undefined;
+  }
+}

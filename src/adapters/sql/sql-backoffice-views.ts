@@ -1,0 +1,1046 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type {
+  AuditMark,
+  BackofficeViews,
+  Counted,
+  CredentialFilter,
+  CredentialRow,
+  DeadDelivery,
+  HolderDetail,
+  HolderSummary,
+  LookupMatch,
+  OfferRow,
+  OperatorHit,
+  PartnerHit,
+  PartnerInReview,
+  PendingProvisioning,
+  StatusRef,
+  Subject,
+  TenantHit,
+  TimelineCursor,
+  TimelineEntry,
+  TypeHit,
+  TypeUsage,
+} from '../../ports/backoffice-views.ts';
+import type { Db } from './connect.ts';
+
+/**
+ * The back office's read models over the tables the features keep (docs/backoffice/views.md).
+ * Read-only: every query here is a SELECT. The offers' `subject` column (claim values until the
+ * credential is collected) is never selected; `subject is not null` is read as "still live" only.
+ */
+
+const like = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** Case-insensitive "contains", the same on both engines (SQLite's LIKE folds ASCII case, PostgreSQL's does not). */
+const containsCi = (column: string, q: string) =>
+  sql<SqlBool>`lower(${sql.ref(column)}) like ${`%${like(q.toLowerCase())}%`} escape '\\'`;
+/** Case-sensitive prefix, without LIKE's wildcards (ids hold `_`). */
+const startsWith = (column: string, prefix: string) =>
+  sql<SqlBool>`substr(${sql.ref(column)}, 1, ${sql.lit(prefix.length)}) = ${prefix}`;
+/** Case-sensitive "contains" in JSON text: `replace` is the same function on both engines. */
+const mentions = (column: string, value: string) => sql<SqlBool>`replace(${sql.ref(column)}, ${value}, '') <> ${sql.ref(column)}`;
+
+const num = (v: unknown) => Number(v);
+const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const json = (text: string): Record<string, unknown> => {
+  const value = JSON.parse(text) as unknown;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+};
+
+interface CredentialSql {
+  id: string;
+  tenant: string;
+  type_id: string;
+  offer_id: string;
+  list_seq: number;
+  idx: number;
+  holder_thumbprint: string;
+  issued_at: number;
+  revoked_at: number | null;
+}
+
+const toCredential = (r: CredentialSql): CredentialRow => ({
+  id: r.id,
+  tenant: r.tenant,
+  typeId: r.type_id,
+  offerId: r.offer_id,
+  listSeq: num(r.list_seq),
+  idx: num(r.idx),
+  accountId: r.holder_thumbprint === '' ? null : r.holder_thumbprint,
+  issuedAt: num(r.issued_at),
+  revokedAt: numOrNull(r.revoked_at),
+});
+
+const CREDENTIAL_COLUMNS = [
+  'issued_credentials.id',
+  'issued_credentials.tenant',
+  'issued_credentials.type_id',
+  'issued_credentials.offer_id',
+  'issued_credentials.list_seq',
+  'issued_credentials.idx',
+  'issued_credentials.holder_thumbprint',
+  'issued_credentials.issued_at',
+  'issued_credentials.revoked_at',
+] as const;
+
+const OFFER_COLUMNS = [
+  'offers.id',
+  'offers.tenant',
+  'offers.type_id',
+  'offers.created_at',
+  'offers.expires_at',
+  'offers.redeemed_at',
+  'offers.collected_at',
+] as const;
+
+const toOffer = (r: {
+  id: string;
+  tenant: string;
+  type_id: string;
+  created_at: number;
+  expires_at: number;
+  redeemed_at: number | null;
+  collected_at: number | null;
+}): OfferRow => ({
+  id: r.id,
+  tenant: r.tenant,
+  typeId: r.type_id,
+  createdAt: num(r.created_at),
+  expiresAt: num(r.expires_at),
+  redeemedAt: numOrNull(r.redeemed_at),
+  collectedAt: numOrNull(r.collected_at),
+});
+
+/** The timeline's sources, in the order entries of the same millisecond are shown. */
+const RANKS = {
+  audit: 0,
+  event: 1,
+  offer: 2,
+  credential: 3,
+  revocation: 4,
+  item: 5,
+  membership: 6,
+  deposit: 7,
+  channel: 8,
+} as const;
+
+/**
+ * Rows of one source after the cursor, in the order (at, rank, id): a source ranked before the
+ * cursor's starts after its millisecond, one ranked after it at that millisecond, and the
+ * cursor's own source after its id within the millisecond.
+ */
+function after(at: string, id: string, rank: number, cursor: TimelineCursor | undefined): Expression<SqlBool> {
+  if (!cursor) return sql<SqlBool>`1 = 1`;
+  if (rank < cursor.rank) return sql<SqlBool>`${sql.ref(at)} > ${cursor.at}`;
+  if (rank > cursor.rank) return sql<SqlBool>`${sql.ref(at)} >= ${cursor.at}`;
+  return sql<SqlBool>`(${sql.ref(at)} > ${cursor.at} or (${sql.ref(at)} = ${cursor.at} and ${sql.ref(id)} > ${cursor.id}))`;
+}
+
+export class SqlBackofficeViews implements BackofficeViews {
+  constructor(private readonly db: Db) {}
+
+  async searchTenants(q: string, tenant: string | null, cap: number): Promise<TenantHit[]> {
+    const rows = await this.db
+      .selectFrom('tenants')
+      .select(['slug', 'name'])
+      .where((eb) => eb.or([containsCi('slug', q), containsCi('name', q)]))
+      .$if(tenant !== null, (qb) => qb.where('slug', '=', tenant as string))
+      .orderBy('slug')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ slug: r.slug, name: r.name }));
+  }
+
+  async searchTypes(q: string, tenant: string | null, cap: number): Promise<TypeHit[]> {
+    const rows = await this.db
+      .selectFrom('credential_types')
+      .select(['tenant', 'type_id', 'name'])
+      .where((eb) => eb.or([containsCi('type_id', q), containsCi('name', q)]))
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('tenant')
+      .orderBy('type_id')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, name: r.name }));
+  }
+
+  async credentialsByStatus(ref: StatusRef, tenant: string | null, cap: number): Promise<CredentialRow[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(CREDENTIAL_COLUMNS)
+      .where('idx', '=', ref.idx)
+      .$if(ref.listSeq !== undefined, (qb) => qb.where('list_seq', '=', ref.listSeq as number))
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('tenant')
+      .orderBy('list_seq')
+      .limit(cap)
+      .execute();
+    return rows.map(toCredential);
+  }
+
+  async credentialsByIdPrefix(prefix: string, tenant: string | null, cap: number): Promise<CredentialRow[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(CREDENTIAL_COLUMNS)
+      .where(startsWith('id', prefix))
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('id')
+      .limit(cap)
+      .execute();
+    return rows.map(toCredential);
+  }
+
+  async holdersByPrefix(prefix: string, tenant: string | null, cap: number) {
+    const known = this.db
+      .selectFrom('members')
+      .select(['account_id', 'tenant'])
+      .where(startsWith('account_id', prefix))
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .union(
+        this.db
+          .selectFrom('wallet_items')
+          .select(['account_id', 'tenant'])
+          .where(startsWith('account_id', prefix))
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string)),
+      );
+    const rows = await this.db
+      .selectFrom(known.as('known'))
+      .select(['known.account_id', 'known.tenant'])
+      .orderBy('known.account_id')
+      .orderBy('known.tenant')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, tenant: r.tenant }));
+  }
+
+  async searchPartners(q: string, tenant: string | null, cap: number): Promise<PartnerHit[]> {
+    const rows = await this.db
+      .selectFrom('partner_applications')
+      .select(['id', 'organisation', 'kind', 'stage', 'tenant'])
+      .where((eb) => eb.or([startsWith('id', q), containsCi('organisation', q)]))
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({
+      applicationId: r.id,
+      organisation: r.organisation,
+      kind: r.kind,
+      stage: r.stage,
+      tenant: r.tenant,
+    }));
+  }
+
+  async operatorsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorHit[]> {
+    const rows = await this.db
+      .selectFrom('operators')
+      .select(['username', 'roles', 'tenant', 'status'])
+      .where(sql<SqlBool>`lower(${sql.ref('username')}) like ${`${like(prefix.toLowerCase())}%`} escape '\\'`)
+      .where('status', '<>', 'removed')
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('username')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({
+      username: r.username,
+      roles: JSON.parse(r.roles) as string[],
+      tenant: r.tenant,
+      status: r.status,
+    }));
+  }
+
+  async deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>> {
+    const base = this.db
+      .selectFrom('webhook_deliveries')
+      .where('state', '=', 'dead')
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base
+        .select(['id', 'webhook_id', 'tenant', 'event_type', 'failures', 'last_status', 'finished_at'])
+        .orderBy('finished_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(top)
+        .execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        deliveryId: r.id,
+        webhookId: r.webhook_id,
+        tenant: r.tenant,
+        eventType: r.event_type,
+        failures: num(r.failures),
+        lastStatus: numOrNull(r.last_status),
+        finishedAt: numOrNull(r.finished_at),
+      })),
+    };
+  }
+
+  async pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>> {
+    const base = this.db
+      .selectFrom('provisioning_requests')
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base
+        .select(['id', 'tenant', 'label', 'requested_by', 'created_at', 'expires_at'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(top)
+        .execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        requestId: r.id,
+        tenant: r.tenant,
+        label: r.label,
+        requestedBy: r.requested_by,
+        createdAt: num(r.created_at),
+        expiresAt: num(r.expires_at),
+      })),
+    };
+  }
+
+  async partnersInReview(stages: readonly string[], top: number): Promise<Counted<PartnerInReview>> {
+    const base = this.db.selectFrom('partner_applications').where('stage', 'in', [...stages]);
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base.select(['id', 'organisation', 'kind', 'stage', 'stage_at']).orderBy('stage_at').orderBy('id').limit(top).execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        applicationId: r.id,
+        organisation: r.organisation,
+        kind: r.kind,
+        stage: r.stage,
+        stageAt: num(r.stage_at),
+      })),
+    };
+  }
+
+  async expiringOffers(tenant: string | null, from: number, to: number, top: number): Promise<Counted<OfferRow>> {
+    const base = this.db
+      .selectFrom('offers')
+      .where('expires_at', '>=', from)
+      .where('expires_at', '<', to)
+      .where('redeemed_at', 'is', null)
+      .where('collected_at', 'is', null)
+      .where('subject', 'is not', null)
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base.select(OFFER_COLUMNS).orderBy('expires_at').orderBy('id').limit(top).execute(),
+    ]);
+    return { count: num(count.n), top: rows.map(toOffer) };
+  }
+
+  async lookup(q: string, tenant: string | null, cap: number): Promise<LookupMatch[]> {
+    const matches: LookupMatch[] = [];
+    const credential = (c: CredentialRow): LookupMatch => ({
+      kind: 'credential',
+      id: c.id,
+      tenant: c.tenant,
+      accountId: c.accountId,
+      typeId: c.typeId,
+      state: c.revokedAt === null ? 'valid' : 'revoked',
+      at: c.issuedAt,
+    });
+    if (/^crd_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+      const found = await this.credential(q, tenant);
+      if (found) matches.push(credential(found));
+    }
+    if (/^off_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+      const offer = await this.offer(q, tenant);
+      if (offer) {
+        matches.push({
+          kind: 'offer',
+          id: offer.id,
+          tenant: offer.tenant,
+          accountId: null,
+          typeId: offer.typeId,
+          state: offer.collectedAt !== null ? 'collected' : offer.redeemedAt !== null ? 'redeemed' : 'open',
+          at: offer.createdAt,
+        });
+        const issued = await this.db
+          .selectFrom('issued_credentials')
+          .select(CREDENTIAL_COLUMNS)
+          .where('offer_id', '=', q)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .orderBy('issued_at')
+          .orderBy('id')
+          .limit(cap)
+          .execute();
+        matches.push(...issued.map(toCredential).map(credential));
+      }
+    }
+    if (/^itm_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+      const item = await this.db
+        .selectFrom('wallet_items')
+        .select(['id', 'tenant', 'account_id', 'kind', 'state', 'created_at'])
+        .where('id', '=', q)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .executeTakeFirst();
+      if (item) {
+        matches.push({
+          kind: 'item',
+          id: item.id,
+          tenant: item.tenant,
+          accountId: item.account_id,
+          typeId: null,
+          state: `${item.kind}:${item.state}`,
+          at: num(item.created_at),
+        });
+      }
+    }
+    if (/^vtx_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+      const tx = await this.db
+        .selectFrom('presentation_transactions')
+        .select(['id', 'type_tenant', 'type_id', 'holder_thumbprint', 'created_at', 'completed_at'])
+        .where('id', '=', q)
+        .$if(tenant !== null, (qb) => qb.where('type_tenant', '=', tenant as string))
+        .executeTakeFirst();
+      if (tx) {
+        matches.push({
+          kind: 'transaction',
+          id: tx.id,
+          tenant: tx.type_tenant,
+          accountId: tx.holder_thumbprint,
+          typeId: tx.type_id,
+          state: tx.completed_at === null ? 'open' : 'completed',
+          at: num(tx.created_at),
+        });
+      }
+    }
+    if (/^[A-Za-z0-9_-]{43}$/.test(q)) {
+      const known = await this.accountTenants(q, tenant);
+      matches.push(
+        ...known.map(
+          (t): LookupMatch => ({ kind: 'holder', id: q, tenant: t, accountId: q, typeId: null, state: null, at: null }),
+        ),
+      );
+    }
+    const status = /^(?:([1-9][0-9]{0,8}):)?([0-9]{1,9})$/.exec(q);
+    if (status) {
+      const ref = { idx: Number(status[2]), ...(status[1] ? { listSeq: Number(status[1]) } : {}) };
+      matches.push(...(await this.credentialsByStatus(ref, tenant, cap)).map(credential));
+    }
+    if (/^[A-Za-z0-9._:-]{1,64}$/.test(q)) {
+      const deposits = await this.db
+        .selectFrom('deposits')
+        .select(['deposit_id', 'tenant', 'account_id', 'created_at', 'erased_at'])
+        .where('deposit_id', '=', q)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .orderBy('tenant')
+        .limit(cap)
+        .execute();
+      matches.push(
+        ...deposits.map(
+          (d): LookupMatch => ({
+            kind: 'deposit',
+            id: d.deposit_id,
+            tenant: d.tenant,
+            accountId: d.account_id === '' ? null : d.account_id,
+            typeId: null,
+            state: d.erased_at === null ? 'kept' : 'erased',
+            at: num(d.created_at),
+          }),
+        ),
+      );
+    }
+    return matches.slice(0, cap);
+  }
+
+  /** The tenants that hold something of an account: a membership, an item, a channel, a deposit, a credential. */
+  private async accountTenants(accountId: string, tenant: string | null): Promise<string[]> {
+    const of = <T extends 'members' | 'wallet_items' | 'channels' | 'deposits'>(table: T) =>
+      this.db
+        .selectFrom(table as 'members')
+        .select('tenant')
+        .where('account_id', '=', accountId)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+    const rows = await of('members')
+      .union(of('wallet_items'))
+      .union(of('channels'))
+      .union(of('deposits'))
+      .union(
+        this.db
+          .selectFrom('issued_credentials')
+          .select('tenant')
+          .where('holder_thumbprint', '=', accountId)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string)),
+      )
+      .execute();
+    return rows.map((r) => r.tenant).sort();
+  }
+
+  async offer(id: string, tenant: string | null): Promise<OfferRow | undefined> {
+    const row = await this.db
+      .selectFrom('offers')
+      .select(OFFER_COLUMNS)
+      .where('id', '=', id)
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .executeTakeFirst();
+    return row && toOffer(row);
+  }
+
+  async credential(id: string, tenant: string | null): Promise<CredentialRow | undefined> {
+    const row = await this.db
+      .selectFrom('issued_credentials')
+      .select(CREDENTIAL_COLUMNS)
+      .where('id', '=', id)
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .executeTakeFirst();
+    return row && toCredential(row);
+  }
+
+  async auditMark(action: string, target: string, tenant: string | null): Promise<AuditMark | undefined> {
+    const row = await this.db
+      .selectFrom('audit_log')
+      .select(['seq', 'at', 'actor'])
+      .where('target', '=', target)
+      .where('action', '=', action)
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { seq: num(row.seq), at: num(row.at), actor: row.actor };
+  }
+
+  async timeline(
+    subject: Subject,
+    tenant: string | null,
+    cursor: TimelineCursor | undefined,
+    limit: number,
+  ): Promise<TimelineEntry[]> {
+    const db = this.db;
+    const key = subject.kind === 'account' ? subject.accountId : subject.id;
+    // The offer a credential came from, so that its offer and wallet item join its timeline.
+    const offerId =
+      subject.kind === 'offer'
+        ? subject.id
+        : subject.kind === 'credential'
+          ? (await this.credential(subject.id, tenant))?.offerId
+          : undefined;
+
+    const reads: Promise<TimelineEntry[]>[] = [];
+
+    reads.push(
+      db
+        .selectFrom('audit_log')
+        .select(['seq', 'at', 'actor', 'action', 'tenant', 'target', 'detail'])
+        .where((eb) => eb.or([eb('target', '=', key), mentions('detail', key)]))
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(after('at', 'seq', RANKS.audit, cursor))
+        .orderBy('at')
+        .orderBy('seq')
+        .limit(limit)
+        .execute()
+        .then((rows) =>
+          rows.map((r) => ({
+            at: num(r.at),
+            source: 'audit' as const,
+            what: r.action,
+            tenant: r.tenant,
+            ref: String(num(r.seq)),
+            actor: r.actor,
+            detail: { target: r.target, ...json(r.detail) },
+            key: num(r.seq),
+          })),
+        ),
+    );
+
+    reads.push(
+      db
+        .selectFrom('outbox')
+        .select(['id', 'type', 'tenant', 'created_at', 'data'])
+        .where(mentions('data', key))
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(after('created_at', 'id', RANKS.event, cursor))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+        .then((rows) =>
+          rows.map((r) => ({
+            at: num(r.created_at),
+            source: 'event' as const,
+            what: r.type,
+            tenant: r.tenant,
+            ref: r.id,
+            actor: null,
+            detail: json(r.data),
+            key: r.id,
+          })),
+        ),
+    );
+
+    // Offers: the subject's own, a credential's, or those addressed to the account's wallet.
+    if (subject.kind !== 'account' ? offerId !== undefined : true) {
+      reads.push(
+        db
+          .selectFrom('offers')
+          .select(OFFER_COLUMNS)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .$if(subject.kind !== 'account', (qb) => qb.where('id', '=', offerId as string))
+          .$if(subject.kind === 'account', (qb) =>
+            qb.where('id', 'in', (eb) =>
+              eb.selectFrom('wallet_items').select('ref').where('account_id', '=', key).where('kind', '=', 'offer'),
+            ),
+          )
+          .where(after('created_at', 'id', RANKS.offer, cursor))
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .execute()
+          .then((rows) =>
+            rows.map(toOffer).map((o) => ({
+              at: o.createdAt,
+              source: 'offer' as const,
+              what: 'offer.created',
+              tenant: o.tenant,
+              ref: o.id,
+              actor: null,
+              detail: {
+                typeId: o.typeId,
+                expiresAt: new Date(o.expiresAt).toISOString(),
+                redeemedAt: o.redeemedAt === null ? null : new Date(o.redeemedAt).toISOString(),
+                collectedAt: o.collectedAt === null ? null : new Date(o.collectedAt).toISOString(),
+              },
+              key: o.id,
+            })),
+          ),
+      );
+    }
+
+    const credentials = () => {
+      const base = db
+        .selectFrom('issued_credentials')
+        .select(CREDENTIAL_COLUMNS)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+      if (subject.kind === 'account') return base.where('holder_thumbprint', '=', key);
+      if (subject.kind === 'credential') return base.where('id', '=', key);
+      return base.where('offer_id', '=', key);
+    };
+    reads.push(
+      credentials()
+        .where(after('issued_at', 'id', RANKS.credential, cursor))
+        .orderBy('issued_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+        .then((rows) =>
+          rows.map(toCredential).map((c) => ({
+            at: c.issuedAt,
+            source: 'credential' as const,
+            what: 'credential.issued',
+            tenant: c.tenant,
+            ref: c.id,
+            actor: null,
+            detail: { typeId: c.typeId, offerId: c.offerId, list: c.listSeq, idx: c.idx, accountId: c.accountId },
+            key: c.id,
+          })),
+        ),
+    );
+    reads.push(
+      credentials()
+        .where('revoked_at', 'is not', null)
+        .where(after('revoked_at', 'id', RANKS.revocation, cursor))
+        .orderBy('revoked_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+        .then((rows) =>
+          rows.map(toCredential).map((c) => ({
+            at: c.revokedAt as number,
+            source: 'revocation' as const,
+            what: 'credential.revoked',
+            tenant: c.tenant,
+            ref: c.id,
+            actor: null,
+            detail: { typeId: c.typeId, list: c.listSeq, idx: c.idx },
+            key: c.id,
+          })),
+        ),
+    );
+
+    if (subject.kind === 'account' || offerId !== undefined) {
+      reads.push(
+        db
+          .selectFrom('wallet_items')
+          .select(['id', 'tenant', 'account_id', 'kind', 'ref', 'state', 'created_at', 'updated_at'])
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .$if(subject.kind === 'account', (qb) => qb.where('account_id', '=', key))
+          .$if(subject.kind !== 'account', (qb) => qb.where('kind', '=', 'offer').where('ref', '=', offerId as string))
+          .where(after('created_at', 'id', RANKS.item, cursor))
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(limit)
+          .execute()
+          .then((rows) =>
+            rows.map((r) => ({
+              at: num(r.created_at),
+              source: 'item' as const,
+              what: 'item.created',
+              tenant: r.tenant,
+              ref: r.id,
+              actor: null,
+              detail: {
+                kind: r.kind,
+                ref: r.ref,
+                state: r.state,
+                accountId: r.account_id,
+                updatedAt: new Date(num(r.updated_at)).toISOString(),
+              },
+              key: r.id,
+            })),
+          ),
+      );
+    }
+
+    if (subject.kind === 'account') {
+      reads.push(
+        db
+          .selectFrom('members')
+          .select(['tenant', 'tier', 'status', 'joined_at'])
+          .where('account_id', '=', key)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .where(after('joined_at', 'tenant', RANKS.membership, cursor))
+          .orderBy('joined_at')
+          .orderBy('tenant')
+          .limit(limit)
+          .execute()
+          .then((rows) =>
+            rows.map((r) => ({
+              at: num(r.joined_at),
+              source: 'membership' as const,
+              what: 'member.joined',
+              tenant: r.tenant,
+              ref: r.tenant,
+              actor: null,
+              detail: { tier: r.tier, status: r.status },
+              key: r.tenant,
+            })),
+          ),
+      );
+      reads.push(
+        db
+          .selectFrom('deposits')
+          .select(['tenant', 'deposit_id', 'item_id', 'product_id', 'created_at', 'erased_at'])
+          .where('account_id', '=', key)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .where(after('created_at', 'item_id', RANKS.deposit, cursor))
+          .orderBy('created_at')
+          .orderBy('item_id')
+          .limit(limit)
+          .execute()
+          .then((rows) =>
+            rows.map((r) => ({
+              at: num(r.created_at),
+              source: 'deposit' as const,
+              what: 'deposit.delivered',
+              tenant: r.tenant,
+              ref: r.deposit_id,
+              actor: null,
+              detail: { depositId: r.deposit_id, itemId: r.item_id, productId: r.product_id },
+              key: r.item_id,
+            })),
+          ),
+      );
+      reads.push(
+        db
+          .selectFrom('channels')
+          .select(['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
+          .where('account_id', '=', key)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .where(after('created_at', 'tenant', RANKS.channel, cursor))
+          .orderBy('created_at')
+          .orderBy('tenant')
+          .limit(limit)
+          .execute()
+          .then((rows) =>
+            rows.map((r) => ({
+              at: num(r.created_at),
+              source: 'channel' as const,
+              what: 'channel.created',
+              tenant: r.tenant,
+              ref: r.tenant,
+              actor: null,
+              detail: {
+                state: r.state,
+                elements: JSON.parse(r.elements) as string[],
+                requestedBy: r.requested_by,
+                updatedAt: new Date(num(r.updated_at)).toISOString(),
+              },
+              key: r.tenant,
+            })),
+          ),
+      );
+    }
+
+    // Each source answered in its own (at, id) order; merge by (at, rank), keeping that order.
+    const sources = await Promise.all(reads);
+    const merged = sources.flatMap((rows) => rows.map((row, position) => ({ row, position })));
+    merged.sort((a, b) => a.row.at - b.row.at || RANKS[a.row.source] - RANKS[b.row.source] || a.position - b.position);
+    return merged.slice(0, limit).map(({ row }) => row);
+  }
+
+  async credentials(f: CredentialFilter): Promise<CredentialRow[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(CREDENTIAL_COLUMNS)
+      .$if(f.tenant !== null, (qb) => qb.where('tenant', '=', f.tenant as string))
+      .$if(f.typeId !== undefined, (qb) => qb.where('type_id', '=', f.typeId as string))
+      .$if(f.status === 'valid', (qb) => qb.where('revoked_at', 'is', null))
+      .$if(f.status === 'revoked', (qb) => qb.where('revoked_at', 'is not', null))
+      .$if(f.since !== undefined, (qb) => qb.where('issued_at', '>=', f.since as number))
+      .$if(f.until !== undefined, (qb) => qb.where('issued_at', '<', f.until as number))
+      .$if(f.after !== undefined, (qb) => {
+        const [at, id] = f.after as [number, string];
+        return qb.where((eb) => eb.or([eb('issued_at', '<', at), eb.and([eb('issued_at', '=', at), eb('id', '<', id)])]));
+      })
+      .orderBy('issued_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(f.limit)
+      .execute();
+    return rows.map(toCredential);
+  }
+
+  /** Types with how many offers and credentials each has (correlated counts: both tables are indexed by tenant and type). */
+  private usage() {
+    return this.db
+      .selectFrom('credential_types as ct')
+      .select(['ct.tenant', 'ct.type_id', 'ct.name', 'ct.claims', 'ct.created_at'])
+      .select((eb) => [
+        eb
+          .selectFrom('offers')
+          .select(eb.fn.countAll().as('n'))
+          .whereRef('offers.tenant', '=', 'ct.tenant')
+          .whereRef('offers.type_id', '=', 'ct.type_id')
+          .as('offers'),
+        eb
+          .selectFrom('issued_credentials')
+          .select(eb.fn.countAll().as('n'))
+          .whereRef('issued_credentials.tenant', '=', 'ct.tenant')
+          .whereRef('issued_credentials.type_id', '=', 'ct.type_id')
+          .as('issued'),
+        eb
+          .selectFrom('issued_credentials')
+          .select(eb.fn.countAll().as('n'))
+          .whereRef('issued_credentials.tenant', '=', 'ct.tenant')
+          .whereRef('issued_credentials.type_id', '=', 'ct.type_id')
+          .where('issued_credentials.revoked_at', 'is not', null)
+          .as('revoked'),
+      ]);
+  }
+
+  private static toUsage(r: {
+    tenant: string;
+    type_id: string;
+    name: string;
+    claims: string;
+    created_at: number;
+    offers: unknown;
+    issued: unknown;
+    revoked: unknown;
+  }): TypeUsage {
+    return {
+      tenant: r.tenant,
+      typeId: r.type_id,
+      name: r.name,
+      claims: JSON.parse(r.claims) as string[],
+      createdAt: num(r.created_at),
+      offers: num(r.offers ?? 0),
+      issued: num(r.issued ?? 0),
+      revoked: num(r.revoked ?? 0),
+    };
+  }
+
+  async typeUsage(
+    tenant: string | null,
+    window: { since?: number; until?: number },
+    afterKey: [string, string] | undefined,
+    limit: number,
+  ): Promise<TypeUsage[]> {
+    const rows = await this.usage()
+      .$if(tenant !== null, (qb) => qb.where('ct.tenant', '=', tenant as string))
+      .$if(window.since !== undefined, (qb) => qb.where('ct.created_at', '>=', window.since as number))
+      .$if(window.until !== undefined, (qb) => qb.where('ct.created_at', '<', window.until as number))
+      .$if(afterKey !== undefined, (qb) => {
+        const [t, id] = afterKey as [string, string];
+        return qb.where((eb) => eb.or([eb('ct.tenant', '>', t), eb.and([eb('ct.tenant', '=', t), eb('ct.type_id', '>', id)])]));
+      })
+      .orderBy('ct.tenant')
+      .orderBy('ct.type_id')
+      .limit(limit)
+      .execute();
+    return rows.map(SqlBackofficeViews.toUsage);
+  }
+
+  async oneTypeUsage(tenant: string, typeId: string): Promise<TypeUsage | undefined> {
+    const row = await this.usage().where('ct.tenant', '=', tenant).where('ct.type_id', '=', typeId).executeTakeFirst();
+    return row && SqlBackofficeViews.toUsage(row);
+  }
+
+  async typesByTypeId(
+    tenant: string | null,
+    window: { since?: number; until?: number },
+    afterId: string | undefined,
+    limit: number,
+  ) {
+    const ids = await this.db
+      .selectFrom('credential_types')
+      .select('type_id')
+      .distinct()
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .$if(window.since !== undefined, (qb) => qb.where('created_at', '>=', window.since as number))
+      .$if(window.until !== undefined, (qb) => qb.where('created_at', '<', window.until as number))
+      .$if(afterId !== undefined, (qb) => qb.where('type_id', '>', afterId as string))
+      .orderBy('type_id')
+      .limit(limit)
+      .execute();
+    if (ids.length === 0) return [];
+    const typeIds = ids.map((r) => r.type_id);
+    const rows = await this.usage()
+      .where('ct.type_id', 'in', typeIds)
+      .$if(tenant !== null, (qb) => qb.where('ct.tenant', '=', tenant as string))
+      .$if(window.since !== undefined, (qb) => qb.where('ct.created_at', '>=', window.since as number))
+      .$if(window.until !== undefined, (qb) => qb.where('ct.created_at', '<', window.until as number))
+      .orderBy('ct.tenant')
+      .execute();
+    const uses = rows.map(SqlBackofficeViews.toUsage);
+    return typeIds.map((typeId) => ({ typeId, uses: uses.filter((u) => u.typeId === typeId) }));
+  }
+
+  async holders(
+    tenant: string | null,
+    window: { since?: number; until?: number },
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<HolderSummary[]> {
+    const members = this.db
+      .selectFrom('members')
+      .select('account_id')
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .$if(window.since !== undefined, (qb) => qb.where('joined_at', '>=', window.since as number))
+      .$if(window.until !== undefined, (qb) => qb.where('joined_at', '<', window.until as number));
+    const items = this.db
+      .selectFrom('wallet_items')
+      .select('account_id')
+      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .$if(window.since !== undefined, (qb) => qb.where('created_at', '>=', window.since as number))
+      .$if(window.until !== undefined, (qb) => qb.where('created_at', '<', window.until as number));
+    const page = await this.db
+      .selectFrom(members.union(items).as('known'))
+      .select('known.account_id')
+      .where('known.account_id', '<>', '')
+      .$if(afterId !== undefined, (qb) => qb.where('known.account_id', '>', afterId as string))
+      .orderBy('known.account_id')
+      .limit(limit)
+      .execute();
+    if (page.length === 0) return [];
+    const ids = page.map((r) => r.account_id);
+    const [memberships, itemCounts] = await Promise.all([
+      this.db
+        .selectFrom('members')
+        .select(['account_id', 'tenant'])
+        .where('account_id', 'in', ids)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .execute(),
+      this.db
+        .selectFrom('wallet_items')
+        .select(['account_id', 'tenant'])
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account_id', 'in', ids)
+        .groupBy(['account_id', 'tenant'])
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .execute(),
+    ]);
+    return ids.map((accountId) => {
+      const own = memberships.filter((m) => m.account_id === accountId);
+      const its = itemCounts.filter((i) => i.account_id === accountId);
+      const tenants = [...new Set([...own.map((m) => m.tenant), ...its.map((i) => i.tenant)])].sort();
+      return { accountId, tenants, memberships: own.length, items: its.reduce((n, i) => n + num(i.n), 0) };
+    });
+  }
+
+  async holder(accountId: string, tenant: string | null, now: number): Promise<HolderDetail | undefined> {
+    // A pending item past its expiry reads `expired` (docs/wallet.md), as the holder sees it;
+    // grouped by its output name, since the expression's parameter would not match itself.
+    const state = sql<string>`case when ${sql.ref('state')} = 'pending' and ${sql.ref('expires_at')} is not null and ${sql.ref('expires_at')} <= ${now} then 'expired' else ${sql.ref('state')} end`;
+    const [memberships, items, channels, credentials, deposits, listing] = await Promise.all([
+      this.db
+        .selectFrom('members')
+        .select(['tenant', 'tier', 'status', 'joined_at'])
+        .where('account_id', '=', accountId)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .orderBy('tenant')
+        .execute(),
+      this.db
+        .selectFrom('wallet_items')
+        .select(['tenant', 'kind', state.as('shown')])
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account_id', '=', accountId)
+        .groupBy(['tenant', 'kind', sql.ref('shown')])
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .execute(),
+      this.db
+        .selectFrom('channels')
+        .select(['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
+        .where('account_id', '=', accountId)
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .orderBy('tenant')
+        .execute(),
+      this.db
+        .selectFrom('issued_credentials')
+        .select('tenant')
+        .select((eb) => [eb.fn.countAll().as('issued'), eb.fn.count('revoked_at').as('revoked')])
+        .where('holder_thumbprint', '=', accountId)
+        .groupBy('tenant')
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .orderBy('tenant')
+        .execute(),
+      this.db
+        .selectFrom('deposits')
+        .select('tenant')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('account_id', '=', accountId)
+        .groupBy('tenant')
+        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .orderBy('tenant')
+        .execute(),
+      this.db
+        .selectFrom('directory_listings')
+        .select('community')
+        .where('account_id', '=', accountId)
+        .$if(tenant !== null, (qb) => qb.where('community', '=', tenant as string))
+        .executeTakeFirst(),
+    ]);
+    if (memberships.length + items.length + channels.length + credentials.length + deposits.length === 0 && !listing) {
+      return undefined;
+    }
+    return {
+      accountId,
+      memberships: memberships.map((m) => ({ tenant: m.tenant, tier: m.tier, status: m.status, joinedAt: num(m.joined_at) })),
+      items: items
+        .map((i) => ({ tenant: i.tenant, kind: i.kind, state: i.shown, count: num(i.n) }))
+        .sort((a, b) => a.tenant.localeCompare(b.tenant) || a.kind.localeCompare(b.kind) || a.state.localeCompare(b.state)),
+      channels: channels.map((c) => ({
+        tenant: c.tenant,
+        state: c.state,
+        elements: JSON.parse(c.elements) as string[],
+        requestedBy: c.requested_by,
+        createdAt: num(c.created_at),
+        updatedAt: num(c.updated_at),
+      })),
+      credentials: credentials.map((c) => ({ tenant: c.tenant, issued: num(c.issued), revoked: num(c.revoked) })),
+      deposits: deposits.map((d) => ({ tenant: d.tenant, count: num(d.n) })),
+      directoryListed: listing !== undefined,
+    };
+  }
+}

@@ -1,0 +1,339 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { randomText } from '../../../adapters/crypto/random-pool.ts';
+import type { Db } from '../../../adapters/sql/connect.ts';
+import { type Actor, actorLabel } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { PATTERN_MEANINGS } from '../../../core/display-text.ts';
+import { Forbidden, ServiceError } from '../../../core/errors.ts';
+import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
+import type { ApprovalRecord, ApprovalState, ApprovalStore } from '../../../ports/approval-store.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../approval-desk.ts';
+import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
+import { ROLE_MATRIX } from '../role-matrix.ts';
+
+/** A pending approval not decided within this time expires (docs/backoffice/approvals.md). */
+export const APPROVAL_TTL_MS = 72 * 3_600_000;
+export const REASON_MAX = 500;
+export const NOTE_MAX = 500;
+const PENDING_MAX = 200;
+
+export interface DeskScope {
+  db: Db;
+  approvals: ApprovalStore;
+}
+
+export interface ListFilters {
+  state?: ApprovalState;
+  action?: string;
+  requestedBy?: string;
+}
+
+// The rules the routes' own validation applies: no coercion, nothing dropped or defaulted.
+// (ajv-formats is CommonJS with its function on `default`.)
+const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
+const ajv = addFormats.default(
+  new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false }),
+);
+
+/** The first problem, worded as the route validation words it, under `params`. */
+function invalidParams(errors: readonly ErrorObject[] | null | undefined): ServiceError {
+  const first = errors?.[0];
+  const where = `params${first?.instancePath ?? ''}`;
+  const p = (first?.params as { additionalProperty?: string; pattern?: string; missingProperty?: string } | undefined) ?? {};
+  const detail = p.additionalProperty
+    ? `has unknown property "${p.additionalProperty}"`
+    : p.pattern !== undefined && PATTERN_MEANINGS[p.pattern] !== undefined
+      ? PATTERN_MEANINGS[p.pattern]
+      : (first?.message ?? 'is invalid');
+  return new ServiceError('invalid_request', `${where} ${detail}.`);
+}
+
+const unknownApproval = () => new ServiceError('unknown_approval', 'No approval you may see has this id.');
+
+interface Registered {
+  action: ApprovalAction;
+  validate: ValidateFunction;
+}
+
+/**
+ * The approval desk (docs/backoffice/approvals.md): four eyes over the back office's weightiest
+ * actions. An operator files an approval of a registered action; another operator, holding the
+ * action's roles within its tenant, approves it, and the action runs in the transaction that
+ * marks the approval approved. The requester withdraws; the others reject.
+ */
+export class ApprovalService implements ApprovalDesk {
+  private readonly actions = new Map<string, Registered>();
+
+  constructor(
+    private readonly store: ApprovalStore,
+    private readonly uow: UnitOfWork<DeskScope>,
+    private readonly clock: Clock,
+  ) {}
+
+  register<P>(action: ApprovalAction<P>): void {
+    if (this.actions.has(action.name)) throw new Error(`approval action ${action.name} is registered twice`);
+    if (!/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(action.name) || action.name.length > 64) {
+      throw new Error(`approval action name ${action.name} is not <object>.<verb>`);
+    }
+    this.actions.set(action.name, { action: action as unknown as ApprovalAction, validate: ajv.compile(action.params) });
+  }
+
+  /** The registered actions, by name (GET /approvals' filter, the docs). */
+  actionNames(): string[] {
+    return [...this.actions.keys()].sort();
+  }
+
+  async request(
+    actionName: string,
+    params: Record<string, unknown>,
+    by: OperatorPrincipal,
+    reason?: string,
+  ): Promise<{ auditSeq: number; approval: ApprovalView }> {
+    const registered = this.actions.get(actionName);
+    if (!registered) throw new ServiceError('unknown_action', `No four-eyes action is named "${actionName}".`);
+    const { action } = registered;
+    this.assertMayAct(action, by);
+    if (!registered.validate(params)) throw invalidParams(registered.validate.errors);
+    if (reason !== undefined && (reason.length === 0 || reason.length > REASON_MAX)) {
+      throw new ServiceError('invalid_request', `reason is 1 to ${REASON_MAX} characters.`);
+    }
+    const tenant = action.tenantOf(params);
+    // Before `check`, which reads the target: a scoped operator learns nothing of another tenant.
+    if (by.tenant !== null && tenant !== by.tenant) {
+      throw new Forbidden(
+        tenant === null
+          ? `This credential is scoped to tenant ${by.tenant}; ${action.name} is a platform action.`
+          : `This credential is scoped to tenant ${by.tenant}, not ${tenant}.`,
+      );
+    }
+    await action.check?.(params);
+    const actor = operatorActor(by);
+    const now = this.clock.now();
+    const accountId = typeof params.accountId === 'string' ? params.accountId : null;
+    const record: ApprovalRecord = {
+      id: `apr_${randomText(16)}`,
+      action: action.name,
+      params,
+      tenant,
+      accountId,
+      state: 'pending',
+      reason: reason ?? null,
+      requestedBy: actorLabel(actor),
+      requestedAt: now,
+      expiresAt: now + APPROVAL_TTL_MS,
+      decidedBy: null,
+      decidedAt: null,
+      note: null,
+      result: null,
+      resultPrivate: false,
+      resultExpiresAt: null,
+    };
+    const auditSeq = await this.uow.run(async ({ approvals, audit }) => {
+      await approvals.create(record);
+      return audit.append({
+        actor,
+        action: 'approval.requested',
+        tenant,
+        target: record.id,
+        detail: { action: action.name, expiresAt: iso(record.expiresAt) },
+      });
+    });
+    return { auditSeq, approval: this.view(record, record.requestedBy, now) };
+  }
+
+  async pendingFor(by: OperatorPrincipal, limit: number): Promise<ApprovalView[]> {
+    if (by.key || by.partner || !this.holdsAny(by, ROLE_MATRIX.approvalsWrite)) return [];
+    const actions = [...this.actions.values()]
+      .filter(({ action }) => this.holdsAny(by, action.roles))
+      .map(({ action }) => action.name);
+    const label = actorLabel(operatorActor(by));
+    const now = this.clock.now();
+    const rows = await this.store.pending({
+      tenant: by.tenant,
+      actions,
+      notRequestedBy: label,
+      now,
+      limit: Number.isFinite(limit) ? Math.max(1, Math.min(PENDING_MAX, Math.floor(limit))) : PENDING_MAX,
+    });
+    return rows.map((r) => this.view(r, label, now));
+  }
+
+  async list(by: OperatorPrincipal, p: ListParams, filters: ListFilters) {
+    if (p.after !== undefined && !(p.after.length === 2 && typeof p.after[0] === 'number' && typeof p.after[1] === 'string')) {
+      throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
+    }
+    const now = this.clock.now();
+    const rows = await this.store.list({
+      tenant: p.tenant,
+      ...filters,
+      ...(p.since === undefined ? {} : { since: p.since }),
+      ...(p.until === undefined ? {} : { until: p.until }),
+      ...(p.after === undefined ? {} : { after: p.after as [number, string] }),
+      limit: p.limit + 1,
+      now,
+    });
+    const label = actorLabel(operatorActor(by));
+    const shown = page(
+      rows,
+      p.limit,
+      (r) => [r.requestedAt, r.id],
+      (r) => this.view(r, label, now),
+    );
+    return { approvals: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async get(by: OperatorPrincipal, id: string): Promise<ApprovalView> {
+    const found = await this.store.get(id, by.tenant);
+    if (!found) throw unknownApproval();
+    return this.view(found, actorLabel(operatorActor(by)), this.clock.now());
+  }
+
+  /**
+   * Four eyes: another operator than the requester, holding the action's roles within its tenant,
+   * approves; the conditional write that marks the approval approved, the action and its audit
+   * entries commit together, or (the action refusing) nothing does and the approval stays pending.
+   */
+  async approve(by: OperatorPrincipal, id: string, note: string | null) {
+    const found = await this.visible(by, id);
+    const actor = operatorActor(by);
+    const label = actorLabel(actor);
+    if (label === found.requestedBy) {
+      throw new ServiceError('same_operator', 'The operator who asked for this cannot approve it; another operator must.');
+    }
+    const action = this.actionOf(found);
+    this.assertMayAct(action, by);
+    const now = this.clock.now();
+    this.assertPending(found, now);
+    const auditSeq = await this.uow.run(async ({ db, approvals, audit, events }) => {
+      if (!(await approvals.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
+      const result = await action.execute({ db, audit, events }, found.params, {
+        approvalId: id,
+        actor,
+        requestedBy: found.requestedBy,
+        now,
+      });
+      const priv = action.privateResult;
+      await approvals.saveResult(id, result, priv !== undefined, priv === undefined ? null : now + priv.ttlMs);
+      return audit.append({
+        actor,
+        action: 'approval.approved',
+        tenant: found.tenant,
+        target: id,
+        detail: { action: found.action, requestedBy: found.requestedBy },
+      });
+    });
+    return { ok: true as const, auditSeq, approval: await this.get(by, id) };
+  }
+
+  /** Anyone who could approve it, except the requester (who withdraws instead). */
+  async reject(by: OperatorPrincipal, id: string, note: string | null) {
+    const found = await this.visible(by, id);
+    const actor = operatorActor(by);
+    const label = actorLabel(actor);
+    if (label === found.requestedBy) {
+      throw new ServiceError('same_operator', 'The operator who asked for this withdraws it; another operator rejects.');
+    }
+    this.assertMayAct(this.actionOf(found), by);
+    return this.close(by, found, actor, 'rejected', note);
+  }
+
+  /** The requester only. */
+  async withdraw(by: OperatorPrincipal, id: string, note: string | null) {
+    const found = await this.visible(by, id);
+    const actor = operatorActor(by);
+    if (actorLabel(actor) !== found.requestedBy) {
+      throw new Forbidden('Only the operator who asked for this approval withdraws it; another operator rejects it.');
+    }
+    return this.close(by, found, actor, 'withdrawn', note);
+  }
+
+  /** The expiry job: pending approvals past their time are marked expired (reads already say so). */
+  expire(now: number): Promise<number> {
+    return this.store.markExpired(now);
+  }
+
+  /** The result job: private results (data-subject exports) past their time are cleared. */
+  clearResults(now: number): Promise<number> {
+    return this.store.clearResults(now);
+  }
+
+  private async close(
+    by: OperatorPrincipal,
+    found: ApprovalRecord,
+    actor: Actor,
+    state: 'rejected' | 'withdrawn',
+    note: string | null,
+  ) {
+    const now = this.clock.now();
+    this.assertPending(found, now);
+    const auditSeq = await this.uow.run(async ({ approvals, audit }) => {
+      if (!(await approvals.decide(found.id, { state, by: actorLabel(actor), note, now }))) throw this.notPending();
+      return audit.append({
+        actor,
+        action: `approval.${state}`,
+        tenant: found.tenant,
+        target: found.id,
+        detail: { action: found.action, requestedBy: found.requestedBy },
+      });
+    });
+    return { ok: true as const, auditSeq, approval: await this.get(by, found.id) };
+  }
+
+  private async visible(by: OperatorPrincipal, id: string): Promise<ApprovalRecord> {
+    const found = await this.store.get(id, by.tenant);
+    if (!found) throw unknownApproval();
+    return found;
+  }
+
+  private actionOf(r: ApprovalRecord): ApprovalAction {
+    const registered = this.actions.get(r.action);
+    if (!registered) throw new ServiceError('unknown_action', `No four-eyes action is named "${r.action}" on this deployment.`);
+    return registered.action;
+  }
+
+  /** The action's roles, and the approvals-write row of the matrix; keys and partners never act here. */
+  private assertMayAct(action: ApprovalAction, by: OperatorPrincipal): void {
+    if (by.key || by.partner) throw new Forbidden('Only an operator files or decides approvals.');
+    if (!this.holdsAny(by, ROLE_MATRIX.approvalsWrite) || !this.holdsAny(by, action.roles)) {
+      throw new Forbidden(`${action.name} needs one of the roles: ${action.roles.join(', ')}.`);
+    }
+  }
+
+  private holdsAny(by: OperatorPrincipal, roles: readonly string[]): boolean {
+    return roles.some((role) => (by.roles as readonly string[]).includes(role));
+  }
+
+  private assertPending(r: ApprovalRecord, now: number): void {
+    const state = stateOf(r, now);
+    if (state !== 'pending') throw new ServiceError('approval_state', `The approval is ${state}; only a pending one is decided.`);
+  }
+
+  private notPending(): ServiceError {
+    return new ServiceError('approval_state', 'The approval is no longer pending: it was decided, or it expired, meanwhile.');
+  }
+
+  private view(r: ApprovalRecord, viewer: string, now: number): ApprovalView {
+    const resultShown = r.result !== null && (!r.resultPrivate || (viewer === r.requestedBy && (r.resultExpiresAt ?? 0) > now));
+    return {
+      approvalId: r.id,
+      action: r.action,
+      params: r.params,
+      tenant: r.tenant,
+      state: stateOf(r, now),
+      reason: r.reason,
+      requestedBy: r.requestedBy,
+      requestedAt: iso(r.requestedAt),
+      expiresAt: iso(r.expiresAt),
+      decidedBy: r.decidedBy,
+      decidedAt: isoOrNull(r.decidedAt),
+      note: r.note,
+      result: resultShown ? r.result : null,
+    };
+  }
+}
+
+/** Expiry is judged on read: a pending approval past its time is expired before the job marks it. */
+export const stateOf = (r: ApprovalRecord, now: number): ApprovalState =>
+  r.state === 'pending' && r.expiresAt <= now ? 'expired' : r.state;

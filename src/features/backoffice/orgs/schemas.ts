@@ -1,0 +1,117 @@
+import { Type } from '@sinclair/typebox';
+import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+
+/** Schemas of the organisations group (docs/backoffice/orgs.md). */
+
+export const SlugParams = Type.Object({ slug: Slug });
+
+/** Why an organisation is suspended or reactivated: kept in its history and the audit entry. */
+export const Reason = DisplayText(500);
+
+/** A username, as POST /api/operators takes it. */
+export const Username = Type.String({
+  pattern: '^[a-z0-9][a-z0-9._-]{1,63}$',
+  description: 'Lowercase letters, digits, dot, dash, underscore.',
+});
+
+export const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
+
+export const AdminView = Type.Object({ username: Type.String(), status: Type.String() });
+
+const DomainState = Type.String({ description: 'none, pending, verified, active or revoked' });
+
+export const OrgView = Type.Object({
+  slug: Type.String(),
+  name: Type.String(),
+  did: Type.String(),
+  status: Type.String({ description: 'active or suspended' }),
+  statusSince: Nullable(DateTimeView),
+  createdAt: DateTimeView,
+  profile: Type.Object({
+    displayName: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    logoUri: Nullable(Type.String()),
+    primaryColor: Nullable(Type.String()),
+    backgroundColor: Nullable(Type.String()),
+    textColor: Nullable(Type.String()),
+  }),
+  counts: Type.Object({ types: Type.Integer(), credentials: Type.Integer(), members: Type.Integer() }),
+  domain: Type.Object({ state: DomainState, domain: Nullable(Type.String()) }),
+  admins: Type.Array(AdminView),
+});
+
+export const DomainView = Type.Object({
+  slug: Type.String(),
+  state: DomainState,
+  domain: Nullable(Type.String()),
+  documentUrl: Nullable(Type.String()),
+  requestedAt: Nullable(DateTimeView),
+  verifiedAt: Nullable(DateTimeView),
+  activatedAt: Nullable(DateTimeView),
+  revokedAt: Nullable(DateTimeView),
+});
+
+export const LifecycleView = Type.Object({
+  slug: Type.String(),
+  status: Type.String({ description: 'active or suspended' }),
+  since: Nullable(DateTimeView),
+  reason: Nullable(Type.String()),
+  changes: Type.Array(
+    Type.Object({
+      seq: Type.Integer(),
+      status: Type.String(),
+      actor: Type.String(),
+      reason: Type.String(),
+      approvalId: Nullable(Type.String()),
+      at: DateTimeView,
+    }),
+  ),
+});
+
+/** An approval as the desk answers it (approval-desk.ts, ApprovalView). */
+export const ApprovalView = Type.Object({
+  approvalId: Type.String(),
+  action: Type.String(),
+  params: Type.Record(Type.String(), Type.Unknown()),
+  tenant: Nullable(Type.String()),
+  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
+  reason: Nullable(Type.String()),
+  requestedBy: Type.String(),
+  requestedAt: DateTimeView,
+  expiresAt: DateTimeView,
+  decidedBy: Nullable(Type.String()),
+  decidedAt: Nullable(DateTimeView),
+  note: Nullable(Type.String()),
+  result: Nullable(Type.Record(Type.String(), Type.Unknown())),
+});
+
+const Display = Type.Array(Type.Record(Type.String(), Type.Unknown()));
+
+export const BrandingPreview = Type.Object({
+  slug: Type.String({ description: "The organisation's slug; for a new one, the slug its name would get if free." }),
+  display: Display,
+  configurations: Type.Record(Type.String(), Display),
+  manifest: Type.Object({
+    name: Type.String(),
+    did: Type.String(),
+    types: Type.Array(
+      Type.Object({
+        typeId: Type.String(),
+        name: Type.String(),
+        vct: Type.String(),
+        manifest: Type.Object({ claims: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
+      }),
+    ),
+  }),
+});
+
+export const OffboardingEntry = Type.Object({
+  kind: Type.String({ description: 'tenant or operator' }),
+  id: Type.String({ description: "The tenant's slug or the operator's username." }),
+  status: Type.String({ description: 'suspended or removed' }),
+  tenant: Nullable(Type.String()),
+  since: DateTimeView,
+  reason: Nullable(Type.String()),
+});
+
+export { Slug };

@@ -1,0 +1,201 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { ServiceError } from '../../../core/errors.ts';
+import { operatorOf } from '../../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteDef } from '../../../http/route.ts';
+import { AdminMutation, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
+import { ROLE_MATRIX } from '../role-matrix.ts';
+import type { OperatorAdmin, Outcome } from './operator-admin.ts';
+import {
+  Approval,
+  Issuer,
+  OperatorDetail,
+  OperatorRow,
+  OperatorStatus,
+  Password,
+  Reason,
+  Role,
+  Roles,
+  Subject,
+  Username,
+  UsernamePrefix,
+} from './schemas.ts';
+
+const DOC = 'docs/backoffice/people.md';
+const BASE = '/api/admin/people/operators';
+const ByUsername = Type.Object({ username: Username });
+const Changed = AdminMutation({ operator: OperatorDetail });
+const Filed = AdminMutation({ approval: Approval });
+
+/** 200 with the operator after a change made at once; 202 with the approval a second owner decides. */
+const send = (reply: FastifyReply, outcome: Outcome) =>
+  outcome.done
+    ? reply.code(200).send({ ok: true as const, auditSeq: outcome.auditSeq, operator: outcome.operator })
+    : reply.code(202).send({ ok: true as const, auditSeq: outcome.auditSeq, approval: outcome.approval });
+
+/** Operators (docs/backoffice/people.md, "Operators"): platform operations. */
+export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
+  const read = { ...adminRoute(DOC), roles: ROLE_MATRIX.operatorsRead, scope: 'platform' } as const;
+  const write = { ...adminRoute(DOC), roles: ROLE_MATRIX.operatorsWrite, scope: 'platform' } as const;
+  const changed = (description: string, refusals: Record<number, ReturnType<typeof errorResponse>>) => ({
+    200: { description, schema: Changed },
+    ...OPERATOR_ERRORS,
+    ...refusals,
+  });
+  const ownerChange = (description: string, refusals: Record<number, ReturnType<typeof errorResponse>>) => ({
+    ...changed(description, refusals),
+    202: { description: 'The operator holds owner: an approval was filed for a second owner to decide.', schema: Filed },
+  });
+  return [
+    defineRoute({
+      ...read,
+      method: 'GET',
+      path: BASE,
+      summary: 'Operators by username; filter by status, role, tenant scope and username prefix.',
+      querystring: ListQuery({
+        status: Type.Optional(OperatorStatus),
+        role: Type.Optional(Role),
+        q: Type.Optional(UsernamePrefix),
+      }),
+      responses: { 200: { description: 'A page of operators.', schema: ListPage('operators', OperatorRow) }, ...OPERATOR_ERRORS },
+      handler: async (request) => {
+        const { status, role, q } = request.query;
+        return admin.list(listParams(request), {
+          ...(status ? { status } : {}),
+          ...(role ? { role } : {}),
+          ...(q ? { prefix: q } : {}),
+        });
+      },
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: BASE,
+      summary: 'Create an operator: the rules of POST /api/operators.',
+      body: Type.Object(
+        { username: Username, password: Password, roles: Roles, tenant: Type.Optional(Nullable(Slug)) },
+        { additionalProperties: false },
+      ),
+      responses: {
+        201: { description: 'Created.', schema: Changed },
+        ...OPERATOR_ERRORS,
+        400: errorResponse('invalid_request, malformed_json or weak_password'),
+        404: errorResponse('unknown_tenant'),
+        409: errorResponse('conflict: the username is taken (removed operators keep theirs).'),
+      },
+      handler: async (request, reply) => {
+        const created = await admin.create(request.body, operatorOf(request));
+        return reply.code(201).send({ ok: true as const, auditSeq: created.auditSeq, operator: created.operator });
+      },
+    }),
+    defineRoute({
+      ...read,
+      method: 'GET',
+      path: `${BASE}/{username}`,
+      summary: 'One operator: roles, scope, status, lock, identity link, live sessions and last sign-in.',
+      params: ByUsername,
+      responses: {
+        200: { description: 'The operator.', schema: OperatorDetail },
+        ...OPERATOR_ERRORS,
+        404: errorResponse('unknown_operator'),
+      },
+      handler: async (request) => admin.get(request.params.username),
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/enable`,
+      summary: 'Enable a suspended operator.',
+      params: ByUsername,
+      body: Type.Object({}, { additionalProperties: false }),
+      bodyOptional: true,
+      responses: changed('Enabled.', { 404: errorResponse('unknown_operator') }),
+      handler: async (request, reply) => send(reply, await admin.enable(request.params.username, operatorOf(request))),
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/suspend`,
+      summary: 'Suspend an operator: its sessions stop working; an owner is suspended once a second owner approves.',
+      params: ByUsername,
+      body: Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false }),
+      bodyOptional: true,
+      responses: ownerChange('Suspended.', {
+        404: errorResponse('unknown_operator'),
+        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+      }),
+      handler: async (request, reply) =>
+        send(reply, await admin.setStatus('suspended', request.params.username, operatorOf(request), request.body.reason)),
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/remove`,
+      summary: 'Remove an operator for good; an owner is removed once a second owner approves.',
+      params: ByUsername,
+      body: Type.Object({ reason: Type.Optional(Reason) }, { additionalProperties: false }),
+      bodyOptional: true,
+      responses: ownerChange('Removed.', {
+        404: errorResponse('unknown_operator'),
+        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+      }),
+      handler: async (request, reply) =>
+        send(reply, await admin.setStatus('removed', request.params.username, operatorOf(request), request.body.reason)),
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/roles`,
+      summary: "Replace an operator's roles (and, when given, its tenant scope); taking owner away is filed for a second owner.",
+      params: ByUsername,
+      body: Type.Object(
+        { roles: Roles, tenant: Type.Optional(Nullable(Slug)), reason: Type.Optional(Reason) },
+        { additionalProperties: false },
+      ),
+      responses: ownerChange('Changed.', {
+        404: errorResponse('unknown_operator or unknown_tenant'),
+        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+      }),
+      handler: async (request, reply) => {
+        const { roles, tenant, reason } = request.body;
+        const params = { username: request.params.username, roles, ...(tenant === undefined ? {} : { tenant }) };
+        return send(reply, await admin.setRoles(params, operatorOf(request), reason));
+      },
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/password`,
+      summary: "Set an operator's password under the password policy; every session of the operator ends.",
+      params: ByUsername,
+      body: Type.Object({ password: Password }, { additionalProperties: false }),
+      responses: changed('Changed; the operator signs in again.', {
+        400: errorResponse('invalid_request, malformed_json or weak_password'),
+        404: errorResponse('unknown_operator'),
+      }),
+      handler: async (request, reply) =>
+        send(reply, await admin.setPassword(request.params.username, request.body.password, operatorOf(request))),
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/idp`,
+      summary: 'Link an enterprise identity (issuer and subject) to the operator, or unlink it with issuer null.',
+      params: ByUsername,
+      body: Type.Object({ issuer: Nullable(Issuer), subject: Type.Optional(Subject) }, { additionalProperties: false }),
+      responses: changed('Linked or unlinked.', {
+        404: errorResponse('unknown_operator'),
+        409: errorResponse('identity_linked: another operator holds this identity'),
+      }),
+      handler: async (request, reply) => {
+        const { issuer, subject } = request.body;
+        if ((issuer === null) !== (subject === undefined)) {
+          throw new ServiceError('invalid_request', 'issuer and subject go together; unlink with {"issuer": null} alone.');
+        }
+        const identity = issuer === null || subject === undefined ? null : { issuer, subject };
+        return send(reply, await admin.setIdentity(request.params.username, identity, operatorOf(request)));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,145 @@
+import type { Actor } from '../../../core/actor.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { BackofficePeopleReads, OptionCount } from '../../../ports/backoffice-people.ts';
+import type { ProposalRecord } from '../../../ports/membership-store.ts';
+import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
+import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
+
+/** The audit action each governance action appends (docs/audit.md). */
+const PROPOSAL_ACTIONS = { create: 'proposal.created', open: 'proposal.opened', close: 'proposal.closed' } as const;
+
+/**
+ * Members, governance, the coin ledger, consent and the coin economy across tenants
+ * (docs/backoffice/people.md). The lists are read models; governance changes are the membership
+ * service's own use cases (docs/membership.md).
+ */
+export class PeopleViews {
+  constructor(
+    private readonly reads: BackofficePeopleReads,
+    private readonly members: MembershipService,
+  ) {}
+
+  async memberList(p: ListParams, filter: { status?: string; tier?: string }) {
+    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string', 'string']);
+    const rows = await this.reads.members({ ...window(p), ...filter }, p.limit + 1, after);
+    const shown = page(
+      rows,
+      p.limit,
+      (m) => [m.joinedAt, m.tenant, m.accountId],
+      (m) => ({
+        tenant: m.tenant,
+        accountId: m.accountId,
+        tier: m.tier,
+        status: m.status,
+        balance: m.balance,
+        enrolledAt: iso(m.joinedAt),
+      }),
+    );
+    return { members: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async coinLedger(p: ListParams, filter: { accountId?: string }) {
+    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string']);
+    const rows = await this.reads.coinEntries({ ...window(p), ...filter }, p.limit + 1, after);
+    const shown = page(
+      rows,
+      p.limit,
+      (e) => [e.createdAt, e.id],
+      (e) => ({
+        entryId: e.id,
+        tenant: e.tenant,
+        accountId: e.accountId,
+        delta: e.delta,
+        reason: e.reason,
+        idempotencyKey: e.idempotencyKey,
+        balanceAfter: e.balanceAfter,
+        createdAt: iso(e.createdAt),
+      }),
+    );
+    return { entries: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async consent(p: ListParams, filter: { accountId?: string }) {
+    const after = p.after === undefined ? undefined : cursor(p.after, ['string', 'string', 'string']);
+    const rows = await this.reads.consent({ ...window(p), ...filter }, p.limit + 1, after);
+    const shown = page(
+      rows,
+      p.limit,
+      (c) => [c.tenant, c.accountId, c.itemId],
+      (c) => ({ ...c, since: isoOrNull(c.since) }),
+    );
+    return { consents: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async economy(p: ListParams) {
+    const after = p.after === undefined ? undefined : cursor(p.after, ['string'])[0];
+    const rows = await this.reads.economy(window(p), p.limit + 1, after);
+    const shown = page(
+      rows,
+      p.limit,
+      (e) => [e.tenant],
+      (e) => e,
+    );
+    return { tenants: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  /** Proposals, newest first; a closed one with its tally, as POST /api/proposals `show` gives it. */
+  async proposals(p: ListParams, filter: { state?: string }) {
+    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string']);
+    const rows = await this.reads.proposals({ ...window(p), ...filter }, p.limit + 1, after);
+    const shown = rows.slice(0, p.limit);
+    const counts = await this.reads.optionCounts(shown.filter((r) => r.state === 'closed').map((r) => r.id));
+    const answered = page(
+      rows,
+      p.limit,
+      (r) => [r.createdAt, r.id],
+      (r) => proposalView(r, r.state === 'closed' ? tally(r, counts) : undefined),
+    );
+    return { proposals: answered.rows, nextCursor: answered.nextCursor };
+  }
+
+  /**
+   * POST /api/proposals' create, open and close, by the membership service. Its answer does not
+   * carry the audit entry's sequence, so it is read back: the entry after the head read before the
+   * call with this proposal, tenant and action, which each proposal has once.
+   */
+  async governance(body: ProposalBody & { action: 'create' | 'open' | 'close' }, actor: Actor) {
+    const head = await this.reads.auditHead();
+    const proposal = await this.members.proposal(body, actor);
+    const auditSeq = await this.reads.auditSeqOf(head, proposal.tenant, PROPOSAL_ACTIONS[body.action], proposal.proposalId);
+    if (auditSeq === undefined) throw new Error(`no ${PROPOSAL_ACTIONS[body.action]} audit entry after seq ${head}`);
+    return { ok: true as const, auditSeq, proposal };
+  }
+}
+
+function window(p: ListParams) {
+  return {
+    tenant: p.tenant,
+    ...(p.since === undefined ? {} : { since: p.since }),
+    ...(p.until === undefined ? {} : { until: p.until }),
+  };
+}
+
+/** The tally of a closed proposal, in its option order (docs/membership.md, "Tallies"). */
+function tally(p: ProposalRecord, counts: readonly OptionCount[]) {
+  const options = p.options.map((option) => {
+    const c = counts.find((r) => r.proposalId === p.id && r.option === option);
+    return { option, votes: c?.votes ?? 0, assisted: c?.assisted ?? 0 };
+  });
+  return {
+    total: options.reduce((n, o) => n + o.votes, 0),
+    assisted: options.reduce((n, o) => n + o.assisted, 0),
+    options,
+  };
+}
+
+/** A decoded cursor of this list's shape; anything else is one this list did not answer. */
+function cursor<const K extends readonly ('number' | 'string')[]>(
+  after: readonly (string | number)[],
+  kinds: K,
+): { [I in keyof K]: K[I] extends 'number' ? number : string } {
+  if (after.length !== kinds.length || after.some((v, i) => typeof v !== kinds[i])) {
+    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
+  }
+  return after as unknown as { [I in keyof K]: K[I] extends 'number' ? number : string };
+}

@@ -1,0 +1,147 @@
+import { Type } from '@sinclair/typebox';
+import { DateTimeView, DisplayName, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { MEMBER_STATUSES } from '../../../ports/membership-store.ts';
+import { OPERATOR_ROLES } from '../../../ports/operator-store.ts';
+
+/** The schemas of the people group (docs/backoffice/people.md). */
+
+/** As POST /api/operators takes it (docs/operators.md). */
+export const Username = Type.String({
+  pattern: '^[a-z0-9][a-z0-9._-]{1,63}$',
+  description: 'Lowercase letters, digits, dot, dash, underscore.',
+});
+export const UsernamePrefix = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', description: 'A prefix of usernames.' });
+export const Role = Type.Union(OPERATOR_ROLES.map((r) => Type.Literal(r)));
+export const Roles = Type.Array(Role, { minItems: 1, maxItems: OPERATOR_ROLES.length });
+export const OperatorStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('removed')]);
+export const Password = Type.String({ minLength: 1, maxLength: 1024 });
+/** Why an owner change is asked for: shown on the approval it files. */
+export const Reason = DisplayText(500);
+
+/** An OpenID issuer: an https URL without credentials, query or fragment (checked in full by the service). */
+export const Issuer = Type.String({ minLength: 9, maxLength: 255, pattern: '^https://[^\\s?#]+$' });
+/** An OpenID subject: 1 to 255 printable ASCII characters (OpenID Connect Core §2, `sub`). */
+export const Subject = Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$' });
+
+export const OperatorRow = Type.Object({
+  username: Type.String(),
+  roles: Type.Array(Type.String()),
+  tenant: Nullable(Type.String()),
+  status: Type.String({ description: 'active, suspended or removed' }),
+  createdAt: DateTimeView,
+  updatedAt: DateTimeView,
+});
+
+export const OperatorDetail = Type.Object({
+  ...OperatorRow.properties,
+  lockedUntil: Nullable(DateTimeView),
+  identity: Nullable(Type.Object({ issuer: Type.String(), subject: Type.String(), linkedAt: DateTimeView })),
+  activeSessions: Type.Integer(),
+  lastSignInAt: Nullable(DateTimeView),
+});
+
+/** An approval as the desk answers it (docs/backoffice/approvals.md). */
+export const Approval = Type.Object({
+  approvalId: Type.String(),
+  action: Type.String(),
+  params: Type.Object({}, { additionalProperties: true }),
+  tenant: Nullable(Type.String()),
+  state: Type.String(),
+  reason: Nullable(Type.String()),
+  requestedBy: Type.String(),
+  requestedAt: DateTimeView,
+  expiresAt: DateTimeView,
+  decidedBy: Nullable(Type.String()),
+  decidedAt: Nullable(DateTimeView),
+  note: Nullable(Type.String()),
+  result: Nullable(Type.Object({}, { additionalProperties: true })),
+});
+
+export const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
+export const MemberStatus = Type.Union(MEMBER_STATUSES.map((s) => Type.Literal(s)));
+export const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
+export const ProposalState = Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('closed')]);
+const Option = DisplayName(100);
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+
+/** As POST /api/proposals takes it (docs/membership.md), without `show`: reading is GET /people/governance. */
+export const GovernanceBody = Type.Object(
+  {
+    tenant: Slug,
+    action: Type.Union([Type.Literal('create'), Type.Literal('open'), Type.Literal('close')]),
+    proposalId: Type.Optional(ProposalId),
+    title: Type.Optional(DisplayName(200)),
+    options: Type.Optional(Type.Array(Option, { minItems: 2, maxItems: 16 })),
+    tiers: Type.Optional(Type.Array(Tier, { minItems: 1, maxItems: 16 })),
+    opensAt: Type.Optional(DateTime),
+    closesAt: Type.Optional(DateTime),
+  },
+  {
+    additionalProperties: false,
+    description: 'create takes title, options, opensAt, closesAt and optionally tiers; open and close take proposalId.',
+  },
+);
+
+export const Tally = Type.Object({
+  total: Type.Integer(),
+  assisted: Type.Integer(),
+  options: Type.Array(Type.Object({ option: Type.String(), votes: Type.Integer(), assisted: Type.Integer() })),
+});
+
+export const Proposal = Type.Object({
+  proposalId: Type.String(),
+  tenant: Type.String(),
+  title: Type.String(),
+  options: Type.Array(Type.String()),
+  tiers: Nullable(Type.Array(Type.String())),
+  opensAt: DateTimeView,
+  closesAt: DateTimeView,
+  state: Type.String(),
+  votesCast: Type.Integer(),
+  createdAt: DateTimeView,
+  openedAt: Nullable(DateTimeView),
+  closedAt: Nullable(DateTimeView),
+  tally: Type.Optional(Tally),
+});
+
+export const MemberRowView = Type.Object({
+  tenant: Type.String(),
+  accountId: Type.String(),
+  tier: Type.String(),
+  status: Type.String(),
+  balance: Type.Integer({ description: 'Coins.' }),
+  enrolledAt: DateTimeView,
+});
+
+export const CoinEntryView = Type.Object({
+  entryId: Type.String(),
+  tenant: Type.String(),
+  accountId: Type.String(),
+  delta: Type.Integer(),
+  reason: Type.String(),
+  idempotencyKey: Type.String(),
+  balanceAfter: Type.Integer(),
+  createdAt: DateTimeView,
+});
+
+export const ConsentView = Type.Object({
+  tenant: Type.String({ description: 'The tenant the holder shares with.' }),
+  accountId: Type.String(),
+  itemId: Type.String(),
+  itemTenant: Type.String(),
+  itemKind: Type.String(),
+  elements: Type.Array(Type.String(), { description: 'Element names; never values.' }),
+  channel: Type.String({
+    description: 'The channel between the tenant and the account: none, requested, active, declined, revoked.',
+  }),
+  since: Nullable(DateTimeView),
+});
+
+export const EconomyView = Type.Object({
+  tenant: Type.String(),
+  issued: Type.Integer(),
+  spent: Type.Integer(),
+  outstanding: Type.Integer(),
+  members: Type.Integer(),
+  activeMembers: Type.Integer(),
+});

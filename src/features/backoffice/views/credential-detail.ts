@@ -1,0 +1,36 @@
+import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import type { BackofficeViews, CredentialRow } from '../../../ports/backoffice-views.ts';
+import type { TypeService } from '../../credential-types/type-service.ts';
+import { iso, isoOrNull } from '../kit.ts';
+import { credentialView } from './schemas.ts';
+
+/**
+ * One credential as support reads it (docs/backoffice/views.md, "One credential"): its record, the
+ * offer it was collected from (without the subject, which is erased at collection), and who
+ * created the offer and who revoked the credential, from the audit log. Never a claim value.
+ */
+export async function credentialDetail(views: BackofficeViews, types: TypeService, urls: IssuerUrls, c: CredentialRow) {
+  const [offer, offered, revoked, type] = await Promise.all([
+    views.offer(c.offerId, c.tenant),
+    views.auditMark('offer.created', c.offerId, c.tenant),
+    c.revokedAt === null ? undefined : views.auditMark('credential.revoked', c.id, c.tenant),
+    types.find(c.tenant, c.typeId),
+  ]);
+  return {
+    ...credentialView(urls, c),
+    typeName: type?.name ?? null,
+    offer: offer
+      ? {
+          offerId: offer.id,
+          createdAt: iso(offer.createdAt),
+          createdBy: offered?.actor ?? null,
+          auditSeq: offered?.seq ?? null,
+          expiresAt: iso(offer.expiresAt),
+          redeemedAt: isoOrNull(offer.redeemedAt),
+          collectedAt: isoOrNull(offer.collectedAt),
+        }
+      : null,
+    revokedBy: revoked?.actor ?? null,
+    revocationAuditSeq: revoked?.seq ?? null,
+  };
+}
