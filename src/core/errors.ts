@@ -119,6 +119,10 @@ export const ERROR_CATALOGUE = {
   team_member_exists: { status: 409, description: "The address is already on the partner's team." },
   last_admin: { status: 409, description: "The change would leave the partner's team without an admin." },
   identity_linked: { status: 409, description: 'The enterprise identity is already linked to another operator.' },
+  approval_required: {
+    status: 409,
+    description: 'Only an approval may make this change: file it through the back office, and a second operator approves it.',
+  },
   last_owner: { status: 409, description: 'The change would leave the deployment without an active platform owner operator.' },
   org_state: { status: 409, description: 'The organisation is not in the state this action needs.' },
   operator_scope: { status: 409, description: 'The operator is scoped to another organisation, or to none.' },

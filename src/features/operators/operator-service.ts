@@ -50,6 +50,28 @@ const BAD_LOGIN = () =>
   new ServiceError('invalid_credentials', 'The username or password is wrong, or this operator cannot sign in.');
 
 /** Operator accounts and sign-in (docs/operators.md). */
+/**
+ * Whether a role change takes the owner role away from an owner (or narrows a platform owner to one
+ * tenant, which takes the platform's owner operations away just as well): such a change, like
+ * suspending or removing an owner, needs a second owner (docs/backoffice.md, "Four eyes").
+ */
+export function demotesOwner(
+  target: Pick<OperatorRecord, 'roles' | 'tenant'>,
+  roles: readonly string[],
+  tenant: string | null | undefined,
+): boolean {
+  if (!target.roles.includes('owner')) return false;
+  if (!roles.includes('owner')) return true;
+  return target.tenant === null && tenant !== undefined && tenant !== null;
+}
+
+/** The console's direct changes refuse what only an approval may do (docs/operators.md). */
+const needsApproval = (username: string, what: string) =>
+  new ServiceError(
+    'approval_required',
+    `${username} holds the owner role: ${what} needs a second owner. File it with POST /api/admin/people/operators/${username}/…, which asks for an approval.`,
+  );
+
 export class OperatorService {
   constructor(
     private readonly operators: OperatorStore,
@@ -104,7 +126,11 @@ export class OperatorService {
     // Undefined keeps the scope: the update leaves the column alone rather than writing back a
     // value read earlier, which a concurrent change of scope could have made stale.
     const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
-    return this.uow.run((stores) => this.changeRoles(stores, username, roles, scope, actor));
+    return this.uow.run(async (stores) => {
+      const target = await stores.operators.get(username);
+      if (target && demotesOwner(target, roles, scope)) throw needsApproval(username, 'taking the owner role away');
+      return this.changeRoles(stores, username, roles, scope, actor);
+    });
   }
 
   /**
@@ -236,7 +262,11 @@ export class OperatorService {
    * work again once enabled; removal is final and deletes them in the same transaction.
    */
   private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
-    return this.uow.run((stores) => this.changeStatus(stores, username, status, actor));
+    return this.uow.run(async (stores) => {
+      const target = await stores.operators.get(username);
+      if (status !== 'active' && target?.roles.includes('owner')) throw needsApproval(username, `making it ${status}`);
+      return this.changeStatus(stores, username, status, actor);
+    });
   }
 
   /** The status change inside a transaction the caller holds (the back office's approvals). */

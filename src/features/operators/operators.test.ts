@@ -62,6 +62,7 @@ for (const factory of testDatabases()) {
       rail.db.selectFrom('operators').selectAll().where('username', '=', username).executeTakeFirst();
     const operatorCount = async () => (await rail.db.selectFrom('operators').select('username').execute()).length;
     const tenantCount = async () => (await rail.db.selectFrom('tenants').select('slug').execute()).length;
+    const auditCount = async () => (await rail.db.selectFrom('audit_log').select('seq').execute()).length;
 
     /** Creates an operator and signs it in; returns its password and session token. */
     const signedIn = async (username: string, roles: string[], tenant?: string) => {
@@ -211,6 +212,29 @@ for (const factory of testDatabases()) {
       assert.deepEqual(removed.json(), { username: 'rae', roles: ['issuer'], tenant: null, status: 'removed' });
       const sessions = await rail.db.selectFrom('operator_sessions').select('token_hash').where('username', '=', 'rae').execute();
       assert.equal(sessions.length, 0, 'the sessions are gone');
+    });
+
+    test('the console cannot take the owner role away, or suspend or remove an owner: 409 approval_required, nothing changed', async () => {
+      await signedIn('olive', ['owner', 'issuer']);
+      const attempts: Array<['roles' | 'suspend' | 'remove', Record<string, unknown>]> = [
+        ['roles', { username: 'olive', roles: ['issuer'] }],
+        ['roles', { username: 'olive', roles: ['owner'], tenant: (await createTenant(owner)).json().slug }],
+        ['suspend', { username: 'olive' }],
+        ['remove', { username: 'olive' }],
+      ];
+      const stored = await row('olive');
+      assert.equal(stored?.status, 'active');
+      for (const [action, body] of attempts) {
+        const entries = await auditCount();
+        const res = await manage(action, body);
+        assert.equal(res.statusCode, 409, `${action}: ${res.body}`);
+        assert.equal(res.json().error, 'approval_required');
+        assert.deepEqual(await row('olive'), stored, 'the operator is as it was');
+        assert.equal(await auditCount(), entries, 'no audit entry');
+      }
+      // Adding roles to an owner, or enabling one, takes nothing away.
+      assert.equal((await manage('roles', { username: 'olive', roles: ['owner', 'issuer', 'auditor'] })).statusCode, 200);
+      assert.equal((await manage('enable', { username: 'olive' })).statusCode, 200);
     });
 
     test('a removed operator loses its tokens and sign-in, and the username stays reserved', async () => {

@@ -78,6 +78,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         200: { description: 'The operator after the change.', schema: Operator },
         ...OPERATOR_ERRORS,
         404: errorResponse('unknown_operator'),
+        409: errorResponse('approval_required: suspending or removing an owner needs a second owner (the back office).'),
       },
       handler: async (request) => act.call(operators, request.body.username, operatorActor(operatorOf(request))),
     });
@@ -130,6 +131,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           200: { description: 'The operator after the change.', schema: Operator },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_operator or unknown_tenant'),
+          409: errorResponse('approval_required: taking the owner role away needs a second owner (the back office).'),
         },
         handler: async (request) =>
           operators.setRoles(request.body.username, request.body.roles, request.body.tenant, operatorActor(operatorOf(request))),

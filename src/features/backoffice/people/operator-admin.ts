@@ -15,7 +15,7 @@ import type {
   OperatorStore,
 } from '../../../ports/operator-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import type { OperatorChange, OperatorScope, OperatorService } from '../../operators/operator-service.ts';
+import { demotesOwner, type OperatorChange, type OperatorScope, type OperatorService } from '../../operators/operator-service.ts';
 import type { ApprovalDesk, ApprovalView, TransactionScope } from '../approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 import { Roles, Username } from './schemas.ts';
@@ -53,16 +53,6 @@ const lastOwner = (username: string) =>
 
 /** Holds a platform-wide owner's power: the owner role, no tenant scope. */
 const platformOwner = (roles: readonly string[], tenant: string | null) => roles.includes('owner') && tenant === null;
-
-/**
- * Whether a role change takes the owner role away (or narrows an owner to one tenant, which takes
- * the platform's owner operations away just as well): such a change needs a second owner.
- */
-export function demotesOwner(target: OperatorRecord, roles: readonly string[], tenant: string | null | undefined): boolean {
-  if (!target.roles.includes('owner')) return false;
-  if (!roles.includes('owner')) return true;
-  return target.tenant === null && tenant !== undefined && tenant !== null;
-}
 
 const rowView = (op: OperatorRecord) => ({
   username: op.username,
