@@ -1,7 +1,8 @@
-import type { TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { Db } from '../../adapters/sql/connect.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
+import { DateTimeView, Nullable } from '../../http/schemas/common.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import type { Recorders } from '../../ports/unit-of-work.ts';
 
@@ -48,6 +49,23 @@ export interface ApprovalContext {
   requestedBy: string;
   now: number;
 }
+
+/** An approval as every back-office operation answers it: ApprovalView's schema. */
+export const ApprovalSchema = Type.Object({
+  approvalId: Type.String(),
+  action: Type.String(),
+  params: Type.Object({}, { additionalProperties: true }),
+  tenant: Nullable(Type.String()),
+  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
+  reason: Nullable(Type.String()),
+  requestedBy: Type.String(),
+  requestedAt: DateTimeView,
+  expiresAt: DateTimeView,
+  decidedBy: Nullable(Type.String()),
+  decidedAt: Nullable(DateTimeView),
+  note: Nullable(Type.String()),
+  result: Nullable(Type.Object({}, { additionalProperties: true })),
+});
 
 /** An approval as it is answered. */
 export interface ApprovalView {

@@ -1,15 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../../http/route.ts';
-import {
-  AdminMutation,
-  DateTimeView,
-  DisplayText,
-  errorResponse,
-  Nullable,
-  OPERATOR_ERRORS,
-} from '../../../http/schemas/common.ts';
+import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { APPROVAL_STATES } from '../../../ports/approval-store.ts';
+import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
@@ -20,25 +14,8 @@ const BASE = '/api/admin/approvals';
 const ApprovalId = Type.String({ pattern: '^apr_[A-Za-z0-9_-]{22}$' });
 const ActionName = Type.String({ minLength: 3, maxLength: 64, pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' });
 const State = Type.Union(APPROVAL_STATES.map((s) => Type.Literal(s)));
-const Anything = Type.Object({}, { additionalProperties: true });
 
-const Approval = Type.Object({
-  approvalId: Type.String(),
-  action: Type.String(),
-  params: Anything,
-  tenant: Nullable(Type.String()),
-  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
-  reason: Nullable(Type.String()),
-  requestedBy: Type.String(),
-  requestedAt: DateTimeView,
-  expiresAt: DateTimeView,
-  decidedBy: Nullable(Type.String()),
-  decidedAt: Nullable(DateTimeView),
-  note: Nullable(Type.String()),
-  result: Nullable(Anything),
-});
-
-const Decided = AdminMutation({ approval: Approval });
+const Decided = AdminMutation({ approval: ApprovalSchema });
 const NoteBody = Type.Object({ note: Type.Optional(DisplayText(NOTE_MAX)) }, { additionalProperties: false });
 const ById = Type.Object({ approvalId: ApprovalId });
 
@@ -96,7 +73,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
           ),
         }),
         responses: {
-          200: { description: 'A page of approvals.', schema: ListPage('approvals', Approval) },
+          200: { description: 'A page of approvals.', schema: ListPage('approvals', ApprovalSchema) },
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
@@ -117,7 +94,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
         summary: 'One approval.',
         params: ById,
         responses: {
-          200: { description: 'The approval.', schema: Approval },
+          200: { description: 'The approval.', schema: ApprovalSchema },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_approval'),
         },
@@ -140,7 +117,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
           { additionalProperties: false },
         ),
         responses: {
-          201: { description: 'The approval, pending.', schema: AdminMutation({ approval: Approval }) },
+          201: { description: 'The approval, pending.', schema: AdminMutation({ approval: ApprovalSchema }) },
           ...OPERATOR_ERRORS,
           400: errorResponse('invalid_request (the message names the field), malformed_json, or unknown_action.'),
           403: errorResponse("forbidden: the action's roles or tenant are not the caller's."),

@@ -12,13 +12,13 @@ import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import { ProfileFields } from '../../tenants/routes.ts';
 import type { ApprovalDesk } from '../approval-desk.ts';
+import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { OrgService, SUSPEND_ACTION } from './org-service.ts';
 import {
   AdminView,
-  ApprovalView,
   BrandingPreview,
   DomainView,
   LifecycleView,
@@ -241,7 +241,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         responses: {
           202: {
             description: 'The approval was filed; nothing is suspended yet.',
-            schema: AdminMutation({ approval: ApprovalView }),
+            schema: AdminMutation({ approval: ApprovalSchema }),
           },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_tenant'),

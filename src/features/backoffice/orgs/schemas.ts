@@ -68,23 +68,6 @@ export const LifecycleView = Type.Object({
   ),
 });
 
-/** An approval as the desk answers it (approval-desk.ts, ApprovalView). */
-export const ApprovalView = Type.Object({
-  approvalId: Type.String(),
-  action: Type.String(),
-  params: Type.Record(Type.String(), Type.Unknown()),
-  tenant: Nullable(Type.String()),
-  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
-  reason: Nullable(Type.String()),
-  requestedBy: Type.String(),
-  requestedAt: DateTimeView,
-  expiresAt: DateTimeView,
-  decidedBy: Nullable(Type.String()),
-  decidedAt: Nullable(DateTimeView),
-  note: Nullable(Type.String()),
-  result: Nullable(Type.Record(Type.String(), Type.Unknown())),
-});
-
 const Display = Type.Array(Type.Record(Type.String(), Type.Unknown()));
 
 export const BrandingPreview = Type.Object({

@@ -4,11 +4,11 @@ import { ServiceError } from '../../../core/errors.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AdminMutation, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import type { OperatorAdmin, Outcome } from './operator-admin.ts';
 import {
-  Approval,
   Issuer,
   OperatorDetail,
   OperatorRow,
@@ -26,7 +26,7 @@ const DOC = 'docs/backoffice/people.md';
 const BASE = '/api/admin/people/operators';
 const ByUsername = Type.Object({ username: Username });
 const Changed = AdminMutation({ operator: OperatorDetail });
-const Filed = AdminMutation({ approval: Approval });
+const Filed = AdminMutation({ approval: ApprovalSchema });
 
 /** 200 with the operator after a change made at once; 202 with the approval a second owner decides. */
 const send = (reply: FastifyReply, outcome: Outcome) =>

@@ -40,23 +40,6 @@ export const OperatorDetail = Type.Object({
   lastSignInAt: Nullable(DateTimeView),
 });
 
-/** An approval as the desk answers it (docs/backoffice/approvals.md). */
-export const Approval = Type.Object({
-  approvalId: Type.String(),
-  action: Type.String(),
-  params: Type.Object({}, { additionalProperties: true }),
-  tenant: Nullable(Type.String()),
-  state: Type.String(),
-  reason: Nullable(Type.String()),
-  requestedBy: Type.String(),
-  requestedAt: DateTimeView,
-  expiresAt: DateTimeView,
-  decidedBy: Nullable(Type.String()),
-  decidedAt: Nullable(DateTimeView),
-  note: Nullable(Type.String()),
-  result: Nullable(Type.Object({}, { additionalProperties: true })),
-});
-
 export const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
 export const MemberStatus = Type.Union(MEMBER_STATUSES.map((s) => Type.Literal(s)));
 export const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });

@@ -72,19 +72,3 @@ export const CredentialDetail = Type.Object({
   revokedBy: Nullable(Type.String({ description: 'The actor of its credential.revoked audit entry.' })),
   revocationAuditSeq: Nullable(Type.Integer()),
 });
-
-export const ApprovalView = Type.Object({
-  approvalId: Type.String(),
-  action: Type.String(),
-  params: Json,
-  tenant: Nullable(Type.String()),
-  state: Type.String(),
-  reason: Nullable(Type.String()),
-  requestedBy: Type.String(),
-  requestedAt: DateTimeView,
-  expiresAt: DateTimeView,
-  decidedBy: Nullable(Type.String()),
-  decidedAt: Nullable(DateTimeView),
-  note: Nullable(Type.String()),
-  result: Nullable(Json),
-});

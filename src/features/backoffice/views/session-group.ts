@@ -6,12 +6,13 @@ import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { BackofficeViews, TimelineCursor, TimelineEntry } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
+import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, encodeCursor, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
 import { offboardingRoute } from '../orgs/offboarding-route.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { credentialDetail } from './credential-detail.ts';
-import { ApprovalView, CredentialDetail, CredentialView, credentialView, holds, Json, ListSeq } from './schemas.ts';
+import { CredentialDetail, CredentialView, credentialView, holds, Json, ListSeq } from './schemas.ts';
 
 const DOC = 'docs/backoffice/views.md';
 const base = '/api/admin';
@@ -103,7 +104,7 @@ export const sessionGroup: GroupBuilder = async (ctx, desk) => {
                 via: Type.String(),
                 roles: Type.Array(Type.String()),
                 tenant: Nullable(Type.String()),
-                pendingApprovals: Type.Array(ApprovalView),
+                pendingApprovals: Type.Array(ApprovalSchema),
               }),
             },
             ...OPERATOR_ERRORS,
@@ -237,7 +238,7 @@ export const sessionGroup: GroupBuilder = async (ctx, desk) => {
               schema: Type.Object({
                 tenant: Nullable(Type.String()),
                 at: DateTimeView,
-                approvals: Section(ApprovalView),
+                approvals: Section(ApprovalSchema),
                 deadDeliveries: Section(
                   Type.Object({
                     deliveryId: Type.String(),
