@@ -9,10 +9,11 @@ import type {
   OptionCount,
   PeopleWindow,
 } from '../../ports/backoffice-people.ts';
-import type { ProposalRecord, ProposalState } from '../../ports/membership-store.ts';
+import type { ProposalRecord } from '../../ports/membership-store.ts';
 import type { OperatorRecord } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
 import type { Database, TenantsTable } from './schema.ts';
+import { toProposal } from './sql-membership-store.ts';
 import { SqlOperatorStore } from './sql-operator-store.ts';
 
 const SIGNED_IN = sql.lit('operator.signed_in');
@@ -105,20 +106,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
       query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-    return rows.map((row) => ({
-      id: row.id,
-      tenant: row.tenant,
-      title: row.title,
-      options: JSON.parse(row.options),
-      tiers: row.tiers === null ? null : JSON.parse(row.tiers),
-      opensAt: Number(row.opens_at),
-      closesAt: Number(row.closes_at),
-      state: row.state as ProposalState,
-      votesCast: Number(row.votes_cast),
-      createdAt: Number(row.created_at),
-      openedAt: row.opened_at === null ? null : Number(row.opened_at),
-      closedAt: row.closed_at === null ? null : Number(row.closed_at),
-    }));
+    return rows.map(toProposal);
   }
 
   async optionCounts(proposalIds: readonly string[]): Promise<OptionCount[]> {

@@ -38,7 +38,8 @@ const toEntry = (row: Selectable<CoinEntriesTable>): CoinEntry => ({
   createdAt: Number(row.created_at),
 });
 
-const toProposal = (row: Selectable<ProposalsTable>): ProposalRecord => ({
+/** A proposals row as the port answers it (also the back office's governance list). */
+export const toProposal = (row: Selectable<ProposalsTable>): ProposalRecord => ({
   id: row.id,
   tenant: row.tenant,
   title: row.title,

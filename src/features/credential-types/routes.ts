@@ -9,19 +9,27 @@ import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
 
+/** How registering a type is refused, wherever it is offered (POST /api/types, POST /api/admin/types). */
+export const REGISTER_TYPE_REFUSALS = {
+  400: errorResponse('invalid_claim_spec, reserved_claim, invalid_request or malformed_json.'),
+  404: errorResponse('unknown_tenant'),
+  409: errorResponse('conflict: the tenant already has a type with this typeId.'),
+} as const;
+
 export const TypeId = Type.String({
   pattern: '^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$',
   description: 'See docs/credential-types.md.',
 });
 
-const Claim = Type.Object({
+export const Claim = Type.Object({
   name: Type.String(),
   kind: Type.String({ description: 'text, date, number, money, bool, enum, array(text) or array(object).' }),
   mandatory: Type.Boolean(),
   options: Type.Optional(Type.Array(Type.String(), { description: 'enum only.' })),
 });
 
-const TypeBody = Type.Object({
+/** A registered type as the operations answer it. */
+export const TypeBody = Type.Object({
   tenant: Type.String(),
   typeId: Type.String(),
   name: Type.String(),
@@ -43,7 +51,8 @@ const TypeMetadata = Type.Object({
   ),
 });
 
-const Manifest = Type.Object({
+/** The tenant manifest (GET /manifest): also the back office's branding preview. */
+export const Manifest = Type.Object({
   name: Type.String(),
   did: Type.String(),
   types: Type.Array(
@@ -103,9 +112,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         responses: {
           201: { description: 'The registered type.', schema: TypeBody },
           ...OPERATOR_ERRORS,
-          400: errorResponse('invalid_claim_spec, reserved_claim, invalid_request or malformed_json.'),
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('conflict: the tenant already has a type with this typeId.'),
+          ...REGISTER_TYPE_REFUSALS,
         },
         handler: async (request, reply) => {
           const { tenant, name, claims } = request.body;

@@ -5,13 +5,10 @@ import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
+import { Option, PROPOSAL_FIELDS, Proposal, ProposalId, Tier } from './schemas.ts';
 
-const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
-const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
 const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });
 const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('erased')]);
-const Option = DisplayName(100);
-const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 
 const Member = Type.Object({
   tenant: Type.String(),
@@ -29,28 +26,6 @@ const CoinEntry = Type.Object({
   idempotencyKey: Type.String(),
   balanceAfter: Type.Integer(),
   createdAt: Type.String({ format: 'date-time' }),
-});
-
-const Tally = Type.Object({
-  total: Type.Integer(),
-  assisted: Type.Integer(),
-  options: Type.Array(Type.Object({ option: Type.String(), votes: Type.Integer(), assisted: Type.Integer() })),
-});
-
-const Proposal = Type.Object({
-  proposalId: Type.String(),
-  tenant: Type.String(),
-  title: Type.String(),
-  options: Type.Array(Type.String()),
-  tiers: Type.Union([Type.Array(Type.String()), Type.Null()]),
-  opensAt: Type.String({ format: 'date-time' }),
-  closesAt: Type.String({ format: 'date-time' }),
-  state: Type.String(),
-  votesCast: Type.Integer(),
-  createdAt: Type.String({ format: 'date-time' }),
-  openedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  closedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  tally: Type.Optional(Tally),
 });
 
 const Vote = Type.Object({
@@ -173,12 +148,7 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
           {
             tenant: Slug,
             action: Type.Union([Type.Literal('create'), Type.Literal('open'), Type.Literal('close'), Type.Literal('show')]),
-            proposalId: Type.Optional(ProposalId),
-            title: Type.Optional(DisplayName(200)),
-            options: Type.Optional(Type.Array(Option, { minItems: 2, maxItems: 16 })),
-            tiers: Type.Optional(Type.Array(Tier, { minItems: 1, maxItems: 16 })),
-            opensAt: Type.Optional(DateTime),
-            closesAt: Type.Optional(DateTime),
+            ...PROPOSAL_FIELDS,
           },
           {
             additionalProperties: false,

@@ -24,17 +24,17 @@ export const ProfileFields = {
   textColor: Nullable(Color),
 };
 
-const TenantWithProfile = Type.Object({
-  ...Tenant.properties,
-  profile: Type.Object({
-    displayName: Nullable(Type.String()),
-    description: Nullable(Type.String()),
-    logoUri: Nullable(Type.String()),
-    primaryColor: Nullable(Type.String()),
-    backgroundColor: Nullable(Type.String()),
-    textColor: Nullable(Type.String()),
-  }),
+/** A tenant's profile as operations answer it (docs/tenants.md). */
+export const ProfileView = Type.Object({
+  displayName: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  logoUri: Nullable(Type.String()),
+  primaryColor: Nullable(Type.String()),
+  backgroundColor: Nullable(Type.String()),
+  textColor: Nullable(Type.String()),
 });
+
+const TenantWithProfile = Type.Object({ ...Tenant.properties, profile: ProfileView });
 
 function profileOf(t: TenantRecord): TenantProfile {
   const { displayName, description, logoUri, primaryColor, backgroundColor, textColor } = t;

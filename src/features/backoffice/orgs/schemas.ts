@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { Manifest } from '../../credential-types/routes.ts';
+import { ProfileView } from '../../tenants/routes.ts';
 
 /** Schemas of the organisations group (docs/backoffice/orgs.md). */
 
@@ -27,14 +29,7 @@ export const OrgView = Type.Object({
   status: Type.String({ description: 'active or suspended' }),
   statusSince: Nullable(DateTimeView),
   createdAt: DateTimeView,
-  profile: Type.Object({
-    displayName: Nullable(Type.String()),
-    description: Nullable(Type.String()),
-    logoUri: Nullable(Type.String()),
-    primaryColor: Nullable(Type.String()),
-    backgroundColor: Nullable(Type.String()),
-    textColor: Nullable(Type.String()),
-  }),
+  profile: ProfileView,
   counts: Type.Object({ types: Type.Integer(), credentials: Type.Integer(), members: Type.Integer() }),
   domain: Type.Object({ state: DomainState, domain: Nullable(Type.String()) }),
   admins: Type.Array(AdminView),
@@ -74,18 +69,7 @@ export const BrandingPreview = Type.Object({
   slug: Type.String({ description: "The organisation's slug; for a new one, the slug its name would get if free." }),
   display: Display,
   configurations: Type.Record(Type.String(), Display),
-  manifest: Type.Object({
-    name: Type.String(),
-    did: Type.String(),
-    types: Type.Array(
-      Type.Object({
-        typeId: Type.String(),
-        name: Type.String(),
-        vct: Type.String(),
-        manifest: Type.Object({ claims: Type.Array(Type.Record(Type.String(), Type.Unknown())) }),
-      }),
-    ),
-  }),
+  manifest: Manifest,
 });
 
 export const OffboardingEntry = Type.Object({

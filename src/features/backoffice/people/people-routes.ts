@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AccountId, AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { Proposal, Tier } from '../../membership/schemas.ts';
 import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import type { PeopleViews } from './people-views.ts';
@@ -12,9 +13,7 @@ import {
   GovernanceBody,
   MemberRowView,
   MemberStatus,
-  Proposal,
   ProposalState,
-  Tier,
 } from './schemas.ts';
 
 const DOC = 'docs/backoffice/people.md';

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { DateTimeView, DisplayName, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { MEMBER_STATUSES } from '../../../ports/membership-store.ts';
 import { OPERATOR_ROLES } from '../../../ports/operator-store.ts';
+import { PROPOSAL_FIELDS } from '../../membership/schemas.ts';
 
 /** The schemas of the people group (docs/backoffice/people.md). */
 
@@ -40,52 +41,21 @@ export const OperatorDetail = Type.Object({
   lastSignInAt: Nullable(DateTimeView),
 });
 
-export const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
 export const MemberStatus = Type.Union(MEMBER_STATUSES.map((s) => Type.Literal(s)));
-export const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
 export const ProposalState = Type.Union([Type.Literal('draft'), Type.Literal('open'), Type.Literal('closed')]);
-const Option = DisplayName(100);
-const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 
 /** As POST /api/proposals takes it (docs/membership.md), without `show`: reading is GET /people/governance. */
 export const GovernanceBody = Type.Object(
   {
     tenant: Slug,
     action: Type.Union([Type.Literal('create'), Type.Literal('open'), Type.Literal('close')]),
-    proposalId: Type.Optional(ProposalId),
-    title: Type.Optional(DisplayName(200)),
-    options: Type.Optional(Type.Array(Option, { minItems: 2, maxItems: 16 })),
-    tiers: Type.Optional(Type.Array(Tier, { minItems: 1, maxItems: 16 })),
-    opensAt: Type.Optional(DateTime),
-    closesAt: Type.Optional(DateTime),
+    ...PROPOSAL_FIELDS,
   },
   {
     additionalProperties: false,
     description: 'create takes title, options, opensAt, closesAt and optionally tiers; open and close take proposalId.',
   },
 );
-
-export const Tally = Type.Object({
-  total: Type.Integer(),
-  assisted: Type.Integer(),
-  options: Type.Array(Type.Object({ option: Type.String(), votes: Type.Integer(), assisted: Type.Integer() })),
-});
-
-export const Proposal = Type.Object({
-  proposalId: Type.String(),
-  tenant: Type.String(),
-  title: Type.String(),
-  options: Type.Array(Type.String()),
-  tiers: Nullable(Type.Array(Type.String())),
-  opensAt: DateTimeView,
-  closesAt: DateTimeView,
-  state: Type.String(),
-  votesCast: Type.Integer(),
-  createdAt: DateTimeView,
-  openedAt: Nullable(DateTimeView),
-  closedAt: Nullable(DateTimeView),
-  tally: Type.Optional(Tally),
-});
 
 export const MemberRowView = Type.Object({
   tenant: Type.String(),

@@ -16,6 +16,7 @@ import {
 } from '../../../http/schemas/common.ts';
 import type { BackofficeViews, TypeUsage } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
+import { Claim, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
 import { adminRoute, iso, LIST_SCOPE, ListPage, type ListParams, ListQuery, listParams, listTenant, page } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
@@ -25,13 +26,6 @@ import { CredentialDetail, CredentialId, CredentialView, credentialView, TypeId 
 
 const DOC = 'docs/backoffice/views.md';
 const base = '/api/admin';
-
-const Claim = Type.Object({
-  name: Type.String(),
-  kind: Type.String(),
-  mandatory: Type.Boolean(),
-  options: Type.Optional(Type.Array(Type.String())),
-});
 
 const Usage = {
   offers: Type.Integer({ description: 'Offers made for the type.' }),
@@ -47,14 +41,6 @@ const TypeRow = Type.Object({
   claimCount: Type.Integer(),
   createdAt: DateTimeView,
   ...Usage,
-});
-
-const TypeBody = Type.Object({
-  tenant: Type.String(),
-  typeId: Type.String(),
-  name: Type.String(),
-  vct: Type.String(),
-  claims: Type.Array(Claim),
 });
 
 const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('revoked'), Type.Literal('expired')]);
@@ -273,9 +259,7 @@ export const credentialsGroup: GroupBuilder = async (ctx) => {
           responses: {
             201: { description: 'The registered type.', schema: AdminMutation({ type: TypeBody }) },
             ...OPERATOR_ERRORS,
-            400: errorResponse('invalid_claim_spec, reserved_claim, invalid_request or malformed_json.'),
-            404: errorResponse('unknown_tenant'),
-            409: errorResponse('conflict: the tenant already has a type with this typeId.'),
+            ...REGISTER_TYPE_REFUSALS,
           },
           handler: async (request, reply) => {
             const { tenant, name, claims } = request.body;

@@ -13,7 +13,7 @@ export const holds = (principal: OperatorPrincipal, row: MatrixRow): boolean =>
   principal.roles.some((role) => (ROLE_MATRIX[row] as readonly string[]).includes(role));
 
 export const CredentialId = Type.String({ pattern: '^crd_[A-Za-z0-9_-]{1,60}$' });
-export const TypeId = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$' });
+export { TypeId } from '../../credential-types/routes.ts';
 /** A status list's sequence number, as in its address `<issuer>/status/<seq>`. */
 export const ListSeq = Type.String({
   pattern: '^[1-9][0-9]{0,8}$',
