@@ -104,7 +104,8 @@ export class DepositService {
    * (the same answer again); a different body under the same depositId is deposit_conflict.
    */
   async deposit(tenant: string, body: DepositBody, actor: Actor): Promise<{ created: boolean; answer: DepositAnswer }> {
-    await this.tenants.get(tenant);
+    // A suspended tenant puts nothing in wallets, as it issues nothing (docs/backoffice/orgs.md).
+    await this.tenants.issuing(tenant);
     checkMoney(body);
     const canonical = canonicalJson(body);
     const bodyHash = bodyHashOf(canonical);

@@ -113,6 +113,9 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
           201: { description: 'The deposit, now a wallet item.', schema: DepositAnswer },
           ...OPERATOR_ERRORS,
           400: errorResponse('unsupported_contract, invalid_currency, invalid_request or malformed_json.'),
+          403: errorResponse(
+            'forbidden: the credential lacks the role or tenant scope; tenant_suspended: the tenant is suspended.',
+          ),
           404: errorResponse('unknown_tenant'),
           409: errorResponse('deposit_conflict, no_approved_product or channel_required.'),
         },

@@ -182,6 +182,18 @@ for (const factory of testDatabases()) {
       });
       assert.equal(credential.statusCode, 400, credential.body);
       assert.equal(credential.json().error, 'credential_request_denied');
+      // Nor does it put anything in wallets: a deposit is refused.
+      const deposited = await post(`/api/tenants/${slug}/bills`, {
+        contractVersion: '0.3.0',
+        depositId: 'bill-while-suspended',
+        accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        kind: 'bill',
+        title: 'Water, October',
+        issuedAt: '2026-11-01T08:00:00Z',
+        amount: { value: 4215, currency: 'EUR' },
+      });
+      assert.equal(deposited.statusCode, 403, deposited.body);
+      assert.equal(deposited.json().error, 'tenant_suspended');
 
       // What it issued stays verifiable: its DID document, metadata and status list serve.
       const did = await get(`/t/${slug}/did.json`, {});
