@@ -4,6 +4,7 @@ import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
+import { SqlApprovalStore } from '../../src/adapters/sql/sql-approval-store.ts';
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
@@ -18,6 +19,7 @@ import { SqlWebhookLanes } from '../../src/adapters/sql/sql-webhook-lanes.ts';
 import { SqlWebhookStore } from '../../src/adapters/sql/sql-webhook-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
+import type { ApprovalRecord, ApprovalStore } from '../../src/ports/approval-store.ts';
 import type { ChannelRecord, ChannelStore, ShareLogEntry } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
 import type { DepositRecord, DepositStore, ProductRecord } from '../../src/ports/deposit-store.ts';
@@ -96,6 +98,7 @@ interface TenantOwnedPorts {
   DepositStore: DepositStore;
   WebhookStore: WebhookStore;
   DirectoryStore: DirectoryStore;
+  ApprovalStore: ApprovalStore;
 }
 
 const T = {
@@ -135,6 +138,8 @@ const T = {
     'DirectoryStore: a listing is its account’s own (put, remove, mine); byCommunity answers one community; lookup and byName reach across communities, active members only, by design',
   webhooks:
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
+  approvals:
+    'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -244,6 +249,16 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     lookup: T.directory,
     byCommunity: T.directory,
     byName: T.directory,
+  },
+  ApprovalStore: {
+    create: T.approvals,
+    get: T.approvals,
+    list: T.approvals,
+    pending: T.approvals,
+    decide: T.approvals,
+    saveResult: T.approvals,
+    markExpired: T.approvals,
+    clearResults: T.approvals,
   },
 };
 
@@ -1605,6 +1620,53 @@ for (const factory of testDatabases()) {
       const coverage = await store.coverage('beta', T0);
       assert.deepEqual(coverage, [{ tenant: 'beta', type: 'org.created', events: 1, unrouted: 1, waiting: 0 }]);
       assert.equal((await store.coverage(null, T0)).length, 2);
+    });
+
+    isolated(T.approvals, async () => {
+      const store = new SqlApprovalStore(db);
+      const approval = (id: string, tenant: string | null, over: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
+        id,
+        action: 'credentials.revoke-bulk',
+        params: { tenant },
+        tenant,
+        accountId: null,
+        state: 'pending',
+        reason: null,
+        requestedBy: 'operator:asker',
+        requestedAt: T0,
+        expiresAt: T0 + 1_000,
+        decidedBy: null,
+        decidedAt: null,
+        note: null,
+        result: null,
+        resultPrivate: false,
+        resultExpiresAt: null,
+        ...over,
+      });
+      await store.create(approval('apr-alpha', 'alpha'));
+      await store.create(approval('apr-beta', 'beta', { requestedAt: T0 + 1 }));
+      await store.create(approval('apr-platform', null, { requestedAt: T0 + 2 }));
+      const ids = (rows: ApprovalRecord[]) => rows.map((r) => r.id);
+      assert.equal(await store.get('apr-alpha', 'beta'), undefined);
+      assert.equal(await store.get('apr-platform', 'alpha'), undefined, 'a scoped caller never sees a platform approval');
+      assert.equal((await store.get('apr-alpha', 'alpha'))?.tenant, 'alpha');
+      assert.equal((await store.get('apr-platform', null))?.tenant, null);
+      assert.deepEqual(ids(await store.list({ tenant: 'beta', limit: 10, now: T0 })), ['apr-beta']);
+      assert.deepEqual(ids(await store.list({ tenant: null, limit: 10, now: T0 })), ['apr-platform', 'apr-beta', 'apr-alpha']);
+      const pending = (tenant: string | null) =>
+        store.pending({ tenant, actions: ['credentials.revoke-bulk'], notRequestedBy: 'operator:other', now: T0, limit: 10 });
+      assert.deepEqual(ids(await pending('alpha')), ['apr-alpha']);
+      assert.deepEqual(ids(await pending(null)), ['apr-alpha', 'apr-beta', 'apr-platform']);
+      // By id, for whoever the desk let through; only a pending, unexpired approval is decided.
+      assert.equal(await store.decide('apr-alpha', { state: 'approved', by: 'operator:other', note: null, now: T0 }), true);
+      assert.equal(await store.decide('apr-alpha', { state: 'rejected', by: 'operator:other', note: null, now: T0 }), false);
+      await store.saveResult('apr-alpha', { revoked: 1 }, true, T0 + 10);
+      assert.equal((await store.get('apr-beta', 'beta'))?.result, null, 'a result is saved on its own approval only');
+      assert.equal(await store.clearResults(T0 + 10), 1);
+      assert.equal((await store.get('apr-alpha', 'alpha'))?.result, null);
+      assert.equal(await store.markExpired(T0 + 1_000), 2, 'beta’s and the platform’s pending approvals expire alike');
+      assert.equal((await store.get('apr-alpha', 'alpha'))?.state, 'approved');
+      assert.equal((await store.get('apr-beta', 'beta'))?.state, 'expired');
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
