@@ -12,6 +12,8 @@ import { SqlDirectoryStore } from '../../src/adapters/sql/sql-directory-store.ts
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
+import { SqlOperatorStore } from '../../src/adapters/sql/sql-operator-store.ts';
+import { SqlOrgStore } from '../../src/adapters/sql/sql-org-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
@@ -33,6 +35,7 @@ import type {
 import type { KeyStore } from '../../src/ports/key-store.ts';
 import type { MemberRecord, MembershipStore, ProposalRecord } from '../../src/ports/membership-store.ts';
 import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
+import type { OrgDomain, OrgStore } from '../../src/ports/org-store.ts';
 import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
 import type { TenantStore } from '../../src/ports/tenant-store.ts';
 import type { WalletItemRecord, WalletItemStore } from '../../src/ports/wallet-item-store.ts';
@@ -99,6 +102,7 @@ interface TenantOwnedPorts {
   WebhookStore: WebhookStore;
   DirectoryStore: DirectoryStore;
   ApprovalStore: ApprovalStore;
+  OrgStore: OrgStore;
 }
 
 const T = {
@@ -140,6 +144,7 @@ const T = {
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   approvals:
     'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
+  orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -259,6 +264,20 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     saveResult: T.approvals,
     markExpired: T.approvals,
     clearResults: T.approvals,
+  },
+  OrgStore: {
+    list: T.orgs,
+    get: T.orgs,
+    counts: T.orgs,
+    admins: T.orgs,
+    domains: T.orgs,
+    history: T.orgs,
+    appendHistory: T.orgs,
+    domain: T.orgs,
+    domainHolder: T.orgs,
+    putPending: T.orgs,
+    moveDomain: T.orgs,
+    offboarding: T.orgs,
   },
 };
 
@@ -1667,6 +1686,84 @@ for (const factory of testDatabases()) {
       assert.equal(await store.markExpired(T0 + 1_000), 2, 'beta’s and the platform’s pending approvals expire alike');
       assert.equal((await store.get('apr-alpha', 'alpha'))?.state, 'approved');
       assert.equal((await store.get('apr-beta', 'beta'))?.state, 'expired');
+    });
+
+    isolated(T.orgs, async () => {
+      const store = new SqlOrgStore(db);
+      const operators = new SqlOperatorStore(db);
+      for (const [username, tenant] of [
+        ['alpha-admin', 'alpha'],
+        ['beta-admin', 'beta'],
+      ] as const) {
+        const op = { username, passwordHash: 'x', roles: ['tenant-admin' as const], tenant, status: 'active' as const };
+        assert.equal(await operators.create({ ...op, failedAttempts: 0, lockedUntil: null, createdAt: T0, updatedAt: T0 }), true);
+      }
+      const domain = (tenant: string, name: string): OrgDomain => ({
+        tenant,
+        domain: name,
+        state: 'pending',
+        token: `token-${tenant}`,
+        requestedAt: T0,
+        verifiedAt: null,
+        activatedAt: null,
+        revokedAt: null,
+        updatedAt: T0,
+      });
+      assert.equal(await store.putPending(domain('alpha', 'id.alpha.example'), [null]), true);
+      assert.equal(await store.putPending(domain('beta', 'id.beta.example'), [null]), true);
+      assert.equal(await store.domainHolder('id.alpha.example', 'beta'), 'alpha', 'a live name is another tenant’s');
+      assert.equal(await store.domainHolder('id.alpha.example', 'alpha'), undefined);
+      assert.equal(
+        await store.moveDomain('alpha', ['pending'], 'verified', T0 + 1, 'token-beta'),
+        false,
+        'beta’s token moves nothing of alpha’s',
+      );
+      assert.equal(await store.moveDomain('alpha', ['pending'], 'verified', T0 + 1, 'token-alpha'), true);
+      assert.equal((await store.domain('beta'))?.state, 'pending', 'beta’s domain did not move');
+      assert.deepEqual([...(await store.domains(['alpha', 'beta'])).entries()].map(([t, d]) => [t, d.domain, d.state]).sort(), [
+        ['alpha', 'id.alpha.example', 'verified'],
+        ['beta', 'id.beta.example', 'pending'],
+      ]);
+      await store.appendHistory({
+        tenant: 'alpha',
+        status: 'suspended',
+        actor: 'operator:x',
+        reason: 'r',
+        approvalId: null,
+        at: T0,
+      });
+      const betaChange = await store.appendHistory({
+        tenant: 'beta',
+        status: 'suspended',
+        actor: 'operator:x',
+        reason: 'r',
+        approvalId: null,
+        at: T0,
+      });
+      assert.equal(betaChange.seq, 1, 'each tenant has its own sequence');
+      assert.deepEqual(
+        (await store.history('beta', 10)).map((c) => c.tenant),
+        ['beta'],
+      );
+      assert.deepEqual(
+        [...(await store.admins(['alpha'])).entries()].map(([t, a]) => [t, a.map((x) => x.username)]),
+        [['alpha', ['alpha-admin']]],
+      );
+      assert.deepEqual([...(await store.counts(['beta'])).keys()], ['beta']);
+      assert.equal((await store.get('beta'))?.slug, 'beta');
+      assert.deepEqual(
+        (await store.list({ tenant: 'beta', limit: 10 })).map((o) => o.slug),
+        ['beta'],
+      );
+      assert.ok((await store.list({ tenant: null, limit: 10 })).some((o) => o.slug === 'alpha'));
+      assert.equal(await tenants.setStatus('beta', 'active', 'suspended', 'r', T0 + 5), true);
+      const off = await store.offboarding({ tenant: 'alpha', limit: 10 });
+      assert.ok(
+        off.every((row) => row.tenant === 'alpha'),
+        'alpha’s offboarding view shows no beta row',
+      );
+      assert.ok((await store.offboarding({ tenant: null, limit: 10 })).some((row) => row.id === 'beta'));
+      assert.equal(await tenants.setStatus('beta', 'suspended', 'active', 'r', T0 + 6), true);
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
