@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Db } from '../../../adapters/sql/connect.ts';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
-import { ServiceError } from '../../../core/errors.ts';
+import { Forbidden, ServiceError } from '../../../core/errors.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
@@ -130,14 +130,27 @@ export class OperatorAdmin {
   }
 
   async setPassword(username: string, password: string, by: OperatorPrincipal) {
+    await this.assertMaySignInAs(username, by, 'password');
     return this.answer(await this.service.setPassword(username, password, operatorActor(by)));
   }
 
   /** Links an enterprise identity, or (issuer null) removes the link. */
   async setIdentity(username: string, identity: { issuer: string; subject: string } | null, by: OperatorPrincipal) {
+    await this.assertMaySignInAs(username, by, 'identity link');
     const actor = operatorActor(by);
     if (identity === null) return this.answer(await this.service.unlinkIdentity(username, actor));
     return this.answer(await this.service.linkIdentity(username, { ...identity, issuer: checkIssuer(identity.issuer) }, actor));
+  }
+
+  /**
+   * A password or an identity link is how an operator signs in: another owner setting an owner's
+   * would take that account over, which four eyes exist to prevent. So only the owner itself sets
+   * its own, or the break-glass owner token (recovery of a locked-out owner).
+   */
+  private async assertMaySignInAs(username: string, by: OperatorPrincipal, what: string): Promise<void> {
+    const target = await this.operators.get(username);
+    if (!target?.roles.includes('owner') || by.via === 'owner-token' || by.username === username) return;
+    throw new Forbidden(`${username} holds the owner role: only ${username} itself, or the owner token, sets its ${what}.`);
   }
 
   async setRoles(params: RolesParams, by: OperatorPrincipal, reason: string | undefined): Promise<Outcome> {

@@ -172,6 +172,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       body: Type.Object({ password: Password }, { additionalProperties: false }),
       responses: changed('Changed; the operator signs in again.', {
         400: errorResponse('invalid_request, malformed_json or weak_password'),
+        403: errorResponse("forbidden: another owner's password is set by that owner itself, or the owner token"),
         404: errorResponse('unknown_operator'),
       }),
       handler: async (request, reply) =>
@@ -185,6 +186,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       params: ByUsername,
       body: Type.Object({ issuer: Nullable(Issuer), subject: Type.Optional(Subject) }, { additionalProperties: false }),
       responses: changed('Linked or unlinked.', {
+        403: errorResponse("forbidden: another owner's identity link is set by that owner itself, or the owner token"),
         404: errorResponse('unknown_operator'),
         409: errorResponse('identity_linked: another operator holds this identity'),
       }),

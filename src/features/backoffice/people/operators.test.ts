@@ -252,6 +252,22 @@ for (const factory of testDatabases()) {
       assert.equal((await get(BASE, again)).statusCode, 200, 'a refused change ends no session');
     });
 
+    test('an owner’s password and identity link are its own to set (or the owner token’s): another owner is refused', async () => {
+      const { pw } = await create('olga-owner', ['owner']);
+      const olga = bearer(ok(await login('olga-owner', pw)).token);
+      const other = await signedInOperator(rail.app, 'otto-owner', ['owner']);
+      const fresh = `Own-${randomBytes(8).toString('hex')}-password`;
+      await refuses(() => post(`${BASE}/olga-owner/password`, { password: fresh }, other), 403, 'forbidden');
+      const link = { issuer: 'https://login.example.com/tenant-7', subject: 'olga' };
+      await refuses(() => post(`${BASE}/olga-owner/idp`, link, other), 403, 'forbidden');
+      assert.equal((await login('olga-owner', fresh)).statusCode, 401, 'the refused password does not sign in');
+      // The owner itself, and the break-glass owner token, may.
+      ok(await post(`${BASE}/olga-owner/idp`, link, olga));
+      ok(await post(`${BASE}/olga-owner/password`, { password: fresh }, olga));
+      ok(await post(`${BASE}/olga-owner/password`, { password: `${fresh}-2` }, owner));
+      assert.equal((await login('olga-owner', `${fresh}-2`)).statusCode, 200);
+    });
+
     test('an enterprise identity links to one operator only, and unlinks', async () => {
       await create('kai', ['ops']);
       await create('lea', ['ops']);
