@@ -3,7 +3,8 @@
  * from the contract document the service serves, so a route added to a back-office group is walked
  * without anyone listing it. Each role gets exactly what its route declares: a role the route does
  * not name is refused with `403 forbidden` before its input is read, a named role is admitted. The
- * legacy `issuer` and `verifier` are named by no route under /api/admin/*. A `tenant-admin` is
+ * legacy `issuer` and `verifier` are named by no route under /api/admin/*. An admitted read
+ * answers 200 (or 404 for the well-formed ids the walk makes up). A `tenant-admin` is
  * scoped to one tenant: admitted where the route reads that tenant, refused on platform operations.
  * A second pass checks the declarations themselves against ROLE_MATRIX.
  */
@@ -26,18 +27,42 @@ interface Operation {
   scope: string;
 }
 
+const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
+const unknownId = (prefix: string) => `${prefix}_${'A'.repeat(22)}`;
+
 /** A value for each path parameter: real where a real one is cheap, else well-formed and unknown. */
 const PATH_VALUES: Record<string, string> = {
   slug: TENANT,
   tenant: TENANT,
   seq: '1',
-  username: 'somebody-else',
+  username: 'as-owner',
   statusIndex: '0',
-  subject: 'nothing-here',
+  subject: ACCOUNT,
+  approvalId: unknownId('apr'),
+  deliveryId: unknownId('dlv'),
+  requestId: unknownId('prv'),
+  webhookId: unknownId('whk'),
+  tokenId: unknownId('itk'),
+  id: unknownId('pap'),
+  depositId: 'no-such-deposit',
+};
+
+/** The query a read needs beyond its path (a tenant it names is the scoped operator's own). */
+const QUERIES: Record<string, string> = {
+  '/api/admin/credential': `tenant=${TENANT}&credentialId=crd_unknown`,
+  '/api/admin/credential-type': `tenant=${TENANT}&typeId=no-such-type`,
+  '/api/admin/holder': `accountId=${ACCOUNT}`,
+  '/api/admin/search': 'q=alpha',
+  '/api/admin/support/lookup': 'q=alpha',
+  '/api/admin/support/credential/{statusIndex}': `tenant=${TENANT}`,
+  '/api/admin/integration/deposits': `tenant=${TENANT}`,
+  '/api/admin/integration/deposits/{depositId}': `tenant=${TENANT}`,
 };
 
 function urlOf(op: Operation, scoped: boolean): string {
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => PATH_VALUES[name] ?? 'x0000000000000000000000');
+  const query = op.method === 'GET' ? QUERIES[op.path] : undefined;
+  if (query) return `${path}?${query}`;
   // A scoped credential names its tenant where the route reads it from the query.
   return scoped && op.scope === 'query.tenant' ? `${path}?tenant=${TENANT}` : path;
 }
@@ -62,6 +87,13 @@ for (const factory of testDatabases()) {
         const made = await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name } });
         assert.equal(made.statusCode, 201, made.body);
       }
+      const domain = await rail.app.inject({
+        method: 'POST',
+        url: `/api/admin/orgs/${TENANT}/domain`,
+        headers: owner,
+        payload: { domain: 'id.alpha.example' },
+      });
+      assert.equal(domain.statusCode, 200, domain.body);
       for (const role of OPERATOR_ROLES) {
         bearers.set(role, await signedInOperator(rail.app, `as-${role}`, [role], role === 'tenant-admin' ? TENANT : undefined));
       }
@@ -105,11 +137,18 @@ for (const factory of testDatabases()) {
             method: op.method,
             url: urlOf(op, scoped),
             headers: bearers.get(role),
-            ...(op.method === 'POST' ? { payload: scoped && op.scope === 'body.tenant' ? { tenant: TENANT } : {} } : {}),
+            // A change is sent a field no body takes, so an admitted caller is refused by the schema and
+            // nothing runs (no domain is fetched, nothing is filed).
+            ...(op.method === 'POST'
+              ? { payload: { notAField: true, ...(scoped && op.scope === 'body.tenant' ? { tenant: TENANT } : {}) } }
+              : {}),
           });
           const forbidden = res.statusCode === 403 && res.json().error === 'forbidden';
           const expected = admitted(op, role);
-          if (expected === forbidden || res.statusCode === 401 || res.statusCode >= 500) {
+          // An admitted read answers; the ids this walk makes up are unknown, and say so.
+          const readFails = expected && op.method === 'GET' && res.statusCode !== 200 && res.statusCode !== 404;
+          const changeRan = expected && op.method === 'POST' && res.statusCode < 400;
+          if (expected === forbidden || readFails || changeRan || res.statusCode === 401 || res.statusCode >= 500) {
             wrong.push(`${role} ${op.method} ${op.path}: ${res.statusCode} ${res.body.slice(0, 120)}`);
           }
           if (!expected && forbidden) assert.equal(typeof res.json().message, 'string');
