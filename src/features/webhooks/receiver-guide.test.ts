@@ -60,10 +60,13 @@ describe('the receiver of docs/webhooks.md', () => {
 
   test('it accepts openrail’s deliveries and prints each once', async () => {
     await waitUntil(async () => stdout.includes('webhook.ping'));
-    const deliveries = await rail.app.inject({ method: 'GET', url: '/api/admin/integration/deliveries', headers: owner });
-    const [ping] = deliveries.json().deliveries;
-    assert.equal(ping.state, 'delivered');
-    assert.equal(ping.lastStatus, 204);
+    // The receiver prints before it answers, and the ping's first attempt may have found it not yet
+    // listening: the delivery is recorded once the answer is back, so wait for that record.
+    const ping = async () =>
+      (await rail.app.inject({ method: 'GET', url: '/api/admin/integration/deliveries', headers: owner })).json().deliveries[0];
+    await waitUntil(async () => (await ping())?.state === 'delivered');
+    assert.equal((await ping()).lastStatus, 204);
+    assert.equal(stdout.split('webhook.ping').length - 1, 1, 'printed once');
   });
 
   test('it refuses a forged signature and a malformed header', async () => {
