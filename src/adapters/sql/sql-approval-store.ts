@@ -82,7 +82,7 @@ export class SqlApprovalStore implements ApprovalStore {
     const after = f.after;
     if (after !== undefined) {
       const [at, id] = after;
-      q = q.where((eb) => eb.or([eb('requested_at', '<', at), eb.and([eb('requested_at', '=', at), eb('id', '<', id)])]));
+      q = q.where((eb) => eb(eb.refTuple('requested_at', 'id'), '<', eb.tuple(at, id)));
     }
     const rows = await q.orderBy('requested_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
     return rows.map(toRecord);

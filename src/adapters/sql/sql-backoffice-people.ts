@@ -46,10 +46,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
       query = query.where((eb) =>
         eb.or([
           eb('joined_at', '<', at),
-          eb.and([
-            eb('joined_at', '=', at),
-            eb.or([eb('tenant', '>', tenant), eb.and([eb('tenant', '=', tenant), eb('account_id', '>', accountId)])]),
-          ]),
+          eb.and([eb('joined_at', '=', at), eb(eb.refTuple('tenant', 'account_id'), '>', eb.tuple(tenant, accountId))]),
         ]),
       );
     }
@@ -76,7 +73,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
     if (after) {
       const [at, id] = after;
-      query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
@@ -103,7 +100,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
     if (after) {
       const [at, id] = after;
-      query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toProposal);

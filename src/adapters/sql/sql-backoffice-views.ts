@@ -802,7 +802,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .$if(f.until !== undefined, (qb) => qb.where('issued_at', '<', f.until as number))
       .$if(f.after !== undefined, (qb) => {
         const [at, id] = f.after as [number, string];
-        return qb.where((eb) => eb.or([eb('issued_at', '<', at), eb.and([eb('issued_at', '=', at), eb('id', '<', id)])]));
+        return qb.where((eb) => eb(eb.refTuple('issued_at', 'id'), '<', eb.tuple(at, id)));
       })
       .orderBy('issued_at', 'desc')
       .orderBy('id', 'desc')

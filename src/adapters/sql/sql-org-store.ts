@@ -77,7 +77,7 @@ export class SqlOrgStore implements OrgStore {
     if (f.until !== undefined) query = query.where('created_at', '<', f.until);
     if (f.after) {
       const [at, slug] = f.after;
-      query = query.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('slug', '>', slug)])]));
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'slug'), '>', eb.tuple(at, slug)));
     }
     const rows = await query.orderBy('created_at').orderBy('slug').limit(f.limit).execute();
     return rows.map(toOrg);
@@ -283,9 +283,7 @@ export class SqlOrgStore implements OrgStore {
     else if (cond?.op === 'lt') query = query.where('status_since', '<', cond.since);
     else if (cond?.op === 'tie') {
       const { since, id } = cond;
-      query = query.where((eb) =>
-        eb.or([eb('status_since', '<', since), eb.and([eb('status_since', '=', since), eb('slug', '<', id)])]),
-      );
+      query = query.where((eb) => eb(eb.refTuple('status_since', 'slug'), '<', eb.tuple(since, id)));
     }
     const rows = await query.orderBy('status_since', 'desc').orderBy('slug', 'desc').limit(f.limit).execute();
     return rows.map((r) => ({
@@ -311,9 +309,7 @@ export class SqlOrgStore implements OrgStore {
     else if (cond?.op === 'lt') query = query.where('updated_at', '<', cond.since);
     else if (cond?.op === 'tie') {
       const { since, id } = cond;
-      query = query.where((eb) =>
-        eb.or([eb('updated_at', '<', since), eb.and([eb('updated_at', '=', since), eb('username', '<', id)])]),
-      );
+      query = query.where((eb) => eb(eb.refTuple('updated_at', 'username'), '<', eb.tuple(since, id)));
     }
     const rows = await query.orderBy('updated_at', 'desc').orderBy('username', 'desc').limit(f.limit).execute();
     return rows.map((r) => ({
