@@ -50,7 +50,8 @@ async function watchedDatabase(delayMs = 0, fail?: NodeJS.ErrnoException): Promi
   const db = openDatabase({ kind: 'sqlite', file }, { flush });
   cleanups.push(async () => {
     await db.destroy().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    // A checkpoint thread may still be letting go of the log's files: retry a directory not yet empty.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   });
   await migrate(db);
   await settled(db)?.catch(() => undefined);
