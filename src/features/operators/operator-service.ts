@@ -65,11 +65,26 @@ export function demotesOwner(
   return target.tenant === null && tenant !== undefined && tenant !== null;
 }
 
+/**
+ * Whether a role change gives the owner role's platform power to an operator that lacks it: owner
+ * added to its roles, or a tenant-scoped owner made platform-wide. Asked for by an operator, such a
+ * change needs a second owner too; the break-glass owner token grants it directly (it is how a
+ * deployment gets its first owners).
+ */
+export function grantsOwner(
+  target: Pick<OperatorRecord, 'roles' | 'tenant'>,
+  roles: readonly string[],
+  tenant: string | null | undefined,
+): boolean {
+  if (!roles.includes('owner')) return false;
+  return !target.roles.includes('owner') || (target.tenant !== null && tenant === null);
+}
+
 /** The console's direct changes refuse what only an approval may do (docs/operators.md). */
-const needsApproval = (username: string, what: string) =>
+const needsApproval = (what: string) =>
   new ServiceError(
     'approval_required',
-    `${username} holds the owner role: ${what} needs a second owner. File it with POST /api/admin/people/operators/${username}/…, which asks for an approval.`,
+    `${what} needs a second owner: the back office (POST /api/admin/people/operators/{username}/roles, /suspend or /remove) files it for approval.`,
   );
 
 export class OperatorService {
@@ -85,6 +100,9 @@ export class OperatorService {
     actor: Actor,
   ): Promise<OperatorChange> {
     checkPassword(input.password, input.username);
+    if (actor.kind === 'operator' && input.roles.includes('owner')) {
+      throw needsApproval(`Creating ${input.username} with the owner role (create it without, then grant owner)`);
+    }
     const tenant = await this.checkTenant(input.tenant ?? null);
     const now = this.clock.now();
     const record: OperatorRecord = {
@@ -128,7 +146,10 @@ export class OperatorService {
     const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
     return this.uow.run(async (stores) => {
       const target = await stores.operators.get(username);
-      if (target && demotesOwner(target, roles, scope)) throw needsApproval(username, 'taking the owner role away');
+      if (target && demotesOwner(target, roles, scope)) throw needsApproval(`Taking the owner role away from ${username}`);
+      if (target && actor.kind === 'operator' && grantsOwner(target, roles, scope)) {
+        throw needsApproval(`Granting the owner role to ${username}`);
+      }
       return this.changeRoles(stores, username, roles, scope, actor);
     });
   }
@@ -264,7 +285,7 @@ export class OperatorService {
   private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
     return this.uow.run(async (stores) => {
       const target = await stores.operators.get(username);
-      if (status !== 'active' && target?.roles.includes('owner')) throw needsApproval(username, `making it ${status}`);
+      if (status !== 'active' && target?.roles.includes('owner')) throw needsApproval(`Making owner ${username} ${status}`);
       return this.changeStatus(stores, username, status, actor);
     });
   }

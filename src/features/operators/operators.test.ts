@@ -237,6 +237,23 @@ for (const factory of testDatabases()) {
       assert.equal((await manage('enable', { username: 'olive' })).statusCode, 200);
     });
 
+    test('an owner operator cannot grant the owner role on the console (409 approval_required); the owner token can', async () => {
+      const { token } = await signedIn('oscar', ['owner']);
+      await signedIn('pia', ['issuer']);
+      const entries = await auditCount();
+      const operators = await operatorCount();
+      const created = await createOperator({ username: 'quinn', password: password(), roles: ['owner'] }, bearer(token));
+      assert.equal(created.statusCode, 409, created.body);
+      assert.equal(created.json().error, 'approval_required');
+      const granted = await manage('roles', { username: 'pia', roles: ['issuer', 'owner'] }, bearer(token));
+      assert.equal(granted.statusCode, 409, granted.body);
+      assert.equal(granted.json().error, 'approval_required');
+      assert.equal(await operatorCount(), operators, 'no operator was made');
+      assert.deepEqual(JSON.parse((await row('pia'))?.roles ?? '[]'), ['issuer']);
+      assert.equal(await auditCount(), entries, 'no audit entry');
+      assert.equal((await manage('roles', { username: 'pia', roles: ['issuer', 'owner'] })).statusCode, 200);
+    });
+
     test('a removed operator loses its tokens and sign-in, and the username stays reserved', async () => {
       const { token, password: pw } = await signedIn('rex', ['issuer']);
       const second = (await login('rex', pw)).json().token as string;

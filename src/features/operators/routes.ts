@@ -108,7 +108,9 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           201: { description: 'The operator was created.', schema: Operator },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_tenant'),
-          409: errorResponse('conflict: the username is taken.'),
+          409: errorResponse(
+            'conflict: the username is taken; approval_required: an operator (not the owner token) gives owner.',
+          ),
         },
         handler: async (request, reply) =>
           reply.code(201).send(await operators.create(request.body, operatorActor(operatorOf(request)))),
@@ -131,7 +133,9 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           200: { description: 'The operator after the change.', schema: Operator },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_operator or unknown_tenant'),
-          409: errorResponse('approval_required: taking the owner role away needs a second owner (the back office).'),
+          409: errorResponse(
+            'approval_required: taking owner away, or an operator granting it, needs a second owner (the back office).',
+          ),
         },
         handler: async (request) =>
           operators.setRoles(request.body.username, request.body.roles, request.body.tenant, operatorActor(operatorOf(request))),

@@ -15,7 +15,13 @@ import type {
   OperatorStore,
 } from '../../../ports/operator-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import { demotesOwner, type OperatorChange, type OperatorScope, type OperatorService } from '../../operators/operator-service.ts';
+import {
+  demotesOwner,
+  grantsOwner,
+  type OperatorChange,
+  type OperatorScope,
+  type OperatorService,
+} from '../../operators/operator-service.ts';
 import type { ApprovalDesk, ApprovalView, TransactionScope } from '../approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 import { Roles, Username } from './schemas.ts';
@@ -156,11 +162,12 @@ export class OperatorAdmin {
   async setRoles(params: RolesParams, by: OperatorPrincipal, reason: string | undefined): Promise<Outcome> {
     const target = await this.require(params.username);
     if (params.tenant !== undefined && params.tenant !== null) await this.requireTenant(params.tenant);
-    if (demotesOwner(target, params.roles, params.tenant)) return this.file('operator.roles', params, by, reason);
-    return this.direct(
-      params.username,
-      (t) => demotesOwner(t, params.roles, params.tenant),
-      (stores) => this.service.changeRoles(stores, params.username, params.roles, params.tenant, operatorActor(by)),
+    // Taking owner away needs a second owner; so does granting it, unless the owner token grants it.
+    const needsSecond = (t: OperatorRecord) =>
+      demotesOwner(t, params.roles, params.tenant) || (by.via !== 'owner-token' && grantsOwner(t, params.roles, params.tenant));
+    if (needsSecond(target)) return this.file('operator.roles', params, by, reason);
+    return this.direct(params.username, needsSecond, (stores) =>
+      this.service.changeRoles(stores, params.username, params.roles, params.tenant, operatorActor(by)),
     );
   }
 
@@ -180,7 +187,7 @@ export class OperatorAdmin {
   registerActions(desk: ApprovalDesk): void {
     desk.register<RolesParams>({
       name: 'operator.roles',
-      summary: "Replace an owner's roles without owner (or scope it to one tenant).",
+      summary: 'Change roles a second owner must approve: take owner away (or narrow it to a tenant), or grant it.',
       params: Type.Object(
         { username: Username, roles: Roles, tenant: Type.Optional(Nullable(Slug)) },
         { additionalProperties: false },
@@ -251,7 +258,7 @@ export class OperatorAdmin {
 
   /**
    * A change that needs no second owner, in its own transaction: the target's row is held and
-   * read again, so an operator made owner meanwhile is not demoted without one.
+   * read again, so an operator whose roles changed meanwhile is not demoted or promoted without one.
    */
   private async direct(
     username: string,
@@ -264,7 +271,7 @@ export class OperatorAdmin {
       if (needsApproval(target)) {
         throw new ServiceError(
           'conflict',
-          `${username} was made an owner meanwhile: send the change again to file it for approval.`,
+          `${username} changed meanwhile, so this change now needs a second owner: send it again to file it for approval.`,
         );
       }
       return run({ operators, sessions, audit });

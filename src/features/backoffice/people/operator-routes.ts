@@ -82,7 +82,9 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
         ...OPERATOR_ERRORS,
         400: errorResponse('invalid_request, malformed_json or weak_password'),
         404: errorResponse('unknown_tenant'),
-        409: errorResponse('conflict: the username is taken (removed operators keep theirs).'),
+        409: errorResponse(
+          'conflict: the username is taken (removed operators keep theirs); approval_required: owner given by an operator.',
+        ),
       },
       handler: async (request, reply) => {
         const created = await admin.create(request.body, operatorOf(request));
@@ -123,7 +125,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       bodyOptional: true,
       responses: ownerChange('Suspended.', {
         404: errorResponse('unknown_operator'),
-        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+        409: errorResponse('last_owner, or conflict (its roles changed meanwhile)'),
       }),
       handler: async (request, reply) =>
         send(reply, await admin.setStatus('suspended', request.params.username, operatorOf(request), request.body.reason)),
@@ -138,7 +140,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       bodyOptional: true,
       responses: ownerChange('Removed.', {
         404: errorResponse('unknown_operator'),
-        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+        409: errorResponse('last_owner, or conflict (its roles changed meanwhile)'),
       }),
       handler: async (request, reply) =>
         send(reply, await admin.setStatus('removed', request.params.username, operatorOf(request), request.body.reason)),
@@ -155,7 +157,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       ),
       responses: ownerChange('Changed.', {
         404: errorResponse('unknown_operator or unknown_tenant'),
-        409: errorResponse('last_owner, or conflict (made owner meanwhile)'),
+        409: errorResponse('last_owner, or conflict (its roles changed meanwhile)'),
       }),
       handler: async (request, reply) => {
         const { roles, tenant, reason } = request.body;

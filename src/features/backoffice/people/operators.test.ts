@@ -380,6 +380,27 @@ for (const factory of testDatabases()) {
       // An unknown target is refused when filed, not later.
       await refuses(() => post(`${BASE}/nobody/suspend`, {}, ana), 404, 'unknown_operator');
     });
+
+    test('granting owner takes a second owner too, unless the break-glass owner token grants it', async () => {
+      const ana = await signedInOperator(rail.app, 'grant-ana', ['owner']);
+      const ben = await signedInOperator(rail.app, 'grant-ben', ['owner']);
+      await create('grant-fay', ['ops']);
+      await refuses(
+        () => post(BASE, { username: 'grant-gus', password: h.password(), roles: ['owner'] }, ana),
+        409,
+        'approval_required',
+      );
+      const filed = await post(`${BASE}/grant-fay/roles`, { roles: ['ops', 'owner'] }, ana);
+      assert.equal(filed.statusCode, 202, filed.body);
+      assert.deepEqual(ok(await get(`${BASE}/grant-fay`)).roles, ['ops'], 'nothing changes while it is pending');
+      assert.equal((await approve(filed.json().approval.approvalId, ana)).json().error, 'same_operator');
+      ok(await approve(filed.json().approval.approvalId, ben));
+      assert.deepEqual(ok(await get(`${BASE}/grant-fay`)).roles, ['ops', 'owner']);
+      // The owner token, the root of trust, grants at once (how a deployment gets its first owners).
+      await create('grant-hal', ['ops']);
+      assert.deepEqual(ok(await post(`${BASE}/grant-hal/roles`, { roles: ['owner'] })).operator.roles, ['owner']);
+      ok(await post(BASE, { username: 'grant-ivy', password: h.password(), roles: ['owner'] }), 201);
+    });
   });
 
   describe(`the last active platform owner (${factory.name})`, () => {
