@@ -1,4 +1,4 @@
-import type { ProposalRecord } from './membership-store.ts';
+import type { CoinEntry, ProposalRecord } from './membership-store.ts';
 import type { OperatorRecord } from './operator-store.ts';
 
 /**
@@ -22,17 +22,6 @@ export interface MemberRow {
   status: string;
   balance: number;
   joinedAt: number;
-}
-
-export interface CoinRow {
-  id: string;
-  tenant: string;
-  accountId: string;
-  delta: number;
-  reason: string;
-  idempotencyKey: string;
-  balanceAfter: number;
-  createdAt: number;
 }
 
 /** One item's sharing setting with one tenant: element names, never values. */
@@ -78,7 +67,7 @@ export interface BackofficePeopleReads {
     filter: PeopleWindow & { accountId?: string },
     limit: number,
     after?: readonly [number, string],
-  ): Promise<CoinRow[]>;
+  ): Promise<CoinEntry[]>;
   /** Newest first: order (createdAt desc, id desc). */
   proposals(
     filter: PeopleWindow & { state?: string },

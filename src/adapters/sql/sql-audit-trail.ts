@@ -1,8 +1,10 @@
+import type { Selectable } from 'kysely';
 import { actorLabel } from '../../core/actor.ts';
 import { type AuditEntry, auditHash } from '../../core/audit-chain.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { AuditInput, AuditTrail } from '../../ports/audit-trail.ts';
 import type { Db } from './connect.ts';
+import type { AuditLogTable } from './schema.ts';
 
 /**
  * Appends to the hash-chained audit log. Must run inside a transaction (SqlUnitOfWork): the head
@@ -57,15 +59,18 @@ export class SqlAuditTrail implements AuditTrail {
 /** Reads of the audit log (tests and, later, the back office). */
 export async function readAuditLog(db: Db, fromSeq = 1, limit = 1000): Promise<AuditEntry[]> {
   const rows = await db.selectFrom('audit_log').selectAll().where('seq', '>=', fromSeq).orderBy('seq').limit(limit).execute();
-  return rows.map((r) => ({
-    seq: Number(r.seq),
-    at: Number(r.at),
-    actor: r.actor,
-    action: r.action,
-    tenant: r.tenant,
-    target: r.target,
-    detail: JSON.parse(r.detail) as Record<string, unknown>,
-    prevHash: r.prev_hash,
-    hash: r.hash,
-  }));
+  return rows.map(toAuditEntry);
 }
+
+/** An audit_log row as an entry of the chain. */
+export const toAuditEntry = (r: Selectable<AuditLogTable>): AuditEntry => ({
+  seq: Number(r.seq),
+  at: Number(r.at),
+  actor: r.actor,
+  action: r.action,
+  tenant: r.tenant,
+  target: r.target,
+  detail: JSON.parse(r.detail) as Record<string, unknown>,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});

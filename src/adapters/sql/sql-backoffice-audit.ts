@@ -1,4 +1,4 @@
-import { type Expression, PostgresAdapter, type RawBuilder, type Selectable, sql } from 'kysely';
+import { type Expression, PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import type { AuditEntry } from '../../core/audit-chain.ts';
 import type {
   ActivityQuery,
@@ -14,7 +14,7 @@ import type {
   VerificationDayCount,
 } from '../../ports/backoffice-audit.ts';
 import type { Db } from './connect.ts';
-import type { AuditLogTable } from './schema.ts';
+import { toAuditEntry } from './sql-audit-trail.ts';
 
 /**
  * The back office's reads of the audit log, the outbox and the tables its analytics count
@@ -26,18 +26,6 @@ const DAY_MS = 86_400_000;
 
 /** The events of hosted verification: written to `root`, their tenant is in the `vct`. */
 export const PRESENTATION_EVENTS = ['presentation.completed', 'presentation.failed'] as const;
-
-const toEntry = (r: Selectable<AuditLogTable>): AuditEntry => ({
-  seq: Number(r.seq),
-  at: Number(r.at),
-  actor: r.actor,
-  action: r.action,
-  tenant: r.tenant,
-  target: r.target,
-  detail: JSON.parse(r.detail) as Record<string, unknown>,
-  prevHash: r.prev_hash,
-  hash: r.hash,
-});
 
 /** `substr(expr, 1, len(prefix))`: a prefix test without LIKE, whose `_` would be a wildcard in an action. */
 const startsWith = (expr: Expression<unknown>, prefix: string) => sql<string>`substr(${expr}, 1, ${sql.lit(prefix.length)})`;
@@ -70,12 +58,12 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
     if (q.until !== undefined) query = query.where('at', '<', q.until);
     if (q.afterSeq !== undefined) query = query.where('seq', q.order === 'desc' ? '<' : '>', q.afterSeq);
     const rows = await query.orderBy('seq', q.order).limit(q.limit).execute();
-    return rows.map(toEntry);
+    return rows.map(toAuditEntry);
   }
 
   async entry(seq: number): Promise<AuditEntry | undefined> {
     const row = await this.db.selectFrom('audit_log').selectAll().where('seq', '=', seq).executeTakeFirst();
-    return row ? toEntry(row) : undefined;
+    return row ? toAuditEntry(row) : undefined;
   }
 
   async run(fromSeq: number, toSeq: number, limit: number): Promise<AuditEntry[]> {
@@ -87,7 +75,7 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return rows.map(toEntry);
+    return rows.map(toAuditEntry);
   }
 
   async head(): Promise<AuditHead> {

@@ -2,18 +2,17 @@ import { type ExpressionBuilder, PostgresAdapter, sql } from 'kysely';
 import type {
   BackofficePeopleLocks,
   BackofficePeopleReads,
-  CoinRow,
   ConsentRow,
   EconomyRow,
   MemberRow,
   OptionCount,
   PeopleWindow,
 } from '../../ports/backoffice-people.ts';
-import type { ProposalRecord } from '../../ports/membership-store.ts';
+import type { CoinEntry, ProposalRecord } from '../../ports/membership-store.ts';
 import type { OperatorRecord } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
 import type { Database, TenantsTable } from './schema.ts';
-import { toProposal } from './sql-membership-store.ts';
+import { toCoinEntry, toProposal } from './sql-membership-store.ts';
 import { SqlOperatorStore } from './sql-operator-store.ts';
 
 const SIGNED_IN = sql.lit('operator.signed_in');
@@ -65,7 +64,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     filter: PeopleWindow & { accountId?: string },
     limit: number,
     after?: readonly [number, string],
-  ): Promise<CoinRow[]> {
+  ): Promise<CoinEntry[]> {
     let query = this.db.selectFrom('coin_entries').selectAll();
     if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
     if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
@@ -76,16 +75,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
       query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      tenant: r.tenant,
-      accountId: r.account_id,
-      delta: Number(r.delta),
-      reason: r.reason,
-      idempotencyKey: r.idempotency_key,
-      balanceAfter: Number(r.balance_after),
-      createdAt: Number(r.created_at),
-    }));
+    return rows.map(toCoinEntry);
   }
 
   async proposals(

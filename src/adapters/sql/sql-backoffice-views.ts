@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
 import type {
   AuditMark,
   BackofficeViews,
@@ -23,6 +23,7 @@ import type {
   TypeUsage,
 } from '../../ports/backoffice-views.ts';
 import type { Db } from './connect.ts';
+import type { IssuedCredentialsTable } from './schema.ts';
 
 /**
  * The back office's read models over the tables the features keep (docs/backoffice/views.md).
@@ -47,17 +48,7 @@ const json = (text: string): Record<string, unknown> => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 };
 
-interface CredentialSql {
-  id: string;
-  tenant: string;
-  type_id: string;
-  offer_id: string;
-  list_seq: number;
-  idx: number;
-  holder_thumbprint: string;
-  issued_at: number;
-  revoked_at: number | null;
-}
+type CredentialSql = Selectable<IssuedCredentialsTable>;
 
 const toCredential = (r: CredentialSql): CredentialRow => ({
   id: r.id,

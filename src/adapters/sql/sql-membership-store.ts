@@ -27,7 +27,8 @@ const toMember = (row: Selectable<MembersTable>): MemberRecord => ({
   updatedAt: Number(row.updated_at),
 });
 
-const toEntry = (row: Selectable<CoinEntriesTable>): CoinEntry => ({
+/** A coin_entries row as the port answers it (also the back office's coin ledger). */
+export const toCoinEntry = (row: Selectable<CoinEntriesTable>): CoinEntry => ({
   id: row.id,
   tenant: row.tenant,
   accountId: row.account_id,
@@ -69,16 +70,7 @@ export class SqlMembershipStore implements MembershipStore {
       .orderBy('entry_no')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({
-      id: r.id,
-      tenant: r.tenant,
-      accountId: r.account_id,
-      idempotencyKey: r.idempotency_key,
-      delta: Number(r.delta),
-      reason: r.reason,
-      balanceAfter: Number(r.balance_after),
-      createdAt: Number(r.created_at),
-    }));
+    return rows.map(toCoinEntry);
   }
 
   async setEnrolmentTypes(tenant: string, typeIds: string[], now: number): Promise<void> {
@@ -183,7 +175,7 @@ export class SqlMembershipStore implements MembershipStore {
             .where('tenant', '=', e.tenant)
             .where('idempotency_key', '=', e.idempotencyKey)
             .executeTakeFirstOrThrow();
-          return { kind: 'replayed' as const, entry: toEntry(row) };
+          return { kind: 'replayed' as const, entry: toCoinEntry(row) };
         }
         // One conditional write moves the balance: it is never below zero, whoever races.
         const moved = await trx

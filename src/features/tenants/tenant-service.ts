@@ -104,9 +104,7 @@ export class TenantService {
    */
   async create(rawName: string, actor: Actor, profile: Partial<TenantProfile> = {}): Promise<TenantView & { auditSeq: number }> {
     const name = normaliseName(rawName);
-    if (isDemoName(name) || (profile.displayName && isDemoName(profile.displayName))) {
-      throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
-    }
+    checkDemoMarks(false, name, profile.displayName);
     const base = baseSlug(name);
     for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
       const taken = new Set(await this.tenants.slugsStartingWith(base));
@@ -133,13 +131,7 @@ export class TenantService {
 
   async updateProfile(slug: string, patch: Partial<TenantProfile>, actor: Actor): Promise<TenantRecord> {
     const tenant = await this.get(slug);
-    // Demo-tenant law: a demonstration tenant is never un-marked, so its display name keeps the mark.
-    if (isDemoSlug(tenant.slug) && patch.displayName && !patch.displayName.endsWith(DEMO_NAME_SUFFIX)) {
-      throw new ServiceError('reserved_name', `A demonstration tenant's display name must end with "${DEMO_NAME_SUFFIX}".`);
-    }
-    if (!isDemoSlug(tenant.slug) && patch.displayName && isDemoName(patch.displayName)) {
-      throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
-    }
+    checkDemoMarks(isDemoSlug(tenant.slug), undefined, patch.displayName);
     return this.uow.run(async ({ tenants, audit }) => {
       const updated = await tenants.updateProfile(slug, patch, this.clock.now());
       if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
@@ -176,3 +168,17 @@ export class TenantService {
 }
 
 const suspendedRefusal = (message: string) => new ServiceError('tenant_suspended', message);
+
+/**
+ * The demo-tenant law on names (interface spec, Demo-tenant law; docs/tenants.md): a
+ * demonstration tenant is never un-marked, so its display name keeps the "(Demo)" mark; any other
+ * tenant may not wear it, in its name or its display name.
+ */
+export function checkDemoMarks(demo: boolean, name: string | undefined, displayName: string | null | undefined): void {
+  if (demo && displayName && !displayName.endsWith(DEMO_NAME_SUFFIX)) {
+    throw new ServiceError('reserved_name', `A demonstration tenant's display name must end with "${DEMO_NAME_SUFFIX}".`);
+  }
+  if (!demo && ((name !== undefined && isDemoName(name)) || (displayName && isDemoName(displayName)))) {
+    throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
+  }
+}

@@ -293,7 +293,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_tenant'),
         },
-        handler: async (request) => orgs.domain(request.params.slug),
+        handler: async (request) => orgs.domains.get(request.params.slug),
       }),
       defineRoute({
         ...common,
@@ -316,7 +316,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         },
         handler: async (request) => ({
           ok: true as const,
-          ...(await orgs.requestDomain(request.params.slug, request.body.domain, actor(request))),
+          ...(await orgs.domains.request(request.params.slug, request.body.domain, actor(request))),
         }),
       }),
       defineRoute({
@@ -339,7 +339,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
           404: errorResponse('unknown_tenant'),
           409: errorResponse('domain_state: no custom domain (none, or revoked).'),
         },
-        handler: async (request) => orgs.domainDocument(request.params.slug),
+        handler: async (request) => orgs.domains.document(request.params.slug),
       }),
       defineRoute({
         ...common,
@@ -358,7 +358,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
           409: errorResponse('domain_state: no pending domain; domain_mismatch: the document does not match.'),
           502: errorResponse('domain_unreachable: the document could not be fetched.'),
         },
-        handler: async (request) => ({ ok: true as const, ...(await orgs.verifyDomain(request.params.slug, actor(request))) }),
+        handler: async (request) => ({ ok: true as const, ...(await orgs.domains.verify(request.params.slug, actor(request))) }),
       }),
       defineRoute({
         ...common,
@@ -378,7 +378,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         },
         handler: async (request) => ({
           ok: true as const,
-          ...(await orgs.activateDomain(request.params.slug, actor(request))),
+          ...(await orgs.domains.activate(request.params.slug, actor(request))),
         }),
       }),
       defineRoute({
@@ -397,7 +397,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
           404: errorResponse('unknown_tenant'),
           409: errorResponse('domain_state: no domain to revoke.'),
         },
-        handler: async (request) => ({ ok: true as const, ...(await orgs.revokeDomain(request.params.slug, actor(request))) }),
+        handler: async (request) => ({ ok: true as const, ...(await orgs.domains.revoke(request.params.slug, actor(request))) }),
       }),
     ],
   };

@@ -1,7 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { Type } from '@sinclair/typebox';
-import { constantTimeEqual } from '../../../adapters/crypto/secrets.ts';
 import { SqlOrgStore } from '../../../adapters/sql/sql-org-store.ts';
 import { SqlTenantStore } from '../../../adapters/sql/sql-tenant-store.ts';
 import { type Actor, actorLabel } from '../../../core/actor.ts';
@@ -9,27 +6,31 @@ import type { Clock } from '../../../core/clock.ts';
 import { normaliseName } from '../../../core/display-text.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
-import { FetchRefused, type HttpFetcher } from '../../../ports/http-fetcher.ts';
+import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
+import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OperatorStore } from '../../../ports/operator-store.ts';
-import type { OffboardingRow, OrgAdmin, OrgCounts, OrgDomain, OrgRow, OrgStore } from '../../../ports/org-store.ts';
-import type { TenantProfile, TenantRecord, TenantStatusName, TenantStore } from '../../../ports/tenant-store.ts';
+import type { OffboardingRow, OrgAdmin, OrgCounts, OrgRow, OrgStore } from '../../../ports/org-store.ts';
+import {
+  emptyProfile,
+  type TenantProfile,
+  type TenantRecord,
+  type TenantStatusName,
+  type TenantStore,
+} from '../../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
-import type { TenantService } from '../../tenants/tenant-service.ts';
+import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
 import type { ApprovalAction } from '../approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
+import { type DomainStateView, OrgDomains } from './org-domains.ts';
 
 /** The four-eyes action a suspension is filed as (docs/backoffice/orgs.md, "Suspension"). */
 export const SUSPEND_ACTION = 'org.suspend';
 
 /** Changes of status `GET /lifecycle` answers, newest first. */
 export const HISTORY_LIMIT = 100;
-/** The verification document is small: anything longer is not ours. */
-export const DOCUMENT_MAX_BYTES = 16 * 1024;
-export const DOCUMENT_PATH = '/.well-known/openrail-domain.json';
 
 const PROFILE_KEYS = ['displayName', 'description', 'logoUri', 'primaryColor', 'backgroundColor', 'textColor'] as const;
 
@@ -44,19 +45,6 @@ export interface OrgView {
   counts: OrgCounts;
   domain: { state: DomainStateView; domain: string | null };
   admins: OrgAdmin[];
-}
-
-export type DomainStateView = 'none' | OrgDomain['state'];
-
-export interface DomainView {
-  slug: string;
-  state: DomainStateView;
-  domain: string | null;
-  documentUrl: string | null;
-  requestedAt: string | null;
-  verifiedAt: string | null;
-  activatedAt: string | null;
-  revokedAt: string | null;
 }
 
 export interface LifecycleView {
@@ -91,7 +79,12 @@ const unknownTenant = (slug: string) => new ServiceError('unknown_tenant', `No t
 
 /** Organisations for the back office (docs/backoffice/orgs.md): tenants, their admins, lifecycle and domain. */
 export class OrgService {
-  constructor(private readonly d: OrgServiceDeps) {}
+  /** Its custom domain (org-domains.ts). */
+  readonly domains: OrgDomains;
+
+  constructor(private readonly d: OrgServiceDeps) {
+    this.domains = new OrgDomains(d, (slug) => this.requireOrg(slug));
+  }
 
   // ----- organisations -----
 
@@ -312,132 +305,6 @@ export class OrgService {
     return { auditSeq, lifecycle: await this.lifecycle(slug) };
   }
 
-  // ----- custom domain -----
-
-  async domain(slug: string): Promise<DomainView> {
-    await this.requireOrg(slug);
-    return this.domainView(slug, await this.d.orgs.domain(slug));
-  }
-
-  private domainView(slug: string, d: OrgDomain | undefined): DomainView {
-    return {
-      slug,
-      state: d?.state ?? 'none',
-      domain: d?.domain ?? null,
-      documentUrl: d && d.state !== 'revoked' ? documentUrl(d.domain) : null,
-      requestedAt: d ? iso(d.requestedAt) : null,
-      verifiedAt: isoOrNull(d?.verifiedAt ?? null),
-      activatedAt: isoOrNull(d?.activatedAt ?? null),
-      revokedAt: isoOrNull(d?.revokedAt ?? null),
-    };
-  }
-
-  /** Records a pending domain with a fresh token, in place of none, a pending one or a revoked one. */
-  async requestDomain(slug: string, raw: string, actor: Actor): Promise<{ auditSeq: number; domain: DomainView }> {
-    await this.requireOrg(slug);
-    const domain = checkDomain(raw, this.d.publicUrl);
-    const now = this.d.clock.now();
-    const record: OrgDomain = {
-      tenant: slug,
-      domain,
-      state: 'pending',
-      token: randomBytes(24).toString('base64url'),
-      requestedAt: now,
-      verifiedAt: null,
-      activatedAt: null,
-      revokedAt: null,
-      updatedAt: now,
-    };
-    const auditSeq = await this.d.uow.run(async ({ orgs, audit }) => {
-      const current = await orgs.domain(slug);
-      if (current && (current.state === 'verified' || current.state === 'active')) {
-        throw new ServiceError(
-          'domain_state',
-          `The organisation's domain ${current.domain} is ${current.state}: revoke it first.`,
-        );
-      }
-      if (await orgs.domainHolder(domain, slug)) throw domainTaken(domain);
-      if (!(await orgs.putPending(record, [null, 'pending', 'revoked']))) throw domainTaken(domain);
-      return audit.append({ actor, action: 'org.domain_requested', tenant: slug, target: slug, detail: { domain } });
-    });
-    return { auditSeq, domain: this.domainView(slug, record) };
-  }
-
-  /** The JSON file to publish at https://<domain>/.well-known/openrail-domain.json. */
-  async domainDocument(slug: string) {
-    await this.requireOrg(slug);
-    const d = await this.d.orgs.domain(slug);
-    if (!d || d.state === 'revoked') throw new ServiceError('domain_state', `The organisation ${slug} has no custom domain.`);
-    return { url: documentUrl(d.domain), document: this.document(d) };
-  }
-
-  private document(d: OrgDomain) {
-    return { tenant: d.tenant, did: this.d.tenants.didOf(d.tenant), token: d.token, issuedAt: iso(d.requestedAt) };
-  }
-
-  /**
-   * Fetches the document from the domain through the guarded fetcher (https, public addresses,
-   * no redirects, bounded) and marks the domain verified when it carries this organisation's slug,
-   * DID and token. The fetch runs outside any transaction; the move is conditional on the token
-   * fetched for, so a domain replaced meanwhile is not verified by the old one's document.
-   */
-  async verifyDomain(slug: string, actor: Actor): Promise<{ auditSeq: number; domain: DomainView }> {
-    await this.requireOrg(slug);
-    const d = await this.d.orgs.domain(slug);
-    if (d?.state !== 'pending') {
-      throw new ServiceError('domain_state', `The organisation ${slug} has no pending domain to verify.`);
-    }
-    const url = documentUrl(d.domain);
-    let body: string;
-    try {
-      body = (await this.d.fetcher.get(url, { accept: 'application/json' })).body;
-    } catch (err) {
-      if (!(err instanceof FetchRefused)) throw err;
-      throw new ServiceError('domain_unreachable', `${url} could not be fetched: ${err.message}.`);
-    }
-    if (Buffer.byteLength(body) > DOCUMENT_MAX_BYTES) {
-      throw new ServiceError('domain_unreachable', `${url} answered more than ${DOCUMENT_MAX_BYTES} bytes.`);
-    }
-    if (!matches(body, this.document(d))) {
-      throw new ServiceError('domain_mismatch', `${url} does not carry this organisation's slug, DID and token.`);
-    }
-    return this.move(slug, d, ['pending'], 'verified', 'org.domain_verified', actor);
-  }
-
-  async activateDomain(slug: string, actor: Actor) {
-    await this.requireOrg(slug);
-    const d = await this.d.orgs.domain(slug);
-    if (d?.state !== 'verified') {
-      throw new ServiceError('domain_state', `Only a verified domain is activated; the organisation's is ${d?.state ?? 'none'}.`);
-    }
-    return this.move(slug, d, ['verified'], 'active', 'org.domain_activated', actor);
-  }
-
-  async revokeDomain(slug: string, actor: Actor) {
-    await this.requireOrg(slug);
-    const d = await this.d.orgs.domain(slug);
-    if (!d || d.state === 'revoked') throw new ServiceError('domain_state', `The organisation ${slug} has no domain to revoke.`);
-    return this.move(slug, d, ['pending', 'verified', 'active'], 'revoked', 'org.domain_revoked', actor);
-  }
-
-  private async move(
-    slug: string,
-    d: OrgDomain,
-    from: OrgDomain['state'][],
-    to: OrgDomain['state'],
-    action: string,
-    actor: Actor,
-  ): Promise<{ auditSeq: number; domain: DomainView }> {
-    const now = this.d.clock.now();
-    const auditSeq = await this.d.uow.run(async ({ orgs, audit }) => {
-      if (!(await orgs.moveDomain(slug, from, to, now, d.token))) {
-        throw new ServiceError('domain_state', `The organisation's domain changed meanwhile; read it again.`);
-      }
-      return audit.append({ actor, action, tenant: slug, target: slug, detail: { domain: d.domain, from: d.state } });
-    });
-    return { auditSeq, domain: await this.domain(slug) };
-  }
-
   // ----- branding preview -----
 
   /**
@@ -449,23 +316,12 @@ export class OrgService {
     const name = normaliseName(input.name);
     const base = input.tenant === undefined ? undefined : await this.d.tenants.get(input.tenant);
     const slug = base?.slug ?? baseSlug(name);
-    const demo = isDemoSlug(slug);
-    if (!demo && (isDemoName(name) || (input.displayName && isDemoName(input.displayName)))) {
-      throw new ServiceError('reserved_name', 'Names ending in "(Demo)" are reserved for demonstration tenants.');
-    }
-    if (demo && input.displayName && !input.displayName.endsWith(DEMO_NAME_SUFFIX)) {
-      throw new ServiceError('reserved_name', `A demonstration tenant's display name must end with "${DEMO_NAME_SUFFIX}".`);
-    }
+    checkDemoMarks(isDemoSlug(slug), name, input.displayName);
     const now = this.d.clock.now();
     const record: TenantRecord = {
       slug,
       name,
-      displayName: null,
-      description: null,
-      logoUri: null,
-      primaryColor: null,
-      backgroundColor: null,
-      textColor: null,
+      ...emptyProfile(),
       createdAt: base?.createdAt ?? now,
       updatedAt: now,
       ...(base ? Object.fromEntries(PROFILE_KEYS.map((k) => [k, base[k]])) : {}),
@@ -515,42 +371,4 @@ export class OrgService {
     );
     return { entries: shown.rows, nextCursor: shown.nextCursor };
   }
-}
-
-const domainTaken = (domain: string) => new ServiceError('domain_taken', `Another organisation has the domain ${domain}.`);
-
-export const documentUrl = (domain: string) => `https://${domain}${DOCUMENT_PATH}`;
-
-const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/**
- * A custom domain: a lower-cased DNS host name of two labels or more, at most 253 characters,
- * not an IP address (a last label of digits only reads as one) and not the deployment's own host
- * or a name under it.
- */
-export function checkDomain(raw: string, publicUrl: URL): string {
-  const domain = raw.toLowerCase();
-  const labels = domain.split('.');
-  const invalid = (why: string) => new ServiceError('invalid_domain', `The domain ${why}.`);
-  if (domain.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l))) {
-    throw invalid('is not a DNS host name of two labels or more (letters, digits and inner hyphens)');
-  }
-  if (isIP(domain) !== 0 || /^[0-9]+$/.test(labels.at(-1) as string)) throw invalid('is an IP address, not a name');
-  const own = publicUrl.hostname.toLowerCase();
-  if (domain === own || domain.endsWith(`.${own}`)) throw invalid("is this deployment's own host");
-  return domain;
-}
-
-function matches(body: string, expected: { tenant: string; did: string; token: string }): boolean {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    return false;
-  }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return false;
-  const { tenant, did, token } = doc as Record<string, unknown>;
-  return (
-    tenant === expected.tenant && did === expected.did && typeof token === 'string' && constantTimeEqual(token, expected.token)
-  );
 }
