@@ -36,6 +36,9 @@ export const TRANSITIONS: Readonly<Record<PartnerStage, readonly PartnerStage[]>
   withdrawn: [],
 };
 
+/** Stages an application waits in for the platform's review, before it is approved. */
+export const REVIEW_STAGES: readonly PartnerStage[] = FORWARD_STAGES.slice(0, FORWARD_STAGES.indexOf('approved'));
+
 export const canMove = (from: PartnerStage, to: PartnerStage): boolean => TRANSITIONS[from].includes(to);
 
 /** Stages from which a partner's team signs in to the portal and its keys work: approved or later. */

@@ -1,3 +1,4 @@
+import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 
 /**
@@ -65,3 +66,10 @@ export const ROLE_MATRIX = {
 } as const satisfies Record<string, readonly OperatorRole[]>;
 
 export type MatrixRow = keyof typeof ROLE_MATRIX;
+
+/** Whether the caller holds one of these roles (a key or a partner session holds none of them). */
+export const holdsAny = (principal: OperatorPrincipal, roles: readonly string[]): boolean =>
+  principal.roles.some((role) => roles.includes(role));
+
+/** Whether the caller holds one of a matrix row's roles: what a view may show it of another group. */
+export const holds = (principal: OperatorPrincipal, row: MatrixRow): boolean => holdsAny(principal, ROLE_MATRIX[row]);

@@ -11,7 +11,7 @@ import type { ApprovalRecord, ApprovalState, ApprovalStore } from '../../../port
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
+import { holdsAny, ROLE_MATRIX } from '../role-matrix.ts';
 
 /** A pending approval not decided within this time expires (docs/backoffice/approvals.md). */
 export const APPROVAL_TTL_MS = 72 * 3_600_000;
@@ -144,9 +144,9 @@ export class ApprovalService implements ApprovalDesk {
   }
 
   async pendingFor(by: OperatorPrincipal, limit: number): Promise<ApprovalView[]> {
-    if (by.key || by.partner || !this.holdsAny(by, ROLE_MATRIX.approvalsWrite)) return [];
+    if (by.key || by.partner || !holdsAny(by, ROLE_MATRIX.approvalsWrite)) return [];
     const actions = [...this.actions.values()]
-      .filter(({ action }) => this.holdsAny(by, action.roles))
+      .filter(({ action }) => holdsAny(by, action.roles))
       .map(({ action }) => action.name);
     const label = actorLabel(operatorActor(by));
     const now = this.clock.now();
@@ -296,13 +296,9 @@ export class ApprovalService implements ApprovalDesk {
   /** The action's roles, and the approvals-write row of the matrix; keys and partners never act here. */
   private assertMayAct(action: ApprovalAction, by: OperatorPrincipal): void {
     if (by.key || by.partner) throw new Forbidden('Only an operator files or decides approvals.');
-    if (!this.holdsAny(by, ROLE_MATRIX.approvalsWrite) || !this.holdsAny(by, action.roles)) {
+    if (!holdsAny(by, ROLE_MATRIX.approvalsWrite) || !holdsAny(by, action.roles)) {
       throw new Forbidden(`${action.name} needs one of the roles: ${action.roles.join(', ')}.`);
     }
-  }
-
-  private holdsAny(by: OperatorPrincipal, roles: readonly string[]): boolean {
-    return roles.some((role) => (by.roles as readonly string[]).includes(role));
   }
 
   private assertPending(r: ApprovalRecord, now: number): void {

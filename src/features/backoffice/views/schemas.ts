@@ -1,17 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
 import { DateTimeView, Nullable } from '../../../http/schemas/common.ts';
 import type { CredentialRow } from '../../../ports/backoffice-views.ts';
 import { iso, isoOrNull } from '../kit.ts';
-import { type MatrixRow, ROLE_MATRIX } from '../role-matrix.ts';
 
 /** Schemas and views the session and credentials groups share (docs/backoffice/views.md). */
 
 /** Whether the caller holds a role of a matrix row: a kind of data it may not read elsewhere is left out here too. */
-export const holds = (principal: OperatorPrincipal, row: MatrixRow): boolean =>
-  principal.roles.some((role) => (ROLE_MATRIX[row] as readonly string[]).includes(role));
-
 export const CredentialId = Type.String({ pattern: '^crd_[A-Za-z0-9_-]{1,60}$' });
 export { TypeId } from '../../credential-types/routes.ts';
 /** A status list's sequence number, as in its address `<issuer>/status/<seq>`. */

@@ -10,21 +10,14 @@ import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, encodeCursor, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
 import { offboardingRoute } from '../orgs/offboarding-route.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
+import { holds, ROLE_MATRIX } from '../role-matrix.ts';
 import { credentialDetail } from './credential-detail.ts';
-import { CredentialDetail, CredentialView, credentialView, holds, Json, ListSeq } from './schemas.ts';
+import { CredentialDetail, CredentialView, Json, ListSeq } from './schemas.ts';
+import { SessionViews } from './session-views.ts';
 
 const DOC = 'docs/backoffice/views.md';
 const base = '/api/admin';
-/** Hits per kind in the search box, and entries per section of the day's list. */
-const SEARCH_CAP = 10;
-const TODAY_TOP = 5;
-/** Approvals the caller could decide, counted up to this many. */
-const APPROVALS_COUNTED = 100;
 const LOOKUP_CAP = 50;
-/** Partner applications waiting for the platform's review (docs/partners.md, "The pipeline"). */
-const REVIEW_STAGES = ['applied', 'screening', 'due-diligence'] as const;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Free text in a query: no control characters. */
 const QueryText = (minLength: number) => Type.String({ minLength, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
@@ -82,6 +75,7 @@ export const sessionGroup: GroupBuilder = async (ctx, desk) => {
   const views: BackofficeViews = new SqlBackofficeViews(ctx.db);
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
+  const sessions = new SessionViews(views, desk, urls, ctx.clock);
   const offboarding = await offboardingRoute(ctx);
 
   return {
@@ -162,65 +156,7 @@ export const sessionGroup: GroupBuilder = async (ctx, desk) => {
             },
             ...OPERATOR_ERRORS,
           },
-          handler: async (request) => {
-            const principal = operatorOf(request);
-            const q = request.query.q;
-            const tenant = listTenant(request);
-            const omitted: string[] = [];
-            const truncated: string[] = [];
-            /** Reads one more than the cap, to tell whether more hits exist. */
-            const kind = async <T>(name: string, allowed: boolean, read: (() => Promise<T[]>) | undefined): Promise<T[]> => {
-              if (!allowed) {
-                omitted.push(name);
-                return [];
-              }
-              const hits = read ? await read() : [];
-              if (hits.length > SEARCH_CAP) truncated.push(name);
-              return hits.slice(0, SEARCH_CAP);
-            };
-            const status = /^(?:([1-9][0-9]{0,8}):)?([0-9]{1,9})$/.exec(q);
-            const credentialsRead = holds(principal, 'credentialsRead');
-            const [tenants, typeHits, credentials, holders, partners, operators] = await Promise.all([
-              kind('tenants', holds(principal, 'orgsRead'), () => views.searchTenants(q, tenant, SEARCH_CAP + 1)),
-              kind('types', credentialsRead, () => views.searchTypes(q, tenant, SEARCH_CAP + 1)),
-              kind(
-                'credentials',
-                credentialsRead,
-                status
-                  ? () =>
-                      views.credentialsByStatus(
-                        { idx: Number(status[2]), ...(status[1] ? { listSeq: Number(status[1]) } : {}) },
-                        tenant,
-                        SEARCH_CAP + 1,
-                      )
-                  : /^crd_[A-Za-z0-9_-]+$/.test(q)
-                    ? () => views.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
-                    : undefined,
-              ),
-              kind(
-                'holders',
-                credentialsRead,
-                /^[A-Za-z0-9_-]{8,43}$/.test(q) ? () => views.holdersByPrefix(q, tenant, SEARCH_CAP + 1) : undefined,
-              ),
-              // Partners come before any tenant: platform-wide readers only (docs/partners.md, "Roles").
-              kind('partners', holds(principal, 'partnersRead') && principal.tenant === null, () =>
-                views.searchPartners(q, tenant, SEARCH_CAP + 1),
-              ),
-              kind('operators', holds(principal, 'operatorsRead'), () => views.operatorsByPrefix(q, tenant, SEARCH_CAP + 1)),
-            ]);
-            return {
-              q,
-              tenant,
-              tenants,
-              types: typeHits,
-              credentials: credentials.map((c) => credentialView(urls, c)),
-              holders,
-              partners,
-              operators,
-              truncated,
-              omitted,
-            };
-          },
+          handler: async (request) => sessions.search(operatorOf(request), listTenant(request), request.query.q),
         }),
 
         defineRoute({
@@ -283,65 +219,7 @@ export const sessionGroup: GroupBuilder = async (ctx, desk) => {
             },
             ...OPERATOR_ERRORS,
           },
-          handler: async (request) => {
-            const principal = operatorOf(request);
-            const tenant = listTenant(request);
-            const now = ctx.clock.now();
-            const omitted: string[] = [];
-            const section = async <T>(name: string, allowed: boolean, read: () => Promise<T>): Promise<T | undefined> => {
-              if (allowed) return read();
-              omitted.push(name);
-              return undefined;
-            };
-            const integration = holds(principal, 'integrationRead');
-            const [approvals, deadDeliveries, provisioning, partnersInReview, expiringOffers] = await Promise.all([
-              section('approvals', holds(principal, 'approvalsWrite'), async () => {
-                const pending = (await desk.pendingFor(principal, APPROVALS_COUNTED)).filter(
-                  (a) => tenant === null || a.tenant === tenant,
-                );
-                return { count: pending.length, top: pending.slice(0, TODAY_TOP) };
-              }),
-              section('deadDeliveries', integration, async () => {
-                const found = await views.deadDeliveries(tenant, TODAY_TOP);
-                return { count: found.count, top: found.top.map((d) => ({ ...d, finishedAt: isoOrNull(d.finishedAt) })) };
-              }),
-              section('provisioning', integration, async () => {
-                const found = await views.pendingProvisioning(tenant, now, TODAY_TOP);
-                return {
-                  count: found.count,
-                  top: found.top.map((p) => ({ ...p, createdAt: iso(p.createdAt), expiresAt: iso(p.expiresAt) })),
-                };
-              }),
-              // Applications have no tenant before they are linked: a platform-wide reader's, unnarrowed.
-              section('partnersInReview', holds(principal, 'partnersRead') && tenant === null, async () => {
-                const found = await views.partnersInReview(REVIEW_STAGES, TODAY_TOP);
-                return { count: found.count, top: found.top.map((p) => ({ ...p, stageAt: iso(p.stageAt) })) };
-              }),
-              section('expiringOffers', holds(principal, 'credentialsRead'), async () => {
-                const found = await views.expiringOffers(tenant, now, now + DAY_MS, TODAY_TOP);
-                return {
-                  count: found.count,
-                  top: found.top.map((o) => ({
-                    offerId: o.id,
-                    tenant: o.tenant,
-                    typeId: o.typeId,
-                    createdAt: iso(o.createdAt),
-                    expiresAt: iso(o.expiresAt),
-                  })),
-                };
-              }),
-            ]);
-            return {
-              tenant,
-              at: iso(now),
-              ...(approvals ? { approvals } : {}),
-              ...(deadDeliveries ? { deadDeliveries } : {}),
-              ...(provisioning ? { provisioning } : {}),
-              ...(partnersInReview ? { partnersInReview } : {}),
-              ...(expiringOffers ? { expiringOffers } : {}),
-              omitted,
-            };
-          },
+          handler: async (request) => sessions.today(operatorOf(request), listTenant(request)),
         }),
 
         defineRoute({

@@ -1,0 +1,145 @@
+import type { Clock } from '../../../core/clock.ts';
+import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import { REVIEW_STAGES } from '../../../core/partner-pipeline.ts';
+import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
+import type { BackofficeViews } from '../../../ports/backoffice-views.ts';
+import type { ApprovalDesk } from '../approval-desk.ts';
+import { iso, isoOrNull } from '../kit.ts';
+import { holds } from '../role-matrix.ts';
+import { credentialView } from './schemas.ts';
+
+/** Hits per kind in the search box, and entries per section of the day's list. */
+const SEARCH_CAP = 10;
+const TODAY_TOP = 5;
+/** Approvals the caller could decide, counted up to this many. */
+const APPROVALS_COUNTED = 100;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The search box and the day's list (docs/backoffice/views.md): each reads across groups, so each
+ * shows a caller only the kinds and sections its roles read elsewhere in the matrix, narrowed to
+ * `tenant` (a scoped caller's own), and names what it left out.
+ */
+export class SessionViews {
+  constructor(
+    private readonly views: BackofficeViews,
+    private readonly desk: ApprovalDesk,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+  ) {}
+
+  async search(principal: OperatorPrincipal, tenant: string | null, q: string) {
+    const omitted: string[] = [];
+    const truncated: string[] = [];
+    /** Reads one more than the cap, to tell whether more hits exist. */
+    const kind = async <T>(name: string, allowed: boolean, read: (() => Promise<T[]>) | undefined): Promise<T[]> => {
+      if (!allowed) {
+        omitted.push(name);
+        return [];
+      }
+      const hits = read ? await read() : [];
+      if (hits.length > SEARCH_CAP) truncated.push(name);
+      return hits.slice(0, SEARCH_CAP);
+    };
+    const status = /^(?:([1-9][0-9]{0,8}):)?([0-9]{1,9})$/.exec(q);
+    const credentialsRead = holds(principal, 'credentialsRead');
+    const [tenants, typeHits, credentials, holders, partners, operators] = await Promise.all([
+      kind('tenants', holds(principal, 'orgsRead'), () => this.views.searchTenants(q, tenant, SEARCH_CAP + 1)),
+      kind('types', credentialsRead, () => this.views.searchTypes(q, tenant, SEARCH_CAP + 1)),
+      kind(
+        'credentials',
+        credentialsRead,
+        status
+          ? () =>
+              this.views.credentialsByStatus(
+                { idx: Number(status[2]), ...(status[1] ? { listSeq: Number(status[1]) } : {}) },
+                tenant,
+                SEARCH_CAP + 1,
+              )
+          : /^crd_[A-Za-z0-9_-]+$/.test(q)
+            ? () => this.views.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
+            : undefined,
+      ),
+      kind(
+        'holders',
+        credentialsRead,
+        /^[A-Za-z0-9_-]{8,43}$/.test(q) ? () => this.views.holdersByPrefix(q, tenant, SEARCH_CAP + 1) : undefined,
+      ),
+      // Partners come before any tenant: platform-wide readers only (docs/partners.md, "Roles").
+      kind('partners', holds(principal, 'partnersRead') && principal.tenant === null, () =>
+        this.views.searchPartners(q, tenant, SEARCH_CAP + 1),
+      ),
+      kind('operators', holds(principal, 'operatorsRead'), () => this.views.operatorsByPrefix(q, tenant, SEARCH_CAP + 1)),
+    ]);
+    return {
+      q,
+      tenant,
+      tenants,
+      types: typeHits,
+      credentials: credentials.map((c) => credentialView(this.urls, c)),
+      holders,
+      partners,
+      operators,
+      truncated,
+      omitted,
+    };
+  }
+
+  async today(principal: OperatorPrincipal, tenant: string | null) {
+    const now = this.clock.now();
+    const omitted: string[] = [];
+    const section = async <T>(name: string, allowed: boolean, read: () => Promise<T>): Promise<T | undefined> => {
+      if (allowed) return read();
+      omitted.push(name);
+      return undefined;
+    };
+    const integration = holds(principal, 'integrationRead');
+    const [approvals, deadDeliveries, provisioning, partnersInReview, expiringOffers] = await Promise.all([
+      section('approvals', holds(principal, 'approvalsWrite'), async () => {
+        const pending = (await this.desk.pendingFor(principal, APPROVALS_COUNTED)).filter(
+          (a) => tenant === null || a.tenant === tenant,
+        );
+        return { count: pending.length, top: pending.slice(0, TODAY_TOP) };
+      }),
+      section('deadDeliveries', integration, async () => {
+        const found = await this.views.deadDeliveries(tenant, TODAY_TOP);
+        return { count: found.count, top: found.top.map((d) => ({ ...d, finishedAt: isoOrNull(d.finishedAt) })) };
+      }),
+      section('provisioning', integration, async () => {
+        const found = await this.views.pendingProvisioning(tenant, now, TODAY_TOP);
+        return {
+          count: found.count,
+          top: found.top.map((p) => ({ ...p, createdAt: iso(p.createdAt), expiresAt: iso(p.expiresAt) })),
+        };
+      }),
+      // Applications have no tenant before they are linked: a platform-wide reader's, unnarrowed.
+      section('partnersInReview', holds(principal, 'partnersRead') && tenant === null, async () => {
+        const found = await this.views.partnersInReview(REVIEW_STAGES, TODAY_TOP);
+        return { count: found.count, top: found.top.map((p) => ({ ...p, stageAt: iso(p.stageAt) })) };
+      }),
+      section('expiringOffers', holds(principal, 'credentialsRead'), async () => {
+        const found = await this.views.expiringOffers(tenant, now, now + DAY_MS, TODAY_TOP);
+        return {
+          count: found.count,
+          top: found.top.map((o) => ({
+            offerId: o.id,
+            tenant: o.tenant,
+            typeId: o.typeId,
+            createdAt: iso(o.createdAt),
+            expiresAt: iso(o.expiresAt),
+          })),
+        };
+      }),
+    ]);
+    return {
+      tenant,
+      at: iso(now),
+      ...(approvals ? { approvals } : {}),
+      ...(deadDeliveries ? { deadDeliveries } : {}),
+      ...(provisioning ? { provisioning } : {}),
+      ...(partnersInReview ? { partnersInReview } : {}),
+      ...(expiringOffers ? { expiringOffers } : {}),
+      omitted,
+    };
+  }
+}
