@@ -108,18 +108,27 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
 };
 
+/**
+ * A schema's first complaint as `400 invalid_request`, in the words every validation uses: where
+ * (`body/name`), then an unknown property, a pattern's meaning, or Ajv's message.
+ */
+export function validationRefusal(
+  context: string,
+  errors: readonly { instancePath?: string; message?: string; params?: unknown }[] | null | undefined,
+): ServiceError {
+  const first = errors?.[0];
+  const where = `${context}${first?.instancePath ?? ''}`;
+  const params = (first?.params as { additionalProperty?: string; pattern?: string } | undefined) ?? {};
+  const meaning = params.pattern === undefined ? undefined : PATTERN_MEANINGS[params.pattern];
+  const detail = params.additionalProperty
+    ? `has unknown property "${params.additionalProperty}"`
+    : (meaning ?? first?.message ?? 'is invalid');
+  return new ServiceError('invalid_request', `${where} ${detail}.`);
+}
+
 function toServiceError(err: FastifyError | ServiceError): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err.validation) {
-    const first = err.validation[0];
-    const where = `${err.validationContext ?? 'request'}${first?.instancePath ?? ''}`;
-    const params = (first?.params as { additionalProperty?: string; pattern?: string } | undefined) ?? {};
-    const meaning = params.pattern === undefined ? undefined : PATTERN_MEANINGS[params.pattern];
-    const detail = params.additionalProperty
-      ? `has unknown property "${params.additionalProperty}"`
-      : (meaning ?? first?.message ?? 'is invalid');
-    return new ServiceError('invalid_request', `${where} ${detail}.`);
-  }
+  if (err.validation) return validationRefusal(err.validationContext ?? 'request', err.validation);
   const mapped = err.code ? FASTIFY_CODES[err.code] : undefined;
   if (mapped) return new ServiceError(mapped, ERROR_CATALOGUE[mapped].description);
   if (err instanceof SyntaxError && err.statusCode === 400) return new ServiceError('malformed_json');

@@ -42,6 +42,12 @@ export const Instant = Type.String({
   description: 'RFC 3339 date-time, or a date (midnight UTC).',
 });
 
+/** An actor label as the audit log writes it (docs/audit.md, "Actors"): `operator:ana`, `owner-token`. */
+export const ActorLabel = Type.String({
+  pattern: '^[a-z-]{1,20}(:[A-Za-z0-9._-]{1,100})?$',
+  description: 'An exact actor label: operator:ana, owner-token.',
+});
+
 export const PAGE_DEFAULT = 50;
 export const PAGE_MAX = 200;
 

@@ -1,9 +1,9 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { ServiceError } from '../../core/errors.ts';
 import { EVENT_TYPES } from '../../core/events.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
+import { requestAjv } from '../../http/schemas/request-ajv.ts';
 import { checkMoney, type DepositBody, SUPPORTED_CONTRACTS } from '../deposits/deposit-service.ts';
 import { DepositContract } from '../deposits/routes.ts';
 
@@ -64,12 +64,8 @@ export const CONTRACTS: readonly Contract[] = [
 
 export const CONTRACT_NAMES = CONTRACTS.map((c) => c.name);
 
-// The same rules the routes' validation applies: no coercion, every error reported. (ajv-formats
-// is CommonJS with its function on `default`.)
-const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
-const ajv = addFormats.default(
-  new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true, strict: false }),
-);
+// The same rules the routes' validation applies, every error reported.
+const ajv = requestAjv(true);
 const validators = new Map(CONTRACTS.flatMap((c) => c.versions.map((v) => [`${c.name}@${v.version}`, ajv.compile(v.schema)])));
 
 export interface HandshakeAnswer {

@@ -1,12 +1,12 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { randomText } from '../../../adapters/crypto/random-pool.ts';
 import type { Db } from '../../../adapters/sql/connect.ts';
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
-import { PATTERN_MEANINGS } from '../../../core/display-text.ts';
 import { Forbidden, ServiceError } from '../../../core/errors.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
+import { validationRefusal } from '../../../http/error-handler.ts';
+import { requestAjv } from '../../../http/schemas/request-ajv.ts';
 import type { ApprovalRecord, ApprovalState, ApprovalStore } from '../../../ports/approval-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../approval-desk.ts';
@@ -30,25 +30,7 @@ export interface ListFilters {
   requestedBy?: string;
 }
 
-// The rules the routes' own validation applies: no coercion, nothing dropped or defaulted.
-// (ajv-formats is CommonJS with its function on `default`.)
-const addFormats = addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv };
-const ajv = addFormats.default(
-  new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false }),
-);
-
-/** The first problem, worded as the route validation words it, under `params`. */
-function invalidParams(errors: readonly ErrorObject[] | null | undefined): ServiceError {
-  const first = errors?.[0];
-  const where = `params${first?.instancePath ?? ''}`;
-  const p = (first?.params as { additionalProperty?: string; pattern?: string; missingProperty?: string } | undefined) ?? {};
-  const detail = p.additionalProperty
-    ? `has unknown property "${p.additionalProperty}"`
-    : p.pattern !== undefined && PATTERN_MEANINGS[p.pattern] !== undefined
-      ? PATTERN_MEANINGS[p.pattern]
-      : (first?.message ?? 'is invalid');
-  return new ServiceError('invalid_request', `${where} ${detail}.`);
-}
+const ajv = requestAjv(false);
 
 const unknownApproval = () => new ServiceError('unknown_approval', 'No approval you may see has this id.');
 
@@ -95,7 +77,7 @@ export class ApprovalService implements ApprovalDesk {
     if (!registered) throw new ServiceError('unknown_action', `No four-eyes action is named "${actionName}".`);
     const { action } = registered;
     this.assertMayAct(action, by);
-    if (!registered.validate(params)) throw invalidParams(registered.validate.errors);
+    if (!registered.validate(params)) throw validationRefusal('params', registered.validate.errors);
     if (reason !== undefined && (reason.length === 0 || reason.length > REASON_MAX)) {
       throw new ServiceError('invalid_request', `reason is 1 to ${REASON_MAX} characters.`);
     }

@@ -4,7 +4,7 @@ import { defineRoute, type RouteGroup } from '../../../http/route.ts';
 import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { APPROVAL_STATES } from '../../../ports/approval-store.ts';
 import { ApprovalSchema } from '../approval-desk.ts';
-import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
+import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
 
@@ -65,12 +65,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
         querystring: ListQuery({
           state: Type.Optional(State),
           action: Type.Optional(ActionName),
-          requestedBy: Type.Optional(
-            Type.String({
-              pattern: '^[a-z-]{1,20}(:[A-Za-z0-9._-]{1,100})?$',
-              description: 'An actor label: operator:ana, owner-token.',
-            }),
-          ),
+          requestedBy: Type.Optional(ActorLabel),
         }),
         responses: {
           200: { description: 'A page of approvals.', schema: ListPage('approvals', ApprovalSchema) },

@@ -3,7 +3,7 @@ import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.t
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import { adminRoute, iso, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
+import { ActorLabel, adminRoute, iso, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { ACTIVITY_KINDS, REF_FIELDS } from './activity.ts';
@@ -13,8 +13,6 @@ export { AuditReader, type ChainVerification, VERIFY_BATCH, verifyAuditChain } f
 
 const DOC = 'docs/backoffice/audit.md';
 
-/** An actor label as the log writes it (docs/audit.md, "Actors"): `operator:ana`, `owner-token`, `holder:<id>`. */
-const ActorLabel = Type.String({ pattern: '^[a-z-]{1,20}(:[A-Za-z0-9._-]{1,100})?$', description: 'An exact actor label.' });
 /** An exact action (`org.created`), or a prefix ending in a dot (`org.`). */
 const ActionFilter = Type.String({
   pattern: '^[a-z][a-z0-9_]{0,39}(\\.([a-z0-9_]{1,40})?)?$',
