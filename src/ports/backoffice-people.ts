@@ -88,10 +88,6 @@ export interface BackofficePeopleReads {
   lastSignIn(username: string): Promise<number | null>;
   /** The usernames of the active, platform-wide owner operators. */
   platformOwners(): Promise<string[]>;
-  /** The newest audit sequence number (0 for an empty log). */
-  auditHead(): Promise<number>;
-  /** The sequence number of the entry after `afterSeq` with this tenant, action and target. */
-  auditSeqOf(afterSeq: number, tenant: string | null, action: string, target: string): Promise<number | undefined>;
 }
 
 /** Inside an operator change's transaction. */

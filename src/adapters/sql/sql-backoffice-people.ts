@@ -246,18 +246,6 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     return row ? Number(row.at) : null;
   }
 
-  async auditHead(): Promise<number> {
-    const row = await this.db.selectFrom('audit_head').select('seq').where('id', '=', 1).executeTakeFirst();
-    return Number(row?.seq ?? 0);
-  }
-
-  async auditSeqOf(afterSeq: number, tenant: string | null, action: string, target: string): Promise<number | undefined> {
-    let query = this.db.selectFrom('audit_log').select('seq').where('seq', '>', afterSeq);
-    query = tenant === null ? query.where('tenant', 'is', null) : query.where('tenant', '=', tenant);
-    const row = await query.where('action', '=', action).where('target', '=', target).orderBy('seq').limit(1).executeTakeFirst();
-    return row ? Number(row.seq) : undefined;
-  }
-
   async lockOperator(username: string): Promise<OperatorRecord | undefined> {
     if (this.postgres) {
       await this.db.selectFrom('operators').select('username').where('username', '=', username).forUpdate().execute();

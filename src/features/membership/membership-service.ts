@@ -61,6 +61,9 @@ export type ProposalAction =
     }
   | { tenant: string; action: 'open' | 'close' | 'show'; proposalId: string };
 
+/** A proposal action that changes something, and is audited. */
+type ProposalChange = Exclude<ProposalAction, { action: 'show' }>;
+
 /** The body of POST /api/proposals as the schema admits it; `proposal` checks it per action. */
 export interface ProposalBody {
   tenant: string;
@@ -335,14 +338,27 @@ export class MembershipService {
   /** POST /api/proposals: create a draft, open it, close it, or show it. */
   async proposal(body: ProposalBody, actor: Actor) {
     const input = actionOf(body);
+    if (input.action !== 'show') return (await this.change(input, actor)).proposal;
+    const p = await this.store.getProposal(input.tenant, input.proposalId);
+    if (!p) throw new ServiceError('unknown_proposal', 'The tenant has no proposal with this id.');
+    return proposalView(p, p.state === 'closed' ? tallyView(p, await this.store.tally(p.tenant, p.id)) : undefined);
+  }
+
+  /**
+   * Creates, opens or closes a proposal, with the sequence of its audit entry (the back office's
+   * governance answers it).
+   */
+  changeProposal(body: ProposalBody & { action: ProposalChange['action'] }, actor: Actor) {
+    // actionOf keeps the body's action, so this one is a change.
+    return this.change(actionOf(body) as ProposalChange, actor);
+  }
+
+  private async change(input: ProposalChange, actor: Actor) {
     if (input.action === 'create') return this.createProposal(input, actor);
     const now = this.clock.now();
     return this.uow.run(async ({ membership, audit, events }) => {
       const p = await membership.getProposal(input.tenant, input.proposalId);
       if (!p) throw new ServiceError('unknown_proposal', 'The tenant has no proposal with this id.');
-      if (input.action === 'show') {
-        return proposalView(p, p.state === 'closed' ? tallyView(p, await membership.tally(p.tenant, p.id)) : undefined);
-      }
       if (input.action === 'open') {
         if (p.state !== 'draft') throw new ServiceError('proposal_state', `The proposal is ${p.state}; only a draft opens.`);
         if (p.closesAt <= now) throw new ServiceError('proposal_state', 'The proposal’s window has already ended.');
@@ -351,9 +367,9 @@ export class MembershipService {
         }
         const opened: ProposalRecord = { ...p, state: 'open', openedAt: now };
         const data = { proposalId: p.id, opensAt: iso(p.opensAt), closesAt: iso(p.closesAt) };
-        await audit.append({ actor, action: 'proposal.opened', tenant: p.tenant, target: p.id, detail: data });
+        const auditSeq = await audit.append({ actor, action: 'proposal.opened', tenant: p.tenant, target: p.id, detail: data });
         await events.emit({ type: 'proposal.opened', tenant: p.tenant, data });
-        return proposalView(opened);
+        return { proposal: proposalView(opened), auditSeq };
       }
       if (p.state !== 'open') throw new ServiceError('proposal_state', `The proposal is ${p.state}; only an open one closes.`);
       // The close takes the proposal's row lock: a vote either counted before it or is refused.
@@ -362,9 +378,15 @@ export class MembershipService {
       }
       const fresh = (await membership.getProposal(p.tenant, p.id)) ?? { ...p, state: 'closed' as const, closedAt: now };
       const tally = tallyView(fresh, await membership.tally(p.tenant, p.id));
-      await audit.append({ actor, action: 'proposal.closed', tenant: p.tenant, target: p.id, detail: { tally } });
+      const auditSeq = await audit.append({
+        actor,
+        action: 'proposal.closed',
+        tenant: p.tenant,
+        target: p.id,
+        detail: { tally },
+      });
       await events.emit({ type: 'proposal.closed', tenant: p.tenant, data: { proposalId: p.id, tally } });
-      return proposalView(fresh, tally);
+      return { proposal: proposalView(fresh, tally), auditSeq };
     });
   }
 
@@ -397,7 +419,7 @@ export class MembershipService {
       openedAt: null,
       closedAt: null,
     };
-    await this.uow.run(async ({ membership, audit, events }) => {
+    const auditSeq = await this.uow.run(async ({ membership, audit, events }) => {
       await membership.createProposal(p);
       const data = {
         proposalId: p.id,
@@ -406,10 +428,11 @@ export class MembershipService {
         opensAt: iso(opensAt),
         closesAt: iso(closesAt),
       };
-      await audit.append({ actor, action: 'proposal.created', tenant: p.tenant, target: p.id, detail: data });
+      const seq = await audit.append({ actor, action: 'proposal.created', tenant: p.tenant, target: p.id, detail: data });
       await events.emit({ type: 'proposal.created', tenant: p.tenant, data });
+      return seq;
     });
-    return proposalView(p);
+    return { proposal: proposalView(p), auditSeq };
   }
 
   /** POST /member/vote (the holder) and POST /api/proposals/vote (at a desk, `assisted`). */

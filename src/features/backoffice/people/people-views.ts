@@ -5,9 +5,6 @@ import type { ProposalRecord } from '../../../ports/membership-store.ts';
 import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
 import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 
-/** The audit action each governance action appends (docs/audit.md). */
-const PROPOSAL_ACTIONS = { create: 'proposal.created', open: 'proposal.opened', close: 'proposal.closed' } as const;
-
 /**
  * Members, governance, the coin ledger, consent and the coin economy across tenants
  * (docs/backoffice/people.md). The lists are read models; governance changes are the membership
@@ -98,16 +95,9 @@ export class PeopleViews {
     return { proposals: answered.rows, nextCursor: answered.nextCursor };
   }
 
-  /**
-   * POST /api/proposals' create, open and close, by the membership service. Its answer does not
-   * carry the audit entry's sequence, so it is read back: the entry after the head read before the
-   * call with this proposal, tenant and action, which each proposal has once.
-   */
+  /** POST /api/proposals' create, open and close, by the membership service, with their audit entry. */
   async governance(body: ProposalBody & { action: 'create' | 'open' | 'close' }, actor: Actor) {
-    const head = await this.reads.auditHead();
-    const proposal = await this.members.proposal(body, actor);
-    const auditSeq = await this.reads.auditSeqOf(head, proposal.tenant, PROPOSAL_ACTIONS[body.action], proposal.proposalId);
-    if (auditSeq === undefined) throw new Error(`no ${PROPOSAL_ACTIONS[body.action]} audit entry after seq ${head}`);
+    const { proposal, auditSeq } = await this.members.changeProposal(body, actor);
     return { ok: true as const, auditSeq, proposal };
   }
 }
