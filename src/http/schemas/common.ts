@@ -11,6 +11,9 @@ export const ErrorBody = Type.Object({
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 48 });
 
+/** An issued credential's id (`crd_` and base64url), as the issuance rail makes it. */
+export const CredentialId = Type.String({ pattern: '^crd_[A-Za-z0-9_-]{1,60}$' });
+
 /** A holder account id: the RFC 7638 SHA-256 thumbprint of its device key, base64url without padding. */
 export const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 

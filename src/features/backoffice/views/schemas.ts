@@ -7,7 +7,7 @@ import { iso, isoOrNull } from '../kit.ts';
 /** Schemas and views the session and credentials groups share (docs/backoffice/views.md). */
 
 /** Whether the caller holds a role of a matrix row: a kind of data it may not read elsewhere is left out here too. */
-export const CredentialId = Type.String({ pattern: '^crd_[A-Za-z0-9_-]{1,60}$' });
+export { CredentialId } from '../../../http/schemas/common.ts';
 export { TypeId } from '../../credential-types/routes.ts';
 /** A status list's sequence number, as in its address `<issuer>/status/<seq>`. */
 export const ListSeq = Type.String({

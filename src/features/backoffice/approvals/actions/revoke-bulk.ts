@@ -3,7 +3,7 @@ import type { Db } from '../../../../adapters/sql/connect.ts';
 import { SqlApprovalTargets } from '../../../../adapters/sql/sql-approval-store.ts';
 import { SqlIssuedCredentialStore } from '../../../../adapters/sql/sql-issued-credential-store.ts';
 import { ServiceError } from '../../../../core/errors.ts';
-import { Slug } from '../../../../http/schemas/common.ts';
+import { CredentialId, Slug } from '../../../../http/schemas/common.ts';
 import { TypeId } from '../../../credential-types/routes.ts';
 import type { TypeService } from '../../../credential-types/type-service.ts';
 import type { StatusService } from '../../../status/status-service.ts';
@@ -21,7 +21,7 @@ export const RevokeBulkParams = Type.Object(
   {
     tenant: Slug,
     credentialIds: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }), {
+      Type.Array(CredentialId, {
         minItems: 1,
         maxItems: BULK_IDS_MAX,
         uniqueItems: true,
