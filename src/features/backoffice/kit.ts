@@ -1,6 +1,7 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
+import { pageOf } from '../../core/page.ts';
 import { operatorOf } from '../../http/auth/operator-bearer.ts';
 import type { TenantScope } from '../../http/route.ts';
 import { Nullable, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
@@ -124,22 +125,15 @@ function instant(value: string, field: string): number {
   return ms;
 }
 
-/**
- * A page from rows read with one more than `limit` (so the extra row shows whether more follow),
- * with the cursor made of the last answered row's order values.
- */
+/** core/page.ts's pageOf with the kit's opaque cursor (the last answered row's order values), each row viewed. */
 export function page<T, V>(
   rows: readonly T[],
   limit: number,
   orderOf: (row: T) => readonly (string | number)[],
   view: (row: T) => V,
 ): { rows: V[]; nextCursor: string | null } {
-  const shown = rows.slice(0, limit);
-  const last = shown.at(-1);
-  return {
-    rows: shown.map(view),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(orderOf(last)) : null,
-  };
+  const shown = pageOf(rows, limit, (last) => encodeCursor(orderOf(last)));
+  return { rows: shown.rows.map(view), nextCursor: shown.nextCursor };
 }
 
 /** A time as the back office answers it. */
