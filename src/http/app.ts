@@ -5,6 +5,7 @@ import { parseForm } from './form.ts';
 import { registerRoutes, routeOf } from './register-routes.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteGroup } from './route.ts';
+import { assertWellFormedBody, assertWellFormedTarget } from './well-formed.ts';
 
 export interface AppOptions {
   groups: RouteGroup[];
@@ -52,6 +53,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
   });
   installErrorHandling(app, options.siteName ?? 'openrail');
+  // One rule at the edge for every route (docs/security.md): no string that a store would refuse
+  // or change reaches a handler, a plane or a query. The request line is checked before any
+  // plane reads it, the body once it is parsed; both hooks run before every route's own.
+  app.addHook('onRequest', async (request) => assertWellFormedTarget(request.url));
+  app.addHook('preValidation', async (request) => assertWellFormedBody(request.body));
   const settled = options.settled;
   if (settled) {
     // Group commit (decision 0016): the commit this answer depends on, and every commit it could

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import type { JWK } from 'jose';
+import { malformation } from '../well-formed.ts';
 
 /**
  * The JOSE this service speaks, and nothing more: compact JWS with ES256 over P-256 (RFC 7515,
@@ -35,17 +36,23 @@ export function decodeB64url(text: string): Buffer | undefined {
  */
 export const MAX_JSON_DEPTH = 32;
 
-/** The base64url-encoded JSON `text`, decoded; undefined when it is not, or nests too deep. */
+/**
+ * The base64url-encoded JSON `text`, decoded; undefined when it is not, nests too deep, or holds a
+ * string no store keeps (a NUL or an unpaired surrogate, core/well-formed.ts): nothing a JOSE
+ * object carries needs one, and a claim is often stored or compared in the database.
+ */
 export function decodeJson(text: string): unknown {
   const bytes = decodeB64url(text);
   if (!bytes) return undefined;
   const json = bytes.toString('utf8');
   if (!nestsWithin(json, MAX_JSON_DEPTH)) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(json);
+    value = JSON.parse(json);
   } catch {
     return undefined;
   }
+  return malformation(value, MAX_JSON_DEPTH) === undefined ? value : undefined;
 }
 
 /** True when the JSON text opens no more than `max` arrays and objects inside one another. */
