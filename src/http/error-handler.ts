@@ -28,14 +28,16 @@ export function installErrorHandling(app: FastifyInstance, siteName: string): vo
   app.setErrorHandler(async (err: FastifyError | ServiceError, request, reply) => {
     const refusal = toServiceError(err);
     // A failure is an error for the log; a deliberate 5xx refusal (an unconfigured feature) is not.
-    if (refusal.code === 'internal_error') request.log.error({ err: loggable(err) }, 'request failed');
+    if (refusal.code === 'internal_error') request.log.error({ err }, 'request failed');
     else if (refusal.status >= 500) request.log.warn({ code: refusal.code }, 'request refused');
     const route = routeOf(request);
     if (route?.onRefusal && refusal.status < 500) {
       try {
-        // undefined: the route leaves this refusal to its surface's renderer, below.
+        // A route that answered sent the reply (awaiting a reply waits for it to end and yields
+        // undefined, so the reply itself says so); one that did not leaves the refusal to its
+        // surface's renderer, below. Answering twice would log a warning and a stack per request.
         const answered = await route.onRefusal(request, reply, refusal);
-        if (answered !== undefined) return answered;
+        if (answered !== undefined || reply.sent) return reply;
       } catch (again) {
         return send(request, reply, toServiceError(again as FastifyError));
       }
@@ -146,7 +148,7 @@ function toServiceError(err: FastifyError | ServiceError): ServiceError {
  * and with it a token.
  */
 export function loggable(err: unknown): Record<string, unknown> {
-  if (!(err instanceof Error)) return { type: typeof err };
+  if (!(err instanceof Error)) return thrownValue(err);
   const cause = err.cause instanceof Error ? { cause: loggable(err.cause) } : {};
   const code = (err as { code?: unknown }).code;
   return {
@@ -155,5 +157,21 @@ export function loggable(err: unknown): Record<string, unknown> {
     message: err.message.slice(0, 500),
     stack: err.stack?.split('\n').slice(1, 12).join('\n'),
     ...cause,
+  };
+}
+
+/**
+ * A thrown value that is not an Error (a library rejecting with a plain object or a string): its
+ * kind, its class, and a `message` and `code` when it carries them as strings, so the log still
+ * says what failed; never its other properties, which may hold what the request sent.
+ */
+function thrownValue(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') return { type: 'string', message: value.slice(0, 500) };
+  if (value === null || typeof value !== 'object') return { type: typeof value };
+  const { message, code } = value as { message?: unknown; code?: unknown };
+  return {
+    type: value.constructor?.name ?? 'object',
+    ...(typeof code === 'string' ? { code: code.slice(0, 100) } : {}),
+    ...(typeof message === 'string' ? { message: message.slice(0, 500) } : {}),
   };
 }

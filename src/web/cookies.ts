@@ -17,6 +17,7 @@ export function setSessionCookie(
     path: cookie.path,
     maxAge: Math.floor(cookie.maxAgeMs / 1000),
   });
-  const earlier = reply.getHeader('set-cookie');
-  reply.header('set-cookie', [...(Array.isArray(earlier) ? earlier : earlier === undefined ? [] : [String(earlier)]), set]);
+  // Fastify appends to set-cookie rather than replacing it: passing the earlier ones again would
+  // send them twice.
+  reply.header('set-cookie', set);
 }

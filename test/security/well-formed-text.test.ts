@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { InjectOptions } from 'fastify';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { holderJws, newHolderKey } from '../helpers/holder.ts';
-import { rowCounts } from '../helpers/refusals.ts';
 import { bearer, owner, startRail, type TestRail } from '../helpers/rail.ts';
+import { rowCounts } from '../helpers/refusals.ts';
 
 const TOUCHED = ['audit_log', 'holder_jti', 'presentation_transactions', 'operators', 'operator_sessions', 'outbox'];
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -46,7 +47,7 @@ for (const factory of testDatabases()) {
       await db.drop();
     });
 
-    const cases: { name: string; request: () => Promise<Parameters<TestRail['app']['inject']>[0]>; error?: string }[] = [
+    const cases: { name: string; request: () => Promise<InjectOptions>; error?: string }[] = [
       {
         name: 'POST /api/login with a NUL in the username',
         request: async () => ({ method: 'POST', url: '/api/login', payload: { username: 'ana\u0000', password: 'x' } }),
@@ -61,7 +62,11 @@ for (const factory of testDatabases()) {
       },
       {
         name: 'GET /verify/result/<id> with an encoded surrogate in the query',
-        request: async () => ({ method: 'GET', url: `/verify/result/${transactionId}?x=%ED%A0%80`, headers: bearer(resultToken) }),
+        request: async () => ({
+          method: 'GET',
+          url: `/verify/result/${transactionId}?x=%ED%A0%80`,
+          headers: bearer(resultToken),
+        }),
       },
       {
         name: 'POST /oid4vp/response with state=%00 (the OAuth surface)',
@@ -137,7 +142,11 @@ for (const factory of testDatabases()) {
         payload: { tenant: 'demo-transit', typeId: 'transit-pass', subject: { given_name: 'A\u0000' } },
       });
       assert.match(refused.json().message, /^body\/subject\/given_name holds a NUL character/);
-      const polled = await rail.app.inject({ method: 'GET', url: `/verify/result/${transactionId}`, headers: bearer(resultToken) });
+      const polled = await rail.app.inject({
+        method: 'GET',
+        url: `/verify/result/${transactionId}`,
+        headers: bearer(resultToken),
+      });
       assert.equal(polled.statusCode, 200);
       assert.equal(polled.json().outcome, null);
       const searched = await rail.app.inject({ method: 'GET', url: '/api/admin/orgs?q=demo', headers: owner });

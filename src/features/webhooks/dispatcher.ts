@@ -114,7 +114,7 @@ export class WebhookDispatcher {
       return;
     }
     this.pumping = this.pump()
-      .catch((err) => this.log.error({ err: errorText(err) }, 'webhook dispatch failed'))
+      .catch((err) => this.log.error({ err }, 'webhook dispatch failed'))
       .finally(() => {
         this.pumping = undefined;
         if (this.committedMeanwhile) {
@@ -159,7 +159,7 @@ export class WebhookDispatcher {
     const claimed = await this.uow.run(({ lanes }) => lanes.claim(this.holder, now, now + this.leaseMs(), free));
     for (const webhookId of claimed) {
       const lane = this.runLane(webhookId)
-        .catch((err) => this.log.error({ err: errorText(err), webhookId }, 'webhook lane failed'))
+        .catch((err) => this.log.error({ err, webhookId }, 'webhook lane failed'))
         .finally(() => {
           this.lanes.delete(webhookId);
           this.wake();
@@ -261,5 +261,3 @@ export class WebhookDispatcher {
 }
 
 const WEBHOOK_DISPATCHER: Actor = { kind: 'system', what: 'webhooks' };
-
-const errorText = (err: unknown) => (err instanceof Error ? err.message.slice(0, 300) : 'failed');
