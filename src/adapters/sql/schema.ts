@@ -481,6 +481,8 @@ export interface OnboardingChallengesTable {
 
 export interface SigninTicketsTable {
   id_hash: string;
+  /** The hash of the browser's secret (migration 0027); null for a ticket opened before it. */
+  browser_hash: string | null;
   browser: string;
   created_at: number;
   expires_at: number;

@@ -9,6 +9,7 @@ export class SqlAccountSessionStore implements AccountSessionStore {
       .insertInto('signin_tickets')
       .values({
         id_hash: t.idHash,
+        browser_hash: t.browserHash,
         browser: t.browser,
         created_at: t.createdAt,
         expires_at: t.expiresAt,
@@ -24,6 +25,7 @@ export class SqlAccountSessionStore implements AccountSessionStore {
     return (
       r && {
         idHash: r.id_hash,
+        browserHash: r.browser_hash,
         browser: r.browser,
         createdAt: Number(r.created_at),
         expiresAt: Number(r.expires_at),
@@ -46,11 +48,12 @@ export class SqlAccountSessionStore implements AccountSessionStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async spend(idHash: string, now: number): Promise<string | undefined> {
+  async spend(idHash: string, browserHash: string, now: number): Promise<string | undefined> {
     const row = await this.db
       .updateTable('signin_tickets')
       .set({ spent_at: now })
       .where('id_hash', '=', idHash)
+      .where('browser_hash', '=', browserHash)
       .where('approved_account', 'is not', null)
       .where('spent_at', 'is', null)
       .where('expires_at', '>', now)

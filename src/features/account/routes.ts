@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
-import { accountSessionOf, browserTicketOf, SESSION_COOKIE, TICKET_COOKIE } from '../../http/auth/account-cookies.ts';
+import {
+  accountSessionOf,
+  browserTicketOf,
+  SESSION_COOKIE,
+  TICKET_COOKIE,
+  ticketCookieValue,
+} from '../../http/auth/account-cookies.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse } from '../../http/schemas/common.ts';
@@ -43,8 +49,8 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
   const approveUrl = (ticket: string) => `${signin.approveAudience}?t=${ticket}`;
   /** A fresh ticket in the browser's cookie, and the sign-in page for it. */
   const signinPage = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
-    const { ticket } = await signin.open(request.headers['user-agent'], request.ip);
-    setCookie(reply, TICKET_COOKIE, ticket, '/account', TICKET_TTL_MS);
+    const { ticket, browserSecret } = await signin.open(request.headers['user-agent'], request.ip);
+    setCookie(reply, TICKET_COOKIE, ticketCookieValue(ticket, browserSecret), '/account', TICKET_TTL_MS);
     return sendPage(reply, await renderSigninPage(siteName, approveUrl(ticket), notice), 'no-store');
   };
   const startSession = (reply: FastifyReply, session: string) => {
@@ -62,7 +68,8 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'GET',
         path: '/account/signin',
         surface: 'page',
-        summary: 'The sign-in page: a QR code of the approval for the wallet; the ticket is held in an HttpOnly cookie.',
+        summary:
+          'The sign-in page: a QR code of the approval for the wallet; the browser’s own secret for the ticket is held in an HttpOnly cookie.',
         responses: { 200: HTML('The sign-in page.'), 429: errorResponse('rate_limited') },
         handler: async (request, reply) => signinPage(request, reply),
       }),
@@ -147,8 +154,8 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
             : undefined,
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
-          const { ticket } = browserTicketOf(request);
-          const outcome = await signin.continue(ticket);
+          const { ticket, browserSecret } = browserTicketOf(request);
+          const outcome = await signin.continue(ticket, browserSecret);
           if ('session' in outcome) return startSession(reply, outcome.session);
           if ('waiting' in outcome) {
             const notice = 'Not approved yet: scan the code with your wallet, approve it there, then continue.';

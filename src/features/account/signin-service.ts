@@ -35,7 +35,15 @@ export class SigninService {
     this.approveAudience = `${origin}/account/approve`;
   }
 
-  async open(userAgent: string | undefined, address: string): Promise<{ ticket: string; expiresAt: number }> {
+  /**
+   * A new ticket: its id, for the QR code and the approve URL (what the wallet needs), and the
+   * browser's own secret, for its HttpOnly cookie only. Whoever sees the QR code, the approve page
+   * or a log of the approve URL knows the id and still cannot collect the session.
+   */
+  async open(
+    userAgent: string | undefined,
+    address: string,
+  ): Promise<{ ticket: string; browserSecret: string; expiresAt: number }> {
     const now = this.clock.now();
     await consumeBudget(
       this.budget,
@@ -45,8 +53,10 @@ export class SigninService {
       'Too many sign-in pages were opened; wait a few minutes.',
     );
     const ticket = randomText(32);
+    const browserSecret = randomText(32);
     await this.store.openTicket({
       idHash: hashToken(ticket),
+      browserHash: hashToken(browserSecret),
       browser: browserLabel(userAgent),
       createdAt: now,
       expiresAt: now + TICKET_TTL_MS,
@@ -54,7 +64,7 @@ export class SigninService {
       approvedAt: null,
       spentAt: null,
     });
-    return { ticket, expiresAt: now + TICKET_TTL_MS };
+    return { ticket, browserSecret, expiresAt: now + TICKET_TTL_MS };
   }
 
   /** Who asked, for the approve page: undefined when the ticket is spent, expired or unknown. */
@@ -75,13 +85,21 @@ export class SigninService {
     }
   }
 
-  /** The browser collects: an approved ticket is spent and becomes a session. */
-  async continue(ticket: string): Promise<ContinueOutcome> {
+  /**
+   * The browser collects: an approved ticket is spent and becomes a session, for the browser that
+   * holds its secret only. A ticket of another browser is, to this one, a ticket that ended.
+   */
+  async continue(ticket: string, browserSecret: string): Promise<ContinueOutcome> {
     const now = this.clock.now();
-    const accountId = await this.store.spend(hashToken(ticket), now);
+    const browserHash = hashToken(browserSecret);
+    const accountId = await this.store.spend(hashToken(ticket), browserHash, now);
     if (accountId) return { session: await this.startSession(accountId), accountId };
     const found = await this.store.ticket(hashToken(ticket));
-    return found && found.spentAt === null && found.expiresAt > now && found.approvedAccount === null
+    return found &&
+      found.browserHash === browserHash &&
+      found.spentAt === null &&
+      found.expiresAt > now &&
+      found.approvedAccount === null
       ? { waiting: true }
       : { ended: true };
   }

@@ -24,15 +24,20 @@ for (const factory of testDatabases()) {
     let now = Date.now();
     const clock = { now: () => now };
 
-    /** A browser opens the sign-in page: its ticket (from the cookie) and the approve URL in the page. */
+    /**
+     * A browser opens the sign-in page: the ticket id the page shows (in the QR code and the
+     * approve URL), and the browser's cookie value, which holds a secret the page never shows.
+     */
     const openTicket = async () => {
       const res = await rail.app.inject({ method: 'GET', url: '/account/signin', headers: { 'user-agent': FIREFOX } });
       assert.equal(res.statusCode, 200, res.body);
       const cookie = setCookies(res).openrail_signin;
       assert.ok(cookie, 'the ticket cookie is set');
-      const ticket = cookieValue(cookie);
+      const browser = cookieValue(cookie);
+      const [ticket = '', secret = ''] = browser.split('.');
       assert.ok(res.body.includes(`${APPROVE_AUD}?t=${ticket}`), 'the page links the approve URL');
-      return { ticket, cookie };
+      assert.ok(!res.body.includes(secret), 'the page never shows the browser secret');
+      return { ticket, browser, page: res.body };
     };
     const approve = async (key: HolderKey, t: string, aud = APPROVE_AUD) =>
       rail.app.inject({
@@ -41,11 +46,12 @@ for (const factory of testDatabases()) {
         headers: { authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}` },
         payload: { t },
       });
-    const continueWith = (ticket: string | undefined) =>
+    /** The browser continues with its ticket cookie's value (`<ticket>.<secret>`), or none. */
+    const continueWith = (browser: string | undefined) =>
       rail.app.inject({
         method: 'POST',
         url: '/account/signin/continue',
-        headers: { ...sameOrigin, ...(ticket ? { cookie: `openrail_signin=${ticket}` } : {}) },
+        headers: { ...sameOrigin, ...(browser ? { cookie: `openrail_signin=${browser}` } : {}) },
       });
 
     before(async () => {
@@ -116,9 +122,9 @@ for (const factory of testDatabases()) {
         headers: owner,
         payload: { tenant: 'demo-transit', accountId: accountOf(key), displayName: 'Ada' },
       });
-      const { ticket } = await openTicket();
+      const { ticket, browser } = await openTicket();
       assert.equal((await approve(key, ticket)).statusCode, 200);
-      const res = await continueWith(ticket);
+      const res = await continueWith(browser);
       assert.equal(res.statusCode, 303, res.body);
       assert.equal(res.headers.location, '/account');
       const session = setCookies(res).openrail_account ?? '';
@@ -135,14 +141,43 @@ for (const factory of testDatabases()) {
       assert.equal(account.statusCode, 200);
       assert.match(account.body, new RegExp(accountOf(key)));
       assert.match(account.body, /Ada/);
-      const spentAgain = await continueWith(ticket);
+      const spentAgain = await continueWith(browser);
       assert.equal(spentAgain.statusCode, 200, 'a spent ticket opens nothing');
       assert.equal(setCookies(spentAgain).openrail_account, undefined);
     });
 
+    test('a QR code is not a key: knowing all the QR code and the approve page show, another client gets no session', async () => {
+      const key = await newHolderKey();
+      const { ticket, browser, page } = await openTicket();
+      // What an onlooker learns: the approve URL (in the QR code and the page), the approve page
+      // and its JSON, both before and after the holder approves.
+      const shown = [page];
+      const peek = async () => {
+        for (const accept of ['text/html', 'application/json']) {
+          const res = await rail.app.inject({ method: 'GET', url: `/account/approve?t=${ticket}`, headers: { accept } });
+          shown.push(res.body, JSON.stringify(res.headers));
+        }
+      };
+      await peek();
+      assert.equal((await approve(key, ticket)).statusCode, 200);
+      await peek();
+      const guesses = [ticket, `${ticket}.${ticket}`, ...shown.flatMap((text) => text.match(/[A-Za-z0-9_-]{43}/g) ?? [])];
+      const [, secret = ''] = browser.split('.');
+      for (const guess of new Set([...guesses, ...guesses.map((g) => `${ticket}.${g}`)])) {
+        assert.ok(!guess.includes(secret), 'nothing shown carries the browser secret');
+        const stolen = await continueWith(guess);
+        assert.notEqual(stolen.statusCode, 303, `no session for ${guess}`);
+        assert.equal(setCookies(stolen).openrail_account, undefined);
+      }
+      const own = await continueWith(browser);
+      assert.equal(own.statusCode, 303, 'the browser that opened it still collects its session');
+      const cookies = [own.headers['set-cookie']].flat().filter((c) => String(c).startsWith('openrail_account='));
+      assert.equal(cookies.length, 1, 'one session cookie, set once');
+    });
+
     test('opened, not approved: continue answers the sign-in page with a notice, and no session', async () => {
-      const { ticket } = await openTicket();
-      const res = await continueWith(ticket);
+      const { ticket, browser } = await openTicket();
+      const res = await continueWith(browser);
       assert.equal(res.statusCode, 200);
       assert.match(res.body, /Not approved yet/);
       assert.equal(setCookies(res).openrail_account, undefined);
@@ -153,16 +188,17 @@ for (const factory of testDatabases()) {
       const forged = await rail.app.inject({
         method: 'POST',
         url: '/account/signin/continue',
-        headers: { origin: 'https://evil.example', cookie: `openrail_signin=${ticket}` },
+        headers: { origin: 'https://evil.example', cookie: `openrail_signin=${browser}` },
       });
       assert.equal(forged.statusCode, 403, 'a form from elsewhere is refused');
     });
 
     test('spent or expired: GET /account/approve is 410 with an explanation', async () => {
       const key = await newHolderKey();
-      const spent = (await openTicket()).ticket;
+      const opened = await openTicket();
+      const spent = opened.ticket;
       await approve(key, spent);
-      await continueWith(spent);
+      await continueWith(opened.browser);
       const expired = (await openTicket()).ticket;
       now += 11 * 60 * 1000;
       for (const t of [spent, expired]) {
@@ -191,6 +227,8 @@ for (const factory of testDatabases()) {
       assert.equal(ok.statusCode, 303);
       assert.equal(ok.headers.location, '/account');
       assert.ok(setCookies(ok).openrail_account);
+      const sessionCookies = [ok.headers['set-cookie']].flat().filter((c) => String(c).startsWith('openrail_account='));
+      assert.equal(sessionCookies.length, 1, 'Set-Cookie: openrail_account once, not twice');
       const replayedApproval = await handoff(APPROVE_AUD);
       assert.equal(replayedApproval.statusCode, 401);
       assert.match(String(replayedApproval.headers['content-type']), /text\/html/, 'the sign-in page, not a bare 401');

@@ -14,8 +14,10 @@ export const SESSION_COOKIE = 'openrail_account';
 
 export interface BrowserTicketPrincipal {
   plane: 'browser-ticket';
-  /** The ticket the cookie carries; its state is judged by the one conditional write that spends it. */
+  /** The ticket the cookie names (the id the QR code also shows); its state is judged by the one conditional write that spends it. */
   ticket: string;
+  /** The browser's own secret, which only this cookie carries: without it the ticket is not collected. */
+  browserSecret: string;
 }
 
 export interface AccountSessionPrincipal {
@@ -34,11 +36,17 @@ declare module './principal.ts' {
 export const browserTicketOf = (request: FastifyRequest) => principalOf(request, 'browser-ticket');
 export const accountSessionOf = (request: FastifyRequest) => principalOf(request, 'account-session');
 
-const cookie = (input: AuthInput, name: string): string | undefined => {
+const cookie = (input: AuthInput, name: string, shape: RegExp): string | undefined => {
   const header = input.headers?.cookie;
   const value = typeof header === 'string' ? parse(header)[name] : undefined;
-  return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
+  return value && shape.test(value) ? value : undefined;
 };
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+/** The ticket cookie: `<ticket id>.<browser secret>` (docs/account.md, "Two values"). */
+const TICKET_PAIR = /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/;
+
+/** The ticket cookie's value for a ticket id and the browser's secret. */
+export const ticketCookieValue = (ticket: string, browserSecret: string) => `${ticket}.${browserSecret}`;
 
 export const browserTicketPlane: AuthPlane<'browser-ticket'> = {
   name: 'browser-ticket',
@@ -47,9 +55,9 @@ export const browserTicketPlane: AuthPlane<'browser-ticket'> = {
     scheme: { type: 'apiKey', in: 'cookie', name: TICKET_COOKIE, description: 'The sign-in ticket GET /account/signin set.' },
   },
   authenticate: async (input) => {
-    const ticket = cookie(input, TICKET_COOKIE);
-    if (!ticket) throw new ServiceError('unauthorized', 'This browser holds no sign-in ticket.');
-    return { plane: 'browser-ticket', ticket };
+    const [ticket, browserSecret] = cookie(input, TICKET_COOKIE, TICKET_PAIR)?.split('.') ?? [];
+    if (!ticket || !browserSecret) throw new ServiceError('unauthorized', 'This browser holds no sign-in ticket.');
+    return { plane: 'browser-ticket', ticket, browserSecret };
   },
 };
 
@@ -64,7 +72,7 @@ export class AccountSessionPlane implements AuthPlane<'account-session'> {
   constructor(private readonly accountOf: (session: string) => Promise<string | undefined>) {}
 
   async authenticate(input: AuthInput): Promise<AccountSessionPrincipal> {
-    const session = cookie(input, SESSION_COOKIE);
+    const session = cookie(input, SESSION_COOKIE, SECRET);
     const accountId = session && (await this.accountOf(session));
     if (!session || !accountId) throw new ServiceError('unauthorized', 'This browser is not signed in to an account.');
     return { plane: 'account-session', accountId, session };
