@@ -69,18 +69,25 @@ export class SqlDirectoryStore implements DirectoryStore {
     };
   }
 
-  /** Listings joined with their community's tenant and the holder's active membership in it. */
-  private visible() {
+  /**
+   * Listings in `communities`, joined with their community's tenant and the holder's active
+   * membership in it. The scope is a condition of the query itself, so ordering and limits apply
+   * to in-scope listings only. An empty scope has no listing; the callers answer it without a
+   * query (`in ()` is a syntax error on PostgreSQL).
+   */
+  private visible(communities: readonly string[]) {
     return this.db
       .selectFrom('directory_listings as l')
       .innerJoin('members as m', (j) => j.onRef('m.tenant', '=', 'l.community').onRef('m.account_id', '=', 'l.account_id'))
       .innerJoin('tenants as t', 't.slug', 'l.community')
       .where('m.status', '=', 'active')
+      .where('l.community', 'in', [...communities])
       .select(['l.account_id', 'l.community', 'l.display_name', 'l.name_key', 't.name as community_name']);
   }
 
-  async lookup(entry: string, pepperId: string, limit: number): Promise<FoundListing[]> {
-    const rows = await this.visible()
+  async lookup(entry: string, pepperId: string, communities: readonly string[], limit: number): Promise<FoundListing[]> {
+    if (communities.length === 0) return [];
+    const rows = await this.visible(communities)
       .innerJoin('directory_contacts as c', 'c.account_id', 'l.account_id')
       .where('c.entry', '=', entry)
       .where('c.pepper_id', '=', pepperId)
@@ -91,22 +98,24 @@ export class SqlDirectoryStore implements DirectoryStore {
     return rows.map(found);
   }
 
-  async byCommunity(community: string, page: SearchPage): Promise<Array<FoundListing & { nameKey: string }>> {
-    return this.paged(this.visible().where('l.community', '=', community), page);
+  async byCommunity(communities: readonly string[], page: SearchPage): Promise<Array<FoundListing & { nameKey: string }>> {
+    if (communities.length === 0) return [];
+    return this.paged(this.visible(communities), page);
   }
 
   async byName(
     prefix: string,
-    community: string | undefined,
+    communities: readonly string[],
     page: SearchPage,
   ): Promise<Array<FoundListing & { nameKey: string }>> {
+    if (communities.length === 0) return [];
     // The prefix's own % _ and \ are escaped, so nothing in a query can widen it.
     const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    let q = this.visible().where(sql<boolean>`l.name_key like ${pattern} escape '\\'`);
-    if (community !== undefined) q = q.where('l.community', '=', community);
-    return this.paged(q, page);
+    return this.paged(this.visible(communities).where(sql<boolean>`l.name_key like ${pattern} escape '\\'`), page);
   }
 
+  // One query for the whole scope: the keyset condition and the ORDER BY compare text the same way
+  // (the database's collation), so consecutive pages neither skip nor repeat a listing.
   private async paged(q: ReturnType<SqlDirectoryStore['visible']>, page: SearchPage) {
     let query = q;
     const after = page.after;

@@ -19,6 +19,8 @@ import type { MembershipStore } from '../../ports/membership-store.ts';
 export const MAX_CONTACTS = 5;
 export const SEARCH_PAGE_DEFAULT = 20;
 export const SEARCH_PAGE_MAX = 50;
+/** Listings a lookup answers. */
+export const LOOKUP_MAX = 10;
 /** Descriptors and lookups per account and hour: each tells whether a contact is listed. */
 export const ORACLE_POLICY: RatePolicy = { name: 'directory', quota: 60, windowSeconds: 3600 };
 
@@ -68,6 +70,21 @@ export class DirectoryService {
     const active = (await this.members.membershipsOf(accountId)).filter((m) => m.status === 'active').map((m) => m.tenant);
     if (active.length === 0) throw new ServiceError('not_enrolled', 'The directory is for holders enrolled in a programme.');
     return active;
+  }
+
+  /**
+   * The one scope of every read of other holders' listings (lookup, both searches): the communities
+   * the caller is an active member of, or only the one it names, which must be among them. A read
+   * never widens this itself: it hands this scope to the store, which filters by it in the query,
+   * so listings outside it are neither answered nor counted against a page or a limit.
+   */
+  private async readable(accountId: string, community?: string): Promise<string[]> {
+    const own = await this.communities(accountId);
+    if (community === undefined) return own;
+    if (!own.includes(community)) {
+      throw new ServiceError('not_enrolled', `Only active members of ${community} search its directory.`);
+    }
+    return [community];
   }
 
   private oracle(accountId: string): Promise<Record<string, string>> {
@@ -128,23 +145,21 @@ export class DirectoryService {
   }
 
   async lookup(accountId: string, entry: string) {
-    await this.communities(accountId);
+    const scope = await this.readable(accountId);
     const headers = await this.oracle(accountId);
-    return { body: { listings: await this.store.lookup(entry, this.pepperId, 10) }, headers };
+    return { body: { listings: await this.store.lookup(entry, this.pepperId, scope, LOOKUP_MAX) }, headers };
   }
 
   async byCommunity(accountId: string, community: string, limit: number, cursor: string | undefined) {
-    if (!(await this.communities(accountId)).includes(community)) {
-      throw new ServiceError('not_enrolled', `Only active members of ${community} search its directory.`);
-    }
-    return this.page(await this.store.byCommunity(community, { limit: limit + 1, ...this.after(cursor) }), limit);
+    const scope = await this.readable(accountId, community);
+    return this.page(await this.store.byCommunity(scope, { limit: limit + 1, ...this.after(cursor) }), limit);
   }
 
   async byName(accountId: string, query: string, community: string | undefined, limit: number, cursor: string | undefined) {
-    await this.communities(accountId);
+    const scope = await this.readable(accountId, community);
     const prefix = nameKey(query);
     if (prefix.length < 2) throw new ServiceError('invalid_request', 'A name search needs at least 2 characters.');
-    return this.page(await this.store.byName(prefix, community, { limit: limit + 1, ...this.after(cursor) }), limit);
+    return this.page(await this.store.byName(prefix, scope, { limit: limit + 1, ...this.after(cursor) }), limit);
   }
 
   private after(cursor: string | undefined) {

@@ -209,6 +209,182 @@ for (const factory of testDatabases()) {
         .execute();
       assert.deepEqual(rows, []);
     });
+
+    test('every read shows only listings in the caller’s own communities; naming another is refused and changes nothing', async () => {
+      const gamma = (
+        await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name: 'Gamma Club' } })
+      ).json().slug;
+      // fay: alpha only. dan: beta only. eve: alpha and beta, listed in beta. gus: gamma only.
+      const [fay, dan, eve, gus] = await Promise.all([newHolderKey(), newHolderKey(), newHolderKey(), newHolderKey()]);
+      await enrol(alpha, fay);
+      await enrol(beta, dan);
+      await enrol(alpha, eve);
+      await enrol(beta, eve);
+      await enrol(gamma, gus);
+      const shared = [{ kind: 'email', value: 'quill@example.org' }];
+      await list(fay, 'Quill Alpha', shared, alpha);
+      await list(dan, 'Quill Beta', shared, beta);
+      await list(eve, 'Quill Both', shared, beta);
+      await list(gus, 'Quill Gamma', shared, gamma);
+      const { entry } = (await call(fay, 'POST', '/directory/descriptor', shared[0])).json();
+      const names = (res: { json(): { listings: Array<{ displayName: string }> } }) =>
+        res.json().listings.map((l) => l.displayName);
+      const listed = new Map([
+        [dan, 'Quill Beta'],
+        [eve, 'Quill Both'],
+        [gus, 'Quill Gamma'],
+      ]);
+      const hidden = (body: string, keys: HolderKey[], what: string) => {
+        for (const key of keys) {
+          assert.ok(!body.includes(accountOf(key)), `${what}: another community’s account id is not shown`);
+          assert.ok(!body.includes(String(listed.get(key))), `${what}: another community’s display name is not shown`);
+        }
+      };
+
+      const state = async () =>
+        JSON.stringify([
+          (await sql`select * from directory_listings order by account_id`.execute(rail.db)).rows,
+          (await sql`select * from directory_contacts order by account_id, entry`.execute(rail.db)).rows,
+          // The directory's own budget; every admitted holder request also counts in the
+          // anonymous holder-request budget (docs/security.md), refused or not.
+          (await sql`select * from rate_windows where key like 'directory:%' order by key, window_start`.execute(rail.db)).rows,
+          (await sql`select * from members order by tenant, account_id`.execute(rail.db)).rows,
+        ]);
+      const before = await state();
+
+      // The refusal search/community gives for a community that is not the caller's, and every read naming one.
+      const refusal = await call(fay, 'POST', '/directory/search/community', { community: beta });
+      assert.equal(refusal.statusCode, 403);
+      assert.equal(refusal.json().error, 'not_enrolled');
+      for (const community of [beta, gamma, 'no-such-club']) {
+        for (const [url, body] of [
+          ['/directory/search/community', { community }],
+          ['/directory/search/name', { query: 'quill', community }],
+          ['/directory/search/name', { query: 'quill', community, limit: 1 }],
+        ] as const) {
+          const res = await call(fay, 'POST', url, body);
+          assert.equal(res.statusCode, 403, `${url} naming ${community}: ${res.body}`);
+          assert.deepEqual(Object.keys(res.json()).sort(), ['error', 'message']);
+          assert.equal(res.json().error, 'not_enrolled');
+          assert.equal(res.json().message, `Only active members of ${community} search its directory.`);
+          hidden(res.body, [dan, eve, gus], `${url} naming ${community}`);
+          assert.ok(!res.body.includes('Quill'), `${url} naming ${community}: no display name is shown`);
+        }
+      }
+      assert.equal(await state(), before, 'the refusals changed nothing, and spent no lookup budget');
+
+      // Without a community, and by entry: the caller's own communities only.
+      const byName = await call(fay, 'POST', '/directory/search/name', { query: 'quill' });
+      assert.equal(byName.statusCode, 200, byName.body);
+      assert.deepEqual(names(byName), ['Quill Alpha']);
+      hidden(byName.body, [dan, eve, gus], 'search/name without a community');
+      const own = await call(fay, 'POST', '/directory/search/name', { query: 'quill', community: alpha });
+      assert.deepEqual(names(own), ['Quill Alpha']);
+      const lookup = await call(fay, 'POST', '/directory/lookup', { entry });
+      assert.equal(lookup.statusCode, 200, lookup.body);
+      assert.deepEqual(lookup.json().listings, [
+        { accountId: accountOf(fay), community: alpha, communityName: 'Alpha Club', displayName: 'Quill Alpha' },
+      ]);
+      hidden(lookup.body, [dan, eve, gus], 'lookup');
+
+      // A holder of two communities sees both, merged into one order and paged across them, and never a third.
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const res = await call(eve, 'POST', '/directory/search/name', {
+          query: 'quill',
+          limit: 1,
+          ...(cursor ? { cursor } : {}),
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        hidden(res.body, [gus], 'search/name across two communities');
+        pages.push(names(res));
+        cursor = res.json().nextCursor ?? undefined;
+      } while (cursor !== undefined && pages.length < 10);
+      assert.deepEqual(pages, [['Quill Alpha'], ['Quill Beta'], ['Quill Both']]);
+      const eveLookup = (await call(eve, 'POST', '/directory/lookup', { entry })).json();
+      assert.deepEqual(
+        eveLookup.listings.map((l: { community: string; displayName: string }) => [l.community, l.displayName]),
+        [
+          [alpha, 'Quill Alpha'],
+          [beta, 'Quill Beta'],
+          [beta, 'Quill Both'],
+        ],
+      );
+      const third = await call(eve, 'POST', '/directory/search/name', { query: 'quill', community: gamma });
+      assert.equal(third.statusCode, 403);
+      assert.equal(third.json().error, 'not_enrolled');
+
+      // Membership decides, not the listing: once fay is suspended in alpha she has no community left.
+      const suspended = await rail.app.inject({
+        method: 'POST',
+        url: '/api/members/update',
+        headers: owner,
+        payload: { tenant: alpha, accountId: accountOf(fay), status: 'suspended' },
+      });
+      assert.equal(suspended.statusCode, 200, suspended.body);
+      const beforeSuspendedReads = await state();
+      for (const [url, body] of [
+        ['/directory/search/name', { query: 'quill' }],
+        ['/directory/search/name', { query: 'quill', community: alpha }],
+        ['/directory/search/community', { community: alpha }],
+        ['/directory/lookup', { entry }],
+      ] as const) {
+        const res = await call(fay, 'POST', url, body);
+        assert.equal(res.statusCode, 403, `${url}: ${res.body}`);
+        assert.equal(res.json().error, 'not_enrolled');
+        assert.ok(!res.body.includes('Quill'), `${url}: no display name is shown`);
+      }
+      assert.equal(await state(), beforeSuspendedReads, 'refused reads changed nothing');
+    });
+
+    test('listings elsewhere neither crowd the caller’s own out of a lookup nor reorder a search across its communities', async () => {
+      const [kim, lee] = await Promise.all([newHolderKey(), newHolderKey()]);
+      await enrol(alpha, kim);
+      await enrol(beta, kim);
+      await enrol(alpha, lee);
+      const crowd = [{ kind: 'phone', value: '+32 470 99 88 77' }];
+      await list(lee, 'Zz Lee', crowd, alpha);
+      // More listings than a lookup answers, all in beta and all sorting before lee's.
+      for (let i = 0; i < 12; i++) {
+        const key = await newHolderKey();
+        await enrol(beta, key);
+        await list(key, `Aa Crowd ${String(i).padStart(2, '0')}`, crowd, beta);
+      }
+      const { entry } = (await call(lee, 'POST', '/directory/descriptor', crowd[0])).json();
+      const found = await call(lee, 'POST', '/directory/lookup', { entry });
+      assert.equal(found.statusCode, 200, found.body);
+      assert.deepEqual(found.json().listings, [
+        { accountId: accountOf(lee), community: alpha, communityName: 'Alpha Club', displayName: 'Zz Lee' },
+      ]);
+      const both = (await call(kim, 'POST', '/directory/lookup', { entry })).json().listings;
+      assert.equal(both.length, 10, 'a lookup answers at most 10');
+      assert.ok(
+        both.every((l: { community: string }) => l.community === beta),
+        'in name order, beta’s ten come before lee’s',
+      );
+
+      // U+FFFD sorts before U+1F600 in both engines (by code point) but after it in UTF-16 units.
+      const [one, two] = await Promise.all([newHolderKey(), newHolderKey()]);
+      await enrol(alpha, one);
+      await enrol(beta, two);
+      await list(one, 'Seam \u{1F600}', [], alpha);
+      await list(two, 'Seam \uFFFD', [], beta);
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const res = await call(kim, 'POST', '/directory/search/name', { query: 'seam', limit: 1, ...(cursor ? { cursor } : {}) });
+        assert.equal(res.statusCode, 200, res.body);
+        pages.push(res.json().listings.map((l: { displayName: string }) => l.displayName));
+        cursor = res.json().nextCursor ?? undefined;
+      } while (cursor !== undefined && pages.length < 10);
+      assert.deepEqual(pages, [['Seam \uFFFD'], ['Seam \u{1F600}']]);
+      const whole = (await call(kim, 'POST', '/directory/search/name', { query: 'seam' })).json();
+      assert.deepEqual(
+        whole.listings.map((l: { displayName: string }) => l.displayName),
+        ['Seam \uFFFD', 'Seam \u{1F600}'],
+      );
+    });
   });
 }
 

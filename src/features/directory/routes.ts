@@ -129,7 +129,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         ...common,
         method: 'POST',
         path: '/directory/lookup',
-        summary: 'The listings that carry a contact entry (at most 10).',
+        summary: 'The listings in the holder’s communities that carry a contact entry (at most 10).',
         body: Type.Object({ entry: Entry }, { additionalProperties: false }),
         responses: {
           200: { description: 'Listings with that entry.', schema: Type.Object({ listings: Type.Array(Found) }) },
@@ -157,7 +157,8 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         ...common,
         method: 'POST',
         path: '/directory/search/name',
-        summary: 'Listings whose display name starts with the query (at least 2 characters), optionally in one community.',
+        summary:
+          'Listings in the holder’s communities whose display name starts with the query (at least 2 characters), or in one of them.',
         body: Type.Object(
           { query: Type.String({ minLength: 2, maxLength: 64 }), community: Type.Optional(Slug), limit: Limit, cursor: Cursor },
           { additionalProperties: false },
