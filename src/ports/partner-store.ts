@@ -72,10 +72,17 @@ export interface PartnerStore {
   /** Appends the next entry of the application's history (numbered from 1). */
   appendHistory(entry: Omit<StageEntry, 'seq'>): Promise<void>;
   history(applicationId: string): Promise<StageEntry[]>;
-  setGrant(id: string, tenant: string, grant: NonNullable<ApplicationRecord['grant']>, now: number): Promise<void>;
+  /**
+   * Links the application to `tenant` with `grant`, in one conditional write: false (nothing
+   * written) when it is linked to another tenant already, so the first link stands whoever races.
+   */
+  setGrant(id: string, tenant: string, grant: NonNullable<ApplicationRecord['grant']>, now: number): Promise<boolean>;
   portfolio(): Promise<PortfolioCell[]>;
 
-  /** Holds the partner's row until the transaction ends (PostgreSQL), so changes of its team are one at a time. */
+  /**
+   * Holds the partner's row until the transaction ends (PostgreSQL), so changes of its team, mints
+   * of its keys (counted against their limit) and links to a tenant are one at a time.
+   */
   lockTeam(applicationId: string): Promise<void>;
   addMember(member: TeamMember): Promise<boolean>;
   members(applicationId: string): Promise<TeamMember[]>;

@@ -56,4 +56,10 @@ export interface WalletItemStore {
   list(accountId: string, limit: number, after?: ItemCursor): Promise<ListedItem[]>;
   /** Moves a pending item to `to`; false when it was not pending (one conditional write). */
   decide(itemId: string, to: 'accepted' | 'declined', now: number): Promise<boolean>;
+  /**
+   * Holds the account's item until the transaction ends, so that use cases which read what hangs
+   * off the item and then replace it (its sharing settings) follow one another instead of writing
+   * over each other. False when the account has no item with this id, visible or not.
+   */
+  hold(accountId: string, itemId: string): Promise<boolean>;
 }

@@ -71,7 +71,12 @@ export interface CoverageRow {
 }
 
 export interface WebhookStore {
-  create(webhook: WebhookRecord): Promise<void>;
+  /**
+   * Writes the endpoint unless its tenant has `max` endpoints already (false: nothing written).
+   * The count and the insert are one operation of the store, under the tenant's row: endpoints
+   * registered at once cannot both pass the limit.
+   */
+  create(webhook: WebhookRecord, max: number): Promise<boolean>;
   get(id: string, within: string | null): Promise<WebhookRecord | undefined>;
   /** Newest first; `tenant` narrows further. */
   list(within: string | null, tenant: string | undefined, limit: number, beforeCreatedAt?: number): Promise<WebhookRecord[]>;

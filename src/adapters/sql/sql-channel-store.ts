@@ -105,13 +105,27 @@ export class SqlChannelStore implements ChannelStore {
 
   async setShares(accountId: string, itemId: string, shares: ShareSetting[], log: ShareLogEntry[]): Promise<void> {
     await atomically(this.db, async (trx) => {
-      await trx.deleteFrom('share_settings').where('item_id', '=', itemId).where('account_id', '=', accountId).execute();
+      // Not delete-all-then-insert: two replacements at once would both find nothing to delete
+      // and meet on the (item, tenant) key. The tenants that leave are deleted; the others are
+      // written with one upsert. (The sharing use case holds the item too, so that its log
+      // records each change once; this keeps the store whole without that.)
       const kept = shares.filter((s) => s.elements.length > 0);
+      let leaving = trx.deleteFrom('share_settings').where('item_id', '=', itemId).where('account_id', '=', accountId);
+      const staying = kept.map((s) => s.tenant);
+      if (staying.length > 0) leaving = leaving.where('tenant', 'not in', staying);
+      await leaving.execute();
       if (kept.length > 0) {
         await trx
           .insertInto('share_settings')
           .values(
             kept.map((s) => ({ item_id: itemId, tenant: s.tenant, account_id: accountId, elements: JSON.stringify(s.elements) })),
+          )
+          .onConflict((oc) =>
+            oc
+              .columns(['item_id', 'tenant'])
+              .doUpdateSet((eb) => ({ elements: eb.ref('excluded.elements') }))
+              // The key is the item's: a row of another account is never taken over.
+              .where('share_settings.account_id', '=', accountId),
           )
           .execute();
       }

@@ -13,6 +13,7 @@ import {
   type VoteRecord,
 } from '../../ports/membership-store.ts';
 import type { Db } from './connect.ts';
+import { holdTenant } from './row-locks.ts';
 import type { CoinEntriesTable, MembersTable, ProposalsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 
@@ -75,11 +76,19 @@ export class SqlMembershipStore implements MembershipStore {
 
   async setEnrolmentTypes(tenant: string, typeIds: string[], now: number): Promise<void> {
     await atomically(this.db, async (trx) => {
-      await trx.deleteFrom('enrolment_types').where('tenant', '=', tenant).execute();
+      // Two settings of one tenant at once follow each other (a deleted-then-inserted key would
+      // otherwise meet the other's insert on the primary key, or the two deadlock on each other's rows).
+      await holdTenant(trx, tenant);
+      // Only the types that leave are deleted, and the ones that stay or come are written with one
+      // insert that leaves an existing row as it is: the same set again changes nothing.
+      let leaving = trx.deleteFrom('enrolment_types').where('tenant', '=', tenant);
+      if (typeIds.length > 0) leaving = leaving.where('type_id', 'not in', typeIds);
+      await leaving.execute();
       if (typeIds.length === 0) return;
       await trx
         .insertInto('enrolment_types')
         .values(typeIds.map((typeId) => ({ tenant, type_id: typeId, created_at: now })))
+        .onConflict((oc) => oc.columns(['tenant', 'type_id']).doNothing())
         .execute();
     });
   }

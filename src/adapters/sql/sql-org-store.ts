@@ -11,6 +11,7 @@ import type {
   OrgStore,
 } from '../../ports/org-store.ts';
 import type { Db } from './connect.ts';
+import { holdTenant } from './row-locks.ts';
 import type { OrgDomainsTable, OrgLifecycleTable, TenantsTable } from './schema.ts';
 
 const num = (v: number | string | bigint) => Number(v);
@@ -195,6 +196,10 @@ export class SqlOrgStore implements OrgStore {
   }
 
   async putPending(d: OrgDomain, from: readonly (OrgDomain['state'] | null)[]): Promise<boolean> {
+    // The tenant's row is held first, so that two requests of one tenant follow each other: the
+    // second reads and replaces the first's pending domain instead of finding no row, inserting
+    // beside it and meeting it on the tenant key (answered as domain_taken, wrongly).
+    await holdTenant(this.db, d.tenant);
     const current = await this.domain(d.tenant);
     if (!from.includes(current?.state ?? null)) return false;
     if (current) await this.db.deleteFrom('org_domains').where('tenant', '=', d.tenant).execute();

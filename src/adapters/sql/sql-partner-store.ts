@@ -140,12 +140,17 @@ export class SqlPartnerStore implements PartnerStore {
     }));
   }
 
-  async setGrant(id: string, tenant: string, grant: NonNullable<ApplicationRecord['grant']>, now: number): Promise<void> {
-    await this.db
-      .updateTable('partner_applications')
-      .set({ tenant, grant_scopes: JSON.stringify(grant.scopes), grant_rate_class: grant.rateClass, updated_at: now })
-      .where('id', '=', id)
-      .execute();
+  async setGrant(id: string, tenant: string, grant: NonNullable<ApplicationRecord['grant']>, now: number): Promise<boolean> {
+    // The tenant is part of the condition, not read before: two links at once to different
+    // tenants cannot both pass a check of an unlinked row, the second one's write matches nothing.
+    return changed(
+      await this.db
+        .updateTable('partner_applications')
+        .set({ tenant, grant_scopes: JSON.stringify(grant.scopes), grant_rate_class: grant.rateClass, updated_at: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('tenant', 'is', null), eb('tenant', '=', tenant)]))
+        .executeTakeFirst(),
+    );
   }
 
   async portfolio(): Promise<PortfolioCell[]> {

@@ -8,6 +8,7 @@ import type {
   WalletItemStore,
 } from '../../ports/wallet-item-store.ts';
 import type { Db } from './connect.ts';
+import { onPostgres } from './row-locks.ts';
 import type { Database, WalletItemsTable } from './schema.ts';
 
 const toItem = (row: Selectable<WalletItemsTable>): WalletItemRecord => ({
@@ -108,5 +109,13 @@ export class SqlWalletItemStore implements WalletItemStore {
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .executeTakeFirst();
     return result.numUpdatedRows === 1n;
+  }
+
+  async hold(accountId: string, itemId: string): Promise<boolean> {
+    // FOR NO KEY UPDATE on PostgreSQL (see holdTenant); SQLite's writing transaction holds the
+    // database's write lock already.
+    let query = this.db.selectFrom('wallet_items').select('id').where('id', '=', itemId).where('account_id', '=', accountId);
+    if (onPostgres(this.db)) query = query.forNoKeyUpdate();
+    return (await query.executeTakeFirst()) !== undefined;
   }
 }

@@ -10,7 +10,9 @@ import type {
   WebhookStore,
 } from '../../ports/webhook-store.ts';
 import type { Db } from './connect.ts';
+import { holdTenant } from './row-locks.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;
 
@@ -87,22 +89,35 @@ const WEBHOOK_COLUMNS = [
 export class SqlWebhookStore implements WebhookStore {
   constructor(private readonly db: Db) {}
 
-  async create(w: WebhookRecord): Promise<void> {
-    await this.db
-      .insertInto('webhooks')
-      .values({
-        id: w.id,
-        tenant: w.tenant,
-        url: w.url,
-        events: JSON.stringify(w.events),
-        active: w.active ? 1 : 0,
-        inactive_reason: w.inactiveReason,
-        sealed_secret: w.sealedSecret,
-        created_by: w.createdBy,
-        created_at: w.createdAt,
-        updated_at: w.updatedAt,
-      })
-      .execute();
+  async create(w: WebhookRecord, max: number): Promise<boolean> {
+    return atomically(this.db, async (trx) => {
+      // Counted under the tenant's row: of registrations at once, each counts the ones committed
+      // before it, as one after another would (a count read beside another's uncommitted insert
+      // would let both pass the limit).
+      await holdTenant(trx, w.tenant);
+      const had = await trx
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('tenant', '=', w.tenant)
+        .executeTakeFirstOrThrow();
+      if (Number(had.n) >= max) return false;
+      await trx
+        .insertInto('webhooks')
+        .values({
+          id: w.id,
+          tenant: w.tenant,
+          url: w.url,
+          events: JSON.stringify(w.events),
+          active: w.active ? 1 : 0,
+          inactive_reason: w.inactiveReason,
+          sealed_secret: w.sealedSecret,
+          created_by: w.createdBy,
+          created_at: w.createdAt,
+          updated_at: w.updatedAt,
+        })
+        .execute();
+      return true;
+    });
   }
 
   private webhooks(within: string | null) {

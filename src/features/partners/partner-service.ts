@@ -9,11 +9,14 @@ import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSIT
 import type { IntegrationTokenStore } from '../../ports/integration-token-store.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 
 export interface PartnerScope {
   partners: PartnerStore;
   tokens: IntegrationTokenStore;
+  /** A partner linked to a new tenant has the tenant made in the link's own transaction. */
+  tenants: TenantStore;
 }
 
 /** What an applicant (or an operator on its behalf) gives: the intake's fixed body. */
@@ -74,7 +77,8 @@ export class PartnerService {
     private readonly uow: UnitOfWork<PartnerScope>,
     private readonly tenants: {
       exists(slug: string): Promise<boolean>;
-      create(name: string, actor: Actor): Promise<{ slug: string }>;
+      /** Makes a tenant of this name through the scope of the caller's unit of work. */
+      createIn(scope: PartnerScope & Recorders, name: string, actor: Actor): Promise<{ slug: string }>;
     },
     private readonly mailer: Mailer,
     private readonly platform: { name: string; origin: string },
@@ -252,19 +256,25 @@ export class PartnerService {
     if (input.tenant !== undefined && !(await this.tenants.exists(input.tenant))) {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
     }
-    if (found.tenant !== null && (input.tenantName !== undefined || input.tenant !== found.tenant)) {
-      throw new ServiceError(
-        'partner_linked',
-        `The partner is linked to tenant ${found.tenant}; its grant can change, its tenant cannot.`,
-      );
-    }
+    const linked = (to: string) =>
+      new ServiceError('partner_linked', `The partner is linked to tenant ${to}; its grant can change, its tenant cannot.`);
+    const refused = (to: string | null) => to !== null && (input.tenantName !== undefined || input.tenant !== to);
+    if (refused(found.tenant)) throw linked(found.tenant as string);
     const scopes = [...new Set(input.scopes)].sort();
-    const tenant = input.tenant ?? (await this.tenants.create(input.tenantName as string, actor)).slug;
     const grant = { scopes, rateClass: input.rateClass };
     const now = this.clock.now();
     const label = actorLabel(actor);
-    const auditSeq = await this.uow.run(async ({ partners, tokens, audit }) => {
-      await partners.setGrant(id, tenant, grant, now);
+    const auditSeq = await this.uow.run(async (scope) => {
+      const { partners, tokens, audit } = scope;
+      // The row is held, then read again: of links at once, each waits here for the one before
+      // and finds its tenant, as it would one after another. So a refused link makes no tenant:
+      // the new one is made in this transaction, after the check.
+      await partners.lockTeam(id);
+      const current = (await partners.application(id))?.tenant ?? null;
+      if (refused(current)) throw linked(current as string);
+      const tenant = input.tenant ?? (await this.tenants.createIn(scope, input.tenantName as string, actor)).slug;
+      // Conditional as well: the first link stands even for a caller that does not hold the row.
+      if (!(await partners.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
       const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>
         t.rateClass === grant.rateClass && t.scopes.every((s) => scopes.includes(s));
       const revokedKeys = await tokens.revokePartnerKeys(id, label, now, inside);

@@ -5,6 +5,7 @@ import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCandidate } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
+import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
 import {
   emptyProfile,
   type TenantProfile,
@@ -12,7 +13,10 @@ import {
   type TenantStatus,
   type TenantStore,
 } from '../../ports/tenant-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+
+/** What a unit of work that writes tenants gives: the tenant store on its transaction, and the recorders. */
+export type TenantScope = { tenants: TenantStore } & Recorders;
 
 export interface TenantView {
   slug: string;
@@ -105,13 +109,35 @@ export class TenantService {
   async create(rawName: string, actor: Actor, profile: Partial<TenantProfile> = {}): Promise<TenantView & { auditSeq: number }> {
     const name = normaliseName(rawName);
     checkDemoMarks(false, name, profile.displayName);
+    return this.underFreeSlug(name, this.tenants, (slug) => this.insert(slug, name, actor, profile));
+  }
+
+  /**
+   * As `create`, inside the caller's unit of work, whose `scope` it writes through: the tenant is
+   * made together with the rest of that use case, or not at all (a partner linked to a new tenant:
+   * of two links at once, the one refused leaves no tenant behind).
+   */
+  async createIn(scope: TenantScope, rawName: string, actor: Actor): Promise<TenantView & { auditSeq: number }> {
+    const name = normaliseName(rawName);
+    checkDemoMarks(false, name, undefined);
+    return this.underFreeSlug(name, scope.tenants, async (slug) =>
+      this.insertIn(scope, slug, name, actor, {}, await this.keys.prepareKey(slug, 'issuer')),
+    );
+  }
+
+  /** Inserts under the first free slug of the name, looking again when a concurrent insert took it. */
+  private async underFreeSlug(
+    name: string,
+    tenants: TenantStore,
+    insert: (slug: string) => Promise<{ record: TenantRecord; auditSeq: number } | undefined>,
+  ): Promise<TenantView & { auditSeq: number }> {
     const base = baseSlug(name);
     for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-      const taken = new Set(await this.tenants.slugsStartingWith(base));
+      const taken = new Set(await tenants.slugsStartingWith(base));
       let n = 1;
       while (taken.has(slugCandidate(base, n))) n++;
       const slug = slugCandidate(base, n);
-      const created = await this.insert(slug, name, actor, profile);
+      const created = await insert(slug);
       if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
       // Another request took the slug between the read and the insert: look again.
     }
@@ -151,19 +177,28 @@ export class TenantService {
     actor: Actor,
     profile: Partial<TenantProfile> = {},
   ): Promise<{ record: TenantRecord; auditSeq: number } | undefined> {
+    const key = await this.keys.prepareKey(slug, 'issuer');
+    return this.uow.run((scope) => this.insertIn(scope, slug, name, actor, profile, key));
+  }
+
+  private async insertIn(
+    { tenants, audit, events }: TenantScope,
+    slug: string,
+    name: string,
+    actor: Actor,
+    profile: Partial<TenantProfile>,
+    key: StoredSigningKey,
+  ): Promise<{ record: TenantRecord; auditSeq: number } | undefined> {
     const now = this.clock.now();
     const fields = (Object.keys(profile) as (keyof TenantProfile)[]).filter((k) => profile[k] !== undefined);
     const given = Object.fromEntries(fields.map((k) => [k, profile[k]])) as Partial<TenantProfile>;
     const record: TenantRecord = { slug, name, ...emptyProfile(), ...given, createdAt: now, updatedAt: now };
-    const key = await this.keys.prepareKey(slug, 'issuer');
-    return this.uow.run(async ({ tenants, audit, events }) => {
-      if (!(await tenants.create(record, [key]))) return undefined;
-      const did = this.didOf(slug);
-      const detail = { name, did, ...(fields.length > 0 ? { fields } : {}) };
-      const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail });
-      await events.emit({ type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } });
-      return { record, auditSeq };
-    });
+    if (!(await tenants.create(record, [key]))) return undefined;
+    const did = this.didOf(slug);
+    const detail = { name, did, ...(fields.length > 0 ? { fields } : {}) };
+    const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail });
+    await events.emit({ type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } });
+    return { record, auditSeq };
   }
 }
 

@@ -57,6 +57,9 @@ export class SharingService {
     return this.uow.run(async (scope) => {
       const { items, channels, audit, events } = scope;
       const now = this.clock.now();
+      // Held first: two changes of one item's sharing at once follow each other, so the second
+      // reads the settings, the channels and the log the first left, and answers as it would after it.
+      await items.hold(accountId, itemId);
       const item = await items.get(accountId, itemId);
       if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
 
@@ -84,7 +87,9 @@ export class SharingService {
           const channel = await channels.get(share.tenant, accountId);
           if (channel && (channel.state === 'active' || channel.state === 'requested')) continue;
           // No live channel: the holder asks for one; the organisation accepts it on the console.
-          await channels.request({
+          // False when a request for another of the account's items made one meanwhile: it is live
+          // now, and asked for once.
+          const requested = await channels.request({
             tenant: share.tenant,
             accountId,
             state: 'requested',
@@ -93,6 +98,7 @@ export class SharingService {
             createdAt: now,
             updatedAt: now,
           });
+          if (!requested) continue;
           const data = { accountId, elements: share.elements, by: 'holder' };
           await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data });
           await events.emit({ type: 'channel.requested', tenant: share.tenant, data });

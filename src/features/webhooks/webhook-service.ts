@@ -145,11 +145,11 @@ export class WebhookService {
       lastSuccessAt: null,
     };
     const auditSeq = await this.uow.run(async ({ webhooks, audit, events: outbox }) => {
-      const existing = await webhooks.list(input.tenant, undefined, MAX_WEBHOOKS_PER_TENANT);
-      if (existing.length >= MAX_WEBHOOKS_PER_TENANT) {
+      // The store counts and writes as one operation: a count read here first would let
+      // registrations at once all pass it.
+      if (!(await webhooks.create(record, MAX_WEBHOOKS_PER_TENANT))) {
         throw new ServiceError('webhook_limit', `A tenant may have ${MAX_WEBHOOKS_PER_TENANT} webhook endpoints.`);
       }
-      await webhooks.create(record);
       // The first event an endpoint receives tests it, and its secret.
       await outbox.emit({ type: 'webhook.ping', tenant: input.tenant, data: { webhookId: id, reason: 'registered' } });
       return audit.append({ actor, action: 'webhook.registered', tenant: input.tenant, target: id, detail: { events } });
