@@ -48,7 +48,10 @@ for (const factory of testDatabases()) {
 
       const { org } = await change('/orgs', { name: 'Day Org' }, 'tenant.created');
       const slug = org.slug as string;
-      await change(`/orgs/${slug}/admins`, { username: 'day-admin', password: PASSWORD }, 'operator.created');
+      const invitee = { username: 'day-admin', email: 'day-admin@day-org.example', roles: ['support'], tenant: slug };
+      await change('/people/operators', invitee, 'operator.created');
+      await change('/people/operators/day-admin/invite', {}, 'operator.invited');
+      await change(`/orgs/${slug}/admins`, { username: 'day-admin' }, 'operator.roles_changed');
       await change(`/orgs/${slug}/domain`, { domain: 'id.day-org.example' }, 'org.domain_requested');
       await change(`/orgs/${slug}/domain/revoke`, {}, 'org.domain_revoked');
       await change('/types', { tenant: slug, name: 'Day Pass', claims: PASS_CLAIMS }, 'type.registered', ops);

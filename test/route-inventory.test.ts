@@ -45,6 +45,12 @@ const EXTRAS: Record<string, string> = {
     'the action of the /partners/apply form: the JSON intake’s rules and per-address budget, without a script (docs/partner-pages.md)',
   'POST /partners/status':
     'the action of the /partners/status form: the status token travels in a form body, never in a URL (docs/partner-pages.md)',
+  'GET /operator/invitation':
+    'the page where an invited operator, or one sent a password reset, chooses its own password (docs/operators.md, "Invitations")',
+  'POST /operator/invitation':
+    'the action of that page: no operator ever sets another’s password (docs/security.md, "Separation of duties")',
+  'POST /api/admin/people/operators/{username}/invite':
+    'mails an invitation again, or a password reset: how an operator regains access without anyone choosing its password',
   'POST /api/members/enrolment-types':
     'a tenant names the credential types whose accepted presentation enrols (POST /member/enroll; docs/decisions/0014)',
 };

@@ -4,6 +4,7 @@ import type { Db } from '../adapters/sql/connect.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { IssuerUrls } from '../core/issuer-urls.ts';
+import type { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
@@ -74,6 +75,8 @@ export interface Context {
   readonly urls: IssuerUrls;
   /** Outbound HTTP with the SSRF policy inside. */
   readonly fetcher: HttpFetcher;
+  /** The anonymous budgets (docs/security.md): every anonymous write spends from them first. */
+  readonly budgets: AnonymousGate;
   /** The break-glass owner token's hash (docs/authentication.md), read per request. */
   readonly ownerTokenHash: () => Promise<string | undefined>;
   /** The services of another module, building it first if need be. */

@@ -6,20 +6,24 @@ import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { type Db, migrate, type OpenOptions, openDatabase, settled } from '../adapters/sql/connect.ts';
+import { SqlRateBudget } from '../adapters/sql/sql-integration-token-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
 import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
 import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import type { Config } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
+import { LONGEST_BUDGET_WINDOW_SECONDS } from '../core/anonymous-budgets.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { IssuerUrls } from '../core/issuer-urls.ts';
 import { buildApp } from '../http/app.ts';
+import { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
+import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
-import { JobRunner } from './jobs.ts';
+import { type Job, JobRunner } from './jobs.ts';
 import type { Context, Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
 import { ModuleRegistry } from './registry.ts';
@@ -71,6 +75,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     await checkMasterKey(settings, vault);
 
     let openApi: Record<string, unknown> = {};
+    const rateWindows = new SqlRateBudget(db);
     const context: Omit<Context, 'use'> = {
       config,
       clock,
@@ -80,6 +85,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),
       urls: new IssuerUrls(config.publicUrl),
       fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
+      budgets: new AnonymousGate(rateWindows, clock, log, config.anonymousBudgetScale),
       ownerTokenHash: ownerTokenHash(settings, config),
       unitOfWork: (bind) => new SqlUnitOfWork(db, bind, clock),
       openApi: () => openApi,
@@ -102,10 +108,12 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       publicOrigin: config.publicUrl.origin,
       siteName: config.platformName,
       settled: () => settled(db),
+      trustProxy: config.trustProxy,
+      budgets: context.budgets,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     await app.ready();
-    const jobs = new JobRunner(await registry.jobs(), new SqlJobLeaseStore(db), clock, log);
+    const jobs = new JobRunner([...kernelJobs(rateWindows), ...(await registry.jobs())], new SqlJobLeaseStore(db), clock, log);
     const daemons = await registry.daemons();
     if (options.runJobs !== false) {
       await jobs.start();
@@ -132,6 +140,21 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     await db.destroy();
     throw err;
   }
+}
+
+/**
+ * The kernel's own upkeep: rate windows (every budget's counts, keyed by address, subject or key)
+ * that ended long ago are deleted, so what anonymous callers make the service count is bounded too.
+ */
+function kernelJobs(rateWindows: RateBudget): Job[] {
+  const keepMs = 2 * LONGEST_BUDGET_WINDOW_SECONDS * 1000;
+  return [
+    {
+      name: 'kernel.prune-rate-windows',
+      everyMs: 10 * 60 * 1000,
+      run: async (now) => void (await rateWindows.prune(now - keepMs)),
+    },
+  ];
 }
 
 /** OPENRAIL_UNMOUNTED_GROUPS may name only groups some module serves. */

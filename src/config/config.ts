@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 /**
@@ -34,6 +35,13 @@ export interface Config {
   smtpUrl?: string;
   /** The From of every mail. */
   mailFrom: string;
+  /**
+   * The reverse proxies (addresses or CIDR blocks) whose X-Forwarded-For names the caller; empty:
+   * the caller is the connection's peer (docs/security.md, "Behind a proxy").
+   */
+  trustProxy: string[];
+  /** Every anonymous budget's quota is multiplied by this (docs/security.md, "Anonymous budgets"). */
+  anonymousBudgetScale: number;
 }
 
 export class ConfigError extends Error {
@@ -206,6 +214,33 @@ export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SC
   });
 }
 
+/** `10.0.0.5,10.1.0.0/16,::1`: each an IP address or a CIDR block. */
+function trustProxy(env: Env): string[] {
+  const raw = read(env, 'OPENRAIL_TRUST_PROXY');
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const text = entry.trim();
+    const [address = '', bits, extra] = text.split('/');
+    const family = isIP(address);
+    const prefix = Number(bits);
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && prefix <= (family === 6 ? 128 : 32));
+    if (family === 0 || extra !== undefined || !prefixOk) {
+      throw new ConfigError('OPENRAIL_TRUST_PROXY', `lists IP addresses or CIDR blocks such as 10.0.0.0/8 (got "${text}")`);
+    }
+    return text;
+  });
+}
+
+function budgetScale(env: Env): number {
+  const raw = read(env, 'OPENRAIL_ANONYMOUS_BUDGET_SCALE');
+  if (raw === undefined) return 1;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || n < 0.01 || n > 100_000) {
+    throw new ConfigError('OPENRAIL_ANONYMOUS_BUDGET_SCALE', `must be a number from 0.01 to 100000 (got "${raw}")`);
+  }
+  return n;
+}
+
 function mailFrom(env: Env, url: URL): string {
   const raw = read(env, 'OPENRAIL_MAIL_FROM') ?? `openrail <no-reply@${url.hostname}>`;
   if (!/^[^\r\n<>]*<?[^\s@<>]+@[^\s@<>]+>?$/.test(raw))
@@ -236,6 +271,8 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllow: outboundAllow(env, production),
     webhookRetrySchedule: retrySchedule(read(env, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
     mailFrom: mailFrom(env, url),
+    trustProxy: trustProxy(env),
+    anonymousBudgetScale: budgetScale(env),
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;

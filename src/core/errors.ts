@@ -40,7 +40,10 @@ export const ERROR_CATALOGUE = {
     status: 403,
     description: 'The tenant is suspended: it issues nothing and its integration tokens are refused.',
   },
-  same_operator: { status: 403, description: 'The operator who asked for this cannot also approve it (four eyes).' },
+  same_operator: {
+    status: 403,
+    description: 'The operator who asked for this, or an operator linked to it, cannot also decide it (four eyes).',
+  },
   outside_grant: {
     status: 403,
     description: 'A partner key asks for a scope outside the grant an operator attached to the partner.',
@@ -119,6 +122,11 @@ export const ERROR_CATALOGUE = {
   team_member_exists: { status: 409, description: "The address is already on the partner's team." },
   last_admin: { status: 409, description: "The change would leave the partner's team without an admin." },
   identity_linked: { status: 409, description: 'The enterprise identity is already linked to another operator.' },
+  operator_state: {
+    status: 409,
+    description: 'The operator is not in a state this change applies to (an invitation goes to an invited or active operator).',
+  },
+  invitation_unavailable: { status: 410, description: 'The invitation is unknown, used or expired.' },
   approval_required: {
     status: 409,
     description: 'Only an approval may make this change: file it through the back office, and a second operator approves it.',
@@ -139,7 +147,8 @@ export const ERROR_CATALOGUE = {
   directory_unconfigured: { status: 503, description: 'The holder directory is not configured on this deployment (no pepper).' },
   rate_limited: {
     status: 429,
-    description: "The key has used its rate class's requests for this window; retry after Retry-After seconds.",
+    description:
+      "A budget is spent: the key's rate class, or an anonymous budget of this address, subject or deployment; retry after Retry-After seconds.",
   },
   signin_ended: { status: 410, description: 'The sign-in request is spent, expired or unknown.' },
   request_timeout: { status: 408, description: 'The request was not received in time.' },

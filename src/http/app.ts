@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { clientError, frameworkError, installErrorHandling } from './error-handler.ts';
 import { parseForm } from './form.ts';
@@ -22,6 +23,10 @@ export interface AppOptions {
    * `settled`): no answer leaves before what it reports, or saw, is on disk.
    */
   settled?: () => Promise<void> | undefined;
+  /** The anonymous budgets the routes declare (RouteDef.budget). */
+  budgets?: AnonymousGate;
+  /** OPENRAIL_TRUST_PROXY: the proxies whose X-Forwarded-For names the caller (request.ip). */
+  trustProxy?: readonly string[];
 }
 
 /**
@@ -34,6 +39,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Fastify's own two lines per request are replaced by the single line of the onResponse hook.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: 'idle',
+    // request.ip is the caller the anonymous budgets count: the peer, or behind a proxy this
+    // deployment names, the address that proxy saw (docs/security.md, "Behind a proxy").
+    trustProxy: options.trustProxy?.length ? [...options.trustProxy] : false,
     ajv: {
       // Values are never coerced (a numeric string stays a string) and unknown fields are refused by
       // schema, never silently dropped.
@@ -86,6 +94,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
       'request',
     );
   });
-  registerRoutes(app, options.groups, options.planes, options.publicOrigin);
+  registerRoutes(app, options.groups, options.planes, options.publicOrigin, options.budgets);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import type { RouteDef, RouteGroup, TenantScope } from './route.ts';
+import { errorResponse } from './schemas/common.ts';
 
 export const OPENAPI_INFO_VERSION = '0.1.0';
 
@@ -15,9 +16,19 @@ function operationId(method: string, path: string): string {
   return [method.toLowerCase(), ...words].join('_');
 }
 
+/**
+ * The refusal every operation that spends an anonymous budget can give (its own, or the holder
+ * plane's for the replay mark it stores): listed whether or not the route names it.
+ */
+const BUDGET_REFUSAL = errorResponse(
+  'rate_limited: an anonymous budget is spent (docs/security.md, "Anonymous budgets"); Retry-After says when to ask again.',
+);
+
 function operation(route: RouteDef, path: string, group: string, plane: AuthPlane | undefined) {
   const responses: Record<string, unknown> = {};
-  for (const [status, r] of Object.entries(route.responses)) {
+  const declared = { ...route.responses };
+  if ((route.budget || route.auth === 'holder') && !declared[429]) declared[429] = BUDGET_REFUSAL;
+  for (const [status, r] of Object.entries(declared)) {
     const published = !route.undocumented || Number(status) >= 400;
     const media = r.contentType ?? 'application/json';
     responses[status] =
@@ -37,6 +48,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (route.roles) op['x-svc-roles'] = [...route.roles];
   if (route.scope) op['x-svc-tenant-scope'] = tenantScopeLabel(route.scope);
   if (route.internal) op['x-svc-internal'] = true;
+  if (route.budget) op['x-svc-anonymous-budget'] = route.budget;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
   const parameters = [...paramsOf(route.params, 'path'), ...paramsOf(route.querystring, 'query')];

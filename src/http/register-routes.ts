@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { ServiceError } from '../core/errors.ts';
+import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteDef, RouteGroup } from './route.ts';
@@ -23,6 +24,7 @@ export function registerRoutes(
   groups: RouteGroup[],
   planes: ReadonlyMap<PlaneName, AuthPlane>,
   publicOrigin: string,
+  budgets?: AnonymousGate,
 ): void {
   const crossOrigin = new Map<string, Set<string>>();
   for (const group of groups) {
@@ -57,9 +59,13 @@ export function registerRoutes(
             enforceNamedTenant(route, request);
             route.beforeValidation?.(request);
           },
-          preHandler: async (request) => {
+          preHandler: async (request, reply) => {
             enforceBodyTenant(route, request);
-            await plane.admit?.(request.principal as never);
+            if (route.budget) {
+              if (!budgets) throw new Error(`${route.method} ${route.path}: an anonymous budget needs the gate`);
+              reply.headers(await budgets.spend(route.budget, request.ip, route.budgetSubject?.(request)));
+            }
+            await plane.admit?.(request.principal as never, { address: request.ip });
           },
           handler: route.handler,
         });

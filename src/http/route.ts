@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AnonymousBudgetName } from '../core/anonymous-budgets.ts';
 import type { ServiceError } from '../core/errors.ts';
 import type { IntegrationScope } from '../core/integration-scopes.ts';
 import type { PartnerRole } from '../core/partner-pipeline.ts';
@@ -85,6 +86,15 @@ export interface RouteDef {
   summary: string;
   /** Sets Access-Control-Allow-Origin: * on every answer, errors included. */
   cors?: boolean;
+  /**
+   * The anonymous budget this operation spends (docs/security.md, "Anonymous budgets"): counted
+   * per calling address and against the deployment's ceiling (and per subject, with
+   * `budgetSubject`) once the request is valid, before the plane spends anything single-use. Over
+   * budget it is 429 rate_limited with Retry-After, and nothing else happens.
+   */
+  budget?: AnonymousBudgetName;
+  /** The subject a per-subject budget counts, read from the validated request (a username). */
+  budgetSubject?: (request: FastifyRequest) => string | undefined;
   /** How refusals are rendered; default `api`. */
   surface?: Surface;
   /**
@@ -131,10 +141,11 @@ export function defineRoute<
   P extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
 >(
-  def: Omit<RouteDef, 'handler' | 'body' | 'params' | 'querystring'> & {
+  def: Omit<RouteDef, 'handler' | 'body' | 'params' | 'querystring' | 'budgetSubject'> & {
     body?: B;
     params?: P;
     querystring?: Q;
+    budgetSubject?: (request: TypedRequest<B, P, Q>) => string | undefined;
     handler: (request: TypedRequest<B, P, Q>, reply: FastifyReply) => Promise<unknown>;
   },
 ): RouteDef {

@@ -93,4 +93,6 @@ export interface RateBudget {
   consume(key: string, windowStart: number): Promise<number>;
   /** How many requests of `key` the window starting at `windowStart` has counted (0 for another window). */
   used(key: string, windowStart: number): Promise<number>;
+  /** Deletes the counts of windows that started before `before`; answers how many. */
+  prune(before: number): Promise<number>;
 }

@@ -13,8 +13,16 @@ export interface ChallengeRecord {
 }
 
 export interface OnboardingStore {
-  /** Creates the challenge and ends the identifier's earlier unspent ones, all or nothing: a newer code replaces an older one. */
-  create(challenge: ChallengeRecord): Promise<void>;
+  /**
+   * Creates the challenge and ends the identifier's earlier unspent ones, all or nothing: a newer
+   * code replaces an older one. Answers the ids of those it ended.
+   */
+  create(challenge: ChallengeRecord): Promise<string[]>;
+  /**
+   * Takes back a creation whose code could not be mailed, all or nothing: the challenge is deleted
+   * and the ones its creation ended live again (unless something else ended them meanwhile).
+   */
+  undo(challenge: Pick<ChallengeRecord, 'id' | 'createdAt'>, ended: readonly string[]): Promise<void>;
   /** The identifier's unspent challenge, if any (expired or not). */
   current(identifierKey: string): Promise<ChallengeRecord | undefined>;
   /**

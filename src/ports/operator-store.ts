@@ -1,9 +1,14 @@
 export const OPERATOR_ROLES = ['owner', 'issuer', 'verifier', 'analyst', 'auditor', 'ops', 'support', 'tenant-admin'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
-export type OperatorStatus = 'active' | 'suspended' | 'removed';
+/** `invited`: created, its person has not yet set a password (docs/operators.md, "Invitations"). */
+export type OperatorStatus = 'invited' | 'active' | 'suspended' | 'removed';
+
+/** The password hash of an operator who has none: it never verifies. */
+export const NO_PASSWORD = '!';
 
 export interface OperatorRecord {
   username: string;
+  /** An scrypt hash, or NO_PASSWORD. */
   passwordHash: string;
   roles: OperatorRole[];
   /** A tenant-scoped operator acts on this tenant only; null for platform operators. */
@@ -13,11 +18,42 @@ export interface OperatorRecord {
   lockedUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Where its invitation or password reset is mailed; null when none was given. */
+  email: string | null;
+  /** The operator who created or invited it; null for the owner token (or not known). */
+  createdBy: string | null;
+  /** When its live invitation or password reset ends; null when there is none. */
+  invitationExpiresAt: number | null;
+}
+
+/** A one-time invitation or password reset: the hash of the link's secret, and its end. */
+export interface InvitationGrant {
+  hash: string;
+  expiresAt: number;
 }
 
 export interface OperatorStore {
-  /** False when the username exists (in any status). */
-  create(op: OperatorRecord): Promise<boolean>;
+  /** False when the username exists (in any status). With an invitation, it is live from now. */
+  create(op: OperatorRecord, invitation?: InvitationGrant): Promise<boolean>;
+  /**
+   * Replaces the operator's invitation (an `invited` operator: sent again, to `email` when given)
+   * or starts a password reset (an `active` operator with an e-mail); false otherwise.
+   */
+  issueInvitation(username: string, grant: InvitationGrant, email: string | undefined, now: number): Promise<boolean>;
+  /** The invited or active operator whose live invitation has this hash. */
+  findByInvitation(hash: string, now: number): Promise<OperatorRecord | undefined>;
+  /**
+   * Spends a live invitation, in one conditional write: the password is set, an invited operator
+   * becomes active, failed sign-ins and any lock are cleared. Answers whose it was, or undefined
+   * (unknown, spent, expired, or its operator no longer invited or active).
+   */
+  acceptInvitation(hash: string, passwordHash: string, now: number): Promise<string | undefined>;
+  /**
+   * The other operators that may be the same person as this one (docs/security.md, "Four eyes"):
+   * the one that created or invited it, those it created or invited, and those ever linked to an
+   * enterprise identity it was ever linked to.
+   */
+  relatedTo(username: string): Promise<string[]>;
   get(username: string): Promise<OperatorRecord | undefined>;
   /** Each update returns false when the operator does not exist or is removed. */
   /** Sets the roles and, unless `tenant` is undefined, the tenant scope. */

@@ -139,7 +139,7 @@ const T = {
   depositChain:
     'DepositStore: each tenant’s deposits form their own chain; deposits, chain and chainHead read one tenant’s only; chainTenants lists every tenant with a chain, by design',
   directory:
-    'DirectoryStore: a listing is its account’s own (put, remove, mine); byCommunity answers one community; lookup and byName reach across communities, active members only, by design',
+    'DirectoryStore: a listing is its account’s own (put, remove, mine); lookup, byCommunity and byName answer only the communities they are given, active members only, and count only those toward a limit or page',
   webhooks:
     'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
   approvals:
@@ -210,7 +210,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     votedOn: T.proposals,
     tally: T.proposals,
   },
-  WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items },
+  WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items, hold: T.items },
   ChannelStore: {
     get: T.channels,
     request: T.channels,
@@ -1322,6 +1322,8 @@ for (const factory of testDatabases()) {
       assert.equal(await items.get(holder, 'itm-b1'), undefined, 'beta’s offer waits until the holder joins beta');
       assert.deepEqual(await items.list(stranger, 10), [], 'another account sees nothing');
       assert.equal(await items.get(stranger, 'itm-a1'), undefined);
+      assert.equal(await items.hold(holder, 'itm-b1'), true, 'an item is held whether or not it is visible yet');
+      assert.equal(await items.hold(stranger, 'itm-a1'), false, 'another account holds nothing of it');
       assert.equal((await items.findByRef('alpha', 'offer', 'ref-itm-a1'))?.id, 'itm-a1');
       assert.equal(await items.findByRef('beta', 'offer', 'ref-itm-a1'), undefined);
       await assert.rejects(items.add(item('alpha', 'itm-dup', { ref: 'ref-itm-a1' })), 'one item per record');
@@ -1540,35 +1542,61 @@ for (const factory of testDatabases()) {
       const store = new SqlDirectoryStore(db);
       const inAlpha = 'dirAlphaAccount'.padEnd(43, 'A');
       const inBeta = 'dirBetaAccount'.padEnd(43, 'B');
+      // Beta listings that carry alpha's entry and sort before it: outside a scope of alpha they
+      // must neither be answered nor take a place in a limit or page.
+      const crowd = [0, 1, 2].map((i) => `dirCrowd${i}`.padEnd(43, 'C'));
+      // Listed in alpha while a member of beta only: not an active member of its listing's community.
+      const stray = 'dirStrayAccount'.padEnd(43, 'S');
       assert.equal(await membership.enrol(memberRecord('alpha', { accountId: inAlpha })), true);
       assert.equal(await membership.enrol(memberRecord('beta', { accountId: inBeta })), true);
-      const listing = (accountId: string, community: string) => ({
+      for (const accountId of [...crowd, stray]) {
+        assert.equal(await membership.enrol(memberRecord('beta', { accountId })), true);
+      }
+      const listing = (accountId: string, community: string, displayName = `Dir ${community}`) => ({
         accountId,
         community,
-        displayName: `Dir ${community}`,
+        displayName,
         createdAt: T0,
         updatedAt: T0,
       });
-      await store.put(listing(inAlpha, 'alpha'), [{ kind: 'email', entry: 'shared-entry', pepperId: 'p1' }]);
-      await store.put(listing(inBeta, 'beta'), [{ kind: 'email', entry: 'shared-entry', pepperId: 'p1' }]);
-      assert.deepEqual(
-        (await store.byCommunity('alpha', { limit: 10 })).map((l) => l.accountId),
-        [inAlpha],
-      );
-      assert.deepEqual(
-        (await store.byCommunity('beta', { limit: 10 })).map((l) => l.accountId),
-        [inBeta],
-      );
-      assert.deepEqual(
-        (await store.byName('dir', 'beta', { limit: 10 })).map((l) => l.accountId),
-        [inBeta],
-      );
-      assert.equal((await store.byName('dir', undefined, { limit: 10 })).length, 2, 'across communities, by design');
-      assert.equal((await store.lookup('shared-entry', 'p1', 10)).length, 2, 'an entry is found in every community, by design');
+      const shared = [{ kind: 'email' as const, entry: 'shared-entry', pepperId: 'p1' }];
+      await store.put(listing(inAlpha, 'alpha'), shared);
+      await store.put(listing(inBeta, 'beta'), shared);
+      for (const [i, accountId] of crowd.entries()) await store.put(listing(accountId, 'beta', `Dir Aa ${i}`), shared);
+      await store.put(listing(stray, 'alpha', 'Dir Aa stray'), shared);
+      const ids = (rows: Array<{ accountId: string }>) => rows.map((l) => l.accountId);
+
+      assert.deepEqual(ids(await store.lookup('shared-entry', 'p1', ['alpha'], 1)), [inAlpha], 'beta’s listings take no place');
+      assert.deepEqual(ids(await store.lookup('shared-entry', 'p1', ['beta'], 10)), [...crowd, inBeta]);
+      assert.deepEqual(ids(await store.lookup('shared-entry', 'p1', ['alpha', 'beta'], 10)), [...crowd, inAlpha, inBeta]);
+      assert.deepEqual(ids(await store.byCommunity(['alpha'], { limit: 10 })), [inAlpha]);
+      assert.deepEqual(ids(await store.byCommunity(['beta'], { limit: 10 })), [...crowd, inBeta]);
+      assert.deepEqual(ids(await store.byName('dir', ['alpha'], { limit: 1 })), [inAlpha], 'beta’s listings take no place');
+      assert.deepEqual(ids(await store.byName('dir', ['beta'], { limit: 10 })), [...crowd, inBeta]);
+      assert.deepEqual(ids(await store.byName('dir al', ['beta'], { limit: 10 })), [], 'alpha’s name is not found in beta');
+      // Several communities are one order, paged by one keyset; a page counts only listings in scope.
+      const paged: string[] = [];
+      let after: { nameKey: string; accountId: string } | undefined;
+      for (let i = 0; i < 10; i++) {
+        const rows = await store.byName('dir', ['alpha', 'beta'], { limit: 2, ...(after ? { after } : {}) });
+        paged.push(...ids(rows));
+        const last = rows.at(-1);
+        if (rows.length < 2 || !last) break;
+        after = { nameKey: last.nameKey, accountId: last.accountId };
+      }
+      assert.deepEqual(paged, [...crowd, inAlpha, inBeta]);
+      for (const scope of [[], ['gamma']]) {
+        assert.deepEqual(await store.lookup('shared-entry', 'p1', scope, 10), [], `scope ${JSON.stringify(scope)}`);
+        assert.deepEqual(await store.byCommunity(scope, { limit: 10 }), [], `scope ${JSON.stringify(scope)}`);
+        assert.deepEqual(await store.byName('dir', scope, { limit: 10 }), [], `scope ${JSON.stringify(scope)}`);
+      }
+
       assert.equal((await store.mine(inBeta))?.listing.community, 'beta');
+      assert.equal((await store.mine(stray))?.listing.community, 'alpha', 'a listing not shown is still its holder’s own');
       assert.equal(await store.remove(inAlpha), true);
       assert.equal((await store.mine(inBeta))?.contacts.length, 1, 'removing one account’s listing leaves the other’s');
       assert.equal(await store.remove(inAlpha), false);
+      for (const accountId of [inBeta, ...crowd, stray]) assert.equal(await store.remove(accountId), true);
     });
 
     isolated(T.webhooks, async () => {
@@ -1587,8 +1615,9 @@ for (const factory of testDatabases()) {
         deadStreak: 0,
         lastSuccessAt: null,
       });
-      await store.create(hook('alpha'));
-      await store.create(hook('beta'));
+      assert.equal(await store.create(hook('alpha'), 20), true);
+      assert.equal(await store.create(hook('beta'), 1), true, 'alpha’s endpoint does not count against beta’s limit');
+      assert.equal(await store.create({ ...hook('beta'), id: 'whk-beta-2' }, 1), false, 'beta is at its limit');
       assert.equal(await store.get('whk-alpha', 'beta'), undefined, 'beta cannot read alpha’s endpoint');
       assert.equal((await store.get('whk-alpha', 'alpha'))?.url, 'https://alpha.example/hook');
       assert.equal((await store.get('whk-alpha', null))?.tenant, 'alpha', 'the platform sees every tenant');
@@ -1696,7 +1725,9 @@ for (const factory of testDatabases()) {
         ['beta-admin', 'beta'],
       ] as const) {
         const op = { username, passwordHash: 'x', roles: ['tenant-admin' as const], tenant, status: 'active' as const };
-        assert.equal(await operators.create({ ...op, failedAttempts: 0, lockedUntil: null, createdAt: T0, updatedAt: T0 }), true);
+        const fresh = { failedAttempts: 0, lockedUntil: null, createdAt: T0, updatedAt: T0 };
+        const unlinked = { email: null, createdBy: null, invitationExpiresAt: null };
+        assert.equal(await operators.create({ ...op, ...fresh, ...unlinked }), true);
       }
       const domain = (tenant: string, name: string): OrgDomain => ({
         tenant,

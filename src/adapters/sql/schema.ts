@@ -62,14 +62,22 @@ export interface SigningKeysTable {
 
 export interface OperatorsTable {
   username: string;
+  /** An scrypt hash, or NO_PASSWORD for an operator who has set none (invited, or signing in through its identity provider). */
   password_hash: string;
   roles: string;
   tenant: string | null;
-  status: 'active' | 'suspended' | 'removed';
+  status: 'invited' | 'active' | 'suspended' | 'removed';
   failed_attempts: number;
   locked_until: number | null;
   created_at: number;
   updated_at: number;
+  /** Migration 0028: where invitations and password resets are mailed. */
+  email: string | null;
+  /** Migration 0028: who created or invited the operator; null for the owner token. */
+  created_by: string | null;
+  /** Migration 0028: the live invitation's (or reset's) hash and end. */
+  invitation_hash: string | null;
+  invitation_expires_at: number | null;
 }
 
 export interface OperatorSessionsTable {
@@ -81,6 +89,14 @@ export interface OperatorSessionsTable {
 
 /** An operator's enterprise identity (migration 0024): one per operator, one operator per identity. */
 export interface OperatorIdentitiesTable {
+  issuer: string;
+  subject: string;
+  username: string;
+  linked_at: number;
+}
+
+/** Migration 0028: every enterprise identity an operator was ever linked to. */
+export interface OperatorIdentityHistoryTable {
   issuer: string;
   subject: string;
   username: string;
@@ -587,6 +603,7 @@ export interface Database {
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
   operator_identities: OperatorIdentitiesTable;
+  operator_identity_history: OperatorIdentityHistoryTable;
   holder_jti: HolderJtiTable;
   access_tokens: AccessTokensTable;
   credential_types: CredentialTypesTable;

@@ -216,4 +216,9 @@ export class SqlRateBudget implements RateBudget {
       .executeTakeFirst();
     return Number(row?.used ?? 0);
   }
+
+  async prune(before: number): Promise<number> {
+    const result = await this.db.deleteFrom('rate_windows').where('window_start', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type {
+  InvitationGrant,
   OperatorFilter,
   OperatorIdentity,
   OperatorRecord,
@@ -22,12 +23,15 @@ const toOperator = (row: Selectable<OperatorsTable>): OperatorRecord => ({
   lockedUntil: row.locked_until,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  email: row.email,
+  createdBy: row.created_by,
+  invitationExpiresAt: row.invitation_expires_at === null ? null : Number(row.invitation_expires_at),
 });
 
 export class SqlOperatorStore implements OperatorStore {
   constructor(private readonly db: Db) {}
 
-  async create(op: OperatorRecord): Promise<boolean> {
+  async create(op: OperatorRecord, invitation?: InvitationGrant): Promise<boolean> {
     const result = await this.db
       .insertInto('operators')
       .values({
@@ -40,10 +44,83 @@ export class SqlOperatorStore implements OperatorStore {
         locked_until: op.lockedUntil,
         created_at: op.createdAt,
         updated_at: op.updatedAt,
+        email: op.email,
+        created_by: op.createdBy,
+        invitation_hash: invitation?.hash ?? null,
+        invitation_expires_at: invitation?.expiresAt ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async issueInvitation(username: string, grant: InvitationGrant, email: string | undefined, now: number): Promise<boolean> {
+    // An invited operator's address may still be corrected (nobody has taken the account yet);
+    // an active one's reset goes to the address on record, which no other operator can change.
+    const result = await this.db
+      .updateTable('operators')
+      .set({ invitation_hash: grant.hash, invitation_expires_at: grant.expiresAt, updated_at: now })
+      .$if(email !== undefined, (q) => q.set({ email: email ?? null }))
+      .where('username', '=', username)
+      .where((eb) =>
+        email === undefined
+          ? eb.or([eb('status', '=', 'invited'), eb.and([eb('status', '=', 'active'), eb('email', 'is not', null)])])
+          : eb('status', '=', 'invited'),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async findByInvitation(hash: string, now: number): Promise<OperatorRecord | undefined> {
+    const row = await this.db
+      .selectFrom('operators')
+      .selectAll()
+      .where('invitation_hash', '=', hash)
+      .where('invitation_expires_at', '>', now)
+      .where('status', 'in', ['invited', 'active'])
+      .executeTakeFirst();
+    return row ? toOperator(row) : undefined;
+  }
+
+  async acceptInvitation(hash: string, passwordHash: string, now: number): Promise<string | undefined> {
+    const row = await this.db
+      .updateTable('operators')
+      .set({
+        password_hash: passwordHash,
+        status: 'active',
+        invitation_hash: null,
+        invitation_expires_at: null,
+        failed_attempts: 0,
+        locked_until: null,
+        updated_at: now,
+      })
+      .where('invitation_hash', '=', hash)
+      .where('invitation_expires_at', '>', now)
+      .where('status', 'in', ['invited', 'active'])
+      .returning('username')
+      .executeTakeFirst();
+    return row?.username;
+  }
+
+  async relatedTo(username: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('operators')
+      .select('created_by as username')
+      .where('username', '=', username)
+      .where('created_by', 'is not', null)
+      .union((db) => db.selectFrom('operators').select('username').where('created_by', '=', username))
+      .union((db) =>
+        db
+          .selectFrom('operator_identity_history as x')
+          .innerJoin('operator_identity_history as y', (j) =>
+            j.onRef('x.issuer', '=', 'y.issuer').onRef('x.subject', '=', 'y.subject'),
+          )
+          .select('y.username')
+          .where('x.username', '=', username)
+          .where('y.username', '<>', username),
+      )
+      .execute();
+    return rows.flatMap((r) => (r.username === null ? [] : [r.username]));
   }
 
   async get(username: string): Promise<OperatorRecord | undefined> {
@@ -148,13 +225,24 @@ export class SqlOperatorStore implements OperatorStore {
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     // Another operator linked the same identity in a transaction that committed meanwhile.
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1 ? 'linked' : 'taken';
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) return 'taken';
+    await this.db
+      .insertInto('operator_identity_history')
+      .values({ issuer: identity.issuer, subject: identity.subject, username, linked_at: identity.linkedAt })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    return 'linked';
   }
 
   async unlinkIdentity(username: string): Promise<OperatorIdentity | undefined> {
-    const linked = await this.identityOf(username);
-    if (linked) await this.db.deleteFrom('operator_identities').where('username', '=', username).execute();
-    return linked;
+    // One statement answers what it removed: a link made or removed meanwhile is never reported
+    // (and audited) as the one removed here.
+    const removed = await this.db
+      .deleteFrom('operator_identities')
+      .where('username', '=', username)
+      .returning(['issuer', 'subject', 'linked_at'])
+      .executeTakeFirst();
+    return removed && { issuer: removed.issuer, subject: removed.subject, linkedAt: Number(removed.linked_at) };
   }
 
   async findByIdentity(issuer: string, subject: string): Promise<string | undefined> {

@@ -1,7 +1,6 @@
 import { dropFreedBytes } from '../../adapters/sql/connect.ts';
 import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
-import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -20,12 +19,7 @@ export const accountModule = defineModule({
   groups: ['account'],
   planes: ['browser-ticket', 'account-session'],
   async build(ctx) {
-    const signin = new SigninService(
-      new SqlAccountSessionStore(ctx.db),
-      new SqlRateBudget(ctx.db),
-      ctx.clock,
-      ctx.config.publicUrl.origin,
-    );
+    const signin = new SigninService(new SqlAccountSessionStore(ctx.db), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
     const erasure = new ErasureService(
       ctx.unitOfWork((db) => ({ erasure: new SqlAccountErasureStore(db) })),
       new SqlAccountErasureStore(ctx.db),

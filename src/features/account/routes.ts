@@ -169,6 +169,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'POST',
         path: '/account/session',
         auth: 'holder',
+        budget: 'account-session',
         surface: 'page',
         bodyOptional: true,
         summary:

@@ -2,16 +2,12 @@ import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import type { RatePolicy } from '../../core/integration-scopes.ts';
-import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import type { AccountSessionStore } from '../../ports/account-session-store.ts';
-import type { RateBudget } from '../../ports/integration-token-store.ts';
 import { browserLabel } from './browser-label.ts';
 
 export const TICKET_TTL_MS = 10 * 60 * 1000;
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-/** Sign-in pages a calling address may open: each stores a ticket for ten minutes. */
-export const TICKETS_PER_ADDRESS: RatePolicy = { name: 'account-signin', quota: 30, windowSeconds: 600 };
 
 /** Why continuing a sign-in did not open a session. */
 export type ContinueOutcome = { session: string; accountId: string } | { waiting: true } | { ended: true };
@@ -28,7 +24,7 @@ export class SigninService {
 
   constructor(
     private readonly store: AccountSessionStore,
-    private readonly budget: RateBudget,
+    private readonly budgets: AnonymousGate,
     private readonly clock: Clock,
     readonly origin: string,
   ) {
@@ -44,14 +40,8 @@ export class SigninService {
     userAgent: string | undefined,
     address: string,
   ): Promise<{ ticket: string; browserSecret: string; expiresAt: number }> {
+    await this.budgets.spend('account-signin', address);
     const now = this.clock.now();
-    await consumeBudget(
-      this.budget,
-      `account-signin:${address}`,
-      TICKETS_PER_ADDRESS,
-      now,
-      'Too many sign-in pages were opened; wait a few minutes.',
-    );
     const ticket = randomText(32);
     const browserSecret = randomText(32);
     await this.store.openTicket({

@@ -43,8 +43,14 @@ export const ROLE_MATRIX = {
 
   /** Operators: the list and one operator. */
   operatorsRead: ['owner', 'ops', 'auditor', 'support'],
-  /** Operators: create, enable, suspend, remove, roles, password, identity link. */
+  /** Operators: create (by invitation or identity), invite again or reset a password, enable, suspend, remove, roles. */
   operatorsWrite: ['owner'],
+  /**
+   * An operator's own password and identity link: every back-office role reaches the operation,
+   * and the operator service holds it to the operator itself (or the owner token); no one sets
+   * another's (docs/security.md, "Separation of duties").
+   */
+  operatorsSelf: ALL,
   /** Members, consent and the coin ledger of holders. */
   peopleRead: ['owner', 'ops', 'auditor', 'support', 'tenant-admin'],
   /** Governance proposals across tenants. */

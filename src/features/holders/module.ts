@@ -16,7 +16,7 @@ export const holdersModule = defineModule({
   planes: ['holder'],
   build(ctx) {
     const replay = new SqlHolderReplayStore(ctx.db);
-    const authenticator = new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock);
+    const authenticator = new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock, ctx.budgets);
     return {
       // For a holder proof carried in a body with an audience of its own (onboarding).
       services: { authenticator },

@@ -1,6 +1,7 @@
 import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { operatorsModule } from '../operators/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { contractRoutes } from './contract-routes.ts';
 import { DepositViews } from './deposit-views.ts';
@@ -18,11 +19,13 @@ export const integrationModule = defineModule({
   groups: ['integration-tokens', 'integration-contracts'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
+    const operators = await ctx.use(operatorsModule);
     const service = new IntegrationTokenService(
       new SqlIntegrationTokenStore(ctx.db),
       ctx.unitOfWork((db) => ({ tokens: new SqlIntegrationTokenStore(db) })),
       ctx.clock,
       async (slug) => (await tenants.find(slug)) !== undefined,
+      (label) => operators.samePersonAs(label),
     );
     const deposits = new DepositViews(new SqlDepositStore(ctx.db));
     return { services: service, routes: () => [integrationTokenRoutes(service), contractRoutes(deposits)] };

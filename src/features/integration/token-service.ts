@@ -83,6 +83,8 @@ export class IntegrationTokenService {
     private readonly uow: UnitOfWork<Scope>,
     private readonly clock: Clock,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
+    /** The labels of every actor that may be the same person as this one (OperatorService.samePersonAs). */
+    private readonly samePersonAs: (label: string) => Promise<ReadonlySet<string>>,
   ) {}
 
   keyOptions() {
@@ -202,8 +204,12 @@ export class IntegrationTokenService {
     const found = await this.store.request(requestId, null);
     if (!found) throw unknownRequest();
     const approver = actorLabel(actor);
-    if (approver === found.requestedBy) {
-      throw new ServiceError('same_operator', 'The operator who asked for this token cannot approve it; another owner must.');
+    // Four eyes means two people (docs/security.md): neither the requester nor one linked to it.
+    if ((await this.samePersonAs(approver)).has(found.requestedBy)) {
+      throw new ServiceError(
+        'same_operator',
+        'The operator who asked for this token, or one linked to it (created or invited by it, its creator, or sharing its enterprise identity), cannot approve it; another owner must.',
+      );
     }
     const now = this.clock.now();
     const { record, secret } = mintToken(

@@ -3,7 +3,7 @@ import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+import type { Mailer } from '../../ports/mailer.ts';
 import type { OnboardingStore } from '../../ports/onboarding-store.ts';
 
 /** A code lives this long, and takes this many tries. */
@@ -34,19 +34,17 @@ export class MailedCodes {
   }
 
   /**
-   * Mails a new code, then stores its challenge: when the mail cannot be sent, the request is
-   * refused (`mail_unavailable`) with nothing stored, and an earlier code still works.
+   * Stores a new challenge (ending the address's earlier ones), then mails its code: stored first,
+   * so that a client quick to read its mail finds the code already there. When the mail cannot be
+   * sent the request is refused (`mail_unavailable`), the new challenge is taken back, and an
+   * earlier code works again. The code goes into the body only: a subject is shown on lock screens and in
+   * mail previews, so it is written before there is a code to put in it.
    */
-  async send(identifierKey: string, to: string, mail: (code: string) => Omit<MailMessage, 'to'>): Promise<void> {
+  async send(identifierKey: string, to: string, subject: string, text: (code: string) => string): Promise<void> {
     const now = this.clock.now();
     const id = `obc_${randomText(16)}`;
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    try {
-      await this.mailer.send({ to, ...mail(code) });
-    } catch (err) {
-      throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
-    }
-    await this.store.create({
+    const challenge = {
       id,
       identifierKey,
       codeHash: this.keyOf(`${id}:${code}`),
@@ -54,7 +52,14 @@ export class MailedCodes {
       expiresAt: now + CODE_TTL_MS,
       attempts: 0,
       spentAt: null,
-    });
+    };
+    const ended = await this.store.create(challenge);
+    try {
+      await this.mailer.send({ to, subject, text: text(code) });
+    } catch (err) {
+      await this.store.undo(challenge, ended);
+      throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
+    }
   }
 
   /**

@@ -1,5 +1,4 @@
 import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
-import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
@@ -26,7 +25,7 @@ export const onboardingModule = defineModule({
     const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock);
     const onboarding = new OnboardingService(
       codes,
-      new SqlRateBudget(ctx.db),
+      ctx.budgets,
       ctx.keys,
       authenticator,
       { did: tenants.didOf(ROOT_SLUG), name: config.platformName, origin: config.publicUrl.origin },

@@ -2,17 +2,11 @@ import { randomText } from '../../adapters/crypto/random-pool.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseContact } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
-import type { RatePolicy } from '../../core/integration-scopes.ts';
 import { ATTESTATION_TYP, attestationClaims, identifierHash } from '../../core/ownership-attestation.ts';
+import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import type { HolderJwsAuthenticator, HolderPrincipal } from '../../http/auth/holder-jws.ts';
-import { consumeBudget } from '../../http/auth/rate-limit.ts';
-import type { RateBudget } from '../../ports/integration-token-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import { CODE_TTL_MS, type MailedCodes } from './mailed-codes.ts';
-
-/** Starts per identifier, and per calling address (docs/onboarding.md, "Limits"). */
-export const PER_IDENTIFIER: RatePolicy = { name: 'onboard-identifier', quota: 3, windowSeconds: 900 };
-export const PER_ADDRESS: RatePolicy = { name: 'onboard-address', quota: 10, windowSeconds: 3600 };
 
 /**
  * Identifier ownership (docs/onboarding.md): a six-digit code mailed to an address, proved
@@ -22,7 +16,7 @@ export const PER_ADDRESS: RatePolicy = { name: 'onboard-address', quota: 10, win
 export class OnboardingService {
   constructor(
     private readonly codes: MailedCodes,
-    private readonly budget: RateBudget,
+    private readonly budgets: AnonymousGate,
     private readonly keys: KeyStore,
     private readonly holders: HolderJwsAuthenticator,
     private readonly platform: { did: string; name: string; origin: string },
@@ -33,13 +27,10 @@ export class OnboardingService {
   async start(identifier: string, address: string) {
     const normalised = normaliseContact('email', identifier);
     const identifierKey = this.codes.keyOf(`email:${normalised}`);
-    const now = this.clock.now();
-    const tooMany = 'Too many codes were asked for; wait before asking again.';
-    const limits = await consumeBudget(this.budget, `onboard-address:${address}`, PER_ADDRESS, now, tooMany);
-    await consumeBudget(this.budget, `onboard:${identifierKey}`, PER_IDENTIFIER, now, tooMany);
-    await this.codes.send(identifierKey, normalised, (code) => ({
-      subject: `Your ${this.platform.name} code: ${code}`,
-      text: [
+    // Per address, per identifier (known or not) and for the deployment (docs/security.md).
+    const limits = await this.budgets.spend('onboard-start', address, identifierKey);
+    await this.codes.send(identifierKey, normalised, `Your ${this.platform.name} code`, (code) =>
+      [
         `Your code is ${code}.`,
         '',
         `Enter it in your wallet to prove this address is yours. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
@@ -47,7 +38,7 @@ export class OnboardingService {
         '',
         `${this.platform.name} (${this.platform.origin})`,
       ].join('\n'),
-    }));
+    );
     return { body: { sent: true as const, expiresIn: CODE_TTL_MS / 1000 }, headers: limits };
   }
 
@@ -56,7 +47,7 @@ export class OnboardingService {
    * URL); answers the attestation. The proof is checked before the code and its jti spent only
    * when the code holds, so a wrong code wastes an attempt and nothing else.
    */
-  async verify(input: { identifier: string; code: string; proof: string }) {
+  async verify(input: { identifier: string; code: string; proof: string }, address: string) {
     const normalised = normaliseContact('email', input.identifier);
     const audience = `${this.platform.origin}/onboard/verify`;
     const url = audience;
@@ -68,8 +59,9 @@ export class OnboardingService {
     }
     const challenge = await this.codes.check(this.codes.keyOf(`email:${normalised}`), input.code);
     try {
-      await this.holders.admit(holder);
-    } catch {
+      await this.holders.admit(holder, { address });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'rate_limited') throw err;
       throw new ServiceError('invalid_proof', 'The holder proof was used before.');
     }
     await this.codes.spend(challenge);

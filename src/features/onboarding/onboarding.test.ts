@@ -146,7 +146,7 @@ for (const factory of testDatabases()) {
       let last = fourth;
       for (let i = 0; i < 11; i++) last = await post('/onboard/start', { identifier: `person${i}@example.org` }, '198.51.100.9');
       assert.equal(last.statusCode, 429, 'an eleventh start from one caller in an hour');
-      assert.match(String(last.headers['ratelimit-policy']), /^"onboard-address";q=10;w=3600$/);
+      assert.match(String(last.headers['ratelimit-policy']), /^"onboard-start";q=10;w=3600$/);
       const invalid = await post('/onboard/start', { identifier: 'not-an-address' }, '198.51.100.10');
       assert.equal(invalid.json().error, 'invalid_contact');
     });

@@ -64,7 +64,7 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteGroup {
           },
           400: errorResponse('invalid_request, malformed_json, invalid_contact, invalid_code or invalid_proof'),
         },
-        handler: async (request) => onboarding.verify(request.body),
+        handler: async (request) => onboarding.verify(request.body, request.ip),
       }),
     ],
   };

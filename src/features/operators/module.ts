@@ -1,3 +1,4 @@
+import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
@@ -22,10 +23,12 @@ export const operatorsModule = defineModule({
     const sessions = new SqlOperatorSessionStore(ctx.db);
     const uow = ctx.unitOfWork((db) => ({ operators: new SqlOperatorStore(db), sessions: new SqlOperatorSessionStore(db) }));
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
-    const operators = new OperatorService(store, uow, tenantExists, ctx.clock);
+    const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
+    const mailer = configuredMailer(ctx.config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
+    const operators = new OperatorService(store, uow, tenantExists, ctx.clock, { mailer, platform });
     return {
       services: operators,
-      routes: () => [operatorAuthRoutes(operators), operatorConsoleRoutes(operators)],
+      routes: () => [operatorAuthRoutes(operators, platform), operatorConsoleRoutes(operators)],
       planes: {
         operator: new OperatorBearerAuthenticator(
           ctx.ownerTokenHash,

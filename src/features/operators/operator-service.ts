@@ -1,16 +1,20 @@
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../adapters/crypto/password.ts';
+import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
-import type { Actor } from '../../core/actor.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ServiceError } from '../../core/errors.ts';
-import type {
-  OperatorIdentity,
-  OperatorRecord,
-  OperatorRole,
-  OperatorSessionStore,
-  OperatorStore,
+import { Forbidden, ServiceError } from '../../core/errors.ts';
+import type { Mailer } from '../../ports/mailer.ts';
+import {
+  NO_PASSWORD,
+  type OperatorIdentity,
+  type OperatorRecord,
+  type OperatorRole,
+  type OperatorSessionStore,
+  type OperatorStore,
 } from '../../ports/operator-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import { checkIssuer, checkPassword, type FirstCredential, INVITATION_TTL_MS, invitationMail } from './operator-credentials.ts';
 
 export type OperatorStores = { operators: OperatorStore; sessions: OperatorSessionStore };
 /** Operator stores and the audit trail bound to one transaction: the service's own, or a caller's (an approval's). */
@@ -19,7 +23,6 @@ export type OperatorScope = OperatorStores & Pick<Recorders, 'audit'>;
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const MAX_FAILED_LOGINS = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
-export const MIN_PASSWORD_LENGTH = 12;
 
 export interface OperatorView {
   username: string;
@@ -87,19 +90,43 @@ const needsApproval = (what: string) =>
     `${what} needs a second owner: the back office (POST /api/admin/people/operators/{username}/roles, /suspend or /remove) files it for approval.`,
   );
 
+/** Where invitations go out from, and what they say this deployment is. */
+export interface InvitationMail {
+  mailer: Mailer;
+  platform: { name: string; origin: string };
+}
+
+/** The username an actor acts as, for `created_by` and the four-eyes links; null for the owner token. */
+const usernameOf = (actor: Actor): string | null => (actor.kind === 'operator' ? actor.username : null);
+
 export class OperatorService {
   constructor(
     private readonly operators: OperatorStore,
     private readonly uow: UnitOfWork<OperatorStores>,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly clock: Clock,
+    private readonly mail: InvitationMail,
   ) {}
 
+  /**
+   * A new operator (docs/operators.md, "Creating an operator"), signing in as its `credential`
+   * says: an invitation mailed to the person, or an enterprise identity; an initial password only
+   * when the break-glass owner token asks. No operator ever chooses another's password.
+   */
   async create(
-    input: { username: string; password: string; roles: OperatorRole[]; tenant?: string | null },
+    input: { username: string; roles: OperatorRole[]; tenant?: string | null; credential: FirstCredential },
     actor: Actor,
   ): Promise<OperatorChange> {
-    checkPassword(input.password, input.username);
+    const { credential } = input;
+    if (credential.kind === 'password') {
+      if (actor.kind !== 'owner-token') {
+        throw new Forbidden(
+          'An operator never chooses another operator’s password: invite the person by e-mail, or link their enterprise identity (only the owner token sets a first password).',
+        );
+      }
+      checkPassword(credential.password, input.username);
+    }
+    if (credential.kind === 'identity') checkIssuer(credential.issuer);
     if (actor.kind === 'operator' && input.roles.includes('owner')) {
       throw needsApproval(`Creating ${input.username} with the owner role (create it without, then grant owner)`);
     }
@@ -107,31 +134,135 @@ export class OperatorService {
     const now = this.clock.now();
     const record: OperatorRecord = {
       username: input.username,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: credential.kind === 'password' ? await hashPassword(credential.password) : NO_PASSWORD,
       roles: unique(input.roles),
       tenant,
-      status: 'active',
+      status: credential.kind === 'invitation' ? 'invited' : 'active',
       failedAttempts: 0,
       lockedUntil: null,
       createdAt: now,
       updatedAt: now,
+      email: credential.kind === 'invitation' ? credential.email : null,
+      createdBy: usernameOf(actor),
+      invitationExpiresAt: credential.kind === 'invitation' ? now + INVITATION_TTL_MS : null,
     };
+    const taken = () =>
+      new ServiceError('conflict', `The username "${input.username}" is taken (usernames of removed operators stay reserved).`);
+    let invitation: { hash: string; expiresAt: number } | undefined;
+    if (credential.kind === 'invitation') {
+      if (await this.operators.get(input.username)) throw taken();
+      // Mailed before anything is stored: a mail that cannot go refuses the creation whole.
+      const secret = randomText(32);
+      await this.send(credential.email, { ...record, reset: false, secret, by: actorLabel(actor) });
+      invitation = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
+    }
     return this.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.create(record))) {
-        throw new ServiceError(
-          'conflict',
-          `The username "${input.username}" is taken (usernames of removed operators stay reserved).`,
-        );
+      if (!(await operators.create(record, invitation))) throw taken();
+      if (credential.kind === 'identity') {
+        const linked = await operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
+        if (linked !== 'linked') throw identityTaken();
       }
       const auditSeq = await audit.append({
         actor,
         action: 'operator.created',
         tenant,
         target: record.username,
-        detail: { roles: record.roles },
+        detail: { roles: record.roles, via: credential.kind },
       });
       return { ...view(record), auditSeq };
     });
+  }
+
+  /**
+   * Mails a new one-time link (docs/operators.md, "Invitations"): to an invited operator again
+   * (to `email`, which may correct the address until the invitation is accepted), or a password
+   * reset to an active operator, at the address on record. The old link stops working.
+   */
+  async invite(username: string, email: string | undefined, actor: Actor): Promise<OperatorChange> {
+    const target = await this.require(username);
+    const to = target.status === 'invited' ? (email ?? target.email) : target.email;
+    if (target.status === 'active' && email !== undefined) {
+      throw new Forbidden(`${username} has accepted its invitation: only ${username} changes its address.`);
+    }
+    if ((target.status !== 'invited' && target.status !== 'active') || !to) {
+      throw new ServiceError(
+        'operator_state',
+        `${username} is ${target.status}${to ? '' : ' and has no e-mail address'}: an invitation or reset goes to an invited, or an active operator with an address.`,
+      );
+    }
+    const now = this.clock.now();
+    const secret = randomText(32);
+    await this.send(to, { ...target, reset: target.status === 'active', secret, by: actorLabel(actor) });
+    const grant = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
+    return this.uow.run(async ({ operators, audit }) => {
+      if (!(await operators.issueInvitation(username, grant, target.status === 'invited' ? email : undefined, now))) {
+        throw new ServiceError('operator_state', `${username} changed meanwhile; ask again.`);
+      }
+      const after = await operators.get(username);
+      if (!after) throw unknown(username);
+      const auditSeq = await audit.append({
+        actor,
+        action: target.status === 'invited' ? 'operator.invited' : 'operator.password_reset_sent',
+        tenant: after.tenant,
+        target: username,
+        detail: { expiresAt: new Date(grant.expiresAt).toISOString() },
+      });
+      return { ...view(after), auditSeq };
+    });
+  }
+
+  /**
+   * The person behind an invitation or a reset chooses a password (anonymous: the link's secret is
+   * the credential). One conditional write spends the link; a reset also ends every session.
+   */
+  async acceptInvitation(secret: string, password: string): Promise<OperatorView> {
+    const hash = hashToken(secret);
+    const holder = await this.operators.findByInvitation(hash, this.clock.now());
+    if (!holder) throw invitationUnavailable();
+    checkPassword(password, holder.username);
+    const passwordHash = await hashPassword(password);
+    const now = this.clock.now();
+    return this.uow.run(async ({ operators, sessions, audit }) => {
+      const username = await operators.acceptInvitation(hash, passwordHash, now);
+      if (!username) throw invitationUnavailable();
+      await sessions.revokeAll(username);
+      const after = await operators.get(username);
+      if (!after) throw invitationUnavailable();
+      await audit.append({
+        actor: { kind: 'operator', username },
+        action: holder.status === 'invited' ? 'operator.invitation_accepted' : 'operator.password_changed',
+        tenant: after.tenant,
+        target: username,
+      });
+      return view(after);
+    });
+  }
+
+  /**
+   * Four eyes (docs/security.md, "Four eyes"): the audit labels of every actor that may be the
+   * same person as `label`, itself included: for an operator, the operator that created or invited
+   * it, those it created or invited, and those that ever shared an enterprise identity with it.
+   * The owner token is no person, and linked to nothing but itself.
+   */
+  async samePersonAs(label: string): Promise<Set<string>> {
+    const labels = new Set([label]);
+    if (!label.startsWith('operator:')) return labels;
+    for (const username of await this.operators.relatedTo(label.slice('operator:'.length))) labels.add(`operator:${username}`);
+    return labels;
+  }
+
+  private async send(
+    to: string,
+    about: Pick<OperatorRecord, 'username' | 'roles' | 'tenant'> & { reset: boolean; secret: string; by: string },
+  ): Promise<void> {
+    const message = invitationMail({ ...about, platform: this.mail.platform });
+    try {
+      await this.mail.mailer.send({ to, ...message });
+    } catch (err) {
+      throw new ServiceError('mail_unavailable', 'The invitation could not be mailed; nothing was changed. Try again later.', {
+        cause: err,
+      });
+    }
   }
 
   async setRoles(
@@ -192,11 +323,24 @@ export class OperatorService {
   }
 
   /**
-   * A new password under the same policy (docs/backoffice/people.md). Every session of the
-   * operator ends, failed sign-ins and any lock are cleared; the audit entry carries no secret.
+   * A new password under the same policy (docs/operators.md, "Passwords"), set by the operator
+   * itself (proving its current one, when it has one) or by the break-glass owner token; never by
+   * another operator, who sends a reset instead (`invite`). Every session of the operator ends,
+   * failed sign-ins and any lock are cleared; the audit entry carries no secret.
    */
-  async setPassword(username: string, password: string, actor: Actor): Promise<OperatorChange> {
-    await this.require(username);
+  async setPassword(username: string, password: string, actor: Actor, currentPassword?: string): Promise<OperatorChange> {
+    const target = await this.require(username);
+    if (actor.kind !== 'owner-token') {
+      if (usernameOf(actor) !== username) {
+        throw new Forbidden(
+          `An operator never sets another operator’s password: send ${username} a reset (POST /api/admin/people/operators/${username}/invite).`,
+        );
+      }
+      const proven =
+        target.passwordHash === NO_PASSWORD ||
+        (currentPassword !== undefined && (await verifyPassword(currentPassword, target.passwordHash)));
+      if (!proven) throw new ServiceError('invalid_credentials', 'currentPassword is missing or wrong.');
+    }
     checkPassword(password, username);
     const hash = await hashPassword(password);
     return this.uow.run(async ({ operators, sessions, audit }) => {
@@ -209,15 +353,21 @@ export class OperatorService {
     });
   }
 
-  /** Links an enterprise identity to the operator, in place of its previous one; one identity, one operator. */
+  /**
+   * Links an enterprise identity to the operator, in place of its previous one; one identity, one
+   * operator. An identity is how its holder signs in, so only the operator itself or the owner
+   * token links one; another operator removes a link (`unlinkIdentity`) but never sets one.
+   */
   async linkIdentity(username: string, identity: { issuer: string; subject: string }, actor: Actor): Promise<OperatorChange> {
+    if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
+      throw new Forbidden(`Only ${username} itself, or the owner token, links an enterprise identity to ${username}.`);
+    }
+    checkIssuer(identity.issuer);
     const now = this.clock.now();
     return this.uow.run(async ({ operators, audit }) => {
       const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
       if (linked === 'unknown') throw unknown(username);
-      if (linked === 'taken') {
-        throw new ServiceError('identity_linked', 'This enterprise identity is linked to another operator.');
-      }
+      if (linked === 'taken') throw identityTaken();
       const after = await operators.get(username);
       if (!after) throw unknown(username);
       const auditSeq = await audit.append({
@@ -256,8 +406,10 @@ export class OperatorService {
   async login(username: string, password: string): Promise<LoginResult> {
     const now = this.clock.now();
     const op = await this.operators.get(username);
-    // Verify even for an unknown user so that timing does not reveal which usernames exist.
-    const passwordOk = await verifyPassword(password, op?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    // Verify even for an unknown user, or one without a password, so that timing does not reveal
+    // which usernames exist or how they sign in.
+    const stored = op && op.passwordHash !== NO_PASSWORD ? op.passwordHash : DUMMY_PASSWORD_HASH;
+    const passwordOk = (await verifyPassword(password, stored)) && stored !== DUMMY_PASSWORD_HASH;
     if (op?.status !== 'active') throw BAD_LOGIN();
     if (op.lockedUntil !== null && op.lockedUntil > now) throw BAD_LOGIN();
     if (!passwordOk) {
@@ -329,15 +481,11 @@ export class OperatorService {
 
 const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 
-const STATUS_ACTIONS = { active: 'enabled', suspended: 'suspended', removed: 'removed' } as const;
+const STATUS_ACTIONS = { invited: 'invited', active: 'enabled', suspended: 'suspended', removed: 'removed' } as const;
 
 const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
 
-function checkPassword(password: string, username: string): void {
-  if ([...password].length < MIN_PASSWORD_LENGTH) {
-    throw new ServiceError('weak_password', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`);
-  }
-  if (password.toLowerCase().includes(username.toLowerCase())) {
-    throw new ServiceError('weak_password', 'The password must not contain the username.');
-  }
-}
+const identityTaken = () => new ServiceError('identity_linked', 'This enterprise identity is linked to another operator.');
+
+const invitationUnavailable = () =>
+  new ServiceError('invitation_unavailable', 'This invitation is unknown, used or expired: ask for a new one.');

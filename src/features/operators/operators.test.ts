@@ -242,7 +242,7 @@ for (const factory of testDatabases()) {
       await signedIn('pia', ['issuer']);
       const entries = await auditCount();
       const operators = await operatorCount();
-      const created = await createOperator({ username: 'quinn', password: password(), roles: ['owner'] }, bearer(token));
+      const created = await createOperator({ username: 'quinn', email: 'quinn@example.org', roles: ['owner'] }, bearer(token));
       assert.equal(created.statusCode, 409, created.body);
       assert.equal(created.json().error, 'approval_required');
       const granted = await manage('roles', { username: 'pia', roles: ['issuer', 'owner'] }, bearer(token));

@@ -1,24 +1,20 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
+import { errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { assertSameOriginForm } from '../../web/forms.ts';
+import { sendPage } from '../../web/serve.ts';
+import { renderInvitationDonePage, renderInvitationPage } from './invitation-page.ts';
 import type { OperatorService } from './operator-service.ts';
-
-const Username = Type.String({
-  pattern: '^[a-z0-9][a-z0-9._-]{1,63}$',
-  description: 'Lowercase letters, digits, dot, dash, underscore.',
-});
-const Roles = Type.Array(Type.Union(OPERATOR_ROLES.map((r) => Type.Literal(r))), {
-  minItems: 1,
-  maxItems: OPERATOR_ROLES.length,
-});
+import { CreateOperatorBody, firstCredentialOf, Password, Roles, Username } from './schemas.ts';
 
 const Operator = Type.Object({
   username: Type.String(),
   roles: Type.Array(Type.String()),
   tenant: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: 'active, suspended or removed' }),
+  status: Type.String({ description: 'invited, active, suspended or removed' }),
 });
 
 const UNDOCUMENTED =
@@ -26,15 +22,75 @@ const UNDOCUMENTED =
 
 const ByUsername = Type.Object({ username: Username }, { additionalProperties: false });
 
-/** Sign-in for operators: public, exchanges a username and password for a session bearer. */
-export function operatorAuthRoutes(operators: OperatorService): RouteGroup {
+const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const INVITATION_CODE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Sign-in for operators, public: a username and password for a session bearer, and the page where
+ * an invited operator (or one sent a password reset) chooses its password.
+ */
+export function operatorAuthRoutes(operators: OperatorService, site: { name: string; origin: string }): RouteGroup {
+  const form = (reply: FastifyReply, status: number, errors: Parameters<typeof renderInvitationPage>[1], code?: string) =>
+    sendPage(reply.code(status), renderInvitationPage(site.name, errors, code), 'no-store');
   return {
     name: 'operator-auth',
     routes: [
       defineRoute({
+        method: 'GET',
+        path: '/operator/invitation',
+        auth: 'public',
+        stability: 'unpromised',
+        surface: 'page',
+        undocumented: 'A page (docs/operators.md, "Invitations").',
+        summary: 'The page where an invited operator, or one sent a password reset, chooses its password.',
+        responses: { 200: HTML('The form: the mailed code (filled in from the link), the new password twice.') },
+        handler: async (_request, reply) => sendPage(reply, renderInvitationPage(site.name), 'no-store'),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/operator/invitation',
+        auth: 'public',
+        stability: 'unpromised',
+        surface: 'page',
+        accepts: 'form',
+        budget: 'operator-invitation',
+        undocumented: 'A page action (docs/operators.md, "Invitations").',
+        summary: 'Spends an invitation or a password reset: the operator’s password is set, by its own person.',
+        body: Type.Object(
+          { code: Type.String({ maxLength: 64 }), password: Password, confirm: Type.String({ maxLength: 1024 }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: HTML('The password is set: the account is ready.'),
+          400: HTML('The form again, naming what to change: the two passwords differ, or the password is weak.'),
+          403: HTML('cross_origin_form'),
+          410: HTML('invitation_unavailable: the code is unknown, used or expired (one answer for the three).'),
+          429: HTML('rate_limited'),
+        },
+        handler: async (request, reply) => {
+          assertSameOriginForm(request, site.origin);
+          const { code, password, confirm } = request.body;
+          const gone = 'This code is unknown, used or expired: ask whoever invited you for a new one.';
+          if (!INVITATION_CODE.test(code)) return form(reply, 410, { code: gone });
+          if (password !== confirm) return form(reply, 400, { confirm: 'The two passwords differ.' }, code);
+          try {
+            const accepted = await operators.acceptInvitation(code, password);
+            return sendPage(reply, renderInvitationDonePage(site.name, accepted.username), 'no-store');
+          } catch (err) {
+            if (!(err instanceof ServiceError)) throw err;
+            if (err.code === 'weak_password') return form(reply, 400, { password: err.message }, code);
+            if (err.code === 'invitation_unavailable') return form(reply, 410, { code: gone });
+            throw err;
+          }
+        },
+      }),
+      defineRoute({
         method: 'POST',
         path: '/api/login',
         auth: 'public',
+        budget: 'operator-login',
+        // Counted for any username, known or not: the answer never tells which exist.
+        budgetSubject: (request) => request.body.username.toLowerCase(),
         stability: 'unpromised',
         summary: 'Exchange operator credentials for a session bearer token.',
         body: Type.Object(
@@ -53,6 +109,8 @@ export function operatorAuthRoutes(operators: OperatorService): RouteGroup {
           },
           400: errorResponse('invalid_request or malformed_json'),
           401: errorResponse('invalid_credentials: identical for unknown user, wrong password, suspended or locked.'),
+          429: errorResponse('rate_limited: too many sign-ins from this address, for this username, or on this deployment.'),
+          503: errorResponse('busy: too many password checks are waiting; try again in a moment.'),
         },
         handler: async (request) => operators.login(request.body.username, request.body.password),
       }),
@@ -94,26 +152,29 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         stability: 'unpromised',
         internal: true,
         undocumented: UNDOCUMENTED,
-        summary: 'Create an operator account.',
-        body: Type.Object(
-          {
-            username: Username,
-            password: Type.String({ maxLength: 1024 }),
-            roles: Roles,
-            tenant: Type.Optional(Type.Union([Slug, Type.Null()])),
-          },
-          { additionalProperties: false },
-        ),
+        summary:
+          'Create an operator: an invitation mailed to `email`, or an enterprise `identity`; a first `password` from the owner token only.',
+        body: CreateOperatorBody,
         responses: {
-          201: { description: 'The operator was created.', schema: Operator },
+          201: { description: 'The operator was created (status invited until its person accepts).', schema: Operator },
           ...OPERATOR_ERRORS,
+          400: errorResponse('invalid_request (not exactly one of email, identity, password), malformed_json or weak_password'),
+          403: errorResponse('forbidden: a password from an operator (never another’s password), or a scoped credential.'),
           404: errorResponse('unknown_tenant'),
           409: errorResponse(
-            'conflict: the username is taken; approval_required: an operator (not the owner token) gives owner.',
+            'conflict: the username is taken; identity_linked; approval_required: an operator (not the owner token) gives owner.',
           ),
+          503: errorResponse('mail_unavailable: the invitation could not be mailed; nothing was created.'),
         },
-        handler: async (request, reply) =>
-          reply.code(201).send(await operators.create(request.body, operatorActor(operatorOf(request)))),
+        handler: async (request, reply) => {
+          const { username, roles, tenant } = request.body;
+          const credential = firstCredentialOf(request.body);
+          const made = await operators.create(
+            { username, roles, ...(tenant === undefined ? {} : { tenant }), credential },
+            operatorActor(operatorOf(request)),
+          );
+          return reply.code(201).send(made);
+        },
       }),
       defineRoute({
         method: 'POST',
@@ -126,7 +187,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         undocumented: UNDOCUMENTED,
         summary: "Replace an operator's roles (and, when given, its tenant scope; null makes it platform-wide).",
         body: Type.Object(
-          { username: Username, roles: Roles, tenant: Type.Optional(Type.Union([Slug, Type.Null()])) },
+          { username: Username, roles: Roles, tenant: Type.Optional(Nullable(Slug)) },
           { additionalProperties: false },
         ),
         responses: {

@@ -1,4 +1,3 @@
-import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { webAssets } from '../../web/assets.ts';
 import { partnersModule } from '../partners/module.ts';
@@ -21,8 +20,7 @@ export const pagesModule = defineModule({
       assets: webAssets(),
       openApi: ctx.openApi,
       admittedWallets: () => wallets.admitted(),
-      // The rate budget is the one the JSON intake counts against: the same table, the same keys.
-      partnerPages: { origin: ctx.config.publicUrl.origin, partners, budget: new SqlRateBudget(ctx.db), clock: ctx.clock },
+      partnerPages: { origin: ctx.config.publicUrl.origin, partners, budgets: ctx.budgets },
     };
     return { services: {}, routes: () => [pageRoutes(deps), qrRoutes()] };
   },

@@ -5,9 +5,9 @@
  * No script: the form is a plain form post.
  */
 import { PARTNER_KINDS, type PartnerKind } from '../../core/partner-pipeline.ts';
+import { errorSummary, inputField, selectField, textareaField } from '../../web/form-fields.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
-import { errorSummary, inputField, selectField, textareaField } from './form-fields.ts';
 import { KIND_CONTENT } from './partner-content.ts';
 import { APPLICATION_FIELDS, type ApplicationField, type FieldErrors, type FormValues, LIMITS } from './partner-form.ts';
 

@@ -7,17 +7,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../core/clock.ts';
+import { ANONYMOUS_BUDGETS } from '../../core/anonymous-budgets.ts';
 import { ServiceError } from '../../core/errors.ts';
-import type { RatePolicy } from '../../core/integration-scopes.ts';
 import { PARTNER_KINDS, type PartnerKind } from '../../core/partner-pipeline.ts';
-import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
-import type { RateBudget } from '../../ports/integration-token-store.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import type { RenderedPage } from '../../web/layout.ts';
 import { sendPage } from '../../web/serve.ts';
-import { INTAKE_PER_ADDRESS, STATUS_PER_ADDRESS } from '../partners/api-routes.ts';
 import type { PartnerService } from '../partners/partner-service.ts';
 import { renderApplyPage, renderFiledPage, renderTooManyPage } from './partner-apply-page.ts';
 import { ApplicationForm, readApplicationForm, StatusForm, wellFormedStatus } from './partner-form.ts';
@@ -29,9 +26,8 @@ export interface PartnerPageDeps {
   /** PUBLIC_URL's origin: the only origin the forms are accepted from. */
   origin: string;
   partners: Pick<PartnerService, 'apply' | 'status'>;
-  /** The shared rate budget the JSON intake and status read count against. */
-  budget: RateBudget;
-  clock: Clock;
+  /** The anonymous budgets: the forms spend the JSON intake's and status read's. */
+  budgets: AnonymousGate;
 }
 
 const HTML = (description: string) => ({ description, contentType: 'text/html' });
@@ -40,10 +36,8 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
   const { siteName } = deps;
   const common = { auth: 'public', stability: 'unpromised', surface: 'page' } as const;
   // Rendered once: they depend only on the deployment.
-  const programme = renderProgrammePage(siteName, {
-    intakeQuota: INTAKE_PER_ADDRESS.quota,
-    intakeWindowSeconds: INTAKE_PER_ADDRESS.windowSeconds,
-  });
+  const intake = ANONYMOUS_BUDGETS['partner-intake'].perAddress;
+  const programme = renderProgrammePage(siteName, { intakeQuota: intake.quota, intakeWindowSeconds: intake.windowSeconds });
   const kindPage = (kind: PartnerKind) => {
     const rendered = renderKindPage(siteName, kind);
     return defineRoute({
@@ -55,9 +49,6 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
       handler: async (_request, reply) => sendPage(reply, rendered),
     });
   };
-  /** The same key as the JSON intake's, so the form and the API spend one budget per address. */
-  const spend = (request: FastifyRequest, policy: RatePolicy, refusal: string) =>
-    consumeBudget(deps.budget, `${policy.name}:${request.ip}`, policy, deps.clock.now(), refusal);
   /** Over the budget: a page that says so, with Retry-After; any other refusal is the error page. */
   const tooMany = (what: string) => async (_request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) => {
     if (refusal.code !== 'rate_limited') throw refusal;
@@ -110,18 +101,15 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
         429: HTML('rate_limited: the address has filed its applications for the hour (one count with the JSON intake).'),
       },
       onRefusal: tooMany(
-        `This address has filed the ${INTAKE_PER_ADDRESS.quota} applications it may file in an hour, on this form and through the API together.`,
+        `This address has filed the ${intake.quota} applications it may file in an hour, on this form and through the API together (or the service takes no more just now).`,
       ),
       handler: async (request, reply) => {
         const reading = readApplicationForm(request.body ?? {});
         if (!reading.ok) return noStore(reply, renderApplyPage(siteName, reading), 400);
-        const limits = await spend(
-          request,
-          INTAKE_PER_ADDRESS,
-          `An address may file ${INTAKE_PER_ADDRESS.quota} applications per hour.`,
-        );
+        // The JSON intake's budget, once the form reads well (as the API's schema comes first): the
+        // form and the API count together (docs/security.md).
+        reply.headers(await deps.budgets.spend('partner-intake', request.ip));
         const { applicationId, statusToken } = await deps.partners.apply(reading.input, { kind: 'public' });
-        reply.headers(limits);
         const { kind, organisation, contactEmail } = reading.input;
         return noStore(reply, renderFiledPage(siteName, { applicationId, statusToken, kind, organisation, contactEmail }));
       },
@@ -159,7 +147,7 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
           ...(statusToken ? {} : { statusToken: 'Enter the status token.' }),
         };
         if (Object.keys(errors).length > 0) return noStore(reply, renderStatusFormPage(siteName, { applicationId, errors }), 400);
-        reply.headers(await spend(request, STATUS_PER_ADDRESS, 'Too many status reads from this address.'));
+        reply.headers(await deps.budgets.spend('partner-status', request.ip));
         // A malformed id or token matches nothing: the same answer as a wrong one, with no lookup.
         const view = wellFormedStatus({ applicationId, statusToken })
           ? await deps.partners.status(applicationId, statusToken).catch((e: unknown) => {

@@ -5,9 +5,9 @@
  * wrong token are one answer. No script.
  */
 import { FORWARD_STAGES, PARTNER_KINDS, type PartnerKind, type PartnerStage, TRANSITIONS } from '../../core/partner-pipeline.ts';
+import { errorSummary, inputField } from '../../web/form-fields.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
-import { errorSummary, inputField } from './form-fields.ts';
 import { KIND_CONTENT, STAGE_CONTENT } from './partner-content.ts';
 import type { FieldErrors } from './partner-form.ts';
 

@@ -1,12 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { Clock } from '../../core/clock.ts';
-import type { RatePolicy } from '../../core/integration-scopes.ts';
 import { PARTNER_KEYS, PARTNER_READ } from '../../core/partner-pipeline.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
-import type { RateBudget } from '../../ports/integration-token-store.ts';
 import type { PartnerAccess } from './partner-access.ts';
 import type { PartnerService } from './partner-service.ts';
 import {
@@ -24,10 +20,6 @@ import {
 
 const UNDOCUMENTED = 'The interface does not show partner onboarding’s bodies beyond the intake; docs/partners.md states ours.';
 
-/** Applications an address may file, and status reads it may make (interface spec, Limits 3). */
-export const INTAKE_PER_ADDRESS: RatePolicy = { name: 'partner-intake', quota: 5, windowSeconds: 3600 };
-export const STATUS_PER_ADDRESS: RatePolicy = { name: 'partner-status', quota: 60, windowSeconds: 3600 };
-
 /** The session (and so the partner) of a partner-plane request; other operator credentials never reach here. */
 export const partnerSessionOf = (request: Parameters<typeof operatorOf>[0]) => {
   const principal = operatorOf(request);
@@ -40,10 +32,8 @@ export const partnerSessionOf = (request: Parameters<typeof operatorOf>[0]) => {
  * bounded, metered per address, not CORS-open), reading one's own application, the mailed-code
  * session, and keys minted inside the grant.
  */
-export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess, budget: RateBudget, clock: Clock): RouteGroup {
+export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess): RouteGroup {
   const common = { stability: 'unpromised', undocumented: UNDOCUMENTED } as const;
-  const perAddress = (address: string, policy: RatePolicy, refusal: string) =>
-    consumeBudget(budget, `${policy.name}:${address}`, policy, clock.now(), refusal);
   const keyRoute = { ...common, auth: 'operator', scope: 'none' } as const;
   return {
     name: 'partners',
@@ -53,6 +43,8 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         method: 'POST',
         path: '/api/partners/applications',
         auth: 'public',
+        // Interface spec, Limits 3: rate-limited per caller (docs/security.md, "Anonymous budgets").
+        budget: 'partner-intake',
         summary: 'Apply to the partner programme: a new application at stage applied; answers its id and status token (once).',
         body: ApplicationBody,
         responses: {
@@ -64,13 +56,8 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
           429: errorResponse('rate_limited: this address has filed its applications for the hour'),
         },
         handler: async (request, reply) => {
-          const limits = await perAddress(
-            request.ip,
-            INTAKE_PER_ADDRESS,
-            `An address may file ${INTAKE_PER_ADDRESS.quota} applications per hour.`,
-          );
           const { applicationId, statusToken } = await partners.apply(request.body, { kind: 'public' });
-          return reply.code(201).headers(limits).send({ applicationId, statusToken });
+          return reply.code(201).send({ applicationId, statusToken });
         },
       }),
       defineRoute({
@@ -78,6 +65,7 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         method: 'POST',
         path: '/api/partners/applications/status',
         auth: 'public',
+        budget: 'partner-status',
         summary: 'Read your own application: its stage and history (never an internal note).',
         body: StatusBody,
         responses: {
@@ -86,10 +74,7 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
           404: errorResponse('unknown_application: no application matches this id and token (one answer for both)'),
           429: errorResponse('rate_limited'),
         },
-        handler: async (request, reply) => {
-          const limits = await perAddress(request.ip, STATUS_PER_ADDRESS, 'Too many status reads from this address.');
-          return reply.headers(limits).send(await partners.status(request.body.applicationId, request.body.statusToken));
-        },
+        handler: async (request) => partners.status(request.body.applicationId, request.body.statusToken),
       }),
       defineRoute({
         ...common,

@@ -2,6 +2,7 @@ import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { MailedCodes } from '../onboarding/mailed-codes.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -25,16 +26,19 @@ export const partnersModule = defineModule({
     const { config } = ctx;
     const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
     const store = new SqlPartnerStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({ partners: new SqlPartnerStore(db), tokens: new SqlIntegrationTokenStore(db) }));
+    const uow = ctx.unitOfWork((db) => ({
+      partners: new SqlPartnerStore(db),
+      tokens: new SqlIntegrationTokenStore(db),
+      tenants: new SqlTenantStore(db),
+    }));
     const platform = { name: config.platformName, origin: config.publicUrl.origin };
     const warn = (message: string, err: unknown) => ctx.log.warn({ err }, message);
-    const budget = new SqlRateBudget(ctx.db);
     const partners = new PartnerService(
       store,
       uow,
       {
         exists: async (slug) => (await tenants.find(slug)) !== undefined,
-        create: (name, actor) => tenants.create(name, actor),
+        createIn: (scope, name, actor) => tenants.createIn(scope, name, actor),
       },
       mailer,
       platform,
@@ -42,11 +46,21 @@ export const partnersModule = defineModule({
       warn,
     );
     const codes = new MailedCodes(new SqlOnboardingStore(ctx.db), mailer, ctx.vault.deriveKey('partner-signin'), ctx.clock);
-    const access = new PartnerAccess(store, new SqlIntegrationTokenStore(ctx.db), uow, codes, budget, platform, ctx.clock, warn);
+    const access = new PartnerAccess(
+      store,
+      new SqlIntegrationTokenStore(ctx.db),
+      uow,
+      codes,
+      new SqlRateBudget(ctx.db),
+      ctx.budgets,
+      platform,
+      ctx.clock,
+      warn,
+    );
     return {
       services: { partners, access },
       routes: () => [
-        partnerApiRoutes(partners, access, budget, ctx.clock),
+        partnerApiRoutes(partners, access),
         portalRoutes(access, config.platformName, config.publicUrl.origin),
         partnerAdminRoutes(partners),
       ],

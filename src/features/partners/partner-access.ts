@@ -3,16 +3,10 @@ import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import {
-  type IntegrationScope,
-  RATE_CLASSES,
-  type RatePolicy,
-  ratePolicyOf,
-  windowStart,
-} from '../../core/integration-scopes.ts';
+import { type IntegrationScope, RATE_CLASSES, ratePolicyOf, windowStart } from '../../core/integration-scopes.ts';
 import { SIGNED_IN_STAGES, type TeamRole } from '../../core/partner-pipeline.ts';
+import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import { INTEGRATION_TOKEN_PREFIX, PARTNER_SESSION_PREFIX, type PartnerSessionInfo } from '../../http/auth/operator-bearer.ts';
-import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -22,8 +16,6 @@ import type { PartnerScope } from './partner-service.ts';
 
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 /** Code requests per calling address and per contact (docs/partners.md, "Limits"). */
-export const STARTS_PER_ADDRESS: RatePolicy = { name: 'partner-signin-address', quota: 10, windowSeconds: 3600 };
-export const STARTS_PER_CONTACT: RatePolicy = { name: 'partner-signin-contact', quota: 3, windowSeconds: 900 };
 /** A partner may keep this many active keys. */
 export const MAX_ACTIVE_KEYS = 20;
 export const MAX_TEAM = 25;
@@ -60,7 +52,9 @@ export class PartnerAccess {
     private readonly tokens: IntegrationTokenStore,
     private readonly uow: UnitOfWork<PartnerScope>,
     private readonly codes: MailedCodes,
+    /** The keys' rate windows, read for their usage. */
     private readonly budget: RateBudget,
+    private readonly budgets: AnonymousGate,
     private readonly platform: { name: string; origin: string },
     private readonly clock: Clock,
     private readonly warn: (message: string, err: unknown) => void,
@@ -77,11 +71,9 @@ export class PartnerAccess {
    */
   async start(contactEmail: string, address: string): Promise<Record<string, string>> {
     const email = contactEmail.trim().toLowerCase();
-    const now = this.clock.now();
-    const tooMany = 'Too many sign-in codes were asked for; wait before asking again.';
-    const limits = await consumeBudget(this.budget, `partner-signin:${address}`, STARTS_PER_ADDRESS, now, tooMany);
     const key = this.contactKey(email);
-    await consumeBudget(this.budget, `partner-signin:${key}`, STARTS_PER_CONTACT, now, tooMany);
+    // Per address, per contact (whether or not it is a member) and for the deployment (docs/security.md).
+    const limits = await this.budgets.spend('partner-signin', address, key);
     void this.mailCode(email, key).catch((err) => this.warn('a partner sign-in code could not be mailed', err));
     return limits;
   }
@@ -89,9 +81,8 @@ export class PartnerAccess {
   private async mailCode(email: string, key: string): Promise<void> {
     const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
     if (!member) return;
-    await this.codes.send(key, email, (code) => ({
-      subject: `Your ${this.platform.name} partner portal code: ${code}`,
-      text: [
+    await this.codes.send(key, email, `Your ${this.platform.name} partner portal code`, (code) =>
+      [
         `Your code is ${code}.`,
         '',
         `Enter it at ${this.platform.origin}/portal/signin to sign in to the partner portal. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
@@ -99,7 +90,7 @@ export class PartnerAccess {
         '',
         `${this.platform.name} (${this.platform.origin})`,
       ].join('\n'),
-    }));
+    );
   }
 
   /** Exchanges a mailed code for a session bearer of the member's partner. */
@@ -181,10 +172,6 @@ export class PartnerAccess {
         `Your grant does not include: ${outside.join(', ')}. It allows: ${partner.grant.scopes.join(', ')}.`,
       );
     }
-    const active = (await this.keys(session)).filter((k) => k.state === 'active').length;
-    if (active >= MAX_ACTIVE_KEYS) {
-      throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
-    }
     const { record, secret } = mintToken(
       {
         tenant: partner.tenant,
@@ -197,7 +184,15 @@ export class PartnerAccess {
       },
       this.clock.now(),
     );
-    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
+    const auditSeq = await this.uow.run(async ({ partners, tokens, audit }) => {
+      // Counted under the partner's row: of mints at once, each counts the keys the ones before
+      // it committed, so together they cannot pass the limit (a count read before the
+      // transaction, or beside another's uncommitted key, would let them all through).
+      await partners.lockTeam(session.applicationId);
+      const keys = await tokens.tokens(null, { partnerId: session.applicationId, limit: 200 });
+      if (keys.filter((k) => k.state === 'active').length >= MAX_ACTIVE_KEYS) {
+        throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
+      }
       await tokens.createToken(record);
       return audit.append({
         actor,

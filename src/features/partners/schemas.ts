@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { PARTNER_KINDS, PARTNER_STAGES, TEAM_ROLES } from '../../core/partner-pipeline.ts';
-import { DateTimeView, DisplayName, DisplayText, Nullable } from '../../http/schemas/common.ts';
+import { DateTimeView, DisplayName, DisplayText, EmailAddress, Nullable } from '../../http/schemas/common.ts';
 
 /** Bodies of partner onboarding (docs/partners.md), shared by the API routes and the pages. */
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -12,13 +12,7 @@ export const TeamRoleSchema = literals(TEAM_ROLES);
 export const ScopeName = literals(SCOPE_NAMES);
 export const ApplicationId = Type.String({ pattern: '^pap_[A-Za-z0-9_-]{22}$' });
 export const StatusToken = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
-export const Email = Type.String({
-  minLength: 3,
-  maxLength: 254,
-  // One @, something on each side, no spaces or angle brackets: what a mail server will take.
-  pattern: '^[^\\s@<>()",;]+@[^\\s@<>()",;]+\\.[^\\s@<>()",;]+$',
-  description: 'An e-mail address.',
-});
+export const Email = EmailAddress;
 export const Code = Type.String({ pattern: '^[0-9]{6}$' });
 
 /** The intake's fixed body: any other field (a stage, a tenant, a scope, a token) is refused by name. */

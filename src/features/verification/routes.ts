@@ -91,6 +91,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         method: 'POST',
         path: '/verify/request',
         auth: 'public',
+        budget: 'verify-request',
         stability: 'unpromised',
         cors: true,
         summary: 'Open an OID4VP presentation transaction; no account needed.',

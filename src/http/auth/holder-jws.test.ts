@@ -5,13 +5,16 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import pino from 'pino';
 import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/sql-holder-replay-store.ts';
+import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import type { DatabaseLocation } from '../../config/config.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { AnonymousGate } from './anonymous-gate.ts';
 import { HOLDER_FRESHNESS_SECONDS, HOLDER_JWS_TYP, HolderJwsAuthenticator } from './holder-jws.ts';
 import type { AuthInput } from './principal.ts';
 
@@ -72,6 +75,16 @@ async function assertUnauthorized(promise: Promise<unknown>, reason?: RegExp, ch
   });
 }
 
+/** The anonymous budgets on `db`, as the kernel builds them. */
+const gateOn = (db: Db) => new AnonymousGate(new SqlRateBudget(db), clock, pino({ level: 'silent' }));
+
+/** Authenticates, then admits (burning the jti), as a route does for a caller at one address. */
+async function acceptWith(auth: HolderJwsAuthenticator, input: AuthInput, audience?: string) {
+  const principal = await auth.authenticate(input, audience);
+  await auth.admit(principal, { address: '192.0.2.1' });
+  return principal;
+}
+
 for (const factory of testDatabases()) {
   describe(`holder JWS authenticator (${factory.name})`, () => {
     let tdb: TestDatabase;
@@ -81,24 +94,26 @@ for (const factory of testDatabases()) {
       tdb = await factory.create();
       db = openTestDb(tdb);
       await migrate(db);
-      auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
+      auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock, gateOn(db));
     });
     after(async () => {
       await db?.destroy();
       await tdb?.drop();
     });
 
+    const accept = (input: AuthInput, audience?: string) => acceptWith(auth, input, audience);
+
     /** Refused with 401 and the Holder challenge, and no jti mark was written. */
     async function refused(input: AuthInput, reason?: RegExp, audience?: string) {
       const marks = await jtiCount(db);
-      await assertUnauthorized(audience === undefined ? auth.accept(input) : auth.accept(input, audience), reason);
+      await assertUnauthorized(audience === undefined ? accept(input) : accept(input, audience), reason);
       assert.equal(await jtiCount(db), marks, 'a refused JWS burns nothing');
     }
 
     test('accepts a valid JWS: the account id is the RFC 7638 thumbprint and the jwk is public only', async () => {
       const key = await newHolderKey();
       const jti = randomUUID();
-      const principal = await auth.accept(holder(await jws({ jti }, { key })));
+      const principal = await accept(holder(await jws({ jti }, { key })));
       assert.equal(principal.plane, 'holder');
       assert.equal(principal.accountId, await calculateJwkThumbprint(key.publicJwk, 'sha256'));
       assert.equal('d' in principal.jwk, false);
@@ -117,7 +132,7 @@ for (const factory of testDatabases()) {
 
     test('refuses the same JWS a second time (its jti is burned)', async () => {
       const token = await jws();
-      await auth.accept(holder(token));
+      await accept(holder(token));
       await refused(holder(token), /jti already used/);
       await refused(holder(token, 'GET', `${AUD}/other`), /jti already used/);
     });
@@ -125,8 +140,8 @@ for (const factory of testDatabases()) {
     test('the same jti from a different key is accepted: marks are per account', async () => {
       const jti = randomUUID();
       const [a, b] = [await newHolderKey(), await newHolderKey()];
-      const first = await auth.accept(holder(await jws({ jti }, { key: a })));
-      const second = await auth.accept(holder(await jws({ jti }, { key: b })));
+      const first = await accept(holder(await jws({ jti }, { key: a })));
+      const second = await accept(holder(await jws({ jti }, { key: b })));
       assert.notEqual(first.accountId, second.accountId);
       await refused(holder(await jws({ jti }, { key: a })), /jti already used/);
       await refused(holder(await jws({ jti }, { key: b })), /jti already used/);
@@ -197,35 +212,35 @@ for (const factory of testDatabases()) {
       await refused(holder(await jws({ iat: NOW_S + 0.5 })), /iat is missing/);
       await refused(holder(await jws({ iat: NOW_S - 301 })), /five-minute window/);
       await refused(holder(await jws({ iat: NOW_S + 301 })), /five-minute window/);
-      assert.equal((await auth.accept(holder(await jws({ iat: NOW_S - 299 })))).plane, 'holder');
-      assert.equal((await auth.accept(holder(await jws({ iat: NOW_S + 299 })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ iat: NOW_S - 299 })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ iat: NOW_S + 299 })))).plane, 'holder');
     });
 
     test('a JWS accepted at the edge of the window (iat 300 s old) cannot be replayed', async () => {
       const token = await jws({ iat: NOW_S - HOLDER_FRESHNESS_SECONDS });
-      await auth.accept(holder(token));
-      await assertUnauthorized(auth.accept(holder(token)), /jti already used/);
+      await accept(holder(token));
+      await assertUnauthorized(accept(holder(token)), /jti already used/);
     });
 
     test('refuses an exp in the past and accepts one in the future', async () => {
       await refused(holder(await jws({ exp: NOW_S - 1 })), /exp/);
       await refused(holder(await jws({ exp: NOW_S })), /exp/);
       await refused(holder(await jws({ exp: String(NOW_S + 60) })), /exp/);
-      assert.equal((await auth.accept(holder(await jws({ exp: NOW_S + 60 })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ exp: NOW_S + 60 })))).plane, 'holder');
     });
 
     test('refuses a missing, short, long or non-string jti', async () => {
       for (const jti of [undefined, '', '1234567', 12345678, 'x'.repeat(257)]) {
         await refused(holder(await jws({ jti })), /jti must be/);
       }
-      assert.equal((await auth.accept(holder(await jws({ jti: randomUUID().slice(0, 8) })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ jti: randomUUID().slice(0, 8) })))).plane, 'holder');
     });
 
     test('htm and htu, when present, must match the request', async () => {
       const bound = { htm: 'POST', htu: URL_ME };
-      assert.equal((await auth.accept(holder(await jws(bound), 'POST', URL_ME))).plane, 'holder');
+      assert.equal((await accept(holder(await jws(bound), 'POST', URL_ME))).plane, 'holder');
       // The query string is not part of htu.
-      assert.equal((await auth.accept(holder(await jws(bound), 'POST', `${URL_ME}?x=1`))).plane, 'holder');
+      assert.equal((await accept(holder(await jws(bound), 'POST', `${URL_ME}?x=1`))).plane, 'holder');
       await refused(holder(await jws(bound), 'GET', URL_ME), /htm/);
       await refused(holder(await jws({ htm: 'post' }), 'POST', URL_ME), /htm/);
       await refused(holder(await jws(bound), 'POST', `${AUD}/member/vote`), /htu/);
@@ -241,7 +256,7 @@ for (const factory of testDatabases()) {
       await refused({ authorization: 'Holder', method: 'POST', url: URL_ME });
       await refused(holder('not-a-jws'), /compact JWS/);
       // None of those spent the token.
-      assert.equal((await auth.accept(holder(token))).plane, 'holder');
+      assert.equal((await accept(holder(token))).plane, 'holder');
     });
 
     test('a JWS refused before the burn keeps its jti: accepted once afterwards, then refused', async () => {
@@ -255,7 +270,7 @@ for (const factory of testDatabases()) {
       const marks = await db.selectFrom('holder_jti').select('jti').where('account_id', '=', accountId).execute();
       assert.deepEqual(marks, [], 'no mark was written by the refusals');
 
-      const principal = await auth.accept(holder(token));
+      const principal = await accept(holder(token));
       assert.equal(principal.accountId, accountId);
       await refused(holder(token), /jti already used/);
     });
@@ -264,7 +279,7 @@ for (const factory of testDatabases()) {
       const approve = 'https://approve.rail.example.test';
       const token = await jws({ aud: approve });
       await refused(holder(token), /aud/);
-      assert.equal((await auth.accept(holder(token), approve)).plane, 'holder');
+      assert.equal((await accept(holder(token), approve)).plane, 'holder');
       await refused(holder(token), /jti already used/, approve);
     });
   });
@@ -329,11 +344,11 @@ for (const factory of testDatabases()) {
     });
 
     test('a JWS accepted through one instance is refused through the other', async () => {
-      const first = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
-      const second = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db2), clock);
+      const first = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock, gateOn(db));
+      const second = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db2), clock, gateOn(db2));
       const token = await jws();
-      assert.equal((await first.accept(holder(token))).plane, 'holder');
-      await assertUnauthorized(second.accept(holder(token)), /jti already used/);
+      assert.equal((await acceptWith(first, holder(token))).plane, 'holder');
+      await assertUnauthorized(acceptWith(second, holder(token)), /jti already used/);
     });
 
     test('20 concurrent burns of one (account, jti) over two instances: exactly one wins', async () => {
@@ -352,8 +367,9 @@ for (const factory of testDatabases()) {
     test('a holder jti accepted by one process is refused by a second process on the same database', async () => {
       const key = await newHolderKey();
       const jti = randomUUID();
-      const auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
-      const { accountId } = await auth.accept(holder(await jws({ jti }, { key })));
+      const auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock, gateOn(db));
+      const accept = (input: AuthInput) => acceptWith(auth, input);
+      const { accountId } = await accept(holder(await jws({ jti }, { key })));
       const expires = (NOW_S + HOLDER_FRESHNESS_SECONDS) * 1000;
 
       assert.equal(await childBurn(accountId, jti, expires, NOW_MS), 'false');
@@ -361,7 +377,7 @@ for (const factory of testDatabases()) {
       const fresh = randomUUID();
       assert.equal(await childBurn(accountId, fresh, expires, NOW_MS), 'true');
       // And the child's mark is binding on this process in turn.
-      await assertUnauthorized(auth.accept(holder(await jws({ jti: fresh }, { key }))), /jti already used/);
+      await assertUnauthorized(accept(holder(await jws({ jti: fresh }, { key }))), /jti already used/);
     });
   });
 }

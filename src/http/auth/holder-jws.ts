@@ -5,6 +5,7 @@ import { Unauthorized } from '../../core/errors.ts';
 import { describe } from '../../core/jose/es256.ts';
 import { isRefusal, type KeyBoundRefusal, verifyKeyBoundJws } from '../../core/jose/key-bound-jws.ts';
 import type { HolderReplayStore } from '../../ports/holder-replay-store.ts';
+import type { AnonymousGate } from './anonymous-gate.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 
 export interface HolderPrincipal {
@@ -52,6 +53,8 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
     private readonly audience: string,
     private readonly replay: HolderReplayStore,
     private readonly clock: Clock,
+    /** Every admitted request stores a replay mark: the holder-request budget bounds them (docs/security.md). */
+    private readonly budgets: AnonymousGate,
   ) {}
 
   /**
@@ -69,21 +72,17 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
 
   /**
    * Burns the jti, once the request is admitted (every check of its route has passed): one atomic
-   * insert, so of two requests carrying the same JWS exactly one gets through.
+   * insert, so of two requests carrying the same JWS exactly one gets through. The mark it stores
+   * is counted against the caller's address and the deployment's ceiling first; over budget,
+   * nothing is burned.
    */
-  async admit(principal: HolderPrincipal): Promise<void> {
+  async admit(principal: HolderPrincipal, request: { address: string }): Promise<void> {
+    await this.budgets.spend('holder-request', request.address);
     // The freshness check works in whole seconds and accepts |now - iat| <= 300 for the whole of
     // the last second, so the mark must outlive that second too.
     const markExpires = ((principal.claims.iat as number) + HOLDER_FRESHNESS_SECONDS + 1) * 1000;
     const burned = await this.replay.burn(principal.accountId, principal.claims.jti as string, markExpires, this.clock.now());
     if (!burned) throw refuse('jti already used');
-  }
-
-  /** authenticate, then admit: for callers that act on the JWS at once (no route policy in between). */
-  async accept(input: AuthInput, audience = this.audience): Promise<HolderPrincipal> {
-    const principal = await this.authenticate(input, audience);
-    await this.admit(principal);
-    return principal;
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
 import {
   insertAccessToken,
   openTestDb,
@@ -19,6 +20,7 @@ import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { AccessTokenAuthenticator } from './access-token.ts';
+import { AnonymousGate } from './anonymous-gate.ts';
 import { HolderJwsAuthenticator } from './holder-jws.ts';
 import { OperatorBearerAuthenticator } from './operator-bearer.ts';
 import type { AuthInput } from './principal.ts';
@@ -105,6 +107,9 @@ for (const factory of testDatabases()) {
           lockedUntil: null,
           createdAt: NOW_MS,
           updatedAt: NOW_MS,
+          email: null,
+          createdBy: null,
+          invitationExpiresAt: null,
         }),
         true,
       );
@@ -123,8 +128,19 @@ for (const factory of testDatabases()) {
         tenants,
       );
       accessAuth = new AccessTokenAuthenticator(tokens, clock);
-      holderAuth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock);
+      holderAuth = new HolderJwsAuthenticator(
+        AUD,
+        new SqlHolderReplayStore(db),
+        clock,
+        new AnonymousGate(new SqlRateBudget(db), clock, pino({ level: 'silent' })),
+      );
     });
+    /** The holder plane authenticates, then admits (burning the jti), as a route does. */
+    const acceptHolder = async (input: AuthInput) => {
+      const principal = await holderAuth.authenticate(input);
+      await holderAuth.admit(principal, { address: '192.0.2.1' });
+      return principal;
+    };
     after(async () => {
       await db?.destroy();
       await tdb?.drop();
@@ -140,7 +156,7 @@ for (const factory of testDatabases()) {
       assert.equal(accessP.plane, 'access-token');
       assert.equal(accessP.token.tenant, 'alpha');
       assert.equal(accessP.token.tokenHash, hashToken(token));
-      assert.equal((await holderAuth.accept(holderInput(await freshHolderJws()))).plane, 'holder');
+      assert.equal((await acceptHolder(holderInput(await freshHolderJws()))).plane, 'holder');
     });
 
     test('the owner token and an operator session token are refused by the access-token plane', async () => {
@@ -165,17 +181,17 @@ for (const factory of testDatabases()) {
       // The raw JWS sent as a bearer is no operator or access token either.
       await assertUnauthorized(operatorAuth.authenticate(bearerInput(jws)), BEARER);
       await assertUnauthorized(accessAuth.authenticate(bearerInput(jws)), BEARER);
-      assert.equal((await holderAuth.accept(holderInput(jws))).plane, 'holder');
+      assert.equal((await acceptHolder(holderInput(jws))).plane, 'holder');
     });
 
     test('Bearer tokens of every kind are refused by the holder plane', async () => {
       const access = await issue();
       const jws = await freshHolderJws();
       for (const token of [OWNER_TOKEN, sessionToken, access, jws]) {
-        await assertUnauthorized(holderAuth.accept(bearerInput(token)), HOLDER);
+        await assertUnauthorized(acceptHolder(bearerInput(token)), HOLDER);
       }
       assert.equal(await spentAt(access), null);
-      await assertUnauthorized(holderAuth.accept({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }), HOLDER);
+      await assertUnauthorized(acceptHolder({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }), HOLDER);
       await assertUnauthorized(
         operatorAuth.authenticate({ authorization: undefined, method: 'POST', url: CREDENTIAL_URL }),
         BEARER,

@@ -43,7 +43,7 @@ export interface AuthPlane<P extends PlaneName = PlaneName> {
    * Spends what a credential allows once (a holder jti), when the request is admitted: after the
    * route's policy and validation, just before its handler. A refused request spends nothing.
    */
-  admit?(principal: Principals[P]): Promise<void>;
+  admit?(principal: Principals[P], request: { address: string }): Promise<void>;
   /**
    * Counts the request against the credential's rate budget, once it is authenticated and within
    * its policy: answers the headers every answer carries, or throws a refusal when over budget.

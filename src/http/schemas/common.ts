@@ -62,3 +62,11 @@ export const NumericCursor = Type.String({ pattern: '^[0-9]{1,16}$', description
 /** What every back-office mutation answers (interface spec, Back-office data plane): `{ok, auditSeq, ...}`. */
 export const AdminMutation = <T extends TProperties>(fields: T) =>
   Type.Object({ ok: Type.Literal(true), auditSeq: Type.Integer({ description: 'The audit entry of the change.' }), ...fields });
+
+/** An e-mail address: one @, something on each side, no spaces or angle brackets (what a mail server will take). */
+export const EmailAddress = Type.String({
+  minLength: 3,
+  maxLength: 254,
+  pattern: '^[^\\s@<>()",;]+@[^\\s@<>()",;]+\\.[^\\s@<>()",;]+$',
+  description: 'An e-mail address.',
+});

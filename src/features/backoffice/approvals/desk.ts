@@ -52,6 +52,8 @@ export class ApprovalService implements ApprovalDesk {
     private readonly store: ApprovalStore,
     private readonly uow: UnitOfWork<DeskScope>,
     private readonly clock: Clock,
+    /** The labels of every actor that may be the same person as this one (OperatorService.samePersonAs). */
+    private readonly samePersonAs: (label: string) => Promise<ReadonlySet<string>>,
   ) {}
 
   register<P>(action: ApprovalAction<P>): void {
@@ -139,7 +141,9 @@ export class ApprovalService implements ApprovalDesk {
       now,
       limit: Number.isFinite(limit) ? Math.max(1, Math.min(PENDING_MAX, Math.floor(limit))) : PENDING_MAX,
     });
-    return rows.map((r) => this.view(r, label, now));
+    // Nor those of an operator linked to the caller: it could not decide them either.
+    const linked = await this.samePersonAs(label);
+    return rows.filter((r) => !linked.has(r.requestedBy)).map((r) => this.view(r, label, now));
   }
 
   async list(by: OperatorPrincipal, p: ListParams, filters: ListFilters) {
@@ -181,9 +185,7 @@ export class ApprovalService implements ApprovalDesk {
     const found = await this.visible(by, id);
     const actor = operatorActor(by);
     const label = actorLabel(actor);
-    if (label === found.requestedBy) {
-      throw new ServiceError('same_operator', 'The operator who asked for this cannot approve it; another operator must.');
-    }
+    await this.assertOtherPerson(label, found, 'approve it; another operator must');
     const action = this.actionOf(found);
     this.assertMayAct(action, by);
     const now = this.clock.now();
@@ -217,6 +219,7 @@ export class ApprovalService implements ApprovalDesk {
     if (label === found.requestedBy) {
       throw new ServiceError('same_operator', 'The operator who asked for this withdraws it; another operator rejects.');
     }
+    await this.assertOtherPerson(label, found, 'reject it; another operator must');
     this.assertMayAct(this.actionOf(found), by);
     return this.close(by, found, actor, 'rejected', note);
   }
@@ -273,6 +276,21 @@ export class ApprovalService implements ApprovalDesk {
     const registered = this.actions.get(r.action);
     if (!registered) throw new ServiceError('unknown_action', `No four-eyes action is named "${r.action}" on this deployment.`);
     return registered.action;
+  }
+
+  /**
+   * Four eyes means two people (docs/security.md, "Four eyes"): the decider is neither the
+   * requester nor an operator linked to it by anything the service knows (one created or invited
+   * the other, or they shared an enterprise identity).
+   */
+  private async assertOtherPerson(label: string, found: ApprovalRecord, what: string): Promise<void> {
+    if (!(await this.samePersonAs(label)).has(found.requestedBy)) return;
+    throw new ServiceError(
+      'same_operator',
+      label === found.requestedBy
+        ? `The operator who asked for this cannot ${what}.`
+        : `${label} is linked to ${found.requestedBy}, who asked for this (one created or invited the other, or they shared an enterprise identity), so cannot ${what}.`,
+    );
   }
 
   /** The action's roles, and the approvals-write row of the matrix; keys and partners never act here. */

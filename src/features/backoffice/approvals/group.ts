@@ -1,6 +1,7 @@
 import { SqlApprovalStore } from '../../../adapters/sql/sql-approval-store.ts';
 import type { Context } from '../../../app/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
+import { operatorsModule } from '../../operators/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { ApprovalDesk } from '../approval-desk.ts';
@@ -18,10 +19,12 @@ const HOUR_MS = 3_600_000;
  * revocation and the data-subject export.
  */
 export async function buildApprovals(ctx: Context): Promise<GroupBuild & { desk: ApprovalDesk }> {
+  const operators = await ctx.use(operatorsModule);
   const desk = new ApprovalService(
     new SqlApprovalStore(ctx.db),
     ctx.unitOfWork((db) => ({ db, approvals: new SqlApprovalStore(db) })),
     ctx.clock,
+    (label) => operators.samePersonAs(label),
   );
   const [tenants, status, types] = await Promise.all([
     ctx.use(tenantsModule),

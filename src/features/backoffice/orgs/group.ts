@@ -176,18 +176,14 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         roles: ROLE_MATRIX.orgsManage,
         scope: OWN_ORG,
         summary:
-          'Add an admin: a new tenant-admin operator (with a password), or an operator of the organisation given the role.',
+          'Add an admin: an operator of the organisation given the tenant-admin role (a new person is invited through /api/admin/people/operators).',
         params: SlugParams,
-        body: Type.Object(
-          { username: Username, password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })) },
-          { additionalProperties: false },
-        ),
+        body: Type.Object({ username: Username }, { additionalProperties: false }),
         responses: {
           200: { description: 'The admin, after the change.', schema: AdminMutation({ admin: AdminView }) },
           ...OPERATOR_ERRORS,
-          400: errorResponse('invalid_request, malformed_json, or weak_password.'),
-          404: errorResponse('unknown_tenant, or unknown_operator (no password given, and no such operator).'),
-          409: errorResponse('conflict: the username is taken; operator_scope: scoped elsewhere or platform-wide.'),
+          404: errorResponse('unknown_tenant, or unknown_operator (no such operator: invite one first).'),
+          409: errorResponse('operator_scope: scoped elsewhere or platform-wide.'),
         },
         handler: async (request) => ({
           ok: true as const,

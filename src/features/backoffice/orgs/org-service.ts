@@ -165,22 +165,19 @@ export class OrgService {
   }
 
   /**
-   * A new operator scoped to the organisation with the tenant-admin role (with `password`), or an
-   * operator already scoped to it given that role. The change, and its audit entry
-   * (`operator.created` or `operator.roles_changed`), are the operator service's own.
+   * An operator already scoped to the organisation given the tenant-admin role. A new person is
+   * never made here: operators are created by invitation, by those who may write operators
+   * (docs/security.md, "Separation of duties"). The change, and its audit entry
+   * (`operator.roles_changed`), are the operator service's own.
    */
-  async addAdmin(slug: string, input: { username: string; password?: string }, actor: Actor) {
+  async addAdmin(slug: string, input: { username: string }, actor: Actor) {
     await this.requireOrg(slug);
-    if (input.password !== undefined) {
-      const made = await this.d.operators.create(
-        { username: input.username, password: input.password, roles: ['tenant-admin'], tenant: slug },
-        actor,
-      );
-      return { auditSeq: made.auditSeq, admin: { username: made.username, status: made.status } };
-    }
     const op = await this.d.operatorStore.get(input.username);
     if (!op || op.status === 'removed') {
-      throw new ServiceError('unknown_operator', `No operator "${input.username}" (or it was removed).`);
+      throw new ServiceError(
+        'unknown_operator',
+        `No operator "${input.username}" (or it was removed). A new admin is invited: POST /api/admin/people/operators with its e-mail, roles ["tenant-admin"] and tenant "${slug}".`,
+      );
     }
     if (op.tenant !== slug) {
       throw new ServiceError(

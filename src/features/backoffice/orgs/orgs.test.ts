@@ -141,30 +141,35 @@ for (const factory of testDatabases()) {
       assert.deepEqual(lifecycle, { slug: 'alpha-org', status: 'active', since: null, reason: null, changes: [] });
     });
 
-    test('admins: a new tenant-admin with a password, or an operator of the organisation given the role; and removed', async () => {
-      const made = await post(`${ORGS}/alpha-org/admins`, { username: 'alpha-second', password: PASSWORD }, alphaAdmin);
-      assert.equal(made.statusCode, 200, made.body);
-      assert.deepEqual(made.json().admin, { username: 'alpha-second', status: 'active' });
-      const createdEntry = await auditAt(made.json().auditSeq);
-      assert.equal(createdEntry.action, 'operator.created');
-      assert.equal(createdEntry.tenant, 'alpha-org');
-      assert.deepEqual(JSON.parse(createdEntry.detail), { roles: ['tenant-admin'] });
+    test('admins: an operator of the organisation given the role, never a new person made here; and removed', async () => {
+      // A second admin is invited by those who may write operators; here it is the owner token's.
+      const invited = await post('/api/operators', {
+        username: 'alpha-second',
+        password: PASSWORD,
+        roles: ['tenant-admin'],
+        tenant: 'alpha-org',
+      });
+      assert.equal(invited.statusCode, 201, invited.body);
       const login = await post('/api/login', { username: 'alpha-second', password: PASSWORD }, {});
       assert.equal(login.statusCode, 200);
       const second = bearer(login.json().token);
       assert.equal((await get(`${ORGS}/alpha-org`, second)).statusCode, 200, 'the new admin manages its organisation');
       assert.equal((await get(`${ORGS}/beta-org`, second)).statusCode, 403, 'and no other');
 
-      await refuses(
-        () => post(`${ORGS}/alpha-org/admins`, { username: 'alpha-third', password: 'short' }, alphaAdmin),
-        400,
-        'weak_password',
+      // Nobody makes an operator with a password here: not a tenant-admin, not ops, not an owner.
+      for (const by of [alphaAdmin, ops]) {
+        await refuses(
+          () => post(`${ORGS}/alpha-org/admins`, { username: 'alpha-puppet', password: PASSWORD }, by),
+          400,
+          'invalid_request',
+        );
+      }
+      const unknown = await refuses(
+        () => post(`${ORGS}/alpha-org/admins`, { username: 'alpha-puppet' }, alphaAdmin),
+        404,
+        'unknown_operator',
       );
-      await refuses(
-        () => post(`${ORGS}/alpha-org/admins`, { username: 'alpha-second', password: PASSWORD }, ops),
-        409,
-        'conflict',
-      );
+      assert.match(unknown.json().message, /invited: POST \/api\/admin\/people\/operators/);
 
       // An operator of the organisation with another role is given tenant-admin besides.
       const clerk = await post('/api/operators', {
@@ -189,8 +194,8 @@ for (const factory of testDatabases()) {
       await refuses(() => post(`${ORGS}/alpha-org/admins`, { username: 'ana' }, ops), 409, 'operator_scope');
       await refuses(() => post(`${ORGS}/alpha-org/admins`, { username: 'nobody-here' }, ops), 404, 'unknown_operator');
       await refuses(() => post(`${ORGS}/no-such-org/admins`, { username: 'alpha-clerk' }, ops), 404, 'unknown_tenant');
-      await refuses(() => post(`${ORGS}/beta-org/admins`, { username: 'x-y', password: PASSWORD }, alphaAdmin), 403, 'forbidden');
-      await refuses(() => post(`${ORGS}/alpha-org/admins`, { username: 'x-y', password: PASSWORD }, analyst), 403, 'forbidden');
+      await refuses(() => post(`${ORGS}/beta-org/admins`, { username: 'x-y' }, alphaAdmin), 403, 'forbidden');
+      await refuses(() => post(`${ORGS}/alpha-org/admins`, { username: 'x-y' }, analyst), 403, 'forbidden');
 
       const removed = await post(`${ORGS}/alpha-org/admins/remove`, { username: 'alpha-clerk' }, alphaAdmin);
       assert.equal(removed.statusCode, 200, removed.body);

@@ -3,7 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../../core/errors.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import { AdminMutation, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { AdminMutation, EmailAddress, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { CreateOperatorBody, firstCredentialOf } from '../../operators/schemas.ts';
 import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
@@ -38,6 +39,8 @@ const send = (reply: FastifyReply, outcome: Outcome) =>
 export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
   const read = { ...adminRoute(DOC), roles: ROLE_MATRIX.operatorsRead, scope: 'platform' } as const;
   const write = { ...adminRoute(DOC), roles: ROLE_MATRIX.operatorsWrite, scope: 'platform' } as const;
+  // An operator's own credentials: a scoped operator changes its own too (the operation names no tenant).
+  const self = { ...adminRoute(DOC), roles: ROLE_MATRIX.operatorsSelf, scope: 'none' } as const;
   const changed = (description: string, refusals: Record<number, ReturnType<typeof errorResponse>>) => ({
     200: { description, schema: Changed },
     ...OPERATOR_ERRORS,
@@ -72,24 +75,46 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       ...write,
       method: 'POST',
       path: BASE,
-      summary: 'Create an operator: the rules of POST /api/operators.',
-      body: Type.Object(
-        { username: Username, password: Password, roles: Roles, tenant: Type.Optional(Nullable(Slug)) },
-        { additionalProperties: false },
-      ),
+      summary:
+        'Create an operator: the rules of POST /api/operators (an invitation mailed to `email`, or an enterprise `identity`; a `password` from the owner token only).',
+      body: CreateOperatorBody,
       responses: {
-        201: { description: 'Created.', schema: Changed },
+        201: { description: 'Created (status invited until its person accepts the mailed invitation).', schema: Changed },
         ...OPERATOR_ERRORS,
-        400: errorResponse('invalid_request, malformed_json or weak_password'),
+        400: errorResponse('invalid_request (not exactly one of email, identity, password), malformed_json or weak_password'),
+        403: errorResponse('forbidden: a password from an operator (no operator sets another’s), or the roles.'),
         404: errorResponse('unknown_tenant'),
         409: errorResponse(
-          'conflict: the username is taken (removed operators keep theirs); approval_required: owner given by an operator.',
+          'conflict: the username is taken (removed operators keep theirs); identity_linked; approval_required: owner given by an operator.',
         ),
+        503: errorResponse('mail_unavailable: the invitation could not be mailed; nothing was created.'),
       },
       handler: async (request, reply) => {
-        const created = await admin.create(request.body, operatorOf(request));
+        const { username, roles, tenant } = request.body;
+        const created = await admin.create(
+          { username, roles, ...(tenant === undefined ? {} : { tenant }), credential: firstCredentialOf(request.body) },
+          operatorOf(request),
+        );
         return reply.code(201).send({ ok: true as const, auditSeq: created.auditSeq, operator: created.operator });
       },
+    }),
+    defineRoute({
+      ...write,
+      method: 'POST',
+      path: `${BASE}/{username}/invite`,
+      summary:
+        'Mail a new one-time link: the invitation again to an invited operator (to `email`, which may correct its address), or a password reset to an active one.',
+      params: ByUsername,
+      body: Type.Object({ email: Type.Optional(EmailAddress) }, { additionalProperties: false }),
+      bodyOptional: true,
+      responses: changed('Mailed; the earlier link no longer works.', {
+        403: errorResponse('forbidden: an active operator’s address is changed by that operator only'),
+        404: errorResponse('unknown_operator'),
+        409: errorResponse('operator_state: suspended or removed, or active without an address'),
+        503: errorResponse('mail_unavailable: nothing was changed'),
+      }),
+      handler: async (request, reply) =>
+        send(reply, await admin.invite(request.params.username, request.body.email, operatorOf(request))),
     }),
     defineRoute({
       ...read,
@@ -166,29 +191,34 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       },
     }),
     defineRoute({
-      ...write,
+      ...self,
       method: 'POST',
       path: `${BASE}/{username}/password`,
-      summary: "Set an operator's password under the password policy; every session of the operator ends.",
+      summary:
+        'The operator’s own new password (proving its current one), or the owner token’s recovery; every session of the operator ends.',
       params: ByUsername,
-      body: Type.Object({ password: Password }, { additionalProperties: false }),
+      body: Type.Object({ password: Password, currentPassword: Type.Optional(Password) }, { additionalProperties: false }),
       responses: changed('Changed; the operator signs in again.', {
         400: errorResponse('invalid_request, malformed_json or weak_password'),
-        403: errorResponse("forbidden: another owner's password is set by that owner itself, or the owner token"),
+        401: errorResponse('invalid_credentials: currentPassword is missing or wrong'),
+        403: errorResponse('forbidden: another operator’s password (send it a reset: /invite)'),
         404: errorResponse('unknown_operator'),
       }),
-      handler: async (request, reply) =>
-        send(reply, await admin.setPassword(request.params.username, request.body.password, operatorOf(request))),
+      handler: async (request, reply) => {
+        const { password, currentPassword } = request.body;
+        return send(reply, await admin.setPassword(request.params.username, password, currentPassword, operatorOf(request)));
+      },
     }),
     defineRoute({
-      ...write,
+      ...self,
       method: 'POST',
       path: `${BASE}/{username}/idp`,
-      summary: 'Link an enterprise identity (issuer and subject) to the operator, or unlink it with issuer null.',
+      summary:
+        'The operator’s own enterprise identity (issuer and subject), or unlinked with issuer null; the owner token for any operator.',
       params: ByUsername,
       body: Type.Object({ issuer: Nullable(Issuer), subject: Type.Optional(Subject) }, { additionalProperties: false }),
       responses: changed('Linked or unlinked.', {
-        403: errorResponse("forbidden: another owner's identity link is set by that owner itself, or the owner token"),
+        403: errorResponse('forbidden: another operator’s identity link'),
         404: errorResponse('unknown_operator'),
         409: errorResponse('identity_linked: another operator holds this identity'),
       }),

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
-import { signedInOperator } from '../../../../test/helpers/operators.ts';
+import { operatorAddress, signedInOperator } from '../../../../test/helpers/operators.ts';
 import { bearer, owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
@@ -30,7 +30,14 @@ function harness(rail: () => TestRail) {
     refusedUnchanged(() => rowCounts(rail().db, TABLES), send, status, code);
   const entry = (seq: number) => rail().db.selectFrom('audit_log').selectAll().where('seq', '=', seq).executeTakeFirstOrThrow();
   const password = () => `Pw-${randomBytes(9).toString('hex')}-staple`;
-  const login = (username: string, pw: string) => post('/api/login', { username, password: pw }, {});
+  /** A sign-in from an address of its own (sign-ins are budgeted per address). */
+  const login = (username: string, pw: string) =>
+    rail().app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username, password: pw },
+      remoteAddress: operatorAddress(),
+    });
   /** An operator created through the back office, with its password. */
   const create = async (username: string, roles: string[], tenant?: string) => {
     const pw = password();
@@ -252,20 +259,34 @@ for (const factory of testDatabases()) {
       assert.equal((await get(BASE, again)).statusCode, 200, 'a refused change ends no session');
     });
 
-    test('an owner’s password and identity link are its own to set (or the owner token’s): another owner is refused', async () => {
+    test('an operator’s password and identity link are its own to set (or the owner token’s): any other operator is refused', async () => {
       const { pw } = await create('olga-owner', ['owner']);
       const olga = bearer(ok(await login('olga-owner', pw)).token);
+      const { pw: opsPw } = await create('oleg-ops', ['ops']);
+      const oleg = bearer(ok(await login('oleg-ops', opsPw)).token);
       const other = await signedInOperator(rail.app, 'otto-owner', ['owner']);
       const fresh = `Own-${randomBytes(8).toString('hex')}-password`;
-      await refuses(() => post(`${BASE}/olga-owner/password`, { password: fresh }, other), 403, 'forbidden');
       const link = { issuer: 'https://login.example.com/tenant-7', subject: 'olga' };
-      await refuses(() => post(`${BASE}/olga-owner/idp`, link, other), 403, 'forbidden');
+      // Another owner, whatever the target holds: no operator sets another's.
+      for (const target of ['olga-owner', 'oleg-ops']) {
+        await refuses(() => post(`${BASE}/${target}/password`, { password: fresh }, other), 403, 'forbidden');
+        await refuses(() => post(`${BASE}/${target}/idp`, { ...link, subject: target }, other), 403, 'forbidden');
+      }
+      await refuses(() => post(`${BASE}/olga-owner/password`, { password: fresh }, oleg), 403, 'forbidden');
       assert.equal((await login('olga-owner', fresh)).statusCode, 401, 'the refused password does not sign in');
-      // The owner itself, and the break-glass owner token, may.
+      // The operator itself, proving its current password; the break-glass owner token, for anyone.
+      await refuses(() => post(`${BASE}/olga-owner/password`, { password: fresh }, olga), 401, 'invalid_credentials');
+      await refuses(
+        () => post(`${BASE}/olga-owner/password`, { password: fresh, currentPassword: 'not-her-password' }, olga),
+        401,
+        'invalid_credentials',
+      );
       ok(await post(`${BASE}/olga-owner/idp`, link, olga));
-      ok(await post(`${BASE}/olga-owner/password`, { password: fresh }, olga));
+      ok(await post(`${BASE}/olga-owner/password`, { password: fresh, currentPassword: pw }, olga));
+      ok(await post(`${BASE}/oleg-ops/password`, { password: `${fresh}-ops`, currentPassword: opsPw }, oleg));
       ok(await post(`${BASE}/olga-owner/password`, { password: `${fresh}-2` }, owner));
       assert.equal((await login('olga-owner', `${fresh}-2`)).statusCode, 200);
+      assert.equal((await login('oleg-ops', `${fresh}-ops`)).statusCode, 200);
     });
 
     test('an enterprise identity links to one operator only, and unlinks', async () => {
@@ -330,7 +351,10 @@ for (const factory of testDatabases()) {
       assert.deepEqual(approval.params, { username: 'owner-cid', roles: ['ops'] });
       assert.equal((await entry(auditSeq)).action, 'approval.requested');
       assert.deepEqual(ok(await get(`${BASE}/owner-cid`)).roles, ['owner'], 'nothing changes while it is pending');
-      assert.equal((await post(BASE, { username: 'x-probe', password: h.password(), roles: ['ops'] }, cid)).statusCode, 201);
+      assert.equal(
+        (await post(BASE, { username: 'x-probe', email: 'x-probe@example.org', roles: ['ops'] }, cid)).statusCode,
+        201,
+      );
 
       const same = await approve(approval.approvalId, ana);
       assert.equal(same.statusCode, 403, same.body);
@@ -348,7 +372,7 @@ for (const factory of testDatabases()) {
         .executeTakeFirstOrThrow();
       assert.equal(changed.actor, 'operator:owner-ben', 'the approver is the actor of the change');
       assert.equal(
-        (await post(BASE, { username: 'y-probe', password: h.password(), roles: ['ops'] }, cid)).json().error,
+        (await post(BASE, { username: 'y-probe', email: 'y-probe@example.org', roles: ['ops'] }, cid)).json().error,
         'forbidden',
         'the demoted owner loses the owner operations on its next call',
       );
@@ -386,7 +410,7 @@ for (const factory of testDatabases()) {
       const ben = await signedInOperator(rail.app, 'grant-ben', ['owner']);
       await create('grant-fay', ['ops']);
       await refuses(
-        () => post(BASE, { username: 'grant-gus', password: h.password(), roles: ['owner'] }, ana),
+        () => post(BASE, { username: 'grant-gus', email: 'gus@example.org', roles: ['owner'] }, ana),
         409,
         'approval_required',
       );

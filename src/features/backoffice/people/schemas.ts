@@ -1,34 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { MEMBER_STATUSES } from '../../../ports/membership-store.ts';
-import { OPERATOR_ROLES } from '../../../ports/operator-store.ts';
 import { PROPOSAL_FIELDS } from '../../membership/schemas.ts';
 
 /** The schemas of the people group (docs/backoffice/people.md). */
 
-/** As POST /api/operators takes it (docs/operators.md). */
-export const Username = Type.String({
-  pattern: '^[a-z0-9][a-z0-9._-]{1,63}$',
-  description: 'Lowercase letters, digits, dot, dash, underscore.',
-});
+export { Issuer, OperatorStatus, Password, Role, Roles, Subject, Username } from '../../operators/schemas.ts';
 export const UsernamePrefix = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', description: 'A prefix of usernames.' });
-export const Role = Type.Union(OPERATOR_ROLES.map((r) => Type.Literal(r)));
-export const Roles = Type.Array(Role, { minItems: 1, maxItems: OPERATOR_ROLES.length });
-export const OperatorStatus = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('removed')]);
-export const Password = Type.String({ minLength: 1, maxLength: 1024 });
 /** Why an owner change is asked for: shown on the approval it files. */
 export const Reason = DisplayText(500);
-
-/** An OpenID issuer: an https URL without credentials, query or fragment (checked in full by the service). */
-export const Issuer = Type.String({ minLength: 9, maxLength: 255, pattern: '^https://[^\\s?#]+$' });
-/** An OpenID subject: 1 to 255 printable ASCII characters (OpenID Connect Core §2, `sub`). */
-export const Subject = Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$' });
 
 export const OperatorRow = Type.Object({
   username: Type.String(),
   roles: Type.Array(Type.String()),
   tenant: Nullable(Type.String()),
-  status: Type.String({ description: 'active, suspended or removed' }),
+  status: Type.String({ description: 'invited, active, suspended or removed' }),
   createdAt: DateTimeView,
   updatedAt: DateTimeView,
 });

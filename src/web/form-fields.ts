@@ -1,10 +1,10 @@
 /**
- * Labelled form controls for the server-rendered forms of the partner pages: a label, an optional
+ * Labelled form controls for the server-rendered forms (the partner pages, the operator invitation): a label, an optional
  * hint, and the error of the last attempt next to the control it is about (aria-invalid, and
  * aria-describedby naming the hint and the error), plus the summary of every error at the top of
  * the form, announced as an alert, each item a link to its control.
  */
-import { html, type SafeHtml } from '../../web/html.ts';
+import { html, type SafeHtml } from './html.ts';
 
 export interface FieldSpec {
   /** The control's id and name. */

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { ANONYMOUS_BUDGETS, type AnonymousBudgetName, addressKey, type Quota } from '../../core/anonymous-budgets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { type RatePolicy, rateHeaders, rateState, windowStart } from '../../core/integration-scopes.ts';
+import type { RateBudget } from '../../ports/integration-token-store.ts';
+
+/**
+ * The anonymous budgets (core/anonymous-budgets.ts, docs/security.md) counted in the shared rate
+ * windows, so every process counts together. For one request: the caller's address first, then the
+ * subject it names, then the deployment's ceiling; the first that is spent refuses the request and
+ * the later ones are not counted. A ceiling reached is logged once per window and process: that
+ * is what the operator sees, beside the 429s in the request lines.
+ */
+export class AnonymousGate {
+  private readonly ceilingLogged = new Map<string, number>();
+
+  constructor(
+    private readonly budget: RateBudget,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+    /** OPENRAIL_ANONYMOUS_BUDGET_SCALE: every quota is multiplied by it (at least 1 request). */
+    private readonly scale = 1,
+  ) {}
+
+  /**
+   * Counts one request of `address` (and of `subject`, for a budget counted per subject): answers
+   * the caller's own RateLimit fields, or refuses with 429 rate_limited and Retry-After.
+   */
+  async spend(name: AnonymousBudgetName, address: string, subject?: string): Promise<Record<string, string>> {
+    const budget = ANONYMOUS_BUDGETS[name];
+    const now = this.clock.now();
+    const own = await this.count(`anon:${name}:a:${addressKey(address)}`, this.policy(name, budget.perAddress), now);
+    if (!own.allowed) throw refusal(own.headers, 'This address has asked too often; wait before asking again.');
+    if ('perSubject' in budget && subject !== undefined) {
+      const key = createHash('sha256').update(subject, 'utf8').digest('base64url');
+      const per = await this.count(
+        `anon:${name}:s:${key}`,
+        this.policy(`${name}-${budget.perSubject.subject}`, budget.perSubject),
+        now,
+      );
+      if (!per.allowed)
+        throw refusal(per.headers, `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`);
+    }
+    const global = this.policy(`${name}-all`, budget.global);
+    const all = await this.count(`anon:${name}:g`, global, now);
+    if (!all.allowed) {
+      this.logCeiling(name, global, now);
+      throw refusal(all.headers, 'The service takes no more of these requests just now, from anyone; try again shortly.');
+    }
+    return own.headers;
+  }
+
+  private policy(name: string, quota: Quota): RatePolicy {
+    return { name, quota: Math.max(1, Math.round(quota.quota * this.scale)), windowSeconds: quota.windowSeconds };
+  }
+
+  private async count(key: string, policy: RatePolicy, now: number) {
+    const start = windowStart(now, policy);
+    const state = rateState(policy, await this.budget.consume(key, start), start, now);
+    return {
+      allowed: state.allowed,
+      headers: { ...rateHeaders(state), ...(state.allowed ? {} : { 'retry-after': String(state.resetSeconds) }) },
+    };
+  }
+
+  private logCeiling(name: string, policy: RatePolicy, now: number): void {
+    const start = windowStart(now, policy);
+    if (this.ceilingLogged.get(name) === start) return;
+    this.ceilingLogged.set(name, start);
+    this.log.warn(
+      { budget: name, quota: policy.quota, windowSeconds: policy.windowSeconds },
+      'anonymous budget ceiling reached: refusing new requests of this kind until the window ends',
+    );
+  }
+}
+
+function refusal(headers: Record<string, string>, message: string): ServiceError {
+  return new ServiceError('rate_limited', message, { headers });
+}
