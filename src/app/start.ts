@@ -13,8 +13,8 @@ import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import type { Config } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
-import { LONGEST_BUDGET_WINDOW_SECONDS } from '../core/anonymous-budgets.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { RATE_WINDOW_MAX_SECONDS } from '../core/integration-scopes.ts';
 import { IssuerUrls } from '../core/issuer-urls.ts';
 import { buildApp } from '../http/app.ts';
 import { AnonymousGate } from '../http/auth/anonymous-gate.ts';
@@ -147,7 +147,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
  * that ended long ago are deleted, so what anonymous callers make the service count is bounded too.
  */
 function kernelJobs(rateWindows: RateBudget): Job[] {
-  const keepMs = 2 * LONGEST_BUDGET_WINDOW_SECONDS * 1000;
+  const keepMs = 2 * RATE_WINDOW_MAX_SECONDS * 1000;
   return [
     {
       name: 'kernel.prune-rate-windows',

@@ -29,7 +29,7 @@ export const ANONYMOUS_BUDGETS = {
     global: { quota: 3_000, windowSeconds: minutes(10) },
   },
   'account-session': {
-    what: 'POST /account/session: an account session, kept 8 hours',
+    what: 'POST /account/session, or collecting an approved sign-in ticket: an account session, kept 8 hours',
     perAddress: { quota: 10, windowSeconds: minutes(10) },
     global: { quota: 600, windowSeconds: minutes(10) },
   },
@@ -79,9 +79,6 @@ export const ANONYMOUS_BUDGETS = {
 } as const satisfies Record<string, AnonymousBudget>;
 
 export type AnonymousBudgetName = keyof typeof ANONYMOUS_BUDGETS;
-
-/** The longest window of any budget: counts older than twice this are pruned (nothing reads them). */
-export const LONGEST_BUDGET_WINDOW_SECONDS = minutes(60);
 
 /**
  * The caller's address as budgets count it: an IPv4 address as is (also when written as an

@@ -124,7 +124,8 @@ export const ERROR_CATALOGUE = {
   identity_linked: { status: 409, description: 'The enterprise identity is already linked to another operator.' },
   operator_state: {
     status: 409,
-    description: 'The operator is not in a state this change applies to (an invitation goes to an invited or active operator).',
+    description:
+      'The operator is not in a state this change applies to (an invitation goes to an invited or active operator; an invited one is not enabled or suspended).',
   },
   invitation_unavailable: { status: 410, description: 'The invitation is unknown, used or expired.' },
   approval_required: {

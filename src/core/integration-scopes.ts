@@ -27,6 +27,13 @@ export const RATE_CLASSES = {
 export type RateClass = keyof typeof RATE_CLASSES;
 export const RATE_CLASS_NAMES = Object.keys(RATE_CLASSES) as RateClass[];
 
+/**
+ * No rate window is longer than this (a rate class, the directory's budget, an anonymous budget;
+ * a test holds every one to it): the kernel deletes counts of windows that started more than
+ * twice this long ago, which nothing reads any more.
+ */
+export const RATE_WINDOW_MAX_SECONDS = 3600;
+
 /** A quota of requests per fixed window: a rate class, or another budget (the directory's). */
 export interface RatePolicy {
   name: string;

@@ -24,10 +24,21 @@ const BUDGET_REFUSAL = errorResponse(
   'rate_limited: an anonymous budget is spent (docs/security.md, "Anonymous budgets"); Retry-After says when to ask again.',
 );
 
+/** Every anonymous budget an operation spends: its own, its handler's, and the holder plane's. */
+function budgetsOf(route: RouteDef): string[] {
+  const all = [
+    ...(route.budget ? [route.budget] : []),
+    ...(route.spends ?? []),
+    ...(route.auth === 'holder' ? ['holder-request'] : []),
+  ];
+  return [...new Set(all)];
+}
+
 function operation(route: RouteDef, path: string, group: string, plane: AuthPlane | undefined) {
   const responses: Record<string, unknown> = {};
+  const budgets = budgetsOf(route);
   const declared = { ...route.responses };
-  if ((route.budget || route.auth === 'holder') && !declared[429]) declared[429] = BUDGET_REFUSAL;
+  if (budgets.length > 0 && !declared[429]) declared[429] = BUDGET_REFUSAL;
   for (const [status, r] of Object.entries(declared)) {
     const published = !route.undocumented || Number(status) >= 400;
     const media = r.contentType ?? 'application/json';
@@ -48,7 +59,7 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (route.roles) op['x-svc-roles'] = [...route.roles];
   if (route.scope) op['x-svc-tenant-scope'] = tenantScopeLabel(route.scope);
   if (route.internal) op['x-svc-internal'] = true;
-  if (route.budget) op['x-svc-anonymous-budget'] = route.budget;
+  if (budgets.length > 0) op['x-svc-anonymous-budgets'] = budgets;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
   if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
   const parameters = [...paramsOf(route.params, 'path'), ...paramsOf(route.querystring, 'query')];

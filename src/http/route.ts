@@ -95,6 +95,11 @@ export interface RouteDef {
   budget?: AnonymousBudgetName;
   /** The subject a per-subject budget counts, read from the validated request (a username). */
   budgetSubject?: (request: FastifyRequest) => string | undefined;
+  /**
+   * Anonymous budgets the handler spends itself, once it knows what to count (a ticket opened, a
+   * subject keyed): only listed, so the contract names every budget an operation spends.
+   */
+  spends?: readonly AnonymousBudgetName[];
   /** How refusals are rendered; default `api`. */
   surface?: Surface;
   /**

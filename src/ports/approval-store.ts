@@ -51,8 +51,8 @@ export interface PendingFilter {
   /** Null: every tenant and the platform; set: that tenant only. */
   tenant: string | null;
   actions: readonly string[];
-  /** Approvals this label asked for are left out. */
-  notRequestedBy: string;
+  /** Approvals these labels asked for are left out (the caller, and the operators linked to it). */
+  notRequestedBy: readonly string[];
   now: number;
   limit: number;
 }

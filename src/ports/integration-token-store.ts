@@ -71,6 +71,8 @@ export interface IntegrationTokenStore {
   createToken(token: IntegrationTokenRecord): Promise<void>;
   token(id: string, within: string | null): Promise<IntegrationTokenRecord | undefined>;
   tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]>;
+  /** How many active keys the partner holds (all of them, not a page). */
+  activePartnerKeys(partnerId: string): Promise<number>;
   /** Revokes an active token; false when unknown or already revoked. */
   revoke(id: string, within: string | null, by: string, now: number): Promise<boolean>;
   /**

@@ -20,8 +20,6 @@ export interface OperatorRecord {
   updatedAt: number;
   /** Where its invitation or password reset is mailed; null when none was given. */
   email: string | null;
-  /** The operator who created or invited it; null for the owner token (or not known). */
-  createdBy: string | null;
   /** When its live invitation or password reset ends; null when there is none. */
   invitationExpiresAt: number | null;
 }
@@ -33,8 +31,13 @@ export interface InvitationGrant {
 }
 
 export interface OperatorStore {
-  /** False when the username exists (in any status). With an invitation, it is live from now. */
-  create(op: OperatorRecord, invitation?: InvitationGrant): Promise<boolean>;
+  /**
+   * False when the username exists (in any status). With an invitation, it is live from now; with
+   * `createdBy`, that operator is linked to it (four eyes: `relatedTo`).
+   */
+  create(op: OperatorRecord, invitation?: InvitationGrant, createdBy?: string): Promise<boolean>;
+  /** Who created or invited the operator (an operator's username), if an operator did. */
+  creatorOf(username: string): Promise<string | undefined>;
   /**
    * Replaces the operator's invitation (an `invited` operator: sent again, to `email` when given)
    * or starts a password reset (an `active` operator with an e-mail); false otherwise.
@@ -50,8 +53,9 @@ export interface OperatorStore {
   acceptInvitation(hash: string, passwordHash: string, now: number): Promise<string | undefined>;
   /**
    * The other operators that may be the same person as this one (docs/security.md, "Four eyes"):
-   * the one that created or invited it, those it created or invited, and those ever linked to an
-   * enterprise identity it was ever linked to.
+   * up the links (who created or invited it, or set its credentials before these rules, and so on
+   * up), down them (whom it created or invited, and so on down), and across a shared enterprise
+   * identity at any step; never up then down, so two operators one owner invited are not linked.
    */
   relatedTo(username: string): Promise<string[]>;
   get(username: string): Promise<OperatorRecord | undefined>;
@@ -59,7 +63,10 @@ export interface OperatorStore {
   /** Sets the roles and, unless `tenant` is undefined, the tenant scope. */
   setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined, now: number): Promise<boolean>;
   setStatus(username: string, status: OperatorStatus, now: number): Promise<boolean>;
-  /** Counts a failed sign-in atomically; locks the account for `lockMs` once `maxFailures` is reached. */
+  /**
+   * Counts a failed sign-in atomically, for an active operator outside a lock (any other matches
+   * nothing); locks the account for `lockMs` once `maxFailures` is reached.
+   */
   recordFailedLogin(username: string, now: number, maxFailures: number, lockMs: number): Promise<void>;
   clearFailedLogins(username: string, now: number): Promise<void>;
   /** The back office's list (docs/backoffice/people.md): by username, after `after`, at most `limit`. */

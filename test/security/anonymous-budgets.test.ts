@@ -15,6 +15,8 @@ import type { InjectOptions } from 'fastify';
 import { passwordChecks } from '../../src/adapters/crypto/password.ts';
 import { createLogger } from '../../src/app/logger.ts';
 import { ANONYMOUS_BUDGETS, addressKey } from '../../src/core/anonymous-budgets.ts';
+import { RATE_CLASSES, RATE_WINDOW_MAX_SECONDS } from '../../src/core/integration-scopes.ts';
+import { ORACLE_POLICY } from '../../src/features/directory/directory-service.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { holderJws, newHolderKey } from '../helpers/holder.ts';
 import { issueOne, registerType } from '../helpers/issuance.ts';
@@ -49,6 +51,15 @@ test('docs/security.md lists every anonymous budget with the catalogue’s numbe
     ]),
   );
   assert.deepEqual(documented, catalogue);
+});
+
+test('no rate window is longer than the kernel keeps counts for', () => {
+  const windows = [
+    ...Object.values(ANONYMOUS_BUDGETS).flatMap((b) => [b.perAddress, b.global, ...('perSubject' in b ? [b.perSubject] : [])]),
+    ...Object.values(RATE_CLASSES),
+    ORACLE_POLICY,
+  ].map((q) => q.windowSeconds);
+  assert.ok(Math.max(...windows) <= RATE_WINDOW_MAX_SECONDS, `${Math.max(...windows)} > ${RATE_WINDOW_MAX_SECONDS}`);
 });
 
 test('an address is counted as itself, an IPv6 address by its /64', () => {
@@ -102,6 +113,22 @@ for (const factory of testDatabases()) {
     after(async () => {
       await rail.stop();
       await db.drop();
+    });
+
+    test('every budget is spent by some operation, and the contract names them all', async () => {
+      const doc = (await rail.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+        paths: Record<string, Record<string, { 'x-svc-anonymous-budgets'?: string[]; responses: Record<string, unknown> }>>;
+      };
+      const named = new Set<string>();
+      for (const item of Object.values(doc.paths)) {
+        for (const op of Object.values(item)) {
+          for (const budget of op['x-svc-anonymous-budgets'] ?? []) {
+            named.add(budget);
+            assert.ok(op.responses['429'], `an operation spending ${budget} lists 429`);
+          }
+        }
+      }
+      assert.deepEqual([...named].sort(), Object.keys(ANONYMOUS_BUDGETS).sort());
     });
 
     test('a verification flood from one address: refused past its budget, and a genuine one from elsewhere completes', async () => {

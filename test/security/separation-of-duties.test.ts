@@ -206,6 +206,18 @@ for (const factory of testDatabases()) {
         ['password of support, ops', () => post(`${PEOPLE}/support-a/password`, { password: PASSWORD }, opsA), 403, 'forbidden'],
         ['identity of ops, an owner', () => post(`${PEOPLE}/ops-a/idp`, link, ownerA), 403, 'forbidden'],
         ['identity of an owner, support', () => post(`${PEOPLE}/owner-a/idp`, link, supportA), 403, 'forbidden'],
+        [
+          'unlinking the identity of an owner, support',
+          () => post(`${PEOPLE}/owner-a/idp`, { issuer: null }, supportA),
+          403,
+          'forbidden',
+        ],
+        [
+          'unlinking the identity of ops, an owner',
+          () => post(`${PEOPLE}/ops-a/idp`, { issuer: null }, ownerA),
+          403,
+          'forbidden',
+        ],
         // A reset goes to the address on record; only invited operators' addresses change.
         ['a reset, ops', () => post(`${PEOPLE}/support-a/invite`, {}, opsA), 403, 'forbidden'],
       ];
@@ -280,12 +292,25 @@ for (const factory of testDatabases()) {
       now += 73 * 3_600_000;
       assert.equal((await accept(late)).statusCode, 410);
       now = then; // The operators' sessions (12 hours) live on in the other tests.
+      // Only whoever invited lena (or the owner token) chooses where her invitation goes.
+      const otherOwner = await signedInOperator(rail.app, 'owner-other', ['owner']);
+      await refuses(() => post(`${PEOPLE}/lena/invite`, { email: 'taken-over@x.example' }, otherOwner), 403, 'forbidden');
       // Sent again, to a corrected address, it works; the first link does not.
       const resent = ok(await post(`${PEOPLE}/lena/invite`, { email: 'lena.fixed@people.example' }, ownerA));
       assert.equal(resent.operator.status, 'invited');
       const fresh = invitationCode(await mailTo(mail, 'lena.fixed@people.example'));
       assert.equal((await accept(late)).statusCode, 410);
       assert.equal((await accept(fresh)).statusCode, 200);
+    });
+
+    test('a wrong current password counts as a failed sign-in: five lock the account, the right one too', async () => {
+      const session = await invitedAndAccepted('guess', ['support'], ownerA);
+      const change = (currentPassword: string) =>
+        post(`${PEOPLE}/guess/password`, { password: `${PASSWORD}-next`, currentPassword }, session);
+      for (let i = 0; i < 5; i++) assert.equal((await change(`wrong-guess-${i}`)).statusCode, 401);
+      const locked = await change(PASSWORD);
+      assert.equal(locked.statusCode, 401, 'locked');
+      assert.equal((await login('guess', PASSWORD)).statusCode, 401, 'and its sign-in too');
     });
 
     test('a password reset: mailed to the address on record, the old password works until the new one is chosen', async () => {
@@ -322,7 +347,9 @@ for (const factory of testDatabases()) {
         [null],
         'nothing was revoked',
       );
-      assert.equal((await post(`/api/admin/approvals/${mine.approvalId}/reject`, {}, puppet)).json().error, 'same_operator');
+      // Stopping an action is no way around four eyes: a linked operator may reject.
+      const stoppable = await revokeBulk(ownerA);
+      assert.equal(ok(await post(`/api/admin/approvals/${stoppable.approvalId}/reject`, {}, puppet)).approval.state, 'rejected');
       const today = ok(await rail.app.inject({ method: 'GET', url: '/api/admin/today', headers: puppet }));
       assert.ok(!JSON.stringify(today).includes(mine.approvalId), 'it is not among the approvals the puppet could decide');
       // The other way round too.
@@ -330,6 +357,24 @@ for (const factory of testDatabases()) {
       assert.equal((await approve(theirs.approvalId, ownerA)).json().error, 'same_operator');
       // A person of its own decides: an operator the owner token made.
       assert.equal(ok(await approve(mine.approvalId, opsA)).approval.state, 'approved');
+    });
+
+    test('four eyes follows links down a chain, never across siblings', async () => {
+      // owner-a invites mid, whom the owner token makes an owner; mid invites leaf.
+      await invitedAndAccepted('mid', ['ops'], ownerA);
+      ok(await post(`${PEOPLE}/mid/roles`, { roles: ['owner'] }));
+      const mid = bearer(ok(await login('mid', PASSWORD)).token);
+      const leaf = await invitedAndAccepted('leaf', ['ops'], mid);
+      const mine = await revokeBulk(ownerA);
+      const byLeaf = await approve(mine.approvalId, leaf);
+      assert.equal(byLeaf.json().error, 'same_operator', 'leaf is down owner-a’s chain');
+      assert.equal((await approve((await revokeBulk(leaf)).approvalId, ownerA)).json().error, 'same_operator');
+      // Two operators one owner invited are not one person through that owner.
+      const [sib1, sib2] = [
+        await invitedAndAccepted('sib-1', ['ops'], ownerA),
+        await invitedAndAccepted('sib-2', ['ops'], ownerA),
+      ];
+      assert.equal(ok(await approve((await revokeBulk(sib1)).approvalId, sib2)).approval.state, 'approved');
     });
 
     test('four eyes means two people: operators that shared an enterprise identity are one person', async () => {

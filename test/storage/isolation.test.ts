@@ -1702,7 +1702,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual(ids(await store.list({ tenant: 'beta', limit: 10, now: T0 })), ['apr-beta']);
       assert.deepEqual(ids(await store.list({ tenant: null, limit: 10, now: T0 })), ['apr-platform', 'apr-beta', 'apr-alpha']);
       const pending = (tenant: string | null) =>
-        store.pending({ tenant, actions: ['credentials.revoke-bulk'], notRequestedBy: 'operator:other', now: T0, limit: 10 });
+        store.pending({ tenant, actions: ['credentials.revoke-bulk'], notRequestedBy: ['operator:other'], now: T0, limit: 10 });
       assert.deepEqual(ids(await pending('alpha')), ['apr-alpha']);
       assert.deepEqual(ids(await pending(null)), ['apr-alpha', 'apr-beta', 'apr-platform']);
       // By id, for whoever the desk let through; only a pending, unexpired approval is decided.
@@ -1726,7 +1726,7 @@ for (const factory of testDatabases()) {
       ] as const) {
         const op = { username, passwordHash: 'x', roles: ['tenant-admin' as const], tenant, status: 'active' as const };
         const fresh = { failedAttempts: 0, lockedUntil: null, createdAt: T0, updatedAt: T0 };
-        const unlinked = { email: null, createdBy: null, invitationExpiresAt: null };
+        const unlinked = { email: null, invitationExpiresAt: null };
         assert.equal(await operators.create({ ...op, ...fresh, ...unlinked }), true);
       }
       const domain = (tenant: string, name: string): OrgDomain => ({

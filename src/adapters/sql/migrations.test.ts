@@ -109,5 +109,39 @@ for (const factory of testDatabases()) {
         await target.drop();
       }
     });
+
+    test('0028 links operators by who created them, or set their password or identity, before these rules', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        await migrateTo(db, target.schema, '0027-signin-browser-secret');
+        let seq = 0;
+        const audit = (actor: string, action: string, subject: string, at: number) =>
+          sql`insert into audit_log (seq, at, actor, action, tenant, target, detail, prev_hash, hash)
+              values (${++seq}, ${at}, ${actor}, ${action}, null, ${subject}, '{}', 'x', ${`h${seq}`})`.execute(db);
+        await audit('owner-token', 'operator.created', 'ana', 1000);
+        await audit('operator:ana', 'operator.created', 'ben', 2000);
+        await audit('operator:ana', 'operator.password_changed', 'cid', 3000);
+        await audit('operator:ana', 'operator.password_changed', 'cid', 3500);
+        await audit('operator:cid', 'operator.password_changed', 'cid', 3600);
+        await audit('operator:ben', 'operator.idp_linked', 'dan', 4000);
+        await audit('operator:ana', 'operator.roles_changed', 'dan', 5000);
+        await migrate(db);
+        const rows = await sql<{ username: string; linked_to: string; kind: string; since: number }>`
+          select username, linked_to, kind, since from operator_links order by username, kind`.execute(db);
+        assert.deepEqual(
+          rows.rows.map((r) => [r.username, r.linked_to, r.kind, Number(r.since)]),
+          [
+            ['ben', 'ana', 'created', 2000],
+            ['cid', 'ana', 'password', 3000],
+            ['dan', 'ben', 'identity', 4000],
+          ],
+          'the owner token links nobody, nor does an operator its own; roles link nobody',
+        );
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    });
   });
 }

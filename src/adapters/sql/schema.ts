@@ -73,8 +73,6 @@ export interface OperatorsTable {
   updated_at: number;
   /** Migration 0028: where invitations and password resets are mailed. */
   email: string | null;
-  /** Migration 0028: who created or invited the operator; null for the owner token. */
-  created_by: string | null;
   /** Migration 0028: the live invitation's (or reset's) hash and end. */
   invitation_hash: string | null;
   invitation_expires_at: number | null;
@@ -93,6 +91,14 @@ export interface OperatorIdentitiesTable {
   subject: string;
   username: string;
   linked_at: number;
+}
+
+/** Migration 0028: an operator (`linked_to`) that could have chosen or learned `username`'s credentials. */
+export interface OperatorLinksTable {
+  username: string;
+  linked_to: string;
+  kind: 'created' | 'password' | 'identity';
+  since: number;
 }
 
 /** Migration 0028: every enterprise identity an operator was ever linked to. */
@@ -604,6 +610,7 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   operator_identities: OperatorIdentitiesTable;
   operator_identity_history: OperatorIdentityHistoryTable;
+  operator_links: OperatorLinksTable;
   holder_jti: HolderJtiTable;
   access_tokens: AccessTokensTable;
   credential_types: CredentialTypesTable;

@@ -95,7 +95,7 @@ export class SqlApprovalStore implements ApprovalStore {
       .selectAll()
       .where('state', '=', 'pending')
       .where('expires_at', '>', f.now)
-      .where('requested_by', '<>', f.notRequestedBy)
+      .where('requested_by', 'not in', [...f.notRequestedBy])
       .where('action', 'in', [...f.actions]);
     if (f.tenant !== null) q = q.where('tenant', '=', f.tenant);
     const rows = await q.orderBy('requested_at').orderBy('id').limit(f.limit).execute();

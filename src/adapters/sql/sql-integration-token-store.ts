@@ -147,6 +147,16 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
     return rows.map(toToken);
   }
 
+  async activePartnerKeys(partnerId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('integration_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('partner_id', '=', partnerId)
+      .where('state', '=', 'active')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async revoke(id: string, within: string | null, by: string, now: number): Promise<boolean> {
     let q = this.db
       .updateTable('integration_tokens')

@@ -24,14 +24,13 @@ const toOperator = (row: Selectable<OperatorsTable>): OperatorRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   email: row.email,
-  createdBy: row.created_by,
   invitationExpiresAt: row.invitation_expires_at === null ? null : Number(row.invitation_expires_at),
 });
 
 export class SqlOperatorStore implements OperatorStore {
   constructor(private readonly db: Db) {}
 
-  async create(op: OperatorRecord, invitation?: InvitationGrant): Promise<boolean> {
+  async create(op: OperatorRecord, invitation?: InvitationGrant, createdBy?: string): Promise<boolean> {
     const result = await this.db
       .insertInto('operators')
       .values({
@@ -45,13 +44,29 @@ export class SqlOperatorStore implements OperatorStore {
         created_at: op.createdAt,
         updated_at: op.updatedAt,
         email: op.email,
-        created_by: op.createdBy,
         invitation_hash: invitation?.hash ?? null,
         invitation_expires_at: invitation?.expiresAt ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const created = Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    if (created && createdBy !== undefined) {
+      await this.db
+        .insertInto('operator_links')
+        .values({ username: op.username, linked_to: createdBy, kind: 'created', since: op.createdAt })
+        .execute();
+    }
+    return created;
+  }
+
+  async creatorOf(username: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('operator_links')
+      .select('linked_to')
+      .where('username', '=', username)
+      .where('kind', '=', 'created')
+      .executeTakeFirst();
+    return row?.linked_to;
   }
 
   async issueInvitation(username: string, grant: InvitationGrant, email: string | undefined, now: number): Promise<boolean> {
@@ -103,24 +118,30 @@ export class SqlOperatorStore implements OperatorStore {
   }
 
   async relatedTo(username: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('operators')
-      .select('created_by as username')
-      .where('username', '=', username)
-      .where('created_by', 'is not', null)
-      .union((db) => db.selectFrom('operators').select('username').where('created_by', '=', username))
-      .union((db) =>
-        db
-          .selectFrom('operator_identity_history as x')
-          .innerJoin('operator_identity_history as y', (j) =>
-            j.onRef('x.issuer', '=', 'y.issuer').onRef('x.subject', '=', 'y.subject'),
-          )
-          .select('y.username')
-          .where('x.username', '=', username)
-          .where('y.username', '<>', username),
-      )
-      .execute();
-    return rows.flatMap((r) => (r.username === null ? [] : [r.username]));
+    // A walk over three kinds of step: up a link (to whoever created the operator or set its
+    // credentials), down one, and across a shared enterprise identity. A walk keeps its direction
+    // once it has one (an identity step keeps it), so it never goes up and then down: two operators
+    // one owner invited are not linked through that owner. UNION (not ALL) drops rows already
+    // walked, so the walk ends on any graph, cycles included.
+    const rows = await sql<{ name: string }>`
+      with recursive
+        steps(src, dst, way) as (
+          select username, linked_to, cast('up' as text) from operator_links
+          union all
+          select linked_to, username, cast('down' as text) from operator_links
+          union all
+          select x.username, y.username, cast('same' as text) from operator_identity_history x
+          join operator_identity_history y on y.issuer = x.issuer and y.subject = x.subject and y.username <> x.username
+        ),
+        walk(name, way) as (
+          select cast(${username} as text), cast('any' as text)
+          union
+          select s.dst, case when s.way = 'same' then w.way else s.way end
+          from walk w join steps s on s.src = w.name
+          where s.way = 'same' or w.way = 'any' or s.way = w.way
+        )
+      select distinct name from walk where name <> ${username}`.execute(this.db);
+    return rows.rows.map((r) => r.name);
   }
 
   async get(username: string): Promise<OperatorRecord | undefined> {
@@ -159,6 +180,10 @@ export class SqlOperatorStore implements OperatorStore {
         locked_until: sql`case when ${count} >= ${maxFailures} then ${now + lockMs} when locked_until <= ${now} then null else locked_until end`,
       })
       .where('username', '=', username)
+      // Only an active operator outside a lock counts a failure; the statement runs all the same,
+      // so a refusal costs the same whoever it is for.
+      .where('status', '=', 'active')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
       .execute();
   }
 

@@ -68,6 +68,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'GET',
         path: '/account/signin',
         surface: 'page',
+        spends: ['account-signin'],
         summary:
           'The sign-in page: a QR code of the approval for the wallet; the browser’s own secret for the ticket is held in an HttpOnly cookie.',
         responses: { 200: HTML('The sign-in page.'), 429: errorResponse('rate_limited') },
@@ -132,6 +133,8 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'POST',
         path: '/account/signin/continue',
         auth: 'browser-ticket',
+        // A session when the ticket is approved; a new ticket when it ended.
+        spends: ['account-session', 'account-signin'],
         surface: 'page',
         accepts: 'form',
         bodyOptional: true,
@@ -155,7 +158,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { ticket, browserSecret } = browserTicketOf(request);
-          const outcome = await signin.continue(ticket, browserSecret);
+          const outcome = await signin.continue(ticket, browserSecret, request.ip);
           if ('session' in outcome) return startSession(reply, outcome.session);
           if ('waiting' in outcome) {
             const notice = 'Not approved yet: scan the code with your wallet, approve it there, then continue.';

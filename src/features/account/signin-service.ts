@@ -8,6 +8,8 @@ import { browserLabel } from './browser-label.ts';
 
 export const TICKET_TTL_MS = 10 * 60 * 1000;
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+/** Ended tickets and sessions are deleted this long after they end (the prune job runs hourly). */
+const PRUNE_AFTER_MS = 60 * 60 * 1000;
 
 /** Why continuing a sign-in did not open a session. */
 export type ContinueOutcome = { session: string; accountId: string } | { waiting: true } | { ended: true };
@@ -77,21 +79,21 @@ export class SigninService {
 
   /**
    * The browser collects: an approved ticket is spent and becomes a session, for the browser that
-   * holds its secret only. A ticket of another browser is, to this one, a ticket that ended.
+   * holds its secret only; a ticket of another browser is, to this one, a ticket that ended. A
+   * session is stored for a caller the service does not know yet, so collecting one spends the
+   * account-session budget, as a wallet's handoff does (docs/security.md); over it, nothing is
+   * spent and the ticket can be collected later.
    */
-  async continue(ticket: string, browserSecret: string): Promise<ContinueOutcome> {
+  async continue(ticket: string, browserSecret: string, address: string): Promise<ContinueOutcome> {
     const now = this.clock.now();
-    const browserHash = hashToken(browserSecret);
-    const accountId = await this.store.spend(hashToken(ticket), browserHash, now);
-    if (accountId) return { session: await this.startSession(accountId), accountId };
     const found = await this.store.ticket(hashToken(ticket));
-    return found &&
-      found.browserHash === browserHash &&
-      found.spentAt === null &&
-      found.expiresAt > now &&
-      found.approvedAccount === null
-      ? { waiting: true }
-      : { ended: true };
+    const live = found && found.browserHash === hashToken(browserSecret) && found.spentAt === null && found.expiresAt > now;
+    if (!live) return { ended: true };
+    if (found.approvedAccount === null) return { waiting: true };
+    await this.budgets.spend('account-session', address);
+    const accountId = await this.store.spend(hashToken(ticket), hashToken(browserSecret), now);
+    if (!accountId) return { ended: true };
+    return { session: await this.startSession(accountId), accountId };
   }
 
   /** A session for the account (a collected ticket, or a wallet's handoff): its secret, for the cookie. */
@@ -112,6 +114,6 @@ export class SigninService {
   }
 
   prune(now: number): Promise<void> {
-    return this.store.prune(now - 24 * 60 * 60 * 1000);
+    return this.store.prune(now - PRUNE_AFTER_MS);
   }
 }

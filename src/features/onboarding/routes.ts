@@ -15,6 +15,7 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteGroup {
         method: 'POST',
         path: '/onboard/start',
         auth: 'public',
+        spends: ['onboard-start'],
         stability: 'unpromised',
         undocumented: UNDOCUMENTED,
         summary: 'Mail a six-digit code to an e-mail address; the same answer whether or not the address is known.',
@@ -37,6 +38,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteGroup {
         method: 'POST',
         path: '/onboard/verify',
         auth: 'public',
+        // The holder proof in the body is admitted as a holder request is: its replay mark is budgeted.
+        spends: ['holder-request'],
         stability: 'unpromised',
         undocumented: UNDOCUMENTED,
         summary: 'Prove the code with a holder proof; answers an ownership attestation signed by the platform DID.',

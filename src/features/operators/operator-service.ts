@@ -143,7 +143,6 @@ export class OperatorService {
       createdAt: now,
       updatedAt: now,
       email: credential.kind === 'invitation' ? credential.email : null,
-      createdBy: usernameOf(actor),
       invitationExpiresAt: credential.kind === 'invitation' ? now + INVITATION_TTL_MS : null,
     };
     const taken = () =>
@@ -151,13 +150,15 @@ export class OperatorService {
     let invitation: { hash: string; expiresAt: number } | undefined;
     if (credential.kind === 'invitation') {
       if (await this.operators.get(input.username)) throw taken();
-      // Mailed before anything is stored: a mail that cannot go refuses the creation whole.
+      // Mailed before anything is stored, unlike a mailed code: a mail that cannot go must leave
+      // no operator behind, and the audit chain cannot take an entry back. The insert follows at
+      // once; a creation that then loses a race for the username leaves a link that never works.
       const secret = randomText(32);
       await this.send(credential.email, { ...record, reset: false, secret, by: actorLabel(actor) });
       invitation = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
     }
     return this.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.create(record, invitation))) throw taken();
+      if (!(await operators.create(record, invitation, usernameOf(actor) ?? undefined))) throw taken();
       if (credential.kind === 'identity') {
         const linked = await operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
         if (linked !== 'linked') throw identityTaken();
@@ -183,6 +184,14 @@ export class OperatorService {
     const to = target.status === 'invited' ? (email ?? target.email) : target.email;
     if (target.status === 'active' && email !== undefined) {
       throw new Forbidden(`${username} has accepted its invitation: only ${username} changes its address.`);
+    }
+    // Sending an invitation to an address of one's choosing is choosing who takes the account:
+    // only the operator that made the invitation (already linked to it), or the owner token.
+    if (email !== undefined && actor.kind !== 'owner-token') {
+      const creator = await this.operators.creatorOf(username);
+      if (creator === undefined || creator !== usernameOf(actor)) {
+        throw new Forbidden(`Only the operator that invited ${username}, or the owner token, changes where its invitation goes.`);
+      }
     }
     if ((target.status !== 'invited' && target.status !== 'active') || !to) {
       throw new ServiceError(
@@ -336,10 +345,18 @@ export class OperatorService {
           `An operator never sets another operator’s password: send ${username} a reset (POST /api/admin/people/operators/${username}/invite).`,
         );
       }
+      // Proven as a sign-in is, and counted as one: a stolen session cannot guess its way to a
+      // new password, and a lock holds here too.
+      const now = this.clock.now();
+      const locked = target.lockedUntil !== null && target.lockedUntil > now;
       const proven =
-        target.passwordHash === NO_PASSWORD ||
-        (currentPassword !== undefined && (await verifyPassword(currentPassword, target.passwordHash)));
-      if (!proven) throw new ServiceError('invalid_credentials', 'currentPassword is missing or wrong.');
+        target.passwordHash !== NO_PASSWORD &&
+        currentPassword !== undefined &&
+        (await verifyPassword(currentPassword, target.passwordHash));
+      if (!proven || locked) {
+        if (!proven) await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
+        throw new ServiceError('invalid_credentials', 'currentPassword is missing or wrong, or the account is locked.');
+      }
     }
     checkPassword(password, username);
     const hash = await hashPassword(password);
@@ -381,8 +398,11 @@ export class OperatorService {
     });
   }
 
-  /** Removes the operator's identity link, if it has one (the entry says which it was). */
+  /** Removes the operator's identity link, if it has one (the entry says which it was): as linking, its own or the owner token's. */
   async unlinkIdentity(username: string, actor: Actor): Promise<OperatorChange> {
+    if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
+      throw new Forbidden(`Only ${username} itself, or the owner token, removes ${username}'s enterprise identity.`);
+    }
     await this.require(username);
     return this.uow.run(async ({ operators, audit }) => {
       const after = await operators.get(username);
@@ -410,9 +430,10 @@ export class OperatorService {
     // which usernames exist or how they sign in.
     const stored = op && op.passwordHash !== NO_PASSWORD ? op.passwordHash : DUMMY_PASSWORD_HASH;
     const passwordOk = (await verifyPassword(password, stored)) && stored !== DUMMY_PASSWORD_HASH;
-    if (op?.status !== 'active') throw BAD_LOGIN();
-    if (op.lockedUntil !== null && op.lockedUntil > now) throw BAD_LOGIN();
-    if (!passwordOk) {
+    if (op?.status !== 'active' || (op.lockedUntil !== null && op.lockedUntil > now) || !passwordOk) {
+      // Every refusal runs the same statement, which counts a failure only for an active operator
+      // outside a lock and matches nothing otherwise: the time an answer takes does not tell an
+      // unknown, invited, locked or suspended username from a wrong password (docs/security.md).
       await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
       throw BAD_LOGIN();
     }
@@ -449,6 +470,11 @@ export class OperatorService {
     status: OperatorRecord['status'],
     actor: Actor,
   ): Promise<OperatorChange> {
+    // An invited operator is removed (its invitation withdrawn) but never enabled or suspended:
+    // that would make an account without its person's password look like one that has it.
+    if (status !== 'removed' && (await operators.get(username))?.status === 'invited') {
+      throw new ServiceError('operator_state', `${username} is invited: remove it, or let its person accept the invitation.`);
+    }
     if (!(await operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
     if (status === 'removed') {
       await sessions.revokeAll(username);

@@ -109,8 +109,9 @@ export function operatorAuthRoutes(operators: OperatorService, site: { name: str
           },
           400: errorResponse('invalid_request or malformed_json'),
           401: errorResponse('invalid_credentials: identical for unknown user, wrong password, suspended or locked.'),
-          429: errorResponse('rate_limited: too many sign-ins from this address, for this username, or on this deployment.'),
-          503: errorResponse('busy: too many password checks are waiting; try again in a moment.'),
+          429: errorResponse(
+            'rate_limited: too many sign-ins from this address, for this username or on this deployment, or too many password checks waiting.',
+          ),
         },
         handler: async (request) => operators.login(request.body.username, request.body.password),
       }),

@@ -87,6 +87,7 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
       method: 'POST',
       path: '/partners/apply',
       accepts: 'form',
+      spends: ['partner-intake'],
       bodyOptional: true,
       summary:
         'The application form’s action: files an application as POST /api/partners/applications does and shows its id and status token, once.',
@@ -127,6 +128,7 @@ export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
       method: 'POST',
       path: '/partners/status',
       accepts: 'form',
+      spends: ['partner-status'],
       bodyOptional: true,
       summary: 'The status form’s action: the application’s stage, what it means and comes next, and its history.',
       body: StatusForm,

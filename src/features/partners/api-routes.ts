@@ -81,6 +81,7 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         method: 'POST',
         path: '/api/partners/session/start',
         auth: 'public',
+        spends: ['partner-signin'],
         summary: 'Mail a sign-in code to a member of an approved partner’s team; 202 whether or not the address is one.',
         body: Type.Object({ contactEmail: Email }, { additionalProperties: false }),
         responses: {

@@ -15,7 +15,6 @@ import { CODE_TTL_MS, invalidCode, type MailedCodes } from '../onboarding/mailed
 import type { PartnerScope } from './partner-service.ts';
 
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
-/** Code requests per calling address and per contact (docs/partners.md, "Limits"). */
 /** A partner may keep this many active keys. */
 export const MAX_ACTIVE_KEYS = 20;
 export const MAX_TEAM = 25;
@@ -189,8 +188,7 @@ export class PartnerAccess {
       // it committed, so together they cannot pass the limit (a count read before the
       // transaction, or beside another's uncommitted key, would let them all through).
       await partners.lockTeam(session.applicationId);
-      const keys = await tokens.tokens(null, { partnerId: session.applicationId, limit: 200 });
-      if (keys.filter((k) => k.state === 'active').length >= MAX_ACTIVE_KEYS) {
+      if ((await tokens.activePartnerKeys(session.applicationId)) >= MAX_ACTIVE_KEYS) {
         throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
       }
       await tokens.createToken(record);

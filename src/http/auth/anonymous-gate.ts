@@ -31,6 +31,16 @@ export class AnonymousGate {
   async spend(name: AnonymousBudgetName, address: string, subject?: string): Promise<Record<string, string>> {
     const budget = ANONYMOUS_BUDGETS[name];
     const now = this.clock.now();
+    const global = this.policy(`${name}-all`, budget.global);
+    const globalKey = `anon:${name}:g`;
+    // A ceiling already reached refuses before anything is counted: the count of a new address (a
+    // row of its own) is written only while the deployment still takes requests of this kind, so
+    // the counts an anonymous caller can make the service keep are bounded by the ceilings too.
+    const start = windowStart(now, global);
+    if ((await this.budget.used(globalKey, start)) >= global.quota) {
+      this.logCeiling(name, global, now);
+      throw this.ceilingRefusal(rateState(global, global.quota + 1, start, now));
+    }
     const own = await this.count(`anon:${name}:a:${addressKey(address)}`, this.policy(name, budget.perAddress), now);
     if (!own.allowed) throw refusal(own.headers, 'This address has asked too often; wait before asking again.');
     if ('perSubject' in budget && subject !== undefined) {
@@ -43,13 +53,16 @@ export class AnonymousGate {
       if (!per.allowed)
         throw refusal(per.headers, `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`);
     }
-    const global = this.policy(`${name}-all`, budget.global);
-    const all = await this.count(`anon:${name}:g`, global, now);
+    const all = await this.count(globalKey, global, now);
     if (!all.allowed) {
       this.logCeiling(name, global, now);
-      throw refusal(all.headers, 'The service takes no more of these requests just now, from anyone; try again shortly.');
+      throw refusal(all.headers, CEILING);
     }
     return own.headers;
+  }
+
+  private ceilingRefusal(state: ReturnType<typeof rateState>): ServiceError {
+    return refusal({ ...rateHeaders(state), 'retry-after': String(state.resetSeconds) }, CEILING);
   }
 
   private policy(name: string, quota: Quota): RatePolicy {
@@ -75,6 +88,8 @@ export class AnonymousGate {
     );
   }
 }
+
+const CEILING = 'The service takes no more of these requests just now, from anyone; try again shortly.';
 
 function refusal(headers: Record<string, string>, message: string): ServiceError {
   return new ServiceError('rate_limited', message, { headers });

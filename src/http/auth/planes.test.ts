@@ -108,7 +108,6 @@ for (const factory of testDatabases()) {
           createdAt: NOW_MS,
           updatedAt: NOW_MS,
           email: null,
-          createdBy: null,
           invitationExpiresAt: null,
         }),
         true,

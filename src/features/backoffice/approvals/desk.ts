@@ -137,13 +137,12 @@ export class ApprovalService implements ApprovalDesk {
     const rows = await this.store.pending({
       tenant: by.tenant,
       actions,
-      notRequestedBy: label,
+      // Nor those of an operator linked to the caller: it could not approve them either.
+      notRequestedBy: [...(await this.samePersonAs(label))],
       now,
       limit: Number.isFinite(limit) ? Math.max(1, Math.min(PENDING_MAX, Math.floor(limit))) : PENDING_MAX,
     });
-    // Nor those of an operator linked to the caller: it could not decide them either.
-    const linked = await this.samePersonAs(label);
-    return rows.filter((r) => !linked.has(r.requestedBy)).map((r) => this.view(r, label, now));
+    return rows.map((r) => this.view(r, label, now));
   }
 
   async list(by: OperatorPrincipal, p: ListParams, filters: ListFilters) {
@@ -219,7 +218,7 @@ export class ApprovalService implements ApprovalDesk {
     if (label === found.requestedBy) {
       throw new ServiceError('same_operator', 'The operator who asked for this withdraws it; another operator rejects.');
     }
-    await this.assertOtherPerson(label, found, 'reject it; another operator must');
+    // A linked operator may reject: stopping an action is what four eyes is for, not a way around it.
     this.assertMayAct(this.actionOf(found), by);
     return this.close(by, found, actor, 'rejected', note);
   }
@@ -279,7 +278,7 @@ export class ApprovalService implements ApprovalDesk {
   }
 
   /**
-   * Four eyes means two people (docs/security.md, "Four eyes"): the decider is neither the
+   * Four eyes means two people (docs/security.md, "Four eyes"): the approver is neither the
    * requester nor an operator linked to it by anything the service knows (one created or invited
    * the other, or they shared an enterprise identity).
    */

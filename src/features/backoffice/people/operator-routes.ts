@@ -194,6 +194,9 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       ...self,
       method: 'POST',
       path: `${BASE}/{username}/password`,
+      // The current password is checked as a sign-in is: against the same budgets (docs/security.md).
+      budget: 'operator-login',
+      budgetSubject: (request) => request.params.username,
       summary:
         'The operator’s own new password (proving its current one), or the owner token’s recovery; every session of the operator ends.',
       params: ByUsername,
