@@ -29,7 +29,7 @@ export const ANONYMOUS_BUDGETS = {
     global: { quota: 3_000, windowSeconds: minutes(10) },
   },
   'account-session': {
-    what: 'POST /account/session, or collecting an approved sign-in ticket: an account session, kept 8 hours',
+    what: 'POST /account/session: an account session, kept 8 hours',
     perAddress: { quota: 10, windowSeconds: minutes(10) },
     global: { quota: 600, windowSeconds: minutes(10) },
   },

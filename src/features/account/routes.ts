@@ -133,8 +133,8 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         method: 'POST',
         path: '/account/signin/continue',
         auth: 'browser-ticket',
-        // A session when the ticket is approved; a new ticket when it ended.
-        spends: ['account-session', 'account-signin'],
+        // A new ticket when the old one ended (a session only from a ticket, at most one each).
+        spends: ['account-signin'],
         surface: 'page',
         accepts: 'form',
         bodyOptional: true,
@@ -158,7 +158,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         handler: async (request, reply) => {
           assertSameOriginForm(request, signin.origin);
           const { ticket, browserSecret } = browserTicketOf(request);
-          const outcome = await signin.continue(ticket, browserSecret, request.ip);
+          const outcome = await signin.continue(ticket, browserSecret);
           if ('session' in outcome) return startSession(reply, outcome.session);
           if ('waiting' in outcome) {
             const notice = 'Not approved yet: scan the code with your wallet, approve it there, then continue.';

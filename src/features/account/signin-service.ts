@@ -79,21 +79,23 @@ export class SigninService {
 
   /**
    * The browser collects: an approved ticket is spent and becomes a session, for the browser that
-   * holds its secret only; a ticket of another browser is, to this one, a ticket that ended. A
-   * session is stored for a caller the service does not know yet, so collecting one spends the
-   * account-session budget, as a wallet's handoff does (docs/security.md); over it, nothing is
-   * spent and the ticket can be collected later.
+   * holds its secret only; a ticket of another browser is, to this one, a ticket that ended. (A
+   * ticket makes one session at most, so the sessions collected are bounded by the tickets the
+   * account-signin budget lets be opened.)
    */
-  async continue(ticket: string, browserSecret: string, address: string): Promise<ContinueOutcome> {
+  async continue(ticket: string, browserSecret: string): Promise<ContinueOutcome> {
     const now = this.clock.now();
+    const browserHash = hashToken(browserSecret);
+    const accountId = await this.store.spend(hashToken(ticket), browserHash, now);
+    if (accountId) return { session: await this.startSession(accountId), accountId };
     const found = await this.store.ticket(hashToken(ticket));
-    const live = found && found.browserHash === hashToken(browserSecret) && found.spentAt === null && found.expiresAt > now;
-    if (!live) return { ended: true };
-    if (found.approvedAccount === null) return { waiting: true };
-    await this.budgets.spend('account-session', address);
-    const accountId = await this.store.spend(hashToken(ticket), hashToken(browserSecret), now);
-    if (!accountId) return { ended: true };
-    return { session: await this.startSession(accountId), accountId };
+    return found &&
+      found.browserHash === browserHash &&
+      found.spentAt === null &&
+      found.expiresAt > now &&
+      found.approvedAccount === null
+      ? { waiting: true }
+      : { ended: true };
   }
 
   /** A session for the account (a collected ticket, or a wallet's handoff): its secret, for the cookie. */
