@@ -1,0 +1,44 @@
+/**
+ * The mutation targets of `npm run mutation -- <target>` (bench/README.md, "Mutation"): the
+ * trust-critical files, each with the few test files that exercise it, so that one target runs in
+ * minutes. A surviving mutant that no test can kill, because the program behaves the same with it,
+ * is written down here, one line each with the reason; nothing else is left out of the score but
+ * message strings (bench/mutation/score.ts).
+ */
+export interface Target {
+  /** What the target covers, in words. */
+  about: string;
+  /** The files mutated (paths from the repository root). */
+  mutate: string[];
+  /** The test files run against each mutant. */
+  tests: string[];
+  /** Whether the tests need PostgreSQL too (TEST_DATABASE_URL passed through when set). */
+  postgres?: boolean;
+  /**
+   * Provably equivalent mutants: `<file>:<line>:<mutator>:<replacement>` → why the program behaves
+   * the same with it.
+   */
+  equivalent?: Record<string, string>;
+}
+
+export const TARGETS: Record<string, Target> = {
+  verifier: {
+    about: 'the reference verifier: the ten-check ledger, disclosures, key binding, DID keys, revocation',
+    mutate: ['src/core/verifier/*.ts', '!src/core/verifier/*.test.ts'],
+    tests: [
+      'src/core/verifier/ledger.test.ts',
+      'src/core/verifier/failure-codes.test.ts',
+      'src/core/verifier/revocation-cache.test.ts',
+    ],
+  },
+  jws: {
+    about: 'the key-bound JWS verifier, the holder plane and the c_nonce',
+    mutate: ['src/core/jose/key-bound-jws.ts', 'src/http/auth/holder-jws.ts', 'src/adapters/crypto/c-nonce.ts'],
+    tests: ['src/http/auth/holder-jws.test.ts', 'src/adapters/crypto/c-nonce.test.ts'],
+  },
+  policy: {
+    about: 'the route policy and the tenant scope',
+    mutate: ['src/http/route-policy.ts', 'src/http/auth/scope.ts'],
+    tests: ['src/http/auth/scope.test.ts', 'test/refusal-walk.test.ts'],
+  },
+};
