@@ -39,6 +39,10 @@ async function runTarget(name: string): Promise<FileScore[]> {
     ignorePatterns: ['bench/results', 'test/artifacts', 'data', '.stryker-tmp'],
     // LogLevel is a const enum, out of reach under verbatimModuleSyntax: its value, typed as it.
     logLevel: 'warn' as LogLevel,
+    // Stryker rewrites tsconfig.json's paths with TypeScript's JavaScript API, which the native
+    // TypeScript 7 this project checks with does not have; nothing here needs the rewrite (no
+    // `extends` or references), so it is pointed at a file that is not there and skipped.
+    tsconfigFile: 'no-tsconfig-rewrite.json',
   });
   const results = (await stryker.runMutationTest()) as unknown as Mutant[];
   rmSync(join(REPO_ROOT, tempDirName), { recursive: true, force: true });
