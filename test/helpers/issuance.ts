@@ -88,7 +88,13 @@ export async function freshNonce(app: FastifyInstance, tenant: string): Promise<
 /** A key proof (OID4VCI Appendix F.1); every part can be overridden for a negative case. */
 export async function proofJwt(
   key: HolderKey,
-  opts: { aud: string; nonce?: string; iat?: number; header?: Record<string, unknown>; claims?: Record<string, unknown> },
+  opts: {
+    aud: string | string[];
+    nonce?: string;
+    iat?: number;
+    header?: Record<string, unknown>;
+    claims?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const payload: Record<string, unknown> = { aud: opts.aud, iat: opts.iat ?? Math.floor(Date.now() / 1000), ...opts.claims };
   if (opts.nonce !== undefined) payload.nonce = opts.nonce;

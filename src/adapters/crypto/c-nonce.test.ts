@@ -117,6 +117,14 @@ describe('NonceMinter: stateless c_nonces', () => {
     assert.equal(new NonceMinter(Buffer.alloc(32, 3)).check('alpha', nonce, NOW), undefined, 'not the master key itself');
   });
 
+  test('a MAC longer or shorter than a MAC is refused, never thrown', () => {
+    const [random, expiry, mac] = parts(minter.mint('alpha', EXPIRY));
+    for (const other of [`${mac}A`, `${mac}${mac}`, mac.slice(0, 42), `${mac.slice(0, 42)}==`]) {
+      assert.doesNotThrow(() => minter.check('alpha', `${random}.${expiry}.${other}`, NOW));
+      assert.equal(minter.check('alpha', `${random}.${expiry}.${other}`, NOW), undefined, other);
+    }
+  });
+
   test('garbage is refused', () => {
     const nonce = minter.mint('alpha', EXPIRY);
     const [random, expiry, mac] = parts(nonce);

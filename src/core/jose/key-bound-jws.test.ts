@@ -78,6 +78,15 @@ describe('the one verifier of JWSs that carry their own key', () => {
     assert.deepEqual(reason(jws({}, { aud: [RULES.audience, 'x'] }), { ...RULES, audienceAsArray: true }), { reason: 'aud' });
   });
 
+  test('aud as a one-element array naming another audience, or an empty one, is refused', () => {
+    const arrays = { ...RULES, audienceAsArray: true };
+    assert.deepEqual(reason(jws({}, { aud: ['https://other-issuer.example'] }), arrays), { reason: 'aud' });
+    assert.deepEqual(reason(jws({}, { aud: [] }), arrays), { reason: 'aud' });
+    assert.deepEqual(reason(jws({}, { aud: ['x', RULES.audience] }), arrays), { reason: 'aud' });
+    assert.deepEqual(reason(jws({}, { aud: { 0: RULES.audience, length: 1 } }), arrays), { reason: 'aud' });
+    assert.deepEqual(reason(jws({}, { aud: undefined }), arrays), { reason: 'aud' });
+  });
+
   test('iat an integer within the window; exp and nbf honoured, typed', () => {
     assert.deepEqual(reason(jws({}, { iat: undefined })), { reason: 'iat', problem: 'missing' });
     assert.deepEqual(reason(jws({}, { iat: NOW + 0.5 })), { reason: 'iat', problem: 'missing' });
@@ -92,6 +101,13 @@ describe('the one verifier of JWSs that carry their own key', () => {
     assert.deepEqual(reason(jws({}, { nbf: NOW + 61 })), { reason: 'nbf' });
     assert.deepEqual(reason(jws({}, { nbf: 'soon' })), { reason: 'nbf' });
     assert.equal(reason(jws({}, { nbf: NOW })), undefined);
+    assert.equal(reason(jws({}, { nbf: NOW + 60 })), undefined, 'nbf a minute ahead: clock skew');
+    assert.deepEqual(reason(jws({}, { iat: NOW - 10, nbf: NOW + 61 }), { ...RULES, maxSkewS: 300 }), { reason: 'nbf' });
+  });
+
+  test('each refusal reason is its own: a JWS failing one check only names that check', () => {
+    assert.deepEqual(reason(jws({}, { iat: NOW + 60, exp: NOW + 61 })), undefined);
+    assert.deepEqual(reason(jws({}, { exp: NOW - 1, nbf: NOW })), { reason: 'exp' });
   });
 
   test('not three parts, lenient base64url, or JSON nested too deep: malformed', () => {

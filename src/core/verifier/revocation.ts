@@ -29,6 +29,17 @@ interface VerifiedList {
 }
 const verified = new Map<string, VerifiedList>();
 let cachedBytes = 0;
+let cacheHits = 0;
+
+/** What the cache holds now, and how often it answered: for its tests and for operators. */
+export const statusListCacheStats = () => ({ entries: verified.size, bytes: cachedBytes, hits: cacheHits });
+
+/** Empties the cache (tests start from an empty one). */
+export function clearStatusListCache(): void {
+  verified.clear();
+  cachedBytes = 0;
+  cacheHits = 0;
+}
 
 export type RevocationOutcome =
   | { status: 'passed' }
@@ -93,7 +104,10 @@ function verifiedList(token: string, didDocument: unknown, now: number): Verifie
   const hit = verified.get(token);
   if (hit && hit.until > now) {
     const key = assertionKey(didDocument, hit.kid);
-    if (key && keyIdOf(key.jwk) === hit.keyId) return hit;
+    if (key && keyIdOf(key.jwk) === hit.keyId) {
+      cacheHits++;
+      return hit;
+    }
   }
   const jws = decodeJws(token);
   if (!jws) return 'The status list is not a compact JWS.';

@@ -131,7 +131,7 @@ for (const factory of testDatabases()) {
     const proof = async (
       issuer: string,
       nonceValue: string | undefined,
-      opts: { key?: HolderKey; iat?: number; aud?: string; header?: Record<string, unknown> } = {},
+      opts: { key?: HolderKey; iat?: number; aud?: string | string[]; header?: Record<string, unknown> } = {},
     ) =>
       proofJwt(opts.key ?? (await newHolderKey()), {
         aud: opts.aud ?? issuerId(issuer),
@@ -877,6 +877,15 @@ for (const factory of testDatabases()) {
         description: (issuer) => `The proof aud must be the credential issuer ${issuerId(issuer)}.`,
       },
       {
+        name: 'a proof whose aud is a one-element array naming another issuer',
+        body: async (c) =>
+          jwtProofs(pass[c.issuer] ?? '', [
+            await c.proof(await c.nonce(), { aud: [issuerId(othersOf(c.issuer)[0] ?? OTHER_TENANT)] }),
+          ]),
+        error: 'invalid_proof',
+        description: (issuer) => `The proof aud must be the credential issuer ${issuerId(issuer)}.`,
+      },
+      {
         name: 'a proof whose aud is the origin with a trailing slash',
         body: async (c) => jwtProofs(pass[c.issuer] ?? '', [await c.proof(await c.nonce(), { aud: `${issuerId(c.issuer)}/` })]),
         error: 'invalid_proof',
@@ -926,6 +935,12 @@ for (const factory of testDatabases()) {
       {
         name: 'a random nonce',
         body: async (c) => jwtProofs(pass[c.issuer] ?? '', [await c.proof(randomBytes(24).toString('base64url'))]),
+        error: 'invalid_nonce',
+        description: NONCE_PROBLEM,
+      },
+      {
+        name: 'a nonce of ours whose MAC is one character longer',
+        body: async (c) => jwtProofs(pass[c.issuer] ?? '', [await c.proof(`${await c.nonce()}A`)]),
         error: 'invalid_nonce',
         description: NONCE_PROBLEM,
       },

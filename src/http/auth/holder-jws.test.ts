@@ -229,6 +229,13 @@ for (const factory of testDatabases()) {
       assert.equal((await accept(holder(await jws({ exp: NOW_S + 60 })))).plane, 'holder');
     });
 
+    test('refuses an nbf in the future with a 401 (never a 500), and accepts one within the clock skew', async () => {
+      await refused(holder(await jws({ nbf: NOW_S + 61 })), /nbf is in the future/);
+      await refused(holder(await jws({ nbf: NOW_S + 3600 })), /nbf is in the future/);
+      await refused(holder(await jws({ nbf: 'soon' })), /nbf is in the future/);
+      assert.equal((await accept(holder(await jws({ nbf: NOW_S + 60 })))).plane, 'holder');
+    });
+
     test('refuses a missing, short, long or non-string jti', async () => {
       for (const jti of [undefined, '', '1234567', 12345678, 'x'.repeat(257)]) {
         await refused(holder(await jws({ jti })), /jti must be/);

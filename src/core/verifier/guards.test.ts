@@ -1,0 +1,281 @@
+/**
+ * Guards of the reference verifier that mutation testing (npm run mutation -- verifier) found
+ * untested: each test here fails when the one guard it names is removed or loosened. The boundary
+ * tests pair a case just inside with one just outside, so that a moved comparison fails one.
+ */
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { deflateSync } from 'node:zlib';
+import {
+  assertAccept,
+  assertFailure,
+  CLAIMS,
+  credential,
+  credentialPayload,
+  disclosure,
+  es256By,
+  handCredential,
+  handStatusList,
+  ISSUER,
+  inputOf,
+  NOW,
+  newWorld,
+  present,
+  presentAll,
+  signCredential,
+  statusList,
+  type World,
+} from '../../../test/helpers/verifier.ts';
+import { newP256KeyPair } from '../../adapters/crypto/p256-keys.ts';
+import { compressStatusList, packStatuses } from '../status-list/codec.ts';
+import { clearStatusListCache, statusListCacheStats } from './revocation.ts';
+import { CLOCK_SKEW_S, type VerificationInput, verifyPresentation } from './verify-presentation.ts';
+
+const verify = (w: World, presentation: string, over: Parameters<typeof inputOf>[2] = {}) =>
+  verifyPresentation(inputOf(w, presentation, over));
+/** A sound presentation whose key binding is fresh at `now`. */
+const at = (w: World, now: number) => presentAll(w, credential(w), { iat: now - 5 });
+const revocationOf = (r: ReturnType<typeof verifyPresentation>) => r.ledger.find((e) => e.check === 'revocation');
+
+beforeEach(() => clearStatusListCache());
+
+describe('the status list cache', () => {
+  it('a token cached under one key is refused when the document keeps the kid but holds another key', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    const list = statusList(w);
+    assertAccept(verify(w, presentation, { statusList: list }));
+    assert.equal(statusListCacheStats().entries, 1, 'the verified list is cached');
+    // The same verification method id (the issuer's kid), another public key behind it.
+    const impostor = newP256KeyPair();
+    const swapped = structuredClone(w.didDocument);
+    const method = swapped.verificationMethod?.[0];
+    assert.ok(method);
+    method.publicKeyJwk = { ...impostor.publicJwk, kid: w.issuer.kid };
+    const r = verify(w, presentation, { statusList: list, didDocument: swapped });
+    assert.equal(revocationOf(r)?.failure, 'status_list_invalid');
+    assert.equal(r.verdict, 'reject');
+  });
+
+  it('a token verified again with the same key is answered from the cache', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    const list = statusList(w);
+    assertAccept(verify(w, presentation, { statusList: list }));
+    assertAccept(verify(w, presentation, { statusList: list }));
+    assert.deepEqual(statusListCacheStats().hits, 1);
+  });
+
+  it('is kept for the ttl, not beyond it, and never beyond exp', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    const list = handStatusList(w, { payload: { ttl: 300, exp: NOW + 3600 } });
+    assertAccept(verify(w, presentation, { statusList: list }));
+    assertAccept(verify(w, at(w, NOW + 299), { statusList: list, now: NOW + 299 }));
+    assert.equal(statusListCacheStats().hits, 1, 'a hit within the ttl');
+    assertAccept(verify(w, at(w, NOW + 300), { statusList: list, now: NOW + 300 }));
+    assert.equal(statusListCacheStats().hits, 1, 'no hit once the ttl has run out');
+
+    clearStatusListCache();
+    const short = handStatusList(w, { payload: { ttl: 300, exp: NOW + 100 } });
+    assertAccept(verify(w, presentation, { statusList: short }));
+    assertAccept(verify(w, at(w, NOW + 100), { statusList: short, now: NOW + 100 }));
+    assert.equal(statusListCacheStats().hits, 0, 'no hit at exp, though within the ttl');
+  });
+
+  it('keeps a list without ttl no longer than the moment it was verified', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    const list = handStatusList(w, { payload: { ttl: undefined } });
+    assertAccept(verify(w, presentation, { statusList: list }));
+    assert.equal(statusListCacheStats().entries, 0);
+  });
+
+  it('keeps a list an hour at most, whatever its ttl', () => {
+    const w = newWorld();
+    const list = handStatusList(w, { payload: { ttl: 86_400, exp: NOW + 86_400 } });
+    assertAccept(verify(w, at(w, NOW), { statusList: list }));
+    assertAccept(verify(w, at(w, NOW + 3599), { statusList: list, now: NOW + 3599 }));
+    assert.equal(statusListCacheStats().hits, 1);
+    assertAccept(verify(w, at(w, NOW + 3600), { statusList: list, now: NOW + 3600 }));
+    assert.equal(statusListCacheStats().hits, 1, 'not a hit an hour later');
+  });
+
+  it('is bounded in entries and in bytes, dropping the oldest first', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    const lists = Array.from({ length: 70 }, (_, i) => statusList(w, { iat: NOW - 60 - i }));
+    for (const list of lists) assertAccept(verify(w, presentation, { statusList: list }));
+    assert.equal(statusListCacheStats().entries, 64);
+    // The newest is still there, the first was dropped.
+    verify(w, presentation, { statusList: lists[69] });
+    assert.equal(statusListCacheStats().hits, 1);
+    verify(w, presentation, { statusList: lists[0] });
+    assert.equal(statusListCacheStats().hits, 1);
+
+    clearStatusListCache();
+    // Five lists of 16 MiB each: no more than 64 MiB of lists are kept together.
+    const big = Array.from({ length: 5 }, (_, i) =>
+      handStatusList(w, {
+        lst: deflateSync(new Uint8Array(16 * 1024 * 1024)).toString('base64url'),
+        payload: { iat: NOW - 60 - i },
+      }),
+    );
+    for (const list of big) assertAccept(verify(w, presentation, { statusList: list }));
+    const stats = statusListCacheStats();
+    assert.ok(stats.bytes <= 64 * 1024 * 1024, `${stats.bytes} bytes cached`);
+    assert.equal(stats.entries, 3);
+  });
+});
+
+describe('the status list', () => {
+  const w = newWorld();
+  const presentation = presentAll(w, credential(w));
+
+  it('a compression bomb (more than 16 MiB once inflated) is refused; exactly 16 MiB is read', () => {
+    const bomb = deflateSync(new Uint8Array(16 * 1024 * 1024 + 1)).toString('base64url');
+    assertFailure(verify(w, presentation, { statusList: handStatusList(w, { lst: bomb }) }), 'status_list_invalid');
+    const limit = deflateSync(new Uint8Array(16 * 1024 * 1024)).toString('base64url');
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { lst: limit }) }));
+  });
+
+  it('bits must be 1, 2, 4 or 8 even when the index lies inside the list', () => {
+    for (const bits of [0, 3, 5, 16, '1']) {
+      const lst = compressStatusList(packStatuses(1024, 8, []));
+      const r = verify(w, presentation, { statusList: handStatusList(w, { lst, payload: { status_list: { bits, lst } } }) });
+      assertFailure(r, 'status_list_invalid');
+    }
+  });
+
+  it('each of 1, 2, 4 and 8 bits reads the entry at its width', () => {
+    for (const bits of [1, 2, 4, 8] as const) {
+      const value = (1 << bits) - 1;
+      const set = handStatusList(w, { bits, entries: [[w.idx, value]] });
+      assertFailure(verify(w, presentation, { statusList: set }), 'credential_revoked');
+      const neighbours = handStatusList(w, {
+        bits,
+        entries: [
+          [w.idx - 1, value],
+          [w.idx + 1, value],
+        ],
+      });
+      assertAccept(verify(w, presentation, { statusList: neighbours }));
+    }
+  });
+
+  it('a list without exp, and a list without iss, are read', () => {
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { exp: undefined } }) }));
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { iss: undefined } }) }));
+  });
+
+  it('a list whose iss is another issuer is refused', () => {
+    const r = verify(w, presentation, { statusList: handStatusList(w, { payload: { iss: 'did:web:other.example' } }) });
+    assertFailure(r, 'status_list_invalid');
+  });
+
+  it('a list whose exp or nbf is not a number is refused', () => {
+    assertFailure(
+      verify(w, presentation, { statusList: handStatusList(w, { payload: { exp: `${NOW + 3600}` } }) }),
+      'status_list_expired',
+    );
+    assertFailure(
+      verify(w, presentation, { statusList: handStatusList(w, { payload: { nbf: `${NOW}` } }) }),
+      'status_list_invalid',
+    );
+  });
+
+  it('index 0 is an entry like any other', () => {
+    const first = { ...w, idx: 0 };
+    const held = presentAll(first, credential(first));
+    assertAccept(verify(first, held, { statusList: handStatusList(first, { entries: [[1, 1]] }) }));
+    assertFailure(verify(first, held, { statusList: handStatusList(first, { entries: [[0, 1]] }) }), 'credential_revoked');
+    const negative = { ...w, idx: -1 };
+    assertFailure(
+      verify(negative, presentAll(negative, credential(negative)), { statusList: handStatusList(negative) }),
+      'status_list_invalid',
+    );
+  });
+
+  it('an index just past the end of the list is refused; the last entry is read', () => {
+    const last = { ...w, idx: 1023 };
+    assertAccept(verify(last, presentAll(last, credential(last)), { statusList: handStatusList(last) }));
+    const past = { ...w, idx: 1024 };
+    assertFailure(verify(past, presentAll(past, credential(past)), { statusList: handStatusList(past) }), 'status_list_invalid');
+  });
+
+  it(`a list nbf is honoured up to CLOCK_SKEW_S (${CLOCK_SKEW_S}s) before it, and not a second earlier`, () => {
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { nbf: NOW + CLOCK_SKEW_S } }) }));
+    assertFailure(
+      verify(w, presentation, { statusList: handStatusList(w, { payload: { nbf: NOW + CLOCK_SKEW_S + 1 } }) }),
+      'status_list_invalid',
+    );
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { nbf: NOW - 60 } }) }));
+  });
+
+  it('a list signed by a key that is not an assertion key, or not signed as ES256, is refused', () => {
+    const stranger = handStatusList(w, { signer: es256By(w.stranger) });
+    assertFailure(verify(w, presentation, { statusList: stranger }), 'status_list_invalid');
+    assertFailure(
+      verify(w, presentation, { statusList: handStatusList(w, { header: { alg: 'ES384' } }) }),
+      'status_list_invalid',
+    );
+    assertFailure(verify(w, presentation, { statusList: handStatusList(w, { header: { typ: 'JWT' } }) }), 'status_list_invalid');
+  });
+});
+
+describe('the credential', () => {
+  const w = newWorld();
+  const withPayload = (over: Record<string, unknown>) => {
+    const hand = handCredential(w, over);
+    return verify(w, present(w, hand.jwt, hand.disclosures));
+  };
+
+  it(`a credential nbf is honoured up to CLOCK_SKEW_S before it, and a non-number nbf or exp is refused`, () => {
+    assertAccept(withPayload({ nbf: NOW - 3600 }));
+    assertAccept(withPayload({ nbf: NOW + CLOCK_SKEW_S }));
+    assertFailure(withPayload({ nbf: NOW + CLOCK_SKEW_S + 1 }), 'credential_outside_validity');
+    assertFailure(withPayload({ nbf: `${NOW - 3600}` }), 'credential_outside_validity');
+    assertFailure(withPayload({ exp: `${NOW + 3600}` }), 'credential_outside_validity');
+  });
+
+  it("a DID document whose id is not the issuer is refused, though it lists the issuer's key id", () => {
+    const doc = structuredClone(w.didDocument) as unknown as Record<string, unknown>;
+    doc.id = 'did:web:elsewhere.verifier-test.example';
+    // Every reference stays absolute under the issuer's DID: only the document's own id differs.
+    const r = verify(w, presentAll(w, credential(w)), { didDocument: doc, statusList: null });
+    assert.equal(r.ledger.find((e) => e.check === 'issuer_key')?.failure, 'did_document_not_bound');
+    assert.equal(r.verdict, 'reject');
+  });
+
+  it('a nested _sd or "..." deeper than one level is refused, in the payload and in a disclosure', () => {
+    // A payload refused before its disclosures are read discloses no claim: the required ones fail too.
+    const refused = ['required_claims'] as const;
+    const deepSd = { address: { locality: { _sd: ['x'] } } };
+    assertFailure(withPayload(deepSd), 'unsupported_disclosure_structure', refused);
+    const deepArray = { memberships: [[{ '...': 'x' }]] };
+    assertFailure(withPayload(deepArray), 'unsupported_disclosure_structure', refused);
+    const deepInObject = { memberships: { list: [{ club: { '...': 'x' } }] } };
+    assertAccept(withPayload(deepInObject));
+    const inArrayObject = { memberships: { list: [{ '...': 'x' }] } };
+    assertFailure(withPayload(inArrayObject), 'unsupported_disclosure_structure', refused);
+
+    for (const value of [{ street: { _sd: ['x'] } }, [[{ '...': 'x' }]], { list: [{ '...': 'y' }] }]) {
+      const good = Object.entries(CLAIMS).map(([name, v]) => disclosure(name, v));
+      const nested = disclosure('address', value);
+      const jwt = signCredential(w, credentialPayload(w, [...good, nested]));
+      assertFailure(verify(w, present(w, jwt, [...good, nested])), 'unsupported_disclosure_structure');
+    }
+  });
+
+  it('an ordinary array claim, plain or disclosed, is a claim like another', () => {
+    const plain = withPayload({ roles: ['member', 'board'], tags: [['a', 'b']] });
+    assertAccept(plain);
+    assert.deepEqual(plain.claims?.roles, ['member', 'board']);
+    const good = Object.entries(CLAIMS).map(([name, v]) => disclosure(name, v));
+    const roles = disclosure('roles', [{ name: 'member' }, 'board']);
+    const jwt = signCredential(w, credentialPayload(w, [...good, roles]));
+    const r = verify(w, present(w, jwt, [...good, roles]));
+    assertAccept(r);
+    assert.deepEqual(r.claims?.roles, [{ name: 'member' }, 'board']);
+  });
+});
