@@ -29,16 +29,17 @@ export const TARGETS: Record<string, Target> = {
       'src/core/verifier/ledger.test.ts',
       'src/core/verifier/failure-codes.test.ts',
       'src/core/verifier/revocation-cache.test.ts',
+      'src/core/verifier/guards.test.ts',
     ],
   },
   jws: {
     about: 'the key-bound JWS verifier, the holder plane and the c_nonce',
     mutate: ['src/core/jose/key-bound-jws.ts', 'src/http/auth/holder-jws.ts', 'src/adapters/crypto/c-nonce.ts'],
-    tests: ['src/http/auth/holder-jws.test.ts', 'src/adapters/crypto/c-nonce.test.ts'],
+    tests: ['src/core/jose/key-bound-jws.test.ts', 'src/http/auth/holder-jws.test.ts', 'src/adapters/crypto/c-nonce.test.ts'],
   },
   policy: {
     about: 'the route policy and the tenant scope',
     mutate: ['src/http/route-policy.ts', 'src/http/auth/scope.ts'],
-    tests: ['src/http/auth/scope.test.ts', 'test/refusal-walk.test.ts'],
+    tests: ['src/http/route-policy.test.ts', 'src/http/auth/scope.test.ts'],
   },
 };

@@ -115,8 +115,17 @@ function bodyTenant(route: RouteDef, request: FastifyRequest): unknown {
 }
 
 function enforceTenant(principal: FastifyRequest['principal'], tenant: unknown): void {
-  if (principal.plane !== 'operator' || principal.tenant === null) return;
+  if (principal.plane !== 'operator') return;
+  // Only a platform-wide credential may name any tenant, or none. A partner session is never
+  // platform-wide: before its partner is linked to a tenant it acts on no tenant at all.
+  if (principal.tenant === null && !principal.partner) return;
   // Interface spec, Authentication 5: a scoped token's mutation must name its tenant; none fails closed.
-  if (typeof tenant !== 'string') throw new Forbidden(`This credential is scoped to tenant ${principal.tenant}: name it.`);
+  if (typeof tenant !== 'string') {
+    throw new Forbidden(
+      principal.tenant === null
+        ? "A partner session acts on its partner's tenant only, and this partner has none yet."
+        : `This credential is scoped to tenant ${principal.tenant}: name it.`,
+    );
+  }
   assertTenantScope(principal, tenant);
 }
