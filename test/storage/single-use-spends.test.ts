@@ -1,0 +1,130 @@
+/**
+ * Single use, at the store (docs/architecture.md, "Rules that hold everywhere"): every spend in
+ * the catalogue (single-use/spends.ts) succeeds once, and each of its guards alone refuses it and
+ * changes nothing, asked of the store directly so that no service pre-check hides a missing SQL
+ * condition. On PostgreSQL each spend is also raced from two processes that both wait on the
+ * row's lock before either may write: the gap an in-process race never opens.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
+import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
+
+const run = promisify(execFile);
+const CHILD = fileURLToPath(new URL('../fixtures/spend-child.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The row as stored now (every column), by the spend's key. */
+async function stored(db: Db, spend: SpendCase, row: Record<string, unknown>): Promise<unknown> {
+  let q = db.selectFrom(spend.table).selectAll();
+  for (const column of spend.key) q = q.where(column as never, '=', row[column] as never);
+  return q.executeTakeFirst();
+}
+
+for (const factory of testDatabases()) {
+  describe(`single-use spends at the store (${factory.name})`, () => {
+    let tdb: TestDatabase;
+    let db: Db;
+    before(async () => {
+      tdb = await factory.create();
+      db = openTestDb(tdb);
+      await migrate(db);
+      await seedTenants(db);
+    });
+    after(async () => {
+      await db?.destroy();
+      await tdb?.drop();
+    });
+
+    for (const spend of SPENDS) {
+      describe(spend.name, () => {
+        test(spend.spends === false ? 'a sound row is found, and found again' : 'a sound row is spent once', async () => {
+          const row = await spend.seed(db);
+          assert.equal(await spend.spend(db, row), true, 'the first spend');
+          assert.equal(await spend.spend(db, row), spend.spends === false, 'the second');
+        });
+
+        for (const guard of spend.guards) {
+          test(`refused: ${guard.name}; nothing changes`, async () => {
+            if (guard.neighbour) {
+              const row = await spend.seed(db);
+              const neighbour = await spend.seed(db);
+              const untouched = await stored(db, spend, neighbour);
+              assert.equal(await spend.spend(db, row), true, 'the row itself is spent');
+              assert.deepEqual(await stored(db, spend, neighbour), untouched, 'its neighbour is not');
+              return;
+            }
+            const row = await spend.seed(db, guard.row);
+            const more = (await guard.before?.(db, row)) ?? {};
+            const was = await stored(db, spend, row);
+            assert.equal(await spend.spend(db, row, { ...guard.call, ...more }), false);
+            assert.deepEqual(await stored(db, spend, row), was, 'the refused spend wrote nothing');
+          });
+        }
+      });
+    }
+
+    if (factory.name !== 'postgres') return;
+
+    describe('two processes, both waiting on the row before either writes', () => {
+      for (const spend of SPENDS.filter((s) => s.spends !== false)) {
+        test(`${spend.name}: exactly one is spent`, async () => {
+          const row = await spend.seed(db);
+          const name = `race-${randomBytes(6).toString('hex')}`;
+          const holder = new pg.Client({ connectionString: tdb.url });
+          await holder.connect();
+          try {
+            await holder.query('begin');
+            const where = spend.key.map((c, i) => `${c} = $${i + 1}`).join(' and ');
+            const locked = await holder.query(`select 1 from ${spend.table} where ${where} for update`, spend.key.map((c) => row[c]));
+            assert.equal(locked.rowCount, 1);
+            const child = () =>
+              run(
+                process.execPath,
+                ['--import', 'tsx', CHILD, JSON.stringify(tdb.location), tdb.schema ?? '', name, spend.name, JSON.stringify(row)],
+                { cwd: REPO, timeout: 60_000 },
+              ).then((r) => r.stdout.trim());
+            const answers = Promise.all([child(), child()]);
+            let settled: unknown;
+            answers.then(
+              (v) => (settled = v),
+              (err) => (settled = err),
+            );
+            await waitForLockWaiters(holder, name, 2, () => settled);
+            await holder.query('commit');
+            assert.deepEqual((await answers).sort(), ['false', 'true']);
+          } finally {
+            await holder.end();
+          }
+        });
+      }
+    });
+  });
+}
+
+/** Until `count` backends of `applicationName` wait on a lock (the children are queued on the row). */
+async function waitForLockWaiters(
+  client: pg.Client,
+  applicationName: string,
+  count: number,
+  ended: () => unknown,
+): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (ended() !== undefined) throw new Error(`the spends ended before the row was released: ${String(ended())}`);
+    // Inside the holder's transaction the activity view is a snapshot unless it is cleared.
+    await client.query('select pg_stat_clear_snapshot()');
+    const r = await client.query(
+      "select count(*)::int as n from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock'",
+      [applicationName],
+    );
+    if (r.rows[0].n >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the two spends never both waited on the row (${applicationName})`);
+}

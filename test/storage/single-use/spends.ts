@@ -1,0 +1,473 @@
+/**
+ * Every single-use spend of the service, as its store makes it (one conditional write), with the
+ * guards that make it single use: each guard is a way to ask for the spend that only that guard
+ * refuses. single-use-spends.test.ts asks for each against the store directly (no service
+ * pre-check in front), on both engines, and races each spend from two processes on PostgreSQL;
+ * spend-child.ts runs one spend in a process of its own. `npm run mutation -- spends` removes each
+ * SQL condition of these writes in turn and expects a test here to fail.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../../../src/adapters/sql/connect.ts';
+import { SqlAccessTokenStore } from '../../../src/adapters/sql/sql-access-token-store.ts';
+import { SqlAccountSessionStore } from '../../../src/adapters/sql/sql-account-session-store.ts';
+import { SqlApprovalStore } from '../../../src/adapters/sql/sql-approval-store.ts';
+import { SqlIssuedCredentialStore } from '../../../src/adapters/sql/sql-issued-credential-store.ts';
+import { SqlMembershipStore } from '../../../src/adapters/sql/sql-membership-store.ts';
+import { SqlOfferStore } from '../../../src/adapters/sql/sql-offer-store.ts';
+import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
+import { SqlPresentationTransactionStore } from '../../../src/adapters/sql/sql-presentation-transaction-store.ts';
+import type { Database } from '../../../src/adapters/sql/schema.ts';
+import { SqlTenantStore } from '../../../src/adapters/sql/sql-tenant-store.ts';
+import { tenantRecord } from '../../helpers/databases.ts';
+import { ProposalNotOpen } from '../../../src/ports/membership-store.ts';
+
+/** The spends' clock (ms): every seeded row is judged at this instant. */
+export const NOW = 1_900_000_000_000;
+const LATER = NOW + 600_000;
+/** The tenants rows are seeded in: `alpha` the row's own, `beta` another. */
+export const TENANTS = ['alpha', 'beta'] as const;
+const TYPE = 'pass';
+const MAX_ATTEMPTS = 5;
+
+type Row = Record<string, unknown>;
+const id = () => randomUUID();
+const hash = () => randomBytes(32).toString('base64url');
+
+/**
+ * One way to ask for a spend that a single guard refuses: the row seeded with `row` changed (a
+ * spent code, an expired token), `before` run once it is seeded (a vote already cast, a nonce
+ * already spent), and the spend asked for with `call` and what `before` answers changed (another
+ * tenant, another browser). A `neighbour` guard seeds a second row like the first: the spend of
+ * the first must succeed and leave the second as it was (a condition on the row's key, removed,
+ * reaches both).
+ */
+export interface Guard {
+  name: string;
+  row?: Row;
+  call?: Row;
+  before?: (db: Db, row: Row) => Promise<Row>;
+  neighbour?: true;
+}
+
+export interface SpendCase {
+  /** What is spent, in words. */
+  name: string;
+  /** The table whose row the spend changes, and the columns that name the row. */
+  table: keyof Database;
+  key: readonly string[];
+  /** Seeds a row spendable once at NOW (`over` changes its columns) and what it needs; returns it. */
+  seed(db: Db, over?: Row): Promise<Row>;
+  /** The spend of that row, with the arguments `call` changes; true when it was spent now. */
+  spend(db: Db, row: Row, call?: Row): Promise<boolean>;
+  guards: readonly Guard[];
+  /** False for a read that spends nothing itself (it is asked twice alike, and not raced). */
+  spends?: false;
+}
+
+/** Tenants and a credential type, once per database. */
+export async function seedTenants(db: Db): Promise<void> {
+  for (const slug of TENANTS) {
+    await new SqlTenantStore(db).create(tenantRecord(slug), []);
+    await db
+      .insertInto('credential_types')
+      .values({ tenant: slug, type_id: TYPE, name: 'Pass', claims: '[]', created_at: 1 })
+      .execute();
+  }
+}
+
+async function insert(db: Db, table: keyof Database, row: Row): Promise<Row> {
+  await db
+    .insertInto(table)
+    .values(row as never)
+    .execute();
+  return row;
+}
+
+const offerRow = (over: Row = {}): Row => ({
+  id: id(),
+  tenant: 'alpha',
+  type_id: TYPE,
+  code_hash: hash(),
+  ref_hash: null,
+  tx_code: null,
+  tx_code_hash: null,
+  tx_attempts: 0,
+  subject: '{"name":"Ada"}',
+  created_at: NOW - 60_000,
+  expires_at: LATER,
+  erase_after: LATER,
+  redeemed_at: null,
+  collected_at: null,
+  ...over,
+});
+
+const offers = (db: Db) => new SqlOfferStore(db);
+
+export const SPENDS: readonly SpendCase[] = [
+  {
+    name: 'pre-authorized code (offer redeemed for an access token)',
+    table: 'offers',
+    key: ['id'],
+    seed: (db, over) => insert(db, 'offers', offerRow(over)),
+    async spend(db, row, call = {}) {
+      const offer = await offers(db).get(row.tenant as string, row.id as string);
+      if (!offer) throw new Error('the seeded offer is not there');
+      return offers(db).redeem({
+        offer: { ...offer, tenant: (call.tenant as string | undefined) ?? offer.tenant },
+        now: NOW,
+        eraseAfter: LATER,
+        token: { tokenHash: hash(), tenant: offer.tenant, grantId: offer.id, createdAt: NOW, expiresAt: LATER },
+      });
+    },
+    guards: [
+      { name: 'already redeemed', row: { redeemed_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'subject erased', row: { subject: null } },
+      { name: "another tenant's", call: { tenant: 'beta' } },
+      { name: 'one offer, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'transaction-code attempt (claimed before the code is compared)',
+    table: 'offers',
+    key: ['id'],
+    seed: (db, over) => insert(db, 'offers', offerRow({ tx_attempts: MAX_ATTEMPTS - 1, ...over })),
+    spend: (db, row, call = {}) =>
+      offers(db).claimTxAttempt((call.tenant as string | undefined) ?? (row.tenant as string), row.id as string, MAX_ATTEMPTS),
+    guards: [
+      { name: 'no attempt left', row: { tx_attempts: MAX_ATTEMPTS } },
+      { name: 'already redeemed', row: { redeemed_at: NOW - 1 } },
+      { name: "another tenant's", call: { tenant: 'beta' } },
+      { name: 'one offer, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'access token (found usable)',
+    table: 'access_tokens',
+    key: ['token_hash'],
+    async seed(db, over) {
+      const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
+      return insert(db, 'access_tokens', {
+        token_hash: hash(),
+        tenant: 'alpha',
+        grant_id: offer.id,
+        created_at: NOW - 1_000,
+        expires_at: LATER,
+        spent_at: null,
+        ...over,
+      });
+    },
+    async spend(db, row, call = {}) {
+      const wanted = (call.token_hash as string | undefined) ?? (row.token_hash as string);
+      const found = await new SqlAccessTokenStore(db).findUsable(wanted, NOW);
+      return found?.tokenHash === wanted;
+    },
+    guards: [
+      { name: 'already spent', row: { spent_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'an unknown token', call: { token_hash: 'unknown' } },
+    ],
+    spends: false,
+  },
+  {
+    name: 'access token and offer (spent at collection)',
+    table: 'access_tokens',
+    key: ['token_hash'],
+    async seed(db, over) {
+      const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
+      return insert(db, 'access_tokens', {
+        token_hash: hash(),
+        tenant: 'alpha',
+        grant_id: offer.id,
+        created_at: NOW - 1_000,
+        expires_at: LATER,
+        spent_at: null,
+        ...over,
+      });
+    },
+    async spend(db, row, call = {}) {
+      const result = await new SqlIssuedCredentialStore(db).collect(
+        {
+          tenant: (call.tenant as string | undefined) ?? (row.tenant as string),
+          typeId: TYPE,
+          offerId: (call.offerId as string | undefined) ?? (row.grant_id as string),
+          tokenHash: (call.token_hash as string | undefined) ?? (row.token_hash as string),
+          nonces: [{ hash: (call.nonce as string | undefined) ?? hash(), expiresAt: LATER }],
+          holderThumbprints: [],
+          lists: [],
+          now: NOW,
+          randomIndex: () => 0,
+          newCredentialId: id,
+        },
+        async () => true,
+      );
+      return result.ok;
+    },
+    guards: [
+      { name: 'token already spent', row: { spent_at: NOW - 1 } },
+      { name: 'token expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'an unknown token', call: { token_hash: 'unknown' } },
+      {
+        name: 'offer already collected',
+        before: async (db, row) => {
+          await db.updateTable('offers').set({ collected_at: NOW - 1 }).where('id', '=', row.grant_id as string).execute();
+          return {};
+        },
+      },
+      {
+        name: 'offer subject erased',
+        before: async (db, row) => {
+          await db.updateTable('offers').set({ subject: null }).where('id', '=', row.grant_id as string).execute();
+          return {};
+        },
+      },
+      {
+        name: 'a c_nonce already spent',
+        before: async (db) => {
+          const spent = await insert(db, 'spent_nonces', { nonce_hash: hash(), tenant: 'alpha', expires_at: LATER, spent_at: NOW - 1 });
+          return { nonce: spent.nonce_hash };
+        },
+      },
+      {
+        name: 'another offer of the same tenant (a token collects the offer it was granted for)',
+        before: async (db) => ({ offerId: (await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }))).id }),
+      },
+      {
+        name: "a token of one tenant at another tenant's offer",
+        before: async (db, row) => {
+          // The token names the other tenant's offer as its grant: only the tenant condition refuses it.
+          const theirs = await insert(db, 'offers', offerRow({ tenant: 'beta', redeemed_at: NOW - 1_000 }));
+          await db.updateTable('access_tokens').set({ grant_id: theirs.id as string }).where('token_hash', '=', row.token_hash as string).execute();
+          return { tenant: 'beta', offerId: theirs.id };
+        },
+      },
+    ],
+  },
+  {
+    name: 'sign-in ticket (approved by the phone)',
+    table: 'signin_tickets',
+    key: ['id_hash'],
+    seed: (db, over) =>
+      insert(db, 'signin_tickets', {
+        id_hash: hash(),
+        browser_hash: hash(),
+        browser: 'Firefox on Linux',
+        created_at: NOW - 1_000,
+        expires_at: LATER,
+        approved_account: null,
+        approved_at: null,
+        spent_at: null,
+        ...over,
+      }),
+    spend: (db, row) => new SqlAccountSessionStore(db).approve(row.id_hash as string, 'account-1', NOW),
+    guards: [
+      { name: 'already approved', row: { approved_account: 'account-0', approved_at: NOW - 1 } },
+      { name: 'already spent', row: { spent_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one ticket, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'sign-in ticket (collected by its browser)',
+    table: 'signin_tickets',
+    key: ['id_hash'],
+    seed: (db, over) =>
+      insert(db, 'signin_tickets', {
+        id_hash: hash(),
+        browser_hash: hash(),
+        browser: 'Firefox on Linux',
+        created_at: NOW - 1_000,
+        expires_at: LATER,
+        approved_account: 'account-1',
+        approved_at: NOW - 500,
+        spent_at: null,
+        ...over,
+      }),
+    async spend(db, row, call = {}) {
+      const browser = (call.browser_hash as string | undefined) ?? (row.browser_hash as string);
+      return (await new SqlAccountSessionStore(db).spend(row.id_hash as string, browser, NOW)) === 'account-1';
+    },
+    guards: [
+      { name: 'not approved yet', row: { approved_account: null, approved_at: null } },
+      { name: 'already spent', row: { spent_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: "another browser's secret", call: { browser_hash: 'another-browser' } },
+      { name: 'one ticket, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'mailed code (spent)',
+    table: 'onboarding_challenges',
+    key: ['id'],
+    seed: (db, over) => insert(db, 'onboarding_challenges', challengeRow(over)),
+    spend: (db, row) => new SqlOnboardingStore(db).spend(row.id as string, NOW),
+    guards: [
+      { name: 'already spent', row: { spent_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one code, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'mailed code (an attempt counted)',
+    table: 'onboarding_challenges',
+    key: ['id'],
+    seed: (db, over) => insert(db, 'onboarding_challenges', challengeRow({ attempts: MAX_ATTEMPTS - 1, ...over })),
+    spend: (db, row) => new SqlOnboardingStore(db).countAttempt(row.id as string, NOW, MAX_ATTEMPTS),
+    guards: [
+      { name: 'no attempt left', row: { attempts: MAX_ATTEMPTS } },
+      { name: 'already spent', row: { spent_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one code, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'approval (decided once)',
+    table: 'approvals',
+    key: ['id'],
+    seed: (db, over) =>
+      insert(db, 'approvals', {
+        id: id(),
+        action: 'credentials.revoke-bulk',
+        params: '{}',
+        tenant: 'alpha',
+        account_id: null,
+        state: 'pending',
+        reason: 'test',
+        requested_by: 'operator:alice',
+        requested_at: NOW - 1_000,
+        expires_at: LATER,
+        decided_by: null,
+        decided_at: null,
+        note: null,
+        result: null,
+        result_private: 0,
+        result_expires_at: null,
+        ...over,
+      }),
+    spend: (db, row) => new SqlApprovalStore(db).decide(row.id as string, { state: 'approved', by: 'operator:bob', note: null, now: NOW }),
+    guards: [
+      { name: 'already decided', row: { state: 'rejected', decided_by: 'operator:carol', decided_at: NOW - 1 } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one approval, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'vote (one per member and proposal, while the proposal is open)',
+    table: 'proposals',
+    key: ['id'],
+    seed: (db, over) =>
+      insert(db, 'proposals', {
+        id: id(),
+        tenant: 'alpha',
+        title: 'Opening hours',
+        options: '["yes","no"]',
+        tiers: null,
+        opens_at: NOW - 1_000,
+        closes_at: LATER,
+        state: 'open',
+        created_at: NOW - 2_000,
+        opened_at: NOW - 1_000,
+        closed_at: null,
+        ...over,
+      }),
+    async spend(db, row, call = {}) {
+      const vote = {
+        tenant: (call.tenant as string | undefined) ?? (row.tenant as string),
+        proposalId: row.id as string,
+        accountId: (call.accountId as string | undefined) ?? 'member-1',
+        option: 'yes',
+        assisted: false,
+        castAt: NOW,
+      };
+      try {
+        return await new SqlMembershipStore(db).castVote(vote);
+      } catch (err) {
+        if (err instanceof ProposalNotOpen) return false;
+        throw err;
+      }
+    },
+    guards: [
+      {
+        name: 'already voted',
+        before: async (db, row) => {
+          const vote = { tenant: 'alpha', proposal_id: row.id, account_id: 'member-1', option: 'no', assisted: 0, cast_at: NOW - 1 };
+          await insert(db, 'votes', vote);
+          return {};
+        },
+      },
+      { name: 'closed', row: { state: 'closed', closed_at: NOW - 1 } },
+      { name: 'not open yet (opens_at just after now)', row: { opens_at: NOW + 1 } },
+      { name: 'past its close (closes_at = now)', row: { closes_at: NOW } },
+      { name: "another tenant's", call: { tenant: 'beta' } },
+      { name: 'one proposal counted, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'presentation transaction (completed once)',
+    table: 'presentation_transactions',
+    key: ['id'],
+    seed: (db, over) => insert(db, 'presentation_transactions', transactionRow(over)),
+    spend: (db, row) =>
+      new SqlPresentationTransactionStore(db).complete(row.id as string, { verdict: 'accept' }, NOW, LATER, 'holder-1'),
+    guards: [
+      { name: 'already completed', row: { completed_at: NOW - 1, outcome: '{"verdict":"reject"}' } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one transaction, not its neighbour', neighbour: true },
+    ],
+  },
+  {
+    name: 'enrolment (one member per completed transaction)',
+    table: 'presentation_transactions',
+    key: ['id'],
+    seed: (db, over) =>
+      insert(db, 'presentation_transactions', transactionRow({ completed_at: NOW - 500, outcome: '{"verdict":"accept"}', ...over })),
+    spend: (db, row) => new SqlPresentationTransactionStore(db).markEnrolled(row.id as string, NOW),
+    guards: [
+      { name: 'already enrolled', row: { enrolled_at: NOW - 1 } },
+      { name: 'not completed', row: { completed_at: null, outcome: null } },
+      { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
+      { name: 'one transaction, not its neighbour', neighbour: true },
+    ],
+  },
+];
+
+function challengeRow(over: Row = {}): Row {
+  return {
+    id: id(),
+    identifier_key: `email:${id()}@example.test`,
+    code_hash: hash(),
+    created_at: NOW - 1_000,
+    expires_at: LATER,
+    attempts: 0,
+    spent_at: null,
+    ...over,
+  };
+}
+
+function transactionRow(over: Row = {}): Row {
+  return {
+    id: id(),
+    state: hash(),
+    nonce: hash(),
+    result_token_hash: hash(),
+    caller_aud: 'https://rp.example.test',
+    type_tenant: 'alpha',
+    type_id: TYPE,
+    vct: 'https://rail.example.test/types/pass',
+    claims: '[]',
+    requested_by: null,
+    created_at: NOW - 1_000,
+    expires_at: LATER,
+    completed_at: null,
+    outcome: null,
+    holder_thumbprint: null,
+    enrolled_at: null,
+    ...over,
+  };
+}
+
+export const spendNamed = (name: string): SpendCase => {
+  const found = SPENDS.find((s) => s.name === name);
+  if (!found) throw new Error(`no spend named ${name}`);
+  return found;
+};
