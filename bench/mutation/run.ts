@@ -10,10 +10,14 @@ import { Stryker } from '@stryker-mutator/core';
 import { startRun, writeResults } from '../lib/results.ts';
 import { REPO_ROOT } from '../lib/server.ts';
 import { type FileScore, type Mutant, scoreFiles } from './score.ts';
+import { conditionMutants, findRegions, runConditionMutants } from './sql-conditions.ts';
 import { TARGETS } from './targets.ts';
 
 /** The bar every mutated file is held to (issue 25): a lower score fails the run. */
 export const BAR = 0.9;
+/** Mutants run at once, each in a sandbox of its own (OPENRAIL_MUTATION_CONCURRENCY; default 2). */
+const CONCURRENCY = Math.max(1, Number(process.env.OPENRAIL_MUTATION_CONCURRENCY ?? 2) || 2);
+const TIMEOUT_MS = 120_000;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -22,16 +26,22 @@ async function runTarget(name: string): Promise<FileScore[]> {
   if (!target) throw new Error(`--: no target "${name}" (targets: ${Object.keys(TARGETS).join(', ')})`);
   const run = startRun(`mutation-${name}`, log);
   log(`${name}: ${target.about}`);
+  if (target.postgres && !process.env.TEST_DATABASE_URL) {
+    throw new Error(`${name}: its tests race on PostgreSQL; set TEST_DATABASE_URL (bench/README.md, "Mutation")`);
+  }
   const tempDirName = join('.stryker-tmp', name);
+  const ranges = (target.regions ?? []).flatMap((r) => findRegions(REPO_ROOT, r));
+  const mutate = target.mutate ?? ranges.map((r) => `${r.file}:${r.start}-${r.end}`);
+  const command = `node --import tsx --test --test-reporter=dot ${target.tests.join(' ')}`;
   const stryker = new Stryker({
     // Node's test runner has no Stryker plugin: the command runner runs the target's tests once
     // per mutant, the active mutant named in __STRYKER_ACTIVE_MUTANT__, which the test processes
     // inherit. Without per-test coverage every test file runs for every mutant, hence few files.
     testRunner: 'command',
-    commandRunner: { command: `node --import tsx --test --test-reporter=dot ${target.tests.join(' ')}` },
+    commandRunner: { command },
     coverageAnalysis: 'off',
-    mutate: target.mutate,
-    concurrency: 2,
+    mutate,
+    concurrency: CONCURRENCY,
     timeoutMS: 20_000,
     reporters: ['progress'],
     tempDirName,
@@ -46,6 +56,13 @@ async function runTarget(name: string): Promise<FileScore[]> {
   });
   const results = (await stryker.runMutationTest()) as unknown as Mutant[];
   rmSync(join(REPO_ROOT, tempDirName), { recursive: true, force: true });
+  const conditions = conditionMutants(REPO_ROOT, ranges);
+  if (conditions.length > 0) {
+    log(`${name}: ${conditions.length} SQL conditions, each removed in turn`);
+    const sandboxRoot = join(REPO_ROOT, '.stryker-tmp', `${name}-conditions`);
+    const options = { concurrency: CONCURRENCY, timeoutMs: TIMEOUT_MS, log };
+    results.push(...(await runConditionMutants(REPO_ROOT, sandboxRoot, conditions, target.tests, options)));
+  }
   const files = scoreFiles(REPO_ROOT, results, target.equivalent ?? {});
   printTable(files);
   const path = writeResults(run, undefined, { target: name, about: target.about, tests: target.tests, bar: BAR, files });

@@ -8,8 +8,14 @@
 export interface Target {
   /** What the target covers, in words. */
   about: string;
-  /** The files mutated (paths from the repository root). */
-  mutate: string[];
+  /** The files Stryker mutates (paths from the repository root), whole. */
+  mutate?: string[];
+  /**
+   * Parts of files, each from the line holding a text (a method, a statement constant) to the
+   * line closing it: Stryker mutates them, and each SQL condition in them is removed in turn
+   * (bench/mutation/sql-conditions.ts).
+   */
+  regions?: Region[];
   /** The test files run against each mutant. */
   tests: string[];
   /** Whether the tests need PostgreSQL too (TEST_DATABASE_URL passed through when set). */
@@ -21,6 +27,8 @@ export interface Target {
   equivalent?: Record<string, string>;
 }
 
+import type { Region } from './sql-conditions.ts';
+
 export const TARGETS: Record<string, Target> = {
   verifier: {
     about: 'the reference verifier: the ten-check ledger, disclosures, key binding, DID keys, revocation',
@@ -30,12 +38,35 @@ export const TARGETS: Record<string, Target> = {
       'src/core/verifier/failure-codes.test.ts',
       'src/core/verifier/revocation-cache.test.ts',
       'src/core/verifier/guards.test.ts',
+      'src/core/verifier/did-keys.test.ts',
+      'src/core/verifier/input.test.ts',
     ],
   },
   jws: {
     about: 'the key-bound JWS verifier, the holder plane and the c_nonce',
     mutate: ['src/core/jose/key-bound-jws.ts', 'src/http/auth/holder-jws.ts', 'src/adapters/crypto/c-nonce.ts'],
     tests: ['src/core/jose/key-bound-jws.test.ts', 'src/http/auth/holder-jws.test.ts', 'src/adapters/crypto/c-nonce.test.ts'],
+  },
+  spends: {
+    about: 'every single-use spend: the conditional write of each, and each SQL condition in it',
+    regions: [
+      { file: 'src/adapters/sql/sql-offer-store.ts', within: ['const spendCode =', 'async redeem(', 'async claimTxAttempt('] },
+      { file: 'src/adapters/sql/sql-access-token-store.ts', within: ['const usable =', 'async findUsable('] },
+      {
+        file: 'src/adapters/sql/sql-issued-credential-store.ts',
+        within: ['const spendNonce =', 'const spendToken =', 'const eraseSubject =', 'async collect<T>('],
+      },
+      { file: 'src/adapters/sql/sql-account-session-store.ts', within: ['async approve(', 'async spend('] },
+      { file: 'src/adapters/sql/sql-onboarding-store.ts', within: ['async countAttempt(', 'async spend('] },
+      { file: 'src/adapters/sql/sql-approval-store.ts', within: ['async decide('] },
+      { file: 'src/adapters/sql/sql-membership-store.ts', within: ['async castVote('] },
+      {
+        file: 'src/adapters/sql/sql-presentation-transaction-store.ts',
+        within: ['const completeOnce =', 'async complete(', 'async markEnrolled('],
+      },
+    ],
+    tests: ['test/storage/single-use-spends.test.ts'],
+    postgres: true,
   },
   policy: {
     about: 'the route policy and the tenant scope',

@@ -2,8 +2,8 @@
  * Single use, at the store (docs/architecture.md, "Rules that hold everywhere"): every spend in
  * the catalogue (single-use/spends.ts) succeeds once, and each of its guards alone refuses it and
  * changes nothing, asked of the store directly so that no service pre-check hides a missing SQL
- * condition. On PostgreSQL each spend is also raced from two processes that both wait on the
- * row's lock before either may write: the gap an in-process race never opens.
+ * condition. On PostgreSQL each spend is also raced from two processes (this one and a child)
+ * that both wait on the row's lock before either may write: the gap an in-process race never opens.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
+import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
 
@@ -76,21 +76,28 @@ for (const factory of testDatabases()) {
       for (const spend of SPENDS.filter((s) => s.spends !== false)) {
         test(`${spend.name}: exactly one is spent`, async () => {
           const row = await spend.seed(db);
+          // This process and a child each spend with a pool of their own, named so that both can
+          // be seen waiting on the row while a third connection holds it.
           const name = `race-${randomBytes(6).toString('hex')}`;
+          const named = new URL(tdb.location.kind === 'postgres' ? tdb.location.url : 'postgres://unused');
+          named.searchParams.set('application_name', name);
+          const mine = openDatabase({ kind: 'postgres', url: named.toString() }, { schema: tdb.schema as string, poolSize: 1 });
           const holder = new pg.Client({ connectionString: tdb.url });
           await holder.connect();
           try {
             await holder.query('begin');
             const where = spend.key.map((c, i) => `${c} = $${i + 1}`).join(' and ');
-            const locked = await holder.query(`select 1 from ${spend.table} where ${where} for update`, spend.key.map((c) => row[c]));
+            const locked = await holder.query(
+              `select 1 from ${spend.table} where ${where} for update`,
+              spend.key.map((c) => row[c]),
+            );
             assert.equal(locked.rowCount, 1);
-            const child = () =>
-              run(
-                process.execPath,
-                ['--import', 'tsx', CHILD, JSON.stringify(tdb.location), tdb.schema ?? '', name, spend.name, JSON.stringify(row)],
-                { cwd: REPO, timeout: 60_000 },
-              ).then((r) => r.stdout.trim());
-            const answers = Promise.all([child(), child()]);
+            const child = run(
+              process.execPath,
+              ['--import', 'tsx', CHILD, JSON.stringify(tdb.location), tdb.schema ?? '', name, spend.name, JSON.stringify(row)],
+              { cwd: REPO, timeout: 60_000 },
+            ).then((r) => r.stdout.trim());
+            const answers = Promise.all([child, spend.spend(mine, row).then(String)]);
             let settled: unknown;
             answers.then(
               (v) => (settled = v),
@@ -101,6 +108,7 @@ for (const factory of testDatabases()) {
             assert.deepEqual((await answers).sort(), ['false', 'true']);
           } finally {
             await holder.end();
+            await mine.destroy();
           }
         });
       }

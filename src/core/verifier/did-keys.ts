@@ -22,9 +22,9 @@ export function assertionKey(doc: unknown, kid: unknown): ResolvedKey | undefine
   if (!did || !isObject(doc) || typeof kid !== 'string' || kid.length === 0) return undefined;
   const absolute = (id: string) => (id.startsWith('#') ? `${did}${id}` : id);
   const wanted = kid.includes('#') || kid.startsWith('did:') ? absolute(kid) : `${did}#${kid}`;
-  const assertion = Array.isArray(doc.assertionMethod) ? doc.assertionMethod : [];
-  const methods = Array.isArray(doc.verificationMethod) ? doc.verificationMethod : [];
-  for (const ref of assertion) {
+  if (!Array.isArray(doc.assertionMethod)) return undefined;
+  const methods: unknown[] = Array.isArray(doc.verificationMethod) ? doc.verificationMethod : [];
+  for (const ref of doc.assertionMethod as unknown[]) {
     // assertionMethod entries are references to verificationMethod ids or embedded methods.
     const method =
       typeof ref === 'string'

@@ -43,7 +43,9 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
   if (payload._sd_alg !== undefined && payload._sd_alg !== 'sha-256') {
     return fail('unsupported_hash_algorithm', `_sd_alg is ${describe(payload._sd_alg)}.`);
   }
-  const nested = findNestedSd(Object.entries(payload).filter(([k]) => k !== '_sd'));
+  // `_sd` itself is searched too: an array of digest strings holds nothing nested, and anything
+  // else in it is refused as a structure either way.
+  const nested = findNestedSd(Object.entries(payload));
   if (nested) return fail('unsupported_disclosure_structure', `The payload has ${nested}.`);
   const sd = payload._sd ?? [];
   if (!Array.isArray(sd) || sd.some((d) => typeof d !== 'string')) {
@@ -75,7 +77,7 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
       problem ??= fail('unreferenced_disclosure', `The disclosure of ${describe(name)} is not referenced by the credential.`);
       continue;
     }
-    if (name === '_sd' || name === '...' || NEVER_DISCLOSED.has(name) || Object.hasOwn(payload, name) || found.has(name)) {
+    if (name === '...' || NEVER_DISCLOSED.has(name) || Object.hasOwn(payload, name) || found.has(name)) {
       problem ??= fail('malformed_disclosure', `The disclosure of ${describe(name)} names a reserved or already present claim.`);
       continue;
     }
@@ -87,7 +89,8 @@ export function processDisclosures(payload: Record<string, unknown>, encoded: re
     found.set(name, value);
   }
   if (problem) return { ...problem, claims: claimsNow() };
-  return { ok: true, claims: claimsNow(), applicable: referenced.size > 0 || encoded.length > 0 };
+  // A disclosure presented without any digest in `_sd` is unreferenced and has failed above.
+  return { ok: true, claims: claimsNow(), applicable: referenced.size > 0 };
 }
 
 /** Describes the first nested `_sd` or array-element digest under these entries, if any. */

@@ -278,4 +278,61 @@ describe('the credential', () => {
     assertAccept(r);
     assert.deepEqual(r.claims?.roles, [{ name: 'member' }, 'board']);
   });
+
+  it('iat may be disclosed selectively (every other registered claim may not)', () => {
+    const good = Object.entries(CLAIMS).map(([name, v]) => disclosure(name, v));
+    const iat = disclosure('iat', NOW - 3600);
+    const jwt = signCredential(w, credentialPayload(w, [...good, iat], { iat: undefined }));
+    assertAccept(verify(w, present(w, jwt, [...good, iat])));
+    for (const name of ['exp', 'nbf', 'cnf', 'vct', 'status', 'iss', '_sd', '_sd_alg']) {
+      const reserved = disclosure(name, 1);
+      const bad = signCredential(w, credentialPayload(w, [...good, reserved]));
+      assertFailure(verify(w, present(w, bad, [...good, reserved])), 'malformed_disclosure');
+    }
+  });
+
+  it('_sd must be an array of digest strings', () => {
+    const refused = ['required_claims'] as const;
+    for (const sd of ['digest', [7], [null], [{ '...': 'x' }]]) {
+      assertFailure(withPayload({ _sd: sd }), 'unsupported_disclosure_structure', refused);
+    }
+  });
+
+  it('a credential with digests of which none is presented passes the disclosure check', () => {
+    const hand = handCredential(w);
+    const r = verify(w, present(w, hand.jwt, []), { expected: { claims: [] } });
+    assertAccept(r);
+    assert.equal(r.ledger.find((e) => e.check === 'disclosures')?.status, 'passed');
+    const plain = signCredential(w, credentialPayload(w, [], { _sd: undefined, given_name: 'Ada' }));
+    const none = verify(w, present(w, plain, []), { expected: { claims: [] } });
+    assertAccept(none);
+    assert.equal(none.ledger.find((e) => e.check === 'disclosures')?.status, 'not_applicable');
+  });
+
+  it('array claims holding null, numbers and strings are claims like others', () => {
+    assertAccept(withPayload({ list: [null, 1, 'x', [null]] }));
+  });
+
+  it('a passed check carries no failure or detail; a failed one carries both', () => {
+    const r = verify(w, presentAll(w, credential(w)));
+    for (const entry of r.ledger) assert.deepEqual(Object.keys(entry).sort(), ['check', 'status'], entry.check);
+    const failed = verify(w, presentAll(w, credential(w), { nonce: 'other' }));
+    const freshness = failed.ledger.find((e) => e.check === 'freshness');
+    assert.deepEqual(Object.keys(freshness ?? {}).sort(), ['check', 'detail', 'failure', 'status']);
+  });
+
+  it('a presentation with a character outside base64url, "." and "~" is malformed', () => {
+    const sound = presentAll(w, credential(w));
+    assertFailure(verify(w, `${sound.slice(0, 20)}é${sound.slice(21)}`), 'malformed_presentation');
+    assertFailure(verify(w, `${sound} `), 'malformed_presentation');
+  });
+
+  it('an issuer key that is not P-256 is no issuer key', () => {
+    const doc = structuredClone(w.didDocument);
+    const method = doc.verificationMethod[0];
+    assert.ok(method);
+    method.publicKeyJwk = { kty: 'EC', crv: 'P-384', x: 'AAAA', y: 'AAAA' };
+    const r = verify(w, presentAll(w, credential(w)), { didDocument: doc, statusList: null });
+    assert.equal(r.ledger.find((e) => e.check === 'issuer_key')?.failure, 'issuer_key_unknown');
+  });
 });

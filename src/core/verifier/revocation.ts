@@ -42,7 +42,7 @@ export function clearStatusListCache(): void {
 }
 
 export type RevocationOutcome =
-  | { status: 'passed' }
+  | { status: 'passed'; failure?: undefined; detail?: undefined }
   | { status: 'failed' | 'not_performed'; failure: FailureCode; detail: string };
 
 /**

@@ -141,8 +141,7 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
   else record('required_claims', 'passed');
 
   const revocation = checkRevocation(payload, input.statusList, input.didDocument, now, CLOCK_SKEW_S);
-  if (revocation.status === 'passed') record('revocation', 'passed');
-  else record('revocation', revocation.status, revocation.failure, revocation.detail);
+  record('revocation', revocation.status, revocation.failure, revocation.detail);
 
   return finish(disclosed.claims, kb ? { aud: kb.aud, nonce: kb.nonce, iat: kb.iat } : null, holderKey ?? undefined);
 }
@@ -164,7 +163,9 @@ interface SplitPresentation {
 
 /** RFC 9901 §4: `<JWT>~<disclosure>~...~<KB-JWT>`, the KB-JWT optional (then it ends in "~"). */
 function splitPresentation(presentation: unknown): SplitPresentation | undefined {
-  if (typeof presentation !== 'string') return undefined;
+  // An SD-JWT is printable ASCII (base64url parts joined by '.' and '~'; a part that is not
+  // base64url is judged where it is read): the sd_hash below is taken over exactly those bytes.
+  if (typeof presentation !== 'string' || !/^[\x21-\x7e]*$/.test(presentation)) return undefined;
   const parts = presentation.split('~');
   if (parts.length < 2) return undefined;
   const last = parts.pop() as string;
@@ -172,7 +173,7 @@ function splitPresentation(presentation: unknown): SplitPresentation | undefined
   if (disclosures.some((d) => d.length === 0)) return undefined;
   const issuerJwt = decodeJws(first);
   if (!issuerJwt) return undefined;
-  const kbJwt = last === '' ? undefined : decodeJws(last);
+  const kbJwt = decodeJws(last);
   if (last !== '' && !kbJwt) return undefined;
   return { issuerJwt, disclosures, kbJwt, sdHashInput: presentation.slice(0, presentation.length - last.length) };
 }

@@ -8,6 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/adapters/sql/connect.ts';
+import type { Database } from '../../../src/adapters/sql/schema.ts';
 import { SqlAccessTokenStore } from '../../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlAccountSessionStore } from '../../../src/adapters/sql/sql-account-session-store.ts';
 import { SqlApprovalStore } from '../../../src/adapters/sql/sql-approval-store.ts';
@@ -16,10 +17,9 @@ import { SqlMembershipStore } from '../../../src/adapters/sql/sql-membership-sto
 import { SqlOfferStore } from '../../../src/adapters/sql/sql-offer-store.ts';
 import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqlPresentationTransactionStore } from '../../../src/adapters/sql/sql-presentation-transaction-store.ts';
-import type { Database } from '../../../src/adapters/sql/schema.ts';
 import { SqlTenantStore } from '../../../src/adapters/sql/sql-tenant-store.ts';
-import { tenantRecord } from '../../helpers/databases.ts';
 import { ProposalNotOpen } from '../../../src/ports/membership-store.ts';
+import { tenantRecord } from '../../helpers/databases.ts';
 
 /** The spends' clock (ms): every seeded row is judged at this instant. */
 export const NOW = 1_900_000_000_000;
@@ -210,21 +210,34 @@ export const SPENDS: readonly SpendCase[] = [
       {
         name: 'offer already collected',
         before: async (db, row) => {
-          await db.updateTable('offers').set({ collected_at: NOW - 1 }).where('id', '=', row.grant_id as string).execute();
+          await db
+            .updateTable('offers')
+            .set({ collected_at: NOW - 1 })
+            .where('id', '=', row.grant_id as string)
+            .execute();
           return {};
         },
       },
       {
         name: 'offer subject erased',
         before: async (db, row) => {
-          await db.updateTable('offers').set({ subject: null }).where('id', '=', row.grant_id as string).execute();
+          await db
+            .updateTable('offers')
+            .set({ subject: null })
+            .where('id', '=', row.grant_id as string)
+            .execute();
           return {};
         },
       },
       {
         name: 'a c_nonce already spent',
         before: async (db) => {
-          const spent = await insert(db, 'spent_nonces', { nonce_hash: hash(), tenant: 'alpha', expires_at: LATER, spent_at: NOW - 1 });
+          const spent = await insert(db, 'spent_nonces', {
+            nonce_hash: hash(),
+            tenant: 'alpha',
+            expires_at: LATER,
+            spent_at: NOW - 1,
+          });
           return { nonce: spent.nonce_hash };
         },
       },
@@ -237,7 +250,11 @@ export const SPENDS: readonly SpendCase[] = [
         before: async (db, row) => {
           // The token names the other tenant's offer as its grant: only the tenant condition refuses it.
           const theirs = await insert(db, 'offers', offerRow({ tenant: 'beta', redeemed_at: NOW - 1_000 }));
-          await db.updateTable('access_tokens').set({ grant_id: theirs.id as string }).where('token_hash', '=', row.token_hash as string).execute();
+          await db
+            .updateTable('access_tokens')
+            .set({ grant_id: theirs.id as string })
+            .where('token_hash', '=', row.token_hash as string)
+            .execute();
           return { tenant: 'beta', offerId: theirs.id };
         },
       },
@@ -344,7 +361,8 @@ export const SPENDS: readonly SpendCase[] = [
         result_expires_at: null,
         ...over,
       }),
-    spend: (db, row) => new SqlApprovalStore(db).decide(row.id as string, { state: 'approved', by: 'operator:bob', note: null, now: NOW }),
+    spend: (db, row) =>
+      new SqlApprovalStore(db).decide(row.id as string, { state: 'approved', by: 'operator:bob', note: null, now: NOW }),
     guards: [
       { name: 'already decided', row: { state: 'rejected', decided_by: 'operator:carol', decided_at: NOW - 1 } },
       { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
@@ -390,7 +408,14 @@ export const SPENDS: readonly SpendCase[] = [
       {
         name: 'already voted',
         before: async (db, row) => {
-          const vote = { tenant: 'alpha', proposal_id: row.id, account_id: 'member-1', option: 'no', assisted: 0, cast_at: NOW - 1 };
+          const vote = {
+            tenant: 'alpha',
+            proposal_id: row.id,
+            account_id: 'member-1',
+            option: 'no',
+            assisted: 0,
+            cast_at: NOW - 1,
+          };
           await insert(db, 'votes', vote);
           return {};
         },
@@ -420,7 +445,11 @@ export const SPENDS: readonly SpendCase[] = [
     table: 'presentation_transactions',
     key: ['id'],
     seed: (db, over) =>
-      insert(db, 'presentation_transactions', transactionRow({ completed_at: NOW - 500, outcome: '{"verdict":"accept"}', ...over })),
+      insert(
+        db,
+        'presentation_transactions',
+        transactionRow({ completed_at: NOW - 500, outcome: '{"verdict":"accept"}', ...over }),
+      ),
     spend: (db, row) => new SqlPresentationTransactionStore(db).markEnrolled(row.id as string, NOW),
     guards: [
       { name: 'already enrolled', row: { enrolled_at: NOW - 1 } },
