@@ -31,8 +31,8 @@ export const mutantKey = (file: string, m: Mutant) =>
   `${file}:${m.location.start.line}:${m.mutatorName}:${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)}`;
 
 /**
- * The text a mutant replaced, from the file as it is (Stryker's lines and columns count from 1
- * and 0 respectively... and both from 1 in the report schema; read leniently: the line range).
+ * The text a mutant replaced, from the file as it is. The results `runMutationTest()` answers
+ * count lines and columns from 1 (the mutation-testing report schema), as the SQL pass does.
  */
 function original(source: string[], m: Mutant): string {
   const { start, end } = m.location;

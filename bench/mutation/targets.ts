@@ -72,5 +72,9 @@ export const TARGETS: Record<string, Target> = {
     about: 'the route policy and the tenant scope',
     mutate: ['src/http/route-policy.ts', 'src/http/auth/scope.ts'],
     tests: ['src/http/route-policy.test.ts', 'src/http/auth/scope.test.ts'],
+    equivalent: {
+      'src/http/route-policy.ts:78:ArrayDeclaration:["Stryker was here"]':
+        'reached only by a route without roles, and no principal holds the role "Stryker was here": no role admits either way',
+    },
   },
 };

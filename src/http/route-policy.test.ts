@@ -181,6 +181,23 @@ describe('before the body: roles, key scopes, the tenant of the path or query, t
     assert.throws(() => enforceBeforeBody(notList, request(operator('t'))), /name it/);
   });
 
+  test('other planes than the holder and operator planes pass: their routes carry no roles or tenant', () => {
+    const account = { plane: 'account-session', accountId: 'a', session: 's' };
+    const r = route({ auth: 'account' as never, roles: undefined, scope: undefined });
+    assert.doesNotThrow(() => enforceBeforeBody(r, request(account, { params: { tenant: 'u', accountId: 'b' } })));
+  });
+
+  test('a scope-less operation admits any operator whatever its request names', () => {
+    const r = route({ path: '/api/x', scope: 'none' });
+    assert.doesNotThrow(() => enforceBeforeBody(r, request(operator('t'), { query: { tenant: 'u' }, params: { tenant: 'u' } })));
+    assert.doesNotThrow(() => enforceBodyTenant(r, request(operator('t'), { body: { tenant: 'u' } })));
+  });
+
+  test('an operator route declared without roles admits no one', () => {
+    const r = route({ roles: undefined });
+    assert.throws(() => enforceBeforeBody(r, request(operator(null, { roles: ['owner'] }), { params: { tenant: 't' } })), forbidden);
+  });
+
   test('a body scope is not read before the body', () => {
     const r = route({ scope: { tenantIn: 'body' } });
     assert.doesNotThrow(() => enforceBeforeBody(r, request(operator('t'), { params: { tenant: 'u' } })));
@@ -226,6 +243,9 @@ describe('the body: the tenant it names, before and after validation', () => {
     assert.doesNotThrow(() => enforceNamedTenant(route({ scope: 'platform' }), request(operator('t'), { body })));
     const holderRoute = route({ auth: 'holder', roles: undefined, scope: { tenantIn: 'body' } });
     assert.doesNotThrow(() => enforceBodyTenant(holderRoute, request(holder, { body })));
+    assert.doesNotThrow(() => enforceNamedTenant(holderRoute, request(holder, { body })));
+    const unscoped = route({ auth: 'public', roles: undefined, scope: undefined });
+    assert.doesNotThrow(() => enforceBodyTenant(unscoped, request(holder, { body })));
   });
 
   test('a partner session not yet linked names no tenant in a body', () => {

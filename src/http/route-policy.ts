@@ -73,8 +73,12 @@ export function enforceBeforeBody(route: RouteDef, request: FastifyRequest): voi
           : 'A key cannot call this operation.',
       );
     }
-  } else if (!route.roles?.some((role) => principal.roles.includes(role))) {
-    throw new Forbidden(`This operation needs one of the roles: ${(route.roles ?? []).join(', ')}.`);
+  } else {
+    // Every operator-plane route declares roles (checkDeclaredPolicy); none would admit no one.
+    const roles = route.roles ?? [];
+    if (!roles.some((role) => principal.roles.includes(role))) {
+      throw new Forbidden(`This operation needs one of the roles: ${roles.join(', ')}.`);
+    }
   }
   const scope = route.scope;
   if (scope === 'platform') assertPlatformWide(principal);
@@ -104,13 +108,14 @@ export function enforceBodyTenant(route: RouteDef, request: FastifyRequest): voi
 
 const NOT_SCOPED = Symbol('not scoped by its body');
 
+/** The tenant field of a body-scoped route's body (undefined when the body has none); else NOT_SCOPED. */
 function bodyTenant(route: RouteDef, request: FastifyRequest): unknown {
-  if (request.principal.plane !== 'operator' || typeof route.scope !== 'object' || route.scope.tenantIn !== 'body') {
-    return NOT_SCOPED;
-  }
+  // `platform` and `none` are strings, with no tenantIn; enforceTenant passes every other plane.
+  const scope = route.scope as { tenantIn?: string; field?: string } | undefined;
+  if (scope?.tenantIn !== 'body') return NOT_SCOPED;
   const body = request.body;
   return body !== null && typeof body === 'object' && !Array.isArray(body)
-    ? (body as Record<string, unknown>)[route.scope.field ?? 'tenant']
+    ? (body as Record<string, unknown>)[scope.field ?? 'tenant']
     : undefined;
 }
 
