@@ -125,6 +125,11 @@ describe('the status list cache', () => {
     const stats = statusListCacheStats();
     assert.ok(stats.bytes <= 64 * 1024 * 1024, `${stats.bytes} bytes cached`);
     assert.equal(stats.entries, 3);
+
+    // One token larger than the whole cache is verified and not kept, and evicts nothing.
+    const huge = handStatusList(w, { payload: { padding: 'x'.repeat(64 * 1024 * 1024) } });
+    assertAccept(verify(w, presentation, { statusList: huge }));
+    assert.deepEqual(statusListCacheStats(), stats);
   });
 });
 
