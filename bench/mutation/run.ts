@@ -10,7 +10,7 @@ import { Stryker } from '@stryker-mutator/core';
 import { startRun, writeResults } from '../lib/results.ts';
 import { REPO_ROOT } from '../lib/server.ts';
 import { type FileScore, type Mutant, scoreFiles } from './score.ts';
-import { conditionMutants, findRegions, runConditionMutants } from './sql-conditions.ts';
+import { conditionMutants, findRegions, runConditionMutants, testArgs } from './sql-conditions.ts';
 import { TARGETS } from './targets.ts';
 
 /** The bar every mutated file is held to (issue 25): a lower score fails the run. */
@@ -34,11 +34,14 @@ async function runTarget(name: string, sqlOnly: boolean): Promise<FileScore[]> {
   const tempDirName = join('.stryker-tmp', name);
   const ranges = (target.regions ?? []).flatMap((r) => findRegions(REPO_ROOT, r));
   const mutate = target.mutate ?? ranges.map((r) => `${r.file}:${r.start}-${r.end}`);
-  const command = `node --import tsx --test --test-reporter=dot ${target.tests.join(' ')}`;
+  const command = `node ${testArgs(target.tests)
+    .map((a) => (a.includes(' ') ? `"${a}"` : a))
+    .join(' ')}`;
   const stryker = new Stryker({
     // Node's test runner has no Stryker plugin: the command runner runs the target's tests once
-    // per mutant, the active mutant named in __STRYKER_ACTIVE_MUTANT__, which the test processes
-    // inherit. Without per-test coverage every test file runs for every mutant, hence few files.
+    // per mutant (in one process, testArgs), the active mutant named in __STRYKER_ACTIVE_MUTANT__,
+    // which the process and its children inherit. Without per-test coverage every test file runs
+    // for every mutant, hence few files.
     testRunner: 'command',
     commandRunner: { command },
     coverageAnalysis: 'off',

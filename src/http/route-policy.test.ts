@@ -195,7 +195,10 @@ describe('before the body: roles, key scopes, the tenant of the path or query, t
 
   test('an operator route declared without roles admits no one', () => {
     const r = route({ roles: undefined });
-    assert.throws(() => enforceBeforeBody(r, request(operator(null, { roles: ['owner'] }), { params: { tenant: 't' } })), forbidden);
+    assert.throws(
+      () => enforceBeforeBody(r, request(operator(null, { roles: ['owner'] }), { params: { tenant: 't' } })),
+      forbidden,
+    );
   });
 
   test('a body scope is not read before the body', () => {

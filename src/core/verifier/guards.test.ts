@@ -101,33 +101,35 @@ describe('the status list cache', () => {
     assert.equal(statusListCacheStats().hits, 1, 'not a hit an hour later');
   });
 
+  it('is bounded at 64 lists and 64 MiB', () => {
+    assert.deepEqual(statusListCacheStats().limits, { entries: 64, bytes: 64 * 1024 * 1024 });
+  });
+
   it('is bounded in entries and in bytes, dropping the oldest first', () => {
     const w = newWorld();
     const presentation = presentAll(w, credential(w));
-    const lists = Array.from({ length: 70 }, (_, i) => statusList(w, { iat: NOW - 60 - i }));
+    clearStatusListCache({ entries: 8, bytes: 1024 * 1024 });
+    const lists = Array.from({ length: 10 }, (_, i) => statusList(w, { iat: NOW - 60 - i }));
     for (const list of lists) assertAccept(verify(w, presentation, { statusList: list }));
-    assert.equal(statusListCacheStats().entries, 64);
+    assert.equal(statusListCacheStats().entries, 8);
     // The newest is still there, the first was dropped.
-    verify(w, presentation, { statusList: lists[69] });
+    verify(w, presentation, { statusList: lists[9] });
     assert.equal(statusListCacheStats().hits, 1);
     verify(w, presentation, { statusList: lists[0] });
     assert.equal(statusListCacheStats().hits, 1);
 
-    clearStatusListCache();
-    // Five lists of 16 MiB each: no more than 64 MiB of lists are kept together.
+    // Lists of 256 KiB each: no more than the 1 MiB allowed are kept together.
+    clearStatusListCache({ entries: 8, bytes: 1024 * 1024 });
     const big = Array.from({ length: 5 }, (_, i) =>
-      handStatusList(w, {
-        lst: deflateSync(new Uint8Array(16 * 1024 * 1024)).toString('base64url'),
-        payload: { iat: NOW - 60 - i },
-      }),
+      handStatusList(w, { lst: deflateSync(new Uint8Array(256 * 1024)).toString('base64url'), payload: { iat: NOW - 60 - i } }),
     );
     for (const list of big) assertAccept(verify(w, presentation, { statusList: list }));
     const stats = statusListCacheStats();
-    assert.ok(stats.bytes <= 64 * 1024 * 1024, `${stats.bytes} bytes cached`);
+    assert.ok(stats.bytes <= 1024 * 1024, `${stats.bytes} bytes cached`);
     assert.equal(stats.entries, 3);
 
     // One token larger than the whole cache is verified and not kept, and evicts nothing.
-    const huge = handStatusList(w, { payload: { padding: 'x'.repeat(64 * 1024 * 1024) } });
+    const huge = handStatusList(w, { payload: { padding: 'x'.repeat(1024 * 1024) } });
     assertAccept(verify(w, presentation, { statusList: huge }));
     assert.deepEqual(statusListCacheStats(), stats);
   });

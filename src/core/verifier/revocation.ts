@@ -6,9 +6,8 @@ import type { FailureCode } from './ledger.ts';
 
 /** A list larger than this once inflated is refused: 16 MiB is 134M one-bit entries. */
 const MAX_LIST_BYTES = 16 * 1024 * 1024;
-/** Verified lists kept, and the inflated bytes they may hold together. */
-const CACHE_ENTRIES = 64;
-const CACHE_BYTES = 64 * 1024 * 1024;
+/** Verified lists kept, and the bytes (inflated lists and their tokens) they may hold together. */
+export const STATUS_LIST_CACHE_LIMITS = { entries: 64, bytes: 64 * 1024 * 1024 } as const;
 /** A verified list is kept at most this long, whatever its ttl says. */
 const MAX_CACHE_S = 3600;
 
@@ -30,15 +29,20 @@ interface VerifiedList {
 const verified = new Map<string, VerifiedList>();
 let cachedBytes = 0;
 let cacheHits = 0;
+let limits: { entries: number; bytes: number } = STATUS_LIST_CACHE_LIMITS;
 
-/** What the cache holds now, and how often it answered: for its tests and for operators. */
-export const statusListCacheStats = () => ({ entries: verified.size, bytes: cachedBytes, hits: cacheHits });
+/** What the cache holds now, how often it answered, and its limits: for its tests and for operators. */
+export const statusListCacheStats = () => ({ entries: verified.size, bytes: cachedBytes, hits: cacheHits, limits });
 
-/** Empties the cache (tests start from an empty one). */
-export function clearStatusListCache(): void {
+/**
+ * Empties the cache, with the limits given (the defaults when none are): tests start from an
+ * empty cache, and try its bounds with small ones.
+ */
+export function clearStatusListCache(next: { entries: number; bytes: number } = STATUS_LIST_CACHE_LIMITS): void {
   verified.clear();
   cachedBytes = 0;
   cacheHits = 0;
+  limits = next;
 }
 
 export type RevocationOutcome =
@@ -139,13 +143,13 @@ function cacheUntil(payload: Record<string, unknown>, now: number): number {
 
 function remember(token: string, list: VerifiedList): void {
   const size = (list.bytes?.length ?? 0) + token.length;
-  if (size > CACHE_BYTES) return;
+  if (size > limits.bytes) return;
   const old = verified.get(token);
   if (old) {
     verified.delete(token);
     cachedBytes -= (old.bytes?.length ?? 0) + token.length;
   }
-  while (verified.size >= CACHE_ENTRIES || cachedBytes + size > CACHE_BYTES) {
+  while (verified.size >= limits.entries || cachedBytes + size > limits.bytes) {
     const [oldest, entry] = verified.entries().next().value as [string, VerifiedList];
     verified.delete(oldest);
     cachedBytes -= (entry.bytes?.length ?? 0) + oldest.length;
