@@ -54,7 +54,7 @@ for (const factory of testDatabases()) {
           test(`refused: ${guard.name}; nothing changes`, async () => {
             if (guard.neighbour) {
               const row = await spend.seed(db);
-              const neighbour = await spend.seed(db);
+              const neighbour = await spend.seed(db, guard.neighbour === true ? undefined : guard.neighbour(row));
               const untouched = await stored(db, spend, neighbour);
               assert.equal(await spend.spend(db, row), true, 'the row itself is spent');
               assert.deepEqual(await stored(db, spend, neighbour), untouched, 'its neighbour is not');

@@ -37,16 +37,16 @@ const hash = () => randomBytes(32).toString('base64url');
  * One way to ask for a spend that a single guard refuses: the row seeded with `row` changed (a
  * spent code, an expired token), `before` run once it is seeded (a vote already cast, a nonce
  * already spent), and the spend asked for with `call` and what `before` answers changed (another
- * tenant, another browser). A `neighbour` guard seeds a second row like the first: the spend of
- * the first must succeed and leave the second as it was (a condition on the row's key, removed,
- * reaches both).
+ * tenant, another browser). A `neighbour` guard seeds a second row like the first (with the
+ * columns the function answers taken from the first): the spend of the first must succeed and
+ * leave the second as it was (a condition on the row's key, removed, reaches both).
  */
 export interface Guard {
   name: string;
   row?: Row;
   call?: Row;
   before?: (db: Db, row: Row) => Promise<Row>;
-  neighbour?: true;
+  neighbour?: true | ((row: Row) => Row);
 }
 
 export interface SpendCase {
@@ -246,6 +246,18 @@ export const SPENDS: readonly SpendCase[] = [
         before: async (db) => ({ offerId: (await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }))).id }),
       },
       {
+        name: "an offer of another tenant than the token's",
+        before: async (db, row) => {
+          // The other tenant's token names this offer as its grant: only the offer's tenant condition refuses it.
+          await db
+            .updateTable('access_tokens')
+            .set({ tenant: 'beta' })
+            .where('token_hash', '=', row.token_hash as string)
+            .execute();
+          return { tenant: 'beta' };
+        },
+      },
+      {
         name: "a token of one tenant at another tenant's offer",
         before: async (db, row) => {
           // The token names the other tenant's offer as its grant: only the tenant condition refuses it.
@@ -310,6 +322,10 @@ export const SPENDS: readonly SpendCase[] = [
       { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
       { name: "another browser's secret", call: { browser_hash: 'another-browser' } },
       { name: 'one ticket, not its neighbour', neighbour: true },
+      {
+        name: 'one ticket, not a neighbour with the same browser secret',
+        neighbour: (row) => ({ browser_hash: row.browser_hash }),
+      },
     ],
   },
   {
