@@ -13,6 +13,7 @@ import {
   credential,
   credentialPayload,
   disclosure,
+  disclosuresOf,
   es256By,
   handCredential,
   handStatusList,
@@ -101,6 +102,46 @@ describe('the status list cache', () => {
     assert.equal(statusListCacheStats().hits, 1, 'not a hit an hour later');
   });
 
+  it('a ttl that is not a number keeps nothing; a list without exp is kept for its ttl', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { ttl: '300' } }) }));
+    assert.equal(statusListCacheStats().entries, 0);
+    assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { exp: undefined } }) }));
+    assert.equal(statusListCacheStats().entries, 1);
+  });
+
+  it('counts what it holds exactly: a token and its inflated list, once, whatever it evicts or replaces', () => {
+    const w = newWorld();
+    const presentation = presentAll(w, credential(w));
+    // Lists of one length (iat of ten digits each), each 128 bytes inflated (1,024 one-bit entries).
+    const lists = Array.from({ length: 3 }, (_, i) => statusList(w, { iat: NOW - 60 - i }));
+    const size = (lists[0] as string).length + 128;
+    assert.ok(lists.every((l) => l.length === (lists[0] as string).length));
+    clearStatusListCache({ entries: 8, bytes: 2 * size });
+    for (const list of lists.slice(0, 2)) assertAccept(verify(w, presentation, { statusList: list }));
+    assert.deepEqual([statusListCacheStats().entries, statusListCacheStats().bytes], [2, 2 * size], 'two exactly fill it');
+    assertAccept(verify(w, presentation, { statusList: lists[2] }));
+    assert.deepEqual([statusListCacheStats().entries, statusListCacheStats().bytes], [2, 2 * size], 'a third evicts one');
+    // Past its ttl the same token is verified again and replaces its own entry.
+    const later = NOW + 400;
+    assertAccept(verify(w, at(w, later), { statusList: lists[2], now: later }));
+    assert.deepEqual([statusListCacheStats().entries, statusListCacheStats().bytes], [2, 2 * size], 'replaced, not added');
+    // A list whose entries do not inflate is kept too, at the size of its token.
+    clearStatusListCache({ entries: 8, bytes: 1024 * 1024 });
+    const broken = handStatusList(w, { lst: 'not-zlib' });
+    verify(w, presentation, { statusList: broken });
+    verify(w, at(w, later), { statusList: broken, now: later });
+    assert.deepEqual([statusListCacheStats().entries, statusListCacheStats().bytes], [1, broken.length]);
+    // A token exactly the size of the cache is kept; one byte larger is not.
+    clearStatusListCache({ entries: 8, bytes: size });
+    assertAccept(verify(w, presentation, { statusList: lists[0] }));
+    assert.equal(statusListCacheStats().entries, 1);
+    clearStatusListCache({ entries: 8, bytes: size - 1 });
+    assertAccept(verify(w, presentation, { statusList: lists[0] }));
+    assert.equal(statusListCacheStats().entries, 0);
+  });
+
   it('is bounded at 64 lists and 64 MiB', () => {
     assert.deepEqual(statusListCacheStats().limits, { entries: 64, bytes: 64 * 1024 * 1024 });
   });
@@ -173,6 +214,24 @@ describe('the status list', () => {
   it('a list without exp, and a list without iss, are read', () => {
     assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { exp: undefined } }) }));
     assertAccept(verify(w, presentation, { statusList: handStatusList(w, { payload: { iss: undefined } }) }));
+  });
+
+  it('a status claim that is not {idx, uri} is invalid, even with no list to read', () => {
+    for (const idx of [-1, '5', 1.5, null]) {
+      const c = credential(w, { status: { uri: 'https://issuer.verifier-test.example/status/1', idx: idx as number } });
+      assertFailure(verify(w, presentAll(w, c), { statusList: null }), 'status_list_invalid');
+    }
+  });
+
+  it('a status_list claim whose lst is not a base64url string, or not zlib, is refused', () => {
+    for (const lst of [5, undefined, 'not base64url!', 'AAAA']) {
+      const r = verify(w, presentation, { statusList: handStatusList(w, { payload: { status_list: { bits: 1, lst } } }) });
+      assertFailure(r, 'status_list_invalid');
+    }
+    assertFailure(
+      verify(w, presentation, { statusList: handStatusList(w, { payload: { status_list: 'x' } }) }),
+      'status_list_invalid',
+    );
   });
 
   it('a list whose iss is another issuer is refused', () => {
@@ -328,10 +387,15 @@ describe('the credential', () => {
     assert.deepEqual(Object.keys(freshness ?? {}).sort(), ['check', 'detail', 'failure', 'status']);
   });
 
-  it('a presentation with a character outside base64url, "." and "~" is malformed', () => {
+  it('a presentation with a character outside printable ASCII is malformed, wherever it stands', () => {
     const sound = presentAll(w, credential(w));
     assertFailure(verify(w, `${sound.slice(0, 20)}é${sound.slice(21)}`), 'malformed_presentation');
     assertFailure(verify(w, `${sound} `), 'malformed_presentation');
+    // In a disclosure, which is read only after the structure: still the structure that fails.
+    const c = credential(w);
+    for (const odd of ['abécd', 'ab cd', 'é', '\u00a0x']) {
+      assertFailure(verify(w, present(w, c.jwt, [...disclosuresOf(c), odd])), 'malformed_presentation');
+    }
   });
 
   it('an issuer key that is not P-256 is no issuer key', () => {

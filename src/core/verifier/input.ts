@@ -10,7 +10,8 @@ export function readVerificationInput(value: unknown): VerificationInput | strin
   if (!isObject(value)) return 'input is not an object';
   const { presentation, didDocument, statusList, expected, now } = value;
   if (statusList !== undefined && typeof statusList !== 'string') return 'input.statusList is not a string';
-  if (typeof now !== 'number' || !Number.isFinite(now)) return 'input.now is not a number of seconds';
+  // Number.isFinite is false for anything that is not a number.
+  if (!Number.isFinite(now)) return 'input.now is not a number of seconds';
   if (!isObject(expected)) return 'input.expected is not an object';
   const { aud, nonce, vct, claims } = expected;
   if (typeof aud !== 'string' || typeof nonce !== 'string' || typeof vct !== 'string') {
@@ -23,7 +24,7 @@ export function readVerificationInput(value: unknown): VerificationInput | strin
     presentation: presentation as string,
     didDocument,
     expected: { aud, nonce, vct, claims: claims as string[] },
-    now,
+    now: now as number,
   };
   if (statusList !== undefined) input.statusList = statusList;
   return input;

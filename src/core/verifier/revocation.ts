@@ -22,9 +22,13 @@ interface VerifiedList {
   kid: unknown;
   keyId: string;
   payload: Record<string, unknown>;
-  bytes: Uint8Array | undefined;
-  bits: StatusBits | undefined;
+  /** The inflated list, when `status_list` is one (else no entry can be read from it). */
+  entries: Entries | undefined;
   until: number;
+}
+interface Entries {
+  bytes: Uint8Array;
+  bits: StatusBits;
 }
 const verified = new Map<string, VerifiedList>();
 let cachedBytes = 0;
@@ -67,9 +71,10 @@ export function checkRevocation(
     return { status: 'not_performed', failure: 'status_unavailable', detail: 'The credential has no status claim.' };
   }
   const reference = isObject(credential.status) ? credential.status.status_list : undefined;
-  const idx = isObject(reference) ? reference.idx : undefined;
+  // Not a safe integer (a string, a fraction, anything else) reads as -1: not an index.
+  const idx = isObject(reference) && Number.isSafeInteger(reference.idx) ? (reference.idx as number) : -1;
   const uri = isObject(reference) ? reference.uri : undefined;
-  if (typeof uri !== 'string' || typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0) {
+  if (typeof uri !== 'string' || idx < 0) {
     return fail('status_list_invalid', 'The status claim is not {status_list: {idx, uri}}.');
   }
   if (statusList === undefined) {
@@ -94,7 +99,7 @@ export function checkRevocation(
   if (exp !== undefined && (typeof exp !== 'number' || exp + skew <= now)) {
     return fail('status_list_expired', 'The status list token has expired.');
   }
-  const value = list.bytes && list.bits ? readEntry(list.bytes, list.bits, idx) : undefined;
+  const value = list.entries ? readEntry(list.entries, idx) : undefined;
   if (value === undefined) return fail('status_list_invalid', `The status list does not hold a valid entry ${idx}.`);
   if (value !== 0) return fail('credential_revoked', `Entry ${idx} of ${describe(uri)} is ${value}.`);
   return { status: 'passed' };
@@ -120,13 +125,11 @@ function verifiedList(token: string, didDocument: unknown, now: number): Verifie
   const key = assertionKey(didDocument, jws.header.kid);
   if (!key) return 'The status list key is not an assertion key of the issuer.';
   if (!verifyEs256(jws, key.jwk)) return 'The status list signature does not verify.';
-  const { bytes, bits } = inflateList(jws.payload.status_list);
   const list: VerifiedList = {
     kid: jws.header.kid,
     keyId: keyIdOf(key.jwk),
     payload: jws.payload,
-    bytes,
-    bits,
+    entries: inflateList(jws.payload.status_list),
     until: cacheUntil(jws.payload, now),
   };
   if (list.until > now) remember(token, list);
@@ -135,49 +138,51 @@ function verifiedList(token: string, didDocument: unknown, now: number): Verifie
 
 const keyIdOf = (jwk: { x?: string | undefined; y?: string | undefined }) => `${jwk.x}.${jwk.y}`;
 
+/**
+ * Until the ttl (seconds; none, or not a number, keeps nothing), never past exp (a list whose exp
+ * is not a number is refused, and kept for no time), and an hour at most.
+ */
 function cacheUntil(payload: Record<string, unknown>, now: number): number {
-  const ttl = typeof payload.ttl === 'number' && payload.ttl > 0 ? payload.ttl : 0;
-  const exp = typeof payload.exp === 'number' ? payload.exp : Number.POSITIVE_INFINITY;
-  return Math.min(now + ttl, exp, now + MAX_CACHE_S);
+  const ttl = typeof payload.ttl === 'number' ? payload.ttl : 0;
+  return Math.min(now + ttl, Number(payload.exp ?? Number.POSITIVE_INFINITY), now + MAX_CACHE_S);
 }
 
+/** What an entry of the cache costs: its token and its inflated list. */
+const sizeOf = (token: string, list: VerifiedList) => token.length + (list.entries?.bytes.length ?? 0);
+
 function remember(token: string, list: VerifiedList): void {
-  const size = (list.bytes?.length ?? 0) + token.length;
+  const size = sizeOf(token, list);
   if (size > limits.bytes) return;
   const old = verified.get(token);
   if (old) {
     verified.delete(token);
-    cachedBytes -= (old.bytes?.length ?? 0) + token.length;
+    cachedBytes -= sizeOf(token, old);
   }
   while (verified.size >= limits.entries || cachedBytes + size > limits.bytes) {
     const [oldest, entry] = verified.entries().next().value as [string, VerifiedList];
     verified.delete(oldest);
-    cachedBytes -= (entry.bytes?.length ?? 0) + oldest.length;
+    cachedBytes -= sizeOf(oldest, entry);
   }
   verified.set(token, list);
   cachedBytes += size;
 }
 
-function inflateList(statusList: unknown): { bytes: Uint8Array | undefined; bits: StatusBits | undefined } {
-  const none = { bytes: undefined, bits: undefined };
-  if (!isObject(statusList) || typeof statusList.lst !== 'string') return none;
+/** The inflated list of a well-formed `status_list` claim; undefined for anything else (§8.3: reject). */
+function inflateList(statusList: unknown): Entries | undefined {
+  if (!isObject(statusList)) return undefined;
   const bits = statusList.bits;
-  if (bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8) return none;
-  const compressed = decodeB64url(statusList.lst);
-  if (!compressed) return none;
+  if (bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8) return undefined;
   try {
+    // A `lst` that is not base64url (or not a string) decodes to nothing, which does not inflate.
+    const compressed = decodeB64url(statusList.lst as string) as Uint8Array;
     return { bytes: inflateSync(compressed, { maxOutputLength: MAX_LIST_BYTES }), bits };
   } catch {
-    // Not a zlib stream, or too large once inflated (§8.3: reject).
-    return none;
+    // Not a zlib stream, or too large once inflated.
+    return undefined;
   }
 }
 
 /** The entry at `idx`; undefined when the list ends before it (§8.3: reject). */
-function readEntry(bytes: Uint8Array, bits: StatusBits, idx: number): number | undefined {
-  try {
-    return readStatus(bytes, bits, idx);
-  } catch {
-    return undefined;
-  }
+function readEntry(list: Entries, idx: number): number | undefined {
+  return idx < (list.bytes.length * 8) / list.bits ? readStatus(list.bytes, list.bits, idx) : undefined;
 }
