@@ -42,6 +42,8 @@ export const TARGETS: Record<string, Target> = {
       'src/core/verifier/input.test.ts',
     ],
     equivalent: {
+      'src/core/verifier/verify-presentation.ts:117:StringLiteral:""':
+        "sd_hash over Buffer.from(text, ''), UTF-8: the same bytes as ASCII, since a presentation outside printable ASCII is refused first",
       'src/core/verifier/did-keys.ts:26:ArrayDeclaration:["Stryker was here"]':
         'the fallback for a document without verificationMethod: its one element is a string, and a method is only found among objects (isObject)',
     },
@@ -50,6 +52,23 @@ export const TARGETS: Record<string, Target> = {
     about: 'the key-bound JWS verifier, the holder plane and the c_nonce',
     mutate: ['src/core/jose/key-bound-jws.ts', 'src/http/auth/holder-jws.ts', 'src/adapters/crypto/c-nonce.ts'],
     tests: ['src/core/jose/key-bound-jws.test.ts', 'src/http/auth/holder-jws.test.ts', 'src/adapters/crypto/c-nonce.test.ts'],
+    equivalent: Object.fromEntries([
+      ...[
+        'ConditionalExpression:false',
+        'LogicalOperator:!/^[A-Za-z0-9_-]{22}$/.test(random) && !/^[1-9a-z][0-9a-z]{0,9}$/.test(expiry)',
+        'Regex:/[A-Za-z0-9_-]{22}$/',
+        'Regex:/^[A-Za-z0-9_-]{22}/',
+        'Regex:/[1-9a-z][0-9a-z]{0,9}$/',
+        'Regex:/^[1-9a-z][0-9a-z]{0,9}/',
+      ].map((m) => [
+        `src/adapters/crypto/c-nonce.ts:29:${m}`,
+        'the shape of the random part and the expiry, loosened: any text but the minted one is another MAC input, and the MAC is compared whole (the MAC part keeps its exact length check, which the tests kill)',
+      ]),
+      ...[32, 33].map((line) => [
+        `src/adapters/crypto/c-nonce.ts:${line}:StringLiteral:""`,
+        "Buffer.from(text, '') is UTF-8, the same bytes as ASCII for the base64url text the shape check admits",
+      ]),
+    ]),
   },
   spends: {
     about: 'every single-use spend: the conditional write of each, and each SQL condition in it',

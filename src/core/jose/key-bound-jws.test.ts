@@ -57,6 +57,9 @@ describe('the one verifier of JWSs that carry their own key', () => {
       assert.deepEqual(reason(jws({ jwk: { ...jwk, [member]: 'AAAA' } })), { reason: 'private_jwk' }, member);
     }
     assert.deepEqual(reason(jws({ jwk: { ...jwk, crv: 'P-384' } })), { reason: 'jwk_not_p256' });
+    for (const over of [{ kty: 'RSA' }, { kty: undefined }, { x: 5 }, { y: 5 }, { x: undefined }, { y: null }]) {
+      assert.deepEqual(reason(jws({ jwk: { ...jwk, ...over } })), { reason: 'jwk_not_p256' }, JSON.stringify(over));
+    }
   });
 
   test('the signature is checked before the payload is read', () => {

@@ -80,8 +80,11 @@ export function verifyKeyBoundJws(compact: string, rules: KeyBoundRules, nowS: n
     (rules.audienceAsArray === true && Array.isArray(aud) && aud.length === 1 && aud[0] === rules.audience);
   if (!audOk) return { reason: 'aud' };
   const { iat, exp, nbf } = payload;
-  if (typeof iat !== 'number' || !Number.isInteger(iat)) return { reason: 'iat', problem: 'missing' };
-  if (iat < nowS - rules.maxAgeS || iat > nowS + rules.maxSkewS) return { reason: 'iat', problem: 'window' };
+  // Number.isInteger is false for anything that is not a number.
+  if (!Number.isInteger(iat)) return { reason: 'iat', problem: 'missing' };
+  if ((iat as number) < nowS - rules.maxAgeS || (iat as number) > nowS + rules.maxSkewS) {
+    return { reason: 'iat', problem: 'window' };
+  }
   if (exp !== undefined && (typeof exp !== 'number' || exp <= nowS)) return { reason: 'exp' };
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowS + NBF_SKEW_S)) return { reason: 'nbf' };
   return { jwk: publicJwk, thumbprint: p256Thumbprint(publicJwk), payload };

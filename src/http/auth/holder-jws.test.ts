@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createSign, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,7 +15,7 @@ import type { DatabaseLocation } from '../../config/config.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { AnonymousGate } from './anonymous-gate.ts';
-import { HOLDER_FRESHNESS_SECONDS, HOLDER_JWS_TYP, HolderJwsAuthenticator } from './holder-jws.ts';
+import { HOLDER_FRESHNESS_SECONDS, HOLDER_JWS_TYP, HolderJwsAuthenticator, holderOf } from './holder-jws.ts';
 import type { AuthInput } from './principal.ts';
 
 const run = promisify(execFile);
@@ -84,6 +84,17 @@ async function acceptWith(auth: HolderJwsAuthenticator, input: AuthInput, audien
   await auth.admit(principal, { address: '192.0.2.1' });
   return principal;
 }
+
+test('the holder plane declares its security scheme, and holderOf reads only a holder principal', () => {
+  const auth = new HolderJwsAuthenticator(AUD, {} as never, clock, {} as never);
+  assert.equal(auth.name, 'holder');
+  assert.equal(auth.security.name, 'holderJws');
+  assert.equal(auth.security.scheme.type, 'http');
+  assert.equal(auth.security.scheme.scheme, 'Holder');
+  const principal = { plane: 'holder', accountId: 'a', jwk: {}, claims: {} };
+  assert.equal(holderOf({ principal } as never), principal);
+  assert.throws(() => holderOf({ principal: { plane: 'public' } } as never), /expected a holder principal/);
+});
 
 for (const factory of testDatabases()) {
   describe(`holder JWS authenticator (${factory.name})`, () => {
@@ -241,6 +252,18 @@ for (const factory of testDatabases()) {
         await refused(holder(await jws({ jti })), /jti must be/);
       }
       assert.equal((await accept(holder(await jws({ jti: randomUUID().slice(0, 8) })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ jti: `${randomUUID()}${'x'.repeat(220)}` })))).plane, 'holder');
+      assert.equal((await accept(holder(await jws({ jti: 'y'.repeat(256) })))).plane, 'holder', 'exactly 256');
+    });
+
+    test('refuses a payload that is not a JSON object, in its own words', async () => {
+      const key = await newHolderKey();
+      const [h] = (await jws({}, { key })).split('.');
+      const input = `${h}.${Buffer.from('[1,2]').toString('base64url')}`;
+      const signature = createSign('sha256')
+        .update(input)
+        .sign({ key: key.privateKey as never, dsaEncoding: 'ieee-p1363' });
+      await refused(holder(`${input}.${signature.toString('base64url')}`), /payload is not a JSON object/);
     });
 
     test('htm and htu, when present, must match the request', async () => {
