@@ -1,8 +1,9 @@
 // `npm run mutation -- <target> [<target> …]`: mutation testing of the trust-critical code
-// (bench/README.md, "Mutation"). Each target's files are mutated one change at a time by Stryker,
-// and the target's few test files are run against each mutant; a mutant no test fails on has
-// survived. Prints a table per file, writes bench/results/mutation-<target>-<time>.json, and exits
-// 1 when a file scores under the bar.
+// (bench/README.md, "Mutation"). Each target's files (or regions of files) are mutated one change
+// at a time by Stryker, each SQL condition of its regions is removed in turn
+// (sql-conditions.ts), and the target's few test files are run against each mutant; a mutant no
+// test fails on has survived. Prints a table per file, writes
+// bench/results/mutation-<target>-<time>.json, and exits 1 when a file scores under the bar.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogLevel } from '@stryker-mutator/api/core';
