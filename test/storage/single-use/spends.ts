@@ -145,18 +145,7 @@ export const SPENDS: readonly SpendCase[] = [
     name: 'access token (found usable)',
     table: 'access_tokens',
     key: ['token_hash'],
-    async seed(db, over) {
-      const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
-      return insert(db, 'access_tokens', {
-        token_hash: hash(),
-        tenant: 'alpha',
-        grant_id: offer.id,
-        created_at: NOW - 1_000,
-        expires_at: LATER,
-        spent_at: null,
-        ...over,
-      });
-    },
+    seed: grantedToken,
     async spend(db, row, call = {}) {
       const wanted = (call.token_hash as string | undefined) ?? (row.token_hash as string);
       const found = await new SqlAccessTokenStore(db).findUsable(wanted, NOW);
@@ -173,18 +162,7 @@ export const SPENDS: readonly SpendCase[] = [
     name: 'access token and offer (spent at collection)',
     table: 'access_tokens',
     key: ['token_hash'],
-    async seed(db, over) {
-      const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
-      return insert(db, 'access_tokens', {
-        token_hash: hash(),
-        tenant: 'alpha',
-        grant_id: offer.id,
-        created_at: NOW - 1_000,
-        expires_at: LATER,
-        spent_at: null,
-        ...over,
-      });
-    },
+    seed: grantedToken,
     async spend(db, row, call = {}) {
       const result = await new SqlIssuedCredentialStore(db).collect(
         {
@@ -276,18 +254,7 @@ export const SPENDS: readonly SpendCase[] = [
     name: 'sign-in ticket (approved by the phone)',
     table: 'signin_tickets',
     key: ['id_hash'],
-    seed: (db, over) =>
-      insert(db, 'signin_tickets', {
-        id_hash: hash(),
-        browser_hash: hash(),
-        browser: 'Firefox on Linux',
-        created_at: NOW - 1_000,
-        expires_at: LATER,
-        approved_account: null,
-        approved_at: null,
-        spent_at: null,
-        ...over,
-      }),
+    seed: (db, over) => insert(db, 'signin_tickets', ticketRow(over)),
     spend: (db, row) => new SqlAccountSessionStore(db).approve(row.id_hash as string, 'account-1', NOW),
     guards: [
       { name: 'already approved', row: { approved_account: 'account-0', approved_at: NOW - 1 } },
@@ -301,17 +268,7 @@ export const SPENDS: readonly SpendCase[] = [
     table: 'signin_tickets',
     key: ['id_hash'],
     seed: (db, over) =>
-      insert(db, 'signin_tickets', {
-        id_hash: hash(),
-        browser_hash: hash(),
-        browser: 'Firefox on Linux',
-        created_at: NOW - 1_000,
-        expires_at: LATER,
-        approved_account: 'account-1',
-        approved_at: NOW - 500,
-        spent_at: null,
-        ...over,
-      }),
+      insert(db, 'signin_tickets', ticketRow({ approved_account: 'account-1', approved_at: NOW - 500, ...over })),
     async spend(db, row, call = {}) {
       const browser = (call.browser_hash as string | undefined) ?? (row.browser_hash as string);
       return (await new SqlAccountSessionStore(db).spend(row.id_hash as string, browser, NOW)) === 'account-1';
@@ -475,6 +432,35 @@ export const SPENDS: readonly SpendCase[] = [
     ],
   },
 ];
+
+/** An access token granted for a fresh redeemed offer of `alpha`. */
+async function grantedToken(db: Db, over: Row = {}): Promise<Row> {
+  const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
+  return insert(db, 'access_tokens', {
+    token_hash: hash(),
+    tenant: 'alpha',
+    grant_id: offer.id,
+    created_at: NOW - 1_000,
+    expires_at: LATER,
+    spent_at: null,
+    ...over,
+  });
+}
+
+/** A sign-in ticket opened by a browser, not approved yet. */
+function ticketRow(over: Row = {}): Row {
+  return {
+    id_hash: hash(),
+    browser_hash: hash(),
+    browser: 'Firefox on Linux',
+    created_at: NOW - 1_000,
+    expires_at: LATER,
+    approved_account: null,
+    approved_at: null,
+    spent_at: null,
+    ...over,
+  };
+}
 
 function challengeRow(over: Row = {}): Row {
   return {
