@@ -23,7 +23,11 @@ import { signEs256 } from '../../src/core/jose/es256.ts';
 import { b64url, sdDigest } from '../../src/core/sd-jwt/disclose.ts';
 import { compressStatusList, packStatuses, type StatusBits } from '../../src/core/status-list/codec.ts';
 import { CHECKS, type CheckName, FAILURE_CHECK, type FailureCode } from '../../src/core/verifier/ledger.ts';
-import type { VerificationInput, VerificationResult } from '../../src/core/verifier/verify-presentation.ts';
+import {
+  type VerificationInput,
+  type VerificationResult,
+  verifyPresentation,
+} from '../../src/core/verifier/verify-presentation.ts';
 
 /** The verifier's clock in every test: a fixed Unix time. */
 export const NOW = 1_900_000_000;
@@ -143,6 +147,10 @@ export function inputOf(
   if (list !== null) value.statusList = list;
   return value;
 }
+
+/** The verifier's result for a presentation in the world `w`, with inputOf's options. */
+export const verifyIn = (w: World, presentation: string, over: Parameters<typeof inputOf>[2] = {}): VerificationResult =>
+  verifyPresentation(inputOf(w, presentation, over));
 
 // ---- Hand-made pieces -------------------------------------------------------------------------
 
