@@ -5,12 +5,15 @@
  * modules and nothing else.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -73,5 +76,43 @@ test('compose.ts lists modules and nothing else', () => {
   assert.ok(compose);
   for (const target of compose.imports) {
     assert.ok(/^features\/[^/]+\/module\.ts$|^app\/start\.ts$|^config\/config\.ts$/.test(target), `compose.ts imports ${target}`);
+  }
+});
+
+test('in the features and the kits, only a module’s wiring (module.ts) reaches the SQL adapter', () => {
+  for (const { path, imports } of FILES) {
+    if (!/^(features|http|web|core|wallet)\//.test(path) || path.endsWith('/module.ts')) continue;
+    for (const target of imports) assert.ok(!target.startsWith('adapters/sql/'), `${path} imports ${target}`);
+  }
+});
+
+/**
+ * The same rule as the build states it (biome.json, noRestrictedImports), shown failing: the
+ * project's lint configuration, run on a scratch tree where a service imports a store and a
+ * module.ts imports the same, refuses the service only.
+ */
+test('the lint rule refuses an adapters/sql import in a feature file, and lets the module wire it', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'openrail-lint-'));
+  try {
+    cpSync(join(ROOT, 'biome.json'), join(scratch, 'biome.json'));
+    mkdirSync(join(scratch, 'src', 'adapters', 'sql'), { recursive: true });
+    mkdirSync(join(scratch, 'src', 'features', 'probe'), { recursive: true });
+    writeFileSync(join(scratch, 'src', 'adapters', 'sql', 'sql-probe-store.ts'), 'export class SqlProbeStore {}\n');
+    const importer =
+      "import { SqlProbeStore } from '../../adapters/sql/sql-probe-store.ts';\n\nexport const store = SqlProbeStore;\n";
+    writeFileSync(join(scratch, 'src', 'features', 'probe', 'probe-service.ts'), importer);
+    writeFileSync(join(scratch, 'src', 'features', 'probe', 'module.ts'), importer);
+    const biome = join(ROOT, 'node_modules', '.bin', 'biome');
+    const run = spawnSync(biome, ['lint', '--only=style/noRestrictedImports', '--max-diagnostics=20', 'src'], {
+      cwd: scratch,
+      encoding: 'utf8',
+    });
+    const out = `${run.stdout}${run.stderr}`;
+    assert.notEqual(run.status, 0, out);
+    assert.match(out, /features\/probe\/probe-service\.ts:1:\d+ lint\/style\/noRestrictedImports/);
+    assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
+    assert.match(out, /Found 1 error/);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
 });

@@ -84,8 +84,16 @@ async function runTarget(name: string, sqlOnly: boolean): Promise<FileScore[]> {
 }
 
 function printTable(files: FileScore[]): void {
-  const rows = files.map((f) => [f.file, f.mutants, f.killed, f.survived, f.leftOut, `${(f.score * 100).toFixed(1)}%`]);
-  const head = ['file', 'mutants', 'killed', 'survived', 'left out', 'score'];
+  const rows = files.map((f) => [
+    f.file,
+    f.mutants,
+    f.killed,
+    f.timedOut,
+    f.survived,
+    f.leftOut,
+    `${(f.score * 100).toFixed(1)}%`,
+  ]);
+  const head = ['file', 'mutants', 'killed', 'of which timed out', 'survived', 'left out', 'score'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join('  ');
   log(line(head));

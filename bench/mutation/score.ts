@@ -13,7 +13,10 @@ export interface FileScore {
   file: string;
   /** Mutants counted in the score. */
   mutants: number;
+  /** Detected: a test failed, or the run passed its time (counted in `killed`). */
   killed: number;
+  /** Of `killed`, those that ran past their time: a loop the mutant made, or a machine too busy. */
+  timedOut: number;
   survived: number;
   /** Message strings and written-down equivalents, left out of the score. */
   leftOut: number;
@@ -65,6 +68,7 @@ export function scoreFiles(root: string, mutants: Mutant[], equivalent: Record<s
     .map(([file, list]) => {
       const source = readFileSync(`${root}/${file}`, 'utf8').split('\n');
       let killed = 0;
+      let timedOut = 0;
       let survived = 0;
       let leftOut = 0;
       const survivors: string[] = [];
@@ -74,13 +78,24 @@ export function scoreFiles(root: string, mutants: Mutant[], equivalent: Record<s
           leftOut++;
           continue;
         }
-        if (DETECTED.has(m.status)) killed++;
-        else {
+        if (DETECTED.has(m.status)) {
+          killed++;
+          if (m.status === 'Timeout') timedOut++;
+        } else {
           survived++;
           survivors.push(`${mutantKey(file, m)}  (${m.status}; was: ${original(source, m).replace(/\s+/g, ' ').slice(0, 60)})`);
         }
       }
       const counted = killed + survived;
-      return { file, mutants: counted, killed, survived, leftOut, score: counted === 0 ? 1 : killed / counted, survivors };
+      return {
+        file,
+        mutants: counted,
+        killed,
+        timedOut,
+        survived,
+        leftOut,
+        score: counted === 0 ? 1 : killed / counted,
+        survivors,
+      };
     });
 }

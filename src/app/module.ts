@@ -7,7 +7,9 @@ import type { IssuerUrls } from '../core/issuer-urls.ts';
 import type { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
+import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
+import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyStore } from '../ports/key-store.ts';
 import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Job } from './jobs.ts';
@@ -33,6 +35,17 @@ export interface Module<S = unknown> {
    * process shares in order (webhook delivery routes the outbox, which grows until it is routed).
    */
   readonly runsUnmounted?: boolean;
+  /**
+   * The stores of the tables it owns (docs/architecture.md, "Data belongs to its module"): only
+   * this module builds them (`Context.store`); every other module reaches that data through its
+   * services. A store class is owned by one module.
+   */
+  readonly owns?: readonly StoreClass[];
+  /**
+   * Stores of another module that this one still builds itself: each is a way around the owner's
+   * services, listed so that it is seen and counted until it is gone.
+   */
+  readonly borrows?: readonly StoreClass[];
   build(ctx: Context): Promise<Built<S>> | Built<S>;
 }
 
@@ -61,11 +74,27 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** The kernel every module builds from: configuration, infrastructure, and the other modules. */
+/** A store of `adapters/sql`, built on the database by the kernel. */
+// biome-ignore lint/suspicious/noExplicitAny: any store's constructor; the kernel passes the database only.
+export type StoreClass<T = any> = new (db: Db) => T;
+
+/** What a module may ask of the database itself, beside its stores. */
+export interface DatabaseUpkeep {
+  /** Answers when the database does (readiness). */
+  ping(): Promise<void>;
+  /** Makes erased bytes leave the disk where the engine allows it (connect.ts, dropFreedBytes). */
+  dropFreedBytes(): Promise<DiskState>;
+}
+
+/**
+ * The kernel every module builds from: configuration, infrastructure, its own stores, and the
+ * other modules. It holds no database handle: a module's stores are the only way to its data,
+ * and they are ambient (decision 0020), so that called from inside a unit of work they write in
+ * its transaction.
+ */
 export interface Context {
   readonly config: Config;
   readonly clock: Clock;
-  readonly db: Db;
   readonly log: FastifyBaseLogger;
   /** Tenant signing keys, sealed at rest under the master key. */
   readonly keys: KeyStore;
@@ -79,10 +108,18 @@ export interface Context {
   readonly budgets: AnonymousGate;
   /** The break-glass owner token's hash (docs/authentication.md), read per request. */
   readonly ownerTokenHash: () => Promise<string | undefined>;
+  /** Rate windows shared by every plane and module (the integration keys' classes, budgets). */
+  readonly rates: RateBudget;
+  readonly database: DatabaseUpkeep;
   /** The services of another module, building it first if need be. */
   use<S>(module: Module<S>): Promise<S>;
-  /** A unit of work whose stores `bind` builds on its transaction. */
-  unitOfWork<S>(bind: (db: Db) => S): UnitOfWork<S>;
+  /** One of this module's stores (`Module.owns`, or for now `borrows`), built once. */
+  store<T>(store: StoreClass<T>): T;
+  /**
+   * A unit of work over `stores` (this module's, from `store`): inside `run` they, and every
+   * store and service called from there, write in its one transaction.
+   */
+  unitOfWork<S>(stores: S): UnitOfWork<S>;
   /** The contract document of the mounted routes (complete once the service has started). */
   openApi(): Record<string, unknown>;
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { startRail, type TestRail } from '../../test/helpers/rail.ts';
-import { type Context, defineModule, type Module } from './module.ts';
-import { ModuleRegistry } from './registry.ts';
+import { defineModule, type Module } from './module.ts';
+import { type BaseContext, ModuleRegistry } from './registry.ts';
 
 /** Modules that count their builds; `b` uses `a`, `c` is on its own. */
 function modules() {
@@ -36,12 +36,20 @@ function modules() {
   return { builds, a, b, c, all: [a, b, c] as Module[] };
 }
 
-const context = {} as Omit<Context, 'use'>;
+const context = {} as BaseContext;
+const made: string[] = [];
+const makeStore = <T>(store: new (db: never) => T): T => {
+  made.push(store.name);
+  return new store(undefined as never);
+};
+
+class LedgerStore {}
+class TenantStore {}
 
 describe('the module registry', () => {
   test('a module is built once, when asked for, and a module nobody asks for never is', async () => {
     const m = modules();
-    const registry = new ModuleRegistry(m.all, context);
+    const registry = new ModuleRegistry(m.all, context, makeStore);
     assert.deepEqual((await registry.build(m.b)).services, { twice: 84 });
     await registry.build(m.a);
     assert.deepEqual(m.builds, ['b', 'a'], 'a was built for b, once');
@@ -54,7 +62,7 @@ describe('the module registry', () => {
 
   test('once sealed, nothing more is built; a module outside the list is refused', async () => {
     const m = modules();
-    const registry = new ModuleRegistry([m.a, m.b], context);
+    const registry = new ModuleRegistry([m.a, m.b], context, makeStore);
     await assert.rejects(async () => registry.build(m.c), /not in the module list/);
     registry.seal();
     assert.throws(() => registry.build(m.a), /used after start/);
@@ -62,7 +70,64 @@ describe('the module registry', () => {
 
   test('two modules of one name are refused', () => {
     const m = modules();
-    assert.throws(() => new ModuleRegistry([m.a, { ...m.c, name: 'a' }], context), /two modules are named a/);
+    assert.throws(() => new ModuleRegistry([m.a, { ...m.c, name: 'a' }], context, makeStore), /two modules are named a/);
+  });
+
+  test('a store is built once, by its owner or a module that declares it borrows it; any other module is refused', async () => {
+    made.length = 0;
+    let ownersLedger: unknown;
+    let borrowersLedger: unknown;
+    const owner = defineModule({
+      name: 'owner',
+      groups: [],
+      owns: [LedgerStore],
+      build: (ctx) => {
+        ownersLedger = ctx.store(LedgerStore);
+        return { services: {} };
+      },
+    });
+    const borrower = defineModule({
+      name: 'borrower',
+      groups: [],
+      borrows: [LedgerStore],
+      build: (ctx) => {
+        borrowersLedger = ctx.store(LedgerStore);
+        return { services: {} };
+      },
+    });
+    const trespasser = defineModule({
+      name: 'trespasser',
+      groups: [],
+      build: (ctx) => ({ services: ctx.store(LedgerStore) }),
+    });
+    const stray = defineModule({
+      name: 'stray',
+      groups: [],
+      build: (ctx) => ({ services: ctx.store(TenantStore) }),
+    });
+    const registry = new ModuleRegistry([owner, borrower, trespasser, stray], context, makeStore);
+    await registry.build(owner);
+    await registry.build(borrower);
+    assert.ok(ownersLedger instanceof LedgerStore);
+    assert.equal(borrowersLedger, ownersLedger, 'one instance');
+    assert.deepEqual(made, ['LedgerStore']);
+    await assert.rejects(async () => registry.build(trespasser), /trespasser builds LedgerStore, which belongs to owner/);
+    await assert.rejects(async () => registry.build(stray), /stray builds TenantStore, which no module owns/);
+    assert.deepEqual(registry.borrowed(), [{ module: 'borrower', store: 'LedgerStore', owner: 'owner' }]);
+  });
+
+  test('a store has one owner, and a module does not borrow what it owns', () => {
+    const one = defineModule({ name: 'one', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });
+    const two = defineModule({ name: 'two', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });
+    assert.throws(() => new ModuleRegistry([one, two], context, makeStore), /LedgerStore is owned by one and two/);
+    const both = defineModule({
+      name: 'both',
+      groups: [],
+      owns: [LedgerStore],
+      borrows: [LedgerStore],
+      build: () => ({ services: {} }),
+    });
+    assert.throws(() => new ModuleRegistry([both], context, makeStore), /both borrows LedgerStore, which it owns/);
   });
 });
 

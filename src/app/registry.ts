@@ -1,7 +1,10 @@
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import { publicPlane } from '../http/auth/principal.ts';
 import type { Job } from './jobs.ts';
-import type { Built, Context, Daemon, Module } from './module.ts';
+import type { Built, Context, Daemon, Module, StoreClass } from './module.ts';
+
+/** The kernel's part of every module's context; `use` and `store` are the registry's. */
+export type BaseContext = Omit<Context, 'use' | 'store'>;
 
 /**
  * Builds modules on demand, each at most once, and finds the module that provides a plane. Once
@@ -11,18 +14,60 @@ export class ModuleRegistry {
   private readonly built = new Map<Module, Promise<Built<unknown>>>();
   private readonly order: Module[] = [];
   private sealed = false;
-  private readonly context: Context;
+  private readonly owners = new Map<StoreClass, Module>();
+  private readonly stores = new Map<StoreClass, unknown>();
 
   constructor(
     private readonly modules: readonly Module[],
-    base: Omit<Context, 'use'>,
+    private readonly base: BaseContext,
+    private readonly makeStore: <T>(store: StoreClass<T>) => T,
   ) {
     const names = new Set<string>();
     for (const m of modules) {
       if (names.has(m.name)) throw new Error(`two modules are named ${m.name}`);
       names.add(m.name);
+      for (const store of m.owns ?? []) {
+        const owner = this.owners.get(store);
+        if (owner) throw new Error(`${store.name} is owned by ${owner.name} and ${m.name}; a store has one owner`);
+        this.owners.set(store, m);
+      }
     }
-    this.context = { ...base, use: async (module) => (await this.build(module)).services };
+    for (const m of modules) {
+      for (const store of m.borrows ?? []) {
+        if (this.owners.get(store) === m) throw new Error(`${m.name} borrows ${store.name}, which it owns`);
+      }
+    }
+  }
+
+  /** The context one module builds from: its `store` builds only what the module owns or borrows. */
+  private contextOf(module: Module): Context {
+    return {
+      ...this.base,
+      use: async (other) => (await this.build(other)).services,
+      store: <T>(store: StoreClass<T>): T => {
+        if (!module.owns?.includes(store) && !module.borrows?.includes(store)) {
+          const owner = this.owners.get(store);
+          throw new Error(
+            owner
+              ? `module ${module.name} builds ${store.name}, which belongs to ${owner.name}: use ${owner.name}'s services`
+              : `module ${module.name} builds ${store.name}, which no module owns: name it in the owner's \`owns\``,
+          );
+        }
+        let built = this.stores.get(store) as T | undefined;
+        if (built === undefined) {
+          built = this.makeStore(store);
+          this.stores.set(store, built);
+        }
+        return built;
+      },
+    };
+  }
+
+  /** Every store a module builds beside its own: the debt `Module.borrows` lists. */
+  borrowed(): Array<{ module: string; store: string; owner: string | undefined }> {
+    return this.modules.flatMap((m) =>
+      (m.borrows ?? []).map((store) => ({ module: m.name, store: store.name, owner: this.owners.get(store)?.name })),
+    );
   }
 
   build<S>(module: Module<S>): Promise<Built<S>> {
@@ -31,7 +76,7 @@ export class ModuleRegistry {
       if (this.sealed) throw new Error(`module ${module.name} is used after start; modules are built while the service starts`);
       if (!this.modules.includes(module as Module)) throw new Error(`module ${module.name} is not in the module list`);
       this.order.push(module as Module);
-      built = Promise.resolve(module.build(this.context)) as Promise<Built<unknown>>;
+      built = Promise.resolve(module.build(this.contextOf(module as Module))) as Promise<Built<unknown>>;
       this.built.set(module as Module, built);
     }
     return built as Promise<Built<S>>;

@@ -1,11 +1,12 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
-import { type Db, migrate, type OpenOptions, openDatabase, settled } from '../adapters/sql/connect.ts';
+import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, settled } from '../adapters/sql/connect.ts';
 import { SqlRateBudget } from '../adapters/sql/sql-integration-token-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
 import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
@@ -24,9 +25,9 @@ import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
 import { type Job, JobRunner } from './jobs.ts';
-import type { Context, Module } from './module.ts';
+import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
-import { ModuleRegistry } from './registry.ts';
+import { type BaseContext, ModuleRegistry } from './registry.ts';
 
 export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -76,10 +77,9 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
 
     let openApi: Record<string, unknown> = {};
     const rateWindows = new SqlRateBudget(db);
-    const context: Omit<Context, 'use'> = {
+    const context: BaseContext = {
       config,
       clock,
-      db,
       log,
       vault,
       keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),
@@ -87,10 +87,15 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
       budgets: new AnonymousGate(rateWindows, clock, log, config.anonymousBudgetScale),
       ownerTokenHash: ownerTokenHash(settings, config),
-      unitOfWork: (bind) => new SqlUnitOfWork(db, bind, clock),
+      rates: rateWindows,
+      database: {
+        ping: async () => void (await sql`select 1`.execute(db)),
+        dropFreedBytes: () => dropFreedBytes(db),
+      },
+      unitOfWork: (stores) => new SqlUnitOfWork(db, () => stores, clock),
       openApi: () => openApi,
     };
-    const registry = new ModuleRegistry(modules, context);
+    const registry = new ModuleRegistry(modules, context, (store) => new store(db));
     const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));
     const groups: RouteGroup[] = [];
     for (const module of mounted) {

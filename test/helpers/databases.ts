@@ -70,7 +70,7 @@ export function testDatabases(): DatabaseFactory[] {
 
 /** An independent Kysely instance (its own connection or pool) on the test database. */
 export function openTestDb(target: TestDatabase): Db {
-  return openDatabase(target.location, { guardTransactions: true, ...(target.schema ? { schema: target.schema } : {}) });
+  return openDatabase(target.location, target.schema ? { schema: target.schema } : {});
 }
 
 /** A tenant row with an empty profile, for storage-level suites. */

@@ -43,7 +43,6 @@ export async function startRail(
   const rail = await startOpenrail(config, [...MODULES, ...(options.extraModules ?? [])], {
     ...(clock ? { clock } : {}),
     database: {
-      guardTransactions: true,
       ...(db.schema ? { schema: db.schema } : {}),
       ...(options.flush ? { flush: options.flush } : {}),
     },

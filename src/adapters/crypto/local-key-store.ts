@@ -5,6 +5,7 @@ import { publicP256 } from '../../core/did-web.ts';
 import { signEs256 } from '../../core/jose/es256.ts';
 import type { JwsSigner, KeyStore, PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
+import { afterCommit } from '../sql/ambient.ts';
 import type { KeyVault } from './key-vault.ts';
 
 const ACTIVE_KEY_TTL_MS = 30_000;
@@ -81,7 +82,7 @@ export class LocalKeyStore implements KeyStore {
     if (cached && cached.until > now) return cached.key;
     const key = await this.keys.active(tenant, purpose);
     if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
-    this.activeCache.set(cacheKey, { key, until: now + ACTIVE_KEY_TTL_MS });
+    afterCommit(() => this.activeCache.set(cacheKey, { key, until: now + ACTIVE_KEY_TTL_MS }));
     return key;
   }
 
@@ -91,7 +92,7 @@ export class LocalKeyStore implements KeyStore {
     if (cached) return cached;
     const jwk = JSON.parse(this.vault.open(key.sealedPrivateJwk, sealContext(key.tenant, key.kid))) as JWK;
     const opened = createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
-    this.opened.set(cacheKey, opened);
+    afterCommit(() => this.opened.set(cacheKey, opened));
     return opened;
   }
 }

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -6,6 +5,7 @@ import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely'
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
+import { ambient } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { OpenrailSqliteDialect } from './sqlite-driver.ts';
@@ -19,18 +19,16 @@ export interface OpenOptions {
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   schema?: string;
   poolSize?: number;
-  /**
-   * SQLite only: make a query that would deadlock on the transaction's connection fail at once
-   * (see `holdingConnection`). It costs every request a little (AsyncLocalStorage), so the tests
-   * turn it on and a deployment does not.
-   */
-  guardTransactions?: boolean;
   /** SQLite only: how the write-ahead log is flushed (default fdatasync; a test may watch it). */
   flush?: Flush;
 }
 
 const INT8_OID = 20;
 
+/**
+ * Opens the database. The handle is ambient (ambient.ts, decision 0020): from inside a
+ * transaction's work it is that transaction.
+ */
 export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Db {
   if (location.kind === 'sqlite') return openSqlite(location.file, options);
   const pool = new pg.Pool({
@@ -46,7 +44,7 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   pool.on('connect', prepareStatements);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
 }
 
 /**
@@ -88,15 +86,11 @@ function openSqlite(file: string, options: OpenOptions): Db {
       if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
     });
   }
-  const token = {};
-  const db = new Kysely<Database>({
-    dialect: new OpenrailSqliteDialect(sqlite, {
-      ...(wal ? { wal } : {}),
-      ...(checkpointer ? { checkpointer } : {}),
-      ...(options.guardTransactions ? { insideTransaction: () => holder.getStore() === token } : {}),
+  const db = ambient(
+    new Kysely<Database>({
+      dialect: new OpenrailSqliteDialect(sqlite, { ...(wal ? { wal } : {}), ...(checkpointer ? { checkpointer } : {}) }),
     }),
-  });
-  if (options.guardTransactions) connectionTokens.set(db, token);
+  );
   if (wal) flushers.set(db, wal);
   return db;
 }
@@ -108,24 +102,6 @@ function openSqlite(file: string, options: OpenOptions): Db {
  */
 export function settled(db: Db): Promise<void> | undefined {
   return flushers.get(db)?.settled();
-}
-
-/**
- * SQLite has one connection, which a transaction holds until it ends. A query on the root
- * database from inside that transaction's own work waits for the connection forever, and every
- * request after it waits behind it: the service hangs. With `guardTransactions` (the tests),
- * `holdingConnection` marks the work of a transaction, and such a query fails at once, naming the
- * mistake, instead of hanging.
- * (PostgreSQL has a pool, so the same query would run, outside the transaction: still a mistake,
- * but not a hang; it is not caught here.)
- */
-const holder = new AsyncLocalStorage<object>();
-const connectionTokens = new WeakMap<Db, object>();
-
-/** Runs the work of a transaction on `db`, marked as holding its connection (see above). */
-export function holdingConnection<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  const token = connectionTokens.get(db);
-  return token ? holder.run(token, work) : work();
 }
 
 /**

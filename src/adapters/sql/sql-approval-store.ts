@@ -4,6 +4,7 @@ import type {
   ApprovalRecord,
   ApprovalState,
   ApprovalStore,
+  ApprovalTargets,
   Decision,
   PendingFilter,
 } from '../../ports/approval-store.ts';
@@ -141,11 +142,8 @@ export class SqlApprovalStore implements ApprovalStore {
   }
 }
 
-/**
- * What the approval desk's own actions read of other features' tables, read-only: the credentials
- * a bulk revocation names, and the memberships of an account a data-subject export names.
- */
-export class SqlApprovalTargets {
+/** The approval desk's read model of other features' tables (ports/approval-store.ts). */
+export class SqlApprovalTargets implements ApprovalTargets {
   constructor(private readonly db: Db) {}
 
   /** Which of `ids` are credentials of the tenant. */

@@ -18,15 +18,17 @@ export function onEventsCommitted(listener: () => void): () => void {
   return () => committedListeners.delete(listener);
 }
 
-export function eventsCommitted(): void {
+/** The transactions that wrote events: the unit of work that committed one wakes delivery. */
+const eventful = new WeakSet<Db>();
+
+/** Wakes delivery when the transaction `trx`, now committed, wrote events. */
+export function eventsCommitted(trx: Db): void {
+  if (!eventful.has(trx)) return;
   for (const listener of committedListeners) listener();
 }
 
 /** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
 export class SqlEventOutbox implements EventOutbox {
-  /** Events written through this outbox. */
-  emitted = 0;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -36,7 +38,7 @@ export class SqlEventOutbox implements EventOutbox {
     if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
     const id = `evt_${randomText(16)}`;
     await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
-    this.emitted++;
+    eventful.add(this.db);
     return id;
   }
 }

@@ -1,14 +1,17 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
-import { type Db, holdingConnection } from './connect.ts';
+import { transactionally } from './ambient.ts';
+import type { Db } from './connect.ts';
 import { SqlAuditTrail } from './sql-audit-trail.ts';
 import { eventsCommitted, SqlEventOutbox } from './sql-event-outbox.ts';
 
 /**
  * One database transaction per unit of work. `bind` builds the use case's stores on the
- * transaction (a Kysely transaction is a Kysely, so `new SqlOfferStore(trx)` works). Called on a
- * handle that is already a transaction, it joins it instead of nesting.
+ * transaction (a Kysely transaction is a Kysely, so `new SqlOfferStore(trx)` works). Called from
+ * inside another unit of work (the ambient transaction, ambient.ts), it joins it instead of
+ * nesting: a service of another module called from a use case writes in the use case's
+ * transaction.
  */
 export class SqlUnitOfWork<S> implements UnitOfWork<S> {
   constructor(
@@ -18,15 +21,13 @@ export class SqlUnitOfWork<S> implements UnitOfWork<S> {
   ) {}
 
   async run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T> {
-    let events: SqlEventOutbox | undefined;
-    const inside = (trx: Db) => {
-      events = new SqlEventOutbox(trx, this.clock);
-      return work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events });
-    };
-    if (this.db.isTransaction) return inside(this.db);
-    const root = this.db;
-    const result = await root.transaction().execute((trx) => holdingConnection(root, () => inside(trx)));
-    if (events && events.emitted > 0) eventsCommitted();
+    const joined = this.db.isTransaction;
+    let used: Db | undefined;
+    const result = await transactionally(this.db, (trx) => {
+      used = trx;
+      return work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
+    });
+    if (!joined && used) eventsCommitted(used);
     return result;
   }
 }
@@ -39,7 +40,7 @@ let savepoints = 0;
  * (a refusal, a failure) its own writes are undone, and the unit of work decides about the rest.
  */
 export async function atomically<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => holdingConnection(db, () => work(trx)));
+  if (!db.isTransaction) return transactionally(db, work);
   const name = sql.id(`sp_${++savepoints}`);
   await sql`savepoint ${name}`.execute(db);
   try {

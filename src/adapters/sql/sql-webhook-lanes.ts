@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql } from 'kysely';
+import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../ports/webhook-lanes.ts';
 import { randomText } from '../crypto/random-pool.ts';
 import type { Db } from './connect.ts';
 import { Statement } from './statement.ts';
@@ -16,34 +17,9 @@ const anyLaneDue = new Statement<{ id: string }>(
  * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
  * endpoint's queued deliveries one by one, oldest first.
  */
-export interface LaneDelivery {
-  id: string;
-  payload: string;
-  eventType: string;
-  attempts: number;
-  failures: number;
-}
-
-export interface LaneTarget {
-  url: string;
-  sealedSecret: string;
-}
-
-export interface AttemptResult {
-  deliveryId: string;
-  webhookId: string;
-  holder: string;
-  /** The attempt's number: the delivery's attempts so far plus one. */
-  n: number;
-  at: number;
-  status: number | null;
-  latencyMs: number;
-  error: string | null;
-}
-
 const ROUTE_LOCK = 0x6f72_7768; // 'orwh': one router at a time on PostgreSQL
 
-export class SqlWebhookLanes {
+export class SqlWebhookLanes implements WebhookLanes {
   private readonly postgres: boolean;
 
   constructor(private readonly db: Db) {

@@ -12,8 +12,6 @@ export interface SqliteDriverOptions {
   wal?: WalSync;
   /** Runs checkpoints on its own thread; stopped before the connection closes. */
   checkpointer?: WalCheckpointer;
-  /** Refuses a query issued from inside a transaction's own work (connect.ts, holdingConnection). */
-  insideTransaction?: () => boolean;
 }
 
 /**
@@ -65,11 +63,6 @@ class OpenrailSqliteDriver implements Driver {
 
   /** SQLite has one connection; callers take turns, first come first served. */
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.options.insideTransaction?.()) {
-      throw new Error(
-        'a query on the database from inside a transaction, outside it: it would wait forever (use the unit of work’s stores)',
-      );
-    }
     if (this.held) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.held = true;
     this.writesAtAcquire = this.connection.batch?.writes ?? 0;

@@ -1,4 +1,3 @@
-import { dropFreedBytes } from '../../adapters/sql/connect.ts';
 import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
 import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
@@ -17,23 +16,25 @@ const DISK_CHECK_EVERY_MS = 60 * 1000;
 export const accountModule = defineModule({
   name: 'account',
   groups: ['account'],
+  owns: [SqlAccountSessionStore, SqlAccountErasureStore],
+  borrows: [SqlMembershipStore, SqlTenantStore],
   planes: ['browser-ticket', 'account-session'],
   async build(ctx) {
-    const signin = new SigninService(new SqlAccountSessionStore(ctx.db), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
+    const signin = new SigninService(ctx.store(SqlAccountSessionStore), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
     const erasure = new ErasureService(
-      ctx.unitOfWork((db) => ({ erasure: new SqlAccountErasureStore(db) })),
-      new SqlAccountErasureStore(ctx.db),
-      () => dropFreedBytes(ctx.db),
+      ctx.unitOfWork({ erasure: ctx.store(SqlAccountErasureStore) }),
+      ctx.store(SqlAccountErasureStore),
+      () => ctx.database.dropFreedBytes(),
       ctx.clock,
     );
     const deps = {
       signin,
       erasure,
-      data: new AccountData(new SqlMembershipStore(ctx.db), new SqlTenantStore(ctx.db), ctx.clock),
+      data: new AccountData(ctx.store(SqlMembershipStore), ctx.store(SqlTenantStore), ctx.clock),
       siteName: ctx.config.platformName,
     };
     return {
-      services: { signin, erasure },
+      services: { signin, erasure, data: deps.data },
       routes: () => [accountRoutes(deps)],
       planes: {
         'browser-ticket': browserTicketPlane,

@@ -1,5 +1,4 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { Db } from '../../adapters/sql/connect.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
 import { DateTimeView, Nullable } from '../../http/schemas/common.ts';
@@ -26,7 +25,7 @@ export interface ApprovalAction<P = Record<string, unknown>> {
   /** Refuses, when the approval is filed, an action that could not run (an unknown target). Reads only. */
   check?(params: P): Promise<void>;
   /**
-   * Does the action inside the approval's transaction (`tx` is bound to it) and answers what it
+   * Does the action inside the approval's transaction and answers what it
    * did, for the approval's record: identifiers and counts, never a secret or a claim value. A
    * throw rolls the approval back to pending.
    */
@@ -38,9 +37,11 @@ export interface ApprovalAction<P = Record<string, unknown>> {
   readonly privateResult?: { ttlMs: number };
 }
 
-export interface TransactionScope extends Recorders {
-  db: Db;
-}
+/**
+ * What an action is handed inside the approval's transaction: its audit trail and outbox. The
+ * services and stores it calls join that transaction by themselves (decision 0020).
+ */
+export type TransactionScope = Recorders;
 
 export interface ApprovalContext {
   approvalId: string;

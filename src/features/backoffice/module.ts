@@ -1,12 +1,27 @@
+import { SqlApprovalStore, SqlApprovalTargets } from '../../adapters/sql/sql-approval-store.ts';
+import { SqlBackofficeAudit } from '../../adapters/sql/sql-backoffice-audit.ts';
+import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts';
+import { SqlBackofficeViews } from '../../adapters/sql/sql-backoffice-views.ts';
+import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
+import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
 import type { RouteGroup } from '../../http/route.ts';
+import type { ApprovalStore, ApprovalTargets } from '../../ports/approval-store.ts';
+import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
+import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../ports/backoffice-people.ts';
+import type { BackofficeViews } from '../../ports/backoffice-views.ts';
+import type { OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
+import type { OrgStore } from '../../ports/org-store.ts';
+import type { TenantStore } from '../../ports/tenant-store.ts';
 import type { ApprovalDesk } from './approval-desk.ts';
 import { buildApprovals } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
 import { auditGroup } from './audit/group.ts';
-import { orgsGroup } from './orgs/group.ts';
+import { buildOrgService, orgsGroup } from './orgs/group.ts';
+import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
 import { credentialsGroup } from './views/credentials-group.ts';
 import { sessionGroup } from './views/session-group.ts';
@@ -17,8 +32,31 @@ export interface GroupBuild {
   jobs?: Job[];
 }
 
-/** A group's builder: the kernel, and the approval desk its four-eyes actions register with. */
-export type GroupBuilder = (ctx: Context, desk: ApprovalDesk) => Promise<GroupBuild>;
+/**
+ * The back office's stores, built here, the module's wiring, once: its read models and its own
+ * tables, and (until their owners' services serve them) the stores it borrows.
+ */
+export interface BackofficeStores {
+  views: BackofficeViews;
+  audit: AuditLogReader & ActivityReader & AnalyticsReader;
+  people: BackofficePeopleReads & BackofficePeopleLocks;
+  approvals: ApprovalStore;
+  targets: ApprovalTargets;
+  orgs: OrgStore;
+  tenants: TenantStore;
+  operators: OperatorStore;
+  sessions: OperatorSessionStore;
+}
+
+/** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
+export interface Backoffice {
+  desk: ApprovalDesk;
+  stores: BackofficeStores;
+  orgs: OrgService;
+}
+
+/** A group's builder. */
+export type GroupBuilder = (ctx: Context, office: Backoffice) => Promise<GroupBuild>;
 
 const GROUPS: readonly GroupBuilder[] = [auditGroup, analyticsGroup, orgsGroup, peopleGroup, sessionGroup, credentialsGroup];
 
@@ -39,9 +77,23 @@ export const backofficeModule = defineModule({
     'admin-session',
     'admin-credentials',
   ],
+  owns: [SqlApprovalStore, SqlApprovalTargets, SqlBackofficeViews, SqlBackofficeAudit, SqlBackofficePeople, SqlOrgStore],
+  borrows: [SqlOperatorSessionStore, SqlOperatorStore, SqlTenantStore],
   async build(ctx) {
-    const approvals = await buildApprovals(ctx);
-    const built = [approvals, ...(await Promise.all(GROUPS.map((build) => build(ctx, approvals.desk))))];
+    const stores: BackofficeStores = {
+      views: ctx.store(SqlBackofficeViews),
+      audit: ctx.store(SqlBackofficeAudit),
+      people: ctx.store(SqlBackofficePeople),
+      approvals: ctx.store(SqlApprovalStore),
+      targets: ctx.store(SqlApprovalTargets),
+      orgs: ctx.store(SqlOrgStore),
+      tenants: ctx.store(SqlTenantStore),
+      operators: ctx.store(SqlOperatorStore),
+      sessions: ctx.store(SqlOperatorSessionStore),
+    };
+    const approvals = await buildApprovals(ctx, stores);
+    const office: Backoffice = { desk: approvals.desk, stores, orgs: await buildOrgService(ctx, stores) };
+    const built = [approvals, ...(await Promise.all(GROUPS.map((build) => build(ctx, office))))];
     return {
       services: { desk: approvals.desk },
       routes: () => built.map((b) => b.group),

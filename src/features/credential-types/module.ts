@@ -11,10 +11,11 @@ import { TypeService } from './type-service.ts';
 export const credentialTypesModule = defineModule({
   name: 'credential-types',
   groups: ['credential-types'],
+  owns: [SqlCredentialTypeStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const uow = ctx.unitOfWork((db) => ({ types: new SqlCredentialTypeStore(db) }));
-    const types = new TypeService(new SqlCredentialTypeStore(ctx.db), uow, tenants, ctx.urls, ctx.clock);
+    const uow = ctx.unitOfWork({ types: ctx.store(SqlCredentialTypeStore) });
+    const types = new TypeService(ctx.store(SqlCredentialTypeStore), uow, tenants, ctx.urls, ctx.clock);
     if (ctx.config.demo) {
       for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
     }

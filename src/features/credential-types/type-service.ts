@@ -1,3 +1,4 @@
+import { afterCommit } from '../../app/transactions.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
 import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
@@ -104,7 +105,7 @@ export class TypeService {
     const cached = this.cache.get(key);
     if (cached) return cached;
     const type = await this.types.get(tenant, typeId);
-    if (type) this.cache.set(key, type);
+    if (type) afterCommit(() => this.cache.set(key, type));
     return type;
   }
 

@@ -17,15 +17,17 @@ import { depositRoutes } from './routes.ts';
 export const depositsModule = defineModule({
   name: 'deposits',
   groups: ['deposits'],
+  owns: [SqlDepositStore],
+  borrows: [SqlChannelStore, SqlWalletItemStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const members = await ctx.use(membershipModule);
-    const uow = ctx.unitOfWork((db) => ({
-      deposits: new SqlDepositStore(db),
-      items: new SqlWalletItemStore(db),
-      channels: new SqlChannelStore(db),
-    }));
-    const deposits = new DepositService(new SqlDepositStore(ctx.db), uow, tenants, ctx.clock);
+    const uow = ctx.unitOfWork({
+      deposits: ctx.store(SqlDepositStore),
+      items: ctx.store(SqlWalletItemStore),
+      channels: ctx.store(SqlChannelStore),
+    });
+    const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
     return { services: deposits, routes: () => [depositRoutes(deposits, demo)] };
   },

@@ -1,5 +1,4 @@
 import { SqlDirectoryStore } from '../../adapters/sql/sql-directory-store.ts';
-import { SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { DirectoryService } from './directory-service.ts';
@@ -12,18 +11,14 @@ import { directoryRoutes } from './routes.ts';
 export const directoryModule = defineModule({
   name: 'directory',
   groups: ['directory'],
+  owns: [SqlDirectoryStore],
+  borrows: [SqlMembershipStore],
   build(ctx) {
     const pepper = ctx.config.directoryPepper;
     const directory =
       pepper === undefined
         ? undefined
-        : new DirectoryService(
-            pepper,
-            new SqlDirectoryStore(ctx.db),
-            new SqlMembershipStore(ctx.db),
-            new SqlRateBudget(ctx.db),
-            ctx.clock,
-          );
+        : new DirectoryService(pepper, ctx.store(SqlDirectoryStore), ctx.store(SqlMembershipStore), ctx.rates, ctx.clock);
     return { services: { directory }, routes: () => [directoryRoutes(directory)] };
   },
 });

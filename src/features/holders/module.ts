@@ -13,9 +13,10 @@ const JTI_PRUNE_MS = 10 * 60 * 1000;
 export const holdersModule = defineModule({
   name: 'holders',
   groups: [],
+  owns: [SqlHolderReplayStore],
   planes: ['holder'],
   build(ctx) {
-    const replay = new SqlHolderReplayStore(ctx.db);
+    const replay = ctx.store(SqlHolderReplayStore);
     const authenticator = new HolderJwsAuthenticator(ctx.config.publicUrl.origin, replay, ctx.clock, ctx.budgets);
     return {
       // For a holder proof carried in a body with an audience of its own (onboarding).

@@ -17,17 +17,19 @@ import { IntegrationTokenService } from './token-service.ts';
 export const integrationModule = defineModule({
   name: 'integration',
   groups: ['integration-tokens', 'integration-contracts'],
+  owns: [SqlIntegrationTokenStore],
+  borrows: [SqlDepositStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const operators = await ctx.use(operatorsModule);
     const service = new IntegrationTokenService(
-      new SqlIntegrationTokenStore(ctx.db),
-      ctx.unitOfWork((db) => ({ tokens: new SqlIntegrationTokenStore(db) })),
+      ctx.store(SqlIntegrationTokenStore),
+      ctx.unitOfWork({ tokens: ctx.store(SqlIntegrationTokenStore) }),
       ctx.clock,
       async (slug) => (await tenants.find(slug)) !== undefined,
       (label) => operators.samePersonAs(label),
     );
-    const deposits = new DepositViews(new SqlDepositStore(ctx.db));
+    const deposits = new DepositViews(ctx.store(SqlDepositStore));
     return { services: service, routes: () => [integrationTokenRoutes(service), contractRoutes(deposits)] };
   },
 });

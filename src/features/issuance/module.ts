@@ -21,16 +21,17 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export const issuanceModule = defineModule({
   name: 'issuance',
   groups: ['issuance'],
+  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore],
   planes: ['access-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
     const { store: offers } = await ctx.use(offersModule);
-    const ledger = new SqlIssuedCredentialStore(ctx.db);
-    const tokenStore = new SqlAccessTokenStore(ctx.db);
+    const ledger = ctx.store(SqlIssuedCredentialStore);
+    const tokenStore = ctx.store(SqlAccessTokenStore);
     const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
     const tokens = new TokenService(offers, nonces, ctx.clock);
-    const uow = ctx.unitOfWork((db) => ({ ledger: new SqlIssuedCredentialStore(db) }));
+    const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
     const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
     const issuer = new CredentialIssuer(types, offers, uow, ctx.keys, nonces, slots, tenants, ctx.urls, ctx.clock);
     return {

@@ -1,3 +1,4 @@
+import { insideTransaction } from '../../app/transactions.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { IssuedCredentialStore, ListRef, ListShape } from '../../ports/issued-credential-store.ts';
 
@@ -25,6 +26,9 @@ export class StatusSlots {
 
   /** One list per credential to be issued, each entry already counted against its capacity. */
   async take(tenant: string, count: number): Promise<ListRef[]> {
+    // A block is counted on its own: taken inside a unit of work, a rollback would uncount a block
+    // this process still held (and on PostgreSQL the list's row would stay locked until it ends).
+    if (insideTransaction()) throw new Error('status-list entries are taken before a unit of work, never inside one');
     const lists: ListRef[] = [];
     while (lists.length < count) {
       const held = this.held.get(tenant);

@@ -15,14 +15,16 @@ import { membershipRoutes } from './routes.ts';
 export const membershipModule = defineModule({
   name: 'membership',
   groups: ['membership'],
+  owns: [SqlMembershipStore],
+  borrows: [SqlPresentationTransactionStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
-    const store = new SqlMembershipStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({
-      membership: new SqlMembershipStore(db),
-      transactions: new SqlPresentationTransactionStore(db),
-    }));
+    const store = ctx.store(SqlMembershipStore);
+    const uow = ctx.unitOfWork({
+      membership: ctx.store(SqlMembershipStore),
+      transactions: ctx.store(SqlPresentationTransactionStore),
+    });
     const members = new MembershipService(store, uow, tenants, types, ctx.clock);
     return { services: members, routes: () => [membershipRoutes(members)] };
   },

@@ -1,4 +1,3 @@
-import { dropFreedBytes } from '../../adapters/sql/connect.ts';
 import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -17,11 +16,13 @@ const ERASE_ROUNDS = 20;
 export const offersModule = defineModule({
   name: 'offers',
   groups: ['offers'],
+  owns: [SqlOfferStore],
+  borrows: [SqlWalletItemStore],
   async build(ctx) {
     const types = await ctx.use(credentialTypesModule);
     const tenants = await ctx.use(tenantsModule);
-    const store = new SqlOfferStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({ offers: new SqlOfferStore(db), items: new SqlWalletItemStore(db) }));
+    const store = ctx.store(SqlOfferStore);
+    const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore), items: ctx.store(SqlWalletItemStore) });
     const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock, (slug) =>
       tenants.issuing(slug),
     );
@@ -42,7 +43,7 @@ export const offersModule = defineModule({
         if (erased < ERASE_BATCH) break;
       }
       // Collection erases subjects too (in its own transaction): the log pages that held them go here.
-      await dropFreedBytes(ctx.db);
+      await ctx.database.dropFreedBytes();
     };
     return {
       services: { offers, store },

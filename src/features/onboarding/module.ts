@@ -16,12 +16,13 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const onboardingModule = defineModule({
   name: 'onboarding',
   groups: ['onboarding'],
+  owns: [SqlOnboardingStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { authenticator } = await ctx.use(holdersModule);
     const { config } = ctx;
     const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
-    const store = new SqlOnboardingStore(ctx.db);
+    const store = ctx.store(SqlOnboardingStore);
     const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock);
     const onboarding = new OnboardingService(
       codes,

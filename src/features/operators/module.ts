@@ -1,5 +1,5 @@
 import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
-import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
@@ -16,12 +16,14 @@ const SESSION_PRUNE_MS = 10 * 60 * 1000;
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
+  owns: [SqlOperatorStore, SqlOperatorSessionStore],
+  borrows: [SqlIntegrationTokenStore, SqlPartnerStore, SqlTenantStore],
   planes: ['operator'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const store = new SqlOperatorStore(ctx.db);
-    const sessions = new SqlOperatorSessionStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({ operators: new SqlOperatorStore(db), sessions: new SqlOperatorSessionStore(db) }));
+    const store = ctx.store(SqlOperatorStore);
+    const sessions = ctx.store(SqlOperatorSessionStore);
+    const uow = ctx.unitOfWork({ operators: ctx.store(SqlOperatorStore), sessions: ctx.store(SqlOperatorSessionStore) });
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
     const mailer = configuredMailer(ctx.config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
@@ -35,10 +37,10 @@ export const operatorsModule = defineModule({
           store,
           sessions,
           ctx.clock,
-          new SqlIntegrationTokenStore(ctx.db),
-          new SqlRateBudget(ctx.db),
-          new SqlPartnerStore(ctx.db),
-          new SqlTenantStore(ctx.db),
+          ctx.store(SqlIntegrationTokenStore),
+          ctx.rates,
+          ctx.store(SqlPartnerStore),
+          ctx.store(SqlTenantStore),
         ),
       },
       jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],

@@ -1,5 +1,5 @@
 import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
-import { SqlIntegrationTokenStore, SqlRateBudget } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
@@ -21,16 +21,18 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const partnersModule = defineModule({
   name: 'partners',
   groups: ['partners', 'portal', 'admin-partners'],
+  owns: [SqlPartnerStore],
+  borrows: [SqlIntegrationTokenStore, SqlOnboardingStore, SqlTenantStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { config } = ctx;
     const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
-    const store = new SqlPartnerStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({
-      partners: new SqlPartnerStore(db),
-      tokens: new SqlIntegrationTokenStore(db),
-      tenants: new SqlTenantStore(db),
-    }));
+    const store = ctx.store(SqlPartnerStore);
+    const uow = ctx.unitOfWork({
+      partners: ctx.store(SqlPartnerStore),
+      tokens: ctx.store(SqlIntegrationTokenStore),
+      tenants: ctx.store(SqlTenantStore),
+    });
     const platform = { name: config.platformName, origin: config.publicUrl.origin };
     const warn = (message: string, err: unknown) => ctx.log.warn({ err }, message);
     const partners = new PartnerService(
@@ -45,13 +47,13 @@ export const partnersModule = defineModule({
       ctx.clock,
       warn,
     );
-    const codes = new MailedCodes(new SqlOnboardingStore(ctx.db), mailer, ctx.vault.deriveKey('partner-signin'), ctx.clock);
+    const codes = new MailedCodes(ctx.store(SqlOnboardingStore), mailer, ctx.vault.deriveKey('partner-signin'), ctx.clock);
     const access = new PartnerAccess(
       store,
-      new SqlIntegrationTokenStore(ctx.db),
+      ctx.store(SqlIntegrationTokenStore),
       uow,
       codes,
-      new SqlRateBudget(ctx.db),
+      ctx.rates,
       ctx.budgets,
       platform,
       ctx.clock,

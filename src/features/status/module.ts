@@ -8,10 +8,11 @@ import { StatusService } from './status-service.ts';
 export const statusModule = defineModule({
   name: 'status',
   groups: ['status'],
+  borrows: [SqlIssuedCredentialStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const uow = ctx.unitOfWork((db) => ({ ledger: new SqlIssuedCredentialStore(db) }));
-    const status = new StatusService(new SqlIssuedCredentialStore(ctx.db), uow, ctx.keys, tenants, ctx.urls, ctx.clock);
+    const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
+    const status = new StatusService(ctx.store(SqlIssuedCredentialStore), uow, ctx.keys, tenants, ctx.urls, ctx.clock);
     return { services: status, routes: () => [statusRoutes(status)] };
   },
 });

@@ -1,3 +1,4 @@
+import { afterCommit } from '../../app/transactions.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -83,9 +84,11 @@ export class StatusService {
         status_list: { bits: 1, lst },
       },
     );
-    if (this.signed.size >= TOKEN_CACHE_ENTRIES && !this.signed.has(key))
-      this.signed.delete(this.signed.keys().next().value as string);
-    this.signed.set(key, { revision: list.revision, token, signedAt: now });
+    afterCommit(() => {
+      if (this.signed.size >= TOKEN_CACHE_ENTRIES && !this.signed.has(key))
+        this.signed.delete(this.signed.keys().next().value as string);
+      this.signed.set(key, { revision: list.revision, token, signedAt: now });
+    });
     return token;
   }
 
@@ -104,7 +107,15 @@ export class StatusService {
    * approval's transaction (a bulk revocation, features/backoffice/approvals), with the same
    * audit entries and events. Answers the matching credentials and the ids revoked now.
    */
-  async revokeWithin(
+  /**
+   * Revokes the credentials named by id, each once (docs/backoffice/approvals.md, revoke-bulk):
+   * which were revoked now, and every one matched. Called inside another unit of work, it joins it.
+   */
+  async revokeEach(tenant: string, ids: string[], actor: Actor): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
+    return this.uow.run((scope) => this.revokeWithin(scope, tenant, { by: 'credentials', ids }, actor));
+  }
+
+  private async revokeWithin(
     { ledger, audit, events }: { ledger: IssuedCredentialStore } & Recorders,
     tenant: string,
     target: RevocationTarget,

@@ -7,9 +7,10 @@ import { TenantService } from './tenant-service.ts';
 export const tenantsModule = defineModule({
   name: 'tenants',
   groups: ['tenants'],
+  owns: [SqlTenantStore],
   async build(ctx) {
-    const uow = ctx.unitOfWork((db) => ({ tenants: new SqlTenantStore(db) }));
-    const tenants = new TenantService(new SqlTenantStore(ctx.db), uow, ctx.keys, ctx.config.publicUrl, ctx.clock);
+    const uow = ctx.unitOfWork({ tenants: ctx.store(SqlTenantStore) });
+    const tenants = new TenantService(ctx.store(SqlTenantStore), uow, ctx.keys, ctx.config.publicUrl, ctx.clock);
     await tenants.seed({ demo: ctx.config.demo, platformName: ctx.config.platformName });
     return { services: tenants, routes: () => [tenantRoutes(tenants)] };
   },

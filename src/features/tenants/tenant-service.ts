@@ -1,3 +1,4 @@
+import { afterCommit } from '../../app/transactions.ts';
 import { type Actor, SYSTEM_SEED } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { buildDidDocument, type DidDocument, platformDid, tenantDid } from '../../core/did-web.ts';
@@ -68,7 +69,7 @@ export class TenantService {
   async existing(slug: string): Promise<string> {
     if (!this.known.has(slug)) {
       await this.get(slug);
-      this.known.add(slug);
+      afterCommit(() => this.known.add(slug));
     }
     return slug;
   }

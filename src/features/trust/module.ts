@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { defineModule } from '../../app/module.ts';
 import { APP_ROOT } from '../../app/start.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -11,7 +10,7 @@ export const trustModule = defineModule({
   groups: ['trust'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const readiness = new ReadinessProbe(async () => void (await sql`select 1`.execute(ctx.db)), ctx.keys, ctx.clock);
+    const readiness = new ReadinessProbe(() => ctx.database.ping(), ctx.keys, ctx.clock);
     return {
       services: {},
       routes: () => [

@@ -22,13 +22,14 @@ const CAP_EVERY_MS = 10 * 1000;
 export const verificationModule = defineModule({
   name: 'verification',
   groups: ['verification'],
+  owns: [SqlPresentationTransactionStore],
   planes: ['result-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
     const status = await ctx.use(statusModule);
-    const store = new SqlPresentationTransactionStore(ctx.db);
-    const uow = ctx.unitOfWork((db) => ({ transactions: new SqlPresentationTransactionStore(db) }));
+    const store = ctx.store(SqlPresentationTransactionStore);
+    const uow = ctx.unitOfWork({ transactions: ctx.store(SqlPresentationTransactionStore) });
     const statusLists = new StatusListSource(ctx.urls, (t, seq) => status.token(t, seq), ctx.fetcher, ctx.clock);
     const verifier = new HostedVerifier(store, uow, types, tenants, ctx.keys, statusLists, ctx.urls, ctx.clock);
     return {

@@ -11,9 +11,10 @@ import { providerRoutes } from './routes.ts';
 export const walletProvidersModule = defineModule({
   name: 'wallet-providers',
   groups: ['wallets'],
+  owns: [SqlWalletProviderStore],
   build(ctx) {
-    const uow = ctx.unitOfWork((db) => ({ providers: new SqlWalletProviderStore(db) }));
-    const providers = new WalletProviderService(new SqlWalletProviderStore(ctx.db), uow, ctx.clock);
+    const uow = ctx.unitOfWork({ providers: ctx.store(SqlWalletProviderStore) });
+    const providers = new WalletProviderService(ctx.store(SqlWalletProviderStore), uow, ctx.clock);
     return { services: providers, routes: () => [providerRoutes(providers)] };
   },
 });

@@ -18,20 +18,22 @@ import { WalletService } from './wallet-service.ts';
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
+  owns: [SqlWalletItemStore, SqlChannelStore],
+  borrows: [SqlDepositStore, SqlOfferStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { offers } = await ctx.use(offersModule);
-    const bind = (db: typeof ctx.db) => ({
-      items: new SqlWalletItemStore(db),
-      offers: new SqlOfferStore(db),
-      deposits: new SqlDepositStore(db),
-      channels: new SqlChannelStore(db),
-    });
-    const uow = ctx.unitOfWork(bind);
-    const wallet = new WalletService(new SqlWalletItemStore(ctx.db), uow, tenants, offers, ctx.clock);
+    const scope = {
+      items: ctx.store(SqlWalletItemStore),
+      offers: ctx.store(SqlOfferStore),
+      deposits: ctx.store(SqlDepositStore),
+      channels: ctx.store(SqlChannelStore),
+    };
+    const uow = ctx.unitOfWork(scope);
+    const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.clock);
     const sharing = new SharingService(wallet, uow, tenants, ctx.clock);
     return {
-      services: { wallet, sharing, scope: () => bind(ctx.db), unitOfWork: uow },
+      services: { wallet, sharing, scope: () => scope, unitOfWork: uow },
       routes: () => [walletRoutes(wallet, sharing)],
     };
   },

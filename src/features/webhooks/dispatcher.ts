@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
-import type { Db } from '../../adapters/sql/connect.ts';
-import { type AttemptResult, type LaneDelivery, SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
 import { signBody } from '../../core/webhook-signature.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { AttemptResult, LaneDelivery, WebhookLanes } from '../../ports/webhook-lanes.ts';
 
 /** Knobs of delivery (docs/webhooks.md); the defaults are the documented ones. */
 export interface DispatcherOptions {
@@ -61,11 +60,9 @@ export class WebhookDispatcher {
   private soon: NodeJS.Timeout | undefined;
   /** Events were committed during a pass: look again after it, keeping the gap. */
   private committedMeanwhile = false;
-  private readonly reader: SqlWebhookLanes;
-
   constructor(
-    db: Db,
-    private readonly uow: UnitOfWork<{ lanes: SqlWebhookLanes }>,
+    private readonly reader: WebhookLanes,
+    private readonly uow: UnitOfWork<{ lanes: WebhookLanes }>,
     private readonly fetcher: HttpFetcher,
     private readonly vault: KeyVault,
     private readonly clock: Clock,
@@ -75,7 +72,6 @@ export class WebhookDispatcher {
     this.maxLanes = options.lanes ?? 8;
     this.timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.pollMs = options.pollMs ?? 500;
-    this.reader = new SqlWebhookLanes(db);
   }
 
   start(): void {

@@ -19,29 +19,25 @@ const PRUNE_BATCH = 2000;
 export const webhooksModule = defineModule({
   name: 'webhooks',
   groups: ['integration-webhooks'],
+  owns: [SqlWebhookStore, SqlWebhookLanes],
   // Delivery routes the outbox and keeps it pruned, whether or not this process serves the admin routes.
   runsUnmounted: true,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const dispatcher = new WebhookDispatcher(
-      ctx.db,
-      ctx.unitOfWork((db) => ({ lanes: new SqlWebhookLanes(db) })),
-      ctx.fetcher,
-      ctx.vault,
-      ctx.clock,
-      ctx.log,
-      { schedule: ctx.config.webhookRetrySchedule },
-    );
+    const lanes = ctx.store(SqlWebhookLanes);
+    const dispatcher = new WebhookDispatcher(lanes, ctx.unitOfWork({ lanes }), ctx.fetcher, ctx.vault, ctx.clock, ctx.log, {
+      schedule: ctx.config.webhookRetrySchedule,
+    });
     const webhooks = new WebhookService(
-      new SqlWebhookStore(ctx.db),
-      ctx.unitOfWork((db) => ({ webhooks: new SqlWebhookStore(db) })),
+      ctx.store(SqlWebhookStore),
+      ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
       ctx.vault,
       ctx.clock,
       async (slug) => (await tenants.find(slug)) !== undefined,
       ctx.config.outboundAllow,
       () => dispatcher.wake(),
     );
-    const pruner = ctx.unitOfWork((db) => ({ lanes: new SqlWebhookLanes(db) }));
+    const pruner = ctx.unitOfWork({ lanes });
     let unsubscribe = () => {};
     return {
       services: { webhooks, dispatcher },

@@ -18,7 +18,6 @@ import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.t
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 import { readAuditLog } from '../../../adapters/sql/sql-audit-trail.ts';
 import { readOutbox } from '../../../adapters/sql/sql-event-outbox.ts';
-import { SqlIssuedCredentialStore } from '../../../adapters/sql/sql-issued-credential-store.ts';
 import { defineModule } from '../../../app/module.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { decompressStatusList, readStatus } from '../../../core/status-list/codec.ts';
@@ -47,9 +46,9 @@ const failingModule = defineModule({
       params: Type.Object({ tenant: Type.String(), credentialId: Type.String() }, { additionalProperties: false }),
       roles: ['owner', 'ops', 'tenant-admin'],
       tenantOf: (p) => p.tenant,
-      async execute(tx, p, context) {
-        const scope = { ledger: new SqlIssuedCredentialStore(tx.db), audit: tx.audit, events: tx.events };
-        await status.revokeWithin(scope, p.tenant, { by: 'credential', id: p.credentialId }, context.actor);
+      async execute(_tx, p, context) {
+        // The status service's own unit of work joins the approval's transaction.
+        await status.revokeEach(p.tenant, [p.credentialId], context.actor);
         throw new ServiceError('conflict', 'The test action refuses after revoking.');
       },
     });

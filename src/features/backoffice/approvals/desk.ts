@@ -1,6 +1,5 @@
 import type { ValidateFunction } from 'ajv';
 import { randomText } from '../../../adapters/crypto/random-pool.ts';
-import type { Db } from '../../../adapters/sql/connect.ts';
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../../core/errors.ts';
@@ -20,7 +19,6 @@ export const NOTE_MAX = 500;
 const PENDING_MAX = 200;
 
 export interface DeskScope {
-  db: Db;
   approvals: ApprovalStore;
 }
 
@@ -189,9 +187,9 @@ export class ApprovalService implements ApprovalDesk {
     this.assertMayAct(action, by);
     const now = this.clock.now();
     this.assertPending(found, now);
-    const auditSeq = await this.uow.run(async ({ db, approvals, audit, events }) => {
+    const auditSeq = await this.uow.run(async ({ approvals, audit, events }) => {
       if (!(await approvals.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
-      const result = await action.execute({ db, audit, events }, found.params, {
+      const result = await action.execute({ audit, events }, found.params, {
         approvalId: id,
         actor,
         requestedBy: found.requestedBy,

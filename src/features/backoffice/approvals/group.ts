@@ -1,11 +1,11 @@
-import { SqlApprovalStore } from '../../../adapters/sql/sql-approval-store.ts';
 import type { Context } from '../../../app/module.ts';
+import { accountModule } from '../../account/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { ApprovalDesk } from '../approval-desk.ts';
-import type { GroupBuild } from '../module.ts';
+import type { BackofficeStores, GroupBuild } from '../module.ts';
 import { revokeBulkAction } from './actions/revoke-bulk.ts';
 import { subjectExportAction } from './actions/subject-export.ts';
 import { ApprovalService } from './desk.ts';
@@ -18,21 +18,19 @@ const HOUR_MS = 3_600_000;
  * groups so that they register their four-eyes actions with it. Its own two actions: bulk
  * revocation and the data-subject export.
  */
-export async function buildApprovals(ctx: Context): Promise<GroupBuild & { desk: ApprovalDesk }> {
+export async function buildApprovals(ctx: Context, stores: BackofficeStores): Promise<GroupBuild & { desk: ApprovalDesk }> {
   const operators = await ctx.use(operatorsModule);
-  const desk = new ApprovalService(
-    new SqlApprovalStore(ctx.db),
-    ctx.unitOfWork((db) => ({ db, approvals: new SqlApprovalStore(db) })),
-    ctx.clock,
-    (label) => operators.samePersonAs(label),
+  const desk = new ApprovalService(stores.approvals, ctx.unitOfWork({ approvals: stores.approvals }), ctx.clock, (label) =>
+    operators.samePersonAs(label),
   );
-  const [tenants, status, types] = await Promise.all([
+  const [tenants, status, types, account] = await Promise.all([
     ctx.use(tenantsModule),
     ctx.use(statusModule),
     ctx.use(credentialTypesModule),
+    ctx.use(accountModule),
   ]);
-  desk.register(revokeBulkAction({ db: ctx.db, status, tenants, types }));
-  desk.register(subjectExportAction({ db: ctx.db, clock: ctx.clock }));
+  desk.register(revokeBulkAction({ targets: stores.targets, status, tenants, types }));
+  desk.register(subjectExportAction({ targets: stores.targets, data: account.data }));
   return {
     group: approvalRoutes(desk),
     desk,

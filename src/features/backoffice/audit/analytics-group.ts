@@ -1,5 +1,4 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
@@ -26,8 +25,8 @@ const SeriesList = (description: string): TSchema =>
   Type.Object({ series: Type.Array(Series, { maxItems: SERIES_MAX }), others: Nullable(Remainder) }, { description });
 
 /** GET /api/admin/analytics (docs/backoffice/audit.md, "Analytics"). */
-export const analyticsGroup: GroupBuilder = async (ctx) => {
-  const service = new AnalyticsService(new SqlBackofficeAudit(ctx.db), ctx.urls, () => ctx.clock.now());
+export const analyticsGroup: GroupBuilder = async (ctx, { stores }) => {
+  const service = new AnalyticsService(stores.audit, ctx.urls, () => ctx.clock.now());
   return {
     group: {
       name: 'admin-analytics',

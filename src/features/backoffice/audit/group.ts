@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
@@ -51,9 +50,8 @@ const entryView = (e: AuditEntry) => ({ ...e, at: iso(e.at) });
  * /api/admin/audit/{seq} and /api/admin/activity. Verifying the chain is `AuditReader.verify`,
  * for the ops group to serve.
  */
-export const auditGroup: GroupBuilder = async (ctx) => {
-  const sql = new SqlBackofficeAudit(ctx.db);
-  const reader = new AuditReader(sql, sql, ctx.urls);
+export const auditGroup: GroupBuilder = async (ctx, { stores }) => {
+  const reader = new AuditReader(stores.audit, stores.audit, ctx.urls);
   const common = { ...adminRoute(DOC), roles: ROLE_MATRIX.audit, scope: LIST_SCOPE } as const;
   return {
     group: {

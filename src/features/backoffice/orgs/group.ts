@@ -1,7 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { SqlOperatorStore } from '../../../adapters/sql/sql-operator-store.ts';
-import { SqlOrgStore } from '../../../adapters/sql/sql-org-store.ts';
-import { SqlTenantStore } from '../../../adapters/sql/sql-tenant-store.ts';
 import type { Context } from '../../../app/module.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup, type TenantScope } from '../../../http/route.ts';
@@ -14,7 +11,7 @@ import { ProfileFields } from '../../tenants/routes.ts';
 import type { ApprovalDesk } from '../approval-desk.ts';
 import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
-import type { GroupBuilder } from '../module.ts';
+import type { BackofficeStores, GroupBuilder } from '../module.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
 import { OrgService, SUSPEND_ACTION } from './org-service.ts';
 import {
@@ -47,18 +44,18 @@ const OptionalProfile = {
 const NoBody = Type.Object({}, { additionalProperties: false });
 
 /** Builds the organisation service from the kernel: tenants, operators and types are other modules'. */
-export async function buildOrgService(ctx: Context): Promise<OrgService> {
+export async function buildOrgService(ctx: Context, stores: BackofficeStores): Promise<OrgService> {
   const [tenants, operators, types] = await Promise.all([
     ctx.use(tenantsModule),
     ctx.use(operatorsModule),
     ctx.use(credentialTypesModule),
   ]);
   return new OrgService({
-    orgs: new SqlOrgStore(ctx.db),
-    uow: ctx.unitOfWork((db) => ({ tenants: new SqlTenantStore(db), orgs: new SqlOrgStore(db) })),
+    orgs: stores.orgs,
+    uow: ctx.unitOfWork({ tenants: stores.tenants, orgs: stores.orgs }),
     tenants,
     operators,
-    operatorStore: new SqlOperatorStore(ctx.db),
+    operatorStore: stores.operators,
     types,
     urls: ctx.urls,
     fetcher: ctx.fetcher,
@@ -71,8 +68,7 @@ export async function buildOrgService(ctx: Context): Promise<OrgService> {
  * Organisations (docs/backoffice/orgs.md): tenants as the back office runs them, their admins,
  * suspension (four eyes) and reactivation, a custom domain, and a branding preview.
  */
-export const orgsGroup: GroupBuilder = async (ctx, desk) => {
-  const orgs = await buildOrgService(ctx);
+export const orgsGroup: GroupBuilder = async (_ctx, { desk, orgs }) => {
   desk.register(orgs.suspendAction());
   return { group: orgRoutes(orgs, desk) };
 };

@@ -1,23 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { Context } from '../../../app/module.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
 import { ROLE_MATRIX } from '../role-matrix.ts';
-import { buildOrgService } from './group.ts';
 import type { OrgService } from './org-service.ts';
 import { OffboardingEntry } from './schemas.ts';
 
 /**
  * GET /api/admin/offboarding (docs/backoffice/orgs.md, "Offboarding"): what is being wound down,
  * suspended tenants and suspended or removed operators, newest change first. It belongs to the
- * admin-session group (views/session-group.ts), which adds it: `await offboardingRoute(ctx)`.
+ * admin-session group (views/session-group.ts), which adds it.
  */
-export async function offboardingRoute(ctx: Context): Promise<RouteDef> {
-  return offboardingRouteOf(await buildOrgService(ctx));
-}
-
-export function offboardingRouteOf(orgs: OrgService): RouteDef {
+export function offboardingRoute(orgs: OrgService): RouteDef {
   return defineRoute({
     ...adminRoute('docs/backoffice/orgs.md'),
     method: 'GET',

@@ -1,6 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { SqlOrgStore } from '../../../adapters/sql/sql-org-store.ts';
-import { SqlTenantStore } from '../../../adapters/sql/sql-tenant-store.ts';
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { normaliseName } from '../../../core/display-text.ts';
@@ -253,53 +251,63 @@ export class OrgService {
       roles: ['owner', 'ops'],
       tenantOf: () => null,
       check: (params) => this.checkSuspendable(params.slug),
-      execute: async (tx, params, context) => {
-        const { slug, reason } = params;
-        if (slug === ROOT_SLUG) throw new ServiceError('org_state', 'The platform tenant root cannot be suspended.');
-        const tenants = new SqlTenantStore(tx.db);
-        if (!(await tenants.setStatus(slug, 'active', 'suspended', reason, context.now))) {
-          if (!(await tenants.status(slug))) throw unknownTenant(slug);
-          throw new ServiceError('org_state', `The organisation ${slug} is already suspended.`);
-        }
-        const change = await new SqlOrgStore(tx.db).appendHistory({
-          tenant: slug,
-          status: 'suspended',
-          actor: actorLabel(context.actor),
-          reason,
-          approvalId: context.approvalId,
-          at: context.now,
-        });
-        await tx.audit.append({
-          actor: context.actor,
-          action: 'org.suspended',
-          tenant: slug,
-          target: slug,
-          detail: { approvalId: context.approvalId, requestedBy: context.requestedBy, reason },
-        });
-        await tx.events.emit({
-          type: 'org.suspended',
-          tenant: slug,
-          data: { slug, did: this.d.tenants.didOf(slug), approvalId: context.approvalId },
-        });
-        return { slug, status: 'suspended', change: change.seq };
+      execute: async (_tx, params, context) => {
+        if (params.slug === ROOT_SLUG) throw new ServiceError('org_state', 'The platform tenant root cannot be suspended.');
+        const change = await this.changeStatus(
+          params.slug,
+          'suspended',
+          params.reason,
+          context.actor,
+          {
+            approvalId: context.approvalId,
+            requestedBy: context.requestedBy,
+          },
+          context.now,
+        );
+        return { slug: params.slug, status: 'suspended', change: change.change };
       },
     };
   }
 
   /** Direct, without a second operator: reactivating takes away a restriction. */
   async reactivate(slug: string, reason: string, actor: Actor): Promise<{ auditSeq: number; lifecycle: LifecycleView }> {
-    const now = this.d.clock.now();
-    const auditSeq = await this.d.uow.run(async ({ tenants, orgs, audit, events }) => {
-      if (!(await tenants.setStatus(slug, 'suspended', 'active', reason, now))) {
-        if (!(await tenants.status(slug))) throw unknownTenant(slug);
-        throw new ServiceError('org_state', `The organisation ${slug} is not suspended.`);
-      }
-      await orgs.appendHistory({ tenant: slug, status: 'active', actor: actorLabel(actor), reason, approvalId: null, at: now });
-      const seq = await audit.append({ actor, action: 'org.reactivated', tenant: slug, target: slug, detail: { reason } });
-      await events.emit({ type: 'org.reactivated', tenant: slug, data: { slug, did: this.d.tenants.didOf(slug) } });
-      return seq;
-    });
+    const { auditSeq } = await this.changeStatus(slug, 'active', reason, actor, null);
     return { auditSeq, lifecycle: await this.lifecycle(slug) };
+  }
+
+  /**
+   * The one way an organisation's status changes: the conditional write, its history, the audit
+   * entry and the event, in one unit of work (which joins the approval's, for a suspension).
+   */
+  private changeStatus(
+    slug: string,
+    to: 'active' | 'suspended',
+    reason: string,
+    actor: Actor,
+    approval: { approvalId: string; requestedBy: string } | null,
+    now = this.d.clock.now(),
+  ): Promise<{ auditSeq: number; change: number }> {
+    const from = to === 'active' ? 'suspended' : 'active';
+    return this.d.uow.run(async ({ tenants, orgs, audit, events }) => {
+      if (!(await tenants.setStatus(slug, from, to, reason, now))) {
+        if (!(await tenants.status(slug))) throw unknownTenant(slug);
+        throw new ServiceError('org_state', `The organisation ${slug} is ${to === 'active' ? 'not' : 'already'} suspended.`);
+      }
+      const change = await orgs.appendHistory({
+        tenant: slug,
+        status: to,
+        actor: actorLabel(actor),
+        reason,
+        approvalId: approval?.approvalId ?? null,
+        at: now,
+      });
+      const action = to === 'active' ? 'org.reactivated' : 'org.suspended';
+      const detail = approval ? { ...approval, reason } : { reason };
+      const auditSeq = await audit.append({ actor, action, tenant: slug, target: slug, detail });
+      const data = { slug, did: this.d.tenants.didOf(slug), ...(approval ? { approvalId: approval.approvalId } : {}) };
+      await events.emit({ type: action, tenant: slug, data });
+      return { auditSeq, change: change.seq };
+    });
   }
 
   // ----- branding preview -----

@@ -1,6 +1,3 @@
-import type { Db } from '../../../adapters/sql/connect.ts';
-import { SqlBackofficePeople } from '../../../adapters/sql/sql-backoffice-people.ts';
-import { SqlOperatorSessionStore, SqlOperatorStore } from '../../../adapters/sql/sql-operator-store.ts';
 import { membershipModule } from '../../membership/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
@@ -15,25 +12,21 @@ import { PeopleViews } from './people-views.ts';
  * second owner registered with the approval desk; and members, governance, the coin ledger,
  * consent and the coin economy across tenants.
  */
-export const peopleGroup: GroupBuilder = async (ctx, desk) => {
+export const peopleGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   const [operators, members, tenants] = await Promise.all([
     ctx.use(operatorsModule),
     ctx.use(membershipModule),
     ctx.use(tenantsModule),
   ]);
-  const reads = new SqlBackofficePeople(ctx.db);
-  const bind = (db: Db): AdminScope => ({
-    operators: new SqlOperatorStore(db),
-    sessions: new SqlOperatorSessionStore(db),
-    people: new SqlBackofficePeople(db),
-  });
+  const reads = stores.people;
+  const scope: AdminScope = { operators: stores.operators, sessions: stores.sessions, people: reads };
   const admin = new OperatorAdmin(
     operators,
-    new SqlOperatorStore(ctx.db),
-    new SqlOperatorSessionStore(ctx.db),
+    scope.operators,
+    scope.sessions,
     reads,
-    ctx.unitOfWork(bind),
-    bind,
+    ctx.unitOfWork(scope),
+    scope,
     async (slug) => (await tenants.find(slug)) !== undefined,
     desk,
     ctx.clock,

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { Db } from '../../../adapters/sql/connect.ts';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
@@ -83,8 +82,8 @@ export class OperatorAdmin {
     private readonly sessions: OperatorSessionStore,
     private readonly reads: BackofficePeopleReads,
     private readonly uow: UnitOfWork<AdminScope>,
-    /** Stores bound to an approval's transaction. */
-    private readonly bind: (db: Db) => AdminScope,
+    /** The same stores as the unit of work's: called inside an approval, they join its transaction. */
+    private readonly scope: AdminScope,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly desk: ApprovalDesk,
     private readonly clock: Clock,
@@ -239,7 +238,7 @@ export class OperatorAdmin {
       people: BackofficePeopleLocks,
     ) => Promise<{ keeps: boolean; run: (actor: Actor) => Promise<OperatorChange> }>,
   ): Promise<Record<string, unknown>> {
-    const { operators, sessions, people } = this.bind(tx.db);
+    const { operators, sessions, people } = this.scope;
     const owners = await people.holdPlatformOwners();
     const target = await people.lockOperator(username);
     if (!target || target.status === 'removed') throw unknown(username);

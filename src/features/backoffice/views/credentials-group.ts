@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { SqlBackofficeViews } from '../../../adapters/sql/sql-backoffice-views.ts';
 import { parseClaimSpecs } from '../../../core/claims/claim-spec.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
@@ -14,7 +13,7 @@ import {
   OPERATOR_ERRORS,
   Slug,
 } from '../../../http/schemas/common.ts';
-import type { BackofficeViews, TypeUsage } from '../../../ports/backoffice-views.ts';
+import type { TypeUsage } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { Claim, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
@@ -66,8 +65,8 @@ const isOneString = (v: readonly (string | number)[]): v is [string] => v.length
  * back office (docs/backoffice/views.md). Reads are read models over what issuance, offers,
  * membership and the wallet keep; they never carry a claim value.
  */
-export const credentialsGroup: GroupBuilder = async (ctx) => {
-  const views: BackofficeViews = new SqlBackofficeViews(ctx.db);
+export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
+  const views = stores.views;
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
   const typeRow = (u: TypeUsage) => ({

@@ -1,10 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { SqlBackofficeViews } from '../../../adapters/sql/sql-backoffice-views.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { BackofficeViews, TimelineCursor, TimelineEntry } from '../../../ports/backoffice-views.ts';
+import type { TimelineCursor, TimelineEntry } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, encodeCursor, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
@@ -71,12 +70,12 @@ const withoutKey = ({ key: _key, ...entry }: TimelineEntry) => ({ ...entry, at: 
  * Who am I, what needs attention, the search box, and the support desk's reads
  * (docs/backoffice/views.md). Read models only: nothing here writes.
  */
-export const sessionGroup: GroupBuilder = async (ctx, desk) => {
-  const views: BackofficeViews = new SqlBackofficeViews(ctx.db);
+export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) => {
+  const views = stores.views;
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
   const sessions = new SessionViews(views, desk, urls, ctx.clock);
-  const offboarding = await offboardingRoute(ctx);
+  const offboarding = offboardingRoute(orgs);
 
   return {
     group: {

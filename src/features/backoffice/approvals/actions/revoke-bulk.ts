@@ -1,9 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Db } from '../../../../adapters/sql/connect.ts';
-import { SqlApprovalTargets } from '../../../../adapters/sql/sql-approval-store.ts';
-import { SqlIssuedCredentialStore } from '../../../../adapters/sql/sql-issued-credential-store.ts';
 import { ServiceError } from '../../../../core/errors.ts';
 import { CredentialId, Slug } from '../../../../http/schemas/common.ts';
+import type { ApprovalTargets } from '../../../../ports/approval-store.ts';
 import { TypeId } from '../../../credential-types/routes.ts';
 import type { TypeService } from '../../../credential-types/type-service.ts';
 import type { StatusService } from '../../../status/status-service.ts';
@@ -42,11 +40,11 @@ const tooMany = (tenant: string, typeId: string) =>
 /**
  * `credentials.revoke-bulk` (docs/backoffice/approvals.md): revokes many credentials of one tenant
  * at once, by id or every valid one of a type, once a second operator approves. It revokes through
- * the status service on the approval's transaction, so each credential gets the audit entry and the
+ * the status service, whose unit of work joins the approval's transaction, so each credential gets the audit entry and the
  * `credential.revoked` event `POST /api/tenants/{tenant}/revoke` writes.
  */
 export function revokeBulkAction(deps: {
-  db: Db;
+  targets: ApprovalTargets;
   status: StatusService;
   tenants: TenantService;
   types: TypeService;
@@ -66,7 +64,7 @@ export function revokeBulkAction(deps: {
     async check(p) {
       const chosen = selection(p);
       await deps.tenants.get(p.tenant);
-      const targets = new SqlApprovalTargets(deps.db);
+      const targets = deps.targets;
       if ('ids' in chosen) {
         const known = new Set(await targets.credentialsOf(p.tenant, chosen.ids));
         const unknown = chosen.ids.filter((id) => !known.has(id));
@@ -85,24 +83,15 @@ export function revokeBulkAction(deps: {
         throw new ServiceError('unknown_credential', `No credential of type ${chosen.typeId} of tenant ${p.tenant} is valid.`);
       }
     },
-    async execute(tx, p, context) {
+    async execute(_tx, p, context) {
       const chosen = selection(p);
       // By type: the credentials valid now, in this transaction (some may have been revoked since filing).
-      const ids =
-        'ids' in chosen
-          ? chosen.ids
-          : await new SqlApprovalTargets(tx.db).validOfType(p.tenant, chosen.typeId, BULK_TYPE_MAX + 1);
+      const ids = 'ids' in chosen ? chosen.ids : await deps.targets.validOfType(p.tenant, chosen.typeId, BULK_TYPE_MAX + 1);
       if (ids.length > BULK_TYPE_MAX) throw tooMany(p.tenant, (chosen as { typeId: string }).typeId);
-      const scope = { ledger: new SqlIssuedCredentialStore(tx.db), audit: tx.audit, events: tx.events };
       let matched = 0;
       let revoked = 0;
       for (let i = 0; i < ids.length; i += CHUNK) {
-        const done = await deps.status.revokeWithin(
-          scope,
-          p.tenant,
-          { by: 'credentials', ids: ids.slice(i, i + CHUNK) },
-          context.actor,
-        );
+        const done = await deps.status.revokeEach(p.tenant, ids.slice(i, i + CHUNK), context.actor);
         matched += done.views.length;
         revoked += done.newlyRevoked.length;
       }

@@ -1,12 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Db } from '../../../../adapters/sql/connect.ts';
-import { SqlApprovalTargets } from '../../../../adapters/sql/sql-approval-store.ts';
-import { SqlMembershipStore } from '../../../../adapters/sql/sql-membership-store.ts';
-import { SqlTenantStore } from '../../../../adapters/sql/sql-tenant-store.ts';
-import type { Clock } from '../../../../core/clock.ts';
 import { ServiceError } from '../../../../core/errors.ts';
 import { AccountId } from '../../../../http/schemas/common.ts';
-import { AccountData } from '../../../account/account-data.ts';
+import type { ApprovalTargets } from '../../../../ports/approval-store.ts';
+import type { AccountData } from '../../../account/account-data.ts';
 import type { ApprovalAction } from '../../approval-desk.ts';
 
 /** An export is readable by the operator who asked for it this long after the approval, then cleared. */
@@ -21,7 +17,7 @@ type Params = Static<typeof SubjectExportParams>;
  * (`openrail-account-export/1`, features/account/account-data.ts), read in the approval's
  * transaction, as the approval's result: only the requester reads it, for 24 hours.
  */
-export function subjectExportAction(deps: { db: Db; clock: Clock }): ApprovalAction<Params> {
+export function subjectExportAction(deps: { targets: ApprovalTargets; data: AccountData }): ApprovalAction<Params> {
   return {
     name: 'subject.export',
     summary: "Export a holder account's data (its memberships and coin ledgers), as POST /account/export does.",
@@ -30,13 +26,12 @@ export function subjectExportAction(deps: { db: Db; clock: Clock }): ApprovalAct
     tenantOf: () => null,
     privateResult: { ttlMs: EXPORT_RESULT_TTL_MS },
     async check(p) {
-      if (!(await new SqlApprovalTargets(deps.db).hasMembership(p.accountId))) {
+      if (!(await deps.targets.hasMembership(p.accountId))) {
         throw new ServiceError('unknown_account', 'The service holds no membership of this account.');
       }
     },
-    async execute(tx, p) {
-      const data = new AccountData(new SqlMembershipStore(tx.db), new SqlTenantStore(tx.db), deps.clock);
-      return { export: await data.export(p.accountId) };
+    async execute(_tx, p) {
+      return { export: await deps.data.export(p.accountId) };
     },
   };
 }

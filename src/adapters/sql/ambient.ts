@@ -1,0 +1,111 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+/**
+ * The ambient transaction (decision 0020). Every database handle the service hands out is a view
+ * of its root that, from inside the work of a transaction opened through `transactionally`, is
+ * that transaction: a store built once on the root, a service of another module, a read or a
+ * write, called from a unit of work's function, runs in the unit of work's transaction. There is
+ * no handle left that reaches the database beside it, so a query can neither escape the
+ * transaction (PostgreSQL) nor wait for the connection the transaction holds (SQLite) — by
+ * construction, not by a guard.
+ *
+ * Work started inside a transaction and still running after it ended (a promise nobody awaited)
+ * no longer sees it and goes to the root.
+ */
+type Raw = Kysely<Database>;
+
+interface Scope {
+  readonly root: Raw;
+  readonly trx: Raw;
+  open: boolean;
+  readonly outer: Scope | undefined;
+  /** What waits for the commit (afterCommit). */
+  readonly committed: Array<() => void>;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+const roots = new WeakMap<object, Raw>();
+
+/** The transaction this handle stands for here and now, if any. */
+function current(root: Raw): Raw | undefined {
+  for (let scope = scopes.getStore(); scope; scope = scope.outer) {
+    if (scope.root === root && scope.open) return scope.trx;
+  }
+  return undefined;
+}
+
+/** The ambient view of a freshly opened database: the only handle the service uses. */
+export function ambient(raw: Raw): Raw {
+  const bound = new Map<PropertyKey, unknown>();
+  const view = new Proxy(raw, {
+    get(target, prop) {
+      const trx = current(target);
+      if (trx) {
+        const value = Reflect.get(trx, prop, trx);
+        return typeof value === 'function' ? value.bind(trx) : value;
+      }
+      let value = bound.get(prop);
+      if (value === undefined) {
+        value = Reflect.get(target, prop, target);
+        if (typeof value === 'function') value = value.bind(target);
+        bound.set(prop, value);
+      }
+      return value;
+    },
+  });
+  roots.set(view, raw);
+  return view;
+}
+
+/**
+ * Runs `work` in a transaction on `db`. Inside one already (the ambient scope, or `db` being a
+ * transaction itself) it joins it; otherwise it opens one, which is ambient for everything `work`
+ * calls until it returns.
+ */
+export async function transactionally<T>(db: Raw, work: (trx: Raw) => Promise<T>): Promise<T> {
+  const raw = roots.get(db);
+  const joined = raw ? current(raw) : db.isTransaction ? db : undefined;
+  if (joined) return work(joined);
+  const root = raw ?? db;
+  const outer = scopes.getStore();
+  let scope: Scope | undefined;
+  const result = await root.transaction().execute(async (trx) => {
+    scope = { root, trx, open: true, outer, committed: [] };
+    const opened = scope;
+    try {
+      return await scopes.run(opened, () => work(trx));
+    } finally {
+      opened.open = false;
+    }
+  });
+  // Committed: execute resolves only then. Inside another database's transaction (tests open
+  // two), what waits is handed to that one, which may still roll back.
+  const waiting = scope?.committed ?? [];
+  const enclosing = openScope(outer);
+  if (enclosing) enclosing.committed.push(...waiting);
+  else for (const run of waiting) run();
+  return result;
+}
+
+function openScope(from: Scope | undefined): Scope | undefined {
+  for (let scope = from; scope; scope = scope.outer) if (scope.open) return scope;
+  return undefined;
+}
+
+/** Whether this code runs inside a transaction's work (on any database). */
+export function insideTransaction(): boolean {
+  return openScope(scopes.getStore()) !== undefined;
+}
+
+/**
+ * Runs `fill` once the transaction this code runs in has committed, at once outside one, never
+ * when it rolls back: for in-memory caches of what a transaction wrote or read, which must not
+ * remember a row that a rollback took back.
+ */
+export function afterCommit(fill: () => void): void {
+  const scope = openScope(scopes.getStore());
+  if (scope) scope.committed.push(fill);
+  else fill();
+}

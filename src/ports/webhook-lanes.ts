@@ -1,0 +1,53 @@
+/**
+ * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
+ * events into deliveries, and the lanes, each one endpoint's queue sent by one process at a time.
+ */
+export interface LaneDelivery {
+  id: string;
+  payload: string;
+  eventType: string;
+  attempts: number;
+  failures: number;
+}
+
+export interface LaneTarget {
+  url: string;
+  sealedSecret: string;
+}
+
+export interface AttemptResult {
+  deliveryId: string;
+  webhookId: string;
+  holder: string;
+  /** The attempt's number: the delivery's attempts so far plus one. */
+  n: number;
+  at: number;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface WebhookLanes {
+  /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
+  routingDue(): Promise<boolean>;
+  /** Routes up to `limit` events into deliveries: how many, and how many active endpoints (null: not looked). */
+  route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }>;
+  /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
+  lanesDue(now: number): Promise<boolean>;
+  /** Takes the lanes of up to `max` due endpoints until `until`, in one conditional write. */
+  claim(holder: string, now: number, until: number, max: number): Promise<string[]>;
+  /** The endpoint's address and secret, while `holder` holds its lane and it is active. */
+  target(webhookId: string, holder: string): Promise<LaneTarget | undefined>;
+  /** The endpoint's queued deliveries, oldest first. */
+  queue(webhookId: string, limit: number): Promise<LaneDelivery[]>;
+  /** Inside a transaction: delivered; the lane is kept until `leaseUntil`. */
+  delivered(a: AttemptResult, leaseUntil: number): Promise<void>;
+  /** Inside a transaction: tried again at `retryAt`, the lane released. */
+  retryLater(a: AttemptResult, retryAt: number): Promise<void>;
+  /** Inside a transaction: dead-lettered; answers the tenant of an endpoint this disabled, else null. */
+  deadLetter(a: AttemptResult, leaseUntil: number, disableAt: number): Promise<string | null>;
+  /** Deletes finished deliveries and routed events older than `cutoff`, up to `batch` of each. */
+  prune(cutoff: number, batch: number): Promise<{ deliveries: number; events: number }>;
+  /** Gives the lane back. */
+  release(webhookId: string, holder: string): Promise<void>;
+}
