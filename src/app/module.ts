@@ -3,6 +3,7 @@ import type { KeyVault } from '../adapters/crypto/key-vault.ts';
 import type { Db } from '../adapters/sql/connect.ts';
 import type { Config } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
+import type { Ids } from '../core/ids.ts';
 import type { IssuerUrls } from '../core/issuer-urls.ts';
 import type { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
@@ -95,6 +96,8 @@ export interface DatabaseUpkeep {
 export interface Context {
   readonly config: Config;
   readonly clock: Clock;
+  /** Mints every identifier (core/ids.ts), from the randomness the kernel gives it. */
+  readonly ids: Ids;
   readonly log: FastifyBaseLogger;
   /** Tenant signing keys, sealed at rest under the master key. */
   readonly keys: KeyStore;

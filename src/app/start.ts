@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
+import { systemIds } from '../adapters/crypto/ids.ts';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
@@ -80,6 +81,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const context: BaseContext = {
       config,
       clock,
+      ids: systemIds,
       log,
       vault,
       keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isId } from '../core/ids.ts';
 import { collect } from '../wallet/collect.ts';
 import { WalletError, type WalletNetOptions } from '../wallet/net.ts';
 import { answerRequest, openRequest } from '../wallet/present.ts';
@@ -176,7 +177,7 @@ export const HOLDER_SUBCOMMANDS: Record<
 export class UsageMistake extends Error {}
 
 function itemPath(w: Wallet, itemId: string | undefined, what: 'accept' | 'sharing'): string {
-  if (!itemId || !/^itm_[A-Za-z0-9_-]{22}$/.test(itemId)) throw new UsageMistake('an item id looks like itm_ and 22 characters');
+  if (!itemId || !isId('item', itemId)) throw new UsageMistake('an item id looks like itm_ and 22 characters');
   return `/api/wallet/${w.accountId}/items/${itemId}/${what}`;
 }
 

@@ -1,6 +1,3 @@
-/** Wallet items (docs/wallet.md): what the service holds for a holder account. */
-import { randomBytes } from 'node:crypto';
-
 export const ITEM_KINDS = ['offer', 'deposit', 'channel-request'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
@@ -29,8 +26,6 @@ export interface WalletItemRecord {
 export interface ListedItem extends WalletItemRecord {
   tenantName: string;
 }
-
-export const newItemId = () => `itm_${randomBytes(16).toString('base64url')}`;
 
 export const effectiveState = (item: WalletItemRecord, now: number): ItemState =>
   item.state === 'pending' && item.expiresAt !== null && item.expiresAt <= now ? 'expired' : item.state;

@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from 'kysely';
+import { isIdLike } from '../../core/ids.ts';
 import type {
   AuditMark,
   BackofficeViews,
@@ -257,11 +258,11 @@ export class SqlBackofficeViews implements BackofficeViews {
       state: c.revokedAt === null ? 'valid' : 'revoked',
       at: c.issuedAt,
     });
-    if (/^crd_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+    if (isIdLike('credential', q)) {
       const found = await this.credential(q, tenant);
       if (found) matches.push(credential(found));
     }
-    if (/^off_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+    if (isIdLike('offer', q)) {
       const offer = await this.offer(q, tenant);
       if (offer) {
         matches.push({
@@ -285,7 +286,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         matches.push(...issued.map(toCredential).map(credential));
       }
     }
-    if (/^itm_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+    if (isIdLike('item', q)) {
       const item = await this.db
         .selectFrom('wallet_items')
         .select(['id', 'tenant', 'account_id', 'kind', 'state', 'created_at'])
@@ -304,7 +305,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         });
       }
     }
-    if (/^vtx_[A-Za-z0-9_-]{1,60}$/.test(q)) {
+    if (isIdLike('transaction', q)) {
       const tx = await this.db
         .selectFrom('presentation_transactions')
         .select(['id', 'type_tenant', 'type_id', 'holder_thumbprint', 'created_at', 'completed_at'])

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { EventEnvelope, EventInput, EventType } from '../../core/events.ts';
 import type { EventOutbox } from '../../ports/event-outbox.ts';
-import { randomText } from '../crypto/random-pool.ts';
+import { systemIds } from '../crypto/ids.ts';
 import type { Db } from './connect.ts';
 import { Statement } from './statement.ts';
 
@@ -36,7 +36,7 @@ export class SqlEventOutbox implements EventOutbox {
 
   async emit(event: EventInput): Promise<string> {
     if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
-    const id = `evt_${randomText(16)}`;
+    const id = systemIds.mint('event');
     await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
     eventful.add(this.db);
     return id;

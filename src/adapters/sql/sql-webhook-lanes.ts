@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql } from 'kysely';
 import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../ports/webhook-lanes.ts';
-import { randomText } from '../crypto/random-pool.ts';
+import { systemIds } from '../crypto/ids.ts';
 import type { Db } from './connect.ts';
 import { Statement } from './statement.ts';
 
@@ -85,7 +85,7 @@ export class SqlWebhookLanes implements WebhookLanes {
             ? endpoints.filter((w) => w.id === (JSON.parse(e.data) as { webhookId?: string }).webhookId && w.tenant === e.tenant)
             : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type) && w.since <= createdAt);
       for (const w of targets) {
-        const id = `dlv_${randomText(16)}`;
+        const id = systemIds.mint('delivery');
         deliveries.push({
           id,
           webhook_id: w.id,

@@ -1,6 +1,12 @@
 import type { Clock } from '../../core/clock.ts';
-import type { CoinEntry, MemberRecord, MembershipStore } from '../../ports/membership-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
+import type { CoinEntry, MemberRecord } from '../../ports/membership-store.ts';
+import type { TenantRecord } from '../../ports/tenant-store.ts';
+
+/** What the portal reads of the membership module (its service). */
+export interface MembershipReads {
+  membershipsOf(accountId: string): Promise<MemberRecord[]>;
+  coinLedger(tenant: string, accountId: string, limit: number): Promise<CoinEntry[]>;
+}
 
 /** The ledger the overview shows, and the one the export carries (whole, up to this bound). */
 export const OVERVIEW_LEDGER_LIMIT = 500;
@@ -17,8 +23,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** What the account portal reads of an account (docs/account.md): its memberships and coin ledgers. */
 export class AccountData {
   constructor(
-    private readonly members: MembershipStore,
-    private readonly tenants: TenantStore,
+    private readonly members: MembershipReads,
+    private readonly tenants: { find(slug: string): Promise<TenantRecord | undefined> },
     private readonly clock: Clock,
   ) {}
 
@@ -26,7 +32,7 @@ export class AccountData {
     return Promise.all(
       (await this.members.membershipsOf(accountId)).map(async (member) => ({
         member,
-        tenantName: (await this.tenants.get(member.tenant))?.name ?? member.tenant,
+        tenantName: (await this.tenants.find(member.tenant))?.name ?? member.tenant,
         ledger: await this.members.coinLedger(member.tenant, accountId, ledgerLimit),
       })),
     );

@@ -1,6 +1,6 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
 import type { Clock } from '../../core/clock.ts';
 import { directoryBudgetKey } from '../../core/directory-entry.ts';
+import type { Ids } from '../../core/ids.ts';
 import {
   type AccountErasureStore,
   type DiskState,
@@ -34,6 +34,7 @@ export class ErasureService {
     private readonly store: AccountErasureStore,
     private readonly dropFreedBytes: () => Promise<DiskState>,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   async erase(accountId: string): Promise<ErasureReceipt> {
@@ -79,7 +80,7 @@ export class ErasureService {
       if (left.length > 0) throw new RowsLeft(left);
 
       const receipt: ErasureReceipt = {
-        id: `era_${randomText(16)}`,
+        id: this.ids.mint('erasure'),
         completedAt: now,
         counts,
         tenants: tenants.length,

@@ -15,6 +15,7 @@ import { accountOf, type HolderKey, holderJws } from '../../../test/helpers/hold
 import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
+import { systemIds } from '../../adapters/crypto/ids.ts';
 import type { Db } from '../../adapters/sql/connect.ts';
 import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlUnitOfWork } from '../../adapters/sql/sql-unit-of-work.ts';
@@ -391,6 +392,7 @@ for (const factory of testDatabases()) {
         new SqlAccountErasureStore(rail.db),
         async () => 'zeroed',
         clock,
+        systemIds,
       );
       const before = await rowsNaming(rail, holder.accountId);
       const tables = await rowCounts(rail.db, TABLES);

@@ -1,9 +1,9 @@
 import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
-import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
-import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
+import { membershipModule } from '../membership/module.ts';
+import { tenantsModule } from '../tenants/module.ts';
 import { AccountData } from './account-data.ts';
 import { ErasureService } from './erasure-service.ts';
 import { accountRoutes } from './routes.ts';
@@ -17,7 +17,6 @@ export const accountModule = defineModule({
   name: 'account',
   groups: ['account'],
   owns: [SqlAccountSessionStore, SqlAccountErasureStore],
-  borrows: [SqlMembershipStore, SqlTenantStore],
   planes: ['browser-ticket', 'account-session'],
   async build(ctx) {
     const signin = new SigninService(ctx.store(SqlAccountSessionStore), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
@@ -26,11 +25,12 @@ export const accountModule = defineModule({
       ctx.store(SqlAccountErasureStore),
       () => ctx.database.dropFreedBytes(),
       ctx.clock,
+      ctx.ids,
     );
     const deps = {
       signin,
       erasure,
-      data: new AccountData(ctx.store(SqlMembershipStore), ctx.store(SqlTenantStore), ctx.clock),
+      data: new AccountData(await ctx.use(membershipModule), await ctx.use(tenantsModule), ctx.clock),
       siteName: ctx.config.platformName,
     };
     return {

@@ -4,7 +4,6 @@ import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts
 import { SqlBackofficeViews } from '../../adapters/sql/sql-backoffice-views.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
-import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
@@ -15,7 +14,6 @@ import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../ports/b
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
 import type { ApprovalDesk } from './approval-desk.ts';
 import { buildApprovals } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
@@ -43,7 +41,6 @@ export interface BackofficeStores {
   approvals: ApprovalStore;
   targets: ApprovalTargets;
   orgs: OrgStore;
-  tenants: TenantStore;
   operators: OperatorStore;
   sessions: OperatorSessionStore;
 }
@@ -78,7 +75,7 @@ export const backofficeModule = defineModule({
     'admin-credentials',
   ],
   owns: [SqlApprovalStore, SqlApprovalTargets, SqlBackofficeViews, SqlBackofficeAudit, SqlBackofficePeople, SqlOrgStore],
-  borrows: [SqlOperatorSessionStore, SqlOperatorStore, SqlTenantStore],
+  borrows: [SqlOperatorSessionStore, SqlOperatorStore],
   async build(ctx) {
     const stores: BackofficeStores = {
       views: ctx.store(SqlBackofficeViews),
@@ -87,7 +84,6 @@ export const backofficeModule = defineModule({
       approvals: ctx.store(SqlApprovalStore),
       targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
-      tenants: ctx.store(SqlTenantStore),
       operators: ctx.store(SqlOperatorStore),
       sessions: ctx.store(SqlOperatorSessionStore),
     };

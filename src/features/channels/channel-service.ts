@@ -1,10 +1,10 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import type { ChannelState } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
-import { newItemId } from '../../ports/wallet-item-store.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { SharedItem, SharingService } from '../wallet/sharing.ts';
 import { type ChannelView, channelView, type WalletScope } from '../wallet/wallet-service.ts';
@@ -38,6 +38,7 @@ export class ChannelService {
     private readonly sharing: SharingService,
     private readonly tenants: TenantService,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /** POST /api/org-channels/request: the organisation asks; the holder answers in its wallet. */
@@ -58,7 +59,7 @@ export class ChannelService {
       if (!(await channels.request(channel))) {
         throw new ServiceError('channel_state', 'The account already has a requested or active channel with this tenant.');
       }
-      const itemId = newItemId();
+      const itemId = this.ids.mint('item');
       await items.add({
         id: itemId,
         tenant: input.tenant,

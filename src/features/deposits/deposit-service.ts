@@ -1,14 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { bodyHashOf } from '../../core/deposit-chain.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
+import { isId } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import type { ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositKind, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
-import { newItemId, type WalletItemStore } from '../../ports/wallet-item-store.ts';
+import type { WalletItemStore } from '../../ports/wallet-item-store.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** The deposit contracts this service speaks (docs/deposits.md). */
@@ -89,6 +90,7 @@ export class DepositService {
     private readonly uow: UnitOfWork<Scope>,
     private readonly tenants: TenantService,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /** Refuses a contract version this service does not speak, before the body is validated. */
@@ -120,7 +122,7 @@ export class DepositService {
         throw new ServiceError('channel_required', 'This product deposits only over an active channel with the account.');
       }
       const now = this.clock.now();
-      const itemId = newItemId();
+      const itemId = this.ids.mint('item');
       const added = await deposits.addDeposit({
         tenant,
         depositId: body.depositId,
@@ -164,7 +166,7 @@ export class DepositService {
     await this.tenants.get(input.tenant);
     const now = this.clock.now();
     const product: ProductRecord = {
-      id: `prd_${randomBytes(16).toString('base64url')}`,
+      id: this.ids.mint('product'),
       tenant: input.tenant,
       kind: input.kind,
       name: normaliseName(input.name),
@@ -189,7 +191,7 @@ export class DepositService {
   }
 
   async listProducts(tenant: string | undefined, limit: number, cursor?: string) {
-    if (cursor !== undefined && !/^prd_[A-Za-z0-9_-]{22}$/.test(cursor)) {
+    if (cursor !== undefined && !isId('product', cursor)) {
       throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
     }
     const rows = await this.store.products(tenant, limit + 1, cursor);

@@ -6,6 +6,7 @@ import { membershipModule } from '../membership/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { DemoSeed } from './demo-seed.ts';
 import { DepositService } from './deposit-service.ts';
+import { DepositViews } from './deposit-views.ts';
 import { depositRoutes } from './routes.ts';
 
 /**
@@ -27,8 +28,11 @@ export const depositsModule = defineModule({
       items: ctx.store(SqlWalletItemStore),
       channels: ctx.store(SqlChannelStore),
     });
-    const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock);
+    const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock, ctx.ids);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
-    return { services: deposits, routes: () => [depositRoutes(deposits, demo)] };
+    return {
+      services: { deposits, views: new DepositViews(ctx.store(SqlDepositStore)) },
+      routes: () => [depositRoutes(deposits, demo)],
+    };
   },
 });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -31,7 +32,7 @@ const Money = Type.Object(
   },
   { additionalProperties: false },
 );
-const ProductId = Type.String({ pattern: '^prd_[A-Za-z0-9_-]{22}$' });
+const ProductId = Type.String({ pattern: idPattern('product') });
 
 /** Contract 0.3.0, fixed (docs/deposits.md). */
 export const DepositContract = Type.Object(

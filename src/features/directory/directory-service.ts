@@ -13,7 +13,7 @@ import { pageOf } from '../../core/page.ts';
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
 import type { DirectoryStore, FoundListing } from '../../ports/directory-store.ts';
 import type { RateBudget } from '../../ports/integration-token-store.ts';
-import type { MembershipStore } from '../../ports/membership-store.ts';
+import type { MemberRecord } from '../../ports/membership-store.ts';
 
 /** Contacts one listing may carry. */
 export const MAX_CONTACTS = 5;
@@ -58,7 +58,8 @@ export class DirectoryService {
   constructor(
     private readonly pepper: string,
     private readonly store: DirectoryStore,
-    private readonly members: MembershipStore,
+    /** The membership module's service: the account's memberships. */
+    private readonly members: { membershipsOf(accountId: string): Promise<MemberRecord[]> },
     private readonly budget: RateBudget,
     private readonly clock: Clock,
   ) {

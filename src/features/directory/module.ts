@@ -1,6 +1,6 @@
 import { SqlDirectoryStore } from '../../adapters/sql/sql-directory-store.ts';
-import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { membershipModule } from '../membership/module.ts';
 import { DirectoryService } from './directory-service.ts';
 import { directoryRoutes } from './routes.ts';
 
@@ -12,13 +12,12 @@ export const directoryModule = defineModule({
   name: 'directory',
   groups: ['directory'],
   owns: [SqlDirectoryStore],
-  borrows: [SqlMembershipStore],
-  build(ctx) {
+  async build(ctx) {
     const pepper = ctx.config.directoryPepper;
     const directory =
       pepper === undefined
         ? undefined
-        : new DirectoryService(pepper, ctx.store(SqlDirectoryStore), ctx.store(SqlMembershipStore), ctx.rates, ctx.clock);
+        : new DirectoryService(pepper, ctx.store(SqlDirectoryStore), await ctx.use(membershipModule), ctx.rates, ctx.clock);
     return { services: { directory }, routes: () => [directoryRoutes(directory)] };
   },
 });

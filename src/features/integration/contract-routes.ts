@@ -11,8 +11,8 @@ import {
   Slug,
 } from '../../http/schemas/common.ts';
 import { LIST_SCOPE, listTenant } from '../backoffice/kit.ts';
+import type { DepositViews } from '../deposits/deposit-views.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
-import type { DepositViews } from './deposit-views.ts';
 import { INTEGRATION_READ } from './roles.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';

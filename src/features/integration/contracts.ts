@@ -2,6 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { ServiceError } from '../../core/errors.ts';
 import { EVENT_TYPES } from '../../core/events.ts';
+import { idPattern } from '../../core/ids.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
 import { requestAjv } from '../../http/schemas/request-ajv.ts';
 import { checkMoney, type DepositBody, SUPPORTED_CONTRACTS } from '../deposits/deposit-service.ts';
@@ -10,7 +11,7 @@ import { DepositContract } from '../deposits/routes.ts';
 /** The event envelope an endpoint receives (docs/webhooks.md), version 1. */
 const EnvelopeV1 = Type.Object(
   {
-    id: Type.String({ pattern: '^dlv_[A-Za-z0-9_-]{22}$' }),
+    id: Type.String({ pattern: idPattern('delivery') }),
     type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
     createdAt: Type.String({ format: 'date-time' }),
     tenant: Type.String({ pattern: SLUG_PATTERN }),

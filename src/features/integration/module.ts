@@ -1,10 +1,9 @@
-import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { depositsModule } from '../deposits/module.ts';
 import { operatorsModule } from '../operators/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { contractRoutes } from './contract-routes.ts';
-import { DepositViews } from './deposit-views.ts';
 import { integrationTokenRoutes } from './routes.ts';
 import { IntegrationTokenService } from './token-service.ts';
 
@@ -18,7 +17,6 @@ export const integrationModule = defineModule({
   name: 'integration',
   groups: ['integration-tokens', 'integration-contracts'],
   owns: [SqlIntegrationTokenStore],
-  borrows: [SqlDepositStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const operators = await ctx.use(operatorsModule);
@@ -26,10 +24,11 @@ export const integrationModule = defineModule({
       ctx.store(SqlIntegrationTokenStore),
       ctx.unitOfWork({ tokens: ctx.store(SqlIntegrationTokenStore) }),
       ctx.clock,
+      ctx.ids,
       async (slug) => (await tenants.find(slug)) !== undefined,
       (label) => operators.samePersonAs(label),
     );
-    const deposits = new DepositViews(ctx.store(SqlDepositStore));
-    return { services: service, routes: () => [integrationTokenRoutes(service), contractRoutes(deposits)] };
+    const { views } = await ctx.use(depositsModule);
+    return { services: service, routes: () => [integrationTokenRoutes(service), contractRoutes(views)] };
   },
 });

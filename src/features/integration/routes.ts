@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
@@ -22,8 +23,8 @@ const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shap
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
 
-const RequestId = Type.String({ pattern: '^prv_[A-Za-z0-9_-]{22}$' });
-const TokenId = Type.String({ pattern: '^itk_[A-Za-z0-9_-]{22}$' });
+const RequestId = Type.String({ pattern: idPattern('provisioning') });
+const TokenId = Type.String({ pattern: idPattern('integrationToken') });
 const ScopeName = Type.Union(SCOPE_NAMES.map((s) => Type.Literal(s)));
 const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));
 

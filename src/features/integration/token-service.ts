@@ -1,8 +1,8 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import { INTEGRATION_SCOPES, type IntegrationScope, RATE_CLASSES, type RateClass } from '../../core/integration-scopes.ts';
 import { pageOf } from '../../core/page.ts';
 import { INTEGRATION_TOKEN_PREFIX } from '../../http/auth/operator-bearer.ts';
@@ -52,13 +52,14 @@ const tokenView = (t: IntegrationTokenRecord) => ({
  * the provisioning ceremony and a partner's portal mint through here.
  */
 export function mintToken(
+  id: string,
   fields: Pick<IntegrationTokenRecord, 'tenant' | 'label' | 'scopes' | 'rateClass' | 'requestId' | 'createdBy' | 'partnerId'>,
   now: number,
 ): { record: IntegrationTokenRecord; secret: string } {
   const secret = newToken(INTEGRATION_TOKEN_PREFIX);
   const record: IntegrationTokenRecord = {
     ...fields,
-    id: `itk_${randomText(16)}`,
+    id,
     tokenHash: hashToken(secret),
     state: 'active',
     createdAt: now,
@@ -82,6 +83,7 @@ export class IntegrationTokenService {
     private readonly store: IntegrationTokenStore,
     private readonly uow: UnitOfWork<Scope>,
     private readonly clock: Clock,
+    private readonly ids: Ids,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     /** The labels of every actor that may be the same person as this one (OperatorService.samePersonAs). */
     private readonly samePersonAs: (label: string) => Promise<ReadonlySet<string>>,
@@ -125,7 +127,7 @@ export class IntegrationTokenService {
     }
     const now = this.clock.now();
     const record: ProvisioningRecord = {
-      id: `prv_${randomText(16)}`,
+      id: this.ids.mint('provisioning'),
       tenant: input.tenant,
       label: input.label,
       scopes: [...new Set(input.scopes)].sort(),
@@ -213,6 +215,7 @@ export class IntegrationTokenService {
     }
     const now = this.clock.now();
     const { record, secret } = mintToken(
+      this.ids.mint('integrationToken'),
       {
         tenant: found.tenant,
         label: found.label,

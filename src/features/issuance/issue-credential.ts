@@ -1,10 +1,11 @@
 import { randomInt } from 'node:crypto';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { pooledRandomBytes, randomText } from '../../adapters/crypto/random-pool.ts';
+import { pooledRandomBytes } from '../../adapters/crypto/random-pool.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
@@ -45,6 +46,7 @@ export class CredentialIssuer {
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   async issue(tenant: string, token: AccessTokenRecord, body: unknown): Promise<string[]> {
@@ -98,7 +100,7 @@ export class CredentialIssuer {
           lists,
           now,
           randomIndex: (size) => randomInt(size),
-          newCredentialId: () => `crd_${randomText(16)}`,
+          newCredentialId: () => this.ids.mint('credential'),
         },
         async (slots) =>
           slots.map((slot, i) => {

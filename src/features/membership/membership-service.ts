@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import {
   type CoinEntry,
   type MemberPatch,
@@ -121,7 +121,6 @@ export interface TallyView {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
 
 export function memberView(m: MemberRecord): MemberView {
   return {
@@ -185,6 +184,7 @@ export class MembershipService {
     private readonly tenants: TenantService,
     private readonly types: TypeService,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /** POST /api/members/enrolment-types: which of the tenant's own credential types enrol. */
@@ -287,7 +287,7 @@ export class MembershipService {
       if (input.coins) {
         const c = input.coins;
         const result = await membership.applyCoins({
-          id: newId('coin'),
+          id: this.ids.mint('coinEntry'),
           tenant: input.tenant,
           accountId: input.accountId,
           idempotencyKey: c.idempotencyKey,
@@ -406,7 +406,7 @@ export class MembershipService {
     if (tiers && input.tiers && tiers.length !== input.tiers.length)
       throw new ServiceError('invalid_request', 'A tier is named twice.');
     const p: ProposalRecord = {
-      id: newId('prop'),
+      id: this.ids.mint('proposal'),
       tenant: input.tenant,
       title: normaliseName(input.title),
       options,
@@ -473,6 +473,16 @@ export class MembershipService {
       await events.emit({ type: 'vote.cast', tenant: p.tenant, data });
       return { proposalId: p.id, tenant: p.tenant, option: input.option, assisted, castAt: iso(now) };
     });
+  }
+
+  /** Every programme the account belongs to, of any tenant (the account portal, the directory). */
+  membershipsOf(accountId: string): Promise<MemberRecord[]> {
+    return this.store.membershipsOf(accountId);
+  }
+
+  /** The account's coin entries in one tenant's programme, oldest first (at most `limit`). */
+  coinLedger(tenant: string, accountId: string, limit: number): Promise<CoinEntry[]> {
+    return this.store.coinLedger(tenant, accountId, limit);
   }
 
   /** GET /member/me: the holder's memberships and the open proposals it may vote on. */

@@ -25,7 +25,7 @@ export const membershipModule = defineModule({
       membership: ctx.store(SqlMembershipStore),
       transactions: ctx.store(SqlPresentationTransactionStore),
     });
-    const members = new MembershipService(store, uow, tenants, types, ctx.clock);
+    const members = new MembershipService(store, uow, tenants, types, ctx.clock, ctx.ids);
     return { services: members, routes: () => [membershipRoutes(members)] };
   },
 });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
@@ -7,7 +8,7 @@ import { TypeId } from '../credential-types/routes.ts';
 import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
 import { Option, PROPOSAL_FIELDS, Proposal, ProposalId, Tier } from './schemas.ts';
 
-const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });
+const TransactionId = Type.String({ pattern: idPattern('transaction') });
 const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('erased')]);
 
 const Member = Type.Object({

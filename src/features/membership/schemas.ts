@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { DisplayName } from '../../http/schemas/common.ts';
 
 /** Schemas of governance that the membership routes and the back office's people group share. */
 
 export const Tier = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$', description: 'A tier name of the programme.' });
-export const ProposalId = Type.String({ pattern: '^prop_[A-Za-z0-9_-]{22}$' });
+export const ProposalId = Type.String({ pattern: idPattern('proposal') });
 export const Option = DisplayName(100);
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 

@@ -23,8 +23,15 @@ export const offersModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOfferStore);
     const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore), items: ctx.store(SqlWalletItemStore) });
-    const offers = new OfferService(store, uow, types, ctx.urls, ctx.vault.deriveKey('pre-authorized-code'), ctx.clock, (slug) =>
-      tenants.issuing(slug),
+    const offers = new OfferService(
+      store,
+      uow,
+      types,
+      ctx.urls,
+      ctx.vault.deriveKey('pre-authorized-code'),
+      ctx.clock,
+      ctx.ids,
+      (slug) => tenants.issuing(slug),
     );
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.

@@ -4,12 +4,13 @@ import type { Actor } from '../../core/actor.ts';
 import { checkSubject } from '../../core/claims/subject.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { codeFromHandle, handleOfOffer, PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
-import { newItemId, type WalletItemRecord, type WalletItemStore } from '../../ports/wallet-item-store.ts';
+import type { WalletItemRecord, WalletItemStore } from '../../ports/wallet-item-store.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 
 export const OFFER_TTL_DEFAULT_S = 900;
@@ -57,6 +58,7 @@ export class OfferService {
     /** Keys the derivation of a by-reference offer's code from its handle. */
     private readonly codeKey: Buffer,
     private readonly clock: Clock,
+    private readonly ids: Ids,
     /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
     private readonly issuing: (tenant: string) => Promise<string>,
   ) {}
@@ -68,7 +70,7 @@ export class OfferService {
     checkSubject(type.claims, req.subject);
     const now = this.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;
-    const id = `off_${randomBytes(16).toString('base64url')}`;
+    const id = this.ids.mint('offer');
     const handle = req.accountId
       ? handleOfOffer(this.codeKey, id)
       : req.byReference
@@ -92,7 +94,7 @@ export class OfferService {
       redeemedAt: null,
       collectedAt: null,
     };
-    const item = req.accountId ? addressedItem(offer, req.accountId, type.name, now) : undefined;
+    const item = req.accountId ? addressedItem(this.ids.mint('item'), offer, req.accountId, type.name, now) : undefined;
     await this.uow.run(async ({ offers, items, audit, events }) => {
       await offers.create(offer);
       if (item) await items.add(item);
@@ -148,9 +150,9 @@ export class OfferService {
 }
 
 /** The wallet item of an offer addressed to an account: it lives and expires with the offer. */
-function addressedItem(offer: OfferRecord, accountId: string, title: string, now: number): WalletItemRecord {
+function addressedItem(id: string, offer: OfferRecord, accountId: string, title: string, now: number): WalletItemRecord {
   return {
-    id: newItemId(),
+    id,
     tenant: offer.tenant,
     accountId,
     kind: 'offer',

@@ -1,8 +1,8 @@
 import { createHmac, randomInt } from 'node:crypto';
-import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { OnboardingStore } from '../../ports/onboarding-store.ts';
 
@@ -26,6 +26,7 @@ export class MailedCodes {
     private readonly mailer: Mailer,
     private readonly hashKey: Buffer,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /** The keyed hash under which an address's challenges are kept. */
@@ -42,7 +43,7 @@ export class MailedCodes {
    */
   async send(identifierKey: string, to: string, subject: string, text: (code: string) => string): Promise<void> {
     const now = this.clock.now();
-    const id = `obc_${randomText(16)}`;
+    const id = this.ids.mint('mailedCode');
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const challenge = {
       id,

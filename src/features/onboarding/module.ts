@@ -23,7 +23,7 @@ export const onboardingModule = defineModule({
     const { config } = ctx;
     const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
     const store = ctx.store(SqlOnboardingStore);
-    const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock);
+    const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock, ctx.ids);
     const onboarding = new OnboardingService(
       codes,
       ctx.budgets,
@@ -31,6 +31,7 @@ export const onboardingModule = defineModule({
       authenticator,
       { did: tenants.didOf(ROOT_SLUG), name: config.platformName, origin: config.publicUrl.origin },
       ctx.clock,
+      ctx.ids,
     );
     return {
       services: { onboarding },

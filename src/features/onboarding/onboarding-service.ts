@@ -1,7 +1,7 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseContact } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import { ATTESTATION_TYP, attestationClaims, identifierHash } from '../../core/ownership-attestation.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import type { HolderJwsAuthenticator, HolderPrincipal } from '../../http/auth/holder-jws.ts';
@@ -21,6 +21,7 @@ export class OnboardingService {
     private readonly holders: HolderJwsAuthenticator,
     private readonly platform: { did: string; name: string; origin: string },
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /** The same answer whether or not the address was seen before; the mail is the only difference. */
@@ -72,7 +73,7 @@ export class OnboardingService {
       accountId: holder.accountId,
       normalised,
       nowS: Math.floor(now / 1000),
-      jti: `att_${randomText(16)}`,
+      jti: this.ids.mint('attestation'),
     });
     const attestation = signer.sign({ typ: ATTESTATION_TYP, kid: `${this.platform.did}#${signer.kid}` }, claims);
     return {

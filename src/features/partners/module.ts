@@ -45,9 +45,16 @@ export const partnersModule = defineModule({
       mailer,
       platform,
       ctx.clock,
+      ctx.ids,
       warn,
     );
-    const codes = new MailedCodes(ctx.store(SqlOnboardingStore), mailer, ctx.vault.deriveKey('partner-signin'), ctx.clock);
+    const codes = new MailedCodes(
+      ctx.store(SqlOnboardingStore),
+      mailer,
+      ctx.vault.deriveKey('partner-signin'),
+      ctx.clock,
+      ctx.ids,
+    );
     const access = new PartnerAccess(
       store,
       ctx.store(SqlIntegrationTokenStore),
@@ -57,6 +64,7 @@ export const partnersModule = defineModule({
       ctx.budgets,
       platform,
       ctx.clock,
+      ctx.ids,
       warn,
     );
     return {

@@ -1,8 +1,8 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import { type IntegrationScope, RATE_CLASSES, ratePolicyOf, windowStart } from '../../core/integration-scopes.ts';
 import { SIGNED_IN_STAGES, type TeamRole } from '../../core/partner-pipeline.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
@@ -56,6 +56,7 @@ export class PartnerAccess {
     private readonly budgets: AnonymousGate,
     private readonly platform: { name: string; origin: string },
     private readonly clock: Clock,
+    private readonly ids: Ids,
     private readonly warn: (message: string, err: unknown) => void,
   ) {}
 
@@ -172,6 +173,7 @@ export class PartnerAccess {
       );
     }
     const { record, secret } = mintToken(
+      this.ids.mint('integrationToken'),
       {
         tenant: partner.tenant,
         label: input.label.trim(),
@@ -251,7 +253,7 @@ export class PartnerAccess {
 
   async addMember(session: PartnerSessionInfo, actor: Actor, input: { email: string; role: TeamRole }) {
     const member: TeamMember = {
-      id: `ptm_${randomText(16)}`,
+      id: this.ids.mint('teamMember'),
       applicationId: session.applicationId,
       email: input.email.trim().toLowerCase(),
       role: input.role,

@@ -3,6 +3,7 @@ import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
 import { pageOf } from '../../core/page.ts';
 import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
@@ -83,6 +84,7 @@ export class PartnerService {
     private readonly mailer: Mailer,
     private readonly platform: { name: string; origin: string },
     private readonly clock: Clock,
+    private readonly ids: Ids,
     private readonly warn: (message: string, err: unknown) => void,
   ) {}
 
@@ -95,7 +97,7 @@ export class PartnerService {
     const now = this.clock.now();
     const statusToken = randomText(32);
     const application: ApplicationRecord = {
-      id: `pap_${randomText(16)}`,
+      id: this.ids.mint('application'),
       kind: input.kind,
       organisation: input.organisation.trim(),
       contactName: input.contactName.trim(),
@@ -123,7 +125,7 @@ export class PartnerService {
         at: now,
       });
       await partners.addMember({
-        id: `ptm_${randomText(16)}`,
+        id: this.ids.mint('teamMember'),
         applicationId: application.id,
         email: application.contactEmail,
         role: 'admin',

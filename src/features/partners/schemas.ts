@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { PARTNER_KINDS, PARTNER_STAGES, TEAM_ROLES } from '../../core/partner-pipeline.ts';
 import { DateTimeView, DisplayName, DisplayText, EmailAddress, Nullable } from '../../http/schemas/common.ts';
@@ -10,7 +11,7 @@ export const Kind = literals(PARTNER_KINDS);
 export const Stage = literals(PARTNER_STAGES);
 export const TeamRoleSchema = literals(TEAM_ROLES);
 export const ScopeName = literals(SCOPE_NAMES);
-export const ApplicationId = Type.String({ pattern: '^pap_[A-Za-z0-9_-]{22}$' });
+export const ApplicationId = Type.String({ pattern: idPattern('application') });
 export const StatusToken = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 export const Email = EmailAddress;
 export const Code = Type.String({ pattern: '^[0-9]{6}$' });
@@ -92,6 +93,6 @@ export const KeyWithSecret = Type.Object({
   secret: Type.String({ description: 'The key, shown this once: a bearer for the participation plane.' }),
 });
 
-export const KeyId = Type.String({ pattern: '^itk_[A-Za-z0-9_-]{22}$' });
-export const MemberId = Type.String({ pattern: '^ptm_[A-Za-z0-9_-]{22}$' });
+export const KeyId = Type.String({ pattern: idPattern('integrationToken') });
+export const MemberId = Type.String({ pattern: idPattern('teamMember') });
 export const KeyLabel = DisplayName(100);

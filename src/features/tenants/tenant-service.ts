@@ -12,6 +12,7 @@ import {
   type TenantProfile,
   type TenantRecord,
   type TenantStatus,
+  type TenantStatusName,
   type TenantStore,
 } from '../../ports/tenant-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -72,6 +73,15 @@ export class TenantService {
       afterCommit(() => this.known.add(slug));
     }
     return slug;
+  }
+
+  /**
+   * Moves the tenant from `from` to `to` with one conditional write (docs/backoffice/orgs.md,
+   * "Suspension"): false when it was not in `from` (or does not exist). Called from the back
+   * office's unit of work, which records the change; it joins that transaction.
+   */
+  transition(slug: string, from: TenantStatusName, to: TenantStatusName, reason: string, now: number): Promise<boolean> {
+    return this.tenants.setStatus(slug, from, to, reason, now);
   }
 
   /** The tenant's status, from the database on every call; `unknown_tenant` when there is none. */

@@ -4,6 +4,7 @@ import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
@@ -66,6 +67,7 @@ export class HostedVerifier {
     private readonly statusLists: StatusListSource,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
   }
@@ -120,7 +122,7 @@ export class HostedVerifier {
     const now = this.clock.now();
     const resultToken = newToken('vrt');
     const record: PresentationTransactionRecord = {
-      id: `vtx_${random()}`,
+      id: this.ids.mint('transaction'),
       state: random(),
       nonce: input.nonce,
       resultTokenHash: hashToken(resultToken),

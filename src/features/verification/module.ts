@@ -31,7 +31,7 @@ export const verificationModule = defineModule({
     const store = ctx.store(SqlPresentationTransactionStore);
     const uow = ctx.unitOfWork({ transactions: ctx.store(SqlPresentationTransactionStore) });
     const statusLists = new StatusListSource(ctx.urls, (t, seq) => status.token(t, seq), ctx.fetcher, ctx.clock);
-    const verifier = new HostedVerifier(store, uow, types, tenants, ctx.keys, statusLists, ctx.urls, ctx.clock);
+    const verifier = new HostedVerifier(store, uow, types, tenants, ctx.keys, statusLists, ctx.urls, ctx.clock, ctx.ids);
     return {
       services: verifier,
       routes: () => [verificationRoutes(verifier)],

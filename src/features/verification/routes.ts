@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
+import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
 
-const TransactionId = Type.String({ pattern: '^vtx_[A-Za-z0-9_-]{22}$' });
+const TransactionId = Type.String({ pattern: idPattern('transaction') });
 
 const RequestBody = Type.Object(
   {

@@ -14,7 +14,7 @@ export const walletProvidersModule = defineModule({
   owns: [SqlWalletProviderStore],
   build(ctx) {
     const uow = ctx.unitOfWork({ providers: ctx.store(SqlWalletProviderStore) });
-    const providers = new WalletProviderService(ctx.store(SqlWalletProviderStore), uow, ctx.clock);
+    const providers = new WalletProviderService(ctx.store(SqlWalletProviderStore), uow, ctx.clock, ctx.ids);
     return { services: providers, routes: () => [providerRoutes(providers)] };
   },
 });

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
+import { isId } from '../../core/ids.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../ports/wallet-provider-store.ts';
 
@@ -46,12 +47,13 @@ export class WalletProviderService {
     private readonly store: WalletProviderStore,
     private readonly uow: UnitOfWork<{ providers: WalletProviderStore }>,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   async register(input: { name: string; homepage: string; contact?: string }, actor: Actor): Promise<ProviderView> {
     const now = this.clock.now();
     const provider: WalletProviderRecord = {
-      id: `wlt_${randomBytes(16).toString('base64url')}`,
+      id: this.ids.mint('walletProvider'),
       name: normaliseName(input.name),
       homepage: homepageOrigin(input.homepage),
       contact: input.contact ?? null,
@@ -71,7 +73,7 @@ export class WalletProviderService {
   }
 
   async list(state: ProviderState | undefined, limit: number, cursor?: string) {
-    if (cursor !== undefined && !/^wlt_[A-Za-z0-9_-]{22}$/.test(cursor)) {
+    if (cursor !== undefined && !isId('walletProvider', cursor)) {
       throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
     }
     const rows = await this.store.list(state, limit + 1, cursor);

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
+import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit } from '../../http/schemas/common.ts';
 import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
 import { PROVIDERS_PAGE_DEFAULT, PROVIDERS_PAGE_MAX, type ProviderView, type WalletProviderService } from './provider-service.ts';
 
-const WalletId = Type.String({ pattern: '^wlt_[A-Za-z0-9_-]{22}$' });
+const WalletId = Type.String({ pattern: idPattern('walletProvider') });
 const DateTime = Type.String({ format: 'date-time' });
 const Provider = Type.Object({
   walletId: Type.String(),

@@ -31,7 +31,7 @@ export const walletModule = defineModule({
     };
     const uow = ctx.unitOfWork(scope);
     const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.clock);
-    const sharing = new SharingService(wallet, uow, tenants, ctx.clock);
+    const sharing = new SharingService(wallet, uow, tenants, ctx.clock, ctx.ids);
     return {
       services: { wallet, sharing, scope: () => scope, unitOfWork: uow },
       routes: () => [walletRoutes(wallet, sharing)],

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../core/ids.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, errorResponse, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
 import { DepositView } from '../deposits/routes.ts';
 import type { SharingInput, SharingService } from './sharing.ts';
 import { ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX, type WalletService } from './wallet-service.ts';
 
-const ItemId = Type.String({ pattern: '^itm_[A-Za-z0-9_-]{22}$' });
+const ItemId = Type.String({ pattern: idPattern('item') });
 const DateTime = Type.String({ format: 'date-time' });
 
 const Envelope = Type.Object({

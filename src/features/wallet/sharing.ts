@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
 import type { ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -43,6 +43,7 @@ export class SharingService {
     private readonly uow: UnitOfWork<WalletScope>,
     private readonly tenants: TenantService,
     private readonly clock: Clock,
+    private readonly ids: Ids,
   ) {}
 
   /**
@@ -81,7 +82,7 @@ export class SharingService {
         for (const tenant of new Set([...before.map((s) => s.tenant), ...wanted.map((s) => s.tenant)])) {
           const was = before.find((s) => s.tenant === tenant)?.elements ?? [];
           const will = wanted.find((s) => s.tenant === tenant)?.elements ?? [];
-          if (!same(was, will)) log.push(logEntry(accountId, item.id, tenant, will, now));
+          if (!same(was, will)) log.push(logEntry(this.ids.mint('sharingEntry'), accountId, item.id, tenant, will, now));
         }
         for (const share of wanted.filter((s) => s.elements.length > 0)) {
           const channel = await channels.get(share.tenant, accountId);
@@ -156,8 +157,15 @@ function normalise(itemId: string, shares: { tenant: string; elements: string[] 
   });
 }
 
-const logEntry = (accountId: string, itemId: string, tenant: string, elements: string[], at: number): ShareLogEntry => ({
-  id: `shl_${randomBytes(16).toString('base64url')}`,
+const logEntry = (
+  id: string,
+  accountId: string,
+  itemId: string,
+  tenant: string,
+  elements: string[],
+  at: number,
+): ShareLogEntry => ({
+  id,
   accountId,
   itemId,
   tenant,

@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { idPattern } from '../../core/ids.ts';
 import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositStore } from '../../ports/deposit-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
@@ -98,7 +99,7 @@ interface KindRules {
 /** What of a deposit its holder may share: the document, not the rail's bookkeeping. */
 const DEPOSIT_ELEMENTS = ['kind', 'title', 'issuedAt', 'amount', 'dueAt', 'reference', 'lines'] as const;
 
-const ENCODED_CURSOR = /^[0-9]{1,16}\.itm_[A-Za-z0-9_-]{22}$/;
+const ENCODED_CURSOR = new RegExp(`^[0-9]{1,16}\\.${idPattern('item').slice(1)}`);
 
 /** Wallet items (docs/wallet.md): the public list of envelopes, and the holder's decisions. */
 export class WalletService {

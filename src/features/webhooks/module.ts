@@ -33,6 +33,7 @@ export const webhooksModule = defineModule({
       ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
       ctx.vault,
       ctx.clock,
+      ctx.ids,
       async (slug) => (await tenants.find(slug)) !== undefined,
       ctx.config.outboundAllow,
       () => dispatcher.wake(),

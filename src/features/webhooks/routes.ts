@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../core/events.ts';
+import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -21,8 +22,8 @@ const UNDOCUMENTED = 'Back-office operation; docs/webhooks.md states its shape.'
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
 
-const WebhookId = Type.String({ pattern: '^whk_[A-Za-z0-9_-]{22}$' });
-const DeliveryId = Type.String({ pattern: '^dlv_[A-Za-z0-9_-]{22}$' });
+const WebhookId = Type.String({ pattern: idPattern('webhook') });
+const DeliveryId = Type.String({ pattern: idPattern('delivery') });
 const EventName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
 
 const Webhook = Type.Object({

@@ -6,6 +6,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { EventType } from '../../core/events.ts';
+import type { Ids } from '../../core/ids.ts';
 import { pageOf } from '../../core/page.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
@@ -110,6 +111,7 @@ export class WebhookService {
     private readonly uow: UnitOfWork<Scope>,
     private readonly vault: KeyVault,
     private readonly clock: Clock,
+    private readonly ids: Ids,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly allowOrigins: readonly string[],
     /** Wakes the dispatcher, so a ping or a re-drive goes out at once. */
@@ -127,7 +129,7 @@ export class WebhookService {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
     }
     const events = [...new Set(input.events)].sort();
-    const id = `whk_${randomText(16)}`;
+    const id = this.ids.mint('webhook');
     const { secret, sealed } = this.newSecret(id);
     const now = this.clock.now();
     const record: WebhookRecord = {

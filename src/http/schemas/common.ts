@@ -1,6 +1,7 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { DISPLAY_NAME_PATTERN, DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { idLikePattern } from '../../core/ids.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
 
 /** Schemas shared by several operations. */
@@ -11,8 +12,11 @@ export const ErrorBody = Type.Object({
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, minLength: 1, maxLength: 48 });
 
-/** An issued credential's id (`crd_` and base64url), as the issuance rail makes it. */
-export const CredentialId = Type.String({ pattern: '^crd_[A-Za-z0-9_-]{1,60}$' });
+/**
+ * An issued credential's id (its prefix, core/ids.ts, and base64url). Wider than what is minted
+ * (1 to 60 characters after the prefix, not 22), so that a lookup of a mistyped id is a 404, not a 400.
+ */
+export const CredentialId = Type.String({ pattern: idLikePattern('credential') });
 
 /** A holder account id: the RFC 7638 SHA-256 thumbprint of its device key, base64url without padding. */
 export const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });

@@ -1,8 +1,8 @@
 import type { ValidateFunction } from 'ajv';
-import { randomText } from '../../../adapters/crypto/random-pool.ts';
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../../core/errors.ts';
+import type { Ids } from '../../../core/ids.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { validationRefusal } from '../../../http/error-handler.ts';
 import { requestAjv } from '../../../http/schemas/request-ajv.ts';
@@ -50,6 +50,7 @@ export class ApprovalService implements ApprovalDesk {
     private readonly store: ApprovalStore,
     private readonly uow: UnitOfWork<DeskScope>,
     private readonly clock: Clock,
+    private readonly ids: Ids,
     /** The labels of every actor that may be the same person as this one (OperatorService.samePersonAs). */
     private readonly samePersonAs: (label: string) => Promise<ReadonlySet<string>>,
   ) {}
@@ -95,7 +96,7 @@ export class ApprovalService implements ApprovalDesk {
     const now = this.clock.now();
     const accountId = typeof params.accountId === 'string' ? params.accountId : null;
     const record: ApprovalRecord = {
-      id: `apr_${randomText(16)}`,
+      id: this.ids.mint('approval'),
       action: action.name,
       params,
       tenant,

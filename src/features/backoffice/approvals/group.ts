@@ -20,8 +20,12 @@ const HOUR_MS = 3_600_000;
  */
 export async function buildApprovals(ctx: Context, stores: BackofficeStores): Promise<GroupBuild & { desk: ApprovalDesk }> {
   const operators = await ctx.use(operatorsModule);
-  const desk = new ApprovalService(stores.approvals, ctx.unitOfWork({ approvals: stores.approvals }), ctx.clock, (label) =>
-    operators.samePersonAs(label),
+  const desk = new ApprovalService(
+    stores.approvals,
+    ctx.unitOfWork({ approvals: stores.approvals }),
+    ctx.clock,
+    ctx.ids,
+    (label) => operators.samePersonAs(label),
   );
   const [tenants, status, types, account] = await Promise.all([
     ctx.use(tenantsModule),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { idPattern } from '../../../core/ids.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../../http/route.ts';
 import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
@@ -11,7 +12,7 @@ import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
 const DOC = 'docs/backoffice/approvals.md';
 const BASE = '/api/admin/approvals';
 
-const ApprovalId = Type.String({ pattern: '^apr_[A-Za-z0-9_-]{22}$' });
+const ApprovalId = Type.String({ pattern: idPattern('approval') });
 const ActionName = Type.String({ minLength: 3, maxLength: 64, pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' });
 const State = Type.Union(APPROVAL_STATES.map((s) => Type.Literal(s)));
 

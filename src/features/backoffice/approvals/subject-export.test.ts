@@ -12,9 +12,6 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
-import { SqlMembershipStore } from '../../../adapters/sql/sql-membership-store.ts';
-import { SqlTenantStore } from '../../../adapters/sql/sql-tenant-store.ts';
-import { AccountData } from '../../account/account-data.ts';
 import { accountModule } from '../../account/module.ts';
 import { EXPORT_RESULT_TTL_MS } from './actions/subject-export.ts';
 
@@ -111,9 +108,7 @@ for (const factory of testDatabases()) {
       assert.equal(approved.approval.state, 'approved');
       assert.equal(approved.approval.result, null, 'the approver does not read it');
 
-      const expected = await new AccountData(new SqlMembershipStore(rail.db), new SqlTenantStore(rail.db), clock).export(
-        accountId,
-      );
+      const expected = await (await rail.services(accountModule)).data.export(accountId);
       const mine = ok(await get(`/api/admin/approvals/${filed.approvalId}`, ownerA));
       const exported = mine.result.export;
       assert.equal(exported.format, 'openrail-account-export/1');

@@ -52,7 +52,7 @@ export async function buildOrgService(ctx: Context, stores: BackofficeStores): P
   ]);
   return new OrgService({
     orgs: stores.orgs,
-    uow: ctx.unitOfWork({ tenants: stores.tenants, orgs: stores.orgs }),
+    uow: ctx.unitOfWork({ orgs: stores.orgs }),
     tenants,
     operators,
     operatorStore: stores.operators,

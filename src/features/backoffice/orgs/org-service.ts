@@ -8,13 +8,7 @@ import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OperatorStore } from '../../../ports/operator-store.ts';
 import type { OffboardingRow, OrgAdmin, OrgCounts, OrgRow, OrgStore } from '../../../ports/org-store.ts';
-import {
-  emptyProfile,
-  type TenantProfile,
-  type TenantRecord,
-  type TenantStatusName,
-  type TenantStore,
-} from '../../../ports/tenant-store.ts';
+import { emptyProfile, type TenantProfile, type TenantRecord, type TenantStatusName } from '../../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
@@ -58,7 +52,7 @@ export interface SuspendParams {
   reason: string;
 }
 
-export type OrgStores = { tenants: TenantStore; orgs: OrgStore };
+export type OrgStores = { orgs: OrgStore };
 
 export interface OrgServiceDeps {
   orgs: OrgStore;
@@ -288,9 +282,9 @@ export class OrgService {
     now = this.d.clock.now(),
   ): Promise<{ auditSeq: number; change: number }> {
     const from = to === 'active' ? 'suspended' : 'active';
-    return this.d.uow.run(async ({ tenants, orgs, audit, events }) => {
-      if (!(await tenants.setStatus(slug, from, to, reason, now))) {
-        if (!(await tenants.status(slug))) throw unknownTenant(slug);
+    return this.d.uow.run(async ({ orgs, audit, events }) => {
+      if (!(await this.d.tenants.transition(slug, from, to, reason, now))) {
+        await this.d.tenants.status(slug); // unknown_tenant when there is none
         throw new ServiceError('org_state', `The organisation ${slug} is ${to === 'active' ? 'not' : 'already'} suspended.`);
       }
       const change = await orgs.appendHistory({

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
+import { ID_PREFIXES, idLikePattern } from '../../../core/ids.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
@@ -22,7 +23,9 @@ const LOOKUP_CAP = 50;
 const QueryText = (minLength: number) => Type.String({ minLength, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
 
 /** A timeline's subject: an account id (43 base64url characters), a credential id or an offer id. */
-const Subject = Type.String({ pattern: '^(?:[A-Za-z0-9_-]{43}|crd_[A-Za-z0-9_-]{1,60}|off_[A-Za-z0-9_-]{1,60})$' });
+const Subject = Type.String({
+  pattern: `^(?:[A-Za-z0-9_-]{43}|${idLikePattern('credential').slice(1, -1)}|${idLikePattern('offer').slice(1, -1)})$`,
+});
 
 const SOURCES = ['audit', 'event', 'offer', 'credential', 'revocation', 'item', 'membership', 'deposit', 'channel'] as const;
 
@@ -293,7 +296,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
             const subject =
               key.length === 43
                 ? ({ kind: 'account', accountId: key } as const)
-                : key.startsWith('crd_')
+                : key.startsWith(`${ID_PREFIXES.credential}_`)
                   ? ({ kind: 'credential', id: key } as const)
                   : ({ kind: 'offer', id: key } as const);
             let cursor = timelineCursor(p.after);

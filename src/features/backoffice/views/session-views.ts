@@ -1,4 +1,5 @@
 import type { Clock } from '../../../core/clock.ts';
+import { ID_PREFIXES } from '../../../core/ids.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { REVIEW_STAGES } from '../../../core/partner-pipeline.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
@@ -7,6 +8,9 @@ import type { ApprovalDesk } from '../approval-desk.ts';
 import { iso, isoOrNull } from '../kit.ts';
 import { holds } from '../role-matrix.ts';
 import { credentialView } from './schemas.ts';
+
+/** A credential id or the start of one: the prefix and any base64url characters. */
+const CREDENTIAL_ID_PREFIX = new RegExp(`^${ID_PREFIXES.credential}_[A-Za-z0-9_-]+$`);
 
 /** Hits per kind in the search box, and entries per section of the day's list. */
 const SEARCH_CAP = 10;
@@ -56,7 +60,7 @@ export class SessionViews {
                 tenant,
                 SEARCH_CAP + 1,
               )
-          : /^crd_[A-Za-z0-9_-]+$/.test(q)
+          : CREDENTIAL_ID_PREFIX.test(q)
             ? () => this.views.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
             : undefined,
       ),
