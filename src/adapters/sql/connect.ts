@@ -139,7 +139,17 @@ export async function migrate(db: Db): Promise<void> {
  */
 export async function dropFreedBytes(db: Db): Promise<DiskState> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) return 'not-checked';
-  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
-  // busy: a reader (another process on the file) held pages the checkpoint could not copy yet.
-  return Number(rows[0]?.busy ?? 1) === 0 ? 'zeroed' : 'pending';
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    // busy: a reader (another process on the file) held pages the checkpoint could not copy yet,
+    // or the checkpointer's own thread (wal-checkpointer.ts) was copying them: a moment later
+    // the second is done.
+    if (Number(rows[0]?.busy ?? 1) === 0) return 'zeroed';
+    if (attempt === TRUNCATE_ATTEMPTS) return 'pending';
+    await new Promise((resolve) => setTimeout(resolve, TRUNCATE_RETRY_MS));
+  }
 }
+
+/** How often dropFreedBytes tries, and how long apart, before it answers `pending`. */
+const TRUNCATE_ATTEMPTS = 5;
+const TRUNCATE_RETRY_MS = 20;
