@@ -70,19 +70,17 @@ export async function transactionally<T>(db: Raw, work: (trx: Raw) => Promise<T>
   if (joined) return work(joined);
   const root = raw ?? db;
   const outer = scopes.getStore();
-  let scope: Scope | undefined;
+  const waiting: Array<() => void> = [];
   const result = await root.transaction().execute(async (trx) => {
-    scope = { root, trx, open: true, outer, committed: [] };
-    const opened = scope;
+    const scope: Scope = { root, trx, open: true, outer, committed: waiting };
     try {
-      return await scopes.run(opened, () => work(trx));
+      return await scopes.run(scope, () => work(trx));
     } finally {
-      opened.open = false;
+      scope.open = false;
     }
   });
   // Committed: execute resolves only then. Inside another database's transaction (tests open
   // two), what waits is handed to that one, which may still roll back.
-  const waiting = scope?.committed ?? [];
   const enclosing = openScope(outer);
   if (enclosing) enclosing.committed.push(...waiting);
   else for (const run of waiting) run();
