@@ -112,16 +112,22 @@ export interface AuditMark {
   actor: string;
 }
 
-export type TimelineSource =
-  | 'audit'
-  | 'event'
-  | 'offer'
-  | 'credential'
-  | 'revocation'
-  | 'item'
-  | 'membership'
-  | 'deposit'
-  | 'channel';
+/**
+ * The timeline's sources, in the order entries of the same millisecond are shown; a source's rank
+ * (its index here) is part of the timeline's cursor.
+ */
+export const TIMELINE_SOURCES = [
+  'audit',
+  'event',
+  'offer',
+  'credential',
+  'revocation',
+  'item',
+  'membership',
+  'deposit',
+  'channel',
+] as const;
+export type TimelineSource = (typeof TIMELINE_SOURCES)[number];
 
 /** One thing that happened to a subject. `detail` holds identifiers and states only. */
 export interface TimelineEntry {

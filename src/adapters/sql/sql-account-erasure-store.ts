@@ -1,21 +1,30 @@
 import { sql } from 'kysely';
-import type {
-  AccountErasureStore,
-  DiskState,
-  EndedOffer,
-  ErasureCounts,
-  ErasureOutcome,
-  ErasureReceipt,
+import {
+  type AccountErasureStore,
+  type DiskState,
+  type EndedOffer,
+  ERASURE_PARTS,
+  type ErasureCounts,
+  type ErasureOutcome,
+  type ErasureReceipt,
 } from '../../ports/account-erasure-store.ts';
 import { randomText } from '../crypto/random-pool.ts';
 import type { Db } from './connect.ts';
+import { ACCOUNT_COLUMNS, type EraseRule, type HolderColumn } from './holder-data.ts';
 
-const n = (result: { numDeletedRows?: bigint; numUpdatedRows?: bigint }) =>
-  Number(result.numDeletedRows ?? result.numUpdatedRows ?? 0n);
+const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
+
+/** The registry's account columns an erasure deletes or unlinks (the others it ends by hand, or keeps). */
+type Erased = HolderColumn & { erase: Extract<EraseRule, { rule: 'delete' | 'unlink' }> };
+const ERASED = ACCOUNT_COLUMNS.filter((c): c is Erased => c.erase.rule === 'delete' || c.erase.rule === 'unlink');
+
+const zero = (): ErasureCounts => Object.fromEntries(ERASURE_PARTS.map((p) => [p, 0])) as ErasureCounts;
 
 /**
- * The erasure of an account (docs/account.md, "Erasure"), table by table. Meant to run on a unit
- * of work's transaction: `erase` and `remaining` then see one state, and a failure undoes all.
+ * The erasure of an account (docs/account.md, "Erasure"), driven by the holder-data registry
+ * (holder-data.ts): each account column it names is deleted or unlinked by its rule, and the
+ * verification pass counts every such column again. Meant to run on a unit of work's transaction:
+ * `erase` and `remaining` then see one state, and a failure undoes all.
  */
 export class SqlAccountErasureStore implements AccountErasureStore {
   constructor(private readonly db: Db) {}
@@ -23,25 +32,22 @@ export class SqlAccountErasureStore implements AccountErasureStore {
   async erase(accountId: string, now: number, rateKeys: readonly string[]): Promise<ErasureOutcome> {
     const db = this.db;
     const tenants = new Set<string>();
-    const note = (rows: Array<{ tenant: string }>) => {
-      for (const r of rows) tenants.add(r.tenant);
-    };
-    const items = await db
-      .selectFrom('wallet_items')
-      .select(['id', 'tenant', 'kind', 'ref'])
-      .where('account_id', '=', accountId)
-      .execute();
-    note(items);
-    note(await db.selectFrom('members').select('tenant').where('account_id', '=', accountId).execute());
-    note(await db.selectFrom('channels').select('tenant').where('account_id', '=', accountId).execute());
-    note(await db.selectFrom('deposits').select('tenant').where('account_id', '=', accountId).execute());
-    note(
-      await db.selectFrom('issued_credentials').select('tenant').where('holder_thumbprint', '=', accountId).distinct().execute(),
-    );
+    for (const c of ACCOUNT_COLUMNS.filter((c) => c.tenant !== undefined)) {
+      const rows = await sql<{ tenant: string }>`select distinct ${sql.ref(c.tenant as string)} as tenant
+        from ${sql.table(c.table)} where ${sql.ref(c.column)} = ${accountId}`.execute(db);
+      for (const r of rows.rows) tenants.add(r.tenant);
+    }
 
-    // An offer made out to the account and not collected holds claims about it: end it now.
+    // An offer made out to the account and not collected holds claims about it: end it now,
+    // through the wallet items that point at it (before the erasure deletes them).
     const endedOffers: EndedOffer[] = [];
-    for (const item of items.filter((i) => i.kind === 'offer')) {
+    const offerItems = await db
+      .selectFrom('wallet_items')
+      .select(['tenant', 'ref'])
+      .where('account_id', '=', accountId)
+      .where('kind', '=', 'offer')
+      .execute();
+    for (const item of offerItems) {
       const ended = await db
         .updateTable('offers')
         .set({
@@ -58,58 +64,32 @@ export class SqlAccountErasureStore implements AccountErasureStore {
         endedOffers.push({ id: o.id, tenant: o.tenant, typeId: o.type_id, redeemed: o.redeemed_at !== null });
     }
 
-    const counts: ErasureCounts = {
-      offers: endedOffers.length,
-      deposits: n(
-        await db
-          .updateTable('deposits')
-          .set({ body: '', body_hash: '', account_id: '', erased_at: now })
-          .where('account_id', '=', accountId)
-          .executeTakeFirst(),
-      ),
-      walletItems: n(await db.deleteFrom('wallet_items').where('account_id', '=', accountId).executeTakeFirst()),
-      shareSettings: n(await db.deleteFrom('share_settings').where('account_id', '=', accountId).executeTakeFirst()),
-      sharingLog: n(await db.deleteFrom('sharing_log').where('account_id', '=', accountId).executeTakeFirst()),
-      channels: n(await db.deleteFrom('channels').where('account_id', '=', accountId).executeTakeFirst()),
-      coinEntries: n(await db.deleteFrom('coin_entries').where('account_id', '=', accountId).executeTakeFirst()),
-      members: n(await db.deleteFrom('members').where('account_id', '=', accountId).executeTakeFirst()),
-      // One id for all of the account's votes: a proposal holds one vote per account, so it stays unique.
-      votes: n(
-        await db
-          .updateTable('votes')
-          .set({ account_id: `erased:${randomText(16)}` })
-          .where('account_id', '=', accountId)
-          .executeTakeFirst(),
-      ),
-      directoryContacts: n(await db.deleteFrom('directory_contacts').where('account_id', '=', accountId).executeTakeFirst()),
-      directoryListings: n(await db.deleteFrom('directory_listings').where('account_id', '=', accountId).executeTakeFirst()),
-      credentials: n(
-        await db
-          .updateTable('issued_credentials')
-          .set({ holder_thumbprint: '' })
-          .where('holder_thumbprint', '=', accountId)
-          .executeTakeFirst(),
-      ),
-      presentations: n(
-        await db
-          .updateTable('presentation_transactions')
-          .set({ holder_thumbprint: null })
-          .where('holder_thumbprint', '=', accountId)
-          .executeTakeFirst(),
-      ),
-      signinTickets: n(await db.deleteFrom('signin_tickets').where('approved_account', '=', accountId).executeTakeFirst()),
-      sessions: n(await db.deleteFrom('account_sessions').where('account_id', '=', accountId).executeTakeFirst()),
-      rateWindows:
-        rateKeys.length === 0
-          ? 0
-          : n(
-              await db
-                .deleteFrom('rate_windows')
-                .where('key', 'in', [...rateKeys])
-                .executeTakeFirst(),
-            ),
-      approvals: n(await db.deleteFrom('approvals').where('account_id', '=', accountId).executeTakeFirst()),
-    };
+    const counts = zero();
+    counts.offers = endedOffers.length;
+    for (const c of ERASED) {
+      const where = sql`where ${sql.ref(c.column)} = ${accountId}`;
+      let query: ReturnType<typeof sql>;
+      if (c.erase.rule === 'delete') {
+        query = sql`delete from ${sql.table(c.table)} ${where}`;
+      } else {
+        const values: Record<string, string | number | null> = { ...(c.erase.set?.(now) ?? {}) };
+        // One id for all of the account's rows, naming nobody.
+        if (c.erase.pseudonym !== undefined) values[c.column] = `${c.erase.pseudonym}${randomText(16)}`;
+        const assignments = Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
+        query = sql`update ${sql.table(c.table)} set ${sql.join(assignments)} ${where}`;
+      }
+      counts[c.erase.part] += affected(await query.execute(db));
+    }
+    if (rateKeys.length > 0) {
+      counts.rateWindows = Number(
+        (
+          await db
+            .deleteFrom('rate_windows')
+            .where('key', 'in', [...rateKeys])
+            .executeTakeFirst()
+        ).numDeletedRows,
+      );
+    }
     return { counts, tenants: [...tenants].sort(), endedOffers };
   }
 
@@ -117,86 +97,34 @@ export class SqlAccountErasureStore implements AccountErasureStore {
     const db = this.db;
     const count = async (query: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
       Number((await query.executeTakeFirstOrThrow()).n);
-    const byAccount = (
-      table:
-        | 'wallet_items'
-        | 'share_settings'
-        | 'sharing_log'
-        | 'channels'
-        | 'members'
-        | 'votes'
-        | 'directory_contacts'
-        | 'directory_listings'
-        | 'account_sessions'
-        | 'deposits'
-        | 'approvals',
-    ) =>
-      count(
+    const counts = zero();
+    for (const c of ERASED) {
+      const rows = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(c.table)}
+        where ${sql.ref(c.column)} = ${accountId}`.execute(db);
+      counts[c.erase.part] += Number(rows.rows[0]?.n ?? 0);
+    }
+    if (endedOffers.length > 0) {
+      counts.offers = await count(
         db
-          .selectFrom(table)
+          .selectFrom('offers')
           .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('account_id', '=', accountId),
+          .where(
+            'id',
+            'in',
+            endedOffers.map((o) => o.id),
+          )
+          .where('subject', 'is not', null),
       );
-    return {
-      offers:
-        endedOffers.length === 0
-          ? 0
-          : await count(
-              db
-                .selectFrom('offers')
-                .select((eb) => eb.fn.countAll<number>().as('n'))
-                .where(
-                  'id',
-                  'in',
-                  endedOffers.map((o) => o.id),
-                )
-                .where('subject', 'is not', null),
-            ),
-      deposits: await byAccount('deposits'),
-      walletItems: await byAccount('wallet_items'),
-      shareSettings: await byAccount('share_settings'),
-      sharingLog: await byAccount('sharing_log'),
-      channels: await byAccount('channels'),
-      coinEntries: await count(
+    }
+    if (rateKeys.length > 0) {
+      counts.rateWindows = await count(
         db
-          .selectFrom('coin_entries')
+          .selectFrom('rate_windows')
           .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('account_id', '=', accountId),
-      ),
-      members: await byAccount('members'),
-      votes: await byAccount('votes'),
-      directoryContacts: await byAccount('directory_contacts'),
-      directoryListings: await byAccount('directory_listings'),
-      credentials: await count(
-        db
-          .selectFrom('issued_credentials')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('holder_thumbprint', '=', accountId),
-      ),
-      presentations: await count(
-        db
-          .selectFrom('presentation_transactions')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('holder_thumbprint', '=', accountId),
-      ),
-      signinTickets: await count(
-        db
-          .selectFrom('signin_tickets')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('approved_account', '=', accountId),
-      ),
-      sessions: await byAccount('account_sessions'),
-      rateWindows:
-        rateKeys.length === 0
-          ? 0
-          : await count(
-              db
-                .selectFrom('rate_windows')
-                .select((eb) => eb.fn.countAll<number>().as('n'))
-                .where('key', 'in', [...rateKeys]),
-            ),
-      approvals: await byAccount('approvals'),
-    };
+          .where('key', 'in', [...rateKeys]),
+      );
+    }
+    return counts;
   }
 
   async saveReceipt(r: ErasureReceipt): Promise<void> {

@@ -4,7 +4,7 @@ import { ID_PREFIXES, idLikePattern } from '../../../core/ids.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { TimelineCursor, TimelineEntry } from '../../../ports/backoffice-views.ts';
+import { TIMELINE_SOURCES, type TimelineCursor, type TimelineEntry } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { ApprovalSchema } from '../approval-desk.ts';
 import { adminRoute, encodeCursor, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
@@ -27,11 +27,9 @@ const Subject = Type.String({
   pattern: `^(?:[A-Za-z0-9_-]{43}|${idLikePattern('credential').slice(1, -1)}|${idLikePattern('offer').slice(1, -1)})$`,
 });
 
-const SOURCES = ['audit', 'event', 'offer', 'credential', 'revocation', 'item', 'membership', 'deposit', 'channel'] as const;
-
 const TimelineEntryView = Type.Object({
   at: DateTimeView,
-  source: Type.String({ description: SOURCES.join(', ') }),
+  source: Type.String({ description: TIMELINE_SOURCES.join(', ') }),
   what: Type.String(),
   tenant: Nullable(Type.String()),
   ref: Type.String(),
@@ -61,7 +59,7 @@ function timelineCursor(after: readonly (string | number)[] | undefined): Timeli
     typeof at === 'number' &&
     typeof rank === 'number' &&
     rank >= 0 &&
-    rank < SOURCES.length &&
+    rank < TIMELINE_SOURCES.length &&
     (rank === 0 ? typeof key === 'number' : typeof key === 'string');
   if (!ok) throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
   return { at, rank, id: key as string | number };
@@ -311,7 +309,9 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
             return {
               entries: shown.map(withoutKey),
               nextCursor:
-                inWindow.length > p.limit && last ? encodeCursor([last.at, SOURCES.indexOf(last.source), last.key]) : null,
+                inWindow.length > p.limit && last
+                  ? encodeCursor([last.at, TIMELINE_SOURCES.indexOf(last.source), last.key])
+                  : null,
             };
           },
         }),

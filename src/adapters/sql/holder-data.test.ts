@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { TIMELINE_SOURCES } from '../../ports/backoffice-views.ts';
+import { type Db, migrate } from './connect.ts';
+import { ACCOUNT_COLUMNS, HOLDER_DATA, registryGaps } from './holder-data.ts';
+import { ACCOUNT_SOURCES } from './sql-backoffice-timeline.ts';
+
+/** Every column of the migrated schema, as the database itself reports it (not as schema.ts says). */
+async function columnsOf(db: Db, target: TestDatabase): Promise<Array<{ table: string; column: string }>> {
+  const tables = await db.introspection.getTables();
+  return tables
+    .filter((t) => (target.schema ? t.schema === target.schema : true) && !t.name.startsWith('kysely_'))
+    .flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
+}
+
+for (const factory of testDatabases()) {
+  describe(`the holder-data registry (${factory.name})`, () => {
+    test('names every column of the migrated schema that looks like it names someone, and nothing the schema lacks', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        await migrate(db);
+        const gaps = registryGaps(await columnsOf(db, target));
+        assert.deepEqual(gaps, { unregistered: [], stale: [] });
+
+        // A later migration that adds a column naming an account, and one naming a contact, without
+        // registering them: the same check now names both.
+        await sql`create table scratch_notes (id text primary key, account_id text not null, note text)`.execute(db);
+        await sql`alter table members add column referrer_email text`.execute(db);
+        assert.deepEqual(registryGaps(await columnsOf(db, target)).unregistered, [
+          'members.referrer_email',
+          'scratch_notes.account_id',
+        ]);
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    });
+  });
+}
+
+describe('the holder-data registry', () => {
+  test('holds each column once, each erasure part in one entry, and erases only accounts', () => {
+    const keys = HOLDER_DATA.map((c) => `${c.names}:${c.table}.${c.column}`);
+    assert.equal(new Set(keys).size, keys.length);
+    const parts = ACCOUNT_COLUMNS.flatMap((c) => ('part' in c.erase ? [c.erase.part] : []));
+    assert.equal(new Set(parts).size, parts.length, 'one registry entry per erasure part');
+    for (const c of HOLDER_DATA.filter((c) => c.names !== 'account')) {
+      assert.ok(c.erase.rule === 'kept' || c.erase.rule === 'expires', `${c.table}.${c.column}: only accounts are erased`);
+    }
+  });
+
+  test("gives an account's timeline every source there is (each names an account column)", () => {
+    assert.deepEqual(
+      TIMELINE_SOURCES.filter((s) => ACCOUNT_SOURCES.has(s)),
+      [...TIMELINE_SOURCES],
+    );
+  });
+});

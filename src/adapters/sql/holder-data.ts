@@ -1,0 +1,342 @@
+import type { ErasurePart } from '../../ports/account-erasure-store.ts';
+import type { TimelineSource } from '../../ports/backoffice-views.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * The holder-data registry (docs/holder-data.md): every column that names a person the service
+ * knows — a holder's account, a partner's contact, an operator — with what an erasure does to it,
+ * whether the account export carries it, and which timeline source shows it. The account erasure
+ * (sql-account-erasure-store.ts) erases and verifies by it, the back-office timeline takes an
+ * account's sources from it, and holder-data.test.ts fails when a migration adds a column that
+ * looks like it names someone and is not written here.
+ */
+
+/** Whose column it is. */
+export type SubjectKind = 'account' | 'partner-contact' | 'operator';
+
+/**
+ * What erasing an account does to the column's rows: `delete` them; `unlink` them (the row stays,
+ * what names the account is overwritten by `set`, `pseudonym` names a column given an id that
+ * names nobody); `end` (the erasure's own code: offers); `expires` (kept, bounded by the row's
+ * expiry, never longer than `bound`); `kept` (the erasure leaves it, for the reason given).
+ */
+export type EraseRule =
+  | { rule: 'delete'; part: ErasurePart }
+  | {
+      rule: 'unlink';
+      part: ErasurePart;
+      set?: (now: number) => Record<string, string | number | null>;
+      pseudonym?: string;
+    }
+  | { rule: 'end'; part: ErasurePart }
+  | { rule: 'expires'; bound: string }
+  | { rule: 'kept'; why: string };
+
+type Table = keyof Database & string;
+
+export interface HolderColumn {
+  table: Table;
+  column: string;
+  names: SubjectKind;
+  /** What the rows are, in a person's words (the data page, the compliance inventory). */
+  category: string;
+  erase: EraseRule;
+  /** The section of `openrail-account-export/1` that carries it, or why the export does not. */
+  export: { section: 'memberships' | 'coinLedger' } | { not: string };
+  /** The timeline sources that show it for an account subject, if any do. */
+  timeline?: readonly TimelineSource[];
+  /** The column of the row that names its tenant (an erasure reports how many tenants held something). */
+  tenant?: string;
+  /** Other columns of the same row that say something about the person, gone with it. */
+  also?: readonly string[];
+}
+
+const OPERATOR_KEPT = 'operators are offboarded by suspension; what they did stays attributable';
+const NOT_EXPORTED = 'the account export carries memberships and coin ledgers (docs/account.md, "Export")';
+
+export const HOLDER_DATA: readonly HolderColumn[] = [
+  // A holder's account. The erasure runs these in this order; offers first, through the wallet items
+  // that point at them, before those items are deleted.
+  {
+    table: 'offers',
+    column: 'subject',
+    names: 'account',
+    category: 'offers made out to the account',
+    erase: { rule: 'end', part: 'offers' },
+    export: { not: NOT_EXPORTED },
+    timeline: ['offer'],
+  },
+  {
+    table: 'deposits',
+    column: 'account_id',
+    names: 'account',
+    category: 'deposits',
+    erase: {
+      rule: 'unlink',
+      part: 'deposits',
+      set: (now) => ({ body: '', body_hash: '', account_id: '', erased_at: now }),
+    },
+    export: { not: NOT_EXPORTED },
+    timeline: ['deposit'],
+    tenant: 'tenant',
+    also: ['body'],
+  },
+  {
+    table: 'wallet_items',
+    column: 'account_id',
+    names: 'account',
+    category: 'wallet items',
+    erase: { rule: 'delete', part: 'walletItems' },
+    export: { not: NOT_EXPORTED },
+    timeline: ['item'],
+    tenant: 'tenant',
+  },
+  {
+    table: 'share_settings',
+    column: 'account_id',
+    names: 'account',
+    category: 'sharing settings',
+    erase: { rule: 'delete', part: 'shareSettings' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'sharing_log',
+    column: 'account_id',
+    names: 'account',
+    category: 'sharing log',
+    erase: { rule: 'delete', part: 'sharingLog' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'channels',
+    column: 'account_id',
+    names: 'account',
+    category: 'channels',
+    erase: { rule: 'delete', part: 'channels' },
+    export: { not: NOT_EXPORTED },
+    timeline: ['channel'],
+    tenant: 'tenant',
+  },
+  {
+    table: 'coin_entries',
+    column: 'account_id',
+    names: 'account',
+    category: 'coin ledger',
+    erase: { rule: 'delete', part: 'coinEntries' },
+    export: { section: 'coinLedger' },
+  },
+  {
+    table: 'members',
+    column: 'account_id',
+    names: 'account',
+    category: 'memberships',
+    erase: { rule: 'delete', part: 'members' },
+    export: { section: 'memberships' },
+    timeline: ['membership'],
+    tenant: 'tenant',
+    also: ['display_name'],
+  },
+  {
+    table: 'votes',
+    column: 'account_id',
+    names: 'account',
+    category: 'votes',
+    // One id for all of the account's votes: a proposal holds one vote per account, so it stays unique.
+    erase: { rule: 'unlink', part: 'votes', pseudonym: 'erased:' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'directory_contacts',
+    column: 'account_id',
+    names: 'account',
+    category: 'directory contacts',
+    erase: { rule: 'delete', part: 'directoryContacts' },
+    export: { not: NOT_EXPORTED },
+    also: ['entry'],
+  },
+  {
+    table: 'directory_listings',
+    column: 'account_id',
+    names: 'account',
+    category: 'directory listings',
+    erase: { rule: 'delete', part: 'directoryListings' },
+    export: { not: NOT_EXPORTED },
+    also: ['display_name', 'name_key'],
+  },
+  {
+    table: 'issued_credentials',
+    column: 'holder_thumbprint',
+    names: 'account',
+    category: 'credentials issued to the account',
+    // The credential stays revocable by its status entry; its holder key is dropped.
+    erase: { rule: 'unlink', part: 'credentials', set: () => ({ holder_thumbprint: '' }) },
+    export: { not: NOT_EXPORTED },
+    timeline: ['credential', 'revocation'],
+    tenant: 'tenant',
+  },
+  {
+    table: 'presentation_transactions',
+    column: 'holder_thumbprint',
+    names: 'account',
+    category: 'verifications the account answered',
+    erase: { rule: 'unlink', part: 'presentations', set: () => ({ holder_thumbprint: null }) },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'signin_tickets',
+    column: 'approved_account',
+    names: 'account',
+    category: 'sign-in approvals',
+    erase: { rule: 'delete', part: 'signinTickets' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'account_sessions',
+    column: 'account_id',
+    names: 'account',
+    category: 'portal sessions',
+    erase: { rule: 'delete', part: 'sessions' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'approvals',
+    column: 'account_id',
+    names: 'account',
+    category: 'back-office requests about the account',
+    erase: { rule: 'delete', part: 'approvals' },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'holder_jti',
+    column: 'account_id',
+    names: 'account',
+    category: 'replay guard of signed holder requests',
+    erase: { rule: 'expires', bound: 'until the signed request could no longer be fresh (at most 301 seconds)' },
+    export: { not: 'a replay guard, not data about the holder' },
+  },
+  {
+    table: 'audit_log',
+    column: 'actor',
+    names: 'account',
+    category: 'audit entries of what the account did',
+    erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked; it records the erasure itself' },
+    export: { not: NOT_EXPORTED },
+    timeline: ['audit'],
+  },
+  {
+    table: 'outbox',
+    column: 'data',
+    names: 'account',
+    category: 'events that name the account',
+    erase: { rule: 'expires', bound: '30 days after the event was written (docs/webhooks.md, "Retention")' },
+    export: { not: NOT_EXPORTED },
+    timeline: ['event'],
+  },
+  {
+    table: 'webhook_deliveries',
+    column: 'payload',
+    names: 'account',
+    category: 'webhook deliveries of those events',
+    erase: { rule: 'expires', bound: '30 days after the delivery finished (docs/webhooks.md, "Retention")' },
+    export: { not: NOT_EXPORTED },
+  },
+
+  // A partner's contacts (docs/partners.md).
+  {
+    table: 'partner_applications',
+    column: 'contact_email',
+    names: 'partner-contact',
+    category: 'partner applications',
+    erase: { rule: 'kept', why: 'kept while the application is open or its organisation is a partner' },
+    export: { not: 'partner contacts are answered by the partner portal, not the account export' },
+    also: ['contact_name'],
+  },
+  {
+    table: 'partner_team',
+    column: 'email',
+    names: 'partner-contact',
+    category: 'partner team members',
+    erase: { rule: 'kept', why: 'kept while the member is on the team; the partner removes members' },
+    export: { not: 'partner contacts are answered by the partner portal, not the account export' },
+  },
+  {
+    table: 'partner_sessions',
+    column: 'member_id',
+    names: 'partner-contact',
+    category: 'partner portal sessions',
+    erase: { rule: 'expires', bound: 'the partner session lifetime' },
+    export: { not: 'a session, not data about the contact' },
+  },
+
+  // Operators (docs/backoffice.md).
+  ...operatorColumns(),
+];
+
+function operatorColumns(): HolderColumn[] {
+  const columns: Array<[Table, string, string]> = [
+    ['operators', 'username', 'operator accounts'],
+    ['operators', 'email', 'operator accounts'],
+    ['operator_sessions', 'username', 'operator sessions'],
+    ['operator_identities', 'username', 'linked sign-in identities'],
+    ['operator_identities', 'subject', 'linked sign-in identities'],
+    ['operator_identity_history', 'username', 'linked sign-in identities'],
+    ['operator_identity_history', 'subject', 'linked sign-in identities'],
+    ['operator_links', 'username', 'who created or invited whom'],
+    ['operator_links', 'linked_to', 'who created or invited whom'],
+    ['org_lifecycle', 'actor', 'organisation status changes'],
+    ['audit_log', 'actor', 'audit entries of what the operator did'],
+    ['approvals', 'requested_by', 'back-office requests'],
+    ['approvals', 'decided_by', 'back-office requests'],
+    ['provisioning_requests', 'requested_by', 'provisioning requests'],
+    ['provisioning_requests', 'decided_by', 'provisioning requests'],
+    ['integration_tokens', 'created_by', 'integration tokens'],
+    ['integration_tokens', 'revoked_by', 'integration tokens'],
+    ['webhooks', 'created_by', 'webhooks'],
+    ['partner_applications', 'created_by', 'partner applications'],
+    ['partner_stage_history', 'actor', 'partner stage changes'],
+    ['partner_team', 'added_by', 'partner team members'],
+  ];
+  return columns.map(([table, column, category]) => ({
+    table,
+    column,
+    names: 'operator',
+    category,
+    erase: { rule: 'kept', why: OPERATOR_KEPT },
+    export: { not: 'operators are not holders' },
+  }));
+}
+
+/**
+ * Columns whose names look like they name someone and do not (the reason beside each): the
+ * schema test accepts them without a registry entry.
+ */
+export const NOT_A_SUBJECT: Readonly<Record<string, string>> = {
+  'channels.requested_by': 'which side asked for the channel (holder or tenant), not who',
+  'tenants.display_name': "an organisation's name",
+  'presentation_transactions.requested_by': 'the relying party that created the request (a token id or anonymous)',
+  'wallet_providers.contact': "a wallet provider's published contact address, not a person's",
+};
+
+/** A column name that suggests it names a person: the schema test holds every such column to the registry. */
+export const LOOKS_LIKE_A_SUBJECT =
+  /(^|_)(account|accounts|holder_thumbprint|email|contact|contact_name|username|member_id|actor|subject|linked_to|display_name)(_id)?$|_by$/;
+
+/** The registry's account columns in erasure order. */
+export const ACCOUNT_COLUMNS = HOLDER_DATA.filter((c) => c.names === 'account');
+
+/**
+ * Columns of a schema (as `table.column`) that look like they name someone and are neither in the
+ * registry nor in NOT_A_SUBJECT; and registry entries whose column the schema does not have.
+ */
+export function registryGaps(columns: ReadonlyArray<{ table: string; column: string }>): {
+  unregistered: string[];
+  stale: string[];
+} {
+  const present = new Set(columns.map((c) => `${c.table}.${c.column}`));
+  const registered = new Set(HOLDER_DATA.flatMap((c) => [c.column, ...(c.also ?? [])].map((col) => `${c.table}.${col}`)));
+  const unregistered = [...present]
+    .filter((key) => LOOKS_LIKE_A_SUBJECT.test(key.split('.')[1] ?? '') && !registered.has(key) && !(key in NOT_A_SUBJECT))
+    .sort();
+  const stale = [...registered, ...Object.keys(NOT_A_SUBJECT)].filter((key) => !present.has(key)).sort();
+  return { unregistered, stale };
+}
