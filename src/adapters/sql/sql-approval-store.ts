@@ -10,6 +10,7 @@ import type {
 } from '../../ports/approval-store.ts';
 import type { Db } from './connect.ts';
 import type { ApprovalsTable } from './schema.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 const toRecord = (r: Selectable<ApprovalsTable>): ApprovalRecord => ({
   id: r.id,
@@ -68,11 +69,10 @@ export class SqlApprovalStore implements ApprovalStore {
 
   async list(f: ApprovalFilter): Promise<ApprovalRecord[]> {
     let q = this.db.selectFrom('approvals').selectAll();
-    if (f.tenant !== null) q = q.where('tenant', '=', f.tenant);
+    q = q.where(inTenant(f.tenant));
     if (f.action !== undefined) q = q.where('action', '=', f.action);
     if (f.requestedBy !== undefined) q = q.where('requested_by', '=', f.requestedBy);
-    if (f.since !== undefined) q = q.where('requested_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('requested_at', '<', f.until);
+    q = q.where(inWindow('requested_at', f));
     // Expiry is judged on read: a pending row past its time is expired before the job marks it.
     if (f.state === 'pending') q = q.where('state', '=', 'pending').where('expires_at', '>', f.now);
     else if (f.state === 'expired') {
@@ -98,7 +98,7 @@ export class SqlApprovalStore implements ApprovalStore {
       .where('expires_at', '>', f.now)
       .where('requested_by', 'not in', [...f.notRequestedBy])
       .where('action', 'in', [...f.actions]);
-    if (f.tenant !== null) q = q.where('tenant', '=', f.tenant);
+    q = q.where(inTenant(f.tenant));
     const rows = await q.orderBy('requested_at').orderBy('id').limit(f.limit).execute();
     return rows.map(toRecord);
   }

@@ -15,6 +15,7 @@ import type {
 } from '../../ports/backoffice-audit.ts';
 import type { Db } from './connect.ts';
 import { toAuditEntry } from './sql-audit-trail.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 /**
  * The back office's reads of the audit log, the outbox and the tables its analytics count
@@ -47,15 +48,14 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
 
   async list(q: AuditListQuery): Promise<AuditEntry[]> {
     let query = this.db.selectFrom('audit_log').selectAll();
-    if (q.tenant !== null) query = query.where('tenant', '=', q.tenant);
+    query = query.where(inTenant(q.tenant));
     if (q.actor !== undefined) query = query.where('actor', '=', q.actor);
     if (q.action !== undefined) {
       query = q.action.endsWith('.')
         ? query.where(startsWith(sql.ref('action'), q.action), '=', q.action)
         : query.where('action', '=', q.action);
     }
-    if (q.since !== undefined) query = query.where('at', '>=', q.since);
-    if (q.until !== undefined) query = query.where('at', '<', q.until);
+    query = query.where(inWindow('at', q));
     if (q.afterSeq !== undefined) query = query.where('seq', q.order === 'desc' ? '<' : '>', q.afterSeq);
     const rows = await query.orderBy('seq', q.order).limit(q.limit).execute();
     return rows.map(toAuditEntry);
@@ -102,8 +102,7 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
       );
     }
     if (q.types !== undefined) query = query.where('type', 'in', [...q.types]);
-    if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
-    if (q.until !== undefined) query = query.where('created_at', '<', q.until);
+    query = query.where(inWindow('created_at', q));
     if (q.beforeSeq !== undefined) query = query.where('seq', '<', q.beforeSeq);
     const rows = await query.orderBy('seq', 'desc').limit(q.limit).execute();
     return rows.map((r) => ({
@@ -123,7 +122,7 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
       .select((eb) => ['tenant', 'type_id', day.as('day'), eb.fn.countAll().as('n')])
       .where('issued_at', '>=', w.since)
       .where('issued_at', '<', w.until);
-    if (w.tenant !== null) query = query.where('tenant', '=', w.tenant);
+    query = query.where(inTenant(w.tenant));
     if (w.typeId !== null) query = query.where('type_id', '=', w.typeId);
     const rows = await query.groupBy(['tenant', 'type_id', day]).execute();
     return rows.map((r) => ({ day: Number(r.day), tenant: r.tenant, typeId: r.type_id, n: Number(r.n) }));
@@ -143,7 +142,7 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
       ])
       .where('created_at', '>=', w.since)
       .where('created_at', '<', w.until);
-    if (w.tenant !== null) query = query.where('tenant', '=', w.tenant);
+    query = query.where(inTenant(w.tenant));
     if (w.typeId !== null) query = query.where('type_id', '=', w.typeId);
     const rows = await query.groupBy(['tenant', 'type_id', day]).execute();
     return rows.map((r) => ({
@@ -163,7 +162,7 @@ export class SqlBackofficeAudit implements AuditLogReader, ActivityReader, Analy
       .select((eb) => ['tenant', day.as('day'), eb.fn.countAll().as('n')])
       .where('joined_at', '>=', w.since)
       .where('joined_at', '<', w.until);
-    if (w.tenant !== null) query = query.where('tenant', '=', w.tenant);
+    query = query.where(inTenant(w.tenant));
     const rows = await query.groupBy(['tenant', day]).execute();
     return rows.map((r) => ({ day: Number(r.day), tenant: r.tenant, typeId: null, n: Number(r.n) }));
   }

@@ -14,6 +14,7 @@ import type { Db } from './connect.ts';
 import type { Database, TenantsTable } from './schema.ts';
 import { toCoinEntry, toProposal } from './sql-membership-store.ts';
 import { SqlOperatorStore } from './sql-operator-store.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 const SIGNED_IN = sql.lit('operator.signed_in');
 
@@ -35,11 +36,10 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     after?: readonly [number, string, string],
   ): Promise<MemberRow[]> {
     let query = this.db.selectFrom('members').select(['tenant', 'account_id', 'tier', 'status', 'balance', 'joined_at']);
-    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    query = query.where(inTenant(filter.tenant));
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.tier !== undefined) query = query.where('tier', '=', filter.tier);
-    if (filter.since !== undefined) query = query.where('joined_at', '>=', filter.since);
-    if (filter.until !== undefined) query = query.where('joined_at', '<', filter.until);
+    query = query.where(inWindow('joined_at', filter));
     if (after) {
       const [at, tenant, accountId] = after;
       query = query.where((eb) =>
@@ -66,10 +66,9 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     after?: readonly [number, string],
   ): Promise<CoinEntry[]> {
     let query = this.db.selectFrom('coin_entries').selectAll();
-    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    query = query.where(inTenant(filter.tenant));
     if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
-    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
-    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    query = query.where(inWindow('created_at', filter));
     if (after) {
       const [at, id] = after;
       query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
@@ -84,10 +83,9 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
     after?: readonly [number, string],
   ): Promise<ProposalRecord[]> {
     let query = this.db.selectFrom('proposals').selectAll();
-    if (filter.tenant !== null) query = query.where('tenant', '=', filter.tenant);
+    query = query.where(inTenant(filter.tenant));
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
-    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    query = query.where(inWindow('created_at', filter));
     if (after) {
       const [at, id] = after;
       query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
@@ -142,7 +140,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
           .whereRef('l.tenant', '=', 's.tenant')
           .as('since'),
       ]);
-    if (filter.tenant !== null) query = query.where('s.tenant', '=', filter.tenant);
+    query = query.where(inTenant(filter.tenant, 's.tenant'));
     if (filter.accountId !== undefined) query = query.where('s.account_id', '=', filter.accountId);
     if (filter.since !== undefined || filter.until !== undefined) {
       const since = filter.since;
@@ -195,8 +193,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
         .select((e) => e.fn.coalesce(e.fn.sum<number>('e.delta'), sql<number>`0`).as('n'))
         .whereRef('e.tenant', '=', 't.slug')
         .where('e.delta', sign, 0);
-      if (filter.since !== undefined) sub = sub.where('e.created_at', '>=', filter.since);
-      if (filter.until !== undefined) sub = sub.where('e.created_at', '<', filter.until);
+      sub = sub.where(inWindow('e.created_at', filter));
       return sub;
     };
     let query = this.db.selectFrom('tenants as t').select((eb) => [
@@ -220,7 +217,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
         .where('m.status', '=', 'active')
         .as('active_members'),
     ]);
-    if (filter.tenant !== null) query = query.where('t.slug', '=', filter.tenant);
+    query = query.where(inTenant(filter.tenant, 't.slug'));
     if (after !== undefined) query = query.where('t.slug', '>', after);
     const rows = await query.orderBy('t.slug').limit(limit).execute();
     return rows.map((r) => ({

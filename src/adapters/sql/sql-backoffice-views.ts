@@ -36,6 +36,7 @@ import {
   toOffer,
 } from './sql-backoffice-rows.ts';
 import { readTimeline } from './sql-backoffice-timeline.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 /**
  * The back office's read models over the tables the features keep (docs/backoffice/views.md).
@@ -51,7 +52,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('tenants')
       .select(['slug', 'name'])
       .where((eb) => eb.or([containsCi('slug', q), containsCi('name', q)]))
-      .$if(tenant !== null, (qb) => qb.where('slug', '=', tenant as string))
+      .where(inTenant(tenant, 'slug'))
       .orderBy('slug')
       .limit(cap)
       .execute();
@@ -63,7 +64,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('credential_types')
       .select(['tenant', 'type_id', 'name'])
       .where((eb) => eb.or([containsCi('type_id', q), containsCi('name', q)]))
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('tenant')
       .orderBy('type_id')
       .limit(cap)
@@ -77,7 +78,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .select(CREDENTIAL_COLUMNS)
       .where('idx', '=', ref.idx)
       .$if(ref.listSeq !== undefined, (qb) => qb.where('list_seq', '=', ref.listSeq as number))
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('tenant')
       .orderBy('list_seq')
       .limit(cap)
@@ -90,7 +91,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('issued_credentials')
       .select(CREDENTIAL_COLUMNS)
       .where(startsWith('id', prefix))
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('id')
       .limit(cap)
       .execute();
@@ -102,13 +103,13 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('members')
       .select(['account_id', 'tenant'])
       .where(startsWith('account_id', prefix))
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .union(
         this.db
           .selectFrom('wallet_items')
           .select(['account_id', 'tenant'])
           .where(startsWith('account_id', prefix))
-          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string)),
+          .where(inTenant(tenant)),
       );
     const rows = await this.db
       .selectFrom(known.as('known'))
@@ -125,7 +126,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('partner_applications')
       .select(['id', 'organisation', 'kind', 'stage', 'tenant'])
       .where((eb) => eb.or([startsWith('id', q), containsCi('organisation', q)]))
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('created_at', 'desc')
       .orderBy('id')
       .limit(cap)
@@ -145,7 +146,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .select(['username', 'roles', 'tenant', 'status'])
       .where(sql<SqlBool>`lower(${sql.ref('username')}) like ${`${like(prefix.toLowerCase())}%`} escape '\\'`)
       .where('status', '<>', 'removed')
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('username')
       .limit(cap)
       .execute();
@@ -161,7 +162,7 @@ export class SqlBackofficeViews implements BackofficeViews {
     const base = this.db
       .selectFrom('webhook_deliveries')
       .where('state', '=', 'dead')
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+      .where(inTenant(tenant));
     const [count, rows] = await Promise.all([
       base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       base
@@ -190,7 +191,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('provisioning_requests')
       .where('state', '=', 'pending')
       .where('expires_at', '>', now)
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+      .where(inTenant(tenant));
     const [count, rows] = await Promise.all([
       base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       base
@@ -239,7 +240,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .where('redeemed_at', 'is', null)
       .where('collected_at', 'is', null)
       .where('subject', 'is not', null)
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+      .where(inTenant(tenant));
     const [count, rows] = await Promise.all([
       base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       base.select(OFFER_COLUMNS).orderBy('expires_at').orderBy('id').limit(top).execute(),
@@ -278,7 +279,7 @@ export class SqlBackofficeViews implements BackofficeViews {
           .selectFrom('issued_credentials')
           .select(CREDENTIAL_COLUMNS)
           .where('offer_id', '=', q)
-          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .where(inTenant(tenant))
           .orderBy('issued_at')
           .orderBy('id')
           .limit(cap)
@@ -291,7 +292,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom('wallet_items')
         .select(['id', 'tenant', 'account_id', 'kind', 'state', 'created_at'])
         .where('id', '=', q)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .executeTakeFirst();
       if (item) {
         matches.push({
@@ -310,7 +311,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom('presentation_transactions')
         .select(['id', 'type_tenant', 'type_id', 'holder_thumbprint', 'created_at', 'completed_at'])
         .where('id', '=', q)
-        .$if(tenant !== null, (qb) => qb.where('type_tenant', '=', tenant as string))
+        .where(inTenant(tenant, 'type_tenant'))
         .executeTakeFirst();
       if (tx) {
         matches.push({
@@ -342,7 +343,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom('deposits')
         .select(['deposit_id', 'tenant', 'account_id', 'created_at', 'erased_at'])
         .where('deposit_id', '=', q)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .orderBy('tenant')
         .limit(cap)
         .execute();
@@ -370,7 +371,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom(table as 'members')
         .select('tenant')
         .where('account_id', '=', accountId)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string));
+        .where(inTenant(tenant));
     const rows = await of('members')
       .union(of('wallet_items'))
       .union(of('channels'))
@@ -380,7 +381,7 @@ export class SqlBackofficeViews implements BackofficeViews {
           .selectFrom('issued_credentials')
           .select('tenant')
           .where('holder_thumbprint', '=', accountId)
-          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string)),
+          .where(inTenant(tenant)),
       )
       .execute();
     return rows.map((r) => r.tenant).sort();
@@ -391,7 +392,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('offers')
       .select(OFFER_COLUMNS)
       .where('id', '=', id)
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .executeTakeFirst();
     return row && toOffer(row);
   }
@@ -401,7 +402,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('issued_credentials')
       .select(CREDENTIAL_COLUMNS)
       .where('id', '=', id)
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .executeTakeFirst();
     return row && toCredential(row);
   }
@@ -412,7 +413,7 @@ export class SqlBackofficeViews implements BackofficeViews {
       .select(['seq', 'at', 'actor'])
       .where('target', '=', target)
       .where('action', '=', action)
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+      .where(inTenant(tenant))
       .orderBy('seq')
       .limit(1)
       .executeTakeFirst();
@@ -427,12 +428,11 @@ export class SqlBackofficeViews implements BackofficeViews {
     const rows = await this.db
       .selectFrom('issued_credentials')
       .select(CREDENTIAL_COLUMNS)
-      .$if(f.tenant !== null, (qb) => qb.where('tenant', '=', f.tenant as string))
+      .where(inTenant(f.tenant))
       .$if(f.typeId !== undefined, (qb) => qb.where('type_id', '=', f.typeId as string))
       .$if(f.status === 'valid', (qb) => qb.where('revoked_at', 'is', null))
       .$if(f.status === 'revoked', (qb) => qb.where('revoked_at', 'is not', null))
-      .$if(f.since !== undefined, (qb) => qb.where('issued_at', '>=', f.since as number))
-      .$if(f.until !== undefined, (qb) => qb.where('issued_at', '<', f.until as number))
+      .where(inWindow('issued_at', f))
       .$if(f.after !== undefined, (qb) => {
         const [at, id] = f.after as [number, string];
         return qb.where((eb) => eb(eb.refTuple('issued_at', 'id'), '<', eb.tuple(at, id)));
@@ -501,9 +501,8 @@ export class SqlBackofficeViews implements BackofficeViews {
     limit: number,
   ): Promise<TypeUsage[]> {
     const rows = await this.usage()
-      .$if(tenant !== null, (qb) => qb.where('ct.tenant', '=', tenant as string))
-      .$if(window.since !== undefined, (qb) => qb.where('ct.created_at', '>=', window.since as number))
-      .$if(window.until !== undefined, (qb) => qb.where('ct.created_at', '<', window.until as number))
+      .where(inTenant(tenant, 'ct.tenant'))
+      .where(inWindow('ct.created_at', window))
       .$if(afterKey !== undefined, (qb) => {
         const [t, id] = afterKey as [string, string];
         return qb.where((eb) => eb.or([eb('ct.tenant', '>', t), eb.and([eb('ct.tenant', '=', t), eb('ct.type_id', '>', id)])]));
@@ -530,9 +529,8 @@ export class SqlBackofficeViews implements BackofficeViews {
       .selectFrom('credential_types')
       .select('type_id')
       .distinct()
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
-      .$if(window.since !== undefined, (qb) => qb.where('created_at', '>=', window.since as number))
-      .$if(window.until !== undefined, (qb) => qb.where('created_at', '<', window.until as number))
+      .where(inTenant(tenant))
+      .where(inWindow('created_at', window))
       .$if(afterId !== undefined, (qb) => qb.where('type_id', '>', afterId as string))
       .orderBy('type_id')
       .limit(limit)
@@ -541,9 +539,8 @@ export class SqlBackofficeViews implements BackofficeViews {
     const typeIds = ids.map((r) => r.type_id);
     const rows = await this.usage()
       .where('ct.type_id', 'in', typeIds)
-      .$if(tenant !== null, (qb) => qb.where('ct.tenant', '=', tenant as string))
-      .$if(window.since !== undefined, (qb) => qb.where('ct.created_at', '>=', window.since as number))
-      .$if(window.until !== undefined, (qb) => qb.where('ct.created_at', '<', window.until as number))
+      .where(inTenant(tenant, 'ct.tenant'))
+      .where(inWindow('ct.created_at', window))
       .orderBy('ct.tenant')
       .execute();
     const uses = rows.map(SqlBackofficeViews.toUsage);
@@ -559,15 +556,13 @@ export class SqlBackofficeViews implements BackofficeViews {
     const members = this.db
       .selectFrom('members')
       .select('account_id')
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
-      .$if(window.since !== undefined, (qb) => qb.where('joined_at', '>=', window.since as number))
-      .$if(window.until !== undefined, (qb) => qb.where('joined_at', '<', window.until as number));
+      .where(inTenant(tenant))
+      .where(inWindow('joined_at', window));
     const items = this.db
       .selectFrom('wallet_items')
       .select('account_id')
-      .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
-      .$if(window.since !== undefined, (qb) => qb.where('created_at', '>=', window.since as number))
-      .$if(window.until !== undefined, (qb) => qb.where('created_at', '<', window.until as number));
+      .where(inTenant(tenant))
+      .where(inWindow('created_at', window));
     const page = await this.db
       .selectFrom(members.union(items).as('known'))
       .select('known.account_id')
@@ -583,7 +578,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom('members')
         .select(['account_id', 'tenant'])
         .where('account_id', 'in', ids)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .execute(),
       this.db
         .selectFrom('wallet_items')
@@ -591,7 +586,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .select((eb) => eb.fn.countAll().as('n'))
         .where('account_id', 'in', ids)
         .groupBy(['account_id', 'tenant'])
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .execute(),
     ]);
     return ids.map((accountId) => {
@@ -611,7 +606,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .selectFrom('members')
         .select(['tenant', 'tier', 'status', 'joined_at'])
         .where('account_id', '=', accountId)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .orderBy('tenant')
         .execute(),
       this.db
@@ -620,13 +615,13 @@ export class SqlBackofficeViews implements BackofficeViews {
         .select((eb) => eb.fn.countAll().as('n'))
         .where('account_id', '=', accountId)
         .groupBy(['tenant', 'kind', sql.ref('shown')])
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .execute(),
       this.db
         .selectFrom('channels')
         .select(['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
         .where('account_id', '=', accountId)
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .orderBy('tenant')
         .execute(),
       this.db
@@ -635,7 +630,7 @@ export class SqlBackofficeViews implements BackofficeViews {
         .select((eb) => [eb.fn.countAll().as('issued'), eb.fn.count('revoked_at').as('revoked')])
         .where('holder_thumbprint', '=', accountId)
         .groupBy('tenant')
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .orderBy('tenant')
         .execute(),
       this.db
@@ -644,14 +639,14 @@ export class SqlBackofficeViews implements BackofficeViews {
         .select((eb) => eb.fn.countAll().as('n'))
         .where('account_id', '=', accountId)
         .groupBy('tenant')
-        .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+        .where(inTenant(tenant))
         .orderBy('tenant')
         .execute(),
       this.db
         .selectFrom('directory_listings')
         .select('community')
         .where('account_id', '=', accountId)
-        .$if(tenant !== null, (qb) => qb.where('community', '=', tenant as string))
+        .where(inTenant(tenant, 'community'))
         .executeTakeFirst(),
     ]);
     if (memberships.length + items.length + channels.length + credentials.length + deposits.length === 0 && !listing) {

@@ -12,6 +12,7 @@ import type {
 } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
 import type { OperatorsTable } from './schema.ts';
+import { inWindow } from './windowed.ts';
 
 const toOperator = (row: Selectable<OperatorsTable>): OperatorRecord => ({
   username: row.username,
@@ -205,8 +206,7 @@ export class SqlOperatorStore implements OperatorStore {
       const pattern = `${filter.prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query = query.where(sql<boolean>`username like ${pattern} escape '\\'`);
     }
-    if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
-    if (filter.until !== undefined) query = query.where('created_at', '<', filter.until);
+    query = query.where(inWindow('created_at', filter));
     if (after !== undefined) query = query.where('username', '>', after);
     return (await query.orderBy('username').limit(limit).execute()).map(toOperator);
   }

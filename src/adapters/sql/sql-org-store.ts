@@ -13,6 +13,7 @@ import type {
 import type { Db } from './connect.ts';
 import { holdTenant } from './row-locks.ts';
 import type { OrgDomainsTable, OrgLifecycleTable, TenantsTable } from './schema.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 const num = (v: number | string | bigint) => Number(v);
 const numOrNull = (v: number | string | null) => (v === null ? null : Number(v));
@@ -68,14 +69,13 @@ export class SqlOrgStore implements OrgStore {
 
   async list(f: OrgListFilter): Promise<OrgRow[]> {
     let query = this.db.selectFrom('tenants').selectAll();
-    if (f.tenant !== null) query = query.where('slug', '=', f.tenant);
+    query = query.where(inTenant(f.tenant, 'slug'));
     if (f.status !== undefined) query = query.where('status', '=', f.status);
     if (f.q !== undefined && f.q !== '') {
       const pattern = `%${likeLiteral(f.q.toLowerCase())}%`;
       query = query.where(sql<boolean>`(lower(name) like ${pattern} escape '\\' or slug like ${pattern} escape '\\')`);
     }
-    if (f.since !== undefined) query = query.where('created_at', '>=', f.since);
-    if (f.until !== undefined) query = query.where('created_at', '<', f.until);
+    query = query.where(inWindow('created_at', f));
     if (f.after) {
       const [at, slug] = f.after;
       query = query.where((eb) => eb(eb.refTuple('created_at', 'slug'), '>', eb.tuple(at, slug)));
@@ -280,9 +280,8 @@ export class SqlOrgStore implements OrgStore {
       .select(['slug', 'status_since', 'status_reason'])
       .where('status', '=', 'suspended')
       .where('status_since', 'is not', null);
-    if (f.tenant !== null) query = query.where('slug', '=', f.tenant);
-    if (f.since !== undefined) query = query.where('status_since', '>=', f.since);
-    if (f.until !== undefined) query = query.where('status_since', '<', f.until);
+    query = query.where(inTenant(f.tenant, 'slug'));
+    query = query.where(inWindow('status_since', f));
     const cond = SqlOrgStore.afterCondition('tenant', f.after);
     if (cond?.op === 'le') query = query.where('status_since', '<=', cond.since);
     else if (cond?.op === 'lt') query = query.where('status_since', '<', cond.since);
@@ -306,9 +305,8 @@ export class SqlOrgStore implements OrgStore {
       .selectFrom('operators')
       .select(['username', 'status', 'tenant', 'updated_at'])
       .where('status', 'in', ['suspended', 'removed']);
-    if (f.tenant !== null) query = query.where('tenant', '=', f.tenant);
-    if (f.since !== undefined) query = query.where('updated_at', '>=', f.since);
-    if (f.until !== undefined) query = query.where('updated_at', '<', f.until);
+    query = query.where(inTenant(f.tenant));
+    query = query.where(inWindow('updated_at', f));
     const cond = SqlOrgStore.afterCondition('operator', f.after);
     if (cond?.op === 'le') query = query.where('updated_at', '<=', cond.since);
     else if (cond?.op === 'lt') query = query.where('updated_at', '<', cond.since);

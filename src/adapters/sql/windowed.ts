@@ -1,0 +1,32 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
+
+/**
+ * The pieces every list query shares (docs/architecture.md, "Lists"): the tenant a reader is
+ * scoped to, and the time window `since` (inclusive) to `until` (exclusive). Each is a condition
+ * for `.where(…)`, the same on both engines; a reader without a scope, or a list without a bound,
+ * gets a condition that holds for every row.
+ */
+
+const always = sql<SqlBool>`1 = 1`;
+
+/** Rows of `tenant` only; every row for a platform-wide reader (`null`). */
+export function inTenant(tenant: string | null, column = 'tenant'): Expression<SqlBool> {
+  return tenant === null ? always : sql<SqlBool>`${sql.ref(column)} = ${tenant}`;
+}
+
+/** A list's time window over one column. */
+export interface TimeWindow {
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+/** Rows whose `column` lies in the window: at or after `since`, before `until`. */
+export function inWindow(column: string, window: TimeWindow): Expression<SqlBool> {
+  const { since, until } = window;
+  if (since !== undefined && until !== undefined) {
+    return sql<SqlBool>`(${sql.ref(column)} >= ${since} and ${sql.ref(column)} < ${until})`;
+  }
+  if (since !== undefined) return sql<SqlBool>`${sql.ref(column)} >= ${since}`;
+  if (until !== undefined) return sql<SqlBool>`${sql.ref(column)} < ${until}`;
+  return always;
+}
