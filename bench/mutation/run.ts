@@ -92,8 +92,9 @@ function printTable(files: FileScore[]): void {
     f.survived,
     f.leftOut,
     `${(f.score * 100).toFixed(1)}%`,
+    `${(f.floor * 100).toFixed(1)}%`,
   ]);
-  const head = ['file', 'mutants', 'killed', 'of which timed out', 'survived', 'left out', 'score'];
+  const head = ['file', 'mutants', 'killed', 'of which timed out', 'survived', 'left out', 'score', 'without timeouts'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i] ?? 0)).join('  ');
   log(line(head));

@@ -21,6 +21,11 @@ export interface FileScore {
   /** Message strings and written-down equivalents, left out of the score. */
   leftOut: number;
   score: number;
+  /**
+   * The score were every timed-out mutant a survivor: what a busy machine cannot have inflated. A
+   * file whose floor is above the bar needs no quiet rerun to stand.
+   */
+  floor: number;
   survivors: string[];
 }
 
@@ -95,6 +100,7 @@ export function scoreFiles(root: string, mutants: Mutant[], equivalent: Record<s
         survived,
         leftOut,
         score: counted === 0 ? 1 : killed / counted,
+        floor: counted === 0 ? 1 : (killed - timedOut) / counted,
         survivors,
       };
     });
