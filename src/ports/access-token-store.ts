@@ -11,6 +11,7 @@ export interface AccessTokenRecord {
  * What the access-token plane reads. A token is written with the redemption that grants it
  * (OfferStore.redeem) and spent in the transaction that collects its credential
  * (IssuedCredentialStore.collect, by tenant and grant), so each rule lives in one place.
+ * @tenantOwned
  */
 export interface AccessTokenStore {
   /** The token if it exists, is unspent and unexpired. Reading never spends it. */

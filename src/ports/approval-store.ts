@@ -64,6 +64,7 @@ export interface Decision {
   now: number;
 }
 
+/** @tenantOwned */
 export interface ApprovalStore {
   create(record: ApprovalRecord): Promise<void>;
   get(id: string, within: string | null): Promise<ApprovalRecord | undefined>;

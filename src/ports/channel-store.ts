@@ -31,7 +31,10 @@ export interface ShareLogEntry {
   at: number;
 }
 
-/** At most one channel per tenant and account; every state change is one conditional write. */
+/**
+ * At most one channel per tenant and account; every state change is one conditional write.
+ * @tenantOwned
+ */
 export interface ChannelStore {
   get(tenant: string, accountId: string): Promise<ChannelRecord | undefined>;
   /**

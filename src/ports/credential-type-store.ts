@@ -8,7 +8,10 @@ export interface CredentialTypeRecord {
   createdAt: number;
 }
 
-/** Tenant-owned: every call names the tenant. Types are immutable once registered. */
+/**
+ * Tenant-owned: every call names the tenant. Types are immutable once registered.
+ * @tenantOwned
+ */
 export interface CredentialTypeStore {
   /** False when the tenant already has a type with this id (nothing is written then). */
   create(type: CredentialTypeRecord): Promise<boolean>;

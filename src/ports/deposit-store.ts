@@ -26,6 +26,7 @@ export interface DepositRecord {
   createdAt: number;
 }
 
+/** @tenantOwned */
 export interface DepositStore {
   /** False when the tenant already has a product of this kind. */
   addProduct(product: ProductRecord): Promise<boolean>;

@@ -33,6 +33,7 @@ export interface SearchPage {
   after?: { nameKey: string; accountId: string };
 }
 
+/** @tenantOwned */
 export interface DirectoryStore {
   /** Creates or replaces the account's listing and its contacts, all or nothing. */
   put(listing: ListingRecord, contacts: ContactRecord[]): Promise<void>;

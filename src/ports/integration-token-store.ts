@@ -60,6 +60,7 @@ export interface Decision {
   tokenId: string | null;
 }
 
+/** @tenantOwned */
 export interface IntegrationTokenStore {
   /** The active token with this hash, whatever its tenant: authentication looks keys up by hash. */
   findActive(tokenHash: string): Promise<IntegrationTokenRecord | undefined>;

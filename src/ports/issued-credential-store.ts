@@ -68,6 +68,7 @@ export interface Revocation {
 /**
  * The issued-credential record and the status lists. Tenant-owned. Never holds claim values.
  * Each operation of several writes is all or nothing, also inside a unit of work.
+ * @tenantOwned
  */
 export interface IssuedCredentialStore {
   /**

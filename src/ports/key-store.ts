@@ -17,6 +17,7 @@ export interface JwsSigner extends PublicKey {
 /**
  * Signing with tenant keys. Private keys never leave the key store: callers get public keys and
  * signatures only.
+ * @tenantOwned
  */
 export interface KeyStore {
   /** A fresh key, sealed and ready to store, for a tenant being created in one transaction. */

@@ -77,6 +77,7 @@ export interface TallyRow {
   votes: number;
 }
 
+/** @tenantOwned */
 export interface MembershipStore {
   /** Replaces the tenant's credential types that enrol (type ids of its own types). */
   setEnrolmentTypes(tenant: string, typeIds: string[], now: number): Promise<void>;

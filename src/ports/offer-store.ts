@@ -35,7 +35,10 @@ export interface Redemption {
   token: AccessTokenRecord;
 }
 
-/** Offers and the single-use artifacts they lead to. Every spend is one conditional write. */
+/**
+ * Offers and the single-use artifacts they lead to. Every spend is one conditional write.
+ * @tenantOwned
+ */
 export interface OfferStore {
   create(offer: OfferRecord): Promise<void>;
   get(tenant: string, id: string): Promise<OfferRecord | undefined>;

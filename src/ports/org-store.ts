@@ -93,6 +93,7 @@ export interface OffboardingFilter {
   limit: number;
 }
 
+/** @tenantOwned */
 export interface OrgStore {
   /** Oldest first by createdAt, then slug; at most `limit` rows. */
   list(filter: OrgListFilter): Promise<OrgRow[]>;

@@ -30,6 +30,7 @@ export interface PresentationTransactionRecord {
   enrolledAt: number | null;
 }
 
+/** @tenantOwned */
 export interface PresentationTransactionStore {
   /** False when a live transaction already uses this nonce (nothing is written then). */
   create(record: PresentationTransactionRecord): Promise<boolean>;

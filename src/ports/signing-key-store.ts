@@ -12,7 +12,10 @@ export interface StoredSigningKey {
   createdAt: number;
 }
 
-/** Tenant-owned: every call names the tenant and sees only that tenant's keys. */
+/**
+ * Tenant-owned: every call names the tenant and sees only that tenant's keys.
+ * @tenantOwned
+ */
 export interface SigningKeyStore {
   /** False when the tenant already has an active key for this purpose (nothing is written then). */
   insert(key: StoredSigningKey): Promise<boolean>;

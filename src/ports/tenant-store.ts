@@ -36,6 +36,7 @@ export interface TenantStatus {
   reason: string | null;
 }
 
+/** @tenantOwned */
 export interface TenantStore {
   /**
    * Inserts the tenant and its first signing keys in one transaction; false when the slug is

@@ -40,6 +40,7 @@ export interface ItemCursor {
  * Items materialise for an account only once it is enrolled: an offer or a deposit of a tenant
  * is visible (listed, acceptable) only while the account has a member record of that tenant that
  * is not erased. A channel request, which asks rather than gives, is always visible.
+ * @tenantOwned
  */
 export interface WalletItemStore {
   add(item: WalletItemRecord): Promise<void>;

@@ -70,6 +70,7 @@ export interface CoverageRow {
   waiting: number;
 }
 
+/** @tenantOwned */
 export interface WebhookStore {
   /**
    * Writes the endpoint unless its tenant has `max` endpoints already (false: nothing written).

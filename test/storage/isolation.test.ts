@@ -9,37 +9,32 @@ import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
 import { SqlDirectoryStore } from '../../src/adapters/sql/sql-directory-store.ts';
+import { SqlIntegrationTokenStore } from '../../src/adapters/sql/sql-integration-token-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/sql-offer-store.ts';
 import { SqlOperatorStore } from '../../src/adapters/sql/sql-operator-store.ts';
 import { SqlOrgStore } from '../../src/adapters/sql/sql-org-store.ts';
+import { SqlPresentationTransactionStore } from '../../src/adapters/sql/sql-presentation-transaction-store.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
 import { SqlWalletItemStore } from '../../src/adapters/sql/sql-wallet-item-store.ts';
 import { SqlWebhookLanes } from '../../src/adapters/sql/sql-webhook-lanes.ts';
 import { SqlWebhookStore } from '../../src/adapters/sql/sql-webhook-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
-import type { AccessTokenStore } from '../../src/ports/access-token-store.ts';
-import type { ApprovalRecord, ApprovalStore } from '../../src/ports/approval-store.ts';
-import type { ChannelRecord, ChannelStore, ShareLogEntry } from '../../src/ports/channel-store.ts';
-import type { CredentialTypeRecord, CredentialTypeStore } from '../../src/ports/credential-type-store.ts';
-import type { DepositRecord, DepositStore, ProductRecord } from '../../src/ports/deposit-store.ts';
-import type { DirectoryStore } from '../../src/ports/directory-store.ts';
-import type {
-  Collection,
-  IssuedCredentialRecord,
-  IssuedCredentialStore,
-  StatusAllocation,
-} from '../../src/ports/issued-credential-store.ts';
-import type { KeyStore } from '../../src/ports/key-store.ts';
-import type { MemberRecord, MembershipStore, ProposalRecord } from '../../src/ports/membership-store.ts';
-import type { OfferRecord, OfferStore } from '../../src/ports/offer-store.ts';
-import type { OrgDomain, OrgStore } from '../../src/ports/org-store.ts';
-import type { SigningKeyStore } from '../../src/ports/signing-key-store.ts';
-import type { TenantStore } from '../../src/ports/tenant-store.ts';
-import type { WalletItemRecord, WalletItemStore } from '../../src/ports/wallet-item-store.ts';
-import type { WebhookRecord, WebhookStore } from '../../src/ports/webhook-store.ts';
+import type { ApprovalRecord } from '../../src/ports/approval-store.ts';
+import type { ChannelRecord, ShareLogEntry } from '../../src/ports/channel-store.ts';
+import type { CredentialTypeRecord } from '../../src/ports/credential-type-store.ts';
+import type { DepositRecord, ProductRecord } from '../../src/ports/deposit-store.ts';
+import type { IntegrationTokenRecord, ProvisioningRecord } from '../../src/ports/integration-token-store.ts';
+import type { Collection, IssuedCredentialRecord, StatusAllocation } from '../../src/ports/issued-credential-store.ts';
+import type { MemberRecord, ProposalRecord } from '../../src/ports/membership-store.ts';
+import type { OfferRecord } from '../../src/ports/offer-store.ts';
+import type { OrgDomain } from '../../src/ports/org-store.ts';
+import type { PresentationTransactionRecord } from '../../src/ports/presentation-transaction-store.ts';
+import type { TenantOwnedPorts } from '../../src/ports/tenant-owned.ts';
+import type { WalletItemRecord } from '../../src/ports/wallet-item-store.ts';
+import type { WebhookRecord } from '../../src/ports/webhook-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -86,25 +81,6 @@ function picker(first: number[] = []) {
   };
 }
 
-/** The tenant-owned ports, by name. */
-interface TenantOwnedPorts {
-  TenantStore: TenantStore;
-  SigningKeyStore: SigningKeyStore;
-  KeyStore: KeyStore;
-  AccessTokenStore: AccessTokenStore;
-  CredentialTypeStore: CredentialTypeStore;
-  OfferStore: OfferStore;
-  IssuedCredentialStore: IssuedCredentialStore;
-  MembershipStore: MembershipStore;
-  WalletItemStore: WalletItemStore;
-  ChannelStore: ChannelStore;
-  DepositStore: DepositStore;
-  WebhookStore: WebhookStore;
-  DirectoryStore: DirectoryStore;
-  ApprovalStore: ApprovalStore;
-  OrgStore: OrgStore;
-}
-
 const T = {
   tenantReads: 'TenantStore: get, updateProfile and slugsStartingWith touch only the named tenant',
   tenantCreate: 'TenantStore.create writes tenant and keys together or not at all',
@@ -145,6 +121,10 @@ const T = {
   approvals:
     'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
+  integrationTokens:
+    'IntegrationTokenStore: requests and tokens are read, decided, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
+  transactions:
+    'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling, sweeping or evicting one never changes another, whichever tenant’s type each asked for',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -278,6 +258,29 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     putPending: T.orgs,
     moveDomain: T.orgs,
     offboarding: T.orgs,
+  },
+  IntegrationTokenStore: {
+    findActive: T.integrationTokens,
+    createRequest: T.integrationTokens,
+    request: T.integrationTokens,
+    requests: T.integrationTokens,
+    decide: T.integrationTokens,
+    createToken: T.integrationTokens,
+    token: T.integrationTokens,
+    tokens: T.integrationTokens,
+    activePartnerKeys: T.integrationTokens,
+    revoke: T.integrationTokens,
+    revokePartnerKeys: T.integrationTokens,
+    rotate: T.integrationTokens,
+  },
+  PresentationTransactionStore: {
+    create: T.transactions,
+    get: T.transactions,
+    findByState: T.transactions,
+    complete: T.transactions,
+    markEnrolled: T.transactions,
+    sweep: T.transactions,
+    evictBeyond: T.transactions,
   },
 };
 
@@ -1795,6 +1798,121 @@ for (const factory of testDatabases()) {
       );
       assert.ok((await store.offboarding({ tenant: null, limit: 10 })).some((row) => row.id === 'beta'));
       assert.equal(await tenants.setStatus('beta', 'suspended', 'active', 'r', T0 + 6), true);
+    });
+
+    isolated(T.integrationTokens, async () => {
+      const store = new SqlIntegrationTokenStore(db);
+      const request = (tenant: string, id: string): ProvisioningRecord => ({
+        id,
+        tenant,
+        label: `${tenant} key`,
+        scopes: ['issuance'],
+        rateClass: 'standard',
+        reason: 'an integration',
+        state: 'pending',
+        requestedBy: `${tenant}-admin`,
+        createdAt: T0,
+        expiresAt: T0 + 3_600_000,
+        decidedBy: null,
+        decidedAt: null,
+        note: null,
+        tokenId: null,
+      });
+      await store.createRequest(request('alpha', 'prq_alpha'));
+      await store.createRequest(request('beta', 'prq_beta'));
+      assert.equal(await store.request('prq_beta', 'alpha'), undefined);
+      assert.equal((await store.request('prq_beta', null))?.tenant, 'beta');
+      assert.deepEqual(
+        (await store.requests('alpha', { limit: 10 })).map((r) => r.id),
+        ['prq_alpha'],
+      );
+      assert.deepEqual((await store.requests('alpha', { tenant: 'beta', limit: 10 })).length, 0, 'a page filter cannot widen');
+      assert.deepEqual((await store.requests(null, { limit: 10 })).map((r) => r.id).sort(), ['prq_alpha', 'prq_beta']);
+      const approve = { state: 'approved', decidedBy: 'platform', note: null, tokenId: null } as const;
+      assert.equal(await store.decide('prq_beta', 'alpha', approve, T0 + 1), false);
+      assert.equal((await store.request('prq_beta', null))?.state, 'pending', "alpha's decision changed nothing of beta's");
+      assert.equal(await store.decide('prq_alpha', 'alpha', approve, T0 + 1), true);
+
+      const token = (tenant: string, id: string, hash: string, partnerId: string | null): IntegrationTokenRecord => ({
+        id,
+        tenant,
+        label: `${tenant} key`,
+        scopes: ['issuance'],
+        rateClass: 'standard',
+        tokenHash: hash,
+        state: 'active',
+        requestId: null,
+        createdBy: `${tenant}-admin`,
+        createdAt: T0,
+        rotatedAt: null,
+        revokedAt: null,
+        revokedBy: null,
+        partnerId,
+      });
+      await store.createToken(token('alpha', 'itk_alpha', 'hash-alpha', 'pap_alpha'));
+      await store.createToken(token('beta', 'itk_beta', 'hash-beta', null));
+      assert.equal((await store.findActive('hash-beta'))?.tenant, 'beta', 'authentication finds a key by its hash alone');
+      assert.equal(await store.token('itk_beta', 'alpha'), undefined);
+      assert.equal((await store.token('itk_beta', null))?.id, 'itk_beta');
+      assert.deepEqual(
+        (await store.tokens('alpha', { limit: 10 })).map((t) => t.id),
+        ['itk_alpha'],
+      );
+      assert.equal((await store.tokens('alpha', { tenant: 'beta', limit: 10 })).length, 0, 'a page filter cannot widen');
+      assert.deepEqual((await store.tokens(null, { limit: 10 })).map((t) => t.id).sort(), ['itk_alpha', 'itk_beta']);
+      assert.equal(await store.revoke('itk_beta', 'alpha', 'alpha-admin', T0 + 2), false);
+      assert.equal(await store.rotate('itk_beta', 'alpha', 'hash-stolen', T0 + 2), false);
+      assert.equal((await store.findActive('hash-beta'))?.id, 'itk_beta', "alpha neither revoked nor rotated beta's key");
+      assert.equal(await store.findActive('hash-stolen'), undefined);
+      assert.equal(await store.rotate('itk_alpha', 'alpha', 'hash-alpha-2', T0 + 3), true);
+      assert.equal(await store.findActive('hash-alpha'), undefined, 'the old hash stops at once');
+      assert.equal(await store.activePartnerKeys('pap_alpha'), 1);
+      assert.deepEqual(await store.revokePartnerKeys('pap_alpha', 'platform', T0 + 4), ['itk_alpha']);
+      assert.equal(await store.activePartnerKeys('pap_alpha'), 0);
+      assert.equal((await store.findActive('hash-beta'))?.state, 'active', "the partner's revocation left beta's key");
+      assert.equal(await store.revoke('itk_beta', 'beta', 'beta-admin', T0 + 5), true);
+      assert.equal(await store.findActive('hash-beta'), undefined);
+    });
+
+    isolated(T.transactions, async () => {
+      const store = new SqlPresentationTransactionStore(db);
+      const tx = (id: string, typeTenant: string, createdAt: number): PresentationTransactionRecord => ({
+        id,
+        state: `state-${id}`,
+        nonce: `nonce-${id}`,
+        resultTokenHash: `result-${id}`,
+        callerAud: 'https://rp.example',
+        typeTenant,
+        typeId: 'membership',
+        vct: `https://${typeTenant}.example/membership`,
+        claims: ['name'],
+        requestedBy: null,
+        createdAt,
+        expiresAt: createdAt + 600_000,
+        completedAt: null,
+        outcome: null,
+        holder: null,
+        enrolledAt: null,
+      });
+      assert.equal(await store.create(tx('vtx_alpha', 'alpha', T0)), true);
+      assert.equal(await store.create(tx('vtx_beta', 'beta', T0 + 1)), true);
+      assert.equal(await store.create({ ...tx('vtx_copy', 'beta', T0 + 1), nonce: 'nonce-vtx_alpha' }), false, 'a live nonce');
+      assert.equal((await store.get('vtx_beta'))?.typeTenant, 'beta');
+      assert.equal((await store.findByState('state-vtx_alpha'))?.id, 'vtx_alpha');
+      assert.equal(await store.complete('vtx_alpha', { valid: true }, T0 + 2, T0 + 600_000, 'thumb'), true);
+      assert.equal((await store.get('vtx_beta'))?.completedAt, null, "completing alpha's left beta's pending");
+      assert.equal(await store.markEnrolled('vtx_beta', T0 + 3), false, 'a pending transaction enrols no one');
+      assert.equal(await store.markEnrolled('vtx_alpha', T0 + 3), true);
+      assert.equal(await store.markEnrolled('vtx_alpha', T0 + 3), false, 'once');
+      assert.equal((await store.get('vtx_beta'))?.enrolledAt, null);
+      // The oldest beyond the newest one goes, whoever's type it asked for; the newest stays.
+      assert.equal(await store.evictBeyond(1), 1);
+      assert.equal(await store.get('vtx_alpha'), undefined);
+      assert.equal((await store.get('vtx_beta'))?.id, 'vtx_beta');
+      await store.sweep(T0 + 600_000);
+      assert.equal((await store.get('vtx_beta'))?.id, 'vtx_beta', 'not yet past its expiry');
+      await store.sweep(T0 + 600_001);
+      assert.equal(await store.get('vtx_beta'), undefined);
     });
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

@@ -159,10 +159,7 @@ export class SqlBackofficeViews implements BackofficeViews {
   }
 
   async deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>> {
-    const base = this.db
-      .selectFrom('webhook_deliveries')
-      .where('state', '=', 'dead')
-      .where(inTenant(tenant));
+    const base = this.db.selectFrom('webhook_deliveries').where('state', '=', 'dead').where(inTenant(tenant));
     const [count, rows] = await Promise.all([
       base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       base

@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 
 /**
- * The pieces every list query shares (docs/architecture.md, "Lists"): the tenant a reader is
+ * The pieces every list query shares (docs/architecture.md, "Rules that hold everywhere"): the tenant a reader is
  * scoped to, and the time window `since` (inclusive) to `until` (exclusive). Each is a condition
  * for `.where(…)`, the same on both engines; a reader without a scope, or a list without a bound,
  * gets a condition that holds for every row.

@@ -1,0 +1,57 @@
+import type { AccessTokenStore } from './access-token-store.ts';
+import type { ApprovalStore } from './approval-store.ts';
+import type { ChannelStore } from './channel-store.ts';
+import type { CredentialTypeStore } from './credential-type-store.ts';
+import type { DepositStore } from './deposit-store.ts';
+import type { DirectoryStore } from './directory-store.ts';
+import type { IntegrationTokenStore } from './integration-token-store.ts';
+import type { IssuedCredentialStore } from './issued-credential-store.ts';
+import type { KeyStore } from './key-store.ts';
+import type { MembershipStore } from './membership-store.ts';
+import type { OfferStore } from './offer-store.ts';
+import type { OrgStore } from './org-store.ts';
+import type { PresentationTransactionStore } from './presentation-transaction-store.ts';
+import type { SigningKeyStore } from './signing-key-store.ts';
+import type { TenantStore } from './tenant-store.ts';
+import type { WalletItemStore } from './wallet-item-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
+
+/**
+ * The ports whose rows belong to a tenant (or record one, as the hosted verifier's transactions
+ * do), by name. Each is marked `@tenantOwned` in its own doc comment; test/storage/tenant-owned.test.ts
+ * fails when a marked port is missing here, when one listed here is not marked, and when a port
+ * whose methods take a `tenant` or `within` is neither marked nor written below as the
+ * platform's. The isolation suite (test/storage/isolation.test.ts) maps every method of every port
+ * here to the case that calls it as two tenants, and does not compile while one lacks its case.
+ */
+export interface TenantOwnedPorts {
+  TenantStore: TenantStore;
+  SigningKeyStore: SigningKeyStore;
+  KeyStore: KeyStore;
+  AccessTokenStore: AccessTokenStore;
+  CredentialTypeStore: CredentialTypeStore;
+  OfferStore: OfferStore;
+  IssuedCredentialStore: IssuedCredentialStore;
+  MembershipStore: MembershipStore;
+  WalletItemStore: WalletItemStore;
+  ChannelStore: ChannelStore;
+  DepositStore: DepositStore;
+  WebhookStore: WebhookStore;
+  DirectoryStore: DirectoryStore;
+  ApprovalStore: ApprovalStore;
+  OrgStore: OrgStore;
+  IntegrationTokenStore: IntegrationTokenStore;
+  PresentationTransactionStore: PresentationTransactionStore;
+}
+
+/**
+ * Ports that take a tenant and are not (yet) in the isolation suite, each with the reason. An
+ * entry here is a gap in the suite's coverage, written down, not a pass: the back-office read
+ * models and the partner store are to join the suite (issue 26, point 5).
+ */
+export const NOT_YET_ISOLATION_TESTED: Readonly<Record<string, string>> = {
+  ApprovalTargets: 'what approval actions check before they are filed; each call reads one named tenant or account',
+  BackofficeViews: 'the back-office read models; scoped operators are held to their tenant by the route policy',
+  OperatorStore: 'operators are the platform’s; a scoped operator’s tenant is a column of the operator',
+  PartnerStore: 'partner applications are the platform’s until a grant names their tenant',
+};
