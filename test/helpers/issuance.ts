@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { type HolderKey, newHolderKey } from './holder.ts';
-import { owner, PUBLIC_URL } from './rail.ts';
+import { owner, PUBLIC_URL, railSeconds } from './rail.ts';
 
 export const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 
@@ -119,7 +119,7 @@ export async function issueOne(app: FastifyInstance, tenant: string, typeId: str
   const key = await newHolderKey();
   const res = await requestCredential(app, tenant, access_token, {
     credential_configuration_id: typeId,
-    proofs: { jwt: [await proofJwt(key, { aud: issuerId(tenant), nonce: c_nonce })] },
+    proofs: { jwt: [await proofJwt(key, { aud: issuerId(tenant), nonce: c_nonce, iat: railSeconds(app) })] },
   });
   assert.equal(res.statusCode, 200, res.body);
   return { credential: res.json().credentials[0].credential as string, key };

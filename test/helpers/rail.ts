@@ -54,6 +54,7 @@ export async function startRail(
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   });
+  if (clock) clocks.set(rail.app, clock);
   return {
     ...rail,
     stop: async () => {
@@ -62,6 +63,15 @@ export async function startRail(
     },
   };
 }
+
+const clocks = new WeakMap<object, Clock>();
+
+/**
+ * The time of the rail an app belongs to, in seconds: its own clock when the test gave it one (a
+ * clock that stands still does not follow the wall), so a proof made for it is as fresh as the
+ * rail judges it, however long the suites before it ran.
+ */
+export const railSeconds = (app: object) => Math.floor((clocks.get(app)?.now() ?? Date.now()) / 1000);
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const owner = bearer(OWNER_TOKEN);

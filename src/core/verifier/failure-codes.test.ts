@@ -532,6 +532,11 @@ describe('failure codes', () => {
       const outside = credential(w, { status: { uri: LIST_URI, idx: LIST_SIZE } });
       invalid(statusList(w), presentAll(w, outside));
     });
+    variant('the index past the end of a 2-bit list (its entries are half its bits)', () => {
+      // LIST_SIZE entries of 2 bits: idx LIST_SIZE is one past the end, within the bytes' bit count.
+      const outside = credential(w, { status: { uri: LIST_URI, idx: LIST_SIZE } });
+      invalid(handStatusList(w, { bits: 2 }), presentAll(w, outside));
+    });
     variant('the index far past the end of the list (idx = 10 * size)', () => {
       const outside = credential(w, { status: { uri: LIST_URI, idx: 10 * LIST_SIZE } });
       invalid(statusList(w), presentAll(w, outside));

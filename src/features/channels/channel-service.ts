@@ -73,7 +73,7 @@ export class ChannelService {
         updatedAt: now,
         expiresAt: now + CHANNEL_REQUEST_TTL_MS,
       });
-      const data = { accountId: input.accountId, elements, by: 'tenant', itemId };
+      const data = { accountId: input.accountId, elements, by: 'tenant' as const, itemId };
       await audit.append({ actor, action: 'channel.requested', tenant: input.tenant, target: input.accountId, detail: data });
       await events.emit({ type: 'channel.requested', tenant: input.tenant, data });
       const stored = await channels.get(input.tenant, input.accountId);

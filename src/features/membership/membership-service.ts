@@ -423,7 +423,7 @@ export class MembershipService {
       await membership.createProposal(p);
       const data = {
         proposalId: p.id,
-        options: p.options.length,
+        optionCount: p.options.length,
         tiers: p.tiers,
         opensAt: iso(opensAt),
         closesAt: iso(closesAt),

@@ -218,8 +218,12 @@ export class HostedVerifier {
       // The holder's key thumbprint is kept (for membership enrolment); it is never returned.
       if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS, judged.holder))) return false;
       // The platform is the verifier, so the event is the platform's (root's); it names no claim.
-      const data = { transactionId: tx.id, vct: tx.vct, ...(outcome.ok ? {} : { error: outcome.error, link: outcome.link }) };
-      await events.emit({ type: outcome.ok ? 'presentation.completed' : 'presentation.failed', tenant: ROOT_SLUG, data });
+      const data = { transactionId: tx.id, vct: tx.vct };
+      await events.emit(
+        outcome.ok
+          ? { type: 'presentation.completed', tenant: ROOT_SLUG, data }
+          : { type: 'presentation.failed', tenant: ROOT_SLUG, data: { ...data, error: outcome.error, link: outcome.link } },
+      );
       return true;
     });
     if (!completed) return refuse('invalid_request', 'This presentation transaction is already complete.');

@@ -100,7 +100,7 @@ export class SharingService {
             updatedAt: now,
           });
           if (!requested) continue;
-          const data = { accountId, elements: share.elements, by: 'holder' };
+          const data = { accountId, elements: share.elements, by: 'holder' as const };
           await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data });
           await events.emit({ type: 'channel.requested', tenant: share.tenant, data });
         }

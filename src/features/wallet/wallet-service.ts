@@ -141,7 +141,7 @@ export class WalletService {
           const current = channel?.requestedBy === 'tenant' && channel.updatedAt === item.createdAt;
           const moved = current && (await channels.move(item.tenant, item.accountId, ['requested'], 'active', now));
           if (!moved) throw new ServiceError('channel_state', 'The organisation no longer asks for this channel.');
-          const data = { accountId: item.accountId, elements: channel.elements, by: 'holder' };
+          const data = { accountId: item.accountId, elements: channel.elements, by: 'holder' as const };
           await events.emit({ type: 'channel.activated', tenant: item.tenant, data });
         },
         onDecline: async ({ channels }, item, now) => {

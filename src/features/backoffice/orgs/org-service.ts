@@ -298,8 +298,12 @@ export class OrgService {
       const action = to === 'active' ? 'org.reactivated' : 'org.suspended';
       const detail = approval ? { ...approval, reason } : { reason };
       const auditSeq = await audit.append({ actor, action, tenant: slug, target: slug, detail });
-      const data = { slug, did: this.d.tenants.didOf(slug), ...(approval ? { approvalId: approval.approvalId } : {}) };
-      await events.emit({ type: action, tenant: slug, data });
+      const data = { slug, did: this.d.tenants.didOf(slug) };
+      await events.emit(
+        to === 'active'
+          ? { type: 'org.reactivated', tenant: slug, data }
+          : { type: 'org.suspended', tenant: slug, data: { ...data, ...(approval ? { approvalId: approval.approvalId } : {}) } },
+      );
       return { auditSeq, change: change.seq };
     });
   }
