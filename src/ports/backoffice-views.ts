@@ -192,7 +192,8 @@ export interface HolderDetail {
   directoryListed: boolean;
 }
 
-export interface BackofficeViews {
+/** The search box and the exact lookup (docs/backoffice/views.md). */
+export interface SearchViews {
   searchTenants(q: string, tenant: string | null, cap: number): Promise<TenantHit[]>;
   searchTypes(q: string, tenant: string | null, cap: number): Promise<TypeHit[]>;
   credentialsByStatus(ref: StatusRef, tenant: string | null, cap: number): Promise<CredentialRow[]>;
@@ -201,22 +202,31 @@ export interface BackofficeViews {
   holdersByPrefix(prefix: string, tenant: string | null, cap: number): Promise<{ accountId: string; tenant: string }[]>;
   searchPartners(q: string, tenant: string | null, cap: number): Promise<PartnerHit[]>;
   operatorsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorHit[]>;
+  /** Everything an exact identifier names: credential, offer, deposit, transaction, item or account. */
+  lookup(q: string, tenant: string | null, cap: number): Promise<LookupMatch[]>;
+}
 
+/** What needs attention today: each a count and the first `top` rows. */
+export interface AttentionViews {
   deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>>;
   pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>>;
   partnersInReview(stages: readonly string[], top: number): Promise<Counted<PartnerInReview>>;
   /** Offers not collected whose code expires in [from, to), soonest first. */
   expiringOffers(tenant: string | null, from: number, to: number, top: number): Promise<Counted<OfferRow>>;
+}
 
-  /** Everything an exact identifier names: credential, offer, deposit, transaction, item or account. */
-  lookup(q: string, tenant: string | null, cap: number): Promise<LookupMatch[]>;
+/** One credential, offer or subject: its row, the audit entries that mark it, its timeline; the credentials list. */
+export interface SubjectViews {
   offer(id: string, tenant: string | null): Promise<OfferRow | undefined>;
   credential(id: string, tenant: string | null): Promise<CredentialRow | undefined>;
   /** The first audit entry of `action` naming `target`. */
   auditMark(action: string, target: string, tenant: string | null): Promise<AuditMark | undefined>;
   timeline(subject: Subject, tenant: string | null, after: TimelineCursor | undefined, limit: number): Promise<TimelineEntry[]>;
-
   credentials(filter: CredentialFilter): Promise<CredentialRow[]>;
+}
+
+/** Types and holders with their use. */
+export interface CatalogueViews {
   typeUsage(
     tenant: string | null,
     window: { since?: number; until?: number },
@@ -238,4 +248,12 @@ export interface BackofficeViews {
     limit: number,
   ): Promise<HolderSummary[]>;
   holder(accountId: string, tenant: string | null, now: number): Promise<HolderDetail | undefined>;
+}
+
+/** The back office's read models, one per view. */
+export interface BackofficeViews {
+  search: SearchViews;
+  attention: AttentionViews;
+  subjects: SubjectViews;
+  catalogue: CatalogueViews;
 }

@@ -51,7 +51,10 @@ export interface TenantOwnedPorts {
  */
 export const NOT_YET_ISOLATION_TESTED: Readonly<Record<string, string>> = {
   ApprovalTargets: 'what approval actions check before they are filed; each call reads one named tenant or account',
-  BackofficeViews: 'the back-office read models; scoped operators are held to their tenant by the route policy',
+  SearchViews: 'a back-office read model; each read takes the tenant a scoped operator is held to',
+  AttentionViews: 'a back-office read model; each read takes the tenant a scoped operator is held to',
+  SubjectViews: 'a back-office read model; each read takes the tenant a scoped operator is held to',
+  CatalogueViews: 'a back-office read model; each read takes the tenant a scoped operator is held to',
   OperatorStore: 'operators are the platform’s; a scoped operator’s tenant is a column of the operator',
   PartnerStore: 'partner applications are the platform’s until a grant names their tenant',
 };

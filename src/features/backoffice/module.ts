@@ -1,7 +1,10 @@
 import { SqlApprovalStore, SqlApprovalTargets } from '../../adapters/sql/sql-approval-store.ts';
+import { SqlAttentionViews } from '../../adapters/sql/sql-backoffice-attention.ts';
 import { SqlBackofficeAudit } from '../../adapters/sql/sql-backoffice-audit.ts';
+import { SqlCatalogueViews } from '../../adapters/sql/sql-backoffice-catalogue.ts';
 import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts';
-import { SqlBackofficeViews } from '../../adapters/sql/sql-backoffice-views.ts';
+import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
+import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import type { Job } from '../../app/jobs.ts';
@@ -74,11 +77,26 @@ export const backofficeModule = defineModule({
     'admin-session',
     'admin-credentials',
   ],
-  owns: [SqlApprovalStore, SqlApprovalTargets, SqlBackofficeViews, SqlBackofficeAudit, SqlBackofficePeople, SqlOrgStore],
+  owns: [
+    SqlApprovalStore,
+    SqlApprovalTargets,
+    SqlSearchViews,
+    SqlAttentionViews,
+    SqlSubjectViews,
+    SqlCatalogueViews,
+    SqlBackofficeAudit,
+    SqlBackofficePeople,
+    SqlOrgStore,
+  ],
   borrows: [SqlOperatorSessionStore, SqlOperatorStore],
   async build(ctx) {
     const stores: BackofficeStores = {
-      views: ctx.store(SqlBackofficeViews),
+      views: {
+        search: ctx.store(SqlSearchViews),
+        attention: ctx.store(SqlAttentionViews),
+        subjects: ctx.store(SqlSubjectViews),
+        catalogue: ctx.store(SqlCatalogueViews),
+      },
       audit: ctx.store(SqlBackofficeAudit),
       people: ctx.store(SqlBackofficePeople),
       approvals: ctx.store(SqlApprovalStore),

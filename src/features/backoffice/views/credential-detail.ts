@@ -1,5 +1,5 @@
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import type { BackofficeViews, CredentialRow } from '../../../ports/backoffice-views.ts';
+import type { CredentialRow, SubjectViews } from '../../../ports/backoffice-views.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import { iso, isoOrNull } from '../kit.ts';
 import { credentialView } from './schemas.ts';
@@ -9,7 +9,7 @@ import { credentialView } from './schemas.ts';
  * offer it was collected from (without the subject, which is erased at collection), and who
  * created the offer and who revoked the credential, from the audit log. Never a claim value.
  */
-export async function credentialDetail(views: BackofficeViews, types: TypeService, urls: IssuerUrls, c: CredentialRow) {
+export async function credentialDetail(views: SubjectViews, types: TypeService, urls: IssuerUrls, c: CredentialRow) {
   const [offer, offered, revoked, type] = await Promise.all([
     views.offer(c.offerId, c.tenant),
     views.auditMark('offer.created', c.offerId, c.tenant),

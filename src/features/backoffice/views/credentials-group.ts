@@ -66,7 +66,7 @@ const isOneString = (v: readonly (string | number)[]): v is [string] => v.length
  * membership and the wallet keep; they never carry a claim value.
  */
 export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
-  const views = stores.views;
+  const { subjects, catalogue } = stores.views;
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
   const typeRow = (u: TypeUsage) => ({
@@ -103,7 +103,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
             const { typeId, status } = request.query;
             // Credentials carry no exp (docs/issuance.md): none is ever expired.
             if (status === 'expired') return { credentials: [], nextCursor: null };
-            const rows = await views.credentials({
+            const rows = await subjects.credentials({
               tenant: p.tenant,
               ...(typeId === undefined ? {} : { typeId }),
               ...(status === undefined ? {} : { status }),
@@ -137,9 +137,9 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const { tenant, credentialId } = request.query;
-            const found = await views.credential(credentialId, tenant);
+            const found = await subjects.credential(credentialId, tenant);
             if (!found) throw new ServiceError('unknown_credential', `Tenant ${tenant} has no credential ${credentialId}.`);
-            return credentialDetail(views, types, urls, found);
+            return credentialDetail(subjects, types, urls, found);
           },
         }),
 
@@ -158,7 +158,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           handler: async (request) => {
             const p = listParams(request);
             const after = cursorOf(p, isTwoStrings);
-            const rows = await views.typeUsage(p.tenant, { since: p.since, until: p.until }, after, p.limit + 1);
+            const rows = await catalogue.typeUsage(p.tenant, { since: p.since, until: p.until }, after, p.limit + 1);
             const shown = page(rows, p.limit, (u) => [u.tenant, u.typeId], typeRow);
             return { types: shown.rows, nextCursor: shown.nextCursor };
           },
@@ -186,7 +186,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const { tenant, typeId } = request.query;
-            const found = await views.oneTypeUsage(tenant, typeId);
+            const found = await catalogue.oneTypeUsage(tenant, typeId);
             if (!found) throw new ServiceError('unknown_type', `Tenant ${tenant} has no credential type "${typeId}".`);
             return {
               ...typeRow(found),
@@ -222,7 +222,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           handler: async (request) => {
             const p = listParams(request);
             const after = cursorOf(p, isOneString);
-            const groups = await views.typesByTypeId(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
+            const groups = await catalogue.typesByTypeId(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
             const shown = page(
               groups,
               p.limit,
@@ -293,7 +293,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           handler: async (request) => {
             const p = listParams(request);
             const after = cursorOf(p, isOneString);
-            const rows = await views.holders(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
+            const rows = await catalogue.holders(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
             const shown = page(
               rows,
               p.limit,
@@ -346,7 +346,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           handler: async (request) => {
             const tenant = listTenant(request);
             const { accountId } = request.query;
-            const found = await views.holder(accountId, tenant, ctx.clock.now());
+            const found = await catalogue.holder(accountId, tenant, ctx.clock.now());
             if (!found) {
               throw new ServiceError(
                 'unknown_holder',

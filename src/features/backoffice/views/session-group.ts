@@ -240,7 +240,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
           },
           handler: async (request) => {
             const tenant = listTenant(request);
-            const matches = await views.lookup(request.query.q, tenant, LOOKUP_CAP);
+            const matches = await views.search.lookup(request.query.q, tenant, LOOKUP_CAP);
             return { q: request.query.q, tenant, matches: matches.map((m) => ({ ...m, at: isoOrNull(m.at) })) };
           },
         }),
@@ -263,14 +263,18 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
           handler: async (request) => {
             const { tenant, list } = request.query;
             const listSeq = list === undefined ? 1 : Number(list);
-            const [found] = await views.credentialsByStatus({ listSeq, idx: Number(request.params.statusIndex) }, tenant, 1);
+            const [found] = await views.search.credentialsByStatus(
+              { listSeq, idx: Number(request.params.statusIndex) },
+              tenant,
+              1,
+            );
             if (!found) {
               throw new ServiceError(
                 'unknown_credential',
                 `Tenant ${tenant} has no credential at index ${request.params.statusIndex} of status list ${listSeq}.`,
               );
             }
-            return credentialDetail(views, types, urls, found);
+            return credentialDetail(views.subjects, types, urls, found);
           },
         }),
 
@@ -302,7 +306,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
             if (p.since !== undefined && (cursor === undefined || cursor.at < p.since)) {
               cursor = { at: p.since, rank: -1, id: '' };
             }
-            const rows = await views.timeline(subject, p.tenant, cursor, p.limit + 1);
+            const rows = await views.subjects.timeline(subject, p.tenant, cursor, p.limit + 1);
             const inWindow = p.until === undefined ? rows : rows.filter((r) => r.at < (p.until as number));
             const shown = inWindow.slice(0, p.limit);
             const last = shown.at(-1);

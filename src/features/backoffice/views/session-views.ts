@@ -48,32 +48,32 @@ export class SessionViews {
     const status = /^(?:([1-9][0-9]{0,8}):)?([0-9]{1,9})$/.exec(q);
     const credentialsRead = holds(principal, 'credentialsRead');
     const [tenants, typeHits, credentials, holders, partners, operators] = await Promise.all([
-      kind('tenants', holds(principal, 'orgsRead'), () => this.views.searchTenants(q, tenant, SEARCH_CAP + 1)),
-      kind('types', credentialsRead, () => this.views.searchTypes(q, tenant, SEARCH_CAP + 1)),
+      kind('tenants', holds(principal, 'orgsRead'), () => this.views.search.searchTenants(q, tenant, SEARCH_CAP + 1)),
+      kind('types', credentialsRead, () => this.views.search.searchTypes(q, tenant, SEARCH_CAP + 1)),
       kind(
         'credentials',
         credentialsRead,
         status
           ? () =>
-              this.views.credentialsByStatus(
+              this.views.search.credentialsByStatus(
                 { idx: Number(status[2]), ...(status[1] ? { listSeq: Number(status[1]) } : {}) },
                 tenant,
                 SEARCH_CAP + 1,
               )
           : CREDENTIAL_ID_PREFIX.test(q)
-            ? () => this.views.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
+            ? () => this.views.search.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
             : undefined,
       ),
       kind(
         'holders',
         credentialsRead,
-        /^[A-Za-z0-9_-]{8,43}$/.test(q) ? () => this.views.holdersByPrefix(q, tenant, SEARCH_CAP + 1) : undefined,
+        /^[A-Za-z0-9_-]{8,43}$/.test(q) ? () => this.views.search.holdersByPrefix(q, tenant, SEARCH_CAP + 1) : undefined,
       ),
       // Partners come before any tenant: platform-wide readers only (docs/partners.md, "Roles").
       kind('partners', holds(principal, 'partnersRead') && principal.tenant === null, () =>
-        this.views.searchPartners(q, tenant, SEARCH_CAP + 1),
+        this.views.search.searchPartners(q, tenant, SEARCH_CAP + 1),
       ),
-      kind('operators', holds(principal, 'operatorsRead'), () => this.views.operatorsByPrefix(q, tenant, SEARCH_CAP + 1)),
+      kind('operators', holds(principal, 'operatorsRead'), () => this.views.search.operatorsByPrefix(q, tenant, SEARCH_CAP + 1)),
     ]);
     return {
       q,
@@ -106,11 +106,11 @@ export class SessionViews {
         return { count: pending.length, top: pending.slice(0, TODAY_TOP) };
       }),
       section('deadDeliveries', integration, async () => {
-        const found = await this.views.deadDeliveries(tenant, TODAY_TOP);
+        const found = await this.views.attention.deadDeliveries(tenant, TODAY_TOP);
         return { count: found.count, top: found.top.map((d) => ({ ...d, finishedAt: isoOrNull(d.finishedAt) })) };
       }),
       section('provisioning', integration, async () => {
-        const found = await this.views.pendingProvisioning(tenant, now, TODAY_TOP);
+        const found = await this.views.attention.pendingProvisioning(tenant, now, TODAY_TOP);
         return {
           count: found.count,
           top: found.top.map((p) => ({ ...p, createdAt: iso(p.createdAt), expiresAt: iso(p.expiresAt) })),
@@ -118,11 +118,11 @@ export class SessionViews {
       }),
       // Applications have no tenant before they are linked: a platform-wide reader's, unnarrowed.
       section('partnersInReview', holds(principal, 'partnersRead') && tenant === null, async () => {
-        const found = await this.views.partnersInReview(REVIEW_STAGES, TODAY_TOP);
+        const found = await this.views.attention.partnersInReview(REVIEW_STAGES, TODAY_TOP);
         return { count: found.count, top: found.top.map((p) => ({ ...p, stageAt: iso(p.stageAt) })) };
       }),
       section('expiringOffers', holds(principal, 'credentialsRead'), async () => {
-        const found = await this.views.expiringOffers(tenant, now, now + DAY_MS, TODAY_TOP);
+        const found = await this.views.attention.expiringOffers(tenant, now, now + DAY_MS, TODAY_TOP);
         return {
           count: found.count,
           top: found.top.map((o) => ({

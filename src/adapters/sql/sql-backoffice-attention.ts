@@ -1,0 +1,106 @@
+import type {
+  AttentionViews,
+  Counted,
+  DeadDelivery,
+  OfferRow,
+  PartnerInReview,
+  PendingProvisioning,
+} from '../../ports/backoffice-views.ts';
+import type { Db } from './connect.ts';
+import { num, numOrNull, OFFER_COLUMNS, toOffer } from './sql-backoffice-rows.ts';
+import { inTenant } from './windowed.ts';
+
+/**
+ * What needs an operator's attention today (docs/backoffice/views.md, "GET /api/admin/today"):
+ * each a count and the first few rows. Read-only.
+ */
+export class SqlAttentionViews implements AttentionViews {
+  constructor(private readonly db: Db) {}
+
+  async deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>> {
+    const base = this.db.selectFrom('webhook_deliveries').where('state', '=', 'dead').where(inTenant(tenant));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base
+        .select(['id', 'webhook_id', 'tenant', 'event_type', 'failures', 'last_status', 'finished_at'])
+        .orderBy('finished_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(top)
+        .execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        deliveryId: r.id,
+        webhookId: r.webhook_id,
+        tenant: r.tenant,
+        eventType: r.event_type,
+        failures: num(r.failures),
+        lastStatus: numOrNull(r.last_status),
+        finishedAt: numOrNull(r.finished_at),
+      })),
+    };
+  }
+
+  async pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>> {
+    const base = this.db
+      .selectFrom('provisioning_requests')
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .where(inTenant(tenant));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base
+        .select(['id', 'tenant', 'label', 'requested_by', 'created_at', 'expires_at'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(top)
+        .execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        requestId: r.id,
+        tenant: r.tenant,
+        label: r.label,
+        requestedBy: r.requested_by,
+        createdAt: num(r.created_at),
+        expiresAt: num(r.expires_at),
+      })),
+    };
+  }
+
+  async partnersInReview(stages: readonly string[], top: number): Promise<Counted<PartnerInReview>> {
+    const base = this.db.selectFrom('partner_applications').where('stage', 'in', [...stages]);
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base.select(['id', 'organisation', 'kind', 'stage', 'stage_at']).orderBy('stage_at').orderBy('id').limit(top).execute(),
+    ]);
+    return {
+      count: num(count.n),
+      top: rows.map((r) => ({
+        applicationId: r.id,
+        organisation: r.organisation,
+        kind: r.kind,
+        stage: r.stage,
+        stageAt: num(r.stage_at),
+      })),
+    };
+  }
+
+  async expiringOffers(tenant: string | null, from: number, to: number, top: number): Promise<Counted<OfferRow>> {
+    const base = this.db
+      .selectFrom('offers')
+      .where('expires_at', '>=', from)
+      .where('expires_at', '<', to)
+      .where('redeemed_at', 'is', null)
+      .where('collected_at', 'is', null)
+      .where('subject', 'is not', null)
+      .where(inTenant(tenant));
+    const [count, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      base.select(OFFER_COLUMNS).orderBy('expires_at').orderBy('id').limit(top).execute(),
+    ]);
+    return { count: num(count.n), top: rows.map(toOffer) };
+  }
+}
