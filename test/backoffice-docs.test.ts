@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ROLE_MATRIX } from '../src/features/backoffice/role-matrix.ts';
+import { ROLE_MATRIX } from '../src/http/admin/role-matrix.ts';
 
 test('the role table of docs/backoffice.md is ROLE_MATRIX', () => {
   const page = readFileSync(new URL('../docs/backoffice.md', import.meta.url), 'utf8');

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ROLE_MATRIX } from '../src/features/backoffice/role-matrix.ts';
+import { ROLE_MATRIX } from '../src/http/admin/role-matrix.ts';
 import { OPERATOR_ROLES } from '../src/ports/operator-store.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { signedInOperator } from './helpers/operators.ts';

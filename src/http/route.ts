@@ -22,7 +22,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * validated body, path or query (default field `tenant`), and a scoped credential acting on
  * another tenant, or on none, is refused. A `list` reads the query too, but may leave the tenant
  * out: it then shows a scoped credential its own tenant and a platform credential every tenant
- * (the handler narrows with `listTenant` in features/backoffice/kit.ts).
+ * (the handler narrows with `listTenant` in http/admin/kit.ts).
  */
 export type TenantScope =
   | 'platform'

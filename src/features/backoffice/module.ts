@@ -10,6 +10,7 @@ import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
+import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { ApprovalStore, ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
@@ -17,7 +18,6 @@ import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../ports/b
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
-import type { ApprovalDesk } from './approval-desk.ts';
 import { buildApprovals } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
 import { auditGroup } from './audit/group.ts';

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LIST_SCOPE, listTenant } from '../../http/admin/kit.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
   DateTimeView,
@@ -10,7 +11,6 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import { LIST_SCOPE, listTenant } from '../backoffice/kit.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
 import { INTEGRATION_READ } from './roles.ts';

@@ -1,4 +1,4 @@
-import { ROLE_MATRIX } from '../backoffice/role-matrix.ts';
+import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 
 /**
  * Who may do what under /api/admin/integration (docs/webhooks.md and docs/integration.md, the

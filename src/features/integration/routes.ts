@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
+import { LIST_SCOPE } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -15,7 +16,6 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import { LIST_SCOPE } from '../backoffice/kit.ts';
 import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
 

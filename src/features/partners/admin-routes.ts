@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
+import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -14,7 +15,6 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import { ROLE_MATRIX } from '../backoffice/role-matrix.ts';
 import type { PartnerService } from './partner-service.ts';
 import { ApplicationBody, ApplicationId, ApplicationView, Kind, ScopeName, Stage, TeamMemberView } from './schemas.ts';
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../core/events.ts';
 import { idPattern } from '../../core/ids.ts';
+import { LIST_SCOPE } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -14,7 +15,6 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
-import { LIST_SCOPE } from '../backoffice/kit.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
 

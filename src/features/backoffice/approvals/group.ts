@@ -1,10 +1,10 @@
 import type { Context } from '../../../app/module.ts';
+import type { ApprovalDesk } from '../../../http/admin/approval-desk.ts';
 import { accountModule } from '../../account/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
-import type { ApprovalDesk } from '../approval-desk.ts';
 import type { BackofficeStores, GroupBuild } from '../module.ts';
 import { revokeBulkAction } from './actions/revoke-bulk.ts';
 import { subjectExportAction } from './actions/subject-export.ts';

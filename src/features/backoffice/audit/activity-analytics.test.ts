@@ -18,7 +18,7 @@ import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/he
 import { readOutbox } from '../../../adapters/sql/sql-event-outbox.ts';
 import type { EventType } from '../../../core/events.ts';
 import { IssuerUrls } from '../../../core/issuer-urls.ts';
-import { encodeCursor } from '../kit.ts';
+import { encodeCursor } from '../../../http/admin/kit.ts';
 import { KIND_OF } from './activity.ts';
 import { SERIES_MAX } from './analytics.ts';
 

@@ -1,10 +1,10 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { adminRoute, Instant, iso, LIST_SCOPE, listParams } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
-import { adminRoute, Instant, iso, LIST_SCOPE, listParams } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import { AnalyticsService, BUCKETS, SERIES_MAX } from './analytics.ts';
 
 const Count = Type.Integer({ minimum: 0 });

@@ -1,8 +1,8 @@
 import { type AuditEntry, firstBrokenEntry, GENESIS_HASH } from '../../../core/audit-chain.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import { encodeCursor, type ListParams } from '../../../http/admin/kit.ts';
 import type { ActivityReader, AuditLogReader } from '../../../ports/backoffice-audit.ts';
-import { encodeCursor, type ListParams } from '../kit.ts';
 import { type ActivityItem, activityItem, typesOfKinds } from './activity.ts';
 
 /**

@@ -20,7 +20,7 @@ import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.t
 import { readAuditLog } from '../../../adapters/sql/sql-audit-trail.ts';
 import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
-import { encodeCursor } from '../kit.ts';
+import { encodeCursor } from '../../../http/admin/kit.ts';
 import { verifyAuditChain } from './audit-reader.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
+import { ActorLabel, adminRoute, iso, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import { ActorLabel, adminRoute, iso, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import { ACTIVITY_KINDS, REF_FIELDS } from './activity.ts';
 import { AuditReader } from './audit-reader.ts';
 

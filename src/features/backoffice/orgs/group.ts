@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Context } from '../../../app/module.ts';
+import type { ApprovalDesk } from '../../../http/admin/approval-desk.ts';
+import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
+import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup, type TenantScope } from '../../../http/route.ts';
 import { AdminMutation, DisplayName, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
@@ -8,11 +12,7 @@ import { credentialTypesModule } from '../../credential-types/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import { ProfileFields } from '../../tenants/routes.ts';
-import type { ApprovalDesk } from '../approval-desk.ts';
-import { ApprovalSchema } from '../approval-desk.ts';
-import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
 import type { BackofficeStores, GroupBuilder } from '../module.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import { OrgService, SUSPEND_ACTION } from './org-service.ts';
 import {
   AdminView,

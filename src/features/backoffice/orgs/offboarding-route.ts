@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { adminRoute, ListPage, ListQuery, listParams } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
-import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import type { OrgService } from './org-service.ts';
 import { OffboardingEntry } from './schemas.ts';
 

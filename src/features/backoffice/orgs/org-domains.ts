@@ -3,9 +3,9 @@ import { isIP } from 'node:net';
 import { constantTimeEqual } from '../../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { FetchRefused } from '../../../ports/http-fetcher.ts';
 import type { OrgDomain } from '../../../ports/org-store.ts';
-import { iso, isoOrNull } from '../kit.ts';
 import type { OrgServiceDeps } from './org-service.ts';
 
 /** The verification document is small: anything longer is not ours. */

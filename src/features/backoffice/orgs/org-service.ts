@@ -5,6 +5,8 @@ import { normaliseName } from '../../../core/display-text.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
+import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
+import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OperatorStore } from '../../../ports/operator-store.ts';
 import type { OffboardingRow, OrgAdmin, OrgCounts, OrgRow, OrgStore } from '../../../ports/org-store.ts';
@@ -14,8 +16,6 @@ import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
-import type { ApprovalAction } from '../approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 import { type DomainStateView, OrgDomains } from './org-domains.ts';
 
 /** The four-eyes action a suspension is filed as (docs/backoffice/orgs.md, "Suspension"). */

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import type { ApprovalDesk, ApprovalView, TransactionScope } from '../../../http/admin/approval-desk.ts';
+import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
@@ -22,8 +24,6 @@ import {
   type OperatorScope,
   type OperatorService,
 } from '../../operators/operator-service.ts';
-import type { ApprovalDesk, ApprovalView, TransactionScope } from '../approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 import { Roles, Username } from './schemas.ts';
 
 /** The stores an operator change holds in its transaction: the operator's, and the rows it locks. */

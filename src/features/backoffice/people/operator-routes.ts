@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../../core/errors.ts';
+import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
+import { adminRoute, ListPage, ListQuery, listParams } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AdminMutation, EmailAddress, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { CreateOperatorBody, firstCredentialOf } from '../../operators/schemas.ts';
-import { ApprovalSchema } from '../approval-desk.ts';
-import { adminRoute, ListPage, ListQuery, listParams } from '../kit.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import type { OperatorAdmin, Outcome } from './operator-admin.ts';
 import {
   Issuer,

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AccountId, AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { Proposal, Tier } from '../../membership/schemas.ts';
-import { adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../kit.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import type { PeopleViews } from './people-views.ts';
 import {
   CoinEntryView,

@@ -1,9 +1,9 @@
 import type { Actor } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { BackofficePeopleReads, OptionCount } from '../../../ports/backoffice-people.ts';
 import type { ProposalRecord } from '../../../ports/membership-store.ts';
 import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
-import { iso, isoOrNull, type ListParams, page } from '../kit.ts';
 
 /**
  * Members, governance, the coin ledger, consent and the coin economy across tenants

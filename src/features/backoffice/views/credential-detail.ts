@@ -1,7 +1,7 @@
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import type { CredentialRow, SubjectViews } from '../../../ports/backoffice-views.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
-import { iso, isoOrNull } from '../kit.ts';
 import { credentialView } from './schemas.ts';
 
 /**

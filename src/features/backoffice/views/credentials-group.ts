@@ -1,6 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { parseClaimSpecs } from '../../../core/claims/claim-spec.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import {
+  adminRoute,
+  iso,
+  LIST_SCOPE,
+  ListPage,
+  type ListParams,
+  ListQuery,
+  listParams,
+  listTenant,
+  page,
+} from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import {
@@ -17,9 +29,7 @@ import type { TypeUsage } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { Claim, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
-import { adminRoute, iso, LIST_SCOPE, ListPage, type ListParams, ListQuery, listParams, listTenant, page } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
-import { ROLE_MATRIX } from '../role-matrix.ts';
 import { credentialDetail } from './credential-detail.ts';
 import { CredentialDetail, CredentialId, CredentialView, credentialView, TypeId } from './schemas.ts';
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { DateTimeView, Nullable } from '../../../http/schemas/common.ts';
 import type { CredentialRow } from '../../../ports/backoffice-views.ts';
-import { iso, isoOrNull } from '../kit.ts';
 
 /** Schemas and views the session and credentials groups share (docs/backoffice/views.md). */
 

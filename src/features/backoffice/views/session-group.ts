@@ -1,16 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
 import { ID_PREFIXES, idLikePattern } from '../../../core/ids.ts';
+import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
+import {
+  adminRoute,
+  encodeCursor,
+  iso,
+  isoOrNull,
+  LIST_SCOPE,
+  ListPage,
+  ListQuery,
+  listParams,
+  listTenant,
+} from '../../../http/admin/kit.ts';
+import { holds, ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TIMELINE_SOURCES, type TimelineCursor, type TimelineEntry } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
-import { ApprovalSchema } from '../approval-desk.ts';
-import { adminRoute, encodeCursor, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../kit.ts';
 import type { GroupBuilder } from '../module.ts';
 import { offboardingRoute } from '../orgs/offboarding-route.ts';
-import { holds, ROLE_MATRIX } from '../role-matrix.ts';
 import { credentialDetail } from './credential-detail.ts';
 import { CredentialDetail, CredentialView, Json, ListSeq } from './schemas.ts';
 import { SessionViews } from './session-views.ts';

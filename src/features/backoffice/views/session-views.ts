@@ -2,11 +2,11 @@ import type { Clock } from '../../../core/clock.ts';
 import { ID_PREFIXES } from '../../../core/ids.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { REVIEW_STAGES } from '../../../core/partner-pipeline.ts';
+import type { ApprovalDesk } from '../../../http/admin/approval-desk.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
+import { holds } from '../../../http/admin/role-matrix.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
 import type { BackofficeViews } from '../../../ports/backoffice-views.ts';
-import type { ApprovalDesk } from '../approval-desk.ts';
-import { iso, isoOrNull } from '../kit.ts';
-import { holds } from '../role-matrix.ts';
 import { credentialView } from './schemas.ts';
 
 /** A credential id or the start of one: the prefix and any base64url characters. */

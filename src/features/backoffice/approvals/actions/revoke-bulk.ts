@@ -1,12 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../../core/errors.ts';
+import type { ApprovalAction } from '../../../../http/admin/approval-desk.ts';
 import { CredentialId, Slug } from '../../../../http/schemas/common.ts';
 import type { ApprovalTargets } from '../../../../ports/approval-store.ts';
 import { TypeId } from '../../../credential-types/routes.ts';
 import type { TypeService } from '../../../credential-types/type-service.ts';
 import type { StatusService } from '../../../status/status-service.ts';
 import type { TenantService } from '../../../tenants/tenant-service.ts';
-import type { ApprovalAction } from '../../approval-desk.ts';
 
 /** Credentials one approval names by id, at most. */
 export const BULK_IDS_MAX = 500;

@@ -2,9 +2,9 @@ import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { pageOf } from '../../core/page.ts';
-import { operatorOf } from '../../http/auth/operator-bearer.ts';
-import type { TenantScope } from '../../http/route.ts';
-import { Nullable, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import { operatorOf } from '../auth/operator-bearer.ts';
+import type { TenantScope } from '../route.ts';
+import { Nullable, PageLimit, pageLimit, Slug } from '../schemas/common.ts';
 
 /**
  * The back-office kit (docs/backoffice.md, "Conventions"): what every operation under

@@ -1,5 +1,5 @@
-import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
+import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
 
 /**
  * The back office's one role matrix (docs/backoffice.md, "Roles"): every operation under

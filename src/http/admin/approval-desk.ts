@@ -1,9 +1,9 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
-import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
-import { DateTimeView, Nullable } from '../../http/schemas/common.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import type { Recorders } from '../../ports/unit-of-work.ts';
+import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
+import { DateTimeView, Nullable } from '../schemas/common.ts';
 
 /**
  * Four eyes (docs/backoffice.md, "Approvals"): the contract between the approvals group and the
