@@ -152,3 +152,24 @@ for (const factory of testDatabases()) {
     });
   });
 }
+
+describe('the groups a module serves', () => {
+  test('are the ones it declares: a group built under another name refuses the start', async () => {
+    const factory = testDatabases()[0];
+    assert.ok(factory);
+    const db = await factory.create();
+    const misnamed = defineModule({
+      name: 'probe-misnamed',
+      groups: ['probe-declared'],
+      build: () => ({ services: {}, routes: () => [{ name: 'probe-built', routes: [] }] }),
+    });
+    try {
+      await assert.rejects(
+        startRail(db, {}, undefined, { runJobs: false, extraModules: [misnamed] }),
+        /module probe-misnamed declares the groups probe-declared and builds probe-built/,
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+});

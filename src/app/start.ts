@@ -102,7 +102,9 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const groups: RouteGroup[] = [];
     for (const module of mounted) {
       const built = await registry.build(module);
-      groups.push(...(built.routes?.() ?? []).filter((g) => !unmounted.has(g.name)));
+      const served = built.routes?.() ?? [];
+      checkServedGroups(module, served);
+      groups.push(...served.filter((g) => !unmounted.has(g.name)));
     }
     for (const module of modules) if (module.runsUnmounted) await registry.build(module);
     const planes = await registry.planesFor(groups.flatMap((g) => g.routes.map((r) => r.auth)));
@@ -162,6 +164,21 @@ function kernelJobs(rateWindows: RateBudget): Job[] {
       run: async (now) => void (await rateWindows.prune(now - keepMs)),
     },
   ];
+}
+
+/**
+ * A module serves exactly the groups it declares, each once: a group it builds under another name
+ * would be mounted whatever OPENRAIL_UNMOUNTED_GROUPS says, and a declared one it never builds
+ * could be named there to no effect.
+ */
+function checkServedGroups(module: Module, served: readonly RouteGroup[]): void {
+  const names = served.map((g) => g.name);
+  const declared = [...module.groups].sort();
+  if (new Set(names).size !== names.length || names.slice().sort().join() !== declared.join()) {
+    throw new Error(
+      `module ${module.name} declares the groups ${declared.join(', ') || '(none)'} and builds ${names.sort().join(', ') || '(none)'}`,
+    );
+  }
 }
 
 /** OPENRAIL_UNMOUNTED_GROUPS may name only groups some module serves. */
