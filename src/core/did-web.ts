@@ -22,13 +22,27 @@ export interface PublicKeyRecord {
 export interface DidDocument {
   '@context': string[];
   id: string;
-  verificationMethod: Array<{ id: string; type: 'JsonWebKey2020'; controller: string; publicKeyJwk: JWK }>;
+  /** What a verifier may meet is wider than what the service publishes (`publicP256`): any EC key with its four members. */
+  verificationMethod: Array<{
+    id: string;
+    type: 'JsonWebKey2020';
+    controller: string;
+    publicKeyJwk: JWK & { kty: string; crv: string; x: string; y: string };
+  }>;
   assertionMethod: string[];
   authentication?: string[];
 }
 
+/** A P-256 public key as a DID document publishes it. */
+export interface P256PublicJwk {
+  kty: 'EC';
+  crv: 'P-256';
+  x: string;
+  y: string;
+}
+
 /** Only kty, crv, x and y leave the service: never `d`, never anything else a stored JWK may carry. */
-export function publicP256(jwk: JWK): JWK {
+export function publicP256(jwk: JWK): P256PublicJwk {
   if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new Error('not a P-256 public key');
   return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
 }

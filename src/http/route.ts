@@ -140,18 +140,28 @@ export type TypedRequest<B, P, Q> = FastifyRequest<{
   Querystring: StaticOr<Q, Record<string, string>>;
 }>;
 
-/** Declares an operation with its handler typed from its schemas. */
+/** The declared success answers of a route (2xx). */
+type Successes<R> = { [C in keyof R]: C extends 200 | 201 | 202 | 203 | 206 ? R[C] : never }[keyof R];
+/** What a handler may return: the body of one of its declared success answers (anything where one has no schema), or the reply it sent. */
+type HandlerResult<R> =
+  | (Successes<R> extends infer S ? (S extends { schema: infer T extends TSchema } ? Static<T> : unknown) : never)
+  | FastifyReply
+  | undefined;
+
+/** Declares an operation with its handler typed from its schemas: its request from the request schemas, its result from the declared answers. */
 export function defineRoute<
   B extends TSchema | undefined = undefined,
   P extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
+  R extends Record<number, RouteResponse> = Record<number, RouteResponse>,
 >(
-  def: Omit<RouteDef, 'handler' | 'body' | 'params' | 'querystring' | 'budgetSubject'> & {
+  def: Omit<RouteDef, 'handler' | 'body' | 'params' | 'querystring' | 'budgetSubject' | 'responses'> & {
     body?: B;
     params?: P;
     querystring?: Q;
+    responses: R;
     budgetSubject?: (request: TypedRequest<B, P, Q>) => string | undefined;
-    handler: (request: TypedRequest<B, P, Q>, reply: FastifyReply) => Promise<unknown>;
+    handler: (request: TypedRequest<B, P, Q>, reply: FastifyReply) => Promise<HandlerResult<R>>;
   },
 ): RouteDef {
   return def as unknown as RouteDef;

@@ -22,6 +22,7 @@ import {
 } from '../../../test/helpers/verifier.ts';
 import { newP256KeyPair } from '../../adapters/crypto/p256-keys.ts';
 import { didDocumentFor } from '../conformance/builders.ts';
+import { publicP256 } from '../did-web.ts';
 import { clearStatusListCache, statusListCacheStats } from './revocation.ts';
 import { verifyPresentation } from './verify-presentation.ts';
 
@@ -75,7 +76,7 @@ describe('the status list cache: keys, lifetimes and bounds', () => {
     const swapped = structuredClone(w.didDocument);
     const method = swapped.verificationMethod?.[0];
     assert.ok(method);
-    method.publicKeyJwk = { ...impostor.publicJwk, kid: w.issuer.kid };
+    method.publicKeyJwk = { ...publicP256(impostor.publicJwk), kid: w.issuer.kid };
     const r = verify(w, presentation, { statusList: list, didDocument: swapped });
     assert.equal(r.ledger.find((e) => e.check === 'revocation')?.failure, 'status_list_invalid');
     assert.equal(r.verdict, 'reject');

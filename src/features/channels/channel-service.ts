@@ -6,8 +6,9 @@ import { isDemoSlug } from '../../core/slug.ts';
 import type { ChannelState } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { ChannelView } from '../wallet/routes.ts';
 import type { SharedItem, SharingService } from '../wallet/sharing.ts';
-import { type ChannelView, channelView, type WalletScope } from '../wallet/wallet-service.ts';
+import { channelView, type WalletScope } from '../wallet/wallet-service.ts';
 
 /** An organisation's request waits this long in the holder's wallet. */
 export const CHANNEL_REQUEST_TTL_MS = 30 * 24 * 3600 * 1000;

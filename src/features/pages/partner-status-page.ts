@@ -4,10 +4,12 @@
  * as its applicant sees it: its stage in words, what comes next, and its history. A wrong id and a
  * wrong token are one answer. No script.
  */
+
 import { FORWARD_STAGES, PARTNER_KINDS, type PartnerKind, type PartnerStage, TRANSITIONS } from '../../core/partner-pipeline.ts';
 import { errorSummary, inputField } from '../../web/form-fields.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
+import type { StatusView } from '../partners/schemas.ts';
 import { KIND_CONTENT, STAGE_CONTENT } from './partner-content.ts';
 import type { FieldErrors } from './partner-form.ts';
 
@@ -16,16 +18,6 @@ export type StatusField = (typeof STATUS_FIELDS)[number];
 
 /** The one answer for an id that is unknown, a token that does not match, or either malformed. */
 export const NO_SUCH_APPLICATION = 'No application matches this application id and status token. Check both and try again.';
-
-export interface StatusView {
-  applicationId: string;
-  kind: string;
-  organisation: string;
-  stage: string;
-  stageSince: string;
-  submittedAt: string;
-  history: Array<{ stage: string; at: string }>;
-}
 
 const page = (siteName: string, title: string, main: SafeHtml) =>
   renderPage({ title, main, siteName, mainClass: 'partner-page' });

@@ -75,7 +75,7 @@ export function portalRoutes(access: PartnerAccess, siteName: string, origin: st
     return sendPage(reply, page, 'no-store');
   };
   /** A refusal of a portal action that the page itself explains (a scope outside the grant, the last admin). */
-  const explained = async <T>(work: () => Promise<T>, explain: (notice: string) => Promise<unknown>): Promise<T | unknown> => {
+  const explained = async <T, E>(work: () => Promise<T>, explain: (notice: string) => Promise<E>): Promise<T | E> => {
     try {
       return await work();
     } catch (err) {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { PARTNER_KINDS, PARTNER_STAGES, TEAM_ROLES } from '../../core/partner-pipeline.ts';
@@ -44,6 +44,7 @@ export const StatusView = Type.Object({
   submittedAt: DateTimeView,
   history: Type.Array(Type.Object({ stage: Type.String(), at: DateTimeView })),
 });
+export type StatusView = Static<typeof StatusView>;
 
 export const Grant = Type.Object({
   scopes: Type.Array(Type.String()),

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, errorResponse, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
@@ -32,6 +32,7 @@ export const ChannelView = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
 });
+export type ChannelView = Static<typeof ChannelView>;
 
 export function walletRoutes(wallet: WalletService, sharing: SharingService): RouteGroup {
   return {

@@ -17,6 +17,7 @@ import {
 import { type DepositContents, DepositService } from '../deposits/deposit-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { ChannelView } from './routes.ts';
 
 export const ITEMS_PAGE_DEFAULT = 50;
 export const ITEMS_PAGE_MAX = 100;
@@ -49,17 +50,6 @@ export interface DecisionAnswer {
   offerUri?: string;
   deposit?: DepositContents;
   channel?: ChannelView;
-}
-
-/** A channel as either side sees it. */
-export interface ChannelView {
-  tenant: string;
-  accountId: string;
-  state: string;
-  elements: string[];
-  requestedBy: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export const channelView = (c: ChannelRecord): ChannelView => ({

@@ -7,23 +7,13 @@ import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { FetchRefused } from '../../../ports/http-fetcher.ts';
 import type { OrgDomain } from '../../../ports/org-store.ts';
 import type { OrgServiceDeps } from './org-service.ts';
+import type { DomainView } from './schemas.ts';
 
 /** The verification document is small: anything longer is not ours. */
 export const DOCUMENT_MAX_BYTES = 16 * 1024;
 export const DOCUMENT_PATH = '/.well-known/openrail-domain.json';
 
 export type DomainStateView = 'none' | OrgDomain['state'];
-
-export interface DomainView {
-  slug: string;
-  state: DomainStateView;
-  domain: string | null;
-  documentUrl: string | null;
-  requestedAt: string | null;
-  verifiedAt: string | null;
-  activatedAt: string | null;
-  revokedAt: string | null;
-}
 
 /**
  * An organisation's custom domain (docs/backoffice/orgs.md, "Custom domain"): asked for with a

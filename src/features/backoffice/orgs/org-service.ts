@@ -17,6 +17,7 @@ import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
 import { type DomainStateView, OrgDomains } from './org-domains.ts';
+import type { LifecycleView, OrgView } from './schemas.ts';
 
 /** The four-eyes action a suspension is filed as (docs/backoffice/orgs.md, "Suspension"). */
 export const SUSPEND_ACTION = 'org.suspend';
@@ -25,27 +26,6 @@ export const SUSPEND_ACTION = 'org.suspend';
 export const HISTORY_LIMIT = 100;
 
 const PROFILE_KEYS = ['displayName', 'description', 'logoUri', 'primaryColor', 'backgroundColor', 'textColor'] as const;
-
-export interface OrgView {
-  slug: string;
-  name: string;
-  did: string;
-  status: TenantStatusName;
-  statusSince: string | null;
-  createdAt: string;
-  profile: TenantProfile;
-  counts: OrgCounts;
-  domain: { state: DomainStateView; domain: string | null };
-  admins: OrgAdmin[];
-}
-
-export interface LifecycleView {
-  slug: string;
-  status: TenantStatusName;
-  since: string | null;
-  reason: string | null;
-  changes: { seq: number; status: TenantStatusName; actor: string; reason: string; approvalId: string | null; at: string }[];
-}
 
 export interface SuspendParams {
   slug: string;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { Manifest } from '../../credential-types/routes.ts';
 import { ProfileView } from '../../tenants/routes.ts';
@@ -34,6 +34,7 @@ export const OrgView = Type.Object({
   domain: Type.Object({ state: DomainState, domain: Nullable(Type.String()) }),
   admins: Type.Array(AdminView),
 });
+export type OrgView = Static<typeof OrgView>;
 
 export const DomainView = Type.Object({
   slug: Type.String(),
@@ -45,6 +46,7 @@ export const DomainView = Type.Object({
   activatedAt: Nullable(DateTimeView),
   revokedAt: Nullable(DateTimeView),
 });
+export type DomainView = Static<typeof DomainView>;
 
 export const LifecycleView = Type.Object({
   slug: Type.String(),
@@ -62,6 +64,7 @@ export const LifecycleView = Type.Object({
     }),
   ),
 });
+export type LifecycleView = Static<typeof LifecycleView>;
 
 const Display = Type.Array(Type.Record(Type.String(), Type.Unknown()));
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
 import { ID_PREFIXES, idLikePattern } from '../../../core/ids.ts';
 import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
@@ -47,8 +47,7 @@ const TimelineEntryView = Type.Object({
   detail: Json,
 });
 
-const Section = (item: ReturnType<typeof Type.Object>) =>
-  Type.Optional(Type.Object({ count: Type.Integer(), top: Type.Array(item) }));
+const Section = <T extends TSchema>(item: T) => Type.Optional(Type.Object({ count: Type.Integer(), top: Type.Array(item) }));
 
 const LookupMatchView = Type.Object({
   kind: Type.String({ description: 'holder, credential, offer, deposit, transaction or item' }),
