@@ -62,9 +62,10 @@ const GROUPS: readonly GroupBuilder[] = [auditGroup, analyticsGroup, orgsGroup, 
 
 /**
  * The operator back office (docs/backoffice.md): every group under /api/admin/* that is not a
- * feature's own (partners and integration keep theirs), built on one kit (kit.ts) and one role
- * matrix (role-matrix.ts). The approvals group is built first: the others register the actions
- * that need a second operator with its desk.
+ * feature's own (partners and integration keep theirs), built on the admin kit (http/admin/: the
+ * kit, the role matrix, the desk's contract). The approvals group is built first: the others
+ * register the actions that need a second operator with its desk. A new group follows the recipe
+ * in docs/architecture.md, "A new back-office group".
  */
 export const backofficeModule = defineModule({
   name: 'backoffice',
