@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import {
   type CredentialRow,
   type Subject,
@@ -31,6 +31,22 @@ function after(at: string, id: string, source: TimelineSource, cursor: TimelineC
   if (rank < cursor.rank) return sql<SqlBool>`${sql.ref(at)} > ${cursor.at}`;
   if (rank > cursor.rank) return sql<SqlBool>`${sql.ref(at)} >= ${cursor.at}`;
   return sql<SqlBool>`(${sql.ref(at)} > ${cursor.at} or (${sql.ref(at)} = ${cursor.at} and ${sql.ref(id)} > ${cursor.id}))`;
+}
+
+/** A source's rows after the cursor in its own (at, id) order, one page of them. */
+function inOrder<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  at: string,
+  id: string,
+  source: TimelineSource,
+  r: Read,
+): Promise<O[]> {
+  return query
+    .where(after(at, id, source, r.cursor))
+    .orderBy(sql.ref(at))
+    .orderBy(sql.ref(id))
+    .limit(r.limit)
+    .execute();
 }
 
 /** What every reader is given: the subject, its key, the offer it leads to, the tenant shown, the page. */
@@ -66,11 +82,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .select(['seq', 'at', 'actor', 'action', 'tenant', 'target', 'detail'])
       .where((eb) => eb.or([eb('target', '=', r.key), mentions('detail', r.key)]))
       .where(inTenant(r))
-      .where(after('at', 'seq', 'audit', r.cursor))
-      .orderBy('at')
-      .orderBy('seq')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'at', 'seq', 'audit', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.at),
@@ -89,11 +101,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .select(['id', 'type', 'tenant', 'created_at', 'data'])
       .where(mentions('data', r.key))
       .where(inTenant(r))
-      .where(after('created_at', 'id', 'event', r.cursor))
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'created_at', 'id', 'event', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.created_at),
@@ -119,11 +127,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
           eb.selectFrom('wallet_items').select('ref').where('account_id', '=', r.key).where('kind', '=', 'offer'),
         ),
       )
-      .where(after('created_at', 'id', 'offer', r.cursor))
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'created_at', 'id', 'offer', r))
       .then((rows) =>
         rows.map(toOffer).map((o) => ({
           at: o.createdAt,
@@ -144,11 +148,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
 
   credential: (r) =>
     credentials(r)
-      .where(after('issued_at', 'id', 'credential', r.cursor))
-      .orderBy('issued_at')
-      .orderBy('id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'issued_at', 'id', 'credential', r))
       .then((rows) =>
         rows.map(toCredential).map((c) => ({
           at: c.issuedAt,
@@ -164,11 +164,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
   revocation: (r) =>
     credentials(r)
       .where('revoked_at', 'is not', null)
-      .where(after('revoked_at', 'id', 'revocation', r.cursor))
-      .orderBy('revoked_at')
-      .orderBy('id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'revoked_at', 'id', 'revocation', r))
       .then((rows) =>
         rows.map(toCredential).map((c) => ({
           at: c.revokedAt as number,
@@ -189,11 +185,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .where(inTenant(r))
       .$if(r.subject.kind === 'account', (qb) => qb.where('account_id', '=', r.key))
       .$if(r.subject.kind !== 'account', (qb) => qb.where('kind', '=', 'offer').where('ref', '=', r.offerId as string))
-      .where(after('created_at', 'id', 'item', r.cursor))
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'created_at', 'id', 'item', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.created_at),
@@ -219,11 +211,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .select(['tenant', 'tier', 'status', 'joined_at'])
       .where('account_id', '=', r.key)
       .where(inTenant(r))
-      .where(after('joined_at', 'tenant', 'membership', r.cursor))
-      .orderBy('joined_at')
-      .orderBy('tenant')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'joined_at', 'tenant', 'membership', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.joined_at),
@@ -242,11 +230,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .select(['tenant', 'deposit_id', 'item_id', 'product_id', 'created_at', 'erased_at'])
       .where('account_id', '=', r.key)
       .where(inTenant(r))
-      .where(after('created_at', 'item_id', 'deposit', r.cursor))
-      .orderBy('created_at')
-      .orderBy('item_id')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'created_at', 'item_id', 'deposit', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.created_at),
@@ -265,11 +249,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .select(['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
       .where('account_id', '=', r.key)
       .where(inTenant(r))
-      .where(after('created_at', 'tenant', 'channel', r.cursor))
-      .orderBy('created_at')
-      .orderBy('tenant')
-      .limit(r.limit)
-      .execute()
+      .$call((q) => inOrder(q, 'created_at', 'tenant', 'channel', r))
       .then((rows) =>
         rows.map((row) => ({
           at: num(row.created_at),
