@@ -89,6 +89,7 @@ export interface ApprovalStore {
  * What the approval desk's own actions read of other features' tables, read-only (a back-office
  * read model): the credentials a bulk revocation names, the memberships of an account an export
  * names.
+ * @tenantOwned
  */
 export interface ApprovalTargets {
   /** Which of `ids` are credentials of the tenant. */

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
-import { SqlApprovalStore } from '../../src/adapters/sql/sql-approval-store.ts';
+import { SqlApprovalStore, SqlApprovalTargets } from '../../src/adapters/sql/sql-approval-store.ts';
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
@@ -123,6 +124,8 @@ const T = {
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
   integrationTokens:
     'IntegrationTokenStore: requests and tokens are read, decided, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
+  approvalTargets:
+    'ApprovalTargets: credentialsOf and validOfType answer the named tenant’s credentials only; hasMembership asks of any tenant, by design (a subject export is the platform’s)',
   transactions:
     'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling, sweeping or evicting one never changes another, whichever tenant’s type each asked for',
   sweeps:
@@ -272,6 +275,11 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     revoke: T.integrationTokens,
     revokePartnerKeys: T.integrationTokens,
     rotate: T.integrationTokens,
+  },
+  ApprovalTargets: {
+    credentialsOf: T.approvalTargets,
+    validOfType: T.approvalTargets,
+    hasMembership: T.approvalTargets,
   },
   PresentationTransactionStore: {
     create: T.transactions,
@@ -1872,6 +1880,29 @@ for (const factory of testDatabases()) {
       assert.equal((await store.findActive('hash-beta'))?.state, 'active', "the partner's revocation left beta's key");
       assert.equal(await store.revoke('itk_beta', 'beta', 'beta-admin', T0 + 5), true);
       assert.equal(await store.findActive('hash-beta'), undefined);
+    });
+
+    isolated(T.approvalTargets, async () => {
+      const targets = new SqlApprovalTargets(db);
+      for (const [tenant, idx] of [
+        ['alpha', 1],
+        ['beta', 2],
+      ] as const) {
+        await sql`insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at)
+                  values (${`crd_target_${tenant}`}, ${tenant}, 'target-type', ${`off_target_${tenant}`}, 900, ${idx}, '', ${T0})`.execute(
+          db,
+        );
+      }
+      const both = ['crd_target_alpha', 'crd_target_beta'];
+      assert.deepEqual(await targets.credentialsOf('alpha', both), ['crd_target_alpha']);
+      assert.deepEqual(await targets.credentialsOf('beta', both), ['crd_target_beta']);
+      assert.deepEqual(await targets.validOfType('alpha', 'target-type', 10), ['crd_target_alpha']);
+      assert.deepEqual(await targets.validOfType('gamma', 'target-type', 10), []);
+      const account = 'target-account-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      assert.equal(await targets.hasMembership(account), false);
+      await sql`insert into members (tenant, account_id, display_name, tier, status, balance, joined_at, updated_at)
+                values ('beta', ${account}, null, 'member', 'active', 0, ${T0}, ${T0})`.execute(db);
+      assert.equal(await targets.hasMembership(account), true, 'a membership of any tenant counts, by design');
     });
 
     isolated(T.transactions, async () => {
