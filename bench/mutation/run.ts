@@ -22,7 +22,7 @@ const TIMEOUT_MS = 120_000;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-async function runTarget(name: string, sqlOnly: boolean): Promise<FileScore[]> {
+async function runTarget(name: string, sqlOnly: boolean, strykerOnly: boolean): Promise<FileScore[]> {
   const target = TARGETS[name];
   if (!target) throw new Error(`--: no target "${name}" (targets: ${Object.keys(TARGETS).join(', ')})`);
   const run = startRun(`mutation-${name}`, log);
@@ -62,7 +62,7 @@ async function runTarget(name: string, sqlOnly: boolean): Promise<FileScore[]> {
   });
   const results = sqlOnly ? [] : ((await stryker.runMutationTest()) as unknown as Mutant[]);
   rmSync(join(REPO_ROOT, tempDirName), { recursive: true, force: true });
-  const conditions = conditionMutants(REPO_ROOT, ranges);
+  const conditions = strykerOnly ? [] : conditionMutants(REPO_ROOT, ranges);
   if (conditions.length > 0) {
     log(`${name}: ${conditions.length} SQL conditions, each removed in turn`);
     const sandboxRoot = join(REPO_ROOT, '.stryker-tmp', `${name}-conditions`);
@@ -75,7 +75,11 @@ async function runTarget(name: string, sqlOnly: boolean): Promise<FileScore[]> {
     target: name,
     about: target.about,
     tests: target.tests,
-    mutants: sqlOnly ? 'SQL conditions only (--sql-only)' : 'Stryker and SQL conditions',
+    mutants: sqlOnly
+      ? 'SQL conditions only (--sql-only)'
+      : strykerOnly
+        ? "Stryker's mutants only (--stryker-only)"
+        : 'Stryker and SQL conditions',
     bar: BAR,
     files,
   });
@@ -104,16 +108,24 @@ function printTable(files: FileScore[]): void {
 }
 
 const args = process.argv.slice(2);
-// --sql-only: the SQL-condition pass alone, without Stryker (a quick check of a spends change).
+// --sql-only: the SQL-condition pass alone, without Stryker (a quick check of a spends change);
+// --stryker-only: Stryker's mutants alone (the spends target's two passes each take about an hour).
 const sqlOnly = args.includes('--sql-only');
-const names = args.filter((a) => a !== '--sql-only');
+const strykerOnly = args.includes('--stryker-only');
+if (sqlOnly && strykerOnly) {
+  process.stderr.write('--sql-only and --stryker-only leave nothing to run; give one\n');
+  process.exit(2);
+}
+const names = args.filter((a) => a !== '--sql-only' && a !== '--stryker-only');
 if (names.length === 0 || names.some((n) => !(n in TARGETS))) {
-  process.stderr.write(`usage: npm run mutation -- <${Object.keys(TARGETS).join('|')}> [more targets] [--sql-only]\n`);
+  process.stderr.write(
+    `usage: npm run mutation -- <${Object.keys(TARGETS).join('|')}> [more targets] [--sql-only | --stryker-only]\n`,
+  );
   process.exit(2);
 }
 let underBar = false;
 for (const name of names) {
-  const files = await runTarget(name, sqlOnly);
+  const files = await runTarget(name, sqlOnly, strykerOnly);
   if (files.some((f) => f.score < BAR)) underBar = true;
 }
 process.exit(underBar ? 1 : 0);

@@ -426,7 +426,6 @@ describe('openrail conformance: verifiers that misbehave', { concurrency: 2 }, (
     // `exec`: the shell the runner spawns becomes the verifier, so the runner's SIGTERM reaches it.
     // (3 s rather than 1: time for the verifier to start and write its pid even on a loaded machine.)
     const run = await openrail(['conformance', '--verifier', `exec node ${FIXTURES}/silent.mjs ${pidFile}`, '--timeout', '3'], {
-      guardMs: 30_000,
       onGuard: () => killSilent(pidFile),
     });
     assert.equal(run.guardFired, false, 'the runner ended on its own');
@@ -445,7 +444,6 @@ describe('openrail conformance: verifiers that misbehave', { concurrency: 2 }, (
   it('a verifier that never answers, started through the shell without exec, is killed too and the runner ends', async () => {
     const pidFile = newPidFile('silent-shell');
     const run = await openrail(['conformance', '--verifier', `node ${FIXTURES}/silent.mjs ${pidFile}`, '--timeout', '1'], {
-      guardMs: 10_000,
       onGuard: () => killSilent(pidFile),
     });
     const pid = readPid(pidFile);

@@ -290,6 +290,7 @@ function operatorColumns(): HolderColumn[] {
     ['provisioning_requests', 'requested_by', 'provisioning requests'],
     ['provisioning_requests', 'decided_by', 'provisioning requests'],
     ['integration_tokens', 'created_by', 'integration tokens'],
+    ['presentation_transactions', 'requested_by', 'verifications opened on the operator plane'],
     ['integration_tokens', 'revoked_by', 'integration tokens'],
     ['webhooks', 'created_by', 'webhooks'],
     ['partner_applications', 'created_by', 'partner applications'],
@@ -313,7 +314,6 @@ function operatorColumns(): HolderColumn[] {
 export const NOT_A_SUBJECT: Readonly<Record<string, string>> = {
   'channels.requested_by': 'which side asked for the channel (holder or tenant), not who',
   'tenants.display_name': "an organisation's name",
-  'presentation_transactions.requested_by': 'the relying party that created the request (a token id or anonymous)',
   'wallet_providers.contact': "a wallet provider's published contact address, not a person's",
 };
 
