@@ -10,6 +10,7 @@ import {
 import type { Db } from './connect.ts';
 import { ACCOUNT_COLUMNS } from './holder-data.ts';
 import { CREDENTIAL_COLUMNS, json, mentions, num, OFFER_COLUMNS, toCredential, toOffer } from './sql-backoffice-rows.ts';
+import { inTenant } from './windowed.ts';
 
 /**
  * A subject's timeline (docs/backoffice/views.md, "GET /api/admin/support/timeline/{subject}"):
@@ -62,14 +63,12 @@ interface Read {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const inTenant = (r: Read, column = 'tenant') =>
-  r.tenant === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`${sql.ref(column)} = ${r.tenant}`;
 
 /** A source's reader: its entries after the cursor, or undefined when the source says nothing of this subject. */
 type Reader = (r: Read) => Promise<Omit<TimelineEntry, 'source'>[]> | undefined;
 
 function credentials(r: Read) {
-  const base = r.db.selectFrom('issued_credentials').select(CREDENTIAL_COLUMNS).where(inTenant(r));
+  const base = r.db.selectFrom('issued_credentials').select(CREDENTIAL_COLUMNS).where(inTenant(r.tenant));
   if (r.subject.kind === 'account') return base.where('holder_thumbprint', '=', r.key);
   if (r.subject.kind === 'credential') return base.where('id', '=', r.key);
   return base.where('offer_id', '=', r.key);
@@ -81,7 +80,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .selectFrom('audit_log')
       .select(['seq', 'at', 'actor', 'action', 'tenant', 'target', 'detail'])
       .where((eb) => eb.or([eb('target', '=', r.key), mentions('detail', r.key)]))
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$call((q) => inOrder(q, 'at', 'seq', 'audit', r))
       .then((rows) =>
         rows.map((row) => ({
@@ -100,7 +99,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .selectFrom('outbox')
       .select(['id', 'type', 'tenant', 'created_at', 'data'])
       .where(mentions('data', r.key))
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$call((q) => inOrder(q, 'created_at', 'id', 'event', r))
       .then((rows) =>
         rows.map((row) => ({
@@ -120,7 +119,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
     return r.db
       .selectFrom('offers')
       .select(OFFER_COLUMNS)
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$if(r.subject.kind !== 'account', (qb) => qb.where('id', '=', r.offerId as string))
       .$if(r.subject.kind === 'account', (qb) =>
         qb.where('id', 'in', (eb) =>
@@ -182,7 +181,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
     return r.db
       .selectFrom('wallet_items')
       .select(['id', 'tenant', 'account_id', 'kind', 'ref', 'state', 'created_at', 'updated_at'])
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$if(r.subject.kind === 'account', (qb) => qb.where('account_id', '=', r.key))
       .$if(r.subject.kind !== 'account', (qb) => qb.where('kind', '=', 'offer').where('ref', '=', r.offerId as string))
       .$call((q) => inOrder(q, 'created_at', 'id', 'item', r))
@@ -210,7 +209,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .selectFrom('members')
       .select(['tenant', 'tier', 'status', 'joined_at'])
       .where('account_id', '=', r.key)
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$call((q) => inOrder(q, 'joined_at', 'tenant', 'membership', r))
       .then((rows) =>
         rows.map((row) => ({
@@ -229,7 +228,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .selectFrom('deposits')
       .select(['tenant', 'deposit_id', 'item_id', 'product_id', 'created_at', 'erased_at'])
       .where('account_id', '=', r.key)
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$call((q) => inOrder(q, 'created_at', 'item_id', 'deposit', r))
       .then((rows) =>
         rows.map((row) => ({
@@ -248,7 +247,7 @@ const SOURCES: Record<TimelineSource, Reader> = {
       .selectFrom('channels')
       .select(['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
       .where('account_id', '=', r.key)
-      .where(inTenant(r))
+      .where(inTenant(r.tenant))
       .$call((q) => inOrder(q, 'created_at', 'tenant', 'channel', r))
       .then((rows) =>
         rows.map((row) => ({
