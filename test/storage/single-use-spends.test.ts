@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
-import { SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
+import { collectFor, grantedToken, SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('../fixtures/spend-child.ts', import.meta.url));
@@ -69,6 +69,61 @@ for (const factory of testDatabases()) {
         }
       });
     }
+
+    describe('the collection says which use was spent, and fails loudly on anything else', () => {
+      const tokenSpentAt = async (row: Record<string, unknown>) =>
+        (
+          await db
+            .selectFrom('access_tokens')
+            .select('spent_at')
+            .where('token_hash', '=', row.token_hash as string)
+            .executeTakeFirstOrThrow()
+        ).spent_at;
+
+      test('a c_nonce spent by another collection: refused for the nonce, the token left usable', async () => {
+        const first = await grantedToken(db);
+        const second = await grantedToken(db);
+        const nonce = randomBytes(32).toString('base64url');
+        assert.deepEqual(await collectFor(db, first, { nonce }), { ok: true, value: true });
+        assert.deepEqual(await collectFor(db, second, { nonce }), { ok: false, reason: 'nonce' });
+        assert.equal(await tokenSpentAt(second), null);
+      });
+
+      test('a token collected once: refused for the token', async () => {
+        const row = await grantedToken(db);
+        assert.deepEqual(await collectFor(db, row), { ok: true, value: true });
+        assert.deepEqual(await collectFor(db, row), { ok: false, reason: 'token' });
+      });
+
+      test('an offer collected with another token of its grant: refused for the token, which stays unspent', async () => {
+        const first = await grantedToken(db);
+        const second = await grantedToken(db, { grant_id: first.grant_id });
+        assert.deepEqual(await collectFor(db, first), { ok: true, value: true });
+        assert.deepEqual(await collectFor(db, second), { ok: false, reason: 'token' });
+        assert.equal(await tokenSpentAt(second), null);
+      });
+
+      test('a holder key without its reserved list is a programming error, not a refusal, and spends nothing', async () => {
+        const row = await grantedToken(db);
+        await assert.rejects(collectFor(db, row, { holderThumbprints: ['thumbprint'], lists: [] }), {
+          message: 'one reserved list per holder key',
+        });
+        assert.equal(await tokenSpentAt(row), null);
+      });
+
+      test('an error in finishing the collection is rethrown and rolls every spend back', async () => {
+        const row = await grantedToken(db);
+        const broken = new Error('signing failed');
+        await assert.rejects(
+          collectFor(db, row, {}, async () => {
+            throw broken;
+          }),
+          (err) => err === broken,
+        );
+        assert.equal(await tokenSpentAt(row), null);
+        assert.deepEqual(await collectFor(db, row), { ok: true, value: true }, 'the token still collects');
+      });
+    });
 
     if (factory.name !== 'postgres') return;
 

@@ -18,6 +18,7 @@ import { SqlOfferStore } from '../../../src/adapters/sql/sql-offer-store.ts';
 import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqlPresentationTransactionStore } from '../../../src/adapters/sql/sql-presentation-transaction-store.ts';
 import { SqlTenantStore } from '../../../src/adapters/sql/sql-tenant-store.ts';
+import type { CollectionResult, ListRef } from '../../../src/ports/issued-credential-store.ts';
 import { ProposalNotOpen } from '../../../src/ports/membership-store.ts';
 import { tenantRecord } from '../../helpers/databases.ts';
 
@@ -164,22 +165,7 @@ export const SPENDS: readonly SpendCase[] = [
     key: ['token_hash'],
     seed: grantedToken,
     async spend(db, row, call = {}) {
-      const result = await new SqlIssuedCredentialStore(db).collect(
-        {
-          tenant: (call.tenant as string | undefined) ?? (row.tenant as string),
-          typeId: TYPE,
-          offerId: (call.offerId as string | undefined) ?? (row.grant_id as string),
-          tokenHash: (call.token_hash as string | undefined) ?? (row.token_hash as string),
-          nonces: [{ hash: (call.nonce as string | undefined) ?? hash(), expiresAt: LATER }],
-          holderThumbprints: [],
-          lists: [],
-          now: NOW,
-          randomIndex: () => 0,
-          newCredentialId: id,
-        },
-        async () => true,
-      );
-      return result.ok;
+      return (await collectFor(db, row, call)).ok;
     },
     guards: [
       { name: 'token already spent', row: { spent_at: NOW - 1 } },
@@ -433,8 +419,36 @@ export const SPENDS: readonly SpendCase[] = [
   },
 ];
 
+/**
+ * The collection of the offer `row` (an access token) was granted for, with `call` changing what
+ * is asked (tenant, offerId, token_hash, nonce, holders, lists) and `finish` what is done with
+ * the slots; a fresh c_nonce unless `call.nonce` names one.
+ */
+export function collectFor<T = boolean>(
+  db: Db,
+  row: Row,
+  call: Row = {},
+  finish: () => Promise<T> = async () => true as T,
+): Promise<CollectionResult<T>> {
+  return new SqlIssuedCredentialStore(db).collect(
+    {
+      tenant: (call.tenant as string | undefined) ?? (row.tenant as string),
+      typeId: TYPE,
+      offerId: (call.offerId as string | undefined) ?? (row.grant_id as string),
+      tokenHash: (call.token_hash as string | undefined) ?? (row.token_hash as string),
+      nonces: [{ hash: (call.nonce as string | undefined) ?? hash(), expiresAt: LATER }],
+      holderThumbprints: (call.holderThumbprints as string[] | undefined) ?? [],
+      lists: (call.lists as ListRef[] | undefined) ?? [],
+      now: NOW,
+      randomIndex: () => 0,
+      newCredentialId: id,
+    },
+    finish,
+  );
+}
+
 /** An access token granted for a fresh redeemed offer of `alpha`. */
-async function grantedToken(db: Db, over: Row = {}): Promise<Row> {
+export async function grantedToken(db: Db, over: Row = {}): Promise<Row> {
   const offer = await insert(db, 'offers', offerRow({ redeemed_at: NOW - 1_000 }));
   return insert(db, 'access_tokens', {
     token_hash: hash(),
