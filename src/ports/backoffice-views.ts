@@ -192,7 +192,11 @@ export interface HolderDetail {
   directoryListed: boolean;
 }
 
-/** The search box and the exact lookup (docs/backoffice/views.md). */
+/**
+ * The search box and the exact lookup (docs/backoffice/views.md).
+ *
+ * @tenantOwned
+ */
 export interface SearchViews {
   searchTenants(q: string, tenant: string | null, cap: number): Promise<TenantHit[]>;
   searchTypes(q: string, tenant: string | null, cap: number): Promise<TypeHit[]>;
@@ -206,7 +210,11 @@ export interface SearchViews {
   lookup(q: string, tenant: string | null, cap: number): Promise<LookupMatch[]>;
 }
 
-/** What needs attention today: each a count and the first `top` rows. */
+/**
+ * What needs attention today: each a count and the first `top` rows.
+ *
+ * @tenantOwned
+ */
 export interface AttentionViews {
   deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>>;
   pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>>;
@@ -215,7 +223,11 @@ export interface AttentionViews {
   expiringOffers(tenant: string | null, from: number, to: number, top: number): Promise<Counted<OfferRow>>;
 }
 
-/** One credential, offer or subject: its row, the audit entries that mark it, its timeline; the credentials list. */
+/**
+ * One credential, offer or subject: its row, the audit entries that mark it, its timeline; the credentials list.
+ *
+ * @tenantOwned
+ */
 export interface SubjectViews {
   offer(id: string, tenant: string | null): Promise<OfferRow | undefined>;
   credential(id: string, tenant: string | null): Promise<CredentialRow | undefined>;
@@ -225,7 +237,11 @@ export interface SubjectViews {
   credentials(filter: CredentialFilter): Promise<CredentialRow[]>;
 }
 
-/** Types and holders with their use. */
+/**
+ * Types and holders with their use.
+ *
+ * @tenantOwned
+ */
 export interface CatalogueViews {
   typeUsage(
     tenant: string | null,

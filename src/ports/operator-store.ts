@@ -30,6 +30,7 @@ export interface InvitationGrant {
   expiresAt: number;
 }
 
+/** @tenantOwned (a scoped operator records its tenant) */
 export interface OperatorStore {
   /**
    * False when the username exists (in any status). With an invitation, it is live from now; with

@@ -63,6 +63,7 @@ export interface PortfolioCell {
   meanStageAt: number;
 }
 
+/** @tenantOwned (a granted application records its tenant) */
 export interface PartnerStore {
   createApplication(application: ApplicationRecord): Promise<void>;
   application(id: string): Promise<ApplicationRecord | undefined>;

@@ -37,6 +37,7 @@ import type { TenantOwnedPorts } from '../../src/ports/tenant-owned.ts';
 import type { WalletItemRecord } from '../../src/ports/wallet-item-store.ts';
 import type { WebhookRecord } from '../../src/ports/webhook-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
+import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -280,6 +281,77 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     credentialsOf: T.approvalTargets,
     validOfType: T.approvalTargets,
     hasMembership: T.approvalTargets,
+  },
+  SearchViews: {
+    searchTenants: B.searchViews,
+    searchTypes: B.searchViews,
+    credentialsByStatus: B.searchViews,
+    credentialsByIdPrefix: B.searchViews,
+    holdersByPrefix: B.searchViews,
+    searchPartners: B.searchViews,
+    operatorsByPrefix: B.searchViews,
+    lookup: B.searchViews,
+  },
+  AttentionViews: {
+    deadDeliveries: B.attentionViews,
+    pendingProvisioning: B.attentionViews,
+    partnersInReview: B.attentionViews,
+    expiringOffers: B.attentionViews,
+  },
+  SubjectViews: {
+    offer: B.subjectViews,
+    credential: B.subjectViews,
+    auditMark: B.subjectViews,
+    timeline: B.subjectViews,
+    credentials: B.subjectViews,
+  },
+  CatalogueViews: {
+    typeUsage: B.catalogueViews,
+    oneTypeUsage: B.catalogueViews,
+    typesByTypeId: B.catalogueViews,
+    holders: B.catalogueViews,
+    holder: B.catalogueViews,
+  },
+  OperatorStore: {
+    create: B.operators,
+    creatorOf: B.operators,
+    issueInvitation: B.operators,
+    findByInvitation: B.operators,
+    acceptInvitation: B.operators,
+    relatedTo: B.operators,
+    get: B.operators,
+    setRoles: B.operators,
+    setStatus: B.operators,
+    recordFailedLogin: B.operators,
+    clearFailedLogins: B.operators,
+    list: B.operators,
+    setPassword: B.operators,
+    identityOf: B.operators,
+    linkIdentity: B.operators,
+    unlinkIdentity: B.operators,
+    findByIdentity: B.operators,
+  },
+  PartnerStore: {
+    createApplication: B.partners,
+    application: B.partners,
+    applications: B.partners,
+    moveStage: B.partners,
+    appendHistory: B.partners,
+    history: B.partners,
+    setGrant: B.partners,
+    portfolio: B.partners,
+    lockTeam: B.partners,
+    addMember: B.partners,
+    members: B.partners,
+    member: B.partners,
+    membersByEmail: B.partners,
+    removeMember: B.partners,
+    setRole: B.partners,
+    createSession: B.partners,
+    session: B.partners,
+    endSession: B.partners,
+    endSessions: B.partners,
+    prune: B.partners,
   },
   PresentationTransactionStore: {
     create: T.transactions,
@@ -1945,6 +2017,8 @@ for (const factory of testDatabases()) {
       await store.sweep(T0 + 600_001);
       assert.equal(await store.get('vtx_beta'), undefined);
     });
+
+    backofficeIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

@@ -1,0 +1,482 @@
+/**
+ * The isolation cases of the back office's read models and of the operator and partner stores,
+ * registered into the isolation suite (isolation.test.ts) with its `isolated` so that the suite's
+ * last test sees them pass. The read models take a tenant on every read (null: every tenant), so
+ * one pattern fits them all: rows of the same shape are seeded in both tenants, each read asked as
+ * alpha answers alpha's only (and something), as beta beta's only, and as the platform both.
+ */
+import assert from 'node:assert/strict';
+import type { Db } from '../../src/adapters/sql/connect.ts';
+import { SqlAttentionViews } from '../../src/adapters/sql/sql-backoffice-attention.ts';
+import { SqlCatalogueViews } from '../../src/adapters/sql/sql-backoffice-catalogue.ts';
+import { SqlSearchViews } from '../../src/adapters/sql/sql-backoffice-search.ts';
+import { SqlSubjectViews } from '../../src/adapters/sql/sql-backoffice-subjects.ts';
+import { SqlOperatorStore } from '../../src/adapters/sql/sql-operator-store.ts';
+import { SqlPartnerStore } from '../../src/adapters/sql/sql-partner-store.ts';
+import type { ApplicationRecord } from '../../src/ports/partner-store.ts';
+
+const TENANTS = ['alpha', 'beta'] as const;
+type Tenant = (typeof TENANTS)[number];
+/** The time the seeded rows are made at, apart from the rest of the suite's. */
+const AT = 1_750_000_000_000;
+/** One holder account known to both tenants. */
+const ACCOUNT = 'vwHolderAccount0123456789abcdefghijklmnopqr';
+/** A status entry both tenants have issued a credential at. */
+const STATUS = { listSeq: 900, idx: 7 };
+
+/** Ids of the rows seeded for a tenant: same shapes, distinct per tenant, one prefix for both. */
+const seeded = (t: Tenant) => ({
+  type: 'vw-type',
+  offer: `off_vw${t}`,
+  credential: `crd_vw${t}`,
+  item: `itm_vw${t}`,
+  transaction: `vtx_vw${t}`,
+  deposit: `vw-deposit-${t}`,
+  partner: `vw-partner-${t}`,
+  operator: `vw-op-${t}`,
+  webhook: `whk_vw${t}`,
+  delivery: `dlv_vw${t}`,
+  request: `prv_vw${t}`,
+});
+
+export const BACKOFFICE_CASES = {
+  searchViews:
+    'SearchViews: every search and the lookup, asked for one tenant, answer that tenant’s rows only; asked for none, every tenant’s',
+  attentionViews:
+    'AttentionViews: dead deliveries, pending provisioning and expiring offers are counted and listed per tenant; partners in review are the platform’s, by design',
+  subjectViews:
+    'SubjectViews: an offer, a credential, an audit mark, a timeline and the credential list are the named tenant’s only',
+  catalogueViews:
+    'CatalogueViews: type usage, types by id, holders and a holder’s detail count and show the named tenant’s rows only',
+  operators:
+    'OperatorStore: a tenant’s operator list holds its operators only, and setting roles moves only the named operator’s scope; operators are found by username or invitation alone, the platform’s, by design',
+  partners:
+    'PartnerStore: an application is linked to one tenant, the first link standing; applications, teams and sessions are the platform’s (a partner has no tenant until granted), found by id, by design',
+} as const;
+
+async function seed(db: Db): Promise<void> {
+  for (const [n, t] of TENANTS.entries()) {
+    const s = seeded(t);
+    await db
+      .insertInto('credential_types')
+      .values({ tenant: t, type_id: s.type, name: `vw pass of ${t}`, claims: '["name"]', created_at: AT })
+      .execute();
+    // Beta offers twice, so a count that reached across would show.
+    for (const id of n === 0 ? [s.offer] : [s.offer, `${s.offer}2`]) {
+      await db
+        .insertInto('offers')
+        .values({
+          id,
+          tenant: t,
+          type_id: s.type,
+          code_hash: `vw-code-${id}`,
+          ref_hash: null,
+          tx_code: null,
+          tx_code_hash: null,
+          tx_attempts: 0,
+          subject: '{}',
+          created_at: AT,
+          expires_at: AT + 60_000,
+          erase_after: AT + 120_000,
+          redeemed_at: null,
+          collected_at: null,
+        })
+        .execute();
+    }
+    await db
+      .insertInto('issued_credentials')
+      .values({
+        id: s.credential,
+        tenant: t,
+        type_id: s.type,
+        offer_id: s.offer,
+        list_seq: STATUS.listSeq,
+        idx: STATUS.idx,
+        holder_thumbprint: ACCOUNT,
+        issued_at: AT + 1,
+        revoked_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('members')
+      .values({
+        tenant: t,
+        account_id: ACCOUNT,
+        display_name: null,
+        tier: 'member',
+        status: 'active',
+        balance: 0,
+        joined_at: AT,
+        updated_at: AT,
+      })
+      .execute();
+    await db
+      .insertInto('wallet_items')
+      .values({
+        id: s.item,
+        tenant: t,
+        account_id: ACCOUNT,
+        kind: 'offer',
+        ref: `vw-ref-${t}`,
+        title: 'vw',
+        state: 'pending',
+        demo: 0,
+        created_at: AT,
+        updated_at: AT,
+        expires_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('channels')
+      .values({
+        tenant: t,
+        account_id: ACCOUNT,
+        state: 'active',
+        elements: '["name"]',
+        requested_by: 'vw',
+        created_at: AT,
+        updated_at: AT,
+      })
+      .execute();
+    await db
+      .insertInto('deposits')
+      .values({
+        tenant: t,
+        deposit_id: s.deposit,
+        account_id: ACCOUNT,
+        product_id: 'vw-product',
+        item_id: s.item,
+        body: '{}',
+        body_hash: 'vw',
+        created_at: AT,
+        chain_seq: null,
+        prev_hash: null,
+        chain_hash: null,
+        erased_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('presentation_transactions')
+      .values({
+        id: s.transaction,
+        state: `vw-state-${t}`,
+        nonce: `vw-nonce-${t}`,
+        result_token_hash: `vw-result-${t}`,
+        caller_aud: 'https://rp.example',
+        type_tenant: t,
+        type_id: s.type,
+        vct: `https://${t}.example/vw`,
+        claims: '[]',
+        requested_by: null,
+        created_at: AT,
+        expires_at: AT + 600_000,
+        completed_at: null,
+        outcome: null,
+        holder_thumbprint: ACCOUNT,
+        enrolled_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('partner_applications')
+      .values({
+        id: s.partner,
+        kind: 'issuer',
+        organisation: `vw organisation of ${t}`,
+        contact_name: 'vw',
+        contact_email: `vw-${t}@example.test`,
+        country: null,
+        website: null,
+        use_case: 'vw',
+        stage: 'screening',
+        stage_at: AT,
+        status_token_hash: `vw-status-${t}`,
+        tenant: t,
+        grant_scopes: null,
+        grant_rate_class: null,
+        created_by: 'public',
+        created_at: AT,
+        updated_at: AT,
+      })
+      .execute();
+    await db
+      .insertInto('operators')
+      .values({
+        username: s.operator,
+        password_hash: '!',
+        roles: '["support"]',
+        tenant: t,
+        status: 'active',
+        failed_attempts: 0,
+        locked_until: null,
+        created_at: AT,
+        updated_at: AT,
+        email: null,
+        invitation_hash: null,
+        invitation_expires_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('webhooks')
+      .values({
+        id: s.webhook,
+        tenant: t,
+        url: 'https://hooks.example/vw',
+        events: '["*"]',
+        active: 1,
+        inactive_reason: null,
+        sealed_secret: 'vw',
+        created_by: 'vw',
+        created_at: AT,
+        updated_at: AT,
+        last_success_at: null,
+        lane_holder: null,
+      })
+      .execute();
+    await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: s.delivery,
+        webhook_id: s.webhook,
+        tenant: t,
+        event_id: `vw-event-${t}`,
+        event_type: 'offer.created',
+        payload: '{}',
+        state: 'dead',
+        attempts: 8,
+        failures: 8,
+        next_attempt_at: AT,
+        last_status: 500,
+        last_error: null,
+        created_at: AT,
+        finished_at: AT + 1,
+      })
+      .execute();
+    await db
+      .insertInto('provisioning_requests')
+      .values({
+        id: s.request,
+        tenant: t,
+        label: 'vw',
+        scopes: '["issuance"]',
+        rate_class: 'standard',
+        reason: 'vw',
+        state: 'pending',
+        requested_by: 'operator:vw',
+        created_at: AT,
+        expires_at: AT + 600_000,
+        decided_by: null,
+        decided_at: null,
+        note: null,
+        token_id: null,
+      })
+      .execute();
+  }
+}
+
+/**
+ * Asks `read` as alpha, as beta and as the platform: each tenant's answer is non-empty and wholly
+ * its own (by `tenantsOf`, every tenant a row names), and the platform's names both.
+ */
+async function narrowed<R>(
+  what: string,
+  read: (tenant: Tenant | null) => Promise<R[]>,
+  tenantsOf: (row: R) => readonly (string | null)[],
+): Promise<void> {
+  for (const t of TENANTS) {
+    const rows = await read(t);
+    assert.ok(rows.length > 0, `${what} as ${t} found its own rows`);
+    for (const row of rows) assert.deepEqual([...new Set(tenantsOf(row))], [t], `${what} as ${t}: ${JSON.stringify(row)}`);
+  }
+  const all = new Set((await read(null)).flatMap(tenantsOf));
+  for (const t of TENANTS) assert.ok(all.has(t), `${what} for the platform names ${t}`);
+}
+
+/** One row of a tenant, asked for by its own tenant, by the other, and by the platform. */
+async function ownOnly<R>(what: string, read: (t: Tenant, asked: Tenant | null) => Promise<R | undefined>): Promise<void> {
+  for (const [i, t] of TENANTS.entries()) {
+    const other = TENANTS[1 - i] as Tenant;
+    assert.ok((await read(t, t)) !== undefined, `${what} of ${t}, as ${t}`);
+    assert.ok((await read(t, null)) !== undefined, `${what} of ${t}, as the platform`);
+    assert.equal(await read(t, other), undefined, `${what} of ${t}, as ${other}`);
+  }
+}
+
+const tenantOf = (row: { tenant: string | null }) => [row.tenant];
+
+/** Registers the cases; `db` answers the suite's database once its `before` has run. */
+export function backofficeIsolation(isolated: (name: string, fn: () => Promise<void>) => void, db: () => Db): void {
+  let seededOnce: Promise<void> | undefined;
+  const ready = () => {
+    seededOnce ??= seed(db());
+    return seededOnce;
+  };
+
+  isolated(BACKOFFICE_CASES.searchViews, async () => {
+    await ready();
+    const search = new SqlSearchViews(db());
+    await narrowed(
+      'searchTenants',
+      (t) => search.searchTenants('', t, 50),
+      (r) => [r.slug],
+    );
+    await narrowed('searchTypes', (t) => search.searchTypes('vw pass', t, 50), tenantOf);
+    await narrowed('credentialsByStatus', (t) => search.credentialsByStatus(STATUS, t, 50), tenantOf);
+    await narrowed('credentialsByIdPrefix', (t) => search.credentialsByIdPrefix('crd_vw', t, 50), tenantOf);
+    await narrowed('holdersByPrefix', (t) => search.holdersByPrefix(ACCOUNT.slice(0, 12), t, 50), tenantOf);
+    await narrowed('searchPartners', (t) => search.searchPartners('vw organisation', t, 50), tenantOf);
+    await narrowed('operatorsByPrefix', (t) => search.operatorsByPrefix('vw-op-', t, 50), tenantOf);
+    // The lookup of an exact id finds the row only as its own tenant or the platform.
+    for (const kind of ['offer', 'credential', 'item', 'transaction', 'deposit'] as const) {
+      await ownOnly(`lookup of a ${kind}`, async (t, asked) => {
+        const found = await search.lookup(seeded(t)[kind], asked, 50);
+        const own = found.filter((m) => m.kind === kind);
+        for (const m of own) assert.equal(m.tenant, t);
+        return own[0];
+      });
+    }
+    await narrowed('lookup of a holder', (t) => search.lookup(ACCOUNT, t, 50), tenantOf);
+    await narrowed('lookup of a status entry', (t) => search.lookup(`${STATUS.listSeq}:${STATUS.idx}`, t, 50), tenantOf);
+  });
+
+  isolated(BACKOFFICE_CASES.attentionViews, async () => {
+    await ready();
+    const attention = new SqlAttentionViews(db());
+    await narrowed('deadDeliveries', async (t) => (await attention.deadDeliveries(t, 50)).top, tenantOf);
+    await narrowed('pendingProvisioning', async (t) => (await attention.pendingProvisioning(t, AT, 50)).top, tenantOf);
+    await narrowed('expiringOffers', async (t) => (await attention.expiringOffers(t, AT, AT + 60_001, 50)).top, tenantOf);
+    const offers = async (t: Tenant | null) => (await attention.expiringOffers(t, AT, AT + 60_001, 50)).count;
+    assert.deepEqual([await offers('alpha'), await offers('beta')], [1, 2], 'each tenant counts its own offers');
+    assert.equal(await offers(null), 3);
+    const inReview = await attention.partnersInReview(['screening'], 50);
+    assert.ok(inReview.top.some((p) => p.applicationId === seeded('alpha').partner));
+    assert.ok(
+      inReview.top.some((p) => p.applicationId === seeded('beta').partner),
+      'the platform’s list, by design',
+    );
+  });
+
+  isolated(BACKOFFICE_CASES.subjectViews, async () => {
+    await ready();
+    const subjects = new SqlSubjectViews(db());
+    await ownOnly('offer', (t, asked) => subjects.offer(seeded(t).offer, asked));
+    await ownOnly('credential', (t, asked) => subjects.credential(seeded(t).credential, asked));
+    // The audit mark: one entry each tenant wrote on the same target.
+    const last = await db()
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirst();
+    let seq = Number(last?.seq ?? 0);
+    for (const t of TENANTS) {
+      await db()
+        .insertInto('audit_log')
+        .values({
+          seq: ++seq,
+          at: AT,
+          actor: `operator:vw-op-${t}`,
+          action: 'vw.marked',
+          tenant: t,
+          target: `vw-target-${t}`,
+          detail: '{}',
+          prev_hash: 'vw',
+          hash: `vw-${seq}`,
+        })
+        .execute();
+    }
+    await ownOnly('audit mark', (t, asked) => subjects.auditMark('vw.marked', `vw-target-${t}`, asked));
+    await narrowed(
+      'timeline of an account',
+      (t) => subjects.timeline({ kind: 'account', accountId: ACCOUNT }, t, undefined, 100),
+      tenantOf,
+    );
+    for (const kind of ['credential', 'offer'] as const) {
+      await ownOnly(`timeline of a ${kind}`, async (t, asked) => {
+        const entries = await subjects.timeline({ kind, id: seeded(t)[kind] }, asked, undefined, 100);
+        for (const e of entries) assert.ok(e.tenant === t, `${kind} timeline entry of ${e.tenant}`);
+        return entries[0];
+      });
+    }
+    await narrowed('credentials', (t) => subjects.credentials({ tenant: t, typeId: 'vw-type', limit: 50 }), tenantOf);
+  });
+
+  isolated(BACKOFFICE_CASES.catalogueViews, async () => {
+    await ready();
+    const catalogue = new SqlCatalogueViews(db());
+    const vw = <U extends { typeId: string }>(uses: U[]) => uses.filter((u) => u.typeId === 'vw-type');
+    await narrowed('typeUsage', async (t) => vw(await catalogue.typeUsage(t, {}, undefined, 500)), tenantOf);
+    await narrowed(
+      'typesByTypeId',
+      async (t) => (await catalogue.typesByTypeId(t, {}, undefined, 500)).filter((g) => g.typeId === 'vw-type'),
+      (g) => g.uses.map((u) => u.tenant),
+    );
+    assert.deepEqual(
+      [(await catalogue.oneTypeUsage('alpha', 'vw-type'))?.offers, (await catalogue.oneTypeUsage('beta', 'vw-type'))?.offers],
+      [1, 2],
+      'a type’s use counts its own tenant’s offers',
+    );
+    await narrowed(
+      'holders',
+      async (t) => (await catalogue.holders(t, {}, undefined, 500)).filter((h) => h.accountId === ACCOUNT),
+      (h) => h.tenants,
+    );
+    await narrowed(
+      'holder',
+      async (t) => {
+        const detail = await catalogue.holder(ACCOUNT, t, AT);
+        return detail ? [detail] : [];
+      },
+      (d) => [...d.memberships, ...d.items, ...d.channels, ...d.credentials, ...d.deposits].map((r) => r.tenant),
+    );
+  });
+
+  isolated(BACKOFFICE_CASES.operators, async () => {
+    await ready();
+    const operators = new SqlOperatorStore(db());
+    await narrowed(
+      'list',
+      async (t) => (t === null ? operators.list({ prefix: 'vw-op-' }, 50) : operators.list({ tenant: t, prefix: 'vw-op-' }, 50)),
+      tenantOf,
+    );
+    assert.equal(await operators.setRoles('vw-op-alpha', ['support', 'auditor'], undefined, AT + 1), true);
+    assert.equal((await operators.get('vw-op-alpha'))?.tenant, 'alpha', 'roles alone keep the scope');
+    assert.equal(await operators.setRoles('vw-op-alpha', ['support'], 'beta', AT + 2), true);
+    assert.equal((await operators.get('vw-op-alpha'))?.tenant, 'beta', 'the named operator moved');
+    assert.deepEqual((await operators.list({ tenant: 'alpha', prefix: 'vw-op-' }, 50)).length, 0, 'alpha has none left');
+    assert.equal((await operators.get('vw-op-beta'))?.tenant, 'beta', 'another operator’s scope is untouched');
+    assert.deepEqual((await operators.get('vw-op-beta'))?.roles, ['support'], 'and its roles');
+    assert.equal(await operators.setRoles('vw-op-alpha', ['support'], 'alpha', AT + 3), true);
+    assert.equal((await operators.get('vw-op-alpha'))?.tenant, 'alpha');
+  });
+
+  isolated(BACKOFFICE_CASES.partners, async () => {
+    await ready();
+    const partners = new SqlPartnerStore(db());
+    const application = (id: string): ApplicationRecord => ({
+      id,
+      kind: 'issuer',
+      organisation: 'vw applicant',
+      contactName: 'vw',
+      contactEmail: `${id}@example.test`,
+      country: null,
+      website: null,
+      useCase: 'vw',
+      stage: 'approved',
+      stageAt: AT,
+      statusTokenHash: `status-${id}`,
+      tenant: null,
+      grant: null,
+      createdBy: 'public',
+      createdAt: AT,
+      updatedAt: AT,
+    });
+    await partners.createApplication(application('vw-applicant-1'));
+    await partners.createApplication(application('vw-applicant-2'));
+    const grant = { scopes: ['issuance' as const], rateClass: 'standard' as const };
+    assert.equal(await partners.setGrant('vw-applicant-1', 'alpha', grant, AT + 1), true);
+    assert.equal(await partners.setGrant('vw-applicant-1', 'beta', grant, AT + 2), false, 'the first link stands');
+    assert.equal((await partners.application('vw-applicant-1'))?.tenant, 'alpha');
+    assert.equal((await partners.application('vw-applicant-2'))?.tenant, null, 'another application is not linked');
+    assert.equal(await partners.setGrant('vw-applicant-2', 'beta', grant, AT + 3), true);
+    assert.equal((await partners.application('vw-applicant-2'))?.tenant, 'beta');
+    assert.equal((await partners.application('vw-applicant-1'))?.tenant, 'alpha');
+  });
+}
