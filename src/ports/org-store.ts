@@ -1,21 +1,11 @@
 import type { OperatorStatus } from './operator-store.ts';
-import type { TenantProfile, TenantStatusName } from './tenant-store.ts';
+import type { TenantStatusName } from './tenant-store.ts';
 
 /**
- * Organisations as the back office sees them (docs/backoffice/orgs.md): tenants with their status,
- * counts and admins, the history of their status, their custom domain, and what is being wound
- * down. Reads for views, and the writes of the lifecycle and the domain; the tenant's status
- * itself is the TenantStore's.
+ * What the back office keeps about organisations beside the tenants rows (docs/backoffice/orgs.md):
+ * their counts and admins, the history of their status, their custom domain, and what is being
+ * wound down. The tenants rows themselves (record, profile, status) are the TenantStore's alone.
  */
-
-export interface OrgRow extends TenantProfile {
-  slug: string;
-  name: string;
-  status: TenantStatusName;
-  statusSince: number | null;
-  statusReason: string | null;
-  createdAt: number;
-}
 
 export interface OrgCounts {
   /** Credential types registered. */
@@ -29,20 +19,6 @@ export interface OrgCounts {
 export interface OrgAdmin {
   username: string;
   status: OperatorStatus;
-}
-
-export interface OrgListFilter {
-  /** The tenant shown, or null for every tenant. */
-  tenant: string | null;
-  status?: TenantStatusName;
-  /** A substring of the name or slug, compared without regard to case. */
-  q?: string;
-  /** createdAt window, milliseconds: since inclusive, until exclusive. */
-  since?: number;
-  until?: number;
-  /** The last row of the previous page: [createdAt, slug]. */
-  after?: readonly [number, string];
-  limit: number;
 }
 
 export interface LifecycleChange {
@@ -95,9 +71,6 @@ export interface OffboardingFilter {
 
 /** @tenantOwned */
 export interface OrgStore {
-  /** Oldest first by createdAt, then slug; at most `limit` rows. */
-  list(filter: OrgListFilter): Promise<OrgRow[]>;
-  get(slug: string): Promise<OrgRow | undefined>;
   counts(slugs: readonly string[]): Promise<Map<string, OrgCounts>>;
   /** Operators scoped to each tenant that hold the tenant-admin role, removed ones left out; by username. */
   admins(slugs: readonly string[]): Promise<Map<string, OrgAdmin[]>>;

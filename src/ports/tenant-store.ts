@@ -36,14 +36,42 @@ export interface TenantStatus {
   reason: string | null;
 }
 
-/** @tenantOwned */
+/** A tenant as stored: its record and its status. */
+export interface TenantRow extends TenantRecord {
+  status: TenantStatusName;
+  statusSince: number | null;
+  statusReason: string | null;
+}
+
+export interface TenantListFilter {
+  /** The tenant shown, or null for every tenant. */
+  tenant: string | null;
+  status?: TenantStatusName;
+  /** A substring of the name or slug, compared without regard to case. */
+  q?: string;
+  /** createdAt window, milliseconds: since inclusive, until exclusive. */
+  since?: number;
+  until?: number;
+  /** The last row of the previous page: [createdAt, slug]. */
+  after?: readonly [number, string];
+  limit: number;
+}
+
+/**
+ * The tenants rows: the one store that reads and writes them (the back office's organisations
+ * list and show them through here too).
+ *
+ * @tenantOwned
+ */
 export interface TenantStore {
   /**
    * Inserts the tenant and its first signing keys in one transaction; false when the slug is
    * taken (nothing is written then).
    */
   create(tenant: TenantRecord, keys: StoredSigningKey[]): Promise<boolean>;
-  get(slug: string): Promise<TenantRecord | undefined>;
+  get(slug: string): Promise<TenantRow | undefined>;
+  /** Oldest first by createdAt, then slug; at most `limit` rows. */
+  list(filter: TenantListFilter): Promise<TenantRow[]>;
   /** Applies the given profile fields; undefined when the tenant does not exist. */
   updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRecord | undefined>;
   /** Slugs that start with `prefix`, for choosing a free one on collision. */

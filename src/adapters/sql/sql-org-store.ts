@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   LifecycleChange,
   OffboardingFilter,
@@ -6,32 +6,15 @@ import type {
   OrgAdmin,
   OrgCounts,
   OrgDomain,
-  OrgListFilter,
-  OrgRow,
   OrgStore,
 } from '../../ports/org-store.ts';
 import type { Db } from './connect.ts';
 import { holdTenant } from './row-locks.ts';
-import type { OrgDomainsTable, OrgLifecycleTable, TenantsTable } from './schema.ts';
+import type { OrgDomainsTable, OrgLifecycleTable } from './schema.ts';
 import { inTenant, inWindow } from './windowed.ts';
 
 const num = (v: number | string | bigint) => Number(v);
 const numOrNull = (v: number | string | null) => (v === null ? null : Number(v));
-
-const toOrg = (r: Selectable<TenantsTable>): OrgRow => ({
-  slug: r.slug,
-  name: r.name,
-  displayName: r.display_name,
-  description: r.description,
-  logoUri: r.logo_uri,
-  primaryColor: r.primary_color,
-  backgroundColor: r.background_color,
-  textColor: r.text_color,
-  status: r.status,
-  statusSince: numOrNull(r.status_since),
-  statusReason: r.status_reason,
-  createdAt: num(r.created_at),
-});
 
 const toChange = (r: Selectable<OrgLifecycleTable>): LifecycleChange => ({
   tenant: r.tenant,
@@ -55,9 +38,6 @@ const toDomain = (r: Selectable<OrgDomainsTable>): OrgDomain => ({
   updatedAt: num(r.updated_at),
 });
 
-/** `%`, `_` and the escape character itself are matched literally (`escape '\'`). */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** Where a page of one offboarding source starts: after the cursor in (since, kind, id) descending. */
 type Keyset = { op: 'le' | 'lt'; since: number } | { op: 'tie'; since: number; id: string };
 
@@ -66,28 +46,6 @@ const STATE_TIME = { verified: 'verified_at', active: 'activated_at', revoked: '
 
 export class SqlOrgStore implements OrgStore {
   constructor(private readonly db: Db) {}
-
-  async list(f: OrgListFilter): Promise<OrgRow[]> {
-    let query = this.db.selectFrom('tenants').selectAll();
-    query = query.where(inTenant(f.tenant, 'slug'));
-    if (f.status !== undefined) query = query.where('status', '=', f.status);
-    if (f.q !== undefined && f.q !== '') {
-      const pattern = `%${likeLiteral(f.q.toLowerCase())}%`;
-      query = query.where(sql<boolean>`(lower(name) like ${pattern} escape '\\' or slug like ${pattern} escape '\\')`);
-    }
-    query = query.where(inWindow('created_at', f));
-    if (f.after) {
-      const [at, slug] = f.after;
-      query = query.where((eb) => eb(eb.refTuple('created_at', 'slug'), '>', eb.tuple(at, slug)));
-    }
-    const rows = await query.orderBy('created_at').orderBy('slug').limit(f.limit).execute();
-    return rows.map(toOrg);
-  }
-
-  async get(slug: string): Promise<OrgRow | undefined> {
-    const row = await this.db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst();
-    return row && toOrg(row);
-  }
 
   async counts(slugs: readonly string[]): Promise<Map<string, OrgCounts>> {
     const out = new Map<string, OrgCounts>(slugs.map((s) => [s, { types: 0, credentials: 0, members: 0 }]));

@@ -1,18 +1,28 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
-import type { TenantProfile, TenantRecord, TenantStatus, TenantStatusName, TenantStore } from '../../ports/tenant-store.ts';
+import type {
+  TenantListFilter,
+  TenantProfile,
+  TenantRecord,
+  TenantRow,
+  TenantStatus,
+  TenantStatusName,
+  TenantStore,
+} from '../../ports/tenant-store.ts';
 import type { Db } from './connect.ts';
 import type { TenantsTable } from './schema.ts';
+import { containsCi } from './sql-backoffice-rows.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 /** The token and credential endpoints read this on every request: written once, prepared once per connection. */
 const statusOf = new Statement<{ status: TenantStatusName; status_since: number | string | null; status_reason: string | null }>(
   'select status, status_since, status_reason from tenants where slug = ?',
 );
 
-const toRecord = (row: Selectable<TenantsTable>): TenantRecord => ({
+const toRow = (row: Selectable<TenantsTable>): TenantRow => ({
   slug: row.slug,
   name: row.name,
   displayName: row.display_name,
@@ -21,8 +31,11 @@ const toRecord = (row: Selectable<TenantsTable>): TenantRecord => ({
   primaryColor: row.primary_color,
   backgroundColor: row.background_color,
   textColor: row.text_color,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+  status: row.status,
+  statusSince: row.status_since === null ? null : Number(row.status_since),
+  statusReason: row.status_reason,
 });
 
 type ProfileColumn = 'display_name' | 'description' | 'logo_uri' | 'primary_color' | 'background_color' | 'text_color';
@@ -67,12 +80,28 @@ export class SqlTenantStore implements TenantStore {
     });
   }
 
-  async get(slug: string): Promise<TenantRecord | undefined> {
+  async get(slug: string): Promise<TenantRow | undefined> {
     const row = await this.db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+    return row ? toRow(row) : undefined;
   }
 
-  async updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRecord | undefined> {
+  async list(f: TenantListFilter): Promise<TenantRow[]> {
+    let query = this.db.selectFrom('tenants').selectAll().where(inTenant(f.tenant, 'slug'));
+    if (f.status !== undefined) query = query.where('status', '=', f.status);
+    if (f.q !== undefined && f.q !== '') {
+      const q = f.q;
+      query = query.where((eb) => eb.or([containsCi('name', q), containsCi('slug', q)]));
+    }
+    query = query.where(inWindow('created_at', f));
+    if (f.after) {
+      const [at, slug] = f.after;
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'slug'), '>', eb.tuple(at, slug)));
+    }
+    const rows = await query.orderBy('created_at').orderBy('slug').limit(f.limit).execute();
+    return rows.map(toRow);
+  }
+
+  async updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRow | undefined> {
     const values: Updateable<TenantsTable> = { updated_at: now };
     for (const [field, column] of Object.entries(PROFILE_COLUMNS) as Array<[keyof TenantProfile, ProfileColumn]>) {
       if (patch[field] !== undefined) values[column] = patch[field];

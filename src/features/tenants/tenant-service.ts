@@ -9,8 +9,10 @@ import type { KeyStore } from '../../ports/key-store.ts';
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
 import {
   emptyProfile,
+  type TenantListFilter,
   type TenantProfile,
   type TenantRecord,
+  type TenantRow,
   type TenantStatus,
   type TenantStatusName,
   type TenantStore,
@@ -102,11 +104,16 @@ export class TenantService {
     return slug;
   }
 
-  find(slug: string): Promise<TenantRecord | undefined> {
+  find(slug: string): Promise<TenantRow | undefined> {
     return this.tenants.get(slug);
   }
 
-  async get(slug: string): Promise<TenantRecord> {
+  /** The tenants rows, for the back office's organisations (docs/backoffice/orgs.md). */
+  list(filter: TenantListFilter): Promise<TenantRow[]> {
+    return this.tenants.list(filter);
+  }
+
+  async get(slug: string): Promise<TenantRow> {
     const tenant = await this.tenants.get(slug);
     if (!tenant) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
     return tenant;

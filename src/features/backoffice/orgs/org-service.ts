@@ -9,14 +9,20 @@ import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OperatorStore } from '../../../ports/operator-store.ts';
-import type { OffboardingRow, OrgAdmin, OrgCounts, OrgRow, OrgStore } from '../../../ports/org-store.ts';
-import { emptyProfile, type TenantProfile, type TenantRecord, type TenantStatusName } from '../../../ports/tenant-store.ts';
+import type { OffboardingRow, OrgAdmin, OrgStore } from '../../../ports/org-store.ts';
+import {
+  emptyProfile,
+  type TenantProfile,
+  type TenantRecord,
+  type TenantRow,
+  type TenantStatusName,
+} from '../../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
-import { type DomainStateView, OrgDomains } from './org-domains.ts';
+import { OrgDomains } from './org-domains.ts';
 import type { LifecycleView, OrgView } from './schemas.ts';
 
 /** The four-eyes action a suspension is filed as (docs/backoffice/orgs.md, "Suspension"). */
@@ -72,7 +78,7 @@ export class OrgService {
     if (after !== undefined && (after.length !== 2 || typeof after[0] !== 'number' || typeof after[1] !== 'string')) {
       throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
     }
-    const rows = await this.d.orgs.list({
+    const rows = await this.d.tenants.list({
       tenant: params.tenant,
       ...filters,
       ...(params.since === undefined ? {} : { since: params.since }),
@@ -91,12 +97,11 @@ export class OrgService {
   }
 
   async get(slug: string): Promise<OrgView> {
-    const row = await this.d.orgs.get(slug);
-    if (!row) throw unknownTenant(slug);
+    const row = await this.requireOrg(slug);
     return (await this.views([row])).get(slug) as OrgView;
   }
 
-  private async views(rows: OrgRow[]): Promise<Map<string, OrgView>> {
+  private async views(rows: TenantRow[]): Promise<Map<string, OrgView>> {
     const slugs = rows.map((r) => r.slug);
     const [counts, admins, domains] = await Promise.all([
       this.d.orgs.counts(slugs),
@@ -123,8 +128,8 @@ export class OrgService {
     );
   }
 
-  private async requireOrg(slug: string): Promise<OrgRow> {
-    const row = await this.d.orgs.get(slug);
+  private async requireOrg(slug: string): Promise<TenantRow> {
+    const row = await this.d.tenants.find(slug);
     if (!row) throw unknownTenant(slug);
     return row;
   }
