@@ -1,11 +1,9 @@
 import type { CoinEntry, ProposalRecord } from './membership-store.ts';
-import type { OperatorRecord } from './operator-store.ts';
 
 /**
  * The people views of the back office (docs/backoffice/people.md): read models across tenants over
- * membership, coins, governance and sharing, and the reads and row locks the operator changes
- * need inside their transaction. Lists read one more row than they show, after a cursor of the
- * last row's order values.
+ * membership, coins, governance and sharing, and an operator's last sign-in. Lists read one more
+ * row than they show, after a cursor of the last row's order values.
  */
 
 /** What every people list is narrowed by: one tenant (null: every tenant) and a time window (ms). */
@@ -86,15 +84,4 @@ export interface BackofficePeopleReads {
   economy(filter: PeopleWindow, limit: number, after?: string): Promise<EconomyRow[]>;
   /** The time of the operator's newest sign-in in the audit log; null if it never signed in. */
   lastSignIn(username: string): Promise<number | null>;
-  /** The usernames of the active, platform-wide owner operators. */
-  platformOwners(): Promise<string[]>;
-}
-
-/** Inside an operator change's transaction. */
-export interface BackofficePeopleLocks {
-  /** The operator's row, held until the transaction ends. */
-  lockOperator(username: string): Promise<OperatorRecord | undefined>;
-  /** The usernames of the active, platform-wide owner operators, their rows held until the transaction ends. */
-  holdPlatformOwners(): Promise<string[]>;
-  tenantExists(slug: string): Promise<boolean>;
 }

@@ -85,6 +85,16 @@ export interface OperatorStore {
   unlinkIdentity(username: string): Promise<OperatorIdentity | undefined>;
   /** The operator an enterprise identity is linked to (for enterprise sign-in). */
   findByIdentity(issuer: string, subject: string): Promise<string | undefined>;
+  /** The operator's row, held until the transaction ends (PostgreSQL; SQLite writes one transaction at a time). */
+  lock(username: string): Promise<OperatorRecord | undefined>;
+  /** The usernames of the active, platform-wide owner operators, by username. */
+  platformOwners(): Promise<string[]>;
+  /**
+   * The same, their rows held until the transaction ends, in username order, so that concurrent
+   * owner changes queue here (and re-read the rows they waited for) instead of each counting the
+   * other's owner as still there.
+   */
+  holdPlatformOwners(): Promise<string[]>;
 }
 
 /** An enterprise identity linked to an operator: its issuer (an https URL) and its subject there. */

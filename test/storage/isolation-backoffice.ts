@@ -445,6 +445,12 @@ export function backofficeIsolation(isolated: (name: string, fn: () => Promise<v
     assert.deepEqual((await operators.get('vw-op-beta'))?.roles, ['support'], 'and its roles');
     assert.equal(await operators.setRoles('vw-op-alpha', ['support'], 'alpha', AT + 3), true);
     assert.equal((await operators.get('vw-op-alpha'))?.tenant, 'alpha');
+    // A tenant's owner is not a platform owner: the last-owner rule counts platform-wide ones only.
+    assert.equal(await operators.setRoles('vw-op-beta', ['owner'], undefined, AT + 4), true);
+    assert.ok(!(await operators.platformOwners()).includes('vw-op-beta'));
+    assert.ok(!(await operators.holdPlatformOwners()).includes('vw-op-beta'));
+    assert.equal((await operators.lock('vw-op-beta'))?.tenant, 'beta', 'lock reads the named operator');
+    assert.equal(await operators.lock('vw-op-nobody'), undefined);
   });
 
   isolated(BACKOFFICE_CASES.partners, async () => {

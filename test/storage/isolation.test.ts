@@ -330,6 +330,9 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     linkIdentity: B.operators,
     unlinkIdentity: B.operators,
     findByIdentity: B.operators,
+    lock: B.operators,
+    platformOwners: B.operators,
+    holdPlatformOwners: B.operators,
   },
   PartnerStore: {
     createApplication: B.partners,

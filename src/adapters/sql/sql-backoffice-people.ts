@@ -1,6 +1,5 @@
-import { type ExpressionBuilder, PostgresAdapter, sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type {
-  BackofficePeopleLocks,
   BackofficePeopleReads,
   ConsentRow,
   EconomyRow,
@@ -9,26 +8,20 @@ import type {
   PeopleWindow,
 } from '../../ports/backoffice-people.ts';
 import type { CoinEntry, ProposalRecord } from '../../ports/membership-store.ts';
-import type { OperatorRecord } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
 import type { Database, TenantsTable } from './schema.ts';
 import { toCoinEntry, toProposal } from './sql-membership-store.ts';
-import { SqlOperatorStore } from './sql-operator-store.ts';
 import { inTenant, inWindow } from './windowed.ts';
 
 const SIGNED_IN = sql.lit('operator.signed_in');
 
 /**
  * The back office's people views (docs/backoffice/people.md), read across tenants with the query
- * builder on both engines, and the operator rows an owner change holds. Sums and counts come back
- * from PostgreSQL as strings, so every number is read through Number.
+ * builder on both engines. Sums and counts come back from PostgreSQL as strings, so every number
+ * is read through Number.
  */
-export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeopleLocks {
-  private readonly postgres: boolean;
-
-  constructor(private readonly db: Db) {
-    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  }
+export class SqlBackofficePeople implements BackofficePeopleReads {
+  constructor(private readonly db: Db) {}
 
   async members(
     filter: PeopleWindow & { status?: string; tier?: string },
@@ -241,42 +234,5 @@ export class SqlBackofficePeople implements BackofficePeopleReads, BackofficePeo
       .limit(1)
       .executeTakeFirst();
     return row ? Number(row.at) : null;
-  }
-
-  async lockOperator(username: string): Promise<OperatorRecord | undefined> {
-    if (this.postgres) {
-      await this.db.selectFrom('operators').select('username').where('username', '=', username).forUpdate().execute();
-    }
-    return new SqlOperatorStore(this.db).get(username);
-  }
-
-  platformOwners(): Promise<string[]> {
-    return this.owners(false);
-  }
-
-  /**
-   * On PostgreSQL the rows are held in username order, so concurrent owner changes queue here (and
-   * re-read the rows they waited for) instead of each counting the other's owner as still there;
-   * SQLite writes one transaction at a time.
-   */
-  holdPlatformOwners(): Promise<string[]> {
-    return this.owners(this.postgres);
-  }
-
-  private async owners(hold: boolean): Promise<string[]> {
-    // Roles are a JSON array of names.
-    let query = this.db
-      .selectFrom('operators')
-      .select('username')
-      .where('status', '=', 'active')
-      .where('tenant', 'is', null)
-      .where('roles', 'like', '%"owner"%')
-      .orderBy('username');
-    if (hold) query = query.forUpdate();
-    return (await query.execute()).map((r) => r.username);
-  }
-
-  async tenantExists(slug: string): Promise<boolean> {
-    return (await this.db.selectFrom('tenants').select('slug').where('slug', '=', slug).executeTakeFirst()) !== undefined;
   }
 }

@@ -11,6 +11,7 @@ import type {
   OperatorStore,
 } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
+import { onPostgres } from './row-locks.ts';
 import type { OperatorsTable } from './schema.ts';
 import { inWindow } from './windowed.ts';
 
@@ -148,6 +149,34 @@ export class SqlOperatorStore implements OperatorStore {
   async get(username: string): Promise<OperatorRecord | undefined> {
     const row = await this.db.selectFrom('operators').selectAll().where('username', '=', username).executeTakeFirst();
     return row ? toOperator(row) : undefined;
+  }
+
+  async lock(username: string): Promise<OperatorRecord | undefined> {
+    if (onPostgres(this.db)) {
+      await this.db.selectFrom('operators').select('username').where('username', '=', username).forUpdate().execute();
+    }
+    return this.get(username);
+  }
+
+  platformOwners(): Promise<string[]> {
+    return this.owners(false);
+  }
+
+  holdPlatformOwners(): Promise<string[]> {
+    return this.owners(onPostgres(this.db));
+  }
+
+  private async owners(hold: boolean): Promise<string[]> {
+    // Roles are a JSON array of names.
+    let query = this.db
+      .selectFrom('operators')
+      .select('username')
+      .where('status', '=', 'active')
+      .where('tenant', 'is', null)
+      .where('roles', 'like', '%"owner"%')
+      .orderBy('username');
+    if (hold) query = query.forUpdate();
+    return (await query.execute()).map((r) => r.username);
   }
 
   async setRoles(username: string, roles: OperatorRole[], tenant: string | null | undefined, now: number): Promise<boolean> {

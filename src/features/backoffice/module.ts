@@ -5,7 +5,6 @@ import { SqlCatalogueViews } from '../../adapters/sql/sql-backoffice-catalogue.t
 import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts';
 import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
-import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
@@ -14,9 +13,8 @@ import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { ApprovalStore, ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
-import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../ports/backoffice-people.ts';
+import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
-import type { OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import { buildApprovals } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
@@ -35,17 +33,15 @@ export interface GroupBuild {
 
 /**
  * The back office's stores, built here, the module's wiring, once: its read models and its own
- * tables, and (until their owners' services serve them) the stores it borrows.
+ * tables. What other modules own it reaches through their services (ctx.use).
  */
 export interface BackofficeStores {
   views: BackofficeViews;
   audit: AuditLogReader & ActivityReader & AnalyticsReader;
-  people: BackofficePeopleReads & BackofficePeopleLocks;
+  people: BackofficePeopleReads;
   approvals: ApprovalStore;
   targets: ApprovalTargets;
   orgs: OrgStore;
-  operators: OperatorStore;
-  sessions: OperatorSessionStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -89,7 +85,6 @@ export const backofficeModule = defineModule({
     SqlBackofficePeople,
     SqlOrgStore,
   ],
-  borrows: [SqlOperatorSessionStore, SqlOperatorStore],
   async build(ctx) {
     const stores: BackofficeStores = {
       views: {
@@ -103,8 +98,6 @@ export const backofficeModule = defineModule({
       approvals: ctx.store(SqlApprovalStore),
       targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
-      operators: ctx.store(SqlOperatorStore),
-      sessions: ctx.store(SqlOperatorSessionStore),
     };
     const approvals = await buildApprovals(ctx, stores);
     const office: Backoffice = { desk: approvals.desk, stores, orgs: await buildOrgService(ctx, stores) };

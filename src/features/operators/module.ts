@@ -27,7 +27,7 @@ export const operatorsModule = defineModule({
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
     const mailer = configuredMailer(ctx.config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
-    const operators = new OperatorService(store, uow, tenantExists, ctx.clock, { mailer, platform });
+    const operators = new OperatorService(store, sessions, uow, tenantExists, ctx.clock, { mailer, platform });
     return {
       services: operators,
       routes: () => [operatorAuthRoutes(operators, platform), operatorConsoleRoutes(operators)],

@@ -7,6 +7,7 @@ import { Forbidden, ServiceError } from '../../core/errors.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import {
   NO_PASSWORD,
+  type OperatorFilter,
   type OperatorIdentity,
   type OperatorRecord,
   type OperatorRole,
@@ -99,9 +100,21 @@ export interface InvitationMail {
 /** The username an actor acts as, for `created_by` and the four-eyes links; null for the owner token. */
 const usernameOf = (actor: Actor): string | null => (actor.kind === 'operator' ? actor.username : null);
 
+/** One operator as the back office shows it: the record, its enterprise identity and its live sessions. */
+export interface OperatorDetail {
+  record: OperatorRecord;
+  identity: OperatorIdentity | undefined;
+  activeSessions: number;
+}
+
+/**
+ * Operators (docs/operators.md): the one service over them, for the console's routes, sign-in and
+ * the back office's people group alike.
+ */
 export class OperatorService {
   constructor(
     private readonly operators: OperatorStore,
+    private readonly sessions: OperatorSessionStore,
     private readonly uow: UnitOfWork<OperatorStores>,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly clock: Clock,
@@ -491,6 +504,74 @@ export class OperatorService {
     return { ...view(after), auditSeq };
   }
 
+  /** The back office's list (docs/backoffice/people.md): by username, after `after`, at most `limit`. */
+  list(filter: OperatorFilter, limit: number, after?: string): Promise<OperatorRecord[]> {
+    return this.operators.list(filter, limit, after);
+  }
+
+  /** The operator, removed ones included (the back office keeps their history). */
+  record(username: string): Promise<OperatorRecord | undefined> {
+    return this.operators.get(username);
+  }
+
+  async detail(username: string): Promise<OperatorDetail | undefined> {
+    const record = await this.operators.get(username);
+    if (!record) return undefined;
+    const [identity, activeSessions] = await Promise.all([
+      this.operators.identityOf(username),
+      this.sessions.countLive(username, this.clock.now()),
+    ]);
+    return { record, identity, activeSessions };
+  }
+
+  /** The usernames of the active, platform-wide owner operators. */
+  platformOwners(): Promise<string[]> {
+    return this.operators.platformOwners();
+  }
+
+  /**
+   * A role or status change no second owner approves (the back office's direct path), in a
+   * transaction of its own: the target's row is held and read again, and a target that now needs
+   * an approval (its roles changed meanwhile) is refused rather than demoted or promoted without one.
+   */
+  async changeUnapproved(
+    username: string,
+    needsApproval: (target: OperatorRecord) => boolean,
+    run: (stores: OperatorScope) => Promise<OperatorChange>,
+  ): Promise<OperatorChange> {
+    return this.uow.run(async (stores) => {
+      const target = await stores.operators.lock(username);
+      if (!target || target.status === 'removed') throw unknown(username);
+      if (needsApproval(target)) {
+        throw new ServiceError(
+          'conflict',
+          `${username} changed meanwhile, so this change now needs a second owner: send it again to file it for approval.`,
+        );
+      }
+      return run(stores);
+    });
+  }
+
+  /**
+   * An owner change a second owner approved, called inside the approval's transaction (which the
+   * service's unit of work joins): the active platform owners' rows are held before the target's,
+   * in one order, so concurrent changes queue rather than deadlock, and a change that would leave
+   * no active platform owner (`keeps` false for the last one) is refused.
+   */
+  async changeApproved(
+    username: string,
+    prepare: (target: OperatorRecord) => Promise<{ keeps: boolean; run: (stores: OperatorScope) => Promise<OperatorChange> }>,
+  ): Promise<OperatorChange> {
+    return this.uow.run(async (stores) => {
+      const owners = await stores.operators.holdPlatformOwners();
+      const target = await stores.operators.lock(username);
+      if (!target || target.status === 'removed') throw unknown(username);
+      const { keeps, run } = await prepare(target);
+      if (owners.includes(username) && !keeps && owners.length === 1) throw lastOwner(username);
+      return run(stores);
+    });
+  }
+
   private async require(username: string): Promise<OperatorRecord> {
     const op = await this.operators.get(username);
     if (!op || op.status === 'removed') throw unknown(username);
@@ -510,6 +591,13 @@ const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
 const STATUS_ACTIONS = { invited: 'invited', active: 'enabled', suspended: 'suspended', removed: 'removed' } as const;
 
 const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
+
+/** Refused: the change would leave no active platform owner. */
+export const lastOwner = (username: string) =>
+  new ServiceError(
+    'last_owner',
+    `${username} is the last active platform owner operator: make another operator owner first (the owner token does not count).`,
+  );
 
 const identityTaken = () => new ServiceError('identity_linked', 'This enterprise identity is linked to another operator.');
 

@@ -55,7 +55,6 @@ export async function buildOrgService(ctx: Context, stores: BackofficeStores): P
     uow: ctx.unitOfWork({ orgs: stores.orgs }),
     tenants,
     operators,
-    operatorStore: stores.operators,
     types,
     urls: ctx.urls,
     fetcher: ctx.fetcher,

@@ -8,7 +8,6 @@ import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
-import type { OperatorStore } from '../../../ports/operator-store.ts';
 import type { OffboardingRow, OrgAdmin, OrgStore } from '../../../ports/org-store.ts';
 import {
   emptyProfile,
@@ -45,7 +44,6 @@ export interface OrgServiceDeps {
   uow: UnitOfWork<OrgStores>;
   tenants: TenantService;
   operators: OperatorService;
-  operatorStore: OperatorStore;
   types: TypeService;
   urls: IssuerUrls;
   fetcher: HttpFetcher;
@@ -149,7 +147,7 @@ export class OrgService {
    */
   async addAdmin(slug: string, input: { username: string }, actor: Actor) {
     await this.requireOrg(slug);
-    const op = await this.d.operatorStore.get(input.username);
+    const op = await this.d.operators.record(input.username);
     if (!op || op.status === 'removed') {
       throw new ServiceError(
         'unknown_operator',
@@ -177,7 +175,7 @@ export class OrgService {
    */
   async removeAdmin(slug: string, username: string, actor: Actor) {
     await this.requireOrg(slug);
-    const op = await this.d.operatorStore.get(username);
+    const op = await this.d.operators.record(username);
     if (!op || op.status === 'removed' || op.tenant !== slug || !op.roles.includes('tenant-admin')) {
       throw new ServiceError('unknown_operator', `The organisation ${slug} has no admin "${username}".`);
     }

@@ -2,7 +2,7 @@ import { membershipModule } from '../../membership/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { GroupBuilder } from '../module.ts';
-import { type AdminScope, OperatorAdmin } from './operator-admin.ts';
+import { OperatorAdmin } from './operator-admin.ts';
 import { operatorRoutes } from './operator-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
 import { PeopleViews } from './people-views.ts';
@@ -19,18 +19,7 @@ export const peopleGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     ctx.use(tenantsModule),
   ]);
   const reads = stores.people;
-  const scope: AdminScope = { operators: stores.operators, sessions: stores.sessions, people: reads };
-  const admin = new OperatorAdmin(
-    operators,
-    scope.operators,
-    scope.sessions,
-    reads,
-    ctx.unitOfWork(scope),
-    scope,
-    async (slug) => (await tenants.find(slug)) !== undefined,
-    desk,
-    ctx.clock,
-  );
+  const admin = new OperatorAdmin(operators, reads, async (slug) => (await tenants.find(slug)) !== undefined, desk, ctx.clock);
   admin.registerActions(desk);
   const views = new PeopleViews(reads, members);
   return { group: { name: 'admin-people', routes: [...operatorRoutes(admin), ...peopleRoutes(views)] } };

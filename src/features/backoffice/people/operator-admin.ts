@@ -1,33 +1,21 @@
 import { Type } from '@sinclair/typebox';
-import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
-import type { ApprovalDesk, ApprovalView, TransactionScope } from '../../../http/admin/approval-desk.ts';
+import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
-import type { BackofficePeopleLocks, BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
-import type {
-  OperatorFilter,
-  OperatorRecord,
-  OperatorRole,
-  OperatorSessionStore,
-  OperatorStatus,
-  OperatorStore,
-} from '../../../ports/operator-store.ts';
-import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
+import type { OperatorFilter, OperatorRecord, OperatorRole, OperatorStatus } from '../../../ports/operator-store.ts';
 import type { FirstCredential } from '../../operators/operator-credentials.ts';
 import {
   demotesOwner,
   grantsOwner,
+  lastOwner,
   type OperatorChange,
-  type OperatorScope,
   type OperatorService,
 } from '../../operators/operator-service.ts';
 import { Roles, Username } from './schemas.ts';
-
-/** The stores an operator change holds in its transaction: the operator's, and the rows it locks. */
-export type AdminScope = { operators: OperatorStore; sessions: OperatorSessionStore; people: BackofficePeopleLocks };
 
 /** A change made at once, or filed for a second owner's approval. */
 export type Outcome =
@@ -51,11 +39,6 @@ type RolesParams = { username: string; roles: OperatorRole[]; tenant?: string | 
 type UserParams = { username: string };
 
 const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
-const lastOwner = (username: string) =>
-  new ServiceError(
-    'last_owner',
-    `${username} is the last active platform owner operator: make another operator owner first (the owner token does not count).`,
-  );
 
 /** Holds a platform-wide owner's power: the owner role, no tenant scope. */
 const platformOwner = (roles: readonly string[], tenant: string | null) => roles.includes('owner') && tenant === null;
@@ -70,20 +53,17 @@ const rowView = (op: OperatorRecord) => ({
 });
 
 /**
- * Operators in the back office (docs/backoffice/people.md, "Operators"). Every change is one of
- * OperatorService's (docs/operators.md), so the rules of POST /api/operators hold here too; a
- * change that takes the owner role away from an owner is filed with the approval desk instead, and
- * runs when a second owner approves it, in the approval's transaction.
+ * Operators in the back office (docs/backoffice/people.md, "Operators"): the back office's face of
+ * OperatorService (docs/operators.md), which reads and changes them, so the rules of POST
+ * /api/operators hold here too. What is the back office's own is the four eyes: a change that
+ * takes the owner role away from an owner (or grants it) is filed with the approval desk instead,
+ * and runs when a second owner approves it, in the approval's transaction.
  */
 export class OperatorAdmin {
   constructor(
     private readonly service: OperatorService,
-    private readonly operators: OperatorStore,
-    private readonly sessions: OperatorSessionStore,
-    private readonly reads: BackofficePeopleReads,
-    private readonly uow: UnitOfWork<AdminScope>,
-    /** The same stores as the unit of work's: called inside an approval, they join its transaction. */
-    private readonly scope: AdminScope,
+    /** The last sign-in, read from the audit log. */
+    private readonly reads: Pick<BackofficePeopleReads, 'lastSignIn'>,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly desk: ApprovalDesk,
     private readonly clock: Clock,
@@ -91,7 +71,7 @@ export class OperatorAdmin {
 
   async list(p: ListParams, filter: Omit<OperatorFilter, 'tenant' | 'since' | 'until'>) {
     const after = p.after === undefined ? undefined : usernameCursor(p.after);
-    const rows = await this.operators.list(
+    const rows = await this.service.list(
       {
         ...filter,
         ...(p.tenant === null ? {} : { tenant: p.tenant }),
@@ -107,14 +87,10 @@ export class OperatorAdmin {
 
   /** One operator, removed ones included (the back office keeps their history). */
   async get(username: string): Promise<OperatorDetailView> {
-    const op = await this.operators.get(username);
-    if (!op) throw new ServiceError('unknown_operator', `No operator "${username}".`);
+    const [detail, lastSignIn] = await Promise.all([this.service.detail(username), this.reads.lastSignIn(username)]);
+    if (!detail) throw new ServiceError('unknown_operator', `No operator "${username}".`);
+    const { record: op, identity, activeSessions } = detail;
     const now = this.clock.now();
-    const [identity, activeSessions, lastSignIn] = await Promise.all([
-      this.operators.identityOf(username),
-      this.sessions.countLive(username, now),
-      this.reads.lastSignIn(username),
-    ]);
     return {
       ...rowView(op),
       lockedUntil: op.lockedUntil !== null && op.lockedUntil > now ? iso(op.lockedUntil) : null,
@@ -159,8 +135,10 @@ export class OperatorAdmin {
     const needsSecond = (t: OperatorRecord) =>
       demotesOwner(t, params.roles, params.tenant) || (by.via !== 'owner-token' && grantsOwner(t, params.roles, params.tenant));
     if (needsSecond(target)) return this.file('operator.roles', params, by, reason);
-    return this.direct(params.username, needsSecond, (stores) =>
-      this.service.changeRoles(stores, params.username, params.roles, params.tenant, operatorActor(by)),
+    return this.answer(
+      await this.service.changeUnapproved(params.username, needsSecond, (stores) =>
+        this.service.changeRoles(stores, params.username, params.roles, params.tenant, operatorActor(by)),
+      ),
     );
   }
 
@@ -173,7 +151,11 @@ export class OperatorAdmin {
     const target = await this.require(username);
     const holdsOwner = (t: OperatorRecord) => t.roles.includes('owner');
     if (holdsOwner(target)) return this.file(`operator.${STATUS_VERBS[status]}`, { username }, by, reason);
-    return this.direct(username, holdsOwner, (stores) => this.service.changeStatus(stores, username, status, operatorActor(by)));
+    return this.answer(
+      await this.service.changeUnapproved(username, holdsOwner, (stores) =>
+        this.service.changeStatus(stores, username, status, operatorActor(by)),
+      ),
+    );
   }
 
   /** The owner changes a second owner approves (docs/backoffice.md, "Four eyes"). */
@@ -192,14 +174,13 @@ export class OperatorAdmin {
         if (p.tenant !== undefined && p.tenant !== null) await this.requireTenant(p.tenant);
         await this.checkLastOwner(target, platformOwner(p.roles, p.tenant === undefined ? target.tenant : p.tenant));
       },
-      execute: (tx, p, context) =>
-        this.approved(tx, p.username, context.actor, async (stores, target, people) => {
+      execute: (_tx, p, context) =>
+        this.approved(p.username, async (target) => {
           const tenant = p.tenant === undefined ? target.tenant : p.tenant;
-          if (p.tenant !== undefined && p.tenant !== null && !(await people.tenantExists(p.tenant)))
-            throw unknownTenant(p.tenant);
+          if (p.tenant !== undefined && p.tenant !== null) await this.requireTenant(p.tenant);
           return {
             keeps: platformOwner(p.roles, tenant),
-            run: (actor) => this.service.changeRoles(stores, p.username, p.roles, p.tenant, actor),
+            run: (stores) => this.service.changeRoles(stores, p.username, p.roles, p.tenant, context.actor),
           };
         }),
     });
@@ -214,62 +195,22 @@ export class OperatorAdmin {
         roles: ['owner'],
         tenantOf: () => null,
         check: async (p) => this.checkLastOwner(await this.require(p.username), false),
-        execute: (tx, p, context) =>
-          this.approved(tx, p.username, context.actor, async (stores) => ({
+        execute: (_tx, p, context) =>
+          this.approved(p.username, async () => ({
             keeps: false,
-            run: (actor) => this.service.changeStatus(stores, p.username, status, actor),
+            run: (stores) => this.service.changeStatus(stores, p.username, status, context.actor),
           })),
       });
     }
   }
 
-  /**
-   * An approved owner change, in the approval's transaction: the active platform owners' rows are
-   * held (before the target's, in one order, so concurrent changes queue rather than deadlock),
-   * and a change that would leave none is refused.
-   */
+  /** An approved owner change, in the approval's transaction (OperatorService.changeApproved). */
   private async approved(
-    tx: TransactionScope,
     username: string,
-    actor: Actor,
-    prepare: (
-      stores: OperatorScope,
-      target: OperatorRecord,
-      people: BackofficePeopleLocks,
-    ) => Promise<{ keeps: boolean; run: (actor: Actor) => Promise<OperatorChange> }>,
+    prepare: Parameters<OperatorService['changeApproved']>[1],
   ): Promise<Record<string, unknown>> {
-    const { operators, sessions, people } = this.scope;
-    const owners = await people.holdPlatformOwners();
-    const target = await people.lockOperator(username);
-    if (!target || target.status === 'removed') throw unknown(username);
-    const stores = { operators, sessions, audit: tx.audit };
-    const { keeps, run } = await prepare(stores, target, people);
-    if (owners.includes(username) && !keeps && owners.length === 1) throw lastOwner(username);
-    const change = await run(actor);
+    const change = await this.service.changeApproved(username, prepare);
     return { username, roles: change.roles, tenant: change.tenant, status: change.status, auditSeq: change.auditSeq };
-  }
-
-  /**
-   * A change that needs no second owner, in its own transaction: the target's row is held and
-   * read again, so an operator whose roles changed meanwhile is not demoted or promoted without one.
-   */
-  private async direct(
-    username: string,
-    needsApproval: (target: OperatorRecord) => boolean,
-    run: (stores: OperatorScope) => Promise<OperatorChange>,
-  ): Promise<Outcome> {
-    const change = await this.uow.run(async ({ operators, sessions, people, audit }) => {
-      const target = await people.lockOperator(username);
-      if (!target || target.status === 'removed') throw unknown(username);
-      if (needsApproval(target)) {
-        throw new ServiceError(
-          'conflict',
-          `${username} changed meanwhile, so this change now needs a second owner: send it again to file it for approval.`,
-        );
-      }
-      return run({ operators, sessions, audit });
-    });
-    return this.answer(change);
   }
 
   private async file(
@@ -289,14 +230,14 @@ export class OperatorAdmin {
   /** Refuses, when an approval is filed, a change that would already leave no active platform owner. */
   private async checkLastOwner(target: OperatorRecord, keeps: boolean): Promise<void> {
     if (keeps || !platformOwner(target.roles, target.tenant) || target.status !== 'active') return;
-    const owners = await this.reads.platformOwners();
+    const owners = await this.service.platformOwners();
     if (owners.every((username) => username === target.username)) {
       throw lastOwner(target.username);
     }
   }
 
   private async require(username: string): Promise<OperatorRecord> {
-    const op = await this.operators.get(username);
+    const op = await this.service.record(username);
     if (!op || op.status === 'removed') throw unknown(username);
     return op;
   }
