@@ -1,6 +1,7 @@
 import { type StartOptions, startOpenrail } from './app/start.ts';
 import type { Config } from './config/config.ts';
 import { accountModule } from './features/account/module.ts';
+import { approvalsModule } from './features/approvals/module.ts';
 import { backofficeModule } from './features/backoffice/module.ts';
 import { channelsModule } from './features/channels/module.ts';
 import { conformanceModule } from './features/conformance/module.ts';
@@ -49,6 +50,7 @@ export const MODULES = [
   webhooksModule,
   integrationModule,
   partnersModule,
+  approvalsModule,
   backofficeModule,
   conformanceModule,
   pagesModule,

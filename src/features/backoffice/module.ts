@@ -1,4 +1,4 @@
-import { SqlApprovalStore, SqlApprovalTargets } from '../../adapters/sql/sql-approval-store.ts';
+import { SqlApprovalTargets } from '../../adapters/sql/sql-approval-store.ts';
 import { SqlAttentionViews } from '../../adapters/sql/sql-backoffice-attention.ts';
 import { SqlBackofficeAudit } from '../../adapters/sql/sql-backoffice-audit.ts';
 import { SqlCatalogueViews } from '../../adapters/sql/sql-backoffice-catalogue.ts';
@@ -11,12 +11,13 @@ import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
-import type { ApprovalStore, ApprovalTargets } from '../../ports/approval-store.ts';
+import type { ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
-import { buildApprovals } from './approvals/group.ts';
+import { approvalsModule } from '../approvals/module.ts';
+import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
 import { auditGroup } from './audit/group.ts';
 import { buildOrgService, orgsGroup } from './orgs/group.ts';
@@ -39,7 +40,6 @@ export interface BackofficeStores {
   views: BackofficeViews;
   audit: AuditLogReader & ActivityReader & AnalyticsReader;
   people: BackofficePeopleReads;
-  approvals: ApprovalStore;
   targets: ApprovalTargets;
   orgs: OrgStore;
 }
@@ -59,23 +59,14 @@ const GROUPS: readonly GroupBuilder[] = [auditGroup, analyticsGroup, orgsGroup, 
 /**
  * The operator back office (docs/backoffice.md): every group under /api/admin/* that is not a
  * feature's own (partners and integration keep theirs), built on the admin kit (http/admin/: the
- * kit, the role matrix, the desk's contract). The approvals group is built first: the others
- * register the actions that need a second operator with its desk. A new group follows the recipe
- * in docs/architecture.md, "A new back-office group".
+ * kit, the role matrix, the desk's contract). Its groups register the actions that need a second
+ * operator with the one desk (the approvals module). A new group follows the recipe in
+ * docs/architecture.md, "A new back-office group".
  */
 export const backofficeModule = defineModule({
   name: 'backoffice',
-  groups: [
-    'admin-audit',
-    'admin-analytics',
-    'admin-approvals',
-    'admin-orgs',
-    'admin-people',
-    'admin-session',
-    'admin-credentials',
-  ],
+  groups: ['admin-audit', 'admin-analytics', 'admin-orgs', 'admin-people', 'admin-session', 'admin-credentials'],
   owns: [
-    SqlApprovalStore,
     SqlApprovalTargets,
     SqlSearchViews,
     SqlAttentionViews,
@@ -95,15 +86,15 @@ export const backofficeModule = defineModule({
       },
       audit: ctx.store(SqlBackofficeAudit),
       people: ctx.store(SqlBackofficePeople),
-      approvals: ctx.store(SqlApprovalStore),
       targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
     };
-    const approvals = await buildApprovals(ctx, stores);
-    const office: Backoffice = { desk: approvals.desk, stores, orgs: await buildOrgService(ctx, stores) };
-    const built = [approvals, ...(await Promise.all(GROUPS.map((build) => build(ctx, office))))];
+    const desk = await ctx.use(approvalsModule);
+    await registerDeskActions(ctx, desk, stores);
+    const office: Backoffice = { desk, stores, orgs: await buildOrgService(ctx, stores) };
+    const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));
     return {
-      services: { desk: approvals.desk },
+      services: {},
       routes: () => built.map((b) => b.group),
       jobs: built.flatMap((b) => b.jobs ?? []),
     };

@@ -6,8 +6,8 @@ import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
 import { DateTimeView, Nullable } from '../schemas/common.ts';
 
 /**
- * Four eyes (docs/backoffice.md, "Approvals"): the contract between the approvals group and the
- * groups whose actions need a second operator. A group registers each such action once, at build;
+ * Four eyes (docs/backoffice.md, "Approvals"): the contract between the desk (the approvals
+ * module) and the modules whose actions need a second operator. A group registers each such action once, at build;
  * its own route files an approval instead of acting, so the rule holds in the action whatever
  * console calls it. The action runs when a second operator approves, inside the transaction that
  * marks the approval approved: both commit, or neither does.

@@ -11,20 +11,20 @@ import { after, before, describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import type { LightMyRequestResponse } from 'fastify';
 import { decodeJwt } from 'jose';
-import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
-import { issueOne, registerType } from '../../../../test/helpers/issuance.ts';
-import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
-import { readAuditLog } from '../../../adapters/sql/sql-audit-trail.ts';
-import { readOutbox } from '../../../adapters/sql/sql-event-outbox.ts';
-import { defineModule } from '../../../app/module.ts';
-import { ServiceError } from '../../../core/errors.ts';
-import { decompressStatusList, readStatus } from '../../../core/status-list/codec.ts';
-import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
-import { statusModule } from '../../status/module.ts';
-import { backofficeModule } from '../module.ts';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
+import { signedInOperator } from '../../../test/helpers/operators.ts';
+import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { readAuditLog } from '../../adapters/sql/sql-audit-trail.ts';
+import { readOutbox } from '../../adapters/sql/sql-event-outbox.ts';
+import { defineModule } from '../../app/module.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { decompressStatusList, readStatus } from '../../core/status-list/codec.ts';
+import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
+import { statusModule } from '../status/module.ts';
 import { APPROVAL_TTL_MS } from './desk.ts';
+import { approvalsModule } from './module.ts';
 
 const TABLES = ['approvals', 'audit_log', 'outbox', 'issued_credentials'] as const;
 const HOUR = 3_600_000;
@@ -38,7 +38,7 @@ const failingModule = defineModule({
   groups: [],
   runsUnmounted: true,
   async build(ctx) {
-    const { desk } = await ctx.use(backofficeModule);
+    const desk = await ctx.use(approvalsModule);
     const status = await ctx.use(statusModule);
     desk.register<{ tenant: string; credentialId: string }>({
       name: 'test.revoke-then-fail',
@@ -472,7 +472,7 @@ for (const factory of testDatabases()) {
       ok(await get(`/api/admin/approvals/${exportOne.approvalId}`, auditor));
 
       // What the desk offers each operator to decide: not its own, its roles, its tenant.
-      const { desk } = await rail.services(backofficeModule);
+      const desk = await rail.services(approvalsModule);
       const principal = (
         username: string,
         roles: OperatorPrincipal['roles'],
@@ -526,7 +526,7 @@ for (const factory of testDatabases()) {
         await refuses(() => decide(filed.approvalId, 'reject', late), 409, 'approval_state');
         await refuses(() => decide(filed.approvalId, 'withdraw', owner), 409, 'approval_state');
         assert.equal(await revokedAt(c.id), null);
-        const { desk } = await rail.services(backofficeModule);
+        const desk = await rail.services(approvalsModule);
         assert.ok(
           !(await desk.pendingFor({ plane: 'operator', via: 'session', username: 'x', roles: ['ops'], tenant: null }, 200)).some(
             (a) => a.approvalId === filed.approvalId,

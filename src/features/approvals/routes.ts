@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { idPattern } from '../../../core/ids.ts';
-import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
-import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { operatorOf } from '../../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../../http/route.ts';
-import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
-import { APPROVAL_STATES } from '../../../ports/approval-store.ts';
+import { idPattern } from '../../core/ids.ts';
+import { ApprovalSchema } from '../../http/admin/approval-desk.ts';
+import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
+import { operatorOf } from '../../http/auth/operator-bearer.ts';
+import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
+import { APPROVAL_STATES } from '../../ports/approval-store.ts';
 import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
 
 const DOC = 'docs/backoffice/approvals.md';

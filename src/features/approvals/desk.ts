@@ -1,16 +1,16 @@
 import type { ValidateFunction } from 'ajv';
-import { type Actor, actorLabel } from '../../../core/actor.ts';
-import type { Clock } from '../../../core/clock.ts';
-import { Forbidden, ServiceError } from '../../../core/errors.ts';
-import type { Ids } from '../../../core/ids.ts';
-import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
-import { holdsAny, ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
-import { validationRefusal } from '../../../http/error-handler.ts';
-import { requestAjv } from '../../../http/schemas/request-ajv.ts';
-import type { ApprovalRecord, ApprovalState, ApprovalStore } from '../../../ports/approval-store.ts';
-import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { Forbidden, ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
+import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../../http/admin/approval-desk.ts';
+import { iso, isoOrNull, type ListParams, page } from '../../http/admin/kit.ts';
+import { holdsAny, ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
+import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
+import { validationRefusal } from '../../http/error-handler.ts';
+import { requestAjv } from '../../http/schemas/request-ajv.ts';
+import type { ApprovalRecord, ApprovalState, ApprovalStore } from '../../ports/approval-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 
 /** A pending approval not decided within this time expires (docs/backoffice/approvals.md). */
 export const APPROVAL_TTL_MS = 72 * 3_600_000;
