@@ -57,6 +57,11 @@ export function idPattern(kind: IdKind): string {
   return `^${ID_PREFIXES[kind]}_${RANDOM_PART}$`;
 }
 
+/** A JSON-Schema pattern that admits exactly the identifiers of any of these kinds. */
+export function idPatternOfAny(kinds: readonly IdKind[]): string {
+  return `^(?:${kinds.map((k) => ID_PREFIXES[k]).join('|')})_${RANDOM_PART}$`;
+}
+
 /**
  * The shape a lookup accepts for an identifier of a kind: its prefix and 1 to 60 base64url
  * characters, wider than what is minted, so that a mistyped or partial identifier finds nothing

@@ -1,8 +1,8 @@
 import type { IntegrationScope, RateClass } from '../core/integration-scopes.ts';
 
 /**
- * Tenant-scoped integration tokens and the provisioning requests they are minted from
- * (docs/integration.md). Methods that read or change one take `within`: the tenant a scoped
+ * Tenant-scoped integration tokens (docs/integration.md): minted by the provisioning ceremony
+ * (an approval of the desk's `token.mint`) or by a partner in its portal. Methods that read or change one take `within`: the tenant a scoped
  * operator is held to, or null for a platform operator.
  */
 export interface IntegrationTokenRecord {
@@ -24,26 +24,6 @@ export interface IntegrationTokenRecord {
   partnerId: string | null;
 }
 
-export type ProvisioningState = 'pending' | 'approved' | 'rejected' | 'expired';
-
-export interface ProvisioningRecord {
-  id: string;
-  tenant: string;
-  label: string;
-  scopes: IntegrationScope[];
-  rateClass: RateClass;
-  reason: string;
-  /** As stored: `pending`, `approved` or `rejected`; the service shows a pending one past `expiresAt` as expired. */
-  state: 'pending' | 'approved' | 'rejected';
-  requestedBy: string;
-  createdAt: number;
-  expiresAt: number;
-  decidedBy: string | null;
-  decidedAt: number | null;
-  note: string | null;
-  tokenId: string | null;
-}
-
 export interface Page {
   tenant?: string;
   /** Only the keys this partner minted. */
@@ -53,22 +33,10 @@ export interface Page {
   before?: number;
 }
 
-export interface Decision {
-  state: 'approved' | 'rejected';
-  decidedBy: string;
-  note: string | null;
-  tokenId: string | null;
-}
-
 /** @tenantOwned */
 export interface IntegrationTokenStore {
   /** The active token with this hash, whatever its tenant: authentication looks keys up by hash. */
   findActive(tokenHash: string): Promise<IntegrationTokenRecord | undefined>;
-  createRequest(request: ProvisioningRecord): Promise<void>;
-  request(id: string, within: string | null): Promise<ProvisioningRecord | undefined>;
-  requests(within: string | null, page: Page): Promise<ProvisioningRecord[]>;
-  /** Decides a request that is pending and not expired at `now`, in one conditional write; false otherwise. */
-  decide(id: string, within: string | null, decision: Decision, now: number): Promise<boolean>;
   createToken(token: IntegrationTokenRecord): Promise<void>;
   token(id: string, within: string | null): Promise<IntegrationTokenRecord | undefined>;
   tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]>;

@@ -252,22 +252,24 @@ async function seed(db: Db): Promise<void> {
       })
       .execute();
     await db
-      .insertInto('provisioning_requests')
+      .insertInto('approvals')
       .values({
         id: s.request,
+        action: 'token.mint',
+        params: JSON.stringify({ tenant: t, label: 'vw', scopes: ['issuance'], rateClass: 'standard' }),
         tenant: t,
-        label: 'vw',
-        scopes: '["issuance"]',
-        rate_class: 'standard',
-        reason: 'vw',
+        account_id: null,
         state: 'pending',
+        reason: 'vw',
         requested_by: 'operator:vw',
-        created_at: AT,
+        requested_at: AT,
         expires_at: AT + 600_000,
         decided_by: null,
         decided_at: null,
         note: null,
-        token_id: null,
+        result: null,
+        result_private: 0,
+        result_expires_at: null,
       })
       .execute();
   }

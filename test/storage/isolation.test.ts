@@ -27,7 +27,7 @@ import type { ApprovalRecord } from '../../src/ports/approval-store.ts';
 import type { ChannelRecord, ShareLogEntry } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord } from '../../src/ports/credential-type-store.ts';
 import type { DepositRecord, ProductRecord } from '../../src/ports/deposit-store.ts';
-import type { IntegrationTokenRecord, ProvisioningRecord } from '../../src/ports/integration-token-store.ts';
+import type { IntegrationTokenRecord } from '../../src/ports/integration-token-store.ts';
 import type { Collection, IssuedCredentialRecord, StatusAllocation } from '../../src/ports/issued-credential-store.ts';
 import type { MemberRecord, ProposalRecord } from '../../src/ports/membership-store.ts';
 import type { OfferRecord } from '../../src/ports/offer-store.ts';
@@ -125,7 +125,7 @@ const T = {
     'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
   integrationTokens:
-    'IntegrationTokenStore: requests and tokens are read, decided, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
+    'IntegrationTokenStore: tokens are read, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
   approvalTargets:
     'ApprovalTargets: credentialsOf and validOfType answer the named tenant’s credentials only; hasMembership asks of any tenant, by design (a subject export is the platform’s)',
   transactions:
@@ -265,10 +265,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
   },
   IntegrationTokenStore: {
     findActive: T.integrationTokens,
-    createRequest: T.integrationTokens,
-    request: T.integrationTokens,
-    requests: T.integrationTokens,
-    decide: T.integrationTokens,
     createToken: T.integrationTokens,
     token: T.integrationTokens,
     tokens: T.integrationTokens,
@@ -1889,37 +1885,6 @@ for (const factory of testDatabases()) {
 
     isolated(T.integrationTokens, async () => {
       const store = new SqlIntegrationTokenStore(db);
-      const request = (tenant: string, id: string): ProvisioningRecord => ({
-        id,
-        tenant,
-        label: `${tenant} key`,
-        scopes: ['issuance'],
-        rateClass: 'standard',
-        reason: 'an integration',
-        state: 'pending',
-        requestedBy: `${tenant}-admin`,
-        createdAt: T0,
-        expiresAt: T0 + 3_600_000,
-        decidedBy: null,
-        decidedAt: null,
-        note: null,
-        tokenId: null,
-      });
-      await store.createRequest(request('alpha', 'prq_alpha'));
-      await store.createRequest(request('beta', 'prq_beta'));
-      assert.equal(await store.request('prq_beta', 'alpha'), undefined);
-      assert.equal((await store.request('prq_beta', null))?.tenant, 'beta');
-      assert.deepEqual(
-        (await store.requests('alpha', { limit: 10 })).map((r) => r.id),
-        ['prq_alpha'],
-      );
-      assert.deepEqual((await store.requests('alpha', { tenant: 'beta', limit: 10 })).length, 0, 'a page filter cannot widen');
-      assert.deepEqual((await store.requests(null, { limit: 10 })).map((r) => r.id).sort(), ['prq_alpha', 'prq_beta']);
-      const approve = { state: 'approved', decidedBy: 'platform', note: null, tokenId: null } as const;
-      assert.equal(await store.decide('prq_beta', 'alpha', approve, T0 + 1), false);
-      assert.equal((await store.request('prq_beta', null))?.state, 'pending', "alpha's decision changed nothing of beta's");
-      assert.equal(await store.decide('prq_alpha', 'alpha', approve, T0 + 1), true);
-
       const token = (tenant: string, id: string, hash: string, partnerId: string | null): IntegrationTokenRecord => ({
         id,
         tenant,

@@ -143,5 +143,58 @@ for (const factory of testDatabases()) {
         await target.drop();
       }
     });
+
+    test('0029 moves every provisioning request to the desk as a token.mint approval, the minted token its result', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        await migrateTo(db, target.schema, '0028-operator-invitations');
+        await sql`insert into tenants (slug, name, created_at, updated_at) values ('acme', 'Acme', 1, 1)`.execute(db);
+        const request = (id: string, state: string, decided: [string, number, string | null] | null) =>
+          sql`insert into provisioning_requests (id, tenant, label, scopes, rate_class, reason, state, requested_by,
+                created_at, expires_at, decided_by, decided_at, note, token_id)
+              values (${id}, 'acme', ${`key ${id}`}, '["deposits","issuance"]', 'standard', 'a reason', ${state},
+                'operator:ana', 1000, 605001000, ${decided?.[0] ?? null}, ${decided?.[1] ?? null}, ${decided?.[2] ?? null},
+                ${state === 'approved' ? 'itk_minted' : null})`.execute(db);
+        await request('prv_pending', 'pending', null);
+        await request('prv_approved', 'approved', ['operator:ben', 2000, null]);
+        await request('prv_rejected', 'rejected', ['operator:ben', 3000, 'not now']);
+        await migrate(db);
+        const rows = await sql<Record<string, unknown>>`
+          select id, action, params, tenant, state, reason, requested_by, requested_at, expires_at, decided_by, decided_at,
+                 note, result, result_private from approvals order by id`.execute(db);
+        assert.deepEqual(
+          rows.rows.map((r) => ({
+            ...r,
+            params: JSON.parse(r.params as string),
+            result: r.result === null ? null : JSON.parse(r.result as string),
+            requested_at: Number(r.requested_at),
+            expires_at: Number(r.expires_at),
+            decided_at: r.decided_at === null ? null : Number(r.decided_at),
+            result_private: Number(r.result_private),
+          })),
+          ['prv_approved', 'prv_pending', 'prv_rejected'].map((id) => ({
+            id,
+            action: 'token.mint',
+            params: { tenant: 'acme', label: `key ${id}`, scopes: ['deposits', 'issuance'], rateClass: 'standard' },
+            tenant: 'acme',
+            state: id.slice(4),
+            reason: 'a reason',
+            requested_by: 'operator:ana',
+            requested_at: 1000,
+            expires_at: 605001000,
+            decided_by: id === 'prv_pending' ? null : 'operator:ben',
+            decided_at: id === 'prv_approved' ? 2000 : id === 'prv_rejected' ? 3000 : null,
+            note: id === 'prv_rejected' ? 'not now' : null,
+            result: id === 'prv_approved' ? { tokenId: 'itk_minted' } : null,
+            result_private: 0,
+          })),
+        );
+        await assert.rejects(sql`select 1 from provisioning_requests`.execute(db), 'the table is gone');
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    });
   });
 }

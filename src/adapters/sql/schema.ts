@@ -434,23 +434,6 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-export interface ProvisioningRequestsTable {
-  id: string;
-  tenant: string;
-  label: string;
-  scopes: string;
-  rate_class: string;
-  reason: string;
-  state: string;
-  requested_by: string;
-  created_at: number;
-  expires_at: number;
-  decided_by: string | null;
-  decided_at: number | null;
-  note: string | null;
-  token_id: string | null;
-}
-
 export interface IntegrationTokensTable {
   id: string;
   tenant: string;
@@ -639,7 +622,6 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
-  provisioning_requests: ProvisioningRequestsTable;
   integration_tokens: IntegrationTokensTable;
   rate_windows: RateWindowsTable;
   directory_listings: DirectoryListingsTable;

@@ -53,9 +53,11 @@ export class SqlAttentionViews implements AttentionViews {
     );
   }
 
+  /** Provisioning requests are the desk's `token.mint` approvals (docs/integration.md). */
   async pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>> {
     const base = this.db
-      .selectFrom('provisioning_requests')
+      .selectFrom('approvals')
+      .where('action', '=', 'token.mint')
       .where('state', '=', 'pending')
       .where('expires_at', '>', now)
       .where(inTenant(tenant));
@@ -63,17 +65,17 @@ export class SqlAttentionViews implements AttentionViews {
       base,
       (query) =>
         query
-          .select(['id', 'tenant', 'label', 'requested_by', 'created_at', 'expires_at'])
-          .orderBy('created_at')
+          .select(['id', 'tenant', 'params', 'requested_by', 'requested_at', 'expires_at'])
+          .orderBy('requested_at')
           .orderBy('id')
           .limit(top)
           .execute(),
       (r) => ({
         requestId: r.id,
-        tenant: r.tenant,
-        label: r.label,
+        tenant: r.tenant ?? '',
+        label: String((JSON.parse(r.params) as { label?: unknown }).label ?? ''),
         requestedBy: r.requested_by,
-        createdAt: num(r.created_at),
+        createdAt: num(r.requested_at),
         expiresAt: num(r.expires_at),
       }),
     );

@@ -1,15 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
-import type {
-  Decision,
-  IntegrationTokenRecord,
-  IntegrationTokenStore,
-  Page,
-  ProvisioningRecord,
-  RateBudget,
-} from '../../ports/integration-token-store.ts';
+import type { IntegrationTokenRecord, IntegrationTokenStore, Page, RateBudget } from '../../ports/integration-token-store.ts';
 import type { Db } from './connect.ts';
-import type { IntegrationTokensTable, ProvisioningRequestsTable } from './schema.ts';
+import type { IntegrationTokensTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
 const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord => ({
@@ -29,23 +22,6 @@ const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord 
   partnerId: r.partner_id,
 });
 
-const toRequest = (r: Selectable<ProvisioningRequestsTable>): ProvisioningRecord => ({
-  id: r.id,
-  tenant: r.tenant,
-  label: r.label,
-  scopes: JSON.parse(r.scopes) as IntegrationScope[],
-  rateClass: r.rate_class as RateClass,
-  reason: r.reason,
-  state: r.state as ProvisioningRecord['state'],
-  requestedBy: r.requested_by,
-  createdAt: Number(r.created_at),
-  expiresAt: Number(r.expires_at),
-  decidedBy: r.decided_by,
-  decidedAt: r.decided_at === null ? null : Number(r.decided_at),
-  note: r.note,
-  tokenId: r.token_id,
-});
-
 /** Every authenticated key request reads this: written once, prepared once per connection. */
 const activeByHash = new Statement<Selectable<IntegrationTokensTable>>(
   "select * from integration_tokens where token_hash = ? and state = 'active'",
@@ -57,55 +33,6 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
   async findActive(tokenHash: string): Promise<IntegrationTokenRecord | undefined> {
     const row = await activeByHash.first(this.db, [tokenHash]);
     return row && toToken(row);
-  }
-
-  async createRequest(r: ProvisioningRecord): Promise<void> {
-    await this.db
-      .insertInto('provisioning_requests')
-      .values({
-        id: r.id,
-        tenant: r.tenant,
-        label: r.label,
-        scopes: JSON.stringify(r.scopes),
-        rate_class: r.rateClass,
-        reason: r.reason,
-        state: r.state,
-        requested_by: r.requestedBy,
-        created_at: r.createdAt,
-        expires_at: r.expiresAt,
-        decided_by: null,
-        decided_at: null,
-        note: null,
-        token_id: null,
-      })
-      .execute();
-  }
-
-  async request(id: string, within: string | null): Promise<ProvisioningRecord | undefined> {
-    let q = this.db.selectFrom('provisioning_requests').selectAll().where('id', '=', id);
-    if (within !== null) q = q.where('tenant', '=', within);
-    const row = await q.executeTakeFirst();
-    return row && toRequest(row);
-  }
-
-  async requests(within: string | null, page: Page): Promise<ProvisioningRecord[]> {
-    let q = this.db.selectFrom('provisioning_requests').selectAll();
-    if (within !== null) q = q.where('tenant', '=', within);
-    if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
-    if (page.before !== undefined) q = q.where('created_at', '<', page.before);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
-    return rows.map(toRequest);
-  }
-
-  async decide(id: string, within: string | null, d: Decision, now: number): Promise<boolean> {
-    let q = this.db
-      .updateTable('provisioning_requests')
-      .set({ state: d.state, decided_by: d.decidedBy, decided_at: now, note: d.note, token_id: d.tokenId })
-      .where('id', '=', id)
-      .where('state', '=', 'pending')
-      .where('expires_at', '>', now);
-    if (within !== null) q = q.where('tenant', '=', within);
-    return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
   }
 
   async createToken(t: IntegrationTokenRecord): Promise<void> {

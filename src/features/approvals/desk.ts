@@ -3,7 +3,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
-import type { ApprovalAction, ApprovalDesk, ApprovalView } from '../../http/admin/approval-desk.ts';
+import type { ApprovalAction, ApprovalDesk, ApprovalView, Approved } from '../../http/admin/approval-desk.ts';
 import { iso, isoOrNull, type ListParams, page } from '../../http/admin/kit.ts';
 import { holdsAny, ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
@@ -96,7 +96,7 @@ export class ApprovalService implements ApprovalDesk {
     const now = this.clock.now();
     const accountId = typeof params.accountId === 'string' ? params.accountId : null;
     const record: ApprovalRecord = {
-      id: this.ids.mint('approval'),
+      id: this.ids.mint(action.idKind ?? 'approval'),
       action: action.name,
       params,
       tenant,
@@ -105,7 +105,7 @@ export class ApprovalService implements ApprovalDesk {
       reason: reason ?? null,
       requestedBy: actorLabel(actor),
       requestedAt: now,
-      expiresAt: now + APPROVAL_TTL_MS,
+      expiresAt: now + (action.ttlMs ?? APPROVAL_TTL_MS),
       decidedBy: null,
       decidedAt: null,
       note: null,
@@ -129,7 +129,7 @@ export class ApprovalService implements ApprovalDesk {
   async pendingFor(by: OperatorPrincipal, limit: number): Promise<ApprovalView[]> {
     if (by.key || by.partner || !holdsAny(by, ROLE_MATRIX.approvalsWrite)) return [];
     const actions = [...this.actions.values()]
-      .filter(({ action }) => holdsAny(by, action.roles))
+      .filter(({ action }) => this.mayApprove(action, by))
       .map(({ action }) => action.name);
     const label = actorLabel(operatorActor(by));
     const now = this.clock.now();
@@ -179,15 +179,22 @@ export class ApprovalService implements ApprovalDesk {
    * approves; the conditional write that marks the approval approved, the action and its audit
    * entries commit together, or (the action refusing) nothing does and the approval stays pending.
    */
-  async approve(by: OperatorPrincipal, id: string, note: string | null) {
+  async approve(by: OperatorPrincipal, id: string, note: string | null): Promise<Approved> {
     const found = await this.visible(by, id);
     const actor = operatorActor(by);
     const label = actorLabel(actor);
     await this.assertOtherPerson(label, found, 'approve it; another operator must');
     const action = this.actionOf(found);
     this.assertMayAct(action, by);
+    if (!this.mayApprove(action, by)) {
+      const { roles, platformOnly } = action.approvedBy ?? { roles: action.roles };
+      throw new Forbidden(
+        `${action.name} is approved by ${platformOnly ? 'a platform operator holding' : 'an operator holding'} one of the roles: ${roles.join(', ')}.`,
+      );
+    }
     const now = this.clock.now();
     this.assertPending(found, now);
+    let revealed: Record<string, unknown> | undefined;
     const auditSeq = await this.uow.run(async ({ approvals, audit, events }) => {
       if (!(await approvals.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
       const result = await action.execute({ audit, events }, found.params, {
@@ -195,6 +202,9 @@ export class ApprovalService implements ApprovalDesk {
         actor,
         requestedBy: found.requestedBy,
         now,
+        reveal: (secret) => {
+          revealed = secret;
+        },
       });
       const priv = action.privateResult;
       await approvals.saveResult(id, result, priv !== undefined, priv === undefined ? null : now + priv.ttlMs);
@@ -206,7 +216,7 @@ export class ApprovalService implements ApprovalDesk {
         detail: { action: found.action, requestedBy: found.requestedBy },
       });
     });
-    return { ok: true as const, auditSeq, approval: await this.get(by, id) };
+    return { ok: true, auditSeq, approval: await this.get(by, id), ...(revealed === undefined ? {} : { revealed }) };
   }
 
   /** Anyone who could approve it, except the requester (who withdraws instead). */
@@ -297,6 +307,13 @@ export class ApprovalService implements ApprovalDesk {
     if (!holdsAny(by, ROLE_MATRIX.approvalsWrite) || !holdsAny(by, action.roles)) {
       throw new Forbidden(`${action.name} needs one of the roles: ${action.roles.join(', ')}.`);
     }
+  }
+
+  /** The approver's roles (and, for a platform-only action, no tenant scope) over `assertMayAct`'s. */
+  private mayApprove(action: ApprovalAction, by: OperatorPrincipal): boolean {
+    const rule = action.approvedBy;
+    if (!holdsAny(by, ROLE_MATRIX.approvalsWrite) || !holdsAny(by, rule?.roles ?? action.roles)) return false;
+    return !(rule?.platformOnly && by.tenant !== null);
   }
 
   private assertPending(r: ApprovalRecord, now: number): void {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { idPattern } from '../../core/ids.ts';
+import { idPatternOfAny } from '../../core/ids.ts';
 import { ApprovalSchema } from '../../http/admin/approval-desk.ts';
 import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
@@ -12,11 +12,24 @@ import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
 const DOC = 'docs/backoffice/approvals.md';
 const BASE = '/api/admin/approvals';
 
-const ApprovalId = Type.String({ pattern: idPattern('approval') });
+// Token mints are filed with provisioning-request ids (docs/integration.md): both name an approval.
+const ApprovalId = Type.String({ pattern: idPatternOfAny(['approval', 'provisioning']) });
 const ActionName = Type.String({ minLength: 3, maxLength: 64, pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' });
 const State = Type.Union(APPROVAL_STATES.map((s) => Type.Literal(s)));
 
 const Decided = AdminMutation({ approval: ApprovalSchema });
+const Approved = AdminMutation({
+  approval: ApprovalSchema,
+  revealed: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'A secret the action made, shown to the approver this once and kept nowhere (a minted token).',
+      },
+    ),
+  ),
+});
 const NoteBody = Type.Object({ note: Type.Optional(DisplayText(NOTE_MAX)) }, { additionalProperties: false });
 const ById = Type.Object({ approvalId: ApprovalId });
 
@@ -36,7 +49,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
       body: NoteBody,
       bodyOptional: true,
       responses: {
-        200: { description: answer, schema: Decided },
+        200: { description: answer, schema: verb === 'approve' ? Approved : Decided },
         ...OPERATOR_ERRORS,
         403: errorResponse(
           verb === 'withdraw'

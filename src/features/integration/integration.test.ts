@@ -7,7 +7,7 @@ import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 
 const BASE = '/api/admin/integration';
-const TABLES = ['provisioning_requests', 'integration_tokens', 'audit_log', 'rate_windows'] as const;
+const TABLES = ['approvals', 'integration_tokens', 'audit_log', 'rate_windows'] as const;
 const PASSWORD = 'correct horse battery';
 
 for (const factory of testDatabases()) {
@@ -112,6 +112,51 @@ for (const factory of testDatabases()) {
       assert.equal(decided.decidedBy, 'operator:olga');
       assert.equal(decided.tokenId, token.id);
       await refuses(() => post(`${BASE}/tokens`, { requestId: request.id }, olga), 409, 'provisioning_state');
+    });
+
+    test('a request is an approval of the one desk: approved there, the secret is revealed to the approver once and kept nowhere', async () => {
+      const request = await open({ tenant: alpha, scopes: ['channels'] }, alphaAdmin);
+      assert.match(request.id, /^prv_/);
+      const onDesk = await get(`/api/admin/approvals/${request.id}`, olga);
+      assert.equal(onDesk.statusCode, 200, onDesk.body);
+      assert.equal(onDesk.json().action, 'token.mint');
+      assert.deepEqual(onDesk.json().params, {
+        tenant: alpha,
+        label: 'Ticketing backend',
+        scopes: ['channels'],
+        rateClass: 'standard',
+      });
+      // A tenant's owner holds the approving role but not the platform's scope; the requester is the requester.
+      const alphaOwner = await operator('alpha-owner', ['owner'], alpha);
+      await refuses(() => post(`/api/admin/approvals/${request.id}/approve`, {}, alphaOwner), 403, 'forbidden');
+      await refuses(() => post(`/api/admin/approvals/${request.id}/approve`, {}, alphaAdmin), 403, 'same_operator');
+
+      const approved = await post(`/api/admin/approvals/${request.id}/approve`, {}, olga);
+      assert.equal(approved.statusCode, 200, approved.body);
+      const { secret } = approved.json().revealed;
+      assert.match(secret, /^oit_[A-Za-z0-9_-]{43}$/);
+      const tokenId = approved.json().approval.result.tokenId;
+      const row = await rail.db.selectFrom('integration_tokens').selectAll().where('id', '=', tokenId).executeTakeFirstOrThrow();
+      assert.equal(row.token_hash, hashToken(secret));
+      assert.equal(row.request_id, request.id);
+      const kept = JSON.stringify([
+        await rail.db.selectFrom('approvals').selectAll().where('id', '=', request.id).executeTakeFirstOrThrow(),
+        await rail.db.selectFrom('audit_log').selectAll().execute(),
+      ]);
+      assert.ok(!kept.includes(secret.slice(4)), 'the secret is in neither the approval nor the audit log');
+      assert.equal((await get(`/api/admin/approvals/${request.id}`, olga)).json().revealed, undefined, 'nor shown again');
+      assert.equal((await get(`${BASE}/provisioning/${request.id}`, olga)).json().tokenId, tokenId);
+      const used = await rail.app.inject({ method: 'GET', url: '/api/org-channels', headers: bearer(secret) });
+      assert.notEqual(used.statusCode, 401, 'the revealed secret is the token');
+    });
+
+    test('the one who asked withdraws its own request; another operator rejects', async () => {
+      const mine = await open({ tenant: alpha, scopes: ['deposits'] }, alphaAdmin);
+      const withdrawn = await post(`${BASE}/provisioning/${mine.id}/reject`, { note: 'Asked too soon' }, alphaAdmin);
+      assert.equal(withdrawn.statusCode, 200, withdrawn.body);
+      assert.equal(withdrawn.json().request.state, 'withdrawn');
+      assert.equal(withdrawn.json().request.note, 'Asked too soon');
+      await refuses(() => post(`${BASE}/tokens`, { requestId: mine.id }, olga), 409, 'provisioning_state');
     });
 
     test('a rejected or expired request mints nothing', async () => {

@@ -16,6 +16,7 @@ import {
   pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
+import type { Provisioning } from './provisioning.ts';
 import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
 
@@ -35,7 +36,7 @@ const Request = Type.Object({
   scopes: Type.Array(Type.String()),
   rateClass: Type.String(),
   reason: Type.String(),
-  state: Type.String({ description: 'pending, approved, rejected or expired' }),
+  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
   requestedBy: Type.String(),
   createdAt: DateTimeView,
   expiresAt: DateTimeView,
@@ -71,7 +72,7 @@ const ListQuery = Type.Object(
 );
 
 /** The provisioning ceremony, integration tokens and their options (docs/integration.md). */
-export function integrationTokenRoutes(service: IntegrationTokenService): RouteGroup {
+export function integrationTokenRoutes(service: IntegrationTokenService, provisioning: Provisioning): RouteGroup {
   const base = '/api/admin/integration';
   const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
   return {
@@ -127,7 +128,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         },
         handler: async (request, reply) => {
           reply.code(201);
-          return service.open(operatorActor(operatorOf(request)), request.body);
+          return provisioning.open(operatorOf(request), request.body);
         },
       }),
       defineRoute({
@@ -147,7 +148,8 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         },
         handler: async (request) => {
           const { tenant, limit, cursor } = request.query;
-          return service.requests(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
+          const by = operatorOf(request);
+          return provisioning.requests(by, tenant ?? by.tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
         },
       }),
       defineRoute({
@@ -163,7 +165,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_provisioning_request'),
         },
-        handler: async (request) => service.request(operatorOf(request).tenant, request.params.requestId),
+        handler: async (request) => provisioning.request(operatorOf(request), request.params.requestId),
       }),
       defineRoute({
         ...common,
@@ -182,8 +184,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
           409: errorResponse('provisioning_state'),
         },
         handler: async (request) => {
-          const principal = operatorOf(request);
-          return service.reject(operatorActor(principal), principal.tenant, request.params.requestId, request.body.note ?? null);
+          return provisioning.reject(operatorOf(request), request.params.requestId, request.body?.note ?? null);
         },
       }),
       defineRoute({
@@ -203,7 +204,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService): RouteG
         },
         handler: async (request, reply) => {
           reply.code(201);
-          return service.approve(operatorActor(operatorOf(request)), request.body.requestId);
+          return provisioning.approve(operatorOf(request), request.body.requestId);
         },
       }),
       defineRoute({

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
+import type { IdKind } from '../../core/ids.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import type { Recorders } from '../../ports/unit-of-work.ts';
 import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
@@ -20,6 +21,15 @@ export interface ApprovalAction<P = Record<string, unknown>> {
   readonly params: TSchema;
   /** Who may ask for it and who may approve it (also needs the approvals-write row of the matrix). */
   readonly roles: readonly OperatorRole[];
+  /**
+   * Optional: who may approve it, when that is narrower than who may ask (`roles` otherwise);
+   * `platformOnly`: an operator scoped to a tenant never approves it, its own tenant's included.
+   */
+  readonly approvedBy?: { readonly roles: readonly OperatorRole[]; readonly platformOnly?: boolean };
+  /** Optional: the kind of identifier its approvals are minted with (`approval` otherwise). */
+  readonly idKind?: IdKind;
+  /** Optional: how long it waits for a decision (the desk's APPROVAL_TTL_MS otherwise). */
+  readonly ttlMs?: number;
   /** The tenant it acts on (a tenant-scoped operator may ask for and approve only its own); null: a platform action. */
   tenantOf(params: P): string | null;
   /** Refuses, when the approval is filed, an action that could not run (an unknown target). Reads only. */
@@ -49,6 +59,11 @@ export interface ApprovalContext {
   actor: Actor;
   requestedBy: string;
   now: number;
+  /**
+   * Hands a secret the action made (a minted token) to the approver, in the approval's answer
+   * (`revealed`) this once: never stored, never in the result or an audit entry.
+   */
+  reveal(secret: Record<string, unknown>): void;
 }
 
 /** An approval as every back-office operation answers it: ApprovalView's schema. */
@@ -104,4 +119,12 @@ export interface ApprovalDesk {
    * its tenant when it is scoped; oldest first, at most `limit`.
    */
   pendingFor(by: OperatorPrincipal, limit: number): Promise<ApprovalView[]>;
+}
+
+/** An approval decided by POST …/approve: with what the action revealed to the approver, if anything. */
+export interface Approved {
+  ok: true;
+  auditSeq: number;
+  approval: ApprovalView;
+  revealed?: Record<string, unknown>;
 }
