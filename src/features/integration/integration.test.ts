@@ -5,6 +5,8 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
+import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
+import { approvalsModule } from '../approvals/module.ts';
 
 const BASE = '/api/admin/integration';
 const TABLES = ['approvals', 'integration_tokens', 'audit_log', 'rate_windows'] as const;
@@ -129,6 +131,18 @@ for (const factory of testDatabases()) {
       // A tenant's owner holds the approving role but not the platform's scope; the requester is the requester.
       const alphaOwner = await operator('alpha-owner', ['owner'], alpha);
       await refuses(() => post(`/api/admin/approvals/${request.id}/approve`, {}, alphaOwner), 403, 'forbidden');
+      const desk = await rail.services(approvalsModule);
+      const principal = (username: string, tenant: string | null): OperatorPrincipal => ({
+        plane: 'operator',
+        via: 'session',
+        username,
+        roles: ['owner'],
+        tenant,
+      });
+      const offered = async (username: string, tenant: string | null) =>
+        (await desk.pendingFor(principal(username, tenant), 200)).some((a) => a.approvalId === request.id);
+      assert.equal(await offered('olga', null), true, 'a platform owner is offered it to decide');
+      assert.equal(await offered('alpha-owner', alpha), false, 'a tenant’s owner, who may not approve it, is not');
       await refuses(() => post(`/api/admin/approvals/${request.id}/approve`, {}, alphaAdmin), 403, 'same_operator');
 
       const approved = await post(`/api/admin/approvals/${request.id}/approve`, {}, olga);
