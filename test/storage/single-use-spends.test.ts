@@ -13,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
+import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
+import type { StatusAllocation } from '../../src/ports/issued-credential-store.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
-import { collectFor, grantedToken, SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
+import { collectFor, grantedToken, NOW, SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('../fixtures/spend-child.ts', import.meta.url));
@@ -109,6 +111,21 @@ for (const factory of testDatabases()) {
           message: 'one reserved list per holder key',
         });
         assert.equal(await tokenSpentAt(row), null);
+      });
+
+      test('finishing is handed one slot per holder key, drawn from the list reserved for it', async () => {
+        const row = await grantedToken(db);
+        const reserved = await new SqlIssuedCredentialStore(db).reserveSlots('alpha', 1, { size: 64, capacity: 8 }, NOW);
+        const list = { listSeq: reserved.listSeq, size: reserved.size };
+        let handed: StatusAllocation[] = [];
+        const result = await collectFor(db, row, { holderThumbprints: ['thumbprint'], lists: [list] }, async (slots) => {
+          handed = slots;
+          return true;
+        });
+        assert.deepEqual(result, { ok: true, value: true });
+        assert.equal(handed.length, 1, 'one slot, for the one holder key');
+        assert.equal(handed[0]?.listSeq, list.listSeq);
+        assert.equal(handed[0]?.idx, 0, 'the index randomIndex drew');
       });
 
       test('an error in finishing the collection is rethrown and rolls every spend back', async () => {

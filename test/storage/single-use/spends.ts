@@ -18,7 +18,7 @@ import { SqlOfferStore } from '../../../src/adapters/sql/sql-offer-store.ts';
 import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqlPresentationTransactionStore } from '../../../src/adapters/sql/sql-presentation-transaction-store.ts';
 import { SqlTenantStore } from '../../../src/adapters/sql/sql-tenant-store.ts';
-import type { CollectionResult, ListRef } from '../../../src/ports/issued-credential-store.ts';
+import type { CollectionResult, ListRef, StatusAllocation } from '../../../src/ports/issued-credential-store.ts';
 import { ProposalNotOpen } from '../../../src/ports/membership-store.ts';
 import { tenantRecord } from '../../helpers/databases.ts';
 
@@ -428,7 +428,7 @@ export function collectFor<T = boolean>(
   db: Db,
   row: Row,
   call: Row = {},
-  finish: () => Promise<T> = async () => true as T,
+  finish: (slots: StatusAllocation[]) => Promise<T> = async () => true as T,
 ): Promise<CollectionResult<T>> {
   return new SqlIssuedCredentialStore(db).collect(
     {
