@@ -38,9 +38,9 @@ interface Registered {
 }
 
 /**
- * The approval desk (docs/backoffice/approvals.md): four eyes over the back office's weightiest
- * actions. An operator files an approval of a registered action; another operator, holding the
- * action's roles within its tenant, approves it, and the action runs in the transaction that
+ * The approval desk (docs/backoffice/approvals.md): four eyes over the service's weightiest
+ * actions, whichever module registers them. An operator files an approval of a registered action;
+ * another operator, holding the action's (approving) roles within its tenant, approves it, and the action runs in the transaction that
  * marks the approval approved. The requester withdraws; the others reject.
  */
 export class ApprovalService implements ApprovalDesk {

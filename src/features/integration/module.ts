@@ -29,6 +29,7 @@ export const integrationModule = defineModule({
       ctx.ids,
       async (slug) => (await tenants.find(slug)) !== undefined,
     );
+    desk.register(provisioning.mintAction());
     const { views } = await ctx.use(depositsModule);
     return { services: service, routes: () => [integrationTokenRoutes(service, provisioning), contractRoutes(views)] };
   },

@@ -97,11 +97,10 @@ export class Provisioning {
     private readonly clock: Clock,
     private readonly ids: Ids,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
-  ) {
-    desk.register(this.action());
-  }
+  ) {}
 
-  private action(): ApprovalAction<MintParams> {
+  /** The `token.mint` action, for the integration module to register with the desk. */
+  mintAction(): ApprovalAction<MintParams> {
     return {
       name: MINT_ACTION,
       summary: 'Mint a tenant-scoped integration token (a provisioning request); its secret is shown to the approver once.',
