@@ -24,13 +24,17 @@ export interface IntegrationTokenRecord {
   partnerId: string | null;
 }
 
+/** A page of tokens, newest first: (createdAt, id) descending. */
 export interface Page {
   tenant?: string;
   /** Only the keys this partner minted. */
   partnerId?: string;
   limit: number;
-  /** Rows created before this time (the cursor). */
-  before?: number;
+  /** createdAt window, milliseconds: since inclusive, until exclusive. */
+  since?: number;
+  until?: number;
+  /** The last token of the page before: [createdAt, id]. */
+  after?: readonly [number, string];
 }
 
 /** @tenantOwned */

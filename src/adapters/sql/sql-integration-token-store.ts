@@ -4,6 +4,7 @@ import type { IntegrationTokenRecord, IntegrationTokenStore, Page, RateBudget } 
 import type { Db } from './connect.ts';
 import type { IntegrationTokensTable } from './schema.ts';
 import { Statement } from './statement.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord => ({
   id: r.id,
@@ -65,12 +66,13 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
   }
 
   async tokens(within: string | null, page: Page): Promise<IntegrationTokenRecord[]> {
-    let q = this.db.selectFrom('integration_tokens').selectAll();
-    if (within !== null) q = q.where('tenant', '=', within);
+    let q = this.db.selectFrom('integration_tokens').selectAll().where(inTenant(within));
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
     if (page.partnerId !== undefined) q = q.where('partner_id', '=', page.partnerId);
-    if (page.before !== undefined) q = q.where('created_at', '<', page.before);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
+    q = q.where(inWindow('created_at', page));
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
     return rows.map(toToken);
   }
 

@@ -5,6 +5,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { type IntegrationScope, RATE_CLASS_NAMES, type RateClass, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import type { ApprovalAction, ApprovalView } from '../../http/admin/approval-desk.ts';
+import type { ListParams } from '../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
 import { DisplayText, Slug } from '../../http/schemas/common.ts';
 import type { IntegrationTokenStore } from '../../ports/integration-token-store.ts';
@@ -153,16 +154,10 @@ export class Provisioning {
     return { ok: true as const, auditSeq: filed.auditSeq, request: requestView(filed.approval) };
   }
 
-  /** Newest first; the cursor is the last request's creation time (the requests made before it follow). */
-  async requests(by: OperatorPrincipal, tenant: string | null, limit: number, cursor: string | undefined) {
-    // (requested_at, id) < (cursor, '') is requested_at < cursor: every id sorts after ''.
-    const after = cursor === undefined ? undefined : [Number(cursor), ''];
-    const page = await this.desk.list(by, { limit, after, tenant, since: undefined, until: undefined }, { action: MINT_ACTION });
-    const last = page.approvals.at(-1);
-    return {
-      requests: page.approvals.map(requestView),
-      nextCursor: page.nextCursor !== null && last ? String(Date.parse(last.requestedAt)) : null,
-    };
+  /** Newest first, on the back office's list convention (the desk's list of `token.mint` approvals). */
+  async requests(by: OperatorPrincipal, p: ListParams) {
+    const shown = await this.desk.list(by, p, { action: MINT_ACTION });
+    return { requests: shown.approvals.map(requestView), nextCursor: shown.nextCursor };
   }
 
   async request(by: OperatorPrincipal, id: string) {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
-import { LIST_SCOPE } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -10,10 +10,7 @@ import {
   DisplayText,
   errorResponse,
   Nullable,
-  NumericCursor,
   OPERATOR_ERRORS,
-  PageLimit,
-  pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
 import type { Provisioning } from './provisioning.ts';
@@ -21,8 +18,6 @@ import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WR
 import type { IntegrationTokenService } from './token-service.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
-const PAGE_DEFAULT = 50;
-const PAGE_MAX = 200;
 
 const RequestId = Type.String({ pattern: idPattern('provisioning') });
 const TokenId = Type.String({ pattern: idPattern('integrationToken') });
@@ -66,10 +61,6 @@ const WithSecret = Type.Object({
   ...Token.properties,
   secret: Type.String({ description: 'The bearer token, shown this once.' }),
 });
-const ListQuery = Type.Object(
-  { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
-  { additionalProperties: false },
-);
 
 /** The provisioning ceremony, integration tokens and their options (docs/integration.md). */
 export function integrationTokenRoutes(service: IntegrationTokenService, provisioning: Provisioning): RouteGroup {
@@ -138,7 +129,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         roles: INTEGRATION_READ,
         scope: LIST_SCOPE,
         summary: 'Provisioning requests, newest first.',
-        querystring: ListQuery,
+        querystring: ListQuery(),
         responses: {
           200: {
             description: 'A page of requests.',
@@ -146,11 +137,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
           },
           ...OPERATOR_ERRORS,
         },
-        handler: async (request) => {
-          const { tenant, limit, cursor } = request.query;
-          const by = operatorOf(request);
-          return provisioning.requests(by, tenant ?? by.tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
-        },
+        handler: async (request) => provisioning.requests(operatorOf(request), listParams(request)),
       }),
       defineRoute({
         ...common,
@@ -214,7 +201,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         roles: INTEGRATION_READ,
         scope: LIST_SCOPE,
         summary: 'Integration tokens, newest first (never their secrets).',
-        querystring: ListQuery,
+        querystring: ListQuery(),
         responses: {
           200: {
             description: 'A page of tokens.',
@@ -222,10 +209,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
           },
           ...OPERATOR_ERRORS,
         },
-        handler: async (request) => {
-          const { tenant, limit, cursor } = request.query;
-          return service.tokens(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
-        },
+        handler: async (request) => service.tokens(listParams(request)),
       }),
       defineRoute({
         ...common,
