@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { ApprovalAction, ApprovalDesk, ApprovalView, Approved } from '../../http/admin/approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../http/admin/kit.ts';
 import { holdsAny, ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
 import { validationRefusal } from '../../http/error-handler.ts';
@@ -145,16 +145,14 @@ export class ApprovalService implements ApprovalDesk {
   }
 
   async list(by: OperatorPrincipal, p: ListParams, filters: ListFilters) {
-    if (p.after !== undefined && !(p.after.length === 2 && typeof p.after[0] === 'number' && typeof p.after[1] === 'string')) {
-      throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-    }
+    const after = cursorOf(p.after, ['number', 'string']);
     const now = this.clock.now();
     const rows = await this.store.list({
       tenant: p.tenant,
       ...filters,
       ...(p.since === undefined ? {} : { since: p.since }),
       ...(p.until === undefined ? {} : { until: p.until }),
-      ...(p.after === undefined ? {} : { after: p.after as [number, string] }),
+      ...(after === undefined ? {} : { after }),
       limit: p.limit + 1,
       now,
     });

@@ -3,7 +3,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { INTEGRATION_SCOPES, RATE_CLASSES } from '../../core/integration-scopes.ts';
-import { type ListParams, page } from '../../http/admin/kit.ts';
+import { cursorOf, type ListParams, page } from '../../http/admin/kit.ts';
 import { INTEGRATION_TOKEN_PREFIX } from '../../http/auth/operator-bearer.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore } from '../../ports/integration-token-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -81,15 +81,12 @@ export class IntegrationTokenService {
 
   /** Newest first, on the back office's list convention (docs/backoffice.md, "Conventions"). */
   async tokens(p: ListParams) {
-    const after = p.after;
-    if (after !== undefined && !(after.length === 2 && typeof after[0] === 'number' && typeof after[1] === 'string')) {
-      throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-    }
+    const after = cursorOf(p.after, ['number', 'string']);
     const rows = await this.store.tokens(p.tenant, {
       limit: p.limit + 1,
       ...(p.since === undefined ? {} : { since: p.since }),
       ...(p.until === undefined ? {} : { until: p.until }),
-      ...(after === undefined ? {} : { after: [after[0] as number, after[1] as string] as const }),
+      ...(after === undefined ? {} : { after }),
     });
     const shown = page(rows, p.limit, (t) => [t.createdAt, t.id], tokenView);
     return { tokens: shown.rows, nextCursor: shown.nextCursor };

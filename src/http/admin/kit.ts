@@ -119,6 +119,27 @@ export function decodeCursor(cursor: string): (string | number)[] {
   throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
 }
 
+/** What a cursor of the list's order holds, value by value. */
+type CursorValues<K extends readonly ('number' | 'string')[]> = {
+  -readonly [I in keyof K]: K[I] extends 'number' ? number : string;
+};
+
+/**
+ * The decoded cursor (`ListParams.after`) read as the list's own order, value by value (`kinds`):
+ * undefined without one, `400 invalid_request` when it holds anything else (decodeCursor checks
+ * only its form; a cursor of another list has the form too).
+ */
+export function cursorOf<const K extends readonly ('number' | 'string')[]>(
+  after: readonly (string | number)[] | undefined,
+  kinds: K,
+): CursorValues<K> | undefined {
+  if (after === undefined) return undefined;
+  if (after.length !== kinds.length || after.some((v, i) => typeof v !== kinds[i])) {
+    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
+  }
+  return after as unknown as CursorValues<K>;
+}
+
 function instant(value: string, field: string): number {
   const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
   if (!Number.isFinite(ms)) throw new ServiceError('invalid_request', `${field} is not a valid date-time.`);

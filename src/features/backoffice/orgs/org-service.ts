@@ -6,7 +6,7 @@ import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OffboardingRow, OrgAdmin, OrgStore } from '../../../ports/org-store.ts';
 import {
@@ -72,16 +72,13 @@ export class OrgService {
   }
 
   async list(params: ListParams, filters: { status?: TenantStatusName; q?: string }) {
-    const after = params.after;
-    if (after !== undefined && (after.length !== 2 || typeof after[0] !== 'number' || typeof after[1] !== 'string')) {
-      throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-    }
+    const after = cursorOf(params.after, ['number', 'string']);
     const rows = await this.d.tenants.list({
       tenant: params.tenant,
       ...filters,
       ...(params.since === undefined ? {} : { since: params.since }),
       ...(params.until === undefined ? {} : { until: params.until }),
-      ...(after ? { after: [after[0] as number, after[1] as string] as const } : {}),
+      ...(after ? { after } : {}),
       limit: params.limit + 1,
     });
     const views = await this.views(rows.slice(0, params.limit));

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
-import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
@@ -70,7 +70,7 @@ export class OperatorAdmin {
   ) {}
 
   async list(p: ListParams, filter: Omit<OperatorFilter, 'tenant' | 'since' | 'until'>) {
-    const after = p.after === undefined ? undefined : usernameCursor(p.after);
+    const after = cursorOf(p.after, ['string'])?.[0];
     const rows = await this.service.list(
       {
         ...filter,
@@ -250,11 +250,3 @@ export class OperatorAdmin {
 const STATUS_VERBS = { suspended: 'suspend', removed: 'remove' } as const;
 
 const unknownTenant = (slug: string) => new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
-
-function usernameCursor(after: readonly (string | number)[]): string {
-  const [username] = after;
-  if (after.length !== 1 || typeof username !== 'string') {
-    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-  }
-  return username;
-}

@@ -1,6 +1,5 @@
 import type { Actor } from '../../../core/actor.ts';
-import { ServiceError } from '../../../core/errors.ts';
-import { iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
 import type { BackofficePeopleReads, OptionCount } from '../../../ports/backoffice-people.ts';
 import type { ProposalRecord } from '../../../ports/membership-store.ts';
 import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
@@ -17,7 +16,7 @@ export class PeopleViews {
   ) {}
 
   async memberList(p: ListParams, filter: { status?: string; tier?: string }) {
-    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string', 'string']);
+    const after = cursorOf(p.after, ['number', 'string', 'string']);
     const rows = await this.reads.members({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
@@ -36,7 +35,7 @@ export class PeopleViews {
   }
 
   async coinLedger(p: ListParams, filter: { accountId?: string }) {
-    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string']);
+    const after = cursorOf(p.after, ['number', 'string']);
     const rows = await this.reads.coinEntries({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
@@ -57,7 +56,7 @@ export class PeopleViews {
   }
 
   async consent(p: ListParams, filter: { accountId?: string }) {
-    const after = p.after === undefined ? undefined : cursor(p.after, ['string', 'string', 'string']);
+    const after = cursorOf(p.after, ['string', 'string', 'string']);
     const rows = await this.reads.consent({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
@@ -69,7 +68,7 @@ export class PeopleViews {
   }
 
   async economy(p: ListParams) {
-    const after = p.after === undefined ? undefined : cursor(p.after, ['string'])[0];
+    const after = cursorOf(p.after, ['string'])?.[0];
     const rows = await this.reads.economy(window(p), p.limit + 1, after);
     const shown = page(
       rows,
@@ -82,7 +81,7 @@ export class PeopleViews {
 
   /** Proposals, newest first; a closed one with its tally, as POST /api/proposals `show` gives it. */
   async proposals(p: ListParams, filter: { state?: string }) {
-    const after = p.after === undefined ? undefined : cursor(p.after, ['number', 'string']);
+    const after = cursorOf(p.after, ['number', 'string']);
     const rows = await this.reads.proposals({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = rows.slice(0, p.limit);
     const counts = await this.reads.optionCounts(shown.filter((r) => r.state === 'closed').map((r) => r.id));
@@ -121,15 +120,4 @@ function tally(p: ProposalRecord, counts: readonly OptionCount[]) {
     assisted: options.reduce((n, o) => n + o.assisted, 0),
     options,
   };
-}
-
-/** A decoded cursor of this list's shape; anything else is one this list did not answer. */
-function cursor<const K extends readonly ('number' | 'string')[]>(
-  after: readonly (string | number)[],
-  kinds: K,
-): { [I in keyof K]: K[I] extends 'number' ? number : string } {
-  if (after.length !== kinds.length || after.some((v, i) => typeof v !== kinds[i])) {
-    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-  }
-  return after as unknown as { [I in keyof K]: K[I] extends 'number' ? number : string };
 }

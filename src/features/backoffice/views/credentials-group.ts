@@ -3,10 +3,10 @@ import { parseClaimSpecs } from '../../../core/claims/claim-spec.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import {
   adminRoute,
+  cursorOf,
   iso,
   LIST_SCOPE,
   ListPage,
-  type ListParams,
   ListQuery,
   listParams,
   listTenant,
@@ -54,22 +54,6 @@ const TypeRow = Type.Object({
 
 const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('revoked'), Type.Literal('expired')]);
 
-/** Refuses a cursor whose values are not of the list's order (the kit checks only its form). */
-function cursorOf<T extends readonly unknown[]>(
-  p: ListParams,
-  check: (v: readonly (string | number)[]) => v is T & (string | number)[],
-) {
-  if (p.after === undefined) return undefined;
-  if (!check(p.after)) throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-  return p.after as unknown as T;
-}
-
-const isTimeAndId = (v: readonly (string | number)[]): v is [number, string] =>
-  v.length === 2 && typeof v[0] === 'number' && typeof v[1] === 'string';
-const isTwoStrings = (v: readonly (string | number)[]): v is [string, string] =>
-  v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
-const isOneString = (v: readonly (string | number)[]): v is [string] => v.length === 1 && typeof v[0] === 'string';
-
 /**
  * Credentials, holders and credential types across tenants, and registering a type from the
  * back office (docs/backoffice/views.md). Reads are read models over what issuance, offers,
@@ -109,7 +93,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const p = listParams(request);
-            const after = cursorOf(p, isTimeAndId);
+            const after = cursorOf(p.after, ['number', 'string']);
             const { typeId, status } = request.query;
             // Credentials carry no exp (docs/issuance.md): none is ever expired.
             if (status === 'expired') return { credentials: [], nextCursor: null };
@@ -167,7 +151,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const p = listParams(request);
-            const after = cursorOf(p, isTwoStrings);
+            const after = cursorOf(p.after, ['string', 'string']);
             const rows = await catalogue.typeUsage(p.tenant, { since: p.since, until: p.until }, after, p.limit + 1);
             const shown = page(rows, p.limit, (u) => [u.tenant, u.typeId], typeRow);
             return { types: shown.rows, nextCursor: shown.nextCursor };
@@ -231,7 +215,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const p = listParams(request);
-            const after = cursorOf(p, isOneString);
+            const after = cursorOf(p.after, ['string']);
             const groups = await catalogue.typesByTypeId(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
             const shown = page(
               groups,
@@ -302,7 +286,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const p = listParams(request);
-            const after = cursorOf(p, isOneString);
+            const after = cursorOf(p.after, ['string']);
             const rows = await catalogue.holders(p.tenant, { since: p.since, until: p.until }, after?.[0], p.limit + 1);
             const shown = page(
               rows,
