@@ -51,12 +51,23 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+/** A page of endpoints, newest first: (createdAt, id) descending; the window is `createdAt` (ms). */
+export interface WebhookPage {
+  since?: number;
+  until?: number;
+  /** The last endpoint of the page before: [createdAt, id]. */
+  after?: readonly [number, string];
+  limit: number;
+}
+
+/** A page of deliveries, newest first (by `seq`); the window is `createdAt` (ms). */
 export interface DeliveryFilter {
-  tenant?: string;
   webhookId?: string;
   state?: DeliveryState;
-  /** Deliveries after this one in list order (newest first): the cursor. */
-  beforeSeq?: number;
+  since?: number;
+  until?: number;
+  /** The last delivery of the page before: its seq. */
+  afterSeq?: number;
   limit: number;
 }
 
@@ -79,8 +90,7 @@ export interface WebhookStore {
    */
   create(webhook: WebhookRecord, max: number): Promise<boolean>;
   get(id: string, within: string | null): Promise<WebhookRecord | undefined>;
-  /** Newest first; `tenant` narrows further. */
-  list(within: string | null, tenant: string | undefined, limit: number, beforeCreatedAt?: number): Promise<WebhookRecord[]>;
+  list(within: string | null, page: WebhookPage): Promise<WebhookRecord[]>;
   /** Active endpoints only, of every tenant `within` allows. */
   listActive(within: string | null): Promise<WebhookRecord[]>;
   /** Activating also clears the dead-letter streak and lets the lane send at once. Answers false when unknown. */

@@ -1714,19 +1714,18 @@ for (const factory of testDatabases()) {
       assert.equal((await store.get('whk-alpha', 'alpha'))?.url, 'https://alpha.example/hook');
       assert.equal((await store.get('whk-alpha', null))?.tenant, 'alpha', 'the platform sees every tenant');
       assert.deepEqual(
-        (await store.list('beta', undefined, 10)).map((w) => w.id),
+        (await store.list('beta', { limit: 10 })).map((w) => w.id),
         ['whk-beta'],
       );
       assert.deepEqual(
-        (await store.list('beta', 'alpha', 10)).map((w) => w.id),
-        [],
-        'naming another tenant finds nothing',
+        (await store.list('alpha', { limit: 10 })).map((w) => w.id),
+        ['whk-alpha'],
       );
       assert.deepEqual(
         (await store.listActive('alpha')).map((w) => w.id),
         ['whk-alpha'],
       );
-      assert.equal((await store.list(null, undefined, 10)).length, 2);
+      assert.equal((await store.list(null, { limit: 10 })).length, 2);
       assert.equal(await store.setActive('whk-alpha', 'beta', false, T0 + 1), false);
       assert.equal(await store.setSecret('whk-alpha', 'beta', 'stolen', T0 + 1), false);
       assert.equal((await store.get('whk-alpha', null))?.active, true);
@@ -1747,7 +1746,6 @@ for (const factory of testDatabases()) {
       const [delivery] = await store.deliveries('alpha', { limit: 10 });
       assert.equal(delivery?.webhookId, 'whk-alpha');
       assert.deepEqual(await store.deliveries('beta', { limit: 10 }), []);
-      assert.deepEqual(await store.deliveries('beta', { tenant: 'alpha', limit: 10 }), []);
       assert.equal(await store.delivery(delivery?.id ?? '', 'beta'), undefined);
       assert.equal((await store.delivery(delivery?.id ?? '', 'alpha'))?.state, 'pending');
       await db

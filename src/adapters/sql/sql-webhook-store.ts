@@ -6,6 +6,7 @@ import type {
   DeliveryFilter,
   DeliveryRecord,
   DeliveryState,
+  WebhookPage,
   WebhookRecord,
   WebhookStore,
 } from '../../ports/webhook-store.ts';
@@ -13,6 +14,7 @@ import type { Db } from './connect.ts';
 import { holdTenant } from './row-locks.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { inTenant, inWindow } from './windowed.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;
 
@@ -121,8 +123,7 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   private webhooks(within: string | null) {
-    const q = this.db.selectFrom('webhooks').select(WEBHOOK_COLUMNS);
-    return within === null ? q : q.where('tenant', '=', within);
+    return this.db.selectFrom('webhooks').select(WEBHOOK_COLUMNS).where(inTenant(within));
   }
 
   async get(id: string, within: string | null): Promise<WebhookRecord | undefined> {
@@ -130,16 +131,11 @@ export class SqlWebhookStore implements WebhookStore {
     return row && toWebhook(row);
   }
 
-  async list(
-    within: string | null,
-    tenant: string | undefined,
-    limit: number,
-    beforeCreatedAt?: number,
-  ): Promise<WebhookRecord[]> {
-    let q = this.webhooks(within);
-    if (tenant !== undefined) q = q.where('tenant', '=', tenant);
-    if (beforeCreatedAt !== undefined) q = q.where('created_at', '<', beforeCreatedAt);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
+  async list(within: string | null, page: WebhookPage): Promise<WebhookRecord[]> {
+    let q = this.webhooks(within).where(inWindow('created_at', page));
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
     return rows.map(toWebhook);
   }
 
@@ -169,13 +165,12 @@ export class SqlWebhookStore implements WebhookStore {
 
   async deliveries(within: string | null, f: DeliveryFilter): Promise<Array<DeliveryRecord & { seq: number }>> {
     let q = this.db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS);
-    if (within !== null) q = q.where('tenant', '=', within);
-    if (f.tenant !== undefined) q = q.where('tenant', '=', f.tenant);
+    q = q.where(inTenant(within)).where(inWindow('created_at', f));
     if (f.webhookId !== undefined) q = q.where('webhook_id', '=', f.webhookId);
     if (f.state === 'pending') q = q.where('state', '=', 'queued').where('failures', '=', 0);
     else if (f.state === 'failed') q = q.where('state', '=', 'queued').where('failures', '>', 0);
     else if (f.state !== undefined) q = q.where('state', '=', f.state);
-    if (f.beforeSeq !== undefined) q = q.where('seq', '<', f.beforeSeq);
+    if (f.afterSeq !== undefined) q = q.where('seq', '<', f.afterSeq);
     const rows = await q.orderBy('seq', 'desc').limit(f.limit).execute();
     return rows.map(toDelivery);
   }

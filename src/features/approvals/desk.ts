@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { ApprovalAction, ApprovalDesk, ApprovalView, Approved } from '../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import { holdsAny, ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
 import { validationRefusal } from '../../http/error-handler.ts';
@@ -150,8 +150,7 @@ export class ApprovalService implements ApprovalDesk {
     const rows = await this.store.list({
       tenant: p.tenant,
       ...filters,
-      ...(p.since === undefined ? {} : { since: p.since }),
-      ...(p.until === undefined ? {} : { until: p.until }),
+      ...windowOf(p),
       ...(after === undefined ? {} : { after }),
       limit: p.limit + 1,
       now,

@@ -3,7 +3,7 @@ import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { INTEGRATION_SCOPES, RATE_CLASSES } from '../../core/integration-scopes.ts';
-import { cursorOf, type ListParams, page } from '../../http/admin/kit.ts';
+import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import { INTEGRATION_TOKEN_PREFIX } from '../../http/auth/operator-bearer.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore } from '../../ports/integration-token-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -84,8 +84,7 @@ export class IntegrationTokenService {
     const after = cursorOf(p.after, ['number', 'string']);
     const rows = await this.store.tokens(p.tenant, {
       limit: p.limit + 1,
-      ...(p.since === undefined ? {} : { since: p.since }),
-      ...(p.until === undefined ? {} : { until: p.until }),
+      ...windowOf(p),
       ...(after === undefined ? {} : { after }),
     });
     const shown = page(rows, p.limit, (t) => [t.createdAt, t.id], tokenView);

@@ -1,26 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../core/events.ts';
 import { idPattern } from '../../core/ids.ts';
-import { LIST_SCOPE } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import {
-  AdminMutation,
-  DateTimeView,
-  errorResponse,
-  Nullable,
-  NumericCursor,
-  OPERATOR_ERRORS,
-  PageLimit,
-  pageLimit,
-  Slug,
-} from '../../http/schemas/common.ts';
+import { AdminMutation, DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/webhooks.md states its shape.';
-const PAGE_DEFAULT = 50;
-const PAGE_MAX = 200;
 
 const WebhookId = Type.String({ pattern: idPattern('webhook') });
 const DeliveryId = Type.String({ pattern: idPattern('delivery') });
@@ -108,10 +96,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         roles: INTEGRATION_READ,
         scope: LIST_SCOPE,
         summary: 'Webhook endpoints, newest first.',
-        querystring: Type.Object(
-          { tenant: Type.Optional(Slug), limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
-          { additionalProperties: false },
-        ),
+        querystring: ListQuery(),
         responses: {
           200: {
             description: 'A page of endpoints.',
@@ -119,10 +104,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           },
           ...OPERATOR_ERRORS,
         },
-        handler: async (request) => {
-          const { tenant, limit, cursor } = request.query;
-          return webhooks.list(operatorOf(request).tenant, tenant, pageLimit(limit, PAGE_DEFAULT, PAGE_MAX), cursor);
-        },
+        handler: async (request) => webhooks.list(listParams(request)),
       }),
       defineRoute({
         ...common,
@@ -222,18 +204,12 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         roles: INTEGRATION_READ,
         scope: LIST_SCOPE,
         summary: 'Webhook deliveries, newest first.',
-        querystring: Type.Object(
-          {
-            tenant: Type.Optional(Slug),
-            webhookId: Type.Optional(WebhookId),
-            state: Type.Optional(
-              Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('delivered'), Type.Literal('dead')]),
-            ),
-            limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(NumericCursor),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ListQuery({
+          webhookId: Type.Optional(WebhookId),
+          state: Type.Optional(
+            Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('delivered'), Type.Literal('dead')]),
+          ),
+        }),
         responses: {
           200: {
             description: 'A page of deliveries.',
@@ -242,13 +218,10 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
-          const { limit, tenant, webhookId, state, cursor } = request.query;
-          return webhooks.deliveries(operatorOf(request).tenant, {
-            limit: pageLimit(limit, PAGE_DEFAULT, PAGE_MAX),
-            ...(tenant === undefined ? {} : { tenant }),
+          const { webhookId, state } = request.query;
+          return webhooks.deliveries(listParams(request), {
             ...(webhookId === undefined ? {} : { webhookId }),
             ...(state === undefined ? {} : { state }),
-            ...(cursor === undefined ? {} : { cursor }),
           });
         },
       }),

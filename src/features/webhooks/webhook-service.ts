@@ -7,7 +7,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { EventType } from '../../core/events.ts';
 import type { Ids } from '../../core/ids.ts';
-import { pageOf } from '../../core/page.ts';
+import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
 
@@ -170,10 +170,12 @@ export class WebhookService {
     return webhook;
   }
 
-  async list(within: string | null, tenant: string | undefined, limit: number, cursor: string | undefined) {
-    const before = cursor === undefined ? undefined : Number(cursor);
-    const page = pageOf(await this.store.list(within, tenant, limit + 1, before), limit, (w) => String(w.createdAt));
-    return { webhooks: page.rows.map(webhookView), nextCursor: page.nextCursor };
+  /** Newest first, on the back office's list convention (docs/backoffice.md, "Conventions"). */
+  async list(p: ListParams) {
+    const after = cursorOf(p.after, ['number', 'string']);
+    const rows = await this.store.list(p.tenant, { limit: p.limit + 1, ...windowOf(p), ...(after ? { after } : {}) });
+    const shown = page(rows, p.limit, (w) => [w.createdAt, w.id], webhookView);
+    return { webhooks: shown.rows, nextCursor: shown.nextCursor };
   }
 
   /**
@@ -214,18 +216,17 @@ export class WebhookService {
     return { ok: true as const, auditSeq, webhook: { ...webhookView(before), secret } };
   }
 
-  async deliveries(
-    within: string | null,
-    filter: { tenant?: string; webhookId?: string; state?: DeliveryState; limit: number; cursor?: string },
-  ) {
-    const { cursor, limit, ...rest } = filter;
-    const rows = await this.store.deliveries(within, {
-      ...rest,
-      limit: limit + 1,
-      ...(cursor === undefined ? {} : { beforeSeq: Number(cursor) }),
+  /** Newest first, on the back office's list convention, with the endpoint and state filters. */
+  async deliveries(p: ListParams, filter: { webhookId?: string; state?: DeliveryState }) {
+    const after = cursorOf(p.after, ['number']);
+    const rows = await this.store.deliveries(p.tenant, {
+      ...filter,
+      ...windowOf(p),
+      limit: p.limit + 1,
+      ...(after ? { afterSeq: after[0] } : {}),
     });
-    const page = pageOf(rows, limit, (d) => String(d.seq));
-    return { deliveries: page.rows.map(deliveryView), nextCursor: page.nextCursor };
+    const shown = page(rows, p.limit, (d) => [d.seq], deliveryView);
+    return { deliveries: shown.rows, nextCursor: shown.nextCursor };
   }
 
   async delivery(within: string | null, id: string) {

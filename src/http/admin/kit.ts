@@ -146,6 +146,11 @@ function instant(value: string, field: string): number {
   return ms;
 }
 
+/** The list's time window as a store's filter takes it: only the bounds the caller gave. */
+export function windowOf(p: Pick<ListParams, 'since' | 'until'>): { since?: number; until?: number } {
+  return { ...(p.since === undefined ? {} : { since: p.since }), ...(p.until === undefined ? {} : { until: p.until }) };
+}
+
 /** core/page.ts's pageOf with the kit's opaque cursor (the last answered row's order values), each row viewed. */
 export function page<T, V>(
   rows: readonly T[],

@@ -1,7 +1,7 @@
 import { type AuditEntry, firstBrokenEntry, GENESIS_HASH } from '../../../core/audit-chain.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import { encodeCursor, type ListParams } from '../../../http/admin/kit.ts';
+import { encodeCursor, type ListParams, windowOf } from '../../../http/admin/kit.ts';
 import type { ActivityReader, AuditLogReader } from '../../../ports/backoffice-audit.ts';
 import { type ActivityItem, activityItem, typesOfKinds } from './activity.ts';
 
@@ -114,8 +114,7 @@ export class AuditReader {
       tenant: params.tenant,
       ...(filters.actor === undefined ? {} : { actor: filters.actor }),
       ...(filters.action === undefined ? {} : { action: filters.action }),
-      ...(params.since === undefined ? {} : { since: params.since }),
-      ...(params.until === undefined ? {} : { until: params.until }),
+      ...windowOf(params),
       order: filters.order,
       ...(afterSeq === undefined ? {} : { afterSeq }),
       limit: params.limit + 1,
@@ -155,8 +154,7 @@ export class AuditReader {
       tenant: params.tenant,
       ...(params.tenant === null ? {} : { vctPrefix: `${this.urls.issuer(params.tenant)}/types/` }),
       ...(kinds === undefined ? {} : { types: typesOfKinds(kinds) }),
-      ...(params.since === undefined ? {} : { since: params.since }),
-      ...(params.until === undefined ? {} : { until: params.until }),
+      ...windowOf(params),
       ...(beforeSeq === undefined ? {} : { beforeSeq }),
       limit: params.limit + 1,
     });

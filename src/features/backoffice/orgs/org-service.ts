@@ -6,7 +6,7 @@ import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OffboardingRow, OrgAdmin, OrgStore } from '../../../ports/org-store.ts';
 import {
@@ -76,8 +76,7 @@ export class OrgService {
     const rows = await this.d.tenants.list({
       tenant: params.tenant,
       ...filters,
-      ...(params.since === undefined ? {} : { since: params.since }),
-      ...(params.until === undefined ? {} : { until: params.until }),
+      ...windowOf(params),
       ...(after ? { after } : {}),
       limit: params.limit + 1,
     });
@@ -341,8 +340,7 @@ export class OrgService {
     const rows = await this.d.orgs.offboarding({
       tenant: params.tenant,
       ...(kind ? { kind } : {}),
-      ...(params.since === undefined ? {} : { since: params.since }),
-      ...(params.until === undefined ? {} : { until: params.until }),
+      ...windowOf(params),
       ...(after ? { after: [after[0] as number, after[1] as string, after[2] as string] as const } : {}),
       limit: params.limit + 1,
     });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
@@ -75,8 +75,7 @@ export class OperatorAdmin {
       {
         ...filter,
         ...(p.tenant === null ? {} : { tenant: p.tenant }),
-        ...(p.since === undefined ? {} : { since: p.since }),
-        ...(p.until === undefined ? {} : { until: p.until }),
+        ...windowOf(p),
       },
       p.limit + 1,
       after,

@@ -1,5 +1,5 @@
 import type { Actor } from '../../../core/actor.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page } from '../../../http/admin/kit.ts';
+import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import type { BackofficePeopleReads, OptionCount } from '../../../ports/backoffice-people.ts';
 import type { ProposalRecord } from '../../../ports/membership-store.ts';
 import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
@@ -104,8 +104,7 @@ export class PeopleViews {
 function window(p: ListParams) {
   return {
     tenant: p.tenant,
-    ...(p.since === undefined ? {} : { since: p.since }),
-    ...(p.until === undefined ? {} : { until: p.until }),
+    ...windowOf(p),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   listParams,
   listTenant,
   page,
+  windowOf,
 } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
@@ -101,8 +102,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
               tenant: p.tenant,
               ...(typeId === undefined ? {} : { typeId }),
               ...(status === undefined ? {} : { status }),
-              ...(p.since === undefined ? {} : { since: p.since }),
-              ...(p.until === undefined ? {} : { until: p.until }),
+              ...windowOf(p),
               ...(after === undefined ? {} : { after }),
               limit: p.limit + 1,
             });
