@@ -40,8 +40,15 @@ export interface DepositStore {
   /** False when the tenant already has a deposit under this id (the caller reads it then). */
   addDeposit(deposit: DepositRecord): Promise<boolean>;
   deposit(tenant: string, depositId: string): Promise<ChainedDeposit | undefined>;
-  /** The tenant's deposits, newest first, before chain number `beforeSeq`. */
-  deposits(tenant: string, limit: number, beforeSeq?: number): Promise<ChainedDeposit[]>;
+  /**
+   * The tenant's deposits, newest first (chain number descending): those before chain number
+   * `beforeSeq`, made within the window (`createdAt`, ms: since inclusive, until exclusive).
+   */
+  deposits(
+    tenant: string,
+    limit: number,
+    page?: { beforeSeq?: number; since?: number; until?: number },
+  ): Promise<ChainedDeposit[]>;
   /** The tenant's chain in order, from number `afterSeq + 1`, and its head (null before any deposit). */
   chain(tenant: string, afterSeq: number, limit: number): Promise<ChainedDeposit[]>;
   chainHead(tenant: string): Promise<{ seq: number; hash: string } | null>;

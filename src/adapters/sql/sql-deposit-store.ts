@@ -4,6 +4,7 @@ import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductR
 import type { Db } from './connect.ts';
 import type { DepositsTable, ProductsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { inWindow } from './windowed.ts';
 
 const toProduct = (row: Selectable<ProductsTable>): ProductRecord => ({
   id: row.id,
@@ -145,9 +146,13 @@ export class SqlDepositStore implements DepositStore {
     });
   }
 
-  async deposits(tenant: string, limit: number, beforeSeq?: number): Promise<ChainedDeposit[]> {
-    let q = this.db.selectFrom('deposits').selectAll().where('tenant', '=', tenant);
-    if (beforeSeq !== undefined) q = q.where('chain_seq', '<', beforeSeq);
+  async deposits(
+    tenant: string,
+    limit: number,
+    page: { beforeSeq?: number; since?: number; until?: number } = {},
+  ): Promise<ChainedDeposit[]> {
+    let q = this.db.selectFrom('deposits').selectAll().where('tenant', '=', tenant).where(inWindow('created_at', page));
+    if (page.beforeSeq !== undefined) q = q.where('chain_seq', '<', page.beforeSeq);
     return (await q.orderBy('chain_seq', 'desc').limit(limit).execute()).map(toDeposit);
   }
 

@@ -1,6 +1,6 @@
 import { firstBreak, GENESIS_HASH } from '../../core/deposit-chain.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { pageOf } from '../../core/page.ts';
+import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { ChainedDeposit, DepositStore } from '../../ports/deposit-store.ts';
 
 const WALK_PAGE = 1000;
@@ -28,10 +28,12 @@ const summary = (d: ChainedDeposit) => {
 export class DepositViews {
   constructor(private readonly store: DepositStore) {}
 
-  async list(tenant: string, limit: number, cursor: string | undefined) {
-    const rows = await this.store.deposits(tenant, limit + 1, cursor === undefined ? undefined : Number(cursor));
-    const page = pageOf(rows, limit, (d) => String(d.chainSeq));
-    return { deposits: page.rows.map(summary), nextCursor: page.nextCursor };
+  /** One tenant's deposits, newest first, on the back office's list convention (docs/backoffice.md, "Conventions"). */
+  async list(tenant: string, p: ListParams) {
+    const after = cursorOf(p.after, ['number']);
+    const rows = await this.store.deposits(tenant, p.limit + 1, { ...windowOf(p), ...(after ? { beforeSeq: after[0] } : {}) });
+    const shown = page(rows, p.limit, (d) => [d.chainSeq], summary);
+    return { deposits: shown.rows, nextCursor: shown.nextCursor };
   }
 
   async get(tenant: string, depositId: string) {

@@ -1,16 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { LIST_SCOPE, listTenant } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListQuery, listParams, listTenant } from '../../http/admin/kit.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import {
-  DateTimeView,
-  errorResponse,
-  Nullable,
-  NumericCursor,
-  OPERATOR_ERRORS,
-  PageLimit,
-  pageLimit,
-  Slug,
-} from '../../http/schemas/common.ts';
+import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
 import { INTEGRATION_READ } from './roles.ts';
@@ -108,10 +99,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         roles: INTEGRATION_READ,
         scope: { tenantIn: 'query' },
         summary: 'A tenant’s deposits, newest first (envelopes, not bodies).',
-        querystring: Type.Object(
-          { tenant: Slug, limit: Type.Optional(PageLimit), cursor: Type.Optional(NumericCursor) },
-          { additionalProperties: false },
-        ),
+        querystring: ListQuery({ tenant: Slug }),
         responses: {
           200: {
             description: 'A page of deposits.',
@@ -119,8 +107,8 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
           },
           ...OPERATOR_ERRORS,
         },
-        handler: async (request) =>
-          deposits.list(request.query.tenant, pageLimit(request.query.limit, 50, 200), request.query.cursor),
+        // The query schema requires `tenant` (a chain is one tenant's); the kit's type leaves it optional.
+        handler: async (request) => deposits.list(request.query.tenant as string, listParams(request)),
       }),
       defineRoute({
         ...common,
