@@ -46,12 +46,18 @@ export interface TeamMember {
   addedAt: number;
 }
 
+/** A page of applications, newest first: (createdAt, id) descending. */
 export interface ApplicationPage {
   limit: number;
-  /** Applications created before this time (the cursor). */
-  before?: number;
+  /** The last application of the page before: [createdAt, id]. */
+  after?: readonly [number, string];
+  /** createdAt window, milliseconds: since inclusive, until exclusive. */
+  since?: number;
+  until?: number;
   stage?: PartnerStage;
   kind?: PartnerKind;
+  /** Applications linked to this tenant only. */
+  tenant?: string;
 }
 
 /** Per kind and stage: how many, and since when they have been in it. */

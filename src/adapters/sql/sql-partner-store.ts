@@ -11,6 +11,7 @@ import type {
 } from '../../ports/partner-store.ts';
 import type { Db } from './connect.ts';
 import type { PartnerApplicationsTable, PartnerTeamTable } from './schema.ts';
+import { inWindow } from './windowed.ts';
 
 const toApplication = (r: Selectable<PartnerApplicationsTable>): ApplicationRecord => ({
   id: r.id,
@@ -80,11 +81,13 @@ export class SqlPartnerStore implements PartnerStore {
   }
 
   async applications(page: ApplicationPage): Promise<ApplicationRecord[]> {
-    let q = this.db.selectFrom('partner_applications').selectAll();
-    if (page.before !== undefined) q = q.where('created_at', '<', page.before);
+    let q = this.db.selectFrom('partner_applications').selectAll().where(inWindow('created_at', page));
+    const after = page.after;
+    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
     if (page.stage !== undefined) q = q.where('stage', '=', page.stage);
     if (page.kind !== undefined) q = q.where('kind', '=', page.kind);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(page.limit).execute();
+    if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
     return rows.map(toApplication);
   }
 

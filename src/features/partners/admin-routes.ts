@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
+import { ListQuery, listParams } from '../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
@@ -9,10 +10,7 @@ import {
   DisplayName,
   errorResponse,
   Nullable,
-  NumericCursor,
   OPERATOR_ERRORS,
-  PageLimit,
-  pageLimit,
   Slug,
 } from '../../http/schemas/common.ts';
 import type { PartnerService } from './partner-service.ts';
@@ -48,15 +46,7 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
         path: base,
         roles: PARTNERS_READ,
         summary: 'Applications, newest first; filter by stage and kind.',
-        querystring: Type.Object(
-          {
-            stage: Type.Optional(Stage),
-            kind: Type.Optional(Kind),
-            limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(NumericCursor),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ListQuery({ stage: Type.Optional(Stage), kind: Type.Optional(Kind) }),
         responses: {
           200: {
             description: 'A page of applications.',
@@ -65,8 +55,8 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
-          const { stage, kind, limit, cursor } = request.query;
-          return partners.list({ ...(stage ? { stage } : {}), ...(kind ? { kind } : {}) }, pageLimit(limit, 50, 200), cursor);
+          const { stage, kind } = request.query;
+          return partners.list(listParams(request), { ...(stage ? { stage } : {}), ...(kind ? { kind } : {}) });
         },
       }),
       defineRoute({

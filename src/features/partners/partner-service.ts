@@ -5,8 +5,8 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
-import { pageOf } from '../../core/page.ts';
 import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
+import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { IntegrationTokenStore } from '../../ports/integration-token-store.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
@@ -181,14 +181,18 @@ export class PartnerService {
     };
   }
 
-  async list(filter: { stage?: PartnerStage; kind?: PartnerKind }, limit: number, cursor: string | undefined) {
+  /** Newest first, on the back office's list convention (`tenant`: the applications linked to it). */
+  async list(p: ListParams, filter: { stage?: PartnerStage; kind?: PartnerKind }) {
+    const after = cursorOf(p.after, ['number', 'string']);
     const rows = await this.store.applications({
       ...filter,
-      limit: limit + 1,
-      ...(cursor === undefined ? {} : { before: Number(cursor) }),
+      ...windowOf(p),
+      ...(p.tenant === null ? {} : { tenant: p.tenant }),
+      ...(after ? { after } : {}),
+      limit: p.limit + 1,
     });
-    const page = pageOf(rows, limit, (a) => String(a.createdAt));
-    return { partners: page.rows.map(applicationView), nextCursor: page.nextCursor };
+    const shown = page(rows, p.limit, (a) => [a.createdAt, a.id], applicationView);
+    return { partners: shown.rows, nextCursor: shown.nextCursor };
   }
 
   async get(id: string) {
