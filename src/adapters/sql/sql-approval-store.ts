@@ -10,7 +10,7 @@ import type {
 } from '../../ports/approval-store.ts';
 import type { Db } from './connect.ts';
 import type { ApprovalsTable } from './schema.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const toRecord = (r: Selectable<ApprovalsTable>): ApprovalRecord => ({
   id: r.id,
@@ -80,11 +80,7 @@ export class SqlApprovalStore implements ApprovalStore {
         eb.or([eb('state', '=', 'expired'), eb.and([eb('state', '=', 'pending'), eb('expires_at', '<=', f.now)])]),
       );
     } else if (f.state !== undefined) q = q.where('state', '=', f.state);
-    const after = f.after;
-    if (after !== undefined) {
-      const [at, id] = after;
-      q = q.where((eb) => eb(eb.refTuple('requested_at', 'id'), '<', eb.tuple(at, id)));
-    }
+    q = q.where(pastCursor(['requested_at', 'id'], f.after, 'desc'));
     const rows = await q.orderBy('requested_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
     return rows.map(toRecord);
   }

@@ -11,7 +11,7 @@ import type { CoinEntry, ProposalRecord } from '../../ports/membership-store.ts'
 import type { Db } from './connect.ts';
 import type { Database, TenantsTable } from './schema.ts';
 import { toCoinEntry, toProposal } from './sql-membership-store.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const SIGNED_IN = sql.lit('operator.signed_in');
 
@@ -62,10 +62,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads {
     query = query.where(inTenant(filter.tenant));
     if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
     query = query.where(inWindow('created_at', filter));
-    if (after) {
-      const [at, id] = after;
-      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
-    }
+    query = query.where(pastCursor(['created_at', 'id'], after, 'desc'));
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toCoinEntry);
   }
@@ -79,10 +76,7 @@ export class SqlBackofficePeople implements BackofficePeopleReads {
     query = query.where(inTenant(filter.tenant));
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     query = query.where(inWindow('created_at', filter));
-    if (after) {
-      const [at, id] = after;
-      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(at, id)));
-    }
+    query = query.where(pastCursor(['created_at', 'id'], after, 'desc'));
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toProposal);
   }

@@ -11,7 +11,7 @@ import type {
 import type { Db } from './connect.ts';
 import { CREDENTIAL_COLUMNS, num, OFFER_COLUMNS, toCredential, toOffer } from './sql-backoffice-rows.ts';
 import { readTimeline } from './sql-backoffice-timeline.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 /**
  * One credential, offer or subject as the support desk reads it: its row, the audit entries that
@@ -68,10 +68,7 @@ export class SqlSubjectViews implements SubjectViews {
       .$if(f.status === 'valid', (qb) => qb.where('revoked_at', 'is', null))
       .$if(f.status === 'revoked', (qb) => qb.where('revoked_at', 'is not', null))
       .where(inWindow('issued_at', f))
-      .$if(f.after !== undefined, (qb) => {
-        const [at, id] = f.after as [number, string];
-        return qb.where((eb) => eb(eb.refTuple('issued_at', 'id'), '<', eb.tuple(at, id)));
-      })
+      .where(pastCursor(['issued_at', 'id'], f.after, 'desc'))
       .orderBy('issued_at', 'desc')
       .orderBy('id', 'desc')
       .limit(f.limit)

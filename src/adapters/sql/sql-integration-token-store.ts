@@ -4,7 +4,7 @@ import type { IntegrationTokenRecord, IntegrationTokenStore, Page, RateBudget } 
 import type { Db } from './connect.ts';
 import type { IntegrationTokensTable } from './schema.ts';
 import { Statement } from './statement.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord => ({
   id: r.id,
@@ -70,8 +70,7 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
     if (page.partnerId !== undefined) q = q.where('partner_id', '=', page.partnerId);
     q = q.where(inWindow('created_at', page));
-    const after = page.after;
-    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
+    q = q.where(pastCursor(['created_at', 'id'], page.after, 'desc'));
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
     return rows.map(toToken);
   }

@@ -11,7 +11,7 @@ import type {
 } from '../../ports/partner-store.ts';
 import type { Db } from './connect.ts';
 import type { PartnerApplicationsTable, PartnerTeamTable } from './schema.ts';
-import { inWindow } from './windowed.ts';
+import { inWindow, pastCursor } from './windowed.ts';
 
 const toApplication = (r: Selectable<PartnerApplicationsTable>): ApplicationRecord => ({
   id: r.id,
@@ -82,8 +82,7 @@ export class SqlPartnerStore implements PartnerStore {
 
   async applications(page: ApplicationPage): Promise<ApplicationRecord[]> {
     let q = this.db.selectFrom('partner_applications').selectAll().where(inWindow('created_at', page));
-    const after = page.after;
-    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
+    q = q.where(pastCursor(['created_at', 'id'], page.after, 'desc'));
     if (page.stage !== undefined) q = q.where('stage', '=', page.stage);
     if (page.kind !== undefined) q = q.where('kind', '=', page.kind);
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);

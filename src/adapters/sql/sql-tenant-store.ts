@@ -15,7 +15,7 @@ import { containsCi } from './sql-backoffice-rows.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 /** The token and credential endpoints read this on every request: written once, prepared once per connection. */
 const statusOf = new Statement<{ status: TenantStatusName; status_since: number | string | null; status_reason: string | null }>(
@@ -93,10 +93,7 @@ export class SqlTenantStore implements TenantStore {
       query = query.where((eb) => eb.or([containsCi('name', q), containsCi('slug', q)]));
     }
     query = query.where(inWindow('created_at', f));
-    if (f.after) {
-      const [at, slug] = f.after;
-      query = query.where((eb) => eb(eb.refTuple('created_at', 'slug'), '>', eb.tuple(at, slug)));
-    }
+    query = query.where(pastCursor(['created_at', 'slug'], f.after, 'asc'));
     const rows = await query.orderBy('created_at').orderBy('slug').limit(f.limit).execute();
     return rows.map(toRow);
   }

@@ -14,7 +14,7 @@ import type { Db } from './connect.ts';
 import { holdTenant } from './row-locks.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
-import { inTenant, inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;
 
@@ -132,9 +132,9 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async list(within: string | null, page: WebhookPage): Promise<WebhookRecord[]> {
-    let q = this.webhooks(within).where(inWindow('created_at', page));
-    const after = page.after;
-    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after[0], after[1])));
+    const q = this.webhooks(within)
+      .where(inWindow('created_at', page))
+      .where(pastCursor(['created_at', 'id'], page.after, 'desc'));
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
     return rows.map(toWebhook);
   }
