@@ -108,7 +108,10 @@ export const ERROR_CATALOGUE = {
   item_not_shareable: { status: 409, description: 'This kind of wallet item has nothing the service can share.' },
   wallet_state: { status: 409, description: 'The wallet provider is not in the state this decision needs.' },
   item_expired: { status: 409, description: 'The wallet item expired before it was decided.' },
-  provisioning_state: { status: 409, description: 'The provisioning request is not pending (approved, rejected or expired).' },
+  provisioning_state: {
+    status: 409,
+    description: 'The provisioning request is not pending (approved, rejected, withdrawn or expired).',
+  },
   token_revoked: { status: 409, description: 'The integration token is revoked.' },
   signin_unavailable: { status: 409, description: 'The sign-in request is unknown, expired or already approved.' },
   webhook_inactive: { status: 409, description: 'The webhook endpoint is inactive; activate it first.' },

@@ -44,7 +44,7 @@ const MintParamsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const unknownRequest = () => new ServiceError('unknown_provisioning_request', 'No provisioning request you may see has this id.');
+const unknownRequest = () => new ServiceError('unknown_provisioning_request');
 
 /**
  * The desk's refusals in the words of the provisioning routes, which promised their own codes
@@ -56,7 +56,7 @@ async function asProvisioning<T>(work: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'unknown_approval') throw unknownRequest();
     if (err instanceof ServiceError && err.code === 'approval_state') {
-      throw new ServiceError('provisioning_state', err.message.replace('approval', 'request'));
+      throw new ServiceError('provisioning_state');
     }
     throw err;
   }
