@@ -11,3 +11,15 @@ export function pageOf<T>(
   const last = page.at(-1);
   return { rows: page, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
 }
+
+/**
+ * What a store's list reads (the list convention, http/list.ts): at most `limit` rows past
+ * `after` — the order values of the last row answered — within the window over the list's own
+ * time field (since inclusive, until exclusive).
+ */
+export interface PageWindow<After extends readonly (string | number)[]> {
+  limit: number;
+  after?: After | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+}

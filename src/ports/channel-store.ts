@@ -1,3 +1,4 @@
+import type { PageWindow } from '../core/page.ts';
 /** Data channels between a tenant and a holder account, and what flows over them (docs/wallet.md). */
 
 export type ChannelState = 'requested' | 'active' | 'declined' | 'revoked';
@@ -44,12 +45,13 @@ export interface ChannelStore {
   request(channel: ChannelRecord): Promise<boolean>;
   /** Moves the channel from one of `from` to `to`; false when it was in none of them. */
   move(tenant: string, accountId: string, from: readonly ChannelState[], to: ChannelState, now: number): Promise<boolean>;
-  /** A tenant's channels (every tenant's when undefined), by account id, after `afterAccount`. */
+  /**
+   * A tenant's channels (every tenant's when undefined), by tenant and account id past the cursor
+   * `[tenant, accountId]`, opened (createdAt) within the window.
+   */
   list(
-    tenant: string | undefined,
-    state: ChannelState | undefined,
-    limit: number,
-    after?: { tenant: string; accountId: string },
+    filter: { tenant?: string | undefined; state?: ChannelState | undefined },
+    page: PageWindow<readonly [string, string]>,
   ): Promise<ChannelRecord[]>;
   /** The item's sharing settings. */
   sharesOf(itemId: string): Promise<ShareSetting[]>;

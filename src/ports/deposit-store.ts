@@ -1,3 +1,4 @@
+import type { PageWindow } from '../core/page.ts';
 /** The deposit rail (docs/deposits.md): products and deposits, each one tenant's. */
 
 export const DEPOSIT_KINDS = ['bill', 'receipt', 'ticket', 'statement'] as const;
@@ -32,8 +33,8 @@ export interface DepositStore {
   addProduct(product: ProductRecord): Promise<boolean>;
   product(id: string): Promise<ProductRecord | undefined>;
   productFor(tenant: string, kind: DepositKind): Promise<ProductRecord | undefined>;
-  /** Products by id, after `afterId`; of one tenant, or of all when `tenant` is undefined. */
-  products(tenant: string | undefined, limit: number, afterId?: string): Promise<ProductRecord[]>;
+  /** Products newest first past the cursor [createdAt, id], made within the window; of one tenant, or of all when `tenant` is undefined. */
+  products(tenant: string | undefined, page: PageWindow<readonly [number, string]>): Promise<ProductRecord[]>;
   /** Approves a product not yet approved; false when it already was. */
   approve(id: string, now: number): Promise<boolean>;
   setRequireChannel(tenant: string, id: string, required: boolean, now: number): Promise<boolean>;

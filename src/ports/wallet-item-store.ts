@@ -1,3 +1,5 @@
+import type { PageWindow } from '../core/page.ts';
+
 export const ITEM_KINDS = ['offer', 'deposit', 'channel-request'] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
 
@@ -30,11 +32,8 @@ export interface ListedItem extends WalletItemRecord {
 export const effectiveState = (item: WalletItemRecord, now: number): ItemState =>
   item.state === 'pending' && item.expiresAt !== null && item.expiresAt <= now ? 'expired' : item.state;
 
-/** Where a page of items starts: the last item of the previous page (newest first). */
-export interface ItemCursor {
-  createdAt: number;
-  id: string;
-}
+/** Where a page of items starts: the last item of the previous page (newest first), [createdAt, id]. */
+export type ItemCursor = readonly [number, string];
 
 /**
  * Items materialise for an account only once it is enrolled: an offer or a deposit of a tenant
@@ -48,8 +47,8 @@ export interface WalletItemStore {
   get(accountId: string, itemId: string): Promise<ListedItem | undefined>;
   /** The item a kind's record stands for, visible or not. */
   findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined>;
-  /** Visible items, newest first, after the cursor. */
-  list(accountId: string, limit: number, after?: ItemCursor): Promise<ListedItem[]>;
+  /** Visible items, newest first, past the cursor, created within the window. */
+  list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]>;
   /** Moves a pending item to `to`; false when it was not pending (one conditional write). */
   decide(itemId: string, to: 'accepted' | 'declined', now: number): Promise<boolean>;
   /**

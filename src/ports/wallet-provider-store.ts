@@ -1,3 +1,5 @@
+import type { PageWindow } from '../core/page.ts';
+
 /** The wallet providers a deployment admits (docs/wallet.md, "Wallet providers"). */
 
 export const PROVIDER_STATES = ['requested', 'admitted', 'rejected', 'suspended'] as const;
@@ -21,6 +23,7 @@ export interface WalletProviderStore {
   /** False when a provider with this homepage is registered already. */
   add(provider: WalletProviderRecord): Promise<boolean>;
   get(id: string): Promise<WalletProviderRecord | undefined>;
-  list(state: ProviderState | undefined, limit: number, afterId?: string): Promise<WalletProviderRecord[]>;
+  /** Providers newest first (createdAt, then id, descending) past the cursor, registered within the window. */
+  list(state: ProviderState | undefined, page: PageWindow<readonly [number, string]>): Promise<WalletProviderRecord[]>;
   move(id: string, from: readonly ProviderState[], to: ProviderState, reason: string | null, now: number): Promise<boolean>;
 }

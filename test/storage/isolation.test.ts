@@ -1395,24 +1395,24 @@ for (const factory of testDatabases()) {
       await items.add(item('beta', 'itm-c1', { kind: 'channel-request' as WalletItemRecord['kind'], ref: 'chan' }));
       // Not yet a member anywhere: only the channel request is visible.
       assert.deepEqual(
-        (await items.list(holder, 10)).map((i) => i.id),
+        (await items.list(holder, { limit: 10 })).map((i) => i.id),
         ['itm-c1'],
       );
       assert.equal(await items.get(holder, 'itm-a1'), undefined);
       await membership.enrol(memberRecord('alpha', { accountId: holder }));
-      const listed = await items.list(holder, 10);
+      const listed = await items.list(holder, { limit: 10 });
       assert.deepEqual(
         listed.map((i) => i.id),
         ['itm-a2', 'itm-c1', 'itm-a1'],
       );
       assert.equal(listed[0]?.tenantName, 'ALPHA');
       assert.deepEqual(
-        (await items.list(holder, 10, { createdAt: T0, id: 'itm-c1' })).map((i) => i.id),
+        (await items.list(holder, { limit: 10, after: [T0, 'itm-c1'] })).map((i) => i.id),
         ['itm-a1'],
         'the cursor continues after the last item of the page',
       );
       assert.equal(await items.get(holder, 'itm-b1'), undefined, 'beta’s offer waits until the holder joins beta');
-      assert.deepEqual(await items.list(stranger, 10), [], 'another account sees nothing');
+      assert.deepEqual(await items.list(stranger, { limit: 10 }), [], 'another account sees nothing');
       assert.equal(await items.get(stranger, 'itm-a1'), undefined);
       assert.equal(await items.hold(holder, 'itm-b1'), true, 'an item is held whether or not it is visible yet');
       assert.equal(await items.hold(stranger, 'itm-a1'), false, 'another account holds nothing of it');
@@ -1427,7 +1427,7 @@ for (const factory of testDatabases()) {
       // An erased membership hides the tenant's offers again.
       await membership.updateMember('alpha', holder, { status: 'erased' }, T0 + 6);
       assert.deepEqual(
-        (await items.list(holder, 10)).map((i) => i.id),
+        (await items.list(holder, { limit: 10 })).map((i) => i.id),
         ['itm-c1'],
       );
     });
@@ -1477,16 +1477,16 @@ for (const factory of testDatabases()) {
       assert.equal(await channels.request(ask('alpha', { elements: ['amount'] })), true, 'a revoked channel is asked again');
       assert.deepEqual((await channels.get('alpha', holder))?.elements, ['amount']);
       assert.deepEqual(
-        (await channels.list('alpha', undefined, 10)).map((c) => c.tenant),
+        (await channels.list({ tenant: 'alpha' }, { limit: 10 })).map((c) => c.tenant),
         ['alpha'],
       );
       assert.deepEqual(
-        (await channels.list('beta', 'requested', 10)).map((c) => c.tenant),
+        (await channels.list({ tenant: 'beta', state: 'requested' }, { limit: 10 })).map((c) => c.tenant),
         ['beta'],
       );
-      assert.deepEqual(await channels.list('beta', 'active', 10), []);
+      assert.deepEqual(await channels.list({ tenant: 'beta', state: 'active' }, { limit: 10 }), []);
       assert.deepEqual(
-        (await channels.list(undefined, undefined, 10, { tenant: 'alpha', accountId: holder })).map((c) => c.tenant),
+        (await channels.list({}, { limit: 10, after: ['alpha', holder] })).map((c) => c.tenant),
         ['beta'],
       );
     });
@@ -1554,16 +1554,16 @@ for (const factory of testDatabases()) {
       assert.equal((await store.productFor('beta', 'bill'))?.id, 'prd-b');
       assert.equal(await store.productFor('alpha', 'ticket'), undefined);
       assert.deepEqual(
-        (await store.products('alpha', 10)).map((p) => p.id),
+        (await store.products('alpha', { limit: 10 })).map((p) => p.id),
         ['prd-a'],
       );
       assert.deepEqual(
-        (await store.products(undefined, 10)).map((p) => p.id),
-        ['prd-a', 'prd-b'],
+        (await store.products(undefined, { limit: 10 })).map((p) => p.id),
+        ['prd-b', 'prd-a'],
       );
       assert.deepEqual(
-        (await store.products(undefined, 10, 'prd-a')).map((p) => p.id),
-        ['prd-b'],
+        (await store.products(undefined, { limit: 10, after: [T0, 'prd-b'] })).map((p) => p.id),
+        ['prd-a'],
       );
       assert.equal(await store.setRequireChannel('beta', 'prd-a', true, T0 + 1), false, 'beta cannot change alpha’s');
       assert.equal((await store.product('prd-a'))?.requireChannel, false);

@@ -1,8 +1,10 @@
 import type { Selectable } from 'kysely';
+import type { PageWindow } from '../../core/page.ts';
 import type { ChannelRecord, ChannelState, ChannelStore, ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { Db } from './connect.ts';
 import type { ChannelsTable, SharingLogTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const toChannel = (row: Selectable<ChannelsTable>): ChannelRecord => ({
   tenant: row.tenant,
@@ -74,23 +76,17 @@ export class SqlChannelStore implements ChannelStore {
   }
 
   async list(
-    tenant: string | undefined,
-    state: ChannelState | undefined,
-    limit: number,
-    after?: { tenant: string; accountId: string },
+    filter: { tenant?: string | undefined; state?: ChannelState | undefined },
+    page: PageWindow<readonly [string, string]>,
   ): Promise<ChannelRecord[]> {
-    let query = this.db.selectFrom('channels').selectAll();
-    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
-    if (state !== undefined) query = query.where('state', '=', state);
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('tenant', '>', after.tenant),
-          eb.and([eb('tenant', '=', after.tenant), eb('account_id', '>', after.accountId)]),
-        ]),
-      );
-    }
-    return (await query.orderBy('tenant').orderBy('account_id').limit(limit).execute()).map(toChannel);
+    let query = this.db
+      .selectFrom('channels')
+      .selectAll()
+      .where(inTenant(filter.tenant ?? null))
+      .where(inWindow('created_at', page))
+      .where(pastCursor(['tenant', 'account_id'], page.after, 'asc'));
+    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+    return (await query.orderBy('tenant').orderBy('account_id').limit(page.limit).execute()).map(toChannel);
   }
 
   async sharesOf(itemId: string): Promise<ShareSetting[]> {

@@ -1,10 +1,11 @@
 import { PostgresAdapter, type Selectable } from 'kysely';
 import { depositHash, GENESIS_HASH } from '../../core/deposit-chain.ts';
+import type { PageWindow } from '../../core/page.ts';
 import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { Db } from './connect.ts';
 import type { DepositsTable, ProductsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
-import { inWindow } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const toProduct = (row: Selectable<ProductsTable>): ProductRecord => ({
   id: row.id,
@@ -68,11 +69,18 @@ export class SqlDepositStore implements DepositStore {
     return row && toProduct(row);
   }
 
-  async products(tenant: string | undefined, limit: number, afterId?: string): Promise<ProductRecord[]> {
-    let query = this.db.selectFrom('products').selectAll();
-    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
-    if (afterId !== undefined) query = query.where('id', '>', afterId);
-    return (await query.orderBy('id').limit(limit).execute()).map(toProduct);
+  async products(tenant: string | undefined, page: PageWindow<readonly [number, string]>): Promise<ProductRecord[]> {
+    const rows = await this.db
+      .selectFrom('products')
+      .selectAll()
+      .where(inTenant(tenant ?? null))
+      .where(inWindow('created_at', page))
+      .where(pastCursor(['created_at', 'id'], page.after, 'desc'))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .execute();
+    return rows.map(toProduct);
   }
 
   async approve(id: string, now: number): Promise<boolean> {

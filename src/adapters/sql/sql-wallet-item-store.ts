@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type { PageWindow } from '../../core/page.ts';
 import type {
   ItemCursor,
   ItemKind,
@@ -10,6 +11,7 @@ import type {
 import type { Db } from './connect.ts';
 import { onPostgres } from './row-locks.ts';
 import type { Database, WalletItemsTable } from './schema.ts';
+import { inWindow, pastCursor } from './windowed.ts';
 
 const toItem = (row: Selectable<WalletItemsTable>): WalletItemRecord => ({
   id: row.id,
@@ -86,17 +88,15 @@ export class SqlWalletItemStore implements WalletItemStore {
     return row && toItem(row);
   }
 
-  async list(accountId: string, limit: number, after?: ItemCursor): Promise<ListedItem[]> {
-    let query = this.listed().where('i.account_id', '=', accountId);
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('i.created_at', '<', after.createdAt),
-          eb.and([eb('i.created_at', '=', after.createdAt), eb('i.id', '<', after.id)]),
-        ]),
-      );
-    }
-    const rows = await query.orderBy('i.created_at', 'desc').orderBy('i.id', 'desc').limit(limit).execute();
+  async list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]> {
+    const rows = await this.listed()
+      .where('i.account_id', '=', accountId)
+      .where(inWindow('i.created_at', page))
+      .where(pastCursor(['i.created_at', 'i.id'], page.after, 'desc'))
+      .orderBy('i.created_at', 'desc')
+      .orderBy('i.id', 'desc')
+      .limit(page.limit)
+      .execute();
     return rows.map((row) => ({ ...toItem(row), tenantName: row.tenant_name }));
   }
 

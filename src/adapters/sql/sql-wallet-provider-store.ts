@@ -1,7 +1,9 @@
 import type { Selectable } from 'kysely';
+import type { PageWindow } from '../../core/page.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../ports/wallet-provider-store.ts';
 import type { Db } from './connect.ts';
 import type { WalletProvidersTable } from './schema.ts';
+import { inWindow, pastCursor } from './windowed.ts';
 
 const toProvider = (row: Selectable<WalletProvidersTable>): WalletProviderRecord => ({
   id: row.id,
@@ -40,11 +42,14 @@ export class SqlWalletProviderStore implements WalletProviderStore {
     return row && toProvider(row);
   }
 
-  async list(state: ProviderState | undefined, limit: number, afterId?: string): Promise<WalletProviderRecord[]> {
-    let query = this.db.selectFrom('wallet_providers').selectAll();
+  async list(state: ProviderState | undefined, page: PageWindow<readonly [number, string]>): Promise<WalletProviderRecord[]> {
+    let query = this.db
+      .selectFrom('wallet_providers')
+      .selectAll()
+      .where(inWindow('created_at', page))
+      .where(pastCursor(['created_at', 'id'], page.after, 'desc'));
     if (state !== undefined) query = query.where('state', '=', state);
-    if (afterId !== undefined) query = query.where('id', '>', afterId);
-    return (await query.orderBy('id').limit(limit).execute()).map(toProvider);
+    return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute()).map(toProvider);
   }
 
   async move(id: string, from: readonly ProviderState[], to: ProviderState, reason: string | null, now: number) {

@@ -32,17 +32,17 @@ export function inWindow(column: string, window: TimeWindow): Expression<SqlBool
 }
 
 /**
- * Keyset paging over a list ordered by a pair of columns (a time, then a key that breaks ties):
- * the rows past the cursor `after` (the last row answered) — before it in a newest-first list,
- * after it in an oldest-first one. Every row without a cursor. A row-value comparison, the same on
- * both engines.
+ * Keyset paging over a list ordered by a pair of columns (usually a time, then a key that breaks
+ * ties): the rows past the cursor `after` (the last row answered) — before it in a descending
+ * list, after it in an ascending one. Every row without a cursor. A row-value comparison, the
+ * same on both engines.
  */
 export function pastCursor(
   columns: readonly [string, string],
-  after: readonly [number, string] | undefined,
+  after: readonly [number | string, string] | undefined,
   order: 'asc' | 'desc',
 ): Expression<SqlBool> {
   if (after === undefined) return always;
-  const [time, key] = columns;
-  return sql<SqlBool>`(${sql.ref(time)}, ${sql.ref(key)}) ${sql.raw(order === 'desc' ? '<' : '>')} (${after[0]}, ${after[1]})`;
+  const [first, key] = columns;
+  return sql<SqlBool>`(${sql.ref(first)}, ${sql.ref(key)}) ${sql.raw(order === 'desc' ? '<' : '>')} (${after[0]}, ${after[1]})`;
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelState } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -12,10 +13,6 @@ import { channelView, type WalletScope } from '../wallet/wallet-service.ts';
 
 /** An organisation's request waits this long in the holder's wallet. */
 export const CHANNEL_REQUEST_TTL_MS = 30 * 24 * 3600 * 1000;
-export const CHANNELS_PAGE_DEFAULT = 50;
-export const CHANNELS_PAGE_MAX = 100;
-
-const CURSOR = /^([a-z0-9-]{1,48})\.([A-Za-z0-9_-]{43})$/;
 
 export type ChannelAction = 'accept' | 'decline' | 'revoke';
 
@@ -109,23 +106,22 @@ export class ChannelService {
   }
 
   /** GET /api/org-channels: a tenant's channels, each active one with what is shared over it now. */
-  async list(tenant: string | undefined, state: ChannelState | undefined, limit: number, cursor?: string) {
-    let after: { tenant: string; accountId: string } | undefined;
-    if (cursor !== undefined) {
-      const m = CURSOR.exec(cursor);
-      if (!m?.[1] || !m[2]) throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
-      after = { tenant: m[1], accountId: m[2] };
-    }
+  async list(filter: { tenant?: string | undefined; state?: ChannelState | undefined }, q: PageParams) {
+    const after = cursorOf(q.after, ['string', 'string'] as const);
     const scope = this.scope();
-    const rows = await scope.channels.list(tenant, state, limit + 1, after);
-    const page = rows.slice(0, limit);
+    const rows = await scope.channels.list(filter, { ...windowOf(q), limit: q.limit + 1, after });
+    const shown = page(
+      rows,
+      q.limit,
+      (c) => [c.tenant, c.accountId],
+      (c) => c,
+    );
     const channels: ListedChannel[] = [];
-    for (const c of page) {
+    for (const c of shown.rows) {
       const view: ListedChannel = channelView(c);
       if (c.state === 'active') view.shared = await this.sharing.sharedWith(scope, c.tenant, c.accountId);
       channels.push(view);
     }
-    const last = page.at(-1);
-    return { channels, ...(rows.length > limit && last ? { nextCursor: `${last.tenant}.${last.accountId}` } : {}) };
+    return { channels, nextCursor: shown.nextCursor };
   }
 }

@@ -244,6 +244,13 @@ for (const factory of testDatabases()) {
       const next = (await get(`/api/org-channels?limit=1&cursor=${page.nextCursor}`)).json();
       assert.notDeepEqual(next.channels[0], page.channels[0]);
       assert.equal((await get('/api/org-channels?cursor=nonsense')).statusCode, 400);
+      const otherList = Buffer.from(JSON.stringify([1, 'x'])).toString('base64url');
+      assert.equal((await get(`/api/org-channels?cursor=${otherList}`)).statusCode, 400, 'a cursor of another order');
+      const all = (await get('/api/org-channels?limit=200')).json();
+      assert.equal(all.nextCursor, null, 'the last page says so');
+      assert.ok(all.channels.length > 1);
+      assert.deepEqual((await get('/api/org-channels?since=2999-01-01')).json().channels, [], 'opened after since');
+      assert.equal((await get('/api/org-channels?until=2999-01-01')).json().channels.length, all.channels.length);
     });
   });
 }

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
 import { ChannelView } from '../wallet/routes.ts';
-import { CHANNELS_PAGE_DEFAULT, CHANNELS_PAGE_MAX, type ChannelAction, type ChannelService } from './channel-service.ts';
+import type { ChannelAction, ChannelService } from './channel-service.ts';
 
 const ElementName = Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' });
 const ROLES = ['owner', 'tenant-admin'] as const;
@@ -84,33 +85,23 @@ export function channelRoutes(channels: ChannelService): RouteGroup {
         internal: true,
         undocumented: 'Console operation; docs/wallet.md states its shape.',
         summary: 'The tenant’s channels; each active one with what its holder shares over it now (docs/wallet.md).',
-        querystring: Type.Object(
-          {
-            tenant: Type.Optional(Slug),
-            state: Type.Optional(Type.Union(CHANNEL_STATES.map((s) => Type.Literal(s)))),
-            limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(Type.String({ maxLength: 100 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PageQuery({
+          tenant: Type.Optional(Slug),
+          state: Type.Optional(Type.Union(CHANNEL_STATES.map((s) => Type.Literal(s)))),
+        }),
         responses: {
           200: {
-            description: 'Channels by tenant and account; nextCursor when more follow.',
+            description: 'Channels by tenant and account; nextCursor null on the last page.',
             schema: Type.Object({
               channels: Type.Array(Type.Object({ ...ChannelView.properties, shared: Type.Optional(Type.Array(SharedItem)) })),
-              nextCursor: Type.Optional(Type.String()),
+              nextCursor: Nullable(Type.String()),
             }),
           },
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
-          const { tenant, state, limit, cursor } = request.query;
-          return channels.list(
-            tenant,
-            state as ChannelState | undefined,
-            pageLimit(limit, CHANNELS_PAGE_DEFAULT, CHANNELS_PAGE_MAX),
-            cursor,
-          );
+          const { tenant, state } = request.query;
+          return channels.list({ tenant, state: state as ChannelState | undefined }, pageParams(request.query));
         },
       }),
       actionRoute(channels, 'accept', 'Accept a channel the holder asked for (docs/wallet.md).'),

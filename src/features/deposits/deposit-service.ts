@@ -4,8 +4,8 @@ import { bodyHashOf } from '../../core/deposit-chain.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
-import { isId } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositKind, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -14,8 +14,6 @@ import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** The deposit contracts this service speaks (docs/deposits.md). */
 export const SUPPORTED_CONTRACTS = ['0.3.0'] as const;
-export const PRODUCTS_PAGE_DEFAULT = 50;
-export const PRODUCTS_PAGE_MAX = 100;
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
@@ -190,14 +188,12 @@ export class DepositService {
     return product && productView(product);
   }
 
-  async listProducts(tenant: string | undefined, limit: number, cursor?: string) {
-    if (cursor !== undefined && !isId('product', cursor)) {
-      throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
-    }
-    const rows = await this.store.products(tenant, limit + 1, cursor);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { products: page.map(productView), ...(rows.length > limit && last ? { nextCursor: last.id } : {}) };
+  /** Products newest first (the list convention, http/list.ts). */
+  async listProducts(tenant: string | undefined, q: PageParams) {
+    const after = cursorOf(q.after, ['number', 'string'] as const);
+    const rows = await this.store.products(tenant, { ...windowOf(q), limit: q.limit + 1, after });
+    const shown = page(rows, q.limit, (p) => [p.createdAt, p.id], productView);
+    return { products: shown.rows, nextCursor: shown.nextCursor };
   }
 
   /** Platform operators approve; approving an approved product answers it unchanged. */

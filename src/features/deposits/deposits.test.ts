@@ -247,6 +247,12 @@ for (const factory of testDatabases()) {
         headers: owner,
       });
       assert.notEqual(next.json().products[0].productId, all.json().products[0].productId);
+      const whole = await rail.app.inject({ method: 'GET', url: '/api/products?limit=200', headers: owner });
+      assert.equal(whole.json().nextCursor, null, 'the last page says so');
+      const later = await rail.app.inject({ method: 'GET', url: '/api/products?since=2999-01-01', headers: owner });
+      assert.deepEqual(later.json().products, [], 'nothing made after since');
+      const bad = await rail.app.inject({ method: 'GET', url: '/api/products?cursor=prd_x', headers: owner });
+      assert.equal(bad.statusCode, 400, 'an id is not a cursor');
     });
 
     test('the demo seed makes a marked demonstration, and seeding again changes nothing', async () => {

@@ -1,26 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import {
-  AccountId,
-  DisplayName,
-  DisplayText,
-  errorResponse,
-  OPERATOR_ERRORS,
-  PageLimit,
-  pageLimit,
-  Slug,
-} from '../../http/schemas/common.ts';
+import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { DEPOSIT_KINDS } from '../../ports/deposit-store.ts';
 import type { DemoSeed } from './demo-seed.ts';
-import {
-  type DepositBody,
-  DepositService,
-  PRODUCTS_PAGE_DEFAULT,
-  PRODUCTS_PAGE_MAX,
-  SUPPORTED_CONTRACTS,
-} from './deposit-service.ts';
+import { type DepositBody, DepositService, SUPPORTED_CONTRACTS } from './deposit-service.ts';
 
 const Kind = Type.Union(DEPOSIT_KINDS.map((k) => Type.Literal(k)));
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
@@ -140,24 +126,13 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         internal: true,
         summary:
           'The products tenants deposit through; one tenant’s, or every tenant’s for a platform operator (docs/deposits.md).',
-        querystring: Type.Object(
-          {
-            tenant: Type.Optional(Slug),
-            limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(Type.String({ maxLength: 64 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PageQuery({ tenant: Type.Optional(Slug) }),
         responses: {
-          200: {
-            description: 'Products by id; nextCursor when more follow.',
-            schema: Type.Object({ products: Type.Array(Product), nextCursor: Type.Optional(Type.String()) }),
-          },
+          200: { description: 'Products newest first; nextCursor null on the last page.', schema: ListPage('products', Product) },
           ...OPERATOR_ERRORS,
         },
         handler: async (request) => {
-          const { tenant, limit, cursor } = request.query;
-          return deposits.listProducts(tenant, pageLimit(limit, PRODUCTS_PAGE_DEFAULT, PRODUCTS_PAGE_MAX), cursor);
+          return deposits.listProducts(request.query.tenant, pageParams(request.query));
         },
       }),
       defineRoute({

@@ -9,8 +9,8 @@ import {
 } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { RatePolicy } from '../../core/integration-scopes.ts';
-import { pageOf } from '../../core/page.ts';
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
+import { cursorOf, decodeCursor, page } from '../../http/list.ts';
 import type { DirectoryStore, FoundListing } from '../../ports/directory-store.ts';
 import type { RateBudget } from '../../ports/integration-token-store.ts';
 import type { MemberRecord } from '../../ports/membership-store.ts';
@@ -30,22 +30,6 @@ export interface ContactInput {
 }
 
 type Row = FoundListing & { nameKey: string };
-
-const encodeCursor = (key: string, accountId: string) => Buffer.from(JSON.stringify([key, accountId])).toString('base64url');
-
-function decodeCursor(cursor: string | undefined): { nameKey: string; accountId: string } | undefined {
-  if (cursor === undefined) return undefined;
-  let parts: unknown;
-  try {
-    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    parts = undefined;
-  }
-  if (Array.isArray(parts) && typeof parts[0] === 'string' && typeof parts[1] === 'string') {
-    return { nameKey: parts[0], accountId: parts[1] };
-  }
-  throw new ServiceError('invalid_request', 'The cursor is not one this directory gave.');
-}
 
 /**
  * The holder directory (docs/directory.md): opt-in listings of enrolled holders, found by a
@@ -163,13 +147,19 @@ export class DirectoryService {
     return this.page(await this.store.byName(prefix, scope, { limit: limit + 1, ...this.after(cursor) }), limit);
   }
 
+  /** The cursor of a search: the last listing answered, [nameKey, accountId]. */
   private after(cursor: string | undefined) {
-    const after = decodeCursor(cursor);
-    return after ? { after } : {};
+    const after = cursor === undefined ? undefined : cursorOf(decodeCursor(cursor), ['string', 'string'] as const);
+    return after ? { after: { nameKey: after[0], accountId: after[1] } } : {};
   }
 
   private page(rows: Row[], limit: number) {
-    const page = pageOf(rows, limit, (last) => encodeCursor(last.nameKey, last.accountId));
-    return { listings: page.rows.map(({ nameKey: _key, ...listing }) => listing), nextCursor: page.nextCursor };
+    const shown = page(
+      rows,
+      limit,
+      (r) => [r.nameKey, r.accountId],
+      ({ nameKey: _key, ...listing }) => listing,
+    );
+    return { listings: shown.rows, nextCursor: shown.nextCursor };
   }
 }

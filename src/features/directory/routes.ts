@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { CONTACT_KINDS } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
+import { Cursor, ListPage } from '../../http/list.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, errorResponse, Nullable, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, errorResponse, Slug } from '../../http/schemas/common.ts';
 import { type DirectoryService, MAX_CONTACTS, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from './directory-service.ts';
 
 const UNDOCUMENTED = 'The interface does not show the directory’s bodies; docs/directory.md states ours.';
@@ -16,7 +17,6 @@ const Entry = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'A cont
 const Limit = Type.Optional(
   Type.Integer({ minimum: 1, maximum: SEARCH_PAGE_MAX, description: `Default ${SEARCH_PAGE_DEFAULT}.` }),
 );
-const Cursor = Type.Optional(Type.String({ minLength: 1, maxLength: 400 }));
 const Found = Type.Object({
   accountId: Type.String(),
   community: Type.String(),
@@ -37,7 +37,7 @@ const Listing = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
-const Page = Type.Object({ listings: Type.Array(Found), nextCursor: Nullable(Type.String()) });
+const Page = ListPage('listings', Found);
 
 const COMMON_REFUSALS = {
   400: errorResponse('invalid_request, malformed_json or invalid_contact'),
@@ -146,7 +146,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         method: 'POST',
         path: '/directory/search/community',
         summary: 'The listings of a community the holder belongs to, by name.',
-        body: Type.Object({ community: Slug, limit: Limit, cursor: Cursor }, { additionalProperties: false }),
+        body: Type.Object({ community: Slug, limit: Limit, cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
         responses: { 200: { description: 'A page of listings.', schema: Page }, ...COMMON_REFUSALS },
         handler: async (request) => {
           const { community, limit, cursor } = request.body;
@@ -160,7 +160,12 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         summary:
           'Listings in the holder’s communities whose display name starts with the query (at least 2 characters), or in one of them.',
         body: Type.Object(
-          { query: Type.String({ minLength: 2, maxLength: 64 }), community: Type.Optional(Slug), limit: Limit, cursor: Cursor },
+          {
+            query: Type.String({ minLength: 2, maxLength: 64 }),
+            community: Type.Optional(Slug),
+            limit: Limit,
+            cursor: Type.Optional(Cursor),
+          },
           { additionalProperties: false },
         ),
         responses: { 200: { description: 'A page of listings.', schema: Page }, ...COMMON_REFUSALS },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { LIST_SCOPE, ListQuery, listParams, listTenant } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../http/admin/kit.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
@@ -103,7 +103,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         responses: {
           200: {
             description: 'A page of deposits.',
-            schema: Type.Object({ deposits: Type.Array(DepositSummary), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('deposits', DepositSummary),
           },
           ...OPERATOR_ERRORS,
         },

@@ -3,12 +3,10 @@ import type { Clock } from '../../core/clock.ts';
 import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
-import { isId } from '../../core/ids.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../ports/wallet-provider-store.ts';
 
-export const PROVIDERS_PAGE_DEFAULT = 50;
-export const PROVIDERS_PAGE_MAX = 100;
 /** The most admitted providers a public page lists. */
 export const ADMITTED_SHOWN = 50;
 
@@ -72,19 +70,17 @@ export class WalletProviderService {
     return view(provider);
   }
 
-  async list(state: ProviderState | undefined, limit: number, cursor?: string) {
-    if (cursor !== undefined && !isId('walletProvider', cursor)) {
-      throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
-    }
-    const rows = await this.store.list(state, limit + 1, cursor);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { wallets: page.map(view), ...(rows.length > limit && last ? { nextCursor: last.id } : {}) };
+  /** The providers, newest first (the list convention, http/list.ts). */
+  async list(state: ProviderState | undefined, q: PageParams) {
+    const after = cursorOf(q.after, ['number', 'string'] as const);
+    const rows = await this.store.list(state, { ...windowOf(q), limit: q.limit + 1, after });
+    const shown = page(rows, q.limit, (p) => [p.createdAt, p.id], view);
+    return { wallets: shown.rows, nextCursor: shown.nextCursor };
   }
 
   /** What the public pages show: the admitted providers' names and homepages. */
   async admitted(): Promise<{ name: string; homepage: string }[]> {
-    return (await this.store.list('admitted', ADMITTED_SHOWN)).map((p) => ({ name: p.name, homepage: p.homepage }));
+    return (await this.store.list('admitted', { limit: ADMITTED_SHOWN })).map((p) => ({ name: p.name, homepage: p.homepage }));
   }
 
   async decide(walletId: string, decision: keyof typeof MOVES, reason: string | undefined, actor: Actor) {

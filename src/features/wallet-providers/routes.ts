@@ -2,10 +2,11 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
 import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
+import { ListPage, PAGE_QUERY, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, PageLimit, pageLimit } from '../../http/schemas/common.ts';
+import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
 import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
-import { PROVIDERS_PAGE_DEFAULT, PROVIDERS_PAGE_MAX, type ProviderView, type WalletProviderService } from './provider-service.ts';
+import type { ProviderView, WalletProviderService } from './provider-service.ts';
 
 const WalletId = Type.String({ pattern: idPattern('walletProvider') });
 const DateTime = Type.String({ format: 'date-time' });
@@ -20,6 +21,7 @@ const Provider = Type.Object({
   updatedAt: DateTime,
 });
 const UNDOCUMENTED = 'Console operation; docs/wallet.md states its shape.';
+const LIST_FIELDS = Object.keys(PAGE_QUERY) as (keyof typeof PAGE_QUERY)[];
 
 export function providerRoutes(providers: WalletProviderService): RouteGroup {
   return {
@@ -42,31 +44,30 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
             homepage: Type.Optional(Type.String({ pattern: '^https://\\S+$', maxLength: 200 })),
             contact: Type.Optional(Type.String({ pattern: '^[^\\s@]{1,64}@[^\\s@]{1,189}$', maxLength: 254 })),
             state: Type.Optional(Type.Union(PROVIDER_STATES.map((s) => Type.Literal(s)))),
-            limit: Type.Optional(PageLimit),
-            cursor: Type.Optional(Type.String({ maxLength: 64 })),
+            ...PAGE_QUERY,
           },
           {
             additionalProperties: false,
-            description: 'register takes name, homepage and optionally contact; list takes state, limit and cursor.',
+            description:
+              'register takes name, homepage and optionally contact; list takes state and the list fields (limit, cursor, since, until).',
           },
         ),
         responses: {
           200: {
-            description: 'list: providers by id; nextCursor when more follow.',
-            schema: Type.Object({ wallets: Type.Array(Provider), nextCursor: Type.Optional(Type.String()) }),
+            description: 'list: providers, newest first; nextCursor null on the last page.',
+            schema: ListPage('wallets', Provider),
           },
           201: { description: 'register: the provider, requested.', schema: Provider },
           ...OPERATOR_ERRORS,
           409: errorResponse('conflict: a provider with this homepage is registered.'),
         },
         handler: async (request, reply) => {
-          const { action, name, homepage, contact, state, limit, cursor } = request.body;
+          const { action, name, homepage, contact, state } = request.body;
           const forRegister = name !== undefined || homepage !== undefined || contact !== undefined;
-          const forList = state !== undefined || limit !== undefined || cursor !== undefined;
+          const forList = state !== undefined || LIST_FIELDS.some((f) => request.body[f] !== undefined);
           if (action === 'list') {
-            if (forRegister) throw invalid('list takes state, limit and cursor only');
-            const page = pageLimit(limit, PROVIDERS_PAGE_DEFAULT, PROVIDERS_PAGE_MAX);
-            return providers.list(state as ProviderState | undefined, page, cursor);
+            if (forRegister) throw invalid('list takes state, limit, cursor, since and until only');
+            return providers.list(state as ProviderState | undefined, pageParams(request.body));
           }
           if (forList || name === undefined || homepage === undefined) throw invalid('register takes name, homepage and contact');
           const made: ProviderView = await providers.register(

@@ -111,7 +111,7 @@ for (const factory of testDatabases()) {
       await refuses(() => register('Plain', 'http://plain.example'), 400, 'invalid_request');
       await refuses(() => post('/api/wallets', { action: 'register', name: 'No home' }), 400, 'invalid_request');
       await refuses(() => post('/api/wallets', { action: 'list', name: 'x' }), 400, 'invalid_request');
-      await refuses(() => post('/api/wallets', { action: 'list', limit: '101' }), 400, 'invalid_request');
+      await refuses(() => post('/api/wallets', { action: 'list', limit: '201' }), 400, 'invalid_request');
       await refuses(
         () => post('/api/wallets/respond', { walletId: provider.walletId, decision: 'reject' }),
         400,
@@ -123,14 +123,24 @@ for (const factory of testDatabases()) {
       await refuses(() => post('/api/wallets', { action: 'list' }, tenantAdmin), 403, 'forbidden');
     });
 
-    test('the list pages by id', async () => {
+    test('the list pages newest first, within a window of registration times', async () => {
       for (const n of [1, 2, 3]) assert.equal((await register(`Paged ${n}`, `https://paged-${n}.example`)).statusCode, 201);
+      const all = (await post('/api/wallets', { action: 'list', limit: '200' })).json();
+      assert.equal(all.nextCursor, null, 'the last page says so');
       const first = (await post('/api/wallets', { action: 'list', limit: '2' })).json();
       assert.equal(first.wallets.length, 2);
-      const second = (await post('/api/wallets', { action: 'list', limit: '2', cursor: first.nextCursor })).json();
+      const second = (await post('/api/wallets', { action: 'list', limit: '200', cursor: first.nextCursor })).json();
       const ids = [...first.wallets, ...second.wallets].map((w: { walletId: string }) => w.walletId);
-      assert.equal(new Set(ids).size, ids.length, 'no provider twice');
-      assert.deepEqual(ids, [...ids].sort());
+      assert.deepEqual(
+        ids,
+        all.wallets.map((w: { walletId: string }) => w.walletId),
+        'the pages make the whole list',
+      );
+      const times = all.wallets.map((w: { createdAt: string }) => w.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      const since = (await post('/api/wallets', { action: 'list', since: '2999-01-01' })).json();
+      assert.deepEqual(since.wallets, [], 'nothing registered after since');
+      await refuses(() => post('/api/wallets', { action: 'list', cursor: first.wallets[0].walletId }), 400, 'invalid_request');
     });
   });
 }

@@ -1,10 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
+import { PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, PageLimit, pageLimit, Slug } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, Nullable, Slug } from '../../http/schemas/common.ts';
 import { DepositView } from '../deposits/routes.ts';
 import type { SharingInput, SharingService } from './sharing.ts';
-import { ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX, type WalletService } from './wallet-service.ts';
+import type { WalletService } from './wallet-service.ts';
 
 const ItemId = Type.String({ pattern: idPattern('item') });
 const DateTime = Type.String({ format: 'date-time' });
@@ -45,16 +46,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
         stability: 'unpromised',
         summary: 'The envelopes of what the service holds for an account, newest first (docs/wallet.md).',
         params: Type.Object({ accountId: AccountId }),
-        querystring: Type.Object(
-          {
-            limit: Type.Optional({
-              ...PageLimit,
-              description: `Items per page, at most ${ITEMS_PAGE_MAX}; default ${ITEMS_PAGE_DEFAULT}.`,
-            }),
-            cursor: Type.Optional(Type.String({ maxLength: 64, description: 'nextCursor of the previous page.' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PageQuery(),
         responses: {
           200: {
             description:
@@ -63,14 +55,13 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
               accountId: Type.String(),
               fixtures: Type.Boolean(),
               items: Type.Array(Envelope),
-              nextCursor: Type.Optional(Type.String()),
+              nextCursor: Nullable(Type.String()),
             }),
           },
-          400: errorResponse('invalid_request: a malformed account id, limit or cursor.'),
+          400: errorResponse('invalid_request: a malformed account id, limit, cursor, since or until.'),
         },
         handler: async (request) => {
-          const { limit, cursor } = request.query;
-          return wallet.list(request.params.accountId, pageLimit(limit, ITEMS_PAGE_DEFAULT, ITEMS_PAGE_MAX), cursor);
+          return wallet.list(request.params.accountId, pageParams(request.query));
         },
       }),
       defineRoute({

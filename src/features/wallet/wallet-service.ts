@@ -1,14 +1,13 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { idPattern } from '../../core/ids.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositStore } from '../../ports/deposit-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import {
   effectiveState,
-  type ItemCursor,
   type ItemKind,
   type ItemState,
   type ListedItem,
@@ -18,9 +17,6 @@ import { type DepositContents, DepositService } from '../deposits/deposit-servic
 import type { OfferService } from '../offers/offer-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { ChannelView } from './routes.ts';
-
-export const ITEMS_PAGE_DEFAULT = 50;
-export const ITEMS_PAGE_MAX = 100;
 
 /** What a wallet sees of an item without signing anything: never a claim value or an amount. */
 export interface ItemEnvelope {
@@ -39,7 +35,7 @@ export interface ItemPage {
   accountId: string;
   fixtures: boolean;
   items: ItemEnvelope[];
-  nextCursor?: string;
+  nextCursor: string | null;
 }
 
 export type Decision = 'accept' | 'decline';
@@ -88,8 +84,6 @@ interface KindRules {
 
 /** What of a deposit its holder may share: the document, not the rail's bookkeeping. */
 const DEPOSIT_ELEMENTS = ['kind', 'title', 'issuedAt', 'amount', 'dueAt', 'reference', 'lines'] as const;
-
-const ENCODED_CURSOR = new RegExp(`^[0-9]{1,16}\\.${idPattern('item').slice(1)}`);
 
 /** Wallet items (docs/wallet.md): the public list of envelopes, and the holder's decisions. */
 export class WalletService {
@@ -154,18 +148,18 @@ export class WalletService {
     return this.kinds[item.kind].elements?.(scope, item);
   }
 
-  async list(accountId: string, limit: number, cursor?: string): Promise<ItemPage> {
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const rows = await this.items.list(accountId, limit + 1, after);
-    const page = rows.slice(0, limit);
+  /** The account's visible items, newest first (the list convention, http/list.ts). */
+  async list(accountId: string, q: PageParams): Promise<ItemPage> {
+    const after = cursorOf(q.after, ['number', 'string'] as const);
+    const rows = await this.items.list(accountId, { ...windowOf(q), limit: q.limit + 1, after });
     const now = this.clock.now();
-    const last = page.at(-1);
-    return {
-      accountId,
-      fixtures: page.some((i) => i.demo),
-      items: page.map((i) => this.envelope(i, now)),
-      ...(rows.length > limit && last ? { nextCursor: `${last.createdAt}.${last.id}` } : {}),
-    };
+    const shown = page(
+      rows,
+      q.limit,
+      (i) => [i.createdAt, i.id],
+      (i) => this.envelope(i, now),
+    );
+    return { accountId, fixtures: rows.slice(0, q.limit).some((i) => i.demo), items: shown.rows, nextCursor: shown.nextCursor };
   }
 
   /**
@@ -223,10 +217,4 @@ async function depositOf(scope: WalletScope, item: ListedItem): Promise<DepositC
   const deposit = await scope.deposits.deposit(item.tenant, item.ref);
   if (!deposit) throw new Error(`wallet item ${item.id} names a deposit that does not exist`);
   return DepositService.contents(item.tenant, item.id, deposit.body);
-}
-
-function decodeCursor(cursor: string): ItemCursor {
-  if (!ENCODED_CURSOR.test(cursor)) throw new ServiceError('invalid_request', 'The cursor is not one this list gave out.');
-  const dot = cursor.indexOf('.');
-  return { createdAt: Number(cursor.slice(0, dot)), id: cursor.slice(dot + 1) };
 }

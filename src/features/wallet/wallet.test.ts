@@ -93,7 +93,7 @@ for (const factory of testDatabases()) {
       assert.match(offer.offerUri, /^openid-credential-offer:\/\/\?credential_offer_uri=/, 'addressed offers go by reference');
 
       // Not enrolled: the thumbprint alone shows nothing and accepts nothing.
-      assert.deepEqual((await list(account)).json(), { accountId: account, fixtures: false, items: [] });
+      assert.deepEqual((await list(account)).json(), { accountId: account, fixtures: false, items: [], nextCursor: null });
       await refuses(() => decide(key, offer.itemId), 404, 'unknown_item', true);
 
       await enrol('alpha', account);
@@ -243,7 +243,11 @@ for (const factory of testDatabases()) {
         next.items.map((i: { itemId: string }) => i.itemId),
         [first.itemId],
       );
-      assert.equal(next.nextCursor, undefined);
+      assert.equal(next.nextCursor, null, 'the last page says so');
+      const created = Date.parse(one.items[0].createdAt);
+      const windowed = async (q: string) => (await list(account, q)).json().items.map((i: { itemId: string }) => i.itemId);
+      assert.deepEqual(await windowed(`?since=${new Date(created).toISOString()}`), [second.itemId]);
+      assert.deepEqual(await windowed(`?until=${new Date(created).toISOString()}`), [first.itemId]);
 
       await enrol('beta', account);
       assert.equal((await list(account)).json().items.length, 3);
@@ -252,7 +256,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual((await list(thumbprint(stranger))).json().items, []);
       await refuses(() => decide(stranger, first.itemId), 404, 'unknown_item', true);
 
-      for (const bad of ['?limit=0', '?limit=101', '?cursor=nonsense', '?cursor=1.itm_short', '?extra=1']) {
+      for (const bad of ['?limit=0', '?limit=201', '?cursor=nonsense', '?cursor=1.itm_short', '?since=yesterday', '?extra=1']) {
         const res = await list(account, bad);
         assert.equal(res.statusCode, 400, `${bad}: ${res.body}`);
         assert.equal(res.json().error, 'invalid_request');
