@@ -148,6 +148,14 @@ type HandlerResult<R> =
   | FastifyReply
   | undefined;
 
+/**
+ * The fields of an operation of our own consoles (the back office, the organisation console): the
+ * operator plane, internal (left out of the published description), its bodies unpublished and
+ * stated where `undocumented` says.
+ */
+export const internalOperatorRoute = (undocumented: string) =>
+  ({ auth: 'operator', stability: 'unpromised', internal: true, undocumented }) as const;
+
 /** Declares an operation with its handler typed from its schemas: its request from the request schemas, its result from the declared answers. */
 export function defineRoute<
   B extends TSchema | undefined = undefined,

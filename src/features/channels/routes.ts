@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { PageQuery, pageParams } from '../../http/list.ts';
-import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
 import { AccountId, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
 import { ChannelView } from '../wallet/routes.ts';
@@ -21,13 +21,10 @@ const actionRoute = (channels: ChannelService, action: ChannelAction, summary: s
   defineRoute({
     method: 'POST',
     path: `/api/org-channels/{tenant}/{accountId}/${action}`,
-    auth: 'operator',
+    ...internalOperatorRoute('Console operation; docs/wallet.md states its shape.'),
     roles: [...ROLES],
     scope: { tenantIn: 'params' },
     scopes: ['channels'],
-    stability: 'unpromised',
-    internal: true,
-    undocumented: 'Console operation; docs/wallet.md states its shape.',
     summary,
     params: Type.Object({ tenant: Slug, accountId: AccountId }),
     responses: {
@@ -49,13 +46,10 @@ export function channelRoutes(channels: ChannelService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/org-channels/request',
-        auth: 'operator',
+        ...internalOperatorRoute('Console operation; docs/wallet.md states its shape.'),
         roles: [...ROLES],
         scope: { tenantIn: 'body' },
         scopes: ['channels'],
-        stability: 'unpromised',
-        internal: true,
-        undocumented: 'Console operation; docs/wallet.md states its shape.',
         summary:
           'Ask a holder account for a data channel naming the elements wanted; it arrives as a wallet item (docs/wallet.md).',
         body: Type.Object(
@@ -77,13 +71,10 @@ export function channelRoutes(channels: ChannelService): RouteGroup {
       defineRoute({
         method: 'GET',
         path: '/api/org-channels',
-        auth: 'operator',
+        ...internalOperatorRoute('Console operation; docs/wallet.md states its shape.'),
         roles: [...ROLES, 'support'],
         scope: { tenantIn: 'query' },
         scopes: ['channels'],
-        stability: 'unpromised',
-        internal: true,
-        undocumented: 'Console operation; docs/wallet.md states its shape.',
         summary: 'The tenant’s channels; each active one with what its holder shares over it now (docs/wallet.md).',
         querystring: PageQuery({
           tenant: Type.Optional(Slug),

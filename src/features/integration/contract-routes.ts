@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../http/admin/kit.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
 import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
@@ -25,7 +25,7 @@ const DepositSummary = Type.Object({
 /** Integrator-facing contracts and the deposits made under them (docs/integration.md). */
 export function contractRoutes(deposits: DepositViews): RouteGroup {
   const base = '/api/admin/integration';
-  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  const common = internalOperatorRoute(UNDOCUMENTED);
   return {
     name: 'integration-contracts',
     routes: [

@@ -3,7 +3,7 @@ import { idPattern } from '../../core/ids.ts';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import {
   AdminMutation,
   DateTimeView,
@@ -65,7 +65,7 @@ const WithSecret = Type.Object({
 /** The provisioning ceremony, integration tokens and their options (docs/integration.md). */
 export function integrationTokenRoutes(service: IntegrationTokenService, provisioning: Provisioning): RouteGroup {
   const base = '/api/admin/integration';
-  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  const common = internalOperatorRoute(UNDOCUMENTED);
   return {
     name: 'integration-tokens',
     routes: [

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -125,12 +125,9 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
     defineRoute({
       method: 'POST',
       path,
-      auth: 'operator',
+      ...internalOperatorRoute(UNDOCUMENTED),
       roles: ['owner'],
       scope: 'platform',
-      stability: 'unpromised',
-      internal: true,
-      undocumented: UNDOCUMENTED,
       summary,
       body: ByUsername,
       responses: {
@@ -147,12 +144,9 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/operators',
-        auth: 'operator',
+        ...internalOperatorRoute(UNDOCUMENTED),
         roles: ['owner'],
         scope: 'platform',
-        stability: 'unpromised',
-        internal: true,
-        undocumented: UNDOCUMENTED,
         summary:
           'Create an operator: an invitation mailed to `email`, or an enterprise `identity`; a first `password` from the owner token only.',
         body: CreateOperatorBody,
@@ -180,12 +174,9 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/operators/roles',
-        auth: 'operator',
+        ...internalOperatorRoute(UNDOCUMENTED),
         roles: ['owner'],
         scope: 'platform',
-        stability: 'unpromised',
-        internal: true,
-        undocumented: UNDOCUMENTED,
         summary: "Replace an operator's roles (and, when given, its tenant scope; null makes it platform-wide).",
         body: Type.Object(
           { username: Username, roles: Roles, tenant: Type.Optional(Nullable(Slug)) },

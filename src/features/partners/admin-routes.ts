@@ -3,7 +3,7 @@ import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
 import { ListQuery, listParams } from '../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import {
   AdminMutation,
   DateTimeView,
@@ -30,10 +30,7 @@ const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));
 /** The partner pipeline as operators run it (docs/partners.md, "The pipeline"). */
 export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
   const common = {
-    auth: 'operator',
-    stability: 'unpromised',
-    internal: true,
-    undocumented: UNDOCUMENTED,
+    ...internalOperatorRoute(UNDOCUMENTED),
     scope: 'platform',
   } as const;
   const base = '/api/admin/partners';

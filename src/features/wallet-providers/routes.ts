@@ -3,7 +3,7 @@ import { ServiceError } from '../../core/errors.ts';
 import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PAGE_QUERY, pageParams } from '../../http/list.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
 import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
 import type { ProviderView, WalletProviderService } from './provider-service.ts';
@@ -30,12 +30,9 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/wallets',
-        auth: 'operator',
+        ...internalOperatorRoute(UNDOCUMENTED),
         roles: ['owner', 'support'],
         scope: 'platform',
-        stability: 'unpromised',
-        internal: true,
-        undocumented: UNDOCUMENTED,
         summary: 'The wallet providers this deployment admits: register one’s request, or list them (docs/wallet.md).',
         body: Type.Object(
           {
@@ -80,12 +77,9 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/wallets/accept',
-        auth: 'operator',
+        ...internalOperatorRoute(UNDOCUMENTED),
         roles: ['owner'],
         scope: 'platform',
-        stability: 'unpromised',
-        internal: true,
-        undocumented: UNDOCUMENTED,
         summary: 'Admit a wallet provider (or reinstate a suspended one): it is listed to holders (docs/wallet.md).',
         body: Type.Object({ walletId: WalletId }, { additionalProperties: false }),
         responses: {
@@ -100,12 +94,9 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/wallets/respond',
-        auth: 'operator',
+        ...internalOperatorRoute(UNDOCUMENTED),
         roles: ['owner'],
         scope: 'platform',
-        stability: 'unpromised',
-        internal: true,
-        undocumented: UNDOCUMENTED,
         summary:
           'Answer a wallet provider otherwise: reject its request, or suspend an admitted one, with a reason (docs/wallet.md).',
         body: Type.Object(

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../../core/events.ts';
 import { idPattern } from '../../core/ids.ts';
 import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { AdminMutation, DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
@@ -59,7 +59,7 @@ const unknownDelivery = { 404: errorResponse('unknown_delivery') };
 /** Webhook endpoints and their deliveries (docs/webhooks.md), under /api/admin/integration. */
 export function webhookRoutes(webhooks: WebhookService): RouteGroup {
   const base = '/api/admin/integration';
-  const common = { auth: 'operator', stability: 'unpromised', internal: true, undocumented: UNDOCUMENTED } as const;
+  const common = internalOperatorRoute(UNDOCUMENTED);
   return {
     name: 'integration-webhooks',
     routes: [

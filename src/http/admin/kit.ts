@@ -2,7 +2,7 @@ import { type TProperties, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { operatorOf } from '../auth/operator-bearer.ts';
 import { PAGE_QUERY, type PageParams, pageParams } from '../list.ts';
-import type { TenantScope } from '../route.ts';
+import { internalOperatorRoute, type TenantScope } from '../route.ts';
 import { Slug } from '../schemas/common.ts';
 
 export {
@@ -25,12 +25,7 @@ export {
 
 /** The fields every back-office route has: operator plane, internal, unpublished body. */
 export const adminRoute = (doc: string) =>
-  ({
-    auth: 'operator',
-    stability: 'unpromised',
-    internal: true,
-    undocumented: `A back-office operation of our console; ${doc} states its bodies.`,
-  }) as const;
+  internalOperatorRoute(`A back-office operation of our console; ${doc} states its bodies.`);
 
 /**
  * The tenant scope of a list: `?tenant=` narrows it; a tenant-scoped credential that names no
