@@ -59,8 +59,14 @@ const QUERIES: Record<string, string> = {
   '/api/admin/integration/deposits/{depositId}': `tenant=${TENANT}`,
 };
 
+/** Where a parameter's name means another kind of id under a path. */
+const PATH_VALUES_UNDER: ReadonlyArray<[string, Record<string, string>]> = [
+  ['/api/admin/compliance/erasure/', { requestId: unknownId('erq') }],
+];
+
 function urlOf(op: Operation, scoped: boolean): string {
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => PATH_VALUES[name] ?? 'x0000000000000000000000');
+  const values = { ...PATH_VALUES, ...PATH_VALUES_UNDER.find(([prefix]) => op.path.startsWith(prefix))?.[1] };
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => values[name] ?? 'x0000000000000000000000');
   const query = op.method === 'GET' ? QUERIES[op.path] : undefined;
   if (query) return `${path}?${query}`;
   // A scoped credential names its tenant where the route reads it from the query.

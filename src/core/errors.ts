@@ -85,6 +85,7 @@ export const ERROR_CATALOGUE = {
   unknown_application: { status: 404, description: 'No partner application matches this id and status token.' },
   unknown_team_member: { status: 404, description: "The partner's team has no member with this id." },
   unknown_approval: { status: 404, description: 'No approval you may see has this id.' },
+  unknown_request: { status: 404, description: 'No data-subject request of this kind has this id.' },
   unknown_account: { status: 404, description: 'The service holds nothing of this account (no membership).' },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
   unknown_audit_entry: { status: 404, description: 'No audit entry you may see has this sequence number.' },
@@ -145,6 +146,14 @@ export const ERROR_CATALOGUE = {
     description: 'The document published at the domain is not the one this organisation was given.',
   },
   approval_state: { status: 409, description: 'The approval is not pending (approved, rejected, withdrawn or expired).' },
+  request_state: {
+    status: 409,
+    description: 'The data-subject request is no longer received: it was answered, refused or completed already.',
+  },
+  subject_held: {
+    status: 409,
+    description: 'The service holds data on this identifier, so a negative response would be untrue; look it up instead.',
+  },
   bulk_too_large: { status: 409, description: 'The bulk action would touch more items than it may at once.' },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
   domain_unreachable: { status: 502, description: "The domain's verification document could not be fetched." },

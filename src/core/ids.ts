@@ -9,6 +9,8 @@ export const ID_PREFIXES = {
   approval: 'apr',
   /** A partner application. */
   application: 'pap',
+  /** An operator's attestation of a statement (docs/backoffice/compliance.md). */
+  statementAttestation: 'ats',
   /** An onboarding attestation (its JWT's jti). */
   attestation: 'att',
   /** A coin entry of a member's ledger. */
@@ -19,6 +21,10 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   /** An erasure of a holder account. */
   erasure: 'era',
+  /** A data-subject access request (docs/backoffice/compliance.md). */
+  accessRequest: 'dsr',
+  /** An erasure request filed by an operator (docs/backoffice/compliance.md). */
+  erasureRequest: 'erq',
   /** An outbox event. */
   event: 'evt',
   /** An integration token (a partner's key is one). */

@@ -24,6 +24,7 @@ export const ERASURE_PARTS = [
   'sessions',
   'rateWindows',
   'approvals', // deleted: back-office approvals naming the account (a data-subject export and its result)
+  'complianceRequests', // unlinked: a data-subject request stays as proof it was answered, without the account
 ] as const;
 
 export type ErasurePart = (typeof ERASURE_PARTS)[number];

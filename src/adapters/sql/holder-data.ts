@@ -1,5 +1,6 @@
 import type { ErasurePart } from '../../ports/account-erasure-store.ts';
 import type { TimelineSource } from '../../ports/backoffice-views.ts';
+import type { LookupKey } from '../../ports/compliance-store.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -34,6 +35,18 @@ export type EraseRule =
 
 type Table = keyof Database & string;
 
+/**
+ * How a column holds its identifier: `equals` (the value itself; e-mail addresses compared without
+ * case), `label` (the value or its actor label, `holder:<id>`, `operator:<username>`,
+ * `partner:<memberId>`, docs/audit.md), `mentions` (inside JSON text).
+ */
+export type LookupMatch = 'equals' | 'label' | 'mentions';
+
+export interface Lookup {
+  by: readonly LookupKey[];
+  match: LookupMatch;
+}
+
 export interface HolderColumn {
   table: Table;
   column: string;
@@ -49,6 +62,12 @@ export interface HolderColumn {
   tenant?: string;
   /** Other columns of the same row that say something about the person, gone with it. */
   also?: readonly string[];
+  /**
+   * How a data-subject lookup finds the person here, when it is not the default (an account
+   * column holds the account id; an operator column the username or its actor label), or `none`
+   * with the reason the rows are found another way.
+   */
+  lookup?: Partial<Lookup> | { none: string };
 }
 
 const OPERATOR_KEPT = 'operators are offboarded by suspension; what they did stays attributable';
@@ -61,6 +80,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'offers',
     column: 'subject',
     names: 'account',
+    lookup: { none: "the claims an offer was made with, not the account id: the lookup finds the offer's wallet item" },
     category: 'offers made out to the account',
     erase: { rule: 'end', part: 'offers' },
     export: { not: NOT_EXPORTED },
@@ -218,6 +238,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'audit_log',
     column: 'actor',
     names: 'account',
+    lookup: { match: 'label' },
     category: 'audit entries of what the account did',
     erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked; it records the erasure itself' },
     export: { not: NOT_EXPORTED },
@@ -227,6 +248,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'outbox',
     column: 'data',
     names: 'account',
+    lookup: { match: 'mentions' },
     category: 'events that name the account',
     erase: { rule: 'expires', bound: '30 days after the event was written (docs/webhooks.md, "Retention")' },
     export: { not: NOT_EXPORTED },
@@ -236,6 +258,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'webhook_deliveries',
     column: 'payload',
     names: 'account',
+    lookup: { match: 'mentions' },
     category: 'webhook deliveries of those events',
     erase: { rule: 'expires', bound: '30 days after the delivery finished (docs/webhooks.md, "Retention")' },
     export: { not: NOT_EXPORTED },
@@ -246,6 +269,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'partner_applications',
     column: 'contact_email',
     names: 'partner-contact',
+    lookup: { by: ['email'] },
     category: 'partner applications',
     erase: { rule: 'kept', why: 'kept while the application is open or its organisation is a partner' },
     export: { not: 'partner contacts are answered by the partner portal, not the account export' },
@@ -255,6 +279,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'partner_team',
     column: 'email',
     names: 'partner-contact',
+    lookup: { by: ['email'] },
     category: 'partner team members',
     erase: { rule: 'kept', why: 'kept while the member is on the team; the partner removes members' },
     export: { not: 'partner contacts are answered by the partner portal, not the account export' },
@@ -263,9 +288,40 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     table: 'partner_sessions',
     column: 'member_id',
     names: 'partner-contact',
+    lookup: { by: ['member'] },
     category: 'partner portal sessions',
     erase: { rule: 'expires', bound: 'the partner session lifetime' },
     export: { not: 'a session, not data about the contact' },
+  },
+
+  {
+    table: 'audit_log',
+    column: 'actor',
+    names: 'partner-contact',
+    category: 'audit entries of what the team member did',
+    erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked' },
+    export: { not: 'partner contacts are answered by the partner portal, not the account export' },
+    lookup: { by: ['member'], match: 'label' },
+  },
+
+  // Data-subject requests (docs/backoffice/compliance.md): the request stays as proof it was
+  // answered; an erased account's id leaves it.
+  {
+    table: 'compliance_requests',
+    column: 'account_id',
+    names: 'account',
+    category: 'data-subject requests about the account',
+    erase: { rule: 'unlink', part: 'complianceRequests', set: () => ({ account_id: null }) },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'compliance_requests',
+    column: 'identifier',
+    names: 'partner-contact',
+    category: 'data-subject requests made by e-mail address or username',
+    erase: { rule: 'kept', why: 'proof that the request was answered, kept with the compliance records' },
+    export: { not: 'a record of the request, answered by the request itself' },
+    lookup: { by: ['email', 'username'] },
   },
 
   // Operators (docs/backoffice.md).
@@ -294,15 +350,37 @@ function operatorColumns(): HolderColumn[] {
     ['partner_applications', 'created_by', 'partner applications'],
     ['partner_stage_history', 'actor', 'partner stage changes'],
     ['partner_team', 'added_by', 'partner team members'],
+    ['compliance_requests', 'filed_by', 'data-subject requests filed or decided'],
+    ['compliance_requests', 'decided_by', 'data-subject requests filed or decided'],
+    ['attestations', 'username', "attestations of the deployment's statements"],
   ];
-  return columns.map(([table, column, category]) => ({
-    table,
-    column,
-    names: 'operator',
-    category,
-    erase: { rule: 'kept', why: OPERATOR_KEPT },
-    export: { not: 'operators are not holders' },
-  }));
+  const lookups: Record<string, HolderColumn['lookup']> = {
+    'operators.email': { by: ['email'] },
+    'operator_identities.subject': { none: "an identity provider's subject: its rows are found by their username" },
+    'operator_identity_history.subject': { none: "an identity provider's subject: its rows are found by their username" },
+  };
+  return columns.map(([table, column, category]) => {
+    const lookup = lookups[`${table}.${column}`];
+    return {
+      table,
+      column,
+      names: 'operator',
+      category,
+      erase: { rule: 'kept', why: OPERATOR_KEPT },
+      export: { not: 'operators are not holders' },
+      ...(lookup ? { lookup } : {}),
+    };
+  });
+}
+
+/** How a lookup finds the person in this column; undefined when it does not look here. */
+export function lookupOf(c: HolderColumn): Lookup | undefined {
+  if (c.lookup !== undefined && 'none' in c.lookup) return undefined;
+  const fallback: Lookup =
+    c.names === 'account'
+      ? { by: ['account'], match: 'equals' }
+      : { by: ['username'], match: c.names === 'operator' ? 'label' : 'equals' };
+  return { ...fallback, ...c.lookup };
 }
 
 /**

@@ -583,6 +583,46 @@ export interface ApprovalsTable {
   result_expires_at: number | null;
 }
 
+/** Data-subject requests (migration 0030, docs/backoffice/compliance.md). */
+export interface ComplianceRequestsTable {
+  id: string;
+  /** access or erasure. */
+  kind: string;
+  state: string;
+  /** account, email or username: which of account_id and identifier names the subject. */
+  subject_kind: string;
+  account_id: string | null;
+  identifier: string | null;
+  source: string;
+  identity_check: string | null;
+  received_at: number;
+  due_at: number;
+  filed_by: string;
+  filed_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  /** negative, exported or erased. */
+  outcome: string | null;
+  ground: string | null;
+  note: string | null;
+  approval_id: string | null;
+  receipt_id: string | null;
+  /** The signed negative response (a JWS). */
+  statement: string | null;
+}
+
+/** An operator's attestation of a statement (migration 0030). */
+export interface AttestationsTable {
+  id: string;
+  username: string;
+  tenant: string | null;
+  statement_id: string;
+  version: string;
+  note: string | null;
+  attested_at: number;
+  audit_seq: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -635,4 +675,6 @@ export interface Database {
   partner_team: PartnerTeamTable;
   partner_sessions: PartnerSessionsTable;
   approvals: ApprovalsTable;
+  compliance_requests: ComplianceRequestsTable;
+  attestations: AttestationsTable;
 }

@@ -1,3 +1,4 @@
+import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { directoryBudgetKey } from '../../core/directory-entry.ts';
 import type { Ids } from '../../core/ids.ts';
@@ -9,6 +10,11 @@ import {
   type ErasureReceipt,
 } from '../../ports/account-erasure-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+export interface ErasureOptions {
+  by?: Actor;
+  alongside?: (receipt: ErasureReceipt) => Promise<void>;
+}
 
 export interface ErasureScope {
   erasure: AccountErasureStore;
@@ -37,11 +43,16 @@ export class ErasureService {
     private readonly ids: Ids,
   ) {}
 
-  async erase(accountId: string): Promise<ErasureReceipt> {
+  /**
+   * Erases the account. `by` names who asked when it is not the holder (an operator answering an
+   * erasure request); `alongside` runs in the erasure's transaction once the receipt is made, so a
+   * record of the request completes with the erasure or not at all.
+   */
+  async erase(accountId: string, options: ErasureOptions = {}): Promise<ErasureReceipt> {
     let receipt: ErasureReceipt | undefined;
     for (let attempt = 1; receipt === undefined; attempt++) {
       try {
-        receipt = await this.eraseOnce(accountId);
+        receipt = await this.eraseOnce(accountId, options);
       } catch (err) {
         if (!(err instanceof RowsLeft) || attempt >= ATTEMPTS) throw err;
       }
@@ -70,7 +81,7 @@ export class ErasureService {
     return this.store.receipt(id);
   }
 
-  private async eraseOnce(accountId: string): Promise<ErasureReceipt> {
+  private async eraseOnce(accountId: string, options: ErasureOptions): Promise<ErasureReceipt> {
     const now = this.clock.now();
     const rateKeys = [directoryBudgetKey(accountId)];
     return this.uow.run(async ({ erasure, audit, events }) => {
@@ -99,12 +110,13 @@ export class ErasureService {
         await events.emit({ type: 'erasure.completed', tenant, data: { receiptId: receipt.id, accountId } });
       }
       await audit.append({
-        actor: { kind: 'holder', accountId },
+        actor: options.by ?? { kind: 'holder', accountId },
         action: 'account.erased',
         tenant: null,
         target: receipt.id,
         detail: { counts, tenants: tenants.length },
       });
+      await options.alongside?.(receipt);
       return receipt;
     });
   }

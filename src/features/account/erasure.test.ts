@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { accountOf, type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
-import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
+import { FULL_HOLDER_PEPPER, fullHolders, rowsNaming } from '../../../test/helpers/full-holder.ts';
+import { type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 import { systemIds } from '../../adapters/crypto/ids.ts';
@@ -46,9 +46,8 @@ class RaceyErasureStore extends SqlAccountErasureStore {
   }
 }
 
-const PEPPER = 'erasure-test-pepper-0123456789abcdef';
 const sameOrigin = { origin: PUBLIC_URL };
-const HOUR = 60 * 60 * 1000;
+const _HOUR = 60 * 60 * 1000;
 /** Every table the erasure deletes from, for "a refused erasure changes nothing". */
 const TABLES = [
   'members',
@@ -65,40 +64,13 @@ const TABLES = [
   'outbox',
 ] as const;
 
-const unique = (what: string) => `${what}-${randomBytes(6).toString('hex')}`;
-
-/** The rows that name `accountId`, per table and column the erasure covers. */
-async function rowsNaming(rail: TestRail, accountId: string): Promise<Record<string, number>> {
-  const count = async (table: string, column: string) => {
-    const rows = await rail.db
-      .selectFrom(table as 'members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(column as 'account_id', '=', accountId)
-      .execute();
-    return Number(rows[0]?.n);
-  };
-  return {
-    members: await count('members', 'account_id'),
-    coin_entries: await count('coin_entries', 'account_id'),
-    votes: await count('votes', 'account_id'),
-    wallet_items: await count('wallet_items', 'account_id'),
-    deposits: await count('deposits', 'account_id'),
-    channels: await count('channels', 'account_id'),
-    share_settings: await count('share_settings', 'account_id'),
-    sharing_log: await count('sharing_log', 'account_id'),
-    directory_listings: await count('directory_listings', 'account_id'),
-    directory_contacts: await count('directory_contacts', 'account_id'),
-    account_sessions: await count('account_sessions', 'account_id'),
-    issued_credentials: await count('issued_credentials', 'holder_thumbprint'),
-    signin_tickets: await count('signin_tickets', 'approved_account'),
-  };
-}
+const _unique = (what: string) => `${what}-${randomBytes(6).toString('hex')}`;
 
 for (const factory of testDatabases()) {
   describe(`the account's verified erasure (${factory.name})`, () => {
     let db: TestDatabase;
     let rail: TestRail;
-    let typeId: string;
+    let _typeId: string;
     // The service's clock stands still at the suite's start (not at the file's load: the suites run
     // one after another, and the wallet's proofs carry the real time).
     let now = Date.now();
@@ -130,95 +102,17 @@ for (const factory of testDatabases()) {
         payload: form,
       });
 
-    /** A holder with something in every part of the pipeline; the unique strings it left behind. */
-    const fullHolder = async () => {
-      const marks = {
-        name: unique('Grace'),
-        reason: unique('Spring dinner'),
-        title: unique('Water bill'),
-        listed: unique('Grace H'),
-        offered: unique('Offered'),
-        email: `${unique('grace')}@example.org`,
-      };
-      const { credential, key } = await issueOne(rail.app, 'alpha', typeId, { holder_name: 'Grace' });
-      const accountId = accountOf(key);
-      ok(await post('/api/members/enroll', { tenant: 'alpha', accountId, displayName: marks.name, tier: 'gold' }), 201);
-      ok(await post('/api/members/enroll', { tenant: 'demo-transit', accountId, displayName: marks.name }), 201);
-      ok(
-        await post('/api/members/update', {
-          tenant: 'alpha',
-          accountId,
-          coins: { delta: 50, reason: 'Welcome', idempotencyKey: unique('k') },
-        }),
-      );
-      ok(
-        await post('/api/members/update', {
-          tenant: 'alpha',
-          accountId,
-          coins: { delta: -20, reason: marks.reason, idempotencyKey: unique('k') },
-        }),
-      );
-
-      const proposal = ok(
-        await post('/api/proposals', {
-          tenant: 'alpha',
-          action: 'create',
-          title: 'Clubhouse colour',
-          options: ['Green', 'Blue'],
-          opensAt: new Date(now - HOUR).toISOString(),
-          closesAt: new Date(now + HOUR).toISOString(),
-        }),
-        201,
-      );
-      ok(await post('/api/proposals', { tenant: 'alpha', action: 'open', proposalId: proposal.proposalId }));
-      ok(await post('/member/vote', { proposalId: proposal.proposalId, option: 'Green' }, await asHolder(key)), 201);
-
-      const depositId = unique('bill');
-      const bill = {
-        contractVersion: '0.3.0',
-        depositId,
-        accountId,
-        kind: 'bill',
-        title: marks.title,
-        issuedAt: '2026-11-01T08:00:00Z',
-        amount: { value: 4215, currency: 'EUR' },
-      };
-      const billItem = ok(await post('/api/tenants/alpha/bills', bill), 201).itemId as string;
-      const itemUrl = (itemId: string, what: string) => `/api/wallet/${accountId}/items/${itemId}/${what}`;
-      ok(await post(itemUrl(billItem, 'accept'), { decision: 'accept' }, await asHolder(key)));
-      const asked = ok(await post('/api/org-channels/request', { tenant: 'alpha', accountId, elements: ['amount'] }), 201);
-      ok(await post(itemUrl(asked.itemId, 'accept'), { decision: 'accept' }, await asHolder(key)));
-      ok(await post(itemUrl(billItem, 'sharing'), { shares: [{ tenant: 'alpha', elements: ['amount'] }] }, await asHolder(key)));
-
-      const offer = await createOffer(rail.app, { tenant: 'alpha', typeId, accountId, subject: { holder_name: marks.offered } });
-
-      ok(
-        await post(
-          '/directory/listing',
-          { displayName: marks.listed, community: 'alpha', contacts: [{ kind: 'email', value: marks.email }] },
-          await asHolder(key),
-        ),
-        201,
-      );
-      return {
-        key,
-        accountId,
-        credential,
-        marks,
-        bill,
-        offerId: offer.offerId as string,
-        proposalId: proposal.proposalId as string,
-      };
-    };
+    const holders = fullHolders(
+      () => rail,
+      () => now,
+    );
+    const fullHolder = () => holders.make();
 
     before(async () => {
       now = Date.now();
       db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: PEPPER }, clock, { runJobs: false });
-      ok(await post('/api/tenants', { name: 'Alpha' }), 201);
-      const made = ok(await post('/api/products', { tenant: 'alpha', kind: 'bill', name: 'Water bill' }), 201);
-      ok(await post(`/api/products/${made.productId}/approve`));
-      typeId = (await registerType(rail.app, 'alpha', 'Erasure pass', ['holder_name'])).typeId;
+      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
+      await holders.prepare();
     });
     after(async () => {
       await rail.stop();

@@ -102,6 +102,7 @@ const PART_LABELS: Record<ErasurePart, string> = {
   sessions: 'Signed-in browsers',
   rateWindows: 'Usage counters',
   approvals: 'Exports of your data that operators asked for',
+  complianceRequests: 'Requests about your data made to the operators (they stay, linked to nobody)',
 };
 
 const partsTable = (caption: string, counts: ErasureCounts, parts: readonly ErasurePart[]) =>

@@ -5,6 +5,7 @@ import { SqlCatalogueViews } from '../../adapters/sql/sql-backoffice-catalogue.t
 import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts';
 import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
+import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
@@ -15,11 +16,13 @@ import type { ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
+import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
 import { auditGroup } from './audit/group.ts';
+import { complianceGroup } from './compliance/group.ts';
 import { buildOrgService, orgsGroup } from './orgs/group.ts';
 import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
@@ -42,6 +45,7 @@ export interface BackofficeStores {
   people: BackofficePeopleReads;
   targets: ApprovalTargets;
   orgs: OrgStore;
+  compliance: ComplianceStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -54,7 +58,15 @@ export interface Backoffice {
 /** A group's builder. */
 export type GroupBuilder = (ctx: Context, office: Backoffice) => Promise<GroupBuild>;
 
-const GROUPS: readonly GroupBuilder[] = [auditGroup, analyticsGroup, orgsGroup, peopleGroup, sessionGroup, credentialsGroup];
+const GROUPS: readonly GroupBuilder[] = [
+  auditGroup,
+  analyticsGroup,
+  orgsGroup,
+  peopleGroup,
+  sessionGroup,
+  credentialsGroup,
+  complianceGroup,
+];
 
 /**
  * The operator back office (docs/backoffice.md): every group under /api/admin/* that is not a
@@ -65,7 +77,15 @@ const GROUPS: readonly GroupBuilder[] = [auditGroup, analyticsGroup, orgsGroup, 
  */
 export const backofficeModule = defineModule({
   name: 'backoffice',
-  groups: ['admin-audit', 'admin-analytics', 'admin-orgs', 'admin-people', 'admin-session', 'admin-credentials'],
+  groups: [
+    'admin-audit',
+    'admin-analytics',
+    'admin-orgs',
+    'admin-people',
+    'admin-session',
+    'admin-credentials',
+    'admin-compliance',
+  ],
   owns: [
     SqlApprovalTargets,
     SqlSearchViews,
@@ -75,6 +95,7 @@ export const backofficeModule = defineModule({
     SqlBackofficeAudit,
     SqlBackofficePeople,
     SqlOrgStore,
+    SqlComplianceStore,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -88,6 +109,7 @@ export const backofficeModule = defineModule({
       people: ctx.store(SqlBackofficePeople),
       targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
+      compliance: ctx.store(SqlComplianceStore),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

@@ -10,7 +10,12 @@ import { verifyBody } from '../../core/webhook-signature.ts';
 import { webhooksModule } from './module.ts';
 
 const BASE = '/api/admin/integration';
-const TABLES = ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'audit_log', 'outbox'] as const;
+/**
+ * What a registration writes: the webhook, its audit entry, and the events whose fan-out makes
+ * deliveries. Deliveries and their attempts are not counted: the delivery worker of this suite
+ * keeps retrying the endpoints of earlier tests while a refusal is checked.
+ */
+const TABLES = ['webhooks', 'audit_log', 'outbox'] as const;
 const envelope = (r: Received) =>
   JSON.parse(r.body) as { id: string; type: string; createdAt: string; tenant: string; data: Record<string, unknown> };
 

@@ -59,6 +59,17 @@ export const ROLE_MATRIX = {
   /** Coins issued, spent and outstanding per tenant. */
   economy: ['owner', 'analyst', 'auditor', 'tenant-admin'],
 
+  /** Interface table: compliance read (the lookup and the negative response included). */
+  complianceRead: ['auditor', 'ops', 'owner', 'support'],
+  /** Interface table: compliance write (erasure requests: file, refuse, verify). */
+  complianceWrite: ['ops', 'owner'],
+  /** Interface table: DSAR export. */
+  dsarExport: ['owner'],
+  /** Interface table: attest (any back-office role, for itself). */
+  attest: ALL,
+  /** The other compliance reads (roles not shown): the inventory, incidents, the programme, RoPA, retention rules. */
+  complianceOversee: ['auditor', 'ops', 'owner'],
+
   /** Partner pipeline (docs/partners.md, "Roles"). */
   partnersRead: ['owner', 'ops', 'analyst', 'auditor', 'support'],
   partnersWrite: ['owner', 'ops'],

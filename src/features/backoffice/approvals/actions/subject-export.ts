@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { Actor } from '../../../../core/actor.ts';
 import { ServiceError } from '../../../../core/errors.ts';
 import type { ApprovalAction } from '../../../../http/admin/approval-desk.ts';
 import { AccountId } from '../../../../http/schemas/common.ts';
@@ -17,7 +18,12 @@ type Params = Static<typeof SubjectExportParams>;
  * (`openrail-account-export/1`, features/account/account-data.ts), read in the approval's
  * transaction, as the approval's result: only the requester reads it, for 24 hours.
  */
-export function subjectExportAction(deps: { targets: ApprovalTargets; data: AccountData }): ApprovalAction<Params> {
+export function subjectExportAction(deps: {
+  targets: ApprovalTargets;
+  data: AccountData;
+  /** The access request the export answers, answered in the approval's transaction. */
+  answered: (approvalId: string, by: Actor, now: number) => Promise<void>;
+}): ApprovalAction<Params> {
   return {
     name: 'subject.export',
     summary: "Export a holder account's data (its memberships and coin ledgers), as POST /account/export does.",
@@ -30,8 +36,10 @@ export function subjectExportAction(deps: { targets: ApprovalTargets; data: Acco
         throw new ServiceError('unknown_account', 'The service holds no membership of this account.');
       }
     },
-    async execute(_tx, p) {
-      return { export: await deps.data.export(p.accountId) };
+    async execute(_tx, p, context) {
+      const exported = await deps.data.export(p.accountId);
+      await deps.answered(context.approvalId, context.actor, context.now);
+      return { export: exported };
     },
   };
 }

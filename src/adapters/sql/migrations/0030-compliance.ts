@@ -1,0 +1,61 @@
+import type { Kysely, Migration } from 'kysely';
+
+/**
+ * Data-subject requests the operators answer (docs/backoffice/compliance.md): access requests
+ * (`access`) and erasure requests (`erasure`), one row each, with the subject as the requester named
+ * it — an account id in `account_id` (unlinked when the account is erased, holder-data.ts), or an
+ * e-mail address or operator username in `identifier` — when it was received and when it is due,
+ * who filed and decided it, and what answered it: the four-eyes export's approval, a signed
+ * negative response, a refusal's ground, or the erasure's receipt.
+ *
+ * Attestations: an operator's statement that it read and follows a text of the deployment's
+ * (`statement_id`, `version`), once per operator, statement and version, with its audit entry.
+ */
+export const compliance: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('compliance_requests')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('subject_kind', 'text', (c) => c.notNull())
+      .addColumn('account_id', 'text')
+      .addColumn('identifier', 'text')
+      .addColumn('source', 'text', (c) => c.notNull())
+      .addColumn('identity_check', 'text')
+      .addColumn('received_at', 'bigint', (c) => c.notNull())
+      .addColumn('due_at', 'bigint', (c) => c.notNull())
+      .addColumn('filed_by', 'text', (c) => c.notNull())
+      .addColumn('filed_at', 'bigint', (c) => c.notNull())
+      .addColumn('decided_by', 'text')
+      .addColumn('decided_at', 'bigint')
+      .addColumn('outcome', 'text')
+      .addColumn('ground', 'text')
+      .addColumn('note', 'text')
+      .addColumn('approval_id', 'text')
+      .addColumn('receipt_id', 'text')
+      .addColumn('statement', 'text')
+      .execute();
+    await db.schema
+      .createIndex('compliance_requests_by_kind')
+      .on('compliance_requests')
+      .columns(['kind', 'received_at', 'id'])
+      .execute();
+    await db.schema.createIndex('compliance_requests_by_account').on('compliance_requests').column('account_id').execute();
+    await db.schema.createIndex('compliance_requests_by_approval').on('compliance_requests').column('approval_id').execute();
+
+    await db.schema
+      .createTable('attestations')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('username', 'text', (c) => c.notNull())
+      .addColumn('tenant', 'text')
+      .addColumn('statement_id', 'text', (c) => c.notNull())
+      .addColumn('version', 'text', (c) => c.notNull())
+      .addColumn('note', 'text')
+      .addColumn('attested_at', 'bigint', (c) => c.notNull())
+      .addColumn('audit_seq', 'bigint', (c) => c.notNull())
+      .addUniqueConstraint('attestations_once', ['username', 'statement_id', 'version'])
+      .execute();
+    await db.schema.createIndex('attestations_by_time').on('attestations').columns(['attested_at', 'id']).execute();
+  },
+};

@@ -1,0 +1,281 @@
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
+import type { PageWindow } from '../../core/page.ts';
+import {
+  type AttestationRecord,
+  type ComplianceRequestRecord,
+  type ComplianceStore,
+  type InventoryRow,
+  type ListedRequest,
+  type LookupKey,
+  type ReciprocalApprovals,
+  type RefusalGround,
+  type RequestFilter,
+  type RequestKind,
+  ROLE_ACTIONS,
+  type RoleChange,
+  type SubjectKind,
+  type SubjectPlace,
+} from '../../ports/compliance-store.ts';
+import type { Db } from './connect.ts';
+import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
+import type { AttestationsTable, ComplianceRequestsTable } from './schema.ts';
+import { json, mentions } from './sql-backoffice-rows.ts';
+import { inWindow, pastCursor } from './windowed.ts';
+
+type Row = Selectable<ComplianceRequestsTable> & { approval_state: string | null; receipt_disk: string | null };
+
+const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+const toRequest = (r: Row): ListedRequest => ({
+  id: r.id,
+  kind: r.kind as RequestKind,
+  state: r.state as ComplianceRequestRecord['state'],
+  subjectKind: r.subject_kind as SubjectKind,
+  accountId: r.account_id,
+  identifier: r.identifier,
+  source: r.source,
+  identityCheck: r.identity_check,
+  receivedAt: Number(r.received_at),
+  dueAt: Number(r.due_at),
+  filedBy: r.filed_by,
+  filedAt: Number(r.filed_at),
+  decidedBy: r.decided_by,
+  decidedAt: nullableNumber(r.decided_at),
+  outcome: r.outcome as ComplianceRequestRecord['outcome'],
+  ground: r.ground as RefusalGround | null,
+  note: r.note,
+  approvalId: r.approval_id,
+  receiptId: r.receipt_id,
+  statement: r.statement,
+  approvalState: r.approval_state,
+  receiptDisk: r.receipt_disk,
+});
+
+const COLUMNS: { [K in keyof ComplianceRequestRecord]: keyof ComplianceRequestsTable } = {
+  id: 'id',
+  kind: 'kind',
+  state: 'state',
+  subjectKind: 'subject_kind',
+  accountId: 'account_id',
+  identifier: 'identifier',
+  source: 'source',
+  identityCheck: 'identity_check',
+  receivedAt: 'received_at',
+  dueAt: 'due_at',
+  filedBy: 'filed_by',
+  filedAt: 'filed_at',
+  decidedBy: 'decided_by',
+  decidedAt: 'decided_at',
+  outcome: 'outcome',
+  ground: 'ground',
+  note: 'note',
+  approvalId: 'approval_id',
+  receiptId: 'receipt_id',
+  statement: 'statement',
+};
+
+const rowOf = (values: Partial<ComplianceRequestRecord>) =>
+  Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [COLUMNS[k as keyof ComplianceRequestRecord], v]),
+  ) as Partial<ComplianceRequestsTable>;
+
+const toAttestation = (r: Selectable<AttestationsTable>): AttestationRecord => ({
+  id: r.id,
+  username: r.username,
+  tenant: r.tenant,
+  statementId: r.statement_id,
+  version: r.version,
+  note: r.note,
+  attestedAt: Number(r.attested_at),
+  auditSeq: Number(r.audit_seq),
+});
+
+const LABELS: Record<LookupKey, string> = { account: 'holder', email: 'email', username: 'operator', member: 'partner' };
+
+/** The condition of one registered column for one identifier. */
+function holds(column: string, match: LookupMatch, key: LookupKey, value: string): Expression<SqlBool> {
+  if (match === 'mentions') return mentions(column, value);
+  if (key === 'email') return sql<SqlBool>`lower(${sql.ref(column)}) = ${value.toLowerCase()}`;
+  if (match === 'label') return sql<SqlBool>`${sql.ref(column)} in (${value}, ${`${LABELS[key]}:${value}`})`;
+  return sql<SqlBool>`${sql.ref(column)} = ${value}`;
+}
+
+/** Data-subject requests, and the lookup that reads the holder-data registry (docs/backoffice/compliance.md). */
+export class SqlComplianceStore implements ComplianceStore {
+  constructor(private readonly db: Db) {}
+
+  async add(request: ComplianceRequestRecord): Promise<void> {
+    await this.db
+      .insertInto('compliance_requests')
+      .values(rowOf(request) as ComplianceRequestsTable)
+      .execute();
+  }
+
+  private listed() {
+    return this.db
+      .selectFrom('compliance_requests as r')
+      .leftJoin('approvals as a', 'a.id', 'r.approval_id')
+      .leftJoin('erasure_receipts as e', 'e.id', 'r.receipt_id')
+      .selectAll('r')
+      .select(['a.state as approval_state', 'e.disk as receipt_disk']);
+  }
+
+  async get(kind: RequestKind, id: string): Promise<ListedRequest | undefined> {
+    const row = await this.listed().where('r.kind', '=', kind).where('r.id', '=', id).executeTakeFirst();
+    return row && toRequest(row as Row);
+  }
+
+  async list(filter: RequestFilter, page: PageWindow<readonly [number, string]>): Promise<ListedRequest[]> {
+    let query = this.listed()
+      .where('r.kind', '=', filter.kind)
+      .where(inWindow('r.received_at', page))
+      .where(pastCursor(['r.received_at', 'r.id'], page.after, 'desc'));
+    if (filter.state !== undefined) query = query.where('r.state', '=', filter.state);
+    const rows = await query.orderBy('r.received_at', 'desc').orderBy('r.id', 'desc').limit(page.limit).execute();
+    return rows.map((r) => toRequest(r as Row));
+  }
+
+  async decide(kind: RequestKind, id: string, change: Partial<ComplianceRequestRecord>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('compliance_requests')
+      .set(rowOf(change))
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where('state', '=', 'received')
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined> {
+    const row = await this.listed().where('r.approval_id', '=', approvalId).executeTakeFirst();
+    return row && toRequest(row as Row);
+  }
+
+  async lookup(keys: Partial<Record<LookupKey, readonly string[]>>): Promise<SubjectPlace[]> {
+    const places: SubjectPlace[] = [];
+    for (const c of HOLDER_DATA) {
+      const lookup = lookupOf(c);
+      if (!lookup) continue;
+      const conditions = lookup.by.flatMap((key) => (keys[key] ?? []).map((v) => holds(c.column, lookup.match, key, v)));
+      if (conditions.length === 0) continue;
+      const found = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(c.table)}
+        where ${sql.join(conditions, sql` or `)}`.execute(this.db);
+      const count = Number(found.rows[0]?.n ?? 0);
+      if (count > 0) places.push({ table: c.table, column: c.column, category: c.category, count });
+    }
+    return places;
+  }
+
+  async addAttestation(a: AttestationRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('attestations')
+      .values({
+        id: a.id,
+        username: a.username,
+        tenant: a.tenant,
+        statement_id: a.statementId,
+        version: a.version,
+        note: a.note,
+        attested_at: a.attestedAt,
+        audit_seq: a.auditSeq,
+      })
+      .onConflict((oc) => oc.columns(['username', 'statement_id', 'version']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async findAttestation(username: string, statementId: string, version: string): Promise<AttestationRecord | undefined> {
+    const row = await this.db
+      .selectFrom('attestations')
+      .selectAll()
+      .where('username', '=', username)
+      .where('statement_id', '=', statementId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row && toAttestation(row);
+  }
+
+  async attestations(
+    filter: { username?: string | undefined; statementId?: string | undefined },
+    page: PageWindow<readonly [number, string]>,
+  ): Promise<AttestationRecord[]> {
+    let query = this.db
+      .selectFrom('attestations')
+      .selectAll()
+      .where(inWindow('attested_at', page))
+      .where(pastCursor(['attested_at', 'id'], page.after, 'desc'));
+    if (filter.username !== undefined) query = query.where('username', '=', filter.username);
+    if (filter.statementId !== undefined) query = query.where('statement_id', '=', filter.statementId);
+    const rows = await query.orderBy('attested_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    return rows.map(toAttestation);
+  }
+
+  async roleHistory(filter: { username?: string | undefined }, page: PageWindow<readonly [number]>): Promise<RoleChange[]> {
+    let query = this.db
+      .selectFrom('audit_log')
+      .select(['seq', 'at', 'actor', 'action', 'target', 'tenant', 'detail'])
+      .where('action', 'in', [...ROLE_ACTIONS])
+      .where(inWindow('at', page));
+    if (page.after !== undefined) query = query.where('seq', '<', page.after[0]);
+    if (filter.username !== undefined) query = query.where('target', '=', filter.username);
+    const rows = await query.orderBy('seq', 'desc').limit(page.limit).execute();
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      at: Number(r.at),
+      actor: r.actor,
+      action: r.action,
+      username: r.target ?? '',
+      tenant: r.tenant,
+      detail: json(r.detail),
+    }));
+  }
+
+  async inventory(): Promise<InventoryRow[]> {
+    const rows: InventoryRow[] = [];
+    for (const c of HOLDER_DATA) {
+      const found = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(c.table)}
+        where ${sql.ref(c.column)} is not null and ${sql.ref(c.column)} <> ''`.execute(this.db);
+      rows.push({
+        table: c.table,
+        column: c.column,
+        names: c.names,
+        category: c.category,
+        erasure: c.erase.rule,
+        erasureNote: c.erase.rule === 'kept' ? c.erase.why : c.erase.rule === 'expires' ? c.erase.bound : null,
+        exported: 'section' in c.export ? c.export.section : null,
+        rows: Number(found.rows[0]?.n ?? 0),
+      });
+    }
+    return rows;
+  }
+
+  async reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]> {
+    const rows = await sql<{ first: string; second: string; one: number | string; other: number | string }>`
+      with decided as (
+        select requested_by as asked, decided_by as approver, count(*) as n from approvals
+        where state = 'approved' and decided_by is not null and decided_by <> requested_by
+        group by requested_by, decided_by
+      )
+      select a.asked as first, a.approver as second, a.n as one, b.n as other
+      from decided a join decided b on b.asked = a.approver and b.approver = a.asked
+      where a.asked < a.approver
+      order by a.asked, a.approver
+      limit ${limit}`.execute(this.db);
+    return rows.rows.map((r) => ({
+      first: r.first,
+      second: r.second,
+      firstApprovedSecond: Number(r.other),
+      secondApprovedFirst: Number(r.one),
+    }));
+  }
+
+  async membersOf(email: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('partner_team')
+      .select('id')
+      .where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
+}

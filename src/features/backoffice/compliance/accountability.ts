@@ -1,0 +1,176 @@
+import type { Actor } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { Ids } from '../../../core/ids.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
+import type { AttestationRecord, ComplianceStore } from '../../../ports/compliance-store.ts';
+import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { ComplianceScope } from './compliance-service.ts';
+
+/**
+ * Roles one person should not hold together (docs/backoffice/compliance.md, "Role separation"):
+ * the auditor checks what the others do, so nobody who acts also audits.
+ */
+export const SEPARATED_ROLES: readonly (readonly [OperatorRole, OperatorRole])[] = [
+  ['auditor', 'owner'],
+  ['auditor', 'ops'],
+  ['auditor', 'support'],
+  ['auditor', 'tenant-admin'],
+];
+
+/** The most operators, and reciprocal pairs, one report reads. */
+export const REPORT_MAX = 2000;
+const OPERATOR_PAGE = 200;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What accountability reads of the operators module (its service). */
+export interface OperatorReads {
+  list(filter: { status?: OperatorRecord['status'] }, limit: number, after?: string): Promise<OperatorRecord[]>;
+  samePersonAs(label: string): Promise<ReadonlySet<string>>;
+}
+
+export const attestationView = (a: AttestationRecord) => ({
+  attestationId: a.id,
+  operator: a.username,
+  tenant: a.tenant,
+  statementId: a.statementId,
+  version: a.version,
+  note: a.note,
+  attestedAt: iso(a.attestedAt),
+  auditSeq: a.auditSeq,
+});
+
+/**
+ * Accountability (docs/backoffice/compliance.md): operators' attestations of the deployment's
+ * statements, who held which roles when (from the audit chain), and the separation-of-duties
+ * report.
+ */
+export class Accountability {
+  constructor(
+    private readonly deps: {
+      store: ComplianceStore;
+      uow: UnitOfWork<ComplianceScope>;
+      operators: OperatorReads;
+      clock: Clock;
+      ids: Ids;
+    },
+  ) {}
+
+  /**
+   * The calling operator attests a statement's version; attesting the same version again answers
+   * the first attestation (and its audit entry) and writes nothing.
+   */
+  async attest(
+    input: { statementId: string; version: string; note?: string | undefined },
+    by: { username: string | null; tenant: string | null },
+    actor: Actor,
+  ) {
+    const username = by.username;
+    if (username === null) {
+      throw new ServiceError('forbidden', 'An attestation is a person’s: the owner token cannot attest.');
+    }
+    const existing = await this.deps.store.findAttestation(username, input.statementId, input.version);
+    if (existing)
+      return { ok: true as const, auditSeq: existing.auditSeq, attestation: attestationView(existing), created: false };
+    const attestedAt = this.deps.clock.now();
+    try {
+      return await this.deps.uow.run(async ({ requests, audit }) => {
+        const id = this.deps.ids.mint('statementAttestation');
+        const auditSeq = await audit.append({
+          actor,
+          action: 'accountability.attested',
+          tenant: by.tenant,
+          target: id,
+          detail: { statementId: input.statementId, version: input.version },
+        });
+        const record: AttestationRecord = {
+          id,
+          username,
+          tenant: by.tenant,
+          statementId: input.statementId,
+          version: input.version,
+          note: input.note ?? null,
+          attestedAt,
+          auditSeq,
+        };
+        if (!(await requests.addAttestation(record))) throw new AttestedMeanwhile();
+        return { ok: true as const, auditSeq, attestation: attestationView(record), created: true };
+      });
+    } catch (err) {
+      if (!(err instanceof AttestedMeanwhile)) throw err;
+      const first = await this.deps.store.findAttestation(username, input.statementId, input.version);
+      if (!first) throw err;
+      return { ok: true as const, auditSeq: first.auditSeq, attestation: attestationView(first), created: false };
+    }
+  }
+
+  async attestations(filter: { username?: string | undefined; statementId?: string | undefined }, q: PageParams) {
+    const after = cursorOf(q.after, ['number', 'string'] as const);
+    const rows = await this.deps.store.attestations(filter, { ...windowOf(q), limit: q.limit + 1, after });
+    const shown = page(rows, q.limit, (a) => [a.attestedAt, a.id], attestationView);
+    return { attestations: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async roleHistory(filter: { username?: string | undefined }, q: PageParams) {
+    const after = cursorOf(q.after, ['number'] as const);
+    const rows = await this.deps.store.roleHistory(filter, { ...windowOf(q), limit: q.limit + 1, after });
+    const shown = page(
+      rows,
+      q.limit,
+      (r) => [r.seq],
+      (r) => ({
+        seq: r.seq,
+        at: iso(r.at),
+        actor: r.actor,
+        action: r.action,
+        operator: r.username,
+        tenant: r.tenant,
+        roles: Array.isArray(r.detail.roles) ? (r.detail.roles as string[]) : null,
+      }),
+    );
+    return { changes: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  /**
+   * The conflicts as a report: each person (an operator with every account that may be the same
+   * person, OperatorService.samePersonAs) holding roles that should be split, and pairs of
+   * operators who approved each other's requests.
+   */
+  async roleSeparation() {
+    const operators: OperatorRecord[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const rows = await this.deps.operators.list({}, OPERATOR_PAGE, after);
+      operators.push(...rows.filter((o) => o.status !== 'removed'));
+      if (rows.length < OPERATOR_PAGE || operators.length >= REPORT_MAX) break;
+      after = rows.at(-1)?.username;
+    }
+    const truncated = operators.length >= REPORT_MAX;
+    const shown = operators.slice(0, REPORT_MAX);
+    const rolesOf = new Map(shown.map((o) => [o.username, o.roles]));
+    const conflicts = [];
+    for (const o of shown) {
+      const linked = [...(await this.deps.operators.samePersonAs(`operator:${o.username}`))]
+        .map((label) => label.slice('operator:'.length))
+        .filter((name) => name !== o.username && rolesOf.has(name))
+        .sort();
+      const held = new Set<OperatorRole>([...o.roles, ...linked.flatMap((name) => rolesOf.get(name) ?? [])]);
+      const pairs = SEPARATED_ROLES.filter(([a, b]) => held.has(a) && held.has(b)).map(([a, b]) => [a, b]);
+      if (pairs.length > 0) conflicts.push({ operator: o.username, roles: o.roles, linked, heldTogether: pairs });
+    }
+    const reciprocal = await this.deps.store.reciprocalApprovals(REPORT_MAX);
+    return {
+      checkedAt: iso(this.deps.clock.now()),
+      operators: shown.length,
+      truncated,
+      separatedRoles: SEPARATED_ROLES.map(([a, b]) => [a, b]),
+      conflicts,
+      reciprocalApprovals: reciprocal,
+    };
+  }
+}
+
+/** Another request attested the same version first: the transaction rolls back and its attestation is answered. */
+class AttestedMeanwhile extends Error {}

@@ -1,0 +1,393 @@
+import { type Actor, actorLabel } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { Ids } from '../../../core/ids.ts';
+import { ROOT_SLUG } from '../../../core/slug.ts';
+import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
+import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
+import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
+import type {
+  ComplianceRequestRecord,
+  ComplianceStore,
+  ListedRequest,
+  LookupKey,
+  RefusalGround,
+  RequestKind,
+  StoredRequestState,
+} from '../../../ports/compliance-store.ts';
+import type { KeyStore } from '../../../ports/key-store.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { ErasureService } from '../../account/erasure-service.ts';
+import type { AccessRequestView, ErasureRequestView, LookupView, Subject } from './schemas.ts';
+
+/** A request may say it was received this long before it was filed, at most. */
+const RECEIVED_AT_MOST_MS = 366 * 24 * 3_600_000;
+/** A clock a little ahead of ours is not a request from the future. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+/** The `typ` of a signed negative response. */
+export const NEGATIVE_RESPONSE_TYP = 'openrail-dsar-negative+jwt';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+/** One calendar month after `ms` (UTC), the last day of a shorter month when the day does not exist. */
+export function oneMonthAfter(ms: number): number {
+  const d = new Date(ms);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  target.setUTCHours(d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+  return target.getTime();
+}
+
+const subjectOf = (s: Subject) =>
+  'accountId' in s
+    ? { subjectKind: 'account' as const, accountId: s.accountId, identifier: null }
+    : 'email' in s
+      ? { subjectKind: 'email' as const, accountId: null, identifier: s.email.toLowerCase() }
+      : { subjectKind: 'username' as const, accountId: null, identifier: s.username };
+
+const subjectView = (r: ComplianceRequestRecord) => ({
+  kind: r.subjectKind,
+  value: r.subjectKind === 'account' ? r.accountId : r.identifier,
+});
+
+export interface ComplianceScope {
+  requests: ComplianceStore;
+}
+
+export interface ComplianceDeps {
+  store: ComplianceStore;
+  uow: UnitOfWork<ComplianceScope>;
+  desk: ApprovalDesk;
+  erasure: ErasureService;
+  keys: KeyStore;
+  didOf(slug: string): string;
+  clock: Clock;
+  ids: Ids;
+}
+
+export interface RequestInput {
+  source: string;
+  receivedAt?: string | undefined;
+}
+
+/**
+ * Data-subject requests (docs/backoffice/compliance.md): the lookup over the holder-data
+ * registry, access requests (a signed negative response, or the four-eyes export) and erasure
+ * requests (refused with a ground, or verified through the account portal's erasure).
+ */
+export class ComplianceService {
+  constructor(private readonly deps: ComplianceDeps) {}
+
+  /** Every registered place that holds the subject, with counts: never a row of anyone. */
+  async lookup(subject: Subject): Promise<LookupView> {
+    const { subjectKind, accountId, identifier } = subjectOf(subject);
+    const keys: Partial<Record<LookupKey, readonly string[]>> = {};
+    if (accountId !== null) keys.account = [accountId];
+    if (subjectKind === 'email' && identifier !== null) {
+      keys.email = [identifier];
+      keys.member = await this.deps.store.membersOf(identifier);
+    }
+    if (subjectKind === 'username' && identifier !== null) keys.username = [identifier];
+    const places = await this.deps.store.lookup(keys);
+    const categories = new Map<string, number>();
+    for (const p of places) categories.set(p.category, (categories.get(p.category) ?? 0) + p.count);
+    return {
+      subject: { kind: subjectKind, value: accountId ?? identifier },
+      held: places.length > 0,
+      places,
+      categories: [...categories].map(([category, count]) => ({ category, count })),
+    };
+  }
+
+  /** The holder-data registry with its row counts (docs/holder-data.md). */
+  async inventory() {
+    return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.store.inventory() };
+  }
+
+  async list(kind: RequestKind, state: StoredRequestState | undefined, q: PageParams) {
+    const after = cursorOf(q.after, ['number', 'string'] as const);
+    const rows = await this.deps.store.list({ kind, state }, { ...windowOf(q), limit: q.limit + 1, after });
+    const now = this.deps.clock.now();
+    const view = (r: ListedRequest) => (kind === 'access' ? this.accessView(r, now) : this.erasureView(r, now));
+    const shown = page(rows, q.limit, (r) => [r.receivedAt, r.id], view);
+    return { requests: shown.rows, nextCursor: shown.nextCursor };
+  }
+
+  async erasureRequest(id: string): Promise<ErasureRequestView> {
+    const found = await this.deps.store.get('erasure', id);
+    if (!found) throw new ServiceError('unknown_request', 'No erasure request has this id.');
+    return this.erasureView(found, this.deps.clock.now());
+  }
+
+  /**
+   * Records that nothing is held on the subject and answers it as a statement signed with the
+   * platform's key: refused (`subject_held`) when the lookup finds anything.
+   */
+  async negativeResponse(subject: Subject, input: RequestInput & { requestId?: string | undefined }, actor: Actor) {
+    const now = this.deps.clock.now();
+    const found = await this.lookup(subject);
+    if (found.held) {
+      throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
+    }
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
+      const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
+      const did = this.deps.didOf(ROOT_SLUG);
+      const statement = signer.sign(
+        { typ: NEGATIVE_RESPONSE_TYP, kid: `${did}#${signer.kid}` },
+        {
+          iss: did,
+          iat: Math.floor(now / 1000),
+          jti: request.id,
+          subject: subjectView(request),
+          received_at: iso(request.receivedAt),
+          held: false,
+          statement: 'The service holds no personal data on this subject at the time of signing.',
+        },
+      );
+      const answered = {
+        state: 'answered' as const,
+        outcome: 'negative' as const,
+        decidedBy: actorLabel(actor),
+        decidedAt: now,
+        statement,
+      };
+      if (!(await requests.decide('access', request.id, answered))) throw stateRefusal();
+      const auditSeq = await audit.append({
+        actor,
+        action: 'dsar.answered',
+        tenant: null,
+        target: request.id,
+        detail: { outcome: 'negative', subjectKind: request.subjectKind },
+      });
+      return { ok: true as const, auditSeq, request: this.accessView({ ...request, ...answered }, now), statement };
+    });
+  }
+
+  /** Files the four-eyes `subject.export` of an account, and the access request it answers. */
+  async requestExport(
+    accountId: string,
+    input: RequestInput & { requestId?: string | undefined; reason?: string | undefined },
+    by: OperatorPrincipal,
+    actor: Actor,
+  ): Promise<{ ok: true; auditSeq: number; request: AccessRequestView; approval: ApprovalView }> {
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      const request = await this.openAccess(requests, { accountId }, input, actor, now, input.requestId);
+      if (request.subjectKind !== 'account' || request.accountId !== accountId) {
+        throw new ServiceError('invalid_request', 'The access request names another subject.');
+      }
+      const { approval } = await this.deps.desk.request('subject.export', { accountId }, by, input.reason);
+      if (!(await requests.decide('access', request.id, { approvalId: approval.approvalId }))) throw stateRefusal();
+      const auditSeq = await audit.append({
+        actor,
+        action: 'dsar.export_requested',
+        tenant: null,
+        target: request.id,
+        detail: { approvalId: approval.approvalId },
+      });
+      const listed = { ...request, approvalId: approval.approvalId, approvalState: approval.state, receiptDisk: null };
+      return { ok: true as const, auditSeq, request: this.accessView(listed, now), approval };
+    });
+  }
+
+  /** Inside the export's approval: the access request it answers is answered. */
+  async exported(approvalId: string, by: Actor, now: number): Promise<void> {
+    const request = await this.deps.store.byApproval(approvalId);
+    if (!request) return;
+    await this.deps.store.decide('access', request.id, {
+      state: 'answered',
+      outcome: 'exported',
+      decidedBy: actorLabel(by),
+      decidedAt: now,
+    });
+  }
+
+  async fileErasure(accountId: string, input: RequestInput & { identityCheck?: string | undefined }, actor: Actor) {
+    const now = this.deps.clock.now();
+    const receivedAt = this.receivedAt(input.receivedAt, now);
+    const request: ComplianceRequestRecord = {
+      ...this.blank('erasure', now, receivedAt, actor, input.source),
+      subjectKind: 'account',
+      accountId,
+      identifier: null,
+      identityCheck: input.identityCheck ?? null,
+    };
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      await requests.add(request);
+      const auditSeq = await audit.append({ actor, action: 'erasure.requested', tenant: null, target: request.id, detail: {} });
+      return {
+        ok: true as const,
+        auditSeq,
+        request: this.erasureView({ ...request, approvalState: null, receiptDisk: null }, now),
+      };
+    });
+  }
+
+  async refuseErasure(id: string, ground: RefusalGround, note: string | undefined, actor: Actor) {
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      const found = await this.received(requests, id);
+      const change = { state: 'refused' as const, ground, note: note ?? null, decidedBy: actorLabel(actor), decidedAt: now };
+      if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
+      const auditSeq = await audit.append({ actor, action: 'erasure.refused', tenant: null, target: id, detail: { ground } });
+      return { ok: true as const, auditSeq, request: this.erasureView({ ...found, ...change }, now) };
+    });
+  }
+
+  /**
+   * Runs the account portal's verified erasure for the request's account; the request completes
+   * in the erasure's transaction, so either both happen or neither does.
+   */
+  async verifyErasure(id: string, identityCheck: string | undefined, actor: Actor) {
+    const found = await this.received(this.deps.store, id);
+    if (found.accountId === null) throw stateRefusal();
+    let auditSeq = 0;
+    const receipt = await this.deps.erasure.erase(found.accountId, {
+      by: actor,
+      alongside: async (receipt) => {
+        await this.deps.uow.run(async ({ requests, audit }) => {
+          const change = {
+            state: 'completed' as const,
+            outcome: 'erased' as const,
+            receiptId: receipt.id,
+            decidedBy: actorLabel(actor),
+            decidedAt: receipt.completedAt,
+            ...(identityCheck === undefined ? {} : { identityCheck }),
+          };
+          if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
+          auditSeq = await audit.append({
+            actor,
+            action: 'erasure.verified',
+            tenant: null,
+            target: id,
+            detail: { receiptId: receipt.id },
+          });
+        });
+      },
+    });
+    return {
+      ok: true as const,
+      auditSeq,
+      request: await this.erasureRequest(id),
+      receipt: { receiptId: receipt.id, disk: receipt.disk },
+    };
+  }
+
+  private async received(store: ComplianceStore, id: string): Promise<ListedRequest> {
+    const found = await store.get('erasure', id);
+    if (!found) throw new ServiceError('unknown_request', 'No erasure request has this id.');
+    if (found.state !== 'received') throw stateRefusal();
+    return found;
+  }
+
+  /** The access request named (still received, about the same subject), or a new one. */
+  private async openAccess(
+    requests: ComplianceStore,
+    subject: Subject,
+    input: RequestInput,
+    actor: Actor,
+    now: number,
+    requestId: string | undefined,
+  ): Promise<ListedRequest> {
+    const named = subjectOf(subject);
+    if (requestId !== undefined) {
+      const found = await requests.get('access', requestId);
+      if (!found) throw new ServiceError('unknown_request', 'No access request has this id.');
+      if (found.state !== 'received') throw stateRefusal();
+      if (
+        found.subjectKind !== named.subjectKind ||
+        found.accountId !== named.accountId ||
+        found.identifier !== named.identifier
+      ) {
+        throw new ServiceError('invalid_request', 'The access request names another subject.');
+      }
+      return found;
+    }
+    const request: ComplianceRequestRecord = {
+      ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
+      ...named,
+    };
+    await requests.add(request);
+    return { ...request, approvalState: null, receiptDisk: null };
+  }
+
+  private blank(kind: RequestKind, now: number, receivedAt: number, actor: Actor, source: string): ComplianceRequestRecord {
+    return {
+      id: this.deps.ids.mint(kind === 'access' ? 'accessRequest' : 'erasureRequest'),
+      kind,
+      state: 'received',
+      subjectKind: 'account',
+      accountId: null,
+      identifier: null,
+      source,
+      identityCheck: null,
+      receivedAt,
+      dueAt: oneMonthAfter(receivedAt),
+      filedBy: actorLabel(actor),
+      filedAt: now,
+      decidedBy: null,
+      decidedAt: null,
+      outcome: null,
+      ground: null,
+      note: null,
+      approvalId: null,
+      receiptId: null,
+      statement: null,
+    };
+  }
+
+  private receivedAt(given: string | undefined, now: number): number {
+    if (given === undefined) return now;
+    const at = Date.parse(given);
+    if (!Number.isFinite(at) || at > now + CLOCK_SKEW_MS || at < now - RECEIVED_AT_MOST_MS) {
+      throw new ServiceError('invalid_request', 'receivedAt is in the future or more than a year ago.');
+    }
+    return at;
+  }
+
+  private accessView(r: ListedRequest, now: number): AccessRequestView {
+    return {
+      requestId: r.id,
+      state: r.state,
+      subject: subjectView(r),
+      source: r.source,
+      receivedAt: iso(r.receivedAt),
+      dueAt: iso(r.dueAt),
+      overdue: r.state === 'received' && now > r.dueAt,
+      filedBy: r.filedBy,
+      filedAt: iso(r.filedAt),
+      answeredBy: r.decidedBy,
+      answeredAt: isoOrNull(r.decidedAt),
+      outcome: r.outcome,
+      export: r.approvalId === null ? null : { approvalId: r.approvalId, state: r.approvalState },
+      statement: r.statement,
+    };
+  }
+
+  private erasureView(r: ListedRequest, now: number): ErasureRequestView {
+    const state = r.state === 'completed' && r.receiptDisk === 'pending' ? 'verified' : r.state;
+    return {
+      requestId: r.id,
+      state,
+      subject: subjectView(r),
+      source: r.source,
+      identityCheck: r.identityCheck,
+      receivedAt: iso(r.receivedAt),
+      dueAt: iso(r.dueAt),
+      overdue: r.state === 'received' && now > r.dueAt,
+      filedBy: r.filedBy,
+      filedAt: iso(r.filedAt),
+      decidedBy: r.decidedBy,
+      decidedAt: isoOrNull(r.decidedAt),
+      ground: r.ground,
+      note: r.note,
+      receiptId: r.receiptId,
+      disk: r.receiptDisk,
+    };
+  }
+}
+
+const stateRefusal = () => new ServiceError('request_state');

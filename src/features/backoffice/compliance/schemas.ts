@@ -1,0 +1,160 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { idPattern } from '../../../core/ids.ts';
+import { AccountId, DateTimeView, DisplayText, EmailAddress, Nullable } from '../../../http/schemas/common.ts';
+import { REFUSAL_GROUNDS } from '../../../ports/compliance-store.ts';
+import { Username } from '../orgs/schemas.ts';
+
+/** Schemas of the compliance group (docs/backoffice/compliance.md). */
+
+export const AccessRequestId = Type.String({ pattern: idPattern('accessRequest') });
+export const ErasureRequestParams = Type.Object({ requestId: Type.String({ pattern: idPattern('erasureRequest') }) });
+
+/** Who the request is about, as the requester named them: exactly one identifier. */
+export const Subject = Type.Union(
+  [
+    Type.Object({ accountId: AccountId }, { additionalProperties: false }),
+    Type.Object({ email: EmailAddress }, { additionalProperties: false }),
+    Type.Object({ username: Username }, { additionalProperties: false }),
+  ],
+  { description: 'Exactly one of accountId, email, username.' },
+);
+export type Subject = Static<typeof Subject>;
+
+/** How the request reached the operators: a mail, a letter, a call, the holder's own words. */
+export const Source = DisplayText(200);
+/** How the requester's identity was checked before acting. */
+export const IdentityCheck = DisplayText(500);
+/** When the request was received, if before it was filed: at most a year ago, never in the future. */
+export const ReceivedAt = Type.String({ format: 'date-time', description: 'RFC 3339; when the requester asked.' });
+
+export const SubjectView = Type.Object({
+  kind: Type.String({ description: 'account, email or username' }),
+  value: Nullable(Type.String({ description: 'null once the account was erased' })),
+});
+
+export const PlaceView = Type.Object({
+  table: Type.String(),
+  column: Type.String(),
+  category: Type.String(),
+  count: Type.Integer(),
+});
+
+export const LookupView = Type.Object({
+  subject: SubjectView,
+  held: Type.Boolean({ description: 'Whether any registered place holds the subject.' }),
+  places: Type.Array(PlaceView),
+  categories: Type.Array(Type.Object({ category: Type.String(), count: Type.Integer() })),
+});
+export type LookupView = Static<typeof LookupView>;
+
+export const AccessRequestView = Type.Object({
+  requestId: Type.String(),
+  state: Type.String({ description: 'received or answered' }),
+  subject: SubjectView,
+  source: Type.String(),
+  receivedAt: DateTimeView,
+  dueAt: DateTimeView,
+  overdue: Type.Boolean(),
+  filedBy: Type.String(),
+  filedAt: DateTimeView,
+  answeredBy: Nullable(Type.String()),
+  answeredAt: Nullable(DateTimeView),
+  outcome: Nullable(Type.String({ description: 'negative or exported' })),
+  export: Nullable(Type.Object({ approvalId: Type.String(), state: Nullable(Type.String()) })),
+  statement: Nullable(Type.String({ description: 'The signed negative response (a JWS).' })),
+});
+export type AccessRequestView = Static<typeof AccessRequestView>;
+
+export const Ground = Type.Union(REFUSAL_GROUNDS.map((g) => Type.Literal(g)));
+
+export const ErasureRequestView = Type.Object({
+  requestId: Type.String(),
+  state: Type.String({ description: 'received, verified (erased, disk check pending), completed or refused' }),
+  subject: SubjectView,
+  source: Type.String(),
+  identityCheck: Nullable(Type.String()),
+  receivedAt: DateTimeView,
+  dueAt: DateTimeView,
+  overdue: Type.Boolean(),
+  filedBy: Type.String(),
+  filedAt: DateTimeView,
+  decidedBy: Nullable(Type.String()),
+  decidedAt: Nullable(DateTimeView),
+  ground: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+  receiptId: Nullable(Type.String()),
+  disk: Nullable(Type.String({ description: "the receipt's disk check: zeroed, pending or not-checked" })),
+});
+export type ErasureRequestView = Static<typeof ErasureRequestView>;
+
+/** A statement of the deployment an operator attests: a policy, a training, a code of conduct. */
+export const StatementId = Type.String({
+  pattern: '^[a-z0-9][a-z0-9._-]{0,63}$',
+  description: 'The statement: lowercase letters, digits, dot, dash, underscore.',
+});
+export const StatementVersion = Type.String({
+  pattern: '^[A-Za-z0-9._-]{1,32}$',
+  description: 'Its version, as the statement names it.',
+});
+
+export const AttestationView = Type.Object({
+  attestationId: Type.String(),
+  operator: Type.String(),
+  tenant: Nullable(Type.String()),
+  statementId: Type.String(),
+  version: Type.String(),
+  note: Nullable(Type.String()),
+  attestedAt: DateTimeView,
+  auditSeq: Type.Integer(),
+});
+
+export const RoleChangeView = Type.Object({
+  seq: Type.Integer(),
+  at: DateTimeView,
+  actor: Type.String(),
+  action: Type.String({ description: 'operator.created, roles_changed, suspended, enabled or removed' }),
+  operator: Type.String(),
+  tenant: Nullable(Type.String()),
+  roles: Nullable(Type.Array(Type.String(), { description: 'The roles after a creation or a change.' })),
+});
+
+const RolePair = Type.Array(Type.String(), { minItems: 2, maxItems: 2 });
+
+export const RoleSeparationView = Type.Object({
+  checkedAt: DateTimeView,
+  operators: Type.Integer({ description: 'Operators read (removed ones left out).' }),
+  truncated: Type.Boolean({ description: 'More operators than one report reads (2000).' }),
+  separatedRoles: Type.Array(RolePair),
+  conflicts: Type.Array(
+    Type.Object({
+      operator: Type.String(),
+      roles: Type.Array(Type.String()),
+      linked: Type.Array(Type.String(), { description: 'Accounts that may be the same person.' }),
+      heldTogether: Type.Array(RolePair),
+    }),
+  ),
+  reciprocalApprovals: Type.Array(
+    Type.Object({
+      first: Type.String(),
+      second: Type.String(),
+      firstApprovedSecond: Type.Integer(),
+      secondApprovedFirst: Type.Integer(),
+    }),
+  ),
+});
+
+export const InventoryView = Type.Object({
+  checkedAt: DateTimeView,
+  columns: Type.Array(
+    Type.Object({
+      table: Type.String(),
+      column: Type.String(),
+      names: Type.String({ description: 'account, partner-contact or operator' }),
+      category: Type.String(),
+      erasure: Type.String({ description: 'delete, unlink, end, expires or kept' }),
+      erasureNote: Nullable(Type.String()),
+      exported: Nullable(Type.String()),
+      rows: Type.Integer(),
+    }),
+  ),
+});

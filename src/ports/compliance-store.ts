@@ -1,0 +1,175 @@
+import type { PageWindow } from '../core/page.ts';
+
+/**
+ * Data-subject requests (docs/backoffice/compliance.md): access requests and erasure requests
+ * the operators answer. A platform's records, of no one tenant.
+ */
+
+/**
+ * The identifiers a data-subject lookup is asked with: a holder's account id, an e-mail address (a
+ * partner contact, an operator), an operator's username, and the partner team member ids an
+ * e-mail address leads to.
+ */
+export type LookupKey = 'account' | 'email' | 'username' | 'member';
+
+export type RequestKind = 'access' | 'erasure';
+export type SubjectKind = 'account' | 'email' | 'username';
+
+/** Stored states. An access request: received → answered; an erasure request: received → completed | refused. */
+export type StoredRequestState = 'received' | 'answered' | 'completed' | 'refused';
+
+export const REFUSAL_GROUNDS = ['legal-hold', 'cannot-identify', 'manifestly-unfounded'] as const;
+export type RefusalGround = (typeof REFUSAL_GROUNDS)[number];
+
+export interface ComplianceRequestRecord {
+  id: string;
+  kind: RequestKind;
+  state: StoredRequestState;
+  subjectKind: SubjectKind;
+  /** The account (an account subject), until that account is erased. */
+  accountId: string | null;
+  /** The e-mail address or username (the other subjects). */
+  identifier: string | null;
+  source: string;
+  identityCheck: string | null;
+  receivedAt: number;
+  dueAt: number;
+  filedBy: string;
+  filedAt: number;
+  decidedBy: string | null;
+  decidedAt: number | null;
+  /** negative (nothing held), exported, erased. */
+  outcome: 'negative' | 'exported' | 'erased' | null;
+  ground: RefusalGround | null;
+  note: string | null;
+  approvalId: string | null;
+  receiptId: string | null;
+  statement: string | null;
+}
+
+/** A request as it is read: with the state of its export's approval and its erasure's disk check. */
+export interface ListedRequest extends ComplianceRequestRecord {
+  approvalState: string | null;
+  receiptDisk: string | null;
+}
+
+export interface RequestFilter {
+  kind: RequestKind;
+  state?: StoredRequestState | undefined;
+}
+
+/** Where a data-subject lookup found the person: one registered column, and how many rows hold them. */
+export interface SubjectPlace {
+  table: string;
+  column: string;
+  category: string;
+  count: number;
+}
+
+/** An operator's attestation of a statement of the deployment (a policy, a training), once per version. */
+export interface AttestationRecord {
+  id: string;
+  username: string;
+  /** The operator's tenant scope when it attested; null for a platform operator. */
+  tenant: string | null;
+  statementId: string;
+  version: string;
+  note: string | null;
+  attestedAt: number;
+  auditSeq: number;
+}
+
+/** A role change as the audit chain recorded it. */
+export interface RoleChange {
+  seq: number;
+  at: number;
+  actor: string;
+  action: string;
+  username: string;
+  tenant: string | null;
+  detail: Record<string, unknown>;
+}
+
+/** Two actors each of whom approved the other's requests: how often, each way. */
+export interface ReciprocalApprovals {
+  first: string;
+  second: string;
+  firstApprovedSecond: number;
+  secondApprovedFirst: number;
+}
+
+/** A column of the holder-data registry as the inventory answers it. */
+export interface InventoryRow {
+  table: string;
+  column: string;
+  /** account, partner-contact or operator. */
+  names: string;
+  category: string;
+  /** What an account erasure does: delete, unlink, end, expires, kept. */
+  erasure: string;
+  /** Why it stays, or how long, for the rules that keep it. */
+  erasureNote: string | null;
+  /** The account export's section that carries it, or null. */
+  exported: string | null;
+  rows: number;
+}
+
+/** The audit actions that change who holds which roles (docs/audit.md). */
+export const ROLE_ACTIONS = [
+  'operator.created',
+  'operator.roles_changed',
+  'operator.suspended',
+  'operator.enabled',
+  'operator.removed',
+] as const;
+
+export interface ComplianceStore {
+  add(request: ComplianceRequestRecord): Promise<void>;
+  get(kind: RequestKind, id: string): Promise<ListedRequest | undefined>;
+  /** Requests of a kind, newest received first ([receivedAt, id] descending), received within the window. */
+  list(filter: RequestFilter, page: PageWindow<readonly [number, string]>): Promise<ListedRequest[]>;
+  /** Moves a received request on; false when it was not received (one conditional write). */
+  decide(
+    kind: RequestKind,
+    id: string,
+    change: Partial<
+      Pick<
+        ComplianceRequestRecord,
+        | 'state'
+        | 'decidedBy'
+        | 'decidedAt'
+        | 'outcome'
+        | 'ground'
+        | 'note'
+        | 'receiptId'
+        | 'statement'
+        | 'approvalId'
+        | 'identityCheck'
+      >
+    >,
+  ): Promise<boolean>;
+  /** The access request an export's approval answers, if one does. */
+  byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined>;
+  /**
+   * Every registered place (holder-data.ts) that holds one of these identifiers, with its row
+   * count: counts only, never a row.
+   */
+  lookup(keys: Partial<Record<LookupKey, readonly string[]>>): Promise<SubjectPlace[]>;
+  /** The partner team member ids an e-mail address is. */
+  membersOf(email: string): Promise<string[]>;
+
+  /** Adds the attestation; false when the operator attested this statement's version already. */
+  addAttestation(a: AttestationRecord): Promise<boolean>;
+  findAttestation(username: string, statementId: string, version: string): Promise<AttestationRecord | undefined>;
+  /** Attestations newest first ([attestedAt, id] descending), attested within the window. */
+  attestations(
+    filter: { username?: string | undefined; statementId?: string | undefined },
+    page: PageWindow<readonly [number, string]>,
+  ): Promise<AttestationRecord[]>;
+  /** Role changes from the audit chain, newest first (by seq, before `after`), within the window of `at`. */
+  roleHistory(filter: { username?: string | undefined }, page: PageWindow<readonly [number]>): Promise<RoleChange[]>;
+  /** Every registered column (holder-data.ts, in its order), with how many rows hold a value in it. */
+  inventory(): Promise<InventoryRow[]>;
+  /** Pairs of actors who approved each other's requests at the desk, at most `limit`. */
+  reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]>;
+}
