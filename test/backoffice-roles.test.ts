@@ -39,6 +39,7 @@ const PATH_VALUES: Record<string, string> = {
   statusIndex: '0',
   subject: ACCOUNT,
   approvalId: unknownId('apr'),
+  incidentId: unknownId('inc'),
   deliveryId: unknownId('dlv'),
   requestId: unknownId('prv'),
   webhookId: unknownId('whk'),

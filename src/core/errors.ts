@@ -85,6 +85,7 @@ export const ERROR_CATALOGUE = {
   unknown_application: { status: 404, description: 'No partner application matches this id and status token.' },
   unknown_team_member: { status: 404, description: "The partner's team has no member with this id." },
   unknown_approval: { status: 404, description: 'No approval you may see has this id.' },
+  unknown_incident: { status: 404, description: 'No incident has this id.' },
   unknown_request: { status: 404, description: 'No data-subject request of this kind has this id.' },
   unknown_account: { status: 404, description: 'The service holds nothing of this account (no membership).' },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
@@ -149,6 +150,10 @@ export const ERROR_CATALOGUE = {
   request_state: {
     status: 409,
     description: 'The data-subject request is no longer received: it was answered, refused or completed already.',
+  },
+  incident_state: {
+    status: 409,
+    description: 'The incident cannot move to that state from where it is (open → assessed → notified → closed).',
   },
   subject_held: {
     status: 409,

@@ -27,6 +27,8 @@ export const EVENT_TYPES = [
   'org.reactivated',
   'key.rotated',
   'erasure.completed',
+  'incident.opened',
+  'incident.updated',
   'webhook.ping',
 ] as const;
 
@@ -77,6 +79,8 @@ export interface EventPayloads {
   'org.reactivated': { slug: string; did: string };
   'key.rotated': never;
   'erasure.completed': { receiptId: Id; accountId: Id };
+  'incident.opened': { incidentId: Id; severity: string; state: string; detectedAt: Time };
+  'incident.updated': { incidentId: Id; severity: string; state: string; changed: string[] };
   'webhook.ping': { webhookId: Id; reason: 'registered' | 'activated' | 'ping' | 'secret-rotated' };
 }
 
@@ -105,6 +109,8 @@ export const EVENT_FIELDS: { readonly [T in EventType]: { readonly [K in keyof E
   'org.reactivated': { slug: true, did: true },
   'key.rotated': {},
   'erasure.completed': { receiptId: true, accountId: true },
+  'incident.opened': { incidentId: true, severity: true, state: true, detectedAt: true },
+  'incident.updated': { incidentId: true, severity: true, state: true, changed: true },
   'webhook.ping': { webhookId: true, reason: true },
 };
 

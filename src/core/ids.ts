@@ -27,6 +27,8 @@ export const ID_PREFIXES = {
   erasureRequest: 'erq',
   /** An outbox event. */
   event: 'evt',
+  /** An incident of the breach register (docs/backoffice/compliance.md). */
+  incident: 'inc',
   /** An integration token (a partner's key is one). */
   integrationToken: 'itk',
   /** A wallet item. */

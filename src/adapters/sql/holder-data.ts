@@ -353,6 +353,7 @@ function operatorColumns(): HolderColumn[] {
     ['compliance_requests', 'filed_by', 'data-subject requests filed or decided'],
     ['compliance_requests', 'decided_by', 'data-subject requests filed or decided'],
     ['attestations', 'username', "attestations of the deployment's statements"],
+    ['incidents', 'opened_by', 'incidents opened'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

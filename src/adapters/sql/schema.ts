@@ -623,6 +623,24 @@ export interface AttestationsTable {
   audit_seq: number;
 }
 
+/** The breach register (migration 0030). */
+export interface IncidentsTable {
+  id: string;
+  title: string;
+  description: string | null;
+  severity: string;
+  state: string;
+  /** JSON: the window and filters the affected scope is computed from. */
+  scope: string;
+  detected_at: number;
+  opened_at: number;
+  opened_by: string;
+  updated_at: number;
+  assessed_at: number | null;
+  notified_at: number | null;
+  closed_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -677,4 +695,5 @@ export interface Database {
   approvals: ApprovalsTable;
   compliance_requests: ComplianceRequestsTable;
   attestations: AttestationsTable;
+  incidents: IncidentsTable;
 }

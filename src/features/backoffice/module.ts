@@ -6,6 +6,7 @@ import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts
 import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
 import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
+import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
@@ -17,6 +18,7 @@ import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../port
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
+import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { registerDeskActions } from './approvals/group.ts';
@@ -46,6 +48,7 @@ export interface BackofficeStores {
   targets: ApprovalTargets;
   orgs: OrgStore;
   compliance: ComplianceStore;
+  incidents: IncidentStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -96,6 +99,7 @@ export const backofficeModule = defineModule({
     SqlBackofficePeople,
     SqlOrgStore,
     SqlComplianceStore,
+    SqlIncidentStore,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -110,6 +114,7 @@ export const backofficeModule = defineModule({
       targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
       compliance: ctx.store(SqlComplianceStore),
+      incidents: ctx.store(SqlIncidentStore),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

@@ -69,6 +69,8 @@ export const ROLE_MATRIX = {
   attest: ALL,
   /** The other compliance reads (roles not shown): the inventory, incidents, the programme, RoPA, retention rules. */
   complianceOversee: ['auditor', 'ops', 'owner'],
+  /** The other compliance changes (roles not shown): incidents, retention rules and purges, purposes. */
+  complianceRun: ['ops', 'owner'],
 
   /** Partner pipeline (docs/partners.md, "Roles"). */
   partnersRead: ['owner', 'ops', 'analyst', 'auditor', 'support'],

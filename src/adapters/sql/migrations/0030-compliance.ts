@@ -8,6 +8,9 @@ import type { Kysely, Migration } from 'kysely';
  * who filed and decided it, and what answered it: the four-eyes export's approval, a signed
  * negative response, a refusal's ground, or the erasure's receipt.
  *
+ * Incidents: the breach register, one row per incident with its state, severity, times and the
+ * scope its affected data is computed from (JSON: a window and the tenants, keys or types).
+ *
  * Attestations: an operator's statement that it read and follows a text of the deployment's
  * (`statement_id`, `version`), once per operator, statement and version, with its audit entry.
  */
@@ -56,6 +59,24 @@ export const compliance: Migration = {
       .addColumn('audit_seq', 'bigint', (c) => c.notNull())
       .addUniqueConstraint('attestations_once', ['username', 'statement_id', 'version'])
       .execute();
+    await db.schema
+      .createTable('incidents')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('description', 'text')
+      .addColumn('severity', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('scope', 'text', (c) => c.notNull())
+      .addColumn('detected_at', 'bigint', (c) => c.notNull())
+      .addColumn('opened_at', 'bigint', (c) => c.notNull())
+      .addColumn('opened_by', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('assessed_at', 'bigint')
+      .addColumn('notified_at', 'bigint')
+      .addColumn('closed_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('incidents_by_detection').on('incidents').columns(['detected_at', 'id']).execute();
+
     await db.schema.createIndex('attestations_by_time').on('attestations').columns(['attested_at', 'id']).execute();
   },
 };

@@ -35,6 +35,8 @@ export const KIND_OF: Record<EventType, string> = {
   'key.rotated': 'organisation',
   'partner.stage_changed': 'partner',
   'erasure.completed': 'erasure',
+  'incident.opened': 'incident',
+  'incident.updated': 'incident',
   'webhook.ping': 'webhook',
 };
 
@@ -135,6 +137,10 @@ function sentence(type: string, tenant: string, d: Record<string, unknown>, urls
         : `Partner application ${id(d.applicationId)} moved from ${id(d.from)} to ${id(d.to)}.`;
     case 'erasure.completed':
       return `Account ${id(d.accountId)} was erased; ${t} was told (receipt ${id(d.receiptId)}).`;
+    case 'incident.opened':
+      return `Incident ${id(d.incidentId)} was opened (${id(d.severity)}).`;
+    case 'incident.updated':
+      return `Incident ${id(d.incidentId)} was updated: now ${id(d.state)}, ${id(d.severity)}.`;
     case 'webhook.ping':
       return `Webhook ${id(d.webhookId)} of ${t} was pinged (${id(d.reason)}).`;
     default:

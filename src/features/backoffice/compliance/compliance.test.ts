@@ -9,6 +9,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { FULL_HOLDER_PEPPER, type FullHolder, fullHolders, rowsNaming } from '../../../../test/helpers/full-holder.ts';
+import { accountOf, type HolderKey } from '../../../../test/helpers/holder.ts';
+import { issueOne, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
@@ -451,6 +453,162 @@ for (const factory of testDatabases()) {
       assert.match(audit.erasureNote, /append-only/);
       const desk = await signedInOperator(rail.app, 'support-y', ['support']);
       for (const headers of [desk, analyst]) assert.equal((await get('/meta-inventory', headers)).statusCode, 403);
+    });
+    test('incidents: the 72-hour clock, moves in order, and an affected scope computed from data (two tenants, a key, a window)', async () => {
+      const HOUR = 3_600_000;
+      // What the incident is about happens two hours from the suite's start, in two tenants.
+      now += 2 * HOUR;
+      const windowStart = now;
+      const beta = ok(
+        await rail.app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name: 'Beta' } }),
+        201,
+      );
+      const betaType = (await registerType(rail.app, beta.slug, 'Beta pass', ['holder_name'])).typeId;
+      const alphaType = (await registerType(rail.app, 'alpha', 'Alpha incident pass', ['holder_name'])).typeId;
+      const betaHolders = [
+        await issueOne(rail.app, beta.slug, betaType, { holder_name: 'B1' }),
+        await issueOne(rail.app, beta.slug, betaType, { holder_name: 'B2' }),
+      ];
+      await issueOne(rail.app, 'alpha', alphaType, { holder_name: 'A1' });
+      const revokedId = (
+        await rail.db
+          .selectFrom('issued_credentials')
+          .select('id')
+          .where('holder_thumbprint', '=', accountOf(betaHolders[0]?.key as HolderKey))
+          .executeTakeFirstOrThrow()
+      ).id;
+      ok(
+        await rail.app.inject({
+          method: 'POST',
+          url: '/api/revoke',
+          headers: owner,
+          payload: { tenant: beta.slug, credentialId: revokedId },
+        }),
+      );
+      const betaKey = await rail.db
+        .selectFrom('signing_keys')
+        .select('kid')
+        .where('tenant', '=', beta.slug)
+        .where('purpose', '=', 'issuer')
+        .executeTakeFirstOrThrow();
+
+      const opened = ok(
+        await post(
+          '/incidents',
+          {
+            title: 'Issuer keys exposed in a backup',
+            severity: 'high',
+            detectedAt: new Date(now - 70 * HOUR).toISOString(),
+            scope: { since: new Date(windowStart).toISOString(), tenants: ['alpha', beta.slug] },
+          },
+          ops,
+        ),
+        201,
+      );
+      const id = opened.incident.incidentId;
+      assert.equal(opened.incident.state, 'open');
+      assert.deepEqual(opened.incident.clock, {
+        notifyBy: new Date(now + 2 * HOUR).toISOString(),
+        stoppedAt: null,
+        hoursLeft: 2,
+        overdue: false,
+      });
+      const affected = ok(await get(`/incidents/${id}/affected-scope`, auditor));
+      assert.deepEqual(affected.tenants, [
+        { tenant: 'alpha', credentials: 1, revoked: 0, accounts: 1 },
+        { tenant: beta.slug, credentials: 2, revoked: 1, accounts: 2 },
+      ]);
+      assert.deepEqual(affected.totals, { tenants: 2, credentials: 3, revoked: 1, accounts: 3 });
+
+      // Narrowed to beta's issuing key, then to a key that signed nothing in the window, then to a later window.
+      const narrow = async (scope: Record<string, unknown>) => {
+        ok(await post(`/incidents/${id}`, { scope: { since: new Date(windowStart).toISOString(), ...scope } }, ownerA));
+        return ok(await get(`/incidents/${id}/affected-scope`, auditor)).totals;
+      };
+      assert.deepEqual(await narrow({ keys: [{ tenant: beta.slug, kid: betaKey.kid }] }), {
+        tenants: 1,
+        credentials: 2,
+        revoked: 1,
+        accounts: 2,
+      });
+      await rail.db
+        .insertInto('signing_keys')
+        .values({
+          tenant: beta.slug,
+          kid: 'retired-before-the-window',
+          purpose: 'issuer',
+          public_jwk: '{}',
+          sealed_private_jwk: '',
+          created_at: windowStart - 10 * HOUR,
+          retired_at: windowStart - HOUR,
+        })
+        .execute();
+      assert.deepEqual(await narrow({ keys: [{ tenant: beta.slug, kid: 'retired-before-the-window' }] }), {
+        tenants: 0,
+        credentials: 0,
+        revoked: 0,
+        accounts: 0,
+      });
+      assert.deepEqual(await narrow({ types: [{ tenant: 'alpha', typeId: alphaType }] }), {
+        tenants: 1,
+        credentials: 1,
+        revoked: 0,
+        accounts: 1,
+      });
+      const quiet = { since: new Date(windowStart - HOUR).toISOString(), until: new Date(windowStart).toISOString() };
+      ok(await post(`/incidents/${id}`, { scope: quiet }, ownerA));
+      assert.equal(
+        ok(await get(`/incidents/${id}/affected-scope`, auditor)).totals.credentials,
+        0,
+        'nothing issued in the hour before',
+      );
+
+      // The clock runs out; the moves keep their order; notified late stays overdue, its clock stopped.
+      now += 3 * HOUR;
+      const late = ok(await get(`/incidents/${id}`, auditor));
+      assert.deepEqual([late.clock.hoursLeft, late.clock.overdue], [-1, true]);
+      await refusedUnchanged(snapshot, () => post(`/incidents/${id}`, { state: 'notified' }, ops), 409, 'incident_state');
+      await refusedUnchanged(snapshot, () => post(`/incidents/${id}`, {}, ops), 400, 'invalid_request');
+      ok(await post(`/incidents/${id}`, { state: 'assessed', severity: 'critical' }, ops));
+      const notified = ok(await post(`/incidents/${id}`, { state: 'notified' }, ops));
+      assert.equal(notified.incident.notifiedAt, new Date(now).toISOString());
+      assert.deepEqual(notified.incident.clock, {
+        notifyBy: opened.incident.clock.notifyBy,
+        stoppedAt: new Date(now).toISOString(),
+        hoursLeft: null,
+        overdue: true,
+      });
+      ok(await post(`/incidents/${id}`, { state: 'closed' }, ops));
+      await refusedUnchanged(snapshot, () => post(`/incidents/${id}`, { state: 'open' }, ops), 409, 'incident_state');
+      await refusedUnchanged(
+        snapshot,
+        () => post('/incidents/inc_AAAAAAAAAAAAAAAAAAAAAA', { state: 'assessed' }, ops),
+        404,
+        'unknown_incident',
+      );
+
+      const events = await rail.db
+        .selectFrom('outbox')
+        .select(['type', 'tenant'])
+        .where('data', 'like', `%${id}%`)
+        .orderBy('created_at')
+        .execute();
+      assert.deepEqual(events[0], { type: 'incident.opened', tenant: 'root' });
+      assert.ok(events.slice(1).every((e) => e.type === 'incident.updated' && e.tenant === 'root'));
+      assert.equal(events.length, 1 + 7, 'opened, four scope changes, assessed, notified and closed');
+
+      const listed = ok(await get('/incidents?state=closed', auditor));
+      assert.deepEqual(
+        listed.incidents.map((i: { incidentId: string }) => i.incidentId),
+        [id],
+      );
+      assert.equal((await get('/incidents', analyst)).statusCode, 403, 'not an analyst’s');
+      await refusedUnchanged(
+        snapshot,
+        () => post('/incidents', { title: 'x', severity: 'low', scope: { since: new Date(now).toISOString() } }, auditor),
+        403,
+        'forbidden',
+      );
     });
   });
 }

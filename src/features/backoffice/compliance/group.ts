@@ -15,6 +15,8 @@ import type { GroupBuilder } from '../module.ts';
 import { Username } from '../orgs/schemas.ts';
 import { Accountability } from './accountability.ts';
 import { ComplianceService } from './compliance-service.ts';
+import { incidentRoutes } from './incident-routes.ts';
+import { Incidents } from './incidents.ts';
 import {
   AccessRequestId,
   AccessRequestView,
@@ -72,12 +74,22 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     clock: ctx.clock,
     ids: ctx.ids,
   });
-  return { group: complianceRoutes(compliance, accountability) };
+  const incidents = new Incidents({
+    store: stores.incidents,
+    uow: ctx.unitOfWork({ incidents: stores.incidents }),
+    clock: ctx.clock,
+    ids: ctx.ids,
+  });
+  return { group: complianceRoutes(compliance, accountability, incidents) };
 };
 
 const States = (states: readonly StoredRequestState[]) => Type.Optional(Type.Union(states.map((s) => Type.Literal(s))));
 
-export function complianceRoutes(compliance: ComplianceService, accountability: Accountability): RouteGroup {
+export function complianceRoutes(
+  compliance: ComplianceService,
+  accountability: Accountability,
+  incidents: Incidents,
+): RouteGroup {
   const common = { ...adminRoute(DOC), scope: 'platform' as const };
   const actor = (request: Parameters<typeof operatorOf>[0]) => operatorActor(operatorOf(request));
   const requestFields = {
@@ -88,6 +100,7 @@ export function complianceRoutes(compliance: ComplianceService, accountability: 
     name: 'admin-compliance',
     routes: [
       ...accountabilityRoutes(accountability),
+      ...incidentRoutes(incidents),
       defineRoute({
         ...common,
         method: 'GET',

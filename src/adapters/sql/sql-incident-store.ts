@@ -1,0 +1,132 @@
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
+import type { PageWindow } from '../../core/page.ts';
+import type {
+  AffectedTenant,
+  IncidentRecord,
+  IncidentScope,
+  IncidentState,
+  IncidentStore,
+  Severity,
+} from '../../ports/incident-store.ts';
+import type { Db } from './connect.ts';
+import type { IncidentsTable } from './schema.ts';
+import { inWindow, pastCursor } from './windowed.ts';
+
+const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+const toIncident = (r: Selectable<IncidentsTable>): IncidentRecord => ({
+  id: r.id,
+  title: r.title,
+  description: r.description,
+  severity: r.severity as Severity,
+  state: r.state as IncidentState,
+  scope: JSON.parse(r.scope) as IncidentScope,
+  detectedAt: Number(r.detected_at),
+  openedAt: Number(r.opened_at),
+  openedBy: r.opened_by,
+  updatedAt: Number(r.updated_at),
+  assessedAt: orNull(r.assessed_at),
+  notifiedAt: orNull(r.notified_at),
+  closedAt: orNull(r.closed_at),
+});
+
+const COLUMNS: { [K in keyof IncidentRecord]: keyof IncidentsTable } = {
+  id: 'id',
+  title: 'title',
+  description: 'description',
+  severity: 'severity',
+  state: 'state',
+  scope: 'scope',
+  detectedAt: 'detected_at',
+  openedAt: 'opened_at',
+  openedBy: 'opened_by',
+  updatedAt: 'updated_at',
+  assessedAt: 'assessed_at',
+  notifiedAt: 'notified_at',
+  closedAt: 'closed_at',
+};
+
+const rowOf = (values: Partial<IncidentRecord>) =>
+  Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [COLUMNS[k as keyof IncidentRecord], k === 'scope' ? JSON.stringify(v) : v]),
+  ) as Partial<IncidentsTable>;
+
+/** The breach register (docs/backoffice/compliance.md, "Incidents"). */
+export class SqlIncidentStore implements IncidentStore {
+  constructor(private readonly db: Db) {}
+
+  async add(incident: IncidentRecord): Promise<void> {
+    await this.db
+      .insertInto('incidents')
+      .values(rowOf(incident) as IncidentsTable)
+      .execute();
+  }
+
+  async get(id: string): Promise<IncidentRecord | undefined> {
+    const row = await this.db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toIncident(row);
+  }
+
+  async list(
+    filter: { state?: IncidentState | undefined; severity?: Severity | undefined },
+    page: PageWindow<readonly [number, string]>,
+  ): Promise<IncidentRecord[]> {
+    let query = this.db
+      .selectFrom('incidents')
+      .selectAll()
+      .where(inWindow('detected_at', page))
+      .where(pastCursor(['detected_at', 'id'], page.after, 'desc'));
+    if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+    if (filter.severity !== undefined) query = query.where('severity', '=', filter.severity);
+    const rows = await query.orderBy('detected_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    return rows.map(toIncident);
+  }
+
+  async update(id: string, from: IncidentState, change: Partial<IncidentRecord>): Promise<boolean> {
+    const result = await this.db
+      .updateTable('incidents')
+      .set(rowOf(change))
+      .where('id', '=', id)
+      .where('state', '=', from)
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async affected(scope: IncidentScope, now: number): Promise<AffectedTenant[]> {
+    const conditions: Expression<SqlBool>[] = [inWindow('c.issued_at', { since: scope.since, until: scope.until ?? now + 1 })];
+    if (scope.tenants && scope.tenants.length > 0) conditions.push(sql<SqlBool>`c.tenant in (${sql.join(scope.tenants)})`);
+    if (scope.types && scope.types.length > 0) {
+      conditions.push(
+        sql<SqlBool>`(${sql.join(
+          scope.types.map((t) => sql`(c.tenant = ${t.tenant} and c.type_id = ${t.typeId})`),
+          sql` or `,
+        )})`,
+      );
+    }
+    if (scope.keys && scope.keys.length > 0) {
+      // A tenant signs every credential with its issuing key of the moment: the key's life, from
+      // its creation to its retirement, is when it signed.
+      conditions.push(sql<SqlBool>`exists (select 1 from signing_keys k
+        where k.tenant = c.tenant and k.purpose = 'issuer' and k.created_at <= c.issued_at
+          and (k.retired_at is null or k.retired_at > c.issued_at)
+          and (${sql.join(
+            scope.keys.map((k) => sql`(k.tenant = ${k.tenant} and k.kid = ${k.kid})`),
+            sql` or `,
+          )}))`);
+    }
+    const rows = await sql<{ tenant: string; credentials: number | string; revoked: number | string; accounts: number | string }>`
+      select c.tenant as tenant, count(*) as credentials,
+             count(c.revoked_at) as revoked,
+             count(distinct case when c.holder_thumbprint <> '' then c.holder_thumbprint end) as accounts
+      from issued_credentials c
+      where ${sql.join(conditions, sql` and `)}
+      group by c.tenant
+      order by c.tenant`.execute(this.db);
+    return rows.rows.map((r) => ({
+      tenant: r.tenant,
+      credentials: Number(r.credentials),
+      revoked: Number(r.revoked),
+      accounts: Number(r.accounts),
+    }));
+  }
+}
