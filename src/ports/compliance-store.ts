@@ -170,6 +170,13 @@ export interface ComplianceStore {
   roleHistory(filter: { username?: string | undefined }, page: PageWindow<readonly [number]>): Promise<RoleChange[]>;
   /** Every registered column (holder-data.ts, in its order), with how many rows hold a value in it. */
   inventory(): Promise<InventoryRow[]>;
+  /** Received requests of a kind: how many, how many past their due date at `now`, and the next due date. */
+  openRequests(kind: RequestKind, now: number): Promise<{ open: number; overdue: number; nextDue: number | null }>;
+  /**
+   * For each statement, its newest version (the greatest attestation time's) and the active
+   * operators who have not attested that version, at most `limit` statements.
+   */
+  attestationsDue(limit: number): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
   /** Pairs of actors who approved each other's requests at the desk, at most `limit`. */
   reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]>;
 }

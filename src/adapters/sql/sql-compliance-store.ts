@@ -90,6 +90,9 @@ const toAttestation = (r: Selectable<AttestationsTable>): AttestationRecord => (
   auditSeq: Number(r.audit_seq),
 });
 
+/** Operators named per statement as not having attested its newest version, at most. */
+const ATTESTATIONS_DUE_NAMED = 200;
+
 const LABELS: Record<LookupKey, string> = { account: 'holder', email: 'email', username: 'operator', member: 'partner' };
 
 /** The condition of one registered column for one identifier. */
@@ -247,6 +250,73 @@ export class SqlComplianceStore implements ComplianceStore {
       });
     }
     return rows;
+  }
+
+  async openRequests(kind: RequestKind, now: number) {
+    const row = await this.db
+      .selectFrom('compliance_requests')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('open'),
+        eb.fn.sum<number>(sql`case when due_at < ${now} then 1 else 0 end`).as('overdue'),
+        eb.fn.min<number>('due_at').as('next_due'),
+      ])
+      .where('kind', '=', kind)
+      .where('state', '=', 'received')
+      .executeTakeFirstOrThrow();
+    return {
+      open: Number(row.open),
+      overdue: Number(row.overdue ?? 0),
+      nextDue: row.next_due === null ? null : Number(row.next_due),
+    };
+  }
+
+  async attestationsDue(limit: number) {
+    const statements = await this.db
+      .selectFrom('attestations')
+      .select('statement_id')
+      .distinct()
+      .orderBy('statement_id')
+      .limit(limit)
+      .execute();
+    const due = [];
+    for (const { statement_id: statementId } of statements) {
+      // The newest version: the one attested last (ties at one millisecond: the later id's).
+      const { version } = await this.db
+        .selectFrom('attestations')
+        .select('version')
+        .where('statement_id', '=', statementId)
+        .orderBy('attested_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      const attested = await this.db
+        .selectFrom('attestations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('statement_id', '=', statementId)
+        .where('version', '=', version)
+        .executeTakeFirstOrThrow();
+      const missing = await this.db
+        .selectFrom('operators as o')
+        .select('o.username')
+        .where('o.status', '=', 'active')
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('attestations as t')
+                .select('t.id')
+                .whereRef('t.username', '=', 'o.username')
+                .where('t.statement_id', '=', statementId)
+                .where('t.version', '=', version),
+            ),
+          ),
+        )
+        .orderBy('o.username')
+        .limit(ATTESTATIONS_DUE_NAMED)
+        .execute();
+      due.push({ statementId, version, attested: Number(attested.n), missing: missing.map((m) => m.username) });
+    }
+    return due;
   }
 
   async reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]> {

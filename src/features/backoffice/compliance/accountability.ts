@@ -22,6 +22,8 @@ export const SEPARATED_ROLES: readonly (readonly [OperatorRole, OperatorRole])[]
 /** The most operators, and reciprocal pairs, one report reads. */
 export const REPORT_MAX = 2000;
 const OPERATOR_PAGE = 200;
+/** Statements the programme overview lists, at most. */
+const STATEMENTS_SHOWN = 100;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -104,6 +106,11 @@ export class Accountability {
       if (!first) throw err;
       return { ok: true as const, auditSeq: first.auditSeq, attestation: attestationView(first), created: false };
     }
+  }
+
+  /** For each statement's newest version, the active operators who have not attested it. */
+  attestationsDue() {
+    return this.deps.store.attestationsDue(STATEMENTS_SHOWN);
   }
 
   async attestations(filter: { username?: string | undefined; statementId?: string | undefined }, q: PageParams) {

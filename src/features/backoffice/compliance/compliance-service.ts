@@ -101,6 +101,16 @@ export class ComplianceService {
     };
   }
 
+  /** Open data-subject requests of both kinds, with how many are overdue and the next due date. */
+  async openRequests() {
+    const now = this.deps.clock.now();
+    const of = async (kind: RequestKind) => {
+      const { open, overdue, nextDue } = await this.deps.store.openRequests(kind, now);
+      return { open, overdue, nextDue: isoOrNull(nextDue) };
+    };
+    return { access: await of('access'), erasure: await of('erasure') };
+  }
+
   /** The holder-data registry with its row counts (docs/holder-data.md). */
   async inventory() {
     return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.store.inventory() };

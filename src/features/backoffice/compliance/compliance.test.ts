@@ -610,5 +610,33 @@ for (const factory of testDatabases()) {
         'forbidden',
       );
     });
+    test('the programme overview: open requests and their due dates, running incidents, attestations due', async () => {
+      const filed = ok(await post('/erasure/requests', { accountId: second.accountId, source: 'Desk' }, ops), 201);
+      const running = ok(
+        await post(
+          '/incidents',
+          { title: 'Lost laptop', severity: 'medium', scope: { since: new Date(now).toISOString() } },
+          ops,
+        ),
+        201,
+      );
+      const programme = ok(await get('/program', auditor));
+      const erasure = programme.requests.erasure;
+      const received = ok(await get('/erasure/requests?state=received&limit=200', auditor)).requests;
+      assert.equal(erasure.open, received.length);
+      assert.equal(erasure.nextDue, received.map((r: { dueAt: string }) => r.dueAt).sort()[0]);
+      assert.ok(received.some((r: { requestId: string }) => r.requestId === filed.request.requestId));
+      assert.equal(programme.requests.access.open, 0, 'every access request was answered');
+      assert.deepEqual(
+        programme.incidents.map((i: { incidentId: string }) => i.incidentId),
+        [running.incident.incidentId],
+        'the closed incident is not running',
+      );
+      const conduct = programme.attestationsDue.find((d: { statementId: string }) => d.statementId === 'code-of-conduct');
+      assert.equal(conduct.version, '2026-12', 'the newest version');
+      assert.equal(conduct.attested, 1);
+      assert.ok(conduct.missing.includes('ops-x') && !conduct.missing.includes('auditor-x'));
+      assert.equal((await get('/program', analyst)).statusCode, 403);
+    });
   });
 }

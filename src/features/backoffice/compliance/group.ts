@@ -27,6 +27,7 @@ import {
   IdentityCheck,
   InventoryView,
   LookupView,
+  ProgrammeView,
   ReceivedAt,
   RoleChangeView,
   RoleSeparationView,
@@ -80,15 +81,19 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     clock: ctx.clock,
     ids: ctx.ids,
   });
-  return { group: complianceRoutes(compliance, accountability, incidents) };
+  return { group: complianceRoutes(compliance, accountability, incidents, () => ctx.clock.now()) };
 };
 
 const States = (states: readonly StoredRequestState[]) => Type.Optional(Type.Union(states.map((s) => Type.Literal(s))));
+
+/** Running incidents the programme overview lists, at most, of each state. */
+const PROGRAMME_INCIDENTS = 100;
 
 export function complianceRoutes(
   compliance: ComplianceService,
   accountability: Accountability,
   incidents: Incidents,
+  clockNow: () => number,
 ): RouteGroup {
   const common = { ...adminRoute(DOC), scope: 'platform' as const };
   const actor = (request: Parameters<typeof operatorOf>[0]) => operatorActor(operatorOf(request));
@@ -101,6 +106,21 @@ export function complianceRoutes(
     routes: [
       ...accountabilityRoutes(accountability),
       ...incidentRoutes(incidents),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${BASE}/program`,
+        roles: ROLE_MATRIX.complianceOversee,
+        summary:
+          'The programme at a glance: open requests and their due dates, running incidents and their clocks, attestations due.',
+        responses: { 200: { description: 'The overview.', schema: ProgrammeView }, ...OPERATOR_ERRORS },
+        handler: async () => ({
+          checkedAt: new Date(clockNow()).toISOString(),
+          requests: await compliance.openRequests(),
+          incidents: await incidents.running(PROGRAMME_INCIDENTS),
+          attestationsDue: await accountability.attestationsDue(),
+        }),
+      }),
       defineRoute({
         ...common,
         method: 'GET',

@@ -162,6 +162,19 @@ export class Incidents {
     });
   }
 
+  /** The incidents still running (open or assessed), their clocks first to run out first, at most `limit` of each state. */
+  async running(limit: number) {
+    const now = this.deps.clock.now();
+    const rows = [
+      ...(await this.deps.store.list({ state: 'open' }, { limit })),
+      ...(await this.deps.store.list({ state: 'assessed' }, { limit })),
+    ].sort((a, b) => a.detectedAt - b.detectedAt);
+    return rows.map((i) => {
+      const v = this.view(i, now);
+      return { incidentId: v.incidentId, title: v.title, severity: v.severity, state: v.state, clock: v.clock };
+    });
+  }
+
   /** What the incident's scope touches now, per tenant and in total: computed, never typed in. */
   async affected(id: string) {
     const incident = await this.require(this.deps.store, id);

@@ -158,3 +158,32 @@ export const InventoryView = Type.Object({
     }),
   ),
 });
+
+const OpenRequests = Type.Object({ open: Type.Integer(), overdue: Type.Integer(), nextDue: Nullable(DateTimeView) });
+
+export const ProgrammeView = Type.Object({
+  checkedAt: DateTimeView,
+  requests: Type.Object({ access: OpenRequests, erasure: OpenRequests }),
+  incidents: Type.Array(
+    Type.Object({
+      incidentId: Type.String(),
+      title: Type.String(),
+      severity: Type.String(),
+      state: Type.String(),
+      clock: Type.Object({
+        notifyBy: DateTimeView,
+        stoppedAt: Nullable(DateTimeView),
+        hoursLeft: Nullable(Type.Integer()),
+        overdue: Type.Boolean(),
+      }),
+    }),
+  ),
+  attestationsDue: Type.Array(
+    Type.Object({
+      statementId: Type.String(),
+      version: Type.String(),
+      attested: Type.Integer(),
+      missing: Type.Array(Type.String(), { description: 'Active operators who have not attested this version (at most 200).' }),
+    }),
+  ),
+});
