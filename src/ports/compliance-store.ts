@@ -123,6 +123,24 @@ export const ROLE_ACTIONS = [
   'operator.removed',
 ] as const;
 
+/** A credential type with the purpose it is bound to, if any (the record of processing). */
+export interface TypeWithPurpose {
+  tenant: string;
+  typeId: string;
+  name: string;
+  /** The claim names it carries. */
+  claims: string[];
+  purposeId: string | null;
+  boundAt: number | null;
+  boundBy: string | null;
+}
+
+/** A recipient of personal data: a webhook endpoint (its origin) or a tenant's live channels. */
+export interface Recipients {
+  webhooks: { tenant: string; origin: string; events: string[]; active: boolean }[];
+  channels: { tenant: string; active: number }[];
+}
+
 export interface ComplianceStore {
   add(request: ComplianceRequestRecord): Promise<void>;
   get(kind: RequestKind, id: string): Promise<ListedRequest | undefined>;
@@ -177,6 +195,12 @@ export interface ComplianceStore {
    * operators who have not attested that version, at most `limit` statements.
    */
   attestationsDue(limit: number): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
+  /** Every credential type (by tenant and type id) with its purpose, at most `limit`. */
+  typesWithPurposes(limit: number): Promise<TypeWithPurpose[]>;
+  /** Binds the type to a purpose (replacing its purpose); false when the type does not exist. */
+  bindPurpose(tenant: string, typeId: string, purposeId: string, now: number, by: string): Promise<boolean>;
+  /** The deployment's recipients of personal data, at most `limit` webhooks. */
+  recipients(limit: number): Promise<Recipients>;
   /** Pairs of actors who approved each other's requests at the desk, at most `limit`. */
   reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]>;
 }

@@ -354,6 +354,7 @@ function operatorColumns(): HolderColumn[] {
     ['compliance_requests', 'decided_by', 'data-subject requests filed or decided'],
     ['attestations', 'username', "attestations of the deployment's statements"],
     ['incidents', 'opened_by', 'incidents opened'],
+    ['type_purposes', 'bound_by', 'purposes bound to credential types'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

@@ -641,6 +641,15 @@ export interface IncidentsTable {
   closed_at: number | null;
 }
 
+/** The purpose a credential type is issued for (migration 0030). */
+export interface TypePurposesTable {
+  tenant: string;
+  type_id: string;
+  purpose_id: string;
+  bound_at: number;
+  bound_by: string;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -696,4 +705,5 @@ export interface Database {
   compliance_requests: ComplianceRequestsTable;
   attestations: AttestationsTable;
   incidents: IncidentsTable;
+  type_purposes: TypePurposesTable;
 }

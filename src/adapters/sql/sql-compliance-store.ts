@@ -1,4 +1,5 @@
 import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
+import { parseClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { PageWindow } from '../../core/page.ts';
 import {
   type AttestationRecord,
@@ -7,6 +8,7 @@ import {
   type InventoryRow,
   type ListedRequest,
   type LookupKey,
+  type Recipients,
   type ReciprocalApprovals,
   type RefusalGround,
   type RequestFilter,
@@ -15,6 +17,7 @@ import {
   type RoleChange,
   type SubjectKind,
   type SubjectPlace,
+  type TypeWithPurpose,
 } from '../../ports/compliance-store.ts';
 import type { Db } from './connect.ts';
 import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
@@ -317,6 +320,68 @@ export class SqlComplianceStore implements ComplianceStore {
       due.push({ statementId, version, attested: Number(attested.n), missing: missing.map((m) => m.username) });
     }
     return due;
+  }
+
+  async typesWithPurposes(limit: number): Promise<TypeWithPurpose[]> {
+    const rows = await this.db
+      .selectFrom('credential_types as t')
+      .leftJoin('type_purposes as p', (join) => join.onRef('p.tenant', '=', 't.tenant').onRef('p.type_id', '=', 't.type_id'))
+      .select(['t.tenant', 't.type_id', 't.name', 't.claims', 'p.purpose_id', 'p.bound_at', 'p.bound_by'])
+      .orderBy('t.tenant')
+      .orderBy('t.type_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      typeId: r.type_id,
+      name: r.name,
+      claims: (JSON.parse(r.claims) as string[]).map((spec) => parseClaimSpec(spec).key),
+      purposeId: r.purpose_id,
+      boundAt: r.bound_at === null ? null : Number(r.bound_at),
+      boundBy: r.bound_by,
+    }));
+  }
+
+  async bindPurpose(tenant: string, typeId: string, purposeId: string, now: number, by: string): Promise<boolean> {
+    const type = await this.db
+      .selectFrom('credential_types')
+      .select('type_id')
+      .where('tenant', '=', tenant)
+      .where('type_id', '=', typeId)
+      .executeTakeFirst();
+    if (!type) return false;
+    await this.db
+      .insertInto('type_purposes')
+      .values({ tenant, type_id: typeId, purpose_id: purposeId, bound_at: now, bound_by: by })
+      .onConflict((oc) => oc.columns(['tenant', 'type_id']).doUpdateSet({ purpose_id: purposeId, bound_at: now, bound_by: by }))
+      .execute();
+    return true;
+  }
+
+  async recipients(limit: number): Promise<Recipients> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .select(['tenant', 'url', 'events', 'active'])
+      .orderBy('tenant')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const channels = await this.db
+      .selectFrom('channels')
+      .select((eb) => ['tenant', eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'active')
+      .groupBy('tenant')
+      .orderBy('tenant')
+      .execute();
+    return {
+      webhooks: hooks.map((h) => ({
+        tenant: h.tenant,
+        origin: new URL(h.url).origin,
+        events: JSON.parse(h.events) as string[],
+        active: Number(h.active) === 1,
+      })),
+      channels: channels.map((c) => ({ tenant: c.tenant, active: Number(c.n) })),
+    };
   }
 
   async reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]> {

@@ -11,6 +11,9 @@ import type { Kysely, Migration } from 'kysely';
  * Incidents: the breach register, one row per incident with its state, severity, times and the
  * scope its affected data is computed from (JSON: a window and the tenants, keys or types).
  *
+ * Type purposes: which purpose of the record of processing a credential type is issued for (one
+ * per type), bound by an operator.
+ *
  * Attestations: an operator's statement that it read and follows a text of the deployment's
  * (`statement_id`, `version`), once per operator, statement and version, with its audit entry.
  */
@@ -76,6 +79,16 @@ export const compliance: Migration = {
       .addColumn('closed_at', 'bigint')
       .execute();
     await db.schema.createIndex('incidents_by_detection').on('incidents').columns(['detected_at', 'id']).execute();
+
+    await db.schema
+      .createTable('type_purposes')
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('type_id', 'text', (c) => c.notNull())
+      .addColumn('purpose_id', 'text', (c) => c.notNull())
+      .addColumn('bound_at', 'bigint', (c) => c.notNull())
+      .addColumn('bound_by', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('type_purposes_pk', ['tenant', 'type_id'])
+      .execute();
 
     await db.schema.createIndex('attestations_by_time').on('attestations').columns(['attested_at', 'id']).execute();
   },

@@ -18,6 +18,7 @@ import { HOLDER_DATA } from '../../../adapters/sql/holder-data.ts';
 import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
 import { verifyAuditChain } from '../audit/audit-reader.ts';
 import { NEGATIVE_RESPONSE_TYP, oneMonthAfter } from './compliance-service.ts';
+import { PURPOSES } from './purposes.ts';
 
 const BASE = '/api/admin/compliance';
 type Headers = Record<string, string>;
@@ -28,6 +29,19 @@ describe('one calendar month after', () => {
     assert.equal(new Date(oneMonthAfter(Date.parse('2026-01-31T08:00:00Z'))).toISOString(), '2026-02-28T08:00:00.000Z');
     assert.equal(new Date(oneMonthAfter(Date.parse('2028-01-31T08:00:00Z'))).toISOString(), '2028-02-29T08:00:00.000Z');
     assert.equal(new Date(oneMonthAfter(Date.parse('2026-12-20T23:59:59.999Z'))).toISOString(), '2027-01-20T23:59:59.999Z');
+  });
+});
+
+describe('the record of processing’s activities', () => {
+  test('every table the holder-data registry names belongs to exactly one activity, and each activity’s tables are registered', () => {
+    const registered = new Set(HOLDER_DATA.map((c) => c.table));
+    const activities = PURPOSES.filter((p) => p.kind === 'activity');
+    for (const table of registered) {
+      const owners = activities.filter((p) => p.tables.includes(table)).map((p) => p.purposeId);
+      assert.equal(owners.length, 1, `${table}: ${owners.join(', ') || 'no activity'}`);
+    }
+    for (const p of activities)
+      for (const table of p.tables) assert.ok(registered.has(table as never), `${p.purposeId}: ${table}`);
   });
 });
 
@@ -637,6 +651,64 @@ for (const factory of testDatabases()) {
       assert.equal(conduct.attested, 1);
       assert.ok(conduct.missing.includes('ops-x') && !conduct.missing.includes('auditor-x'));
       assert.equal((await get('/program', analyst)).statusCode, 403);
+    });
+    test('the record of processing: purposes, a type bound to one, categories with counts, recipients, storage without secrets', async () => {
+      const alphaType = (
+        await rail.db
+          .selectFrom('credential_types')
+          .select('type_id')
+          .where('tenant', '=', 'alpha')
+          .orderBy('created_at')
+          .executeTakeFirstOrThrow()
+      ).type_id;
+      await refusedUnchanged(
+        snapshot,
+        () => post('/ropa/type-purpose', { tenant: 'alpha', typeId: alphaType, purposeId: 'verification' }, ops),
+        400,
+        'invalid_request',
+      );
+      await refusedUnchanged(
+        snapshot,
+        () => post('/ropa/type-purpose', { tenant: 'alpha', typeId: 'no-such-type', purposeId: 'entitlement' }, ops),
+        404,
+        'unknown_type',
+      );
+      ok(await post('/ropa/type-purpose', { tenant: 'alpha', typeId: alphaType, purposeId: 'entitlement' }, ops));
+      const bound = ok(
+        await post('/ropa/type-purpose', { tenant: 'alpha', typeId: alphaType, purposeId: 'membership-proof' }, ownerA),
+      );
+      assert.equal(bound.binding.boundBy, 'operator:owner-a');
+      const entry = await rail.db.selectFrom('audit_log').selectAll().where('seq', '=', bound.auditSeq).executeTakeFirst();
+      assert.deepEqual([entry?.action, entry?.tenant, entry?.target], ['ropa.type_bound', 'alpha', alphaType]);
+
+      const purposes = ok(await get('/ropa/purposes', auditor)).purposes;
+      const proof = purposes.find((p: { purposeId: string }) => p.purposeId === 'membership-proof');
+      assert.deepEqual(proof.types, [{ tenant: 'alpha', typeId: alphaType }]);
+      assert.deepEqual(
+        purposes.find((p: { purposeId: string }) => p.purposeId === 'entitlement').types,
+        [],
+        'rebinding replaced it',
+      );
+
+      const record = ok(await get('/ropa', auditor));
+      assert.equal(record.controller.storage.engine, factory.name);
+      assert.doesNotMatch(JSON.stringify(record.controller), /openrail-ci|password/, 'no database credentials');
+      const membership = record.activities.find((a: { purposeId: string }) => a.purposeId === 'membership');
+      const memberships = membership.categories.find((c: { category: string }) => c.category === 'memberships');
+      assert.equal(memberships.rows, (await rowCounts(rail.db, ['members'])).members);
+      const proofRecord = record.credentialPurposes.find((p: { purposeId: string }) => p.purposeId === 'membership-proof');
+      assert.deepEqual(
+        proofRecord.types.map((t: { typeId: string }) => t.typeId),
+        [alphaType],
+      );
+      assert.deepEqual(proofRecord.claims, ['holder_name']);
+      assert.ok(
+        record.unboundTypes.some((t: { tenant: string }) => t.tenant === 'beta'),
+        'beta’s types are bound to nothing yet',
+      );
+      const alphaChannels = record.recipients.channels.find((c: { tenant: string }) => c.tenant === 'alpha');
+      assert.ok(alphaChannels.active >= 2, 'the holders’ channels with alpha');
+      assert.equal((await get('/ropa', analyst)).statusCode, 403);
     });
   });
 }

@@ -1,13 +1,16 @@
 import { Type } from '@sinclair/typebox';
+import type { DatabaseLocation } from '../../../config/config.ts';
+import { ROOT_SLUG } from '../../../core/slug.ts';
 import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
 import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../../http/route.ts';
-import { AccountId, AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { AccountId, AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { StoredRequestState } from '../../../ports/compliance-store.ts';
 import { accountModule } from '../../account/module.ts';
+import { TypeId } from '../../credential-types/routes.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import { subjectExportAction } from '../approvals/actions/subject-export.ts';
@@ -17,10 +20,12 @@ import { Accountability } from './accountability.ts';
 import { ComplianceService } from './compliance-service.ts';
 import { incidentRoutes } from './incident-routes.ts';
 import { Incidents } from './incidents.ts';
+import { type Controller, RecordOfProcessing } from './ropa.ts';
 import {
   AccessRequestId,
   AccessRequestView,
   AttestationView,
+  BindingView,
   ErasureRequestParams,
   ErasureRequestView,
   Ground,
@@ -28,7 +33,9 @@ import {
   InventoryView,
   LookupView,
   ProgrammeView,
+  PurposesView,
   ReceivedAt,
+  RecordView,
   RoleChangeView,
   RoleSeparationView,
   Source,
@@ -81,18 +88,44 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     clock: ctx.clock,
     ids: ctx.ids,
   });
-  return { group: complianceRoutes(compliance, accountability, incidents, () => ctx.clock.now()) };
+  const record = new RecordOfProcessing({
+    store: stores.compliance,
+    uow: ctx.unitOfWork({ requests: stores.compliance }),
+    controller: {
+      name: ctx.config.platformName,
+      url: ctx.config.publicUrl.origin,
+      did: tenants.didOf(ROOT_SLUG),
+      storage: storageOf(ctx.config.database),
+    },
+    clock: ctx.clock,
+  });
+  return { group: complianceRoutes({ compliance, accountability, incidents, record }, () => ctx.clock.now()) };
 };
+
+/** Where the data is stored, in words: never a database URL, which may carry a password. */
+function storageOf(database: DatabaseLocation): Controller['storage'] {
+  if (database.kind === 'sqlite') {
+    return { engine: 'sqlite', where: database.file === ':memory:' ? 'in memory' : `the SQLite file ${database.file}` };
+  }
+  const url = new URL(database.url);
+  return { engine: 'postgres', where: `the PostgreSQL database ${url.pathname.slice(1) || '(default)'} on ${url.hostname}` };
+}
 
 const States = (states: readonly StoredRequestState[]) => Type.Optional(Type.Union(states.map((s) => Type.Literal(s))));
 
 /** Running incidents the programme overview lists, at most, of each state. */
 const PROGRAMME_INCIDENTS = 100;
 
+/** The group's services. */
+export interface Compliance {
+  compliance: ComplianceService;
+  accountability: Accountability;
+  incidents: Incidents;
+  record: RecordOfProcessing;
+}
+
 export function complianceRoutes(
-  compliance: ComplianceService,
-  accountability: Accountability,
-  incidents: Incidents,
+  { compliance, accountability, incidents, record }: Compliance,
   clockNow: () => number,
 ): RouteGroup {
   const common = { ...adminRoute(DOC), scope: 'platform' as const };
@@ -106,6 +139,46 @@ export function complianceRoutes(
     routes: [
       ...accountabilityRoutes(accountability),
       ...incidentRoutes(incidents),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${BASE}/ropa`,
+        roles: ROLE_MATRIX.complianceOversee,
+        summary:
+          'The record of processing activities, generated now: purposes, types, data categories, recipients, retention, storage.',
+        responses: { 200: { description: 'The record.', schema: RecordView }, ...OPERATOR_ERRORS },
+        handler: async () => record.record(),
+      }),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${BASE}/ropa/purposes`,
+        roles: ROLE_MATRIX.complianceOversee,
+        summary: 'The purposes of processing: the service’s own activities, and what credential types are issued for.',
+        responses: { 200: { description: 'The purposes.', schema: PurposesView }, ...OPERATOR_ERRORS },
+        handler: async () => record.purposes(),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${BASE}/ropa/type-purpose`,
+        roles: ROLE_MATRIX.complianceRun,
+        scope: { tenantIn: 'body' },
+        summary: 'Bind a credential type to the purpose it is issued for (replacing the one it had).',
+        body: Type.Object(
+          { tenant: Slug, typeId: TypeId, purposeId: Type.String({ maxLength: 64 }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: { description: 'The binding.', schema: AdminMutation({ binding: BindingView }) },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_type'),
+        },
+        handler: async (request) => {
+          const { tenant, typeId, purposeId } = request.body;
+          return record.bindType(tenant, typeId, purposeId, actor(request));
+        },
+      }),
       defineRoute({
         ...common,
         method: 'GET',

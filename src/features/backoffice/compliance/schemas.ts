@@ -187,3 +187,64 @@ export const ProgrammeView = Type.Object({
     }),
   ),
 });
+
+const PurposeHead = {
+  purposeId: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  kind: Type.String({ description: 'activity (the service’s own) or credential (what a type is issued for)' }),
+  subjects: Type.Array(Type.String()),
+  retention: Type.String(),
+};
+
+export const PurposesView = Type.Object({
+  purposes: Type.Array(
+    Type.Object({ ...PurposeHead, types: Type.Array(Type.Object({ tenant: Type.String(), typeId: Type.String() })) }),
+  ),
+});
+
+const BoundType = Type.Object({
+  tenant: Type.String(),
+  typeId: Type.String(),
+  name: Type.String(),
+  claims: Type.Array(Type.String()),
+  purposeId: Nullable(Type.String()),
+  boundAt: Nullable(DateTimeView),
+  boundBy: Nullable(Type.String()),
+});
+
+export const RecordView = Type.Object({
+  generatedAt: DateTimeView,
+  controller: Type.Object({
+    name: Type.String(),
+    url: Type.String(),
+    did: Type.String(),
+    storage: Type.Object({ engine: Type.String(), where: Type.String() }),
+  }),
+  activities: Type.Array(
+    Type.Object({
+      ...PurposeHead,
+      categories: Type.Array(
+        Type.Object({ category: Type.String(), names: Type.String(), columns: Type.Array(Type.String()), rows: Type.Integer() }),
+      ),
+    }),
+  ),
+  credentialPurposes: Type.Array(
+    Type.Object({ ...PurposeHead, types: Type.Array(BoundType), claims: Type.Array(Type.String()) }),
+  ),
+  unboundTypes: Type.Array(BoundType),
+  recipients: Type.Object({
+    webhooks: Type.Array(
+      Type.Object({ tenant: Type.String(), origin: Type.String(), events: Type.Array(Type.String()), active: Type.Boolean() }),
+    ),
+    channels: Type.Array(Type.Object({ tenant: Type.String(), active: Type.Integer() })),
+  }),
+});
+
+export const BindingView = Type.Object({
+  tenant: Type.String(),
+  typeId: Type.String(),
+  purposeId: Type.String(),
+  boundAt: DateTimeView,
+  boundBy: Type.String(),
+});

@@ -1,0 +1,125 @@
+import { type Actor, actorLabel } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { ComplianceStore, InventoryRow, TypeWithPurpose } from '../../../ports/compliance-store.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { ComplianceScope } from './compliance-service.ts';
+import { CREDENTIAL_PURPOSES, PURPOSES, type Purpose } from './purposes.ts';
+
+/** Credential types, and webhook endpoints, one record reads at most. */
+export const RECORD_MAX = 5000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const typeView = (t: TypeWithPurpose) => ({
+  tenant: t.tenant,
+  typeId: t.typeId,
+  name: t.name,
+  claims: t.claims,
+  purposeId: t.purposeId,
+  boundAt: t.boundAt === null ? null : iso(t.boundAt),
+  boundBy: t.boundBy,
+});
+
+/** What the record says of the deployment itself: who controls it, and where its data is stored. */
+export interface Controller {
+  name: string;
+  url: string;
+  did: string;
+  storage: { engine: 'sqlite' | 'postgres'; where: string };
+}
+
+/**
+ * The record of processing activities (GDPR Art. 30; docs/backoffice/compliance.md, "Record of
+ * processing"), generated from the configuration and the data when asked: the purposes, the
+ * credential types bound to each, the data categories with their row counts (the holder-data
+ * registry), the recipients (webhook endpoints, channels), retention and storage.
+ */
+export class RecordOfProcessing {
+  constructor(
+    private readonly deps: {
+      store: ComplianceStore;
+      uow: UnitOfWork<ComplianceScope>;
+      controller: Controller;
+      clock: Clock;
+    },
+  ) {}
+
+  async purposes() {
+    const types = await this.deps.store.typesWithPurposes(RECORD_MAX);
+    return {
+      purposes: PURPOSES.map((p) => ({
+        ...this.purposeHead(p),
+        types: types.filter((t) => t.purposeId === p.purposeId).map((t) => ({ tenant: t.tenant, typeId: t.typeId })),
+      })),
+    };
+  }
+
+  async record() {
+    const [inventory, types, recipients] = await Promise.all([
+      this.deps.store.inventory(),
+      this.deps.store.typesWithPurposes(RECORD_MAX),
+      this.deps.store.recipients(RECORD_MAX),
+    ]);
+    return {
+      generatedAt: iso(this.deps.clock.now()),
+      controller: this.deps.controller,
+      activities: PURPOSES.filter((p) => p.kind === 'activity').map((p) => ({
+        ...this.purposeHead(p),
+        categories: categoriesOf(inventory.filter((c) => p.tables.includes(c.table))),
+      })),
+      credentialPurposes: PURPOSES.filter((p) => p.kind === 'credential').map((p) => {
+        const bound = types.filter((t) => t.purposeId === p.purposeId);
+        return {
+          ...this.purposeHead(p),
+          types: bound.map(typeView),
+          claims: [...new Set(bound.flatMap((t) => t.claims))].sort(),
+        };
+      }),
+      unboundTypes: types.filter((t) => t.purposeId === null).map(typeView),
+      recipients,
+    };
+  }
+
+  /** Binds a credential type to the credential purpose it is issued for (replacing one it had). */
+  async bindType(tenant: string, typeId: string, purposeId: string, actor: Actor) {
+    if (!CREDENTIAL_PURPOSES.includes(purposeId)) {
+      throw new ServiceError('invalid_request', `A credential type is bound to one of: ${CREDENTIAL_PURPOSES.join(', ')}.`);
+    }
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      if (!(await requests.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor)))) {
+        throw new ServiceError('unknown_type', 'The tenant has no credential type with this typeId.');
+      }
+      const auditSeq = await audit.append({ actor, action: 'ropa.type_bound', tenant, target: typeId, detail: { purposeId } });
+      return {
+        ok: true as const,
+        auditSeq,
+        binding: { tenant, typeId, purposeId, boundAt: iso(now), boundBy: actorLabel(actor) },
+      };
+    });
+  }
+
+  private purposeHead(p: Purpose) {
+    return {
+      purposeId: p.purposeId,
+      name: p.name,
+      description: p.description,
+      kind: p.kind,
+      subjects: [...p.subjects],
+      retention: p.retention,
+    };
+  }
+}
+
+/** The data categories of some registered columns, with the rows that hold each. */
+function categoriesOf(columns: readonly InventoryRow[]) {
+  const byCategory = new Map<string, { category: string; names: string; columns: string[]; rows: number }>();
+  for (const c of columns) {
+    const found = byCategory.get(c.category) ?? { category: c.category, names: c.names, columns: [], rows: 0 };
+    found.columns.push(`${c.table}.${c.column}`);
+    found.rows = Math.max(found.rows, c.rows);
+    byCategory.set(c.category, found);
+  }
+  return [...byCategory.values()];
+}
