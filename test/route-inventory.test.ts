@@ -123,6 +123,7 @@ describe('the route table against the interface inventory', () => {
       'admin-people',
       'admin-session',
       'admin-credentials',
+      'admin-compliance',
     ];
     for (const group of finished) {
       const missing = INVENTORY.filter((r) => r.group === group && !served.has(`${r.method} ${r.path}`));

@@ -155,6 +155,10 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'The incident cannot move to that state from where it is (open → assessed → notified → closed).',
   },
+  retention_floor: {
+    status: 409,
+    description: 'The category is kept at least this long (or never purged) whatever a rule says.',
+  },
   subject_held: {
     status: 409,
     description: 'The service holds data on this identifier, so a negative response would be untrue; look it up instead.',

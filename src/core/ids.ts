@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   mailedCode: 'obc',
   /** A credential offer. */
   offer: 'off',
+  /** A retention purge run (docs/backoffice/compliance.md). */
+  purgeRun: 'prg',
   /** A deposit product. */
   product: 'prd',
   /** A governance proposal. */

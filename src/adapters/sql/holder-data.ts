@@ -355,6 +355,8 @@ function operatorColumns(): HolderColumn[] {
     ['attestations', 'username', "attestations of the deployment's statements"],
     ['incidents', 'opened_by', 'incidents opened'],
     ['type_purposes', 'bound_by', 'purposes bound to credential types'],
+    ['retention_rules', 'updated_by', 'retention rules and purges'],
+    ['purge_runs', 'requested_by', 'retention rules and purges'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

@@ -650,6 +650,29 @@ export interface TypePurposesTable {
   bound_by: string;
 }
 
+/** Retention rules and purge runs (migration 0030). */
+export interface RetentionRulesTable {
+  category: string;
+  keep_days: number;
+  updated_at: number;
+  updated_by: string;
+}
+
+export interface PurgeRunsTable {
+  id: string;
+  state: string;
+  requested_by: string;
+  requested_at: number;
+  /** JSON: category → cutoff (ms). */
+  cutoffs: string;
+  /** JSON: category → rows deleted. */
+  counts: string;
+  /** JSON: the categories finished. */
+  finished: string;
+  finished_at: number | null;
+  audit_seq: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -706,4 +729,6 @@ export interface Database {
   attestations: AttestationsTable;
   incidents: IncidentsTable;
   type_purposes: TypePurposesTable;
+  retention_rules: RetentionRulesTable;
+  purge_runs: PurgeRunsTable;
 }

@@ -8,6 +8,7 @@ import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
 import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
+import { SqlRetentionStore } from '../../adapters/sql/sql-retention-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
@@ -20,6 +21,7 @@ import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
+import type { RetentionStore } from '../../ports/retention-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
@@ -49,6 +51,7 @@ export interface BackofficeStores {
   orgs: OrgStore;
   compliance: ComplianceStore;
   incidents: IncidentStore;
+  retention: RetentionStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -100,6 +103,7 @@ export const backofficeModule = defineModule({
     SqlOrgStore,
     SqlComplianceStore,
     SqlIncidentStore,
+    SqlRetentionStore,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -115,6 +119,7 @@ export const backofficeModule = defineModule({
       orgs: ctx.store(SqlOrgStore),
       compliance: ctx.store(SqlComplianceStore),
       incidents: ctx.store(SqlIncidentStore),
+      retention: ctx.store(SqlRetentionStore),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

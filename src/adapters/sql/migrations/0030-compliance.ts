@@ -14,6 +14,10 @@ import type { Kysely, Migration } from 'kysely';
  * Type purposes: which purpose of the record of processing a credential type is issued for (one
  * per type), bound by an operator.
  *
+ * Retention: a rule per category of kept data (`retention_rules`), and the purge runs that
+ * delete what is past its rule (`purge_runs`: the cutoffs fixed when the run was asked for, the
+ * counts so far, the categories finished), so a run killed half-way resumes where it stopped.
+ *
  * Attestations: an operator's statement that it read and follows a text of the deployment's
  * (`statement_id`, `version`), once per operator, statement and version, with its audit entry.
  */
@@ -89,6 +93,27 @@ export const compliance: Migration = {
       .addColumn('bound_by', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('type_purposes_pk', ['tenant', 'type_id'])
       .execute();
+
+    await db.schema
+      .createTable('retention_rules')
+      .addColumn('category', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('keep_days', 'integer', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_by', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('purge_runs')
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('requested_by', 'text', (c) => c.notNull())
+      .addColumn('requested_at', 'bigint', (c) => c.notNull())
+      .addColumn('cutoffs', 'text', (c) => c.notNull())
+      .addColumn('counts', 'text', (c) => c.notNull())
+      .addColumn('finished', 'text', (c) => c.notNull())
+      .addColumn('finished_at', 'bigint')
+      .addColumn('audit_seq', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('purge_runs_by_time').on('purge_runs').columns(['requested_at', 'id']).execute();
 
     await db.schema.createIndex('attestations_by_time').on('attestations').columns(['attested_at', 'id']).execute();
   },

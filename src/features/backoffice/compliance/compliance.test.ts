@@ -710,5 +710,107 @@ for (const factory of testDatabases()) {
       assert.ok(alphaChannels.active >= 2, 'the holders’ channels with alpha');
       assert.equal((await get('/ropa', analyst)).statusCode, 403);
     });
+    test('retention: rules above their floors, a dry run and a purge with the same counts, what must stay stays', async () => {
+      const rules = ok(await get('/retention/rules', auditor));
+      const rule = (category: string) => rules.rules.find((r: { category: string }) => r.category === category);
+      assert.deepEqual([rule('audit-log').purgeable, rule('audit-log').keepDays], [false, null]);
+      assert.deepEqual([rule('verifications').keepDays, rule('verifications').floorDays], [180, 30]);
+      assert.equal(rules.lastRun, null);
+      await refusedUnchanged(
+        snapshot,
+        () => post('/retention/rules', { category: 'audit-log', keepDays: 3650 }, ops),
+        409,
+        'retention_floor',
+      );
+      await refusedUnchanged(
+        snapshot,
+        () => post('/retention/rules', { category: 'verifications', keepDays: 29 }, ops),
+        409,
+        'retention_floor',
+      );
+      await refusedUnchanged(
+        snapshot,
+        () => post('/retention/rules', { category: 'everything', keepDays: 30 }, ops),
+        400,
+        'invalid_request',
+      );
+      await refusedUnchanged(
+        snapshot,
+        () => post('/retention/rules', { category: 'verifications', keepDays: 30 }, auditor),
+        403,
+        'forbidden',
+      );
+      const set = ok(await post('/retention/rules', { category: 'data-subject-requests', keepDays: 365 }, ownerA));
+      assert.deepEqual(set.rule.keepDays, 365);
+      ok(await post('/retention/rules', { category: 'incidents', keepDays: 1095 }, ops));
+
+      // Four years on: what was answered, closed and decided in this suite is past every rule.
+      now += 4 * 365 * 86_400_000;
+      const desk = await signedInOperator(rail.app, 'purger', ['ops']);
+      const reader = await signedInOperator(rail.app, 'purge-auditor', ['auditor']);
+      const openRequest = ok(await post('/erasure/requests', { accountId: second.accountId, source: 'Desk' }, desk), 201).request
+        .requestId;
+      const kept = async () => ({
+        received: Number(
+          (
+            await rail.db
+              .selectFrom('compliance_requests')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('state', '=', 'received')
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        running: Number(
+          (
+            await rail.db
+              .selectFrom('incidents')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('state', '<>', 'closed')
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        audit: (await rowCounts(rail.db, ['audit_log'])).audit_log ?? 0,
+      });
+      const before = await kept();
+      assert.ok(before.received >= 1 && before.running >= 1);
+
+      const dry = ok(await post('/retention/purge-run', { dryRun: true }, desk));
+      assert.equal(dry.dryRun, true);
+      assert.ok(dry.counts['data-subject-requests'] >= 4, JSON.stringify(dry.counts));
+      assert.equal(dry.counts.incidents, 1, 'the closed incident: three years under its rule, past it in four');
+      assert.ok(dry.counts['erasure-receipts'] >= 1 && dry.counts.approvals >= 2);
+      assert.equal(dry.cutoffs['data-subject-requests'], new Date(now - 365 * 86_400_000).toISOString());
+      assert.equal(dry.cutoffs['audit-log'], undefined, 'never purged');
+
+      const started = ok(await post('/retention/purge-run', { dryRun: false }, desk), 202);
+      assert.equal(started.run.state, 'running');
+      const again = ok(await post('/retention/purge-run', { dryRun: false }, desk));
+      assert.deepEqual([again.created, again.run.runId, again.auditSeq], [false, started.run.runId, started.auditSeq]);
+      await rail.jobs.tick();
+      const after = ok(await get('/retention/rules', reader)).lastRun;
+      assert.equal(after.runId, started.run.runId);
+      assert.equal(after.state, 'done');
+      assert.deepEqual(after.counts, dry.counts, 'the purge deleted what the dry run counted');
+      assert.deepEqual(
+        ok(await post('/retention/purge-run', { dryRun: true }, desk)).counts,
+        Object.fromEntries(Object.keys(dry.counts).map((k) => [k, 0])),
+      );
+
+      const left = await kept();
+      assert.equal(left.received, before.received, 'received requests stay');
+      assert.equal(left.running, before.running, 'running incidents stay');
+      assert.ok(left.audit > before.audit, 'the audit chain only grows');
+      assert.equal(ok(await get(`/erasure/requests/${openRequest}`, reader)).state, 'received');
+      const purged = await rail.db
+        .selectFrom('audit_log')
+        .select(['actor', 'detail'])
+        .where('action', '=', 'retention.purged')
+        .executeTakeFirstOrThrow();
+      assert.equal(purged.actor, 'system:retention');
+      assert.deepEqual(JSON.parse(purged.detail).counts, dry.counts);
+      assert.equal(ok(await get('/program', reader)).lastPurge.runId, started.run.runId);
+      const chain = await verifyAuditChain(new SqlBackofficeAudit(rail.db));
+      assert.equal(chain.verified, true, JSON.stringify(chain));
+    });
   });
 }

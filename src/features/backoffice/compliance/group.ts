@@ -20,6 +20,7 @@ import { Accountability } from './accountability.ts';
 import { ComplianceService } from './compliance-service.ts';
 import { incidentRoutes } from './incident-routes.ts';
 import { Incidents } from './incidents.ts';
+import { KEEP_DAYS_MAX, Retention } from './retention.ts';
 import { type Controller, RecordOfProcessing } from './ropa.ts';
 import {
   AccessRequestId,
@@ -33,11 +34,13 @@ import {
   InventoryView,
   LookupView,
   ProgrammeView,
+  PurgeRunView,
   PurposesView,
   ReceivedAt,
   RecordView,
   RoleChangeView,
   RoleSeparationView,
+  RulesView,
   Source,
   StatementId,
   StatementVersion,
@@ -99,7 +102,16 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     },
     clock: ctx.clock,
   });
-  return { group: complianceRoutes({ compliance, accountability, incidents, record }, () => ctx.clock.now()) };
+  const retention = new Retention({
+    store: stores.retention,
+    uow: ctx.unitOfWork({ retention: stores.retention }),
+    clock: ctx.clock,
+    ids: ctx.ids,
+  });
+  return {
+    group: complianceRoutes({ compliance, accountability, incidents, record, retention }, () => ctx.clock.now()),
+    jobs: [{ name: 'backoffice.retention-purge', everyMs: PURGE_EVERY_MS, run: (now) => retention.work(now) }],
+  };
 };
 
 /** Where the data is stored, in words: never a database URL, which may carry a password. */
@@ -116,16 +128,20 @@ const States = (states: readonly StoredRequestState[]) => Type.Optional(Type.Uni
 /** Running incidents the programme overview lists, at most, of each state. */
 const PROGRAMME_INCIDENTS = 100;
 
+/** How often the purge job looks for a running purge. */
+const PURGE_EVERY_MS = 60_000;
+
 /** The group's services. */
 export interface Compliance {
   compliance: ComplianceService;
   accountability: Accountability;
   incidents: Incidents;
   record: RecordOfProcessing;
+  retention: Retention;
 }
 
 export function complianceRoutes(
-  { compliance, accountability, incidents, record }: Compliance,
+  { compliance, accountability, incidents, record, retention }: Compliance,
   clockNow: () => number,
 ): RouteGroup {
   const common = { ...adminRoute(DOC), scope: 'platform' as const };
@@ -139,6 +155,70 @@ export function complianceRoutes(
     routes: [
       ...accountabilityRoutes(accountability),
       ...incidentRoutes(incidents),
+      defineRoute({
+        ...common,
+        method: 'GET',
+        path: `${BASE}/retention/rules`,
+        roles: ROLE_MATRIX.complianceOversee,
+        summary: 'How long each category of kept data stays, its floor, and the last purge run.',
+        responses: { 200: { description: 'The rules.', schema: RulesView }, ...OPERATOR_ERRORS },
+        handler: async () => retention.rules(),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${BASE}/retention/rules`,
+        roles: ROLE_MATRIX.complianceRun,
+        summary: 'Set how many days a category is kept (never below its floor).',
+        body: Type.Object(
+          { category: Type.String({ maxLength: 64 }), keepDays: Type.Integer({ minimum: 1, maximum: KEEP_DAYS_MAX }) },
+          { additionalProperties: false },
+        ),
+        responses: {
+          200: {
+            description: 'The rule.',
+            schema: AdminMutation({
+              rule: Type.Object({
+                category: Type.String(),
+                keepDays: Type.Integer(),
+                updatedAt: Type.String(),
+                updatedBy: Type.String(),
+              }),
+            }),
+          },
+          ...OPERATOR_ERRORS,
+          409: errorResponse('retention_floor: below the floor, or a category never purged.'),
+        },
+        handler: async (request) => retention.setRule(request.body.category, request.body.keepDays, actor(request)),
+      }),
+      defineRoute({
+        ...common,
+        method: 'POST',
+        path: `${BASE}/retention/purge-run`,
+        roles: ROLE_MATRIX.complianceRun,
+        summary: 'Count what a purge would delete now (dryRun), or start one the job runner works through.',
+        body: Type.Object({ dryRun: Type.Boolean() }, { additionalProperties: false }),
+        responses: {
+          200: {
+            description: 'dryRun: the counts; otherwise: the purge already running, answered again.',
+            schema: Type.Union([
+              Type.Object({
+                dryRun: Type.Literal(true),
+                cutoffs: Type.Record(Type.String(), Type.String()),
+                counts: Type.Record(Type.String(), Type.Integer()),
+              }),
+              AdminMutation({ run: PurgeRunView, created: Type.Literal(false) }),
+            ]),
+          },
+          202: { description: 'The purge, started.', schema: AdminMutation({ run: PurgeRunView, created: Type.Literal(true) }) },
+          ...OPERATOR_ERRORS,
+        },
+        handler: async (request, reply) => {
+          if (request.body.dryRun) return retention.dryRun();
+          const started = await retention.start(actor(request));
+          return started.created ? reply.code(202).send(started) : started;
+        },
+      }),
       defineRoute({
         ...common,
         method: 'GET',
@@ -189,6 +269,7 @@ export function complianceRoutes(
         responses: { 200: { description: 'The overview.', schema: ProgrammeView }, ...OPERATOR_ERRORS },
         handler: async () => ({
           checkedAt: new Date(clockNow()).toISOString(),
+          lastPurge: await retention.lastRun(),
           requests: await compliance.openRequests(),
           incidents: await incidents.running(PROGRAMME_INCIDENTS),
           attestationsDue: await accountability.attestationsDue(),

@@ -106,6 +106,8 @@ export const PURPOSES: readonly Purpose[] = [
       'attestations',
       'incidents',
       'type_purposes',
+      'retention_rules',
+      'purge_runs',
       'outbox',
       'webhook_deliveries',
     ],

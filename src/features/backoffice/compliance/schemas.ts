@@ -159,10 +159,22 @@ export const InventoryView = Type.Object({
   ),
 });
 
+export const PurgeRunView = Type.Object({
+  runId: Type.String(),
+  state: Type.String({ description: 'running or done' }),
+  requestedBy: Type.String(),
+  requestedAt: DateTimeView,
+  cutoffs: Type.Record(Type.String(), DateTimeView),
+  counts: Type.Record(Type.String(), Type.Integer()),
+  finished: Type.Array(Type.String()),
+  finishedAt: Nullable(DateTimeView),
+});
+
 const OpenRequests = Type.Object({ open: Type.Integer(), overdue: Type.Integer(), nextDue: Nullable(DateTimeView) });
 
 export const ProgrammeView = Type.Object({
   checkedAt: DateTimeView,
+  lastPurge: Nullable(PurgeRunView),
   requests: Type.Object({ access: OpenRequests, erasure: OpenRequests }),
   incidents: Type.Array(
     Type.Object({
@@ -247,4 +259,21 @@ export const BindingView = Type.Object({
   purposeId: Type.String(),
   boundAt: DateTimeView,
   boundBy: Type.String(),
+});
+
+export const RulesView = Type.Object({
+  rules: Type.Array(
+    Type.Object({
+      category: Type.String(),
+      what: Type.String(),
+      purgeable: Type.Boolean(),
+      keepDays: Nullable(Type.Integer()),
+      defaultDays: Nullable(Type.Integer()),
+      floorDays: Nullable(Type.Integer()),
+      why: Type.String(),
+      updatedAt: Nullable(DateTimeView),
+      updatedBy: Nullable(Type.String()),
+    }),
+  ),
+  lastRun: Nullable(PurgeRunView),
 });
