@@ -141,6 +141,11 @@ export interface Recipients {
   channels: { tenant: string; active: number }[];
 }
 
+/**
+ * The compliance group's own records: the platform's, with the reads that narrow to one tenant
+ * (the requests about its members, its types and their purposes).
+ * @tenantOwned
+ */
 export interface ComplianceStore {
   add(request: ComplianceRequestRecord): Promise<void>;
   get(kind: RequestKind, id: string): Promise<ListedRequest | undefined>;
@@ -195,12 +200,14 @@ export interface ComplianceStore {
    * operators who have not attested that version, at most `limit` statements.
    */
   attestationsDue(limit: number): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
-  /** Every credential type (by tenant and type id) with its purpose, at most `limit`. */
-  typesWithPurposes(limit: number): Promise<TypeWithPurpose[]>;
+  /** Every credential type (by tenant and type id), or one tenant's, with its purpose, at most `limit`. */
+  typesWithPurposes(limit: number, tenant?: string): Promise<TypeWithPurpose[]>;
   /** Binds the type to a purpose (replacing its purpose); false when the type does not exist. */
   bindPurpose(tenant: string, typeId: string, purposeId: string, now: number, by: string): Promise<boolean>;
   /** The deployment's recipients of personal data, at most `limit` webhooks. */
   recipients(limit: number): Promise<Recipients>;
+  /** The data-subject requests about accounts that are members of the tenant, newest received first, at most `limit`. */
+  requestsOfMembers(tenant: string, limit: number): Promise<ListedRequest[]>;
   /** Pairs of actors who approved each other's requests at the desk, at most `limit`. */
   reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]>;
 }

@@ -41,6 +41,11 @@ export interface AffectedTenant {
   accounts: number;
 }
 
+/**
+ * The breach register: the platform's, with the reads that narrow to one tenant (the incidents
+ * touching it, what they touch of it).
+ * @tenantOwned
+ */
 export interface IncidentStore {
   add(incident: IncidentRecord): Promise<void>;
   get(id: string): Promise<IncidentRecord | undefined>;
@@ -51,6 +56,8 @@ export interface IncidentStore {
   ): Promise<IncidentRecord[]>;
   /** Writes the changed fields while the incident is still in `from`; false otherwise (one conditional write). */
   update(id: string, from: IncidentState, change: Partial<IncidentRecord>): Promise<boolean>;
+  /** Incidents whose scope names the tenant or no tenant at all, newest detected first, at most `limit`. */
+  touching(tenant: string, limit: number): Promise<IncidentRecord[]>;
   /**
    * The credentials the scope touches, counted per tenant: issued in the window (until `now` when
    * it is open), of the tenants and types named, and, where keys are named, issued while one of

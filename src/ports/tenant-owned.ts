@@ -2,9 +2,11 @@ import type { AccessTokenStore } from './access-token-store.ts';
 import type { ApprovalStore, ApprovalTargets } from './approval-store.ts';
 import type { AttentionViews, CatalogueViews, SearchViews, SubjectViews } from './backoffice-views.ts';
 import type { ChannelStore } from './channel-store.ts';
+import type { ComplianceStore } from './compliance-store.ts';
 import type { CredentialTypeStore } from './credential-type-store.ts';
 import type { DepositStore } from './deposit-store.ts';
 import type { DirectoryStore } from './directory-store.ts';
+import type { IncidentStore } from './incident-store.ts';
 import type { IntegrationTokenStore } from './integration-token-store.ts';
 import type { IssuedCredentialStore } from './issued-credential-store.ts';
 import type { KeyStore } from './key-store.ts';
@@ -53,6 +55,8 @@ export interface TenantOwnedPorts {
   CatalogueViews: CatalogueViews;
   OperatorStore: OperatorStore;
   PartnerStore: PartnerStore;
+  ComplianceStore: ComplianceStore;
+  IncidentStore: IncidentStore;
 }
 
 /**

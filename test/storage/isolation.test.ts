@@ -38,6 +38,7 @@ import type { WalletItemRecord } from '../../src/ports/wallet-item-store.ts';
 import type { WebhookRecord } from '../../src/ports/webhook-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
+import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -351,6 +352,35 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     endSession: B.partners,
     endSessions: B.partners,
     prune: B.partners,
+  },
+  ComplianceStore: {
+    add: C.compliance,
+    get: C.compliance,
+    list: C.compliance,
+    decide: C.compliance,
+    byApproval: C.compliance,
+    lookup: C.compliance,
+    membersOf: C.compliance,
+    addAttestation: C.compliance,
+    findAttestation: C.compliance,
+    attestations: C.compliance,
+    roleHistory: C.compliance,
+    inventory: C.compliance,
+    openRequests: C.compliance,
+    attestationsDue: C.compliance,
+    typesWithPurposes: C.compliance,
+    bindPurpose: C.compliance,
+    recipients: C.compliance,
+    requestsOfMembers: C.compliance,
+    reciprocalApprovals: C.compliance,
+  },
+  IncidentStore: {
+    add: C.incidents,
+    get: C.incidents,
+    list: C.incidents,
+    update: C.incidents,
+    touching: C.incidents,
+    affected: C.incidents,
   },
   PresentationTransactionStore: {
     create: T.transactions,
@@ -1989,6 +2019,7 @@ for (const factory of testDatabases()) {
     });
 
     backofficeIsolation(isolated, () => db);
+    complianceIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

@@ -23,7 +23,7 @@ import type { Db } from './connect.ts';
 import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from './schema.ts';
 import { json, mentions } from './sql-backoffice-rows.ts';
-import { inWindow, pastCursor } from './windowed.ts';
+import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 type Row = Selectable<ComplianceRequestsTable> & { approval_state: string | null; receipt_disk: string | null };
 
@@ -322,11 +322,12 @@ export class SqlComplianceStore implements ComplianceStore {
     return due;
   }
 
-  async typesWithPurposes(limit: number): Promise<TypeWithPurpose[]> {
+  async typesWithPurposes(limit: number, tenant?: string): Promise<TypeWithPurpose[]> {
     const rows = await this.db
       .selectFrom('credential_types as t')
       .leftJoin('type_purposes as p', (join) => join.onRef('p.tenant', '=', 't.tenant').onRef('p.type_id', '=', 't.type_id'))
       .select(['t.tenant', 't.type_id', 't.name', 't.claims', 'p.purpose_id', 'p.bound_at', 'p.bound_by'])
+      .where(inTenant(tenant ?? null, 't.tenant'))
       .orderBy('t.tenant')
       .orderBy('t.type_id')
       .limit(limit)
@@ -382,6 +383,20 @@ export class SqlComplianceStore implements ComplianceStore {
       })),
       channels: channels.map((c) => ({ tenant: c.tenant, active: Number(c.n) })),
     };
+  }
+
+  async requestsOfMembers(tenant: string, limit: number): Promise<ListedRequest[]> {
+    const rows = await this.listed()
+      .where((eb) =>
+        eb.exists(
+          eb.selectFrom('members as m').select('m.account_id').whereRef('m.account_id', '=', 'r.account_id').where('m.tenant', '=', tenant),
+        ),
+      )
+      .orderBy('r.received_at', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => toRequest(r as Row));
   }
 
   async reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]> {

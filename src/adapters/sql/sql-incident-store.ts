@@ -12,6 +12,9 @@ import type { Db } from './connect.ts';
 import type { IncidentsTable } from './schema.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
+/** Incidents read to find those touching a tenant, at most: the register is small. */
+const TOUCHING_READ = 1000;
+
 const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 const toIncident = (r: Selectable<IncidentsTable>): IncidentRecord => ({
@@ -90,6 +93,21 @@ export class SqlIncidentStore implements IncidentStore {
       .where('state', '=', from)
       .executeTakeFirst();
     return result.numUpdatedRows === 1n;
+  }
+
+  async touching(tenant: string, limit: number): Promise<IncidentRecord[]> {
+    // The scope is JSON; an incident narrowed to tenants names them in a "tenants" array.
+    const rows = await this.db
+      .selectFrom('incidents')
+      .selectAll()
+      .orderBy('detected_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(TOUCHING_READ)
+      .execute();
+    return rows
+      .map(toIncident)
+      .filter((i) => i.scope.tenants === undefined || i.scope.tenants.length === 0 || i.scope.tenants.includes(tenant))
+      .slice(0, limit);
   }
 
   async affected(scope: IncidentScope, now: number): Promise<AffectedTenant[]> {

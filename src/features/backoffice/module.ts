@@ -36,6 +36,8 @@ import { sessionGroup } from './views/session-group.ts';
 /** What one back-office group builds: its routes, and the jobs that keep its data in order. */
 export interface GroupBuild {
   group: RouteGroup;
+  /** A group of another plane the same services answer (compliance's console view). */
+  console?: RouteGroup;
   jobs?: Job[];
 }
 
@@ -91,6 +93,7 @@ export const backofficeModule = defineModule({
     'admin-session',
     'admin-credentials',
     'admin-compliance',
+    'console-compliance',
   ],
   owns: [
     SqlApprovalTargets,
@@ -127,7 +130,7 @@ export const backofficeModule = defineModule({
     const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));
     return {
       services: {},
-      routes: () => built.map((b) => b.group),
+      routes: () => built.flatMap((b) => (b.console ? [b.group, b.console] : [b.group])),
       jobs: built.flatMap((b) => b.jobs ?? []),
     };
   },

@@ -111,6 +111,20 @@ export class ComplianceService {
     return { access: await of('access'), erasure: await of('erasure') };
   }
 
+  /** The data-subject requests about the tenant's members: its own view (GET /api/compliance). */
+  async requestsOfMembers(tenant: string, limit: number) {
+    const now = this.deps.clock.now();
+    return (await this.deps.store.requestsOfMembers(tenant, limit)).map((r) => ({
+      requestId: r.id,
+      kind: r.kind,
+      state: r.kind === 'access' ? this.accessView(r, now).state : this.erasureView(r, now).state,
+      accountId: r.accountId,
+      receivedAt: iso(r.receivedAt),
+      dueAt: iso(r.dueAt),
+      overdue: r.state === 'received' && now > r.dueAt,
+    }));
+  }
+
   /** The holder-data registry with its row counts (docs/holder-data.md). */
   async inventory() {
     return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.store.inventory() };

@@ -812,5 +812,31 @@ for (const factory of testDatabases()) {
       const chain = await verifyAuditChain(new SqlBackofficeAudit(rail.db));
       assert.equal(chain.verified, true, JSON.stringify(chain));
     });
+    test('an organisation’s own view in the console: requests about its members, incidents touching it, its types’ purposes', async () => {
+      const admin = await signedInOperator(rail.app, 'alpha-console', ['tenant-admin'], 'alpha');
+      const view = ok(await rail.app.inject({ method: 'GET', url: '/api/compliance?tenant=alpha', headers: admin }));
+      assert.equal(view.tenant, 'alpha');
+      assert.ok(view.requests.length > 0);
+      assert.ok(
+        view.requests.every(
+          (r: { accountId: string | null }) => r.accountId === second.accountId || r.accountId === first.accountId,
+        ),
+        'the requests are about its members',
+      );
+      assert.ok(view.types.length > 0 && view.types.every((t: { tenant: string }) => t.tenant === 'alpha'));
+      assert.ok(view.types.some((t: { purposeId: string | null }) => t.purposeId === 'membership-proof'));
+      for (const i of view.incidents) assert.equal(typeof i.affected.credentials, 'number');
+      const refused = await rail.app.inject({ method: 'GET', url: '/api/compliance?tenant=beta', headers: admin });
+      assert.equal(refused.statusCode, 403, 'another organisation’s');
+      const none = await rail.app.inject({ method: 'GET', url: '/api/compliance', headers: admin });
+      assert.equal(none.statusCode, 403, 'a scoped operator names its own organisation');
+      const unnamed = await rail.app.inject({ method: 'GET', url: '/api/compliance', headers: owner });
+      assert.equal(unnamed.statusCode, 400, 'the view is of one organisation');
+      const reader = await signedInOperator(rail.app, 'console-auditor', ['auditor']);
+      assert.equal(
+        (await rail.app.inject({ method: 'GET', url: '/api/compliance?tenant=alpha', headers: reader })).statusCode,
+        403,
+      );
+    });
   });
 }

@@ -6,7 +6,7 @@ import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
-import { defineRoute, type RouteDef, type RouteGroup } from '../../../http/route.ts';
+import { defineRoute, internalOperatorRoute, type RouteDef, type RouteGroup } from '../../../http/route.ts';
 import { AccountId, AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { StoredRequestState } from '../../../ports/compliance-store.ts';
 import { accountModule } from '../../account/module.ts';
@@ -27,6 +27,7 @@ import {
   AccessRequestView,
   AttestationView,
   BindingView,
+  ConsoleComplianceView,
   ErasureRequestParams,
   ErasureRequestView,
   Ground,
@@ -110,6 +111,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   });
   return {
     group: complianceRoutes({ compliance, accountability, incidents, record, retention }, () => ctx.clock.now()),
+    console: consoleComplianceRoutes({ compliance, incidents, record }, () => ctx.clock.now()),
     jobs: [{ name: 'backoffice.retention-purge', everyMs: PURGE_EVERY_MS, run: (now) => retention.work(now) }],
   };
 };
@@ -521,4 +523,44 @@ function accountabilityRoutes(accountability: Accountability): RouteDef[] {
       handler: async () => accountability.roleSeparation(),
     }),
   ];
+}
+
+/** Requests and incidents an organisation's view lists, at most. */
+const CONSOLE_REQUESTS = 100;
+const CONSOLE_INCIDENTS = 50;
+
+/**
+ * `GET /api/compliance` (docs/backoffice/compliance.md, "An organisation's view"): the console's
+ * view of one organisation — the data-subject requests about its members, the incidents touching
+ * it with what they touch of its data, its credential types and their purposes.
+ */
+export function consoleComplianceRoutes(
+  { compliance, incidents, record }: Pick<Compliance, 'compliance' | 'incidents' | 'record'>,
+  clockNow: () => number,
+): RouteGroup {
+  return {
+    name: 'console-compliance',
+    routes: [
+      defineRoute({
+        ...internalOperatorRoute('Console operation; docs/backoffice/compliance.md states its shape.'),
+        method: 'GET',
+        path: '/api/compliance',
+        roles: ['owner', 'tenant-admin'],
+        scope: { tenantIn: 'query' },
+        summary: 'An organisation’s compliance: requests about its members, incidents touching it, its types’ purposes.',
+        querystring: Type.Object({ tenant: Slug }, { additionalProperties: false }),
+        responses: { 200: { description: 'The organisation’s view.', schema: ConsoleComplianceView }, ...OPERATOR_ERRORS },
+        handler: async (request) => {
+          const { tenant } = request.query;
+          return {
+            tenant,
+            checkedAt: new Date(clockNow()).toISOString(),
+            requests: await compliance.requestsOfMembers(tenant, CONSOLE_REQUESTS),
+            incidents: await incidents.touching(tenant, CONSOLE_INCIDENTS),
+            types: await record.typesOf(tenant),
+          };
+        },
+      }),
+    ],
+  };
 }

@@ -175,6 +175,30 @@ export class Incidents {
     });
   }
 
+  /**
+   * The incidents whose scope names the tenant (or no tenant: every tenant), newest detected first,
+   * each with what it touches of that tenant's data: an organisation's own view.
+   */
+  async touching(tenant: string, limit: number) {
+    const now = this.deps.clock.now();
+    const found = await this.deps.store.touching(tenant, limit);
+    const views = [];
+    for (const i of found) {
+      const [mine] = await this.deps.store.affected({ ...i.scope, tenants: [tenant] }, now);
+      const v = this.view(i, now);
+      views.push({
+        incidentId: v.incidentId,
+        title: v.title,
+        severity: v.severity,
+        state: v.state,
+        detectedAt: v.detectedAt,
+        clock: v.clock,
+        affected: { credentials: mine?.credentials ?? 0, revoked: mine?.revoked ?? 0, accounts: mine?.accounts ?? 0 },
+      });
+    }
+    return views;
+  }
+
   /** What the incident's scope touches now, per tenant and in total: computed, never typed in. */
   async affected(id: string) {
     const incident = await this.require(this.deps.store, id);

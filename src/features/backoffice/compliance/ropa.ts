@@ -55,6 +55,11 @@ export class RecordOfProcessing {
     };
   }
 
+  /** A tenant's credential types with the purposes they are bound to. */
+  async typesOf(tenant: string) {
+    return (await this.deps.store.typesWithPurposes(RECORD_MAX, tenant)).map(typeView);
+  }
+
   async record() {
     const [inventory, types, recipients] = await Promise.all([
       this.deps.store.inventory(),

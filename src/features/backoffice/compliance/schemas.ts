@@ -277,3 +277,36 @@ export const RulesView = Type.Object({
   ),
   lastRun: Nullable(PurgeRunView),
 });
+
+export const ConsoleComplianceView = Type.Object({
+  tenant: Type.String(),
+  checkedAt: DateTimeView,
+  requests: Type.Array(
+    Type.Object({
+      requestId: Type.String(),
+      kind: Type.String({ description: 'access or erasure' }),
+      state: Type.String(),
+      accountId: Nullable(Type.String()),
+      receivedAt: DateTimeView,
+      dueAt: DateTimeView,
+      overdue: Type.Boolean(),
+    }),
+  ),
+  incidents: Type.Array(
+    Type.Object({
+      incidentId: Type.String(),
+      title: Type.String(),
+      severity: Type.String(),
+      state: Type.String(),
+      detectedAt: DateTimeView,
+      clock: Type.Object({
+        notifyBy: DateTimeView,
+        stoppedAt: Nullable(DateTimeView),
+        hoursLeft: Nullable(Type.Integer()),
+        overdue: Type.Boolean(),
+      }),
+      affected: Type.Object({ credentials: Type.Integer(), revoked: Type.Integer(), accounts: Type.Integer() }),
+    }),
+  ),
+  types: Type.Array(BoundType),
+});
