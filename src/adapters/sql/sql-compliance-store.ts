@@ -389,7 +389,11 @@ export class SqlComplianceStore implements ComplianceStore {
     const rows = await this.listed()
       .where((eb) =>
         eb.exists(
-          eb.selectFrom('members as m').select('m.account_id').whereRef('m.account_id', '=', 'r.account_id').where('m.tenant', '=', tenant),
+          eb
+            .selectFrom('members as m')
+            .select('m.account_id')
+            .whereRef('m.account_id', '=', 'r.account_id')
+            .where('m.tenant', '=', tenant),
         ),
       )
       .orderBy('r.received_at', 'desc')
