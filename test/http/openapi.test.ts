@@ -43,6 +43,7 @@ const PARAMS: Record<string, string> = {
   depositId: 'no-such-deposit',
   id: `itk_${'A'.repeat(22)}`,
   approvalId: `apr_${'A'.repeat(22)}`,
+  incidentId: `inc_${'A'.repeat(22)}`,
   slug: 'demo-transit',
   statusIndex: '0',
   subject: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../../core/ids.ts';
-import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import {
@@ -17,9 +15,9 @@ import {
 import { INCIDENT_STATES, type IncidentState, SEVERITIES, type Severity } from '../../../ports/incident-store.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import type { Incidents } from './incidents.ts';
+import { actorOf, BASE as GROUP_BASE, platformRoute } from './routes-common.ts';
 
-const DOC = 'docs/backoffice/compliance.md';
-const BASE = '/api/admin/compliance/incidents';
+const BASE = `${GROUP_BASE}/incidents`;
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const State = literals(INCIDENT_STATES);
@@ -90,8 +88,8 @@ const AffectedView = Type.Object({
 
 /** The breach register's routes (docs/backoffice/compliance.md, "Incidents"). */
 export function incidentRoutes(incidents: Incidents): RouteDef[] {
-  const common = { ...adminRoute(DOC), scope: 'platform' as const };
-  const actor = (request: Parameters<typeof operatorOf>[0]) => operatorActor(operatorOf(request));
+  const common = platformRoute;
+  const actor = actorOf;
   return [
     defineRoute({
       ...common,
