@@ -75,7 +75,7 @@ for (const factory of testDatabases()) {
         const now = Date.now();
         const row = (i: number, expiresAt: number) => ({
           id: `vtx_purge${String(i).padStart(8, '0')}`,
-          state: 'expired',
+          state: `purge-state-${i}`,
           nonce: `n${i}`,
           result_token_hash: `h${i}`,
           caller_aud: 'https://rp.example',
