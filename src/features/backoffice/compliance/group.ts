@@ -6,7 +6,6 @@ import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { accountModule } from '../../account/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
-import { subjectExportAction } from '../approvals/actions/subject-export.ts';
 import type { GroupBuilder } from '../module.ts';
 import { Accountability } from './accountability.ts';
 import { accountabilityRoutes } from './accountability-routes.ts';
@@ -19,6 +18,7 @@ import { Retention } from './retention.ts';
 import { type Controller, RecordOfProcessing } from './ropa.ts';
 import type { Compliance } from './routes-common.ts';
 import { ConsoleComplianceView } from './schemas.ts';
+import { subjectExportAction } from './subject-export.ts';
 
 /**
  * Compliance (docs/backoffice/compliance.md), its wiring: data-subject access and erasure

@@ -13,7 +13,7 @@ import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 import { accountModule } from '../../account/module.ts';
-import { EXPORT_RESULT_TTL_MS } from './actions/subject-export.ts';
+import { EXPORT_RESULT_TTL_MS } from './subject-export.ts';
 
 const account = () => randomBytes(32).toString('base64url');
 

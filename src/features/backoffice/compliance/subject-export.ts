@@ -1,10 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Actor } from '../../../../core/actor.ts';
-import { ServiceError } from '../../../../core/errors.ts';
-import type { ApprovalAction } from '../../../../http/admin/approval-desk.ts';
-import { AccountId } from '../../../../http/schemas/common.ts';
-import type { ApprovalTargets } from '../../../../ports/approval-store.ts';
-import type { AccountData } from '../../../account/account-data.ts';
+import type { Actor } from '../../../core/actor.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
+import { AccountId } from '../../../http/schemas/common.ts';
+import type { ApprovalTargets } from '../../../ports/approval-store.ts';
+import type { AccountData } from '../../account/account-data.ts';
 
 /** An export is readable by the operator who asked for it this long after the approval, then cleared. */
 export const EXPORT_RESULT_TTL_MS = 24 * 3_600_000;
