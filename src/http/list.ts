@@ -1,4 +1,4 @@
-import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type TArray, type TNull, type TProperties, type TSchema, type TString, type TUnion, Type } from '@sinclair/typebox';
 import { ServiceError } from '../core/errors.ts';
 import { pageOf } from '../core/page.ts';
 import { Nullable, PageLimit, pageLimit } from './schemas/common.ts';
@@ -35,8 +35,10 @@ export const PageQuery = <T extends TProperties>(filters: T = {} as T) =>
   Type.Object({ ...PAGE_QUERY, ...filters }, { additionalProperties: false });
 
 /** A page of a list: its rows under their own name, and the cursor of the next page (null at the end). */
-export const ListPage = (key: string, item: TSchema) =>
-  Type.Object({ [key]: Type.Array(item), nextCursor: Nullable(Type.String()) });
+export const ListPage = <K extends string, T extends TSchema>(key: K, item: T) =>
+  Type.Object({ [key]: Type.Array(item), nextCursor: Nullable(Type.String()) } as {
+    [P in K | 'nextCursor']: P extends 'nextCursor' ? TUnion<[TString, TNull]> : TArray<T>;
+  });
 
 export interface PageParams {
   limit: number;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
+import { ListPage } from './list.ts';
 import { defineRoute } from './route.ts';
 
 /**
@@ -43,4 +44,28 @@ test('a handler returns one of its declared success bodies, or its reply', async
   assert.deepEqual(await ok.handler({} as never, {} as never), { count: 1, name: 'one' });
   assert.equal(((await wrong.handler({} as never, {} as never)) as { count: unknown }).count, 'one');
   assert.deepEqual(await missing.handler({} as never, {} as never), { count: 1 });
+});
+
+test('a list answers its rows under the name its ListPage declares', async () => {
+  const misnamed = defineRoute({
+    method: 'GET',
+    path: '/probe/list',
+    auth: 'public',
+    stability: 'unpromised',
+    summary: 'probe',
+    responses: { 200: { description: 'a page', schema: ListPage('things', Answer) } },
+    // @ts-expect-error the rows are declared as `things`, not `rows`
+    handler: async () => ({ rows: [{ count: 1, name: 'one' }], nextCursor: null }),
+  });
+  const named = defineRoute({
+    method: 'GET',
+    path: '/probe/list-ok',
+    auth: 'public',
+    stability: 'unpromised',
+    summary: 'probe',
+    responses: { 200: { description: 'a page', schema: ListPage('things', Answer) } },
+    handler: async () => ({ things: [{ count: 1, name: 'one' }], nextCursor: null }),
+  });
+  assert.ok(await misnamed.handler({} as never, {} as never));
+  assert.deepEqual(await named.handler({} as never, {} as never), { things: [{ count: 1, name: 'one' }], nextCursor: null });
 });

@@ -130,12 +130,31 @@ export class ComplianceService {
     return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.store.inventory() };
   }
 
-  async list(kind: RequestKind, state: StoredRequestState | undefined, q: PageParams) {
+  /** Access requests, newest received first (the list convention). */
+  listAccess(state: StoredRequestState | undefined, q: PageParams) {
+    return this.list('access', state, q, (r, now) => this.accessView(r, now));
+  }
+
+  /** Erasure requests, newest received first (the list convention). */
+  listErasure(state: StoredRequestState | undefined, q: PageParams) {
+    return this.list('erasure', state, q, (r, now) => this.erasureView(r, now));
+  }
+
+  private async list<V>(
+    kind: RequestKind,
+    state: StoredRequestState | undefined,
+    q: PageParams,
+    view: (r: ListedRequest, now: number) => V,
+  ) {
     const after = cursorOf(q.after, ['number', 'string'] as const);
     const rows = await this.deps.store.list({ kind, state }, { ...windowOf(q), limit: q.limit + 1, after });
     const now = this.deps.clock.now();
-    const view = (r: ListedRequest) => (kind === 'access' ? this.accessView(r, now) : this.erasureView(r, now));
-    const shown = page(rows, q.limit, (r) => [r.receivedAt, r.id], view);
+    const shown = page(
+      rows,
+      q.limit,
+      (r) => [r.receivedAt, r.id],
+      (r) => view(r, now),
+    );
     return { requests: shown.rows, nextCursor: shown.nextCursor };
   }
 

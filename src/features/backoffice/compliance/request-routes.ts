@@ -50,7 +50,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         200: { description: 'A page of access requests.', schema: ListPage('requests', AccessRequestView) },
         ...OPERATOR_ERRORS,
       },
-      handler: async (request) => compliance.list('access', request.query.state as StoredRequestState, pageParams(request.query)),
+      handler: async (request) => compliance.listAccess(request.query.state as StoredRequestState, pageParams(request.query)),
     }),
     defineRoute({
       ...common,
@@ -117,8 +117,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         200: { description: 'A page of erasure requests.', schema: ListPage('requests', ErasureRequestView) },
         ...OPERATOR_ERRORS,
       },
-      handler: async (request) =>
-        compliance.list('erasure', request.query.state as StoredRequestState, pageParams(request.query)),
+      handler: async (request) => compliance.listErasure(request.query.state as StoredRequestState, pageParams(request.query)),
     }),
     defineRoute({
       ...common,
