@@ -170,11 +170,12 @@ export class ComplianceService {
    */
   async negativeResponse(subject: Subject, input: RequestInput & { requestId?: string | undefined }, actor: Actor) {
     const now = this.deps.clock.now();
-    const found = await this.lookup(subject);
-    if (found.held) {
-      throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
-    }
     return this.deps.uow.run(async ({ requests, audit }) => {
+      // Looked up in the transaction that records the answer, so the statement is true when signed.
+      const found = await this.lookup(subject);
+      if (found.held) {
+        throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
+      }
       const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
       const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
       const did = this.deps.didOf(ROOT_SLUG);
