@@ -24,6 +24,16 @@ for (const factory of testDatabases()) {
         await migrate(db);
         const gaps = registryGaps(await columnsOf(db, target));
         assert.deepEqual(gaps, { unregistered: [], stale: [] });
+        // Every column an export section carries is a column of its table.
+        const present = new Set((await columnsOf(db, target)).map((c) => `${c.table}.${c.column}`));
+        const exported = HOLDER_DATA.flatMap((c) =>
+          'columns' in c.export ? c.export.columns.map((col) => `${c.table}.${col}`) : [],
+        );
+        assert.ok(exported.length > 0);
+        assert.deepEqual(
+          exported.filter((key) => !present.has(key)),
+          [],
+        );
 
         // A later migration that adds a column naming an account, and one naming a contact, without
         // registering them: the same check now names both.

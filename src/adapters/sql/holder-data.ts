@@ -54,8 +54,16 @@ export interface HolderColumn {
   /** What the rows are, in a person's words (the data page, the compliance inventory). */
   category: string;
   erase: EraseRule;
-  /** The section of `openrail-account-export/1` that carries it, or why the export does not. */
-  export: { section: 'memberships' | 'coinLedger' } | { not: string };
+  /**
+   * The section of `openrail-account-export/2` that carries it, or why the export does not:
+   * `memberships` and `coinLedger` the membership module answers; a section of `records` names
+   * the columns of the account's rows it carries (a column ending in `_at` as a time, those in
+   * `json` parsed).
+   */
+  export:
+    | { section: 'memberships' | 'coinLedger' }
+    | { section: string; columns: readonly string[]; json?: readonly string[] }
+    | { not: string };
   /** The timeline sources that show it for an account subject, if any do. */
   timeline?: readonly TimelineSource[];
   /** The column of the row that names its tenant (an erasure reports how many tenants held something). */
@@ -71,7 +79,8 @@ export interface HolderColumn {
 }
 
 const OPERATOR_KEPT = 'operators are offboarded by suspension; what they did stays attributable';
-const NOT_EXPORTED = 'the account export carries memberships and coin ledgers (docs/account.md, "Export")';
+const NOT_EXPORTED =
+  'bookkeeping about the account rather than its own records: the data-subject lookup counts it (docs/account.md, "Export")';
 
 export const HOLDER_DATA: readonly HolderColumn[] = [
   // A holder's account. The erasure runs these in this order; offers first, through the wallet items
@@ -96,7 +105,11 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
       part: 'deposits',
       set: (now) => ({ body: '', body_hash: '', account_id: '', erased_at: now }),
     },
-    export: { not: NOT_EXPORTED },
+    export: {
+      section: 'deposits',
+      columns: ['tenant', 'deposit_id', 'product_id', 'item_id', 'body', 'created_at'],
+      json: ['body'],
+    },
     timeline: ['deposit'],
     tenant: 'tenant',
     also: ['body'],
@@ -107,7 +120,10 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'wallet items',
     erase: { rule: 'delete', part: 'walletItems' },
-    export: { not: NOT_EXPORTED },
+    export: {
+      section: 'walletItems',
+      columns: ['id', 'tenant', 'kind', 'title', 'state', 'created_at', 'updated_at', 'expires_at'],
+    },
     timeline: ['item'],
     tenant: 'tenant',
   },
@@ -117,7 +133,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'sharing settings',
     erase: { rule: 'delete', part: 'shareSettings' },
-    export: { not: NOT_EXPORTED },
+    export: { section: 'sharingSettings', columns: ['item_id', 'tenant', 'elements'], json: ['elements'] },
   },
   {
     table: 'sharing_log',
@@ -125,7 +141,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'sharing log',
     erase: { rule: 'delete', part: 'sharingLog' },
-    export: { not: NOT_EXPORTED },
+    export: { section: 'sharingLog', columns: ['id', 'item_id', 'tenant', 'elements', 'at'], json: ['elements'] },
   },
   {
     table: 'channels',
@@ -133,7 +149,11 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'channels',
     erase: { rule: 'delete', part: 'channels' },
-    export: { not: NOT_EXPORTED },
+    export: {
+      section: 'channels',
+      columns: ['tenant', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'],
+      json: ['elements'],
+    },
     timeline: ['channel'],
     tenant: 'tenant',
   },
@@ -163,7 +183,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     category: 'votes',
     // One id for all of the account's votes: a proposal holds one vote per account, so it stays unique.
     erase: { rule: 'unlink', part: 'votes', pseudonym: 'erased:' },
-    export: { not: NOT_EXPORTED },
+    export: { section: 'votes', columns: ['tenant', 'proposal_id', 'option', 'assisted', 'cast_at'] },
   },
   {
     table: 'directory_contacts',
@@ -180,7 +200,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'directory listings',
     erase: { rule: 'delete', part: 'directoryListings' },
-    export: { not: NOT_EXPORTED },
+    export: { section: 'directoryListing', columns: ['community', 'display_name', 'created_at', 'updated_at'] },
     also: ['display_name', 'name_key'],
   },
   {
@@ -190,7 +210,7 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     category: 'credentials issued to the account',
     // The credential stays revocable by its status entry; its holder key is dropped.
     erase: { rule: 'unlink', part: 'credentials', set: () => ({ holder_thumbprint: '' }) },
-    export: { not: NOT_EXPORTED },
+    export: { section: 'credentials', columns: ['id', 'tenant', 'type_id', 'issued_at', 'revoked_at'] },
     timeline: ['credential', 'revocation'],
     tenant: 'tenant',
   },
@@ -312,7 +332,10 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     category: 'data-subject requests about the account',
     erase: { rule: 'unlink', part: 'complianceRequests', set: () => ({ account_id: null }) },
-    export: { not: NOT_EXPORTED },
+    export: {
+      section: 'requests',
+      columns: ['id', 'kind', 'state', 'received_at', 'due_at', 'decided_at', 'outcome'],
+    },
   },
   {
     table: 'compliance_requests',

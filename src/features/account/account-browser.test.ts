@@ -224,14 +224,14 @@ for (const [index, factory] of testDatabases().entries()) {
       await assertClean('the overview');
     });
 
-    test('the export button downloads the account as openrail-account-export/1 JSON, ledger included', async () => {
+    test('the export button downloads the account as openrail-account-export/2 JSON, ledger included', async () => {
       const [download] = await Promise.all([
         page.waitForEvent('download', { timeout: WAIT_MS }),
         page.getByRole('button', { name: 'Download my data (JSON)' }).first().click(),
       ]);
       assert.equal(download.suggestedFilename(), `openrail-account-${account.slice(0, 8)}.json`);
       const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
-      assert.equal(exported.format, 'openrail-account-export/1');
+      assert.equal(exported.format, 'openrail-account-export/2');
       assert.equal(exported.accountId, account);
       assert.equal(exported.memberships.length, 1);
       const [membership] = exported.memberships;

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.ts';
 import type { CoinEntry, MemberRecord } from '../../ports/membership-store.ts';
+import type { SubjectRecords } from '../../ports/subject-records.ts';
 import type { TenantRecord } from '../../ports/tenant-store.ts';
 
 /** What the portal reads of the membership module (its service). */
@@ -11,6 +12,8 @@ export interface MembershipReads {
 /** The ledger the overview shows, and the one the export carries (whole, up to this bound). */
 export const OVERVIEW_LEDGER_LIMIT = 500;
 export const EXPORT_LEDGER_LIMIT = 100_000;
+/** The rows of each section of `records` the export carries, at most. */
+export const EXPORT_RECORDS_LIMIT = 10_000;
 
 export interface Membership {
   member: MemberRecord;
@@ -20,12 +23,13 @@ export interface Membership {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** What the account portal reads of an account (docs/account.md): its memberships and coin ledgers. */
+/** What the account portal reads of an account (docs/account.md): its memberships and coin ledgers, and its records for the export. */
 export class AccountData {
   constructor(
     private readonly members: MembershipReads,
     private readonly tenants: { find(slug: string): Promise<TenantRecord | undefined> },
     private readonly clock: Clock,
+    private readonly records: SubjectRecords,
   ) {}
 
   async memberships(accountId: string, ledgerLimit: number): Promise<Membership[]> {
@@ -38,7 +42,7 @@ export class AccountData {
     );
   }
 
-  /** The export, `openrail-account-export/1` (docs/account.md, "Export"). */
+  /** The export, `openrail-account-export/2` (docs/account.md, "Export"). */
   async export(accountId: string) {
     const memberships = (await this.memberships(accountId, EXPORT_LEDGER_LIMIT)).map(({ member: m, tenantName, ledger }) => ({
       tenant: m.tenant,
@@ -57,6 +61,7 @@ export class AccountData {
         createdAt: iso(e.createdAt),
       })),
     }));
-    return { format: 'openrail-account-export/1', exportedAt: iso(this.clock.now()), accountId, memberships };
+    const records = await this.records.records(accountId, EXPORT_RECORDS_LIMIT);
+    return { format: 'openrail-account-export/2', exportedAt: iso(this.clock.now()), accountId, memberships, records };
   }
 }

@@ -1,5 +1,6 @@
 import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
+import { SqlSubjectRecords } from '../../adapters/sql/sql-subject-records.ts';
 import { defineModule } from '../../app/module.ts';
 import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
 import { membershipModule } from '../membership/module.ts';
@@ -16,7 +17,7 @@ const DISK_CHECK_EVERY_MS = 60 * 1000;
 export const accountModule = defineModule({
   name: 'account',
   groups: ['account'],
-  owns: [SqlAccountSessionStore, SqlAccountErasureStore],
+  owns: [SqlAccountSessionStore, SqlAccountErasureStore, SqlSubjectRecords],
   planes: ['browser-ticket', 'account-session'],
   async build(ctx) {
     const signin = new SigninService(ctx.store(SqlAccountSessionStore), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
@@ -30,7 +31,12 @@ export const accountModule = defineModule({
     const deps = {
       signin,
       erasure,
-      data: new AccountData(await ctx.use(membershipModule), await ctx.use(tenantsModule), ctx.clock),
+      data: new AccountData(
+        await ctx.use(membershipModule),
+        await ctx.use(tenantsModule),
+        ctx.clock,
+        ctx.store(SqlSubjectRecords),
+      ),
       siteName: ctx.config.platformName,
     };
     return {

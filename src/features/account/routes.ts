@@ -212,7 +212,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         surface: 'page',
         accepts: 'form',
         bodyOptional: true,
-        summary: 'The account’s membership rows and full coin ledgers, as a JSON attachment (docs/account.md, "Export").',
+        summary: 'The account’s memberships, coin ledgers and records, as a JSON attachment (docs/account.md, "Export").',
         responses: {
           200: { description: 'The export, as an attachment.', contentType: 'application/json' },
           303: { description: 'Not signed in: to /account/signin.' },

@@ -315,7 +315,7 @@ for (const factory of testDatabases()) {
       );
       assert.equal(res.headers['cache-control'], 'no-store');
       const exported = res.json();
-      assert.equal(exported.format, 'openrail-account-export/1');
+      assert.equal(exported.format, 'openrail-account-export/2');
       assert.equal(exported.accountId, accountId);
       const [membership] = exported.memberships;
       assert.equal(membership.tenant, 'demo-transit');

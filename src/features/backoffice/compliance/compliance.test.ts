@@ -270,6 +270,13 @@ for (const factory of testDatabases()) {
       assert.match(file, new RegExp(first.accountId));
       assert.match(file, new RegExp(first.marks.reason), 'its coin ledger');
       assert.doesNotMatch(file, new RegExp(second.accountId), 'nothing of another holder');
+      const records = approval.result.export.records;
+      assert.equal(records.deposits[0].body.title, first.marks.title, 'the deposit with its contents');
+      assert.equal(records.directoryListing[0].displayName, first.marks.listed);
+      assert.equal(records.votes.length, 1);
+      assert.ok(records.walletItems.length >= 2 && records.channels.length === 1 && records.credentials.length === 1);
+      assert.ok(records.sharingSettings.length >= 1 && records.sharingLog.length >= 1);
+      assert.match(records.credentials[0].issuedAt, /^\d{4}-\d{2}-\d{2}T/, 'times as RFC 3339');
       const other = ok(
         await rail.app.inject({ method: 'GET', url: `/api/admin/approvals/${filed.approval.approvalId}`, headers: ownerB }),
       );

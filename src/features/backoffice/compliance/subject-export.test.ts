@@ -111,7 +111,7 @@ for (const factory of testDatabases()) {
       const expected = await (await rail.services(accountModule)).data.export(accountId);
       const mine = ok(await get(`/api/admin/approvals/${filed.approvalId}`, ownerA));
       const exported = mine.result.export;
-      assert.equal(exported.format, 'openrail-account-export/1');
+      assert.equal(exported.format, 'openrail-account-export/2');
       assert.equal(exported.accountId, accountId);
       assert.deepEqual(exported.memberships, expected.memberships, 'what POST /account/export gives the holder');
       assert.deepEqual(

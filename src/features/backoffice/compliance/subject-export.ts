@@ -15,7 +15,7 @@ type Params = Static<typeof SubjectExportParams>;
 /**
  * `subject.export` (docs/backoffice/approvals.md): a data-subject access request answered by the
  * operators, owners only. On approval it assembles what `POST /account/export` gives the holder
- * (`openrail-account-export/1`, features/account/account-data.ts), read in the approval's
+ * (`openrail-account-export/2`, features/account/account-data.ts), read in the approval's
  * transaction, as the approval's result: only the requester reads it, for 24 hours.
  */
 export function subjectExportAction(deps: {
@@ -26,7 +26,7 @@ export function subjectExportAction(deps: {
 }): ApprovalAction<Params> {
   return {
     name: 'subject.export',
-    summary: "Export a holder account's data (its memberships and coin ledgers), as POST /account/export does.",
+    summary: "Export a holder account's data (memberships, coin ledgers and its records), as POST /account/export does.",
     params: SubjectExportParams,
     roles: ['owner'],
     tenantOf: () => null,
