@@ -16,6 +16,7 @@ import { INCIDENT_STATES, type IncidentState, SEVERITIES, type Severity } from '
 import { TypeId } from '../../credential-types/routes.ts';
 import type { Incidents } from './incidents.ts';
 import { actorOf, BASE as GROUP_BASE, platformRoute } from './routes-common.ts';
+import { IncidentClock } from './schemas.ts';
 
 const BASE = `${GROUP_BASE}/incidents`;
 
@@ -62,12 +63,7 @@ const IncidentView = Type.Object({
   assessedAt: Nullable(DateTimeView),
   notifiedAt: Nullable(DateTimeView),
   closedAt: Nullable(DateTimeView),
-  clock: Type.Object({
-    notifyBy: DateTimeView,
-    stoppedAt: Nullable(DateTimeView),
-    hoursLeft: Nullable(Type.Integer()),
-    overdue: Type.Boolean(),
-  }),
+  clock: IncidentClock,
   scope: ScopeView,
 });
 

@@ -170,6 +170,14 @@ export const PurgeRunView = Type.Object({
   finishedAt: Nullable(DateTimeView),
 });
 
+/** An incident's 72-hour notification clock (docs/backoffice/compliance.md, "Incidents"). */
+export const IncidentClock = Type.Object({
+  notifyBy: DateTimeView,
+  stoppedAt: Nullable(DateTimeView),
+  hoursLeft: Nullable(Type.Integer()),
+  overdue: Type.Boolean(),
+});
+
 const OpenRequests = Type.Object({ open: Type.Integer(), overdue: Type.Integer(), nextDue: Nullable(DateTimeView) });
 
 export const ProgrammeView = Type.Object({
@@ -182,12 +190,7 @@ export const ProgrammeView = Type.Object({
       title: Type.String(),
       severity: Type.String(),
       state: Type.String(),
-      clock: Type.Object({
-        notifyBy: DateTimeView,
-        stoppedAt: Nullable(DateTimeView),
-        hoursLeft: Nullable(Type.Integer()),
-        overdue: Type.Boolean(),
-      }),
+      clock: IncidentClock,
     }),
   ),
   attestationsDue: Type.Array(
@@ -299,12 +302,7 @@ export const ConsoleComplianceView = Type.Object({
       severity: Type.String(),
       state: Type.String(),
       detectedAt: DateTimeView,
-      clock: Type.Object({
-        notifyBy: DateTimeView,
-        stoppedAt: Nullable(DateTimeView),
-        hoursLeft: Nullable(Type.Integer()),
-        overdue: Type.Boolean(),
-      }),
+      clock: IncidentClock,
       affected: Type.Object({ credentials: Type.Integer(), revoked: Type.Integer(), accounts: Type.Integer() }),
     }),
   ),
