@@ -22,12 +22,10 @@ import {
 import type { Db } from './connect.ts';
 import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from './schema.ts';
-import { json, mentions } from './sql-backoffice-rows.ts';
+import { json, mentions, numOrNull } from './sql-backoffice-rows.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 type Row = Selectable<ComplianceRequestsTable> & { approval_state: string | null; receipt_disk: string | null };
-
-const nullableNumber = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 const toRequest = (r: Row): ListedRequest => ({
   id: r.id,
@@ -43,7 +41,7 @@ const toRequest = (r: Row): ListedRequest => ({
   filedBy: r.filed_by,
   filedAt: Number(r.filed_at),
   decidedBy: r.decided_by,
-  decidedAt: nullableNumber(r.decided_at),
+  decidedAt: numOrNull(r.decided_at),
   outcome: r.outcome as ComplianceRequestRecord['outcome'],
   ground: r.ground as RefusalGround | null,
   note: r.note,

@@ -10,12 +10,11 @@ import type {
 } from '../../ports/incident-store.ts';
 import type { Db } from './connect.ts';
 import type { IncidentsTable } from './schema.ts';
+import { numOrNull } from './sql-backoffice-rows.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
 /** Incidents read to find those touching a tenant, at most: the register is small. */
 const TOUCHING_READ = 1000;
-
-const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 const toIncident = (r: Selectable<IncidentsTable>): IncidentRecord => ({
   id: r.id,
@@ -28,9 +27,9 @@ const toIncident = (r: Selectable<IncidentsTable>): IncidentRecord => ({
   openedAt: Number(r.opened_at),
   openedBy: r.opened_by,
   updatedAt: Number(r.updated_at),
-  assessedAt: orNull(r.assessed_at),
-  notifiedAt: orNull(r.notified_at),
-  closedAt: orNull(r.closed_at),
+  assessedAt: numOrNull(r.assessed_at),
+  notifiedAt: numOrNull(r.notified_at),
+  closedAt: numOrNull(r.closed_at),
 });
 
 const COLUMNS: { [K in keyof IncidentRecord]: keyof IncidentsTable } = {

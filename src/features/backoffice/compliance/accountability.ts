@@ -2,6 +2,7 @@ import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
+import { iso } from '../../../http/admin/kit.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { AttestationRecord, ComplianceStore } from '../../../ports/compliance-store.ts';
 import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
@@ -24,8 +25,6 @@ export const REPORT_MAX = 2000;
 const OPERATOR_PAGE = 200;
 /** Statements the programme overview lists, at most. */
 const STATEMENTS_SHOWN = 100;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What accountability reads of the operators module (its service). */
 export interface OperatorReads {

@@ -4,6 +4,7 @@ import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type {
@@ -26,9 +27,6 @@ const RECEIVED_AT_MOST_MS = 366 * 24 * 3_600_000;
 const CLOCK_SKEW_MS = 5 * 60_000;
 /** The `typ` of a signed negative response. */
 export const NEGATIVE_RESPONSE_TYP = 'openrail-dsar-negative+jwt';
-
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** One calendar month after `ms` (UTC), the last day of a shorter month when the day does not exist. */
 export function oneMonthAfter(ms: number): number {
@@ -160,7 +158,7 @@ export class ComplianceService {
 
   async erasureRequest(id: string): Promise<ErasureRequestView> {
     const found = await this.deps.store.get('erasure', id);
-    if (!found) throw new ServiceError('unknown_request', 'No erasure request has this id.');
+    if (!found) throw new ServiceError('unknown_request');
     return this.erasureView(found, this.deps.clock.now());
   }
 
@@ -322,7 +320,7 @@ export class ComplianceService {
 
   private async received(store: ComplianceStore, id: string): Promise<ListedRequest> {
     const found = await store.get('erasure', id);
-    if (!found) throw new ServiceError('unknown_request', 'No erasure request has this id.');
+    if (!found) throw new ServiceError('unknown_request');
     if (found.state !== 'received') throw stateRefusal();
     return found;
   }
@@ -339,7 +337,7 @@ export class ComplianceService {
     const named = subjectOf(subject);
     if (requestId !== undefined) {
       const found = await requests.get('access', requestId);
-      if (!found) throw new ServiceError('unknown_request', 'No access request has this id.');
+      if (!found) throw new ServiceError('unknown_request');
       if (found.state !== 'received') throw stateRefusal();
       if (
         found.subjectKind !== named.subjectKind ||

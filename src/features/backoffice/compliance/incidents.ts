@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { IncidentRecord, IncidentScope, IncidentState, IncidentStore, Severity } from '../../../ports/incident-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
@@ -21,9 +22,6 @@ const MOVES: Record<IncidentState, readonly IncidentState[]> = {
   closed: [],
 };
 const STAMP = { assessed: 'assessedAt', notified: 'notifiedAt', closed: 'closedAt' } as const;
-
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
 /** A scope as a request gives it: times in RFC 3339. */
 export interface ScopeInput {
@@ -216,7 +214,7 @@ export class Incidents {
 
   private async require(store: IncidentStore, id: string): Promise<IncidentRecord> {
     const found = await store.get(id);
-    if (!found) throw new ServiceError('unknown_incident', 'No incident has this id.');
+    if (!found) throw new ServiceError('unknown_incident');
     return found;
   }
 

@@ -2,6 +2,7 @@ import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
+import { iso } from '../../../http/admin/kit.ts';
 import {
   PURGEABLE,
   type PurgeRun,
@@ -18,8 +19,6 @@ export const PURGE_BATCH = 500;
 const BATCHES_PER_RUN = 200;
 /** The longest a rule may keep anything. */
 export const KEEP_DAYS_MAX = 36_500;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export interface RetentionScope {
   retention: RetentionStore;

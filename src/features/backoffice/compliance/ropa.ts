@@ -1,6 +1,7 @@
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import { iso } from '../../../http/admin/kit.ts';
 import type { ComplianceStore, InventoryRow, TypeWithPurpose } from '../../../ports/compliance-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { ComplianceScope } from './compliance-service.ts';
@@ -8,8 +9,6 @@ import { CREDENTIAL_PURPOSES, PURPOSES, type Purpose } from './purposes.ts';
 
 /** Credential types, and webhook endpoints, one record reads at most. */
 export const RECORD_MAX = 5000;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 const typeView = (t: TypeWithPurpose) => ({
   tenant: t.tenant,
@@ -94,7 +93,7 @@ export class RecordOfProcessing {
     const now = this.deps.clock.now();
     return this.deps.uow.run(async ({ requests, audit }) => {
       if (!(await requests.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor)))) {
-        throw new ServiceError('unknown_type', 'The tenant has no credential type with this typeId.');
+        throw new ServiceError('unknown_type');
       }
       const auditSeq = await audit.append({ actor, action: 'ropa.type_bound', tenant, target: typeId, detail: { purposeId } });
       return {
