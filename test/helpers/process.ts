@@ -189,3 +189,17 @@ export function killTree(pid: number): void {
     }
   }
 }
+
+/** What `openrail serve` prints once it listens. */
+export const SERVING_BANNER = 'openrail is serving at';
+
+/**
+ * One `openrail serve` process (one worker) on 127.0.0.1:`port`, its PUBLIC_URL that origin,
+ * answered once it prints that it is serving.
+ */
+export async function serveOn(env: Record<string, string>, port: number): Promise<{ proc: OpenrailProcess; origin: string }> {
+  const origin = `http://127.0.0.1:${port}`;
+  const proc = spawnOpenrail(['serve', '--workers', '1'], { ...env, PORT: String(port), PUBLIC_URL: origin }, 600_000);
+  await proc.waitForStdout(SERVING_BANNER, 60_000);
+  return { proc, origin };
+}

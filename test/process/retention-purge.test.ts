@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDb, testDatabases } from '../helpers/databases.ts';
-import { freePort, killAll, killTree, type OpenrailProcess, spawnOpenrail } from '../helpers/process.ts';
+import { freePort, killAll, killTree, serveOn } from '../helpers/process.ts';
 
 const OWNER = 'purge-owner-token-0123456789abcdefghijklmnopq';
 const MASTER_KEY = Buffer.alloc(32, 0x50).toString('base64url');
-const BANNER = 'openrail is serving at';
 const headers = { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' };
 const DAY = 86_400_000;
 /** Expired verifications to purge, and fresh ones that must stay. */
@@ -23,13 +22,6 @@ const OLD = 40_000;
 const FRESH = 100;
 
 after(killAll);
-
-async function serve(env: Record<string, string>, port: number): Promise<{ proc: OpenrailProcess; origin: string }> {
-  const origin = `http://127.0.0.1:${port}`;
-  const proc = spawnOpenrail(['serve', '--workers', '1'], { ...env, PORT: String(port), PUBLIC_URL: origin }, 600_000);
-  await proc.waitForStdout(BANNER, 60_000);
-  return { proc, origin };
-}
 
 async function purge(origin: string, dryRun: boolean): Promise<Record<string, unknown>> {
   const res = await fetch(`${origin}/api/admin/compliance/retention/purge-run`, {
@@ -71,7 +63,7 @@ for (const factory of testDatabases()) {
       };
       const db = openTestDb(target);
       try {
-        let server = await serve(env, port);
+        let server = await serveOn(env, port);
         const now = Date.now();
         const row = (i: number, expiresAt: number) => ({
           id: `vtx_purge${String(i).padStart(8, '0')}`,
@@ -127,7 +119,7 @@ for (const factory of testDatabases()) {
         assert.equal((atKill?.deleted ?? 0) + (await left()), OLD, 'every row deleted was counted, in the same transaction');
 
         // Restarted, the job takes the run up again once the dead process's lease has run out.
-        server = await serve(env, port);
+        server = await serveOn(env, port);
         const done = await until(
           'the run to finish',
           async () => {

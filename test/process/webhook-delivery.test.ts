@@ -11,22 +11,14 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { verifyBody } from '../../src/core/webhook-signature.ts';
 import { testDatabases } from '../helpers/databases.ts';
-import { freePort, killAll, killTree, type OpenrailProcess, spawnOpenrail } from '../helpers/process.ts';
+import { freePort, killAll, killTree, type OpenrailProcess, serveOn } from '../helpers/process.ts';
 import { type Received, startReceiver } from '../helpers/receiver.ts';
 
 const OWNER = 'webhook-owner-token-0123456789abcdefghijklmn';
 const MASTER_KEY = Buffer.alloc(32, 0x4d).toString('base64url');
-const BANNER = 'openrail is serving at';
 const headers = { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' };
 
 after(killAll);
-
-async function serve(env: Record<string, string>, port: number): Promise<{ proc: OpenrailProcess; origin: string }> {
-  const origin = `http://127.0.0.1:${port}`;
-  const proc = spawnOpenrail(['serve', '--workers', '1'], { ...env, PORT: String(port), PUBLIC_URL: origin }, 600_000);
-  await proc.waitForStdout(BANNER, 60_000);
-  return { proc, origin };
-}
 
 async function call(origin: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${origin}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -74,7 +66,7 @@ for (const factory of testDatabases()) {
         OPENRAIL_WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s,2s,5s',
       };
       try {
-        let server = await serve(env, port);
+        let server = await serveOn(env, port);
         const { tenant, typeId } = await setUp(server.origin);
         const hook = (await call(server.origin, '/api/admin/integration/webhooks', {
           tenant,
@@ -91,7 +83,7 @@ for (const factory of testDatabases()) {
         assert.ok(beforeKill < 1000, `events were still pending at the kill (${beforeKill} received)`);
 
         receiver.answer = () => ({ status: 200 });
-        server = await serve(env, port);
+        server = await serveOn(env, port);
         const wanted = new Set(made);
         await receiver.until((got) => {
           const seen = new Set(got.map(offerIdOf));
@@ -132,7 +124,7 @@ for (const factory of testDatabases().filter((f) => f.name === 'postgres')) {
       const servers: Array<{ proc: OpenrailProcess; origin: string }> = [];
       try {
         for (let i = 0; i < 2; i++)
-          servers.push(await serve({ ...env, OPENRAIL_DATA_DIR: join(dir, `p${i}`) }, await freePort()));
+          servers.push(await serveOn({ ...env, OPENRAIL_DATA_DIR: join(dir, `p${i}`) }, await freePort()));
         const origins = servers.map((s) => s.origin);
         const { tenant, typeId } = await setUp(origins[0] as string);
         const paths = ['/a', '/b', '/c', '/d'];
