@@ -11,7 +11,7 @@ import { verifyAuditChain } from '../src/features/backoffice/audit/audit-reader.
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { PASS_CLAIMS } from './helpers/issuance.ts';
 import { signedInOperator } from './helpers/operators.ts';
-import { owner, startRail, type TestRail } from './helpers/rail.ts';
+import { owner, railOn, stopRail, type TestRail } from './helpers/rail.ts';
 
 const PASSWORD = 'a-long-enough-password-42';
 
@@ -21,13 +21,9 @@ for (const factory of testDatabases()) {
     let rail: TestRail;
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DEMO: 'off' }, undefined, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DEMO: 'off' }, undefined, { runJobs: false }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('each change answers ok and its own, increasing auditSeq; the chain verifies, and an edited row is named', async () => {
       const ops = await signedInOperator(rail.app, 'ops-day', ['ops']);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
-import { startRail, type TestRail } from '../../test/helpers/rail.ts';
+import { railOn, startRail, stopRail, type TestRail } from '../../test/helpers/rail.ts';
 import { defineModule, type Module } from './module.ts';
 import { type BaseContext, ModuleRegistry } from './registry.ts';
 
@@ -136,13 +136,11 @@ for (const factory of testDatabases()) {
     let db: TestDatabase;
     let rail: TestRail;
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_UNMOUNTED_GROUPS: 'verification,conformance' }, undefined, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_UNMOUNTED_GROUPS: 'verification,conformance' }, undefined, {
+        runJobs: false,
+      }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('its routes are absent and its jobs never run; the modules still mounted run theirs', async () => {
       assert.equal((await rail.app.inject({ method: 'GET', url: '/verify/catalog' })).statusCode, 404);

@@ -5,20 +5,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
-import { startRail, type TestRail } from '../../test/helpers/rail.ts';
+import { railOn, stopRail, type TestRail } from '../../test/helpers/rail.ts';
 
 for (const factory of testDatabases()) {
   describe(`errors are rendered for the surface that asked (${factory.name})`, () => {
     let db: TestDatabase;
     let rail: TestRail;
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_PLATFORM_NAME: 'City of Example' });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_PLATFORM_NAME: 'City of Example' }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('a browser asking for a page that is not there gets a page of the site, named as the deployment', async () => {
       const res = await rail.app.inject({

@@ -6,6 +6,8 @@
  * Every `tenant` parameter narrows to one tenant; null reads every tenant. Times are milliseconds.
  */
 
+import type { IssuedCredentialRecord } from './issued-credential-store.ts';
+
 export interface TenantHit {
   slug: string;
   name: string;
@@ -18,17 +20,9 @@ export interface TypeHit {
 }
 
 /** An issued-credential record: the ids, the status entry and the times; never a claim value. */
-export interface CredentialRow {
-  id: string;
-  tenant: string;
-  typeId: string;
-  offerId: string;
-  listSeq: number;
-  idx: number;
+export interface CredentialRow extends Omit<IssuedCredentialRecord, 'holderThumbprint'> {
   /** The holder account (key thumbprint); null once the holder erased its account. */
   accountId: string | null;
-  issuedAt: number;
-  revokedAt: number | null;
 }
 
 export interface PartnerHit {

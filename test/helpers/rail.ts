@@ -7,7 +7,7 @@ import { type StartOptions, startOpenrail } from '../../src/app/start.ts';
 import { MODULES, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
-import type { TestDatabase } from './databases.ts';
+import type { DatabaseFactory, TestDatabase } from './databases.ts';
 import { freePort } from './process.ts';
 
 export const OWNER_TOKEN = 'test-owner-token-0123456789abcdefghijklmnop';
@@ -62,6 +62,22 @@ export async function startRail(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A fresh database and a rail on it, for a suite's `before`; `stopRail` is its `after`. */
+export async function railOn(
+  factory: DatabaseFactory,
+  env: Record<string, string> = {},
+  clock?: Clock,
+  options: RailOptions = {},
+): Promise<{ db: TestDatabase; rail: TestRail }> {
+  const db = await factory.create();
+  return { db, rail: await startRail(db, env, clock, options) };
+}
+
+export async function stopRail(rail: TestRail, db: TestDatabase): Promise<void> {
+  await rail.stop();
+  await db.drop();
 }
 
 const clocks = new WeakMap<object, Clock>();

@@ -1,39 +1,23 @@
 import type { AccountSessionStore, TicketRecord } from '../../ports/account-session-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
+import type { SigninTicketsTable } from './schema.ts';
+
+const tickets = rowCodec<TicketRecord, SigninTicketsTable>()(
+  'idHash browserHash browser createdAt expiresAt approvedAccount approvedAt spentAt',
+  {},
+);
 
 export class SqlAccountSessionStore implements AccountSessionStore {
   constructor(private readonly db: Db) {}
 
   async openTicket(t: TicketRecord): Promise<void> {
-    await this.db
-      .insertInto('signin_tickets')
-      .values({
-        id_hash: t.idHash,
-        browser_hash: t.browserHash,
-        browser: t.browser,
-        created_at: t.createdAt,
-        expires_at: t.expiresAt,
-        approved_account: null,
-        approved_at: null,
-        spent_at: null,
-      })
-      .execute();
+    await this.db.insertInto('signin_tickets').values(tickets.row(t)).execute();
   }
 
   async ticket(idHash: string): Promise<TicketRecord | undefined> {
     const r = await this.db.selectFrom('signin_tickets').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
-    return (
-      r && {
-        idHash: r.id_hash,
-        browserHash: r.browser_hash,
-        browser: r.browser,
-        createdAt: Number(r.created_at),
-        expiresAt: Number(r.expires_at),
-        approvedAccount: r.approved_account,
-        approvedAt: r.approved_at === null ? null : Number(r.approved_at),
-        spentAt: r.spent_at === null ? null : Number(r.spent_at),
-      }
-    );
+    return r && tickets.record(r);
   }
 
   async approve(idHash: string, accountId: string, now: number): Promise<boolean> {

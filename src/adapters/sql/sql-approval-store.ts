@@ -1,35 +1,21 @@
-import type { Selectable } from 'kysely';
 import type {
   ApprovalFilter,
   ApprovalRecord,
-  ApprovalState,
   ApprovalStore,
   ApprovalTargets,
   Decision,
   PendingFilter,
 } from '../../ports/approval-store.ts';
 import type { Db } from './connect.ts';
+import { bool, json, rowCodec } from './row-codec.ts';
 import type { ApprovalsTable } from './schema.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
-const toRecord = (r: Selectable<ApprovalsTable>): ApprovalRecord => ({
-  id: r.id,
-  action: r.action,
-  params: JSON.parse(r.params) as Record<string, unknown>,
-  tenant: r.tenant,
-  accountId: r.account_id,
-  state: r.state as ApprovalState,
-  reason: r.reason,
-  requestedBy: r.requested_by,
-  requestedAt: Number(r.requested_at),
-  expiresAt: Number(r.expires_at),
-  decidedBy: r.decided_by,
-  decidedAt: r.decided_at === null ? null : Number(r.decided_at),
-  note: r.note,
-  result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
-  resultPrivate: Number(r.result_private) === 1,
-  resultExpiresAt: r.result_expires_at === null ? null : Number(r.result_expires_at),
-});
+const approvals = rowCodec<ApprovalRecord, ApprovalsTable>()(
+  'id action tenant accountId state reason requestedBy requestedAt expiresAt decidedBy decidedAt note resultExpiresAt',
+  { params: json, result: json, resultPrivate: bool },
+);
+const toRecord = approvals.record;
 
 const changed = (result: { numUpdatedRows: bigint }) => Number(result.numUpdatedRows);
 
@@ -37,27 +23,7 @@ export class SqlApprovalStore implements ApprovalStore {
   constructor(private readonly db: Db) {}
 
   async create(r: ApprovalRecord): Promise<void> {
-    await this.db
-      .insertInto('approvals')
-      .values({
-        id: r.id,
-        action: r.action,
-        params: JSON.stringify(r.params),
-        tenant: r.tenant,
-        account_id: r.accountId,
-        state: r.state,
-        reason: r.reason,
-        requested_by: r.requestedBy,
-        requested_at: r.requestedAt,
-        expires_at: r.expiresAt,
-        decided_by: null,
-        decided_at: null,
-        note: null,
-        result: null,
-        result_private: 0,
-        result_expires_at: null,
-      })
-      .execute();
+    await this.db.insertInto('approvals').values(approvals.row(r)).execute();
   }
 
   async get(id: string, within: string | null): Promise<ApprovalRecord | undefined> {

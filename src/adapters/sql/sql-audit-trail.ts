@@ -1,10 +1,12 @@
-import type { Selectable } from 'kysely';
 import { actorLabel } from '../../core/actor.ts';
 import { type AuditEntry, auditHash } from '../../core/audit-chain.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { AuditInput, AuditTrail } from '../../ports/audit-trail.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { AuditLogTable } from './schema.ts';
+
+const entries = rowCodec<AuditEntry, AuditLogTable>()('seq at actor action tenant target prevHash hash', { detail: json });
 
 /**
  * Appends to the hash-chained audit log. Must run inside a transaction (SqlUnitOfWork): the head
@@ -39,17 +41,7 @@ export class SqlAuditTrail implements AuditTrail {
     const hash = auditHash(unhashed);
     await this.db
       .insertInto('audit_log')
-      .values({
-        seq: unhashed.seq,
-        at: unhashed.at,
-        actor: unhashed.actor,
-        action: unhashed.action,
-        tenant: unhashed.tenant,
-        target: unhashed.target,
-        detail: JSON.stringify(unhashed.detail),
-        prev_hash: unhashed.prevHash,
-        hash,
-      })
+      .values(entries.row({ ...unhashed, hash }))
       .execute();
     await this.db.updateTable('audit_head').set({ hash }).where('id', '=', 1).execute();
     return unhashed.seq;
@@ -63,14 +55,4 @@ export async function readAuditLog(db: Db, fromSeq = 1, limit = 1000): Promise<A
 }
 
 /** An audit_log row as an entry of the chain. */
-export const toAuditEntry = (r: Selectable<AuditLogTable>): AuditEntry => ({
-  seq: Number(r.seq),
-  at: Number(r.at),
-  actor: r.actor,
-  action: r.action,
-  tenant: r.tenant,
-  target: r.target,
-  detail: JSON.parse(r.detail) as Record<string, unknown>,
-  prevHash: r.prev_hash,
-  hash: r.hash,
-});
+export const toAuditEntry = entries.record;

@@ -1,5 +1,6 @@
-import { type Selectable, type SqlBool, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import type { CredentialRow, OfferRow } from '../../ports/backoffice-views.ts';
+import { type Conv, col, rowCodec } from './row-codec.ts';
 import type { IssuedCredentialsTable } from './schema.ts';
 
 /** What the back office's read models share: text matching, number reading and row mappings. */
@@ -22,19 +23,12 @@ export const json = (text: string): Record<string, unknown> => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 };
 
-type CredentialSql = Selectable<IssuedCredentialsTable>;
-
-export const toCredential = (r: CredentialSql): CredentialRow => ({
-  id: r.id,
-  tenant: r.tenant,
-  typeId: r.type_id,
-  offerId: r.offer_id,
-  listSeq: num(r.list_seq),
-  idx: num(r.idx),
-  accountId: r.holder_thumbprint === '' ? null : r.holder_thumbprint,
-  issuedAt: num(r.issued_at),
-  revokedAt: numOrNull(r.revoked_at),
-});
+/** The holder's thumbprint is blanked (empty) when it erases its account: read as no account. */
+const account: Conv<string | null, string> = { write: (v) => v ?? '', read: (v) => (v === '' ? null : (v as string)) };
+export const toCredential = rowCodec<CredentialRow, IssuedCredentialsTable>()(
+  'id tenant typeId offerId listSeq idx issuedAt revokedAt',
+  { accountId: col('holder_thumbprint', account) },
+).record;
 
 export const CREDENTIAL_COLUMNS = [
   'issued_credentials.id',

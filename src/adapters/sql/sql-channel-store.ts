@@ -1,29 +1,18 @@
-import type { Selectable } from 'kysely';
 import type { PageWindow } from '../../core/page.ts';
 import type { ChannelRecord, ChannelState, ChannelStore, ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { ChannelsTable, SharingLogTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
-const toChannel = (row: Selectable<ChannelsTable>): ChannelRecord => ({
-  tenant: row.tenant,
-  accountId: row.account_id,
-  state: row.state as ChannelState,
-  elements: JSON.parse(row.elements),
-  requestedBy: row.requested_by as ChannelRecord['requestedBy'],
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
+const channels = rowCodec<ChannelRecord, ChannelsTable>()('tenant accountId state requestedBy createdAt updatedAt', {
+  elements: json,
 });
+const toChannel = channels.record;
 
-const toEntry = (row: Selectable<SharingLogTable>): ShareLogEntry => ({
-  id: row.id,
-  accountId: row.account_id,
-  itemId: row.item_id,
-  tenant: row.tenant,
-  elements: JSON.parse(row.elements),
-  at: Number(row.at),
-});
+const shareLog = rowCodec<ShareLogEntry, SharingLogTable>()('id accountId itemId tenant at', { elements: json });
+const toEntry = shareLog.record;
 
 export class SqlChannelStore implements ChannelStore {
   constructor(private readonly db: Db) {}
@@ -39,15 +28,7 @@ export class SqlChannelStore implements ChannelStore {
   }
 
   async request(c: ChannelRecord): Promise<boolean> {
-    const values = {
-      tenant: c.tenant,
-      account_id: c.accountId,
-      state: c.state,
-      elements: JSON.stringify(c.elements),
-      requested_by: c.requestedBy,
-      created_at: c.createdAt,
-      updated_at: c.updatedAt,
-    };
+    const values = channels.row(c);
     const inserted = await this.db
       .insertInto('channels')
       .values(values)
@@ -128,16 +109,7 @@ export class SqlChannelStore implements ChannelStore {
       if (log.length > 0) {
         await trx
           .insertInto('sharing_log')
-          .values(
-            log.map((e) => ({
-              id: e.id,
-              account_id: accountId,
-              item_id: itemId,
-              tenant: e.tenant,
-              elements: JSON.stringify(e.elements),
-              at: e.at,
-            })),
-          )
+          .values(log.map((e) => shareLog.row({ ...e, accountId, itemId })))
           .execute();
       }
     });

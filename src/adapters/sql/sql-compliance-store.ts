@@ -10,86 +10,37 @@ import {
   type LookupKey,
   type Recipients,
   type ReciprocalApprovals,
-  type RefusalGround,
   type RequestFilter,
   type RequestKind,
   ROLE_ACTIONS,
   type RoleChange,
-  type SubjectKind,
   type SubjectPlace,
   type TypeWithPurpose,
 } from '../../ports/compliance-store.ts';
 import type { Db } from './connect.ts';
 import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
+import { rowCodec } from './row-codec.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from './schema.ts';
-import { json, mentions, numOrNull } from './sql-backoffice-rows.ts';
+import { json, mentions } from './sql-backoffice-rows.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 type Row = Selectable<ComplianceRequestsTable> & { approval_state: string | null; receipt_disk: string | null };
 
+const requests = rowCodec<ComplianceRequestRecord, ComplianceRequestsTable>()(
+  'id kind state subjectKind accountId identifier source identityCheck receivedAt dueAt filedBy filedAt decidedBy decidedAt outcome ground note approvalId receiptId statement',
+  {},
+);
 const toRequest = (r: Row): ListedRequest => ({
-  id: r.id,
-  kind: r.kind as RequestKind,
-  state: r.state as ComplianceRequestRecord['state'],
-  subjectKind: r.subject_kind as SubjectKind,
-  accountId: r.account_id,
-  identifier: r.identifier,
-  source: r.source,
-  identityCheck: r.identity_check,
-  receivedAt: Number(r.received_at),
-  dueAt: Number(r.due_at),
-  filedBy: r.filed_by,
-  filedAt: Number(r.filed_at),
-  decidedBy: r.decided_by,
-  decidedAt: numOrNull(r.decided_at),
-  outcome: r.outcome as ComplianceRequestRecord['outcome'],
-  ground: r.ground as RefusalGround | null,
-  note: r.note,
-  approvalId: r.approval_id,
-  receiptId: r.receipt_id,
-  statement: r.statement,
+  ...requests.record(r),
   approvalState: r.approval_state,
   receiptDisk: r.receipt_disk,
 });
 
-const COLUMNS: { [K in keyof ComplianceRequestRecord]: keyof ComplianceRequestsTable } = {
-  id: 'id',
-  kind: 'kind',
-  state: 'state',
-  subjectKind: 'subject_kind',
-  accountId: 'account_id',
-  identifier: 'identifier',
-  source: 'source',
-  identityCheck: 'identity_check',
-  receivedAt: 'received_at',
-  dueAt: 'due_at',
-  filedBy: 'filed_by',
-  filedAt: 'filed_at',
-  decidedBy: 'decided_by',
-  decidedAt: 'decided_at',
-  outcome: 'outcome',
-  ground: 'ground',
-  note: 'note',
-  approvalId: 'approval_id',
-  receiptId: 'receipt_id',
-  statement: 'statement',
-};
-
-const rowOf = (values: Partial<ComplianceRequestRecord>) =>
-  Object.fromEntries(
-    Object.entries(values).map(([k, v]) => [COLUMNS[k as keyof ComplianceRequestRecord], v]),
-  ) as Partial<ComplianceRequestsTable>;
-
-const toAttestation = (r: Selectable<AttestationsTable>): AttestationRecord => ({
-  id: r.id,
-  username: r.username,
-  tenant: r.tenant,
-  statementId: r.statement_id,
-  version: r.version,
-  note: r.note,
-  attestedAt: Number(r.attested_at),
-  auditSeq: Number(r.audit_seq),
-});
+const attestations = rowCodec<AttestationRecord, AttestationsTable>()(
+  'id username tenant statementId version note attestedAt auditSeq',
+  {},
+);
+const toAttestation = attestations.record;
 
 /** Operators named per statement as not having attested its newest version, at most. */
 const ATTESTATIONS_DUE_NAMED = 200;
@@ -109,10 +60,7 @@ export class SqlComplianceStore implements ComplianceStore {
   constructor(private readonly db: Db) {}
 
   async add(request: ComplianceRequestRecord): Promise<void> {
-    await this.db
-      .insertInto('compliance_requests')
-      .values(rowOf(request) as ComplianceRequestsTable)
-      .execute();
+    await this.db.insertInto('compliance_requests').values(requests.row(request)).execute();
   }
 
   private listed() {
@@ -142,7 +90,7 @@ export class SqlComplianceStore implements ComplianceStore {
   async decide(kind: RequestKind, id: string, change: Partial<ComplianceRequestRecord>): Promise<boolean> {
     const result = await this.db
       .updateTable('compliance_requests')
-      .set(rowOf(change))
+      .set(requests.patch(change))
       .where('kind', '=', kind)
       .where('id', '=', id)
       .where('state', '=', 'received')
@@ -173,16 +121,7 @@ export class SqlComplianceStore implements ComplianceStore {
   async addAttestation(a: AttestationRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('attestations')
-      .values({
-        id: a.id,
-        username: a.username,
-        tenant: a.tenant,
-        statement_id: a.statementId,
-        version: a.version,
-        note: a.note,
-        attested_at: a.attestedAt,
-        audit_seq: a.auditSeq,
-      })
+      .values(attestations.row(a))
       .onConflict((oc) => oc.columns(['username', 'statement_id', 'version']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

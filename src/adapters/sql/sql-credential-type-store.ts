@@ -1,16 +1,16 @@
-import type { Selectable } from 'kysely';
-import { formatClaimSpec, parseClaimSpecs } from '../../core/claims/claim-spec.ts';
+import { type ClaimSpec, formatClaimSpec, parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { CredentialTypeRecord, CredentialTypeStore } from '../../ports/credential-type-store.ts';
 import type { Db } from './connect.ts';
+import { type Conv, rowCodec } from './row-codec.ts';
 import type { CredentialTypesTable } from './schema.ts';
 
-const toRecord = (row: Selectable<CredentialTypesTable>): CredentialTypeRecord => ({
-  tenant: row.tenant,
-  typeId: row.type_id,
-  name: row.name,
-  claims: parseClaimSpecs(JSON.parse(row.claims) as string[]),
-  createdAt: row.created_at,
-});
+/** Claims are stored as a JSON array of their canonical spec strings. */
+const claimSpecs: Conv<ClaimSpec[], string> = {
+  write: (claims) => JSON.stringify(claims.map(formatClaimSpec)),
+  read: (stored) => parseClaimSpecs(JSON.parse(stored as string) as string[]),
+};
+const types = rowCodec<CredentialTypeRecord, CredentialTypesTable>()('tenant typeId name createdAt', { claims: claimSpecs });
+const toRecord = types.record;
 
 export class SqlCredentialTypeStore implements CredentialTypeStore {
   constructor(private readonly db: Db) {}
@@ -19,13 +19,7 @@ export class SqlCredentialTypeStore implements CredentialTypeStore {
     // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
     const result = await this.db
       .insertInto('credential_types')
-      .values({
-        tenant: t.tenant,
-        type_id: t.typeId,
-        name: t.name,
-        claims: JSON.stringify(t.claims.map(formatClaimSpec)),
-        created_at: t.createdAt,
-      })
+      .values(types.row(t))
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

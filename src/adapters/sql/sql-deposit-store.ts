@@ -1,37 +1,25 @@
-import { PostgresAdapter, type Selectable } from 'kysely';
+import { PostgresAdapter } from 'kysely';
 import { depositHash, GENESIS_HASH } from '../../core/deposit-chain.ts';
 import type { PageWindow } from '../../core/page.ts';
 import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { Db } from './connect.ts';
+import { bool, type Conv, num, rowCodec } from './row-codec.ts';
 import type { DepositsTable, ProductsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
-const toProduct = (row: Selectable<ProductsTable>): ProductRecord => ({
-  id: row.id,
-  tenant: row.tenant,
-  kind: row.kind as DepositKind,
-  name: row.name,
-  requireChannel: row.require_channel === 1,
-  approvedAt: row.approved_at === null ? null : Number(row.approved_at),
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
+const products = rowCodec<ProductRecord, ProductsTable>()('id tenant kind name approvedAt createdAt updatedAt', {
+  requireChannel: bool,
 });
+const toProduct = products.record;
 
-const toDeposit = (row: Selectable<DepositsTable>): ChainedDeposit => ({
-  tenant: row.tenant,
-  depositId: row.deposit_id,
-  accountId: row.account_id,
-  productId: row.product_id,
-  itemId: row.item_id,
-  body: row.body,
-  bodyHash: row.body_hash,
-  createdAt: Number(row.created_at),
-  chainSeq: Number(row.chain_seq),
-  prevHash: row.prev_hash ?? '',
-  chainHash: row.chain_hash ?? '',
-  erasedAt: row.erased_at === null ? null : Number(row.erased_at),
-});
+/** A chain column is null only on rows from before the chain (migration 0015): read as empty. */
+const chainText: Conv<string, string> = { write: (v) => v, read: (v) => (v as string | null) ?? '' };
+const deposits = rowCodec<ChainedDeposit, DepositsTable>()(
+  'tenant depositId accountId productId itemId body bodyHash createdAt erasedAt',
+  { chainSeq: num, prevHash: chainText, chainHash: chainText },
+);
+const toDeposit = deposits.record;
 
 export class SqlDepositStore implements DepositStore {
   constructor(private readonly db: Db) {}
@@ -39,16 +27,7 @@ export class SqlDepositStore implements DepositStore {
   async addProduct(p: ProductRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('products')
-      .values({
-        id: p.id,
-        tenant: p.tenant,
-        kind: p.kind,
-        name: p.name,
-        require_channel: p.requireChannel ? 1 : 0,
-        approved_at: p.approvedAt,
-        created_at: p.createdAt,
-        updated_at: p.updatedAt,
-      })
+      .values(products.row(p))
       .onConflict((oc) => oc.columns(['tenant', 'kind']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
@@ -133,19 +112,7 @@ export class SqlDepositStore implements DepositStore {
       const hash = depositHash(link);
       const result = await trx
         .insertInto('deposits')
-        .values({
-          tenant: d.tenant,
-          deposit_id: d.depositId,
-          account_id: d.accountId,
-          product_id: d.productId,
-          item_id: d.itemId,
-          body: d.body,
-          body_hash: d.bodyHash,
-          created_at: d.createdAt,
-          chain_seq: link.seq,
-          prev_hash: link.prevHash,
-          chain_hash: hash,
-        })
+        .values(deposits.row({ ...d, chainSeq: link.seq, prevHash: link.prevHash, chainHash: hash, erasedAt: null }))
         .onConflict((oc) => oc.columns(['tenant', 'deposit_id']).doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;

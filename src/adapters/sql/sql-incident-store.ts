@@ -1,4 +1,4 @@
-import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { PageWindow } from '../../core/page.ts';
 import type {
   AffectedTenant,
@@ -9,59 +9,25 @@ import type {
   Severity,
 } from '../../ports/incident-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { IncidentsTable } from './schema.ts';
-import { numOrNull } from './sql-backoffice-rows.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
 /** Incidents read to find those touching a tenant, at most: the register is small. */
 const TOUCHING_READ = 1000;
 
-const toIncident = (r: Selectable<IncidentsTable>): IncidentRecord => ({
-  id: r.id,
-  title: r.title,
-  description: r.description,
-  severity: r.severity as Severity,
-  state: r.state as IncidentState,
-  scope: JSON.parse(r.scope) as IncidentScope,
-  detectedAt: Number(r.detected_at),
-  openedAt: Number(r.opened_at),
-  openedBy: r.opened_by,
-  updatedAt: Number(r.updated_at),
-  assessedAt: numOrNull(r.assessed_at),
-  notifiedAt: numOrNull(r.notified_at),
-  closedAt: numOrNull(r.closed_at),
-});
-
-const COLUMNS: { [K in keyof IncidentRecord]: keyof IncidentsTable } = {
-  id: 'id',
-  title: 'title',
-  description: 'description',
-  severity: 'severity',
-  state: 'state',
-  scope: 'scope',
-  detectedAt: 'detected_at',
-  openedAt: 'opened_at',
-  openedBy: 'opened_by',
-  updatedAt: 'updated_at',
-  assessedAt: 'assessed_at',
-  notifiedAt: 'notified_at',
-  closedAt: 'closed_at',
-};
-
-const rowOf = (values: Partial<IncidentRecord>) =>
-  Object.fromEntries(
-    Object.entries(values).map(([k, v]) => [COLUMNS[k as keyof IncidentRecord], k === 'scope' ? JSON.stringify(v) : v]),
-  ) as Partial<IncidentsTable>;
+const incidents = rowCodec<IncidentRecord, IncidentsTable>()(
+  'id title description severity state detectedAt openedAt openedBy updatedAt assessedAt notifiedAt closedAt',
+  { scope: json },
+);
+const toIncident = incidents.record;
 
 /** The breach register (docs/backoffice/compliance.md, "Incidents"). */
 export class SqlIncidentStore implements IncidentStore {
   constructor(private readonly db: Db) {}
 
   async add(incident: IncidentRecord): Promise<void> {
-    await this.db
-      .insertInto('incidents')
-      .values(rowOf(incident) as IncidentsTable)
-      .execute();
+    await this.db.insertInto('incidents').values(incidents.row(incident)).execute();
   }
 
   async get(id: string): Promise<IncidentRecord | undefined> {
@@ -87,7 +53,7 @@ export class SqlIncidentStore implements IncidentStore {
   async update(id: string, from: IncidentState, change: Partial<IncidentRecord>): Promise<boolean> {
     const result = await this.db
       .updateTable('incidents')
-      .set(rowOf(change))
+      .set(incidents.patch(change))
       .where('id', '=', id)
       .where('state', '=', from)
       .executeTakeFirst();

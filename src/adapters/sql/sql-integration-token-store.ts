@@ -1,27 +1,16 @@
 import type { Selectable } from 'kysely';
-import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore, Page, RateBudget } from '../../ports/integration-token-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { IntegrationTokensTable } from './schema.ts';
 import { Statement } from './statement.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
-const toToken = (r: Selectable<IntegrationTokensTable>): IntegrationTokenRecord => ({
-  id: r.id,
-  tenant: r.tenant,
-  label: r.label,
-  scopes: JSON.parse(r.scopes) as IntegrationScope[],
-  rateClass: r.rate_class as RateClass,
-  tokenHash: r.token_hash,
-  state: r.state as IntegrationTokenRecord['state'],
-  requestId: r.request_id,
-  createdBy: r.created_by,
-  createdAt: Number(r.created_at),
-  rotatedAt: r.rotated_at === null ? null : Number(r.rotated_at),
-  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-  revokedBy: r.revoked_by,
-  partnerId: r.partner_id,
-});
+const tokens = rowCodec<IntegrationTokenRecord, IntegrationTokensTable>()(
+  'id tenant label rateClass tokenHash state requestId createdBy createdAt rotatedAt revokedAt revokedBy partnerId',
+  { scopes: json },
+);
+const toToken = tokens.record;
 
 /** Every authenticated key request reads this: written once, prepared once per connection. */
 const activeByHash = new Statement<Selectable<IntegrationTokensTable>>(
@@ -39,22 +28,7 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
   async createToken(t: IntegrationTokenRecord): Promise<void> {
     await this.db
       .insertInto('integration_tokens')
-      .values({
-        id: t.id,
-        tenant: t.tenant,
-        label: t.label,
-        scopes: JSON.stringify(t.scopes),
-        rate_class: t.rateClass,
-        token_hash: t.tokenHash,
-        state: t.state,
-        request_id: t.requestId,
-        created_by: t.createdBy,
-        created_at: t.createdAt,
-        rotated_at: null,
-        revoked_at: null,
-        revoked_by: null,
-        partner_id: t.partnerId,
-      })
+      .values(tokens.row({ ...t, rotatedAt: null, revokedAt: null, revokedBy: null }))
       .execute();
   }
 

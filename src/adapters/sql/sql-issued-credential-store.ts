@@ -1,4 +1,3 @@
-import type { Selectable } from 'kysely';
 import type {
   Collection,
   CollectionResult,
@@ -12,6 +11,7 @@ import type {
   StatusReservation,
 } from '../../ports/issued-credential-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import type { IssuedCredentialsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
@@ -23,17 +23,10 @@ class Refused extends Error {
   }
 }
 
-const toRecord = (row: Selectable<IssuedCredentialsTable>): IssuedCredentialRecord => ({
-  id: row.id,
-  tenant: row.tenant,
-  typeId: row.type_id,
-  offerId: row.offer_id,
-  listSeq: row.list_seq,
-  idx: row.idx,
-  holderThumbprint: row.holder_thumbprint,
-  issuedAt: row.issued_at,
-  revokedAt: row.revoked_at,
-});
+const toRecord = rowCodec<IssuedCredentialRecord, IssuedCredentialsTable>()(
+  'id tenant typeId offerId listSeq idx holderThumbprint issuedAt revokedAt',
+  {},
+).record;
 
 /** Random picks collide rarely below capacity; this bounds the retries of one pick. */
 const MAX_PICKS = 64;

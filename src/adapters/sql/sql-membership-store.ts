@@ -1,10 +1,9 @@
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import {
   type CoinEntry,
   type CoinResult,
   type MemberPatch,
   type MemberRecord,
-  type MemberStatus,
   type MembershipStore,
   ProposalNotOpen,
   type ProposalRecord,
@@ -13,48 +12,27 @@ import {
   type VoteRecord,
 } from '../../ports/membership-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import { holdTenant } from './row-locks.ts';
 import type { CoinEntriesTable, MembersTable, ProposalsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 
-const toMember = (row: Selectable<MembersTable>): MemberRecord => ({
-  tenant: row.tenant,
-  accountId: row.account_id,
-  displayName: row.display_name,
-  tier: row.tier,
-  status: row.status as MemberStatus,
-  balance: Number(row.balance),
-  joinedAt: Number(row.joined_at),
-  updatedAt: Number(row.updated_at),
-});
+const members = rowCodec<MemberRecord, MembersTable>()('tenant accountId displayName tier status balance joinedAt updatedAt', {});
+const toMember = members.record;
 
+const coinEntries = rowCodec<CoinEntry, CoinEntriesTable>()(
+  'id tenant accountId idempotencyKey delta reason balanceAfter createdAt',
+  {},
+);
 /** A coin_entries row as the port answers it (also the back office's coin ledger). */
-export const toCoinEntry = (row: Selectable<CoinEntriesTable>): CoinEntry => ({
-  id: row.id,
-  tenant: row.tenant,
-  accountId: row.account_id,
-  idempotencyKey: row.idempotency_key,
-  delta: Number(row.delta),
-  reason: row.reason,
-  balanceAfter: Number(row.balance_after),
-  createdAt: Number(row.created_at),
-});
+export const toCoinEntry = coinEntries.record;
 
+const proposals = rowCodec<ProposalRecord, ProposalsTable>()(
+  'id tenant title opensAt closesAt state votesCast createdAt openedAt closedAt',
+  { options: json, tiers: json },
+);
 /** A proposals row as the port answers it (also the back office's governance list). */
-export const toProposal = (row: Selectable<ProposalsTable>): ProposalRecord => ({
-  id: row.id,
-  tenant: row.tenant,
-  title: row.title,
-  options: JSON.parse(row.options),
-  tiers: row.tiers === null ? null : JSON.parse(row.tiers),
-  opensAt: Number(row.opens_at),
-  closesAt: Number(row.closes_at),
-  state: row.state as ProposalState,
-  votesCast: Number(row.votes_cast),
-  createdAt: Number(row.created_at),
-  openedAt: row.opened_at === null ? null : Number(row.opened_at),
-  closedAt: row.closed_at === null ? null : Number(row.closed_at),
-});
+export const toProposal = proposals.record;
 
 /** Thrown inside `applyCoins` to undo the entry when the balance cannot move. */
 class Insufficient extends Error {}
@@ -106,16 +84,7 @@ export class SqlMembershipStore implements MembershipStore {
   async enrol(m: MemberRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('members')
-      .values({
-        tenant: m.tenant,
-        account_id: m.accountId,
-        display_name: m.displayName,
-        tier: m.tier,
-        status: m.status,
-        balance: m.balance,
-        joined_at: m.joinedAt,
-        updated_at: m.updatedAt,
-      })
+      .values(members.row(m))
       .onConflict((oc) => oc.columns(['tenant', 'account_id']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
@@ -165,16 +134,7 @@ export class SqlMembershipStore implements MembershipStore {
         // index and then finds the first one's entry.
         const inserted = await trx
           .insertInto('coin_entries')
-          .values({
-            id: e.id,
-            tenant: e.tenant,
-            account_id: e.accountId,
-            idempotency_key: e.idempotencyKey,
-            delta: e.delta,
-            reason: e.reason,
-            balance_after: 0,
-            created_at: e.createdAt,
-          })
+          .values(coinEntries.row({ ...e, balanceAfter: 0 }))
           .onConflict((oc) => oc.columns(['tenant', 'idempotency_key']).doNothing())
           .executeTakeFirst();
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) {
@@ -216,23 +176,7 @@ export class SqlMembershipStore implements MembershipStore {
   }
 
   async createProposal(p: ProposalRecord): Promise<void> {
-    await this.db
-      .insertInto('proposals')
-      .values({
-        id: p.id,
-        tenant: p.tenant,
-        title: p.title,
-        options: JSON.stringify(p.options),
-        tiers: p.tiers === null ? null : JSON.stringify(p.tiers),
-        opens_at: p.opensAt,
-        closes_at: p.closesAt,
-        state: p.state,
-        votes_cast: p.votesCast,
-        created_at: p.createdAt,
-        opened_at: p.openedAt,
-        closed_at: p.closedAt,
-      })
-      .execute();
+    await this.db.insertInto('proposals').values(proposals.row(p)).execute();
   }
 
   async getProposal(tenant: string, id: string): Promise<ProposalRecord | undefined> {

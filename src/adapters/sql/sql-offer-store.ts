@@ -1,26 +1,16 @@
 import type { Selectable } from 'kysely';
 import type { ErasedOffer, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { OffersTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
 
-const toRecord = (row: Selectable<OffersTable>): OfferRecord => ({
-  id: row.id,
-  tenant: row.tenant,
-  typeId: row.type_id,
-  codeHash: row.code_hash,
-  refHash: row.ref_hash,
-  txCode: row.tx_code ? JSON.parse(row.tx_code) : null,
-  txCodeHash: row.tx_code_hash,
-  txAttempts: row.tx_attempts,
-  subject: row.subject ? JSON.parse(row.subject) : null,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  eraseAfter: row.erase_after,
-  redeemedAt: row.redeemed_at,
-  collectedAt: row.collected_at,
-});
+const offers = rowCodec<OfferRecord, OffersTable>()(
+  'id tenant typeId codeHash refHash txCodeHash txAttempts createdAt expiresAt eraseAfter redeemedAt collectedAt',
+  { txCode: json, subject: json },
+);
+const toRecord = offers.record;
 
 const byId = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and id = ?');
 const byCode = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and code_hash = ?');
@@ -36,25 +26,7 @@ export class SqlOfferStore implements OfferStore {
   constructor(private readonly db: Db) {}
 
   async create(o: OfferRecord): Promise<void> {
-    await this.db
-      .insertInto('offers')
-      .values({
-        id: o.id,
-        tenant: o.tenant,
-        type_id: o.typeId,
-        code_hash: o.codeHash,
-        ref_hash: o.refHash,
-        tx_code: o.txCode ? JSON.stringify(o.txCode) : null,
-        tx_code_hash: o.txCodeHash,
-        tx_attempts: o.txAttempts,
-        subject: o.subject ? JSON.stringify(o.subject) : null,
-        created_at: o.createdAt,
-        expires_at: o.expiresAt,
-        erase_after: o.eraseAfter,
-        redeemed_at: o.redeemedAt,
-        collected_at: o.collectedAt,
-      })
-      .execute();
+    await this.db.insertInto('offers').values(offers.row(o)).execute();
   }
 
   async get(tenant: string, id: string): Promise<OfferRecord | undefined> {

@@ -2,8 +2,15 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ChallengeRecord, OnboardingStore } from '../../ports/onboarding-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import { onPostgres } from './row-locks.ts';
+import type { OnboardingChallengesTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+
+const challenges = rowCodec<ChallengeRecord, OnboardingChallengesTable>()(
+  'id identifierKey codeHash createdAt expiresAt attempts spentAt',
+  {},
+);
 
 /** The class of advisory locks held per identifier (two-int keys: a space apart from one-bigint keys). */
 const CHALLENGE_LOCKS = 0x6f72_6f62; // 'orob'
@@ -29,18 +36,7 @@ export class SqlOnboardingStore implements OnboardingStore {
         .where('spent_at', 'is', null)
         .returning('id')
         .execute();
-      await trx
-        .insertInto('onboarding_challenges')
-        .values({
-          id: c.id,
-          identifier_key: c.identifierKey,
-          code_hash: c.codeHash,
-          created_at: c.createdAt,
-          expires_at: c.expiresAt,
-          attempts: c.attempts,
-          spent_at: c.spentAt,
-        })
-        .execute();
+      await trx.insertInto('onboarding_challenges').values(challenges.row(c)).execute();
       return ended.map((r) => r.id);
     });
   }
@@ -66,17 +62,7 @@ export class SqlOnboardingStore implements OnboardingStore {
       .where('identifier_key', '=', identifierKey)
       .where('spent_at', 'is', null)
       .executeTakeFirst();
-    return (
-      row && {
-        id: row.id,
-        identifierKey: row.identifier_key,
-        codeHash: row.code_hash,
-        createdAt: Number(row.created_at),
-        expiresAt: Number(row.expires_at),
-        attempts: Number(row.attempts),
-        spentAt: row.spent_at === null ? null : Number(row.spent_at),
-      }
-    );
+    return row && challenges.record(row);
   }
 
   async countAttempt(id: string, now: number, maxAttempts: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import type {
   InvitationGrant,
   OperatorFilter,
@@ -11,23 +11,16 @@ import type {
   OperatorStore,
 } from '../../ports/operator-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import { onPostgres } from './row-locks.ts';
 import type { OperatorsTable } from './schema.ts';
 import { inWindow } from './windowed.ts';
 
-const toOperator = (row: Selectable<OperatorsTable>): OperatorRecord => ({
-  username: row.username,
-  passwordHash: row.password_hash,
-  roles: JSON.parse(row.roles),
-  tenant: row.tenant,
-  status: row.status,
-  failedAttempts: row.failed_attempts,
-  lockedUntil: row.locked_until,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  email: row.email,
-  invitationExpiresAt: row.invitation_expires_at === null ? null : Number(row.invitation_expires_at),
-});
+const operators = rowCodec<OperatorRecord, OperatorsTable>()(
+  'username passwordHash tenant status failedAttempts lockedUntil createdAt updatedAt email invitationExpiresAt',
+  { roles: json },
+);
+const toOperator = operators.record;
 
 export class SqlOperatorStore implements OperatorStore {
   constructor(private readonly db: Db) {}
@@ -36,18 +29,8 @@ export class SqlOperatorStore implements OperatorStore {
     const result = await this.db
       .insertInto('operators')
       .values({
-        username: op.username,
-        password_hash: op.passwordHash,
-        roles: JSON.stringify(op.roles),
-        tenant: op.tenant,
-        status: op.status,
-        failed_attempts: op.failedAttempts,
-        locked_until: op.lockedUntil,
-        created_at: op.createdAt,
-        updated_at: op.updatedAt,
-        email: op.email,
+        ...operators.row({ ...op, invitationExpiresAt: invitation?.expiresAt ?? null }),
         invitation_hash: invitation?.hash ?? null,
-        invitation_expires_at: invitation?.expiresAt ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();

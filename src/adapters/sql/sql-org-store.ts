@@ -1,4 +1,3 @@
-import type { Selectable } from 'kysely';
 import type {
   LifecycleChange,
   OffboardingFilter,
@@ -9,34 +8,19 @@ import type {
   OrgStore,
 } from '../../ports/org-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import { holdTenant } from './row-locks.ts';
 import type { OrgDomainsTable, OrgLifecycleTable } from './schema.ts';
 import { inTenant, inWindow } from './windowed.ts';
 
-const num = (v: number | string | bigint) => Number(v);
-const numOrNull = (v: number | string | null) => (v === null ? null : Number(v));
+const lifecycle = rowCodec<LifecycleChange, OrgLifecycleTable>()('tenant seq status actor reason approvalId at', {});
+const toChange = lifecycle.record;
 
-const toChange = (r: Selectable<OrgLifecycleTable>): LifecycleChange => ({
-  tenant: r.tenant,
-  seq: num(r.seq),
-  status: r.status,
-  actor: r.actor,
-  reason: r.reason,
-  approvalId: r.approval_id,
-  at: num(r.at),
-});
-
-const toDomain = (r: Selectable<OrgDomainsTable>): OrgDomain => ({
-  tenant: r.tenant,
-  domain: r.domain,
-  state: r.state,
-  token: r.token,
-  requestedAt: num(r.requested_at),
-  verifiedAt: numOrNull(r.verified_at),
-  activatedAt: numOrNull(r.activated_at),
-  revokedAt: numOrNull(r.revoked_at),
-  updatedAt: num(r.updated_at),
-});
+const domains = rowCodec<OrgDomain, OrgDomainsTable>()(
+  'tenant domain state token requestedAt verifiedAt activatedAt revokedAt updatedAt',
+  {},
+);
+const toDomain = domains.record;
 
 /** Where a page of one offboarding source starts: after the cursor in (since, kind, id) descending. */
 type Keyset = { op: 'le' | 'lt'; since: number } | { op: 'tie'; since: number; id: string };
@@ -124,15 +108,7 @@ export class SqlOrgStore implements OrgStore {
     const seq = Number(last?.seq ?? 0) + 1;
     await this.db
       .insertInto('org_lifecycle')
-      .values({
-        tenant: change.tenant,
-        seq,
-        status: change.status,
-        actor: change.actor,
-        reason: change.reason,
-        approval_id: change.approvalId,
-        at: change.at,
-      })
+      .values(lifecycle.row({ ...change, seq }))
       .execute();
     return { ...change, seq };
   }
@@ -163,17 +139,7 @@ export class SqlOrgStore implements OrgStore {
     if (current) await this.db.deleteFrom('org_domains').where('tenant', '=', d.tenant).execute();
     const result = await this.db
       .insertInto('org_domains')
-      .values({
-        tenant: d.tenant,
-        domain: d.domain,
-        state: d.state,
-        token: d.token,
-        requested_at: d.requestedAt,
-        verified_at: null,
-        activated_at: null,
-        revoked_at: null,
-        updated_at: d.updatedAt,
-      })
+      .values(domains.row({ ...d, verifiedAt: null, activatedAt: null, revokedAt: null }))
       // The live-domain index: another tenant took the name meanwhile.
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();

@@ -10,39 +10,25 @@ import type {
   TeamMember,
 } from '../../ports/partner-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import type { PartnerApplicationsTable, PartnerTeamTable } from './schema.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
+/** Everything but the grant, which two columns hold (both null: no grant yet). */
+const applications = rowCodec<Omit<ApplicationRecord, 'grant'>, PartnerApplicationsTable>()(
+  'id kind organisation contactName contactEmail country website useCase stage stageAt statusTokenHash tenant createdBy createdAt updatedAt',
+  {},
+);
 const toApplication = (r: Selectable<PartnerApplicationsTable>): ApplicationRecord => ({
-  id: r.id,
-  kind: r.kind as PartnerKind,
-  organisation: r.organisation,
-  contactName: r.contact_name,
-  contactEmail: r.contact_email,
-  country: r.country,
-  website: r.website,
-  useCase: r.use_case,
-  stage: r.stage as PartnerStage,
-  stageAt: Number(r.stage_at),
-  statusTokenHash: r.status_token_hash,
-  tenant: r.tenant,
+  ...applications.record(r),
   grant:
     r.grant_scopes === null || r.grant_rate_class === null
       ? null
       : { scopes: JSON.parse(r.grant_scopes) as IntegrationScope[], rateClass: r.grant_rate_class as RateClass },
-  createdBy: r.created_by,
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
 });
 
-const toMember = (r: Selectable<PartnerTeamTable>): TeamMember => ({
-  id: r.id,
-  applicationId: r.application_id,
-  email: r.email,
-  role: r.role as TeamRole,
-  addedBy: r.added_by,
-  addedAt: Number(r.added_at),
-});
+const team = rowCodec<TeamMember, PartnerTeamTable>()('id applicationId email role addedBy addedAt', {});
+const toMember = team.record;
 
 const changed = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
   Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n) === 1;
@@ -54,23 +40,9 @@ export class SqlPartnerStore implements PartnerStore {
     await this.db
       .insertInto('partner_applications')
       .values({
-        id: a.id,
-        kind: a.kind,
-        organisation: a.organisation,
-        contact_name: a.contactName,
-        contact_email: a.contactEmail,
-        country: a.country,
-        website: a.website,
-        use_case: a.useCase,
-        stage: a.stage,
-        stage_at: a.stageAt,
-        status_token_hash: a.statusTokenHash,
-        tenant: a.tenant,
+        ...applications.row(a),
         grant_scopes: a.grant ? JSON.stringify(a.grant.scopes) : null,
         grant_rate_class: a.grant?.rateClass ?? null,
-        created_by: a.createdBy,
-        created_at: a.createdAt,
-        updated_at: a.updatedAt,
       })
       .execute();
   }
@@ -189,14 +161,7 @@ export class SqlPartnerStore implements PartnerStore {
   async addMember(m: TeamMember): Promise<boolean> {
     const result = await this.db
       .insertInto('partner_team')
-      .values({
-        id: m.id,
-        application_id: m.applicationId,
-        email: m.email,
-        role: m.role,
-        added_by: m.addedBy,
-        added_at: m.addedAt,
-      })
+      .values(team.row(m))
       .onConflict((oc) => oc.columns(['application_id', 'email']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

@@ -1,27 +1,15 @@
 import type { Selectable } from 'kysely';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { Db } from './connect.ts';
+import { asIs, col, json, rowCodec } from './row-codec.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
-const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationTransactionRecord => ({
-  id: row.id,
-  state: row.state,
-  nonce: row.nonce,
-  resultTokenHash: row.result_token_hash,
-  callerAud: row.caller_aud,
-  typeTenant: row.type_tenant,
-  typeId: row.type_id,
-  vct: row.vct,
-  claims: JSON.parse(row.claims),
-  requestedBy: row.requested_by,
-  createdAt: Number(row.created_at),
-  expiresAt: Number(row.expires_at),
-  completedAt: row.completed_at === null ? null : Number(row.completed_at),
-  outcome: row.outcome ? JSON.parse(row.outcome) : null,
-  holder: row.holder_thumbprint,
-  enrolledAt: row.enrolled_at === null ? null : Number(row.enrolled_at),
-});
+const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
+  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt',
+  { claims: json, outcome: json, holder: col('holder_thumbprint', asIs) },
+);
+const toRecord = transactions.record;
 
 // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
 const insert = new Statement(

@@ -1,6 +1,7 @@
-import { type Selectable, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { PurgeRun, RetentionRule, RetentionStore } from '../../ports/retention-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { PurgeRunsTable } from './schema.ts';
 
 /**
@@ -25,17 +26,12 @@ const purgeOf = (category: string) => {
   return purge;
 };
 
-const toRun = (r: Selectable<PurgeRunsTable>): PurgeRun => ({
-  id: r.id,
-  state: r.state as PurgeRun['state'],
-  requestedBy: r.requested_by,
-  requestedAt: Number(r.requested_at),
-  cutoffs: JSON.parse(r.cutoffs),
-  counts: JSON.parse(r.counts),
-  finished: JSON.parse(r.finished),
-  finishedAt: r.finished_at === null ? null : Number(r.finished_at),
-  auditSeq: Number(r.audit_seq),
+const runs = rowCodec<PurgeRun, PurgeRunsTable>()('id state requestedBy requestedAt finishedAt auditSeq', {
+  cutoffs: json,
+  counts: json,
+  finished: json,
 });
+const toRun = runs.record;
 
 /** Retention rules and purge runs (docs/backoffice/compliance.md, "Retention"). */
 export class SqlRetentionStore implements RetentionStore {
@@ -78,20 +74,7 @@ export class SqlRetentionStore implements RetentionStore {
   }
 
   async addRun(run: PurgeRun): Promise<void> {
-    await this.db
-      .insertInto('purge_runs')
-      .values({
-        id: run.id,
-        state: run.state,
-        requested_by: run.requestedBy,
-        requested_at: run.requestedAt,
-        cutoffs: JSON.stringify(run.cutoffs),
-        counts: JSON.stringify(run.counts),
-        finished: JSON.stringify(run.finished),
-        finished_at: run.finishedAt,
-        audit_seq: run.auditSeq,
-      })
-      .execute();
+    await this.db.insertInto('purge_runs').values(runs.row(run)).execute();
   }
 
   async runningRun(): Promise<PurgeRun | undefined> {

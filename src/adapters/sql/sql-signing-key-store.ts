@@ -1,17 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { Db } from './connect.ts';
+import { json, rowCodec } from './row-codec.ts';
 import type { SigningKeysTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
-const toKey = (row: Selectable<SigningKeysTable>): StoredSigningKey => ({
-  tenant: row.tenant,
-  kid: row.kid,
-  purpose: row.purpose,
-  publicJwk: JSON.parse(row.public_jwk),
-  sealedPrivateJwk: row.sealed_private_jwk,
-  createdAt: row.created_at,
-});
+const keys = rowCodec<StoredSigningKey, SigningKeysTable>()('tenant kid purpose sealedPrivateJwk createdAt', { publicJwk: json });
+const toKey = keys.record;
 
 const activeKey = new Statement<Selectable<SigningKeysTable>>(
   'select * from signing_keys where tenant = ? and purpose = ? and retired_at is null',
@@ -27,15 +22,7 @@ export class SqlSigningKeyStore implements SigningKeyStore {
     // The partial unique index signing_keys_one_active makes a second active key a no-op.
     const result = await this.db
       .insertInto('signing_keys')
-      .values({
-        tenant: key.tenant,
-        kid: key.kid,
-        purpose: key.purpose,
-        public_jwk: JSON.stringify(key.publicJwk),
-        sealed_private_jwk: key.sealedPrivateJwk,
-        created_at: key.createdAt,
-        retired_at: null,
-      })
+      .values(keys.row(key))
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

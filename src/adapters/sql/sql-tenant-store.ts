@@ -1,15 +1,16 @@
-import type { Selectable, Updateable } from 'kysely';
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
-import type {
-  TenantListFilter,
-  TenantProfile,
-  TenantRecord,
-  TenantRow,
-  TenantStatus,
-  TenantStatusName,
-  TenantStore,
+import {
+  emptyProfile,
+  type TenantListFilter,
+  type TenantProfile,
+  type TenantRecord,
+  type TenantRow,
+  type TenantStatus,
+  type TenantStatusName,
+  type TenantStore,
 } from '../../ports/tenant-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import type { TenantsTable } from './schema.ts';
 import { containsCi } from './sql-backoffice-rows.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
@@ -22,32 +23,11 @@ const statusOf = new Statement<{ status: TenantStatusName; status_since: number 
   'select status, status_since, status_reason from tenants where slug = ?',
 );
 
-const toRow = (row: Selectable<TenantsTable>): TenantRow => ({
-  slug: row.slug,
-  name: row.name,
-  displayName: row.display_name,
-  description: row.description,
-  logoUri: row.logo_uri,
-  primaryColor: row.primary_color,
-  backgroundColor: row.background_color,
-  textColor: row.text_color,
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
-  status: row.status,
-  statusSince: row.status_since === null ? null : Number(row.status_since),
-  statusReason: row.status_reason,
-});
-
-type ProfileColumn = 'display_name' | 'description' | 'logo_uri' | 'primary_color' | 'background_color' | 'text_color';
-
-const PROFILE_COLUMNS: Record<keyof TenantProfile, ProfileColumn> = {
-  displayName: 'display_name',
-  description: 'description',
-  logoUri: 'logo_uri',
-  primaryColor: 'primary_color',
-  backgroundColor: 'background_color',
-  textColor: 'text_color',
-};
+const tenants = rowCodec<TenantRow, TenantsTable>()(
+  'slug name displayName description logoUri primaryColor backgroundColor textColor createdAt updatedAt status statusSince statusReason',
+  {},
+);
+const toRow = tenants.record;
 
 export class SqlTenantStore implements TenantStore {
   constructor(private readonly db: Db) {}
@@ -56,18 +36,7 @@ export class SqlTenantStore implements TenantStore {
     return atomically(this.db, async (trx) => {
       const result = await trx
         .insertInto('tenants')
-        .values({
-          slug: t.slug,
-          name: t.name,
-          display_name: t.displayName,
-          description: t.description,
-          logo_uri: t.logoUri,
-          primary_color: t.primaryColor,
-          background_color: t.backgroundColor,
-          text_color: t.textColor,
-          created_at: t.createdAt,
-          updated_at: t.updatedAt,
-        })
+        .values(tenants.row({ ...t, status: 'active', statusSince: null, statusReason: null }))
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
@@ -99,10 +68,9 @@ export class SqlTenantStore implements TenantStore {
   }
 
   async updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRow | undefined> {
-    const values: Updateable<TenantsTable> = { updated_at: now };
-    for (const [field, column] of Object.entries(PROFILE_COLUMNS) as Array<[keyof TenantProfile, ProfileColumn]>) {
-      if (patch[field] !== undefined) values[column] = patch[field];
-    }
+    // Only the profile's own fields, whatever else the object carries.
+    const profile = Object.fromEntries(Object.keys(emptyProfile()).map((k) => [k, patch[k as keyof TenantProfile]]));
+    const values = tenants.patch({ ...profile, updatedAt: now });
     const result = await this.db.updateTable('tenants').set(values).where('slug', '=', slug).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
     return this.get(slug);

@@ -1,31 +1,17 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { PageWindow } from '../../core/page.ts';
-import type {
-  ItemCursor,
-  ItemKind,
-  ListedItem,
-  StoredItemState,
-  WalletItemRecord,
-  WalletItemStore,
-} from '../../ports/wallet-item-store.ts';
+import type { ItemCursor, ItemKind, ListedItem, WalletItemRecord, WalletItemStore } from '../../ports/wallet-item-store.ts';
 import type { Db } from './connect.ts';
+import { bool, rowCodec } from './row-codec.ts';
 import { onPostgres } from './row-locks.ts';
 import type { Database, WalletItemsTable } from './schema.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
-const toItem = (row: Selectable<WalletItemsTable>): WalletItemRecord => ({
-  id: row.id,
-  tenant: row.tenant,
-  accountId: row.account_id,
-  kind: row.kind as ItemKind,
-  ref: row.ref,
-  title: row.title,
-  state: row.state as StoredItemState,
-  demo: row.demo === 1,
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
-  expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-});
+const items = rowCodec<WalletItemRecord, WalletItemsTable>()(
+  'id tenant accountId kind ref title state createdAt updatedAt expiresAt',
+  { demo: bool },
+);
+const toItem = items.record;
 
 /** The materialisation rule of the port: a channel request, or the account is an enrolled member. */
 const visible = (eb: ExpressionBuilder<Database & { i: WalletItemsTable }, 'i'>) =>
@@ -45,22 +31,7 @@ export class SqlWalletItemStore implements WalletItemStore {
   constructor(private readonly db: Db) {}
 
   async add(item: WalletItemRecord): Promise<void> {
-    await this.db
-      .insertInto('wallet_items')
-      .values({
-        id: item.id,
-        tenant: item.tenant,
-        account_id: item.accountId,
-        kind: item.kind,
-        ref: item.ref,
-        title: item.title,
-        state: item.state,
-        demo: item.demo ? 1 : 0,
-        created_at: item.createdAt,
-        updated_at: item.updatedAt,
-        expires_at: item.expiresAt,
-      })
-      .execute();
+    await this.db.insertInto('wallet_items').values(items.row(item)).execute();
   }
 
   private listed() {

@@ -1,20 +1,15 @@
-import type { Selectable } from 'kysely';
 import type { PageWindow } from '../../core/page.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../ports/wallet-provider-store.ts';
 import type { Db } from './connect.ts';
+import { rowCodec } from './row-codec.ts';
 import type { WalletProvidersTable } from './schema.ts';
 import { inWindow, pastCursor } from './windowed.ts';
 
-const toProvider = (row: Selectable<WalletProvidersTable>): WalletProviderRecord => ({
-  id: row.id,
-  name: row.name,
-  homepage: row.homepage,
-  contact: row.contact,
-  state: row.state as ProviderState,
-  reason: row.reason,
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
-});
+const providers = rowCodec<WalletProviderRecord, WalletProvidersTable>()(
+  'id name homepage contact state reason createdAt updatedAt',
+  {},
+);
+const toProvider = providers.record;
 
 export class SqlWalletProviderStore implements WalletProviderStore {
   constructor(private readonly db: Db) {}
@@ -22,16 +17,7 @@ export class SqlWalletProviderStore implements WalletProviderStore {
   async add(p: WalletProviderRecord): Promise<boolean> {
     const result = await this.db
       .insertInto('wallet_providers')
-      .values({
-        id: p.id,
-        name: p.name,
-        homepage: p.homepage,
-        contact: p.contact,
-        state: p.state,
-        reason: p.reason,
-        created_at: p.createdAt,
-        updated_at: p.updatedAt,
-      })
+      .values(providers.row(p))
       .onConflict((oc) => oc.column('homepage').doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

@@ -1,7 +1,8 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { type Insertable, PostgresAdapter, sql } from 'kysely';
 import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../ports/webhook-lanes.ts';
 import { systemIds } from '../crypto/ids.ts';
 import type { Db } from './connect.ts';
+import type { WebhookDeliveriesTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
 // Every process polls with these twice a second, and after its own commits: written once.
@@ -60,19 +61,7 @@ export class SqlWebhookLanes implements WebhookLanes {
       since: Number(w.created_at),
       events: new Set(JSON.parse(w.events) as string[]),
     }));
-    const deliveries: Array<{
-      id: string;
-      webhook_id: string;
-      tenant: string;
-      event_id: string;
-      event_type: string;
-      payload: string;
-      state: string;
-      attempts: number;
-      failures: number;
-      next_attempt_at: number;
-      created_at: number;
-    }> = [];
+    const deliveries: Insertable<WebhookDeliveriesTable>[] = [];
     const routedTo = new Map<number, number[]>();
     for (const e of events) {
       const createdAt = Number(e.created_at);

@@ -1,5 +1,4 @@
 import { type Selectable, sql } from 'kysely';
-import type { EventType } from '../../core/events.ts';
 import type {
   AttemptRecord,
   CoverageRow,
@@ -11,6 +10,7 @@ import type {
   WebhookStore,
 } from '../../ports/webhook-store.ts';
 import type { Db } from './connect.ts';
+import { bool, json, rowCodec } from './row-codec.ts';
 import { holdTenant } from './row-locks.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
@@ -18,20 +18,11 @@ import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;
 
-const toWebhook = (r: WebhookRow): WebhookRecord => ({
-  id: r.id,
-  tenant: r.tenant,
-  url: r.url,
-  events: JSON.parse(r.events) as EventType[],
-  active: Number(r.active) === 1,
-  inactiveReason: r.inactive_reason as WebhookRecord['inactiveReason'],
-  sealedSecret: r.sealed_secret,
-  createdBy: r.created_by,
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
-  deadStreak: Number(r.dead_streak),
-  lastSuccessAt: r.last_success_at === null ? null : Number(r.last_success_at),
-});
+const webhooks = rowCodec<WebhookRecord, WebhookRow>()(
+  'id tenant url inactiveReason sealedSecret createdBy createdAt updatedAt deadStreak lastSuccessAt',
+  { events: json, active: bool },
+);
+const toWebhook = webhooks.record;
 
 type DeliveryRow = Omit<Selectable<WebhookDeliveriesTable>, 'payload'>;
 
@@ -103,21 +94,7 @@ export class SqlWebhookStore implements WebhookStore {
         .where('tenant', '=', w.tenant)
         .executeTakeFirstOrThrow();
       if (Number(had.n) >= max) return false;
-      await trx
-        .insertInto('webhooks')
-        .values({
-          id: w.id,
-          tenant: w.tenant,
-          url: w.url,
-          events: JSON.stringify(w.events),
-          active: w.active ? 1 : 0,
-          inactive_reason: w.inactiveReason,
-          sealed_secret: w.sealedSecret,
-          created_by: w.createdBy,
-          created_at: w.createdAt,
-          updated_at: w.updatedAt,
-        })
-        .execute();
+      await trx.insertInto('webhooks').values(webhooks.row(w)).execute();
       return true;
     });
   }

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const APPROVE_AUD = `${PUBLIC_URL}/account/approve`;
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -55,13 +55,9 @@ for (const factory of testDatabases()) {
       });
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, {}, clock);
+      ({ db, rail } = await railOn(factory, {}, clock));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('the sign-in page holds its ticket in an HttpOnly, Secure, SameSite=Lax cookie and shows a QR code', async () => {
       const res = await rail.app.inject({ method: 'GET', url: '/account/signin' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/integration';
@@ -53,13 +53,9 @@ for (const factory of testDatabases()) {
     };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db);
+      ({ db, rail } = await railOn(factory));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('contracts lists the deposit contract 0.3.0 and the event envelope with their schemas', async () => {
       const res = await get(`${BASE}/contracts`);

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -18,6 +19,7 @@ import type { PresentationTransactionStore } from '../../ports/presentation-tran
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { Member } from './schemas.ts';
 
 export const DEFAULT_TIER = 'member';
 /** A proposal's window may span at most this long. */
@@ -104,15 +106,7 @@ function actionOf(body: ProposalBody): ProposalAction {
   return { tenant: body.tenant, action: body.action, proposalId: body.proposalId };
 }
 
-export interface MemberView {
-  tenant: string;
-  accountId: string;
-  displayName: string | null;
-  tier: string;
-  status: MemberStatus;
-  balance: number;
-  joinedAt: string;
-}
+export type MemberView = Static<typeof Member>;
 
 export interface TallyView {
   total: number;

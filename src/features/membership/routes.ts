@@ -6,20 +6,10 @@ import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
-import { Option, PROPOSAL_FIELDS, Proposal, ProposalId, Tier } from './schemas.ts';
+import { Member, Option, PROPOSAL_FIELDS, Proposal, ProposalId, Tier } from './schemas.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
 const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('erased')]);
-
-const Member = Type.Object({
-  tenant: Type.String(),
-  accountId: Type.String(),
-  displayName: Type.Union([Type.String(), Type.Null()]),
-  tier: Type.String(),
-  status: Type.String(),
-  balance: Type.Integer(),
-  joinedAt: Type.String({ format: 'date-time' }),
-});
 
 const CoinEntry = Type.Object({
   delta: Type.Integer(),

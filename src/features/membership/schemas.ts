@@ -40,3 +40,14 @@ export const Proposal = Type.Object({
   closedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   tally: Type.Optional(Tally),
 });
+
+/** A member as every plane answers it. */
+export const Member = Type.Object({
+  tenant: Type.String(),
+  accountId: Type.String(),
+  displayName: Type.Union([Type.String(), Type.Null()]),
+  tier: Type.String(),
+  status: Type.String(),
+  balance: Type.Integer(),
+  joinedAt: Type.String({ format: 'date-time' }),
+});

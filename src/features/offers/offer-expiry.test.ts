@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { readOutbox } from '../../adapters/sql/sql-event-outbox.ts';
 
 for (const factory of testDatabases()) {
@@ -13,13 +13,9 @@ for (const factory of testDatabases()) {
     const clock = { now: () => now };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DEMO: 'off' }, clock, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DEMO: 'off' }, clock, { runJobs: false }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('an offer that ends without a credential collected writes offer.expired once, with its erasure', async () => {
       const tenant = (

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import type { Clock } from '../../core/clock.ts';
 
 /** Lockout policy from the brief: five wrong passwords lock the account. */
@@ -26,13 +26,9 @@ for (const factory of testDatabases()) {
     let counter = 0;
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, {}, clock);
+      ({ db, rail } = await railOn(factory, {}, clock));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     const call = async (url: string, headers: Record<string, string>, payload: unknown) => {
       const res = await rail.app.inject({ method: 'POST', url, headers, payload: payload as object });

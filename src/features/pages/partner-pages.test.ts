@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 import { INTEGRATION_SCOPES, RATE_CLASSES } from '../../core/integration-scopes.ts';
 import { PARTNER_KINDS } from '../../core/partner-pipeline.ts';
@@ -86,13 +86,9 @@ for (const factory of testDatabases()) {
     };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, {}, midHourClock(), { runJobs: false });
+      ({ db, rail } = await railOn(factory, {}, midHourClock(), { runJobs: false }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('GET /partners: the programme, its four kinds, the eight stages, every scope and rate class, under a no-script policy', async () => {
       const res = await get('/partners');

@@ -16,7 +16,7 @@ import {
   registerType,
   requestCredential,
 } from '../../../test/helpers/issuance.ts';
-import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decompressStatusList, readStatus } from '../../core/status-list/codec.ts';
 
@@ -80,13 +80,9 @@ for (const factory of testDatabases()) {
     };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, {}, clock);
+      ({ db, rail } = await railOn(factory, {}, clock));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     const get = (url: string, headers: Record<string, string> = {}) => rail.app.inject({ method: 'GET', url, headers });
     const post = (url: string, payload: unknown, headers: Record<string, string> = owner) =>

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
 import { insertAccessToken, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { holderJws } from '../../../test/helpers/holder.ts';
-import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
 
 for (const factory of testDatabases()) {
@@ -11,13 +11,9 @@ for (const factory of testDatabases()) {
     let db: TestDatabase;
     let rail: TestRail;
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db);
+      ({ db, rail } = await railOn(factory));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     const create = (headers: Record<string, string>, body: unknown = { name: 'City of Ghent' }, url = '/api/tenants') =>
       rail.app.inject({ method: 'POST', url, headers, payload: body as object });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint, importJWK, type JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, railOn, startRail, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { BUILD_INFO_FILE, hashShippedFiles, type RecordedBuild } from '../../adapters/fs/source-files.ts';
 import { APP_ROOT } from '../../compose.ts';
 import { sourceDigest } from '../../core/source-digest.ts';
@@ -43,13 +43,9 @@ for (const factory of testDatabases()) {
     let db: TestDatabase;
     let rail: TestRail;
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db);
+      ({ db, rail } = await railOn(factory));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     const get = (url: string, app = rail.app) => app.inject({ method: 'GET', url });
     const activeKid = async (tenant: string, purpose: 'issuer' | 'verifier') => {

@@ -6,6 +6,7 @@ import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { AdminMutation, DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
+import { Delivery, Webhook, WithSecret } from './schemas.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/webhooks.md states its shape.';
@@ -14,36 +15,6 @@ const WebhookId = Type.String({ pattern: idPattern('webhook') });
 const DeliveryId = Type.String({ pattern: idPattern('delivery') });
 const EventName = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)));
 
-const Webhook = Type.Object({
-  id: Type.String(),
-  tenant: Type.String(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
-  active: Type.Boolean(),
-  inactiveReason: Nullable(Type.String({ description: 'operator or failing' })),
-  createdAt: DateTimeView,
-  createdBy: Type.String(),
-  lastSuccessAt: Nullable(DateTimeView),
-  deadStreak: Type.Integer({ description: 'Deliveries dead-lettered in a row, without a success between them.' }),
-});
-const WithSecret = Type.Object({
-  ...Webhook.properties,
-  secret: Type.String({ description: 'The signing secret, shown this once.' }),
-});
-const Delivery = Type.Object({
-  id: Type.String({ description: 'The x-svc-delivery header, and the envelope id.' }),
-  webhookId: Type.String(),
-  tenant: Type.String(),
-  eventId: Type.String(),
-  eventType: Type.String(),
-  state: Type.String({ description: 'pending, failed, delivered or dead' }),
-  attempts: Type.Integer(),
-  nextAttemptAt: Nullable(DateTimeView),
-  lastStatus: Nullable(Type.Integer()),
-  lastError: Nullable(Type.String()),
-  createdAt: DateTimeView,
-  finishedAt: Nullable(DateTimeView),
-});
 const Attempt = Type.Object({
   n: Type.Integer(),
   at: DateTimeView,

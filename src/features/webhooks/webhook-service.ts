@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { Static } from '@sinclair/typebox';
 import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { isPublicAddress } from '../../adapters/http/public-address.ts';
@@ -10,6 +11,7 @@ import type { Ids } from '../../core/ids.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
+import type { Delivery, Webhook } from './schemas.ts';
 
 /** Endpoints one tenant may register (docs/webhooks.md). */
 export const MAX_WEBHOOKS_PER_TENANT = 20;
@@ -17,33 +19,9 @@ const MAX_URL_LENGTH = 2048;
 /** How far back coverage looks, at most. */
 export const MAX_COVERAGE_DAYS = 30;
 
-export interface WebhookView {
-  id: string;
-  tenant: string;
-  url: string;
-  events: EventType[];
-  active: boolean;
-  inactiveReason: 'operator' | 'failing' | null;
-  createdAt: string;
-  createdBy: string;
-  lastSuccessAt: string | null;
-  deadStreak: number;
-}
+export type WebhookView = Static<typeof Webhook>;
 
-export interface DeliveryView {
-  id: string;
-  webhookId: string;
-  tenant: string;
-  eventId: string;
-  eventType: string;
-  state: DeliveryState;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
+export type DeliveryView = Static<typeof Delivery>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

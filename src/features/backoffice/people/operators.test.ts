@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { operatorAddress, signedInOperator } from '../../../../test/helpers/operators.ts';
-import { bearer, owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { bearer, owner, railOn, startRail, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/people/operators';
@@ -434,13 +434,9 @@ for (const factory of testDatabases()) {
     const { post, get, ok, refuses, approve } = h;
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, {}, undefined, { runJobs: false });
+      ({ db, rail } = await railOn(factory, {}, undefined, { runJobs: false }));
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('is kept: filing, and approving, a change that would leave none is 409 last_owner', async () => {
       const ana = await signedInOperator(rail.app, 'ana', ['owner']);
