@@ -11,7 +11,9 @@ import { directoryModule } from './features/directory/module.ts';
 import { holdersModule } from './features/holders/module.ts';
 import { integrationModule } from './features/integration/module.ts';
 import { issuanceModule } from './features/issuance/module.ts';
+import { issuerTrustModule } from './features/issuer-trust/module.ts';
 import { membershipModule } from './features/membership/module.ts';
+import { metricsModule } from './features/metrics/module.ts';
 import { offersModule } from './features/offers/module.ts';
 import { onboardingModule } from './features/onboarding/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
@@ -38,6 +40,7 @@ export const MODULES = [
   offersModule,
   issuanceModule,
   statusModule,
+  issuerTrustModule,
   verificationModule,
   membershipModule,
   directoryModule,
@@ -54,6 +57,7 @@ export const MODULES = [
   backofficeModule,
   conformanceModule,
   pagesModule,
+  metricsModule,
 ];
 
 export const compose = (config: Config, options?: StartOptions) => startOpenrail(config, MODULES, options);

@@ -46,6 +46,7 @@ const PATH_VALUES: Record<string, string> = {
   tokenId: unknownId('itk'),
   id: unknownId('pap'),
   depositId: 'no-such-deposit',
+  issuerDid: 'did:web:rail.example.test:t:no-such-tenant',
 };
 
 /** The query a read needs beyond its path (a tenant it names is the scoped operator's own). */

@@ -62,11 +62,16 @@ describe('the event pages', () => {
       }
     }
     const sentence = /\n\n((?:`[a-z]+\.[a-z_]+`(?:, | and )?)+) (?:is a reserved name|are reserved names)/.exec(text);
-    assert.ok(sentence, 'webhooks.md names the reserved events');
-    assert.deepEqual(
-      [...(sentence[1] ?? '').matchAll(/`([a-z]+\.[a-z_]+)`/g)].map((m) => m[1]),
-      [...RESERVED_EVENT_TYPES],
-    );
+    if (reserved.length === 0) {
+      assert.equal(sentence, null, 'webhooks.md calls an event reserved, and none is');
+      assert.match(text, /No name is reserved today/);
+    } else {
+      assert.ok(sentence, 'webhooks.md names the reserved events');
+      assert.deepEqual(
+        [...(sentence[1] ?? '').matchAll(/`([a-z]+\.[a-z_]+)`/g)].map((m) => m[1]),
+        [...RESERVED_EVENT_TYPES],
+      );
+    }
   });
 });
 

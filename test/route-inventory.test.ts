@@ -51,6 +51,8 @@ const EXTRAS: Record<string, string> = {
     'the action of that page: no operator ever sets another’s password (docs/security.md, "Separation of duties")',
   'POST /api/admin/people/operators/{username}/invite':
     'mails an invitation again, or a password reset: how an operator regains access without anyone choosing its password',
+  'GET /metrics':
+    'the Prometheus exposition the ops issue asks for, on a plane of its own, off unless OPENRAIL_METRICS_TOKEN is set (docs/operations.md, "Metrics")',
   'POST /api/members/enrolment-types':
     'a tenant names the credential types whose accepted presentation enrols (POST /member/enroll; docs/decisions/0014)',
 };

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
 import type { JobLeaseStore } from '../ports/job-lease-store.ts';
+import { type Meter, noMeter } from '../ports/meter.ts';
 
 /**
  * A background job a module declares (docs/architecture.md, "Background jobs"): erasure sweeps
@@ -17,6 +18,9 @@ export interface Job {
   run(now: number): Promise<void>;
 }
 
+/** A name for this process among those sharing the database: its host, its pid and a nonce. */
+export const processName = () => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
 /** How often a process looks for due jobs, at most. */
 const MAX_TICK_MS = 10_000;
 
@@ -28,13 +32,14 @@ const MAX_TICK_MS = 10_000;
 export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
-  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-
   constructor(
     private readonly jobs: readonly Job[],
     private readonly leases: JobLeaseStore,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
+    private readonly meter: Meter = noMeter,
+    /** The name this process takes leases under. */
+    readonly holder = processName(),
   ) {
     const names = new Set<string>();
     for (const job of jobs) {
@@ -59,6 +64,7 @@ export class JobRunner {
           error = err instanceof Error ? err.message.slice(0, 500) : 'failed';
           this.log.error({ job: job.name, err: error }, 'job failed');
         }
+        this.meter.jobRun(job.name, error === null);
         await this.leases.finished(job.name, this.holder, this.clock.now(), error).catch(() => {});
       }
       return ran;

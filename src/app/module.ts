@@ -12,6 +12,8 @@ import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyStore } from '../ports/key-store.ts';
+import type { Mailer } from '../ports/mailer.ts';
+import type { Meter } from '../ports/meter.ts';
 import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Job } from './jobs.ts';
 
@@ -114,6 +116,10 @@ export interface Context {
   /** Rate windows shared by every plane and module (the integration keys' classes, budgets). */
   readonly rates: RateBudget;
   readonly database: DatabaseUpkeep;
+  /** What the service counts for GET /metrics (`noMeter` when metrics are off). */
+  readonly meter: Meter;
+  /** The deployment's one mail transport (OPENRAIL_SMTP_URL or the development outbox), its outcomes recorded. */
+  readonly mailer: Mailer;
   /** The services of another module, building it first if need be. */
   use<S>(module: Module<S>): Promise<S>;
   /** One of this module's stores (`Module.owns`, or for now `borrows`), built once. */
@@ -125,6 +131,10 @@ export interface Context {
   unitOfWork<S>(stores: S): UnitOfWork<S>;
   /** The contract document of the mounted routes (complete once the service has started). */
   openApi(): Record<string, unknown>;
+  /** This process among those sharing the database (`host:pid:nonce`): the holder of its job leases. */
+  readonly processName: string;
+  /** The route groups this process serves (complete once the service has started). */
+  mountedGroups(): readonly string[];
 }
 
 /** Declares a module; the identity function, for type inference of its services. */

@@ -7,9 +7,13 @@ import { systemIds } from '../adapters/crypto/ids.ts';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
-import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, settled } from '../adapters/sql/connect.ts';
+import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
+import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
+import { promMeter } from '../adapters/metrics/prom-meter.ts';
+import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
 import { SqlRateBudget } from '../adapters/sql/sql-integration-token-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
+import { SqlMailOutcomes } from '../adapters/sql/sql-mail-outcomes.ts';
 import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
 import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
@@ -24,8 +28,10 @@ import { buildOpenApi } from '../http/openapi.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
+import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
+import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
-import { type Job, JobRunner } from './jobs.ts';
+import { type Job, JobRunner, processName } from './jobs.ts';
 import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
 import { type BaseContext, ModuleRegistry } from './registry.ts';
@@ -77,7 +83,23 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     await checkMasterKey(settings, vault);
 
     let openApi: Record<string, unknown> = {};
+    let served: readonly string[] = [];
+    const thisProcess = processName();
     const rateWindows = new SqlRateBudget(db);
+    const mailOutcomes = new SqlMailOutcomes(db);
+    const meter = config.metricsToken ? promMeter() : noMeter;
+    const pool = poolStats(db);
+    if (pool) {
+      meter.gauge(
+        'openrail_db_pool_connections',
+        'PostgreSQL connections of this process, by state.',
+        async () => {
+          const now = poolStats(db) ?? { open: 0, idle: 0, waiting: 0 };
+          return { open: now.open, idle: now.idle, waiting: now.waiting };
+        },
+        'state',
+      );
+    }
     const context: BaseContext = {
       config,
       clock,
@@ -94,8 +116,19 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         ping: async () => void (await sql`select 1`.execute(db)),
         dropFreedBytes: () => dropFreedBytes(db),
       },
+      meter,
+      mailer: new RecordedMailer(
+        configuredMailer(config, (path) => log.info({ path }, 'mail written to the development outbox')),
+        config.smtpUrl ? 'smtp' : 'outbox',
+        mailOutcomes,
+        meter,
+        clock,
+        systemIds,
+      ),
       unitOfWork: (stores) => new SqlUnitOfWork(db, () => stores, clock),
       openApi: () => openApi,
+      mountedGroups: () => served,
+      processName: thisProcess,
     };
     const registry = new ModuleRegistry(modules, context, (store) => new store(db));
     const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));
@@ -110,6 +143,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const planes = await registry.planesFor(groups.flatMap((g) => g.routes.map((r) => r.auth)));
     registry.seal();
     openApi = buildOpenApi(groups, planes, config.publicUrl.origin);
+    served = groups.map((g) => g.name).sort();
 
     const app = buildApp({
       groups,
@@ -119,10 +153,17 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       settled: () => settled(db),
       trustProxy: config.trustProxy,
       budgets: context.budgets,
+      meter,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     await app.ready();
-    const jobs = new JobRunner([...kernelJobs(rateWindows), ...(await registry.jobs())], new SqlJobLeaseStore(db), clock, log);
+    const jobs = new JobRunner(
+      [...kernelJobs(rateWindows, mailOutcomes), ...(await registry.jobs())],
+      new SqlJobLeaseStore(db),
+      clock,
+      log,
+      meter,
+    );
     const daemons = await registry.daemons();
     if (options.runJobs !== false) {
       await jobs.start();
@@ -151,17 +192,25 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   }
 }
 
+/** How long the comms health can look back at mail outcomes. */
+export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
 /**
  * The kernel's own upkeep: rate windows (every budget's counts, keyed by address, subject or key)
  * that ended long ago are deleted, so what anonymous callers make the service count is bounded too.
  */
-function kernelJobs(rateWindows: RateBudget): Job[] {
+function kernelJobs(rateWindows: RateBudget, mailOutcomes: MailOutcomeLog): Job[] {
   const keepMs = 2 * RATE_WINDOW_MAX_SECONDS * 1000;
   return [
     {
       name: 'kernel.prune-rate-windows',
       everyMs: 10 * 60 * 1000,
       run: async (now) => void (await rateWindows.prune(now - keepMs)),
+    },
+    {
+      name: 'kernel.prune-mail-outcomes',
+      everyMs: 60 * 60 * 1000,
+      run: async (now) => void (await mailOutcomes.prune(now - MAIL_OUTCOMES_KEPT_MS)),
     },
   ];
 }

@@ -7,6 +7,15 @@ import { resolve } from 'node:path';
  */
 export type DatabaseLocation = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
+/** Where the data is stored, in words: never a database URL, which may carry a password. */
+export function storageOf(database: DatabaseLocation): { engine: 'sqlite' | 'postgres'; where: string } {
+  if (database.kind === 'sqlite') {
+    return { engine: 'sqlite', where: database.file === ':memory:' ? 'in memory' : `the SQLite file ${database.file}` };
+  }
+  const url = new URL(database.url);
+  return { engine: 'postgres', where: `the PostgreSQL database ${url.pathname.slice(1) || '(default)'} on ${url.hostname}` };
+}
+
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
   port: number;
@@ -17,6 +26,8 @@ export interface Config {
   dbPoolSize: number;
   dataDir: string;
   ownerToken?: string;
+  /** The bearer a Prometheus scraper presents at GET /metrics; unset: metrics are off (docs/operations.md). */
+  metricsToken?: string;
   masterKey?: Buffer;
   directoryPepper?: string;
   demo: boolean;
@@ -276,6 +287,8 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;
+  const metricsToken = secret(env, 'OPENRAIL_METRICS_TOKEN', 32);
+  if (metricsToken) config.metricsToken = metricsToken;
   const key = masterKey(env, production);
   if (key) config.masterKey = key;
   const smtp = read(env, 'OPENRAIL_SMTP_URL');

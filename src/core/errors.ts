@@ -36,6 +36,10 @@ export const ERROR_CATALOGUE = {
   unauthorized: { status: 401, description: 'Credentials are missing, invalid, expired or belong to another plane.' },
   invalid_credentials: { status: 401, description: 'The username or password is wrong, or the operator cannot sign in.' },
   forbidden: { status: 403, description: 'The credential is valid but lacks the role or tenant scope for this operation.' },
+  untrusted_issuer: {
+    status: 403,
+    description: "The issuer is not in this deployment's trust registry, or an operator suspended or removed it.",
+  },
   tenant_suspended: {
     status: 403,
     description: 'The tenant is suspended: it issues nothing and its integration tokens are refused.',
@@ -59,11 +63,13 @@ export const ERROR_CATALOGUE = {
   not_eligible: { status: 403, description: "The member's tier is not eligible to vote on this proposal." },
   type_not_enrolling: { status: 403, description: 'The tenant does not accept this credential type for enrolment.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  metrics_off: { status: 404, description: 'Metrics are off on this deployment: OPENRAIL_METRICS_TOKEN turns them on.' },
   unknown_tenant: { status: 404, description: 'No tenant has this slug.' },
   unknown_type: { status: 404, description: 'The tenant has no credential type with this typeId.' },
   unknown_credential: { status: 404, description: 'No credential of this tenant matches the reference.' },
   unknown_status_list: { status: 404, description: 'The tenant has no status list with this sequence number.' },
   unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
+  unknown_issuer: { status: 404, description: 'No issuer of this deployment, or of its trust registry, has this DID.' },
   unknown_transaction: { status: 404, description: 'No live presentation transaction has this id.' },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   unknown_member: { status: 404, description: 'The tenant has no member with this account id.' },
@@ -92,6 +98,12 @@ export const ERROR_CATALOGUE = {
   unknown_audit_entry: { status: 404, description: 'No audit entry you may see has this sequence number.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
   nonce_reused: { status: 409, description: 'The nonce already belongs to a live presentation transaction.' },
+  issuer_known: {
+    status: 409,
+    description: 'The issuer is already in the trust registry (restore it if it is suspended or removed).',
+  },
+  issuer_is_tenant: { status: 409, description: "The issuer is one of this deployment's tenants, trusted by construction." },
+  issuer_state: { status: 409, description: "The trusted issuer's state does not allow this change." },
   already_member: { status: 409, description: "The account is already a member of the tenant's programme." },
   member_erased: { status: 409, description: 'The member record is erased and cannot change.' },
   insufficient_balance: { status: 409, description: 'The debit would take the coin balance below zero.' },
@@ -166,6 +178,10 @@ export const ERROR_CATALOGUE = {
   bulk_too_large: { status: 409, description: 'The bulk action would touch more items than it may at once.' },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
   domain_unreachable: { status: 502, description: "The domain's verification document could not be fetched." },
+  did_unresolvable: {
+    status: 502,
+    description: "The issuer's DID document could not be read, is not its own, or names no P-256 signing key.",
+  },
   directory_unconfigured: { status: 503, description: 'The holder directory is not configured on this deployment (no pepper).' },
   rate_limited: {
     status: 429,

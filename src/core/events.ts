@@ -35,7 +35,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Names on the list that nothing writes yet (docs/events.md, "Reserved names"): emitting one does not type-check. */
-export const RESERVED_EVENT_TYPES = ['key.rotated'] as const satisfies readonly EventType[];
+export const RESERVED_EVENT_TYPES = [] as const satisfies readonly EventType[];
 
 type Id = string;
 /** RFC 3339 in UTC, with milliseconds. */
@@ -77,7 +77,7 @@ export interface EventPayloads {
   'org.created': { slug: string; did: string; demo: boolean };
   'org.suspended': { slug: string; did: string; approvalId?: Id };
   'org.reactivated': { slug: string; did: string };
-  'key.rotated': never;
+  'key.rotated': { did: string; kid: string; previousKid: string; approvalId: Id };
   'erasure.completed': { receiptId: Id; accountId: Id };
   'incident.opened': { incidentId: Id; severity: string; state: string; detectedAt: Time };
   'incident.updated': { incidentId: Id; severity: string; state: string; changed: string[] };
@@ -107,7 +107,7 @@ export const EVENT_FIELDS: { readonly [T in EventType]: { readonly [K in keyof E
   'org.created': { slug: true, did: true, demo: true },
   'org.suspended': { slug: true, did: true, approvalId: true },
   'org.reactivated': { slug: true, did: true },
-  'key.rotated': {},
+  'key.rotated': { did: true, kid: true, previousKid: true, approvalId: true },
   'erasure.completed': { receiptId: true, accountId: true },
   'incident.opened': { incidentId: true, severity: true, state: true, detectedAt: true },
   'incident.updated': { incidentId: true, severity: true, state: true, changed: true },

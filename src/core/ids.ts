@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   item: 'itm',
   /** A mailed one-time code. */
   mailedCode: 'obc',
+  /** A message handed to the mail transport (docs/operations.md, "Comms health"). */
+  mailOutcome: 'mlo',
   /** A credential offer. */
   offer: 'off',
   /** A retention purge run (docs/backoffice/compliance.md). */

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { type Meter, noMeter } from '../ports/meter.ts';
 import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { clientError, frameworkError, installErrorHandling } from './error-handler.ts';
@@ -27,6 +28,8 @@ export interface AppOptions {
   budgets?: AnonymousGate;
   /** OPENRAIL_TRUST_PROXY: the proxies whose X-Forwarded-For names the caller (request.ip). */
   trustProxy?: readonly string[];
+  /** Counts each answered request by route template (docs/operations.md, "Metrics"). */
+  meter?: Meter;
 }
 
 /**
@@ -82,6 +85,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // One line per request, naming the operation by its route template, never by the path it was
   // called with: paths carry offer handles and transaction ids, queries carry codes and tokens.
   // An unmatched path is told by its first segment only.
+  const meter = options.meter ?? noMeter;
   app.addHook('onResponse', async (request, reply) => {
     const route = routeOf(request);
     request.log.info(
@@ -92,6 +96,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
         ms: Math.round(reply.elapsedTime),
       },
       'request',
+    );
+    meter.request(
+      request.method,
+      route ? (request.routeOptions.url ?? 'unmatched') : 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
     );
   });
   registerRoutes(app, options.groups, options.planes, options.publicOrigin, options.budgets);

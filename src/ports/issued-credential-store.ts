@@ -87,6 +87,8 @@ export interface IssuedCredentialStore {
   /** A list's size and revision (raised by every revocation that sets one of its bits). */
   list(tenant: string, seq: number): Promise<{ size: number; revision: number } | undefined>;
   revokedIndices(tenant: string, seq: number): Promise<number[]>;
+  /** Raises the revision of every list of the tenant, so that every process signs each again (a key rotation); answers how many. */
+  touchLists(tenant: string): Promise<number>;
   /**
    * Sets revoked_at where it is not set yet, raising the revision of each list that changed;
    * answers every matching credential of the tenant.

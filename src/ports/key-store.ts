@@ -1,6 +1,12 @@
 import type { JWK, JWTPayload } from 'jose';
 import type { KeyPurpose, StoredSigningKey } from './signing-key-store.ts';
 
+/**
+ * How long a process may keep signing with the key it last read as active: a rotation reaches
+ * every process within this (the key store's cache of the active key).
+ */
+export const ACTIVE_KEY_TTL_MS = 30_000;
+
 export interface PublicKey {
   /** RFC 7638 SHA-256 thumbprint of the public key. */
   kid: string;
@@ -30,4 +36,12 @@ export interface KeyStore {
   signer(tenant: string, purpose: KeyPurpose): Promise<JwsSigner>;
   /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
   signJwt(tenant: string, purpose: KeyPurpose, header: Record<string, unknown>, payload: JWTPayload): Promise<string>;
+  /**
+   * Replaces the tenant's signing key for `purpose` by a fresh one, in the caller's transaction:
+   * the old one is superseded (still published, no longer signing). Answers both kids; refuses
+   * (`conflict`) when the key changed meanwhile.
+   */
+  rotate(tenant: string, purpose: KeyPurpose): Promise<{ previous: string; current: string }>;
+  /** Takes a superseded key out of the tenant's DID document; false when `kid` is not one. */
+  retire(tenant: string, kid: string): Promise<boolean>;
 }

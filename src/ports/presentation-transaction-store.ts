@@ -26,6 +26,11 @@ export interface PresentationTransactionRecord {
    * presentation completes the transaction (never a claim value); null otherwise.
    */
   holder: string | null;
+  /**
+   * An issuer of the trust registry whose credential is asked for (docs/operations.md, "Trust
+   * registry"); null when the type is one of this deployment's tenants'.
+   */
+  issuerDid: string | null;
   /** When the transaction enrolled its holder as a member (docs/membership.md); null until then. */
   enrolledAt: number | null;
 }

@@ -20,6 +20,10 @@ export interface SigningKeyStore {
   /** False when the tenant already has an active key for this purpose (nothing is written then). */
   insert(key: StoredSigningKey): Promise<boolean>;
   active(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey | undefined>;
-  /** Keys the tenant's DID document publishes (those not retired). */
+  /** Keys the tenant's DID document publishes (those not retired: the signing key and the superseded ones). */
   published(tenant: string): Promise<StoredSigningKey[]>;
+  /** Marks the signing key `kid` superseded (it stays published); false when it is not the signing key. */
+  supersede(tenant: string, kid: string, at: number): Promise<boolean>;
+  /** Takes a superseded key out of the DID document; false when `kid` is not a superseded, unretired key of the tenant. */
+  retire(tenant: string, kid: string, at: number): Promise<boolean>;
 }

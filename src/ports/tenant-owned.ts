@@ -13,6 +13,7 @@ import type { KeyStore } from './key-store.ts';
 import type { MembershipStore } from './membership-store.ts';
 import type { OfferStore } from './offer-store.ts';
 import type { OperatorStore } from './operator-store.ts';
+import type { OpsViews } from './ops-views.ts';
 import type { OrgStore } from './org-store.ts';
 import type { PartnerStore } from './partner-store.ts';
 import type { PresentationTransactionStore } from './presentation-transaction-store.ts';
@@ -57,6 +58,7 @@ export interface TenantOwnedPorts {
   PartnerStore: PartnerStore;
   ComplianceStore: ComplianceStore;
   IncidentStore: IncidentStore;
+  OpsViews: OpsViews;
 }
 
 /**

@@ -112,14 +112,24 @@ export function requestCredential(app: FastifyInstance, tenant: string, token: s
   });
 }
 
-/** Offer, token and credential in one go: the SD-JWT VC and the holder key it is bound to. */
-export async function issueOne(app: FastifyInstance, tenant: string, typeId: string, subject: Record<string, unknown>) {
+/**
+ * Offer, token and credential in one go: the SD-JWT VC and the holder key it is bound to. `origin`
+ * is the issuing rail's PUBLIC_URL, when it is not the test rails' usual one (a rail on a socket).
+ */
+export async function issueOne(
+  app: FastifyInstance,
+  tenant: string,
+  typeId: string,
+  subject: Record<string, unknown>,
+  origin: string = PUBLIC_URL,
+) {
   const { code } = await createOffer(app, { tenant, typeId, subject });
   const { access_token, c_nonce } = await accessToken(app, tenant, code);
   const key = await newHolderKey();
+  const aud = `${origin}${issuerPath(tenant)}`;
   const res = await requestCredential(app, tenant, access_token, {
     credential_configuration_id: typeId,
-    proofs: { jwt: [await proofJwt(key, { aud: issuerId(tenant), nonce: c_nonce, iat: railSeconds(app) })] },
+    proofs: { jwt: [await proofJwt(key, { aud, nonce: c_nonce, iat: railSeconds(app) })] },
   });
   assert.equal(res.statusCode, 200, res.body);
   return { credential: res.json().credentials[0].credential as string, key };

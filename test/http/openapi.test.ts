@@ -47,6 +47,7 @@ const PARAMS: Record<string, string> = {
   slug: 'demo-transit',
   statusIndex: '0',
   subject: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  issuerDid: 'did:web:example.test:t:no-such-tenant',
 };
 
 /** A partner session bearer (test/helpers/partners.ts), for the operations only a partner's team calls. */

@@ -262,6 +262,7 @@ for (const factory of testDatabases()) {
         outcome: null,
         holder: null,
         enrolledAt: null,
+        issuerDid: null,
       });
       await rail.db.deleteFrom('presentation_transactions').execute();
       for (let i = 0; i < 30; i++) assert.equal(await store.create(record(i)), true);

@@ -39,6 +39,7 @@ import type { WebhookRecord } from '../../src/ports/webhook-store.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
 import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
+import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -91,6 +92,7 @@ const T = {
   tenantStatus: 'TenantStore: status and setStatus read and move only the named tenant, from the state named only',
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
+  keyRotation: 'SigningKeyStore and KeyStore: a rotation supersedes, and a retirement removes, the named tenant’s own key only',
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
   types: 'CredentialTypeStore: create, get and list keep each tenant to its own types; catalog is every tenant’s, by design',
   offers: 'OfferStore: create, get, findByCode and findByRef answer only the owning tenant',
@@ -150,7 +152,13 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     status: T.tenantStatus,
     setStatus: T.tenantStatus,
   },
-  SigningKeyStore: { insert: T.signingKeys, active: T.signingKeys, published: T.signingKeys },
+  SigningKeyStore: {
+    insert: T.signingKeys,
+    active: T.signingKeys,
+    published: T.signingKeys,
+    supersede: T.keyRotation,
+    retire: T.keyRotation,
+  },
   KeyStore: {
     prepareKey: T.keyStore,
     ensureKey: T.keyStore,
@@ -158,6 +166,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     publishedKeys: T.keyStore,
     signer: T.keyStore,
     signJwt: T.keyStore,
+    rotate: T.keyRotation,
+    retire: T.keyRotation,
   },
   AccessTokenStore: { findUsable: T.accessTokens, prune: T.sweeps },
   CredentialTypeStore: { create: T.types, get: T.types, list: T.types, catalog: T.types },
@@ -176,6 +186,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     collect: T.collectIsolation,
     list: T.revocation,
     revokedIndices: T.revocation,
+    touchLists: T.keyRotation,
     revoke: T.revocation,
     pruneSpentNonces: T.sweeps,
   },
@@ -382,6 +393,19 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     touching: C.incidents,
     affected: C.incidents,
   },
+  OpsViews: {
+    jobLeases: O.ops,
+    webhookBacklog: O.ops,
+    mailRates: O.ops,
+    webhookRates: O.ops,
+    keys: O.ops,
+    issuedBetween: O.ops,
+    outstandingBetween: O.ops,
+    supersededKeys: O.ops,
+    rotations: O.ops,
+    statusLists: O.ops,
+    revocations: O.ops,
+  },
   PresentationTransactionStore: {
     create: T.transactions,
     get: T.transactions,
@@ -572,6 +596,49 @@ for (const factory of testDatabases()) {
         .execute();
       const fresh = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock);
       await assert.rejects(fresh.signJwt('alpha', 'verifier', { typ: 'JWT' }, {}));
+    });
+
+    isolated(T.keyRotation, async () => {
+      for (const slug of ['rot-a', 'rot-b']) {
+        assert.equal(await tenants.create(tenantRecord(slug), [await keys.prepareKey(slug, 'issuer')]), true);
+      }
+      const a = await signingKeys.active('rot-a', 'issuer');
+      const b = await signingKeys.active('rot-b', 'issuer');
+      assert.ok(a && b);
+      assert.equal(await signingKeys.supersede('rot-b', a.kid, 5), false, 'not rot-b’s key');
+      assert.equal(await signingKeys.supersede('rot-a', a.kid, 5), true);
+      assert.equal(await signingKeys.active('rot-a', 'issuer'), undefined, 'superseded: no longer signing');
+      assert.deepEqual(
+        (await signingKeys.published('rot-a')).map((k) => k.kid),
+        [a.kid],
+        'superseded: still published',
+      );
+      assert.equal((await signingKeys.active('rot-b', 'issuer'))?.kid, b.kid, 'rot-b untouched');
+      assert.equal(await signingKeys.retire('rot-b', a.kid, 6), false, 'not rot-b’s key');
+      assert.equal(await signingKeys.retire('rot-a', a.kid, 6), true);
+      assert.deepEqual(await signingKeys.published('rot-a'), []);
+      const rotated = await keys.rotate('rot-b', 'issuer');
+      assert.equal(rotated.previous, b.kid);
+      assert.deepEqual((await keys.publishedKeys('rot-b')).map((k) => k.kid).sort(), [b.kid, rotated.current].sort());
+      assert.equal((await keys.activeKey('rot-b', 'issuer'))?.kid, rotated.current);
+      assert.equal(await keys.activeKey('rot-a', 'issuer'), undefined, 'rot-a untouched by rot-b’s rotation');
+      await assert.rejects(keys.rotate('rot-a', 'issuer'), /no issuer key to rotate/);
+      assert.equal(await keys.retire('rot-a', b.kid), false, 'rot-b’s superseded key is not rot-a’s to retire');
+      assert.equal(await keys.retire('rot-b', b.kid), true);
+      assert.deepEqual(
+        (await keys.publishedKeys('rot-b')).map((k) => k.kid),
+        [rotated.current],
+      );
+      // Status lists are signed again after a rotation: only the rotated tenant's.
+      for (const slug of ['rot-a', 'rot-b']) {
+        await db
+          .insertInto('status_lists')
+          .values({ tenant: slug, seq: 1, size: 16, capacity: 8, allocated: 0, created_at: 1 })
+          .execute();
+      }
+      assert.equal(await ledger.touchLists('rot-b'), 1);
+      assert.equal((await ledger.list('rot-b', 1))?.revision, 1);
+      assert.equal((await ledger.list('rot-a', 1))?.revision, 0);
     });
 
     isolated(T.accessTokens, async () => {
@@ -1996,6 +2063,7 @@ for (const factory of testDatabases()) {
         outcome: null,
         holder: null,
         enrolledAt: null,
+        issuerDid: null,
       });
       assert.equal(await store.create(tx('vtx_alpha', 'alpha', T0)), true);
       assert.equal(await store.create(tx('vtx_beta', 'beta', T0 + 1)), true);
@@ -2020,6 +2088,7 @@ for (const factory of testDatabases()) {
 
     backofficeIsolation(isolated, () => db);
     complianceIsolation(isolated, () => db);
+    opsIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

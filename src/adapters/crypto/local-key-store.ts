@@ -2,13 +2,12 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { publicP256 } from '../../core/did-web.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { signEs256 } from '../../core/jose/es256.ts';
-import type { JwsSigner, KeyStore, PublicKey } from '../../ports/key-store.ts';
+import { ACTIVE_KEY_TTL_MS, type JwsSigner, type KeyStore, type PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import { afterCommit } from '../sql/ambient.ts';
 import type { KeyVault } from './key-vault.ts';
-
-const ACTIVE_KEY_TTL_MS = 30_000;
 
 const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
 
@@ -47,6 +46,22 @@ export class LocalKeyStore implements KeyStore {
     const active = await this.keys.active(tenant, purpose);
     if (!active) throw new Error(`no active ${purpose} key for tenant ${tenant} after provisioning`);
     return toPublic(active);
+  }
+
+  async rotate(tenant: string, purpose: KeyPurpose): Promise<{ previous: string; current: string }> {
+    const active = await this.keys.active(tenant, purpose);
+    if (!active) throw new ServiceError('conflict', `Tenant ${tenant} has no ${purpose} key to rotate.`);
+    const next = await this.prepareKey(tenant, purpose);
+    // Superseded first: the one-signing-key index then admits the new key.
+    if (!(await this.keys.supersede(tenant, active.kid, next.createdAt)) || !(await this.keys.insert(next))) {
+      throw new ServiceError('conflict', `The ${purpose} key of ${tenant} changed meanwhile; look again and retry.`);
+    }
+    afterCommit(() => this.activeCache.delete(`${tenant}\u0000${purpose}`));
+    return { previous: active.kid, current: next.kid };
+  }
+
+  retire(tenant: string, kid: string): Promise<boolean> {
+    return this.keys.retire(tenant, kid, this.clock.now());
   }
 
   async activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined> {

@@ -44,7 +44,17 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   pool.on('connect', prepareStatements);
-  return ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+  const db = ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+  pools.set(db, pool);
+  return db;
+}
+
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** A PostgreSQL handle's pool: connections open, idle, and requests waiting for one (undefined on SQLite). */
+export function poolStats(db: Db): { open: number; idle: number; waiting: number } | undefined {
+  const pool = pools.get(db);
+  return pool && { open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
 /**

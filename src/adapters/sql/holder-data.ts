@@ -380,6 +380,8 @@ function operatorColumns(): HolderColumn[] {
     ['type_purposes', 'bound_by', 'purposes bound to credential types'],
     ['retention_rules', 'updated_by', 'retention rules and purges'],
     ['purge_runs', 'requested_by', 'retention rules and purges'],
+    ['trusted_issuers', 'added_by', 'the trust registry'],
+    ['trusted_issuers', 'changed_by', 'the trust registry'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

@@ -58,6 +58,8 @@ export interface SigningKeysTable {
   sealed_private_jwk: string;
   created_at: number;
   retired_at: number | null;
+  /** Migration 0031: replaced by a rotation; still published until it is retired. */
+  superseded_at: number | null;
 }
 
 export interface OperatorsTable {
@@ -204,6 +206,8 @@ export interface PresentationTransactionsTable {
   holder_thumbprint: string | null;
   /** When this transaction enrolled its holder as a member (at most once). */
   enrolled_at: number | null;
+  /** An issuer of the trust registry the transaction asks for (migration 0031); null: a type of this deployment. */
+  issuer_did: string | null;
 }
 
 export interface EnrolmentTypesTable {
@@ -731,4 +735,32 @@ export interface Database {
   type_purposes: TypePurposesTable;
   retention_rules: RetentionRulesTable;
   purge_runs: PurgeRunsTable;
+  mail_outcomes: MailOutcomesTable;
+  trusted_issuers: TrustedIssuersTable;
+}
+
+/** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
+export interface MailOutcomesTable {
+  id: string;
+  at: number;
+  /** `smtp` or `outbox`. */
+  transport: string;
+  ok: number;
+  /** An SMTP reply code or a transport error code; null when the message was taken. */
+  failure: string | null;
+}
+
+/** Issuers the hosted verifier accepts beyond the deployment's tenants (migration 0031). */
+export interface TrustedIssuersTable {
+  did: string;
+  label: string;
+  /** JSON: the DID document as resolved when the issuer was added. */
+  document: string;
+  /** `active`, `suspended` or `removed`. */
+  state: string;
+  added_by: string;
+  added_at: number;
+  changed_by: string;
+  changed_at: number;
+  reason: string | null;
 }

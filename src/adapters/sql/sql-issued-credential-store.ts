@@ -135,6 +135,15 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
     return row ? { size: row.size, revision: row.revision } : undefined;
   }
 
+  async touchLists(tenant: string): Promise<number> {
+    const result = await this.db
+      .updateTable('status_lists')
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('tenant', '=', tenant)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   async revokedIndices(tenant: string, seq: number): Promise<number[]> {
     return (await revokedOf.rows(this.db, [tenant, seq])).map((r) => r.idx);
   }

@@ -27,6 +27,7 @@ function transaction(id: string, over: Partial<PresentationTransactionRecord> = 
     outcome: null,
     holder: null,
     enrolledAt: null,
+    issuerDid: null,
     ...over,
   };
 }

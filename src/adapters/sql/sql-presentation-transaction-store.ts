@@ -6,7 +6,7 @@ import type { PresentationTransactionsTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
-  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt',
+  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid',
   { claims: json, outcome: json, holder: col('holder_thumbprint', asIs) },
 );
 const toRecord = transactions.record;
@@ -14,8 +14,8 @@ const toRecord = transactions.record;
 // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
 const insert = new Statement(
   'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
-    'claims, requested_by, created_at, expires_at, completed_at, outcome) ' +
-    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+    'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did) ' +
+    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
 );
 const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
 const byState = new Statement<Selectable<PresentationTransactionsTable>>(
@@ -45,6 +45,7 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       t.expiresAt,
       t.completedAt,
       t.outcome ? JSON.stringify(t.outcome) : null,
+      t.issuerDid,
     ]);
     return inserted === 1;
   }

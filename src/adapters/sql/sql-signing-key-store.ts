@@ -9,7 +9,7 @@ const keys = rowCodec<StoredSigningKey, SigningKeysTable>()('tenant kid purpose 
 const toKey = keys.record;
 
 const activeKey = new Statement<Selectable<SigningKeysTable>>(
-  'select * from signing_keys where tenant = ? and purpose = ? and retired_at is null',
+  'select * from signing_keys where tenant = ? and purpose = ? and retired_at is null and superseded_at is null',
 );
 const publishedKeys = new Statement<Selectable<SigningKeysTable>>(
   'select * from signing_keys where tenant = ? and retired_at is null order by created_at, kid',
@@ -35,5 +35,29 @@ export class SqlSigningKeyStore implements SigningKeyStore {
 
   async published(tenant: string): Promise<StoredSigningKey[]> {
     return (await publishedKeys.rows(this.db, [tenant])).map(toKey);
+  }
+
+  async supersede(tenant: string, kid: string, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('signing_keys')
+      .set({ superseded_at: at })
+      .where('tenant', '=', tenant)
+      .where('kid', '=', kid)
+      .where('superseded_at', 'is', null)
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async retire(tenant: string, kid: string, at: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('signing_keys')
+      .set({ retired_at: at })
+      .where('tenant', '=', tenant)
+      .where('kid', '=', kid)
+      .where('superseded_at', 'is not', null)
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 }

@@ -39,7 +39,7 @@ export function inWindow(column: string, window: TimeWindow): Expression<SqlBool
  */
 export function pastCursor(
   columns: readonly [string, string],
-  after: readonly [number | string, string] | undefined,
+  after: readonly [number | string, number | string] | undefined,
   order: 'asc' | 'desc',
 ): Expression<SqlBool> {
   if (after === undefined) return always;

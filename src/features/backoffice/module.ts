@@ -7,6 +7,7 @@ import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
 import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
+import { SqlOpsViews } from '../../adapters/sql/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import { SqlRetentionStore } from '../../adapters/sql/sql-retention-store.ts';
 import type { Job } from '../../app/jobs.ts';
@@ -20,6 +21,7 @@ import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
+import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import type { RetentionStore } from '../../ports/retention-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
@@ -27,6 +29,7 @@ import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
 import { auditGroup } from './audit/group.ts';
 import { complianceGroup } from './compliance/group.ts';
+import { opsGroup } from './ops/group.ts';
 import { buildOrgService, orgsGroup } from './orgs/group.ts';
 import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
@@ -54,6 +57,7 @@ export interface BackofficeStores {
   compliance: ComplianceStore;
   incidents: IncidentStore;
   retention: RetentionStore;
+  ops: OpsViews;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -74,6 +78,7 @@ const GROUPS: readonly GroupBuilder[] = [
   sessionGroup,
   credentialsGroup,
   complianceGroup,
+  opsGroup,
 ];
 
 /**
@@ -94,6 +99,8 @@ export const backofficeModule = defineModule({
     'admin-credentials',
     'admin-compliance',
     'console-compliance',
+    'admin-ops',
+    'console-ops',
   ],
   owns: [
     SqlApprovalTargets,
@@ -107,6 +114,7 @@ export const backofficeModule = defineModule({
     SqlComplianceStore,
     SqlIncidentStore,
     SqlRetentionStore,
+    SqlOpsViews,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -123,6 +131,7 @@ export const backofficeModule = defineModule({
       compliance: ctx.store(SqlComplianceStore),
       incidents: ctx.store(SqlIncidentStore),
       retention: ctx.store(SqlRetentionStore),
+      ops: ctx.store(SqlOpsViews),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

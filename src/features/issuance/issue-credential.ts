@@ -11,6 +11,7 @@ import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
+import { type Meter, noMeter } from '../../ports/meter.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
@@ -47,6 +48,7 @@ export class CredentialIssuer {
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    private readonly meter: Meter = noMeter,
   ) {}
 
   async issue(tenant: string, token: AccessTokenRecord, body: unknown): Promise<string[]> {
@@ -88,7 +90,7 @@ export class CredentialIssuer {
     );
     const lists = await this.slots.take(tenant, keys.length);
     // The collection and its credential.issued events commit together.
-    return this.uow.run(async ({ ledger, events }) => {
+    const issued = await this.uow.run(async ({ ledger, events }) => {
       const result = await ledger.collect(
         {
           tenant,
@@ -130,6 +132,8 @@ export class CredentialIssuer {
       }
       return result.value.map((r) => r.credential);
     });
+    this.meter.issued(issued.length);
+    return issued;
   }
 }
 

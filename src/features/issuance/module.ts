@@ -33,7 +33,19 @@ export const issuanceModule = defineModule({
     const tokens = new TokenService(offers, nonces, ctx.clock);
     const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
     const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
-    const issuer = new CredentialIssuer(types, offers, uow, ctx.keys, nonces, slots, tenants, ctx.urls, ctx.clock, ctx.ids);
+    const issuer = new CredentialIssuer(
+      types,
+      offers,
+      uow,
+      ctx.keys,
+      nonces,
+      slots,
+      tenants,
+      ctx.urls,
+      ctx.clock,
+      ctx.ids,
+      ctx.meter,
+    );
     return {
       services: { tokens, issuer },
       routes: () => [issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer })],

@@ -1,4 +1,3 @@
-import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
@@ -21,9 +20,8 @@ export const onboardingModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const { authenticator } = await ctx.use(holdersModule);
     const { config } = ctx;
-    const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
     const store = ctx.store(SqlOnboardingStore);
-    const codes = new MailedCodes(store, mailer, ctx.vault.deriveKey('onboarding'), ctx.clock, ctx.ids);
+    const codes = new MailedCodes(store, ctx.mailer, ctx.vault.deriveKey('onboarding'), ctx.clock, ctx.ids);
     const onboarding = new OnboardingService(
       codes,
       ctx.budgets,

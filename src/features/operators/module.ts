@@ -1,4 +1,3 @@
-import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
@@ -26,8 +25,7 @@ export const operatorsModule = defineModule({
     const uow = ctx.unitOfWork({ operators: ctx.store(SqlOperatorStore), sessions: ctx.store(SqlOperatorSessionStore) });
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
-    const mailer = configuredMailer(ctx.config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
-    const operators = new OperatorService(store, sessions, uow, tenantExists, ctx.clock, { mailer, platform });
+    const operators = new OperatorService(store, sessions, uow, tenantExists, ctx.clock, { mailer: ctx.mailer, platform });
     return {
       services: operators,
       routes: () => [operatorAuthRoutes(operators, platform), operatorConsoleRoutes(operators)],

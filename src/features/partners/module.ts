@@ -1,4 +1,3 @@
-import { configuredMailer } from '../../adapters/mail/configured-mailer.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
@@ -26,7 +25,6 @@ export const partnersModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { config } = ctx;
-    const mailer = configuredMailer(config, (path) => ctx.log.info({ path }, 'mail written to the development outbox'));
     const store = ctx.store(SqlPartnerStore);
     const uow = ctx.unitOfWork({
       partners: ctx.store(SqlPartnerStore),
@@ -42,7 +40,7 @@ export const partnersModule = defineModule({
         exists: async (slug) => (await tenants.find(slug)) !== undefined,
         createIn: (scope, name, actor) => tenants.createIn(scope, name, actor),
       },
-      mailer,
+      ctx.mailer,
       platform,
       ctx.clock,
       ctx.ids,
@@ -50,7 +48,7 @@ export const partnersModule = defineModule({
     );
     const codes = new MailedCodes(
       ctx.store(SqlOnboardingStore),
-      mailer,
+      ctx.mailer,
       ctx.vault.deriveKey('partner-signin'),
       ctx.clock,
       ctx.ids,

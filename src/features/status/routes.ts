@@ -8,7 +8,7 @@ import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type St
 
 const Seq = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'List sequence number, from 1.' });
 
-const SelectorFields = {
+export const SelectorFields = {
   status: Type.Optional(
     Type.Object(
       { uri: Type.String({ maxLength: 2048 }), idx: Type.Integer({ minimum: 0 }) },
@@ -21,7 +21,7 @@ const SelectorFields = {
   ),
 };
 
-const Revoked = Type.Object({
+export const Revoked = Type.Object({
   revoked: Type.Array(
     Type.Object({
       credentialId: Type.String(),
@@ -34,7 +34,7 @@ const Revoked = Type.Object({
 });
 
 /** Exactly one of status, credentialId and offerId names what to revoke. */
-function selectorOf(body: Record<string, unknown>): RevokeSelector {
+export function selectorOf(body: Record<string, unknown>): RevokeSelector {
   const given = (['status', 'credentialId', 'offerId'] as const).filter((k) => body[k] !== undefined);
   if (given.length !== 1) {
     throw new ServiceError('invalid_request', 'Name the credential by exactly one of status, credentialId or offerId.');
@@ -87,7 +87,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
         responses,
         handler: async (request) => {
           const { tenant, ...rest } = request.body;
-          return { revoked: await status.revoke(tenant, selectorOf(rest), operatorActor(operatorOf(request))) };
+          return { revoked: (await status.revoke(tenant, selectorOf(rest), operatorActor(operatorOf(request)))).views };
         },
       }),
       defineRoute({
@@ -104,7 +104,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
         responses,
         handler: async (request) => {
           const actor = operatorActor(operatorOf(request));
-          return { revoked: await status.revoke(request.params.tenant, selectorOf(request.body), actor) };
+          return { revoked: (await status.revoke(request.params.tenant, selectorOf(request.body), actor)).views };
         },
       }),
     ],

@@ -93,13 +93,31 @@ export class StatusService {
   }
 
   /**
+   * Has every list of the tenant signed again (a key rotation): each list's revision is raised, so
+   * every process signs a fresh token on its next fetch, whatever it cached. Answers how many lists.
+   */
+  resignAll(tenant: string): Promise<number> {
+    return this.ledger.touchLists(tenant);
+  }
+
+  /** The revoked indices of a list, as the issued-credential record holds them. */
+  revokedIndices(tenant: string, seq: number): Promise<number[]> {
+    return this.ledger.revokedIndices(tenant, seq);
+  }
+
+  /**
    * Sets the status bit of the selected credentials of `tenant`; repeating it changes nothing.
    * Each credential revoked now gets an audit entry and a credential.revoked event.
    */
-  async revoke(tenant: string, selector: RevokeSelector, actor: Actor): Promise<RevocationView[]> {
+  async revoke(
+    tenant: string,
+    selector: RevokeSelector,
+    actor: Actor,
+    reason?: string,
+  ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
     await this.tenants.get(tenant);
     const target = this.target(tenant, selector);
-    return this.uow.run(async (scope) => (await this.revokeWithin(scope, tenant, target, actor)).views);
+    return this.uow.run((scope) => this.revokeWithin(scope, tenant, target, actor, reason));
   }
 
   /**
@@ -120,6 +138,7 @@ export class StatusService {
     tenant: string,
     target: RevocationTarget,
     actor: Actor,
+    reason?: string,
   ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
     const { matched, newlyRevoked } = await ledger.revoke(tenant, target, this.clock.now());
     if (matched.length === 0) {
@@ -128,7 +147,13 @@ export class StatusService {
     const views = matched.map((r) => this.view(r));
     for (const v of views.filter((v) => newlyRevoked.includes(v.credentialId))) {
       const data = { credentialId: v.credentialId, typeId: v.typeId, status: v.status, revokedAt: v.revokedAt };
-      await audit.append({ actor, action: 'credential.revoked', tenant, target: v.credentialId, detail: data });
+      await audit.append({
+        actor,
+        action: 'credential.revoked',
+        tenant,
+        target: v.credentialId,
+        detail: reason === undefined ? data : { ...data, reason },
+      });
       await events.emit({ type: 'credential.revoked', tenant, data });
     }
     return { views, newlyRevoked };

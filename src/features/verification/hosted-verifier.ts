@@ -10,10 +10,12 @@ import { ROOT_SLUG } from '../../core/slug.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
+import { type Meter, noMeter } from '../../ports/meter.ts';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import { claimLabel } from '../credential-types/type-metadata.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
+import type { TrustService } from '../issuer-trust/trust-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
@@ -26,6 +28,8 @@ const STATIC_WALLET_AUDIENCE = 'https://self-issued.me/v2';
 
 export interface RequestInput {
   vct: string;
+  /** An issuer of the trust registry (docs/operations.md, "Trust registry"); absent: a type of this deployment. */
+  issuer?: string;
   claims: string[];
   nonce: string;
   aud: string;
@@ -68,6 +72,8 @@ export class HostedVerifier {
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    private readonly trust: Pick<TrustService, 'trusted'>,
+    private readonly meter: Meter = noMeter,
   ) {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
   }
@@ -101,21 +107,7 @@ export class HostedVerifier {
 
   /** Opens a transaction: on the public plane (`actor` null) or for an operator, who is audited. */
   async open(input: RequestInput, actor: Actor | null) {
-    const ref = this.urls.parseVct(input.vct);
-    const type = ref ? await this.types.find(ref.tenant, ref.typeId) : undefined;
-    if (!ref || !type) throw new ServiceError('unknown_type', `No credential type of this service has the vct ${input.vct}.`);
-    const known = new Set(type.claims.map((c) => c.key));
-    const unknown = input.claims.filter((c) => !known.has(c));
-    if (unknown.length > 0) {
-      throw new ServiceError('unknown_claim', `The type ${type.typeId} has no claim ${unknown.map((c) => `"${c}"`).join(', ')}.`);
-    }
-    const arrays = type.claims.filter((c) => !requestable(c) && input.claims.includes(c.key));
-    if (arrays.length > 0) {
-      throw new ServiceError(
-        'unsupported_claim',
-        `${arrays.map((c) => `"${c.key}"`).join(', ')} discloses array elements one by one, which the verifier does not check (docs/verifier.md).`,
-      );
-    }
+    const ref = input.issuer === undefined ? await this.ownType(input) : await this.trustedType(input.issuer);
     if (new Set(input.claims).size !== input.claims.length) {
       throw new ServiceError('invalid_request', 'A claim is asked for twice.');
     }
@@ -138,6 +130,7 @@ export class HostedVerifier {
       outcome: null,
       holder: null,
       enrolledAt: null,
+      issuerDid: input.issuer ?? null,
     };
     await this.uow.run(async ({ transactions, audit }) => {
       if (!(await transactions.create(record))) {
@@ -158,6 +151,38 @@ export class HostedVerifier {
       resultToken,
       expiresAt: new Date(record.expiresAt).toISOString(),
     };
+  }
+
+  /** A type of this deployment, and the claims asked of it checked against it. */
+  private async ownType(input: RequestInput): Promise<{ tenant: string; typeId: string }> {
+    const ref = this.urls.parseVct(input.vct);
+    const type = ref ? await this.types.find(ref.tenant, ref.typeId) : undefined;
+    if (!ref || !type) throw new ServiceError('unknown_type', `No credential type of this service has the vct ${input.vct}.`);
+    const known = new Set(type.claims.map((c) => c.key));
+    const unknown = input.claims.filter((c) => !known.has(c));
+    if (unknown.length > 0) {
+      throw new ServiceError('unknown_claim', `The type ${type.typeId} has no claim ${unknown.map((c) => `"${c}"`).join(', ')}.`);
+    }
+    const arrays = type.claims.filter((c) => !requestable(c) && input.claims.includes(c.key));
+    if (arrays.length > 0) {
+      throw new ServiceError(
+        'unsupported_claim',
+        `${arrays.map((c) => `"${c.key}"`).join(', ')} discloses array elements one by one, which the verifier does not check (docs/verifier.md).`,
+      );
+    }
+    return ref;
+  }
+
+  /**
+   * A type of a trusted issuer: this service knows none of its types, so the claims are the
+   * caller's to name. The transaction is the platform's (`root`, no type id of ours), so nothing
+   * that acts on a type of this deployment (enrolment) takes it.
+   */
+  private async trustedType(issuer: string): Promise<{ tenant: string; typeId: string }> {
+    if (!(await this.trust.trusted(issuer))) {
+      throw new ServiceError('untrusted_issuer', `${issuer} is not a trusted issuer of this deployment.`);
+    }
+    return { tenant: ROOT_SLUG, typeId: '' };
   }
 
   requestUri(transactionId: string): string {
@@ -227,6 +252,7 @@ export class HostedVerifier {
       return true;
     });
     if (!completed) return refuse('invalid_request', 'This presentation transaction is already complete.');
+    this.meter.verified(outcome.ok ? 'accepted' : outcome.error);
     return outcome.ok ? { accepted: true } : refuse(outcome.error, `${outcome.link}: ${outcome.detail}`);
   }
 
@@ -256,10 +282,22 @@ export class HostedVerifier {
       };
       return { outcome, holder: null };
     }
+    let didDocument: Record<string, unknown>;
+    if (tx.issuerDid === null)
+      didDocument = (await this.tenants.didDocument(tx.typeTenant)) as unknown as Record<string, unknown>;
+    else {
+      // Read on every presentation: a suspension holds on the next one, on every process.
+      const trusted = await this.trust.trusted(tx.issuerDid);
+      if (!trusted) {
+        const detail = `${tx.issuerDid} is not trusted by this deployment now (suspended or removed by an operator).`;
+        return { outcome: { ok: false, error: 'untrusted_issuer', link: 'trust', detail }, holder: null };
+      }
+      didDocument = trusted.document;
+    }
     const uri = statusUriOf(presentation);
     const input = {
       presentation,
-      didDocument: await this.tenants.didDocument(tx.typeTenant),
+      didDocument,
       expected: { aud: this.clientId, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
       now: Math.floor(this.clock.now() / 1000),
     };
@@ -272,7 +310,7 @@ export class HostedVerifier {
       const remote = await this.statusLists.get(uri);
       if (remote) result = verifyPresentation({ ...input, statusList: remote });
     }
-    const outcome = toOutcome(result, tx, this.tenants.didOf(tx.typeTenant));
+    const outcome = toOutcome(result, tx, tx.issuerDid ?? this.tenants.didOf(tx.typeTenant));
     return { outcome, holder: outcome.ok ? result.holder : null };
   }
 }

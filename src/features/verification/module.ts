@@ -2,6 +2,7 @@ import { SqlPresentationTransactionStore } from '../../adapters/sql/sql-presenta
 import { defineModule } from '../../app/module.ts';
 import { resultTokenPlane } from '../../http/auth/result-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
+import { issuerTrustModule } from '../issuer-trust/module.ts';
 import { statusModule } from '../status/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { HostedVerifier } from './hosted-verifier.ts';
@@ -30,8 +31,21 @@ export const verificationModule = defineModule({
     const status = await ctx.use(statusModule);
     const store = ctx.store(SqlPresentationTransactionStore);
     const uow = ctx.unitOfWork({ transactions: ctx.store(SqlPresentationTransactionStore) });
+    const trust = await ctx.use(issuerTrustModule);
     const statusLists = new StatusListSource(ctx.urls, (t, seq) => status.token(t, seq), ctx.fetcher, ctx.clock);
-    const verifier = new HostedVerifier(store, uow, types, tenants, ctx.keys, statusLists, ctx.urls, ctx.clock, ctx.ids);
+    const verifier = new HostedVerifier(
+      store,
+      uow,
+      types,
+      tenants,
+      ctx.keys,
+      statusLists,
+      ctx.urls,
+      ctx.clock,
+      ctx.ids,
+      trust,
+      ctx.meter,
+    );
     return {
       services: verifier,
       routes: () => [verificationRoutes(verifier)],

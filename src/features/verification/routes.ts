@@ -5,13 +5,25 @@ import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
+import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
 
 const RequestBody = Type.Object(
   {
-    vct: Type.String({ minLength: 1, maxLength: 2048, description: 'A vct from GET /verify/catalog.' }),
+    vct: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'A vct from GET /verify/catalog, or with `issuer`, a vct that trusted issuer issues.',
+    }),
+    issuer: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        pattern: DID_WEB.source,
+        description: 'A did:web issuer of the trust registry, beyond this deployment’s own (docs/operations.md).',
+      }),
+    ),
     claims: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       maxItems: 64,
       description: 'Claim names to ask the holder to disclose.',
@@ -69,6 +81,7 @@ const CatalogBody = Type.Object({
 const requestResponses = {
   201: { description: 'The presentation transaction.', schema: RequestCreated },
   400: errorResponse('invalid_request, malformed_json, unknown_claim or unsupported_claim.'),
+  403: errorResponse('untrusted_issuer: the issuer is not in the trust registry, or it is suspended or removed.'),
   404: errorResponse('unknown_type: the vct is not in the catalog.'),
   409: errorResponse('nonce_reused: a live transaction already has this nonce.'),
 };

@@ -7,6 +7,7 @@ import type { Clock } from '../../core/clock.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
 import { signBody } from '../../core/webhook-signature.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
+import type { Meter } from '../../ports/meter.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptResult, LaneDelivery, WebhookLanes } from '../../ports/webhook-lanes.ts';
 
@@ -20,6 +21,8 @@ export interface DispatcherOptions {
   attemptTimeoutMs?: number;
   /** How often a process looks for work it was not woken for (another process's events, due retries). */
   pollMs?: number;
+  /** Counts each attempt's result (docs/operations.md, "Metrics"). */
+  meter?: Meter;
 }
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -191,6 +194,7 @@ export class WebhookDispatcher {
         const result = { deliveryId: delivery.id, webhookId, holder: this.holder, n: delivery.attempts + 1, at, ...outcome };
         sent++;
         if (outcome.ok) {
+          this.options.meter?.delivery('delivered');
           recorded = this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
           // Awaited before the next record or failure; until then a rejection must not count as unhandled.
           recorded.catch(() => {});
@@ -208,6 +212,7 @@ export class WebhookDispatcher {
   /** Records a failed attempt: a retry later (the lane stops), or a dead letter; answers whether the lane goes on. */
   private async failed(webhookId: string, d: LaneDelivery, result: AttemptResult): Promise<boolean> {
     const retryAt = nextAttemptAt(this.options.schedule, d.failures + 1, this.clock.now(), Math.random());
+    this.options.meter?.delivery(retryAt === null ? 'dead' : 'failed');
     if (retryAt !== null) {
       await this.uow.run(({ lanes }) => lanes.retryLater(result, retryAt));
       return false;

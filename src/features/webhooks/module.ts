@@ -27,6 +27,7 @@ export const webhooksModule = defineModule({
     const lanes = ctx.store(SqlWebhookLanes);
     const dispatcher = new WebhookDispatcher(lanes, ctx.unitOfWork({ lanes }), ctx.fetcher, ctx.vault, ctx.clock, ctx.log, {
       schedule: ctx.config.webhookRetrySchedule,
+      meter: ctx.meter,
     });
     const webhooks = new WebhookService(
       ctx.store(SqlWebhookStore),

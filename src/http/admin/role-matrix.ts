@@ -72,6 +72,11 @@ export const ROLE_MATRIX = {
   /** The other compliance changes (roles not shown): incidents, retention rules and purges, purposes. */
   complianceRun: ['ops', 'owner'],
 
+  /** Operations (docs/operations.md; roles not shown: ours): health, keys, status lists, trust, backups and every other ops read. */
+  opsRead: ['owner', 'ops', 'auditor'],
+  /** Operations changes: a backup, an ops revocation, the trust registry, a type's validity, demonstration fixtures. */
+  opsRun: ['owner', 'ops'],
+
   /** Partner pipeline (docs/partners.md, "Roles"). */
   partnersRead: ['owner', 'ops', 'analyst', 'auditor', 'support'],
   partnersWrite: ['owner', 'ops'],

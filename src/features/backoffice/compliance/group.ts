@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { DatabaseLocation } from '../../../config/config.ts';
+import { storageOf } from '../../../config/config.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../../http/route.ts';
 import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
@@ -85,15 +85,6 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     jobs: [{ name: 'backoffice.retention-purge', everyMs: PURGE_EVERY_MS, run: (now) => retention.work(now) }],
   };
 };
-
-/** Where the data is stored, in words: never a database URL, which may carry a password. */
-function storageOf(database: DatabaseLocation): Controller['storage'] {
-  if (database.kind === 'sqlite') {
-    return { engine: 'sqlite', where: database.file === ':memory:' ? 'in memory' : `the SQLite file ${database.file}` };
-  }
-  const url = new URL(database.url);
-  return { engine: 'postgres', where: `the PostgreSQL database ${url.pathname.slice(1) || '(default)'} on ${url.hostname}` };
-}
 
 /** How often the purge job looks for a running purge: a started purge begins within this. */
 const PURGE_EVERY_MS = 15_000;

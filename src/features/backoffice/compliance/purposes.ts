@@ -88,7 +88,7 @@ export const PURPOSES: readonly Purpose[] = [
     purposeId: 'operations-and-accountability',
     name: 'Running the service accountably',
     description:
-      'Operator accounts, the audit chain, four-eyes approvals, data-subject requests, incidents, attestations, events and webhook deliveries.',
+      'Operator accounts, the audit chain, four-eyes approvals, data-subject requests, incidents, attestations, the trust registry, events and webhook deliveries.',
     kind: 'activity',
     subjects: ['operators', 'holders', 'partner contacts'],
     tables: [
@@ -108,6 +108,7 @@ export const PURPOSES: readonly Purpose[] = [
       'type_purposes',
       'retention_rules',
       'purge_runs',
+      'trusted_issuers',
       'outbox',
       'webhook_deliveries',
     ],

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readRecordedBuild } from '../../../adapters/fs/source-files.ts';
+import { type DatabaseLocation, storageOf } from '../../../config/config.ts';
+import type { Clock } from '../../../core/clock.ts';
+import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { CloudView } from './schemas.ts';
+
+/** A process that ran a job this recently counts as running. */
+const SEEN_WITHIN_MS = 10 * 60 * 1000;
+
+export interface DeploymentDeps {
+  views: OpsViews;
+  database: DatabaseLocation;
+  appRoot: string;
+  processName: string;
+  mountedGroups: () => readonly string[];
+  metrics: boolean;
+  clock: Clock;
+}
+
+/** How this deployment runs (docs/operations.md, "Cloud"): read from the build record, the leases and the configuration. */
+export class Deployment {
+  private readonly version: string;
+
+  constructor(private readonly deps: DeploymentDeps) {
+    const pkg = JSON.parse(readFileSync(join(deps.appRoot, 'package.json'), 'utf8')) as { version?: unknown };
+    this.version = typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  }
+
+  async describe(): Promise<CloudView> {
+    const now = this.deps.clock.now();
+    const seen = new Map<string, number>();
+    for (const lease of await this.deps.views.jobLeases()) {
+      const at = Math.max(lease.startedAt, lease.finishedAt ?? 0);
+      if (now - at <= SEEN_WITHIN_MS) seen.set(lease.holder, Math.max(seen.get(lease.holder) ?? 0, at));
+    }
+    const build = readRecordedBuild(this.deps.appRoot);
+    const storage = storageOf(this.deps.database);
+    return {
+      engine: storage.engine,
+      storage: storage.where,
+      version: this.version,
+      commit: build?.commit ?? 'unknown',
+      sourceDigest: build?.sourceDigest ?? 'unrecorded',
+      nodeVersion: process.version,
+      processes: [...seen]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([holder, at]) => ({ holder, lastSeenAt: new Date(at).toISOString() })),
+      thisProcess: this.deps.processName,
+      mountedGroups: [...this.deps.mountedGroups()],
+      metrics: this.deps.metrics,
+    };
+  }
+}

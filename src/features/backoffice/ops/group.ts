@@ -1,0 +1,95 @@
+import { APP_ROOT } from '../../../app/start.ts';
+import type { RouteGroup } from '../../../http/route.ts';
+import { didWebUrl, readDidDocument } from '../../issuer-trust/did-web-resolver.ts';
+import { issuerTrustModule } from '../../issuer-trust/module.ts';
+import { statusModule } from '../../status/module.ts';
+import { tenantsModule } from '../../tenants/module.ts';
+import type { GroupBuilder } from '../module.ts';
+import { Deployment } from './deployment.ts';
+import { DidDrift } from './did-drift.ts';
+import { driftRoutes } from './drift-routes.ts';
+import { OpsHealth } from './health.ts';
+import { healthRoutes } from './health-routes.ts';
+import { RETIREMENT, retireSuperseded, rotateAction } from './rotation.ts';
+import { rotationRoutes } from './rotation-routes.ts';
+import { StatusChecks } from './status-checks.ts';
+import { statusRoutes } from './status-routes.ts';
+import { consoleTrustRoutes, trustRoutes } from './trust-routes.ts';
+
+/**
+ * Operations (docs/operations.md), its wiring: health, how the deployment runs, comms rates and
+ * the audit chain (health-routes.ts); keys, status lists, their integrity, revocations and the
+ * ops revoke (status-routes.ts); the trust registry, and the console's two operations on it
+ * (trust-routes.ts); key rotation through the four-eyes desk, the retirement job and the rotation
+ * state (rotation.ts, rotation-routes.ts); DID drift (did-drift.ts, drift-routes.ts).
+ */
+export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
+  const [status, tenants, trust] = await Promise.all([ctx.use(statusModule), ctx.use(tenantsModule), ctx.use(issuerTrustModule)]);
+  const views = stores.ops;
+  const clockNow = () => ctx.clock.now();
+  const health = new OpsHealth({
+    views,
+    ping: () => ctx.database.ping(),
+    database: ctx.config.database,
+    dataDir: ctx.config.dataDir,
+    mailTransport: ctx.config.smtpUrl ? 'smtp' : 'outbox',
+    clock: ctx.clock,
+  });
+  const deployment = new Deployment({
+    views,
+    database: ctx.config.database,
+    appRoot: APP_ROOT,
+    processName: ctx.processName,
+    mountedGroups: () => ctx.mountedGroups(),
+    metrics: ctx.config.metricsToken !== undefined,
+    clock: ctx.clock,
+  });
+  const checks = new StatusChecks({
+    views,
+    status,
+    tenants,
+    keys: ctx.keys,
+    urls: ctx.urls,
+    revoked: (tenant, seq) => status.revokedIndices(tenant, seq),
+  });
+  const rotation = { keys: ctx.keys, tenants, status, views, uow: ctx.unitOfWork({}), clock: ctx.clock };
+  desk.register(rotateAction(rotation));
+  const group: RouteGroup = {
+    name: 'admin-ops',
+    routes: [
+      ...healthRoutes(health, deployment, stores.audit, clockNow),
+      ...statusRoutes({
+        views,
+        checks,
+        status,
+        tenants,
+        uow: ctx.unitOfWork({}),
+        statusUri: (tenant, seq) => ctx.urls.statusList(tenant, seq),
+        clockNow,
+      }),
+      ...trustRoutes(trust),
+      ...rotationRoutes(views, tenants),
+      ...driftRoutes(
+        new DidDrift({
+          keys: ctx.keys,
+          didOf: (slug) => tenants.didOf(slug),
+          urlOf: (did) => didWebUrl(did, ctx.config.outboundAllow),
+          read: (did, url) => readDidDocument(did, url, ctx.fetcher),
+          domainOf: (slug) => stores.orgs.domain(slug),
+        }),
+        tenants,
+      ),
+    ],
+  };
+  return {
+    group,
+    console: { name: 'console-ops', routes: consoleTrustRoutes(trust) },
+    jobs: [
+      {
+        name: 'backoffice.retire-superseded-keys',
+        everyMs: RETIREMENT.everyMs,
+        run: () => retireSuperseded(rotation).then(() => {}),
+      },
+    ],
+  };
+};

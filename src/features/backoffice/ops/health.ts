@@ -1,0 +1,189 @@
+import { stat, statfs } from 'node:fs/promises';
+import type { DatabaseLocation } from '../../../config/config.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { isoOrNull } from '../../../http/admin/kit.ts';
+import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { CommsHealthView, HealthView, State } from './schemas.ts';
+
+/** Below these the disk is degraded, then down. */
+const DISK_LOW = { share: 0.1, bytes: 1024 ** 3 };
+const DISK_FULL = { share: 0.01, bytes: 100 * 1024 ** 2 };
+/** An event unrouted this long means the router is behind; a delivery pending this long, an endpoint is. */
+const UNROUTED_LATE_S = 60;
+const PENDING_LATE_S = 3600;
+/** A database answering slower than this is degraded. */
+const SLOW_DB_MS = 250;
+/** Mail and webhook failure rates above these degrade, then down, the channel (with enough to judge by). */
+const FAILURE_DEGRADED = 0.1;
+const FAILURE_DOWN = 0.5;
+const FAILURE_MIN_SAMPLE = 3;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface HealthDeps {
+  views: OpsViews;
+  ping: () => Promise<void>;
+  database: DatabaseLocation;
+  dataDir: string;
+  mailTransport: 'smtp' | 'outbox';
+  clock: Clock;
+}
+
+const worst = (states: readonly State[]): State =>
+  states.includes('down') ? 'down' : states.includes('degraded') ? 'degraded' : 'ok';
+const ageS = (at: number | null, now: number) => (at === null ? null : Math.max(0, Math.floor((now - at) / 1000)));
+const rate = (bad: number, total: number) => (total === 0 ? null : Math.round((bad / total) * 1000) / 1000);
+const rateState = (bad: number, total: number): State =>
+  total < FAILURE_MIN_SAMPLE || bad / total <= FAILURE_DEGRADED ? 'ok' : bad / total > FAILURE_DOWN ? 'down' : 'degraded';
+
+/**
+ * The deployment's health (docs/operations.md, "Health"): each component with its state and the
+ * numbers behind it, each read fresh. A component that cannot be read is `down` with the reason,
+ * never left out.
+ */
+export class OpsHealth {
+  constructor(private readonly deps: HealthDeps) {}
+
+  async health(): Promise<HealthView> {
+    const now = this.deps.clock.now();
+    const [database, disk, jobs, webhooks, mail] = await Promise.all([
+      this.database(),
+      this.disk(),
+      this.jobs(now),
+      this.webhooks(now),
+      this.mail(now),
+    ]);
+    const components = { database, disk, jobs, webhooks, mail };
+    return { state: worst(Object.values(components).map((c) => c.state)), checkedAt: new Date(now).toISOString(), components };
+  }
+
+  async comms(windowHours: number): Promise<CommsHealthView> {
+    const now = this.deps.clock.now();
+    const since = now - windowHours * 60 * 60 * 1000;
+    const [mail, hooks] = await Promise.all([this.deps.views.mailRates(since), this.deps.views.webhookRates(since)]);
+    return {
+      windowHours,
+      since: new Date(since).toISOString(),
+      mail: {
+        state: rateState(mail.refused, mail.sent + mail.refused),
+        transport: this.deps.mailTransport,
+        sent: mail.sent,
+        refused: mail.refused,
+        failureRate: rate(mail.refused, mail.sent + mail.refused),
+        failures: mail.failures,
+        lastRefusedAt: isoOrNull(mail.lastRefusedAt),
+      },
+      webhooks: {
+        state:
+          hooks.endpointsDisabled > 0
+            ? worst(['degraded', rateState(hooks.failed, hooks.attempts)])
+            : rateState(hooks.failed, hooks.attempts),
+        attempts: hooks.attempts,
+        failed: hooks.failed,
+        failureRate: rate(hooks.failed, hooks.attempts),
+        deadLetters: hooks.dead,
+        endpointsFailing: hooks.endpointsFailing,
+        endpointsDisabled: hooks.endpointsDisabled,
+      },
+    };
+  }
+
+  private async database(): Promise<HealthView['components']['database']> {
+    const engine = this.deps.database.kind;
+    const started = performance.now();
+    try {
+      await this.deps.ping();
+    } catch (err) {
+      return {
+        state: 'down',
+        note: `unreachable: ${err instanceof Error ? err.message.slice(0, 200) : 'no answer'}`,
+        engine,
+        latencyMs: null,
+      };
+    }
+    const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+    return {
+      state: latencyMs > SLOW_DB_MS ? 'degraded' : 'ok',
+      note: latencyMs > SLOW_DB_MS ? 'slow to answer' : null,
+      engine,
+      latencyMs,
+    };
+  }
+
+  private async disk(): Promise<HealthView['components']['disk']> {
+    const path = this.deps.dataDir;
+    const wal =
+      this.deps.database.kind === 'sqlite' && this.deps.database.file !== ':memory:' ? `${this.deps.database.file}-wal` : null;
+    const walBytes =
+      wal === null
+        ? null
+        : await stat(wal).then(
+            (s) => s.size,
+            () => 0,
+          );
+    try {
+      const fs = await statfs(path);
+      const freeBytes = fs.bavail * fs.bsize;
+      const totalBytes = fs.blocks * fs.bsize;
+      const share = totalBytes === 0 ? 0 : freeBytes / totalBytes;
+      const state: State =
+        share < DISK_FULL.share || freeBytes < DISK_FULL.bytes
+          ? 'down'
+          : share < DISK_LOW.share || freeBytes < DISK_LOW.bytes
+            ? 'degraded'
+            : 'ok';
+      return {
+        state,
+        note: state === 'ok' ? null : 'the data folder is running out of space',
+        path,
+        freeBytes,
+        totalBytes,
+        walBytes,
+      };
+    } catch {
+      return { state: 'down', note: 'the data folder cannot be read', path, freeBytes: null, totalBytes: null, walBytes };
+    }
+  }
+
+  private async jobs(now: number): Promise<HealthView['components']['jobs']> {
+    const leases = await this.deps.views.jobLeases();
+    const running = leases.filter((l) => l.finishedAt === null && l.leaseUntil > now).map((l) => l.name);
+    const stale = leases.filter((l) => l.finishedAt === null && l.leaseUntil <= now).map((l) => l.name);
+    const failing = leases.filter((l) => l.lastError !== null).map((l) => ({ job: l.name, error: l.lastError as string }));
+    const state: State = stale.length + failing.length > 0 ? 'degraded' : 'ok';
+    const note =
+      state === 'ok'
+        ? null
+        : [...stale.map((j) => `${j} stopped mid-run`), ...failing.map((f) => `${f.job} failed its last run`)].join('; ');
+    return { state, note, running, stale, failing };
+  }
+
+  private async webhooks(now: number): Promise<HealthView['components']['webhooks']> {
+    const b = await this.deps.views.webhookBacklog();
+    const unroutedAge = ageS(b.oldestUnroutedAt, now);
+    const pendingAge = ageS(b.oldestPendingAt, now);
+    const late = [
+      ...(unroutedAge !== null && unroutedAge > UNROUTED_LATE_S ? ['events wait to be routed'] : []),
+      ...(pendingAge !== null && pendingAge > PENDING_LATE_S ? ['deliveries wait over an hour'] : []),
+    ];
+    return {
+      state: late.length > 0 ? 'degraded' : 'ok',
+      note: late.length > 0 ? late.join('; ') : null,
+      pendingDeliveries: b.pending,
+      oldestPendingAgeS: pendingAge,
+      unroutedEvents: b.unrouted,
+      oldestUnroutedAgeS: unroutedAge,
+    };
+  }
+
+  private async mail(now: number): Promise<HealthView['components']['mail']> {
+    const r = await this.deps.views.mailRates(now - DAY_MS);
+    const state = rateState(r.refused, r.sent + r.refused);
+    return {
+      state,
+      note: state === 'ok' ? null : `the transport refused ${r.refused} of ${r.sent + r.refused} messages in a day`,
+      transport: this.deps.mailTransport,
+      sent24h: r.sent,
+      refused24h: r.refused,
+    };
+  }
+}

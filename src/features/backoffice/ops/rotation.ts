@@ -1,0 +1,103 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { Actor } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { ROOT_SLUG } from '../../../core/slug.ts';
+import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
+import { Slug } from '../../../http/schemas/common.ts';
+import { ACTIVE_KEY_TTL_MS, type KeyStore } from '../../../ports/key-store.ts';
+import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { StatusService } from '../../status/status-service.ts';
+import type { TenantService } from '../../tenants/tenant-service.ts';
+
+export const ROTATE_ACTION = 'key.rotate';
+/** Superseded keys looked at per run of the retirement job. */
+const RETIRE_BATCH = 100;
+export const RETIREMENT: { actor: Actor; everyMs: number } = {
+  actor: { kind: 'system', what: 'key-retirement' },
+  everyMs: 15 * 60 * 1000,
+};
+
+export const RotateParams = Type.Object(
+  {
+    tenant: Type.Union([Slug, Type.Literal(ROOT_SLUG)], {
+      description: 'The tenant whose issuer key rotates; root for the platform.',
+    }),
+  },
+  { additionalProperties: false },
+);
+type Params = Static<typeof RotateParams>;
+
+export interface RotationDeps {
+  keys: KeyStore;
+  tenants: TenantService;
+  status: StatusService;
+  views: OpsViews;
+  uow: UnitOfWork<object>;
+  clock: Clock;
+}
+
+/**
+ * `key.rotate` (docs/operations.md, "Key rotation"), four eyes: on approval, in the approval's
+ * transaction, the tenant's issuer key is superseded by a fresh one, which signs from then on; the
+ * old one stays in the DID document, so every credential it signed keeps verifying; every status
+ * list of the tenant is signed again; `key.rotated` is audited and emitted.
+ */
+export function rotateAction(deps: RotationDeps): ApprovalAction<Params> {
+  return {
+    name: ROTATE_ACTION,
+    summary:
+      "Rotate a tenant's issuer key: a new key signs, the old one stays published until nothing it signed can be presented.",
+    params: RotateParams,
+    roles: ['owner', 'ops'],
+    tenantOf: () => null,
+    async check(p) {
+      await deps.tenants.existing(p.tenant);
+    },
+    async execute({ audit, events }, p, context) {
+      const { previous, current } = await deps.keys.rotate(p.tenant, 'issuer');
+      const listsResigned = await deps.status.resignAll(p.tenant);
+      const did = deps.tenants.didOf(p.tenant);
+      await audit.append({
+        actor: context.actor,
+        action: 'key.rotated',
+        tenant: p.tenant,
+        target: current,
+        detail: { purpose: 'issuer', previousKid: previous, listsResigned, approvalId: context.approvalId },
+      });
+      await events.emit({
+        type: 'key.rotated',
+        tenant: p.tenant,
+        data: { did, kid: current, previousKid: previous, approvalId: context.approvalId },
+      });
+      return { tenant: p.tenant, kid: current, previousKid: previous, listsResigned };
+    },
+  };
+}
+
+/**
+ * The retirement job: a superseded issuer key leaves the DID document once no credential it
+ * signed can still be presented, that is once every credential the tenant issued while it signed
+ * is revoked (our credentials carry no expiry). Each retirement is audited (`key.retired`).
+ */
+export async function retireSuperseded(deps: RotationDeps): Promise<number> {
+  let retired = 0;
+  for (const key of await deps.views.supersededKeys(RETIRE_BATCH)) {
+    // A process may have signed with it for a while after the rotation (the key store's cache).
+    const until = (key.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS;
+    if (until > deps.clock.now()) continue;
+    if ((await deps.views.outstandingBetween(key.tenant, key.createdAt, until)) > 0) continue;
+    await deps.uow.run(async ({ audit }) => {
+      if (!(await deps.keys.retire(key.tenant, key.kid))) return;
+      retired++;
+      await audit.append({
+        actor: RETIREMENT.actor,
+        action: 'key.retired',
+        tenant: key.tenant,
+        target: key.kid,
+        detail: { purpose: key.purpose },
+      });
+    });
+  }
+  return retired;
+}

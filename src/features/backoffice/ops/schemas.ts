@@ -1,0 +1,197 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTimeView, Nullable } from '../../../http/schemas/common.ts';
+
+/** The views of the operations group (docs/operations.md); each type is its schema's `Static`. */
+
+export const State = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]);
+export type State = Static<typeof State>;
+
+const Component = <T extends Parameters<typeof Type.Object>[0]>(fields: T) =>
+  Type.Object({ state: State, note: Nullable(Type.String()), ...fields });
+
+export const HealthView = Type.Object({
+  state: State,
+  checkedAt: DateTimeView,
+  components: Type.Object({
+    database: Component({ engine: Type.String(), latencyMs: Nullable(Type.Number()) }),
+    disk: Component({
+      path: Type.String({ description: 'The data folder.' }),
+      freeBytes: Nullable(Type.Integer()),
+      totalBytes: Nullable(Type.Integer()),
+      walBytes: Nullable(Type.Integer({ description: 'The SQLite write-ahead log; null on PostgreSQL.' })),
+    }),
+    jobs: Component({
+      running: Type.Array(Type.String(), { description: 'Jobs whose lease is held by a run in progress.' }),
+      stale: Type.Array(Type.String(), { description: 'Jobs whose run ended without finishing (its process died).' }),
+      failing: Type.Array(Type.Object({ job: Type.String(), error: Type.String() })),
+    }),
+    webhooks: Component({
+      pendingDeliveries: Type.Integer(),
+      oldestPendingAgeS: Nullable(Type.Integer()),
+      unroutedEvents: Type.Integer(),
+      oldestUnroutedAgeS: Nullable(Type.Integer()),
+    }),
+    mail: Component({
+      transport: Type.String({ description: 'smtp or outbox (development).' }),
+      sent24h: Type.Integer(),
+      refused24h: Type.Integer(),
+    }),
+  }),
+});
+export type HealthView = Static<typeof HealthView>;
+
+export const CloudView = Type.Object({
+  engine: Type.String({ description: 'sqlite or postgres' }),
+  storage: Type.String({ description: 'Where the data is, in words; never a connection string.' }),
+  version: Type.String(),
+  commit: Type.String(),
+  sourceDigest: Type.String(),
+  nodeVersion: Type.String(),
+  processes: Type.Array(Type.Object({ holder: Type.String({ description: 'host:pid:nonce' }), lastSeenAt: DateTimeView }), {
+    description: 'Processes that ran a background job in the last ten minutes.',
+  }),
+  thisProcess: Type.String(),
+  mountedGroups: Type.Array(Type.String()),
+  metrics: Type.Boolean({ description: 'GET /metrics is on (OPENRAIL_METRICS_TOKEN).' }),
+});
+export type CloudView = Static<typeof CloudView>;
+
+export const CommsHealthView = Type.Object({
+  windowHours: Type.Integer(),
+  since: DateTimeView,
+  mail: Type.Object({
+    state: State,
+    transport: Type.String(),
+    sent: Type.Integer(),
+    refused: Type.Integer(),
+    failureRate: Nullable(Type.Number({ description: 'refused / (sent + refused); null when nothing was sent.' })),
+    failures: Type.Record(Type.String(), Type.Integer(), { description: 'Refusals by SMTP reply code or transport error.' }),
+    lastRefusedAt: Nullable(DateTimeView),
+  }),
+  webhooks: Type.Object({
+    state: State,
+    attempts: Type.Integer(),
+    failed: Type.Integer(),
+    failureRate: Nullable(Type.Number()),
+    deadLetters: Type.Integer(),
+    endpointsFailing: Type.Integer(),
+    endpointsDisabled: Type.Integer(),
+  }),
+});
+export type CommsHealthView = Static<typeof CommsHealthView>;
+
+export const AuditCheckView = Type.Object({
+  verified: Type.Boolean(),
+  checked: Type.Integer(),
+  lastSeq: Type.Integer(),
+  firstBroken: Nullable(Type.Integer({ description: 'The first entry whose hash, link or number is wrong.' })),
+  reason: Nullable(Type.String()),
+  checkedAt: DateTimeView,
+});
+
+export const KeyView = Type.Object({
+  tenant: Type.String(),
+  issuerDid: Type.String(),
+  kid: Type.String(),
+  purpose: Type.String({ description: 'issuer or verifier' }),
+  createdAt: DateTimeView,
+  supersededAt: Nullable(DateTimeView),
+  retiredAt: Nullable(DateTimeView),
+  inUse: Type.Boolean({ description: 'The key that signs now.' }),
+  ageDays: Type.Integer(),
+  credentialsSigned: Nullable(
+    Type.Integer({
+      description: 'Issuer keys: credentials the tenant issued while this key was its signing key (to its supersession).',
+    }),
+  ),
+});
+export type KeyView = Static<typeof KeyView>;
+
+export const StatusListView = Type.Object({
+  tenant: Type.String(),
+  issuerDid: Type.String(),
+  seq: Type.Integer(),
+  uri: Type.String(),
+  size: Type.Integer(),
+  capacity: Type.Integer(),
+  allocated: Type.Integer(),
+  revoked: Type.Integer(),
+  revokedShare: Type.Number({ description: 'revoked / allocated (0 when nothing is allocated).' }),
+  revision: Type.Integer({ description: 'Raised by every revocation in the list: a token is signed again for each.' }),
+  createdAt: DateTimeView,
+});
+export type StatusListView = Static<typeof StatusListView>;
+
+export const IntegrityView = Type.Object({
+  tenant: Type.String(),
+  issuerDid: Type.String(),
+  seq: Type.Integer(),
+  uri: Type.String(),
+  ok: Type.Boolean(),
+  problems: Type.Array(Type.String()),
+  mismatched: Type.Array(Type.Integer(), { description: 'Indices whose served bit is not the recorded one (the first 20).' }),
+});
+
+export const RevocationLogView = Type.Object({
+  auditSeq: Type.Integer(),
+  at: DateTimeView,
+  actor: Type.String(),
+  tenant: Type.String(),
+  credentialId: Type.String(),
+  typeId: Nullable(Type.String()),
+  reason: Nullable(Type.String()),
+});
+
+export const TrustedIssuerView = Type.Object({
+  did: Type.String(),
+  label: Type.String(),
+  state: Type.String({ description: 'active, suspended or removed' }),
+  keys: Type.Array(Type.String(), { description: 'The verification methods of its DID document, as resolved.' }),
+  addedBy: Type.String(),
+  addedAt: DateTimeView,
+  changedBy: Type.String(),
+  changedAt: DateTimeView,
+  reason: Nullable(Type.String()),
+});
+export type TrustedIssuerView = Static<typeof TrustedIssuerView>;
+
+export const RotationView = Type.Object({
+  awaitingRetirement: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      issuerDid: Type.String(),
+      kid: Type.String(),
+      supersededAt: DateTimeView,
+      outstanding: Type.Integer({ description: 'Credentials it signed that are not revoked: it stays published while any is.' }),
+    }),
+  ),
+  rotations: Type.Array(
+    Type.Object({
+      auditSeq: Type.Integer(),
+      at: DateTimeView,
+      actor: Type.String(),
+      tenant: Type.String(),
+      kid: Type.String({ description: 'The key that signs since.' }),
+      previousKid: Nullable(Type.String()),
+    }),
+  ),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const DriftView = Type.Object({
+  tenant: Type.String(),
+  did: Type.String(),
+  ok: Type.Boolean(),
+  documents: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      ok: Type.Boolean(),
+      missing: Type.Array(Type.String(), {
+        description: 'Stored keys the document does not list where their purpose needs them.',
+      }),
+      extra: Type.Array(Type.String(), { description: 'Keys the document lists that are not the tenant’s.' }),
+      changed: Type.Array(Type.String(), { description: 'Stored kids listed with other key material.' }),
+      error: Nullable(Type.String()),
+    }),
+  ),
+});

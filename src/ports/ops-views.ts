@@ -1,0 +1,109 @@
+/**
+ * The operations group's read models (docs/operations.md): read-only queries over tables other
+ * modules keep, for health, comms health, keys and status lists. Nothing here writes, and nothing
+ * here reads a claim value, an address or a secret. Times are milliseconds.
+ */
+
+import type { PageWindow } from '../core/page.ts';
+
+export interface JobLeaseRow {
+  name: string;
+  holder: string;
+  leaseUntil: number;
+  startedAt: number;
+  finishedAt: number | null;
+  lastError: string | null;
+}
+
+export interface WebhookBacklog {
+  /** Deliveries waiting for a first attempt or a retry. */
+  pending: number;
+  oldestPendingAt: number | null;
+  /** Events written to the outbox and not yet routed to endpoints. */
+  unrouted: number;
+  oldestUnroutedAt: number | null;
+}
+
+export interface MailRates {
+  sent: number;
+  refused: number;
+  /** Refusals by failure class (an SMTP reply code or a transport error code). */
+  failures: Record<string, number>;
+  lastRefusedAt: number | null;
+}
+
+export interface WebhookRates {
+  attempts: number;
+  failed: number;
+  /** Deliveries that became dead letters. */
+  dead: number;
+  /** Endpoints with a failed attempt, and those disabled for failing. */
+  endpointsFailing: number;
+  endpointsDisabled: number;
+}
+
+export interface KeyRow {
+  tenant: string;
+  kid: string;
+  purpose: 'issuer' | 'verifier';
+  createdAt: number;
+  /** Replaced by a rotation: still published, no longer signing. */
+  supersededAt: number | null;
+  retiredAt: number | null;
+}
+
+export interface RotationRow {
+  seq: number;
+  at: number;
+  actor: string;
+  tenant: string;
+  kid: string;
+  previousKid: string | null;
+}
+
+export interface StatusListRow {
+  tenant: string;
+  seq: number;
+  size: number;
+  capacity: number;
+  allocated: number;
+  revoked: number;
+  revision: number;
+  createdAt: number;
+}
+
+export interface RevocationRow {
+  seq: number;
+  at: number;
+  actor: string;
+  tenant: string;
+  credentialId: string;
+  typeId: string | null;
+  reason: string | null;
+}
+
+/**
+ * Narrows to a tenant where a method takes one (null: every tenant); the health reads are the
+ * platform's.
+ * @tenantOwned
+ */
+export interface OpsViews {
+  jobLeases(): Promise<JobLeaseRow[]>;
+  webhookBacklog(): Promise<WebhookBacklog>;
+  mailRates(since: number): Promise<MailRates>;
+  webhookRates(since: number): Promise<WebhookRates>;
+  /** Signing keys (no private part), of one tenant or all, newest first. */
+  keys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]>;
+  /** Credentials a tenant issued in [from, to) (to null: up to now): a key's share is its time as the active key. */
+  issuedBetween(tenant: string, from: number, to: number | null): Promise<number>;
+  /** Of those, the ones not revoked: what a superseded key must stay published for. */
+  outstandingBetween(tenant: string, from: number, to: number): Promise<number>;
+  /** Issuer keys superseded by a rotation and not retired yet, of every tenant, oldest first (at most `limit`). */
+  supersededKeys(limit: number): Promise<KeyRow[]>;
+  /** Key rotations as the audit log recorded them, newest first (cursor: the audit seq). */
+  rotations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RotationRow[]>;
+  /** Status lists, of one tenant or all, by tenant and number; `revoked` is the count of revoked entries. */
+  statusLists(tenant: string | null, page: PageWindow<readonly [string, number]>): Promise<StatusListRow[]>;
+  /** Revocations as the audit log recorded them, newest first (cursor: the audit seq). */
+  revocations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RevocationRow[]>;
+}

@@ -1,0 +1,97 @@
+/**
+ * The isolation cases of the operations group's read models (docs/operations.md), registered into
+ * the isolation suite (isolation.test.ts) with its `isolated`. Health, backlogs and comms rates are
+ * the platform's, by design; what narrows to a tenant — its keys, its status lists, its
+ * revocations, the credentials it issued — answers that tenant's rows only.
+ */
+import assert from 'node:assert/strict';
+import type { Db } from '../../src/adapters/sql/connect.ts';
+import { SqlOpsViews } from '../../src/adapters/sql/sql-ops-views.ts';
+
+const TENANTS = ['alpha', 'beta'] as const;
+type Tenant = (typeof TENANTS)[number];
+/** The time the seeded rows are made at, apart from the rest of the suite's. */
+const AT = 1_770_000_000_000;
+
+export const OPS_CASES = {
+  ops: 'OpsViews: a tenant’s keys, status lists, revocations and issued count are its own only; health, backlogs and comms rates are the platform’s, by design',
+} as const;
+
+async function seed(db: Db): Promise<void> {
+  for (const [n, t] of TENANTS.entries()) {
+    await db
+      .insertInto('status_lists')
+      .values({ tenant: t, seq: 960, size: 16, capacity: 8, allocated: 3, created_at: AT })
+      .execute();
+    // Beta issues and revokes twice, so a count that reached across would show.
+    for (const k of n === 0 ? [1] : [1, 2]) {
+      await db
+        .insertInto('issued_credentials')
+        .values({
+          id: `crd_op${t}${k}`,
+          tenant: t,
+          type_id: `op-type-${t}`,
+          offer_id: `off_op${t}${k}`,
+          list_seq: 960,
+          idx: k,
+          holder_thumbprint: `op-holder-${t}`,
+          issued_at: AT,
+          revoked_at: AT + 1,
+        })
+        .execute();
+      await db
+        .insertInto('audit_log')
+        .values({
+          seq: 9_600_000 + n * 10 + k,
+          at: AT + 1,
+          actor: 'operator:op',
+          action: 'credential.revoked',
+          tenant: t,
+          target: `crd_op${t}${k}`,
+          detail: JSON.stringify({ typeId: `op-type-${t}`, reason: 'isolation' }),
+          prev_hash: 'x',
+          hash: `op-${t}-${k}`,
+        })
+        .execute();
+    }
+  }
+}
+
+export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) => void, db: () => Db): void {
+  isolated(OPS_CASES.ops, async () => {
+    await seed(db());
+    const views = new SqlOpsViews(db());
+    for (const [n, t] of TENANTS.entries()) {
+      const keys = await views.keys(t, { limit: 100 });
+      assert.ok(keys.length > 0 && keys.every((k) => k.tenant === t), `${t}'s keys only`);
+      const lists = await views.statusLists(t, { limit: 100 });
+      assert.ok(lists.length > 0 && lists.every((l) => l.tenant === t), `${t}'s lists only`);
+      assert.equal(lists.find((l) => l.seq === 960)?.revoked, n + 1, `${t}'s revoked entries only`);
+      const revocations = (await views.revocations(t, { limit: 100, since: AT })).filter((r) =>
+        r.credentialId.startsWith('crd_op'),
+      );
+      assert.deepEqual(
+        revocations.map((r) => r.tenant),
+        n === 0 ? [t] : [t, t],
+        `${t}'s revocations only`,
+      );
+      assert.equal(await views.issuedBetween(t, AT, AT + 1), n + 1, `${t}'s issued count only`);
+      assert.equal(await views.outstandingBetween(t, AT, AT + 1), 0, `${t}'s own, all revoked`);
+      assert.ok(
+        (await views.rotations(t, { limit: 100 })).every((r) => r.tenant === t),
+        `${t}'s rotations only`,
+      );
+    }
+    const every = await views.statusLists(null, { limit: 200 });
+    assert.ok(
+      TENANTS.every((t) => every.some((l) => l.tenant === t)),
+      'the platform lists every tenant’s',
+    );
+    // The platform's own reads answer without a tenant at all.
+    await views.jobLeases();
+    await views.webhookBacklog();
+    await views.mailRates(AT);
+    await views.webhookRates(AT);
+    assert.ok((await views.supersededKeys(100)).every((k) => k.supersededAt !== null && k.retiredAt === null));
+  });
+}
