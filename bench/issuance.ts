@@ -25,6 +25,8 @@ interface Options extends CommonOptions {
   engines: Engine[];
   /** Before each measurement, wait (up to this many seconds) for other processes to leave the CPUs. */
   waitQuietS: number;
+  /** Serve with metrics on (docs/operations.md, "Metrics"). */
+  metrics: boolean;
 }
 
 export interface Row {
@@ -74,12 +76,13 @@ export interface Row {
 }
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
-                               [--engine sqlite|postgres] [--wait-quiet <s>] [--cpu-prof]
+                               [--engine sqlite|postgres] [--wait-quiet <s>] [--cpu-prof] [--metrics]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
   --duration <s>    measured seconds per level (default 5)
   --wallets <list>  concurrency levels (default 1,8,32; 8 with --cpu-prof)
+  --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
   --workers <list>  serving processes (openrail serve --workers), each measured at every level
                     (default 1 and the number of cores; 1 with --cpu-prof)
   --engine <name>   only this engine (default: sqlite, and postgres when TEST_DATABASE_URL is set)
@@ -99,6 +102,7 @@ function options(argv: string[]): Options {
     workers: { type: 'string' },
     engine: { type: 'string' },
     'wait-quiet': { type: 'string' },
+    metrics: { type: 'boolean', default: false },
   });
   const nonNegative = (raw: string, name: string) => {
     const n = Number(raw);
@@ -119,6 +123,7 @@ function options(argv: string[]): Options {
     engines,
     cpuProf,
     waitQuietS: values['wait-quiet'] === undefined ? (quick ? 0 : 30) : nonNegative(values['wait-quiet'], 'wait-quiet'),
+    metrics: values.metrics === true,
   };
 }
 
@@ -247,6 +252,7 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
       logFile: join(dir, `server-${phase}-${workers}.log`),
       workers,
       ...(cpuProfDir ? { cpuProfDir } : {}),
+      ...(opts.metrics ? { env: { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } } : {}),
     });
     servers.push(s);
     return s;

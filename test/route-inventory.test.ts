@@ -126,6 +126,7 @@ describe('the route table against the interface inventory', () => {
       'admin-session',
       'admin-credentials',
       'admin-compliance',
+      'console',
     ];
     for (const group of finished) {
       const missing = INVENTORY.filter((r) => r.group === group && !served.has(`${r.method} ${r.path}`));

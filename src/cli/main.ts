@@ -1,14 +1,14 @@
-import { runConformance } from './conformance.ts';
-import { serve } from './serve.ts';
 import { asksForHelp, USAGE, VERB_USAGE, type Verb } from './usage.ts';
-import { verifyLines } from './verify.ts';
-import { wallet } from './wallet.ts';
 
+/**
+ * Each verb's module is loaded when that verb runs: a wallet command does not load the server
+ * (its framework, its database drivers and every feature), which would double its start time.
+ */
 const VERBS: Record<Verb, (args: string[]) => Promise<void>> = {
-  serve,
-  verify: verifyLines,
-  conformance: runConformance,
-  wallet,
+  serve: async (args) => (await import('./serve.ts')).serve(args),
+  verify: async (args) => (await import('./verify.ts')).verifyLines(args),
+  conformance: async (args) => (await import('./conformance.ts')).runConformance(args),
+  wallet: async (args) => (await import('./wallet.ts')).wallet(args),
 };
 
 const [command, ...rest] = process.argv.slice(2);

@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   'incident.opened',
   'incident.updated',
   'webhook.ping',
+  'agent.acted',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -82,6 +83,7 @@ export interface EventPayloads {
   'incident.opened': { incidentId: Id; severity: string; state: string; detectedAt: Time };
   'incident.updated': { incidentId: Id; severity: string; state: string; changed: string[] };
   'webhook.ping': { webhookId: Id; reason: 'registered' | 'activated' | 'ping' | 'secret-rotated' };
+  'agent.acted': { agent: string; action: string; ref: string | null };
 }
 
 /** Every member of each payload, optional ones included: the type checker keeps it equal to EventPayloads. */
@@ -112,6 +114,7 @@ export const EVENT_FIELDS: { readonly [T in EventType]: { readonly [K in keyof E
   'incident.opened': { incidentId: true, severity: true, state: true, detectedAt: true },
   'incident.updated': { incidentId: true, severity: true, state: true, changed: true },
   'webhook.ping': { webhookId: true, reason: true },
+  'agent.acted': { agent: true, action: true, ref: true },
 };
 
 /** What a use case emits; the outbox gives it its id and time. `data` is the type's payload. */

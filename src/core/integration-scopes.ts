@@ -9,6 +9,7 @@ export const INTEGRATION_SCOPES = {
   deposits: 'Deposit bills, receipts, tickets and statements to holders’ wallets (contract 0.3.0).',
   membership: 'Enrol members and change tiers, display names, status and coins.',
   channels: 'Request, accept, decline, revoke and list data channels with holders.',
+  agent: 'Report an automation agent’s heartbeat and actions (POST /api/agent/activity).',
 } as const;
 
 export type IntegrationScope = keyof typeof INTEGRATION_SCOPES;

@@ -23,5 +23,11 @@ export function atEveryIssuer(
   ];
 }
 
+/** What every issuer's public artifact read shares (metadata, type metadata, status lists): anyone may read it, from any origin. */
+export const PUBLIC_ARTIFACT = { method: 'GET', auth: 'public', stability: 'unpromised', cors: true } as const;
+
+/** What every issuer's OAuth endpoint (token, nonce, credential) shares: anonymous or token-bearing, RFC 6749 errors. */
+export const OAUTH_ENDPOINT = { method: 'POST', auth: 'public', stability: 'unpromised', surface: 'oauth' } as const;
+
 /** The path parameters of an operation with no parameters of its own. */
 export const issuerParams = (tenantParam: Record<string, TSchema>) => Type.Object(tenantParam as Record<string, TString>);

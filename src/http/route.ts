@@ -156,6 +156,14 @@ type HandlerResult<R> =
 export const internalOperatorRoute = (undocumented: string) =>
   ({ auth: 'operator', stability: 'unpromised', internal: true, undocumented }) as const;
 
+/**
+ * The fields of an issuer-side operation (interface, Authentication 7: tenants, types, offers,
+ * revoke): the operator plane, the `issuer` role or `owner`, and the integration-token scopes that
+ * reach it (none: no integration token does).
+ */
+export const issuerRoute = (scopes?: readonly IntegrationScope[]) =>
+  ({ auth: 'operator', roles: ['issuer', 'owner'], ...(scopes ? { scopes } : {}) }) as const;
+
 /** Declares an operation with its handler typed from its schemas: its request from the request schemas, its result from the declared answers. */
 export function defineRoute<
   B extends TSchema | undefined = undefined,

@@ -52,15 +52,6 @@ export interface KeyRow {
   retiredAt: number | null;
 }
 
-export interface RotationRow {
-  seq: number;
-  at: number;
-  actor: string;
-  tenant: string;
-  kid: string;
-  previousKid: string | null;
-}
-
 export interface StatusListRow {
   tenant: string;
   seq: number;
@@ -72,14 +63,34 @@ export interface StatusListRow {
   createdAt: number;
 }
 
-export interface RevocationRow {
+/** An audit entry of one action, as the ops lists show it (revocations, rotations). */
+export interface AuditRow {
   seq: number;
   at: number;
   actor: string;
   tenant: string;
-  credentialId: string;
-  typeId: string | null;
-  reason: string | null;
+  target: string;
+  detail: Record<string, unknown>;
+}
+
+/** What may be stuck (docs/operations.md, "Stuck work"). */
+export type StuckKind = 'presentation' | 'offer' | 'delivery' | 'lane' | 'request' | 'approval';
+
+/** One piece of work past the time it should have moved by. */
+export interface StuckRow {
+  kind: StuckKind;
+  id: string;
+  tenant: string | null;
+  /** When it should have moved. */
+  dueAt: number;
+}
+
+/** A breach of the demo-tenant law found in the data (docs/tenants.md). */
+export interface DemoBreach {
+  rule: 'demo-name' | 'marked-real' | 'demo-item-flag';
+  tenant: string;
+  /** The rows that break it (items), or the name that does. */
+  subject: string;
 }
 
 /**
@@ -100,10 +111,13 @@ export interface OpsViews {
   outstandingBetween(tenant: string, from: number, to: number): Promise<number>;
   /** Issuer keys superseded by a rotation and not retired yet, of every tenant, oldest first (at most `limit`). */
   supersededKeys(limit: number): Promise<KeyRow[]>;
-  /** Key rotations as the audit log recorded them, newest first (cursor: the audit seq). */
-  rotations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RotationRow[]>;
+
   /** Status lists, of one tenant or all, by tenant and number; `revoked` is the count of revoked entries. */
   statusLists(tenant: string | null, page: PageWindow<readonly [string, number]>): Promise<StatusListRow[]>;
-  /** Revocations as the audit log recorded them, newest first (cursor: the audit seq). */
-  revocations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RevocationRow[]>;
+  /** Work of one kind past its time by more than its grace, oldest first, at most `limit`; of one tenant or all. */
+  stuck(kind: StuckKind, tenant: string | null, before: number, limit: number): Promise<StuckRow[]>;
+  /** Breaches of the demo-tenant law, at most `limit`. */
+  demoBreaches(limit: number): Promise<DemoBreach[]>;
+  /** The audit entries of one action (`credential.revoked`, `key.rotated`), newest first (cursor: the seq). */
+  auditEntries(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<AuditRow[]>;
 }

@@ -1,4 +1,5 @@
 import type { AccessTokenStore } from './access-token-store.ts';
+import type { AgentStore } from './agent-store.ts';
 import type { ApprovalStore, ApprovalTargets } from './approval-store.ts';
 import type { AttentionViews, CatalogueViews, SearchViews, SubjectViews } from './backoffice-views.ts';
 import type { ChannelStore } from './channel-store.ts';
@@ -59,6 +60,7 @@ export interface TenantOwnedPorts {
   ComplianceStore: ComplianceStore;
   IncidentStore: IncidentStore;
   OpsViews: OpsViews;
+  AgentStore: AgentStore;
 }
 
 /**

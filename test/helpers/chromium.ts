@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -33,6 +33,29 @@ export function chromiumMissing(): string | undefined {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** A browser with one watched page (watchPage), for a suite's `before`; `closeBrowser` is its half of `after`. */
+export interface WatchedPage extends PageWatch {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+export async function openWatchedPage(options: BrowserContextOptions = {}): Promise<WatchedPage> {
+  const browser = await launchChromium();
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  return { browser, context, page, ...(await watchPage(page)) };
+}
+
+/** Closes what openWatchedPage opened, whatever of it a failed `before` got to open. */
+export async function closeBrowser(opened: {
+  context?: BrowserContext | undefined;
+  browser?: Browser | undefined;
+}): Promise<void> {
+  await opened.context?.close();
+  await opened.browser?.close();
 }
 
 /** What a page did that a clean page never does: console errors, uncaught errors, CSP violations. */

@@ -29,6 +29,16 @@ export const PASS_SUBJECT = {
   class: 'first',
 };
 
+/** A type without array claims (the reference verifier refuses array-element disclosures, docs/verifier.md), and a subject of it. */
+export const CARD_CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
+export const CARD_SUBJECT = {
+  holder_name: 'Ada Lovelace',
+  birth_date: '1815-12-10',
+  student: false,
+  class: 'first',
+  member_number: 'M-1815-12',
+};
+
 /** The path prefix of an issuer: '' for the platform (root), /t/<slug> for a tenant. */
 export const issuerPath = (tenant: string) => (tenant === 'root' ? '' : `/t/${tenant}`);
 export const issuerId = (tenant: string) => `${PUBLIC_URL}${issuerPath(tenant)}`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SignJWT } from 'jose';
+import type { FastifyInstance } from 'fastify';
+import { decodeJwt, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
 
 /** The hosted verifier's client id under the test rails' PUBLIC_URL. */
@@ -25,4 +26,38 @@ export async function present(
     .setProtectedHeader({ alg: 'ES256', typ: 'kb+jwt' })
     .sign(key.privateKey);
   return `${sdJwt}${kbJwt}`;
+}
+
+/** A form body for inject, as a wallet posts it. */
+export const formBody = (fields: Record<string, string>) => ({
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams(fields).toString(),
+});
+
+/**
+ * A holder's answer to an open hosted transaction on `app`: the request object read there, the
+ * named disclosures presented to its nonce, and the outcome read back with the result token.
+ */
+export async function presentAndRead(
+  app: FastifyInstance,
+  created: { transactionId: string; resultToken: string },
+  issued: { credential: string; key: HolderKey },
+  names: string[],
+) {
+  const request = decodeJwt((await app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` })).body) as {
+    nonce: string;
+    state: string;
+  };
+  const vp = await present(issued.credential, issued.key, names, { nonce: request.nonce });
+  await app.inject({
+    method: 'POST',
+    url: '/oid4vp/response',
+    ...formBody({ vp_token: JSON.stringify({ credential: [vp] }), state: request.state }),
+  });
+  const res = await app.inject({
+    method: 'GET',
+    url: `/verify/result/${created.transactionId}`,
+    headers: { authorization: `Bearer ${created.resultToken}` },
+  });
+  return res.json().outcome;
 }

@@ -9,6 +9,7 @@ import { ANONYMOUS_BUDGETS } from '../../src/core/anonymous-budgets.ts';
 import { MAX_ACTIVE_KEYS } from '../../src/features/partners/partner-access.ts';
 import { MAX_WEBHOOKS_PER_TENANT } from '../../src/features/webhooks/webhook-service.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { billBody } from '../helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../helpers/holder.ts';
 import { registerType } from '../helpers/issuance.ts';
 import { livePartnerSession } from '../helpers/partners.ts';
@@ -92,16 +93,7 @@ for (const factory of testDatabases()) {
       const product = await post('/api/products', { tenant: 'alpha', kind: 'bill', name: 'Water bill' });
       assert.equal(product.statusCode, 201, product.body);
       assert.equal((await post(`/api/products/${product.json().productId}/approve`, {})).statusCode, 200);
-      const bill = await post('/api/tenants/alpha/bills', {
-        contractVersion: '0.3.0',
-        depositId: `bill-${randomBytes(6).toString('hex')}`,
-        accountId,
-        kind: 'bill',
-        title: 'Water, October',
-        issuedAt: '2026-11-01T08:00:00Z',
-        amount: { value: 4215, currency: 'EUR' },
-        reference: 'WB-4471',
-      });
+      const bill = await post('/api/tenants/alpha/bills', billBody(accountId));
       assert.equal(bill.statusCode, 201, bill.body);
       const itemId = bill.json().itemId as string;
       const itemUrl = `/api/wallet/${accountId}/items/${itemId}`;

@@ -6,14 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/adapters/sql/connect.ts';
+import { SqlAgentStore } from '../../src/adapters/sql/sql-agent-store.ts';
 import { SqlOpsViews } from '../../src/adapters/sql/sql-ops-views.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;
-type Tenant = (typeof TENANTS)[number];
 /** The time the seeded rows are made at, apart from the rest of the suite's. */
 const AT = 1_770_000_000_000;
 
 export const OPS_CASES = {
+  agents: 'AgentStore: an agent’s heartbeats are its tenant’s, counted against its tenant’s limit only',
   ops: 'OpsViews: a tenant’s keys, status lists, revocations and issued count are its own only; health, backlogs and comms rates are the platform’s, by design',
 } as const;
 
@@ -58,6 +59,23 @@ async function seed(db: Db): Promise<void> {
 }
 
 export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) => void, db: () => Db): void {
+  isolated(OPS_CASES.agents, async () => {
+    const store = new SqlAgentStore(db());
+    assert.equal(await store.beat('alpha', 'nightly-sync', AT, 'token:a', 1), true);
+    assert.equal(await store.beat('beta', 'nightly-sync', AT, 'token:b', 1), true, 'beta’s limit counts beta’s agents only');
+    assert.equal(await store.beat('alpha', 'other', AT, 'token:a', 1), false, 'over alpha’s limit');
+    assert.equal(await store.beat('alpha', 'nightly-sync', AT + 1, 'token:a', 1), true, 'a known agent beats on');
+    const alpha = await store.agents('alpha', 10);
+    assert.deepEqual(
+      alpha.map((a) => [a.agent, a.beats, a.reportedBy]),
+      [['nightly-sync', 2, 'token:a']],
+    );
+    assert.deepEqual(
+      (await store.agents('beta', 10)).map((a) => [a.tenant, a.beats]),
+      [['beta', 1]],
+    );
+  });
+
   isolated(OPS_CASES.ops, async () => {
     await seed(db());
     const views = new SqlOpsViews(db());
@@ -67,8 +85,8 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
       const lists = await views.statusLists(t, { limit: 100 });
       assert.ok(lists.length > 0 && lists.every((l) => l.tenant === t), `${t}'s lists only`);
       assert.equal(lists.find((l) => l.seq === 960)?.revoked, n + 1, `${t}'s revoked entries only`);
-      const revocations = (await views.revocations(t, { limit: 100, since: AT })).filter((r) =>
-        r.credentialId.startsWith('crd_op'),
+      const revocations = (await views.auditEntries('credential.revoked', t, { limit: 100, since: AT })).filter((r) =>
+        r.target.startsWith('crd_op'),
       );
       assert.deepEqual(
         revocations.map((r) => r.tenant),
@@ -77,10 +95,13 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
       );
       assert.equal(await views.issuedBetween(t, AT, AT + 1), n + 1, `${t}'s issued count only`);
       assert.equal(await views.outstandingBetween(t, AT, AT + 1), 0, `${t}'s own, all revoked`);
-      assert.ok(
-        (await views.rotations(t, { limit: 100 })).every((r) => r.tenant === t),
-        `${t}'s rotations only`,
-      );
+      for (const kind of ['presentation', 'offer', 'delivery', 'lane', 'request', 'approval'] as const) {
+        const stuck = await views.stuck(kind, t, Number.MAX_SAFE_INTEGER, 100);
+        assert.ok(
+          stuck.every((r) => r.tenant === t),
+          `${t}'s stuck ${kind}s only`,
+        );
+      }
     }
     const every = await views.statusLists(null, { limit: 200 });
     assert.ok(
@@ -93,5 +114,6 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
     await views.mailRates(AT);
     await views.webhookRates(AT);
     assert.ok((await views.supersededKeys(100)).every((k) => k.supersededAt !== null && k.retiredAt === null));
+    assert.ok(Array.isArray(await views.demoBreaches(10)), 'the demo law is checked over every tenant, by design');
   });
 }

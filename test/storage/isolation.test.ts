@@ -393,6 +393,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     touching: C.incidents,
     affected: C.incidents,
   },
+  AgentStore: { beat: O.agents, agents: O.agents },
   OpsViews: {
     jobLeases: O.ops,
     webhookBacklog: O.ops,
@@ -402,9 +403,10 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     issuedBetween: O.ops,
     outstandingBetween: O.ops,
     supersededKeys: O.ops,
-    rotations: O.ops,
     statusLists: O.ops,
-    revocations: O.ops,
+    auditEntries: O.ops,
+    stuck: O.ops,
+    demoBreaches: O.ops,
   },
   PresentationTransactionStore: {
     create: T.transactions,

@@ -382,6 +382,7 @@ function operatorColumns(): HolderColumn[] {
     ['purge_runs', 'requested_by', 'retention rules and purges'],
     ['trusted_issuers', 'added_by', 'the trust registry'],
     ['trusted_issuers', 'changed_by', 'the trust registry'],
+    ['agent_heartbeats', 'reported_by', 'automation agents’ heartbeats'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

@@ -737,6 +737,7 @@ export interface Database {
   purge_runs: PurgeRunsTable;
   mail_outcomes: MailOutcomesTable;
   trusted_issuers: TrustedIssuersTable;
+  agent_heartbeats: AgentHeartbeatsTable;
 }
 
 /** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
@@ -763,4 +764,14 @@ export interface TrustedIssuersTable {
   changed_by: string;
   changed_at: number;
   reason: string | null;
+}
+
+/** The latest heartbeat of each automation agent of a tenant (migration 0032). */
+export interface AgentHeartbeatsTable {
+  tenant: string;
+  agent: string;
+  last_seen_at: number;
+  beats: number;
+  /** The operator or integration token that reported it, as the audit log names actors. */
+  reported_by: string;
 }

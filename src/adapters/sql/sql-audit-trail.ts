@@ -5,6 +5,7 @@ import type { AuditInput, AuditTrail } from '../../ports/audit-trail.ts';
 import type { Db } from './connect.ts';
 import { json, rowCodec } from './row-codec.ts';
 import type { AuditLogTable } from './schema.ts';
+import { inTransactionOnly } from './sql-unit-of-work.ts';
 
 const entries = rowCodec<AuditEntry, AuditLogTable>()('seq at actor action tenant target prevHash hash', { detail: json });
 
@@ -21,7 +22,7 @@ export class SqlAuditTrail implements AuditTrail {
   ) {}
 
   async append(input: AuditInput): Promise<number> {
-    if (!this.db.isTransaction) throw new Error('an audit entry is written inside a unit of work only');
+    inTransactionOnly(this.db, 'an audit entry');
     const head = await this.db
       .updateTable('audit_head')
       .set((eb) => ({ seq: eb('seq', '+', 1) }))

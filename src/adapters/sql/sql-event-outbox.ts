@@ -3,6 +3,7 @@ import type { EventEnvelope, EventInput, EventType } from '../../core/events.ts'
 import type { EventOutbox } from '../../ports/event-outbox.ts';
 import { systemIds } from '../crypto/ids.ts';
 import type { Db } from './connect.ts';
+import { inTransactionOnly } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
 
 const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
@@ -35,7 +36,7 @@ export class SqlEventOutbox implements EventOutbox {
   ) {}
 
   async emit(event: EventInput): Promise<string> {
-    if (!this.db.isTransaction) throw new Error('an event is written inside a unit of work only');
+    inTransactionOnly(this.db, 'an event');
     const id = systemIds.mint('event');
     await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
     eventful.add(this.db);

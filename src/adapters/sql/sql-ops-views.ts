@@ -1,13 +1,15 @@
 import { sql } from 'kysely';
 import type { PageWindow } from '../../core/page.ts';
 import type {
+  AuditRow,
+  DemoBreach,
   JobLeaseRow,
   KeyRow,
   MailRates,
   OpsViews,
-  RevocationRow,
-  RotationRow,
   StatusListRow,
+  StuckKind,
+  StuckRow,
   WebhookBacklog,
   WebhookRates,
 } from '../../ports/ops-views.ts';
@@ -18,6 +20,19 @@ import { json, num, numOrNull } from './sql-backoffice-rows.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const leases = rowCodec<JobLeaseRow, JobLeasesTable>()('name holder leaseUntil startedAt finishedAt lastError', {});
+
+/**
+ * Where each kind of stuck work is: its table, its tenant column (null: the platform's), the time
+ * it should have moved by, and what it is while it has not (constant SQL, no input in it).
+ */
+const STUCK_SOURCES: Record<StuckKind, { table: string; tenant: string | null; due: string; stuck: string }> = {
+  presentation: { table: 'presentation_transactions', tenant: 'type_tenant', due: 'expires_at', stuck: 'true' },
+  offer: { table: 'offers', tenant: 'tenant', due: 'erase_after', stuck: 'subject is not null' },
+  delivery: { table: 'webhook_deliveries', tenant: 'tenant', due: 'next_attempt_at', stuck: "state in ('pending', 'failed')" },
+  lane: { table: 'webhooks', tenant: 'tenant', due: 'lane_until', stuck: 'lane_holder is not null' },
+  request: { table: 'compliance_requests', tenant: null, due: 'due_at', stuck: 'decided_at is null' },
+  approval: { table: 'approvals', tenant: 'tenant', due: 'expires_at', stuck: "state = 'pending'" },
+};
 
 const keyRow = (r: {
   tenant: string;
@@ -163,18 +178,6 @@ export class SqlOpsViews implements OpsViews {
     return num(row.n);
   }
 
-  async rotations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RotationRow[]> {
-    const rows = await this.auditOf('key.rotated', tenant, page);
-    return rows.map((r) => ({
-      seq: r.seq,
-      at: r.at,
-      actor: r.actor,
-      tenant: r.tenant,
-      kid: r.target,
-      previousKid: typeof r.detail.previousKid === 'string' ? r.detail.previousKid : null,
-    }));
-  }
-
   async issuedBetween(tenant: string, from: number, to: number | null): Promise<number> {
     let q = this.db
       .selectFrom('issued_credentials')
@@ -223,21 +226,49 @@ export class SqlOpsViews implements OpsViews {
     }));
   }
 
-  async revocations(tenant: string | null, page: PageWindow<readonly [number]>): Promise<RevocationRow[]> {
-    const rows = await this.auditOf('credential.revoked', tenant, page);
-    return rows.map((r) => ({
-      seq: r.seq,
-      at: r.at,
-      actor: r.actor,
-      tenant: r.tenant,
-      credentialId: r.target,
-      typeId: typeof r.detail.typeId === 'string' ? r.detail.typeId : null,
-      reason: typeof r.detail.reason === 'string' ? r.detail.reason : null,
-    }));
+  async stuck(kind: StuckKind, tenant: string | null, before: number, limit: number): Promise<StuckRow[]> {
+    const source = STUCK_SOURCES[kind];
+    // The data-subject requests are the platform's: none is a tenant's.
+    if (source.tenant === null && tenant !== null) return [];
+    const tenantOf = source.tenant === null ? sql<string | null>`null` : sql.ref(source.tenant);
+    const { rows } = await sql<{ id: string; tenant: string | null; due_at: number }>`
+      select id, ${tenantOf} as tenant, ${sql.ref(source.due)} as due_at from ${sql.table(source.table)}
+      where ${sql.ref(source.due)} < ${before} and ${sql.raw(source.stuck)}
+        and ${source.tenant === null ? sql`true` : inTenant(tenant, source.tenant)}
+      order by ${sql.ref(source.due)} limit ${limit}`.execute(this.db);
+    return rows.map((r) => ({ kind, id: r.id, tenant: r.tenant, dueAt: num(r.due_at) }));
   }
 
-  /** The audit entries of one action, newest first, as a page. */
-  private async auditOf(action: string, tenant: string | null, page: PageWindow<readonly [number]>) {
+  async demoBreaches(limit: number): Promise<DemoBreach[]> {
+    const tenants = await this.db.selectFrom('tenants').select(['slug', 'name', 'display_name']).execute();
+    const breaches: DemoBreach[] = [];
+    const marked = (text: string | null) => text !== null && /\(demo\)\s*$/i.test(text);
+    for (const t of tenants) {
+      const demo = t.slug.startsWith('demo-');
+      if (demo && (!t.name.endsWith(' (Demo)') || (t.display_name !== null && !t.display_name.endsWith(' (Demo)')))) {
+        breaches.push({ rule: 'demo-name', tenant: t.slug, subject: t.display_name ?? t.name });
+      }
+      if (!demo && (marked(t.name) || marked(t.display_name)))
+        breaches.push({ rule: 'marked-real', tenant: t.slug, subject: t.display_name ?? t.name });
+    }
+    const items = await this.db
+      .selectFrom('wallet_items')
+      .select(['id', 'tenant'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('demo', '=', 1), sql<boolean>`substr(tenant, 1, 5) <> 'demo-'`]),
+          eb.and([eb('demo', '=', 0), sql<boolean>`substr(tenant, 1, 5) = 'demo-'`]),
+        ]),
+      )
+      .orderBy('tenant')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    for (const i of items) breaches.push({ rule: 'demo-item-flag', tenant: i.tenant, subject: i.id });
+    return breaches.slice(0, limit);
+  }
+
+  async auditEntries(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<AuditRow[]> {
     let q = this.db
       .selectFrom('audit_log')
       .select(['seq', 'at', 'actor', 'tenant', 'target', 'detail'])

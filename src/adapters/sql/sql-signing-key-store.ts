@@ -37,25 +37,27 @@ export class SqlSigningKeyStore implements SigningKeyStore {
     return (await publishedKeys.rows(this.db, [tenant])).map(toKey);
   }
 
-  async supersede(tenant: string, kid: string, at: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('signing_keys')
-      .set({ superseded_at: at })
-      .where('tenant', '=', tenant)
-      .where('kid', '=', kid)
-      .where('superseded_at', 'is', null)
-      .where('retired_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  supersede(tenant: string, kid: string, at: number): Promise<boolean> {
+    return this.mark(tenant, kid, { superseded_at: at }, 'is');
   }
 
-  async retire(tenant: string, kid: string, at: number): Promise<boolean> {
+  retire(tenant: string, kid: string, at: number): Promise<boolean> {
+    return this.mark(tenant, kid, { retired_at: at }, 'is not');
+  }
+
+  /** One conditional write on an unretired key whose `superseded_at` `is` null (to supersede it) or `is not` (to retire it). */
+  private async mark(
+    tenant: string,
+    kid: string,
+    set: { superseded_at: number } | { retired_at: number },
+    superseded: 'is' | 'is not',
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('signing_keys')
-      .set({ retired_at: at })
+      .set(set)
       .where('tenant', '=', tenant)
       .where('kid', '=', kid)
-      .where('superseded_at', 'is not', null)
+      .where('superseded_at', superseded, null)
       .where('retired_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

@@ -53,3 +53,8 @@ export async function atomically<T>(db: Db, work: (trx: Db) => Promise<T>): Prom
     throw err;
   }
 }
+
+/** Refuses a write that must share its change's transaction (an audit entry, an event, a routing) when there is none. */
+export function inTransactionOnly(db: Db, what: string): void {
+  if (!db.isTransaction) throw new Error(`${what} is written inside a unit of work only`);
+}

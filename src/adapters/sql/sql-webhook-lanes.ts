@@ -3,6 +3,7 @@ import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../.
 import { systemIds } from '../crypto/ids.ts';
 import type { Db } from './connect.ts';
 import type { WebhookDeliveriesTable } from './schema.ts';
+import { inTransactionOnly } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
 
 // Every process polls with these twice a second, and after its own commits: written once.
@@ -40,7 +41,7 @@ export class SqlWebhookLanes implements WebhookLanes {
    * routed, and how many active endpoints there are (null when it did not look).
    */
   async route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }> {
-    if (!this.db.isTransaction) throw new Error('routing runs inside a transaction');
+    inTransactionOnly(this.db, 'a routing');
     if (this.postgres) {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${ROUTE_LOCK}) as locked`.execute(this.db);
       if (!rows[0]?.locked) return { events: 0, endpoints: null };

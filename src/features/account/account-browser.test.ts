@@ -17,10 +17,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
   chromiumMissing,
+  closeBrowser,
   horizontalOverflow,
-  launchChromium,
+  openWatchedPage,
   axeViolations as sharedAxeViolations,
-  watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
@@ -151,15 +151,11 @@ for (const [index, factory] of testDatabases().entries()) {
       }
 
       mkdirSync(ARTIFACTS, { recursive: true });
-      browser = await launchChromium();
-      context = await browser.newContext(DESKTOP);
-      page = await context.newPage();
-      ({ consoleErrors, pageErrors } = await watchPage(page));
+      ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage(DESKTOP));
     });
 
     after(async () => {
-      await context?.close();
-      await browser?.close();
+      await closeBrowser({ context, browser });
       await rail?.stop();
       await db?.drop();
       if (home) rmSync(home, { recursive: true, force: true });

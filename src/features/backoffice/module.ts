@@ -1,3 +1,4 @@
+import { SqlAgentStore } from '../../adapters/sql/sql-agent-store.ts';
 import { SqlApprovalTargets } from '../../adapters/sql/sql-approval-store.ts';
 import { SqlAttentionViews } from '../../adapters/sql/sql-backoffice-attention.ts';
 import { SqlBackofficeAudit } from '../../adapters/sql/sql-backoffice-audit.ts';
@@ -15,6 +16,7 @@ import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
+import type { AgentStore } from '../../ports/agent-store.ts';
 import type { ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
@@ -58,6 +60,7 @@ export interface BackofficeStores {
   incidents: IncidentStore;
   retention: RetentionStore;
   ops: OpsViews;
+  agents: AgentStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -115,6 +118,7 @@ export const backofficeModule = defineModule({
     SqlIncidentStore,
     SqlRetentionStore,
     SqlOpsViews,
+    SqlAgentStore,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -132,6 +136,7 @@ export const backofficeModule = defineModule({
       incidents: ctx.store(SqlIncidentStore),
       retention: ctx.store(SqlRetentionStore),
       ops: ctx.store(SqlOpsViews),
+      agents: ctx.store(SqlAgentStore),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

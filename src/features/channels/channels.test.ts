@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { billBody } from '../../../test/helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
@@ -42,16 +43,7 @@ for (const factory of testDatabases()) {
       const key = await newHolderKey();
       const accountId = thumbprint(key);
       assert.equal((await post('/api/members/enroll', { tenant: 'alpha', accountId })).statusCode, 201);
-      const res = await post('/api/tenants/alpha/bills', {
-        contractVersion: '0.3.0',
-        depositId: `bill-${randomBytes(6).toString('hex')}`,
-        accountId,
-        kind: 'bill',
-        title: 'Water, October',
-        issuedAt: '2026-11-01T08:00:00Z',
-        amount: { value: 4215, currency: 'EUR' },
-        reference: 'WB-4471',
-      });
+      const res = await post('/api/tenants/alpha/bills', billBody(accountId));
       assert.equal(res.statusCode, 201, res.body);
       const itemId = res.json().itemId as string;
       assert.equal((await decide(key, itemId)).statusCode, 200);
@@ -153,7 +145,7 @@ for (const factory of testDatabases()) {
       await refuses(() => post(`/api/org-channels/beta/${accountId}/accept`), 409, 'channel_state');
       const flowing = (await get('/api/org-channels?tenant=beta&state=active')).json().channels;
       assert.deepEqual(flowing.find((c: { accountId: string }) => c.accountId === accountId).shared[0].elements, {
-        reference: 'WB-4471',
+        reference: 'WB-2026-10-4471',
         title: 'Water, October',
       });
       const revoked = await post(`/api/org-channels/beta/${accountId}/revoke`);

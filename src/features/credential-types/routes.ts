@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { atEveryIssuer } from '../../http/issuer-routes.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
+import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
 import { DisplayName, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
@@ -68,11 +68,8 @@ export const Manifest = Type.Object({
 export function credentialTypeRoutes(types: TypeService, tenants: TenantService, urls: IssuerUrls): RouteGroup {
   const metadataRoutes = atEveryIssuer('/types/{typeId}', (path, tenantOf, tenantParam) =>
     defineRoute({
-      method: 'GET',
+      ...PUBLIC_ARTIFACT,
       path,
-      auth: 'public',
-      stability: 'unpromised',
-      cors: true,
       summary: 'SD-JWT VC Type Metadata of a credential type; the vct URL resolves here.',
       params: Type.Object({ typeId: TypeId, ...tenantParam }),
       responses: {
@@ -95,10 +92,8 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         method: 'POST',
         path: '/api/types',
         aliases: ['/v1/types'],
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(['issuance']),
         scope: { tenantIn: 'body' },
-        scopes: ['issuance'],
         stability: 'promised',
         summary: 'Register a credential type from claim specifications (docs/credential-types.md).',
         body: Type.Object(

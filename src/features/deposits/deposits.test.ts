@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { billBody } from '../../../test/helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
 import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
@@ -10,22 +11,7 @@ import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 const thumbprint = accountOf;
 const TABLES = ['deposits', 'products', 'wallet_items', 'members', 'audit_log', 'outbox'] as const;
 
-const bill = (accountId: string, over: Record<string, unknown> = {}) => ({
-  contractVersion: '0.3.0',
-  depositId: `bill-${randomBytes(6).toString('hex')}`,
-  accountId,
-  kind: 'bill',
-  title: 'Water, October',
-  issuedAt: '2026-11-01T08:00:00Z',
-  amount: { value: 4215, currency: 'EUR' },
-  dueAt: '2026-11-30T23:59:59Z',
-  reference: 'WB-2026-10-4471',
-  lines: [
-    { label: 'Standing charge', amount: { value: 1200, currency: 'EUR' } },
-    { label: '12 m³ at 2.51', amount: { value: 3015, currency: 'EUR' } },
-  ],
-  ...over,
-});
+const bill = billBody;
 
 for (const factory of testDatabases()) {
   describe(`the deposit rail (${factory.name})`, () => {

@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { billBody } from '../../../test/helpers/deposits.ts';
 import { owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/integration';
 const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
-const bill = (over: Record<string, unknown> = {}) => ({
-  contractVersion: '0.3.0',
-  depositId: `bill-${randomBytes(6).toString('hex')}`,
-  accountId: ACCOUNT,
-  kind: 'bill',
-  title: 'Water, October',
-  issuedAt: '2026-11-01T08:00:00Z',
-  amount: { value: 4215, currency: 'EUR' },
-  ...over,
-});
+const bill = (over: Record<string, unknown> = {}) => billBody(ACCOUNT, over);
 
 for (const factory of testDatabases()) {
   describe(`integration contracts and deposits (${factory.name})`, () => {

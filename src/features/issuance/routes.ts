@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { accessTokenOf } from '../../http/auth/access-token.ts';
-import { atEveryIssuer, issuerParams } from '../../http/issuer-routes.ts';
+import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { oauthError } from '../../http/schemas/common.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
@@ -48,12 +48,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
         '/.well-known/openid-credential-issuer',
         (path, tenantOf, tenantParam) =>
           defineRoute({
+            ...PUBLIC_ARTIFACT,
             path,
             params: issuerParams(tenantParam),
-            method: 'GET',
-            auth: 'public',
-            stability: 'unpromised',
-            cors: true,
             summary: 'OID4VCI 1.0 Credential Issuer Metadata (§12.2), at the 1.0 and the older location.',
             responses: { 200: { description: 'Issuer metadata.', schema: Json } },
             handler: async (request) => {
@@ -69,12 +66,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
         '/.well-known/oauth-authorization-server',
         (path, tenantOf, tenantParam) =>
           defineRoute({
+            ...PUBLIC_ARTIFACT,
             path,
             params: issuerParams(tenantParam),
-            method: 'GET',
-            auth: 'public',
-            stability: 'unpromised',
-            cors: true,
             summary: 'RFC 8414 authorization server metadata of the issuer.',
             responses: { 200: { description: 'Authorization server metadata.', schema: Json } },
             handler: async (request) => authorizationServerMetadata(urls, await tenants.get(tenantOf(request.params))),
@@ -84,12 +78,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
       ),
       ...atEveryIssuer('/token', (path, tenantOf, tenantParam) =>
         defineRoute({
+          ...OAUTH_ENDPOINT,
           path,
           params: issuerParams(tenantParam),
-          method: 'POST',
-          auth: 'public',
-          stability: 'unpromised',
-          surface: 'oauth',
           accepts: 'form',
           summary: 'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6).',
           body: Type.Record(Type.String(), Type.String()),
@@ -117,12 +108,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
       ),
       ...atEveryIssuer('/nonce', (path, tenantOf, tenantParam) =>
         defineRoute({
+          ...OAUTH_ENDPOINT,
           path,
           params: issuerParams(tenantParam),
-          method: 'POST',
-          auth: 'public',
-          stability: 'unpromised',
-          surface: 'oauth',
           summary: 'Nonce endpoint: a fresh c_nonce for key proofs (OID4VCI 1.0 §7).',
           responses: {
             200: { description: 'A fresh c_nonce.', schema: Type.Object({ c_nonce: Type.String() }) },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
 import { AccountId, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
@@ -37,10 +37,8 @@ export function offerRoutes(offers: OfferService): RouteGroup {
         method: 'POST',
         path: '/api/offers',
         aliases: ['/v1/offers'],
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(['issuance']),
         scope: { tenantIn: 'body' },
-        scopes: ['issuance'],
         stability: 'promised',
         summary: 'Offer a credential of a type to a holder: a pre-authorized OID4VCI credential offer (docs/offers.md).',
         body: Type.Object(

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeOnPage, chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import { axeOnPage, chromiumMissing, closeBrowser, openWatchedPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { webAssets } from '../../web/assets.ts';
@@ -45,15 +45,11 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     ({ rail, origin } = await startRailOnSocket(db));
     doc = (await (await fetch(`${origin}/openapi.json`)).json()) as typeof doc;
 
-    browser = await launchChromium();
-    context = await browser.newContext();
-    page = await context.newPage();
-    ({ consoleErrors, pageErrors } = await watchPage(page));
+    ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage());
   });
 
   after(async () => {
-    await context?.close();
-    await browser?.close();
+    await closeBrowser({ context, browser });
     await rail?.stop();
     await db?.drop();
   });

@@ -11,21 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import { chromiumMissing, closeBrowser, openWatchedPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 
-const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
-const SUBJECT = {
-  holder_name: 'Ada Lovelace',
-  birth_date: '1815-12-10',
-  student: false,
-  class: 'first',
-  member_number: 'M-1815-12',
-};
+const CLAIMS = CARD_CLAIMS;
+const SUBJECT = CARD_SUBJECT;
 const UNCHECKED = 'member_number';
 /** The label the page shows for a claim (docs/credential-types.md: the claim key, words capitalised). */
 const LABELS: Record<string, string> = {
@@ -94,15 +89,11 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     holderKey = await newHolderKey();
     credential = await collectWithWallet({ offerUri: String(offer.offerUri), holderKey, baseUrl: origin, publicUrl: origin });
 
-    browser = await launchChromium();
-    context = await browser.newContext();
-    page = await context.newPage();
-    ({ consoleErrors, pageErrors } = await watchPage(page));
+    ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage());
   });
 
   after(async () => {
-    await context?.close();
-    await browser?.close();
+    await closeBrowser({ context, browser });
     await rail?.stop();
     await db?.drop();
   });

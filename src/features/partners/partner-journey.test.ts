@@ -12,7 +12,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { axeViolations, chromiumMissing, horizontalOverflow, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
+import {
+  axeViolations,
+  chromiumMissing,
+  closeBrowser,
+  horizontalOverflow,
+  openWatchedPage,
+} from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT } from '../../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
@@ -74,14 +80,10 @@ for (const [index, factory] of testDatabases().entries()) {
         OPENRAIL_MAIL_FROM: 'Rail <rail@example.test>',
       }));
       mkdirSync(ARTIFACTS, { recursive: true });
-      browser = await launchChromium();
-      context = await browser.newContext(DESKTOP);
-      page = await context.newPage();
-      watch = await watchPage(page);
+      ({ browser, context, page, ...watch } = await openWatchedPage(DESKTOP));
     });
     after(async () => {
-      await context?.close();
-      await browser?.close();
+      await closeBrowser({ context, browser });
       await rail?.stop();
       await mail?.close();
       await db?.drop();

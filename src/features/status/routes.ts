@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { atEveryIssuer } from '../../http/issuer-routes.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
+import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type StatusService } from './status-service.ts';
 
@@ -45,11 +45,8 @@ export function selectorOf(body: Record<string, unknown>): RevokeSelector {
 export function statusRoutes(status: StatusService): RouteGroup {
   const listRoutes = atEveryIssuer('/status/{seq}', (path, tenantOf, tenantParam) =>
     defineRoute({
-      method: 'GET',
+      ...PUBLIC_ARTIFACT,
       path,
-      auth: 'public',
-      stability: 'unpromised',
-      cors: true,
       summary: 'A signed token status list (draft-ietf-oauth-status-list), one bit per credential.',
       params: Type.Object({ seq: Seq, ...tenantParam }),
       responses: {
@@ -77,10 +74,8 @@ export function statusRoutes(status: StatusService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/revoke',
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(['revocation']),
         scope: { tenantIn: 'body' },
-        scopes: ['revocation'],
         stability: 'unpromised',
         summary: 'Revoke credentials of a tenant (docs/status-lists.md).',
         body: Type.Object({ tenant: Slug, ...SelectorFields }, { additionalProperties: false }),
@@ -93,10 +88,8 @@ export function statusRoutes(status: StatusService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/tenants/{tenant}/revoke',
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(['revocation']),
         scope: { tenantIn: 'params' },
-        scopes: ['revocation'],
         stability: 'unpromised',
         summary: 'Revoke credentials issued by this tenant (docs/status-lists.md).',
         params: Type.Object({ tenant: Slug }),

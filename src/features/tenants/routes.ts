@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
+import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
 import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
 import type { TenantService } from './tenant-service.ts';
@@ -49,8 +49,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         method: 'POST',
         path: '/api/tenants',
         aliases: ['/v1/tenants'],
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(),
         scope: 'platform',
         stability: 'promised',
         summary: 'Create a tenant with its own signing key and did:web identity.',
@@ -68,10 +67,8 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
       defineRoute({
         method: 'POST',
         path: '/api/tenants/update',
-        auth: 'operator',
-        roles: ['issuer', 'owner'],
+        ...issuerRoute(['issuance']),
         scope: { tenantIn: 'body' },
-        scopes: ['issuance'],
         stability: 'unpromised',
         summary: "Change a tenant's profile and branding; null clears a field, an absent field is kept.",
         body: Type.Object(

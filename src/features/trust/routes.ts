@@ -3,6 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { renderSecurityTxt } from '../../core/security-txt.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
+import { PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, Slug } from '../../http/schemas/common.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
@@ -67,21 +68,15 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
     name: 'trust',
     routes: [
       defineRoute({
-        method: 'GET',
+        ...PUBLIC_ARTIFACT,
         path: '/.well-known/did.json',
-        auth: 'public',
-        stability: 'unpromised',
-        cors: true,
         summary: "The platform's DID document (did:web:<host>): the root issuer key and the verifier identity key.",
         responses: { 200: { description: 'DID document.', schema: DidDoc } },
         handler: async () => deps.tenants.didDocument(ROOT_SLUG),
       }),
       defineRoute({
-        method: 'GET',
+        ...PUBLIC_ARTIFACT,
         path: '/t/{tenant}/did.json',
-        auth: 'public',
-        stability: 'unpromised',
-        cors: true,
         summary: "A tenant's DID document (did:web:<host>:t:<slug>).",
         params: Type.Object({ tenant: Slug }),
         responses: {
@@ -140,11 +135,8 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
         },
       }),
       defineRoute({
-        method: 'GET',
+        ...PUBLIC_ARTIFACT,
         path: '/openapi.json',
-        auth: 'public',
-        stability: 'unpromised',
-        cors: true,
         summary: 'The OpenAPI 3.1 contract of the operations this deployment mounts.',
         responses: { 200: { description: 'OpenAPI 3.1.0 document.', contentType: 'application/json' } },
         handler: async (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(deps.openApi())),

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import {
   collectWithWallet,
   credentialPayload,
@@ -25,15 +26,8 @@ import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpe
 
 const TENANT_NAME = 'Ghent Rowing Club';
 const TYPE_NAME = 'Membership Card';
-/** No array claims: the reference verifier refuses array-element disclosures (docs/verifier.md). */
-const CLAIMS = ['holder_name', 'birth_date:date', 'student:bool', 'class:enum(first|second)', 'member_number'];
-const SUBJECT = {
-  holder_name: 'Ada Lovelace',
-  birth_date: '1815-12-10',
-  student: false,
-  class: 'first',
-  member_number: 'M-1815-12',
-};
+const CLAIMS = CARD_CLAIMS;
+const SUBJECT = CARD_SUBJECT;
 /** What a relying party asks for in most cases: not everything, so selective disclosure shows. */
 const ASKED = ['holder_name', 'birth_date', 'student'];
 const PLATFORM_DID = 'did:web:rail.example.test';

@@ -38,6 +38,7 @@ export const KIND_OF: Record<EventType, string> = {
   'incident.opened': 'incident',
   'incident.updated': 'incident',
   'webhook.ping': 'webhook',
+  'agent.acted': 'agent',
 };
 
 export const ACTIVITY_KINDS = [...new Set(Object.values(KIND_OF))].sort();
@@ -143,6 +144,8 @@ function sentence(type: string, tenant: string, d: Record<string, unknown>, urls
       return `Incident ${id(d.incidentId)} was updated: now ${id(d.state)}, ${id(d.severity)}.`;
     case 'webhook.ping':
       return `Webhook ${id(d.webhookId)} of ${t} was pinged (${id(d.reason)}).`;
+    case 'agent.acted':
+      return `Agent ${id(d.agent)} of ${t} did ${id(d.action)}${d.ref === null || d.ref === undefined ? '' : ` on ${id(d.ref)}`}.`;
     default:
       return `Event ${id(type)} of ${t}.`;
   }

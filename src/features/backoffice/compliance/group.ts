@@ -15,7 +15,7 @@ import { Incidents } from './incidents.ts';
 import { recordRoutes } from './record-routes.ts';
 import { requestRoutes } from './request-routes.ts';
 import { Retention } from './retention.ts';
-import { type Controller, RecordOfProcessing } from './ropa.ts';
+import { RecordOfProcessing } from './ropa.ts';
 import type { Compliance } from './routes-common.ts';
 import { ConsoleComplianceView } from './schemas.ts';
 import { subjectExportAction } from './subject-export.ts';

@@ -88,7 +88,7 @@ export const PURPOSES: readonly Purpose[] = [
     purposeId: 'operations-and-accountability',
     name: 'Running the service accountably',
     description:
-      'Operator accounts, the audit chain, four-eyes approvals, data-subject requests, incidents, attestations, the trust registry, events and webhook deliveries.',
+      'Operator accounts, the audit chain, four-eyes approvals, data-subject requests, incidents, attestations, the trust registry, automation agents’ heartbeats, events and webhook deliveries.',
     kind: 'activity',
     subjects: ['operators', 'holders', 'partner contacts'],
     tables: [
@@ -109,6 +109,7 @@ export const PURPOSES: readonly Purpose[] = [
       'retention_rules',
       'purge_runs',
       'trusted_issuers',
+      'agent_heartbeats',
       'outbox',
       'webhook_deliveries',
     ],

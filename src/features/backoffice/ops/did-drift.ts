@@ -70,7 +70,7 @@ export class DidDrift {
     const changed: string[] = [];
     for (const key of stored) {
       const found = listed.get(key.kid);
-      if (!found || !found.relationships.has(RELATIONSHIP[key.purpose])) missing.push(key.kid);
+      if (!found?.relationships.has(RELATIONSHIP[key.purpose])) missing.push(key.kid);
       else if (found.x !== key.publicJwk.x || found.y !== key.publicJwk.y) changed.push(key.kid);
     }
     const extra = [...listed.keys()].filter((kid) => !stored.some((k) => k.kid === kid));

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { cursorOf, LIST_SCOPE, ListQuery, listParams, page, windowOf } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { Nullable, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
 import type { DidDrift } from './did-drift.ts';
-import { BASE, platformRoute } from './routes-common.ts';
+import { BASE, opsGet } from './routes-common.ts';
 import { DriftView } from './schemas.ts';
 
 /** Tenants checked per call, at most: each is one or two outbound fetches. */
@@ -15,10 +14,7 @@ const DRIFT_PAGE_MAX = 20;
 export function driftRoutes(drift: DidDrift, tenants: TenantService) {
   return [
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/did-drift`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/did-drift`),
       scope: LIST_SCOPE,
       summary: 'Each tenant’s published DID documents against its stored keys, every difference named (20 tenants a page).',
       querystring: ListQuery(),

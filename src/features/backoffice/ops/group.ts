@@ -5,6 +5,8 @@ import { issuerTrustModule } from '../../issuer-trust/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { GroupBuilder } from '../module.ts';
+import { AgentActivity } from './agents.ts';
+import { agentRoutes, consoleStateRoutes } from './console-routes.ts';
 import { Deployment } from './deployment.ts';
 import { DidDrift } from './did-drift.ts';
 import { driftRoutes } from './drift-routes.ts';
@@ -15,13 +17,16 @@ import { rotationRoutes } from './rotation-routes.ts';
 import { StatusChecks } from './status-checks.ts';
 import { statusRoutes } from './status-routes.ts';
 import { consoleTrustRoutes, trustRoutes } from './trust-routes.ts';
+import { upkeepRoutes } from './upkeep-routes.ts';
 
 /**
  * Operations (docs/operations.md), its wiring: health, how the deployment runs, comms rates and
  * the audit chain (health-routes.ts); keys, status lists, their integrity, revocations and the
  * ops revoke (status-routes.ts); the trust registry, and the console's two operations on it
  * (trust-routes.ts); key rotation through the four-eyes desk, the retirement job and the rotation
- * state (rotation.ts, rotation-routes.ts); DID drift (did-drift.ts, drift-routes.ts).
+ * state (rotation.ts, rotation-routes.ts); DID drift (did-drift.ts, drift-routes.ts); stuck work
+ * and demo hygiene (upkeep-routes.ts); the console's snapshot of an organisation and the automation
+ * agents' reports (agents.ts, console-routes.ts).
  */
 export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   const [status, tenants, trust] = await Promise.all([ctx.use(statusModule), ctx.use(tenantsModule), ctx.use(issuerTrustModule)]);
@@ -52,6 +57,12 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     urls: ctx.urls,
     revoked: (tenant, seq) => status.revokedIndices(tenant, seq),
   });
+  const agents = new AgentActivity({
+    store: stores.agents,
+    uow: ctx.unitOfWork({ agents: stores.agents }),
+    checkTenant: (slug) => tenants.existing(slug),
+    clock: ctx.clock,
+  });
   const rotation = { keys: ctx.keys, tenants, status, views, uow: ctx.unitOfWork({}), clock: ctx.clock };
   desk.register(rotateAction(rotation));
   const group: RouteGroup = {
@@ -69,6 +80,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
       }),
       ...trustRoutes(trust),
       ...rotationRoutes(views, tenants),
+      ...upkeepRoutes(views, clockNow),
       ...driftRoutes(
         new DidDrift({
           keys: ctx.keys,
@@ -83,7 +95,14 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   };
   return {
     group,
-    console: { name: 'console-ops', routes: consoleTrustRoutes(trust) },
+    console: {
+      name: 'console-ops',
+      routes: [
+        ...consoleTrustRoutes(trust),
+        ...consoleStateRoutes({ agents, tenants, orgs: stores.orgs, views, keys: ctx.keys, clockNow }),
+        ...agentRoutes(agents),
+      ],
+    },
     jobs: [
       {
         name: 'backoffice.retire-superseded-keys',

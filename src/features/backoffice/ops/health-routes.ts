@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
 import { verifyAuditChain } from '../audit/audit-reader.ts';
 import type { Deployment } from './deployment.ts';
 import type { OpsHealth } from './health.ts';
-import { BASE, platformRoute } from './routes-common.ts';
+import { BASE, opsGet } from './routes-common.ts';
 import { AuditCheckView, CloudView, CommsHealthView, HealthView } from './schemas.ts';
 
 const COMMS_WINDOW_DEFAULT_H = 24;
@@ -16,28 +15,19 @@ const COMMS_WINDOW_MAX_H = 24 * 30;
 export function healthRoutes(health: OpsHealth, deployment: Deployment, audit: AuditLogReader, clockNow: () => number) {
   return [
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/health`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/health`),
       summary: 'Each component of the deployment with its state and the numbers behind it.',
       responses: { 200: { description: 'The health.', schema: HealthView }, ...OPERATOR_ERRORS },
       handler: async () => health.health(),
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/cloud`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/cloud`),
       summary: 'How this deployment runs: engine, processes, version, build digest, mounted groups.',
       responses: { 200: { description: 'The deployment.', schema: CloudView }, ...OPERATOR_ERRORS },
       handler: async () => deployment.describe(),
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/comms-health`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/comms-health`),
       summary: 'Mail and webhook failure rates over a window (default 24 hours, at most 30 days).',
       querystring: Type.Object(
         {
@@ -57,10 +47,7 @@ export function healthRoutes(health: OpsHealth, deployment: Deployment, audit: A
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/audit`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/audit`),
       summary: 'The audit chain verified from its first entry to its head, naming the first broken link.',
       responses: { 200: { description: 'The verification.', schema: AuditCheckView }, ...OPERATOR_ERRORS },
       handler: async () => ({ ...(await verifyAuditChain(audit)), checkedAt: new Date(clockNow()).toISOString() }),

@@ -174,6 +174,141 @@ for (const factory of testDatabases()) {
       assert.equal(bad.statusCode, 400);
     });
 
+    test('stuck work is named with the action to take; a narrower kind shows that kind only', async () => {
+      const late = Date.now() - 10 * 60_000;
+      await rail.db
+        .insertInto('presentation_transactions')
+        .values({
+          id: 'vtx_stuckstuckstuckstuck01',
+          state: 'stuck-state',
+          nonce: 'stuck-nonce-0123456789',
+          result_token_hash: 'x',
+          caller_aud: 'https://shop.example',
+          type_tenant: 'alpha',
+          type_id: 'pass',
+          vct: 'https://rail.example.test/t/alpha/types/pass',
+          claims: '[]',
+          requested_by: null,
+          created_at: late - 60_000,
+          expires_at: late,
+          completed_at: null,
+          outcome: null,
+          holder_thumbprint: null,
+          enrolled_at: null,
+          issuer_did: null,
+        })
+        .execute();
+      const stuck = (await get('/stuck-transactions')).json();
+      const item = stuck.items.find((i: { id: string }) => i.id === 'vtx_stuckstuckstuckstuck01');
+      assert.equal(item.kind, 'presentation');
+      assert.equal(item.tenant, 'alpha');
+      assert.ok(item.overdueS >= 600);
+      assert.match(item.action, /verification\.sweep/);
+      assert.equal(stuck.complete, true);
+      const offersOnly = (await get('/stuck-transactions?kind=offer')).json();
+      assert.ok(offersOnly.items.every((i: { kind: string }) => i.kind === 'offer'));
+      assert.equal((await get('/stuck-transactions?kind=nothing')).statusCode, 400);
+      await rail.db.deleteFrom('presentation_transactions').where('id', '=', 'vtx_stuckstuckstuckstuck01').execute();
+    });
+
+    test('demo hygiene holds the demo-tenant law over the data, naming each breach', async () => {
+      assert.deepEqual((await get('/demo-hygiene')).json().breaches, []);
+      await rail.db
+        .insertInto('tenants')
+        .values({
+          slug: 'beta',
+          name: 'Beta (Demo)',
+          display_name: null,
+          description: null,
+          logo_uri: null,
+          primary_color: null,
+          background_color: null,
+          text_color: null,
+          created_at: 1,
+          updated_at: 1,
+        })
+        .execute();
+      const found = (await get('/demo-hygiene')).json();
+      assert.equal(found.ok, false);
+      assert.deepEqual(
+        found.breaches.map((b: { rule: string; tenant: string }) => [b.rule, b.tenant]),
+        [['marked-real', 'beta']],
+      );
+      await rail.db.deleteFrom('tenants').where('slug', '=', 'beta').execute();
+    });
+
+    test('the console’s snapshot of an organisation, for its own admin only', async () => {
+      const admin = await signedInOperator(rail.app, 'alpha-admin', ['tenant-admin'], 'alpha');
+      const res = await rail.app.inject({ method: 'GET', url: '/api/state?tenant=alpha', headers: admin });
+      assert.equal(res.statusCode, 200, res.body);
+      const state = res.json();
+      assert.equal(state.tenant, 'alpha');
+      assert.equal(state.status.status, 'active');
+      assert.equal(state.counts.types, 1);
+      assert.ok(state.counts.credentials >= 1 && state.counts.statusLists === 1, res.body);
+      const lists = (await get('/status-lists?tenant=alpha')).json().lists;
+      assert.equal(state.counts.revoked, lists[0].revoked, 'the same count the ops lists show');
+      assert.deepEqual(
+        state.keys.filter((k: { purpose: string }) => k.purpose === 'issuer').map((k: { signing: boolean }) => k.signing),
+        [true],
+      );
+      assert.equal((await rail.app.inject({ method: 'GET', url: '/api/state?tenant=root', headers: admin })).statusCode, 403);
+      const unknown = await rail.app.inject({ method: 'GET', url: '/api/state?tenant=nobody', headers: owner });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().error, 'unknown_tenant');
+    });
+
+    test('an automation agent reports heartbeats and actions with a token of the agent scope; actions reach the feed', async () => {
+      const INTEGRATION = '/api/admin/integration';
+      const asked = await rail.app.inject({
+        method: 'POST',
+        url: `${INTEGRATION}/provisioning`,
+        headers: owner,
+        payload: { tenant: 'alpha', label: 'Nightly sync', reason: 'Reports', rateClass: 'standard', scopes: ['agent'] },
+      });
+      assert.equal(asked.statusCode, 201, asked.body);
+      const approver = await signedInOperator(rail.app, 'approving-owner', ['owner']);
+      const minted = await rail.app.inject({
+        method: 'POST',
+        url: `${INTEGRATION}/tokens`,
+        headers: approver,
+        payload: { requestId: asked.json().request.id },
+      });
+      assert.equal(minted.statusCode, 201, minted.body);
+      const agentToken = { authorization: `Bearer ${minted.json().token.secret}` };
+      const report = (payload: Record<string, unknown>, headers = agentToken) =>
+        rail.app.inject({ method: 'POST', url: '/api/agent/activity', headers, payload });
+
+      const beat = await report({ tenant: 'alpha', agent: 'nightly-sync', kind: 'heartbeat' });
+      assert.equal(beat.statusCode, 200, beat.body);
+      assert.equal(beat.json().auditSeq, null);
+      assert.equal((await report({ tenant: 'alpha', agent: 'nightly-sync', kind: 'heartbeat' })).statusCode, 200);
+      const other = await report({ tenant: 'root', agent: 'nightly-sync', kind: 'heartbeat' });
+      assert.equal(other.statusCode, 403, 'a token acts on its own tenant only');
+      const noAction = await report({ tenant: 'alpha', agent: 'nightly-sync', kind: 'action' });
+      assert.equal(noAction.statusCode, 400);
+      const acted = await report({
+        tenant: 'alpha',
+        agent: 'nightly-sync',
+        kind: 'action',
+        action: 'offers.sent',
+        ref: 'batch-42',
+        summary: 'Sent 12 offers',
+      });
+      assert.equal(acted.statusCode, 200, acted.body);
+      assert.equal(typeof acted.json().auditSeq, 'number');
+
+      const feed = (
+        await rail.app.inject({ method: 'GET', url: '/api/admin/activity?tenant=alpha&kind=agent', headers: owner })
+      ).json();
+      assert.match(JSON.stringify(feed), /Agent nightly-sync of alpha did offers\.sent on batch-42\./);
+      const state = (await rail.app.inject({ method: 'GET', url: '/api/state?tenant=alpha', headers: owner })).json();
+      assert.deepEqual(
+        state.agents.map((a: { agent: string; beats: number }) => [a.agent, a.beats]),
+        [['nightly-sync', 2]],
+      );
+    });
+
     test('GET /metrics is Prometheus text for the scraper’s bearer only, and its counters follow the work', async () => {
       assert.equal((await rail.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
       assert.equal((await rail.app.inject({ method: 'GET', url: '/metrics', headers: owner })).statusCode, 401);

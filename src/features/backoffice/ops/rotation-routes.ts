@@ -1,11 +1,10 @@
-import { cursorOf, iso, LIST_SCOPE, ListQuery, listParams, page } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
+import { iso, LIST_SCOPE, ListQuery, listParams } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { ACTIVE_KEY_TTL_MS } from '../../../ports/key-store.ts';
 import type { OpsViews } from '../../../ports/ops-views.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
-import { BASE, platformRoute } from './routes-common.ts';
+import { auditPage, BASE, detailText, opsGet } from './routes-common.ts';
 import { RotationView } from './schemas.ts';
 
 /** Superseded keys shown as awaiting retirement, at most. */
@@ -15,10 +14,7 @@ const AWAITING_SHOWN = 200;
 export function rotationRoutes(views: OpsViews, tenants: TenantService) {
   return [
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/rotation`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/rotation`),
       scope: LIST_SCOPE,
       summary: 'Superseded keys still published, with what they signed that is live, and the rotations made (newest first).',
       querystring: ListQuery(),
@@ -36,20 +32,10 @@ export function rotationRoutes(views: OpsViews, tenants: TenantService) {
             outstanding: await views.outstandingBetween(k.tenant, k.createdAt, (k.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS),
           });
         }
-        const rows = await views.rotations(p.tenant, { ...p, after: cursorOf(p.after, ['number'] as const), limit: p.limit + 1 });
-        const shown = page(
-          rows,
-          p.limit,
-          (r) => [r.seq],
-          (r) => ({
-            auditSeq: r.seq,
-            at: iso(r.at),
-            actor: r.actor,
-            tenant: r.tenant,
-            kid: r.kid,
-            previousKid: r.previousKid,
-          }),
-        );
+        const shown = await auditPage(views, 'key.rotated', request, (r) => ({
+          kid: r.target,
+          previousKid: detailText(r, 'previousKid'),
+        }));
         return { awaitingRetirement, rotations: shown.rows, nextCursor: shown.nextCursor };
       },
     }),

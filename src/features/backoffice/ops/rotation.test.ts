@@ -6,16 +6,12 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import type { HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { present } from '../../../../test/helpers/presentation.ts';
-import { bearer, owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ACTIVE_KEY_TTL_MS } from '../../../ports/key-store.ts';
 import { RETIREMENT } from './rotation.ts';
 
-const form = (fields: Record<string, string>) => ({
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams(fields).toString(),
-});
 const kidOf = (jwt: string) =>
   String(decodeProtectedHeader(jwt.split('~')[0] as string).kid)
     .split('#')
@@ -67,20 +63,7 @@ for (const factory of testDatabases()) {
         payload: { vct, claims: ['holder_name'], nonce: randomBytes(16).toString('base64url'), aud: 'https://shop.example' },
       });
       assert.equal(opened.statusCode, 201, opened.body);
-      const { transactionId, resultToken } = opened.json();
-      const request = decodeJwt((await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${transactionId}` })).body) as {
-        nonce: string;
-        state: string;
-      };
-      const vp = await present(issued.credential, issued.key, ['holder_name'], { nonce: request.nonce });
-      await rail.app.inject({
-        method: 'POST',
-        url: '/oid4vp/response',
-        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: request.state }),
-      });
-      return (
-        await rail.app.inject({ method: 'GET', url: `/verify/result/${transactionId}`, headers: bearer(resultToken) })
-      ).json().outcome;
+      return presentAndRead(rail.app, opened.json(), issued, ['holder_name']);
     };
 
     test('a rotation asked by one operator and approved by another: the new key signs, both are published, old credentials verify', async () => {

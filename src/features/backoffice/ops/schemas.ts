@@ -195,3 +195,57 @@ export const DriftView = Type.Object({
     }),
   ),
 });
+
+export const StuckView = Type.Object({
+  checkedAt: DateTimeView,
+  complete: Type.Boolean({ description: 'False when a kind had more than the 50 shown.' }),
+  items: Type.Array(
+    Type.Object({
+      kind: Type.String({ description: 'presentation, offer, delivery, lane, request or approval' }),
+      id: Type.String(),
+      tenant: Nullable(Type.String()),
+      dueAt: DateTimeView,
+      overdueS: Type.Integer(),
+      action: Type.String({ description: 'What to do about it.' }),
+    }),
+  ),
+});
+
+export const DemoHygieneView = Type.Object({
+  ok: Type.Boolean(),
+  checkedAt: DateTimeView,
+  breaches: Type.Array(
+    Type.Object({
+      rule: Type.String({ description: 'demo-name, marked-real or demo-item-flag' }),
+      tenant: Type.String(),
+      subject: Type.String({ description: 'The name, or the wallet item, that breaks the rule.' }),
+      what: Type.String(),
+    }),
+  ),
+});
+
+export const ConsoleStateView = Type.Object({
+  tenant: Type.String(),
+  name: Type.String(),
+  did: Type.String(),
+  status: Type.Object({ status: Type.String(), since: Nullable(DateTimeView), reason: Nullable(Type.String()) }),
+  counts: Type.Object({
+    types: Type.Integer(),
+    credentials: Type.Integer({ description: 'Issued, revoked ones included.' }),
+    revoked: Type.Integer(),
+    members: Type.Integer(),
+    statusLists: Type.Integer(),
+  }),
+  keys: Type.Array(
+    Type.Object({
+      kid: Type.String(),
+      purpose: Type.String(),
+      signing: Type.Boolean({ description: 'False for a key a rotation superseded, still published.' }),
+    }),
+  ),
+  domain: Nullable(Type.Object({ domain: Type.String(), state: Type.String() })),
+  agents: Type.Array(Type.Object({ agent: Type.String(), lastSeenAt: DateTimeView, beats: Type.Integer() }), {
+    description: 'Its automation agents, most recently seen first.',
+  }),
+  checkedAt: DateTimeView,
+});

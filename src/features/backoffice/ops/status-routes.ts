@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { Revoked, SelectorFields, selectorOf } from '../../status/routes.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
-import { actorOf, BASE, platformRoute } from './routes-common.ts';
+import { actorOf, auditPage, BASE, detailText, opsGet, opsPost, platformRoute } from './routes-common.ts';
 import { IntegrityView, KeyView, RevocationLogView, StatusListView } from './schemas.ts';
 import type { StatusChecks } from './status-checks.ts';
 
@@ -82,10 +82,7 @@ export function statusRoutes(ops: StatusOps) {
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/status-lists`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/status-lists`),
       scope: LIST_SCOPE,
       summary: 'Status lists of every issuer: size, allocation and revoked share.',
       querystring: ListQuery(),
@@ -102,10 +99,7 @@ export function statusRoutes(ops: StatusOps) {
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/status-lists/{issuerDid}`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/status-lists/{issuerDid}`),
       summary: 'One issuer’s status lists, by its DID.',
       params: Type.Object({ issuerDid: Type.String({ minLength: 8, maxLength: 300, pattern: '^did:web:[A-Za-z0-9.%:_-]+$' }) }),
       querystring: Type.Object({}, { additionalProperties: false }),
@@ -131,10 +125,7 @@ export function statusRoutes(ops: StatusOps) {
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/status-integrity`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/status-integrity`),
       scope: LIST_SCOPE,
       summary: 'Each list’s served token decoded, verified with the DID key and compared with the recorded bits.',
       querystring: ListQuery(),
@@ -169,10 +160,7 @@ export function statusRoutes(ops: StatusOps) {
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/revocations`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/revocations`),
       scope: LIST_SCOPE,
       summary: 'Who revoked which credential, when and why, newest first (from the audit log).',
       querystring: ListQuery(),
@@ -181,34 +169,16 @@ export function statusRoutes(ops: StatusOps) {
         ...OPERATOR_ERRORS,
       },
       handler: async (request) => {
-        const p = listParams(request);
-        const rows = await ops.views.revocations(p.tenant, {
-          ...p,
-          after: cursorOf(p.after, ['number'] as const),
-          limit: p.limit + 1,
-        });
-        const shown = page(
-          rows,
-          p.limit,
-          (r) => [r.seq],
-          (r) => ({
-            auditSeq: r.seq,
-            at: iso(r.at),
-            actor: r.actor,
-            tenant: r.tenant,
-            credentialId: r.credentialId,
-            typeId: r.typeId,
-            reason: r.reason,
-          }),
-        );
+        const shown = await auditPage(ops.views, 'credential.revoked', request, (r) => ({
+          credentialId: r.target,
+          typeId: detailText(r, 'typeId'),
+          reason: detailText(r, 'reason'),
+        }));
         return { revocations: shown.rows, nextCursor: shown.nextCursor };
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'POST',
-      path: `${BASE}/revoke`,
-      roles: ROLE_MATRIX.opsRun,
+      ...opsPost(`${BASE}/revoke`),
       scope: { tenantIn: 'body' },
       summary: 'Revoke a tenant’s credentials as its issuer would, with a reason, from the back office.',
       body: Type.Object(

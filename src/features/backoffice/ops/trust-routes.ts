@@ -6,7 +6,7 @@ import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../.
 import type { TrustedIssuer, TrustState } from '../../../ports/trust-registry.ts';
 import { DID_WEB } from '../../issuer-trust/did-web-resolver.ts';
 import type { TrustChange, TrustService } from '../../issuer-trust/trust-service.ts';
-import { actorOf, BASE, DOC, platformRoute } from './routes-common.ts';
+import { actorOf, BASE, DOC, opsGet, opsPost, platformRoute } from './routes-common.ts';
 import { TrustedIssuerView } from './schemas.ts';
 
 const Did = Type.String({ maxLength: 300, pattern: DID_WEB.source, description: 'A did:web DID.' });
@@ -57,10 +57,7 @@ const restoreRoute = (trust: TrustService, where: typeof platformRoute & { path:
 export function trustRoutes(trust: TrustService) {
   return [
     defineRoute({
-      ...platformRoute,
-      method: 'GET',
-      path: `${BASE}/trust`,
-      roles: ROLE_MATRIX.opsRead,
+      ...opsGet(`${BASE}/trust`),
       summary: 'The issuers the hosted verifier accepts beyond this deployment’s tenants, by DID.',
       querystring: ListQuery({ state: Type.Optional(StateFilter) }),
       responses: {
@@ -78,10 +75,7 @@ export function trustRoutes(trust: TrustService) {
       },
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'POST',
-      path: `${BASE}/trust/add`,
-      roles: ROLE_MATRIX.opsRun,
+      ...opsPost(`${BASE}/trust/add`),
       summary: 'Trust an issuer beyond this deployment: its DID document is resolved and kept.',
       body: Type.Object({ did: Did, label: DisplayText(100) }, { additionalProperties: false }),
       responses: {
@@ -93,10 +87,7 @@ export function trustRoutes(trust: TrustService) {
       handler: async (request) => changed(await trust.add(request.body.did, request.body.label, actorOf(request))),
     }),
     defineRoute({
-      ...platformRoute,
-      method: 'POST',
-      path: `${BASE}/trust/suspend`,
-      roles: ROLE_MATRIX.opsRun,
+      ...opsPost(`${BASE}/trust/suspend`),
       summary: 'Stop trusting an issuer: its credentials verify as untrusted from the next presentation on.',
       body: Type.Object({ did: Did, reason: Reason }, { additionalProperties: false }),
       responses: { 200: { description: 'The issuer, suspended.', schema: Changed }, ...CHANGE_REFUSALS },

@@ -6,13 +6,8 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import type { HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { present } from '../../../../test/helpers/presentation.ts';
-import { bearer, owner, startRail, startRailOnSocket, type TestRail } from '../../../../test/helpers/rail.ts';
-
-const form = (fields: Record<string, string>) => ({
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  payload: new URLSearchParams(fields).toString(),
-});
+import { presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { owner, startRail, startRailOnSocket, type TestRail } from '../../../../test/helpers/rail.ts';
 
 for (const factory of testDatabases()) {
   describe(`the trust registry (${factory.name})`, () => {
@@ -68,26 +63,8 @@ for (const factory of testDatabases()) {
           ...body,
         },
       });
-    /** Presents to an opened transaction on `answerer`, and reads its outcome there. */
-    const answer = async (created: { transactionId: string; resultToken: string }, answerer: TestRail) => {
-      const { transactionId, resultToken } = created;
-      const request = decodeJwt((await answerer.app.inject({ method: 'GET', url: `/oid4vp/request/${transactionId}` })).body) as {
-        nonce: string;
-        state: string;
-      };
-      const vp = await present(issued.credential, issued.key, ['holder_name'], { nonce: request.nonce });
-      await answerer.app.inject({
-        method: 'POST',
-        url: '/oid4vp/response',
-        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: request.state }),
-      });
-      const res = await answerer.app.inject({
-        method: 'GET',
-        url: `/verify/result/${transactionId}`,
-        headers: bearer(resultToken),
-      });
-      return res.json().outcome;
-    };
+    const answer = (created: { transactionId: string; resultToken: string }, answerer: TestRail) =>
+      presentAndRead(answerer.app, created, issued, ['holder_name']);
     /** Opens on `opener`, presents, and reads the outcome on `answerer`. */
     const verify = async (opener: TestRail, answerer: TestRail) => {
       const created = await open(opener);
@@ -156,12 +133,9 @@ for (const factory of testDatabases()) {
     });
 
     test('the console removes and restores on the same registry, and a restored issuer verifies again', async () => {
-      const removed = await first.app.inject({
-        method: 'POST',
-        url: '/api/trust/remove',
-        headers: ops,
-        payload: { did, reason: 'contract ended' },
-      });
+      const consolePost = (rail: TestRail, path: string, payload: Record<string, unknown>) =>
+        rail.app.inject({ method: 'POST', url: `/api/trust/${path}`, headers: ops, payload });
+      const removed = await consolePost(first, 'remove', { did, reason: 'contract ended' });
       assert.equal(removed.statusCode, 200, removed.body);
       assert.equal(removed.json().issuer.state, 'removed');
       const listed = (await second.app.inject({ method: 'GET', url: '/api/admin/ops/trust?state=removed', headers: ops })).json();
@@ -169,16 +143,11 @@ for (const factory of testDatabases()) {
         listed.issuers.map((i: { did: string }) => i.did),
         [did],
       );
-      const restored = await second.app.inject({ method: 'POST', url: '/api/trust/restore', headers: ops, payload: { did } });
+      const restored = await consolePost(second, 'restore', { did });
       assert.equal(restored.statusCode, 200, restored.body);
       assert.equal(restored.json().issuer.state, 'active');
       assert.equal((await verify(second, first)).ok, true);
-      const unknown = await first.app.inject({
-        method: 'POST',
-        url: '/api/trust/remove',
-        headers: ops,
-        payload: { did: 'did:web:unknown.example', reason: 'never there' },
-      });
+      const unknown = await consolePost(first, 'remove', { did: 'did:web:unknown.example', reason: 'never there' });
       assert.equal(unknown.statusCode, 404);
       assert.equal(unknown.json().error, 'unknown_issuer');
     });

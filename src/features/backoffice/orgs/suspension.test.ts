@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
+import { billBody } from '../../../../test/helpers/deposits.ts';
 import { newHolderKey } from '../../../../test/helpers/holder.ts';
 import {
   accessToken,
@@ -183,15 +184,10 @@ for (const factory of testDatabases()) {
       assert.equal(credential.statusCode, 400, credential.body);
       assert.equal(credential.json().error, 'credential_request_denied');
       // Nor does it put anything in wallets: a deposit is refused.
-      const deposited = await post(`/api/tenants/${slug}/bills`, {
-        contractVersion: '0.3.0',
-        depositId: 'bill-while-suspended',
-        accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
-        kind: 'bill',
-        title: 'Water, October',
-        issuedAt: '2026-11-01T08:00:00Z',
-        amount: { value: 4215, currency: 'EUR' },
-      });
+      const deposited = await post(
+        `/api/tenants/${slug}/bills`,
+        billBody('NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs', { depositId: 'bill-while-suspended' }),
+      );
       assert.equal(deposited.statusCode, 403, deposited.body);
       assert.equal(deposited.json().error, 'tenant_suspended');
 
