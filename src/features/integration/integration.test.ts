@@ -75,7 +75,7 @@ for (const factory of testDatabases()) {
       const options = res.json();
       assert.deepEqual(
         options.scopes.map((s: { name: string }) => s.name),
-        ['issuance', 'revocation', 'deposits', 'membership', 'channels'],
+        ['issuance', 'revocation', 'deposits', 'membership', 'channels', 'agent'],
       );
       assert.deepEqual(
         options.rateClasses.map((c: { name: string; quota: number }) => [c.name, c.quota]),
