@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { railOn, startRail, stopRail, type TestRail } from '../../test/helpers/rail.ts';
+import { MODULES } from '../compose.ts';
 import { defineModule, type Module } from './module.ts';
 import { type BaseContext, ModuleRegistry } from './registry.ts';
 
@@ -150,6 +152,14 @@ for (const factory of testDatabases()) {
     });
   });
 }
+
+test('the README names every route group OPENRAIL_UNMOUNTED_GROUPS takes, and no other', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const row = readme.split('\n').find((line) => line.startsWith('| `OPENRAIL_UNMOUNTED_GROUPS` |'));
+  assert.ok(row, 'the README documents OPENRAIL_UNMOUNTED_GROUPS');
+  const named = [...row.slice(row.indexOf('(')).matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort();
+  assert.deepEqual(named, MODULES.flatMap((m) => m.groups).sort());
+});
 
 describe('the groups a module serves', () => {
   test('are the ones it declares: a group built under another name refuses the start', async () => {
