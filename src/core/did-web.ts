@@ -71,3 +71,16 @@ export function buildDidDocument(
   if (authentication.length > 0) doc.authentication = authentication.map((k) => `${did}#${k.kid}`);
   return doc;
 }
+
+/**
+ * Where a did:web DID's document is (did:web §3.2.1: the host, with `%3A` for a port, and an
+ * optional path; `/.well-known` without one), always as https; undefined for anything else. A
+ * caller that may read a development origin over http changes the protocol itself.
+ */
+export function didWebDocumentUrl(did: string): URL | undefined {
+  const match = /^did:web:([^:#?/]+)((?::[^:#?/]+)*)$/.exec(did);
+  if (!match?.[1]) return undefined;
+  const host = decodeURIComponent(match[1]);
+  const path = match[2] ? match[2].slice(1).split(':').map(decodeURIComponent).join('/') : '.well-known';
+  return new URL(`https://${host}/${path}/did.json`);
+}

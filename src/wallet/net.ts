@@ -4,6 +4,7 @@
  * bounded in time and size, and a redirect is a failure: the protocols it speaks never need one.
  */
 import { getGlobalConfig, setGlobalConfig } from '@openid4vc/openid4vci';
+import { didWebDocumentUrl as documentUrlOf } from '../core/did-web.ts';
 
 export interface WalletNetOptions {
   /** Permits http:// to loopback hosts (localhost, 127.0.0.0/8, [::1]); never to any other host. */
@@ -66,16 +67,10 @@ async function readBounded(response: Response, maxBytes: number, url: URL): Prom
   return Buffer.concat(chunks);
 }
 
-/**
- * Where a did:web DID's document is (did:web method: host with `%3A` for a port, an optional
- * path, `/.well-known` without one). Always https, except a loopback host when http is allowed.
- */
+/** Where a did:web DID's document is (core/did-web.ts): https, except a loopback host when http is allowed. */
 export function didWebDocumentUrl(did: string, options: WalletNetOptions): URL {
-  const match = /^did:web:([^:#?/]+)((?::[^:#?/]+)*)$/.exec(did);
-  if (!match?.[1]) throw new WalletError(`not a did:web DID: ${did.slice(0, 200)}`);
-  const host = decodeURIComponent(match[1]);
-  const path = match[2] ? match[2].slice(1).split(':').map(decodeURIComponent).join('/') : '.well-known';
-  const url = new URL(`https://${host}/${path}/did.json`);
+  const url = documentUrlOf(did);
+  if (!url) throw new WalletError(`not a did:web DID: ${did.slice(0, 200)}`);
   if (options.allowHttp && isLoopback(url)) url.protocol = 'http:';
   return url;
 }

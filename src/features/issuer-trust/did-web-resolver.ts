@@ -1,3 +1,4 @@
+import { didWebDocumentUrl } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { isObject } from '../../core/jose/es256.ts';
 import { assertionKey } from '../../core/verifier/did-keys.ts';
@@ -9,17 +10,14 @@ export const DID_WEB = /^did:web:([A-Za-z0-9.-]+(?:%3A[0-9]{1,5})?)((?::[A-Za-z0
 const MAX_METHODS = 50;
 
 /**
- * Where a did:web DID's document is (did:web §3.2.1): `https://<host>/<path>/did.json`, or
- * `/.well-known/did.json` without a path. An `http://` origin OPENRAIL_OUTBOUND_ALLOW names is read
- * over http, for development and tests, as webhooks are.
+ * Where a did:web DID's document is (core/did-web.ts). An `http://` origin OPENRAIL_OUTBOUND_ALLOW
+ * names is read over http, for development and tests, as webhooks are.
  */
 export function didWebUrl(did: string, outboundAllow: readonly string[]): URL {
-  const match = DID_WEB.exec(did);
-  if (!match?.[1]) throw new ServiceError('invalid_request', 'issuer must be a did:web DID.');
-  const host = decodeURIComponent(match[1]).toLowerCase();
-  const path = match[2] ? match[2].slice(1).split(':').join('/') : '.well-known';
-  const plain = `http://${host}`;
-  return new URL(`${outboundAllow.includes(plain) ? plain : `https://${host}`}/${path}/did.json`);
+  const url = DID_WEB.test(did) ? didWebDocumentUrl(did) : undefined;
+  if (!url) throw new ServiceError('invalid_request', 'issuer must be a did:web DID.');
+  if (outboundAllow.includes(`http://${url.host}`)) url.protocol = 'http:';
+  return url;
 }
 
 /**

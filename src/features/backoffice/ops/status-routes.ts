@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Actor } from '../../../core/actor.ts';
 import { cursorOf, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, page } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { KeyRow, OpsViews, StatusListRow } from '../../../ports/ops-views.ts';
@@ -9,7 +8,7 @@ import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { Revoked, SelectorFields, selectorOf } from '../../status/routes.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
-import { actorOf, auditPage, BASE, detailText, opsGet, opsPost, platformRoute } from './routes-common.ts';
+import { actorOf, auditPage, BASE, detailText, opsGet, opsPost } from './routes-common.ts';
 import { IntegrityView, KeyView, RevocationLogView, StatusListView } from './schemas.ts';
 import type { StatusChecks } from './status-checks.ts';
 
@@ -57,11 +56,8 @@ export function statusRoutes(ops: StatusOps) {
   });
   return [
     defineRoute({
-      ...platformRoute,
+      ...opsGet(`${BASE}/keys`),
       scope: LIST_SCOPE,
-      method: 'GET',
-      path: `${BASE}/keys`,
-      roles: ROLE_MATRIX.opsRead,
       summary: 'Signing keys of every tenant and the platform: age, whether each signs now, credentials it signed.',
       querystring: ListQuery(),
       responses: { 200: { description: 'A page of keys, newest first.', schema: ListPage('keys', KeyView) }, ...OPERATOR_ERRORS },
