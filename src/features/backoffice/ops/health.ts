@@ -95,7 +95,8 @@ export class OpsHealth {
     } catch (err) {
       return {
         state: 'down',
-        note: `unreachable: ${err instanceof Error ? err.message.slice(0, 200) : 'no answer'}`,
+        // The driver's code only: its message may name the host, the user or the database.
+        note: `unreachable (${failureCode(err)})`,
         engine,
         latencyMs: null,
       };
@@ -187,3 +188,9 @@ export class OpsHealth {
     };
   }
 }
+
+/** A driver error's code (`ECONNREFUSED`, `28P01`), never its message. */
+const failureCode = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code) ? code : 'no answer';
+};
