@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyVault } from '../adapters/crypto/key-vault.ts';
-import type { Db } from '../adapters/sql/connect.ts';
-import type { Config } from '../config/config.ts';
+import type { BackupEngine } from '../adapters/sql/backup/engine.ts';
+import type { Db, OpenOptions } from '../adapters/sql/connect.ts';
+import type { Config, DatabaseLocation } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Ids } from '../core/ids.ts';
 import type { IssuerUrls } from '../core/issuer-urls.ts';
@@ -16,6 +17,7 @@ import type { Mailer } from '../ports/mailer.ts';
 import type { Meter } from '../ports/meter.ts';
 import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Job } from './jobs.ts';
+import type { Openrail } from './start.ts';
 
 /**
  * A module is one role of the service (docs/architecture.md, "Modules"): it builds its own
@@ -87,6 +89,8 @@ export interface DatabaseUpkeep {
   ping(): Promise<void>;
   /** Makes erased bytes leave the disk where the engine allows it (connect.ts, dropFreedBytes). */
   dropFreedBytes(): Promise<DiskState>;
+  /** Backups with the engine's own method, and their restores (adapters/sql/backup/engine.ts). */
+  readonly backups: BackupEngine;
 }
 
 /**
@@ -135,6 +139,12 @@ export interface Context {
   readonly processName: string;
   /** The route groups this process serves (complete once the service has started). */
   mountedGroups(): readonly string[];
+  /**
+   * The same service started on another database (a restore drill's scratch copy), with this
+   * deployment's configuration and master key, without jobs, metrics or a listener; the caller
+   * closes it.
+   */
+  startReplica(database: DatabaseLocation, options: OpenOptions): Promise<Openrail>;
 }
 
 /** Declares a module; the identity function, for type inference of its services. */

@@ -10,6 +10,7 @@ import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
 import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
 import { promMeter } from '../adapters/metrics/prom-meter.ts';
+import { backupEngine } from '../adapters/sql/backup/engine.ts';
 import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
 import { SqlRateBudget } from '../adapters/sql/sql-integration-token-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
@@ -115,6 +116,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       database: {
         ping: async () => void (await sql`select 1`.execute(db)),
         dropFreedBytes: () => dropFreedBytes(db),
+        backups: backupEngine(db, config.database, join(config.backupDir, 'scratch')),
       },
       meter,
       mailer: new RecordedMailer(
@@ -129,6 +131,14 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,
+      startReplica: (database, open) =>
+        startOpenrail({ ...config, database, metricsToken: undefined, unmountedGroups: [] }, modules, {
+          clock,
+          warn: () => undefined,
+          database: open,
+          ...(options.fetcher ? { fetcher: options.fetcher } : {}),
+          runJobs: false,
+        }),
     };
     const registry = new ModuleRegistry(modules, context, (store) => new store(db));
     const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));

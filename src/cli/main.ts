@@ -6,6 +6,7 @@ import { asksForHelp, USAGE, VERB_USAGE, type Verb } from './usage.ts';
  */
 const VERBS: Record<Verb, (args: string[]) => Promise<void>> = {
   serve: async (args) => (await import('./serve.ts')).serve(args),
+  restore: async (args) => (await import('./restore.ts')).restore(args),
   verify: async (args) => (await import('./verify.ts')).verifyLines(args),
   conformance: async (args) => (await import('./conformance.ts')).runConformance(args),
   wallet: async (args) => (await import('./wallet.ts')).wallet(args),

@@ -7,6 +7,11 @@ export const VERB_USAGE = {
   runs the service (the same as npm start), configured by the environment (README,
   "Configuration"); --workers runs n processes on one port and one database (default: one per
   core; 1 serves from this process)`,
+  restore: `usage: openrail restore <manifest>
+  restores a backup (docs/operations.md, "Restoring a backup") as the database DATABASE_URL
+  names, which must not exist yet (SQLite) or hold no table (PostgreSQL): the backup file is
+  found beside its manifest (<backupId>.manifest.json) and its SHA-256 checked first. Exit 0 when
+  restored, 1 when refused, 2 for a mistaken command line`,
   verify: `usage: openrail verify [--ledger]
   the reference verifier on the conformance line protocol: one {id, input} per stdin line, one
   {id, verdict, failure, claims} per stdout line; --ledger adds the ten checks to each answer`,
@@ -46,6 +51,7 @@ export const USAGE = `usage: openrail <command> [options]   (openrail <command> 
 
 commands:
   serve        run the service (the same as npm start); configured by environment (README)
+  restore      restore a backup into an empty database
   verify       the reference verifier on the conformance line protocol
   conformance  run a verifier against the conformance set
   wallet       the reference wallet: collect credentials, present them, approve sign-ins

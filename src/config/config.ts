@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The service's configuration, read once from the environment and validated at boot
@@ -25,6 +25,8 @@ export interface Config {
   /** PostgreSQL connections this deployment's processes on one machine may open, together. */
   dbPoolSize: number;
   dataDir: string;
+  /** Where backups and their manifests are written (docs/operations.md, "Backups and restore drills"). */
+  backupDir: string;
   ownerToken?: string;
   /** The bearer a Prometheus scraper presents at GET /metrics; unset: metrics are off (docs/operations.md). */
   metricsToken?: string;
@@ -274,6 +276,7 @@ export function loadConfig(env: Env = process.env): Config {
     database: database(env, dataDir),
     dbPoolSize: integerIn(env, 'OPENRAIL_DB_POOL_SIZE', 1, 1000, 10),
     dataDir,
+    backupDir: resolve(read(env, 'OPENRAIL_BACKUP_DIR') ?? join(dataDir, 'backups')),
     demo: oneOf(env, 'OPENRAIL_DEMO', ['on', 'off'] as const, 'on') === 'on',
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     unmountedGroups: unmounted ? unmounted.split(',').map((g) => g.trim()) : [],

@@ -63,6 +63,7 @@ export const ERROR_CATALOGUE = {
   not_eligible: { status: 403, description: "The member's tier is not eligible to vote on this proposal." },
   type_not_enrolling: { status: 403, description: 'The tenant does not accept this credential type for enrolment.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  unknown_backup: { status: 404, description: 'No backup has this id.' },
   metrics_off: { status: 404, description: 'Metrics are off on this deployment: OPENRAIL_METRICS_TOKEN turns them on.' },
   unknown_tenant: { status: 404, description: 'No tenant has this slug.' },
   unknown_type: { status: 404, description: 'The tenant has no credential type with this typeId.' },
@@ -103,6 +104,11 @@ export const ERROR_CATALOGUE = {
     description: 'The issuer is already in the trust registry (restore it if it is suspended or removed).',
   },
   issuer_is_tenant: { status: 409, description: "The issuer is one of this deployment's tenants, trusted by construction." },
+  backup_unavailable: {
+    status: 409,
+    description:
+      'This deployment cannot take a backup: its database is in memory, or the engine’s dump tool is missing or failed.',
+  },
   issuer_state: { status: 409, description: "The trusted issuer's state does not allow this change." },
   already_member: { status: 409, description: "The account is already a member of the tenant's programme." },
   member_erased: { status: 409, description: 'The member record is erased and cannot change.' },

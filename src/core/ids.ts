@@ -13,6 +13,10 @@ export const ID_PREFIXES = {
   statementAttestation: 'ats',
   /** An onboarding attestation (its JWT's jti). */
   attestation: 'att',
+  /** A backup of the database (docs/operations.md, "Backups and restore drills"). */
+  backup: 'bkp',
+  /** A restore drill of a backup. */
+  drill: 'drl',
   /** A coin entry of a member's ledger. */
   coinEntry: 'coin',
   /** An issued credential. */

@@ -51,6 +51,9 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
 
 const pools = new WeakMap<Db, pg.Pool>();
 
+/** A PostgreSQL handle's pool (undefined on SQLite), for work that needs one connection of its own. */
+export const poolOf = (db: Db): pg.Pool | undefined => pools.get(db);
+
 /** A PostgreSQL handle's pool: connections open, idle, and requests waiting for one (undefined on SQLite). */
 export function poolStats(db: Db): { open: number; idle: number; waiting: number } | undefined {
   const pool = pools.get(db);

@@ -383,6 +383,7 @@ function operatorColumns(): HolderColumn[] {
     ['trusted_issuers', 'added_by', 'the trust registry'],
     ['trusted_issuers', 'changed_by', 'the trust registry'],
     ['agent_heartbeats', 'reported_by', 'automation agents’ heartbeats'],
+    ['backups', 'taken_by', 'backups taken'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

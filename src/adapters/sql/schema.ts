@@ -738,6 +738,8 @@ export interface Database {
   mail_outcomes: MailOutcomesTable;
   trusted_issuers: TrustedIssuersTable;
   agent_heartbeats: AgentHeartbeatsTable;
+  backups: BackupsTable;
+  backup_drills: BackupDrillsTable;
 }
 
 /** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
@@ -774,4 +776,34 @@ export interface AgentHeartbeatsTable {
   beats: number;
   /** The operator or integration token that reported it, as the audit log names actors. */
   reported_by: string;
+}
+
+/** A backup taken (migration 0033). */
+export interface BackupsTable {
+  id: string;
+  taken_at: number;
+  /** The operator who asked for it, as the audit log names actors. */
+  taken_by: string;
+  /** `sqlite` or `postgres`. */
+  engine: string;
+  /** The backup file's name in the backup folder. */
+  file: string;
+  bytes: number;
+  sha256: string;
+  took_ms: number;
+  /** JSON: the manifest, as written beside the file. */
+  manifest: string;
+}
+
+/** A restore drill of a backup (migration 0033). */
+export interface BackupDrillsTable {
+  id: string;
+  backup_id: string;
+  /** `after-backup` or `scheduled`. */
+  trigger: string;
+  started_at: number;
+  finished_at: number;
+  ok: number;
+  /** JSON: each check with its outcome and what it found. */
+  checks: string;
 }

@@ -6,6 +6,7 @@ import { SqlCatalogueViews } from '../../adapters/sql/sql-backoffice-catalogue.t
 import { SqlBackofficePeople } from '../../adapters/sql/sql-backoffice-people.ts';
 import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
+import { SqlBackupStore } from '../../adapters/sql/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
 import { SqlOpsViews } from '../../adapters/sql/sql-ops-views.ts';
@@ -21,6 +22,7 @@ import type { ApprovalTargets } from '../../ports/approval-store.ts';
 import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
+import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
@@ -61,6 +63,7 @@ export interface BackofficeStores {
   retention: RetentionStore;
   ops: OpsViews;
   agents: AgentStore;
+  backups: BackupStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -119,6 +122,7 @@ export const backofficeModule = defineModule({
     SqlRetentionStore,
     SqlOpsViews,
     SqlAgentStore,
+    SqlBackupStore,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -137,6 +141,7 @@ export const backofficeModule = defineModule({
       retention: ctx.store(SqlRetentionStore),
       ops: ctx.store(SqlOpsViews),
       agents: ctx.store(SqlAgentStore),
+      backups: ctx.store(SqlBackupStore),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

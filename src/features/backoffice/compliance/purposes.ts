@@ -110,6 +110,7 @@ export const PURPOSES: readonly Purpose[] = [
       'purge_runs',
       'trusted_issuers',
       'agent_heartbeats',
+      'backups',
       'outbox',
       'webhook_deliveries',
     ],

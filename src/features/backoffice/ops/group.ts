@@ -1,11 +1,19 @@
+import { LocalKeyStore } from '../../../adapters/crypto/local-key-store.ts';
+import { restoredContents } from '../../../adapters/sql/backup/engine.ts';
+import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
+import { SqlOpsViews } from '../../../adapters/sql/sql-ops-views.ts';
+import { SqlSigningKeyStore } from '../../../adapters/sql/sql-signing-key-store.ts';
 import { APP_ROOT } from '../../../app/start.ts';
 import type { RouteGroup } from '../../../http/route.ts';
+import { depositsModule } from '../../deposits/module.ts';
 import { didWebUrl, readDidDocument } from '../../issuer-trust/did-web-resolver.ts';
 import { issuerTrustModule } from '../../issuer-trust/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { AgentActivity } from './agents.ts';
+import { backupRoutes } from './backup-routes.ts';
+import { Backups, DRILLS } from './backups.ts';
 import { agentRoutes, consoleStateRoutes } from './console-routes.ts';
 import { Deployment } from './deployment.ts';
 import { DidDrift } from './did-drift.ts';
@@ -25,7 +33,8 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * ops revoke (status-routes.ts); the trust registry, and the console's two operations on it
  * (trust-routes.ts); key rotation through the four-eyes desk, the retirement job and the rotation
  * state (rotation.ts, rotation-routes.ts); DID drift (did-drift.ts, drift-routes.ts); stuck work
- * and demo hygiene (upkeep-routes.ts); the console's snapshot of an organisation and the automation
+ * and demo hygiene (upkeep-routes.ts); backups, their restore drills and the drill job
+ * (backups.ts, backup-routes.ts; the engines' own methods in adapters/sql/backup/); the console's snapshot of an organisation and the automation
  * agents' reports (agents.ts, console-routes.ts).
  */
 export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
@@ -63,6 +72,41 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     checkTenant: (slug) => tenants.existing(slug),
     clock: ctx.clock,
   });
+  const backups = new Backups({
+    engine: ctx.database.backups,
+    store: stores.backups,
+    dir: ctx.config.backupDir,
+    uow: ctx.unitOfWork({ backups: stores.backups }),
+    ids: ctx.ids,
+    clock: ctx.clock,
+    contentsOf: (scratch) => restoredContents(ctx.database.backups.engine, scratch),
+    replicaOn: async (scratch) => {
+      const replica = await ctx.startReplica(scratch.location, scratch.options);
+      try {
+        const [replicaStatus, replicaTenants, deposits] = await Promise.all([
+          replica.services(statusModule),
+          replica.services(tenantsModule),
+          replica.services(depositsModule),
+        ]);
+        return {
+          audit: new SqlBackofficeAudit(replica.db),
+          deposits: deposits.views,
+          status: new StatusChecks({
+            views: new SqlOpsViews(replica.db),
+            status: replicaStatus,
+            tenants: replicaTenants,
+            keys: new LocalKeyStore(new SqlSigningKeyStore(replica.db), ctx.vault, ctx.clock),
+            urls: ctx.urls,
+            revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
+          }),
+          close: () => replica.close(),
+        };
+      } catch (err) {
+        await replica.close();
+        throw err;
+      }
+    },
+  });
   const rotation = { keys: ctx.keys, tenants, status, views, uow: ctx.unitOfWork({}), clock: ctx.clock };
   desk.register(rotateAction(rotation));
   const group: RouteGroup = {
@@ -81,6 +125,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
       ...trustRoutes(trust),
       ...rotationRoutes(views, tenants),
       ...upkeepRoutes(views, clockNow),
+      ...backupRoutes(backups, stores.backups),
       ...driftRoutes(
         new DidDrift({
           keys: ctx.keys,
@@ -109,6 +154,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
         everyMs: RETIREMENT.everyMs,
         run: () => retireSuperseded(rotation).then(() => {}),
       },
+      { name: 'backoffice.backup-drill', everyMs: DRILLS.everyMs, run: () => backups.drillDue().then(() => {}) },
     ],
   };
 };

@@ -249,3 +249,41 @@ export const ConsoleStateView = Type.Object({
   }),
   checkedAt: DateTimeView,
 });
+
+const Counts = Type.Record(Type.String(), Type.Integer(), { description: 'Rows per table.' });
+
+export const BackupView = Type.Object({
+  backupId: Type.String(),
+  takenAt: DateTimeView,
+  takenBy: Type.String({ description: 'The actor who asked for it, as the audit log names actors.' }),
+  engine: Type.String({ description: 'sqlite or postgres.' }),
+  file: Type.String({ description: 'The file in the backup folder; its manifest is <backupId>.manifest.json beside it.' }),
+  bytes: Type.Integer(),
+  sha256: Type.String(),
+  tookMs: Type.Integer(),
+  schemaVersion: Type.String({ description: 'The last migration the backup holds.' }),
+  counts: Counts,
+  statusLists: Type.Integer({ description: 'Status lists whose revoked bits the manifest records.' }),
+  lastDrill: Nullable(
+    Type.Object(
+      { drillId: Type.String(), ok: Type.Boolean(), finishedAt: DateTimeView },
+      { description: 'The newest drill of it.' },
+    ),
+  ),
+});
+
+export const DrillView = Type.Object({
+  drillId: Type.String(),
+  backupId: Type.String(),
+  trigger: Type.String({ description: 'after-backup or scheduled.' }),
+  startedAt: DateTimeView,
+  finishedAt: DateTimeView,
+  ok: Type.Boolean(),
+  checks: Type.Array(
+    Type.Object({
+      check: Type.String({ description: 'file, checksum, restore, counts, audit-chain, deposit-chains or status-lists.' }),
+      ok: Type.Boolean(),
+      detail: Type.String({ description: 'What held, or what broke and where.' }),
+    }),
+  ),
+});

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { BackupContents, ListDigest } from '../../../ports/backup-store.ts';
+
+/** Runs one read-only statement and answers its rows. */
+export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
+
+const TABLES = {
+  sqlite: "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name",
+  postgres:
+    "select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name",
+};
+
+/** A table name read from the catalogue, quoted for use in a statement. */
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** SHA-256 (hex) of a list's revoked indices, ascending and comma-separated. */
+export const revokedDigest = (indices: readonly number[]) => createHash('sha256').update(indices.join(',')).digest('hex');
+
+/**
+ * What a database holds, read through `query` inside one snapshot (the caller's): the last
+ * migration, every table's row count and each status list's revoked indices as a digest. The
+ * same statements on both engines, so a backup's manifest and its drill count alike.
+ */
+export async function contentsOf(engine: 'sqlite' | 'postgres', query: RawQuery): Promise<BackupContents> {
+  const counts: Record<string, number> = {};
+  for (const { name } of await query(TABLES[engine])) {
+    const [row] = await query(`select count(*) as n from ${quoted(String(name))}`);
+    counts[String(name)] = Number(row?.n);
+  }
+  const [last] = await query('select name from kysely_migration order by name desc limit 1');
+  const revoked = new Map<string, number[]>();
+  for (const r of await query(
+    'select tenant, list_seq, idx from issued_credentials where revoked_at is not null order by tenant, list_seq, idx',
+  )) {
+    const key = `${r.tenant}\u0000${Number(r.list_seq)}`;
+    const indices = revoked.get(key) ?? [];
+    indices.push(Number(r.idx));
+    revoked.set(key, indices);
+  }
+  const statusLists: ListDigest[] = [];
+  for (const l of await query('select tenant, seq, size from status_lists order by tenant, seq')) {
+    const indices = revoked.get(`${l.tenant}\u0000${Number(l.seq)}`) ?? [];
+    statusLists.push({
+      tenant: String(l.tenant),
+      seq: Number(l.seq),
+      size: Number(l.size),
+      revoked: indices.length,
+      digest: revokedDigest(indices),
+    });
+  }
+  return { schemaVersion: String(last?.name ?? ''), counts, statusLists };
+}
+
+/** A file's SHA-256 (hex) and size, read as a stream (never whole into memory). */
+export async function fileDigest(file: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}

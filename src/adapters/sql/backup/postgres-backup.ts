@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { DatabaseLocation } from '../../../config/config.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import { type Db, poolOf } from '../connect.ts';
+import { contentsOf } from './contents.ts';
+import type { BackupEngine, ScratchDatabase } from './engine.ts';
+
+/** How long pg_dump or pg_restore may run. */
+const TOOL_LIMIT_MS = 30 * 60 * 1000;
+/** What of a tool's own error output is kept for a message (never a password: libpq does not print one). */
+const STDERR_KEPT = 400;
+
+/**
+ * The libpq environment for the server tools, from the database URL: the password travels in
+ * the child's environment, never on its command line, where `ps` would show it.
+ */
+function toolEnv(url: string): NodeJS.ProcessEnv {
+  const u = new URL(url);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PGCONNECT_TIMEOUT: '10' };
+  if (u.hostname) env.PGHOST = decodeURIComponent(u.hostname);
+  if (u.port) env.PGPORT = u.port;
+  if (u.username) env.PGUSER = decodeURIComponent(u.username);
+  if (u.password) env.PGPASSWORD = decodeURIComponent(u.password);
+  env.PGDATABASE = decodeURIComponent(u.pathname.slice(1));
+  const sslmode = u.searchParams.get('sslmode');
+  if (sslmode) env.PGSSLMODE = sslmode;
+  return env;
+}
+
+function runTool(tool: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(tool, args, { env, timeout: TOOL_LIMIT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve(String(stdout));
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      const said = String(stderr).trim().slice(0, STDERR_KEPT);
+      reject(
+        new ServiceError(
+          'backup_unavailable',
+          missing ? `${tool} is not installed on this host.` : `${tool} failed${said ? `: ${said}` : ''}.`,
+        ),
+      );
+    });
+  });
+}
+
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Backups of a PostgreSQL schema (docs/operations.md, "Backups and restore drills"): a read-only
+ * repeatable-read transaction exports its snapshot, the manifest's counts are read in it, and
+ * pg_dump writes the schema from that same snapshot (custom format), so the file and the
+ * manifest describe one moment. Writers are never blocked. Drills restore into a scratch
+ * database the role creates (it needs CREATEDB) and drops after.
+ */
+export class PostgresBackup implements BackupEngine {
+  readonly engine = 'postgres' as const;
+  readonly extension = 'pgdump';
+
+  constructor(
+    private readonly db: Db,
+    private readonly url: string,
+  ) {}
+
+  private pool() {
+    const pool = poolOf(this.db);
+    if (!pool) throw new Error('not a PostgreSQL handle');
+    return pool;
+  }
+
+  async take(file: string) {
+    const client = await this.pool().connect();
+    try {
+      await client.query('begin isolation level repeatable read read only');
+      const { rows } = await client.query<{ snapshot: string; schema: string }>(
+        'select pg_export_snapshot() as snapshot, current_schema() as schema',
+      );
+      const { snapshot, schema } = rows[0] as { snapshot: string; schema: string };
+      const contents = await contentsOf('postgres', async (text) => (await client.query(text)).rows);
+      await runTool(
+        'pg_dump',
+        ['--format=custom', `--snapshot=${snapshot}`, `--schema=${schema}`, '--no-owner', '--no-privileges', `--file=${file}`],
+        toolEnv(this.url),
+      );
+      await client.query('commit');
+      return { ...contents, schema };
+    } catch (err) {
+      await client.query('rollback').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async scratch(file: string, name: string): Promise<ScratchDatabase> {
+    const database = `openrail_drill_${name
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase()
+      .slice(0, 24)}_${randomBytes(3).toString('hex')}`;
+    const pool = this.pool();
+    const [{ schema }] = (await pool.query<{ schema: string }>('select current_schema() as schema')).rows as [{ schema: string }];
+    try {
+      await pool.query(`create database ${ident(database)}`);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new Error(
+        code === '42501'
+          ? 'the database role may not create a scratch database for the drill: grant it CREATEDB'
+          : `no scratch database could be created (${code ?? 'error'})`,
+      );
+    }
+    const url = new URL(this.url);
+    url.pathname = `/${database}`;
+    const drop = async () => void (await pool.query(`drop database if exists ${ident(database)} with (force)`));
+    try {
+      await restoreSchema(file, url.href, schema);
+    } catch (err) {
+      await drop();
+      throw err;
+    }
+    return { location: { kind: 'postgres', url: url.href }, options: { schema }, drop };
+  }
+}
+
+export async function restorePostgres(file: string, location: DatabaseLocation, schema: string): Promise<void> {
+  if (location.kind !== 'postgres') throw new Error('this backup is of a PostgreSQL schema: DATABASE_URL must be postgres://…');
+  await restoreSchema(file, location.url, schema);
+}
+
+/**
+ * pg_restore in one transaction, stopping at the first error, into a database whose `schema`
+ * holds no table yet; anything else is refused unchanged. When the schema exists already (a new
+ * database's `public` does), the backup's entry creating it is left out of the restore list.
+ */
+async function restoreSchema(file: string, url: string, schema: string): Promise<void> {
+  const target = new pg.Client({ connectionString: url });
+  await target.connect();
+  let exists: boolean;
+  try {
+    const { rows } = await target.query<{ tables: string; schemas: string }>(
+      `select (select count(*) from information_schema.tables where table_schema = $1) as tables,
+              (select count(*) from pg_namespace where nspname = $1) as schemas`,
+      [schema],
+    );
+    if (Number(rows[0]?.tables) > 0) {
+      throw new Error(`schema ${schema} of the target database holds tables: a restore never overwrites a database`);
+    }
+    exists = Number(rows[0]?.schemas) > 0;
+  } finally {
+    await target.end();
+  }
+  const env = toolEnv(url);
+  const args = ['--single-transaction', '--exit-on-error', '--no-owner', '--no-privileges', `--dbname=${env.PGDATABASE}`];
+  const dir = exists ? await mkdtemp(join(tmpdir(), 'openrail-restore-')) : undefined;
+  try {
+    if (dir) {
+      const creates = new RegExp(`^\\d+; \\d+ \\d+ (SCHEMA - |COMMENT - SCHEMA )${schema.replace(/\W/g, '\\$&')} `);
+      const toc = (await runTool('pg_restore', ['--list', file], env)).split('\n').filter((line) => !creates.test(line));
+      await writeFile(join(dir, 'toc'), toc.join('\n'));
+      args.push(`--use-list=${join(dir, 'toc')}`);
+    }
+    await runTool('pg_restore', [...args, file], env).catch((err: Error) => {
+      throw new Error(err.message);
+    });
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}

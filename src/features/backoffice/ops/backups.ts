@@ -1,0 +1,288 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileDigest } from '../../../adapters/sql/backup/contents.ts';
+import type { BackupEngine, ScratchDatabase } from '../../../adapters/sql/backup/engine.ts';
+import type { Actor } from '../../../core/actor.ts';
+import type { Clock } from '../../../core/clock.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import type { Ids } from '../../../core/ids.ts';
+import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
+import type {
+  BackupContents,
+  BackupManifest,
+  BackupRecord,
+  BackupStore,
+  DrillCheck,
+  DrillRecord,
+  DrillTrigger,
+} from '../../../ports/backup-store.ts';
+import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
+import type { DepositViews } from '../../deposits/deposit-views.ts';
+import { verifyAuditChain } from '../audit/audit-reader.ts';
+import type { StatusChecks } from './status-checks.ts';
+
+/** The service started on a drill's scratch database, as far as the drill looks at it. */
+export interface Replica {
+  audit: AuditLogReader;
+  deposits: Pick<DepositViews, 'integrity'>;
+  status: Pick<StatusChecks, 'lists' | 'integrity'>;
+  close(): Promise<void>;
+}
+
+export interface BackupDeps {
+  engine: BackupEngine;
+  store: BackupStore;
+  /** The backup folder (OPENRAIL_BACKUP_DIR). */
+  dir: string;
+  uow: UnitOfWork<object>;
+  ids: Ids;
+  clock: Clock;
+  /** What a restored database holds, counted as the manifest was. */
+  contentsOf(scratch: ScratchDatabase): Promise<BackupContents>;
+  /** The service started on a restored database. */
+  replicaOn(scratch: ScratchDatabase): Promise<Replica>;
+}
+
+export const DRILLS = {
+  /** How often the drill job looks for a backup no drill has looked at. */
+  everyMs: 60 * 1000,
+  /** A scheduled drill of the newest backup once no drill has run for this long. */
+  scheduleMs: 24 * 60 * 60 * 1000,
+};
+/** Differences named per check, at most. */
+const NAMED = 10;
+const LIST_PAGE = 200;
+
+export const manifestFile = (id: string) => `${id}.manifest.json`;
+
+/** The first `NAMED` of `problems`, joined, saying how many more there are. */
+function named(problems: string[]): string {
+  const more = problems.length > NAMED ? `; and ${problems.length - NAMED} more` : '';
+  return `${problems.slice(0, NAMED).join('; ')}${more}`;
+}
+
+/** Counts and status-list digests that differ between a manifest and what was restored. */
+export function contentDifferences(expected: BackupContents, found: BackupContents) {
+  const counts: string[] = [];
+  if (expected.schemaVersion !== found.schemaVersion) {
+    counts.push(`the last migration is ${found.schemaVersion || 'none'}, the manifest says ${expected.schemaVersion}`);
+  }
+  for (const table of new Set([...Object.keys(expected.counts), ...Object.keys(found.counts)])) {
+    const want = expected.counts[table];
+    const got = found.counts[table];
+    if (want !== got) counts.push(`${table}: ${got ?? 'no table'} rows restored, ${want ?? 'no table'} in the manifest`);
+  }
+  const lists: string[] = [];
+  const restored = new Map(found.statusLists.map((l) => [`${l.tenant}/${l.seq}`, l]));
+  for (const l of expected.statusLists) {
+    const r = restored.get(`${l.tenant}/${l.seq}`);
+    restored.delete(`${l.tenant}/${l.seq}`);
+    if (!r) lists.push(`list ${l.seq} of ${l.tenant} is missing`);
+    else if (r.size !== l.size || r.digest !== l.digest) {
+      lists.push(`list ${l.seq} of ${l.tenant} has ${r.revoked} revoked of ${r.size}, the manifest ${l.revoked} of ${l.size}`);
+    }
+  }
+  for (const r of restored.values()) lists.push(`list ${r.seq} of ${r.tenant} is not in the manifest`);
+  return { counts, lists };
+}
+
+/**
+ * Backups and restore drills (docs/operations.md, "Backups and restore drills"). A backup is
+ * written with the engine's own online method into the backup folder, with its manifest and a
+ * `sha256sum` line beside it, then recorded and audited. A drill restores it into a scratch
+ * database and proves it: the file is the one taken, every table has the rows the manifest
+ * counted, the audit chain and every deposit chain verify, and each status list, signed by the
+ * restored service, decodes, verifies and carries the bits the manifest recorded.
+ */
+export class Backups {
+  constructor(private readonly deps: BackupDeps) {}
+
+  async take(actor: Actor, actorName: string): Promise<{ backup: BackupRecord; auditSeq: number }> {
+    const { engine, dir, clock } = this.deps;
+    const id = this.deps.ids.mint('backup');
+    const file = `${id}.${engine.extension}`;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, file);
+    const takenAt = clock.now();
+    let contents: BackupContents & { schema?: string };
+    try {
+      contents = await engine.take(path);
+    } catch (err) {
+      await rm(path, { force: true });
+      if (err instanceof ServiceError) throw err;
+      throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
+    }
+    const { sha256, bytes } = await fileDigest(path);
+    const { schema, ...held } = contents;
+    const manifest: BackupManifest & { schema?: string } = {
+      format: 'openrail-backup/1',
+      backupId: id,
+      takenAt: new Date(takenAt).toISOString(),
+      engine: engine.engine,
+      file,
+      bytes,
+      sha256,
+      ...(schema ? { schema } : {}),
+      ...held,
+    };
+    await writeFile(join(dir, manifestFile(id)), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(join(dir, `${id}.sha256`), `${sha256}  ${file}\n`, { mode: 0o600 });
+    const backup: BackupRecord = {
+      id,
+      takenAt,
+      takenBy: actorName,
+      engine: engine.engine,
+      file,
+      bytes,
+      sha256,
+      tookMs: clock.now() - takenAt,
+      manifest,
+    };
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+      await this.deps.store.addBackup(backup);
+      return audit.append({
+        actor,
+        action: 'ops.backup.taken',
+        tenant: null,
+        target: id,
+        detail: { engine: engine.engine, bytes, sha256 },
+      });
+    });
+    return { backup, auditSeq };
+  }
+
+  /** The drill job: the newest backup no drill has looked at; else, once a day, the newest backup again. */
+  async drillDue(): Promise<DrillRecord | undefined> {
+    const fresh = await this.deps.store.undrilled();
+    if (fresh) return this.drill(fresh, 'after-backup');
+    const last = await this.deps.store.lastDrillAt();
+    if (last !== null && this.deps.clock.now() - last < DRILLS.scheduleMs) return undefined;
+    const [newest] = await this.deps.store.backups({ limit: 1 });
+    return newest && this.drill(newest, 'scheduled');
+  }
+
+  async drill(backup: BackupRecord, trigger: DrillTrigger): Promise<DrillRecord> {
+    const startedAt = this.deps.clock.now();
+    const checks: DrillCheck[] = [];
+    const pass = (check: DrillCheck['check'], ok: boolean, detail: string) => {
+      checks.push({ check, ok, detail });
+      return ok;
+    };
+    try {
+      await this.prove(backup, pass);
+    } catch (err) {
+      pass('restore', false, `the drill stopped: ${err instanceof Error ? err.message : 'error'}`);
+    }
+    const record: DrillRecord = {
+      id: this.deps.ids.mint('drill'),
+      backupId: backup.id,
+      trigger,
+      startedAt,
+      finishedAt: this.deps.clock.now(),
+      ok: checks.every((c) => c.ok),
+      checks,
+    };
+    await this.deps.store.addDrill(record);
+    return record;
+  }
+
+  private async prove(backup: BackupRecord, pass: (check: DrillCheck['check'], ok: boolean, detail: string) => boolean) {
+    const { dir } = this.deps;
+    const manifest = await readFile(join(dir, manifestFile(backup.id)), 'utf8').then(
+      (text) => JSON.parse(text) as BackupManifest,
+      () => undefined,
+    );
+    const path = join(dir, backup.file);
+    const digest = await fileDigest(path).catch(() => undefined);
+    if (
+      !pass(
+        'file',
+        manifest !== undefined && digest !== undefined && manifest.sha256 === backup.sha256,
+        !digest
+          ? `${backup.file} is not in the backup folder`
+          : !manifest
+            ? `${manifestFile(backup.id)} is not in the backup folder`
+            : manifest.sha256 === backup.sha256
+              ? 'the file and its manifest are in the backup folder'
+              : 'the manifest in the folder is not the one recorded when the backup was taken',
+      )
+    ) {
+      return;
+    }
+    const { sha256, bytes } = digest as { sha256: string; bytes: number };
+    if (
+      !pass(
+        'checksum',
+        sha256 === backup.sha256,
+        sha256 === backup.sha256
+          ? `SHA-256 ${sha256} over ${bytes} bytes, as recorded`
+          : `the file's SHA-256 is ${sha256} over ${bytes} bytes; ${backup.sha256} over ${backup.bytes} was recorded: the file changed after it was taken`,
+      )
+    ) {
+      return;
+    }
+    const scratch = await this.deps.engine.scratch(path, backup.id);
+    try {
+      pass(
+        'restore',
+        true,
+        `restored into a scratch ${scratch.location.kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'}`,
+      );
+      const found = await this.deps.contentsOf(scratch);
+      const differ = contentDifferences(backup.manifest, found);
+      const rows = Object.values(found.counts).reduce((a, b) => a + b, 0);
+      pass(
+        'counts',
+        differ.counts.length === 0,
+        differ.counts.length === 0
+          ? `${Object.keys(found.counts).length} tables, ${rows} rows, as the manifest counted`
+          : named(differ.counts),
+      );
+      const replica = await this.deps.replicaOn(scratch);
+      try {
+        const chain = await verifyAuditChain(replica.audit);
+        pass(
+          'audit-chain',
+          chain.verified,
+          chain.verified
+            ? `${chain.checked} entries verify up to seq ${chain.lastSeq}`
+            : `broken at seq ${chain.firstBroken} (${chain.reason}); ${chain.checked} entries verify before it`,
+        );
+        const deposits = await replica.deposits.integrity(undefined);
+        const broken = deposits.tenants.filter((t) => !t.intact);
+        pass(
+          'deposit-chains',
+          deposits.intact,
+          deposits.intact
+            ? `${deposits.tenants.length} tenant chains, ${deposits.tenants.reduce((a, t) => a + t.deposits, 0)} deposits, verify`
+            : named(broken.map((t) => `${t.tenant}: broken at seq ${t.firstBreak?.seq} (${t.firstBreak?.reason})`)),
+        );
+        const problems = [...differ.lists];
+        let lists = 0;
+        let after: readonly [string, number] | undefined;
+        for (;;) {
+          const rows = await replica.status.lists(null, { limit: LIST_PAGE, after });
+          for (const row of rows) {
+            lists++;
+            const integrity = await replica.status.integrity(row);
+            if (!integrity.ok) problems.push(`list ${row.seq} of ${row.tenant}: ${integrity.problems.join(', ')}`);
+          }
+          const last = rows.at(-1);
+          if (rows.length < LIST_PAGE || !last) break;
+          after = [last.tenant, last.seq];
+        }
+        pass(
+          'status-lists',
+          problems.length === 0,
+          problems.length === 0
+            ? `${lists} lists decode, verify with the restored DID keys and match the manifest`
+            : named(problems),
+        );
+      } finally {
+        await replica.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  }
+}
