@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { KeyVault } from '../adapters/crypto/key-vault.ts';
-import type { BackupEngine } from '../adapters/sql/backup/engine.ts';
 import type { Db, OpenOptions } from '../adapters/sql/connect.ts';
 import type { Config, DatabaseLocation } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
@@ -10,6 +9,7 @@ import type { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { DiskState } from '../ports/account-erasure-store.ts';
+import type { BackupEngine } from '../ports/backup-engine.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyStore } from '../ports/key-store.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fileDigest } from '../adapters/sql/backup/contents.ts';
+import { fileDigest } from '../adapters/fs/file-digest.ts';
 import { restoreBackup } from '../adapters/sql/backup/engine.ts';
 import { type Config, ConfigError, loadConfig, storageOf } from '../config/config.ts';
 import type { BackupManifest } from '../ports/backup-store.ts';

@@ -12,9 +12,11 @@ import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
 import { SqlOpsViews } from '../../adapters/sql/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
 import { SqlRetentionStore } from '../../adapters/sql/sql-retention-store.ts';
+import { SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
+import type { Openrail } from '../../app/start.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { AgentStore } from '../../ports/agent-store.ts';
@@ -28,6 +30,7 @@ import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import type { RetentionStore } from '../../ports/retention-store.ts';
+import type { SigningKeyStore } from '../../ports/signing-key-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
@@ -66,11 +69,20 @@ export interface BackofficeStores {
   backups: BackupStore;
 }
 
+/** What a restore drill reads of the service started on a restored copy (ops/backups.ts). */
+export interface ReplicaReads {
+  audit: AuditLogReader;
+  ops: OpsViews;
+  signingKeys: SigningKeyStore;
+}
+
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
 export interface Backoffice {
   desk: ApprovalDesk;
   stores: BackofficeStores;
   orgs: OrgService;
+  /** The reads a restore drill makes, on the database of a replica (Context.startReplica). */
+  readsOn(replica: Openrail): ReplicaReads;
 }
 
 /** A group's builder. */
@@ -145,7 +157,16 @@ export const backofficeModule = defineModule({
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);
-    const office: Backoffice = { desk, stores, orgs: await buildOrgService(ctx, stores) };
+    const office: Backoffice = {
+      desk,
+      stores,
+      orgs: await buildOrgService(ctx, stores),
+      readsOn: (replica) => ({
+        audit: new SqlBackofficeAudit(replica.db),
+        ops: new SqlOpsViews(replica.db),
+        signingKeys: new SqlSigningKeyStore(replica.db),
+      }),
+    };
     const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));
     return {
       services: {},

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { sql } from 'kysely';
+import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type { BackupContents, ListDigest } from '../../../ports/backup-store.ts';
+import { openDatabase } from '../connect.ts';
 
 /** Runs one read-only statement and answers its rows. */
 export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
@@ -52,13 +54,12 @@ export async function contentsOf(engine: 'sqlite' | 'postgres', query: RawQuery)
   return { schemaVersion: String(last?.name ?? ''), counts, statusLists };
 }
 
-/** A file's SHA-256 (hex) and size, read as a stream (never whole into memory). */
-export async function fileDigest(file: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
+/** What a restored database holds, counted as its backup's manifest was (contents.ts). */
+export async function restoredContents(engine: BackupEngine['engine'], scratch: ScratchDatabase): Promise<BackupContents> {
+  const db = openDatabase(scratch.location, { ...(scratch.schema ? { schema: scratch.schema } : {}), poolSize: 1 });
+  try {
+    return await contentsOf(engine, async (text) => (await sql.raw<Record<string, unknown>>(text).execute(db)).rows);
+  } finally {
+    await db.destroy();
   }
-  return { sha256: hash.digest('hex'), bytes };
 }

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import { type Db, poolOf } from '../connect.ts';
-import { contentsOf } from './contents.ts';
-import type { BackupEngine, ScratchDatabase } from './engine.ts';
+import { contentsOf, restoredContents } from './contents.ts';
 
 /** How long pg_dump or pg_restore may run. */
 const TOOL_LIMIT_MS = 30 * 60 * 1000;
@@ -96,6 +96,10 @@ export class PostgresBackup implements BackupEngine {
     }
   }
 
+  contents(scratch: ScratchDatabase) {
+    return restoredContents(this.engine, scratch);
+  }
+
   async scratch(file: string, name: string): Promise<ScratchDatabase> {
     const database = `openrail_drill_${name
       .replace(/[^a-z0-9]/gi, '')
@@ -122,7 +126,7 @@ export class PostgresBackup implements BackupEngine {
       await drop();
       throw err;
     }
-    return { location: { kind: 'postgres', url: url.href }, options: { schema }, drop };
+    return { location: { kind: 'postgres', url: url.href }, schema, drop };
   }
 }
 

@@ -5,8 +5,8 @@ import { basename, dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import { ServiceError } from '../../../core/errors.ts';
-import { contentsOf } from './contents.ts';
-import type { BackupEngine, ScratchDatabase } from './engine.ts';
+import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
+import { contentsOf, restoredContents } from './contents.ts';
 
 /*
  * The backup thread's program, plain JavaScript (it runs without the TypeScript loader). Its own
@@ -102,12 +102,16 @@ export class SqliteBackup implements BackupEngine {
     }
   }
 
+  contents(scratch: ScratchDatabase) {
+    return restoredContents(this.engine, scratch);
+  }
+
   async scratch(file: string, name: string): Promise<ScratchDatabase> {
     const dir = join(this.scratchDir, `drill-${name}-${randomBytes(4).toString('hex')}`);
     await mkdir(dir, { recursive: true });
     const restored = join(dir, 'restored.sqlite');
     await copyFile(file, restored);
-    return { location: { kind: 'sqlite', file: restored }, options: {}, drop: () => rm(dir, { recursive: true, force: true }) };
+    return { location: { kind: 'sqlite', file: restored }, drop: () => rm(dir, { recursive: true, force: true }) };
   }
 }
 

@@ -15,7 +15,7 @@ import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/i
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { presentAndRead } from '../../../../test/helpers/presentation.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { fileDigest } from '../../../adapters/sql/backup/contents.ts';
+import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import { restoreBackup } from '../../../adapters/sql/backup/engine.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { DRILLS } from './backups.ts';

@@ -1,12 +1,12 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileDigest } from '../../../adapters/sql/backup/contents.ts';
-import type { BackupEngine, ScratchDatabase } from '../../../adapters/sql/backup/engine.ts';
+import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
 import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
+import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type {
   BackupContents,
   BackupManifest,
@@ -37,8 +37,6 @@ export interface BackupDeps {
   uow: UnitOfWork<object>;
   ids: Ids;
   clock: Clock;
-  /** What a restored database holds, counted as the manifest was. */
-  contentsOf(scratch: ScratchDatabase): Promise<BackupContents>;
   /** The service started on a restored database. */
   replicaOn(scratch: ScratchDatabase): Promise<Replica>;
 }
@@ -228,7 +226,7 @@ export class Backups {
         true,
         `restored into a scratch ${scratch.location.kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'}`,
       );
-      const found = await this.deps.contentsOf(scratch);
+      const found = await this.deps.engine.contents(scratch);
       const differ = contentDifferences(backup.manifest, found);
       const rows = Object.values(found.counts).reduce((a, b) => a + b, 0);
       pass(

@@ -1,8 +1,4 @@
 import { LocalKeyStore } from '../../../adapters/crypto/local-key-store.ts';
-import { restoredContents } from '../../../adapters/sql/backup/engine.ts';
-import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
-import { SqlOpsViews } from '../../../adapters/sql/sql-ops-views.ts';
-import { SqlSigningKeyStore } from '../../../adapters/sql/sql-signing-key-store.ts';
 import { APP_ROOT } from '../../../app/start.ts';
 import type { RouteGroup } from '../../../http/route.ts';
 import { depositsModule } from '../../deposits/module.ts';
@@ -37,7 +33,7 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * (backups.ts, backup-routes.ts; the engines' own methods in adapters/sql/backup/); the console's snapshot of an organisation and the automation
  * agents' reports (agents.ts, console-routes.ts).
  */
-export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
+export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => {
   const [status, tenants, trust] = await Promise.all([ctx.use(statusModule), ctx.use(tenantsModule), ctx.use(issuerTrustModule)]);
   const views = stores.ops;
   const clockNow = () => ctx.clock.now();
@@ -79,23 +75,23 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     uow: ctx.unitOfWork({ backups: stores.backups }),
     ids: ctx.ids,
     clock: ctx.clock,
-    contentsOf: (scratch) => restoredContents(ctx.database.backups.engine, scratch),
     replicaOn: async (scratch) => {
-      const replica = await ctx.startReplica(scratch.location, scratch.options);
+      const replica = await ctx.startReplica(scratch.location, scratch.schema ? { schema: scratch.schema } : {});
       try {
         const [replicaStatus, replicaTenants, deposits] = await Promise.all([
           replica.services(statusModule),
           replica.services(tenantsModule),
           replica.services(depositsModule),
         ]);
+        const reads = readsOn(replica);
         return {
-          audit: new SqlBackofficeAudit(replica.db),
+          audit: reads.audit,
           deposits: deposits.views,
           status: new StatusChecks({
-            views: new SqlOpsViews(replica.db),
+            views: reads.ops,
             status: replicaStatus,
             tenants: replicaTenants,
-            keys: new LocalKeyStore(new SqlSigningKeyStore(replica.db), ctx.vault, ctx.clock),
+            keys: new LocalKeyStore(reads.signingKeys, ctx.vault, ctx.clock),
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),
