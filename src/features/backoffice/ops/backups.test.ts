@@ -14,9 +14,9 @@ import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { spawnOpenrail } from '../../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { fileDigest } from '../../../adapters/fs/file-digest.ts';
-import { restoreBackup } from '../../../adapters/sql/backup/engine.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { DRILLS } from './backups.ts';
 
@@ -230,9 +230,23 @@ for (const factory of testDatabases()) {
         await client.query(`drop schema ${db.schema} cascade`);
         await client.end();
       }
-      const manifest = JSON.parse(readFileSync(join(backupDir, `${taken.backupId}.manifest.json`), 'utf8'));
-      await restoreBackup(manifest, join(backupDir, taken.file), db.location);
-      await assert.rejects(restoreBackup(manifest, join(backupDir, taken.file), db.location), /never overwrites/);
+      const manifestPath = join(backupDir, `${taken.backupId}.manifest.json`);
+      const restore = async (path: string) => {
+        const run = spawnOpenrail(['restore', path], { DATABASE_URL: db.url });
+        return { exit: (await run.exited()).code, out: run.stdout(), err: run.stderr() };
+      };
+      // A manifest whose checksum is not the file's is refused before anything is written.
+      const forged = join(backupDir, 'forged.manifest.json');
+      writeFileSync(forged, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, 'utf8')), sha256: '0'.repeat(64) }));
+      const refused = await restore(forged);
+      assert.equal(refused.exit, 1, refused.err);
+      assert.match(refused.err, /the file is not the backup taken/);
+      const restored = await restore(manifestPath);
+      assert.equal(restored.exit, 0, restored.err);
+      assert.match(restored.out, new RegExp(`restored backup ${taken.backupId}`));
+      const again = await restore(manifestPath);
+      assert.equal(again.exit, 1);
+      assert.match(again.err, /never overwrites/);
 
       rail = await startRail(db, env, clock, { runJobs: false });
       assert.equal((await verifies(issuedBefore)).ok, true, 'a credential issued before the loss verifies after the restore');
