@@ -22,4 +22,18 @@ export interface CredentialTypeStore {
    * by design shows what anyone may ask a holder to present.
    */
   catalog(): Promise<CredentialTypeRecord[]>;
+  /** The type's validity in days, or null when its credentials do not expire. */
+  validity(tenant: string, typeId: string): Promise<number | null>;
+  /** Sets (or with null clears) the type's validity; answers the one it replaces. */
+  setValidity(tenant: string, typeId: string, days: number | null, at: number, by: string): Promise<number | null>;
+  /** Every type with a validity, of one tenant or (null) all. */
+  validities(tenant: string | null): Promise<TypeValidity[]>;
+}
+
+export interface TypeValidity {
+  tenant: string;
+  typeId: string;
+  validityDays: number;
+  setAt: number;
+  setBy: string;
 }

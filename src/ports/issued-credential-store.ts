@@ -33,6 +33,8 @@ export interface Collection {
   /** One list per holder key, each entry reserved beforehand (reserveSlots). */
   lists: ListRef[];
   now: number;
+  /** When the credentials stop being presentable (their type's validity), or null. */
+  expiresAt: number | null;
   /** Unpredictable index in [0, size). */
   randomIndex: (size: number) => number;
   newCredentialId: () => string;
@@ -50,6 +52,8 @@ export interface IssuedCredentialRecord {
   holderThumbprint: string;
   issuedAt: number;
   revokedAt: number | null;
+  /** The latest moment it can be presented; null: it does not expire (docs/operations.md, "Expiry"). */
+  expiresAt: number | null;
 }
 
 export type RevocationTarget =

@@ -107,8 +107,8 @@ export interface OpsViews {
   keys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]>;
   /** Credentials a tenant issued in [from, to) (to null: up to now): a key's share is its time as the active key. */
   issuedBetween(tenant: string, from: number, to: number | null): Promise<number>;
-  /** Of those, the ones not revoked: what a superseded key must stay published for. */
-  outstandingBetween(tenant: string, from: number, to: number): Promise<number>;
+  /** Of those, the ones neither revoked nor expired at `now`: what a superseded key must stay published for. */
+  outstandingBetween(tenant: string, from: number, to: number, now: number): Promise<number>;
   /** Issuer keys superseded by a rotation and not retired yet, of every tenant, oldest first (at most `limit`). */
   supersededKeys(limit: number): Promise<KeyRow[]>;
 
@@ -120,4 +120,25 @@ export interface OpsViews {
   demoBreaches(limit: number): Promise<DemoBreach[]>;
   /** The audit entries of one action (`credential.revoked`, `key.rotated`), newest first (cursor: the seq). */
   auditEntries(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<AuditRow[]>;
+  /**
+   * Unrevoked credentials (`credentials`) or uncollected offers (`offers`) that expire in
+   * [from, to), per tenant and type, soonest first, at most `limit` groups; of one tenant or all.
+   */
+  expiring(
+    what: 'credentials' | 'offers',
+    tenant: string | null,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ExpiringGroup[]>;
+  /** Issuer keys that sign now (not superseded or retired) created before `before`, oldest first, at most `limit`. */
+  signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]>;
+}
+
+/** What expires in a window, of one tenant and type. */
+export interface ExpiringGroup {
+  tenant: string;
+  typeId: string;
+  count: number;
+  firstAt: number;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
+import { railSeconds } from './rail.ts';
 
 /** The hosted verifier's client id under the test rails' PUBLIC_URL. */
 export const CLIENT_ID = 'decentralized_identifier:did:web:rail.example.test';
@@ -48,7 +49,8 @@ export async function presentAndRead(
     nonce: string;
     state: string;
   };
-  const vp = await present(issued.credential, issued.key, names, { nonce: request.nonce });
+  // Dated by the rail's clock, which a suite may have moved on.
+  const vp = await present(issued.credential, issued.key, names, { nonce: request.nonce, iat: railSeconds(app) });
   await app.inject({
     method: 'POST',
     url: '/oid4vp/response',

@@ -38,6 +38,23 @@ async function seed(db: Db): Promise<void> {
           holder_thumbprint: `op-holder-${t}`,
           issued_at: AT,
           revoked_at: AT + 1,
+          expires_at: null,
+        })
+        .execute();
+      // And one that expires, unrevoked, issued just after the window the counts below read.
+      await db
+        .insertInto('issued_credentials')
+        .values({
+          id: `crd_opx${t}${k}`,
+          tenant: t,
+          type_id: `op-type-${t}`,
+          offer_id: `off_opx${t}${k}`,
+          list_seq: 960,
+          idx: 8 + k,
+          holder_thumbprint: `op-holder-${t}`,
+          issued_at: AT + 10,
+          revoked_at: null,
+          expires_at: AT + 1000,
         })
         .execute();
       await db
@@ -94,7 +111,17 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
         `${t}'s revocations only`,
       );
       assert.equal(await views.issuedBetween(t, AT, AT + 1), n + 1, `${t}'s issued count only`);
-      assert.equal(await views.outstandingBetween(t, AT, AT + 1), 0, `${t}'s own, all revoked`);
+      assert.equal(await views.outstandingBetween(t, AT, AT + 1, AT), 0, `${t}'s own, all revoked`);
+      assert.equal(await views.outstandingBetween(t, AT + 10, AT + 11, AT), n + 1, `${t}'s own unexpired ones`);
+      assert.equal(await views.outstandingBetween(t, AT + 10, AT + 11, AT + 1000), 0, 'expired ones are not outstanding');
+      assert.deepEqual(
+        (await views.expiring('credentials', t, AT, AT + 1001, 100)).map((g) => [g.tenant, g.typeId, g.count, g.firstAt]),
+        [[t, `op-type-${t}`, n + 1, AT + 1000]],
+        `${t}'s expiring credentials only`,
+      );
+      assert.ok((await views.expiring('offers', t, 0, Number.MAX_SAFE_INTEGER, 100)).every((g) => g.tenant === t));
+      const old = await views.signingKeysOlderThan(t, Number.MAX_SAFE_INTEGER, 100);
+      assert.ok(old.length > 0 && old.every((k) => k.tenant === t && k.supersededAt === null), `${t}'s signing keys only`);
       for (const kind of ['presentation', 'offer', 'delivery', 'lane', 'request', 'approval'] as const) {
         const stuck = await views.stuck(kind, t, Number.MAX_SAFE_INTEGER, 100);
         assert.ok(

@@ -94,7 +94,8 @@ const T = {
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
   keyRotation: 'SigningKeyStore and KeyStore: a rotation supersedes, and a retirement removes, the named tenant’s own key only',
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
-  types: 'CredentialTypeStore: create, get and list keep each tenant to its own types; catalog is every tenant’s, by design',
+  types:
+    'CredentialTypeStore: create, get, list and the validity calls keep each tenant to its own types; catalog is every tenant’s, by design',
   offers: 'OfferStore: create, get, findByCode and findByRef answer only the owning tenant',
   txAttempts: "OfferStore.claimTxAttempt counts only the owning tenant's attempts",
   withdraw: "OfferStore.withdraw ends only the owning tenant's unredeemed offer",
@@ -170,7 +171,15 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     retire: T.keyRotation,
   },
   AccessTokenStore: { findUsable: T.accessTokens, prune: T.sweeps },
-  CredentialTypeStore: { create: T.types, get: T.types, list: T.types, catalog: T.types },
+  CredentialTypeStore: {
+    create: T.types,
+    get: T.types,
+    list: T.types,
+    catalog: T.types,
+    validity: T.types,
+    setValidity: T.types,
+    validities: T.types,
+  },
   OfferStore: {
     create: T.offers,
     get: T.offers,
@@ -407,6 +416,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     auditEntries: O.ops,
     stuck: O.ops,
     demoBreaches: O.ops,
+    expiring: O.ops,
+    signingKeysOlderThan: O.ops,
   },
   PresentationTransactionStore: {
     create: T.transactions,
@@ -693,6 +704,7 @@ for (const factory of testDatabases()) {
         nonces: nonceHashes.map((hash) => ({ hash, expiresAt: TOKEN_EXPIRY })),
         holderThumbprints: nonceHashes.map((n) => `thumb-${n}`),
         lists: [],
+        expiresAt: null,
         now: COLLECT_AT,
         randomIndex: picker().randomIndex,
         newCredentialId: () => `crd-${++credentialIds}`,
@@ -796,6 +808,18 @@ for (const factory of testDatabases()) {
           ['beta', 'membership'],
           ['beta', 'badge'],
         ],
+      );
+      // A validity is the type's of its own tenant: setting alpha's leaves beta's same type id alone.
+      assert.equal(await types.setValidity('alpha', 'membership', 30, T0, 'operator:ana'), null);
+      assert.equal(await types.validity('alpha', 'membership'), 30);
+      assert.equal(await types.validity('beta', 'membership'), null, "alpha's validity is not beta's");
+      assert.equal(await types.setValidity('beta', 'membership', 7, T0, 'operator:ana'), null);
+      assert.equal(await types.setValidity('alpha', 'membership', null, T0 + 1, 'operator:ana'), 30);
+      assert.equal(await types.validity('beta', 'membership'), 7, "clearing alpha's leaves beta's");
+      assert.deepEqual(await types.validities('alpha'), []);
+      assert.deepEqual(
+        (await types.validities('beta')).map((v) => [v.tenant, v.typeId, v.validityDays]),
+        [['beta', 'membership', 7]],
       );
     });
 
@@ -1210,6 +1234,7 @@ for (const factory of testDatabases()) {
             holderThumbprint: 'thumb-n-alloc-b1',
             issuedAt: COLLECT_AT,
             revokedAt: R1,
+            expiresAt: null,
           } satisfies IssuedCredentialRecord,
         ],
         newlyRevoked: ['crd-alloc-b1'],

@@ -384,6 +384,7 @@ function operatorColumns(): HolderColumn[] {
     ['trusted_issuers', 'changed_by', 'the trust registry'],
     ['agent_heartbeats', 'reported_by', 'automation agents’ heartbeats'],
     ['backups', 'taken_by', 'backups taken'],
+    ['type_validity', 'set_by', 'credential types’ validity'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

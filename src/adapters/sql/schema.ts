@@ -185,6 +185,8 @@ export interface IssuedCredentialsTable {
   holder_thumbprint: string;
   issued_at: number;
   revoked_at: number | null;
+  /** The latest moment it can be presented (its type's validity when issued); null: no expiry (migration 0034). */
+  expires_at: number | null;
 }
 
 export interface PresentationTransactionsTable {
@@ -740,6 +742,7 @@ export interface Database {
   agent_heartbeats: AgentHeartbeatsTable;
   backups: BackupsTable;
   backup_drills: BackupDrillsTable;
+  type_validity: TypeValidityTable;
 }
 
 /** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
@@ -806,4 +809,14 @@ export interface BackupDrillsTable {
   ok: number;
   /** JSON: each check with its outcome and what it found. */
   checks: string;
+}
+
+/** A credential type's validity, set by operations (migration 0034). */
+export interface TypeValidityTable {
+  tenant: string;
+  type_id: string;
+  validity_days: number;
+  set_at: number;
+  /** The operator who set it, as the audit log names actors. */
+  set_by: string;
 }

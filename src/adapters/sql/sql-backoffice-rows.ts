@@ -26,7 +26,7 @@ export const json = (text: string): Record<string, unknown> => {
 /** The holder's thumbprint is blanked (empty) when it erases its account: read as no account. */
 const account: Conv<string | null, string> = { write: (v) => v ?? '', read: (v) => (v === '' ? null : (v as string)) };
 export const toCredential = rowCodec<CredentialRow, IssuedCredentialsTable>()(
-  'id tenant typeId offerId listSeq idx issuedAt revokedAt',
+  'id tenant typeId offerId listSeq idx issuedAt revokedAt expiresAt',
   { accountId: col('holder_thumbprint', account) },
 ).record;
 
@@ -40,6 +40,7 @@ export const CREDENTIAL_COLUMNS = [
   'issued_credentials.holder_thumbprint',
   'issued_credentials.issued_at',
   'issued_credentials.revoked_at',
+  'issued_credentials.expires_at',
 ] as const;
 
 export const OFFER_COLUMNS = [

@@ -24,7 +24,7 @@ class Refused extends Error {
 }
 
 const toRecord = rowCodec<IssuedCredentialRecord, IssuedCredentialsTable>()(
-  'id tenant typeId offerId listSeq idx holderThumbprint issuedAt revokedAt',
+  'id tenant typeId offerId listSeq idx holderThumbprint issuedAt revokedAt expiresAt',
   {},
 ).record;
 
@@ -45,8 +45,8 @@ const eraseSubject = new Statement(
 );
 // Only a taken index is skipped; any other conflict (a duplicate id) still fails.
 const recordCredential = new Statement(
-  'insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at, revoked_at) ' +
-    'values (?, ?, ?, ?, ?, ?, ?, ?, null) on conflict (tenant, list_seq, idx) do nothing',
+  'insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at, revoked_at, expires_at) ' +
+    'values (?, ?, ?, ?, ?, ?, ?, ?, null, ?) on conflict (tenant, list_seq, idx) do nothing',
 );
 const newestList = new Statement<{ seq: number; size: number; capacity: number; allocated: number }>(
   'select seq, size, capacity, allocated from status_lists where tenant = ? order by seq desc limit 1',
@@ -109,6 +109,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         slot.idx,
         holderThumbprint,
         c.now,
+        c.expiresAt,
       ]);
       if (inserted === 1) return slot;
     }

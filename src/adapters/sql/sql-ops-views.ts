@@ -3,6 +3,7 @@ import type { PageWindow } from '../../core/page.ts';
 import type {
   AuditRow,
   DemoBreach,
+  ExpiringGroup,
   JobLeaseRow,
   KeyRow,
   MailRates,
@@ -34,6 +35,7 @@ const STUCK_SOURCES: Record<StuckKind, { table: string; tenant: string | null; d
   approval: { table: 'approvals', tenant: 'tenant', due: 'expires_at', stuck: "state = 'pending'" },
 };
 
+const KEY_COLUMNS = ['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'] as const;
 const keyRow = (r: {
   tenant: string;
   kid: string;
@@ -142,7 +144,7 @@ export class SqlOpsViews implements OpsViews {
   async keys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]> {
     const rows = await this.db
       .selectFrom('signing_keys')
-      .select(['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'])
+      .select(KEY_COLUMNS)
       .where(inTenant(tenant))
       .where(inWindow('created_at', page))
       .where(pastCursor(['created_at', 'kid'], page.after, 'desc'))
@@ -156,7 +158,7 @@ export class SqlOpsViews implements OpsViews {
   async supersededKeys(limit: number): Promise<KeyRow[]> {
     const rows = await this.db
       .selectFrom('signing_keys')
-      .select(['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'])
+      .select(KEY_COLUMNS)
       .where('purpose', '=', 'issuer')
       .where('superseded_at', 'is not', null)
       .where('retired_at', 'is', null)
@@ -166,7 +168,7 @@ export class SqlOpsViews implements OpsViews {
     return rows.map(keyRow);
   }
 
-  async outstandingBetween(tenant: string, from: number, to: number): Promise<number> {
+  async outstandingBetween(tenant: string, from: number, to: number, now: number): Promise<number> {
     const row = await this.db
       .selectFrom('issued_credentials')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -174,6 +176,7 @@ export class SqlOpsViews implements OpsViews {
       .where('issued_at', '>=', from)
       .where('issued_at', '<', to)
       .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .executeTakeFirstOrThrow();
     return num(row.n);
   }
@@ -285,5 +288,46 @@ export class SqlOpsViews implements OpsViews {
       target: r.target ?? '',
       detail: json(r.detail),
     }));
+  }
+
+  async expiring(
+    what: 'credentials' | 'offers',
+    tenant: string | null,
+    from: number,
+    to: number,
+    limit: number,
+  ): Promise<ExpiringGroup[]> {
+    // Both tables have tenant, type_id and expires_at; what ends each one's life differs.
+    const [table, ended] = what === 'credentials' ? ['issued_credentials', 'revoked_at'] : ['offers', 'collected_at'];
+    const rows = await this.db
+      .selectFrom(table as 'offers')
+      .where(sql.ref(ended), 'is', null)
+      .select((eb) => ['tenant', 'type_id', eb.fn.countAll<number | string>().as('n'), eb.fn.min('expires_at').as('first_at')])
+      .where('expires_at', '>=', from)
+      .where('expires_at', '<', to)
+      .where(inTenant(tenant))
+      .groupBy(['tenant', 'type_id'])
+      .orderBy('first_at')
+      .orderBy('tenant')
+      .orderBy('type_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, count: num(r.n), firstAt: num(r.first_at) }));
+  }
+
+  async signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where('purpose', '=', 'issuer')
+      .where('superseded_at', 'is', null)
+      .where('retired_at', 'is', null)
+      .where('created_at', '<', before)
+      .where(inTenant(tenant))
+      .orderBy('created_at')
+      .orderBy('kid')
+      .limit(limit)
+      .execute();
+    return rows.map(keyRow);
   }
 }

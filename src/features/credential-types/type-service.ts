@@ -34,9 +34,19 @@ export const claimView = (c: ClaimSpec): ClaimView => ({
   ...(c.options ? { options: c.options } : {}),
 });
 
-/** Credential types (docs/credential-types.md): registered whole, immutable, addressed by typeId. */
+/** How long a process keeps a type's validity before reading it again (docs/operations.md, "Expiry"). */
+export const VALIDITY_TTL_MS = 30_000;
+/** The longest validity a type may have, in days (ten years). */
+export const MAX_VALIDITY_DAYS = 3650;
+
+/**
+ * Credential types (docs/credential-types.md): registered whole, immutable, addressed by typeId.
+ * Beside each, operations may set a validity (docs/operations.md, "Expiry"): the credentials
+ * issued under it from then on carry an `exp`.
+ */
 export class TypeService {
   private readonly cache = new Map<string, CredentialTypeRecord>();
+  private readonly validityCache = new Map<string, { days: number | null; until: number }>();
 
   constructor(
     private readonly types: CredentialTypeStore,
@@ -117,6 +127,43 @@ export class TypeService {
 
   list(tenant: string): Promise<CredentialTypeRecord[]> {
     return this.types.list(tenant);
+  }
+
+  /**
+   * The type's validity in days, or null: read again at most every VALIDITY_TTL_MS, so a change
+   * reaches every process within that.
+   */
+  async validityOf(tenant: string, typeId: string): Promise<number | null> {
+    const key = `${tenant}\u0000${typeId}`;
+    const now = this.clock.now();
+    const cached = this.validityCache.get(key);
+    if (cached && cached.until > now) return cached.days;
+    const days = await this.types.validity(tenant, typeId);
+    this.validityCache.set(key, { days, until: now + VALIDITY_TTL_MS });
+    return days;
+  }
+
+  /** Sets (or with null clears) a type's validity, audited as `type.validity.set`. */
+  async setValidity(tenant: string, typeId: string, days: number | null, actor: Actor, actorName: string) {
+    await this.get(tenant, typeId);
+    const { previous, auditSeq } = await this.uow.run(async ({ types, audit }) => {
+      const previous = await types.setValidity(tenant, typeId, days, this.clock.now(), actorName);
+      const auditSeq = await audit.append({
+        actor,
+        action: 'type.validity.set',
+        tenant,
+        target: typeId,
+        detail: { validityDays: days, previousDays: previous },
+      });
+      return { previous, auditSeq };
+    });
+    afterCommit(() => this.validityCache.delete(`${tenant}\u0000${typeId}`));
+    return { previous, auditSeq };
+  }
+
+  /** The types that have a validity, of one tenant or every one. */
+  validities(tenant: string | null) {
+    return this.types.validities(tenant);
   }
 
   /** Every tenant's types (the public verification catalog). */

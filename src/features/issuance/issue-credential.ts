@@ -28,6 +28,7 @@ export const STATUS_BLOCK = 128;
 /** iat is set back by a random amount up to this, so credentials of one batch are not linkable. */
 const IAT_JITTER_S = 300;
 const MAX_DECOYS = 3;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const badNonce = () =>
   new ServiceError('invalid_nonce', 'A proof carries a c_nonce that is unknown, used or expired; fetch a fresh one.');
@@ -88,6 +89,8 @@ export class CredentialIssuer {
     const disclosed = keys.map(() =>
       discloseClaims(disclosable(type.claims, subject), pooledRandomBytes, randomInt(1, MAX_DECOYS + 1)),
     );
+    const validityDays = await this.types.validityOf(tenant, type.typeId);
+    const expiresAt = validityDays === null ? null : now + validityDays * DAY_MS;
     const lists = await this.slots.take(tenant, keys.length);
     // The collection and its credential.issued events commit together.
     const issued = await this.uow.run(async ({ ledger, events }) => {
@@ -101,6 +104,7 @@ export class CredentialIssuer {
           holderThumbprints: keys.map((k) => k.thumbprint),
           lists,
           now,
+          expiresAt,
           randomIndex: (size) => randomInt(size),
           newCredentialId: () => this.ids.mint('credential'),
         },
@@ -114,6 +118,8 @@ export class CredentialIssuer {
               {
                 iss: did,
                 iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
+                // Set back like iat, so that the credentials of one batch do not share an exp either.
+                ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - randomInt(IAT_JITTER_S) }),
                 vct,
                 cnf: { jwk: key.jwk },
                 status: { status_list: { idx: slot.idx, uri: this.urls.statusList(tenant, slot.listSeq) } },

@@ -438,6 +438,7 @@ export function collectFor<T = boolean>(
       tokenHash: (call.token_hash as string | undefined) ?? (row.token_hash as string),
       nonces: [{ hash: (call.nonce as string | undefined) ?? hash(), expiresAt: LATER }],
       holderThumbprints: (call.holderThumbprints as string[] | undefined) ?? [],
+      expiresAt: null,
       lists: (call.lists as ListRef[] | undefined) ?? [],
       now: NOW,
       randomIndex: () => 0,

@@ -111,6 +111,7 @@ export const PURPOSES: readonly Purpose[] = [
       'trusted_issuers',
       'agent_heartbeats',
       'backups',
+      'type_validity',
       'outbox',
       'webhook_deliveries',
     ],

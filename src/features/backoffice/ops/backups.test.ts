@@ -215,8 +215,6 @@ for (const factory of testDatabases()) {
     });
 
     test('restore: backup, destroy, restore, serve: an old credential still verifies and revokes', async () => {
-      // The holder's key-binding JWT is dated by the real clock: the rail's, moved a day on above, comes back to it.
-      now = Date.now();
       const taken = await takeBackup();
       const beforeLoss = await verifies(issuedBefore);
       assert.equal(beforeLoss.ok, true, JSON.stringify(beforeLoss));

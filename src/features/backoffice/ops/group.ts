@@ -1,6 +1,7 @@
 import { LocalKeyStore } from '../../../adapters/crypto/local-key-store.ts';
 import { APP_ROOT } from '../../../app/start.ts';
 import type { RouteGroup } from '../../../http/route.ts';
+import { credentialTypesModule } from '../../credential-types/module.ts';
 import { depositsModule } from '../../deposits/module.ts';
 import { didWebUrl, readDidDocument } from '../../issuer-trust/did-web-resolver.ts';
 import { issuerTrustModule } from '../../issuer-trust/module.ts';
@@ -14,6 +15,7 @@ import { agentRoutes, consoleStateRoutes } from './console-routes.ts';
 import { Deployment } from './deployment.ts';
 import { DidDrift } from './did-drift.ts';
 import { driftRoutes } from './drift-routes.ts';
+import { expiryRoutes } from './expiry-routes.ts';
 import { OpsHealth } from './health.ts';
 import { healthRoutes } from './health-routes.ts';
 import { RETIREMENT, retireSuperseded, rotateAction } from './rotation.ts';
@@ -34,7 +36,12 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * agents' reports (agents.ts, console-routes.ts).
  */
 export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => {
-  const [status, tenants, trust] = await Promise.all([ctx.use(statusModule), ctx.use(tenantsModule), ctx.use(issuerTrustModule)]);
+  const [status, tenants, trust, types] = await Promise.all([
+    ctx.use(statusModule),
+    ctx.use(tenantsModule),
+    ctx.use(issuerTrustModule),
+    ctx.use(credentialTypesModule),
+  ]);
   const views = stores.ops;
   const clockNow = () => ctx.clock.now();
   const health = new OpsHealth({
@@ -119,9 +126,10 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
         clockNow,
       }),
       ...trustRoutes(trust),
-      ...rotationRoutes(views, tenants),
+      ...rotationRoutes(views, tenants, clockNow),
       ...upkeepRoutes(views, clockNow),
       ...backupRoutes(backups, stores.backups),
+      ...expiryRoutes({ views, types, tenants, clockNow }),
       ...driftRoutes(
         new DidDrift({
           keys: ctx.keys,

@@ -11,7 +11,7 @@ import { RotationView } from './schemas.ts';
 const AWAITING_SHOWN = 200;
 
 /** `GET /ops/rotation` (docs/operations.md, "Key rotation"): the keys awaiting retirement, and the rotations made. */
-export function rotationRoutes(views: OpsViews, tenants: TenantService) {
+export function rotationRoutes(views: OpsViews, tenants: TenantService, clockNow: () => number) {
   return [
     defineRoute({
       ...opsGet(`${BASE}/rotation`),
@@ -29,7 +29,12 @@ export function rotationRoutes(views: OpsViews, tenants: TenantService) {
             issuerDid: tenants.didOf(k.tenant),
             kid: k.kid,
             supersededAt: iso(k.supersededAt ?? 0),
-            outstanding: await views.outstandingBetween(k.tenant, k.createdAt, (k.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS),
+            outstanding: await views.outstandingBetween(
+              k.tenant,
+              k.createdAt,
+              (k.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS,
+              clockNow(),
+            ),
           });
         }
         const shown = await auditPage(views, 'key.rotated', request, (r) => ({

@@ -78,7 +78,8 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params> {
 /**
  * The retirement job: a superseded issuer key leaves the DID document once no credential it
  * signed can still be presented, that is once every credential the tenant issued while it signed
- * is revoked (our credentials carry no expiry). Each retirement is audited (`key.retired`).
+ * is revoked or past its expiry (docs/operations.md, "Expiry"); one without expiry keeps it
+ * published until it is revoked. Each retirement is audited (`key.retired`).
  */
 export async function retireSuperseded(deps: RotationDeps): Promise<number> {
   let retired = 0;
@@ -86,7 +87,7 @@ export async function retireSuperseded(deps: RotationDeps): Promise<number> {
     // A process may have signed with it for a while after the rotation (the key store's cache).
     const until = (key.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS;
     if (until > deps.clock.now()) continue;
-    if ((await deps.views.outstandingBetween(key.tenant, key.createdAt, until)) > 0) continue;
+    if ((await deps.views.outstandingBetween(key.tenant, key.createdAt, until, deps.clock.now())) > 0) continue;
     await deps.uow.run(async ({ audit }) => {
       if (!(await deps.keys.retire(key.tenant, key.kid))) return;
       retired++;

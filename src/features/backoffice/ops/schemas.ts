@@ -287,3 +287,39 @@ export const DrillView = Type.Object({
     }),
   ),
 });
+
+const Expiring = Type.Object({
+  tenant: Type.String(),
+  typeId: Type.String(),
+  count: Type.Integer(),
+  firstExpiresAt: DateTimeView,
+});
+
+export const ExpiryView = Type.Object({
+  checkedAt: DateTimeView,
+  until: DateTimeView,
+  complete: Type.Boolean({ description: 'False when a list was cut at 200 entries.' }),
+  credentials: Type.Array(Expiring, { description: 'Unrevoked credentials expiring in the window, per tenant and type.' }),
+  offers: Type.Array(Expiring, { description: 'Offers not collected yet that expire in the window.' }),
+  keys: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      issuerDid: Type.String(),
+      kid: Type.String(),
+      createdAt: DateTimeView,
+      rotateBy: DateTimeView,
+      overdue: Type.Boolean(),
+    }),
+    { description: 'Signing keys whose rotation falls due in the window (or is overdue).' },
+  ),
+  types: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      typeId: Type.String(),
+      validityDays: Type.Integer(),
+      setAt: DateTimeView,
+      setBy: Type.String(),
+    }),
+    { description: 'Every type with a validity.' },
+  ),
+});

@@ -1,0 +1,119 @@
+import { Type } from '@sinclair/typebox';
+import { actorLabel } from '../../../core/actor.ts';
+import { ServiceError } from '../../../core/errors.ts';
+import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import type { OpsViews } from '../../../ports/ops-views.ts';
+import { TypeId } from '../../credential-types/routes.ts';
+import { MAX_VALIDITY_DAYS, type TypeService } from '../../credential-types/type-service.ts';
+import type { TenantService } from '../../tenants/tenant-service.ts';
+import { actorOf, BASE, opsGet, opsPost } from './routes-common.ts';
+import { ExpiryView } from './schemas.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A tenant's signing key is due for rotation at this age (docs/operations.md, "Expiry"). */
+export const KEY_ROTATION_DAYS = 365;
+/** Groups or keys shown per list, at most; `complete` says whether any list was cut. */
+const SHOWN = 200;
+
+/** What expires soon, and a type's validity (docs/operations.md, "Expiry"). */
+export function expiryRoutes(deps: { views: OpsViews; types: TypeService; tenants: TenantService; clockNow: () => number }) {
+  const { views, types, tenants, clockNow } = deps;
+  return [
+    defineRoute({
+      ...opsGet(`${BASE}/expiry`),
+      scope: LIST_SCOPE,
+      summary: 'Credentials, offers and signing keys approaching expiry or rotation, and each type’s validity.',
+      querystring: Type.Object(
+        {
+          tenant: Type.Optional(Slug),
+          withinDays: Type.Optional(
+            Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: 'How far ahead to look, 1 to 365 days; default 30.' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: 'What expires within the window.', schema: ExpiryView }, ...OPERATOR_ERRORS },
+      handler: async (request) => {
+        const now = clockNow();
+        const withinDays = Number(request.query.withinDays ?? 30);
+        if (withinDays > 365) throw new ServiceError('invalid_request', 'querystring/withinDays must be 1 to 365.');
+        const until = now + withinDays * DAY_MS;
+        const tenant = listTenant(request);
+        const [credentials, offers, keys, validities] = await Promise.all([
+          views.expiring('credentials', tenant, now, until, SHOWN + 1),
+          views.expiring('offers', tenant, now, until, SHOWN + 1),
+          views.signingKeysOlderThan(tenant, until - KEY_ROTATION_DAYS * DAY_MS, SHOWN + 1),
+          types.validities(tenant),
+        ]);
+        const group = (g: (typeof credentials)[number]) => ({
+          tenant: g.tenant,
+          typeId: g.typeId,
+          count: g.count,
+          firstExpiresAt: iso(g.firstAt),
+        });
+        return {
+          checkedAt: iso(now),
+          until: iso(until),
+          complete: [credentials, offers, keys].every((l) => l.length <= SHOWN),
+          credentials: credentials.slice(0, SHOWN).map(group),
+          offers: offers.slice(0, SHOWN).map(group),
+          keys: keys.slice(0, SHOWN).map((k) => {
+            const rotateBy = k.createdAt + KEY_ROTATION_DAYS * DAY_MS;
+            return {
+              tenant: k.tenant,
+              issuerDid: tenants.didOf(k.tenant),
+              kid: k.kid,
+              createdAt: iso(k.createdAt),
+              rotateBy: iso(rotateBy),
+              overdue: rotateBy <= now,
+            };
+          }),
+          types: validities.map((v) => ({
+            tenant: v.tenant,
+            typeId: v.typeId,
+            validityDays: v.validityDays,
+            setAt: iso(v.setAt),
+            setBy: v.setBy,
+          })),
+        };
+      },
+    }),
+    defineRoute({
+      ...opsPost(`${BASE}/expiry-dates`),
+      scope: { tenantIn: 'body' },
+      summary: 'Set (or clear) how long a credential type’s credentials stay valid: those issued from then on carry an exp.',
+      body: Type.Object(
+        {
+          tenant: Slug,
+          typeId: TypeId,
+          validityDays: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_VALIDITY_DAYS }), Type.Null()], {
+            description: `Days from issuance, 1 to ${MAX_VALIDITY_DAYS}; null: credentials of the type do not expire.`,
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: {
+          description: 'The validity set, and the one it replaced.',
+          schema: AdminMutation({
+            tenant: Type.String(),
+            typeId: Type.String(),
+            validityDays: Type.Union([Type.Integer(), Type.Null()]),
+            previousDays: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+        },
+        ...OPERATOR_ERRORS,
+        404: errorResponse('unknown_tenant or unknown_type'),
+      },
+      handler: async (request) => {
+        const { tenant, typeId, validityDays } = request.body;
+        const actor = actorOf(request);
+        await tenants.existing(tenant);
+        const { previous, auditSeq } = await types.setValidity(tenant, typeId, validityDays, actor, actorLabel(actor));
+        return { ok: true as const, auditSeq, tenant, typeId, validityDays, previousDays: previous };
+      },
+    }),
+  ];
+}
