@@ -133,6 +133,23 @@ export interface OpsViews {
   ): Promise<ExpiringGroup[]>;
   /** Issuer keys that sign now (not superseded or retired) created before `before`, oldest first, at most `limit`. */
   signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]>;
+  /**
+   * Offers created since `since`, per tenant and type: how many, how many were redeemed for a
+   * token and how many collected (at most `limit` groups, the busiest first).
+   */
+  issuanceFunnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]>;
+  /**
+   * Hosted presentations opened since `since` (a day's midnight), per tenant and type: the
+   * swept ones' daily counts and the live ones together (at most `limit` groups, the busiest first).
+   */
+  verificationFunnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]>;
+}
+
+/** One funnel of a tenant and type: its steps' counts, in order (offer, token, credential; request, response, accepted). */
+export interface FunnelRow {
+  tenant: string;
+  typeId: string;
+  steps: [number, number, number];
 }
 
 /** What expires in a window, of one tenant and type. */

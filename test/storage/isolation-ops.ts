@@ -21,6 +21,10 @@ export const OPS_CASES = {
 async function seed(db: Db): Promise<void> {
   for (const [n, t] of TENANTS.entries()) {
     await db
+      .insertInto('verification_counts')
+      .values({ day: AT - (AT % 86_400_000), tenant: t, type_id: `op-type-${t}`, requests: n + 1, responses: n + 1, accepted: n })
+      .execute();
+    await db
       .insertInto('status_lists')
       .values({ tenant: t, seq: 960, size: 16, capacity: 8, allocated: 3, created_at: AT })
       .execute();
@@ -120,6 +124,17 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
         `${t}'s expiring credentials only`,
       );
       assert.ok((await views.expiring('offers', t, 0, Number.MAX_SAFE_INTEGER, 100)).every((g) => g.tenant === t));
+      assert.deepEqual(
+        (await views.verificationFunnel(t, 0, 100)).filter((f) => f.typeId.startsWith('op-type')),
+        [{ tenant: t, typeId: `op-type-${t}`, steps: [n + 1, n + 1, n] }],
+        `${t}'s rolled-up verifications only`,
+      );
+      for (const funnel of [await views.issuanceFunnel(t, 0, 100), await views.verificationFunnel(t, 0, 100)]) {
+        assert.ok(
+          funnel.every((f) => f.tenant === t),
+          `${t}'s funnels only`,
+        );
+      }
       const old = await views.signingKeysOlderThan(t, Number.MAX_SAFE_INTEGER, 100);
       assert.ok(old.length > 0 && old.every((k) => k.tenant === t && k.supersededAt === null), `${t}'s signing keys only`);
       for (const kind of ['presentation', 'offer', 'delivery', 'lane', 'request', 'approval'] as const) {

@@ -418,6 +418,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     demoBreaches: O.ops,
     expiring: O.ops,
     signingKeysOlderThan: O.ops,
+    issuanceFunnel: O.ops,
+    verificationFunnel: O.ops,
   },
   PresentationTransactionStore: {
     create: T.transactions,

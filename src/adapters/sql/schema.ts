@@ -743,6 +743,7 @@ export interface Database {
   backups: BackupsTable;
   backup_drills: BackupDrillsTable;
   type_validity: TypeValidityTable;
+  verification_counts: VerificationCountsTable;
 }
 
 /** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
@@ -819,4 +820,16 @@ export interface TypeValidityTable {
   set_at: number;
   /** The operator who set it, as the audit log names actors. */
   set_by: string;
+}
+
+/** Hosted presentation transactions rolled up before the sweep deletes them (migration 0035). */
+export interface VerificationCountsTable {
+  /** The UTC day the transactions were opened, as epoch milliseconds of its midnight. */
+  day: number;
+  tenant: string;
+  type_id: string;
+  requests: number;
+  /** Answered by a wallet (an accepted or refused presentation, or a wallet error). */
+  responses: number;
+  accepted: number;
 }

@@ -4,6 +4,7 @@ import type {
   AuditRow,
   DemoBreach,
   ExpiringGroup,
+  FunnelRow,
   JobLeaseRow,
   KeyRow,
   MailRates,
@@ -329,5 +330,55 @@ export class SqlOpsViews implements OpsViews {
       .limit(limit)
       .execute();
     return rows.map(keyRow);
+  }
+
+  async issuanceFunnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]> {
+    const rows = await this.db
+      .selectFrom('offers')
+      .select((eb) => [
+        'tenant',
+        'type_id',
+        eb.fn.countAll<number | string>().as('offered'),
+        eb.fn.count<number | string>('redeemed_at').as('redeemed'),
+        eb.fn.count<number | string>('collected_at').as('collected'),
+      ])
+      .where('created_at', '>=', since)
+      .where(inTenant(tenant))
+      .groupBy(['tenant', 'type_id'])
+      .orderBy('offered', 'desc')
+      .orderBy('tenant')
+      .orderBy('type_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, steps: [num(r.offered), num(r.redeemed), num(r.collected)] }));
+  }
+
+  async verificationFunnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]> {
+    // The live transactions and the swept ones' daily counts, added per tenant and type.
+    const rows = await sql<{
+      tenant: string;
+      type_id: string;
+      requests: number | string;
+      responses: number | string;
+      accepted: number | string;
+    }>`
+      select tenant, type_id, sum(requests) as requests, sum(responses) as responses, sum(accepted) as accepted from (
+        select tenant, type_id, requests, responses, accepted from verification_counts
+        where day >= ${since} and ${inTenant(tenant)}
+        union all
+        select type_tenant, type_id, count(*), count(completed_at),
+               sum(case when substr(outcome, 1, 10) = '{"ok":true' then 1 else 0 end)
+        from presentation_transactions
+        where created_at >= ${since} and ${inTenant(tenant, 'type_tenant')}
+        group by type_tenant, type_id
+      ) as funnel
+      group by tenant, type_id
+      order by sum(requests) desc, tenant, type_id
+      limit ${limit}`.execute(this.db);
+    return rows.rows.map((r) => ({
+      tenant: r.tenant,
+      typeId: r.type_id,
+      steps: [num(r.requests), num(r.responses), num(r.accepted)],
+    }));
   }
 }

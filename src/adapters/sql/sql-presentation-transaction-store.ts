@@ -1,9 +1,12 @@
-import type { Selectable } from 'kysely';
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
 import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { Db } from './connect.ts';
 import { asIs, col, json, rowCodec } from './row-codec.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
+import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
   'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid',
@@ -83,7 +86,10 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
   }
 
   async sweep(now: number): Promise<void> {
-    await this.db.deleteFrom('presentation_transactions').where('expires_at', '<=', now).execute();
+    await atomically(this.db, async (trx) => {
+      await rollUp(trx, sql`expires_at <= ${now}`);
+      await trx.deleteFrom('presentation_transactions').where('expires_at', '<=', now).execute();
+    });
   }
 
   async evictBeyond(cap: number): Promise<number> {
@@ -97,15 +103,29 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       .offset(cap)
       .executeTakeFirst();
     if (!edge) return 0;
-    const result = await this.db
-      .deleteFrom('presentation_transactions')
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '<', edge.created_at),
-          eb.and([eb('created_at', '=', edge.created_at), eb('id', '<=', edge.id)]),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const evicted = sql<SqlBool>`(created_at < ${edge.created_at} or (created_at = ${edge.created_at} and id <= ${edge.id}))`;
+    return atomically(this.db, async (trx) => {
+      await rollUp(trx, evicted);
+      const result = await trx.deleteFrom('presentation_transactions').where(evicted).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
   }
+}
+
+/**
+ * Adds the transactions `where` selects to the daily counts (docs/operations.md, "Wire
+ * funnels"), in the transaction that deletes them. An outcome is stored as the JSON its record
+ * is written as, `ok` its first member (sql-presentation-transaction-store's `complete`).
+ */
+function rollUp(db: Db, where: Expression<SqlBool>) {
+  return sql`
+    insert into verification_counts (day, tenant, type_id, requests, responses, accepted)
+    select created_at - (created_at % ${DAY_MS}), type_tenant, type_id, count(*), count(completed_at),
+           sum(case when substr(outcome, 1, 10) = '{"ok":true' then 1 else 0 end)
+    from presentation_transactions where ${where}
+    group by 1, 2, 3
+    on conflict (day, tenant, type_id) do update set
+      requests = verification_counts.requests + excluded.requests,
+      responses = verification_counts.responses + excluded.responses,
+      accepted = verification_counts.accepted + excluded.accepted`.execute(db);
 }

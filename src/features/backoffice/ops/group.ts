@@ -16,6 +16,7 @@ import { Deployment } from './deployment.ts';
 import { DidDrift } from './did-drift.ts';
 import { driftRoutes } from './drift-routes.ts';
 import { expiryRoutes } from './expiry-routes.ts';
+import { funnelRoutes } from './funnel-routes.ts';
 import { OpsHealth } from './health.ts';
 import { healthRoutes } from './health-routes.ts';
 import { RETIREMENT, retireSuperseded, rotateAction } from './rotation.ts';
@@ -130,6 +131,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
       ...upkeepRoutes(views, clockNow),
       ...backupRoutes(backups, stores.backups),
       ...expiryRoutes({ views, types, tenants, clockNow }),
+      ...funnelRoutes(views, clockNow),
       ...driftRoutes(
         new DidDrift({
           keys: ctx.keys,

@@ -323,3 +323,33 @@ export const ExpiryView = Type.Object({
     { description: 'Every type with a validity.' },
   ),
 });
+
+const Rate = Nullable(Type.Number({ description: 'This step’s count over the step before; null when that was 0.' }));
+
+export const FunnelsView = Type.Object({
+  since: DateTimeView,
+  until: DateTimeView,
+  complete: Type.Boolean({ description: 'False when a list was cut at 200 funnels.' }),
+  issuance: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      typeId: Type.String(),
+      offers: Type.Integer({ description: 'Offers created in the window.' }),
+      tokens: Type.Integer({ description: 'Of those, redeemed for an access token.' }),
+      credentials: Type.Integer({ description: 'Of those, collected as credentials.' }),
+      tokensRate: Rate,
+      credentialsRate: Rate,
+    }),
+  ),
+  verification: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      typeId: Type.String(),
+      requests: Type.Integer({ description: 'Hosted presentations opened in the window.' }),
+      responses: Type.Integer({ description: 'Of those, answered by a wallet.' }),
+      accepted: Type.Integer({ description: 'Of those, accepted.' }),
+      responsesRate: Rate,
+      acceptedRate: Rate,
+    }),
+  ),
+});

@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../../core/errors.ts';
+import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
+import { defineRoute } from '../../../http/route.ts';
+import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import type { OpsViews } from '../../../ports/ops-views.ts';
+import { BASE, opsGet } from './routes-common.ts';
+import { FunnelsView } from './schemas.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How far back a funnel may look, in days: the window, and so the rows counted, is bounded. */
+export const FUNNEL_MAX_DAYS = 90;
+/** Funnels (tenant and type) shown per kind, the busiest first. */
+const SHOWN = 200;
+
+/** A step's share of the step before it, or null when nothing reached that one. */
+const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 1000) / 1000);
+
+/** Wire funnels (docs/operations.md, "Wire funnels"). */
+export function funnelRoutes(views: OpsViews, clockNow: () => number) {
+  return [
+    defineRoute({
+      ...opsGet(`${BASE}/wire-funnels`),
+      scope: LIST_SCOPE,
+      summary: 'Offer → token → credential and request → response → accepted, per tenant and type, over whole UTC days.',
+      querystring: Type.Object(
+        {
+          tenant: Type.Optional(Slug),
+          days: Type.Optional(
+            Type.String({
+              pattern: '^[1-9][0-9]?$',
+              description: `Whole UTC days back, today included: 1 to ${FUNNEL_MAX_DAYS}; default 7.`,
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      responses: { 200: { description: 'The funnels of the window.', schema: FunnelsView }, ...OPERATOR_ERRORS },
+      handler: async (request) => {
+        const now = clockNow();
+        const days = Number(request.query.days ?? 7);
+        if (days > FUNNEL_MAX_DAYS)
+          throw new ServiceError('invalid_request', `querystring/days must be 1 to ${FUNNEL_MAX_DAYS}.`);
+        const since = now - (now % DAY_MS) - (days - 1) * DAY_MS;
+        const tenant = listTenant(request);
+        const [issuance, verification] = await Promise.all([
+          views.issuanceFunnel(tenant, since, SHOWN + 1),
+          views.verificationFunnel(tenant, since, SHOWN + 1),
+        ]);
+        return {
+          since: iso(since),
+          until: iso(now),
+          complete: issuance.length <= SHOWN && verification.length <= SHOWN,
+          issuance: issuance.slice(0, SHOWN).map(({ tenant, typeId, steps: [offers, tokens, credentials] }) => ({
+            tenant,
+            typeId,
+            offers,
+            tokens,
+            credentials,
+            tokensRate: rate(tokens, offers),
+            credentialsRate: rate(credentials, tokens),
+          })),
+          verification: verification.slice(0, SHOWN).map(({ tenant, typeId, steps: [requests, responses, accepted] }) => ({
+            tenant,
+            typeId,
+            requests,
+            responses,
+            accepted,
+            responsesRate: rate(responses, requests),
+            acceptedRate: rate(accepted, responses),
+          })),
+        };
+      },
+    }),
+  ];
+}
