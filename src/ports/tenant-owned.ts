@@ -5,6 +5,7 @@ import type { AttentionViews, CatalogueViews, SearchViews, SubjectViews } from '
 import type { ChannelStore } from './channel-store.ts';
 import type { ComplianceStore } from './compliance-store.ts';
 import type { CredentialTypeStore } from './credential-type-store.ts';
+import type { DemoFixtureStore } from './demo-fixtures.ts';
 import type { DepositStore } from './deposit-store.ts';
 import type { DirectoryStore } from './directory-store.ts';
 import type { IncidentStore } from './incident-store.ts';
@@ -61,6 +62,7 @@ export interface TenantOwnedPorts {
   IncidentStore: IncidentStore;
   OpsViews: OpsViews;
   AgentStore: AgentStore;
+  DemoFixtureStore: DemoFixtureStore;
 }
 
 /**

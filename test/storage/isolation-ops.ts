@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlAgentStore } from '../../src/adapters/sql/sql-agent-store.ts';
+import { SqlDemoFixtures } from '../../src/adapters/sql/sql-demo-fixtures.ts';
 import { SqlOpsViews } from '../../src/adapters/sql/sql-ops-views.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;
@@ -15,6 +16,7 @@ const AT = 1_770_000_000_000;
 
 export const OPS_CASES = {
   agents: 'AgentStore: an agent’s heartbeats are its tenant’s, counted against its tenant’s limit only',
+  fixtures: 'DemoFixtureStore: clearing a demonstration tenant deletes its rows only, and a tenant that is not one is refused',
   ops: 'OpsViews: a tenant’s keys, status lists, revocations and issued count are its own only; health, backlogs and comms rates are the platform’s, by design',
 } as const;
 
@@ -80,6 +82,59 @@ async function seed(db: Db): Promise<void> {
 }
 
 export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) => void, db: () => Db): void {
+  isolated(OPS_CASES.fixtures, async () => {
+    const store = new SqlDemoFixtures(db());
+    const rowsOf = async (tenant: string) =>
+      (
+        await db()
+          .selectFrom('members')
+          .select('account_id')
+          .where('tenant', '=', tenant)
+          .where('account_id', 'like', 'fixture-member-%')
+          .execute()
+      ).length;
+    await db()
+      .insertInto('tenants')
+      .values({
+        slug: 'demo-iso',
+        name: 'Isolation (Demo)',
+        display_name: null,
+        description: null,
+        logo_uri: null,
+        primary_color: null,
+        background_color: null,
+        text_color: null,
+        created_at: AT,
+        updated_at: AT,
+        status_since: null,
+        status_reason: null,
+      })
+      .execute();
+    for (const tenant of ['demo-iso', 'alpha']) {
+      await db()
+        .insertInto('members')
+        .values({
+          tenant,
+          account_id: `fixture-member-${tenant}`,
+          display_name: null,
+          tier: 'standard',
+          status: 'active',
+          balance: 0,
+          joined_at: AT,
+          updated_at: AT,
+        })
+        .execute();
+    }
+    assert.ok((await store.demoTenants()).includes('demo-iso'));
+    assert.ok(!(await store.demoTenants()).includes('alpha'));
+    await assert.rejects(store.clear('alpha'), /not a demonstration tenant/);
+    assert.equal(await rowsOf('alpha'), 1, 'a refused clear deletes nothing');
+    const cleared = await store.clear('demo-iso');
+    assert.equal(cleared.members, 1);
+    assert.equal(await rowsOf('demo-iso'), 0);
+    assert.equal(await rowsOf('alpha'), 1, "another tenant's rows stay");
+  });
+
   isolated(OPS_CASES.agents, async () => {
     const store = new SqlAgentStore(db());
     assert.equal(await store.beat('alpha', 'nightly-sync', AT, 'token:a', 1), true);

@@ -403,6 +403,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     affected: C.incidents,
   },
   AgentStore: { beat: O.agents, agents: O.agents },
+  DemoFixtureStore: { clear: O.fixtures, demoTenants: O.fixtures },
   OpsViews: {
     jobLeases: O.ops,
     webhookBacklog: O.ops,

@@ -8,6 +8,7 @@ import { SqlSearchViews } from '../../adapters/sql/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../adapters/sql/sql-backoffice-subjects.ts';
 import { SqlBackupStore } from '../../adapters/sql/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/sql-compliance-store.ts';
+import { SqlDemoFixtures } from '../../adapters/sql/sql-demo-fixtures.ts';
 import { SqlIncidentStore } from '../../adapters/sql/sql-incident-store.ts';
 import { SqlOpsViews } from '../../adapters/sql/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/sql-org-store.ts';
@@ -26,6 +27,7 @@ import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
+import type { DemoFixtureStore } from '../../ports/demo-fixtures.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
@@ -67,6 +69,7 @@ export interface BackofficeStores {
   ops: OpsViews;
   agents: AgentStore;
   backups: BackupStore;
+  fixtures: DemoFixtureStore;
 }
 
 /** What a restore drill reads of the service started on a restored copy (ops/backups.ts). */
@@ -135,6 +138,7 @@ export const backofficeModule = defineModule({
     SqlOpsViews,
     SqlAgentStore,
     SqlBackupStore,
+    SqlDemoFixtures,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
@@ -154,6 +158,7 @@ export const backofficeModule = defineModule({
       ops: ctx.store(SqlOpsViews),
       agents: ctx.store(SqlAgentStore),
       backups: ctx.store(SqlBackupStore),
+      fixtures: ctx.store(SqlDemoFixtures),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);

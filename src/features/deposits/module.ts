@@ -31,7 +31,7 @@ export const depositsModule = defineModule({
     const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock, ctx.ids);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
     return {
-      services: { deposits, views: new DepositViews(ctx.store(SqlDepositStore)) },
+      services: { deposits, views: new DepositViews(ctx.store(SqlDepositStore)), demo },
       routes: () => [depositRoutes(deposits, demo)],
     };
   },

@@ -16,6 +16,7 @@ import { Deployment } from './deployment.ts';
 import { DidDrift } from './did-drift.ts';
 import { driftRoutes } from './drift-routes.ts';
 import { expiryRoutes } from './expiry-routes.ts';
+import { fixtureRoutes } from './fixture-routes.ts';
 import { funnelRoutes } from './funnel-routes.ts';
 import { OpsHealth } from './health.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -37,11 +38,12 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * agents' reports (agents.ts, console-routes.ts).
  */
 export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => {
-  const [status, tenants, trust, types] = await Promise.all([
+  const [status, tenants, trust, types, deposits] = await Promise.all([
     ctx.use(statusModule),
     ctx.use(tenantsModule),
     ctx.use(issuerTrustModule),
     ctx.use(credentialTypesModule),
+    ctx.use(depositsModule),
   ]);
   const views = stores.ops;
   const clockNow = () => ctx.clock.now();
@@ -86,7 +88,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
     replicaOn: async (scratch) => {
       const replica = await ctx.startReplica(scratch.location, scratch.schema ? { schema: scratch.schema } : {});
       try {
-        const [replicaStatus, replicaTenants, deposits] = await Promise.all([
+        const [replicaStatus, replicaTenants, replicaDeposits] = await Promise.all([
           replica.services(statusModule),
           replica.services(tenantsModule),
           replica.services(depositsModule),
@@ -94,7 +96,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
         const reads = readsOn(replica);
         return {
           audit: reads.audit,
-          deposits: deposits.views,
+          deposits: replicaDeposits.views,
           status: new StatusChecks({
             views: reads.ops,
             status: replicaStatus,
@@ -132,6 +134,12 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
       ...backupRoutes(backups, stores.backups),
       ...expiryRoutes({ views, types, tenants, clockNow }),
       ...funnelRoutes(views, clockNow),
+      ...fixtureRoutes({
+        fixtures: stores.fixtures,
+        demo: deposits.demo,
+        types,
+        uow: ctx.unitOfWork({ fixtures: stores.fixtures }),
+      }),
       ...driftRoutes(
         new DidDrift({
           keys: ctx.keys,
