@@ -126,6 +126,7 @@ describe('the route table against the interface inventory', () => {
       'admin-session',
       'admin-credentials',
       'admin-compliance',
+      'admin-ops',
       'console',
     ];
     for (const group of finished) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -111,6 +111,9 @@ for (const factory of testDatabases()) {
       const manifest = JSON.parse(readFileSync(join(backupDir, `${taken.backupId}.manifest.json`), 'utf8'));
       assert.equal(manifest.sha256, taken.sha256);
       assert.equal((await fileDigest(join(backupDir, taken.file))).sha256, taken.sha256);
+      for (const file of [taken.file, `${taken.backupId}.manifest.json`, `${taken.backupId}.sha256`]) {
+        assert.equal(statSync(join(backupDir, file)).mode & 0o777, 0o600, `${file} is its owner's only`);
+      }
       assert.equal(readFileSync(join(backupDir, `${taken.backupId}.sha256`), 'utf8'), `${taken.sha256}  ${taken.file}\n`);
       assert.equal(manifest.counts.issued_credentials, 2);
       assert.equal(manifest.counts.deposits, 1);

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import type { Actor } from '../../../core/actor.ts';
@@ -110,6 +110,8 @@ export class Backups {
       if (err instanceof ServiceError) throw err;
       throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
     }
+    // The copy holds what the database holds (sealed keys, personal data): its owner's only.
+    await chmod(path, 0o600);
     const { sha256, bytes } = await fileDigest(path);
     const { schema, ...held } = contents;
     const manifest: BackupManifest & { schema?: string } = {
