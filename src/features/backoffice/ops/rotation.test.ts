@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import type { HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { present, presentAndRead } from '../../../../test/helpers/presentation.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import type { Clock } from '../../../core/clock.ts';
+import { verifyPresentation } from '../../../core/verifier/verify-presentation.ts';
 import { ACTIVE_KEY_TTL_MS } from '../../../ports/key-store.ts';
 import { RETIREMENT } from './rotation.ts';
 
@@ -104,6 +107,40 @@ for (const factory of testDatabases()) {
         assert.equal((await verifies(rail, issuedBefore)).ok, true, 'a credential issued before verifies after');
         assert.equal((await verifies(rail, after)).ok, true);
       }
+      // And outside the service: the reference verifier and the OWF SD-JWT VC library, each given
+      // the DID document and status list as published after the rotation.
+      const didDocument = (await first.app.inject({ method: 'GET', url: '/t/alpha/did.json' })).json() as {
+        verificationMethod: { id: string; publicKeyJwk: JWK }[];
+      };
+      const statusList = await statusToken(second);
+      const nonce = randomBytes(16).toString('base64url');
+      const reference = verifyPresentation({
+        presentation: await present(issuedBefore.credential, issuedBefore.key, ['holder_name'], {
+          aud: 'https://shop.example',
+          nonce,
+          iat: Math.floor(now / 1000),
+        }),
+        didDocument,
+        statusList,
+        expected: { aud: 'https://shop.example', nonce, vct, claims: ['holder_name'] },
+        now: Math.floor(now / 1000),
+      });
+      assert.equal(reference.verdict, 'accept', JSON.stringify(reference.failure));
+      const keyOf = (kid: unknown) => {
+        const method = didDocument.verificationMethod.find((m) => m.id.endsWith(`#${String(kid)}`));
+        assert.ok(method, `the DID document publishes ${String(kid)}`);
+        return method.publicKeyJwk;
+      };
+      // The library's status verifier is not told the token's kid: it is given the key the token names.
+      const statusKey = keyOf(decodeProtectedHeader(statusList).kid);
+      const owf = new SDJwtVcInstance({
+        hasher: digest,
+        verifier: await ES256.getVerifier(keyOf(kidOf(issuedBefore.credential))),
+        statusVerifier: await ES256.getVerifier(statusKey),
+        statusListFetcher: async () => statusList,
+      });
+      const verified = await owf.verify(issuedBefore.credential, { currentDate: Math.floor(now / 1000) });
+      assert.equal(verified.payload.vct, vct, 'the OWF library verifies it, status list included');
       const event = await first.db.selectFrom('outbox').selectAll().where('type', '=', 'key.rotated').executeTakeFirstOrThrow();
       assert.deepEqual(JSON.parse(event.data), {
         did: 'did:web:rail.example.test:t:alpha',
