@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileDigest } from '../adapters/fs/file-digest.ts';
 import { restoreBackup } from '../adapters/sql/backup/engine.ts';
+import { ToolFailed } from '../adapters/sql/backup/postgres-backup.ts';
 import { type Config, ConfigError, loadConfig, storageOf } from '../config/config.ts';
 import type { BackupManifest } from '../ports/backup-store.ts';
 import { VERB_USAGE } from './usage.ts';
@@ -52,7 +53,7 @@ export async function restore(args: string[]): Promise<void> {
   try {
     await restoreBackup(manifest, file, config.database);
   } catch (err) {
-    return refuse(err instanceof Error ? err.message : String(err));
+    return refuse(err instanceof ToolFailed ? `${err.message}:\n${err.said}` : err instanceof Error ? err.message : String(err));
   }
   process.stdout.write(
     `restored backup ${manifest.backupId} (taken ${manifest.takenAt}) into ${storageOf(config.database).where}; start the service with the master key it was taken under\n`,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
@@ -62,4 +62,24 @@ export async function presentAndRead(
     headers: { authorization: `Bearer ${created.resultToken}` },
   });
   return res.json().outcome;
+}
+
+/**
+ * A hosted verification on `app` of `issued`, asking for `names` of its type (the vct its issuer
+ * signed), opened by a shop and answered by the holder: the transaction as opened.
+ */
+export async function openVerification(app: FastifyInstance, vct: string, names: string[] = ['holder_name']) {
+  const opened = await app.inject({
+    method: 'POST',
+    url: '/verify/request',
+    payload: { vct, claims: names, nonce: randomBytes(16).toString('base64url'), aud: 'https://shop.example' },
+  });
+  if (opened.statusCode !== 201) throw new Error(`POST /verify/request answered ${opened.statusCode}: ${opened.body}`);
+  return opened.json() as { transactionId: string; resultToken: string };
+}
+
+/** The outcome of a hosted verification of `issued` on `app`, the holder disclosing `names`. */
+export async function verifiedOn(app: FastifyInstance, issued: { credential: string; key: HolderKey }, names = ['holder_name']) {
+  const { vct } = decodeJwt(issued.credential.split('~')[0] as string) as { vct: string };
+  return presentAndRead(app, await openVerification(app, vct, names), issued, names);
 }

@@ -44,6 +44,9 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   pool.on('connect', prepareStatements);
+  // An idle connection the server ends (a restart, a terminated backend) is dropped from the pool
+  // and the next query opens another; unheard, the pool's error would end the process.
+  pool.on('error', () => undefined);
   const db = ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
   pools.set(db, pool);
   return db;

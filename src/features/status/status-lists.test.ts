@@ -32,7 +32,18 @@ const SUBJECT = {
 };
 
 /** Only what revocation, support and audit need: no column may hold claim values. */
-const LEDGER_COLUMNS = ['holder_thumbprint', 'id', 'idx', 'issued_at', 'list_seq', 'offer_id', 'revoked_at', 'tenant', 'type_id'];
+const LEDGER_COLUMNS = [
+  'expires_at',
+  'holder_thumbprint',
+  'id',
+  'idx',
+  'issued_at',
+  'list_seq',
+  'offer_id',
+  'revoked_at',
+  'tenant',
+  'type_id',
+];
 
 interface StatusRef {
   uri: string;

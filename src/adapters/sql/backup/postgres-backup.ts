@@ -12,7 +12,7 @@ import { contentsOf, restoredContents } from './contents.ts';
 
 /** How long pg_dump or pg_restore may run. */
 const TOOL_LIMIT_MS = 30 * 60 * 1000;
-/** What of a tool's own error output is kept for a message (never a password: libpq does not print one). */
+/** What of a tool's own error output is kept, for the log and the terminal (libpq never prints a password). */
 const STDERR_KEPT = 400;
 
 /**
@@ -32,23 +32,52 @@ function toolEnv(url: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * A server tool that did not finish. Its message names the tool and how it ended, never what it
+ * printed, which may name the host, the user or a table: that is in `said`, for the service's log
+ * and the terminal of whoever runs `openrail restore`, not for an HTTP answer.
+ */
+export class ToolFailed extends Error {
+  constructor(
+    readonly tool: string,
+    readonly said: string,
+    how: string,
+  ) {
+    super(`${tool} ${how}`);
+  }
+}
+
 function runTool(tool: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(tool, args, { env, timeout: TOOL_LIMIT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(String(stdout));
-      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      const code = (err as NodeJS.ErrnoException).code;
       const said = String(stderr).trim().slice(0, STDERR_KEPT);
-      reject(
-        new ServiceError(
-          'backup_unavailable',
-          missing ? `${tool} is not installed on this host.` : `${tool} failed${said ? `: ${said}` : ''}.`,
-        ),
-      );
+      reject(new ToolFailed(tool, said, code === 'ENOENT' ? 'is not installed on this host' : `failed (exit ${String(code)})`));
     });
   });
 }
 
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Drops a drill's scratch database. The connections the drill opened have been closed, but the
+ * server may take a moment to end their sessions: the drop waits for that rather than
+ * terminating them, and forces it only after a few seconds.
+ */
+async function dropScratch(pool: pg.Pool, database: string): Promise<void> {
+  for (let attempt = 0; attempt < 30; attempt++) {
+    try {
+      await pool.query(`drop database if exists ${ident(database)}`);
+      return;
+    } catch (err) {
+      // 55006: object_in_use, a session still connected to it.
+      if ((err as { code?: string }).code !== '55006') throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  await pool.query(`drop database if exists ${ident(database)} with (force)`);
+}
 
 /**
  * Backups of a PostgreSQL schema (docs/operations.md, "Backups and restore drills"): a read-only
@@ -85,7 +114,11 @@ export class PostgresBackup implements BackupEngine {
         'pg_dump',
         ['--format=custom', `--snapshot=${snapshot}`, `--schema=${schema}`, '--no-owner', '--no-privileges', `--file=${file}`],
         toolEnv(this.url),
-      );
+      ).catch((err: unknown) => {
+        if (!(err instanceof ToolFailed)) throw err;
+        const log = err.said ? '; the service’s log has its output' : '';
+        throw new ServiceError('backup_unavailable', `${err.message}${log}.`, { cause: new Error(err.said) });
+      });
       await client.query('commit');
       return { ...contents, schema };
     } catch (err) {
@@ -119,7 +152,7 @@ export class PostgresBackup implements BackupEngine {
     }
     const url = new URL(this.url);
     url.pathname = `/${database}`;
-    const drop = async () => void (await pool.query(`drop database if exists ${ident(database)} with (force)`));
+    const drop = () => dropScratch(pool, database);
     try {
       await restoreSchema(file, url.href, schema);
     } catch (err) {
@@ -167,9 +200,7 @@ async function restoreSchema(file: string, url: string, schema: string): Promise
       await writeFile(join(dir, 'toc'), toc.join('\n'));
       args.push(`--use-list=${join(dir, 'toc')}`);
     }
-    await runTool('pg_restore', [...args, file], env).catch((err: Error) => {
-      throw new Error(err.message);
-    });
+    await runTool('pg_restore', [...args, file], env);
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true });
   }

@@ -39,6 +39,9 @@ parentPort.on('message', async (m) => {
 });
 `;
 
+/** A scratch copy older than this belongs to a drill whose process died. */
+const ABANDONED_MS = 60 * 60 * 1000;
+
 type Reply = { id: number; ok: boolean; rows?: Record<string, unknown>[]; message?: string };
 
 /** The backup thread, spoken to one request at a time. */
@@ -102,11 +105,22 @@ export class SqliteBackup implements BackupEngine {
     }
   }
 
+  /** Scratch copies a drill left behind when its process died: none lives longer than ABANDONED_MS. */
+  private async dropAbandoned(): Promise<void> {
+    const entries = await readdir(this.scratchDir).catch(() => [] as string[]);
+    for (const entry of entries.filter((e) => e.startsWith('drill-'))) {
+      const path = join(this.scratchDir, entry);
+      const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: Date.now() }));
+      if (Date.now() - mtimeMs > ABANDONED_MS) await rm(path, { recursive: true, force: true });
+    }
+  }
+
   contents(scratch: ScratchDatabase) {
     return restoredContents(this.engine, scratch);
   }
 
   async scratch(file: string, name: string): Promise<ScratchDatabase> {
+    await this.dropAbandoned();
     const dir = join(this.scratchDir, `drill-${name}-${randomBytes(4).toString('hex')}`);
     await mkdir(dir, { recursive: true });
     const restored = join(dir, 'restored.sqlite');

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { actorLabel } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import { idPattern } from '../../../core/ids.ts';
 import { cursorOf, iso, page } from '../../../http/admin/kit.ts';
 import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
 import { defineRoute } from '../../../http/route.ts';
@@ -20,7 +21,7 @@ const drillView = (d: DrillRecord) => ({
   checks: d.checks,
 });
 
-const BackupId = Type.String({ pattern: '^bkp_[A-Za-z0-9_-]{22}$', description: 'A backup’s id.' });
+const BackupId = Type.String({ pattern: idPattern('backup'), description: 'A backup’s id.' });
 
 /** Backups and restore drills (docs/operations.md, "Backups and restore drills"). */
 export function backupRoutes(backups: Backups, store: BackupStore) {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +12,7 @@ import { billBody } from '../../../../test/helpers/deposits.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { verifiedOn } from '../../../../test/helpers/presentation.ts';
 import { spawnOpenrail } from '../../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { fileDigest } from '../../../adapters/fs/file-digest.ts';
@@ -35,7 +34,7 @@ for (const factory of testDatabases()) {
     let ops: { authorization: string };
     let backupDir: string;
     let env: Record<string, string>;
-    let vct: string;
+    let _vct: string;
     let issuedBefore: Awaited<ReturnType<typeof issueOne>>;
     let now = Date.now();
     const clock: Clock = { now: () => now };
@@ -62,15 +61,7 @@ for (const factory of testDatabases()) {
       return drills[0];
     };
     const failed = (drill: Drill) => drill.checks.filter((c) => !c.ok);
-    const verifies = async (issued: typeof issuedBefore) => {
-      const opened = await rail.app.inject({
-        method: 'POST',
-        url: '/verify/request',
-        payload: { vct, claims: ['holder_name'], nonce: randomBytes(16).toString('base64url'), aud: 'https://shop.example' },
-      });
-      assert.equal(opened.statusCode, 201, opened.body);
-      return presentAndRead(rail.app, opened.json(), issued, ['holder_name']);
-    };
+    const verifies = (issued: typeof issuedBefore) => verifiedOn(rail.app, issued);
 
     before(async () => {
       db = await factory.create();
@@ -81,7 +72,7 @@ for (const factory of testDatabases()) {
       await registerType(rail.app, 'alpha', 'pass');
       ops = await signedInOperator(rail.app, 'ops-one', ['ops']);
       issuedBefore = await issueOne(rail.app, 'alpha', 'pass', PASS_SUBJECT);
-      vct = (decodeJwt(issuedBefore.credential.split('~')[0] as string) as { vct: string }).vct;
+      _vct = (decodeJwt(issuedBefore.credential.split('~')[0] as string) as { vct: string }).vct;
       const revokedOne = await issueOne(rail.app, 'alpha', 'pass', PASS_SUBJECT);
       const status = (decodeJwt(revokedOne.credential.split('~')[0] as string) as { status: { status_list: unknown } }).status
         .status_list;
@@ -151,6 +142,27 @@ for (const factory of testDatabases()) {
       assert.deepEqual(failed(drill), []);
       const issued = taken.counts.issued_credentials;
       assert.ok(issued >= 2 && issued <= 14, `the backup holds ${issued} credentials`);
+    });
+
+    test('a backup that cannot be taken is refused, leaving no file and no row', async (t) => {
+      if (factory.name !== 'postgres') return t.skip('pg_dump is PostgreSQL’s');
+      const before = (await get('/api/admin/ops/backups')).backups.length;
+      const files = readdirSync(backupDir).length;
+      const path = process.env.PATH;
+      process.env.PATH = '/nonexistent';
+      let refused: Awaited<ReturnType<typeof post>>;
+      try {
+        refused = await post('/api/admin/ops/backup', {});
+      } finally {
+        process.env.PATH = path;
+      }
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.deepEqual(refused.json(), {
+        error: 'backup_unavailable',
+        message: 'pg_dump is not installed on this host.',
+      });
+      assert.equal((await get('/api/admin/ops/backups')).backups.length, before);
+      assert.equal(readdirSync(backupDir).length, files);
     });
 
     test('a drill of a damaged backup fails, naming what broke', async () => {

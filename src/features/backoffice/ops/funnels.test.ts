@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { accessToken, createOffer, issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { formBody, presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { formBody, openVerification, presentAndRead } from '../../../../test/helpers/presentation.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { TRANSACTION_TTL_MS } from '../../verification/hosted-verifier.ts';
@@ -22,15 +21,7 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json();
     };
-    const open = async (vct: string) => {
-      const opened = await rail.app.inject({
-        method: 'POST',
-        url: '/verify/request',
-        payload: { vct, claims: ['holder_name'], nonce: randomBytes(16).toString('base64url'), aud: 'https://shop.example' },
-      });
-      assert.equal(opened.statusCode, 201, opened.body);
-      return opened.json();
-    };
+    const open = (vct: string) => openVerification(rail.app, vct);
 
     before(async () => {
       db = await factory.create();

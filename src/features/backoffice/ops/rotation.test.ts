@@ -8,7 +8,7 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import type { HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { present, presentAndRead } from '../../../../test/helpers/presentation.ts';
+import { present, verifiedOn } from '../../../../test/helpers/presentation.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { verifyPresentation } from '../../../core/verifier/verify-presentation.ts';
@@ -59,15 +59,7 @@ for (const factory of testDatabases()) {
     };
     const statusToken = async (rail: TestRail) => (await rail.app.inject({ method: 'GET', url: '/t/alpha/status/1' })).body;
     /** A hosted verification of `issued` opened and answered on `rail`: its outcome. */
-    const verifies = async (rail: TestRail, issued: { credential: string; key: HolderKey }) => {
-      const opened = await rail.app.inject({
-        method: 'POST',
-        url: '/verify/request',
-        payload: { vct, claims: ['holder_name'], nonce: randomBytes(16).toString('base64url'), aud: 'https://shop.example' },
-      });
-      assert.equal(opened.statusCode, 201, opened.body);
-      return presentAndRead(rail.app, opened.json(), issued, ['holder_name']);
-    };
+    const verifies = (rail: TestRail, issued: { credential: string; key: HolderKey }) => verifiedOn(rail.app, issued);
 
     test('a rotation asked by one operator and approved by another: the new key signs, both are published, old credentials verify', async () => {
       const [oldKid] = await assertionKids(first);
