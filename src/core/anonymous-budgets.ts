@@ -65,8 +65,13 @@ export const ANONYMOUS_BUDGETS = {
     perSubject: { subject: 'contact e-mail', quota: 3, windowSeconds: minutes(15) },
     global: { quota: 600, windowSeconds: minutes(60) },
   },
+  'operator-signin': {
+    what: 'GET /auth/login: a sign-in waiting at the identity provider, kept 10 minutes',
+    perAddress: { quota: 30, windowSeconds: minutes(10) },
+    global: { quota: 3_000, windowSeconds: minutes(10) },
+  },
   'operator-login': {
-    what: 'POST /api/login: a password check (a slow hash)',
+    what: 'POST /api/login and the password sign-in page (POST /auth/login): a password check (a slow hash)',
     perAddress: { quota: 30, windowSeconds: minutes(5) },
     perSubject: { subject: 'username', quota: 10, windowSeconds: minutes(15) },
     global: { quota: 600, windowSeconds: minutes(1) },

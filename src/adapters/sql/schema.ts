@@ -85,6 +85,8 @@ export interface OperatorSessionsTable {
   username: string;
   created_at: number;
   expires_at: number;
+  /** Migration 0036: the browser session that minted this bearer (GET /auth/api-token); it ends with it. */
+  browser_session: Generated<string | null>;
 }
 
 /** An operator's enterprise identity (migration 0024): one per operator, one operator per identity. */
@@ -744,6 +746,8 @@ export interface Database {
   backup_drills: BackupDrillsTable;
   type_validity: TypeValidityTable;
   verification_counts: VerificationCountsTable;
+  oidc_logins: OidcLoginsTable;
+  operator_browser_sessions: OperatorBrowserSessionsTable;
 }
 
 /** Every message handed to the mail transport (migration 0031): never an address, subject or body. */
@@ -832,4 +836,30 @@ export interface VerificationCountsTable {
   /** Answered by a wallet (an accepted or refused presentation, or a wallet error). */
   responses: number;
   accepted: number;
+}
+
+/** A sign-in waiting for the identity provider's answer (migration 0036). */
+export interface OidcLoginsTable {
+  /** SHA-256 of the `state` sent to the provider. */
+  state_hash: string;
+  /** SHA-256 of the value of the cookie that binds the sign-in to the browser that started it. */
+  binder_hash: string;
+  nonce: string;
+  /** The PKCE code verifier. */
+  verifier: string;
+  /** The same-origin path to return to once signed in. */
+  return_to: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** An operator's browser session (migration 0036): cookie `session`. */
+export interface OperatorBrowserSessionsTable {
+  /** SHA-256 of the cookie's value. */
+  id_hash: string;
+  username: string;
+  /** `oidc` or `password`. */
+  via: string;
+  created_at: number;
+  expires_at: number;
 }

@@ -1,12 +1,17 @@
 import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
+import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
+import { SqlOperatorBrowserStore } from '../../adapters/sql/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { EnterpriseSessionPlane } from '../../http/auth/enterprise-session.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { OperatorService } from './operator-service.ts';
 import { operatorAuthRoutes, operatorConsoleRoutes } from './routes.ts';
+import { signInRoutes } from './sign-in-routes.ts';
+import { OperatorSignIn } from './sign-in-service.ts';
 
 /** Expired operator sessions are deleted this often. */
 const SESSION_PRUNE_MS = 10 * 60 * 1000;
@@ -15,9 +20,9 @@ const SESSION_PRUNE_MS = 10 * 60 * 1000;
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
-  owns: [SqlOperatorStore, SqlOperatorSessionStore],
+  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore],
   borrows: [SqlIntegrationTokenStore, SqlPartnerStore, SqlTenantStore],
-  planes: ['operator'],
+  planes: ['operator', 'enterprise-session'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOperatorStore);
@@ -25,11 +30,32 @@ export const operatorsModule = defineModule({
     const uow = ctx.unitOfWork({ operators: ctx.store(SqlOperatorStore), sessions: ctx.store(SqlOperatorSessionStore) });
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
-    const operators = new OperatorService(store, sessions, uow, tenantExists, ctx.clock, { mailer: ctx.mailer, platform });
+    const operators = new OperatorService(
+      store,
+      sessions,
+      uow,
+      tenantExists,
+      ctx.clock,
+      { mailer: ctx.mailer, platform },
+      ctx.config.outboundAllow,
+    );
+    const browser = ctx.store(SqlOperatorBrowserStore);
+    const { oidc } = ctx.config;
+    const signIn = new OperatorSignIn({
+      store: browser,
+      operators: store,
+      checkPassword: (username, password) => operators.checkPassword(username, password),
+      provider: oidc && new OpenIdClientProvider(oidc, `${platform.origin}/auth/callback`, () => ctx.clock.now()),
+      uow: ctx.unitOfWork({ browser }),
+      clock: ctx.clock,
+      origin: platform.origin,
+    });
+    const auth = operatorAuthRoutes(operators, platform);
     return {
       services: operators,
-      routes: () => [operatorAuthRoutes(operators, platform), operatorConsoleRoutes(operators)],
+      routes: () => [{ ...auth, routes: [...auth.routes, ...signInRoutes(signIn, platform)] }, operatorConsoleRoutes(operators)],
       planes: {
+        'enterprise-session': new EnterpriseSessionPlane(browser, store, ctx.clock),
         operator: new OperatorBearerAuthenticator(
           ctx.ownerTokenHash,
           store,
@@ -41,7 +67,10 @@ export const operatorsModule = defineModule({
           ctx.store(SqlTenantStore),
         ),
       },
-      jobs: [{ name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) }],
+      jobs: [
+        { name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) },
+        { name: 'operators.prune-browser-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => browser.prune(now) },
+      ],
     };
   },
 });

@@ -26,22 +26,26 @@ export function checkPassword(password: string, username: string): void {
 }
 
 /** An OpenID issuer identifier: https, a host, no credentials, query or fragment (OpenID Connect Discovery §3). */
-export function checkIssuer(issuer: string): string {
+export function checkIssuer(issuer: string, plainHttpOrigins: readonly string[] = []): string {
   let url: URL;
   try {
     url = new URL(issuer);
   } catch {
     throw new ServiceError('invalid_request', 'issuer is not a URL.');
   }
+  const plainHttpAllowed = url.protocol === 'http:' && plainHttpOrigins.includes(url.origin);
   if (
-    url.protocol !== 'https:' ||
+    (url.protocol !== 'https:' && !plainHttpAllowed) ||
     url.hostname === '' ||
     url.username !== '' ||
     url.password !== '' ||
     url.search !== '' ||
     url.hash !== ''
   ) {
-    throw new ServiceError('invalid_request', 'issuer must be an https URL without credentials, query or fragment.');
+    throw new ServiceError(
+      'invalid_request',
+      'issuer must be an https URL (or an origin OPENRAIL_OUTBOUND_ALLOW names) without credentials, query or fragment.',
+    );
   }
   return issuer;
 }

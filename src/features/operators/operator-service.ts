@@ -119,6 +119,8 @@ export class OperatorService {
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly clock: Clock,
     private readonly mail: InvitationMail,
+    /** Plain-http origins an identity's issuer may have (OPENRAIL_OUTBOUND_ALLOW: development and tests). */
+    private readonly plainHttpIssuers: readonly string[] = [],
   ) {}
 
   /**
@@ -139,7 +141,7 @@ export class OperatorService {
       }
       checkPassword(credential.password, input.username);
     }
-    if (credential.kind === 'identity') checkIssuer(credential.issuer);
+    if (credential.kind === 'identity') checkIssuer(credential.issuer, this.plainHttpIssuers);
     if (actor.kind === 'operator' && input.roles.includes('owner')) {
       throw needsApproval(`Creating ${input.username} with the owner role (create it without, then grant owner)`);
     }
@@ -392,7 +394,7 @@ export class OperatorService {
     if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
       throw new Forbidden(`Only ${username} itself, or the owner token, links an enterprise identity to ${username}.`);
     }
-    checkIssuer(identity.issuer);
+    checkIssuer(identity.issuer, this.plainHttpIssuers);
     const now = this.clock.now();
     return this.uow.run(async ({ operators, audit }) => {
       const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
@@ -437,6 +439,27 @@ export class OperatorService {
   }
 
   async login(username: string, password: string): Promise<LoginResult> {
+    const op = await this.checkPassword(username, password);
+    const now = this.clock.now();
+    const token = newToken('ors');
+    await this.uow.run(async ({ sessions, audit }) => {
+      await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
+      await audit.append({
+        actor: { kind: 'operator', username },
+        action: 'operator.signed_in',
+        tenant: op.tenant,
+        target: username,
+      });
+    });
+    return { ...view(op), token, tokenType: 'Bearer', expiresIn: SESSION_TTL_MS / 1000 };
+  }
+
+  /**
+   * The operator whose username and password these are, active and not locked out; a wrong
+   * password counts towards the lock-out and is refused (`401 invalid_credentials`). POST
+   * /api/login and the browser's password sign-in both check with it.
+   */
+  async checkPassword(username: string, password: string): Promise<OperatorRecord> {
     const now = this.clock.now();
     const op = await this.operators.get(username);
     // Verify even for an unknown user, or one without a password, so that timing does not reveal
@@ -450,18 +473,8 @@ export class OperatorService {
       await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
       throw BAD_LOGIN();
     }
-    const token = newToken('ors');
-    await this.uow.run(async ({ operators, sessions, audit }) => {
-      if (op.failedAttempts > 0 || op.lockedUntil !== null) await operators.clearFailedLogins(username, now);
-      await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
-      await audit.append({
-        actor: { kind: 'operator', username },
-        action: 'operator.signed_in',
-        tenant: op.tenant,
-        target: username,
-      });
-    });
-    return { ...view(op), token, tokenType: 'Bearer', expiresIn: SESSION_TTL_MS / 1000 };
+    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.operators.clearFailedLogins(username, now);
+    return op;
   }
 
   /**

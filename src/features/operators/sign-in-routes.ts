@@ -1,0 +1,221 @@
+import { Type } from '@sinclair/typebox';
+import { parse } from 'cookie';
+import type { FastifyReply } from 'fastify';
+import { ServiceError } from '../../core/errors.ts';
+import { enterpriseSessionOf, OPERATOR_SESSION_COOKIE } from '../../http/auth/enterprise-session.ts';
+import { defineRoute } from '../../http/route.ts';
+import { errorResponse } from '../../http/schemas/common.ts';
+import { setSessionCookie } from '../../web/cookies.ts';
+import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
+import { sendPage } from '../../web/serve.ts';
+import { renderPasswordSignInPage, renderSignedOutPage, renderSignInRefusedPage } from './sign-in-pages.ts';
+import { type OperatorSignIn, SIGN_IN, SignInRefused, safeReturn } from './sign-in-service.ts';
+
+/** The cookie binding a sign-in at the provider to the browser that started it (docs/operator-sign-in.md). */
+export const BINDER_COOKIE = 'openrail_oidc';
+const CALLBACK = '/auth/callback';
+const DOC = 'docs/operator-sign-in.md';
+const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const ReturnPath = Type.String({ maxLength: 512, description: 'A path of this site to land on once signed in.' });
+
+/** GET /auth/login, /auth/callback, /auth/logout, /auth/whoami, /auth/api-token and the password form (docs/operator-sign-in.md). */
+export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origin: string }) {
+  const cookie = (reply: FastifyReply, name: string, value: string, path: string, maxAgeMs: number) =>
+    setSessionCookie(reply, { name, value, path, maxAgeMs, origin: site.origin });
+  const refused = (reply: FastifyReply, err: SignInRefused) =>
+    sendPage(reply.code(err.status), renderSignInRefusedPage(site.name, err.title, err.message), 'no-store');
+  const passwordPage = (reply: FastifyReply, status: number, returnTo: string, error?: string, username?: string) =>
+    sendPage(
+      reply.code(status),
+      renderPasswordSignInPage(site.name, {
+        returnTo,
+        configured: signIn.configured,
+        ...(error ? { error } : {}),
+        ...(username ? { username } : {}),
+      }),
+      'no-store',
+    );
+  const common = { stability: 'unpromised', undocumented: `An operator sign-in page or action; ${DOC} states its behaviour.` } as const;
+  return [
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: '/auth/login',
+      auth: 'public',
+      surface: 'page',
+      budget: 'operator-signin',
+      summary:
+        'Sign in as an operator: to the identity provider (PKCE, state, nonce) when one is configured, else the password form.',
+      querystring: Type.Object(
+        { return: Type.Optional(ReturnPath), with: Type.Optional(Type.Literal('password')) },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: HTML('The password form: no provider is configured, or with=password asked for it.'),
+        303: { description: 'To the identity provider; the binding cookie is set for the callback.' },
+        429: errorResponse('rate_limited'),
+        502: HTML('The identity provider cannot be reached: a page, and nothing stored.'),
+      },
+      handler: async (request, reply) => {
+        const returnTo = safeReturn(request.query.return, site.origin);
+        if (!signIn.configured || request.query.with === 'password') return passwordPage(reply, 200, returnTo);
+        try {
+          const { redirect, binder } = await signIn.begin(returnTo);
+          cookie(reply, BINDER_COOKIE, binder, CALLBACK, SIGN_IN.pendingMs);
+          return seeOther(reply, redirect.href);
+        } catch (err) {
+          if (err instanceof SignInRefused) return refused(reply, err);
+          throw err;
+        }
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: '/auth/login',
+      auth: 'public',
+      surface: 'page',
+      accepts: 'form',
+      budget: 'operator-login',
+      budgetSubject: (request) => request.body.username.toLowerCase(),
+      summary: 'The password form’s sign-in: the same check as POST /api/login, and a browser session.',
+      body: Type.Object(
+        {
+          username: Type.String({ minLength: 1, maxLength: 64 }),
+          password: Type.String({ minLength: 1, maxLength: 1024 }),
+          return: Type.Optional(ReturnPath),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        303: { description: 'Signed in: the session cookie, and to the return path.' },
+        400: HTML('invalid_request'),
+        401: HTML('The form again: the username or password is wrong, or the operator cannot sign in (one answer for all).'),
+        403: HTML('cross_origin_form'),
+        429: HTML('rate_limited'),
+      },
+      handler: async (request, reply) => {
+        assertSameOriginForm(request, site.origin);
+        const { username, password } = request.body;
+        const returnTo = safeReturn(request.body.return, site.origin);
+        try {
+          const session = await signIn.password(username, password);
+          cookie(reply, OPERATOR_SESSION_COOKIE, session, '/', SIGN_IN.sessionMs);
+          return seeOther(reply, returnTo);
+        } catch (err) {
+          if (err instanceof ServiceError && err.code === 'invalid_credentials') {
+            return passwordPage(reply, 401, returnTo, 'The username or password is wrong, or this operator cannot sign in.', username);
+          }
+          throw err;
+        }
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: CALLBACK,
+      auth: 'public',
+      surface: 'page',
+      summary:
+        'The identity provider’s answer: a session for the operator its identity is linked to, or a page saying what went wrong.',
+      querystring: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 16 }),
+      responses: {
+        303: { description: 'Signed in: the session cookie, and to the return path the sign-in started with.' },
+        400: HTML('Not this browser’s sign-in, a state or code used already or expired, or an ID token that does not match.'),
+        403: HTML('The identity is linked to no operator, or the operator is not active.'),
+        502: HTML('The provider refused or could not be reached.'),
+      },
+      handler: async (request, reply) => {
+        const header = request.headers.cookie;
+        const binder = typeof header === 'string' ? parse(header)[BINDER_COOKIE] : undefined;
+        const query = new URLSearchParams(request.query as Record<string, string>);
+        // Used or not, the binding ends here.
+        cookie(reply, BINDER_COOKIE, '', CALLBACK, 0);
+        try {
+          const { session, returnTo } = await signIn.complete(query, binder);
+          cookie(reply, OPERATOR_SESSION_COOKIE, session, '/', SIGN_IN.sessionMs);
+          return seeOther(reply, returnTo);
+        } catch (err) {
+          if (err instanceof SignInRefused) return refused(reply, err);
+          throw err;
+        }
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: '/auth/logout',
+      auth: 'enterprise-session',
+      surface: 'page',
+      summary: 'Sign out: the session and the API tokens it made end here, and at the identity provider when it offers that.',
+      responses: {
+        200: HTML('Signed out.'),
+        303: { description: 'Signed out here; to the provider to end its session too.' },
+      },
+      // Not signed in (any more): the same page.
+      onRefusal: async (_request, reply, refusal) =>
+        refusal.code === 'unauthorized' ? sendPage(reply, renderSignedOutPage(site.name), 'no-store') : undefined,
+      handler: async (request, reply) => {
+        const elsewhere = await signIn.end(enterpriseSessionOf(request).session, `${site.origin}/auth/login`);
+        cookie(reply, OPERATOR_SESSION_COOKIE, '', '/', 0);
+        return elsewhere ? seeOther(reply, elsewhere.href) : sendPage(reply, renderSignedOutPage(site.name), 'no-store');
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: '/auth/whoami',
+      auth: 'enterprise-session',
+      summary: 'Who this browser is signed in as: the operator, its roles and tenant scope, and the session.',
+      responses: {
+        200: {
+          description: 'The signed-in operator.',
+          schema: Type.Object({
+            username: Type.String(),
+            roles: Type.Array(Type.String()),
+            tenant: Type.Union([Type.String(), Type.Null()], { description: 'The tenant it is scoped to; null: the platform.' }),
+            via: Type.String({ description: 'oidc or password.' }),
+            signedInAt: Type.String({ format: 'date-time' }),
+            expiresAt: Type.String({ format: 'date-time' }),
+          }),
+        },
+        401: errorResponse('unauthorized: not signed in'),
+      },
+      handler: async (request, reply) => {
+        const { username, roles, tenant, session } = enterpriseSessionOf(request);
+        reply.header('cache-control', 'no-store');
+        return {
+          username,
+          roles,
+          tenant,
+          via: session.via,
+          signedInAt: new Date(session.createdAt).toISOString(),
+          expiresAt: new Date(session.expiresAt).toISOString(),
+        };
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'GET',
+      path: '/auth/api-token',
+      auth: 'enterprise-session',
+      summary: 'A short-lived operator bearer for the signed-in operator, shown this once; it ends with the session.',
+      responses: {
+        200: {
+          description: 'The bearer, for Authorization: Bearer on the operator plane.',
+          schema: Type.Object({
+            token: Type.String(),
+            tokenType: Type.Literal('Bearer'),
+            expiresIn: Type.Integer({ description: 'Seconds until it ends (at the latest with the session).' }),
+          }),
+        },
+        401: errorResponse('unauthorized: not signed in'),
+      },
+      handler: async (request, reply) => {
+        const { token, expiresIn } = await signIn.apiToken(enterpriseSessionOf(request).session);
+        reply.header('cache-control', 'no-store');
+        return { token, tokenType: 'Bearer' as const, expiresIn };
+      },
+    }),
+  ];
+}

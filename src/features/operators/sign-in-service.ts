@@ -1,0 +1,179 @@
+import { randomText } from '../../adapters/crypto/random-pool.ts';
+import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { IdentityProvider } from '../../ports/identity-provider.ts';
+import type { BrowserSession, OperatorBrowserStore, SignInVia } from '../../ports/operator-browser-store.ts';
+import type { OperatorRecord, OperatorStore } from '../../ports/operator-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+
+export const SIGN_IN = {
+  /** How long a sign-in may wait at the provider. */
+  pendingMs: 10 * 60 * 1000,
+  /** A browser session. */
+  sessionMs: 12 * 60 * 60 * 1000,
+  /** An operator bearer minted by GET /auth/api-token. */
+  apiTokenMs: 60 * 60 * 1000,
+};
+/** Where a signed-in browser lands when it asked for nowhere in particular. */
+export const DEFAULT_RETURN = '/';
+const RETURN_MAX = 512;
+
+/** A sign-in refused at the callback: what the page says, and the status it answers with. */
+export class SignInRefused extends Error {
+  constructor(
+    readonly status: 400 | 403 | 502,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A return path the browser may be sent to after signing in: a path of this origin only (it
+ * starts with one `/`, holds no backslash or control character, and resolves to this origin), else
+ * the default. An absolute URL, `//host` or `/\host` never leaves the site.
+ */
+export function safeReturn(raw: string | undefined, origin: string): string {
+  if (!raw || raw.length > RETURN_MAX || !raw.startsWith('/') || raw.startsWith('//')) return DEFAULT_RETURN;
+  if (/[\\\u0000-\u001f\u007f]/.test(raw)) return DEFAULT_RETURN;
+  try {
+    const url = new URL(raw, origin);
+    return url.origin === origin ? `${url.pathname}${url.search}` : DEFAULT_RETURN;
+  } catch {
+    return DEFAULT_RETURN;
+  }
+}
+
+export interface SignInDeps {
+  store: OperatorBrowserStore;
+  operators: Pick<OperatorStore, 'get' | 'findByIdentity'>;
+  /** The password check of POST /api/login (lock-out included). */
+  checkPassword(username: string, password: string): Promise<OperatorRecord>;
+  /** Absent: no provider is configured. */
+  provider: IdentityProvider | undefined;
+  uow: UnitOfWork<object>;
+  clock: Clock;
+  origin: string;
+}
+
+/**
+ * Operators' browser sign-in (docs/operator-sign-in.md): through the enterprise identity provider
+ * or, where none is configured, with a password; either way a server-side session the cookie
+ * names. An identity signs in only as the operator the back office linked it to: signing in never
+ * creates an operator or gives one a role.
+ */
+export class OperatorSignIn {
+  constructor(private readonly deps: SignInDeps) {}
+
+  get configured(): boolean {
+    return this.deps.provider !== undefined;
+  }
+
+  /** A sign-in at the provider: where to send the browser, and the value of the cookie that binds the answer to it. */
+  async begin(returnTo: string): Promise<{ redirect: URL; binder: string }> {
+    const provider = this.provider();
+    const started = await provider.start().catch(() => {
+      throw new SignInRefused(502, 'The identity provider cannot be reached', 'Try again in a moment. Nothing was changed.');
+    });
+    const binder = randomText(32);
+    const now = this.deps.clock.now();
+    await this.deps.store.addLogin({
+      stateHash: hashToken(started.state),
+      binderHash: hashToken(binder),
+      nonce: started.nonce,
+      verifier: started.verifier,
+      returnTo: safeReturn(returnTo, this.deps.origin),
+      createdAt: now,
+      expiresAt: now + SIGN_IN.pendingMs,
+    });
+    return { redirect: started.url, binder };
+  }
+
+  /**
+   * The provider's answer: the pending sign-in its `state` names is spent whatever follows; the
+   * browser must be the one that started it; the code, PKCE and nonce must check; the identity
+   * must be linked to an active operator. Only then is a session made.
+   */
+  async complete(query: URLSearchParams, binder: string | undefined): Promise<{ session: string; returnTo: string }> {
+    const provider = this.provider();
+    const state = query.get('state');
+    const now = this.deps.clock.now();
+    const pending = state ? await this.deps.store.takeLogin(hashToken(state), now) : undefined;
+    if (!pending || binder === undefined || hashToken(binder) !== pending.binderHash) {
+      throw new SignInRefused(
+        400,
+        'This sign-in cannot be finished',
+        'The answer does not belong to a sign-in this browser started, or that sign-in was used already or took more than ten minutes. Start again.',
+      );
+    }
+    const answer = await provider.finish(query, { state: state as string, nonce: pending.nonce, verifier: pending.verifier });
+    if (!answer.ok) {
+      throw new SignInRefused(answer.reason === 'provider' ? 502 : 400, 'The sign-in failed', `${capital(answer.detail)}. Start again.`);
+    }
+    const username = await this.deps.operators.findByIdentity(answer.issuer, answer.subject);
+    const operator = username === undefined ? undefined : await this.deps.operators.get(username);
+    if (!operator) {
+      throw new SignInRefused(
+        403,
+        'This identity is not an operator here',
+        'You signed in at your identity provider, but no operator of this service is linked to that identity. An owner links it in the back office (people, operators, identity).',
+      );
+    }
+    if (operator.status !== 'active') {
+      throw new SignInRefused(403, 'This operator cannot sign in', `The operator ${operator.username} is ${operator.status}.`);
+    }
+    return { session: await this.open(operator, 'oidc'), returnTo: pending.returnTo };
+  }
+
+  /** The password sign-in page's check: the same as POST /api/login. */
+  async password(username: string, password: string): Promise<string> {
+    return this.open(await this.deps.checkPassword(username, password), 'password');
+  }
+
+  /** A short-lived operator bearer for the session's operator, ending with the session. */
+  async apiToken(session: BrowserSession): Promise<{ token: string; expiresIn: number }> {
+    const token = newToken('ors');
+    const now = this.deps.clock.now();
+    const expiresAt = Math.min(now + SIGN_IN.apiTokenMs, session.expiresAt);
+    await this.deps.store.addApiToken(hashToken(token), session.username, session.idHash, now, expiresAt);
+    return { token, expiresIn: Math.floor((expiresAt - now) / 1000) };
+  }
+
+  /** Ends the session and the bearers it minted; where to end it at the provider too, if it offers that. */
+  async end(session: BrowserSession, postLogoutRedirectUri: string): Promise<URL | undefined> {
+    await this.deps.store.endSession(session.idHash);
+    return session.via === 'oidc' ? this.deps.provider?.logoutUrl(postLogoutRedirectUri) : undefined;
+  }
+
+  private async open(operator: OperatorRecord, via: SignInVia): Promise<string> {
+    const value = randomText(32);
+    const now = this.deps.clock.now();
+    await this.deps.uow.run(async ({ audit }) => {
+      await this.deps.store.createSession({
+        idHash: hashToken(value),
+        username: operator.username,
+        via,
+        createdAt: now,
+        expiresAt: now + SIGN_IN.sessionMs,
+      });
+      await audit.append({
+        actor: { kind: 'operator', username: operator.username },
+        action: 'operator.signed_in',
+        tenant: operator.tenant,
+        target: operator.username,
+        detail: { via, browser: true },
+      });
+    });
+    return value;
+  }
+
+  private provider(): IdentityProvider {
+    if (!this.deps.provider) {
+      throw new SignInRefused(400, 'No identity provider is configured', 'Sign in with your username and password instead.');
+    }
+    return this.deps.provider;
+  }
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

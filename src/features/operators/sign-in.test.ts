@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+
+const CALLBACK = `${PUBLIC_URL}/auth/callback`;
+const PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
+
+/** The value a Set-Cookie of the answer gives `name`, if it sets one. */
+const setCookie = (res: LightMyRequestResponse, name: string) => {
+  const all = res.headers['set-cookie'];
+  for (const line of Array.isArray(all) ? all : all ? [all] : []) {
+    const [pair] = line.split(';');
+    if (pair?.startsWith(`${name}=`)) return pair.slice(name.length + 1);
+  }
+  return undefined;
+};
+
+for (const factory of testDatabases()) {
+  describe(`operator sign-in through an OpenID provider (${factory.name})`, () => {
+    let db: TestDatabase;
+    let idp: TestProvider;
+    // Two processes on one database: signing out on one ends access on the other.
+    let first: TestRail;
+    let second: TestRail;
+
+    const post = (rail: TestRail, url: string, payload: unknown, headers: Record<string, string> = owner) =>
+      rail.app.inject({ method: 'POST', url, headers, payload: payload as Record<string, unknown> });
+    /** A browser's sign-in from GET /auth/login to the callback's answer, signed in at the provider as `subject`. */
+    const signIn = async (subject: string, returnTo = '/admin', tamper?: (callback: URL) => void) => {
+      const login = await first.app.inject({ method: 'GET', url: `/auth/login?return=${encodeURIComponent(returnTo)}` });
+      assert.equal(login.statusCode, 303, login.body);
+      const binder = setCookie(login, 'openrail_oidc');
+      assert.ok(binder, 'the sign-in is bound to this browser');
+      idp.signInAs(subject);
+      const callback = await idp.follow(String(login.headers.location), CALLBACK);
+      tamper?.(callback);
+      const answer = await first.app.inject({
+        method: 'GET',
+        url: `${callback.pathname}${callback.search}`,
+        headers: { cookie: `openrail_oidc=${binder}` },
+      });
+      return { answer, callback, binder, session: setCookie(answer, 'session') };
+    };
+    const whoami = (rail: TestRail, session: string | undefined) =>
+      rail.app.inject({ method: 'GET', url: '/auth/whoami', headers: { cookie: `session=${session}` } });
+
+    before(async () => {
+      db = await factory.create();
+      idp = await startTestProvider([CALLBACK], [`${PUBLIC_URL}/auth/login`]);
+      const env = {
+        OPENRAIL_DEMO: 'off',
+        OPENRAIL_OIDC_ISSUER: idp.issuer,
+        OPENRAIL_OIDC_CLIENT_ID: OIDC_CLIENT.id,
+        OPENRAIL_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+        OPENRAIL_OUTBOUND_ALLOW: idp.issuer,
+      };
+      first = await startRail(db, env, undefined, { runJobs: false });
+      second = await startRail(db, env, undefined, { runJobs: false });
+      for (const [username, roles] of [
+        ['ada', ['auditor']],
+        ['bob', ['ops']],
+      ] as const) {
+        assert.equal((await post(first, '/api/operators', { username, password: PASSWORD, roles })).statusCode, 201);
+        const linked = await post(first, `/api/admin/people/operators/${username}/idp`, { issuer: idp.issuer, subject: `sub-${username}` });
+        assert.equal(linked.statusCode, 200, linked.body);
+      }
+    });
+    after(async () => {
+      await first.stop();
+      await second.stop();
+      await idp.close();
+      await db.drop();
+    });
+
+    test('a linked identity signs in: the session cookie, whoami, an API token; sign-out ends both on every process', async () => {
+      const { answer, session } = await signIn('sub-ada', '/admin?tab=audit');
+      assert.equal(answer.statusCode, 303, answer.body);
+      assert.equal(answer.headers.location, '/admin?tab=audit');
+      assert.ok(session);
+      const cookieLine = String(answer.headers['set-cookie']).split(',').find((l) => l.trim().startsWith('session='));
+      assert.match(cookieLine ?? '', /HttpOnly/);
+      assert.match(cookieLine ?? '', /Secure/);
+      assert.match(cookieLine ?? '', /SameSite=Lax/);
+
+      for (const rail of [first, second]) {
+        const me = await whoami(rail, session);
+        assert.equal(me.statusCode, 200, me.body);
+        assert.deepEqual({ ...(me.json() as Record<string, unknown>), signedInAt: 0, expiresAt: 0 }, {
+          username: 'ada',
+          roles: ['auditor'],
+          tenant: null,
+          via: 'oidc',
+          signedInAt: 0,
+          expiresAt: 0,
+        });
+      }
+      const minted = await first.app.inject({ method: 'GET', url: '/auth/api-token', headers: { cookie: `session=${session}` } });
+      assert.equal(minted.statusCode, 200, minted.body);
+      assert.equal(minted.headers['cache-control'], 'no-store');
+      const bearer = { authorization: `Bearer ${minted.json().token}` };
+      const admin = await second.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer });
+      assert.equal(admin.statusCode, 200, admin.body);
+
+      const out = await second.app.inject({ method: 'GET', url: '/auth/logout', headers: { cookie: `session=${session}` } });
+      assert.equal(out.statusCode, 303, out.body);
+      assert.ok(String(out.headers.location).startsWith(`${idp.issuer}/session/end`), 'and on to the provider’s sign-out');
+      assert.equal(setCookie(out, 'session'), '', 'the cookie is cleared');
+      for (const rail of [first, second]) {
+        assert.equal((await whoami(rail, session)).statusCode, 401, 'the session ended on every process');
+        assert.equal((await rail.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 401);
+      }
+    });
+
+    test('refusals are pages and sign no one in: another browser, a used state, a spent code, an unlinked identity, a suspended operator', async () => {
+      const refusedWith = (res: LightMyRequestResponse, status: number, text: RegExp) => {
+        assert.equal(res.statusCode, status, res.body);
+        assert.match(String(res.headers['content-type']), /text\/html/);
+        assert.match(res.body, text);
+        assert.equal(setCookie(res, 'session'), undefined, 'no session');
+      };
+      // The answer reaches a browser that did not start the sign-in.
+      const login = await first.app.inject({ method: 'GET', url: '/auth/login' });
+      idp.signInAs('sub-ada');
+      const stolen = await idp.follow(String(login.headers.location), CALLBACK);
+      refusedWith(
+        await first.app.inject({ method: 'GET', url: `${stolen.pathname}${stolen.search}`, headers: { cookie: 'openrail_oidc=x' } }),
+        400,
+        /does not belong to a sign-in this browser started/,
+      );
+      // The same answer again, even from the right browser: the state is spent.
+      const { answer, callback, binder } = await signIn('sub-ada');
+      assert.equal(answer.statusCode, 303);
+      refusedWith(
+        await first.app.inject({
+          method: 'GET',
+          url: `${callback.pathname}${callback.search}`,
+          headers: { cookie: `openrail_oidc=${binder}` },
+        }),
+        400,
+        /used already/,
+      );
+      // A fresh sign-in carrying a code the provider already redeemed.
+      const used = callback.searchParams.get('code') as string;
+      refusedWith((await signIn('sub-ada', '/', (url) => url.searchParams.set('code', used))).answer, 400, /already used/);
+      // A state nobody made.
+      refusedWith(
+        (await signIn('sub-ada', '/', (url) => url.searchParams.set('state', 'forged'))).answer,
+        400,
+        /does not belong to a sign-in/,
+      );
+      refusedWith((await signIn('sub-stranger')).answer, 403, /no operator of this service is linked to that identity/);
+      assert.equal((await post(first, '/api/operators/suspend', { username: 'bob' })).statusCode, 200);
+      refusedWith((await signIn('sub-bob')).answer, 403, /bob is suspended/);
+      assert.equal((await post(first, '/api/operators/enable', { username: 'bob' })).statusCode, 200);
+    });
+
+    test('the return path stays on this site', async () => {
+      for (const evil of ['https://evil.example/x', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)', '/ok\r\nx']) {
+        const { answer } = await signIn('sub-ada', evil);
+        assert.equal(answer.statusCode, 303);
+        assert.equal(answer.headers.location, '/', `${JSON.stringify(evil)} is not followed`);
+      }
+    });
+
+    test('a session of an operator suspended meanwhile ends at once', async () => {
+      const { session } = await signIn('sub-bob');
+      assert.equal((await whoami(second, session)).statusCode, 200);
+      assert.equal((await post(first, '/api/operators/suspend', { username: 'bob' })).statusCode, 200);
+      assert.equal((await whoami(second, session)).statusCode, 401);
+      assert.equal((await post(first, '/api/operators/enable', { username: 'bob' })).statusCode, 200);
+    });
+  });
+
+  describe(`operator sign-in with a password, no provider configured (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db, { OPENRAIL_DEMO: 'off' }, undefined, { runJobs: false });
+      const made = await rail.app.inject({
+        method: 'POST',
+        url: '/api/operators',
+        headers: owner,
+        payload: { username: 'cleo', password: PASSWORD, roles: ['support'] },
+      });
+      assert.equal(made.statusCode, 201);
+    });
+    after(async () => {
+      await rail.stop();
+      await db.drop();
+    });
+
+    const form = (body: Record<string, string>) =>
+      rail.app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL },
+        payload: new URLSearchParams(body).toString(),
+      });
+
+    test('the login page explains that no provider is configured and offers the password form; it signs in as POST /api/login does', async () => {
+      const page = await rail.app.inject({ method: 'GET', url: '/auth/login?return=/admin' });
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /No identity provider is configured/);
+      assert.match(page.body, /name="return" value="\/admin"/);
+      const wrong = await form({ username: 'cleo', password: 'not it', return: '/admin' });
+      assert.equal(wrong.statusCode, 401);
+      assert.match(wrong.body, /username or password is wrong/);
+      assert.equal(setCookie(wrong, 'session'), undefined);
+      const foreign = await rail.app.inject({
+        method: 'POST',
+        url: '/auth/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+        payload: new URLSearchParams({ username: 'cleo', password: PASSWORD }).toString(),
+      });
+      assert.equal(foreign.statusCode, 403, 'a form from another site');
+      const right = await form({ username: 'cleo', password: PASSWORD, return: '//evil.example' });
+      assert.equal(right.statusCode, 303, right.body);
+      assert.equal(right.headers.location, '/');
+      const session = setCookie(right, 'session');
+      const me = await rail.app.inject({ method: 'GET', url: '/auth/whoami', headers: { cookie: `session=${session}` } });
+      assert.equal(me.json().username, 'cleo');
+      assert.equal(me.json().via, 'password');
+      const callback = await rail.app.inject({ method: 'GET', url: '/auth/callback?state=x&code=y' });
+      assert.equal(callback.statusCode, 400);
+      assert.match(callback.body, /No identity provider is configured/);
+    });
+  });
+}

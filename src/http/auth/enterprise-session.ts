@@ -1,0 +1,70 @@
+import { parse } from 'cookie';
+import type { FastifyRequest } from 'fastify';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { BrowserSession, OperatorBrowserStore } from '../../ports/operator-browser-store.ts';
+import type { OperatorRole, OperatorStore } from '../../ports/operator-store.ts';
+import { type AuthInput, type AuthPlane, principalOf } from './principal.ts';
+
+/** The operators' browser session cookie (docs/operator-sign-in.md, "The session"). */
+export const OPERATOR_SESSION_COOKIE = 'session';
+const VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface EnterpriseSessionPrincipal {
+  plane: 'enterprise-session';
+  username: string;
+  roles: OperatorRole[];
+  tenant: string | null;
+  session: BrowserSession;
+}
+
+declare module './principal.ts' {
+  interface Principals {
+    'enterprise-session': EnterpriseSessionPrincipal;
+  }
+}
+
+export const enterpriseSessionOf = (request: FastifyRequest) => principalOf(request, 'enterprise-session');
+
+/** The session cookie's value on a request, when it has the shape of one. */
+export function sessionCookie(headers: AuthInput['headers']): string | undefined {
+  const header = headers?.cookie;
+  const value = typeof header === 'string' ? parse(header)[OPERATOR_SESSION_COOKIE] : undefined;
+  return value && VALUE.test(value) ? value : undefined;
+}
+
+/**
+ * The operators' browser sessions: the cookie names a session row, read on every request with its
+ * operator, whose roles, tenant and status come from the operators table each time. Signing out
+ * deletes the row and a suspension changes the status, so either ends access on the next request
+ * on every process.
+ */
+export class EnterpriseSessionPlane implements AuthPlane<'enterprise-session'> {
+  readonly name = 'enterprise-session';
+  readonly security = {
+    name: 'operatorSession',
+    scheme: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: OPERATOR_SESSION_COOKIE,
+      description: 'An operator’s browser session, set by GET /auth/callback or the password sign-in.',
+    },
+  };
+
+  constructor(
+    private readonly sessions: Pick<OperatorBrowserStore, 'session'>,
+    private readonly operators: Pick<OperatorStore, 'get'>,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(input: AuthInput): Promise<EnterpriseSessionPrincipal> {
+    const value = sessionCookie(input.headers);
+    const session = value === undefined ? undefined : await this.sessions.session(hashToken(value), this.clock.now());
+    const operator = session && (await this.operators.get(session.username));
+    if (!session || !operator || operator.status !== 'active') {
+      throw new ServiceError('unauthorized', 'This browser is not signed in as an operator: sign in at /auth/login.');
+    }
+    return { plane: 'enterprise-session', username: operator.username, roles: operator.roles, tenant: operator.tenant, session };
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Operators' browser sign-in (docs/operator-sign-in.md). Every secret is kept as its SHA-256
+ * hash: the `state` of a pending sign-in, the cookie that binds it to its browser, the session
+ * cookie. Times are milliseconds.
+ */
+
+export interface PendingLogin {
+  stateHash: string;
+  binderHash: string;
+  nonce: string;
+  /** The PKCE code verifier. */
+  verifier: string;
+  returnTo: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type SignInVia = 'oidc' | 'password';
+
+export interface BrowserSession {
+  idHash: string;
+  username: string;
+  via: SignInVia;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface OperatorBrowserStore {
+  addLogin(login: PendingLogin): Promise<void>;
+  /** Deletes the pending sign-in of this state and answers it when it had not expired: each is used once. */
+  takeLogin(stateHash: string, now: number): Promise<PendingLogin | undefined>;
+  createSession(session: BrowserSession): Promise<void>;
+  session(idHash: string, now: number): Promise<BrowserSession | undefined>;
+  /** An operator bearer minted by a browser session, ending with it. */
+  addApiToken(tokenHash: string, username: string, browserSession: string, now: number, expiresAt: number): Promise<void>;
+  /** Deletes the session and every bearer it minted; answers whether it existed. */
+  endSession(idHash: string): Promise<boolean>;
+  /** Deletes expired sign-ins and sessions. */
+  prune(now: number): Promise<void>;
+}
