@@ -34,6 +34,7 @@ const EXTRAS: Record<string, string> = {
   'GET /.well-known/oauth-authorization-server/t/{tenant}': 'RFC 8414 §3.1 places a tenant issuer’s AS metadata here',
   'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
+  'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
   'POST /t/{tenant}/nonce': 'OID4VCI 1.0 §7 nonce endpoint of a tenant issuer',
   'GET /types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (platform types)',
   'GET /t/{tenant}/types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (tenant types)',

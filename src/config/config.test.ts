@@ -296,3 +296,46 @@ describe('resolveMasterKey', () => {
     assert.throws(() => resolveMasterKey(loadConfig({ OPENRAIL_DATA_DIR: dataDir }), () => {}), /32-byte/);
   });
 });
+
+describe('loadConfig: the enterprise identity provider (docs/operator-sign-in.md)', () => {
+  const base = { OPENRAIL_OIDC_CLIENT_ID: 'openrail', OPENRAIL_OIDC_CLIENT_SECRET: 'a-client-secret' };
+
+  test('an https issuer with a client id and secret; scopes beside openid', () => {
+    const config = loadConfig({
+      ...base,
+      OPENRAIL_OIDC_ISSUER: 'https://login.example.org',
+      OPENRAIL_OIDC_SCOPES: 'openid email  profile',
+    });
+    assert.equal(config.oidc?.issuer.href, 'https://login.example.org/');
+    assert.equal(config.oidc?.clientId, 'openrail');
+    assert.equal(config.oidc?.clientSecret, 'a-client-secret');
+    assert.deepEqual(config.oidc?.scopes, ['email', 'profile']);
+    assert.equal(loadConfig({}).oidc, undefined, 'unset: no provider, the password form');
+  });
+
+  test('plain http only for an origin OPENRAIL_OUTBOUND_ALLOW names', () => {
+    refuses({ ...base, OPENRAIL_OIDC_ISSUER: 'http://127.0.0.1:9000' }, 'OPENRAIL_OIDC_ISSUER');
+    const allowed = loadConfig({
+      ...base,
+      OPENRAIL_OIDC_ISSUER: 'http://127.0.0.1:9000',
+      OPENRAIL_OUTBOUND_ALLOW: 'http://127.0.0.1:9000',
+    });
+    assert.equal(allowed.oidc?.issuer.origin, 'http://127.0.0.1:9000');
+  });
+
+  test('what is missing or contradictory stops the start, naming the variable', () => {
+    refuses({ OPENRAIL_OIDC_ISSUER: 'https://login.example.org', OPENRAIL_OIDC_CLIENT_SECRET: 's' }, 'OPENRAIL_OIDC_CLIENT_ID');
+    refuses({ OPENRAIL_OIDC_ISSUER: 'https://login.example.org', OPENRAIL_OIDC_CLIENT_ID: 'c' }, 'OPENRAIL_OIDC_CLIENT_SECRET');
+    refuses(
+      { ...base, OPENRAIL_OIDC_ISSUER: 'https://login.example.org', OPENRAIL_OIDC_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----' },
+      'OPENRAIL_OIDC_CLIENT_SECRET',
+    );
+    refuses({ OPENRAIL_OIDC_CLIENT_ID: 'c' }, 'OPENRAIL_OIDC_CLIENT_ID');
+    refuses({ ...base, OPENRAIL_OIDC_ISSUER: 'https://login.example.org?x=1' }, 'OPENRAIL_OIDC_ISSUER');
+    refuses({ ...base, OPENRAIL_OIDC_ISSUER: 'not a url' }, 'OPENRAIL_OIDC_ISSUER');
+    refuses(
+      { OPENRAIL_OIDC_ISSUER: 'https://login.example.org', OPENRAIL_OIDC_CLIENT_ID: 'c', OPENRAIL_OIDC_PRIVATE_KEY: 'x' },
+      'OPENRAIL_OIDC_PRIVATE_KEY_ID',
+    );
+  });
+});

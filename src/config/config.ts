@@ -255,9 +255,13 @@ function oidcConfig(env: Env, outboundAllow: readonly string[]): OidcConfig | un
   if (issuer.search || issuer.hash || issuer.username || issuer.password) {
     throw new ConfigError('OPENRAIL_OIDC_ISSUER', 'must carry no query, fragment or credentials');
   }
-  if (!clientId || clientId.length > 255) throw new ConfigError('OPENRAIL_OIDC_CLIENT_ID', 'is required with OPENRAIL_OIDC_ISSUER');
+  if (!clientId || clientId.length > 255)
+    throw new ConfigError('OPENRAIL_OIDC_CLIENT_ID', 'is required with OPENRAIL_OIDC_ISSUER');
   if (!clientSecret === !pem) {
-    throw new ConfigError('OPENRAIL_OIDC_CLIENT_SECRET', 'or OPENRAIL_OIDC_PRIVATE_KEY (one of the two) is required with OPENRAIL_OIDC_ISSUER');
+    throw new ConfigError(
+      'OPENRAIL_OIDC_CLIENT_SECRET',
+      'or OPENRAIL_OIDC_PRIVATE_KEY (one of the two) is required with OPENRAIL_OIDC_ISSUER',
+    );
   }
   const scopes = (read(env, 'OPENRAIL_OIDC_SCOPES') ?? '').split(/\s+/).filter((s) => s !== '' && s !== 'openid');
   if (scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(s)) || scopes.length > 10) {
@@ -267,8 +271,13 @@ function oidcConfig(env: Env, outboundAllow: readonly string[]): OidcConfig | un
   if (clientSecret) config.clientSecret = clientSecret;
   if (pem) {
     const kid = read(env, 'OPENRAIL_OIDC_PRIVATE_KEY_ID');
-    if (!kid) throw new ConfigError('OPENRAIL_OIDC_PRIVATE_KEY_ID', 'is required with OPENRAIL_OIDC_PRIVATE_KEY (the key’s kid at the provider)');
-    if (!pem.includes('-----BEGIN PRIVATE KEY-----')) throw new ConfigError('OPENRAIL_OIDC_PRIVATE_KEY', 'must be a PKCS#8 PEM private key');
+    if (!kid)
+      throw new ConfigError(
+        'OPENRAIL_OIDC_PRIVATE_KEY_ID',
+        'is required with OPENRAIL_OIDC_PRIVATE_KEY (the key’s kid at the provider)',
+      );
+    if (!pem.includes('-----BEGIN PRIVATE KEY-----'))
+      throw new ConfigError('OPENRAIL_OIDC_PRIVATE_KEY', 'must be a PKCS#8 PEM private key');
     config.privateKey = { pem, kid };
   }
   return config;

@@ -27,8 +27,12 @@ export interface BrowserSession {
 
 export interface OperatorBrowserStore {
   addLogin(login: PendingLogin): Promise<void>;
-  /** Deletes the pending sign-in of this state and answers it when it had not expired: each is used once. */
-  takeLogin(stateHash: string, now: number): Promise<PendingLogin | undefined>;
+  /**
+   * Deletes the pending sign-in of this state started by the browser holding this binder, and
+   * answers it when it had not expired: each is used once, and only by its own browser (another's
+   * answer leaves it as it was).
+   */
+  takeLogin(stateHash: string, binderHash: string, now: number): Promise<PendingLogin | undefined>;
   createSession(session: BrowserSession): Promise<void>;
   session(idHash: string, now: number): Promise<BrowserSession | undefined>;
   /** An operator bearer minted by a browser session, ending with it. */

@@ -7,10 +7,12 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 
 export const OIDC_CLIENT = { id: 'openrail-test', secret: 'test-client-secret-0123456789abcdef' };
+/** A second client, which authenticates with private_key_jwt (ES256) instead of a secret. */
+export const OIDC_KEY_CLIENT = { id: 'openrail-key-test', kid: 'rail-key-1' };
 
 export interface TestProvider {
   issuer: string;
@@ -21,7 +23,12 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startTestProvider(redirectUris: string[], postLogoutRedirectUris: string[]): Promise<TestProvider> {
+export async function startTestProvider(
+  redirectUris: string[],
+  postLogoutRedirectUris: string[],
+  /** The public JWK of the private_key_jwt client's key, when a suite uses that client. */
+  clientKey?: JWK,
+): Promise<TestProvider> {
   const server: Server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -39,6 +46,19 @@ export async function startTestProvider(redirectUris: string[], postLogoutRedire
         grant_types: ['authorization_code'],
         token_endpoint_auth_method: 'client_secret_post',
       },
+      ...(clientKey
+        ? [
+            {
+              client_id: OIDC_KEY_CLIENT.id,
+              redirect_uris: redirectUris,
+              response_types: ['code' as const],
+              grant_types: ['authorization_code'],
+              token_endpoint_auth_method: 'private_key_jwt' as const,
+              token_endpoint_auth_signing_alg: 'ES256' as const,
+              jwks: { keys: [{ ...clientKey, kid: OIDC_KEY_CLIENT.kid, alg: 'ES256', use: 'sig' }] },
+            },
+          ]
+        : []),
     ],
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['test-cookie-key'] },
@@ -54,7 +74,12 @@ export async function startTestProvider(redirectUris: string[], postLogoutRedire
     try {
       const { prompt, params, session, grantId } = await provider.interactionDetails(req, res);
       if (prompt.name === 'login') {
-        return await provider.interactionFinished(req, res, { login: { accountId: subject } }, { mergeWithLastSubmission: false });
+        return await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: subject } },
+          { mergeWithLastSubmission: false },
+        );
       }
       const grant = grantId
         ? await provider.Grant.find(grantId)

@@ -82,9 +82,7 @@ export class OpenIdClientProvider implements IdentityProvider {
 async function privateKeyOf(pem: string): Promise<webcrypto.CryptoKey> {
   const key = createPrivateKey(pem);
   const algorithm =
-    key.asymmetricKeyType === 'ec'
-      ? { name: 'ECDSA', namedCurve: 'P-256' }
-      : { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+    key.asymmetricKeyType === 'ec' ? { name: 'ECDSA', namedCurve: 'P-256' } : { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
   return webcrypto.subtle.importKey('pkcs8', key.export({ format: 'der', type: 'pkcs8' }), algorithm, false, ['sign']);
 }
 

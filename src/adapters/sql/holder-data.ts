@@ -356,6 +356,7 @@ function operatorColumns(): HolderColumn[] {
     ['operators', 'username', 'operator accounts'],
     ['operators', 'email', 'operator accounts'],
     ['operator_sessions', 'username', 'operator sessions'],
+    ['operator_browser_sessions', 'username', 'operator sessions'],
     ['operator_identities', 'username', 'linked sign-in identities'],
     ['operator_identities', 'subject', 'linked sign-in identities'],
     ['operator_identity_history', 'username', 'linked sign-in identities'],

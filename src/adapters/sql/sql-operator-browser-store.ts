@@ -14,8 +14,13 @@ export class SqlOperatorBrowserStore implements OperatorBrowserStore {
     await this.db.insertInto('oidc_logins').values(logins.row(login)).execute();
   }
 
-  async takeLogin(stateHash: string, now: number): Promise<PendingLogin | undefined> {
-    const row = await this.db.deleteFrom('oidc_logins').where('state_hash', '=', stateHash).returningAll().executeTakeFirst();
+  async takeLogin(stateHash: string, binderHash: string, now: number): Promise<PendingLogin | undefined> {
+    const row = await this.db
+      .deleteFrom('oidc_logins')
+      .where('state_hash', '=', stateHash)
+      .where('binder_hash', '=', binderHash)
+      .returningAll()
+      .executeTakeFirst();
     return row && Number(row.expires_at) > now ? logins.record(row) : undefined;
   }
 

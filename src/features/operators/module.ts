@@ -1,5 +1,5 @@
-import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
 import { SqlOperatorBrowserStore } from '../../adapters/sql/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';

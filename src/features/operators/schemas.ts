@@ -14,7 +14,8 @@ export const Role = Type.Union(OPERATOR_ROLES.map((r) => Type.Literal(r)));
 export const Roles = Type.Array(Role, { minItems: 1, maxItems: OPERATOR_ROLES.length });
 export const Password = Type.String({ minLength: 1, maxLength: 1024 });
 /** An OpenID issuer: an https URL without credentials, query or fragment (checked in full by the service). */
-export const Issuer = Type.String({ minLength: 9, maxLength: 255, pattern: '^https://[^\\s?#]+$' });
+/** https; plain http only for an origin OPENRAIL_OUTBOUND_ALLOW names, which the service checks (operator-credentials.ts). */
+export const Issuer = Type.String({ minLength: 9, maxLength: 255, pattern: '^https?://[^\\s?#]+$' });
 /** An OpenID subject: 1 to 255 printable ASCII characters (OpenID Connect Core §2, `sub`). */
 export const Subject = Type.String({ pattern: '^[\\x21-\\x7e]{1,255}$' });
 export const Identity = Type.Object({ issuer: Issuer, subject: Subject }, { additionalProperties: false });

@@ -35,7 +35,13 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       }),
       'no-store',
     );
-  const common = { stability: 'unpromised', undocumented: `An operator sign-in page or action; ${DOC} states its behaviour.` } as const;
+  /** To the configured identity provider: the one redirect off this site, to a URL its own metadata gave. */
+  const toProvider = (reply: FastifyReply, url: URL) =>
+    reply.code(303).header('location', url.href).header('cache-control', 'no-store').send();
+  const common = {
+    stability: 'unpromised',
+    undocumented: `An operator sign-in page or action; ${DOC} states its behaviour.`,
+  } as const;
   return [
     defineRoute({
       ...common,
@@ -62,7 +68,7 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
         try {
           const { redirect, binder } = await signIn.begin(returnTo);
           cookie(reply, BINDER_COOKIE, binder, CALLBACK, SIGN_IN.pendingMs);
-          return seeOther(reply, redirect.href);
+          return toProvider(reply, redirect);
         } catch (err) {
           if (err instanceof SignInRefused) return refused(reply, err);
           throw err;
@@ -104,7 +110,13 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
           return seeOther(reply, returnTo);
         } catch (err) {
           if (err instanceof ServiceError && err.code === 'invalid_credentials') {
-            return passwordPage(reply, 401, returnTo, 'The username or password is wrong, or this operator cannot sign in.', username);
+            return passwordPage(
+              reply,
+              401,
+              returnTo,
+              'The username or password is wrong, or this operator cannot sign in.',
+              username,
+            );
           }
           throw err;
         }
@@ -121,11 +133,14 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       querystring: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 16 }),
       responses: {
         303: { description: 'Signed in: the session cookie, and to the return path the sign-in started with.' },
+        200: HTML('No provider is configured: the password form, which says so.'),
         400: HTML('Not this browser’s sign-in, a state or code used already or expired, or an ID token that does not match.'),
         403: HTML('The identity is linked to no operator, or the operator is not active.'),
         502: HTML('The provider refused or could not be reached.'),
       },
       handler: async (request, reply) => {
+        // Nothing to finish here: the page says how operators sign in on this deployment.
+        if (!signIn.configured) return passwordPage(reply, 200, '/');
         const header = request.headers.cookie;
         const binder = typeof header === 'string' ? parse(header)[BINDER_COOKIE] : undefined;
         const query = new URLSearchParams(request.query as Record<string, string>);
@@ -158,7 +173,7 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       handler: async (request, reply) => {
         const elsewhere = await signIn.end(enterpriseSessionOf(request).session, `${site.origin}/auth/login`);
         cookie(reply, OPERATOR_SESSION_COOKIE, '', '/', 0);
-        return elsewhere ? seeOther(reply, elsewhere.href) : sendPage(reply, renderSignedOutPage(site.name), 'no-store');
+        return elsewhere ? toProvider(reply, elsewhere) : sendPage(reply, renderSignedOutPage(site.name), 'no-store');
       },
     }),
     defineRoute({

@@ -36,7 +36,7 @@ export class SignInRefused extends Error {
  */
 export function safeReturn(raw: string | undefined, origin: string): string {
   if (!raw || raw.length > RETURN_MAX || !raw.startsWith('/') || raw.startsWith('//')) return DEFAULT_RETURN;
-  if (/[\\\u0000-\u001f\u007f]/.test(raw)) return DEFAULT_RETURN;
+  if (raw.includes('\\') || [...raw].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return DEFAULT_RETURN;
   try {
     const url = new URL(raw, origin);
     return url.origin === origin ? `${url.pathname}${url.search}` : DEFAULT_RETURN;
@@ -91,16 +91,16 @@ export class OperatorSignIn {
   }
 
   /**
-   * The provider's answer: the pending sign-in its `state` names is spent whatever follows; the
-   * browser must be the one that started it; the code, PKCE and nonce must check; the identity
-   * must be linked to an active operator. Only then is a session made.
+   * The provider's answer: the pending sign-in its `state` names, started by this browser, is
+   * spent whatever follows (another browser's answer spends nothing); the code, PKCE and nonce
+   * must check; the identity must be linked to an active operator. Only then is a session made.
    */
   async complete(query: URLSearchParams, binder: string | undefined): Promise<{ session: string; returnTo: string }> {
     const provider = this.provider();
     const state = query.get('state');
     const now = this.deps.clock.now();
-    const pending = state ? await this.deps.store.takeLogin(hashToken(state), now) : undefined;
-    if (!pending || binder === undefined || hashToken(binder) !== pending.binderHash) {
+    const pending = state && binder ? await this.deps.store.takeLogin(hashToken(state), hashToken(binder), now) : undefined;
+    if (!pending) {
       throw new SignInRefused(
         400,
         'This sign-in cannot be finished',
@@ -109,7 +109,11 @@ export class OperatorSignIn {
     }
     const answer = await provider.finish(query, { state: state as string, nonce: pending.nonce, verifier: pending.verifier });
     if (!answer.ok) {
-      throw new SignInRefused(answer.reason === 'provider' ? 502 : 400, 'The sign-in failed', `${capital(answer.detail)}. Start again.`);
+      throw new SignInRefused(
+        answer.reason === 'provider' ? 502 : 400,
+        'The sign-in failed',
+        `${capital(answer.detail)}. Start again.`,
+      );
     }
     const username = await this.deps.operators.findByIdentity(answer.issuer, answer.subject);
     const operator = username === undefined ? undefined : await this.deps.operators.get(username);

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import type { JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
+import { OIDC_CLIENT, OIDC_KEY_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const CALLBACK = `${PUBLIC_URL}/auth/callback`;
 const PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
+
+const post = (rail: TestRail, url: string, payload: unknown, headers: Record<string, string> = owner) =>
+  rail.app.inject({ method: 'POST', url, headers, payload: payload as Record<string, unknown> });
 
 /** The value a Set-Cookie of the answer gives `name`, if it sets one. */
 const setCookie = (res: LightMyRequestResponse, name: string) => {
@@ -27,8 +31,6 @@ for (const factory of testDatabases()) {
     let first: TestRail;
     let second: TestRail;
 
-    const post = (rail: TestRail, url: string, payload: unknown, headers: Record<string, string> = owner) =>
-      rail.app.inject({ method: 'POST', url, headers, payload: payload as Record<string, unknown> });
     /** A browser's sign-in from GET /auth/login to the callback's answer, signed in at the provider as `subject`. */
     const signIn = async (subject: string, returnTo = '/admin', tamper?: (callback: URL) => void) => {
       const login = await first.app.inject({ method: 'GET', url: `/auth/login?return=${encodeURIComponent(returnTo)}` });
@@ -65,7 +67,10 @@ for (const factory of testDatabases()) {
         ['bob', ['ops']],
       ] as const) {
         assert.equal((await post(first, '/api/operators', { username, password: PASSWORD, roles })).statusCode, 201);
-        const linked = await post(first, `/api/admin/people/operators/${username}/idp`, { issuer: idp.issuer, subject: `sub-${username}` });
+        const linked = await post(first, `/api/admin/people/operators/${username}/idp`, {
+          issuer: idp.issuer,
+          subject: `sub-${username}`,
+        });
         assert.equal(linked.statusCode, 200, linked.body);
       }
     });
@@ -81,7 +86,9 @@ for (const factory of testDatabases()) {
       assert.equal(answer.statusCode, 303, answer.body);
       assert.equal(answer.headers.location, '/admin?tab=audit');
       assert.ok(session);
-      const cookieLine = String(answer.headers['set-cookie']).split(',').find((l) => l.trim().startsWith('session='));
+      const cookieLine = String(answer.headers['set-cookie'])
+        .split(',')
+        .find((l) => l.trim().startsWith('session='));
       assert.match(cookieLine ?? '', /HttpOnly/);
       assert.match(cookieLine ?? '', /Secure/);
       assert.match(cookieLine ?? '', /SameSite=Lax/);
@@ -89,14 +96,17 @@ for (const factory of testDatabases()) {
       for (const rail of [first, second]) {
         const me = await whoami(rail, session);
         assert.equal(me.statusCode, 200, me.body);
-        assert.deepEqual({ ...(me.json() as Record<string, unknown>), signedInAt: 0, expiresAt: 0 }, {
-          username: 'ada',
-          roles: ['auditor'],
-          tenant: null,
-          via: 'oidc',
-          signedInAt: 0,
-          expiresAt: 0,
-        });
+        assert.deepEqual(
+          { ...(me.json() as Record<string, unknown>), signedInAt: 0, expiresAt: 0 },
+          {
+            username: 'ada',
+            roles: ['auditor'],
+            tenant: null,
+            via: 'oidc',
+            signedInAt: 0,
+            expiresAt: 0,
+          },
+        );
       }
       const minted = await first.app.inject({ method: 'GET', url: '/auth/api-token', headers: { cookie: `session=${session}` } });
       assert.equal(minted.statusCode, 200, minted.body);
@@ -127,10 +137,21 @@ for (const factory of testDatabases()) {
       idp.signInAs('sub-ada');
       const stolen = await idp.follow(String(login.headers.location), CALLBACK);
       refusedWith(
-        await first.app.inject({ method: 'GET', url: `${stolen.pathname}${stolen.search}`, headers: { cookie: 'openrail_oidc=x' } }),
+        await first.app.inject({
+          method: 'GET',
+          url: `${stolen.pathname}${stolen.search}`,
+          headers: { cookie: 'openrail_oidc=x' },
+        }),
         400,
         /does not belong to a sign-in this browser started/,
       );
+      // That refusal spent nothing: the browser that started the sign-in still finishes it.
+      const own = await first.app.inject({
+        method: 'GET',
+        url: `${stolen.pathname}${stolen.search}`,
+        headers: { cookie: `openrail_oidc=${setCookie(login, 'openrail_oidc')}` },
+      });
+      assert.equal(own.statusCode, 303, own.body);
       // The same answer again, even from the right browser: the state is spent.
       const { answer, callback, binder } = await signIn('sub-ada');
       assert.equal(answer.statusCode, 303);
@@ -172,6 +193,60 @@ for (const factory of testDatabases()) {
       assert.equal((await post(first, '/api/operators/suspend', { username: 'bob' })).statusCode, 200);
       assert.equal((await whoami(second, session)).statusCode, 401);
       assert.equal((await post(first, '/api/operators/enable', { username: 'bob' })).statusCode, 200);
+    });
+  });
+
+  describe(`operator sign-in with private_key_jwt at the token endpoint (${factory.name})`, () => {
+    let db: TestDatabase;
+    let idp: TestProvider;
+    let rail: TestRail;
+    before(async () => {
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      db = await factory.create();
+      idp = await startTestProvider([CALLBACK], [], publicKey.export({ format: 'jwk' }) as JWK);
+      rail = await startRail(
+        db,
+        {
+          OPENRAIL_DEMO: 'off',
+          OPENRAIL_OIDC_ISSUER: idp.issuer,
+          OPENRAIL_OIDC_CLIENT_ID: OIDC_KEY_CLIENT.id,
+          OPENRAIL_OIDC_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+          OPENRAIL_OIDC_PRIVATE_KEY_ID: OIDC_KEY_CLIENT.kid,
+          OPENRAIL_OUTBOUND_ALLOW: idp.issuer,
+        },
+        undefined,
+        { runJobs: false },
+      );
+      assert.equal(
+        (await post(rail, '/api/operators', { username: 'dora', password: PASSWORD, roles: ['analyst'] })).statusCode,
+        201,
+      );
+      const linked = await post(rail, '/api/admin/people/operators/dora/idp', { issuer: idp.issuer, subject: 'sub-dora' });
+      assert.equal(linked.statusCode, 200, linked.body);
+    });
+    after(async () => {
+      await rail.stop();
+      await idp.close();
+      await db.drop();
+    });
+
+    test('the code is exchanged with a signed client assertion, and the operator is signed in', async () => {
+      const login = await rail.app.inject({ method: 'GET', url: '/auth/login' });
+      assert.equal(login.statusCode, 303, login.body);
+      idp.signInAs('sub-dora');
+      const callback = await idp.follow(String(login.headers.location), CALLBACK);
+      const answer = await rail.app.inject({
+        method: 'GET',
+        url: `${callback.pathname}${callback.search}`,
+        headers: { cookie: `openrail_oidc=${setCookie(login, 'openrail_oidc')}` },
+      });
+      assert.equal(answer.statusCode, 303, answer.body);
+      const me = await rail.app.inject({
+        method: 'GET',
+        url: '/auth/whoami',
+        headers: { cookie: `session=${setCookie(answer, 'session')}` },
+      });
+      assert.equal(me.json().username, 'dora');
     });
   });
 
@@ -226,8 +301,9 @@ for (const factory of testDatabases()) {
       assert.equal(me.json().username, 'cleo');
       assert.equal(me.json().via, 'password');
       const callback = await rail.app.inject({ method: 'GET', url: '/auth/callback?state=x&code=y' });
-      assert.equal(callback.statusCode, 400);
+      assert.equal(callback.statusCode, 200);
       assert.match(callback.body, /No identity provider is configured/);
+      assert.equal(setCookie(callback, 'session'), undefined);
     });
   });
 }

@@ -94,6 +94,7 @@ export const PURPOSES: readonly Purpose[] = [
     tables: [
       'operators',
       'operator_sessions',
+      'operator_browser_sessions',
       'operator_identities',
       'operator_identity_history',
       'operator_links',
