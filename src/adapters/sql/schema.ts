@@ -86,7 +86,7 @@ export interface OperatorSessionsTable {
   created_at: number;
   expires_at: number;
   /** Migration 0036: the browser session that minted this bearer (GET /auth/api-token); it ends with it. */
-  browser_session: Generated<string | null>;
+  browser_session: string | null;
 }
 
 /** An operator's enterprise identity (migration 0024): one per operator, one operator per identity. */
