@@ -9,6 +9,8 @@ import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlAgentStore } from '../../src/adapters/sql/sql-agent-store.ts';
 import { SqlDemoFixtures } from '../../src/adapters/sql/sql-demo-fixtures.ts';
 import { SqlOpsViews } from '../../src/adapters/sql/sql-ops-views.ts';
+import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
+import { tenantRecord } from '../helpers/databases.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;
 /** The time the seeded rows are made at, apart from the rest of the suite's. */
@@ -93,23 +95,7 @@ export function opsIsolation(isolated: (name: string, fn: () => Promise<void>) =
           .where('account_id', 'like', 'fixture-member-%')
           .execute()
       ).length;
-    await db()
-      .insertInto('tenants')
-      .values({
-        slug: 'demo-iso',
-        name: 'Isolation (Demo)',
-        display_name: null,
-        description: null,
-        logo_uri: null,
-        primary_color: null,
-        background_color: null,
-        text_color: null,
-        created_at: AT,
-        updated_at: AT,
-        status_since: null,
-        status_reason: null,
-      })
-      .execute();
+    assert.equal(await new SqlTenantStore(db()).create(tenantRecord('demo-iso', AT), []), true);
     for (const tenant of ['demo-iso', 'alpha']) {
       await db()
         .insertInto('members')

@@ -10,7 +10,7 @@ import {
 } from '../../http/auth/account-cookies.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -28,7 +28,7 @@ import {
 import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
 
 const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
-const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const HTML = htmlResponse;
 const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 
 export interface AccountDeps {

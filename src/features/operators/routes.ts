@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { errorResponse, htmlResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { renderInvitationDonePage, renderInvitationPage } from './invitation-page.ts';
@@ -22,7 +22,7 @@ const UNDOCUMENTED =
 
 const ByUsername = Type.Object({ username: Username }, { additionalProperties: false });
 
-const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const HTML = htmlResponse;
 const INVITATION_CODE = /^[A-Za-z0-9_-]{43}$/;
 
 /**

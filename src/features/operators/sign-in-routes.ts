@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { enterpriseSessionOf, OPERATOR_SESSION_COOKIE } from '../../http/auth/enterprise-session.ts';
 import { defineRoute } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -15,7 +15,7 @@ import { type OperatorSignIn, SIGN_IN, SignInRefused, safeReturn } from './sign-
 export const BINDER_COOKIE = 'openrail_oidc';
 const CALLBACK = '/auth/callback';
 const DOC = 'docs/operator-sign-in.md';
-const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const HTML = htmlResponse;
 const ReturnPath = Type.String({ maxLength: 512, description: 'A path of this site to land on once signed in.' });
 
 /** GET /auth/login, /auth/callback, /auth/logout, /auth/whoami, /auth/api-token and the password form (docs/operator-sign-in.md). */

@@ -12,6 +12,7 @@ import { ServiceError } from '../../core/errors.ts';
 import { PARTNER_KINDS, type PartnerKind } from '../../core/partner-pipeline.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
+import { htmlResponse } from '../../http/schemas/common.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import type { RenderedPage } from '../../web/layout.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -30,7 +31,7 @@ export interface PartnerPageDeps {
   budgets: AnonymousGate;
 }
 
-const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const HTML = htmlResponse;
 
 export function partnerPageRoutes(deps: PartnerPageDeps): RouteDef[] {
   const { siteName } = deps;

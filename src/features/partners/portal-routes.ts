@@ -6,6 +6,7 @@ import { type IntegrationScope, SCOPE_NAMES } from '../../core/integration-scope
 import { PARTNER_KEYS, PARTNER_READ, PARTNER_TEAM } from '../../core/partner-pipeline.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
+import { htmlResponse } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -18,7 +19,7 @@ import { Code, Email, KeyId, KeyLabel, MemberId, TeamRoleSchema } from './schema
 export const PORTAL_COOKIE = 'openrail_portal';
 
 const UNDOCUMENTED = 'A partner portal page or action; docs/partners.md states its behaviour.';
-const HTML = (description: string) => ({ description, contentType: 'text/html' });
+const HTML = htmlResponse;
 
 /** One checkbox per scope (a form sends a name once): `scope_<name>=on`. */
 const ScopeBoxes = Object.fromEntries(SCOPE_NAMES.map((s) => [`scope_${s}`, Type.Optional(Type.Literal('on'))]));

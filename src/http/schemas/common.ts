@@ -34,6 +34,9 @@ export const errorResponse = (description: string) => ({ description, schema: Er
 export const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
 export const oauthError = (description: string) => ({ description, schema: OAuthError });
 
+/** A response that is an HTML page (a page route's answer). */
+export const htmlResponse = (description: string) => ({ description, contentType: 'text/html' });
+
 /** The refusals every authenticated operator operation can give. */
 export const OPERATOR_ERRORS = {
   400: errorResponse('invalid_request or malformed_json: the body fails the schema.'),
@@ -42,17 +45,24 @@ export const OPERATOR_ERRORS = {
 } as const;
 
 /**
- * `limit` of a paginated list, as the query string carries it (values are never coerced): 1 to
- * 999 in digits; `pageLimit` holds it to the list's own maximum.
+ * A count in the query string (values are never coerced): 1 to 999 in digits; `boundedCount`
+ * holds it to the operation's own maximum.
  */
-export const PageLimit = Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: 'Items per page.' });
+export const CountQuery = (description: string) => Type.String({ pattern: '^[1-9][0-9]{0,2}$', description });
 
-export function pageLimit(limit: string | undefined, fallback: number, max: number): number {
-  if (limit === undefined) return fallback;
-  const n = Number(limit);
-  if (n > max) throw new ServiceError('invalid_request', `limit is at most ${max}.`);
+/** A CountQuery's value: `fallback` when absent, refused (`invalid_request`) above `max`. */
+export function boundedCount(value: string | undefined, fallback: number, max: number, name: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (n > max) throw new ServiceError('invalid_request', `${name} is at most ${max}.`);
   return n;
 }
+
+/** `limit` of a paginated list; `pageLimit` holds it to the list's own maximum. */
+export const PageLimit = CountQuery('Items per page.');
+
+export const pageLimit = (limit: string | undefined, fallback: number, max: number) =>
+  boundedCount(limit, fallback, max, 'limit');
 
 /** A value or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { actorLabel } from '../../../core/actor.ts';
-import { ServiceError } from '../../../core/errors.ts';
 import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { AdminMutation, boundedCount, CountQuery, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { OpsViews } from '../../../ports/ops-views.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { MAX_VALIDITY_DAYS, type TypeService } from '../../credential-types/type-service.ts';
@@ -28,17 +27,14 @@ export function expiryRoutes(deps: { views: OpsViews; types: TypeService; tenant
       querystring: Type.Object(
         {
           tenant: Type.Optional(Slug),
-          withinDays: Type.Optional(
-            Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: 'How far ahead to look, 1 to 365 days; default 30.' }),
-          ),
+          withinDays: Type.Optional(CountQuery('How far ahead to look, 1 to 365 days; default 30.')),
         },
         { additionalProperties: false },
       ),
       responses: { 200: { description: 'What expires within the window.', schema: ExpiryView }, ...OPERATOR_ERRORS },
       handler: async (request) => {
         const now = clockNow();
-        const withinDays = Number(request.query.withinDays ?? 30);
-        if (withinDays > 365) throw new ServiceError('invalid_request', 'querystring/withinDays must be 1 to 365.');
+        const withinDays = boundedCount(request.query.withinDays, 30, 365, 'withinDays');
         const until = now + withinDays * DAY_MS;
         const tenant = listTenant(request);
         const [credentials, offers, keys, validities] = await Promise.all([

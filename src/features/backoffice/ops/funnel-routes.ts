@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ServiceError } from '../../../core/errors.ts';
 import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
-import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { boundedCount, CountQuery, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import type { OpsViews } from '../../../ports/ops-views.ts';
 import { BASE, opsGet } from './routes-common.ts';
 import { FunnelsView } from './schemas.ts';
@@ -26,21 +25,14 @@ export function funnelRoutes(views: OpsViews, clockNow: () => number) {
       querystring: Type.Object(
         {
           tenant: Type.Optional(Slug),
-          days: Type.Optional(
-            Type.String({
-              pattern: '^[1-9][0-9]?$',
-              description: `Whole UTC days back, today included: 1 to ${FUNNEL_MAX_DAYS}; default 7.`,
-            }),
-          ),
+          days: Type.Optional(CountQuery(`Whole UTC days back, today included: 1 to ${FUNNEL_MAX_DAYS}; default 7.`)),
         },
         { additionalProperties: false },
       ),
       responses: { 200: { description: 'The funnels of the window.', schema: FunnelsView }, ...OPERATOR_ERRORS },
       handler: async (request) => {
         const now = clockNow();
-        const days = Number(request.query.days ?? 7);
-        if (days > FUNNEL_MAX_DAYS)
-          throw new ServiceError('invalid_request', `querystring/days must be 1 to ${FUNNEL_MAX_DAYS}.`);
+        const days = boundedCount(request.query.days, 7, FUNNEL_MAX_DAYS, 'days');
         const since = now - (now % DAY_MS) - (days - 1) * DAY_MS;
         const tenant = listTenant(request);
         const [issuance, verification] = await Promise.all([
