@@ -16,6 +16,7 @@ import { membershipModule } from './features/membership/module.ts';
 import { metricsModule } from './features/metrics/module.ts';
 import { offersModule } from './features/offers/module.ts';
 import { onboardingModule } from './features/onboarding/module.ts';
+import { operatorAppsModule } from './features/operator-apps/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
 import { pagesModule } from './features/pages/module.ts';
 import { partnersModule } from './features/partners/module.ts';
@@ -57,6 +58,7 @@ export const MODULES = [
   backofficeModule,
   conformanceModule,
   pagesModule,
+  operatorAppsModule,
   metricsModule,
 ];
 

@@ -35,6 +35,12 @@ const EXTRAS: Record<string, string> = {
   'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
+  'GET /admin/*':
+    'each page of the back office: the /api/admin operation at the same path, in the browser (docs/admin-app.md, "Pages")',
+  'POST /admin/*': 'the forms of those pages, each running the one operation it names (docs/admin-app.md, "Forms")',
+  'GET /console/': 'the console’s overview, as /console is (docs/admin-app.md, "The console")',
+  'GET /console/*': 'each page of an organisation’s console (docs/admin-app.md, "The console")',
+  'POST /console/*': 'the forms of the console’s pages (docs/admin-app.md, "Forms")',
   'POST /t/{tenant}/nonce': 'OID4VCI 1.0 §7 nonce endpoint of a tenant issuer',
   'GET /types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (platform types)',
   'GET /t/{tenant}/types/{typeId}': 'SD-JWT VC Type Metadata at the vct URL (tenant types)',
@@ -147,6 +153,12 @@ describe('the route table against the interface inventory', () => {
       pages.filter((r) => !served.has(`${r.method} ${r.path}`)).map((r) => r.path),
       [],
     );
+  });
+
+  test('the operators’ three pages are served, on the enterprise session', () => {
+    const pages = INVENTORY.filter((r) => r.group === 'pages' && r.auth === 'enterprise-session');
+    assert.deepEqual(pages.map((r) => `${r.method} ${r.path}`).sort(), ['GET /admin', 'GET /admin/', 'GET /console']);
+    for (const r of pages) assert.equal(served.get(`${r.method} ${r.path}`)?.['x-svc-auth'], 'enterprise-session', r.path);
   });
 
   test('a served operation of the inventory has its plane, stability and internal flag', () => {

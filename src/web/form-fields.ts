@@ -7,8 +7,9 @@
 import { html, type SafeHtml } from './html.ts';
 
 export interface FieldSpec {
-  /** The control's id and name. */
+  /** The control's name, and its id unless `id` is given (a page with several forms). */
   name: string;
+  id?: string;
   label: string;
   hint?: string;
   /** What the person typed, shown again after an error. */
@@ -20,15 +21,17 @@ export interface FieldSpec {
   optional?: boolean;
 }
 
+const idOf = (f: FieldSpec) => f.id ?? f.name;
+
 const describedBy = (f: FieldSpec) =>
-  [f.hint ? `${f.name}-hint` : '', f.error ? `${f.name}-error` : ''].filter(Boolean).join(' ');
+  [f.hint ? `${idOf(f)}-hint` : '', f.error ? `${idOf(f)}-error` : ''].filter(Boolean).join(' ');
 
 function parts(f: FieldSpec) {
   const ids = describedBy(f);
   return {
-    label: html`<label for="${f.name}">${f.label}${f.optional ? html` <span class="optional">(optional)</span>` : null}</label>`,
-    hint: f.hint ? html`<p class="hint" id="${f.name}-hint">${f.hint}</p>` : null,
-    error: f.error ? html`<p class="field-error" id="${f.name}-error">${f.error}</p>` : null,
+    label: html`<label for="${idOf(f)}">${f.label}${f.optional ? html` <span class="optional">(optional)</span>` : null}</label>`,
+    hint: f.hint ? html`<p class="hint" id="${idOf(f)}-hint">${f.hint}</p>` : null,
+    error: f.error ? html`<p class="field-error" id="${idOf(f)}-error">${f.error}</p>` : null,
     aria: html`${ids ? html` aria-describedby="${ids}"` : null}${f.error ? html` aria-invalid="true"` : null}`,
   };
 }
@@ -36,13 +39,13 @@ function parts(f: FieldSpec) {
 export function inputField(f: FieldSpec): SafeHtml {
   const p = parts(f);
   return html`<div class="field${f.error ? ' has-error' : ''}">${p.label}${p.hint}${p.error}
-<input id="${f.name}" name="${f.name}" value="${f.value ?? ''}"${f.attributes ?? null}${p.aria}></div>`;
+<input id="${idOf(f)}" name="${f.name}" value="${f.value ?? ''}"${f.attributes ?? null}${p.aria}></div>`;
 }
 
 export function textareaField(f: FieldSpec): SafeHtml {
   const p = parts(f);
   return html`<div class="field${f.error ? ' has-error' : ''}">${p.label}${p.hint}${p.error}
-<textarea id="${f.name}" name="${f.name}"${f.attributes ?? null}${p.aria}>${f.value ?? ''}</textarea></div>`;
+<textarea id="${idOf(f)}" name="${f.name}"${f.attributes ?? null}${p.aria}>${f.value ?? ''}</textarea></div>`;
 }
 
 export function selectField(
@@ -54,7 +57,7 @@ export function selectField(
       ? html`<option value="${value}" selected>${label}</option>`
       : html`<option value="${value}">${label}</option>`;
   return html`<div class="field${f.error ? ' has-error' : ''}">${p.label}${p.hint}${p.error}
-<select id="${f.name}" name="${f.name}"${f.attributes ?? null}${p.aria}>${option('', f.placeholder)}${f.options.map((o) => option(o.value, o.label))}</select></div>`;
+<select id="${idOf(f)}" name="${f.name}"${f.attributes ?? null}${p.aria}>${option('', f.placeholder)}${f.options.map((o) => option(o.value, o.label))}</select></div>`;
 }
 
 /** Every error of the form, in the order of its fields, each linking to its control. */

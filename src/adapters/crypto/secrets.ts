@@ -11,6 +11,14 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('base64url');
 }
 
+/**
+ * A secret derived from another for one purpose (`domain`), so that knowing one derived secret,
+ * or the stored hash of the original, reveals neither the original nor another purpose's.
+ */
+export function derivedSecret(domain: string, secret: string): string {
+  return createHash('sha256').update(`openrail ${domain}\0${secret}`, 'utf8').digest('base64url');
+}
+
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');

@@ -1,6 +1,7 @@
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
+import { appBearer } from '../../http/auth/enterprise-session.ts';
 import type { IdentityProvider } from '../../ports/identity-provider.ts';
 import type { BrowserSession, OperatorBrowserStore, SignInVia } from '../../ports/operator-browser-store.ts';
 import type { OperatorRecord, OperatorStore } from '../../ports/operator-store.ts';
@@ -52,7 +53,8 @@ export interface SignInDeps {
   checkPassword(username: string, password: string): Promise<OperatorRecord>;
   /** Absent: no provider is configured. */
   provider: IdentityProvider | undefined;
-  uow: UnitOfWork<object>;
+  /** Over the browser store: a session, its app bearer and its audit entry are written together. */
+  uow: UnitOfWork<{ browser: OperatorBrowserStore }>;
   clock: Clock;
   origin: string;
 }
@@ -153,14 +155,11 @@ export class OperatorSignIn {
   private async open(operator: OperatorRecord, via: SignInVia): Promise<string> {
     const value = randomText(32);
     const now = this.deps.clock.now();
-    await this.deps.uow.run(async ({ audit }) => {
-      await this.deps.store.createSession({
-        idHash: hashToken(value),
-        username: operator.username,
-        via,
-        createdAt: now,
-        expiresAt: now + SIGN_IN.sessionMs,
-      });
+    const expiresAt = now + SIGN_IN.sessionMs;
+    await this.deps.uow.run(async ({ audit, browser }) => {
+      await browser.createSession({ idHash: hashToken(value), username: operator.username, via, createdAt: now, expiresAt });
+      // The bearer the web apps act with (docs/admin-app.md): it lives and ends with the session.
+      await browser.addApiToken(hashToken(appBearer(value)), operator.username, hashToken(value), now, expiresAt);
       await audit.append({
         actor: { kind: 'operator', username: operator.username },
         action: 'operator.signed_in',

@@ -61,6 +61,8 @@ export function statusRoutes(status: StatusService): RouteGroup {
     }),
   );
 
+  /** Why, given by the issuer: kept in the audit entry of each credential revoked now (docs/status-lists.md). */
+  const reason = Type.Optional(Type.String({ minLength: 3, maxLength: 500, description: 'Why: kept in the audit log.' }));
   const responses = {
     200: { description: 'The revoked credentials, revoked now or before.', schema: Revoked },
     ...OPERATOR_ERRORS,
@@ -78,11 +80,11 @@ export function statusRoutes(status: StatusService): RouteGroup {
         scope: { tenantIn: 'body' },
         stability: 'unpromised',
         summary: 'Revoke credentials of a tenant (docs/status-lists.md).',
-        body: Type.Object({ tenant: Slug, ...SelectorFields }, { additionalProperties: false }),
+        body: Type.Object({ tenant: Slug, ...SelectorFields, reason }, { additionalProperties: false }),
         responses,
         handler: async (request) => {
-          const { tenant, ...rest } = request.body;
-          return { revoked: (await status.revoke(tenant, selectorOf(rest), operatorActor(operatorOf(request)))).views };
+          const { tenant, reason: why, ...rest } = request.body;
+          return { revoked: (await status.revoke(tenant, selectorOf(rest), operatorActor(operatorOf(request)), why)).views };
         },
       }),
       defineRoute({
@@ -93,11 +95,12 @@ export function statusRoutes(status: StatusService): RouteGroup {
         stability: 'unpromised',
         summary: 'Revoke credentials issued by this tenant (docs/status-lists.md).',
         params: Type.Object({ tenant: Slug }),
-        body: Type.Object(SelectorFields, { additionalProperties: false }),
+        body: Type.Object({ ...SelectorFields, reason }, { additionalProperties: false }),
         responses,
         handler: async (request) => {
           const actor = operatorActor(operatorOf(request));
-          return { revoked: (await status.revoke(request.params.tenant, selectorOf(request.body), actor)).views };
+          const { reason: why, ...selector } = request.body;
+          return { revoked: (await status.revoke(request.params.tenant, selectorOf(selector), actor, why)).views };
         },
       }),
     ],

@@ -1,6 +1,6 @@
 import { parse } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { derivedSecret, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { BrowserSession, OperatorBrowserStore } from '../../ports/operator-browser-store.ts';
@@ -33,6 +33,16 @@ export function sessionCookie(headers: AuthInput['headers']): string | undefined
   const value = typeof header === 'string' ? parse(header)[OPERATOR_SESSION_COOKIE] : undefined;
   return value && VALUE.test(value) ? value : undefined;
 }
+
+/**
+ * The operator bearer the web apps act with on the API for this session (docs/admin-app.md, "How
+ * a page acts"): derived from the cookie on the server, never sent to a browser, stored (by its
+ * hash) with the session when it opens and deleted with it.
+ */
+export const appBearer = (cookieValue: string) => `ors_${derivedSecret('operator app bearer', cookieValue)}`;
+
+/** The anti-forgery token every form of the web apps carries: derived from the session's cookie. */
+export const formToken = (cookieValue: string) => derivedSecret('operator form', cookieValue);
 
 /**
  * The operators' browser sessions: the cookie names a session row, read on every request with its

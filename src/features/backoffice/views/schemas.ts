@@ -33,7 +33,9 @@ export const CredentialView = Type.Object({
   state: Type.Union([Type.Literal('valid'), Type.Literal('revoked')]),
   issuedAt: DateTimeView,
   revokedAt: Nullable(DateTimeView),
-  expiresAt: Type.Null({ description: 'Credentials carry no exp; validity ends by revocation (docs/issuance.md).' }),
+  expiresAt: Type.Union([DateTimeView, Type.Null()], {
+    description: 'The credential’s exp, when its type has a validity (docs/operations.md); null: it ends only by revocation.',
+  }),
 });
 
 export const credentialView = (urls: IssuerUrls, c: CredentialRow) => ({
@@ -46,7 +48,7 @@ export const credentialView = (urls: IssuerUrls, c: CredentialRow) => ({
   state: c.revokedAt === null ? ('valid' as const) : ('revoked' as const),
   issuedAt: iso(c.issuedAt),
   revokedAt: isoOrNull(c.revokedAt),
-  expiresAt: null,
+  expiresAt: isoOrNull(c.expiresAt),
 });
 
 /** One credential with where it came from and who acted on it, from the offer and the audit log. */

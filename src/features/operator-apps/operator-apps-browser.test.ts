@@ -1,0 +1,306 @@
+/**
+ * The operators' web apps in a real browser (Debian Chromium via playwright-core), signed in
+ * through a real OpenID provider (oidc-provider on loopback), on each engine: an owner files a
+ * suspension and another owner approves it; an auditor verifies the audit chain; an
+ * organisation's operator creates a type and an offer, shows its QR code, the reference wallet
+ * (`openrail wallet`, its own process) collects it, the operator revokes it, and /verify shows it
+ * revoked. Every page visited is checked under its CSP (no violation, no console error), with
+ * axe-core (no serious or critical violation) and at 390 px (nothing wider than the screen);
+ * screenshots go to test/artifacts/.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import {
+  axeOnPage,
+  chromiumMissing,
+  horizontalOverflow,
+  launchChromium,
+  type PageWatch,
+  watchPage,
+} from '../../../test/helpers/chromium.ts';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
+import { freePort, REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
+import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+
+const WAIT_MS = 20_000;
+const skip = chromiumMissing();
+const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
+
+const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
+const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
+
+/** What the test reads inside the page (the project's lib has no DOM types). */
+type InPage = { __csp: string[] };
+
+interface Operator {
+  username: string;
+  roles: string[];
+  tenant?: string;
+  context: BrowserContext;
+  page: Page;
+  watch: PageWatch;
+}
+
+for (const [index, factory] of testDatabases().entries()) {
+  const screenshots = index === 0;
+
+  describe(`the back office and the console in Chromium, signed in through OpenID Connect (${factory.name})`, {
+    skip: skip ?? false,
+  }, () => {
+    let db: TestDatabase;
+    let idp: TestProvider;
+    let rail: TestRail;
+    let origin: string;
+    let browser: Browser;
+    let acme: string;
+    let other: string;
+    let home: string;
+    const operators = new Map<string, Operator>();
+    /** Every app page the journeys reach (form answers included), as served, checked for accessibility and width at the end. */
+    const visited = new Map<string, { url: string; html: string }>();
+
+    async function api(method: 'GET' | 'POST', path: string, body?: unknown) {
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers: { ...owner, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const json = (await res.json()) as Record<string, unknown>;
+      assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    }
+
+    /** Signs an operator in as a person would: open the page, the provider signs in, back on the page. */
+    async function signIn(username: string, target: string): Promise<Operator> {
+      const context = await browser.newContext(DESKTOP);
+      const page = await context.newPage();
+      const watch = await watchPage(page);
+      idp.signInAs(`sub-${username}`);
+      await page.goto(`${origin}${target}`);
+      await page.waitForURL(`${origin}${target}`, { timeout: WAIT_MS });
+      const cookies = await context.cookies(origin);
+      const session = cookies.find((c) => c.name === 'session');
+      assert.ok(session, 'signed in: the session cookie is set');
+      assert.equal(session.httpOnly, true);
+      assert.equal(session.sameSite, 'Lax');
+      const made = operators.get(username);
+      assert.ok(made);
+      Object.assign(made, { context, page, watch });
+      return made;
+    }
+
+    /** The page is clean (no CSP violation, console or page error) and remembered for the checks at the end. */
+    async function seen(op: Operator, name: string) {
+      const violations = await op.page.evaluate(() => (globalThis as unknown as InPage).__csp);
+      assert.deepEqual(violations, [], `${name}: securitypolicyviolation events`);
+      assert.deepEqual(op.watch.consoleErrors, [], `${name}: console errors`);
+      assert.deepEqual(op.watch.pageErrors, [], `${name}: uncaught errors`);
+      visited.set(name, { url: op.page.url(), html: await op.page.content() });
+      if (screenshots) await op.page.screenshot({ path: join(ARTIFACTS, `apps-${name}.png`), fullPage: true });
+    }
+
+    /** The text of the page's main content. */
+    const main = (op: Operator) => op.page.locator('main').innerText();
+
+    before(async () => {
+      if (screenshots) mkdirSync(ARTIFACTS, { recursive: true });
+      db = await factory.create();
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      idp = await startTestProvider([`${origin}/auth/callback`], [`${origin}/auth/login`]);
+      rail = await startRail(db, {
+        PUBLIC_URL: origin,
+        OPENRAIL_DEMO: 'off',
+        OPENRAIL_OIDC_ISSUER: idp.issuer,
+        OPENRAIL_OIDC_CLIENT_ID: OIDC_CLIENT.id,
+        OPENRAIL_OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+        OPENRAIL_OUTBOUND_ALLOW: idp.issuer,
+      });
+      await rail.app.listen({ port, host: '127.0.0.1' });
+      acme = String((await api('POST', '/api/tenants', { name: 'Acme Rowing' })).slug);
+      other = String((await api('POST', '/api/tenants', { name: 'Riverside Library' })).slug);
+      const people: Array<[string, string[], string | null]> = [
+        ['olga', ['owner'], null],
+        ['omar', ['owner'], null],
+        ['aude', ['auditor'], null],
+        ['tomas', ['tenant-admin', 'issuer'], acme],
+      ];
+      for (const [username, roles, tenant] of people) {
+        await api('POST', '/api/operators', {
+          username,
+          roles,
+          tenant,
+          identity: { issuer: idp.issuer, subject: `sub-${username}` },
+        });
+        operators.set(username, { username, roles, ...(tenant ? { tenant } : {}) } as Operator);
+      }
+      home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
+      assert.equal((await runWallet(home, 'init')).code, 0);
+      browser = await launchChromium();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await rail?.stop();
+      await idp?.close();
+      await db?.drop();
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
+
+    test('an owner files a suspension; the same owner cannot approve it, another owner does', async () => {
+      const olga = await signIn('olga', '/admin');
+      assert.match(await main(olga), /Today/);
+      await seen(olga, 'admin-today');
+      await olga.page.getByRole('link', { name: 'Organisations', exact: true }).click();
+      await olga.page.waitForURL(`${origin}/admin/orgs`);
+      await seen(olga, 'admin-orgs');
+      await olga.page.getByRole('link', { name: other, exact: true }).click();
+      await olga.page.waitForURL(`${origin}/admin/orgs/${other}`);
+      await seen(olga, 'admin-org');
+      const suspend = olga.page.locator('section.action-form', {
+        has: olga.page.locator('input[name=_op][value="/orgs/{slug}/suspend"]'),
+      });
+      await suspend.getByLabel('Reason').fill('Unpaid invoices since March');
+      await suspend.getByRole('button', { name: 'Suspend' }).click();
+      await olga.page.getByRole('heading', { name: 'Filed for approval' }).waitFor({ timeout: WAIT_MS });
+      await seen(olga, 'admin-filed');
+      const approvalLink = olga.page.locator('main a[href^="/admin/approvals/"]').first();
+      const approvalPath = await approvalLink.getAttribute('href');
+      assert.ok(approvalPath);
+      await approvalLink.click();
+      await olga.page.waitForURL(`${origin}${approvalPath}`);
+      assert.match(await main(olga), /Four eyes/);
+      await seen(olga, 'admin-approval');
+      await olga.page.getByRole('button', { name: 'Approve' }).click();
+      await olga.page.getByRole('heading', { name: 'Not done' }).waitFor({ timeout: WAIT_MS });
+      assert.match(await main(olga), /same_operator/);
+      assert.equal((await api('GET', `/api/admin/orgs/${other}/lifecycle`)).status, 'active');
+
+      const omar = await signIn('omar', approvalPath);
+      await seen(omar, 'admin-approval-second');
+      await omar.page.getByLabel('Note').first().fill('Confirmed with finance');
+      await omar.page.getByRole('button', { name: 'Approve' }).click();
+      await omar.page.getByRole('heading', { name: 'Done' }).waitFor({ timeout: WAIT_MS });
+      assert.match(await main(omar), /Recorded in the audit log as entry \d+/);
+      await seen(omar, 'admin-approved');
+      assert.equal((await api('GET', `/api/admin/orgs/${other}/lifecycle`)).status, 'suspended');
+    });
+
+    test('an auditor verifies the audit chain', async () => {
+      const aude = await signIn('aude', '/admin');
+      await aude.page.locator('.app-nav a[href="/admin/ops/audit"]').click();
+      await aude.page.waitForURL(`${origin}/admin/ops/audit`);
+      assert.match(await main(aude), /Verified\s+yes/);
+      await seen(aude, 'admin-audit-verified');
+      // An auditor's pages offer no change it may not make.
+      await aude.page.goto(`${origin}/admin/orgs`);
+      assert.equal(await aude.page.locator('input[name=_op][value="/orgs"]').count(), 0);
+    });
+
+    test('an organisation’s operator issues from the console, a wallet collects, the operator revokes, /verify says revoked', async () => {
+      const tomas = await signIn('tomas', '/console');
+      assert.match(await main(tomas), new RegExp(`Organisation ${acme}`));
+      await seen(tomas, 'console-overview');
+
+      await tomas.page.getByRole('link', { name: 'Credential types' }).click();
+      await tomas.page.getByLabel('Name', { exact: true }).fill('Member Card');
+      await tomas.page.getByLabel(/^Claims/).fill('member_name\nsince:date');
+      await tomas.page.getByRole('button', { name: 'Create' }).click();
+      await tomas.page.getByRole('heading', { name: 'Done' }).waitFor({ timeout: WAIT_MS });
+      await seen(tomas, 'console-type-created');
+      const typeId = (
+        await tomas.page
+          .locator('dt', { hasText: /^Type ID$/ })
+          .locator('xpath=following-sibling::dd[1]')
+          .innerText()
+      ).trim();
+      assert.ok(typeId);
+
+      await tomas.page.getByRole('link', { name: 'Offers' }).click();
+      await tomas.page.getByLabel(/^Type ID/).fill(typeId);
+      await tomas.page.getByLabel(/^Subject/).fill(JSON.stringify({ member_name: 'Grace Hopper', since: '2024-05-01' }));
+      await tomas.page.getByRole('button', { name: 'Create' }).click();
+      await tomas.page.getByRole('img', { name: 'QR code of the credential offer' }).waitFor({ timeout: WAIT_MS });
+      await seen(tomas, 'console-offer-qr');
+      const offerUri = (await tomas.page.getByRole('link', { name: 'the offer link' }).getAttribute('href')) ?? '';
+      assert.ok(offerUri.startsWith('openid-credential-offer://'), offerUri);
+
+      const collected = await runWallet(home, 'collect', offerUri, '--allow-http');
+      assert.equal(collected.code, 0, collected.stderr);
+
+      await tomas.page.getByRole('link', { name: 'Issued credentials' }).click();
+      await tomas.page.locator('table td').first().waitFor({ timeout: WAIT_MS });
+      await seen(tomas, 'console-credentials');
+      const credentials = (await api('GET', `/api/admin/credentials?tenant=${acme}`)).credentials as Array<{
+        credentialId: string;
+      }>;
+      assert.equal(credentials.length, 1);
+      const credentialId = credentials[0]?.credentialId as string;
+      assert.match(await main(tomas), new RegExp(credentialId));
+      const revoke = tomas.page.locator('section.action-form', {
+        has: tomas.page.locator('input[name=_op][value="/api/revoke"]'),
+      });
+      await revoke.getByLabel(/^Credential ID/).fill(credentialId);
+      await revoke.getByLabel(/^Reason/).fill('Membership ended');
+      await revoke.getByRole('button', { name: 'Revoke' }).click();
+      await tomas.page.getByRole('heading', { name: 'Done' }).waitFor({ timeout: WAIT_MS });
+      assert.match(await main(tomas), new RegExp(`${credentialId}\\s+${typeId}\\s`), 'the answer lists the revoked credential');
+      const after = (await api('GET', `/api/admin/credentials?tenant=${acme}`)).credentials as Array<{ state: string }>;
+      assert.equal(after[0]?.state, 'revoked');
+      await seen(tomas, 'console-revoked');
+      const audit = await api('GET', '/api/admin/audit?action=credential.revoked');
+      assert.match(JSON.stringify(audit), /Membership ended/, 'the reason is in the revocation’s audit entry');
+
+      // The relying party's side: the public /verify page, answered by the same wallet.
+      const verify = await browser.newPage();
+      await verify.goto(`${origin}/verify`);
+      await verify.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
+      const vct = await verify.locator('#type option', { hasText: 'Member Card' }).getAttribute('value');
+      assert.ok(vct);
+      await verify.selectOption('#type', vct);
+      await verify.getByRole('button', { name: 'Create request' }).click();
+      await verify.locator('#wallet-link:not([hidden])').waitFor({ state: 'attached', timeout: WAIT_MS });
+      const requestUri = await verify.locator('#wallet-link').getAttribute('href');
+      assert.ok(requestUri);
+      const presented = await runWallet(home, 'present', requestUri, '--allow-http', '--all');
+      assert.match(presented.stdout, /refused the presentation: credential_revoked/);
+      await verify.locator('#status', { hasText: /^Not verified$/ }).waitFor({ timeout: WAIT_MS });
+      assert.match(await verify.locator('#outcome').innerText(), /credential_revoked/);
+      if (screenshots) await verify.screenshot({ path: join(ARTIFACTS, 'apps-verify-revoked.png'), fullPage: true });
+      await verify.close();
+    });
+
+    test('every page visited: no serious or critical axe violation, nothing wider than a 390 px screen', async () => {
+      assert.ok(visited.size >= 10, `${visited.size} pages visited`);
+      for (const [name, { url, html }] of visited) {
+        for (const options of [DESKTOP, PHONE]) {
+          // The page as it was served (a form's answer cannot be fetched again), at its own address,
+          // so that its stylesheets load; CSP is bypassed only so that axe-core can be injected.
+          const side = await browser.newContext({ ...options, bypassCSP: true });
+          try {
+            await side.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+            const page = await side.newPage();
+            await page.goto(url);
+            assert.deepEqual(await axeOnPage(page), [], `${name} at ${options.viewport?.width} px`);
+            if (options === PHONE) {
+              if (screenshots) await page.screenshot({ path: join(ARTIFACTS, `apps-${name}-390.png`), fullPage: true });
+              assert.equal(await horizontalOverflow(page), 0, `${name}: wider than 390 px`);
+            }
+          } finally {
+            await side.close();
+          }
+        }
+      }
+    });
+  });
+}
