@@ -7,12 +7,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import type { EnterpriseSessionPrincipal } from '../../http/auth/enterprise-session.ts';
 import { requestTarget } from '../../http/request-target.ts';
-import { defineRoute, type RouteDef } from '../../http/route.ts';
-import { htmlResponse } from '../../http/schemas/common.ts';
+import type { RouteDef } from '../../http/route.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import { ADMIN_API, ADMIN_APP, AdminCatalogue, adminHref, apiPathOf, pageLabel } from './admin-catalogue.ts';
 import {
-  AppForm,
   type AppSite,
   assertAppForm,
   callApi,
@@ -25,6 +23,7 @@ import {
   renderShell,
   sendAppPage,
 } from './app-kit.ts';
+import { appRouteDefs, nextPage, renderFilterForm, runForm } from './app-routes.ts';
 import {
   admits,
   fillTemplate,
@@ -35,7 +34,7 @@ import {
   operatorOperations,
 } from './contract.ts';
 import type { Linker } from './render-json.ts';
-import { bodyOf, fieldsOf, humanize, renderField } from './schema-form.ts';
+import { humanize, renderField } from './schema-form.ts';
 
 /** What a page says above its data, where the data alone would not tell an operator the rule. */
 const NOTES: Readonly<Record<string, string>> = {
@@ -159,13 +158,12 @@ ${renderAnswer(today, linker(who), () => `${ADMIN_APP}/`)}`;
       missing.length > 0
         ? undefined
         : await callApi(request, 'GET', `${fillTemplate(op.path, found.params)}${apiQuery.size ? `?${apiQuery}` : ''}`);
-    const filters = op.query.filter((q) => q.name !== 'cursor');
-    const filterForm =
-      filters.length > 0
-        ? html`<details class="filter-form"${missing.length > 0 || filters.some((q) => search.has(q.name)) ? html` open` : null}><summary>${missing.length > 0 ? 'Look up' : 'Filter'}</summary><form method="get" action="${appPath}">
-${filters.map((q) => renderField({ name: q.name, kind: q.schema.enum ? 'choice' : 'text', required: q.required, schema: q.schema, ...(Array.isArray(q.schema.enum) ? { options: q.schema.enum.map(String) } : {}) }, 'filter', q.name, search.get(q.name) ?? undefined))}
-<p><button class="button" type="submit">Show</button></p></form></details>`
-        : null;
+    const filterForm = renderFilterForm(
+      appPath,
+      op.query.filter((q) => q.name !== 'cursor'),
+      search,
+      { legend: missing.length > 0 ? 'Look up' : 'Filter', open: missing.length > 0 },
+    );
     const forms = catalogue()
       .formsOn(op)
       .filter((post) => admits(post, who))
@@ -182,11 +180,7 @@ ${filters.map((q) => renderField({ name: q.name, kind: q.schema.enum ? 'choice' 
     const last = Object.values(found.params).at(-1);
     const title = last ? `${pageLabel(op.path)}: ${last}` : pageLabel(op.path);
     const note = NOTES[template];
-    const nextHref = (cursor: string) => {
-      const next = new URLSearchParams(search);
-      next.set('cursor', cursor);
-      return `${appPath}?${next}`;
-    };
+    const nextHref = nextPage(appPath, search);
     const main = html`<h1>${title}</h1>
 <p class="lead">${op.summary}</p>
 ${note ? html`<p class="notice">${note}</p>` : null}
@@ -268,92 +262,16 @@ ${renderField({ name: param, kind: 'text', required: true, schema: {} }, `open${
   async function act(request: FastifyRequest, reply: FastifyReply) {
     const form = formOf(request);
     assertAppForm(request, site.origin, form);
-    const who = principalOf(request);
     const appPath = requestTarget(request.url).path.replace(/\/+$/, '');
     const post = catalogue().posts.find((p) => p.path.slice(ADMIN_API.length) === form._op);
     const pageTemplate = post && (catalogue().home(post)?.path ?? post.path);
     const pageParams = pageTemplate && matchTemplate(pageTemplate, apiPathOf(appPath));
     if (!post || !pageParams) throw new ServiceError('invalid_request', 'This form names no operation of this page.');
+    const answer = await runForm(request, post, pageParams, form);
     const back = { back: appPath, backLabel: pageLabel(pageTemplate), audit: (seq: number) => `${ADMIN_APP}/audit/${seq}` };
-    const refuse = async (status: number, message: string) => {
-      const outcome = await renderOutcome({ status, body: { error: 'invalid_request', message } }, back, linker(who));
-      return shell(request, reply, outcome.title, appPath, outcome.main, status);
-    };
-    const params: Record<string, string> = { ...pageParams };
-    for (const name of post.pathParams) params[name] ??= (form[`p_${name}`] ?? '').trim();
-    let path: string;
-    try {
-      path = fillTemplate(post.path, params);
-    } catch (err) {
-      if (err instanceof MissingParam)
-        return refuse(400, `${humanize(err.param)} is missing or is not a value a path can carry.`);
-      throw err;
-    }
-    const body = bodyOf(fieldsOf(post.body), form);
-    if (!body.ok) return refuse(400, body.message);
-    const answer = await callApi(request, 'POST', path, post.body ? body.body : undefined);
-    const outcome = await renderOutcome(answer, back, linker(who));
+    const outcome = await renderOutcome(answer, back, linker(principalOf(request)));
     return shell(request, reply, outcome.title, appPath, outcome.main, answer.status >= 400 ? answer.status : 200);
   }
 
-  const common = {
-    auth: 'enterprise-session',
-    surface: 'page',
-    stability: 'unpromised',
-    undocumented: 'A page of the back office; docs/admin-app.md states what it shows.',
-    // Not signed in: to the sign-in, and back here after it.
-    onRefusal: async (request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) =>
-      refusal.code === 'unauthorized' && request.method === 'GET'
-        ? reply
-            .code(303)
-            .header(
-              'location',
-              `/auth/login?return=${encodeURIComponent(requestTarget(request.url).path + requestTarget(request.url).query)}`,
-            )
-            .header('cache-control', 'no-store')
-            .send()
-        : undefined,
-  } as const;
-  const HTML = htmlResponse;
-  const signIn = { description: 'Not signed in: to /auth/login, returning here.' };
-  return [
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: ADMIN_APP,
-      summary: 'The back office’s home: today’s work and the search.',
-      responses: { 200: HTML('Today.'), 303: signIn },
-      handler: home,
-    }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${ADMIN_APP}/`,
-      summary: 'The back office’s home (as /admin).',
-      responses: { 200: HTML('Today.'), 303: signIn },
-      handler: home,
-    }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${ADMIN_APP}/*`,
-      summary: 'A page of the back office: the /api/admin operation at the same path, shown with the forms of its actions.',
-      responses: { 200: HTML('The page.'), 303: signIn, 404: HTML('not_found') },
-      handler: page,
-    }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: `${ADMIN_APP}/*`,
-      accepts: 'form',
-      body: AppForm,
-      summary: 'A form of a back-office page: runs the operation it names as the signed-in operator and shows what it did.',
-      responses: {
-        200: HTML('Done, with the auditSeq.'),
-        400: HTML('Not done.'),
-        403: HTML('cross_origin_form, or the operation refused.'),
-      },
-      handler: act,
-    }),
-  ];
+  return appRouteDefs({ base: ADMIN_APP, name: 'the back office', home, page, act });
 }

@@ -4,7 +4,6 @@
  * with their anti-forgery token, and the page that says what a form did (the `auditSeq` it
  * produced, or the refusal and that nothing changed).
  */
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
@@ -253,12 +252,3 @@ export function renderAnswer(answer: ApiAnswer, link: Linker, nextHref: (cursor:
 }
 
 export const principalOf = enterpriseSessionOf;
-
-/** A posted app form: named text fields, bounded in number and size. */
-export const AppForm = Type.Record(
-  Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }),
-  Type.String({ maxLength: 20_000 }),
-  {
-    maxProperties: 64,
-  },
-);

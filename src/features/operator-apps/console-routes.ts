@@ -8,11 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
 import { requestTarget } from '../../http/request-target.ts';
-import { defineRoute, type RouteDef } from '../../http/route.ts';
-import { htmlResponse } from '../../http/schemas/common.ts';
+import type { RouteDef } from '../../http/route.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
 import {
-  AppForm,
   type AppSite,
   assertAppForm,
   callApi,
@@ -25,9 +23,10 @@ import {
   renderShell,
   sendAppPage,
 } from './app-kit.ts';
-import { admits, fillTemplate, MissingParam, type Operation, operatorOperations } from './contract.ts';
+import { appRouteDefs, nextPage, renderFilterForm, runForm } from './app-routes.ts';
+import { admits, fillTemplate, type Operation, operatorOperations } from './contract.ts';
 import type { Linker } from './render-json.ts';
-import { bodyOf, fieldsOf, humanize, renderField } from './schema-form.ts';
+import { humanize, renderField } from './schema-form.ts';
 
 const CONSOLE = '/console';
 
@@ -209,14 +208,25 @@ ${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(c
       answer = await callApi(request, 'GET', `${fillTemplate(read.path, { tenant })}${query.size ? `?${query}` : ''}`);
     }
     const hiddenTenant = who.tenant === null ? html`<input type="hidden" name="tenant" value="${tenant}">` : null;
-    const filters = read?.query.filter((q) => q.name !== 'tenant' && q.name !== 'cursor') ?? [];
-    const filterForm =
-      filters.length > 0 || view.lookup
-        ? html`<details class="filter-form"${[...filters.map((q) => q.name), view.lookup?.param].some((n) => n && search.has(n)) ? html` open` : null}><summary>Find</summary><form method="get" action="${CONSOLE}/${view.slug}">${hiddenTenant}
-${filters.map((q) => renderField({ name: q.name, kind: q.schema.enum ? 'choice' : 'text', required: false, schema: q.schema, ...(Array.isArray(q.schema.enum) ? { options: q.schema.enum.map(String) } : {}) }, 'filter', q.name, search.get(q.name) ?? undefined))}
-${view.lookup ? renderField({ name: view.lookup.param, kind: 'text', required: false, schema: { description: 'Shows this one credential instead of the list.' } }, 'filter', view.lookup.param, lookupValue ?? undefined) : null}
-<p><button class="button" type="submit">Show</button></p></form></details>`
-        : null;
+    const lookupField =
+      view.lookup &&
+      renderField(
+        {
+          name: view.lookup.param,
+          kind: 'text',
+          required: false,
+          schema: { description: 'Shows this one instead of the list.' },
+        },
+        'filter',
+        view.lookup.param,
+        lookupValue ?? undefined,
+      );
+    const filterForm = renderFilterForm(
+      `${CONSOLE}/${view.slug}`,
+      read?.query.filter((q) => q.name !== 'tenant' && q.name !== 'cursor') ?? [],
+      search,
+      { legend: 'Find', open: lookupValue !== null, extra: html`${hiddenTenant}${lookupField ?? null}` },
+    );
     const forms = view.actions
       .map((path) => op('POST', path))
       .filter((o): o is Operation => o !== undefined && admits(o, who))
@@ -232,12 +242,10 @@ ${view.lookup ? renderField({ name: view.lookup.param, kind: 'text', required: f
           idPrefix: `form${i}`,
         }),
       );
-    const nextHref = (cursor: string) => {
-      const next = new URLSearchParams(search);
-      next.set('cursor', cursor);
-      if (who.tenant === null) next.set('tenant', tenant);
-      return `${CONSOLE}/${view.slug}?${next}`;
-    };
+    const nextHref = nextPage(
+      `${CONSOLE}/${view.slug}`,
+      who.tenant === null ? new URLSearchParams([...search, ['tenant', tenant]]) : search,
+    );
     const main = html`<h1>${view.label}</h1>
 <p class="lead">${view.intro}</p>
 ${forms.length > 0 ? html`<h2>Actions</h2>${forms}` : null}
@@ -253,87 +261,11 @@ ${answer ? html`<h2>${lookupValue ? 'Found' : humanize(view.slug || 'summary')}<
     const tenant = tenantOf(request, form.tenant);
     const post = view.actions.includes(form._op ?? '') ? op('POST', form._op ?? '') : undefined;
     if (!post || !tenant) throw new ServiceError('invalid_request', 'This form names no operation of this page.');
-    const here = href(view.slug, tenant, request);
-    const back = { back: here, backLabel: view.label };
-    const refuse = async (message: string) => {
-      const outcome = await renderOutcome({ status: 400, body: { error: 'invalid_request', message } }, back, noLinks);
-      return shell(request, reply, tenant, view, outcome.main, 400);
-    };
-    const params: Record<string, string> = { tenant };
-    for (const name of post.pathParams) params[name] ??= (form[`p_${name}`] ?? '').trim();
-    let path: string;
-    try {
-      path = fillTemplate(post.path, params);
-    } catch (err) {
-      if (err instanceof MissingParam) return refuse(`${humanize(err.param)} is missing or is not a value a path can carry.`);
-      throw err;
-    }
-    const fields = fieldsOf(post.body, new Set(['tenant']));
-    const body = bodyOf(fields, form);
-    if (!body.ok) return refuse(body.message);
-    const payload =
-      post.body?.properties?.tenant && typeof body.body === 'object' ? { ...(body.body as object), tenant } : body.body;
-    const answer = await callApi(request, 'POST', path, post.body ? payload : undefined);
-    const outcome = await renderOutcome(answer, back, noLinks);
+    // The tenant is the console's to fill, in the path and the body: never the form's.
+    const answer = await runForm(request, post, { tenant }, form, { tenant });
+    const outcome = await renderOutcome(answer, { back: href(view.slug, tenant, request), backLabel: view.label }, noLinks);
     return shell(request, reply, tenant, view, outcome.main, answer.status >= 400 ? answer.status : 200);
   }
 
-  const common = {
-    auth: 'enterprise-session',
-    surface: 'page',
-    stability: 'unpromised',
-    undocumented: 'A page of the console; docs/admin-app.md states what it shows.',
-    onRefusal: async (request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) => {
-      const target = requestTarget(request.url);
-      return refusal.code === 'unauthorized' && request.method === 'GET'
-        ? reply
-            .code(303)
-            .header('location', `/auth/login?return=${encodeURIComponent(target.path + target.query)}`)
-            .header('cache-control', 'no-store')
-            .send()
-        : undefined;
-    },
-  } as const;
-  const signIn = { description: 'Not signed in: to /auth/login, returning here.' };
-  return [
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: CONSOLE,
-      summary: 'The console’s overview of the organisation (a platform operator chooses one first).',
-      responses: { 200: htmlResponse('The overview.'), 303: signIn },
-      handler: page,
-    }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${CONSOLE}/`,
-      summary: 'The console’s overview (as /console).',
-      responses: { 200: htmlResponse('The overview.'), 303: signIn },
-      handler: page,
-    }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${CONSOLE}/*`,
-      summary: 'A page of the console: one of the organisation’s lists, with the forms that change it.',
-      responses: { 200: htmlResponse('The page.'), 303: signIn, 404: htmlResponse('not_found') },
-      handler: page,
-    }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: `${CONSOLE}/*`,
-      accepts: 'form',
-      body: AppForm,
-      summary:
-        'A form of a console page: runs its operation for the organisation as the signed-in operator and shows what it did.',
-      responses: {
-        200: htmlResponse('Done, with the auditSeq.'),
-        400: htmlResponse('Not done.'),
-        403: htmlResponse('cross_origin_form, or the operation refused.'),
-      },
-      handler: act,
-    }),
-  ];
+  return appRouteDefs({ base: CONSOLE, name: 'the console', home: page, page, act });
 }
