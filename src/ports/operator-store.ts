@@ -124,6 +124,7 @@ export interface OperatorSession {
 export interface OperatorSessionStore {
   create(tokenHash: string, username: string, now: number, expiresAt: number): Promise<void>;
   find(tokenHash: string, now: number): Promise<OperatorSession | undefined>;
+  /** Ends every session of the operator: its bearers, and its browser sessions with the bearers they made. */
   revokeAll(username: string): Promise<void>;
   /** How many of the operator's sessions have not expired. */
   countLive(username: string, now: number): Promise<number>;

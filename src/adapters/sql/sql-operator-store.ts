@@ -315,6 +315,8 @@ export class SqlOperatorSessionStore implements OperatorSessionStore {
 
   async revokeAll(username: string): Promise<void> {
     await this.db.deleteFrom('operator_sessions').where('username', '=', username).execute();
+    // A password change or a removal ends the operator's browser sessions too (docs/operators.md).
+    await this.db.deleteFrom('operator_browser_sessions').where('username', '=', username).execute();
   }
 
   async countLive(username: string, now: number): Promise<number> {

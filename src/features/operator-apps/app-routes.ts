@@ -21,6 +21,9 @@ export const AppForm = Type.Record(
   { maxProperties: 64 },
 );
 
+/** The longest return path GET /auth/login keeps (sign-in-service.ts, safeReturn). */
+const RETURN_MAX = 512;
+
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** An app's routes: its home at `base` and `base/`, its pages under `base/*`, and their forms. */
@@ -41,11 +44,12 @@ export function appRouteDefs(app: {
     onRefusal: async (request: FastifyRequest, reply: FastifyReply, refusal: ServiceError) => {
       if (refusal.code !== 'unauthorized' || request.method !== 'GET') return undefined;
       const target = requestTarget(request.url);
-      return reply
-        .code(303)
-        .header('location', `/auth/login?return=${encodeURIComponent(target.path + target.query)}`)
-        .header('cache-control', 'no-store')
-        .send();
+      // The sign-in keeps a return path of 512 characters at most: a longer one returns to the page without its query.
+      const full = target.path + target.query;
+      const back = encodeURIComponent(
+        full.length <= RETURN_MAX ? full : target.path.length <= RETURN_MAX ? target.path : app.base,
+      );
+      return reply.code(303).header('location', `/auth/login?return=${back}`).header('cache-control', 'no-store').send();
     },
   } as const;
   const signIn = { description: 'Not signed in: to /auth/login, returning here.' };

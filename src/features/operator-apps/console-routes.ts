@@ -24,7 +24,7 @@ import {
   sendAppPage,
 } from './app-kit.ts';
 import { appRouteDefs, nextPage, renderFilterForm, runForm } from './app-routes.ts';
-import { admits, fillTemplate, type Operation, operatorOperations } from './contract.ts';
+import { admits, fillTemplate, MissingParam, type Operation, operatorOperations } from './contract.ts';
 import type { Linker } from './render-json.ts';
 import { humanize, renderField } from './schema-form.ts';
 
@@ -127,6 +127,16 @@ export function consoleRoutes(site: AppSite, openApi: () => Record<string, unkno
     operations ??= operatorOperations(openApi());
     return operations.find((o) => o.method === method && o.path === path);
   };
+  /**
+   * A console action: only an operation whose tenant the console fills in itself (the body's
+   * `tenant`, or the path's), that names none (a webhook by its id, which the API holds to its
+   * tenant), or that only a platform credential may call (approving a product), so no action
+   * carries a tenant of the form's choosing past a tenant operator.
+   */
+  const action = (path: string) => {
+    const found = op('POST', path);
+    return found && ['body.tenant', 'params.tenant', 'none', 'platform'].includes(found.scope ?? '') ? found : undefined;
+  };
 
   /** The organisation the page is for: the operator's own, or the one a platform operator picked. */
   const tenantOf = (request: FastifyRequest, chosen: string | null | undefined): string | undefined => {
@@ -148,7 +158,7 @@ export function consoleRoutes(site: AppSite, openApi: () => Record<string, unkno
     const who = principalOf(request);
     const items = tenant
       ? CONSOLE_VIEWS.filter((v) =>
-          [v.read, ...v.actions].some((p) => p && [op('GET', p), op('POST', p)].some((o) => o && admits(o, who))),
+          [v.read, ...v.actions].some((p) => p && [op('GET', p), action(p)].some((o) => o && admits(o, who))),
         ).map((v) => ({
           href: href(v.slug, tenant, request),
           label: v.label,
@@ -194,11 +204,16 @@ ${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(c
     const lookupValue = view.lookup ? search.get(view.lookup.param) : null;
     let answer: Awaited<ReturnType<typeof callApi>> | undefined;
     if (lookup && view.lookup && lookupValue) {
-      answer = await callApi(
-        request,
-        'GET',
-        `${fillTemplate(lookup.path, { [view.lookup.param]: lookupValue })}?tenant=${encodeURIComponent(tenant)}`,
-      );
+      const { param } = view.lookup;
+      answer = await (async () => {
+        try {
+          const path = fillTemplate(lookup.path, { [param]: lookupValue });
+          return callApi(request, 'GET', `${path}?tenant=${encodeURIComponent(tenant)}`);
+        } catch (err) {
+          if (!(err instanceof MissingParam)) throw err;
+          return { status: 400, body: { error: 'invalid_request', message: `${humanize(param)} is not a value to look up.` } };
+        }
+      })();
     } else if (read) {
       const query = new URLSearchParams();
       for (const q of read.query) {
@@ -228,7 +243,7 @@ ${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(c
       { legend: 'Find', open: lookupValue !== null, extra: html`${hiddenTenant}${lookupField ?? null}` },
     );
     const forms = view.actions
-      .map((path) => op('POST', path))
+      .map((path) => action(path))
       .filter((o): o is Operation => o !== undefined && admits(o, who))
       .map((o, i) =>
         renderActionForm({
@@ -242,10 +257,10 @@ ${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(c
           idPrefix: `form${i}`,
         }),
       );
-    const nextHref = nextPage(
-      `${CONSOLE}/${view.slug}`,
-      who.tenant === null ? new URLSearchParams([...search, ['tenant', tenant]]) : search,
-    );
+    // The page's own query, where a platform operator's tenant is one parameter, never repeated.
+    const pageQuery = new URLSearchParams(search);
+    if (who.tenant === null) pageQuery.set('tenant', tenant);
+    const nextHref = nextPage(`${CONSOLE}/${view.slug}`, pageQuery);
     const main = html`<h1>${view.label}</h1>
 <p class="lead">${view.intro}</p>
 ${forms.length > 0 ? html`<h2>Actions</h2>${forms}` : null}
@@ -259,7 +274,7 @@ ${answer ? html`<h2>${lookupValue ? 'Found' : humanize(view.slug || 'summary')}<
     assertAppForm(request, site.origin, form);
     const view = viewOf(request);
     const tenant = tenantOf(request, form.tenant);
-    const post = view.actions.includes(form._op ?? '') ? op('POST', form._op ?? '') : undefined;
+    const post = view.actions.includes(form._op ?? '') ? action(form._op ?? '') : undefined;
     if (!post || !tenant) throw new ServiceError('invalid_request', 'This form names no operation of this page.');
     // The tenant is the console's to fill, in the path and the body: never the form's.
     const answer = await runForm(request, post, { tenant }, form, { tenant });

@@ -96,12 +96,15 @@ export function matchTemplate(template: string, path: string): Record<string, st
       if (part !== value) return undefined;
       continue;
     }
-    if (value === '') return undefined;
+    let decoded: string;
     try {
-      params[name] = decodeURIComponent(value);
+      decoded = decodeURIComponent(value);
     } catch {
       return undefined;
     }
+    // A dot segment names no thing: URL parsing would resolve it away (see fillTemplate).
+    if (decoded === '' || decoded === '.' || decoded === '..') return undefined;
+    params[name] = decoded;
   }
   return params;
 }

@@ -6,10 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { appBearer, formToken } from '../../http/auth/enterprise-session.ts';
+import { CONSOLE_VIEWS } from './console-routes.ts';
 
 const PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: PUBLIC_URL };
@@ -277,6 +280,78 @@ for (const factory of testDatabases()) {
       assert.ok(seen.size > 40, `the owner's navigation has ${seen.size} pages`);
       const missing = await get('ann', '/admin/no-such-page');
       assert.equal(missing.statusCode, 404);
+    });
+
+    test('an address no page has (a dot segment, a value no path carries) is a clear answer, never a 500', async () => {
+      // Over a real socket: inject() would resolve the dot segments before the route saw them.
+      await rail.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = rail.app.server.address() as AddressInfo;
+      const raw = (path: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port, path, headers: { cookie: `session=${cookies.get('ann')}` } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      for (const path of ['/admin/orgs/%2e%2e', '/admin/orgs/..', '/admin/approvals/%2E', '/admin/audit/%2e%2e/x']) {
+        assert.equal(await raw(path), 404, path);
+      }
+      for (const value of ['..', '.']) {
+        const res = await get('tia', `/console/credentials?statusIndex=${value}`);
+        assert.equal(res.statusCode, 400, res.body.slice(0, 200));
+        assert.match(text(res.body), /Status index is not a value to look up/);
+      }
+    });
+
+    test('the console offers every action it lists, and a platform operator pages through it with one tenant in the address', async () => {
+      const pages = await Promise.all(CONSOLE_VIEWS.map((v) => get('ann', `/console/${v.slug}?tenant=${acme}`)));
+      for (const [i, view] of CONSOLE_VIEWS.entries()) {
+        for (const path of view.actions)
+          assert.match(
+            pages[i]?.body ?? '',
+            new RegExp(`name="_op" value="${path.replace(/[{}]/g, '\\$&')}"`),
+            `${view.slug}: ${path}`,
+          );
+      }
+      await submit('tia', '/console/types', { _op: '/api/types', f_name: 'Second Card', f_claims: 'member_name' });
+      const first = await get('ann', `/console/types?tenant=${acme}&limit=1`);
+      const next = /href="([^"]+)" rel="next"/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
+      assert.ok(next, 'a next page');
+      assert.equal(new URL(next, PUBLIC_URL).searchParams.getAll('tenant').length, 1, next);
+      const second = await get('ann', next);
+      assert.equal(second.statusCode, 200);
+    });
+
+    test('a long address signed out returns to its page without the query; a password change ends the browser session', async () => {
+      const long = `/admin/orgs?q=${'x'.repeat(600)}`;
+      const res = await rail.app.inject({ method: 'GET', url: long });
+      assert.equal(res.headers.location, `/auth/login?return=${encodeURIComponent('/admin/orgs')}`);
+      const login = await rail.app.inject({ method: 'GET', url: String(res.headers.location) });
+      assert.equal(login.statusCode, 200);
+
+      await signIn('ben');
+      const changed = await submit('ben', '/admin/people/operators/ben', {
+        _op: '/people/operators/{username}/password',
+        f_password: `${PASSWORD}-new`,
+        f_currentPassword: PASSWORD,
+      });
+      assert.equal(changed.statusCode, 200, text(changed.body).slice(0, 400));
+      assert.equal((await get('ben', '/admin')).statusCode, 303, 'signed out by the change');
+      assert.equal(
+        (
+          await rail.app.inject({
+            method: 'GET',
+            url: '/api/admin/me',
+            headers: { authorization: `Bearer ${appBearer(cookies.get('ben') as string)}` },
+          })
+        ).statusCode,
+        401,
+      );
     });
 
     test('signing out ends the pages and the bearer they act with, on the next request', async () => {
