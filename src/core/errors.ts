@@ -63,6 +63,10 @@ export const ERROR_CATALOGUE = {
   not_eligible: { status: 403, description: "The member's tier is not eligible to vote on this proposal." },
   type_not_enrolling: { status: 403, description: 'The tenant does not accept this credential type for enrolment.' },
   not_found: { status: 404, description: 'No such route or resource.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path is served, but not with this method; Allow lists the methods it takes.',
+  },
   unknown_backup: { status: 404, description: 'No backup has this id.' },
   metrics_off: { status: 404, description: 'Metrics are off on this deployment: OPENRAIL_METRICS_TOKEN turns them on.' },
   unknown_tenant: { status: 404, description: 'No tenant has this slug.' },
@@ -72,6 +76,10 @@ export const ERROR_CATALOGUE = {
   unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
   unknown_issuer: { status: 404, description: 'No issuer of this deployment, or of its trust registry, has this DID.' },
   unknown_transaction: { status: 404, description: 'No live presentation transaction has this id.' },
+  wrong_result_token: {
+    status: 403,
+    description: 'The bearer is not the resultToken of this transaction: its result stays private.',
+  },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   unknown_member: { status: 404, description: 'The tenant has no member with this account id.' },
   unknown_proposal: { status: 404, description: 'The tenant has no proposal with this id.' },

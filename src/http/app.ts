@@ -33,6 +33,31 @@ export interface AppOptions {
 }
 
 /**
+ * The methods the route table serves at a concrete path, for the 405 of a served path asked with
+ * another method: `{name}` matches one segment, a trailing `*` the rest. HEAD comes with GET.
+ */
+export function methodsServedAt(groups: readonly RouteGroup[]): (path: string) => string[] {
+  const escape = (text: string) => text.replace(/[.+?^$()|[\]\\]/g, '\\$&');
+  const patterns = groups.flatMap((g) =>
+    g.routes.flatMap((route) =>
+      [route.path, ...(route.aliases ?? [])].map((path) => ({
+        method: route.method,
+        pattern: new RegExp(
+          `^${escape(path)
+            .replace(/\{[^}]+\}/g, '[^/]+')
+            .replace(/\*$/, '.*')}$`,
+        ),
+      })),
+    ),
+  );
+  return (path) => {
+    const methods = new Set<string>(patterns.filter((p) => p.pattern.test(path)).map((p) => p.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
+}
+
+/**
  * The HTTP application, separate from the process that listens: tests run it in-process with
  * inject() and over a real socket alike.
  */
@@ -63,7 +88,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       done(err as Error, undefined);
     }
   });
-  installErrorHandling(app, options.siteName ?? 'openrail');
+  installErrorHandling(app, options.siteName ?? 'openrail', methodsServedAt(options.groups));
   // One rule at the edge for every route (docs/security.md): no string that a store would refuse
   // or change reaches a handler, a plane or a query. The request line is checked before any
   // plane reads it, the body once it is parsed; both hooks run before every route's own.

@@ -13,7 +13,12 @@ import type { RouteDef } from './route.ts';
  * the API, RFC 6749 `{error, error_description}` on OAuth and OID4VC endpoints, and an HTML page
  * on browser routes. 5xx bodies are generic and the cause goes to the log only.
  */
-export function installErrorHandling(app: FastifyInstance, siteName: string): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  siteName: string,
+  /** The methods the route table serves at a path (empty for a path it does not serve). */
+  methodsAt: (path: string) => string[] = () => [],
+): void {
   const send = (request: FastifyRequest, reply: FastifyReply, e: ServiceError) => {
     const route = routeOf(request);
     reply.code(e.status).headers(e.headers);
@@ -47,6 +52,15 @@ export function installErrorHandling(app: FastifyInstance, siteName: string): vo
   app.setNotFoundHandler((request, reply) => {
     const path = requestTarget(request.url).path;
     const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    // RFC 9110 §15.5.6: a served path with another method is 405, naming the methods it takes.
+    const allowed = methodsAt(path);
+    if (allowed.length > 0) {
+      const allow = allowed.join(', ');
+      const refusal = new ServiceError('method_not_allowed', `${shown} takes ${allow}, not ${request.method}.`, {
+        headers: { allow },
+      });
+      return send(request, reply, refusal);
+    }
     send(request, reply, new ServiceError('not_found', `No operation at ${request.method} ${shown}.`));
   });
 }

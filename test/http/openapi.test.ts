@@ -252,7 +252,7 @@ for (const factory of testDatabases()) {
         ['GET', '/no/such/thing'],
         ['POST', '/api/no-such-operation'],
         ['GET', '/v1/not-here?x=1'],
-        ['DELETE', '/api/tenants'],
+        ['DELETE', '/no/such/thing'],
       ] as const) {
         const res = await rail.app.inject({ method, url, headers: owner });
         assert.equal(res.statusCode, 404, `${method} ${url}`);
@@ -262,6 +262,22 @@ for (const factory of testDatabases()) {
         assert.equal(body.error, 'not_found');
         assert.equal(typeof body.message, 'string');
         assert.ok(!body.message.includes('x=1'), 'the query string is not echoed');
+      }
+    });
+
+    test('a served path asked with another method answers 405 with Allow', async () => {
+      const cases = [
+        ['DELETE', '/api/tenants', 'POST'],
+        ['GET', '/api/tenants', 'POST'],
+        ['POST', '/verify', 'GET, HEAD'],
+        ['PUT', '/t/some-tenant/did.json', 'GET, HEAD'],
+        ['DELETE', '/v1/tenants', 'POST'],
+      ] as const;
+      for (const [method, url, allow] of cases) {
+        const res = await rail.app.inject({ method, url, headers: owner });
+        assert.equal(res.statusCode, 405, `${method} ${url}: ${res.body}`);
+        assert.equal(res.headers.allow, allow, `${method} ${url}`);
+        assert.equal(res.json().error, 'method_not_allowed');
       }
     });
 

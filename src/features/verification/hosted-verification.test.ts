@@ -60,6 +60,12 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().outcome;
     };
+    /** A poll that can never be answered: its status and code, and no outcome. */
+    const refusedPoll = async (id: string, token?: string) => {
+      const res = await rail.app.inject({ method: 'GET', url: `/verify/result/${id}`, headers: token ? bearer(token) : {} });
+      assert.equal(res.json().outcome, undefined, 'no outcome in a refusal');
+      return [res.statusCode, res.json().error];
+    };
 
     test('the catalog lists every type with its requestable claims', async () => {
       const res = await rail.app.inject({ method: 'GET', url: '/verify/catalog' });
@@ -154,10 +160,10 @@ for (const factory of testDatabases()) {
       assert.equal(again.statusCode, 400);
       assert.equal(again.json().error, 'invalid_request');
       assert.deepEqual(await poll(created.transactionId, created.resultToken), outcome);
-      // Without the token, with a wrong one, or for an unknown id: null.
-      assert.equal(await poll(created.transactionId), null);
-      assert.equal(await poll(created.transactionId, 'vrt_wrong'), null);
-      assert.equal(await poll('vtx_unknownunknownunknow', created.resultToken), null);
+      // Without the token, with a wrong one, or for an unknown id: a refusal that says which, never the outcome.
+      assert.deepEqual(await refusedPoll(created.transactionId), [401, 'unauthorized']);
+      assert.deepEqual(await refusedPoll(created.transactionId, 'vrt_wrong'), [403, 'wrong_result_token']);
+      assert.deepEqual(await refusedPoll('vtx_unknownunknownunknow', created.resultToken), [404, 'unknown_transaction']);
     });
 
     test('older vp_token shapes are accepted: an object of strings and a bare string', async () => {
@@ -309,14 +315,14 @@ for (const factory of testDatabases()) {
       assert.equal(row.requested_by, 'owner-token');
     });
 
-    test('transactions expire: request object 404, result null, response refused', async () => {
+    test('transactions expire: request object 404, result 404, response refused', async () => {
       const created = await openOk();
       now += 11 * 60 * 1000;
       try {
         const requestObject = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
         assert.equal(requestObject.statusCode, 404);
         assert.equal(requestObject.json().error, 'unknown_transaction');
-        assert.equal(await poll(created.transactionId, created.resultToken), null);
+        assert.deepEqual(await refusedPoll(created.transactionId, created.resultToken), [404, 'unknown_transaction']);
         const res = await rail.app.inject({
           method: 'POST',
           url: '/oid4vp/response',

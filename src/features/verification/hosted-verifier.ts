@@ -3,7 +3,7 @@ import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/se
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ServiceError } from '../../core/errors.ts';
+import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
@@ -257,9 +257,23 @@ export class HostedVerifier {
   }
 
   /** The outcome for the holder of the result token; null for anyone else, or while pending. */
+  /**
+   * A transaction's outcome for the holder of its result token: null while the wallet has not
+   * answered. A poll that can never be answered says why (docs/verification.md): no token is 401,
+   * an unknown or expired transaction 404, another token 403; none of them shows the outcome.
+   */
   async result(transactionId: string, resultToken: string | undefined): Promise<Record<string, unknown> | null> {
+    if (!resultToken) {
+      throw new Unauthorized(
+        'Send the resultToken POST /verify/request answered, as Authorization: Bearer.',
+        'Bearer realm="openrail"',
+      );
+    }
     const tx = await this.live(transactionId);
-    if (!tx || !resultToken || !constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) return null;
+    if (!tx) throw new ServiceError('unknown_transaction', 'No live transaction has this id: it never existed, or it expired.');
+    if (!constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) {
+      throw new ServiceError('wrong_result_token', 'This is not the resultToken of this transaction.');
+    }
     return tx.outcome;
   }
 

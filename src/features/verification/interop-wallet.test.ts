@@ -436,21 +436,44 @@ for (const factory of testDatabases()) {
       assert.equal((run.body as { error?: string }).error, 'invalid_request');
     });
 
-    test("polling: no token, a wrong token, another transaction's token and an unknown id all give null", async () => {
+    test("polling: no token, a wrong token, another transaction's token and an unknown id each say so, and never show the outcome", async () => {
       const opened = await open();
       const other = await open();
       const unknownId = `vtx_${randomBytes(16).toString('base64url')}`;
+      const refused = async (
+        transactionId: string,
+        headers: Record<string, string>,
+        status: number,
+        error: string,
+        why: string,
+      ) => {
+        const res = await call('GET', `/verify/result/${transactionId}`, undefined, headers);
+        assert.equal(res.status, status, `${why}: ${res.text}`);
+        assert.equal(res.json.error, error, why);
+        assert.equal(res.json.outcome, undefined, `${why}: no outcome`);
+        assert.equal(res.headers.get('access-control-allow-origin'), '*', `${why}: a relying party's page can read the refusal`);
+      };
+      const bearerOf = (token: string) => ({ authorization: `Bearer ${token}` });
       const pending = async () => {
-        assert.equal(await poll(opened.transactionId), null, 'no token');
-        assert.equal(await poll(opened.transactionId, `vrt_${randomBytes(32).toString('base64url')}`), null, 'wrong token');
-        assert.equal(await poll(opened.transactionId, other.resultToken), null, "another transaction's token");
-        assert.equal(await poll(unknownId, opened.resultToken), null, 'unknown transaction');
-        assert.equal(await poll('nonsense', opened.resultToken), null, 'not even a transaction id');
-        const basic = await call('GET', `/verify/result/${opened.transactionId}`, undefined, {
-          authorization: `Basic ${opened.resultToken}`,
-        });
-        assert.equal(basic.status, 200);
-        assert.deepEqual(basic.json, { outcome: null }, 'the token only counts as a Bearer token');
+        await refused(opened.transactionId, {}, 401, 'unauthorized', 'no token');
+        await refused(
+          opened.transactionId,
+          bearerOf(`vrt_${randomBytes(32).toString('base64url')}`),
+          403,
+          'wrong_result_token',
+          'wrong token',
+        );
+        await refused(
+          opened.transactionId,
+          bearerOf(other.resultToken),
+          403,
+          'wrong_result_token',
+          "another transaction's token",
+        );
+        await refused(unknownId, bearerOf(opened.resultToken), 404, 'unknown_transaction', 'unknown transaction');
+        await refused('nonsense', bearerOf(opened.resultToken), 404, 'unknown_transaction', 'not even a transaction id');
+        // The token only counts as a Bearer token.
+        await refused(opened.transactionId, { authorization: `Basic ${opened.resultToken}` }, 401, 'unauthorized', 'Basic');
       };
       await pending();
       assert.equal(await poll(opened.transactionId, opened.resultToken), null, 'pending, with the right token: null');

@@ -132,13 +132,13 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         auth: 'result-token',
         stability: 'unpromised',
         cors: true,
-        summary: 'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until it completes.',
+        summary: 'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until the wallet answers.',
         params: Type.Object({ transactionId: Type.String({ maxLength: 100 }) }),
         responses: {
-          200: {
-            description: 'null while pending, and for a missing or wrong token or an unknown transaction.',
-            schema: Type.Object({ outcome: Outcome }),
-          },
+          200: { description: 'The outcome: null while the wallet has not answered.', schema: Type.Object({ outcome: Outcome }) },
+          401: errorResponse('unauthorized: no resultToken was sent.'),
+          403: errorResponse('wrong_result_token: the bearer is not this transaction’s resultToken.'),
+          404: errorResponse('unknown_transaction: no live transaction has this id (never made, or expired).'),
         },
         handler: async (request, reply) => {
           const outcome = await verifier.result(request.params.transactionId, resultTokenOf(request).token);

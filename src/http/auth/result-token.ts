@@ -3,9 +3,8 @@ import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from 
 
 /**
  * The result-token plane of hosted verification (GET /verify/result/{transactionId}): the bearer is
- * the result token of one transaction. It never refuses: the interface answers a poll without the
- * right token with `outcome: null`, exactly as for a pending or unknown transaction, so the token is
- * only read here and judged by the verifier against the transaction it names.
+ * the result token of one transaction. The plane only reads it; the verifier judges it against the
+ * transaction it names (docs/verification.md: 401 without one, 403 for another transaction's).
  */
 export interface ResultTokenPrincipal {
   plane: 'result-token';
@@ -27,7 +26,7 @@ export const resultTokenPlane: AuthPlane<'result-token'> = {
     scheme: {
       type: 'http',
       scheme: 'bearer',
-      description: 'The resultToken POST /verify/request answered; without it the outcome reads as null.',
+      description: 'The resultToken POST /verify/request answered: the outcome of that transaction only.',
     },
   },
   authenticate: async (input: AuthInput) => {

@@ -79,6 +79,11 @@
 
   async function poll(id, token, expiresAt) {
     const response = await fetch(`/verify/result/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    if (!response.ok) {
+      $('status').textContent =
+        response.status === 404 ? 'The request expired; create a new one.' : 'The result cannot be read; create a new request.';
+      return;
+    }
     const { outcome } = await response.json();
     if (outcome) return show(outcome);
     if (Date.now() > expiresAt) {
