@@ -37,7 +37,7 @@ export interface AppOptions {
  * another method: `{name}` matches one segment, a trailing `*` the rest. HEAD comes with GET.
  */
 export function methodsServedAt(groups: readonly RouteGroup[]): (path: string) => string[] {
-  const escape = (text: string) => text.replace(/[.+?^$()|[\]\\]/g, '\\$&');
+  const literal = (text: string) => text.replace(/[.+?^$()|[\]\\]/g, '\\$&');
   const patterns = groups.flatMap((g) =>
     g.routes.flatMap((route) =>
       [route.path, ...(route.aliases ?? [])].map((path) => ({
