@@ -43,7 +43,7 @@ export function methodsServedAt(groups: readonly RouteGroup[]): (path: string) =
       [route.path, ...(route.aliases ?? [])].map((path) => ({
         method: route.method,
         pattern: new RegExp(
-          `^${escape(path)
+          `^${literal(path)
             .replace(/\{[^}]+\}/g, '[^/]+')
             .replace(/\*$/, '.*')}$`,
         ),
