@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../../test/helpers/process.ts';
@@ -35,4 +37,31 @@ test('a mistaken option or command exits 2 with the usage on stderr', () => {
   const unknown = cli('frobnicate');
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
+});
+
+test('--version, -V and version print the version on stdout and exit 0', () => {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V', 'version']) {
+    const run = cli(flag);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, new RegExp(`^openrail ${version.replace(/\./g, '\\.')}( \\([0-9a-f]{12}\\))?\\n$`));
+    assert.equal(run.stderr, '');
+  }
+});
+
+test('a reader that closes the pipe early ends the command quietly, without a stack trace', async () => {
+  // The reference verifier answers each stdin line on stdout: once its reader is gone, the next
+  // answer meets a closed pipe (EPIPE).
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'openrail.js'), 'verify'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdout.destroy();
+  const line = `${JSON.stringify({ id: 'x', input: { presentation: 'not-a-presentation' } })}\n`;
+  for (let i = 0; i < 50; i++) child.stdin.write(line);
+  child.stdin.end();
+  const [code] = (await once(child, 'close')) as [number | null];
+  assert.equal(stderr, '', 'nothing on stderr');
+  assert.equal(code, 0);
 });
