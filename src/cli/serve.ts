@@ -69,8 +69,18 @@ function failer(logger: Logger) {
  * The one place a secret is printed, on purpose and only once, outside the structured log, and
  * before listening, so that a port already in use cannot swallow the only copy.
  */
-function revealOwnerToken(token: string | undefined): void {
-  if (!token) return;
+function revealOwnerToken(token: string | undefined, config: Config): void {
+  if (!token) {
+    // Later starts: the token was printed on the first one. Say how to get in again without it.
+    if (!config.ownerToken) {
+      process.stdout.write(
+        `\nThe owner token was printed on the first start only. Operators sign in at ${config.publicUrl.origin}/admin;\n` +
+          'if the token is lost, start again with OPENRAIL_OWNER_TOKEN set to a new secret of 32 or more characters:\n' +
+          'while it is set, it is the only owner token (docs/authentication.md, "Owner token").\n',
+      );
+    }
+    return;
+  }
   process.stdout.write(
     `\nOwner token (shown once; store it now, only its hash is kept):\n  ${token}\n` +
       'Use it as: Authorization: Bearer <token>\n',
@@ -104,7 +114,7 @@ function onStopSignal(logger: Logger, stop: () => Promise<void>): void {
 async function serveAlone(config: Config, logger: Logger): Promise<void> {
   const fail = failer(logger);
   const rail = await compose(config, { logger, warn: (m) => logger.warn(m) }).catch(fail);
-  revealOwnerToken(rail.revealedOwnerToken);
+  revealOwnerToken(rail.revealedOwnerToken, config);
   await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
   const address = rail.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -126,7 +136,7 @@ async function servePrimary(config: Config, logger: Logger, workers: number): Pr
   const prepared = await compose(config, { logger, warn: (m) => logger.warn(m), runJobs: false }).catch(fail);
   const token = prepared.revealedOwnerToken;
   await prepared.close();
-  revealOwnerToken(token);
+  revealOwnerToken(token, config);
 
   cluster.setupPrimary({ silent: false });
   let closing = false;

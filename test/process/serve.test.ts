@@ -192,7 +192,10 @@ describe('openrail serve on SQLite: first and second start', () => {
     const out = `${second.stdout()}\n${second.stderr()}`;
     assert.ok(second.stdout().includes(`${BANNER} http://localhost:${port}`));
     assert.equal(out.match(TOKEN_PATTERN), null, out);
-    assert.equal(out.includes('Owner token'), false);
+    assert.equal(out.includes('Owner token (shown once'), false);
+    // Instead, how to get in again (docs/authentication.md, "Owner token").
+    assert.match(second.stdout(), new RegExp(`Operators sign in at http://localhost:${port}/admin;`));
+    assert.match(second.stdout(), /start again with OPENRAIL_OWNER_TOKEN set to a new secret of 32 or more characters/);
     assert.deepEqual(
       logLines(second.stdout()).filter((l) => String(l.msg).includes('OPENRAIL_MASTER_KEY')),
       [],
