@@ -73,7 +73,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     ajv: {
       // Values are never coerced (a numeric string stays a string) and unknown fields are refused by
       // schema, never silently dropped.
-      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+      // verbose: a complaint carries the value it is about, so a refusal can name it (error-handler.ts).
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, verbose: true },
     },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,

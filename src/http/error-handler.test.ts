@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { railOn, stopRail, type TestRail } from '../../test/helpers/rail.ts';
+import { validationRefusal } from './error-handler.ts';
 
 for (const factory of testDatabases()) {
   describe(`errors are rendered for the surface that asked (${factory.name})`, () => {
@@ -54,3 +55,28 @@ for (const factory of testDatabases()) {
     });
   });
 }
+
+test('a value outside its choices is named with every allowed one, for an enum and for a union of literals', () => {
+  const union = validationRefusal('querystring', [
+    {
+      instancePath: '/status',
+      keyword: 'const',
+      params: { allowedValue: 'active' },
+      data: 'bogus',
+      message: 'must be equal to constant',
+    },
+    {
+      instancePath: '/status',
+      keyword: 'const',
+      params: { allowedValue: 'suspended' },
+      data: 'bogus',
+      message: 'must be equal to constant',
+    },
+    { instancePath: '/status', keyword: 'anyOf', params: {}, data: 'bogus', message: 'must match a schema in anyOf' },
+  ]);
+  assert.equal(union.message, 'querystring/status is "bogus", not one of "active", "suspended".');
+  const enumerated = validationRefusal('body', [
+    { instancePath: '/mode', keyword: 'enum', params: { allowedValues: ['a', 'b'] }, data: 'x'.repeat(100) },
+  ]);
+  assert.equal(enumerated.message, `body/mode is "${'x'.repeat(59)}…, not one of "a", "b".`);
+});

@@ -128,18 +128,44 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
  * A schema's first complaint as `400 invalid_request`, in the words every validation uses: where
  * (`body/name`), then an unknown property, a pattern's meaning, or Ajv's message.
  */
-export function validationRefusal(
-  context: string,
-  errors: readonly { instancePath?: string; message?: string; params?: unknown }[] | null | undefined,
-): ServiceError {
+export function validationRefusal(context: string, errors: readonly SchemaComplaint[] | null | undefined): ServiceError {
   const first = errors?.[0];
   const where = `${context}${first?.instancePath ?? ''}`;
   const params = (first?.params as { additionalProperty?: string; pattern?: string } | undefined) ?? {};
   const meaning = params.pattern === undefined ? undefined : PATTERN_MEANINGS[params.pattern];
   const detail = params.additionalProperty
     ? `has unknown property "${params.additionalProperty}"`
-    : (meaning ?? first?.message ?? 'is invalid');
+    : (choices(first, errors ?? []) ?? meaning ?? first?.message ?? 'is invalid');
   return new ServiceError('invalid_request', `${where} ${detail}.`);
+}
+
+/** One complaint of Ajv (`verbose`: with the value it was about, `data`). */
+export interface SchemaComplaint {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: unknown;
+  data?: unknown;
+}
+
+/**
+ * A value outside a list of choices (an enum, or a union of literals, which Ajv reports as one
+ * `const` complaint per choice): the value and every allowed one, so the caller need not guess.
+ */
+function choices(first: SchemaComplaint | undefined, errors: readonly SchemaComplaint[]): string | undefined {
+  if (first?.keyword !== 'const' && first?.keyword !== 'enum') return undefined;
+  const allowed = errors
+    .filter((e) => e.instancePath === first.instancePath && (e.keyword === 'const' || e.keyword === 'enum'))
+    .flatMap((e) => {
+      const p = e.params as { allowedValue?: unknown; allowedValues?: unknown[] } | undefined;
+      return e.keyword === 'const' ? [p?.allowedValue] : (p?.allowedValues ?? []);
+    });
+  const shown = (value: unknown) => {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  };
+  const value = 'data' in first ? `is ${shown(first.data)}, ` : '';
+  return `${value}not one of ${[...new Set(allowed.map(shown))].join(', ')}`;
 }
 
 function toServiceError(err: FastifyError | ServiceError): ServiceError {

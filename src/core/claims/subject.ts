@@ -55,7 +55,9 @@ function checkValue(claim: ClaimSpec, value: unknown): void {
       return;
     case 'enum':
       if (typeof value !== 'string' || !(claim.options ?? []).includes(value)) {
-        throw refuse(key, `enum value must be one of the registered options: ${(claim.options ?? []).join(', ')}`);
+        const given = JSON.stringify(value) ?? String(value);
+        const shown = given.length > 60 ? `${given.slice(0, 60)}…` : given;
+        throw refuse(key, `enum value ${shown} must be one of the registered options: ${(claim.options ?? []).join(', ')}`);
       }
       return;
     case 'array(text)':

@@ -302,7 +302,12 @@ for (const factory of testDatabases()) {
           [set('fare', 2 ** 53), 'invalid_subject', 'fare', /money must be a whole number of minor units/],
           [set('student', 'true'), 'invalid_subject', 'student', /bool must be a JSON boolean/],
           [set('student', 1), 'invalid_subject', 'student', /bool must be a JSON boolean/],
-          [set('class', 'third'), 'invalid_subject', 'class', /enum value must be one of the registered options: first, second/],
+          [
+            set('class', 'third'),
+            'invalid_subject',
+            'class',
+            /enum value "third" must be one of the registered options: first, second/,
+          ],
           [set('birth_date', '2023-02-29'), 'invalid_subject', 'birth_date', /YYYY-MM-DD/],
           [set('birth_date', '2024-13-01'), 'invalid_subject', 'birth_date', /YYYY-MM-DD/],
           [set('birth_date', '2024-02-29T00:00:00Z'), 'invalid_subject', 'birth_date', /YYYY-MM-DD/],

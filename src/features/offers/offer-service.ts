@@ -64,9 +64,9 @@ export class OfferService {
   ) {}
 
   async create(req: OfferRequest, actor: Actor): Promise<CreatedOffer> {
-    const type = await this.types.get(req.tenant, req.typeId);
-    // After the type: an unknown tenant stays `unknown_type`, as it always was.
+    // The tenant first: an unknown one is `unknown_tenant`, not a type it could never have.
     await this.issuing(req.tenant);
+    const type = await this.types.get(req.tenant, req.typeId);
     checkSubject(type.claims, req.subject);
     const now = this.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;

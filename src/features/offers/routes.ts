@@ -72,7 +72,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           403: errorResponse(
             'forbidden: the credential lacks the role or tenant scope; tenant_suspended: the tenant issues nothing.',
           ),
-          404: errorResponse('unknown_type'),
+          404: errorResponse('unknown_tenant: no tenant has this slug; unknown_type: the tenant has no such type.'),
         },
         handler: async (request, reply) => {
           return reply.code(201).send(await offers.create(request.body as OfferRequest, operatorActor(operatorOf(request))));
