@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO_ROOT } from '../../test/helpers/process.ts';
+import { freePort, REPO_ROOT } from '../../test/helpers/process.ts';
 import { newP256KeyPair } from '../adapters/crypto/p256-keys.ts';
 import { type ConformanceSet, mintConformanceSet } from '../core/conformance/vector-set.ts';
 import type { ConformanceVector } from '../core/conformance/vectors.ts';
@@ -612,6 +612,16 @@ describe('openrail conformance: options and the vector set', { concurrency: 2 },
       refused(
         await openrail(['conformance', '--vectors', `${base}/nowhere.json`, '--verifier', verifier, '--timeout', '1']),
         /cannot use the vector set: .*answered 404/,
+      );
+      assert.equal(started(), false);
+    });
+
+    it('a URL nothing answers at: exit 2, naming the URL and why', async () => {
+      const { verifier, started } = tell('url-refused');
+      const closed = `http://127.0.0.1:${await freePort()}/vectors.json`;
+      refused(
+        await openrail(['conformance', '--vectors', closed, '--verifier', verifier, '--timeout', '1']),
+        new RegExp(`cannot use the vector set: cannot reach ${closed.replace(/\./g, '\\.')}: ECONNREFUSED`),
       );
       assert.equal(started(), false);
     });

@@ -82,7 +82,14 @@ function mintLocally(): ConformanceSet {
 async function loadSet(source: string): Promise<ConformanceSet> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
-    const response = await fetch(source, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(source, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) }).catch(
+      (err: Error & { cause?: { code?: string; message?: string } }) => {
+        // undici says only "fetch failed"; the reason is its cause (ECONNREFUSED, ENOTFOUND, a timeout).
+        const why =
+          err.name === 'TimeoutError' ? 'no answer within 30 s' : (err.cause?.code ?? err.cause?.message ?? err.message);
+        throw new Error(`cannot reach ${source}: ${why}`);
+      },
+    );
     if (!response.ok) throw new Error(`${source} answered ${response.status}`);
     text = await response.text();
   } else {

@@ -107,6 +107,31 @@ describe('openrail wallet against a running rail', () => {
     assert.match(collected.stdout, /^ {2}issuer did:web:127\.0\.0\.1%3A\d+:t:ghent-library$/m);
   });
 
+  test('collect names the part of an offer it could not read, and never quotes the offer', async () => {
+    const { offerUri } = await offer();
+    const uri = String(offerUri);
+    const encoded = (json: unknown) => `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(json))}`;
+    const cut = uri.slice(0, uri.length - 20);
+    const cases: Array<[string, RegExp]> = [
+      ['an offer', /the offer is not a URI/],
+      ['openid-credential-offer://?foo=1', /carries neither credential_offer nor credential_offer_uri/],
+      [cut, /credential_offer is not JSON \(.*\): was the link cut short\?/],
+      [encoded({ credential_configuration_ids: ['x'], grants: {} }), /credential_offer has no credential_issuer/],
+      [encoded({ credential_issuer: origin, grants: {} }), /credential_offer has no credential_configuration_ids/],
+      [encoded({ credential_issuer: origin, credential_configuration_ids: ['x'] }), /credential_offer has no grants/],
+      [
+        encoded({ credential_issuer: 'not a url', credential_configuration_ids: ['x'], grants: {} }),
+        /names an issuer that is not a URL/,
+      ],
+    ];
+    for (const [given, message] of cases) {
+      const run = await wallet('collect', given, '--allow-http');
+      assert.equal(run.code, 1, given);
+      assert.match(run.stderr, message, given);
+      assert.ok(!run.stderr.includes('pre-authorized_code'), 'the offer is never quoted');
+    }
+  });
+
   test('collect with a transaction code: asked for, refused when wrong, accepted when right', async () => {
     const { offerUri, txCode } = await offer({ txCode: true });
     const missing = await wallet('collect', String(offerUri), '--allow-http');

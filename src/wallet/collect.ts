@@ -50,7 +50,12 @@ export async function collect(
   checkOfferTarget(offerUri, options.net);
   // The library's own message would quote the offer, pre-authorized code and all.
   const offer = await client.resolveCredentialOffer(offerUri).catch(() => {
-    throw new WalletError('the offer URI is not a credential offer this wallet can read.');
+    const byReference = new URL(offerUri).searchParams.get('credential_offer_uri');
+    throw new WalletError(
+      byReference
+        ? `the credential_offer_uri at ${new URL(byReference).origin} did not answer a credential offer this wallet can read (expired or already used?).`
+        : 'the offer is not a credential offer this wallet can read.',
+    );
   });
   const grant = offer.grants?.['urn:ietf:params:oauth:grant-type:pre-authorized_code'];
   if (!grant) throw new WalletError('the offer has no pre-authorized code: this wallet collects pre-authorized offers only.');
@@ -95,30 +100,47 @@ export async function collect(
   return { stored, claims };
 }
 
-/** Refuses, in the wallet's words, an offer whose issuer (or offer URI) the wallet may not reach. */
+/**
+ * Reads what the offer URI names before any request, and refuses in the wallet's words, naming
+ * the part it could not read (never quoting the offer, which holds its pre-authorized code): the
+ * URI itself, `credential_offer` as JSON with its `credential_issuer`, `credential_configuration_ids`
+ * and `grants` (OID4VCI 1.0 §4.1.1), or `credential_offer_uri`; and an issuer the wallet may not reach.
+ */
 function checkOfferTarget(offerUri: string, net: WalletNetOptions): void {
   let params: URLSearchParams;
   try {
     params = new URL(offerUri).searchParams;
   } catch {
-    throw new WalletError('the offer is not a URI.');
+    throw new WalletError('the offer is not a URI: pass the openid-credential-offer:// link, quoted.');
   }
-  const byReference = params.get('credential_offer_uri');
-  let target = byReference;
-  if (target === null) {
+  let target = params.get('credential_offer_uri');
+  const byValue = params.get('credential_offer');
+  if (target === null && byValue === null) {
+    throw new WalletError('the offer URI carries neither credential_offer nor credential_offer_uri.');
+  }
+  if (target === null && byValue !== null) {
+    let offer: unknown;
     try {
-      const issuer = (JSON.parse(params.get('credential_offer') ?? '') as { credential_issuer?: unknown }).credential_issuer;
-      target = typeof issuer === 'string' ? issuer : null;
-    } catch {
-      target = null;
+      offer = JSON.parse(byValue);
+    } catch (err) {
+      throw new WalletError(`credential_offer is not JSON (${(err as Error).message}): was the link cut short?`);
     }
+    const fields = typeof offer === 'object' && offer !== null ? (offer as Record<string, unknown>) : {};
+    if (typeof fields.credential_issuer !== 'string') throw new WalletError('credential_offer has no credential_issuer.');
+    const ids = fields.credential_configuration_ids;
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string')) {
+      throw new WalletError('credential_offer has no credential_configuration_ids (a list of names).');
+    }
+    if (typeof fields.grants !== 'object' || fields.grants === null) throw new WalletError('credential_offer has no grants.');
+    target = fields.credential_issuer;
   }
-  if (target === null) throw new WalletError('the offer URI carries neither credential_offer nor credential_offer_uri.');
   let url: URL;
   try {
-    url = new URL(target);
+    url = new URL(target as string);
   } catch {
-    throw new WalletError('the offer names an issuer that is not a URL.');
+    throw new WalletError(
+      `the offer names ${params.has('credential_offer_uri') ? 'a credential_offer_uri' : 'an issuer'} that is not a URL.`,
+    );
   }
   checkReachable(url, net);
 }
