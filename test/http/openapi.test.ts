@@ -190,6 +190,20 @@ for (const factory of testDatabases()) {
       }
     });
 
+    test('every security scheme is one an API viewer can authorize with (a bearer, basic, or an API key)', () => {
+      const schemes = Object.entries(
+        (doc.components as { securitySchemes: Record<string, Record<string, string>> }).securitySchemes,
+      );
+      assert.ok(schemes.length >= 4, `${schemes.length} schemes`);
+      for (const [name, scheme] of schemes) {
+        const ok =
+          (scheme.type === 'http' && ['bearer', 'basic'].includes(String(scheme.scheme).toLowerCase())) ||
+          (scheme.type === 'apiKey' && ['header', 'cookie', 'query'].includes(scheme.in ?? '') && Boolean(scheme.name));
+        assert.ok(ok, `${name}: ${JSON.stringify(scheme)}`);
+        assert.ok(scheme.description, `${name} says how to use it`);
+      }
+    });
+
     test('secured operations reference a defined security scheme', () => {
       const schemes = doc.components?.securitySchemes ?? {};
       let secured = 0;

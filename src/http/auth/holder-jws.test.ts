@@ -89,8 +89,12 @@ test('the holder plane declares its security scheme, and holderOf reads only a h
   const auth = new HolderJwsAuthenticator(AUD, {} as never, clock, {} as never);
   assert.equal(auth.name, 'holder');
   assert.equal(auth.security.name, 'holderJws');
-  assert.equal(auth.security.scheme.type, 'http');
-  assert.equal(auth.security.scheme.scheme, 'Holder');
+  // Described as the Authorization header's whole value, so API viewers can authorize with it.
+  assert.deepEqual(
+    { type: auth.security.scheme.type, in: auth.security.scheme.in, name: auth.security.scheme.name },
+    { type: 'apiKey', in: 'header', name: 'Authorization' },
+  );
+  assert.match(auth.security.scheme.description, /^The whole header value, scheme included: "Holder </);
   const principal = { plane: 'holder', accountId: 'a', jwk: {}, claims: {} };
   assert.equal(holderOf({ principal } as never), principal);
   assert.throws(() => holderOf({ principal: { plane: 'public' } } as never), /expected a holder principal/);

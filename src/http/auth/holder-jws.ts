@@ -42,10 +42,14 @@ export class HolderJwsAuthenticator implements AuthPlane<'holder'> {
   readonly name = 'holder';
   readonly security = {
     name: 'holderJws',
+    // An apiKey in the Authorization header, not `type: http`: HTTP scheme "Holder" is ours, and API
+    // viewers offer only the registered schemes (bearer, basic) in their Authorize dialogs.
     scheme: {
-      type: 'http',
-      scheme: 'Holder',
-      description: 'Authorization: Holder <compact ES256 JWS, typ svc-holder+jwt, jwk header, aud, iat, single-use jti>.',
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description:
+        'The whole header value, scheme included: "Holder <compact ES256 JWS, typ svc-holder+jwt, jwk header, aud, iat, single-use jti>" (docs/authentication.md). A JWS is single-use: make a new one per request.',
     },
   };
 
