@@ -5,6 +5,9 @@ import { errorResponse } from './schemas/common.ts';
 
 export const OPENAPI_INFO_VERSION = '0.1.0';
 
+/** The tag of the versioned aliases (`/v1/...`) of promised operations. */
+export const V1_ALIASES_TAG = 'v1-aliases';
+
 /** Drops TypeBox's symbol keys and undefined values by round-tripping through JSON. */
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
 
@@ -47,10 +50,13 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
         ? { description: r.description, content: { [media]: r.schema ? { schema: plain(r.schema) } : {} } }
         : { description: r.description };
   }
+  const alias = path !== route.path;
   const op: Record<string, unknown> = {
     operationId: operationId(route.method, path),
     summary: route.summary,
-    tags: [group],
+    // The /v1 aliases are listed together under a tag of their own, so that a viewer does not show
+    // every versioned operation twice among the others without a word.
+    tags: [alias ? V1_ALIASES_TAG : group],
     responses,
     'x-svc-stability': route.stability,
     'x-svc-auth': route.auth,
@@ -61,7 +67,10 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (route.internal) op['x-svc-internal'] = true;
   if (budgets.length > 0) op['x-svc-anonymous-budgets'] = budgets;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
-  if (path !== route.path) op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
+  if (alias) {
+    op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
+    op['x-svc-alias-of'] = route.path;
+  }
   const parameters = [...paramsOf(route.params, 'path'), ...paramsOf(route.querystring, 'query')];
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
@@ -119,6 +128,13 @@ export function buildOpenApi(
       description: 'Credential trust service. Only the operations this deployment mounts are listed.',
     },
     servers: [{ url: serverUrl }],
+    tags: [
+      {
+        name: V1_ALIASES_TAG,
+        description:
+          'The versioned paths of the promised operations: each is the operation of the same path without /v1, unchanged.',
+      },
+    ],
     paths,
     components: { securitySchemes },
   };

@@ -174,6 +174,17 @@ for (const factory of testDatabases()) {
       assert.ok(doc.paths['/api/tenants/update']?.post, 'POST /api/tenants/update is listed');
     });
 
+    test('the /v1 aliases are listed together under their own tag, each naming the operation it aliases', () => {
+      const aliases = operations(doc).filter(({ path }) => path.startsWith('/v1/'));
+      assert.ok(aliases.length >= 10, `${aliases.length} aliases`);
+      for (const { method, path, op } of aliases) {
+        assert.deepEqual(op.tags, ['v1-aliases'], `${method} ${path}`);
+        const of = String(op['x-svc-alias-of']);
+        assert.ok(doc.paths[of]?.[method], `${method} ${path} aliases ${method} ${of}, which is listed`);
+        assert.notDeepEqual(doc.paths[of]?.[method]?.tags, ['v1-aliases']);
+      }
+    });
+
     test('operator console operations are internal and say why their shape is undocumented', () => {
       const consoleOps = operations(doc).filter(({ path }) => path === '/api/operators' || path.startsWith('/api/operators/'));
       const listed = consoleOps.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
