@@ -1,9 +1,11 @@
 // `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
+import { cliBench } from './cli.ts';
 import { issuanceBench } from './issuance.ts';
 import { verifyBench } from './verify.ts';
 import { webhooksBench } from './webhooks.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
+  cli: cliBench,
   issuance: issuanceBench,
   verify: verifyBench,
   webhooks: webhooksBench,
