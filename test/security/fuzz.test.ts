@@ -89,7 +89,7 @@ const OAUTH_CHALLENGE_CODES = new Set(['invalid_token']);
  * Refusals of a request that never reached an operation (the router's own, docs/errors.md): they
  * come in the service envelope whatever the surface of the operation the path was meant for.
  */
-const UNROUTED_CODES = new Set(['bad_url', 'uri_too_long', 'not_found']);
+const UNROUTED_CODES = new Set(['bad_url', 'uri_too_long', 'not_found', 'method_not_allowed']);
 
 interface OpenApiOperation {
   'x-svc-auth'?: string;

@@ -223,7 +223,7 @@ for (const factory of testDatabases()) {
         await refuses(() => post(`${ORGS}/alpha-org/domain`, { domain }, alphaAdmin), 400, 'invalid_domain');
       }
       await refuses(() => post(`${ORGS}/alpha-org/domain`, { domain: 'a/b.example' }, alphaAdmin), 400, 'invalid_request');
-      await refuses(() => post(`${ORGS}/alpha-org/domain/document`, {}, alphaAdmin), 404, 'not_found');
+      await refuses(() => post(`${ORGS}/alpha-org/domain/document`, {}, alphaAdmin), 405, 'method_not_allowed');
       assert.equal((await get(`${ORGS}/alpha-org/domain/document`, alphaAdmin)).json().error, 'domain_state');
       await refuses(() => post(`${ORGS}/alpha-org/domain/verify`, {}, alphaAdmin), 409, 'domain_state');
       await refuses(() => post(`${ORGS}/alpha-org/domain/revoke`, {}, alphaAdmin), 409, 'domain_state');
