@@ -351,17 +351,18 @@ for (const factory of testDatabases()) {
         }
       });
 
-      test('404 unknown_type for a type the tenant does not have', async () => {
+      test('404 unknown_type for a type the tenant does not have; 404 unknown_tenant for a tenant that does not exist', async () => {
         const before = await offerCount();
         for (const body of [
           { tenant: slug, typeId: 'no-such-type', subject: PASS_SUBJECT },
           { tenant: otherSlug, typeId: PASS, subject: PASS_SUBJECT },
           { tenant: 'root', typeId: PASS, subject: PASS_SUBJECT },
-          { tenant: 'no-such-tenant', typeId: PASS, subject: PASS_SUBJECT },
         ]) {
           const message = assertRefusal(await offer(body), 404, 'unknown_type', JSON.stringify(body));
           assert.match(message, new RegExp(body.typeId));
         }
+        const unknown = { tenant: 'no-such-tenant', typeId: PASS, subject: PASS_SUBJECT };
+        assert.match(assertRefusal(await offer(unknown), 404, 'unknown_tenant', 'an unknown tenant'), /no-such-tenant/);
         assert.equal(await offerCount(), before);
       });
 
