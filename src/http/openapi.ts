@@ -128,13 +128,6 @@ export function buildOpenApi(
       description: 'Credential trust service. Only the operations this deployment mounts are listed.',
     },
     servers: [{ url: serverUrl }],
-    tags: [
-      {
-        name: V1_ALIASES_TAG,
-        description:
-          'The versioned paths of the promised operations: each is the operation of the same path without /v1, unchanged.',
-      },
-    ],
     paths,
     components: { securitySchemes },
   };
