@@ -176,7 +176,10 @@ for (const factory of testDatabases()) {
 
     test('the /v1 aliases are listed together under their own tag, each naming the operation it aliases', () => {
       const aliases = operations(doc).filter(({ path }) => path.startsWith('/v1/'));
-      assert.ok(aliases.some(({ method, path }) => method === 'post' && path === '/v1/tenants'), 'POST /v1/tenants is among them');
+      assert.ok(
+        aliases.some(({ method, path }) => method === 'post' && path === '/v1/tenants'),
+        'POST /v1/tenants is among them',
+      );
       for (const { method, path, op } of aliases) {
         assert.deepEqual(op.tags, ['v1-aliases'], `${method} ${path}`);
         const of = String(op['x-svc-alias-of']);
