@@ -95,6 +95,8 @@ test('the lint rule refuses an adapters/sql import in a feature file, and lets t
   const scratch = mkdtempSync(join(tmpdir(), 'openrail-lint-'));
   try {
     cpSync(join(ROOT, 'biome.json'), join(scratch, 'biome.json'));
+    // The configuration follows .gitignore (vcs.useIgnoreFile): the scratch tree has one too.
+    cpSync(join(ROOT, '.gitignore'), join(scratch, '.gitignore'));
     mkdirSync(join(scratch, 'src', 'adapters', 'sql'), { recursive: true });
     mkdirSync(join(scratch, 'src', 'features', 'probe'), { recursive: true });
     writeFileSync(join(scratch, 'src', 'adapters', 'sql', 'sql-probe-store.ts'), 'export class SqlProbeStore {}\n');
