@@ -9,6 +9,15 @@ import { type Browser, type BrowserContext, type BrowserContextOptions, chromium
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
+/** The two screens pages are checked at: a desktop, and a phone 390 px wide. */
+export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+};
+
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

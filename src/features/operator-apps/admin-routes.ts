@@ -4,8 +4,9 @@
  * its page and runs one operation, answering what it did and the `auditSeq` it produced.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../../core/errors.ts';
+import { Forbidden, ServiceError } from '../../core/errors.ts';
 import type { EnterpriseSessionPrincipal } from '../../http/auth/enterprise-session.ts';
+import { enterpriseSessionOf } from '../../http/auth/enterprise-session.ts';
 import { requestTarget } from '../../http/request-target.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
@@ -16,7 +17,6 @@ import {
   callApi,
   csrfOf,
   formOf,
-  principalOf,
   renderActionForm,
   renderAnswer,
   renderOutcome,
@@ -73,7 +73,7 @@ export function adminAppRoutes(site: AppSite, openApi: () => Record<string, unkn
     status = 200,
     crumbs?: Array<{ label: string; href?: string }>,
   ) => {
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     return sendAppPage(
       reply,
       renderShell(site, who, { app: 'admin', title, current, nav: catalogue().nav(who), main, ...(crumbs ? { crumbs } : {}) }),
@@ -127,7 +127,7 @@ export function adminAppRoutes(site: AppSite, openApi: () => Record<string, unkn
   };
 
   async function home(request: FastifyRequest, reply: FastifyReply) {
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     const today = await callApi(request, 'GET', `${ADMIN_API}/today`);
     const main = html`<h1>Today</h1>
 <form class="search-form" method="get" action="${ADMIN_APP}/search" role="search">
@@ -144,7 +144,7 @@ ${renderAnswer(today, linker(who), () => `${ADMIN_APP}/`)}`;
     appPath: string,
     found: { op: Operation; params: Record<string, string> },
   ) {
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     const search = searchOf(request.url);
     const { op } = found;
     const template = op.path.slice(ADMIN_API.length);
@@ -235,24 +235,23 @@ ${renderField({ name: param, kind: 'text', required: true, schema: {} }, `open${
     }
     const post = findOperation(catalogue().posts, 'POST', apiPath);
     if (post && catalogue().formOnly(post.op)) {
-      const who = principalOf(request);
-      const form = admits(post.op, who)
-        ? renderActionForm({
-            action: appPath,
-            op: post.op,
-            opName: post.op.path.slice(ADMIN_API.length),
-            known: post.params,
-            csrf: csrfOf(request),
-            idPrefix: 'form0',
-          })
-        : html`<p class="notice error" role="alert">None of your roles may use this operation.</p>`;
+      const who = enterpriseSessionOf(request);
+      if (!admits(post.op, who)) throw new Forbidden(`This operation needs one of the roles: ${post.op.roles.join(', ')}.`);
+      const form = renderActionForm({
+        action: appPath,
+        op: post.op,
+        opName: post.op.path.slice(ADMIN_API.length),
+        known: post.params,
+        csrf: csrfOf(request),
+        idPrefix: 'form0',
+      });
       return shell(
         request,
         reply,
         pageLabel(apiPath),
         appPath,
         html`<h1>${pageLabel(apiPath)}</h1>${form}`,
-        admits(post.op, who) ? 200 : 403,
+        200,
         crumbsOf(appPath),
       );
     }
@@ -269,7 +268,7 @@ ${renderField({ name: param, kind: 'text', required: true, schema: {} }, `open${
     if (!post || !pageParams) throw new ServiceError('invalid_request', 'This form names no operation of this page.');
     const answer = await runForm(request, post, pageParams, form);
     const back = { back: appPath, backLabel: pageLabel(pageTemplate), audit: (seq: number) => `${ADMIN_APP}/audit/${seq}` };
-    const outcome = await renderOutcome(answer, back, linker(principalOf(request)));
+    const outcome = await renderOutcome(answer, back, linker(enterpriseSessionOf(request)));
     return shell(request, reply, outcome.title, appPath, outcome.main, answer.status >= 400 ? answer.status : 200);
   }
 

@@ -8,13 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import { ServiceError } from '../../core/errors.ts';
-import {
-  appBearer,
-  type EnterpriseSessionPrincipal,
-  enterpriseSessionOf,
-  formToken,
-  sessionCookie,
-} from '../../http/auth/enterprise-session.ts';
+import { appBearer, type EnterpriseSessionPrincipal, formToken, sessionCookie } from '../../http/auth/enterprise-session.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { html, raw, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
@@ -250,5 +244,3 @@ export function renderAnswer(answer: ApiAnswer, link: Linker, nextHref: (cursor:
     body && 'nextCursor' in body ? Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'nextCursor')) : body;
   return html`${renderValue('answer', shown, link)}${next ? html`<p class="pager"><a href="${nextHref(next)}" rel="next">Next page</a></p>` : null}`;
 }
-
-export const principalOf = enterpriseSessionOf;

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
+import { enterpriseSessionOf } from '../../http/auth/enterprise-session.ts';
 import { requestTarget } from '../../http/request-target.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
@@ -16,7 +17,6 @@ import {
   callApi,
   csrfOf,
   formOf,
-  principalOf,
   renderActionForm,
   renderAnswer,
   renderOutcome,
@@ -140,12 +140,12 @@ export function consoleRoutes(site: AppSite, openApi: () => Record<string, unkno
 
   /** The organisation the page is for: the operator's own, or the one a platform operator picked. */
   const tenantOf = (request: FastifyRequest, chosen: string | null | undefined): string | undefined => {
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     if (who.tenant !== null) return who.tenant;
     return chosen && TENANT.test(chosen) ? chosen : undefined;
   };
   const href = (slug: string, tenant: string, request: FastifyRequest) =>
-    `${CONSOLE}${slug ? `/${slug}` : ''}${principalOf(request).tenant === null ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
+    `${CONSOLE}${slug ? `/${slug}` : ''}${enterpriseSessionOf(request).tenant === null ? `?tenant=${encodeURIComponent(tenant)}` : ''}`;
 
   const shell = (
     request: FastifyRequest,
@@ -155,7 +155,7 @@ export function consoleRoutes(site: AppSite, openApi: () => Record<string, unkno
     main: SafeHtml,
     status = 200,
   ) => {
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     const items = tenant
       ? CONSOLE_VIEWS.filter((v) =>
           [v.read, ...v.actions].some((p) => p && [op('GET', p), action(p)].some((o) => o && admits(o, who))),
@@ -198,7 +198,7 @@ ${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(c
     const search = new URLSearchParams(requestTarget(request.url).query);
     const tenant = tenantOf(request, search.get('tenant'));
     if (!tenant) return picker(request, reply);
-    const who = principalOf(request);
+    const who = enterpriseSessionOf(request);
     const read = view.read ? op('GET', view.read) : undefined;
     const lookup = view.lookup && op('GET', view.lookup.path);
     const lookupValue = view.lookup ? search.get(view.lookup.param) : null;

@@ -13,13 +13,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   axeOnPage,
   chromiumMissing,
+  DESKTOP,
   horizontalOverflow,
   launchChromium,
   type PageWatch,
+  PHONE,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -30,14 +32,6 @@ import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 const WAIT_MS = 20_000;
 const skip = chromiumMissing();
 const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
-
-const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
-const PHONE: BrowserContextOptions = {
-  viewport: { width: 390, height: 844 },
-  deviceScaleFactor: 2,
-  isMobile: true,
-  hasTouch: true,
-};
 
 /** What the test reads inside the page (the project's lib has no DOM types). */
 type InPage = { __csp: string[] };

@@ -127,6 +127,10 @@ for (const factory of testDatabases()) {
       assert.ok(auditorNav.includes('/admin/ops/audit'), 'an auditor verifies the chain');
       for (const href of ['/admin/ops/fixtures', '/admin/ops/backup', '/admin/approvals/nothing'])
         assert.ok(!auditorNav.includes(href), `an auditor does not see ${href}`);
+      // A form-only page of an operation the auditor may not use is the refusal, not an empty form.
+      const backup = await get('aud', '/admin/ops/backup');
+      assert.equal(backup.statusCode, 403);
+      assert.match(backup.body, /<code>forbidden<\/code>/);
       // An auditor reads organisations but may not create one: the page has no form for it.
       const orgs = await get('aud', '/admin/orgs');
       assert.equal(orgs.statusCode, 200);
@@ -203,7 +207,7 @@ for (const factory of testDatabases()) {
 
     test('four eyes in the browser: one owner files a suspension, the same owner cannot approve it, another can', async () => {
       const filed = await submit('ann', `/admin/orgs/${other}`, { _op: '/orgs/{slug}/suspend', f_reason: 'Unpaid invoices' });
-      assert.equal(filed.statusCode, 202 === filed.statusCode ? 202 : 200, filed.body);
+      assert.equal(filed.statusCode, 200, filed.body);
       assert.match(text(filed.body), /Filed for approval/);
       const approvalId = /href="\/admin\/approvals\/([^"]+)"/.exec(filed.body)?.[1];
       assert.ok(approvalId, 'the answer links to the approval');

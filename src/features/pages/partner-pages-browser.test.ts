@@ -10,13 +10,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   axeOnPage,
   axeViolations,
   chromiumMissing,
+  DESKTOP,
   horizontalOverflow,
   launchChromium,
+  PHONE,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -28,14 +30,6 @@ const WAIT_MS = 20_000;
 const skip = chromiumMissing();
 const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 const PAGES = ['/partners', ...PARTNER_KINDS.map((k) => `/partners/${k}`), '/partners/apply', '/partners/status'];
-
-const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
-const PHONE: BrowserContextOptions = {
-  viewport: { width: 390, height: 844 },
-  deviceScaleFactor: 2,
-  isMobile: true,
-  hasTouch: true,
-};
 
 /** What the test reads inside the page (the project's lib has no DOM types). Only functions are evaluated there. */
 type InPage = { __csp: string[] };
