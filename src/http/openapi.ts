@@ -11,6 +11,16 @@ export const V1_ALIASES_TAG = 'v1-aliases';
 /** Drops TypeBox's symbol keys and undefined values by round-tripping through JSON. */
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
 
+/**
+ * The first of a body schema's `examples`, published as its media type's `example`: an API viewer
+ * shows it as the request to send instead of making one up from the schema, which for a field with
+ * a `pattern` gives a string no one would write (test/http/openapi.test.ts checks each validates).
+ */
+function exampleOf(schema: TSchema): unknown {
+  const examples: unknown = schema.examples;
+  return Array.isArray(examples) && examples.length > 0 ? JSON.parse(JSON.stringify(examples[0])) : undefined;
+}
+
 function operationId(method: string, path: string): string {
   const words = path
     .replace(/\{([^}]+)\}/g, 'by-$1')
@@ -75,7 +85,11 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     const mediaType = route.accepts === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    op.requestBody = { required: !route.bodyOptional, content: { [mediaType]: { schema: plain(route.body) } } };
+    const example = exampleOf(route.body);
+    op.requestBody = {
+      required: !route.bodyOptional,
+      content: { [mediaType]: { schema: plain(route.body), ...(example === undefined ? {} : { example }) } },
+    };
   }
   return op;
 }

@@ -102,7 +102,16 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
             name: DisplayName(100),
             claims: Type.Array(Type.String({ maxLength: 2048 })),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'acme-transit',
+                name: 'Season Pass',
+                claims: ['given_name', 'family_name', 'birth_date:date', 'zone:enum(city|region|national)', 'valid_until:date'],
+              },
+            ],
+          },
         ),
         responses: {
           201: { description: 'The registered type.', schema: TypeBody },

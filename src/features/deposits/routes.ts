@@ -38,7 +38,26 @@ export const DepositContract = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        contractVersion: '0.3.0',
+        depositId: 'WB-2030-10-4471',
+        accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+        kind: 'bill',
+        title: 'Water, October',
+        issuedAt: '2030-11-01T08:00:00Z',
+        amount: { value: 4215, currency: 'EUR' },
+        dueAt: '2030-11-30T23:59:59Z',
+        reference: 'WB-2030-10-4471',
+        lines: [
+          { label: 'Standing charge', amount: { value: 1200, currency: 'EUR' } },
+          { label: '12 m³ at 2.51', amount: { value: 3015, currency: 'EUR' } },
+        ],
+      },
+    ],
+  },
 );
 
 /** The deposit as its holder receives it (response schema: plain strings, no request patterns). */
@@ -147,7 +166,10 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
           'Declare a product a tenant deposits through: one per deposit kind, approved by the platform (docs/deposits.md).',
         body: Type.Object(
           { tenant: Slug, kind: Kind, name: DisplayName(100), requireChannel: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ tenant: 'acme-transit', kind: 'ticket', name: 'Monthly city pass', requireChannel: false }],
+          },
         ),
         responses: {
           201: { description: 'The product, not yet approved.', schema: Product },
@@ -185,7 +207,10 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         internal: true,
         summary: 'Whether the product deposits only to accounts with an active channel (docs/deposits.md).',
         params: Type.Object({ productId: ProductId }),
-        body: Type.Object({ tenant: Slug, required: Type.Boolean() }, { additionalProperties: false }),
+        body: Type.Object(
+          { tenant: Slug, required: Type.Boolean() },
+          { additionalProperties: false, examples: [{ tenant: 'acme-transit', required: true }] },
+        ),
         responses: {
           200: { description: 'The product.', schema: Product },
           ...OPERATOR_ERRORS,
@@ -208,7 +233,10 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         stability: 'unpromised',
         internal: true,
         summary: 'Seed the demonstration catalogue, and demo items for an account (docs/deposits.md).',
-        body: Type.Object({ accountId: Type.Optional(AccountId) }, { additionalProperties: false }),
+        body: Type.Object(
+          { accountId: Type.Optional(AccountId) },
+          { additionalProperties: false, examples: [{ accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' }] },
+        ),
         bodyOptional: true,
         responses: {
           200: {

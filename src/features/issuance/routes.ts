@@ -83,7 +83,15 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           params: issuerParams(tenantParam),
           accepts: 'form',
           summary: 'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6).',
-          body: Type.Record(Type.String(), Type.String()),
+          body: Type.Record(Type.String(), Type.String(), {
+            examples: [
+              {
+                grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+                'pre-authorized_code': 'pac_PRE-AUTHORIZED-CODE-FROM-THE-OFFER',
+                tx_code: '493536',
+              },
+            ],
+          }),
           responses: {
             200: {
               description: 'A single-use access token and a c_nonce.',
@@ -132,7 +140,14 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           surface: 'oauth',
           malformedBodyCode: 'invalid_credential_request',
           summary: 'Credential endpoint: holder-bound SD-JWT VCs for the proofs (OID4VCI 1.0 §8).',
-          body: Type.Unknown(),
+          body: Type.Unknown({
+            examples: [
+              {
+                credential_configuration_id: 'season-pass',
+                proofs: { jwt: ['KEY-PROOF-JWT.SIGNED-BY-THE-HOLDER-KEY.OVER-THE-C-NONCE'] },
+              },
+            ],
+          }),
           responses: {
             200: {
               description: 'One credential per proof.',

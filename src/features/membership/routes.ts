@@ -53,7 +53,17 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         summary: 'Enrol an account in the tenant’s programme (docs/membership.md).',
         body: Type.Object(
           { tenant: Slug, accountId: AccountId, displayName: Type.Optional(DisplayName(100)), tier: Type.Optional(Tier) },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'harbour-rowing-club',
+                accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+                displayName: 'Ada Lovelace',
+                tier: 'member',
+              },
+            ],
+          },
         ),
         responses: {
           201: { description: 'The new member.', schema: Member },
@@ -92,7 +102,16 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
               ),
             ),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'harbour-rowing-club',
+                accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+                coins: { delta: -30, reason: 'Spring dinner', idempotencyKey: 'till-7-0042' },
+              },
+            ],
+          },
         ),
         responses: {
           200: {
@@ -114,7 +133,10 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         stability: 'unpromised',
         internal: true,
         summary: 'Replace the tenant’s credential types whose accepted presentation enrols the holder (docs/membership.md).',
-        body: Type.Object({ tenant: Slug, typeIds: Type.Array(TypeId, { maxItems: 16 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { tenant: Slug, typeIds: Type.Array(TypeId, { maxItems: 16 }) },
+          { additionalProperties: false, examples: [{ tenant: 'harbour-rowing-club', typeIds: ['membership-card'] }] },
+        ),
         responses: {
           200: {
             description: 'The types that enrol now.',
@@ -145,6 +167,17 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
             additionalProperties: false,
             description:
               'create takes title, options, opensAt, closesAt and optionally tiers; open, close and show take proposalId.',
+            examples: [
+              {
+                tenant: 'harbour-rowing-club',
+                action: 'create',
+                title: 'Buy a second coxed four',
+                options: ['Yes', 'No'],
+                tiers: ['member', 'senior'],
+                opensAt: '2030-03-01T09:00:00Z',
+                closesAt: '2030-03-15T18:00:00Z',
+              },
+            ],
           },
         ),
         responses: {
@@ -171,7 +204,17 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         summary: 'Record a member’s vote at a desk, on the member’s behalf: counted as assisted (docs/membership.md).',
         body: Type.Object(
           { tenant: Slug, proposalId: ProposalId, accountId: AccountId, option: Option },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'harbour-rowing-club',
+                proposalId: 'prop_Q8vN2xLk5mTz7bRc0WsJ4e',
+                accountId: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+                option: 'Yes',
+              },
+            ],
+          },
         ),
         responses: {
           201: { description: 'The vote was recorded.', schema: Vote },
@@ -189,7 +232,10 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         summary: 'Enrol with a completed hosted verification: the holder who presented becomes a member (docs/membership.md).',
         body: Type.Object(
           { transactionId: TransactionId, resultToken: Type.String({ minLength: 1, maxLength: 128 }) },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ transactionId: 'vtx_H2mK8pQ4rT6vX9zB1dF3gJ', resultToken: 'RESULT-TOKEN-FROM-POST-VERIFY-REQUEST' }],
+          },
         ),
         responses: {
           201: { description: 'The new member.', schema: Member },
@@ -207,7 +253,10 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         auth: 'holder',
         stability: 'unpromised',
         summary: 'Vote on an open proposal of a programme the holder belongs to: once (docs/membership.md).',
-        body: Type.Object({ proposalId: ProposalId, option: Option }, { additionalProperties: false }),
+        body: Type.Object(
+          { proposalId: ProposalId, option: Option },
+          { additionalProperties: false, examples: [{ proposalId: 'prop_Q8vN2xLk5mTz7bRc0WsJ4e', option: 'Yes' }] },
+        ),
         responses: {
           201: { description: 'The vote was recorded.', schema: Vote },
           401: errorResponse('unauthorized'),

@@ -54,7 +54,24 @@ export function offerRoutes(offers: OfferService): RouteGroup {
               description: 'Address the offer to this holder account’s wallet as an item (docs/wallet.md); implies byReference.',
             }),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'acme-transit',
+                typeId: 'season-pass',
+                subject: {
+                  given_name: 'Ada',
+                  family_name: 'Lovelace',
+                  birth_date: '1990-12-10',
+                  zone: 'city',
+                  valid_until: '2030-12-31',
+                },
+                txCode: { length: 6, inputMode: 'numeric', description: 'The code in the letter we sent you' },
+                expiresIn: 86400,
+              },
+            ],
+          },
         ),
         responses: {
           201: {

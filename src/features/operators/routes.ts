@@ -95,7 +95,7 @@ export function operatorAuthRoutes(operators: OperatorService, site: { name: str
         summary: 'Exchange operator credentials for a session bearer token.',
         body: Type.Object(
           { username: Type.String({ minLength: 1, maxLength: 64 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ username: 'ada', password: 'your-password-here' }] },
         ),
         responses: {
           200: {

@@ -80,7 +80,19 @@ export function statusRoutes(status: StatusService): RouteGroup {
         scope: { tenantIn: 'body' },
         stability: 'unpromised',
         summary: 'Revoke credentials of a tenant (docs/status-lists.md).',
-        body: Type.Object({ tenant: Slug, ...SelectorFields, reason }, { additionalProperties: false }),
+        body: Type.Object(
+          { tenant: Slug, ...SelectorFields, reason },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                tenant: 'acme-transit',
+                status: { uri: 'https://rail.example.org/t/acme-transit/status/1', idx: 48213 },
+                reason: 'The pass was reported stolen.',
+              },
+            ],
+          },
+        ),
         responses,
         handler: async (request) => {
           const { tenant, reason: why, ...rest } = request.body;
@@ -95,7 +107,13 @@ export function statusRoutes(status: StatusService): RouteGroup {
         stability: 'unpromised',
         summary: 'Revoke credentials issued by this tenant (docs/status-lists.md).',
         params: Type.Object({ tenant: Slug }),
-        body: Type.Object({ ...SelectorFields, reason }, { additionalProperties: false }),
+        body: Type.Object(
+          { ...SelectorFields, reason },
+          {
+            additionalProperties: false,
+            examples: [{ offerId: 'off_Yp3kT9wQm2LxR7vB4nZc8A', reason: 'Offered to the wrong holder.' }],
+          },
+        ),
         responses,
         handler: async (request) => {
           const actor = operatorActor(operatorOf(request));

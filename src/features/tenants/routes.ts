@@ -53,7 +53,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         scope: 'platform',
         stability: 'promised',
         summary: 'Create a tenant with its own signing key and did:web identity.',
-        body: Type.Object({ name: DisplayName(100) }, { additionalProperties: false }),
+        body: Type.Object({ name: DisplayName(100) }, { additionalProperties: false, examples: [{ name: 'Acme Transit' }] }),
         responses: {
           201: { description: 'The tenant was created.', schema: Tenant },
           ...OPERATOR_ERRORS,
@@ -73,7 +73,21 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         summary: "Change a tenant's profile and branding; null clears a field, an absent field is kept.",
         body: Type.Object(
           { tenant: Slug, ...Object.fromEntries(Object.entries(ProfileFields).map(([k, v]) => [k, Type.Optional(v)])) },
-          { additionalProperties: false, minProperties: 2 },
+          {
+            additionalProperties: false,
+            minProperties: 2,
+            examples: [
+              {
+                tenant: 'acme-transit',
+                displayName: 'Acme Transit',
+                description: 'Buses and trams of the Acme region.',
+                logoUri: 'https://acme-transit.example/logo.png',
+                primaryColor: '#0B5FA5',
+                backgroundColor: '#FFFFFF',
+                textColor: null,
+              },
+            ],
+          },
         ),
         responses: {
           200: { description: 'The tenant with its profile after the change.', schema: TenantWithProfile },

@@ -39,7 +39,17 @@ const RequestBody = Type.Object(
       description: "The caller's own audience label for this request; recorded, not signed by the holder.",
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        vct: 'https://rail.example.org/t/acme-transit/types/season-pass',
+        claims: ['given_name', 'zone', 'valid_until'],
+        nonce: 'gate-12-7f3a9c2e51d84b06',
+        aud: 'https://tickets.acme-transit.example',
+      },
+    ],
+  },
 );
 
 const RequestCreated = Type.Object({
