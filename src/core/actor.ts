@@ -2,7 +2,7 @@
  * Who made a change, as an audit entry records it (docs/audit.md). An operator is named by
  * username; the break-glass owner token has no username; `system` is the service itself (today:
  * seeding). `token` is a tenant-scoped integration token, by its id (docs/integration.md). `holder` names a wallet by its key thumbprint (a vote, an enrolment by presentation);
- * `public` names an anonymous caller, and nothing audited today is done by one.
+ * `public` names an anonymous caller (a partner application, the /demo page's offers and revocations).
  */
 export type Actor =
   | { kind: 'operator'; username: string }

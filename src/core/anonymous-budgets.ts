@@ -43,6 +43,11 @@ export const ANONYMOUS_BUDGETS = {
     perAddress: { quota: 120, windowSeconds: minutes(1) },
     global: { quota: 3_000, windowSeconds: minutes(1) },
   },
+  'demo-offer': {
+    what: 'POST /demo/offer: a demonstration offer of the demo tenant, its subject kept 15 minutes',
+    perAddress: { quota: 20, windowSeconds: minutes(10) },
+    global: { quota: 1_000, windowSeconds: minutes(10) },
+  },
   'onboard-start': {
     what: 'POST /onboard/start: a mailed code, kept 10 minutes',
     perAddress: { quota: 10, windowSeconds: minutes(60) },

@@ -76,6 +76,16 @@ export const ERROR_CATALOGUE = {
   unknown_offer: { status: 404, description: 'No open credential offer has this reference.' },
   unknown_issuer: { status: 404, description: 'No issuer of this deployment, or of its trust registry, has this DID.' },
   unknown_transaction: { status: 404, description: 'No live presentation transaction has this id.' },
+  unknown_document: { status: 404, description: 'No document of this deployment has this name.' },
+  demo_unavailable: {
+    status: 404,
+    description: 'This deployment runs no demonstration tenant, so the demo page issues nothing.',
+  },
+  unknown_demo: { status: 404, description: 'No demonstration offer has this id and demo token.' },
+  not_collected: {
+    status: 409,
+    description: 'No wallet has collected the demonstration credential yet: there is nothing to revoke.',
+  },
   wrong_result_token: {
     status: 403,
     description: 'The bearer is not the resultToken of this transaction: its result stays private.',

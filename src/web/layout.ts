@@ -14,9 +14,11 @@ export interface NavItem {
 
 export const MAIN_NAV: readonly NavItem[] = [
   { href: '/', label: 'Home' },
+  { href: '/capabilities', label: 'Capabilities' },
+  { href: '/demo', label: 'Demo' },
   { href: '/verify', label: 'Verify' },
   { href: '/partners', label: 'Partners' },
-  { href: '/docs', label: 'API reference' },
+  { href: '/developers', label: 'Developers' },
 ];
 
 export interface PageSpec {

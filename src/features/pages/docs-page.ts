@@ -32,7 +32,7 @@ and responses, or to try it.</p>
   return renderPage(
     {
       title: 'API reference',
-      current: '/docs',
+      current: '/developers',
       main,
       mainClass: 'docs',
       stylesheets: ['/docs/assets/swagger-ui.css'],

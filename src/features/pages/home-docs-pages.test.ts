@@ -14,7 +14,8 @@ import { axeOnPage, chromiumMissing, closeBrowser, openWatchedPage } from '../..
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { webAssets } from '../../web/assets.ts';
-import { PUBLIC_DOCUMENTS } from './home-page.ts';
+import { MAIN_NAV } from '../../web/layout.ts';
+import { PUBLIC_DOCUMENTS } from './public-pages.ts';
 
 const WAIT_MS = 20_000;
 const skip = chromiumMissing();
@@ -98,24 +99,36 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     return row;
   }
 
-  test('GET / renders under its CSP: no script at all, the groups the service serves, every public document', async () => {
+  test('GET / renders under its CSP: no script at all, the readers, the way in for each', async () => {
     const csp = await open('/');
     assert.equal(
       csp,
       "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     );
-    assert.equal(await page.locator('h1').textContent(), 'openrail');
-    assert.equal(await page.getByRole('heading', { level: 2, name: 'What this deployment serves' }).count(), 1);
-    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), 4);
+    assert.equal(await page.locator('h1').textContent(), 'Credentials people carry, and anyone can check');
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').count(), MAIN_NAV.length);
     assert.equal(await page.locator('nav a[aria-current="page"]').textContent(), 'Home');
     // the stylesheet applied (style-src 'self'): the header has the brand colour
     const headerBg = await page
       .locator('.site-header')
       .evaluate((el) => (globalThis as unknown as InPage).getComputedStyle(el).backgroundColor);
     assert.equal(headerBg, 'rgb(16, 42, 67)');
+    const readers = await page.locator('.kind-cards a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    assert.deepEqual(readers, ['/for-people', '/for-business', '/for-cities', '/for-government']);
+    assert.equal(await page.getByRole('link', { name: 'Try the demo' }).getAttribute('href'), '/demo');
+    assert.equal(await page.getByRole('link', { name: 'Verify a credential' }).getAttribute('href'), '/verify');
+    if (screenshots) await page.screenshot({ path: join(screenshots, 'web-home.png'), fullPage: true });
+    await assertClean('/');
+  });
 
+  test('GET /developers: every operation of /openapi.json counted once, every public document served', async () => {
+    await open('/developers');
     const groups = await page.locator('table.groups tbody th').allTextContents();
-    for (const group of ['trust', 'tenants', 'issuance', 'verification', 'pages']) assert.ok(groups.includes(group), group);
+    for (const group of ['trust', 'tenants', 'issuance', 'verification', 'pages'])
+      assert.ok(
+        groups.some((g) => g.startsWith(group)),
+        group,
+      );
     const counted = (await page.locator('table.groups td.count').allTextContents()).reduce((n, c) => n + Number(c), 0);
     const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     assert.equal(counted, operations, 'every operation of /openapi.json is counted once');
@@ -125,11 +138,8 @@ describe('the home, API reference and verify pages of the service in Chromium', 
       PUBLIC_DOCUMENTS.map((d) => d.path),
     );
     for (const path of documents) assert.equal((await fetch(`${origin}${path}`)).status, 200, `${path} is served`);
-    assert.equal(await page.getByRole('link', { name: 'Verify a credential' }).getAttribute('href'), '/verify');
-    assert.equal(await page.getByRole('link', { name: 'API reference' }).count(), 2, 'in the navigation and in the page');
-
-    if (screenshots) await page.screenshot({ path: join(screenshots, 'web-home.png'), fullPage: true });
-    await assertClean('/');
+    assert.equal(await page.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs');
+    await assertClean('/developers');
   });
 
   test('GET /docs renders the operations of /openapi.json with Swagger UI, under a CSP without unsafe-*, and tries one', async () => {

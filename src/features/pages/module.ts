@@ -1,13 +1,17 @@
 import { defineModule } from '../../app/module.ts';
 import { webAssets } from '../../web/assets.ts';
+import { offersModule } from '../offers/module.ts';
 import { partnersModule } from '../partners/module.ts';
+import { statusModule } from '../status/module.ts';
 import { walletProvidersModule } from '../wallet-providers/module.ts';
+import { DemoTryIt } from './demo-try-it.ts';
 import { qrRoutes } from './qr-route.ts';
 import { pageRoutes } from './routes.ts';
 
 /**
- * The server-rendered pages (/, /docs, /verify, the partner programme's /partners pages), their
- * static files, and the QR codes they show.
+ * The server-rendered pages (the public pages, /docs, /verify, the partner programme's /partners
+ * pages, the documents under /developers/docs), the demo page's calls, their static files, and the
+ * QR codes they show.
  */
 export const pagesModule = defineModule({
   name: 'pages',
@@ -15,12 +19,18 @@ export const pagesModule = defineModule({
   async build(ctx) {
     const wallets = await ctx.use(walletProvidersModule);
     const { partners } = await ctx.use(partnersModule);
+    const { offers, store } = await ctx.use(offersModule);
+    const status = await ctx.use(statusModule);
+    const demo = new DemoTryIt(offers, store, status, ctx.urls, ctx.vault.deriveKey('demo-page'), ctx.clock, ctx.config.demo);
     const deps = {
       siteName: ctx.config.platformName,
       assets: webAssets(),
       openApi: ctx.openApi,
       admittedWallets: () => wallets.admitted(),
       partnerPages: { origin: ctx.config.publicUrl.origin, partners, budgets: ctx.budgets },
+      origin: ctx.config.publicUrl.origin,
+      demo,
+      demoEnabled: ctx.config.demo,
     };
     return { services: {}, routes: () => [pageRoutes(deps), qrRoutes()] };
   },

@@ -2,9 +2,20 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { webAssets } from '../../web/assets.ts';
+import { MAIN_NAV } from '../../web/layout.ts';
 import { renderDocsPage } from './docs-page.ts';
-import { PUBLIC_DOCUMENTS, renderHomePage } from './home-page.ts';
 import { summarizeOpenApi } from './openapi-summary.ts';
+import { AUDIENCES } from './public-content.ts';
+import {
+  PUBLIC_DOCUMENTS,
+  renderAudience,
+  renderCapabilities,
+  renderDemo,
+  renderDevelopers,
+  renderHome,
+  renderRegulations,
+  renderStandards,
+} from './public-pages.ts';
 
 const assets = webAssets();
 
@@ -27,15 +38,53 @@ const sampleDoc = {
   },
 };
 
-describe('the home page', () => {
+const ctx = { siteName: 'openrail', assets, origin: 'https://rail.example.org' };
+const NO_SCRIPT_CSP =
+  "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+describe('the public pages', () => {
+  const pages = {
+    '/': renderHome(ctx),
+    '/capabilities': renderCapabilities(ctx),
+    '/standards': renderStandards(ctx),
+    '/regulations': renderRegulations(ctx),
+    '/demo (off)': renderDemo(ctx, false),
+    ...Object.fromEntries(AUDIENCES.map((a) => [a.path, renderAudience(ctx, a)])),
+  };
+
+  test('run no script: their CSP allows none, and they carry no inline style', () => {
+    for (const [path, page] of Object.entries(pages)) {
+      assert.equal(page.csp, NO_SCRIPT_CSP, path);
+      assert.doesNotMatch(page.html, /<script|\sstyle=|<style/i, path);
+    }
+  });
+
+  test('each reader’s page says what it solves, what stays private and how to start', () => {
+    for (const a of AUDIENCES) {
+      const html = renderAudience(ctx, a).html;
+      for (const heading of ['What it solves', 'What stays private', 'How to start'])
+        assert.ok(html.includes(`>${heading}</h2>`), `${a.path}: ${heading}`);
+      assert.ok(
+        html.includes('aria-current="page"') === MAIN_NAV.some((n) => n.href === a.path),
+        `${a.path}: marked in the navigation only when it is there`,
+      );
+    }
+  });
+
+  test('the demo page runs demo.js by its hash, and only when the deployment has a demonstration tenant', () => {
+    const on = renderDemo(ctx, true);
+    assert.ok(on.csp.includes(assets.script('demo.js').cspHash));
+    assert.deepEqual(inlineScripts(on.html), [assets.script('demo.js').source]);
+    assert.doesNotMatch(renderDemo(ctx, false).html, /id="issue"/);
+  });
+});
+
+describe('the developers page', () => {
   const summary = summarizeOpenApi(sampleDoc);
-  const page = renderHomePage({ summary }, assets);
+  const page = renderDevelopers(ctx, summary, 3);
 
   test('its CSP allows no script at all', () => {
-    assert.equal(
-      page.csp,
-      "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    );
+    assert.equal(page.csp, NO_SCRIPT_CSP);
     assert.doesNotMatch(page.html, /<script|\sstyle=|<style/i);
   });
 
@@ -45,9 +94,9 @@ describe('the home page', () => {
     assert.deepEqual(linked, ['/.well-known/did.json', '/.well-known/security.txt', '/build']);
   });
 
-  test('no verifier button when /verify is not served; always the API reference', () => {
-    assert.ok(!page.html.includes('Verify a credential'));
-    assert.ok(page.html.includes('<a class="button" href="/docs">API reference</a>'));
+  test('its recipes name this deployment’s origin', () => {
+    assert.ok(page.html.includes('curl -s https://rail.example.org/verify/catalog'));
+    assert.ok(page.html.includes('<a class="button" href="/developers/docs">Documents (3)</a>'));
   });
 
   test('counts operations per group, with examples', () => {
@@ -65,7 +114,7 @@ describe('the home page', () => {
       tags: [{ name: 'x', description: '<b onclick="alert(1)">hi</b>' }],
       paths: { '/a"><svg onload=alert(1)>': { get: { tags: ['x'] } } },
     });
-    const out = renderHomePage({ summary: hostile }, assets).html;
+    const out = renderDevelopers(ctx, hostile, 0).html;
     assert.doesNotMatch(out, /<script>alert|<img src=x|<b onclick|<svg onload/);
     assert.ok(out.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
   });

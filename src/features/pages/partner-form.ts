@@ -38,10 +38,24 @@ export const LIMITS = {
 const FormField = Type.Optional(Type.String({ maxLength: 10_000 }));
 export const ApplicationForm = Type.Object(Object.fromEntries(APPLICATION_FIELDS.map((f) => [f, FormField])), {
   additionalProperties: false,
+  examples: [
+    {
+      kind: 'relying-party',
+      organisation: 'Harbour Bikes',
+      contactName: 'Grace Hopper',
+      contactEmail: 'grace@harbour-bikes.example',
+      country: 'BE',
+      website: 'https://harbour-bikes.example',
+      useCase: 'We rent bikes at a reduced rate to holders of the city’s resident card.',
+    },
+  ],
 });
 export const StatusForm = Type.Object(
   { applicationId: Type.Optional(Type.String({ maxLength: 200 })), statusToken: Type.Optional(Type.String({ maxLength: 200 })) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ applicationId: 'pap_Hq3mZ0vX7cLr2PzKw4sYbA', statusToken: 'STATUS-TOKEN-SHOWN-ONCE-WITH-THE-APPLICATION' }],
+  },
 );
 
 interface Messages {
