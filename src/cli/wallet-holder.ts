@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isId } from '../core/ids.ts';
-import { collect } from '../wallet/collect.ts';
 import { WalletError, type WalletNetOptions } from '../wallet/net.ts';
-import { answerRequest, openRequest } from '../wallet/present.ts';
 import { callService, succeeded } from '../wallet/service.ts';
 import type { Wallet } from '../wallet/wallet-file.ts';
 
@@ -75,6 +73,8 @@ export const HOLDER_SUBCOMMANDS: Record<
       const item = body.item as Json;
       out(`${str(item.itemId)} ${str(item.state)}: ${str(item.title)}`);
       if (typeof body.offerUri === 'string') {
+        // Loaded here, not with this module: the OID4VCI client is for accepted offers only (wallet.ts).
+        const { collect } = await import('../wallet/collect.ts');
         const { stored } = await collect(w, body.offerUri, { net, ...(o['tx-code'] ? { txCode: o['tx-code'] } : {}) });
         out(`collected ${stored.id}: ${stored.vct}`);
       }
@@ -160,6 +160,7 @@ export const HOLDER_SUBCOMMANDS: Record<
         aud: 'openrail reference wallet (enrolment)',
       };
       const opened = succeeded(await callService(undefined, origin, 'POST', '/verify/request', request, net));
+      const { answerRequest, openRequest } = await import('../wallet/present.ts');
       const answerTo = await openRequest(w, String(opened.requestUri), net);
       const candidate = answerTo.candidates.find((c) => c.stored.id === credential.id);
       if (!candidate) throw new WalletError(`${credential.id} does not answer the service's request.`);

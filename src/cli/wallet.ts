@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { type ApproveTarget, approveSignin, parseApproveUrl } from '../wallet/account.ts';
-import { collect, credentialClaims } from '../wallet/collect.ts';
-import { allowLibraryHttp, WalletError, type WalletNetOptions } from '../wallet/net.ts';
-import { answerRequest, type Candidate, openRequest } from '../wallet/present.ts';
+import { credentialClaims } from '../wallet/claims.ts';
+import { WalletError, type WalletNetOptions } from '../wallet/net.ts';
+import type { Candidate } from '../wallet/present.ts';
 import { serviceOrigin } from '../wallet/service.ts';
 import { createWallet, defaultWalletPath, loadWallet } from '../wallet/wallet-file.ts';
 import { VERB_USAGE } from './usage.ts';
@@ -16,6 +16,10 @@ const HOLDER_ARITY = { items: 1, accept: 2, share: 2, me: 1, vote: 3, enroll: 1 
  * `openrail wallet <subcommand>`: the reference wallet (docs/wallet-cli.md). Exit 0 when done, 1
  * when the wallet or a service refused (the message says which and why), 2 for a mistaken
  * command line.
+ *
+ * collect.ts and present.ts bring the OID4VCI and OID4VP clients, about 0.4 s of
+ * start-up: they are imported inside the subcommands that speak those protocols, so `init`,
+ * `list` and the holder-plane calls start about as fast as `openrail --version`.
  */
 export async function wallet(args: string[]): Promise<void> {
   let parsed: ReturnType<typeof parse>;
@@ -29,7 +33,6 @@ export async function wallet(args: string[]): Promise<void> {
   const path = values.wallet ?? defaultWalletPath();
   if (path === '') return usageError('--wallet names no file');
   const net: WalletNetOptions = { allowHttp: values['allow-http'] };
-  allowLibraryHttp(net);
   const out = (line: string) => process.stdout.write(`${printable(line)}\n`);
   const expect = (n: number, what: string) => {
     if (operands.length !== n) throw new UsageError(`wallet ${sub} takes ${what}`);
@@ -46,6 +49,7 @@ export async function wallet(args: string[]): Promise<void> {
       case 'collect': {
         expect(1, 'one operand: the credential offer URI');
         const opened = loadWallet(path);
+        const { collect } = await import('../wallet/collect.ts');
         const { stored, claims } = await collect(opened, String(operands[0]), {
           net,
           ...(values['tx-code'] === undefined ? {} : { txCode: values['tx-code'] }),
@@ -80,6 +84,7 @@ export async function wallet(args: string[]): Promise<void> {
         expect(1, 'one operand: the openid4vp:// request URI');
         if (values.all && values.claims !== undefined) throw new UsageError('give --claims or --all, not both');
         const opened = loadWallet(path);
+        const { answerRequest, openRequest } = await import('../wallet/present.ts');
         const request = await openRequest(opened, String(operands[0]), net);
         const candidate = choose(request.candidates, values.credential);
         const asked = Object.keys(candidate.asked);

@@ -8,10 +8,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Openid4vciClient, type Openid4vciClientOptions } from '@openid4vc/openid4vci';
-import { digest } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { decodeJws, isObject, p256Jwk, signEs256, verifyEs256 } from '../core/jose/es256.ts';
+import { credentialClaims } from './claims.ts';
 import { resolveDidWebKey } from './did-web.ts';
+import { allowLibraryHttp } from './library-http.ts';
 import { checkReachable, WalletError, type WalletNetOptions, walletFetch } from './net.ts';
 import { addCredential, type StoredCredential, type Wallet } from './wallet-file.ts';
 
@@ -29,6 +29,7 @@ export async function collect(
   offerUri: string,
   options: { txCode?: string; net: WalletNetOptions },
 ): Promise<Collected> {
+  allowLibraryHttp(options.net);
   const fetchFn = walletFetch(options.net);
   const signJwt: Callbacks['signJwt'] = async (signer, { header, payload }) => {
     if (signer.method !== 'jwk' || signer.publicJwk.x !== wallet.publicJwk.x || signer.publicJwk.y !== wallet.publicJwk.y) {
@@ -172,11 +173,4 @@ async function checkReceived(
     throw new WalletError("the credential is not bound to this wallet's key.");
   }
   return { vct: payload.vct, issuer: iss };
-}
-
-/** The credential's claims with every disclosure applied (sd-jwt-js), without the SD-JWT's own members. */
-export async function credentialClaims(credential: string): Promise<Record<string, unknown>> {
-  const all = (await new SDJwtVcInstance({ hasher: digest }).getClaims(credential)) as Record<string, unknown>;
-  const { iss: _iss, iat: _iat, exp: _exp, nbf: _nbf, vct: _vct, cnf: _cnf, status: _status, _sd_alg: _alg, ...claims } = all;
-  return claims;
 }

@@ -2,8 +2,10 @@
  * How the reference wallet reaches a service: https only, except loopback addresses over http
  * when the holder says so (`--allow-http`, for a service on this machine). Every answer is
  * bounded in time and size, and a redirect is a failure: the protocols it speaks never need one.
+ *
+ * Every wallet command loads this module, so it imports no protocol library: the one setting the
+ * OID4VC libraries need is in library-http.ts, loaded only with them.
  */
-import { getGlobalConfig, setGlobalConfig } from '@openid4vc/openid4vci';
 import { didWebDocumentUrl as documentUrlOf } from '../core/did-web.ts';
 
 export interface WalletNetOptions {
@@ -73,12 +75,4 @@ export function didWebDocumentUrl(did: string, options: WalletNetOptions): URL {
   if (!url) throw new WalletError(`not a did:web DID: ${did.slice(0, 200)}`);
   if (options.allowHttp && isLoopback(url)) url.protocol = 'http:';
   return url;
-}
-
-/**
- * oid4vc-ts refuses http:// URLs process-wide unless told otherwise; the wallet tells it so only
- * when the holder allowed http, and `walletFetch` still limits http to loopback hosts.
- */
-export function allowLibraryHttp(options: WalletNetOptions): void {
-  if (options.allowHttp) setGlobalConfig({ ...getGlobalConfig(), allowInsecureUrls: true });
 }

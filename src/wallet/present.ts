@@ -19,8 +19,10 @@ import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DcqlQuery } from 'dcql';
 import { decodeJws, verifyEs256 } from '../core/jose/es256.ts';
-import { credentialClaims, hashFor } from './collect.ts';
+import { credentialClaims } from './claims.ts';
+import { hashFor } from './collect.ts';
 import { resolveDidWebKey } from './did-web.ts';
+import { allowLibraryHttp } from './library-http.ts';
 import { WalletError, type WalletNetOptions, walletFetch } from './net.ts';
 import type { StoredCredential, Wallet } from './wallet-file.ts';
 
@@ -55,6 +57,7 @@ const refuseToSign = (what: string) => () => {
 };
 
 export async function openRequest(wallet: Wallet, requestUri: string, net: WalletNetOptions): Promise<OpenedRequest> {
+  allowLibraryHttp(net);
   const fetchFn = walletFetch(net);
   // The request object must be signed by a key of the DID the verifier names; nothing else is trusted.
   const verifyJwt: Callbacks['verifyJwt'] = async (signer, jwt) => {
