@@ -1,0 +1,190 @@
+/**
+ * The public pages in a real browser (Debian Chromium via playwright-core), on a real socket
+ * (docs/public-pages.md): each page at 1280 px and at 390 px runs clean under its CSP (no
+ * violation, no console error), has no serious or critical axe-core violation and nothing wider
+ * than the screen, and is kept as a screenshot in test/artifacts/public-*.png; the served documents
+ * pass the same checks at 390 px. Then the demo, live: the page's offer is collected by the
+ * reference wallet (`openrail wallet`, its own process), presented to the page's request and
+ * verified, revoked from the page, and refused on the next presentation. The HTML is the same on
+ * every engine (the HTTP suite runs both), so this runs on the first.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  axeOnPage,
+  chromiumMissing,
+  DESKTOP,
+  horizontalOverflow,
+  launchChromium,
+  type PageWatch,
+  PHONE,
+  watchPage,
+} from '../../../test/helpers/chromium.ts';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
+import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { DOCS_PATH, DocsReader } from './docs-reader.ts';
+import { AUDIENCES } from './public-content.ts';
+
+const WAIT_MS = 20_000;
+const skip = chromiumMissing();
+const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
+const PAGES: ReadonlyArray<[string, string]> = [
+  ['home', '/'],
+  ['capabilities', '/capabilities'],
+  ['demo', '/demo'],
+  ['developers', '/developers'],
+  ['standards', '/standards'],
+  ['regulations', '/regulations'],
+  ['documents', DOCS_PATH],
+  ['document-issuance', `${DOCS_PATH}/issuance`],
+  ...AUDIENCES.map((a): [string, string] => [a.path.slice(1), a.path]),
+];
+
+/** Documents with every shape the renderer makes: tables, code blocks, headings with code, links kept and dropped. */
+const AXE_SAMPLE = ['errors', 'backoffice-approvals', 'wallet-cli', 'architecture'];
+
+/** What the test reads inside the page (the project's lib has no DOM types). */
+type InPage = { __csp: string[] };
+
+describe('the public pages and the demo in Chromium', { skip: skip ?? false }, () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  let origin: string;
+  let browser: Browser;
+  let home: string;
+
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const [first] = testDatabases();
+    assert.ok(first);
+    db = await first.create();
+    ({ rail, origin } = await startRailOnSocket(db));
+    browser = await launchChromium();
+    home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
+  });
+  after(async () => {
+    await browser?.close();
+    await rail?.stop();
+    await db?.drop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  async function clean(page: Page, watch: PageWatch, what: string) {
+    assert.deepEqual(await page.evaluate(() => (globalThis as unknown as InPage).__csp), [], `${what}: CSP violations`);
+    assert.deepEqual(watch.consoleErrors, [], `${what}: console errors`);
+    assert.deepEqual(watch.pageErrors, [], `${what}: uncaught errors`);
+  }
+
+  /** axe-core and the width check on the page's HTML as the browser holds it, in a context that may inject axe. */
+  async function accessible(url: string, pageHtml: string, options: typeof DESKTOP, what: string) {
+    const context = await browser.newContext({ ...options, bypassCSP: true });
+    try {
+      const checker = await context.newPage();
+      await checker.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: pageHtml }));
+      await checker.goto(url);
+      assert.deepEqual(await axeOnPage(checker), [], `${what}: axe`);
+      assert.equal(await horizontalOverflow(checker), 0, `${what}: wider than the screen`);
+    } finally {
+      await context.close();
+    }
+  }
+
+  for (const [options, suffix, width] of [
+    [DESKTOP, '', 1280],
+    [PHONE, '-390', 390],
+  ] as const) {
+    test(`every public page at ${width} px: clean under its CSP, no serious axe violation, nothing wider than the screen`, async () => {
+      const context = await browser.newContext(options);
+      try {
+        const page = await context.newPage();
+        const watch = await watchPage(page);
+        for (const [name, path] of PAGES) {
+          const response = await page.goto(`${origin}${path}`);
+          assert.equal(response?.status(), 200, path);
+          await clean(page, watch, path);
+          assert.equal(await horizontalOverflow(page), 0, `${path}: wider than ${width} px`);
+          await page.screenshot({ path: join(ARTIFACTS, `public-${name}${suffix}.png`), fullPage: true });
+          await accessible(page.url(), await page.content(), options, `${path} at ${width} px`);
+        }
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test('every served document at 390 px: nothing wider than the screen; no serious axe violation on a sample of their shapes', async () => {
+    const context = await browser.newContext(PHONE);
+    try {
+      const page = await context.newPage();
+      const watch = await watchPage(page);
+      for (const name of new DocsReader('openrail').docs.keys()) {
+        const path = `${DOCS_PATH}/${name}`;
+        assert.equal((await page.goto(`${origin}${path}`))?.status(), 200, path);
+        await clean(page, watch, path);
+        assert.equal(await horizontalOverflow(page), 0, `${path}: wider than 390 px`);
+        // One renderer makes every document, so axe (seconds a page) runs on those with each shape it renders.
+        if (AXE_SAMPLE.includes(name)) await accessible(page.url(), await page.content(), PHONE, path);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the demo, live: collect with the reference wallet, present and verify, revoke, and the next presentation is refused', async () => {
+    const context: BrowserContext = await browser.newContext(PHONE);
+    try {
+      const page = await context.newPage();
+      const watch = await watchPage(page);
+      await page.goto(`${origin}/demo`);
+      assert.equal(await runWallet(home, 'init').then((r) => r.code), 0);
+
+      await page.getByRole('button', { name: 'Get a demo pass' }).click();
+      await page.locator('#offer:not([hidden])').waitFor({ timeout: WAIT_MS });
+      const offerUri = await page.locator('#offer-link').getAttribute('href');
+      assert.match(String(offerUri), /^openid-credential-offer:\/\/\?credential_offer_uri=/);
+      assert.equal(await page.locator('#offer-uri').textContent(), offerUri, 'the link is shown for the command line too');
+      assert.equal(
+        await page.locator('#offer-qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
+        true,
+        'the QR code loaded',
+      );
+      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-offer-390.png'), fullPage: true });
+      assert.equal(await page.getByRole('button', { name: 'Ask for the pass' }).isDisabled(), true, 'nothing to present yet');
+
+      const collected = await runWallet(home, 'collect', String(offerUri), '--allow-http');
+      assert.equal(collected.code, 0, collected.stderr);
+      await page.getByText('Collected: the pass is in your wallet').waitFor({ timeout: WAIT_MS });
+
+      await page.getByRole('button', { name: 'Ask for the pass' }).click();
+      await page.locator('#request:not([hidden])').waitFor({ timeout: WAIT_MS });
+      const requestUri = String(await page.locator('#request-link').getAttribute('href'));
+      const presented = await runWallet(home, 'present', requestUri, '--allow-http', '--all');
+      assert.equal(presented.code, 0, presented.stderr);
+      await page.locator('#present-status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
+      const disclosed = await page.locator('#outcome th').allTextContents();
+      assert.deepEqual(disclosed.sort(), ['fare_zone', 'given_name', 'valid_until'], 'only what was asked');
+      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-verified-390.png'), fullPage: true });
+      await accessible(page.url(), await page.content(), PHONE, 'the demo, verified');
+
+      await page.getByRole('button', { name: 'Revoke the pass' }).click();
+      await page.getByText('Revoked. Ask for the pass again').waitFor({ timeout: WAIT_MS });
+      await page.getByRole('button', { name: 'Ask for the pass' }).click();
+      await page.locator('#request:not([hidden])').waitFor({ timeout: WAIT_MS });
+      const again = String(await page.locator('#request-link').getAttribute('href'));
+      assert.notEqual(again, requestUri, 'a new request');
+      const refused = await runWallet(home, 'present', again, '--allow-http', '--all');
+      assert.match(refused.stdout, /refused the presentation: credential_revoked/);
+      await page.locator('#present-status', { hasText: 'Not verified' }).waitFor({ timeout: WAIT_MS });
+      assert.match(String(await page.locator('#outcome').textContent()), /^credential_revoked/);
+      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-revoked-390.png'), fullPage: true });
+      await clean(page, watch, 'the demo');
+    } finally {
+      await context.close();
+    }
+  });
+});
