@@ -132,6 +132,22 @@ describe('openrail wallet against a running rail', () => {
     }
   });
 
+  test('present names what a request lacks, before reading it, and never quotes it', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['null', /the request is not a URI: pass the openid4vp:\/\/ link, quoted/],
+      ['openid4vp://?request_uri=https%3A%2F%2Frp.example%2Fr', /carries no client_id/],
+      ['openid4vp://?client_id=x%3Ay&response_type=vp_token', /carries no request_uri: this wallet answers signed requests only/],
+      ['openid4vp://?client_id=x%3Ay&request_uri=not-a-url', /the request_uri is not a URL/],
+      ['openid4vp://?client_id=x%3Ay&request_uri=ftp%3A%2F%2Frp.example%2Fr', /not an http\(s\) URL/],
+    ];
+    for (const [given, message] of cases) {
+      const run = await wallet('present', given, '--all', '--allow-http');
+      assert.equal(run.code, 1, given);
+      assert.match(run.stderr, message, given);
+      assert.ok(!run.stderr.includes('rp.example'), 'the request is never quoted');
+    }
+  });
+
   test('collect with a transaction code: asked for, refused when wrong, accepted when right', async () => {
     const { offerUri, txCode } = await offer({ txCode: true });
     const missing = await wallet('collect', String(offerUri), '--allow-http');

@@ -57,6 +57,7 @@ const refuseToSign = (what: string) => () => {
 };
 
 export async function openRequest(wallet: Wallet, requestUri: string, net: WalletNetOptions): Promise<OpenedRequest> {
+  checkRequestTarget(requestUri);
   allowLibraryHttp(net);
   const fetchFn = walletFetch(net);
   // The request object must be signed by a key of the DID the verifier names; nothing else is trusted.
@@ -146,4 +147,30 @@ export async function answerRequest(
     }
   }
   return { status: response.status, body };
+}
+
+/**
+ * Names what a presentation request lacks before any library reads it (and never quotes it): a URI
+ * at all, a `client_id`, and a `request_uri` that is an http(s) URL (this wallet answers signed
+ * requests only, OpenID4VP 1.0 §5.10).
+ */
+export function checkRequestTarget(requestUri: string): void {
+  let params: URLSearchParams;
+  try {
+    params = new URL(requestUri).searchParams;
+  } catch {
+    throw new WalletError('the request is not a URI: pass the openid4vp:// link, quoted.');
+  }
+  if (!params.get('client_id')) throw new WalletError('the request URI carries no client_id.');
+  const target = params.get('request_uri');
+  if (target === null) {
+    throw new WalletError('the request URI carries no request_uri: this wallet answers signed requests only.');
+  }
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new WalletError('the request_uri is not a URL.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WalletError('the request_uri is not an http(s) URL.');
 }

@@ -54,10 +54,15 @@ function scrubbedEnv(): Record<string, string> {
   return base;
 }
 
-export function spawnOpenrail(args: string[], env: Record<string, string>, hardTimeoutMs = 60_000): OpenrailProcess {
+export function spawnOpenrail(
+  args: string[],
+  env: Record<string, string>,
+  hardTimeoutMs = 60_000,
+  cwd = REPO_ROOT,
+): OpenrailProcess {
   const base = scrubbedEnv();
   const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
