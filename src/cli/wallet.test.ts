@@ -95,6 +95,17 @@ describe('openrail wallet against a running rail', () => {
     assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), state, 'the wallet is untouched');
   });
 
+  test('init makes the folder a wallet path names, private to its owner; a path through a file is refused by name', async () => {
+    const made = await wallet('init', '--wallet', 'data/nested/holder.json');
+    assert.equal(made.code, 0, made.stderr);
+    assert.equal(statSync(join(home, 'data')).mode & 0o777, 0o700);
+    assert.equal(statSync(join(home, 'data', 'nested')).mode & 0o777, 0o700);
+    assert.equal(statSync(join(home, 'data', 'nested', 'holder.json')).mode & 0o777, 0o600);
+    const through = await wallet('init', '--wallet', 'openrail-wallet.json/holder.json');
+    assert.equal(through.code, 1);
+    assert.match(through.stderr, /cannot make the folder openrail-wallet\.json for the wallet/);
+  });
+
   test('collect refuses plain http without --allow-http, and the offer stays collectable', async () => {
     const { offerUri } = await offer();
     const refused = await wallet('collect', String(offerUri));

@@ -5,7 +5,7 @@
  * and read with bounds so a damaged or hostile file is refused rather than trusted.
  */
 import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isObject, p256Jwk, p256Thumbprint } from '../core/jose/es256.ts';
 import { WalletError } from './net.ts';
@@ -50,6 +50,14 @@ export const defaultWalletPath = (env: NodeJS.ProcessEnv = process.env) => env.O
 /** A new wallet with a fresh device key; refuses to replace an existing file. */
 export function createWallet(path: string, now: Date = new Date()): Wallet {
   if (exists(path)) throw new WalletError(`${path} exists already: a wallet is never overwritten.`);
+  // A folder the wallet names (OPENRAIL_WALLET=data/wallet.json) is made, readable by its owner only.
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new WalletError(
+      `cannot make the folder ${dirname(path)} for the wallet (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+    );
+  }
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const state: WalletState = {
     format: WALLET_FORMAT,
