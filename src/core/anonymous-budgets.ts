@@ -44,9 +44,9 @@ export const ANONYMOUS_BUDGETS = {
     global: { quota: 3_000, windowSeconds: minutes(1) },
   },
   'demo-offer': {
-    what: 'POST /demo/offer: a demonstration offer of the demo tenant, its subject kept 15 minutes',
+    what: 'POST /demo/offer and /demo/revoke: a demonstration offer of the demo tenant (its row, audit entry and event kept; its subject erased within about 20 minutes), or a revocation of what it issued',
     perAddress: { quota: 20, windowSeconds: minutes(10) },
-    global: { quota: 1_000, windowSeconds: minutes(10) },
+    global: { quota: 300, windowSeconds: minutes(60) },
   },
   'onboard-start': {
     what: 'POST /onboard/start: a mailed code, kept 10 minutes',

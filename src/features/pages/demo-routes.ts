@@ -1,7 +1,7 @@
 /**
  * The demo page's three calls (docs/public-pages.md, "The demo"): a demonstration offer, whether
- * a wallet collected it, and its revocation. Public; only the offer stores anything, under the
- * `demo-offer` budget. The presentation step uses hosted verification (POST /verify/request).
+ * a wallet collected it, and its revocation. Public; the offer and the revocation write, and both
+ * spend the `demo-offer` budget. The presentation step uses hosted verification (POST /verify/request).
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
@@ -73,6 +73,7 @@ export function demoRoutes(demo: DemoTryIt): RouteDef[] {
       method: 'POST',
       path: '/demo/revoke',
       auth: 'public',
+      budget: 'demo-offer',
       stability: 'unpromised',
       summary: 'Revokes what a wallet collected from a demonstration offer; repeating it changes nothing.',
       body: Ownership,

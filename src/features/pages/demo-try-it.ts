@@ -90,7 +90,8 @@ export class DemoTryIt {
   /** Whether a wallet has collected the offer yet, and whether it can still be collected. */
   async progress(offerId: string, demoToken: string): Promise<DemoProgress> {
     const offer = await this.ownOffer(offerId, demoToken);
-    return { collected: offer.collectedAt !== null, expired: offer.redeemedAt === null && offer.expiresAt <= this.clock.now() };
+    // eraseAfter is the code's expiry, and once a wallet redeemed it, its access token's: past it, nothing can collect.
+    return { collected: offer.collectedAt !== null, expired: offer.collectedAt === null && offer.eraseAfter <= this.clock.now() };
   }
 
   /** Revokes what a wallet collected from the offer; repeating it changes nothing. */

@@ -33,7 +33,7 @@ export const AUDIENCES: readonly AudiencePage[] = [
       },
       {
         title: 'Nobody needs an account to check you',
-        text: html`A checker verifies your credential against the issuer's published keys and status list. You are not tracked through a central login, and the issuer does not learn where you showed it.`,
+        text: html`A checker verifies your credential against the issuer's published keys and status list. You do not sign in anywhere to show it, and no account is opened for the checker either.`,
       },
       {
         title: 'Bills, receipts and tickets in the same place',
@@ -79,7 +79,7 @@ export const AUDIENCES: readonly AudiencePage[] = [
       },
     ],
     private: [
-      html`The verifier answers you with the disclosed claims and the outcome of each check, and keeps a completed request only ten minutes for your poller.`,
+      html`The verifier answers you with the disclosed claims, or the one check that failed, and keeps a completed request only ten minutes for your poller.`,
       html`You never receive the claims the holder did not disclose; the credential's other claims stay hidden behind salted digests.`,
       html`Webhooks to your systems are signed, so you can tell them from forgeries (${doc('webhooks', 'webhooks')}).`,
     ],
@@ -101,7 +101,7 @@ export const AUDIENCES: readonly AudiencePage[] = [
       },
       {
         title: 'Revocation that reaches every checker',
-        text: html`Revoking a credential sets its bit in a published status list. Every verifier reads the list, so a revoked permit stops verifying everywhere at once, without a phone call.`,
+        text: html`Revoking a credential sets its bit in a published status list. Every verifier reads the list, so a revoked permit stops verifying everywhere within minutes (the list's cache time, five minutes at most), without a phone call.`,
       },
       {
         title: 'Residents take part',
@@ -114,7 +114,7 @@ export const AUDIENCES: readonly AudiencePage[] = [
     ],
     private: [
       html`Residents decide what each checker sees: a shop can learn the district without the birth date.`,
-      html`Checkers verify offline from the city's published keys and status lists; the city does not learn who checked whom.`,
+      html`Checkers verify against the city's published keys and status lists, without calling the city or holding an account with it.`,
       html`Data-subject requests, erasure and the record of processing are handled in the back office (${doc('backoffice-compliance', 'compliance')}).`,
     ],
     start: [
@@ -135,7 +135,7 @@ export const AUDIENCES: readonly AudiencePage[] = [
       },
       {
         title: 'Separation of duties',
-        text: html`Operators have roles (owner, operations, auditor, support and the organisation roles). Key rotation, suspensions, bulk revocation and token grants need one operator to ask and another to approve.`,
+        text: html`Operators have roles (<code>owner</code>, <code>ops</code>, <code>auditor</code>, <code>analyst</code>, <code>support</code>, and per organisation <code>tenant-admin</code>, <code>issuer</code> and <code>verifier</code>). Key rotation, suspensions, bulk revocation and token grants need one operator to ask and another to approve.`,
       },
       {
         title: 'Evidence, not assurances',
@@ -183,7 +183,7 @@ export const CAPABILITIES: readonly Capability[] = [
   },
   {
     title: 'Revocation and status lists',
-    what: html`Every credential has an entry in its tenant's token status list, a signed and compressed bit list that any verifier can cache. Revocation is exact and immediate.`,
+    what: html`Every credential has an entry in its tenant's token status list, a signed and compressed bit list that any verifier can cache. A revocation flips exactly that entry; the hosted verifier sees it at once, and a verifier that caches the list within five minutes.`,
     docs: [doc('status-lists', 'Status lists')],
   },
   {
@@ -213,7 +213,7 @@ export const CAPABILITIES: readonly Capability[] = [
   },
   {
     title: 'Integration',
-    what: html`Signed webhooks with retries, tenant-scoped tokens with scopes and rate classes, and a versioned event catalogue.`,
+    what: html`Signed webhooks with retries, tenant-scoped tokens with scopes and rate classes, and a catalogue of the events they carry.`,
     docs: [doc('webhooks', 'Webhooks'), doc('integration', 'Integration'), doc('events', 'Events')],
   },
   {
@@ -252,7 +252,7 @@ export const STANDARDS: readonly Standard[] = [
     name: 'OpenID for Verifiable Credential Issuance',
     version: '1.0',
     use: html`Issuer and authorization-server metadata, credential offers by value and by reference, the pre-authorized code flow with transaction codes, the nonce endpoint and <code>jwt</code> key proofs.`,
-    evidence: html`Tests collect credentials with the OpenID Foundation's wallet library (oid4vc-ts) over real HTTP, and with the reference wallet.`,
+    evidence: html`Tests collect credentials with the OpenWallet Foundation's wallet library (oid4vc-ts) over real HTTP, and with the reference wallet.`,
   },
   {
     name: 'OpenID for Verifiable Presentations',
@@ -309,7 +309,7 @@ export const REGULATIONS: readonly RegulationSection[] = [
     id: 'minimisation',
     title: 'Data minimisation',
     points: [
-      html`Claim values are held only in an offer, until the wallet collects it or the offer ends; then a job erases them and the database files are compacted so the bytes leave the disk (${doc('offers', 'offers')}).`,
+      html`Claim values are held only in an offer: they are erased in the same step that issues the credential, or by a job within a minute of the offer ending; on SQLite the erased bytes are overwritten in the database files, and on PostgreSQL the operator's vacuum removes them (${doc('offers', 'offers')}).`,
       html`The record of issued credentials holds a status index, dates and the holder key's thumbprint, never a claim value.`,
       html`Holders disclose claim by claim, so a relying party receives only what it asked for and the holder agreed to give.`,
       html`Hosted verification keeps a completed request for ten minutes, for the relying party's poller, and then forgets it.`,

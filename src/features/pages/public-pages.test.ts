@@ -40,10 +40,12 @@ for (const factory of testDatabases()) {
     let db: TestDatabase;
     let rail: TestRail;
     let origin: string;
+    /** The rail's clock runs this far ahead of the wall clock, for the offer's expiry. */
+    let skewMs = 0;
 
     before(async () => {
       db = await factory.create();
-      rail = await startRail(db);
+      rail = await startRail(db, {}, { now: () => Date.now() + skewMs });
       await rail.app.listen({ port: 0, host: '127.0.0.1' });
       origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
     });
@@ -188,6 +190,18 @@ for (const factory of testDatabases()) {
         assert.equal(result.error, 'credential_revoked');
       });
 
+      test('an offer no wallet collected in time is expired: the page stops waiting', async () => {
+        const fresh = (await post('/demo/offer')).json() as typeof demo;
+        const mine = { offerId: fresh.offerId, demoToken: fresh.demoToken };
+        assert.deepEqual((await post('/demo/progress', mine)).json(), { collected: false, expired: false });
+        skewMs = 16 * 60 * 1000;
+        try {
+          assert.deepEqual((await post('/demo/progress', mine)).json(), { collected: false, expired: true });
+        } finally {
+          skewMs = 0;
+        }
+      });
+
       test('offers are budgeted per address: past the quota, 429 with Retry-After and no offer stored', async () => {
         const { quota } = ANONYMOUS_BUDGETS['demo-offer'].perAddress;
         const flood = () => rail.app.inject({ method: 'POST', url: '/demo/offer', remoteAddress: '203.0.113.90' });
@@ -202,8 +216,8 @@ for (const factory of testDatabases()) {
       });
     });
 
-    test('without a demonstration tenant: the page says so, and an offer is demo_unavailable', async () => {
-      const off = await startRail(db, { OPENRAIL_DEMO: 'off' });
+    test('without a demonstration tenant: the page says so, and an offer is demo_unavailable; links to what is not served lose the link', async () => {
+      const off = await startRail(db, { OPENRAIL_DEMO: 'off', OPENRAIL_UNMOUNTED_GROUPS: 'account,operator-apps' });
       try {
         const page = await off.app.inject({ method: 'GET', url: '/demo', headers: HTML });
         assert.equal(page.statusCode, 200);
@@ -212,6 +226,12 @@ for (const factory of testDatabases()) {
         const res = await off.app.inject({ method: 'POST', url: '/demo/offer' });
         assert.equal(res.statusCode, 404);
         assert.equal(res.json().error, 'demo_unavailable');
+        const people = await off.app.inject({ method: 'GET', url: '/for-people', headers: HTML });
+        assert.doesNotMatch(people.body, /href="\/account"/, 'the account portal is not served here');
+        assert.match(people.body, /Sign in to the account portal at \/account with your wallet/, 'the words stay');
+        const cities = await off.app.inject({ method: 'GET', url: '/for-cities', headers: HTML });
+        assert.doesNotMatch(cities.body, /href="\/(admin|console)"/);
+        assert.match(cities.body, /href="\/partners\/issuer"/, 'what is served keeps its link');
       } finally {
         await off.stop();
       }

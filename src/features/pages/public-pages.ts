@@ -26,6 +26,37 @@ export interface PublicPageContext {
   assets: WebAssets;
   /** The deployment's public origin, for the curl recipes. */
   origin: string;
+  /**
+   * Whether this deployment serves a GET at the path (OPENRAIL_UNMOUNTED_GROUPS may leave some
+   * out): a link to a path it does not serve keeps its words and loses the link. Default: all.
+   */
+  served?: (path: string) => boolean;
+}
+
+/** A GET-path test from the contract document's GET paths, templates (`/t/{tenant}/did.json`) included. */
+export function servedPaths(getPaths: readonly string[]): (path: string) => boolean {
+  const exact = new Set(getPaths);
+  const templates = getPaths
+    .filter((p) => p.includes('{'))
+    .map(
+      (p) =>
+        new RegExp(
+          `^${p
+            .split(/\{[^}]+\}/)
+            .map(escapeRegExp)
+            .join('[^/]+')}$`,
+        ),
+    );
+  return (path) => exact.has(path) || templates.some((t) => t.test(path));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The page's links to site paths this deployment does not serve, replaced by their words. */
+function unlinkUnserved(page: string, served: (path: string) => boolean): string {
+  return page.replace(/<a [^>]*?href="(\/[^"#?]*)[^"]*"[^>]*>([\s\S]*?)<\/a>/g, (link, path: string, words: string) =>
+    served(path) ? link : words,
+  );
 }
 
 const page = (
@@ -34,7 +65,10 @@ const page = (
   current: string,
   main: SafeHtml,
   extra: { scripts?: string[]; mainClass?: string } = {},
-) => renderPage({ title, current, main, siteName: ctx.siteName, ...extra }, ctx.assets);
+) => {
+  const rendered = renderPage({ title, current, main, siteName: ctx.siteName, ...extra }, ctx.assets);
+  return ctx.served ? { ...rendered, html: unlinkUnserved(rendered.html, ctx.served) } : rendered;
+};
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -46,7 +80,7 @@ export function renderHome(ctx: PublicPageContext): RenderedPage {
   const main = html`<h1>Credentials people carry, and anyone can check</h1>
 <p class="lead">${who} an open-source credential trust service. Cities, businesses and governments issue
 credentials (a resident card, a pass, a membership) to the wallets of the people they serve. Holders show only what is
-asked for. Anyone can check a credential, without an account, and a revoked one stops verifying everywhere.</p>
+asked for. Anyone can check a credential, without an account, and a revoked one stops verifying within minutes.</p>
 <ul class="actions">
 <li><a class="button primary" href="/demo">Try the demo</a></li>
 <li><a class="button" href="/verify">Verify a credential</a></li>
@@ -61,7 +95,7 @@ asked for. Anyone can check a credential, without an account, and a revoked one 
 <li><strong>Issue.</strong> An organisation registers a credential type and makes an offer; the holder's wallet scans it and collects a credential bound to its own key.</li>
 <li><strong>Hold.</strong> The credential stays in the wallet. Each claim can be shown on its own.</li>
 <li><strong>Verify.</strong> A relying party asks for some claims with a QR code; the wallet answers with those alone, and the service checks the issuer's signature, the holder's key and the revocation status.</li>
-<li><strong>Revoke.</strong> The issuer revokes a credential that is no longer valid; every verifier sees it at once in the published status list.</li>
+<li><strong>Revoke.</strong> The issuer revokes a credential that is no longer valid; every verifier sees it in the published status list, at once or within its five-minute cache.</li>
 </ol>
 
 <h2 id="more">Learn more</h2>
@@ -165,16 +199,17 @@ npm start    # prints the URL and, on the first start only, the owner token</cod
 <code>requestUri</code> to the holder (as a QR code from <code>/api/qr</code>), and read the outcome with the result token.</p>
 <pre tabindex="0"><code>curl -s ${B}/verify/catalog
 curl -s -X POST ${B}/verify/request -H 'Content-Type: application/json' \\
-     -d '{"vct":"${B}/t/demo-transit/types/transit-pass","claims":["given_name"],"nonce":"n-4fT2pQ9xLm1WcZ7v","aud":"https://shop.example"}'
+     -d '{"vct":"${B}/t/demo-transit/types/transit-pass","claims":["given_name"],"nonce":"'$(node -p 'crypto.randomUUID()')'","aud":"https://shop.example"}'
 curl -s ${B}/verify/result/&lt;transactionId&gt; -H 'Authorization: Bearer &lt;resultToken&gt;'</code></pre>
-<p>Issue one, as an operator with a bearer token (${doc('offers', 'offers')}, ${doc('issuance', 'issuance')}):</p>
+<p>Issue one, as an operator with a bearer token (${doc('offers', 'offers')}, ${doc('issuance', 'issuance')}), and collect it with
+the reference wallet, from a clone of the repository:</p>
 <pre tabindex="0"><code>curl -s -X POST ${B}/api/offers -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
      -d '{"tenant":"demo-transit","typeId":"transit-pass","subject":{"given_name":"Ada","family_name":"Lovelace","pass_number":"MT-000001","fare_zone":"central","valid_until":"2030-12-31"}}'
 npx openrail wallet collect '&lt;offerUri&gt;'</code></pre>
 <p>Every refusal names its code (${doc('errors', 'errors')}); events reach your systems as signed webhooks (${doc('webhooks', 'webhooks')}).</p>
 
 <h2 id="conformance">The conformance kit</h2>
-<p>Check a verifier of your own against the <a href="/conformance/vectors">conformance set</a>:
+<p>Check a verifier of your own against the <a href="/conformance/vectors">conformance set</a>, from a clone of the repository:
 <code>npx openrail conformance --verifier "&lt;your verifier&gt;" --vectors ${B}/conformance/vectors</code> (${doc('conformance', 'conformance')}).</p>
 
 <h2 id="served">What this deployment serves</h2>
@@ -202,8 +237,8 @@ export function renderDemo(ctx: PublicPageContext, enabled: boolean): RenderedPa
 revoke it and see the same check fail. Everything here is live, and marked as demonstration data.</p>
 <ol class="demo-steps">
 <li id="step-issue"><h2>1. Collect a pass</h2>
-<p>Scan the QR code with any wallet that speaks OpenID for Verifiable Credential Issuance, or use the reference wallet:
-<code>npx openrail wallet collect '&lt;the offer link&gt;'</code>.</p>
+<p>Scan the QR code with any wallet that speaks OpenID for Verifiable Credential Issuance, or use the reference wallet in a
+clone of the repository: <code>npx openrail wallet collect '&lt;the offer link&gt;'</code>.</p>
 <p><button id="issue" class="button primary" type="button">Get a demo pass</button></p>
 <div id="offer" hidden>
 <img id="offer-qr" class="qr" alt="QR code of the credential offer: scan it with your wallet" width="256" height="256">
@@ -226,6 +261,6 @@ revoke it and see the same check fail. Everything here is live, and marked as de
 <p><button id="revoke" class="button danger" type="button" disabled>Revoke the pass</button></p>
 <p id="revoke-status" role="status" aria-live="polite"></p></li>
 </ol>
-<p class="muted">The demo pass names a made-up rider. Its claims are erased from the service as soon as a wallet collects it, or after 15 minutes.</p>`;
+<p class="muted">The demo pass names a made-up rider. Its claims are erased from the service as soon as a wallet collects it, or within about 20 minutes if none does.</p>`;
   return page(ctx, 'Demo', '/demo', main, { scripts: ['demo.js'], mainClass: 'demo-page' });
 }

@@ -20,6 +20,7 @@ import {
   renderHome,
   renderRegulations,
   renderStandards,
+  servedPaths,
 } from './public-pages.ts';
 import { renderVerifyPage } from './verify-page.ts';
 
@@ -47,7 +48,17 @@ const DocName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$' });
 export function pageRoutes(deps: PageDeps): RouteGroup {
   // Rendered once: these pages depend only on the deployment, never on the request. /verify lists
   // the admitted wallets, so it is rendered per request.
-  const ctx: PublicPageContext = { siteName: deps.siteName, assets: deps.assets, origin: deps.origin };
+  let served: ((path: string) => boolean) | undefined;
+  const ctx: PublicPageContext = {
+    siteName: deps.siteName,
+    assets: deps.assets,
+    origin: deps.origin,
+    // Read from the contract document on first use: it is complete only once every group is mounted.
+    served: (path) => {
+      served ??= servedPaths(summarizeOpenApi(deps.openApi()).getPaths);
+      return served(path);
+    },
+  };
   const reader = new DocsReader(deps.siteName);
   const once = <T>(render: () => T) => {
     let rendered: T | undefined;

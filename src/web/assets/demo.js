@@ -14,6 +14,7 @@
   let demo; // { offerId, demoToken, vct, askClaims, expiresAt }
   let progressTimer;
   let resultTimer;
+  let asking; // the presentation request being watched: an older one's answer is ignored
 
   const nonce = () => {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -23,11 +24,17 @@
       .replace(/=+$/, '');
   };
 
+  /** A call's answer, or a status 0 answer when the network failed: never an exception. */
   async function post(path, body) {
-    const response = await fetch(path, {
-      method: 'POST',
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
+    let response;
+    try {
+      response = await fetch(path, {
+        method: 'POST',
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+    } catch {
+      return { ok: false, status: 0, body: { error: 'unreachable', message: 'The service could not be reached.' } };
+    }
     let answer = {};
     try {
       answer = await response.json();
@@ -51,6 +58,8 @@
 
   async function issue() {
     clearTimeout(progressTimer);
+    clearTimeout(resultTimer);
+    asking = undefined;
     $('issue').disabled = true;
     const answer = await post('/demo/offer');
     $('issue').disabled = false;
@@ -61,6 +70,10 @@
     demo = answer.body;
     $('present').disabled = true;
     $('revoke').disabled = true;
+    $('request').hidden = true;
+    $('outcome').replaceChildren();
+    $('present-status').textContent = '';
+    $('revoke-status').textContent = '';
     $('issue').textContent = 'Get another demo pass';
     showLink('offer', demo.offerUri);
     $('issue-status').textContent = 'Waiting for a wallet to collect the pass…';
@@ -71,8 +84,13 @@
     if (current !== demo) return;
     const answer = await post('/demo/progress', { offerId: current.offerId, demoToken: current.demoToken });
     if (current !== demo) return;
-    if (!answer.ok) {
+    if (!answer.ok && answer.status !== 0) {
       $('issue-status').textContent = refused(answer);
+      return;
+    }
+    if (!answer.ok) {
+      // The network failed: try again at the next beat rather than stop watching.
+      progressTimer = setTimeout(() => watchProgress(current), POLL_MS);
       return;
     }
     if (answer.body.collected) {
@@ -91,6 +109,8 @@
 
   async function present() {
     clearTimeout(resultTimer);
+    asking = undefined;
+    $('present').disabled = true;
     $('outcome').replaceChildren();
     const answer = await post('/verify/request', {
       vct: demo.vct,
@@ -98,25 +118,41 @@
       nonce: nonce(),
       aud: location.origin,
     });
+    $('present').disabled = false;
     if (!answer.ok) {
       $('present-status').textContent = refused(answer);
       return;
     }
-    showLink('request', answer.body.requestUri);
+    const current = answer.body;
+    asking = current;
+    showLink('request', current.requestUri);
     $('present-status').textContent = 'Waiting for the wallet to answer…';
-    pollResult(answer.body.transactionId, answer.body.resultToken);
+    pollResult(current);
   }
 
-  async function pollResult(id, token) {
-    const response = await fetch(`/verify/result/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+  async function pollResult(current) {
+    let response;
+    try {
+      response = await fetch(`/verify/result/${encodeURIComponent(current.transactionId)}`, {
+        headers: { authorization: `Bearer ${current.resultToken}` },
+      });
+    } catch {
+      response = undefined;
+    }
+    if (current !== asking) return;
+    if (!response) {
+      resultTimer = setTimeout(() => pollResult(current), POLL_MS);
+      return;
+    }
     if (!response.ok) {
       $('present-status').textContent =
         response.status === 404 ? 'The request expired: ask again.' : 'The result cannot be read: ask again.';
       return;
     }
     const { outcome } = await response.json();
+    if (current !== asking) return;
     if (!outcome) {
-      resultTimer = setTimeout(() => pollResult(id, token), POLL_MS);
+      resultTimer = setTimeout(() => pollResult(current), POLL_MS);
       return;
     }
     $('request').hidden = true;
@@ -142,8 +178,10 @@
   }
 
   async function revoke() {
+    $('revoke').disabled = true;
     const answer = await post('/demo/revoke', { offerId: demo.offerId, demoToken: demo.demoToken });
     if (!answer.ok) {
+      $('revoke').disabled = false;
       $('revoke-status').textContent = refused(answer);
       return;
     }
