@@ -4,9 +4,9 @@
  * suspension and another owner approves it; an auditor verifies the audit chain; an
  * organisation's operator creates a type and an offer, shows its QR code, the reference wallet
  * (`openrail wallet`, its own process) collects it, the operator revokes it, and /verify shows it
- * revoked. Every page visited is checked under its CSP (no violation, no console error), with
- * axe-core (no serious or critical violation) and at 390 px (nothing wider than the screen);
- * screenshots go to test/artifacts/.
+ * revoked. Every page visited is checked under its CSP (no violation, no console error), and on
+ * the first engine (the HTML is the same on every one) with axe-core (no serious or critical
+ * violation) and at 390 px (nothing wider than the screen); screenshots go to test/artifacts/.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -306,7 +306,11 @@ for (const [index, factory] of testDatabases().entries()) {
       }
     });
 
-    test('every page visited: no serious or critical axe violation, nothing wider than a 390 px screen', async () => {
+    // The pages are the same HTML on every engine (the journeys above run on each): axe and the
+    // width check, seconds a page, run on the first.
+    test('every page visited: no serious or critical axe violation, nothing wider than a 390 px screen', {
+      skip: screenshots ? false : 'checked on the first engine: the HTML does not depend on the database',
+    }, async () => {
       assert.ok(visited.size >= 10, `${visited.size} pages visited`);
       for (const [name, { url, html }] of visited) {
         for (const options of [DESKTOP, PHONE]) {
