@@ -68,7 +68,12 @@ export class DocsReader {
     if (!served) return undefined;
     let page = this.rendered.get(name);
     if (!page) {
-      const source = readFileSync(join(this.root, served.file), 'utf8');
+      let source: string;
+      try {
+        source = readFileSync(join(this.root, served.file), 'utf8');
+      } catch {
+        return undefined; // removed from disk since the start: as unknown as any other name
+      }
       this.tables = 0;
       const body = this.markdown.render(source, { file: served.file });
       const main = html`<nav class="breadcrumb" aria-label="Breadcrumb"><ol><li><a href="/developers">Developers</a></li><li><a href="${DOCS_PATH}">Documents</a></li></ol></nav>
