@@ -1,0 +1,105 @@
+/**
+ * The certificates x509.ts makes, read back with Node's own X509Certificate and the openssl
+ * command (both OpenSSL), not with the library that made them: the root is a self-signed CA limited to signing certificates; a key's
+ * certificate is issued by it (never self-signed), carries exactly the key it certifies, may only
+ * sign, names the DID and issuer URL as alternative names, and points at the root's key identifier;
+ * a certificate from another root does not verify against this one.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createPublicKey, generateKeyPairSync, type JsonWebKey, X509Certificate } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { certifyKey, createRootCertificate } from './x509.ts';
+
+const newKey = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
+const publicOf = ({ kty, crv, x, y }: JsonWebKey) => ({ kty, crv, x, y });
+const der = (base64: string) => new X509Certificate(Buffer.from(base64, 'base64'));
+const validity = { notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2036-01-01T00:00:00Z') };
+/** `openssl x509 -text`: the certificate as OpenSSL reads it, names in RFC 2253 form. */
+const text = (cert: X509Certificate) =>
+  execFileSync('openssl', ['x509', '-inform', 'DER', '-noout', '-text', '-nameopt', 'RFC2253'], { input: cert.raw }).toString();
+/** One extension's lines in that text: its heading (with `critical`) and its value. */
+const extension = (cert: X509Certificate, name: string) => {
+  const all = text(cert);
+  const at = all.indexOf(`X509v3 ${name}:`);
+  return at < 0 ? undefined : all.slice(at, all.indexOf('\n', all.indexOf('\n', at) + 1));
+};
+
+/** The openssl command reads the extensions; CI installs it (.ci/run), elsewhere its absence skips, saying so. */
+const noOpenssl = spawnSync('openssl', ['version']).status === 0 ? false : 'install openssl to read the certificates back';
+if (noOpenssl && process.env.CI === 'true') throw new Error(noOpenssl);
+
+describe('platform CA and key certificates', { skip: noOpenssl }, async () => {
+  const caKey = newKey();
+  const root = der(await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, privateJwk: caKey, validity }));
+  const tenantKey = newKey();
+  const did = 'did:web:rail.example.org:t:city-of-ghent';
+  const issuerUrl = 'https://rail.example.org/t/city-of-ghent';
+  const leaf = der(
+    await certifyKey({
+      ca: { certificate: root.raw.toString('base64'), privateJwk: caKey },
+      subject: { commonName: 'City of Ghent, "Stad Gent"=city', uris: [did, issuerUrl], dnsNames: ['rail.example.org'] },
+      publicJwk: publicOf(tenantKey),
+      validity,
+    }),
+  );
+
+  test('the root is a self-signed CA that may sign certificates, for end entities only', () => {
+    assert.equal(root.ca, true);
+    assert.equal(root.subject, root.issuer);
+    assert.ok(root.verify(root.publicKey), 'self-signed');
+    assert.match(String(extension(root, 'Basic Constraints')), /critical[\s\S]*CA:TRUE, pathlen:0/);
+    assert.match(String(extension(root, 'Key Usage')), /critical[\s\S]*Certificate Sign, CRL Sign/);
+    assert.equal(root.validFrom, 'Jan  1 00:00:00 2026 GMT');
+    assert.equal(root.validTo, 'Jan  1 00:00:00 2036 GMT');
+  });
+
+  test('a key’s certificate is issued by the root, not self-signed, and certifies exactly that key', () => {
+    assert.ok(leaf.checkIssued(root), 'issued by the root');
+    assert.ok(leaf.verify(root.publicKey), 'signed by the root’s key');
+    assert.ok(!leaf.verify(leaf.publicKey), 'not self-signed');
+    assert.notEqual(leaf.subject, leaf.issuer);
+    assert.equal(leaf.ca, false);
+    assert.deepEqual(
+      leaf.publicKey.export({ format: 'jwk' }),
+      createPublicKey({ key: publicOf(tenantKey), format: 'jwk' }).export({ format: 'jwk' }),
+    );
+    assert.match(String(extension(leaf, 'Key Usage')), /critical[\s\S]*Digital Signature$/);
+    assert.match(String(extension(leaf, 'Basic Constraints')), /critical[\s\S]*CA:FALSE/);
+  });
+
+  test('its alternative names are the DID, the issuer URL and the host; its name stays one common name', () => {
+    assert.equal(leaf.subjectAltName, `URI:${did}, URI:${issuerUrl}, DNS:rail.example.org`);
+    assert.match(text(leaf), /^ {8}Subject: CN=City of Ghent\\, \\"Stad Gent\\"=city$/m, 'one attribute, whole');
+  });
+
+  test('its authority key identifier is the root’s subject key identifier', () => {
+    const ski = /Subject Key Identifier:\s*\n\s*([0-9A-F:]+)/.exec(text(root))?.[1];
+    const aki = /Authority Key Identifier:\s*\n\s*(?:keyid:)?([0-9A-F:]+)/.exec(text(leaf))?.[1];
+    assert.ok(ski);
+    assert.equal(aki, ski);
+  });
+
+  test('serial numbers are positive, 16 bytes, and differ between certificates', () => {
+    assert.match(root.serialNumber, /^[0-7][0-9A-F]{31}$/);
+    assert.match(leaf.serialNumber, /^[0-7][0-9A-F]{31}$/);
+    assert.notEqual(root.serialNumber, leaf.serialNumber);
+  });
+
+  test('a certificate from another root does not verify against this one', async () => {
+    const otherKey = newKey();
+    const other = der(
+      await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, privateJwk: otherKey, validity }),
+    );
+    const stranger = der(
+      await certifyKey({
+        ca: { certificate: other.raw.toString('base64'), privateJwk: otherKey },
+        subject: { commonName: 'City of Ghent', uris: [did] },
+        publicJwk: publicOf(tenantKey),
+        validity,
+      }),
+    );
+    assert.ok(!stranger.verify(root.publicKey), 'the same names, another root: refused');
+    assert.ok(stranger.verify(other.publicKey));
+  });
+});
