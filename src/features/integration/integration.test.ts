@@ -58,7 +58,9 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       db = await factory.create();
-      rail = await startRail(db, {}, clock);
+      // No background jobs: this suite moves the clock a week on, and the rate-window sweep would
+      // then empty rate_windows under a refusal's row count.
+      rail = await startRail(db, {}, clock, { runJobs: false });
       alpha = (await post('/api/tenants', { name: 'Alpha Transit' })).json().slug;
       beta = (await post('/api/tenants', { name: 'Beta Library' })).json().slug;
       olga = await operator('olga', ['owner']);
