@@ -153,3 +153,28 @@ export async function horizontalOverflow(page: Page): Promise<number> {
   });
   return Math.max(0, scrollWidth - Math.min(innerWidth, screen));
 }
+
+/**
+ * A page's HTML as it was served (a form's answer cannot be fetched again), replayed at its own
+ * address so that its stylesheets load, in a context that bypasses CSP only so that axe-core can
+ * be injected: axe's serious and critical violations, and how much wider than the screen it is.
+ */
+export async function checkServedHtml(
+  browser: Browser,
+  url: string,
+  html: string,
+  options: BrowserContextOptions,
+  screenshotPath?: string,
+): Promise<{ violations: string[]; overflow: number }> {
+  const context = await browser.newContext({ ...options, bypassCSP: true });
+  try {
+    await context.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+    const page = await context.newPage();
+    await page.goto(url);
+    const violations = await axeOnPage(page);
+    if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: true });
+    return { violations, overflow: await horizontalOverflow(page) };
+  } finally {
+    await context.close();
+  }
+}

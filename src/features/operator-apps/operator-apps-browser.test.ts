@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   axeOnPage,
+  checkServedHtml,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
@@ -314,21 +315,11 @@ for (const [index, factory] of testDatabases().entries()) {
       assert.ok(visited.size >= 10, `${visited.size} pages visited`);
       for (const [name, { url, html }] of visited) {
         for (const options of [DESKTOP, PHONE]) {
-          // The page as it was served (a form's answer cannot be fetched again), at its own address,
-          // so that its stylesheets load; CSP is bypassed only so that axe-core can be injected.
-          const side = await browser.newContext({ ...options, bypassCSP: true });
-          try {
-            await side.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-            const page = await side.newPage();
-            await page.goto(url);
-            assert.deepEqual(await axeOnPage(page), [], `${name} at ${options.viewport?.width} px`);
-            if (options === PHONE) {
-              if (screenshots) await page.screenshot({ path: join(ARTIFACTS, `apps-${name}-390.png`), fullPage: true });
-              assert.equal(await horizontalOverflow(page), 0, `${name}: wider than 390 px`);
-            }
-          } finally {
-            await side.close();
-          }
+          const phone = options === PHONE;
+          const shot = phone && screenshots ? join(ARTIFACTS, `apps-${name}-390.png`) : undefined;
+          const { violations, overflow } = await checkServedHtml(browser, url, html, options, shot);
+          assert.deepEqual(violations, [], `${name} at ${options.viewport?.width} px`);
+          if (phone) assert.equal(overflow, 0, `${name}: wider than 390 px`);
         }
       }
     });

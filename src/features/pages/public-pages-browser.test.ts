@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  axeOnPage,
+  checkServedHtml,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
@@ -80,18 +80,11 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     assert.deepEqual(watch.pageErrors, [], `${what}: uncaught errors`);
   }
 
-  /** axe-core and the width check on the page's HTML as the browser holds it, in a context that may inject axe. */
+  /** axe-core and the width check on the page's HTML as the browser holds it. */
   async function accessible(url: string, pageHtml: string, options: typeof DESKTOP, what: string) {
-    const context = await browser.newContext({ ...options, bypassCSP: true });
-    try {
-      const checker = await context.newPage();
-      await checker.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: pageHtml }));
-      await checker.goto(url);
-      assert.deepEqual(await axeOnPage(checker), [], `${what}: axe`);
-      assert.equal(await horizontalOverflow(checker), 0, `${what}: wider than the screen`);
-    } finally {
-      await context.close();
-    }
+    const { violations, overflow } = await checkServedHtml(browser, url, pageHtml, options);
+    assert.deepEqual(violations, [], `${what}: axe`);
+    assert.equal(overflow, 0, `${what}: wider than the screen`);
   }
 
   for (const [options, suffix, width] of [
