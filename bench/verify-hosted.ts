@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
 import { type Driven, drive } from './lib/drive.ts';
 import { type Answer, request } from './lib/http.ts';
@@ -52,16 +53,22 @@ export async function issueHeld(target: HostedTarget, count: number, concurrency
 
 export type Step = 'request' | 'request_object' | 'response' | 'result';
 
+/** The verification profile a transaction is opened under (docs/haip.md): the interface's, or HAIP 1.0. */
+export type Profile = 'openid4vp' | 'haip';
+
 export type TxResult = { ok: true; steps: Record<Step, number> } | { ok: false; key: string; sample: string };
 
 /**
  * One transaction: POST /verify/request -> GET /oid4vp/request/<id> -> the wallet's SD-JWT+KB
  * (every disclosure, aud = client_id, nonce = the request's) -> POST /oid4vp/response (form,
  * vp_token {"credential": [<presentation>]}) -> GET /verify/result/<id> with the result token.
- * Anything but a 201/200 at each step and an outcome with ok: true is a failure. The wallet does
- * not verify the request object's signature (client work, not the server's).
+ * Under `haip` the response is that form's parameters as JSON in a JWE (ECDH-ES, A128GCM) to
+ * the transaction's own key, posted as `response`: the wallet's encryption is in the timing, the
+ * server's decryption in its CPU. Anything but a 201/200 at each step and an outcome with ok:
+ * true is a failure. The wallet does not verify the request object's signature (client work, not
+ * the server's).
  */
-export async function transaction(target: HostedTarget, held: Held): Promise<TxResult> {
+export async function transaction(target: HostedTarget, held: Held, profile: Profile = 'openid4vp'): Promise<TxResult> {
   const steps = {} as Record<Step, number>;
   const failed = (step: Step, res: Answer): TxResult => ({
     ok: false,
@@ -74,7 +81,7 @@ export async function transaction(target: HostedTarget, held: Held): Promise<TxR
   const opened = await request(`${target.origin}/verify/request`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ vct: target.vct, claims: REQUESTED, nonce, aud: RP_AUD }),
+    body: JSON.stringify({ vct: target.vct, claims: REQUESTED, nonce, aud: RP_AUD, profile }),
   });
   if (opened.status !== 201) return failed('request', opened);
   const { transactionId, resultToken } = opened.json<{ transactionId: string; resultToken: string }>();
@@ -100,10 +107,22 @@ export async function transaction(target: HostedTarget, held: Held): Promise<TxR
 
   s = performance.now();
   const responseUri = typeof requested.response_uri === 'string' ? requested.response_uri : `${target.origin}/oid4vp/response`;
+  const vpToken = { credential: [presentation] };
+  let form: Record<string, string>;
+  if (profile === 'haip') {
+    const [key] = (requested.client_metadata as { jwks?: { keys?: JWK[] } } | undefined)?.jwks?.keys ?? [];
+    if (!key) return { ok: false, key: 'request_object jwks', sample: JSON.stringify(requested).slice(0, 300) };
+    const jwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ vp_token: vpToken, state: requested.state })))
+      .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: String(key.kid) })
+      .encrypt(await importJWK(key, 'ECDH-ES'));
+    form = { response: jwe };
+  } else {
+    form = { vp_token: JSON.stringify(vpToken), state: requested.state };
+  }
   const answered = await request(responseUri, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ vp_token: JSON.stringify({ credential: [presentation] }), state: requested.state }).toString(),
+    body: new URLSearchParams(form).toString(),
   });
   if (answered.status !== 200) return failed('response', answered);
   steps.response = performance.now() - s;
@@ -137,6 +156,7 @@ export async function driveHosted(
   held: Held[],
   concurrency: number,
   seconds: number,
+  profile: Profile = 'openid4vp',
 ): Promise<HostedDrive> {
   const steps: Record<Step, number[]> = { request: [], request_object: [], response: [], result: [] };
   let next = 0;
@@ -145,7 +165,7 @@ export async function driveHosted(
     seconds,
     take: () => held[next++ % held.length] as Held,
     attempt: async (h) => {
-      const r = await transaction(target, h);
+      const r = await transaction(target, h, profile);
       if (!r.ok) return r;
       for (const k of Object.keys(steps) as Step[]) steps[k].push(r.steps[k]);
       return undefined;

@@ -33,6 +33,8 @@ const EXTRAS: Record<string, string> = {
   'GET /.well-known/openid-credential-issuer/t/{tenant}': 'OID4VCI 1.0 §12.2.2 places a tenant issuer’s metadata here',
   'GET /.well-known/oauth-authorization-server/t/{tenant}': 'RFC 8414 §3.1 places a tenant issuer’s AS metadata here',
   'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
+  'GET /.well-known/openrail-ca.pem':
+    'the trust anchor of the signing keys’ certificates, for verifiers that resolve keys by x5c (HAIP 1.0; docs/haip.md)',
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
   'GET /admin/*':

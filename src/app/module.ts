@@ -12,6 +12,7 @@ import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { BackupEngine } from '../ports/backup-engine.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
+import type { KeyCertifier } from '../ports/key-certifier.ts';
 import type { KeyStore } from '../ports/key-store.ts';
 import type { Mailer } from '../ports/mailer.ts';
 import type { Meter } from '../ports/meter.ts';
@@ -107,6 +108,8 @@ export interface Context {
   readonly log: FastifyBaseLogger;
   /** Tenant signing keys, sealed at rest under the master key. */
   readonly keys: KeyStore;
+  /** The certificate authority behind every signing key's certificate (docs/haip.md). */
+  readonly certifier: KeyCertifier;
   /** Keys derived from the master key, one per purpose. */
   readonly vault: KeyVault;
   /** Every issuer address, derived from PUBLIC_URL. */

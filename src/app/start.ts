@@ -6,19 +6,21 @@ import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
+import { openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
 import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
 import { promMeter } from '../adapters/metrics/prom-meter.ts';
 import { backupEngine } from '../adapters/sql/backup/engine.ts';
 import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
+import { SqlCertificateAuthorityStore } from '../adapters/sql/sql-certificate-authority-store.ts';
 import { SqlRateBudget } from '../adapters/sql/sql-integration-token-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
 import { SqlMailOutcomes } from '../adapters/sql/sql-mail-outcomes.ts';
 import { SqlSettingsStore } from '../adapters/sql/sql-settings-store.ts';
-import { SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
+import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../adapters/sql/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
-import type { Config } from '../config/config.ts';
+import { type Config, ConfigError } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { RATE_WINDOW_MAX_SECONDS } from '../core/integration-scopes.ts';
@@ -29,6 +31,7 @@ import { buildOpenApi } from '../http/openapi.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
+import type { KeyCertificateRenewals, KeyCertifier } from '../ports/key-certifier.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
@@ -82,6 +85,11 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     await migrate(db);
     const settings = new SqlSettingsStore(db);
     await checkMasterKey(settings, vault);
+    const urls = new IssuerUrls(config.publicUrl);
+    const certifier = await certifierFor(config, db, vault, clock, urls);
+    const renewals = new SqlKeyCertificateRenewals(db);
+    // Keys made before certificates existed get theirs before the first request is served.
+    await renewKeyCertificates(renewals, certifier, clock.now());
 
     let openApi: Record<string, unknown> = {};
     let served: readonly string[] = [];
@@ -107,8 +115,9 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       ids: systemIds,
       log,
       vault,
-      keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock),
-      urls: new IssuerUrls(config.publicUrl),
+      keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock, certifier),
+      certifier,
+      urls,
       fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
       budgets: new AnonymousGate(rateWindows, clock, log, config.anonymousBudgetScale),
       ownerTokenHash: ownerTokenHash(settings, config),
@@ -168,7 +177,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     });
     await app.ready();
     const jobs = new JobRunner(
-      [...kernelJobs(rateWindows, mailOutcomes), ...(await registry.jobs())],
+      [...kernelJobs(rateWindows, mailOutcomes, renewals, certifier), ...(await registry.jobs())],
       new SqlJobLeaseStore(db),
       clock,
       log,
@@ -202,6 +211,27 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   }
 }
 
+/**
+ * The certifier for signing keys: the operator's chain (whose faults are configuration errors,
+ * naming the variable) or the platform root.
+ */
+async function certifierFor(config: Config, db: Db, vault: KeyVault, clock: Clock, urls: IssuerUrls): Promise<KeyCertifier> {
+  const options = {
+    store: new SqlCertificateAuthorityStore(db),
+    vault,
+    clock,
+    urls,
+    publicUrl: config.publicUrl,
+    platformName: config.platformName,
+  };
+  if (!config.certificateAuthority) return openCertifier(options);
+  try {
+    return await openCertifier({ ...options, external: config.certificateAuthority });
+  } catch (err) {
+    throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', (err as Error).message);
+  }
+}
+
 /** How long the comms health can look back at mail outcomes. */
 export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -209,9 +239,19 @@ export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
  * The kernel's own upkeep: rate windows (every budget's counts, keyed by address, subject or key)
  * that ended long ago are deleted, so what anonymous callers make the service count is bounded too.
  */
-function kernelJobs(rateWindows: RateBudget, mailOutcomes: MailOutcomeLog): Job[] {
+function kernelJobs(
+  rateWindows: RateBudget,
+  mailOutcomes: MailOutcomeLog,
+  renewals: KeyCertificateRenewals,
+  certifier: KeyCertifier,
+): Job[] {
   const keepMs = 2 * RATE_WINDOW_MAX_SECONDS * 1000;
   return [
+    {
+      name: 'kernel.renew-key-certificates',
+      everyMs: 60 * 60 * 1000,
+      run: async (now) => void (await renewKeyCertificates(renewals, certifier, now)),
+    },
     {
       name: 'kernel.prune-rate-windows',
       everyMs: 10 * 60 * 1000,

@@ -339,3 +339,28 @@ describe('loadConfig: the enterprise identity provider (docs/operator-sign-in.md
     );
   });
 });
+
+describe('loadConfig: the operator’s certificate authority (docs/haip.md)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-ca-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const chainFile = join(dir, 'chain.pem');
+  const keyFile = join(dir, 'key.pem');
+  writeFileSync(chainFile, '-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n');
+  writeFileSync(keyFile, '-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n');
+
+  test('both files are read at load (their contents are checked at start); neither: the platform root', () => {
+    const config = loadConfig({ OPENRAIL_CA_CHAIN_FILE: chainFile, OPENRAIL_CA_KEY_FILE: keyFile });
+    assert.match(config.certificateAuthority?.chainPem ?? '', /BEGIN CERTIFICATE/);
+    assert.match(config.certificateAuthority?.privateKeyPem ?? '', /BEGIN PRIVATE KEY/);
+    assert.equal(loadConfig({}).certificateAuthority, undefined);
+  });
+
+  test('one without the other, or a file that cannot be read or is too large, stops the start', () => {
+    refuses({ OPENRAIL_CA_CHAIN_FILE: chainFile }, 'OPENRAIL_CA_KEY_FILE');
+    refuses({ OPENRAIL_CA_KEY_FILE: keyFile }, 'OPENRAIL_CA_CHAIN_FILE');
+    refuses({ OPENRAIL_CA_CHAIN_FILE: join(dir, 'absent.pem'), OPENRAIL_CA_KEY_FILE: keyFile }, 'OPENRAIL_CA_CHAIN_FILE');
+    const large = join(dir, 'large.pem');
+    writeFileSync(large, 'x'.repeat(65 * 1024));
+    refuses({ OPENRAIL_CA_CHAIN_FILE: chainFile, OPENRAIL_CA_KEY_FILE: large }, 'OPENRAIL_CA_KEY_FILE');
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -49,6 +50,11 @@ export interface Config {
    * password sign-in page only.
    */
   oidc?: OidcConfig;
+  /**
+   * The operator's own certificate authority for signing keys' certificates (docs/haip.md):
+   * OPENRAIL_CA_CHAIN_FILE and OPENRAIL_CA_KEY_FILE, read at load; unset: the platform root.
+   */
+  certificateAuthority?: { chainPem: string; privateKeyPem: string };
   /** smtp:// or smtps:// URL of the mail server; unset: the development outbox (docs/onboarding.md). */
   smtpUrl?: string;
   /** The From of every mail. */
@@ -288,6 +294,30 @@ export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,2h,6h,12h';
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `10s,1m,5m`: the delay before each retry; the count is the number of retries (1 to 20, each up to 7 days). */
+/**
+ * OPENRAIL_CA_CHAIN_FILE (PEM certificates, the issuing CA's first, the trust anchor last) and
+ * OPENRAIL_CA_KEY_FILE (the issuing CA's PKCS#8 private key): both or neither. Their contents are
+ * checked against each other when the service starts.
+ */
+function certificateAuthority(env: NodeJS.ProcessEnv): Config['certificateAuthority'] {
+  const chainFile = read(env, 'OPENRAIL_CA_CHAIN_FILE');
+  const keyFile = read(env, 'OPENRAIL_CA_KEY_FILE');
+  if (!chainFile && !keyFile) return undefined;
+  if (!chainFile) throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', 'is required with OPENRAIL_CA_KEY_FILE');
+  if (!keyFile) throw new ConfigError('OPENRAIL_CA_KEY_FILE', 'is required with OPENRAIL_CA_CHAIN_FILE');
+  const text = (variable: string, file: string) => {
+    try {
+      const content = readFileSync(file, 'utf8');
+      if (content.length > 64 * 1024) throw new ConfigError(variable, `names a file over 64 KiB (${file})`);
+      return content;
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError(variable, `names a file that cannot be read (${file})`);
+    }
+  };
+  return { chainPem: text('OPENRAIL_CA_CHAIN_FILE', chainFile), privateKeyPem: text('OPENRAIL_CA_KEY_FILE', keyFile) };
+}
+
 export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE'): number[] {
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length < 1 || parts.length > 20) throw new ConfigError(variable, 'must list 1 to 20 delays');
@@ -370,6 +400,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (key) config.masterKey = key;
   const oidc = oidcConfig(env, config.outboundAllow);
   if (oidc) config.oidc = oidc;
+  const authority = certificateAuthority(env);
+  if (authority) config.certificateAuthority = authority;
   const smtp = read(env, 'OPENRAIL_SMTP_URL');
   if (smtp) {
     let parsed: URL | undefined;

@@ -16,6 +16,11 @@ export interface PublicKey {
 
 /** A handle on one key: signs without touching storage again (safe inside a transaction). */
 export interface JwsSigner extends PublicKey {
+  /**
+   * The key's certificate chain for the `x5c` header (docs/haip.md): the key's certificate first, no
+   * trust anchor. Absent only for a key made before certificates, until renewal certifies it.
+   */
+  x5c?: readonly string[];
   /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
   sign(header: Record<string, unknown>, payload: Record<string, unknown>): string;
 }
@@ -45,3 +50,10 @@ export interface KeyStore {
   /** Takes a superseded key out of the tenant's DID document; false when `kid` is not one. */
   retire(tenant: string, kid: string): Promise<boolean>;
 }
+
+/**
+ * The `x5c` header member of a signer's key (RFC 7515 §4.1.6), beside its `kid`, so relying
+ * parties that resolve keys by DID and those that resolve by certificate both find it; nothing for
+ * a key not yet certified.
+ */
+export const x5c = (signer: JwsSigner): { x5c?: string[] } => (signer.x5c ? { x5c: [...signer.x5c] } : {});

@@ -33,7 +33,17 @@ export interface PresentationTransactionRecord {
   issuerDid: string | null;
   /** When the transaction enrolled its holder as a member (docs/membership.md); null until then. */
   enrolledAt: number | null;
+  /** The profile it was opened under (docs/haip.md): the interface's `openid4vp`, or `haip`. */
+  profile: VerificationProfile;
+  /**
+   * HAIP: the private JWK of the transaction's own response-encryption key, sealed under the
+   * master key; dropped (null) when the transaction completes. Null under `openid4vp`.
+   */
+  responseKey: string | null;
 }
+
+export const VERIFICATION_PROFILES = ['openid4vp', 'haip'] as const;
+export type VerificationProfile = (typeof VERIFICATION_PROFILES)[number];
 
 /** @tenantOwned */
 export interface PresentationTransactionStore {
@@ -43,7 +53,8 @@ export interface PresentationTransactionStore {
   findByState(state: string): Promise<PresentationTransactionRecord | undefined>;
   /**
    * Records the outcome of a pending, unexpired transaction and keeps it until `keepUntil`: one
-   * conditional write, so of two racing responses exactly one completes it. False otherwise.
+   * conditional write, so of two racing responses exactly one completes it, and its response key
+   * is dropped with it. False otherwise.
    */
   complete(
     id: string,

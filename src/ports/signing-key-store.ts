@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { KeyCertificate } from './key-certifier.ts';
 
 export type KeyPurpose = 'issuer' | 'verifier';
 
@@ -10,6 +11,8 @@ export interface StoredSigningKey {
   /** The private JWK sealed under the master key (see adapters/crypto/key-vault.ts); never clear text. */
   sealedPrivateJwk: string;
   createdAt: number;
+  /** The key's certificate chain (docs/haip.md); absent on a key made before certificates, until renewal gives it one. */
+  certificate?: KeyCertificate;
 }
 
 /**

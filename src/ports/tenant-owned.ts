@@ -11,6 +11,7 @@ import type { DirectoryStore } from './directory-store.ts';
 import type { IncidentStore } from './incident-store.ts';
 import type { IntegrationTokenStore } from './integration-token-store.ts';
 import type { IssuedCredentialStore } from './issued-credential-store.ts';
+import type { KeyCertifier } from './key-certifier.ts';
 import type { KeyStore } from './key-store.ts';
 import type { MembershipStore } from './membership-store.ts';
 import type { OfferStore } from './offer-store.ts';
@@ -37,6 +38,7 @@ export interface TenantOwnedPorts {
   TenantStore: TenantStore;
   SigningKeyStore: SigningKeyStore;
   KeyStore: KeyStore;
+  KeyCertifier: KeyCertifier;
   AccessTokenStore: AccessTokenStore;
   CredentialTypeStore: CredentialTypeStore;
   OfferStore: OfferStore;

@@ -12,20 +12,23 @@
  * response_uri, credential_issuer, ...) unless its global `allowInsecureUrls` is set; the helper
  * sets it only for the duration of a call whose public origin is http:// (see `withInsecureUrls`).
  */
+import 'reflect-metadata'; // before @peculiar/x509
 import assert from 'node:assert/strict';
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { createHash, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { getGlobalConfig, Openid4vciClient, type Openid4vciClientOptions, setGlobalConfig } from '@openid4vc/openid4vci';
 import {
   type Openid4vpAuthorizationRequest,
   Openid4vpClient,
   type ResolvedOpenid4vpAuthorizationRequest,
 } from '@openid4vc/openid4vp';
+import * as x509 from '@peculiar/x509';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DcqlQuery } from 'dcql';
-import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
+import { CompactEncrypt, decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
 import { PUBLIC_URL } from './rail.ts';
+import { keyFromX5c, uriNames } from './x5c.ts';
 
 // 0.4.6 does not export Openid4vpClientOptions.
 type VpCallbacks = ConstructorParameters<typeof Openid4vpClient>[0]['callbacks'];
@@ -182,6 +185,10 @@ export interface WalletOverrides {
   disclose?: string[];
   /** Applied to the finished SD-JWT+KB before it goes into vp_token. */
   tamper?: (presentation: string) => string;
+  /** direct_post.jwt: the content encryption to use instead of the first the verifier lists. */
+  enc?: string;
+  /** direct_post.jwt: encrypt to this key (a wrong one) instead of the request's, keeping its kid. */
+  encryptTo?: JWK;
 }
 
 export interface WalletRun {
@@ -205,6 +212,8 @@ export interface WalletRun {
   requests: FetchLog;
   /** Posts the very same authorization response again, through the library. */
   resubmit(): Promise<{ status: number; contentType: string | null; body: unknown }>;
+  /** direct_post.jwt: the JWE posted as `response`. */
+  responseJwe?: string;
 }
 
 async function readAnswer(response: Response) {
@@ -235,7 +244,28 @@ export async function presentWithWallet(opts: {
   const railFetch = walletFetch(opts.baseUrl, publicUrl, requests);
 
   /** JAR signature: a did signer's DID URL is resolved via did:web; nothing else is trusted. */
+  let anchorPem: string | undefined;
+  /** The platform's trust anchor, fetched once, as a wallet configured to trust it has it. */
+  const anchor = async () => {
+    if (anchorPem === undefined) {
+      const res = await railFetch(`${publicUrl}/.well-known/openrail-ca.pem`);
+      assert.equal(res.status, 200);
+      anchorPem = await res.text();
+    }
+    return anchorPem;
+  };
   const verifyJwt: VpCallbacks['verifyJwt'] = async (signer, jwt) => {
+    if (signer.method === 'x5c') {
+      // HAIP: the request is signed by the key of the certificate x5c carries, chained to the anchor.
+      try {
+        const { key } = keyFromX5c(jwt.compact, await anchor());
+        const signerJwk = publicOnly(key.export({ format: 'jwk' }) as JWK);
+        await jwtVerify(jwt.compact, key, { algorithms: ['ES256'] });
+        return { verified: true, signerJwk };
+      } catch {
+        return { verified: false };
+      }
+    }
     if (signer.method !== 'did') return { verified: false };
     const [did] = signer.didUrl.split('#');
     assert.ok(did);
@@ -257,8 +287,27 @@ export async function presentWithWallet(opts: {
       hash,
       verifyJwt,
       signJwt: unsupported('sign JARM responses'),
-      encryptJwe: unsupported('encrypt responses'),
+      // direct_post.jwt (OID4VP 1.0 §8.3): an unsigned JWT encrypted to the verifier's key, its kid in the header.
+      encryptJwe: async (encryptor, data) => {
+        if (encryptor.method !== 'jwk') throw new Error('the test wallet encrypts to a JWK only');
+        const target = overrides.encryptTo ?? encryptor.publicJwk;
+        const jwe = await new CompactEncrypt(new TextEncoder().encode(data))
+          .setProtectedHeader({
+            alg: encryptor.alg,
+            enc: overrides.enc ?? encryptor.enc,
+            ...(encryptor.publicJwk.kid ? { kid: encryptor.publicJwk.kid } : {}),
+            ...(encryptor.apu ? { apu: encryptor.apu } : {}),
+            ...(encryptor.apv ? { apv: encryptor.apv } : {}),
+          })
+          .encrypt(await importJWK(target as JWK, encryptor.alg));
+        return { encryptionJwk: encryptor.publicJwk, jwe };
+      },
       decryptJwe: unsupported('decrypt request objects'),
+      getX509CertificateMetadata: (certificate) => {
+        const cert = new X509Certificate(Buffer.from(certificate, 'base64'));
+        const dns = (cert.subjectAltName ?? '').split(', ').filter((n) => n.startsWith('DNS:'));
+        return { sanDnsNames: dns.map((n) => n.slice(4)), sanUriNames: uriNames(cert) };
+      },
     },
   });
 
@@ -267,10 +316,11 @@ export async function presentWithWallet(opts: {
     assert.equal(parsed.type, 'jar', 'the request is passed by reference (request_uri)');
     const resolved = await client.resolveOpenId4vpAuthorizationRequest({ authorizationRequestPayload: parsed.params });
     const request = resolved.authorizationRequestPayload as Openid4vpAuthorizationRequest;
-    assert.equal(resolved.client.prefix, 'decentralized_identifier');
+    const haip = resolved.client.prefix === 'x509_hash';
+    assert.equal(resolved.client.prefix, haip ? 'x509_hash' : 'decentralized_identifier');
     assert.equal(resolved.jar?.sendBy, 'reference');
     assert.ok(resolved.dcql, 'the request carries a DCQL query');
-    assert.equal(request.response_mode, 'direct_post');
+    assert.equal(request.response_mode, haip ? 'direct_post.jwt' : 'direct_post');
 
     // DCQL: the query must be satisfiable by the credential the wallet holds.
     const sdJwtVc = new SDJwtVcInstance({
@@ -282,7 +332,14 @@ export async function presentWithWallet(opts: {
     const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
     DcqlQuery.validate(query);
     const result = DcqlQuery.query(query, [
-      { credential_format: 'dc+sd-jwt', vct: String(claims.vct), claims: claims as never, cryptographic_holder_binding: true },
+      {
+        credential_format: 'dc+sd-jwt',
+        vct: String(claims.vct),
+        claims: claims as never,
+        cryptographic_holder_binding: true,
+        // trusted_authorities (aki): the wallet names the authority of the credential's own x5c.
+        ...authorityOf(opts.credential),
+      },
     ]);
     assert.ok(result.can_be_satisfied, `the DCQL query matches the credential: ${JSON.stringify(result)}`);
     const [queryId, match] = Object.entries(result.credential_matches)[0] ?? [];
@@ -303,18 +360,34 @@ export async function presentWithWallet(opts: {
     });
     if (overrides.tamper) presentation = overrides.tamper(presentation);
 
-    const { authorizationResponsePayload } = await client.createOpenid4vpAuthorizationResponse({
+    const { authorizationResponsePayload, jarm } = await client.createOpenid4vpAuthorizationResponse({
       authorizationRequestPayload: request,
       authorizationResponsePayload: { vp_token: { [queryId]: [presentation] } },
+      ...(haip
+        ? {
+            jarm: {
+              encryption: { nonce: randomBytes(16).toString('base64url') },
+              serverMetadata: {
+                authorization_signing_alg_values_supported: ['ES256'],
+                authorization_encryption_alg_values_supported: ['ECDH-ES'],
+                authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+              },
+            },
+          }
+        : {}),
     });
-    const form = Object.fromEntries(
-      Object.entries(authorizationResponsePayload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
+    // direct_post.jwt posts the JWE alone, as `response`; direct_post the parameters themselves.
+    const form = jarm
+      ? { response: jarm.responseJwt }
+      : Object.fromEntries(
+          Object.entries(authorizationResponsePayload).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+        );
     const submit = () =>
       withInsecureUrls(publicUrl, async () => {
         const { response } = await client.submitOpenid4vpAuthorizationResponse({
           authorizationRequestPayload: request,
           authorizationResponsePayload,
+          ...(jarm ? { jarm: { responseJwt: jarm.responseJwt } } : {}),
         });
         return readAnswer(response);
       });
@@ -329,8 +402,21 @@ export async function presentWithWallet(opts: {
       form,
       requests,
       resubmit: submit,
+      ...(jarm ? { responseJwe: jarm.responseJwt } : {}),
     };
   });
+}
+
+/**
+ * The authority a credential is issued under, as DCQL's `trusted_authorities` matching reads it:
+ * the authority key identifier of the certificate in its x5c (none without one).
+ */
+function authorityOf(credential: string): { authority?: { type: 'aki'; values: [string] } } {
+  const { x5c } = decodeProtectedHeader(credential.slice(0, credential.indexOf('~')));
+  if (!Array.isArray(x5c) || typeof x5c[0] !== 'string') return {};
+  // Node's X509Certificate does not expose the extension; @peculiar/x509 reads it, as wallets built on it do.
+  const aki = new x509.X509Certificate(Buffer.from(x5c[0], 'base64')).getExtension(x509.AuthorityKeyIdentifierExtension);
+  return aki?.keyId ? { authority: { type: 'aki', values: [Buffer.from(aki.keyId, 'hex').toString('base64url')] } } : {};
 }
 
 // ---- Pieces for negative cases ----------------------------------------------------------------

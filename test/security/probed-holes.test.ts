@@ -263,6 +263,8 @@ for (const factory of testDatabases()) {
         holder: null,
         enrolledAt: null,
         issuerDid: null,
+        profile: 'openid4vp',
+        responseKey: null,
       });
       await rail.db.deleteFrom('presentation_transactions').execute();
       for (let i = 0; i < 30; i++) assert.equal(await store.create(record(i)), true);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
@@ -29,6 +30,7 @@ import type { CredentialTypeRecord } from '../../src/ports/credential-type-store
 import type { DepositRecord, ProductRecord } from '../../src/ports/deposit-store.ts';
 import type { IntegrationTokenRecord } from '../../src/ports/integration-token-store.ts';
 import type { Collection, IssuedCredentialRecord, StatusAllocation } from '../../src/ports/issued-credential-store.ts';
+import type { KeyCertifier } from '../../src/ports/key-certifier.ts';
 import type { MemberRecord, ProposalRecord } from '../../src/ports/membership-store.ts';
 import type { OfferRecord } from '../../src/ports/offer-store.ts';
 import type { OrgDomain } from '../../src/ports/org-store.ts';
@@ -36,7 +38,9 @@ import type { PresentationTransactionRecord } from '../../src/ports/presentation
 import type { TenantOwnedPorts } from '../../src/ports/tenant-owned.ts';
 import type { WalletItemRecord } from '../../src/ports/wallet-item-store.ts';
 import type { WebhookRecord } from '../../src/ports/webhook-store.ts';
+import { certifierOn } from '../helpers/certifier.ts';
 import { insertAccessToken, openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../helpers/databases.ts';
+import { uriNames } from '../helpers/x5c.ts';
 import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
@@ -92,6 +96,7 @@ const T = {
   tenantStatus: 'TenantStore: status and setStatus read and move only the named tenant, from the state named only',
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
+  keyCertificates: 'KeyCertifier: a key’s certificate names its own tenant’s DID and issuer URL, never another’s',
   keyRotation: 'SigningKeyStore and KeyStore: a rotation supersedes, and a retirement removes, the named tenant’s own key only',
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
   types:
@@ -143,7 +148,9 @@ const T = {
  * ports: a method added to a port does not compile until it names the test that covers it, and
  * the last test checks that every test named here ran and passed.
  */
-const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwnedPorts[P]]-?: string } } = {
+/** The methods of a port (its plain values, such as a certifier's anchor, take no tenant). */
+type Methods<P> = { [M in keyof P as P[M] extends (...args: never[]) => unknown ? M : never]-?: string };
+const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts[P]> } = {
   TenantStore: {
     create: T.tenantCreate,
     get: T.tenantReads,
@@ -160,6 +167,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: { [M in keyof TenantOwne
     supersede: T.keyRotation,
     retire: T.keyRotation,
   },
+  KeyCertifier: { certify: T.keyCertificates },
   KeyStore: {
     prepareKey: T.keyStore,
     ensureKey: T.keyStore,
@@ -478,6 +486,7 @@ for (const factory of testDatabases()) {
     let tenants: SqlTenantStore;
     let signingKeys: SqlSigningKeyStore;
     let keys: LocalKeyStore;
+    let certifier: KeyCertifier;
     let tokens: SqlAccessTokenStore;
     let types: SqlCredentialTypeStore;
     let offers: SqlOfferStore;
@@ -498,7 +507,9 @@ for (const factory of testDatabases()) {
       await migrate(db);
       tenants = new SqlTenantStore(db);
       signingKeys = new SqlSigningKeyStore(db);
-      keys = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock);
+      const vault = new KeyVault(Buffer.alloc(32, 3));
+      certifier = await certifierOn(db, vault);
+      keys = new LocalKeyStore(signingKeys, vault, systemClock, certifier);
       tokens = new SqlAccessTokenStore(db);
       types = new SqlCredentialTypeStore(db);
       offers = new SqlOfferStore(db);
@@ -579,6 +590,23 @@ for (const factory of testDatabases()) {
       assert.equal((await signingKeys.published('beta')).length, 1);
     });
 
+    isolated(T.keyCertificates, async () => {
+      const names = async (tenant: string) => {
+        const key = await keys.activeKey(tenant, 'issuer');
+        assert.ok(key);
+        const [leaf] = (await certifier.certify(tenant, 'issuer', key.publicJwk)).chain;
+        return uriNames(new X509Certificate(Buffer.from(leaf ?? '', 'base64')));
+      };
+      assert.deepEqual(await names('alpha'), ['did:web:rail.example.org:t:alpha', 'https://rail.example.org/t/alpha']);
+      assert.deepEqual(await names('beta'), ['did:web:rail.example.org:t:beta', 'https://rail.example.org/t/beta']);
+      // What the store holds for each tenant's key names that tenant too.
+      for (const tenant of ['alpha', 'beta']) {
+        const stored = await signingKeys.active(tenant, 'issuer');
+        const leaf = new X509Certificate(Buffer.from(stored?.certificate?.chain[0] ?? '', 'base64'));
+        assert.ok(uriNames(leaf).every((n) => n.endsWith(`:t:${tenant}`) || n.endsWith(`/t/${tenant}`)));
+      }
+    });
+
     isolated(T.keyStore, async () => {
       const jws = await keys.signJwt('alpha', 'issuer', { typ: 'JWT' }, { sub: 'x' });
       assert.match(jws, /^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -610,7 +638,7 @@ for (const factory of testDatabases()) {
           retired_at: null,
         })
         .execute();
-      const fresh = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock);
+      const fresh = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock, certifier);
       await assert.rejects(fresh.signJwt('alpha', 'verifier', { typ: 'JWT' }, {}));
     });
 
@@ -2094,6 +2122,8 @@ for (const factory of testDatabases()) {
         holder: null,
         enrolledAt: null,
         issuerDid: null,
+        profile: 'openid4vp',
+        responseKey: null,
       });
       assert.equal(await store.create(tx('vtx_alpha', 'alpha', T0)), true);
       assert.equal(await store.create(tx('vtx_beta', 'beta', T0 + 1)), true);

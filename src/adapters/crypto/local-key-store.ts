@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { publicP256 } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { signEs256 } from '../../core/jose/es256.ts';
+import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import { ACTIVE_KEY_TTL_MS, type JwsSigner, type KeyStore, type PublicKey } from '../../ports/key-store.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import { afterCommit } from '../sql/ambient.ts';
@@ -21,6 +22,7 @@ export class LocalKeyStore implements KeyStore {
     private readonly keys: SigningKeyStore,
     private readonly vault: KeyVault,
     private readonly clock: Clock,
+    private readonly certifier: KeyCertifier,
   ) {}
 
   async prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey> {
@@ -35,6 +37,7 @@ export class LocalKeyStore implements KeyStore {
       publicJwk,
       sealedPrivateJwk: this.vault.seal(JSON.stringify(privateJwk), sealContext(tenant, kid)),
       createdAt: this.clock.now(),
+      certificate: await this.certifier.certify(tenant, purpose, publicJwk),
     };
   }
 
@@ -78,6 +81,7 @@ export class LocalKeyStore implements KeyStore {
     const privateKey = this.open(key);
     return {
       ...toPublic(key),
+      ...(key.certificate ? { x5c: key.certificate.chain } : {}),
       sign: (header, payload) => signEs256(privateKey, header, payload),
     };
   }

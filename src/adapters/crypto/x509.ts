@@ -8,7 +8,7 @@
  * tenant name with a comma, a quote or an equals sign stays, whole, inside its common name.
  */
 import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
-import { type JsonWebKey, randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
 // The library's default provider is the browser's `crypto`; on Node it is set to WebCrypto once here.
@@ -110,9 +110,91 @@ export async function certifyKey(opts: {
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(caCertificate.publicKey),
+      new x509.AuthorityKeyIdentifierExtension(subjectKeyIdHex(caCertificate)),
       ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
     ],
   });
   return Buffer.from(certificate.rawData).toString('base64');
 }
+
+/** A certificate authority the operator brings: the issuing certificate's private key, and the chain up to its anchor. */
+export interface ParsedAuthority {
+  /** The issuing CA's certificate (signs key certificates). */
+  certificate: CertificateBase64;
+  privateJwk: JsonWebKey;
+  /** Certificates between the issuing one and the anchor, issuing side first (may be empty). */
+  intermediates: CertificateBase64[];
+  /** The self-signed trust anchor, last in the file. */
+  anchor: CertificateBase64;
+  /** When the issuing certificate ends. */
+  notAfter: Date;
+}
+
+/**
+ * Reads an operator's chain (PEM certificates, the issuing CA's first and the self-signed trust
+ * anchor last; the issuing CA may be the anchor itself) and the issuing CA's PKCS#8 P-256 private
+ * key. Throws, saying what is wrong, unless the key is the issuing certificate's, that certificate
+ * may sign certificates, each certificate is signed by the next, and the last is self-signed.
+ */
+export async function parseAuthority(chainPem: string, privateKeyPem: string, now: Date): Promise<ParsedAuthority> {
+  const blocks = chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error('holds no PEM certificate');
+  if (blocks.length > 8) throw new Error('holds more than 8 certificates');
+  const chain = blocks.map((pem) => new x509.X509Certificate(pem));
+  const issuing = chain[0] as x509.X509Certificate;
+  const anchor = chain[chain.length - 1] as x509.X509Certificate;
+  const constraints = issuing.getExtension(x509.BasicConstraintsExtension);
+  const usages = issuing.getExtension(x509.KeyUsagesExtension);
+  if (!constraints?.ca || (usages && (usages.usages & x509.KeyUsageFlags.keyCertSign) === 0)) {
+    throw new Error('begins with a certificate that is not a certificate authority allowed to sign certificates');
+  }
+  if (issuing.notAfter <= now) throw new Error('begins with a certificate that has expired');
+  subjectKeyIdHex(issuing);
+  for (let i = 0; i + 1 < chain.length; i++) {
+    const next = chain[i + 1] as x509.X509Certificate;
+    if (!(await (chain[i] as x509.X509Certificate).verify({ publicKey: next.publicKey, signatureOnly: true }))) {
+      throw new Error(
+        `has certificate ${i + 1} not signed by certificate ${i + 2}: list them issuing CA first, trust anchor last`,
+      );
+    }
+  }
+  if (!(await anchor.isSelfSigned())) throw new Error('must end with the self-signed trust anchor');
+
+  let privateJwk: JsonWebKey;
+  try {
+    privateJwk = createPrivateKey(privateKeyPem).export({ format: 'jwk' });
+  } catch {
+    throw new Error('is paired with a key file that holds no readable private key');
+  }
+  if (privateJwk.kty !== 'EC' || privateJwk.crv !== 'P-256') throw new Error('is paired with a key that is not P-256');
+  const issuingJwk = await webcrypto.subtle.exportKey('jwk', await issuing.publicKey.export(P256, ['verify']));
+  if (issuingJwk.x !== privateJwk.x || issuingJwk.y !== privateJwk.y) {
+    throw new Error('is paired with a private key that is not the first certificate’s');
+  }
+  const base64 = (c: x509.X509Certificate) => Buffer.from(c.rawData).toString('base64');
+  return {
+    certificate: base64(issuing),
+    privateJwk,
+    intermediates: chain.slice(1, -1).map(base64),
+    anchor: base64(anchor),
+    notAfter: issuing.notAfter,
+  };
+}
+
+/** A certificate as PEM text. */
+export const toPem = (certificate: CertificateBase64) =>
+  `-----BEGIN CERTIFICATE-----\n${certificate.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
+
+/**
+ * The key identifier a CA certificate names itself by (RFC 5280 §4.2.1.2, required on CA
+ * certificates), in hex: the authority key identifier of every certificate it issues.
+ */
+function subjectKeyIdHex(certificate: x509.X509Certificate): string {
+  const ski = certificate.getExtension(x509.SubjectKeyIdentifierExtension);
+  if (!ski) throw new Error('begins with a certificate without a subject key identifier (RFC 5280 requires one on a CA)');
+  return ski.keyId;
+}
+
+/** That identifier in base64url: what a DCQL `trusted_authorities` entry of type `aki` lists. */
+export const subjectKeyIdOf = (certificate: CertificateBase64): string =>
+  Buffer.from(subjectKeyIdHex(new x509.X509Certificate(Buffer.from(certificate, 'base64'))), 'hex').toString('base64url');

@@ -60,6 +60,18 @@ export interface SigningKeysTable {
   retired_at: number | null;
   /** Migration 0031: replaced by a rotation; still published until it is retired. */
   superseded_at: number | null;
+  /** Migration 0037: JSON array of base64 DER, the key's certificate first, no trust anchor. */
+  certificate_chain: string | null;
+  /** Migration 0037: when the key's certificate ends; null until it has one. */
+  certificate_not_after: number | null;
+}
+
+/** Migration 0037: the platform certificate authority, one row (id `platform`). */
+export interface CertificateAuthorityTable {
+  id: string;
+  certificate: string;
+  sealed_private_jwk: string;
+  created_at: number;
 }
 
 export interface OperatorsTable {
@@ -212,6 +224,10 @@ export interface PresentationTransactionsTable {
   enrolled_at: number | null;
   /** An issuer of the trust registry the transaction asks for (migration 0031); null: a type of this deployment. */
   issuer_did: string | null;
+  /** Migration 0038: `openid4vp` (the interface's profile) or `haip`. */
+  profile: Generated<'openid4vp' | 'haip'>;
+  /** Migration 0038: a HAIP transaction's response-encryption private JWK, sealed; null once completed, and for openid4vp. */
+  response_key: string | null;
 }
 
 export interface EnrolmentTypesTable {
@@ -687,6 +703,7 @@ export interface Database {
   org_lifecycle: OrgLifecycleTable;
   org_domains: OrgDomainsTable;
   signing_keys: SigningKeysTable;
+  certificate_authority: CertificateAuthorityTable;
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
   operator_identities: OperatorIdentitiesTable;

@@ -28,6 +28,8 @@ function transaction(id: string, over: Partial<PresentationTransactionRecord> = 
     holder: null,
     enrolledAt: null,
     issuerDid: null,
+    profile: 'openid4vp',
+    responseKey: null,
     ...over,
   };
 }

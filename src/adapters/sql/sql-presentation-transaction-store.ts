@@ -9,7 +9,7 @@ import { Statement } from './statement.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
-  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid',
+  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey',
   { claims: json, outcome: json, holder: col('holder_thumbprint', asIs) },
 );
 const toRecord = transactions.record;
@@ -17,15 +17,15 @@ const toRecord = transactions.record;
 // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
 const insert = new Statement(
   'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
-    'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did) ' +
-    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+    'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did, profile, response_key) ' +
+    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
 );
 const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
 const byState = new Statement<Selectable<PresentationTransactionsTable>>(
   'select * from presentation_transactions where state = ?',
 );
 const completeOnce = new Statement(
-  'update presentation_transactions set outcome = ?, completed_at = ?, expires_at = ?, holder_thumbprint = ? ' +
+  'update presentation_transactions set outcome = ?, completed_at = ?, expires_at = ?, holder_thumbprint = ?, response_key = null ' +
     'where id = ? and completed_at is null and expires_at > ?',
 );
 
@@ -49,6 +49,8 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       t.completedAt,
       t.outcome ? JSON.stringify(t.outcome) : null,
       t.issuerDid,
+      t.profile,
+      t.responseKey,
     ]);
     return inserted === 1;
   }

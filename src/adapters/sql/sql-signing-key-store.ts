@@ -1,12 +1,30 @@
 import type { Selectable } from 'kysely';
+import type { KeyCertificate, KeyCertificateRenewals } from '../../ports/key-certifier.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import type { Db } from './connect.ts';
 import { json, rowCodec } from './row-codec.ts';
 import type { SigningKeysTable } from './schema.ts';
 import { Statement } from './statement.ts';
 
-const keys = rowCodec<StoredSigningKey, SigningKeysTable>()('tenant kid purpose sealedPrivateJwk createdAt', { publicJwk: json });
-const toKey = keys.record;
+const keys = rowCodec<Omit<StoredSigningKey, 'certificate'>, Omit<SigningKeysTable, CertificateColumns>>()(
+  'tenant kid purpose sealedPrivateJwk createdAt',
+  { publicJwk: json },
+);
+type CertificateColumns = 'certificate_chain' | 'certificate_not_after';
+
+/** The certificate sits in two columns: the chain, and when it ends (which renewal looks for). */
+const certificateColumns = (c: KeyCertificate | undefined) => ({
+  certificate_chain: c ? JSON.stringify(c.chain) : null,
+  certificate_not_after: c ? c.notAfter : null,
+});
+
+function toKey(row: Selectable<SigningKeysTable>): StoredSigningKey {
+  const key: StoredSigningKey = keys.record(row);
+  if (row.certificate_chain !== null && row.certificate_not_after !== null) {
+    key.certificate = { chain: JSON.parse(row.certificate_chain) as string[], notAfter: Number(row.certificate_not_after) };
+  }
+  return key;
+}
 
 const activeKey = new Statement<Selectable<SigningKeysTable>>(
   'select * from signing_keys where tenant = ? and purpose = ? and retired_at is null and superseded_at is null',
@@ -22,7 +40,7 @@ export class SqlSigningKeyStore implements SigningKeyStore {
     // The partial unique index signing_keys_one_active makes a second active key a no-op.
     const result = await this.db
       .insertInto('signing_keys')
-      .values(keys.row(key))
+      .values({ ...keys.row(key), ...certificateColumns(key.certificate) })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
@@ -59,6 +77,36 @@ export class SqlSigningKeyStore implements SigningKeyStore {
       .where('kid', '=', kid)
       .where('superseded_at', superseded, null)
       .where('retired_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
+
+/** Renewal across every tenant's keys: the platform's certificate job only (docs/haip.md). */
+export class SqlKeyCertificateRenewals implements KeyCertificateRenewals {
+  constructor(private readonly db: Db) {}
+
+  async due(before: number, limit: number): Promise<StoredSigningKey[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where('retired_at', 'is', null)
+      .where((eb) => eb.or([eb('certificate_not_after', 'is', null), eb('certificate_not_after', '<', before)]))
+      .orderBy('created_at')
+      .orderBy('kid')
+      .limit(limit)
+      .execute();
+    return rows.map(toKey);
+  }
+
+  async renew(key: StoredSigningKey, certificate: KeyCertificate): Promise<boolean> {
+    const was = key.certificate?.notAfter ?? null;
+    const result = await this.db
+      .updateTable('signing_keys')
+      .set(certificateColumns(certificate))
+      .where('tenant', '=', key.tenant)
+      .where('kid', '=', key.kid)
+      .where('certificate_not_after', was === null ? 'is' : '=', was)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

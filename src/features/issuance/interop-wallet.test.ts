@@ -23,6 +23,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { PASS_CLAIMS, PASS_SUBJECT, PRE_AUTH } from '../../../test/helpers/issuance.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { keyFromX5c, uriNames, verifyByX5c } from '../../../test/helpers/x5c.ts';
 
 const TENANT_NAME = 'Flanders Transit Interop';
 const TYPE_NAME = 'Transit Pass';
@@ -81,6 +82,8 @@ for (const factory of testDatabases()) {
     let did: string;
     let vct: string;
     let didDocument: DidDocument;
+    /** The platform's trust anchor, as a relying party that resolves keys by x5c fetches it once. */
+    let anchorPem: string;
 
     /** The wallet's fetch: the public origin goes to the socket, any other URL to the global fetch. */
     const railFetch: typeof fetch = (input, init) => {
@@ -130,6 +133,7 @@ for (const factory of testDatabases()) {
       assert.equal(res.status, 200, `GET ${uri}`);
       assert.equal(res.headers.get('content-type'), 'application/statuslist+jwt');
       const jwt = await res.text();
+      assert.deepEqual(await verifyByX5c(jwt, anchorPem), decodeJwt(jwt), 'the token verifies by its x5c as well (HAIP 1.0)');
       const { payload, protectedHeader } = await jwtVerify(jwt, await importJWK(key, 'ES256'), {
         algorithms: ['ES256'],
         typ: 'statuslist+jwt',
@@ -167,7 +171,25 @@ for (const factory of testDatabases()) {
       // Signature, disclosure digests, the status bit (must be 0) and the type metadata at vct.
       const verified = await sdJwtVc.verify(credential);
 
-      assert.deepEqual(verified.header, { typ: 'dc+sd-jwt', alg: 'ES256', kid: header.kid });
+      // The header names the key twice: by DID URL (kid) and by certificate chain (x5c, HAIP 1.0).
+      const { x5c, ...byKid } = verified.header as Record<string, unknown>;
+      assert.deepEqual(byKid, { typ: 'dc+sd-jwt', alg: 'ES256', kid: header.kid });
+      // A relying party that resolves by x5c alone reaches the same key, and verifies the same credential.
+      const { key: certified, leaf } = keyFromX5c(issuerJwt, anchorPem);
+      assert.ok(Array.isArray(x5c) && x5c.length === 1, 'x5c: the key’s certificate; the platform root is the anchor, left out');
+      assert.deepEqual(
+        certified.export({ format: 'jwk' }),
+        publicOnly(key as JWK),
+        'the certificate certifies the DID document’s key',
+      );
+      assert.deepEqual(uriNames(leaf), [did, issuer], 'the certificate names the issuer’s DID and URL');
+      const byCertificate = new SDJwtVcInstance({
+        hasher: digest,
+        verifier: await ES256.getVerifier(certified.export({ format: 'jwk' }) as JWK),
+        statusVerifier: verifier,
+        statusListFetcher: async (uri) => (await statusList(uri, key)).jwt,
+      });
+      assert.deepEqual((await byCertificate.verify(credential)).payload, verified.payload);
       const { iss, iat, vct: vctClaim, cnf, status, ...claims } = verified.payload;
       assert.equal(iss, did);
       assert.equal(vctClaim, vct);
@@ -308,6 +330,10 @@ for (const factory of testDatabases()) {
 
       didDocument = (await getJson(`${issuer}/did.json`)) as unknown as DidDocument;
       assert.equal(didDocument.id, did);
+      const anchor = await railFetch(`${PUBLIC_URL}/.well-known/openrail-ca.pem`);
+      assert.equal(anchor.status, 200);
+      assert.equal(anchor.headers.get('content-type'), 'application/pem-certificate-chain');
+      anchorPem = await anchor.text();
     });
 
     after(async () => {

@@ -10,7 +10,7 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
-import type { KeyStore } from '../../ports/key-store.ts';
+import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import { type Meter, noMeter } from '../../ports/meter.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
@@ -114,7 +114,7 @@ export class CredentialIssuer {
             const key = keys[i];
             if (!d || !key) throw new Error('one slot per proof');
             const jwt = signer.sign(
-              { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}` },
+              { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
               {
                 iss: did,
                 iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),

@@ -5,7 +5,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compressStatusList, packStatuses } from '../../core/status-list/codec.ts';
 import type { IssuedCredentialRecord, IssuedCredentialStore, RevocationTarget } from '../../ports/issued-credential-store.ts';
-import type { KeyStore } from '../../ports/key-store.ts';
+import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
@@ -74,7 +74,7 @@ export class StatusService {
     const signer = await this.keys.signer(tenant, 'issuer');
     const iat = Math.floor(now / 1000);
     const token = signer.sign(
-      { typ: 'statuslist+jwt', kid: signer.kid },
+      { typ: 'statuslist+jwt', kid: signer.kid, ...x5c(signer) },
       {
         iss: this.tenants.didOf(tenant),
         sub: this.urls.statusList(tenant, seq),

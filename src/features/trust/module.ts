@@ -17,6 +17,7 @@ export const trustModule = defineModule({
         trustRoutes({
           tenants,
           keys: ctx.keys,
+          anchorPem: ctx.certifier.anchorPem,
           clock: ctx.clock,
           readiness,
           appRoot: APP_ROOT,

@@ -51,6 +51,8 @@ const Build = Type.Object({
 export interface TrustDeps {
   tenants: TenantService;
   keys: KeyStore;
+  /** The trust anchor of the signing keys' certificates, as one PEM certificate. */
+  anchorPem: string;
   readiness: ReadinessProbe;
   clock: Clock;
   appRoot: string;
@@ -90,6 +92,14 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
           const tenant = await deps.tenants.get(slug);
           return deps.tenants.didDocument(tenant.slug);
         },
+      }),
+      defineRoute({
+        ...PUBLIC_ARTIFACT,
+        path: '/.well-known/openrail-ca.pem',
+        summary:
+          'The trust anchor of every signing key’s certificate (the x5c headers of credentials, status list tokens and signed requests), as one PEM certificate (docs/haip.md).',
+        responses: { 200: { description: 'The anchor certificate.', contentType: 'application/pem-certificate-chain' } },
+        handler: async (_request, reply) => reply.type('application/pem-certificate-chain').send(deps.anchorPem),
       }),
       defineRoute({
         method: 'GET',

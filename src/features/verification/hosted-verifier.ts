@@ -1,3 +1,4 @@
+import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
@@ -9,14 +10,27 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
-import type { KeyStore } from '../../ports/key-store.ts';
+import type { KeyCertifier } from '../../ports/key-certifier.ts';
+import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import { type Meter, noMeter } from '../../ports/meter.ts';
-import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
+import type {
+  PresentationTransactionRecord,
+  PresentationTransactionStore,
+  VerificationProfile,
+} from '../../ports/presentation-transaction-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import { claimLabel } from '../credential-types/type-metadata.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TrustService } from '../issuer-trust/trust-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import {
+  decryptResponse,
+  newResponseKey,
+  RESPONSE_ENC_VALUES,
+  responseJwk,
+  responseKid,
+  x509HashClientId,
+} from './haip-profile.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
 
@@ -33,6 +47,8 @@ export interface RequestInput {
   claims: string[];
   nonce: string;
   aud: string;
+  /** `openid4vp` (the default: the interface's profile) or `haip` (docs/haip.md, "Verification"). */
+  profile?: VerificationProfile;
 }
 
 export type Outcome =
@@ -56,8 +72,11 @@ const random = () => randomText(16);
 const requestable = (c: ClaimSpec) => c.kind !== 'array(text)' && c.kind !== 'array(object)';
 
 /**
- * The hosted OID4VP verifier (docs/verification.md): the platform is the verifier, identified
- * by `decentralized_identifier:<platform DID>` and signing requests with its verifier key.
+ * The hosted OID4VP verifier (docs/verification.md): the platform is the verifier, signing
+ * requests with its verifier key. Under the interface's profile it is identified by
+ * `decentralized_identifier:<platform DID>` and answered by `direct_post`; under HAIP
+ * (docs/haip.md) by `x509_hash:<its certificate's hash>`, answered by `direct_post.jwt` encrypted
+ * to a key of the transaction's own.
  */
 export class HostedVerifier {
   readonly clientId: string;
@@ -73,6 +92,8 @@ export class HostedVerifier {
     private readonly clock: Clock,
     private readonly ids: Ids,
     private readonly trust: Pick<TrustService, 'trusted'>,
+    private readonly vault: KeyVault,
+    private readonly certifier: Pick<KeyCertifier, 'authorityKeyId'>,
     private readonly meter: Meter = noMeter,
   ) {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
@@ -113,8 +134,10 @@ export class HostedVerifier {
     }
     const now = this.clock.now();
     const resultToken = newToken('vrt');
+    const profile = input.profile ?? 'openid4vp';
+    const id = this.ids.mint('transaction');
     const record: PresentationTransactionRecord = {
-      id: this.ids.mint('transaction'),
+      id,
       state: random(),
       nonce: input.nonce,
       resultTokenHash: hashToken(resultToken),
@@ -131,6 +154,8 @@ export class HostedVerifier {
       holder: null,
       enrolledAt: null,
       issuerDid: input.issuer ?? null,
+      profile,
+      responseKey: profile === 'haip' ? await newResponseKey(this.vault, id) : null,
     };
     await this.uow.run(async ({ transactions, audit }) => {
       if (!(await transactions.create(record))) {
@@ -144,7 +169,7 @@ export class HostedVerifier {
         await audit.append({ actor, action: 'verification.requested', tenant: null, target: record.id, detail });
       }
     });
-    const query = new URLSearchParams({ client_id: this.clientId, request_uri: this.requestUri(record.id) });
+    const query = new URLSearchParams({ client_id: await this.clientIdOf(profile), request_uri: this.requestUri(record.id) });
     return {
       requestUri: `openid4vp://?${query.toString()}`,
       transactionId: record.id,
@@ -185,59 +210,112 @@ export class HostedVerifier {
     return { tenant: ROOT_SLUG, typeId: '' };
   }
 
+  /** The verifier's client identifier under a profile: its DID, or the hash of its certificate. */
+  async clientIdOf(profile: VerificationProfile): Promise<string> {
+    if (profile === 'openid4vp') return this.clientId;
+    const { x5c } = await this.keys.signer(ROOT_SLUG, 'verifier');
+    if (!x5c) throw new Error('the platform verifier key has no certificate yet');
+    return x509HashClientId(x5c);
+  }
+
   requestUri(transactionId: string): string {
     return `${this.urls.origin}/oid4vp/request/${transactionId}`;
   }
 
-  /** The signed request object (OID4VP 1.0 §5, JAR); re-servable until the transaction expires. */
+  /**
+   * The signed request object (OID4VP 1.0 §5, JAR); re-servable until the transaction expires.
+   * A HAIP transaction's is served while it is pending only: once complete, its response key is gone.
+   */
   async requestObject(transactionId: string): Promise<string> {
     const tx = await this.live(transactionId);
     if (!tx) throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id.');
     const signer = await this.keys.signer(ROOT_SLUG, 'verifier');
     const iat = Math.floor(this.clock.now() / 1000);
-    const dcqlQuery = {
-      credentials: [
-        {
-          id: QUERY_ID,
-          format: 'dc+sd-jwt',
-          meta: { vct_values: [tx.vct] },
-          ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
-        },
-      ],
+    const haip = tx.profile === 'haip';
+    if (haip && tx.responseKey === null) {
+      throw new ServiceError('unknown_transaction', 'This transaction is complete: its request is no longer served.');
+    }
+    const credentialQuery = {
+      id: QUERY_ID,
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [tx.vct] },
+      ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
+      // HAIP: a type of this deployment is issued under this deployment's certificate authority.
+      ...(haip && tx.issuerDid === null
+        ? { trusted_authorities: [{ type: 'aki', values: [this.certifier.authorityKeyId] }] }
+        : {}),
     };
-    return signer.sign(
-      { typ: REQUEST_OBJECT_TYP, kid: `${this.tenants.didOf(ROOT_SLUG)}#${signer.kid}` },
-      {
-        aud: STATIC_WALLET_AUDIENCE,
-        iat,
-        exp: Math.floor(tx.expiresAt / 1000),
-        client_id: this.clientId,
-        response_type: 'vp_token',
-        response_mode: 'direct_post',
-        response_uri: `${this.urls.origin}/oid4vp/response`,
-        nonce: tx.nonce,
-        state: tx.state,
-        dcql_query: dcqlQuery,
-        client_metadata: {
-          vp_formats_supported: { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } },
-        },
-      },
-    );
+    const vpFormats = { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } };
+    const header = haip
+      ? { typ: REQUEST_OBJECT_TYP, ...x5c(signer) }
+      : { typ: REQUEST_OBJECT_TYP, kid: `${this.tenants.didOf(ROOT_SLUG)}#${signer.kid}` };
+    return signer.sign(header, {
+      aud: STATIC_WALLET_AUDIENCE,
+      iat,
+      exp: Math.floor(tx.expiresAt / 1000),
+      client_id: await this.clientIdOf(tx.profile),
+      response_type: 'vp_token',
+      response_mode: haip ? 'direct_post.jwt' : 'direct_post',
+      response_uri: `${this.urls.origin}/oid4vp/response`,
+      nonce: tx.nonce,
+      state: tx.state,
+      dcql_query: { credentials: [credentialQuery] },
+      client_metadata:
+        haip && tx.responseKey !== null
+          ? {
+              jwks: { keys: [responseJwk(this.vault, tx.responseKey, tx.id)] },
+              encrypted_response_enc_values_supported: [...RESPONSE_ENC_VALUES],
+              vp_formats_supported: vpFormats,
+            }
+          : { vp_formats_supported: vpFormats },
+    });
   }
 
   /**
    * POST /oid4vp/response. A response for a live, pending transaction completes it, whatever the
-   * verdict; anything else (unknown state, expired, already completed) changes nothing.
+   * verdict; anything else (unknown state or key, expired, already completed, a response in the
+   * clear where the transaction asked for it encrypted, one that cannot be decrypted) changes
+   * nothing. An encrypted response (`response`, HAIP) names its transaction by the JWE `kid`, and
+   * carries the `state` inside.
    */
   async respond(form: Record<string, string>): Promise<WalletAnswer> {
-    const tx = form.state ? await this.transactions.findByState(form.state) : undefined;
     const now = this.clock.now();
-    if (!tx || tx.expiresAt <= now) {
-      return refuse('invalid_request', 'No live presentation transaction has this state.');
+    let tx: PresentationTransactionRecord | undefined;
+    let params: Record<string, unknown> = form;
+    if (form.response !== undefined) {
+      const kid = responseKid(form.response);
+      tx = kid ? await this.transactions.get(kid) : undefined;
+      if (!tx || tx.expiresAt <= now)
+        return refuse('invalid_request', 'No live presentation transaction has the key this response is encrypted to.');
+      if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
+      if (tx.profile !== 'haip' || tx.responseKey === null) {
+        return refuse('invalid_request', 'This presentation transaction takes its response in the clear (direct_post).');
+      }
+      const opened = await decryptResponse(this.vault, tx.responseKey, tx.id, form.response);
+      if (!opened.ok) return refuse('invalid_request', opened.reason);
+      if (typeof opened.params.state !== 'string' || !constantTimeEqual(opened.params.state, tx.state)) {
+        return refuse('invalid_request', 'The encrypted response does not carry this transaction’s state.');
+      }
+      params = opened.params;
+    } else {
+      tx = form.state ? await this.transactions.findByState(form.state) : undefined;
+      if (!tx || tx.expiresAt <= now) {
+        return refuse('invalid_request', 'No live presentation transaction has this state.');
+      }
+      if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
+      // A wallet that cannot answer may say so in the clear; a presentation it must encrypt.
+      if (tx.profile === 'haip' && form.error === undefined) {
+        return refuse(
+          'invalid_request',
+          'This presentation transaction takes its response encrypted (direct_post.jwt), in `response`.',
+        );
+      }
     }
-    if (tx.completedAt !== null) return refuse('invalid_request', 'This presentation transaction is already complete.');
 
-    const judged = form.error !== undefined ? { outcome: walletError(form), holder: null } : await this.judge(tx, form.vp_token);
+    const judged =
+      params.error !== undefined
+        ? { outcome: walletError(params), holder: null }
+        : await this.judge(tx, vpTokenText(params.vp_token));
     const { outcome } = judged;
     const completed = await this.uow.run(async ({ transactions, events }) => {
       // The holder's key thumbprint is kept (for membership enrolment); it is never returned.
@@ -286,6 +364,7 @@ export class HostedVerifier {
     tx: PresentationTransactionRecord,
     vpToken: string | undefined,
   ): Promise<{ outcome: Outcome; holder: string | null }> {
+    const clientId = await this.clientIdOf(tx.profile);
     const presentation = vpToken === undefined ? undefined : presentationOf(vpToken);
     if (!presentation) {
       const outcome: Outcome = {
@@ -312,7 +391,7 @@ export class HostedVerifier {
     const input = {
       presentation,
       didDocument,
-      expected: { aud: this.clientId, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
+      expected: { aud: clientId, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
       now: Math.floor(this.clock.now() / 1000),
     };
     const local = uri !== undefined && this.statusLists.isLocal(uri);
@@ -346,9 +425,14 @@ function toOutcome(result: VerificationResult, tx: PresentationTransactionRecord
   };
 }
 
-function walletError(form: Record<string, string>): Outcome {
-  const description = form.error_description ? `: ${form.error_description.slice(0, 200)}` : '';
-  return { ok: false, error: 'wallet_error', link: 'wallet', detail: `The wallet answered ${form.error}${description}.` };
+function walletError(params: Record<string, unknown>): Outcome {
+  const text = (v: unknown) => String(v).slice(0, 200);
+  const description = params.error_description ? `: ${text(params.error_description)}` : '';
+  return { ok: false, error: 'wallet_error', link: 'wallet', detail: `The wallet answered ${text(params.error)}${description}.` };
 }
+
+/** A vp_token as the form carries it (text), whether it came so or as JSON inside an encrypted response. */
+const vpTokenText = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 
 const refuse = (error: string, description: string): WalletAnswer => ({ accepted: false, error, description });

@@ -44,6 +44,8 @@ export const verificationModule = defineModule({
       ctx.clock,
       ctx.ids,
       trust,
+      ctx.vault,
+      ctx.certifier,
       ctx.meter,
     );
     return {

@@ -5,7 +5,9 @@ import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
+import { VERIFICATION_PROFILES } from '../../ports/presentation-transaction-store.ts';
 import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
+import { MAX_RESPONSE_JWE } from './haip-profile.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
@@ -38,6 +40,16 @@ const RequestBody = Type.Object(
       pattern: DISPLAY_TEXT_PATTERN,
       description: "The caller's own audience label for this request; recorded, not signed by the holder.",
     }),
+    profile: Type.Optional(
+      Type.Union(
+        VERIFICATION_PROFILES.map((p) => Type.Literal(p)),
+        {
+          default: 'openid4vp',
+          description:
+            'openid4vp (default): the request names the verifier by DID and the wallet answers in the clear (direct_post). haip: HAIP 1.0, the verifier named by its certificate (x509_hash) and the answer encrypted to a key of this transaction’s own (direct_post.jwt); docs/haip.md.',
+        },
+      ),
+    ),
   },
   {
     additionalProperties: false,
@@ -179,10 +191,16 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         undocumented: 'The wallet-facing answer of OID4VP direct_post; its body is not promised to relying parties.',
         surface: 'oauth',
         accepts: 'form',
-        summary: 'The wallet posts its authorization response here (OID4VP 1.0 direct_post).',
+        summary: 'The wallet posts its authorization response here (OID4VP 1.0 direct_post, or direct_post.jwt for HAIP).',
         body: Type.Object(
           {
             vp_token: Type.Optional(Type.String({ maxLength: 256 * 1024 })),
+            response: Type.Optional(
+              Type.String({
+                maxLength: MAX_RESPONSE_JWE,
+                description: 'direct_post.jwt: the response, a JWE (HAIP transactions).',
+              }),
+            ),
             state: Type.Optional(Type.String({ maxLength: 200 })),
             error: Type.Optional(Type.String({ maxLength: 200 })),
             error_description: Type.Optional(Type.String({ maxLength: 2000 })),

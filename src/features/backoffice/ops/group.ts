@@ -101,7 +101,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
             views: reads.ops,
             status: replicaStatus,
             tenants: replicaTenants,
-            keys: new LocalKeyStore(reads.signingKeys, ctx.vault, ctx.clock),
+            keys: new LocalKeyStore(reads.signingKeys, ctx.vault, ctx.clock, ctx.certifier),
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),

@@ -1,0 +1,147 @@
+import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { Clock } from '../../core/clock.ts';
+import { platformDid, tenantDid } from '../../core/did-web.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { ROOT_SLUG } from '../../core/slug.ts';
+import type {
+  CertificateAuthorityStore,
+  KeyCertificate,
+  KeyCertificateRenewals,
+  KeyCertifier,
+} from '../../ports/key-certifier.ts';
+import type { KeyPurpose } from '../../ports/signing-key-store.ts';
+import type { KeyVault } from './key-vault.ts';
+import { type CertificateBase64, certifyKey, createRootCertificate, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** The platform root's life: long, as a trust anchor's is; replacing it is an operator's decision (docs/haip.md). */
+export const ROOT_VALIDITY_DAYS = 20 * 365;
+/** A key certificate's life; renewal gives a key a fresh one well before it ends. */
+export const KEY_CERTIFICATE_DAYS = 365;
+/** Renewal looks for certificates ending within this. */
+export const RENEW_WITHIN_DAYS = 60;
+/** Certificates start a little in the past, for relying parties whose clocks run behind. */
+const BACKDATE_MS = 5 * 60 * 1000;
+
+const SEAL_CONTEXT = 'openrail:certificate-authority:platform';
+
+/** The authority that signs key certificates, opened: its certificate, key, intermediates and anchor. */
+interface Authority {
+  certificate: CertificateBase64;
+  privateJwk: JWK;
+  intermediates: CertificateBase64[];
+  anchor: CertificateBase64;
+  notAfter: number;
+}
+
+/** An operator's own chain: PEM text of the certificates and of the issuing CA's private key. */
+export interface ExternalAuthority {
+  chainPem: string;
+  privateKeyPem: string;
+}
+
+export interface CertifierOptions {
+  store: CertificateAuthorityStore;
+  vault: KeyVault;
+  clock: Clock;
+  urls: IssuerUrls;
+  publicUrl: URL;
+  platformName: string;
+  external?: ExternalAuthority;
+}
+
+/**
+ * The service's certifier: the operator's chain when one is configured, otherwise the platform
+ * root, made on the first start (sealed under the master key, like signing keys) and read on
+ * every later one. Several processes starting together agree on one root: the first stored wins.
+ */
+export async function openCertifier(opts: CertifierOptions): Promise<KeyCertifier> {
+  const authority = opts.external ? await external(opts.external, opts.clock) : await platformRoot(opts);
+  return new AuthorityCertifier(authority, opts);
+}
+
+async function external(given: ExternalAuthority, clock: Clock): Promise<Authority> {
+  const parsed = await parseAuthority(given.chainPem, given.privateKeyPem, new Date(clock.now()));
+  return { ...parsed, privateJwk: parsed.privateJwk as JWK, notAfter: parsed.notAfter.getTime() };
+}
+
+async function platformRoot(opts: CertifierOptions): Promise<Authority> {
+  let stored = await opts.store.get();
+  if (!stored) {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const privateJwk = await exportJWK(privateKey);
+    const now = opts.clock.now();
+    const certificate = await createRootCertificate({
+      subject: { commonName: `${opts.platformName} root CA (${opts.publicUrl.host})` },
+      privateJwk,
+      validity: { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + ROOT_VALIDITY_DAYS * DAY_MS) },
+    });
+    await opts.store.putIfAbsent({
+      certificate,
+      sealedPrivateJwk: opts.vault.seal(JSON.stringify(privateJwk), SEAL_CONTEXT),
+      createdAt: now,
+    });
+    stored = await opts.store.get();
+    if (!stored) throw new Error('the platform certificate authority was stored but cannot be read back');
+  }
+  const privateJwk = JSON.parse(opts.vault.open(stored.sealedPrivateJwk, SEAL_CONTEXT)) as JWK;
+  const notAfter = Date.parse(new X509Certificate(Buffer.from(stored.certificate, 'base64')).validTo);
+  return { certificate: stored.certificate, privateJwk, intermediates: [], anchor: stored.certificate, notAfter };
+}
+
+class AuthorityCertifier implements KeyCertifier {
+  readonly anchorPem: string;
+  readonly authorityKeyId: string;
+
+  constructor(
+    private readonly authority: Authority,
+    private readonly opts: CertifierOptions,
+  ) {
+    this.anchorPem = toPem(authority.anchor);
+    this.authorityKeyId = subjectKeyIdOf(authority.certificate);
+  }
+
+  async certify(tenant: string, purpose: KeyPurpose, publicJwk: JWK): Promise<KeyCertificate> {
+    const now = this.opts.clock.now();
+    // Whole seconds, as the certificate states them, and never past the authority's own end.
+    const notAfter = Math.floor(Math.min(now + KEY_CERTIFICATE_DAYS * DAY_MS, this.authority.notAfter) / 1000) * 1000;
+    const issuer = this.opts.urls.issuer(tenant);
+    const did = tenant === ROOT_SLUG ? platformDid(this.opts.publicUrl) : tenantDid(this.opts.publicUrl, tenant);
+    const host = this.opts.publicUrl.hostname;
+    const leaf = await certifyKey({
+      ca: { certificate: this.authority.certificate, privateJwk: this.authority.privateJwk },
+      subject: {
+        commonName: `${issuer} (${purpose})`,
+        uris: [did, issuer],
+        ...(isIP(host) === 0 ? { dnsNames: [host] } : {}),
+      },
+      publicJwk,
+      validity: { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(notAfter) },
+    });
+    // x5c: the key's certificate, then what lies between it and the anchor; never the anchor itself.
+    const issuing = this.authority.certificate === this.authority.anchor ? [] : [this.authority.certificate];
+    return { chain: [leaf, ...issuing, ...this.authority.intermediates], notAfter };
+  }
+}
+
+/** At most this many keys are renewed per run; the job runs again soon after. */
+export const RENEWAL_BATCH = 500;
+
+/**
+ * Gives every published key lacking a certificate, or holding one that ends within
+ * RENEW_WITHIN_DAYS, a fresh certificate: keys made before certificates existed, and keys whose
+ * certificate is ageing. Answers how many were renewed.
+ */
+export async function renewKeyCertificates(
+  renewals: KeyCertificateRenewals,
+  certifier: KeyCertifier,
+  now: number,
+): Promise<number> {
+  let renewed = 0;
+  for (const key of await renewals.due(now + RENEW_WITHIN_DAYS * DAY_MS, RENEWAL_BATCH)) {
+    if (await renewals.renew(key, await certifier.certify(key.tenant, key.purpose, key.publicJwk))) renewed++;
+  }
+  return renewed;
+}

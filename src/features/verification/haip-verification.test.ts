@@ -1,0 +1,282 @@
+/**
+ * Hosted verification under the HAIP 1.0 profile, over real HTTP, answered by the oid4vc-ts wallet
+ * (@openid4vc/openid4vp, dcql, sd-jwt-js; test/helpers/oid4vp-wallet.ts): the request is signed
+ * with the verifier's certificate in x5c and names the verifier by that certificate's hash
+ * (`x509_hash`); the wallet encrypts its answer to a key of the transaction's own
+ * (`direct_post.jwt`, ECDH-ES P-256, A128GCM or A256GCM). The negative cases mirror the HAIP test
+ * plans' modules that apply to a verifier: a response encrypted to another key, with another
+ * algorithm, carrying another transaction's state, sent in the clear, or replayed. Each refusal
+ * leaves the transaction pending, and an honest answer still completes it.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
+import { collectWithWallet, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { keyFromX5c } from '../../../test/helpers/x5c.ts';
+
+const ASKED = ['holder_name', 'student'];
+const freshNonce = () => randomBytes(24).toString('base64url');
+
+for (const factory of testDatabases()) {
+  describe(`hosted verification under HAIP 1.0: x509_hash and direct_post.jwt (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let origin: string;
+    let vct: string;
+    let anchorPem: string;
+    let holding: { credential: string; key: HolderKey };
+
+    async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+      return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
+    }
+
+    interface Opened {
+      requestUri: string;
+      transactionId: string;
+      resultToken: string;
+    }
+
+    async function open(profile?: 'haip' | 'openid4vp'): Promise<Opened> {
+      const body = { vct, claims: ASKED, nonce: freshNonce(), aud: 'https://rp.example.test', ...(profile ? { profile } : {}) };
+      const res = await call('POST', '/verify/request', body);
+      assert.equal(res.status, 201, res.text);
+      return res.json as unknown as Opened;
+    }
+
+    const poll = async (o: Opened) =>
+      (await call('GET', `/verify/result/${o.transactionId}`, undefined, { authorization: `Bearer ${o.resultToken}` })).json
+        .outcome as Record<string, unknown> | null;
+
+    /** The request object as served: the compact JWS, its header and its payload. */
+    async function requestObject(o: Opened) {
+      const res = await call('GET', `/oid4vp/request/${o.transactionId}`);
+      assert.equal(res.status, 200, res.text);
+      return { jws: res.text, header: decodeProtectedHeader(res.text), payload: decodeJwt(res.text) };
+    }
+
+    const present = (o: Opened, overrides?: WalletOverrides) =>
+      presentWithWallet({
+        requestUri: o.requestUri,
+        credential: holding.credential,
+        holderKey: holding.key,
+        baseUrl: origin,
+        ...(overrides ? { overrides } : {}),
+      });
+
+    /** Posts a direct_post.jwt body as a wallet does: `response=<JWE>`, form-encoded. */
+    async function postResponse(jwe: string) {
+      const res = await fetch(`${origin}/oid4vp/response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ response: jwe }).toString(),
+      });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    }
+
+    /** A JWE of `params` to the transaction's key (as its jwks lists it), under that key's kid. */
+    async function encryptTo(jwk: JWK, params: Record<string, unknown>, enc = 'A128GCM', kid = String(jwk.kid)) {
+      return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(params)))
+        .setProtectedHeader({ alg: 'ECDH-ES', enc, kid })
+        .encrypt(await importJWK(jwk, 'ECDH-ES'));
+    }
+
+    /** The honest wallet's presentation for `o`, then proof that the refusals before it changed nothing. */
+    async function stillCompletes(o: Opened) {
+      assert.equal(await poll(o), null, 'the refused response left the transaction pending');
+      const run = await present(o);
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      assert.equal((await poll(o))?.ok, true);
+    }
+
+    before(async () => {
+      db = await factory.create();
+      rail = await startRail(db);
+      await rail.app.listen({ port: 0, host: '127.0.0.1' });
+      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      const tenant = await call('POST', '/api/tenants', { name: 'Leuven Library' }, owner);
+      assert.equal(tenant.status, 201, tenant.text);
+      const type = await call(
+        'POST',
+        '/api/types',
+        { tenant: tenant.json.slug, name: 'Library Card', claims: CARD_CLAIMS },
+        owner,
+      );
+      assert.equal(type.status, 201, type.text);
+      vct = String(type.json.vct);
+      const offer = await call(
+        'POST',
+        '/api/offers',
+        { tenant: tenant.json.slug, typeId: type.json.typeId, subject: CARD_SUBJECT },
+        owner,
+      );
+      const key = await newHolderKey();
+      holding = {
+        credential: await collectWithWallet({ offerUri: String(offer.json.offerUri), holderKey: key, baseUrl: origin }),
+        key,
+      };
+      anchorPem = (await call('GET', '/.well-known/openrail-ca.pem')).text;
+    });
+
+    after(async () => {
+      await rail?.stop();
+      await db?.drop();
+    });
+
+    test('the request: signed with the verifier’s certificate, named by its hash, asking for an encrypted answer', async () => {
+      const o = await open('haip');
+      const { jws, header, payload } = await requestObject(o);
+      assert.deepEqual(Object.keys(header).sort(), ['alg', 'typ', 'x5c'], 'x5c names the key; no DID kid');
+      const { leaf } = keyFromX5c(jws, anchorPem);
+      const hash = createHash('sha256').update(leaf.raw).digest('base64url');
+      assert.equal(payload.client_id, `x509_hash:${hash}`);
+      assert.equal(new URL(o.requestUri).searchParams.get('client_id'), payload.client_id, 'the QR code names the same client');
+      assert.equal(payload.response_mode, 'direct_post.jwt');
+      const metadata = payload.client_metadata as { jwks: { keys: JWK[] }; encrypted_response_enc_values_supported: string[] };
+      assert.deepEqual(metadata.encrypted_response_enc_values_supported, ['A128GCM', 'A256GCM']);
+      assert.equal(metadata.jwks.keys.length, 1);
+      const [jwk] = metadata.jwks.keys;
+      assert.deepEqual(
+        { kty: jwk?.kty, crv: jwk?.crv, alg: jwk?.alg, use: jwk?.use, kid: jwk?.kid, d: jwk?.d },
+        { kty: 'EC', crv: 'P-256', alg: 'ECDH-ES', use: 'enc', kid: o.transactionId, d: undefined },
+      );
+      // trusted_authorities: the key identifier of the authority that certified the issuer (the anchor, here).
+      const query = (payload.dcql_query as { credentials: { trusted_authorities: unknown }[] }).credentials[0];
+      // (The wallet matches the value against its credential's own chain: the presentations below would fail otherwise.)
+      const [authority] = query?.trusted_authorities as { type: string; values: string[] }[];
+      assert.equal(authority?.type, 'aki');
+      assert.match(authority?.values.join() ?? '', /^[A-Za-z0-9_-]{20,}$/);
+      const other = await requestObject(await open('haip'));
+      const otherKey = (other.payload.client_metadata as { jwks: { keys: JWK[] } }).jwks.keys[0];
+      assert.notEqual(otherKey?.x, jwk?.x, 'each transaction has a key of its own');
+    });
+
+    test('the oid4vc-ts wallet answers encrypted, with A128GCM; the result API is unchanged', async () => {
+      const o = await open('haip');
+      const run = await present(o);
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      assert.ok(run.responseJwe, 'the answer went as a JWE');
+      const jweHeader = decodeProtectedHeader(run.responseJwe);
+      assert.deepEqual([jweHeader.alg, jweHeader.enc, jweHeader.kid], ['ECDH-ES', 'A128GCM', o.transactionId]);
+      assert.equal(run.form.vp_token, undefined, 'nothing was posted in the clear');
+      assert.equal(
+        keyBindingOf(run.presentation).payload.aud,
+        run.request.client_id,
+        'the holder signed for the x509_hash client',
+      );
+      const outcome = await poll(o);
+      assert.equal(outcome?.ok, true, JSON.stringify(outcome));
+      assert.deepEqual(Object.keys((outcome?.presentation as { claims: object }).claims).sort(), [...ASKED].sort());
+
+      // The key is gone with the transaction's completion: no request is served, a replay is refused.
+      const row = await rail.db
+        .selectFrom('presentation_transactions')
+        .select(['response_key', 'profile'])
+        .where('id', '=', o.transactionId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { response_key: null, profile: 'haip' });
+      assert.equal((await call('GET', `/oid4vp/request/${o.transactionId}`)).status, 404);
+      const replay = await postResponse(run.responseJwe);
+      assert.equal(replay.status, 400);
+      assert.match(String(replay.json.error_description), /already complete/);
+    });
+
+    test('and with A256GCM', async () => {
+      const o = await open('haip');
+      const run = await present(o, { enc: 'A256GCM' });
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      assert.equal(decodeProtectedHeader(run.responseJwe ?? '').enc, 'A256GCM');
+      assert.equal((await poll(o))?.ok, true);
+    });
+
+    test('a response encrypted to another key is refused and changes nothing', async () => {
+      const o = await open('haip');
+      const { privateKey: _unused, publicKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
+      const run = await present(o, { encryptTo: await exportJWK(publicKey) });
+      assert.equal(run.status, 400);
+      assert.deepEqual(run.body, {
+        error: 'invalid_request',
+        error_description: 'The response cannot be decrypted with this transaction’s key.',
+      });
+      await stillCompletes(o);
+    });
+
+    test('a content encryption the verifier did not list is refused and changes nothing', async () => {
+      const o = await open('haip');
+      const run = await present(o, { enc: 'A192GCM' });
+      assert.equal(run.status, 400);
+      assert.match(String((run.body as Record<string, unknown>).error_description), /ECDH-ES and one of A128GCM, A256GCM/);
+      await stillCompletes(o);
+    });
+
+    test('a response carrying another transaction’s state, to this one’s key, is refused', async () => {
+      const a = await open('haip');
+      const b = await open('haip');
+      const aObject = await requestObject(a);
+      const bObject = await requestObject(b);
+      const aKey = (aObject.payload.client_metadata as { jwks: { keys: JWK[] } }).jwks.keys[0] as JWK;
+      const refused = await postResponse(
+        await encryptTo(aKey, { vp_token: { credential: ['x~'] }, state: bObject.payload.state }),
+      );
+      assert.equal(refused.status, 400);
+      assert.match(String(refused.json.error_description), /does not carry this transaction’s state/);
+      // A kid naming no live transaction, and one that is not a JWE at all.
+      assert.match(
+        String((await postResponse(await encryptTo(aKey, {}, 'A128GCM', 'vtx_nope'))).json.error_description),
+        /No live/,
+      );
+      assert.equal((await postResponse('not.a.jwe')).status, 400);
+      await stillCompletes(a);
+      await stillCompletes(b);
+    });
+
+    test('a presentation in the clear to a HAIP transaction is refused; a wallet’s error may come in the clear', async () => {
+      const o = await open('haip');
+      const { payload } = await requestObject(o);
+      const clear = await fetch(`${origin}/oid4vp/response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ vp_token: JSON.stringify({ credential: ['x~'] }), state: String(payload.state) }).toString(),
+      });
+      assert.equal(clear.status, 400);
+      assert.match(String(((await clear.json()) as Record<string, unknown>).error_description), /encrypted \(direct_post\.jwt\)/);
+      await stillCompletes(o);
+
+      const declined = await open('haip');
+      const state = String((await requestObject(declined)).payload.state);
+      const error = await fetch(`${origin}/oid4vp/response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ error: 'access_denied', state }).toString(),
+      });
+      assert.equal(error.status, 400);
+      assert.equal((await poll(declined))?.error, 'wallet_error');
+    });
+
+    test('an encrypted response to a transaction of the interface’s profile is refused; that profile is unchanged', async () => {
+      const o = await open();
+      const { header, payload } = await requestObject(o);
+      assert.ok(typeof header.kid === 'string' && header.x5c === undefined, 'the interface’s profile names the key by DID');
+      assert.equal(payload.response_mode, 'direct_post');
+      assert.equal(String(payload.client_id), 'decentralized_identifier:did:web:rail.example.test');
+      const { publicKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
+      const jwk = { ...(await exportJWK(publicKey)), kid: o.transactionId };
+      const refused = await postResponse(await encryptTo(jwk, { state: payload.state }));
+      assert.equal(refused.status, 400);
+      assert.match(String(refused.json.error_description), /in the clear \(direct_post\)/);
+      await stillCompletes(o);
+    });
+  });
+}
