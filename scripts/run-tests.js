@@ -15,7 +15,12 @@ function find(dir) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : [...find('src'), ...find('test')];
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+// Test files run two at a time by default: most of a file's time is spent waiting on PostgreSQL,
+// sockets, child processes or Chromium, not on the CPU, and Node's own default (one per core beyond
+// the first) is one at a time on a 2-core machine. OPENRAIL_TEST_CONCURRENCY sets another number.
+const concurrency = Number.parseInt(process.env.OPENRAIL_TEST_CONCURRENCY ?? '', 10) || 2;
+const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',
 });
 process.exit(result.status ?? 1);

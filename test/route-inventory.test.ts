@@ -35,6 +35,8 @@ const EXTRAS: Record<string, string> = {
   'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
   'GET /.well-known/openrail-ca.pem':
     'the trust anchor of the signing keys’ certificates, for verifiers that resolve keys by x5c (HAIP 1.0; docs/haip.md)',
+  'POST /verify/response/{transactionId}':
+    'the Digital Credentials API’s answer, relayed by the page that asked with its result token (OID4VP 1.0 Appendix A; docs/dc-api.md)',
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
   'GET /admin/*':

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { KeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
-import { openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
+import { authorityEndingSoon, openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
 import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
@@ -90,6 +90,12 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const renewals = new SqlKeyCertificateRenewals(db);
     // Keys made before certificates existed get theirs before the first request is served.
     await renewKeyCertificates(renewals, certifier, clock.now());
+    if (authorityEndingSoon(certifier, clock.now())) {
+      log.warn(
+        { notAfter: new Date(certifier.notAfter).toISOString() },
+        'the certificate authority of the signing keys ends within 60 days: replace it (docs/haip.md)',
+      );
+    }
 
     let openApi: Record<string, unknown> = {};
     let served: readonly string[] = [];

@@ -34,6 +34,8 @@ export interface Config {
   masterKey?: Buffer;
   directoryPepper?: string;
   demo: boolean;
+  /** Whether Digital Credentials API requests also offer the unsigned form (docs/dc-api.md); default on. */
+  dcApiUnsigned: boolean;
   logLevel: string;
   unmountedGroups: string[];
   security: { contacts: string[]; expires?: Date; policy?: string };
@@ -382,6 +384,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     backupDir: resolve(read(env, 'OPENRAIL_BACKUP_DIR') ?? join(dataDir, 'backups')),
     demo: oneOf(env, 'OPENRAIL_DEMO', ['on', 'off'] as const, 'on') === 'on',
+    dcApiUnsigned: oneOf(env, 'OPENRAIL_DC_API_UNSIGNED', ['on', 'off'] as const, 'on') === 'on',
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     unmountedGroups: unmounted ? unmounted.split(',').map((g) => g.trim()) : [],
     security: { contacts: securityContacts(env, url) },

@@ -90,6 +90,16 @@ export const ERROR_CATALOGUE = {
     status: 403,
     description: 'The bearer is not the resultToken of this transaction: its result stays private.',
   },
+  transaction_complete: { status: 409, description: 'The presentation transaction already has its outcome.' },
+  dc_api_not_requested: {
+    status: 409,
+    description: 'The presentation transaction was opened without an origin, so it takes no Digital Credentials API answer.',
+  },
+  unreadable_response: {
+    status: 400,
+    description:
+      'The wallet answer cannot be read: it is not encrypted to this transaction’s key, uses another algorithm, or holds neither response nor error.',
+  },
   unknown_operator: { status: 404, description: 'No operator has this username.' },
   unknown_member: { status: 404, description: 'The tenant has no member with this account id.' },
   unknown_proposal: { status: 404, description: 'The tenant has no proposal with this id.' },

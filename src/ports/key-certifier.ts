@@ -10,6 +10,8 @@ export interface KeyCertificate {
   chain: CertificateBase64[];
   /** When the key's own certificate stops being valid (ms since the epoch). */
   notAfter: number;
+  /** The key identifier of the authority that issued it (base64url): a key certified by another authority is renewed. */
+  authority: string;
 }
 
 /**
@@ -30,6 +32,8 @@ export interface KeyCertifier {
    * `aki` names.
    */
   readonly authorityKeyId: string;
+  /** When the certificate that signs key certificates ends (ms since the epoch): no key certificate outlives it. */
+  readonly notAfter: number;
 }
 
 /**
@@ -37,8 +41,11 @@ export interface KeyCertifier {
  * yet, or one that ends soon), and writing a fresh one.
  */
 export interface KeyCertificateRenewals {
-  /** Published (unretired) keys whose certificate is missing or ends before `before`, oldest first. */
-  due(before: number, limit: number): Promise<StoredSigningKey[]>;
+  /**
+   * Published (unretired) keys whose certificate is missing, ends before `before`, or was issued by
+   * an authority other than `authority` (the operator changed it), oldest first.
+   */
+  due(before: number, authority: string, limit: number): Promise<StoredSigningKey[]>;
   /** Stores `certificate` on the key, unless it was renewed meanwhile (then false, nothing written). */
   renew(key: StoredSigningKey, certificate: KeyCertificate): Promise<boolean>;
 }

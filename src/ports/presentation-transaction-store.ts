@@ -36,10 +36,19 @@ export interface PresentationTransactionRecord {
   /** The profile it was opened under (docs/haip.md): the interface's `openid4vp`, or `haip`. */
   profile: VerificationProfile;
   /**
-   * HAIP: the private JWK of the transaction's own response-encryption key, sealed under the
-   * master key; dropped (null) when the transaction completes. Null under `openid4vp`.
+   * The private JWK of the transaction's own response-encryption key (HAIP, and every DC API
+   * request), sealed under the master key; dropped (null) when the transaction completes. Null
+   * when neither asks for one.
    */
   responseKey: string | null;
+  /** The web origin a Digital Credentials API request is made from (docs/dc-api.md); null: none. */
+  dcOrigin: string | null;
+  /**
+   * The verifier's certificate chain when the transaction opened, for requests that name the
+   * verifier by its hash (`x509_hash`: HAIP, DC API): every request and the expected audience use
+   * this one, so a renewal meanwhile changes nothing for it. Null when no request does.
+   */
+  verifierChain: string[] | null;
 }
 
 export const VERIFICATION_PROFILES = ['openid4vp', 'haip'] as const;

@@ -4,7 +4,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ASSETS_DIR, cspHashOf, IMMUTABLE, loadWebAssets, REVALIDATE, VENDOR_FILES, webStaticFiles } from './assets.ts';
+import {
+  ASSETS_DIR,
+  cspHashOf,
+  EMBEDDABLE_SCRIPTS,
+  IMMUTABLE,
+  loadWebAssets,
+  REVALIDATE,
+  VENDOR_FILES,
+  webStaticFiles,
+} from './assets.ts';
 
 const assets = loadWebAssets();
 
@@ -89,11 +98,18 @@ describe('static files', () => {
     assert.equal(plain.etag, hashed.etag);
   });
 
-  test('scripts are inlined, never served', () => {
+  test('scripts are inlined; only the embeddable ones are served too, as JavaScript, byte for byte', () => {
+    const served = [...files.keys()].filter((p) => p.startsWith('/assets/') && p.endsWith('.js'));
     assert.deepEqual(
-      [...files.keys()].filter((p) => p.startsWith('/assets/') && p.endsWith('.js')),
-      [],
+      served.map((p) => p.replace(/\.[0-9a-f]{16}\.js$/, '.js')).sort(),
+      EMBEDDABLE_SCRIPTS.flatMap((name) => [`/assets/${name}`, `/assets/${name}`]).sort(),
     );
+    for (const name of EMBEDDABLE_SCRIPTS) {
+      const file = files.get(`/assets/${name}`);
+      assert.equal(file?.contentType, 'text/javascript; charset=utf-8');
+      assert.equal(file?.crossOrigin, true, 'other sites may load it');
+      assert.equal(file?.body.toString('utf8'), readFileSync(join(ASSETS_DIR, name), 'utf8'));
+    }
   });
 
   test('of node_modules, only the allow-listed vendor files are served, with their content types', () => {

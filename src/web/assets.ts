@@ -9,6 +9,8 @@
  * - `src/web/assets/*.css` and `*.svg` are served as static files under /assets/ (`style-src 'self'`).
  * - A few files of npm packages (an explicit allow-list, VENDOR_FILES) are served the same way
  *   from node_modules, never from a CDN.
+ * - A page script meant for other sites to embed (EMBEDDABLE_SCRIPTS: the Digital Credentials API
+ *   helper, docs/dc-api.md) is also served as a static file.
  *
  * Every static file is served at two addresses: one with its content hash in the name
  * (`/assets/site.<hash>.css`), cached for a year as immutable, which is what pages link to; and
@@ -27,6 +29,8 @@ export interface StaticAsset {
   contentType: string;
   body: Buffer;
   cacheControl: string;
+  /** Whether other sites may load it (Cross-Origin-Resource-Policy: cross-origin): the embeddable scripts only. */
+  crossOrigin?: boolean;
   /** A strong validator of the body (quoted, as sent in the ETag header). */
   etag: string;
 }
@@ -61,6 +65,9 @@ export const VENDOR_FILES: ReadonlyArray<{ path: string; packageName: string; fi
   { path: '/docs/assets/swagger-ui.css', packageName: 'swagger-ui-dist', file: 'swagger-ui.css' },
 ];
 
+/** Page scripts relying parties may load from their own pages, served under /assets/ as well as inlined here. */
+export const EMBEDDABLE_SCRIPTS: readonly string[] = ['dc-api.js'];
+
 const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -91,7 +98,13 @@ export function inlineScriptText(name: string, bytes: Buffer): string {
   return text;
 }
 
-function publish(files: Map<string, StaticAsset>, linked: Map<string, LinkedAsset>, plainPath: string, body: Buffer): void {
+function publish(
+  files: Map<string, StaticAsset>,
+  linked: Map<string, LinkedAsset>,
+  plainPath: string,
+  body: Buffer,
+  crossOrigin = false,
+): void {
   const ext = extname(plainPath);
   const contentType = CONTENT_TYPES[ext];
   if (!contentType) throw new Error(`web asset ${plainPath}: no content type for "${ext}"`);
@@ -99,8 +112,9 @@ function publish(files: Map<string, StaticAsset>, linked: Map<string, LinkedAsse
   const fingerprint = sha256.toString('hex').slice(0, 16);
   const etag = `"${sha256.toString('base64url')}"`;
   const hashedPath = `${plainPath.slice(0, -ext.length)}.${fingerprint}${ext}`;
-  files.set(plainPath, { contentType, body, cacheControl: REVALIDATE, etag });
-  files.set(hashedPath, { contentType, body, cacheControl: IMMUTABLE, etag });
+  const shared = crossOrigin ? { crossOrigin } : {};
+  files.set(plainPath, { contentType, body, cacheControl: REVALIDATE, etag, ...shared });
+  files.set(hashedPath, { contentType, body, cacheControl: IMMUTABLE, etag, ...shared });
   linked.set(plainPath, { url: hashedPath, integrity: `sha384-${createHash('sha384').update(body).digest('base64')}` });
 }
 
@@ -114,6 +128,7 @@ export function loadWebAssets(dir: string = ASSETS_DIR): WebAssets {
     const bytes = readFileSync(join(dir, name));
     if (name.endsWith('.js')) {
       scripts.set(name, { name, source: inlineScriptText(name, bytes), cspHash: cspHashOf(bytes) });
+      if (EMBEDDABLE_SCRIPTS.includes(name)) publish(files, linked, `/assets/${name}`, bytes, true);
     } else {
       publish(files, linked, `/assets/${name}`, bytes);
     }

@@ -38,7 +38,7 @@ export function sendStaticFile(request: FastifyRequest, reply: FastifyReply, ass
   reply
     .header('cache-control', asset.cacheControl)
     .header('etag', asset.etag)
-    .header('cross-origin-resource-policy', 'same-origin');
+    .header('cross-origin-resource-policy', asset.crossOrigin ? 'cross-origin' : 'same-origin');
   if (notModified(request.headers['if-none-match'], asset.etag)) return reply.code(304).send();
   return reply.type(asset.contentType).send(asset.body);
 }

@@ -224,28 +224,33 @@ async function readAnswer(response: Response) {
   return { status: response.status, contentType, body };
 }
 
-/**
- * The whole wallet flow for an `openid4vp://` request URI: parse it, fetch and verify the signed
- * request object (the did:web signer resolved through the rail), evaluate its DCQL query against the
- * credential, present the selected claims with a KB-JWT (aud = client_id, nonce = request nonce),
- * and direct_post the response to the response_uri.
- */
-export async function presentWithWallet(opts: {
-  requestUri: string;
+/** What the wallet is given: its credential and key, and where the rail answers. */
+interface WalletSetup {
   credential: string;
   holderKey: HolderKey;
   baseUrl: string;
   publicUrl?: string;
   overrides?: WalletOverrides;
-}): Promise<WalletRun> {
-  const publicUrl = opts.publicUrl ?? PUBLIC_URL;
-  const overrides = opts.overrides ?? {};
-  const requests: FetchLog = [];
-  const railFetch = walletFetch(opts.baseUrl, publicUrl, requests);
+}
 
-  /** JAR signature: a did signer's DID URL is resolved via did:web; nothing else is trusted. */
+/** The JARM options of an encrypted answer: the test wallet encrypts with ECDH-ES and either GCM, a fresh apu each time. */
+const walletJarm = () => ({
+  encryption: { nonce: randomBytes(16).toString('base64url') },
+  serverMetadata: {
+    authorization_signing_alg_values_supported: ['ES256'],
+    authorization_encryption_alg_values_supported: ['ECDH-ES'],
+    authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
+  },
+});
+
+/**
+ * The oid4vc-ts client as the test wallet configures it. A request signed by a DID is checked
+ * against the DID document (did:web through the rail); one signed with x5c against the
+ * platform's trust anchor, which the wallet fetches once as a wallet configured to trust it has
+ * it. Responses are encrypted with jose to the verifier's key, its kid in the header.
+ */
+function walletClient(railFetch: typeof fetch, publicUrl: string, overrides: WalletOverrides): Openid4vpClient {
   let anchorPem: string | undefined;
-  /** The platform's trust anchor, fetched once, as a wallet configured to trust it has it. */
   const anchor = async () => {
     if (anchorPem === undefined) {
       const res = await railFetch(`${publicUrl}/.well-known/openrail-ca.pem`);
@@ -256,7 +261,6 @@ export async function presentWithWallet(opts: {
   };
   const verifyJwt: VpCallbacks['verifyJwt'] = async (signer, jwt) => {
     if (signer.method === 'x5c') {
-      // HAIP: the request is signed by the key of the certificate x5c carries, chained to the anchor.
       try {
         const { key } = keyFromX5c(jwt.compact, await anchor());
         const signerJwk = publicOnly(key.export({ format: 'jwk' }) as JWK);
@@ -280,14 +284,13 @@ export async function presentWithWallet(opts: {
     }
     return { verified: true, signerJwk };
   };
-
-  const client = new Openid4vpClient({
+  return new Openid4vpClient({
     callbacks: {
       fetch: railFetch,
       hash,
       verifyJwt,
       signJwt: unsupported('sign JARM responses'),
-      // direct_post.jwt (OID4VP 1.0 §8.3): an unsigned JWT encrypted to the verifier's key, its kid in the header.
+      // OID4VP 1.0 §8.3: an unsigned JWT encrypted to the verifier's key, its kid in the header.
       encryptJwe: async (encryptor, data) => {
         if (encryptor.method !== 'jwk') throw new Error('the test wallet encrypts to a JWK only');
         const target = overrides.encryptTo ?? encryptor.publicJwk;
@@ -310,6 +313,67 @@ export async function presentWithWallet(opts: {
       },
     },
   });
+}
+
+/**
+ * The presentation for a resolved request: its DCQL query evaluated against the credential (which
+ * must satisfy it), the selected claims disclosed, and a KB-JWT for `aud` with the request's nonce.
+ */
+async function presentationFor(resolved: ResolvedOpenid4vpAuthorizationRequest, setup: WalletSetup, aud: string) {
+  const overrides = setup.overrides ?? {};
+  assert.ok(resolved.dcql, 'the request carries a DCQL query');
+  const sdJwtVc = new SDJwtVcInstance({
+    hasher: digest,
+    kbSigner: es256Signer(overrides.kbKey ?? setup.holderKey),
+    kbSignAlg: 'ES256',
+  });
+  const claims = (await sdJwtVc.getClaims(setup.credential)) as Record<string, unknown>;
+  const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
+  DcqlQuery.validate(query);
+  const result = DcqlQuery.query(query, [
+    {
+      credential_format: 'dc+sd-jwt',
+      vct: String(claims.vct),
+      claims: claims as never,
+      cryptographic_holder_binding: true,
+      // trusted_authorities (aki): the wallet names the authority of the credential's own x5c.
+      ...authorityOf(setup.credential),
+    },
+  ]);
+  assert.ok(result.can_be_satisfied, `the DCQL query matches the credential: ${JSON.stringify(result)}`);
+  const [queryId, match] = Object.entries(result.credential_matches)[0] ?? [];
+  assert.ok(queryId && match?.success, 'one credential query matched');
+  const selected = match.valid_credentials[0].claims.valid_claim_sets[0].output as Record<string, unknown>;
+  const disclosed = overrides.disclose ?? Object.keys(selected);
+
+  // SD-JWT+KB (RFC 9901; OID4VP 1.0 Appendix B.3): aud as the channel says, nonce the request's.
+  const frame = Object.fromEntries(disclosed.map((c) => [c, true]));
+  const request = resolved.authorizationRequestPayload;
+  let presentation = await sdJwtVc.present(setup.credential, frame, {
+    kb: {
+      payload: {
+        aud: overrides.aud ?? aud,
+        nonce: overrides.nonce ?? request.nonce,
+        iat: overrides.iat ?? Math.floor(Date.now() / 1000),
+      },
+    },
+  });
+  if (overrides.tamper) presentation = overrides.tamper(presentation);
+  return { queryId, disclosed, presentation };
+}
+
+/**
+ * The whole wallet flow for an `openid4vp://` request URI: parse it, fetch and verify the signed
+ * request object (a did:web signer resolved through the rail, or x5c against the platform's
+ * anchor), evaluate its DCQL query against the credential, present the selected claims with a
+ * KB-JWT (aud = client_id, nonce = request nonce), and post the response to the response_uri:
+ * in the clear (direct_post), or encrypted (direct_post.jwt).
+ */
+export async function presentWithWallet(opts: WalletSetup & { requestUri: string }): Promise<WalletRun> {
+  const publicUrl = opts.publicUrl ?? PUBLIC_URL;
+  const requests: FetchLog = [];
+  const railFetch = walletFetch(opts.baseUrl, publicUrl, requests);
+  const client = walletClient(railFetch, publicUrl, opts.overrides ?? {});
 
   return withInsecureUrls(publicUrl, async () => {
     const parsed = client.parseOpenid4vpAuthorizationRequest({ authorizationRequest: opts.requestUri });
@@ -319,62 +383,13 @@ export async function presentWithWallet(opts: {
     const haip = resolved.client.prefix === 'x509_hash';
     assert.equal(resolved.client.prefix, haip ? 'x509_hash' : 'decentralized_identifier');
     assert.equal(resolved.jar?.sendBy, 'reference');
-    assert.ok(resolved.dcql, 'the request carries a DCQL query');
     assert.equal(request.response_mode, haip ? 'direct_post.jwt' : 'direct_post');
-
-    // DCQL: the query must be satisfiable by the credential the wallet holds.
-    const sdJwtVc = new SDJwtVcInstance({
-      hasher: digest,
-      kbSigner: es256Signer(overrides.kbKey ?? opts.holderKey),
-      kbSignAlg: 'ES256',
-    });
-    const claims = (await sdJwtVc.getClaims(opts.credential)) as Record<string, unknown>;
-    const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
-    DcqlQuery.validate(query);
-    const result = DcqlQuery.query(query, [
-      {
-        credential_format: 'dc+sd-jwt',
-        vct: String(claims.vct),
-        claims: claims as never,
-        cryptographic_holder_binding: true,
-        // trusted_authorities (aki): the wallet names the authority of the credential's own x5c.
-        ...authorityOf(opts.credential),
-      },
-    ]);
-    assert.ok(result.can_be_satisfied, `the DCQL query matches the credential: ${JSON.stringify(result)}`);
-    const [queryId, match] = Object.entries(result.credential_matches)[0] ?? [];
-    assert.ok(queryId && match?.success, 'one credential query matched');
-    const selected = match.valid_credentials[0].claims.valid_claim_sets[0].output as Record<string, unknown>;
-    const disclosed = overrides.disclose ?? Object.keys(selected);
-
-    // SD-JWT+KB (RFC 9901; OID4VP 1.0 Appendix B.3): aud is the full client_id, nonce the request's.
-    const frame = Object.fromEntries(disclosed.map((c) => [c, true]));
-    let presentation = await sdJwtVc.present(opts.credential, frame, {
-      kb: {
-        payload: {
-          aud: overrides.aud ?? request.client_id,
-          nonce: overrides.nonce ?? request.nonce,
-          iat: overrides.iat ?? Math.floor(Date.now() / 1000),
-        },
-      },
-    });
-    if (overrides.tamper) presentation = overrides.tamper(presentation);
+    const { queryId, disclosed, presentation } = await presentationFor(resolved, opts, request.client_id);
 
     const { authorizationResponsePayload, jarm } = await client.createOpenid4vpAuthorizationResponse({
       authorizationRequestPayload: request,
       authorizationResponsePayload: { vp_token: { [queryId]: [presentation] } },
-      ...(haip
-        ? {
-            jarm: {
-              encryption: { nonce: randomBytes(16).toString('base64url') },
-              serverMetadata: {
-                authorization_signing_alg_values_supported: ['ES256'],
-                authorization_encryption_alg_values_supported: ['ECDH-ES'],
-                authorization_encryption_enc_values_supported: ['A128GCM', 'A256GCM'],
-              },
-            },
-          }
-        : {}),
+      ...(haip ? { jarm: walletJarm() } : {}),
     });
     // direct_post.jwt posts the JWE alone, as `response`; direct_post the parameters themselves.
     const form = jarm
@@ -404,6 +419,47 @@ export async function presentWithWallet(opts: {
       resubmit: submit,
       ...(jarm ? { responseJwe: jarm.responseJwt } : {}),
     };
+  });
+}
+
+/** What a wallet hands back through the Digital Credentials API, and what it made on the way. */
+export interface DcApiAnswer {
+  /** The DigitalCredential's protocol and data, as the browser gives them to the page. */
+  protocol: string;
+  data: Record<string, unknown>;
+  resolved: ResolvedOpenid4vpAuthorizationRequest;
+  presentation: string;
+}
+
+/**
+ * A wallet answering one request of `navigator.credentials.get({digital: {requests}})` (OID4VP
+ * 1.0 Appendix A), as the platform would hand it over with the caller's `origin`: the request
+ * resolved by the library (a signed one verified against the anchor, its expected_origins
+ * checked), the presentation bound to `origin:<origin>`, and the answer encrypted to the
+ * verifier's key (dc_api.jwt), ready for the page to relay.
+ */
+export async function answerDcApi(
+  opts: WalletSetup & { request: { protocol: string; data: Record<string, unknown> }; origin: string },
+): Promise<DcApiAnswer> {
+  const publicUrl = opts.publicUrl ?? PUBLIC_URL;
+  const railFetch = walletFetch(opts.baseUrl, publicUrl);
+  const client = walletClient(railFetch, publicUrl, opts.overrides ?? {});
+  return withInsecureUrls(publicUrl, async () => {
+    const resolved = await client.resolveOpenId4vpAuthorizationRequest({
+      authorizationRequestPayload: opts.request.data as never,
+      origin: opts.origin,
+    });
+    const request = resolved.authorizationRequestPayload;
+    assert.equal(request.response_mode, 'dc_api.jwt');
+    const { queryId, presentation } = await presentationFor(resolved, opts, `origin:${opts.origin}`);
+    const { jarm } = await client.createOpenid4vpAuthorizationResponse({
+      authorizationRequestPayload: request,
+      authorizationResponsePayload: { vp_token: { [queryId]: [presentation] } },
+      origin: opts.origin,
+      jarm: walletJarm(),
+    });
+    assert.ok(jarm, 'dc_api.jwt: the answer is encrypted');
+    return { protocol: opts.request.protocol, data: { response: jarm.responseJwt }, resolved, presentation };
   });
 }
 

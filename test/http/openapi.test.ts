@@ -397,7 +397,9 @@ for (const factory of testDatabases()) {
           // Without the plane's credential (an access token or a holder JWS, which this suite holds
           // none of) the answer is 401 before the media type is looked at.
           assert.equal(res.statusCode, credential ? 415 : 401, what);
-          const unauthenticated = Object.keys(op.security?.[0] ?? {})[0] === 'holderJws' ? 'unauthorized' : 'invalid_token';
+          // The OAuth access token's plane answers in OAuth's terms; the holder's and the result token's in ours.
+          const scheme = Object.keys(op.security?.[0] ?? {})[0];
+          const unauthenticated = scheme === 'holderJws' || scheme === 'resultToken' ? 'unauthorized' : 'invalid_token';
           assert.equal(res.json().error, credential ? 'unsupported_media_type' : unauthenticated, what);
         }
       }

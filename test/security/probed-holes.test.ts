@@ -265,6 +265,8 @@ for (const factory of testDatabases()) {
         issuerDid: null,
         profile: 'openid4vp',
         responseKey: null,
+        dcOrigin: null,
+        verifierChain: null,
       });
       await rail.db.deleteFrom('presentation_transactions').execute();
       for (let i = 0; i < 30; i++) assert.equal(await store.create(record(i)), true);

@@ -2124,6 +2124,8 @@ for (const factory of testDatabases()) {
         issuerDid: null,
         profile: 'openid4vp',
         responseKey: null,
+        dcOrigin: null,
+        verifierChain: null,
       });
       assert.equal(await store.create(tx('vtx_alpha', 'alpha', T0)), true);
       assert.equal(await store.create(tx('vtx_beta', 'beta', T0 + 1)), true);

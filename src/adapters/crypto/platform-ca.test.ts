@@ -27,7 +27,13 @@ import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../sql/sql-signin
 import { SqlTenantStore } from '../sql/sql-tenant-store.ts';
 import { KeyVault } from './key-vault.ts';
 import { LocalKeyStore } from './local-key-store.ts';
-import { KEY_CERTIFICATE_DAYS, openCertifier, RENEW_WITHIN_DAYS, renewKeyCertificates } from './platform-ca.ts';
+import {
+  authorityEndingSoon,
+  KEY_CERTIFICATE_DAYS,
+  openCertifier,
+  RENEW_WITHIN_DAYS,
+  renewKeyCertificates,
+} from './platform-ca.ts';
 import { createRootCertificate, toPem } from './x509.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -120,7 +126,9 @@ for (const factory of testDatabases()) {
       assert.equal(await store.insert(bare), true);
       await keys.ensureKey('gamma', 'verifier');
       const due = async () =>
-        (await renewals.due(now + RENEW_WITHIN_DAYS * DAY, 100)).map((k) => `${k.tenant}/${k.purpose}`).sort();
+        (await renewals.due(now + RENEW_WITHIN_DAYS * DAY, certifier.authorityKeyId, 100))
+          .map((k) => `${k.tenant}/${k.purpose}`)
+          .sort();
       assert.deepEqual(await due(), ['beta/issuer']);
       assert.equal(await renewKeyCertificates(renewals, certifier, now), 1);
       assert.deepEqual(await due(), []);
@@ -138,7 +146,7 @@ for (const factory of testDatabases()) {
       assert.equal(await keys.retire('alpha', superseded.kid), true);
       assert.deepEqual(await due(), ['alpha/issuer', 'beta/issuer', 'gamma/verifier']);
       // A renewal that lost a race to another process writes nothing.
-      const [first] = await renewals.due(now + RENEW_WITHIN_DAYS * DAY, 1);
+      const [first] = await renewals.due(now + RENEW_WITHIN_DAYS * DAY, certifier.authorityKeyId, 1);
       assert.ok(first);
       assert.equal(await renewals.renew(first, await certifier.certify(first.tenant, first.purpose, first.publicJwk)), true);
       assert.equal(await renewals.renew(first, await certifier.certify(first.tenant, first.purpose, first.publicJwk)), false);
@@ -148,11 +156,41 @@ for (const factory of testDatabases()) {
       assert.equal(renewed?.certificate?.notAfter, now + KEY_CERTIFICATE_DAYS * DAY);
       now = T0;
     });
+
+    test('a change of authority certifies every published key again, once; near its end, renewal stops', async () => {
+      const renewals = new SqlKeyCertificateRenewals(db);
+      const published = async () =>
+        (await Promise.all(['alpha', 'beta', 'gamma'].map((t) => new SqlSigningKeyStore(db).published(t)))).flat();
+      // The operator's issuing CA ends 30 days from now: inside the renewal window.
+      const chain = await operatorChain({ issuingDays: 30 });
+      const operator = await openCertifier({
+        store: new SqlCertificateAuthorityStore(db),
+        vault,
+        clock,
+        urls: new IssuerUrls(PUBLIC_URL),
+        publicUrl: PUBLIC_URL,
+        platformName: 'openrail',
+        external: { chainPem: `${chain.issuingPem}\n${chain.rootPem}`, privateKeyPem: chain.keyPem },
+      });
+      assert.ok(authorityEndingSoon(operator, now));
+      const keys = await published();
+      assert.equal(await renewKeyCertificates(renewals, operator, now), keys.length);
+      for (const key of await published()) {
+        assert.equal(key.certificate?.authority, operator.authorityKeyId);
+        assert.equal(key.certificate?.chain.length, 2, 'the key’s certificate and the issuing CA');
+        assert.equal(key.certificate?.notAfter, T0 + 30 * DAY, 'no later than the issuing CA');
+      }
+      assert.equal(await renewKeyCertificates(renewals, operator, now), 0, 'at the authority’s end: nothing is due again');
+      assert.equal(await renewKeyCertificates(renewals, operator, now + DAY), 0);
+      // Back to the platform root: every key again.
+      assert.equal(await renewKeyCertificates(renewals, certifier, now), keys.length);
+      assert.ok(!authorityEndingSoon(certifier, now));
+    });
   });
 }
 
 /** An operator's chain: a root, an issuing CA under it, and the issuing CA's private key. */
-async function operatorChain(opts: { issuingIsCa?: boolean; withoutKeyId?: boolean } = {}) {
+async function operatorChain(opts: { issuingIsCa?: boolean; withoutKeyId?: boolean; issuingDays?: number } = {}) {
   const root = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
   const issuing = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const rootPem = toPem(
@@ -176,7 +214,7 @@ async function operatorChain(opts: { issuingIsCa?: boolean; withoutKeyId?: boole
     subject: 'CN=Operator Issuing CA',
     issuer: rootCert.subject,
     notBefore: new Date(T0 - DAY),
-    notAfter: new Date(T0 + 1800 * DAY),
+    notAfter: new Date(T0 + (opts.issuingDays ?? 1800) * DAY),
     publicKey: issuingPublic,
     signingKey: await webcrypto.subtle.importKey('jwk', root, P256, false, ['sign']),
     signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
@@ -255,7 +293,7 @@ describe('an operator’s own certificate authority', () => {
       ['another root', `${chain.issuingPem}\n${other.rootPem}`, chain.keyPem, /not signed by certificate 2/],
       ['another key', `${chain.issuingPem}\n${chain.rootPem}`, other.keyPem, /not the first certificate’s/],
       ['no key', `${chain.issuingPem}\n${chain.rootPem}`, 'nothing', /no readable private key/],
-      ['not a CA', `${notCa.issuingPem}\n${notCa.rootPem}`, notCa.keyPem, /not a certificate authority/],
+      ['not a CA', `${notCa.issuingPem}\n${notCa.rootPem}`, notCa.keyPem, /certificate 1, which is not a certificate authority/],
       ['no key identifier', `${noKeyId.issuingPem}\n${noKeyId.rootPem}`, noKeyId.keyPem, /without a subject key identifier/],
       [
         'another curve',
@@ -267,7 +305,10 @@ describe('an operator’s own certificate authority', () => {
     for (const [name, chainPem, keyPem, message] of cases) {
       await assert.rejects(open(chainPem, keyPem), message, name);
     }
-    await assert.rejects(open(`${chain.issuingPem}\n${chain.rootPem}`, chain.keyPem, T0 + 1801 * DAY), /has expired/);
+    await assert.rejects(
+      open(`${chain.issuingPem}\n${chain.rootPem}`, chain.keyPem, T0 + 1801 * DAY),
+      /certificate 1, which is not valid now/,
+    );
   });
 });
 

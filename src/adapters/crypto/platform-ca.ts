@@ -7,13 +7,14 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import type {
   CertificateAuthorityStore,
+  CertificateBase64,
   KeyCertificate,
   KeyCertificateRenewals,
   KeyCertifier,
 } from '../../ports/key-certifier.ts';
 import type { KeyPurpose } from '../../ports/signing-key-store.ts';
 import type { KeyVault } from './key-vault.ts';
-import { type CertificateBase64, certifyKey, createRootCertificate, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
+import { certifyKey, createRootCertificate, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The platform root's life: long, as a trust anchor's is; replacing it is an operator's decision (docs/haip.md). */
@@ -94,6 +95,7 @@ async function platformRoot(opts: CertifierOptions): Promise<Authority> {
 class AuthorityCertifier implements KeyCertifier {
   readonly anchorPem: string;
   readonly authorityKeyId: string;
+  readonly notAfter: number;
 
   constructor(
     private readonly authority: Authority,
@@ -101,6 +103,7 @@ class AuthorityCertifier implements KeyCertifier {
   ) {
     this.anchorPem = toPem(authority.anchor);
     this.authorityKeyId = subjectKeyIdOf(authority.certificate);
+    this.notAfter = authority.notAfter;
   }
 
   async certify(tenant: string, purpose: KeyPurpose, publicJwk: JWK): Promise<KeyCertificate> {
@@ -122,7 +125,7 @@ class AuthorityCertifier implements KeyCertifier {
     });
     // x5c: the key's certificate, then what lies between it and the anchor; never the anchor itself.
     const issuing = this.authority.certificate === this.authority.anchor ? [] : [this.authority.certificate];
-    return { chain: [leaf, ...issuing, ...this.authority.intermediates], notAfter };
+    return { chain: [leaf, ...issuing, ...this.authority.intermediates], notAfter, authority: this.authorityKeyId };
   }
 }
 
@@ -130,9 +133,10 @@ class AuthorityCertifier implements KeyCertifier {
 export const RENEWAL_BATCH = 500;
 
 /**
- * Gives every published key lacking a certificate, or holding one that ends within
- * RENEW_WITHIN_DAYS, a fresh certificate: keys made before certificates existed, and keys whose
- * certificate is ageing. Answers how many were renewed.
+ * Gives every published key lacking a certificate, holding one that ends within
+ * RENEW_WITHIN_DAYS, or one of another authority, a fresh certificate: keys made before
+ * certificates existed, keys whose certificate is ageing, and every key when the operator changes
+ * the authority. Answers how many were renewed: a batch at most, the next run goes on.
  */
 export async function renewKeyCertificates(
   renewals: KeyCertificateRenewals,
@@ -140,8 +144,15 @@ export async function renewKeyCertificates(
   now: number,
 ): Promise<number> {
   let renewed = 0;
-  for (const key of await renewals.due(now + RENEW_WITHIN_DAYS * DAY_MS, RENEWAL_BATCH)) {
+  // Near the authority's own end a renewal can only reach that end: a certificate already there is
+  // not due again (else every run would renew the same keys for nothing).
+  const before = Math.min(now + RENEW_WITHIN_DAYS * DAY_MS, certifier.notAfter);
+  for (const key of await renewals.due(before, certifier.authorityKeyId, RENEWAL_BATCH)) {
     if (await renewals.renew(key, await certifier.certify(key.tenant, key.purpose, key.publicJwk))) renewed++;
   }
   return renewed;
 }
+
+/** Whether the authority itself ends within the renewal window: then only replacing it helps (docs/haip.md). */
+export const authorityEndingSoon = (certifier: KeyCertifier, now: number) =>
+  certifier.notAfter < now + RENEW_WITHIN_DAYS * DAY_MS;

@@ -10,15 +10,13 @@
 import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
 import { createPrivateKey, type JsonWebKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import type { CertificateBase64 } from '../../ports/key-certifier.ts';
 
 // The library's default provider is the browser's `crypto`; on Node it is set to WebCrypto once here.
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const ES256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
-
-/** A certificate as x5c carries it: standard base64 of its DER (RFC 7515 §4.1.6). */
-export type CertificateBase64 = string;
 
 export interface CertificateSubject {
   /** The subject's common name: the platform's name for the root, the tenant's for its key. */
@@ -126,7 +124,7 @@ export interface ParsedAuthority {
   intermediates: CertificateBase64[];
   /** The self-signed trust anchor, last in the file. */
   anchor: CertificateBase64;
-  /** When the issuing certificate ends. */
+  /** When the first certificate of the chain to end ends: key certificates end no later. */
   notAfter: Date;
 }
 
@@ -143,12 +141,16 @@ export async function parseAuthority(chainPem: string, privateKeyPem: string, no
   const chain = blocks.map((pem) => new x509.X509Certificate(pem));
   const issuing = chain[0] as x509.X509Certificate;
   const anchor = chain[chain.length - 1] as x509.X509Certificate;
-  const constraints = issuing.getExtension(x509.BasicConstraintsExtension);
-  const usages = issuing.getExtension(x509.KeyUsagesExtension);
-  if (!constraints?.ca || (usages && (usages.usages & x509.KeyUsageFlags.keyCertSign) === 0)) {
-    throw new Error('begins with a certificate that is not a certificate authority allowed to sign certificates');
-  }
-  if (issuing.notAfter <= now) throw new Error('begins with a certificate that has expired');
+  // Every certificate of the chain is a CA that may sign certificates, and valid now.
+  chain.forEach((certificate, i) => {
+    const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
+    const usages = certificate.getExtension(x509.KeyUsagesExtension);
+    if (!constraints?.ca || (usages && (usages.usages & x509.KeyUsageFlags.keyCertSign) === 0)) {
+      throw new Error(`has certificate ${i + 1}, which is not a certificate authority allowed to sign certificates`);
+    }
+    if (certificate.notAfter <= now || certificate.notBefore > now)
+      throw new Error(`has certificate ${i + 1}, which is not valid now`);
+  });
   subjectKeyIdHex(issuing);
   for (let i = 0; i + 1 < chain.length; i++) {
     const next = chain[i + 1] as x509.X509Certificate;
@@ -177,7 +179,8 @@ export async function parseAuthority(chainPem: string, privateKeyPem: string, no
     privateJwk,
     intermediates: chain.slice(1, -1).map(base64),
     anchor: base64(anchor),
-    notAfter: issuing.notAfter,
+    // A key certificate is good only while every certificate above it is.
+    notAfter: new Date(Math.min(...chain.map((c) => c.notAfter.getTime()))),
   };
 }
 

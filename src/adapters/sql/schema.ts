@@ -64,6 +64,8 @@ export interface SigningKeysTable {
   certificate_chain: string | null;
   /** Migration 0037: when the key's certificate ends; null until it has one. */
   certificate_not_after: number | null;
+  /** Migration 0037: the key identifier (base64url) of the authority that issued the certificate. */
+  certificate_authority: string | null;
 }
 
 /** Migration 0037: the platform certificate authority, one row (id `platform`). */
@@ -226,8 +228,12 @@ export interface PresentationTransactionsTable {
   issuer_did: string | null;
   /** Migration 0038: `openid4vp` (the interface's profile) or `haip`. */
   profile: Generated<'openid4vp' | 'haip'>;
-  /** Migration 0038: a HAIP transaction's response-encryption private JWK, sealed; null once completed, and for openid4vp. */
+  /** Migration 0038: the response-encryption private JWK (HAIP, DC API), sealed; null once completed, and when none is needed. */
   response_key: string | null;
+  /** Migration 0038: the web origin a Digital Credentials API request is made from; null: no DC API request. */
+  dc_origin: string | null;
+  /** Migration 0038: JSON array, the verifier certificate chain its x509_hash requests name; null when none does. */
+  verifier_chain: string | null;
 }
 
 export interface EnrolmentTypesTable {

@@ -30,6 +30,8 @@ function transaction(id: string, over: Partial<PresentationTransactionRecord> = 
     issuerDid: null,
     profile: 'openid4vp',
     responseKey: null,
+    dcOrigin: null,
+    verifierChain: null,
     ...over,
   };
 }

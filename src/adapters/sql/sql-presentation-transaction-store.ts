@@ -9,16 +9,16 @@ import { Statement } from './statement.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
-  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey',
-  { claims: json, outcome: json, holder: col('holder_thumbprint', asIs) },
+  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey dcOrigin',
+  { claims: json, outcome: json, verifierChain: json, holder: col('holder_thumbprint', asIs) },
 );
 const toRecord = transactions.record;
 
 // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
 const insert = new Statement(
   'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
-    'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did, profile, response_key) ' +
-    'values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+    'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did, profile, response_key, dc_origin, ' +
+    'verifier_chain) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
 );
 const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
 const byState = new Statement<Selectable<PresentationTransactionsTable>>(
@@ -51,6 +51,8 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       t.issuerDid,
       t.profile,
       t.responseKey,
+      t.dcOrigin,
+      t.verifierChain ? JSON.stringify(t.verifierChain) : null,
     ]);
     return inserted === 1;
   }

@@ -10,18 +10,23 @@ const keys = rowCodec<Omit<StoredSigningKey, 'certificate'>, Omit<SigningKeysTab
   'tenant kid purpose sealedPrivateJwk createdAt',
   { publicJwk: json },
 );
-type CertificateColumns = 'certificate_chain' | 'certificate_not_after';
+type CertificateColumns = 'certificate_chain' | 'certificate_not_after' | 'certificate_authority';
 
 /** The certificate sits in two columns: the chain, and when it ends (which renewal looks for). */
 const certificateColumns = (c: KeyCertificate | undefined) => ({
   certificate_chain: c ? JSON.stringify(c.chain) : null,
   certificate_not_after: c ? c.notAfter : null,
+  certificate_authority: c ? c.authority : null,
 });
 
 function toKey(row: Selectable<SigningKeysTable>): StoredSigningKey {
   const key: StoredSigningKey = keys.record(row);
-  if (row.certificate_chain !== null && row.certificate_not_after !== null) {
-    key.certificate = { chain: JSON.parse(row.certificate_chain) as string[], notAfter: Number(row.certificate_not_after) };
+  if (row.certificate_chain !== null && row.certificate_not_after !== null && row.certificate_authority !== null) {
+    key.certificate = {
+      chain: JSON.parse(row.certificate_chain) as string[],
+      notAfter: Number(row.certificate_not_after),
+      authority: row.certificate_authority,
+    };
   }
   return key;
 }
@@ -86,12 +91,18 @@ export class SqlSigningKeyStore implements SigningKeyStore {
 export class SqlKeyCertificateRenewals implements KeyCertificateRenewals {
   constructor(private readonly db: Db) {}
 
-  async due(before: number, limit: number): Promise<StoredSigningKey[]> {
+  async due(before: number, authority: string, limit: number): Promise<StoredSigningKey[]> {
     const rows = await this.db
       .selectFrom('signing_keys')
       .selectAll()
       .where('retired_at', 'is', null)
-      .where((eb) => eb.or([eb('certificate_not_after', 'is', null), eb('certificate_not_after', '<', before)]))
+      .where((eb) =>
+        eb.or([
+          eb('certificate_not_after', 'is', null),
+          eb('certificate_not_after', '<', before),
+          eb('certificate_authority', '<>', authority),
+        ]),
+      )
       .orderBy('created_at')
       .orderBy('kid')
       .limit(limit)
@@ -100,13 +111,14 @@ export class SqlKeyCertificateRenewals implements KeyCertificateRenewals {
   }
 
   async renew(key: StoredSigningKey, certificate: KeyCertificate): Promise<boolean> {
-    const was = key.certificate?.notAfter ?? null;
+    // Compared by the chain it had: another process that renewed it first wrote another one.
+    const was = key.certificate ? JSON.stringify(key.certificate.chain) : null;
     const result = await this.db
       .updateTable('signing_keys')
       .set(certificateColumns(certificate))
       .where('tenant', '=', key.tenant)
       .where('kid', '=', key.kid)
-      .where('certificate_not_after', was === null ? 'is' : '=', was)
+      .where('certificate_chain', was === null ? 'is' : '=', was)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

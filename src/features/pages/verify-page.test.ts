@@ -7,15 +7,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, closeBrowser, openWatchedPage } from '../../../test/helpers/chromium.ts';
+import { chromiumMissing, closeBrowser, openWatchedPage, watchPage } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
-import { collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { answerDcApi, collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 
@@ -90,6 +92,8 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     credential = await collectWithWallet({ offerUri: String(offer.offerUri), holderKey, baseUrl: origin, publicUrl: origin });
 
     ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage());
+    // Debian's Chromium ships the Digital Credentials API; this page plays a browser without it.
+    await page.addInitScript({ content: 'delete window.DigitalCredential;' });
   });
 
   after(async () => {
@@ -108,7 +112,9 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     await page.getByRole('button', { name: 'Create request' }).click();
     const answer = await created;
     assert.equal(answer.status(), 201);
-    const body = (await answer.json()) as { requestUri: string; resultToken: string };
+    const body = (await answer.json()) as { requestUri: string; resultToken: string; dcApi?: unknown };
+    assert.equal(body.dcApi, undefined, 'a browser without the Digital Credentials API names no origin');
+    assert.equal(await page.locator('#device-wallet').isHidden(), true, 'and is offered no wallet on this device');
     await page.locator('#qr').waitFor({ state: 'visible', timeout: WAIT_MS });
     const link = previous ? `#wallet-link:not([hidden]):not([href=${JSON.stringify(previous)}])` : '#wallet-link:not([hidden])';
     await page.locator(link).waitFor({ state: 'attached', timeout: WAIT_MS });
@@ -240,6 +246,109 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
       );
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('with the Digital Credentials API, the page asks a wallet on this device and shows its answer; the QR code stays as the fallback', async () => {
+    // The browser's API, stubbed: navigator.credentials.get hands the requests to the oid4vc-ts
+    // wallet in this process (as the platform would, with the page's origin) and returns its answer.
+    const dcPage = await context.newPage();
+    const watch = await watchPage(dcPage);
+    const asked: string[][] = [];
+    await dcPage.exposeFunction('__wallet', async (requestsJson: string) => {
+      const requests = JSON.parse(requestsJson) as { protocol: string; data: Record<string, unknown> }[];
+      asked.push(requests.map((r) => r.protocol));
+      const signed = requests.find((r) => r.protocol === 'openid4vp-v1-signed');
+      assert.ok(signed);
+      const dc = await answerDcApi({ request: signed, origin, credential, holderKey, baseUrl: origin, publicUrl: origin });
+      return JSON.stringify({ protocol: dc.protocol, data: dc.data });
+    });
+    await dcPage.addInitScript({
+      content: `window.DigitalCredential = function DigitalCredential() {};
+        navigator.credentials.get = async (options) => JSON.parse(await window.__wallet(JSON.stringify(options.digital.requests)));`,
+    });
+    try {
+      await dcPage.goto(`${origin}/verify`);
+      await dcPage.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
+      await dcPage.selectOption('#type', vct);
+      const created = dcPage.waitForResponse((r) => r.url() === `${origin}/verify/request`, { timeout: WAIT_MS });
+      await dcPage.getByRole('button', { name: 'Create request' }).click();
+      const body = (await (await created).json()) as { dcApi?: { requests: unknown[] }; resultToken: string };
+      assert.equal(body.dcApi?.requests.length, 2, 'the page named its origin: signed and unsigned requests');
+      await dcPage.locator('#qr').waitFor({ state: 'visible', timeout: WAIT_MS });
+      const relayed = dcPage.waitForResponse((r) => r.url().startsWith(`${origin}/verify/response/`), { timeout: WAIT_MS });
+      await dcPage.getByRole('button', { name: 'Use a wallet on this device' }).click();
+      assert.equal((await relayed).status(), 200);
+      await dcPage.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
+      assert.deepEqual(asked, [['openid4vp-v1-signed', 'openid4vp-v1-unsigned']]);
+      assert.deepEqual(await dcPage.locator('#outcome th').allTextContents(), Object.keys(SUBJECT).map(label));
+      assert.equal(await dcPage.locator('#qr').isHidden(), true);
+      assert.equal(await dcPage.locator('#device-wallet').isHidden(), true);
+      assert.ok(!(await dcPage.content()).includes(body.resultToken), 'the result token stays out of the document');
+      assert.deepEqual(await dcPage.evaluate(() => (globalThis as unknown as InPage).__csp), []);
+      assert.deepEqual([...watch.consoleErrors, ...watch.pageErrors], []);
+    } finally {
+      await dcPage.close();
+    }
+  });
+
+  test('a relying party’s page on another origin embeds /assets/dc-api.js and verifies through it', async () => {
+    // The relying party: a page at http://localhost:<port>, another origin than the service's
+    // http://127.0.0.1:<port>, loading the script from the service and calling it (CORS, CORP).
+    const shop = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end(`<!doctype html><html lang="en"><title>Shop</title><script src="${origin}/assets/dc-api.js"></script></html>`);
+    });
+    await new Promise<void>((resolve) => shop.listen(0, resolve));
+    const shopOrigin = `http://localhost:${(shop.address() as AddressInfo).port}`;
+    const shopPage = await context.newPage();
+    const watch = await watchPage(shopPage);
+    await shopPage.exposeFunction('__wallet', async (requestsJson: string) => {
+      const [signed] = JSON.parse(requestsJson) as { protocol: string; data: Record<string, unknown> }[];
+      assert.ok(signed);
+      const dc = await answerDcApi({
+        request: signed,
+        origin: shopOrigin,
+        credential,
+        holderKey,
+        baseUrl: origin,
+        publicUrl: origin,
+      });
+      return JSON.stringify({ protocol: dc.protocol, data: dc.data });
+    });
+    await shopPage.addInitScript({
+      content: `window.DigitalCredential = function DigitalCredential() {};
+        navigator.credentials.get = async (options) => JSON.parse(await window.__wallet(JSON.stringify(options.digital.requests)));`,
+    });
+    try {
+      const script = shopPage.waitForResponse((r) => r.url() === `${origin}/assets/dc-api.js`, { timeout: WAIT_MS });
+      await shopPage.goto(shopOrigin);
+      assert.equal((await script).headers()['cross-origin-resource-policy'], 'cross-origin');
+      type Api = {
+        openrailDcApi: {
+          open(body: unknown, service: string): Promise<{ dcApi?: unknown }>;
+          ask(opened: unknown, service: string): Promise<Record<string, unknown>>;
+        };
+      };
+      const outcome = await shopPage.evaluate(
+        async ({ service, asked }) => {
+          const { openrailDcApi } = globalThis as unknown as Api;
+          const nonce = `shop-${crypto.randomUUID()}`;
+          const opened = await openrailDcApi.open(
+            { vct: asked, claims: ['holder_name'], nonce, aud: 'https://shop.example' },
+            service,
+          );
+          return openrailDcApi.ask(opened, service);
+        },
+        { service: origin, asked: vct },
+      );
+      assert.equal(outcome.ok, true, JSON.stringify(outcome));
+      assert.equal(outcome.presentedAud, `origin:${shopOrigin}`);
+      assert.deepEqual(outcome.presentation, { claims: { holder_name: SUBJECT.holder_name }, vct, issuer: tenantDid });
+      assert.deepEqual([...watch.consoleErrors, ...watch.pageErrors], []);
+    } finally {
+      await shopPage.close();
+      await new Promise<void>((resolve) => shop.close(() => resolve()));
     }
   });
 

@@ -4,7 +4,8 @@ import { type RenderedPage, renderPage } from '../../web/layout.ts';
 /**
  * GET /verify: a relying party with no account asks a holder to present a credential. The form
  * is driven by verify.js (a page script of the web kit, allowed by its hash), which fills the
- * types from /verify/catalog with their display names and claim labels.
+ * types from /verify/catalog with their display names and claim labels; dc-api.js before it lets
+ * a browser with the Digital Credentials API ask a wallet on the same device (docs/dc-api.md).
  */
 export function renderVerifyPage(siteName: string, wallets: { name: string; homepage: string }[] = []): RenderedPage {
   const walletList =
@@ -23,7 +24,8 @@ export function renderVerifyPage(siteName: string, wallets: { name: string; home
 <p id="status" role="status" aria-live="polite"></p>
 <img id="qr" class="qr" alt="QR code of the presentation request: scan it with your wallet" width="256" height="256" hidden>
 <p><a id="wallet-link" hidden>Open in a wallet on this device</a></p>
+<p><button id="device-wallet" class="button" type="button" hidden>Use a wallet on this device</button></p>
 <div id="outcome" class="outcome"></div>
 ${walletList}`;
-  return renderPage({ title: 'Verify a credential', current: '/verify', main, scripts: ['verify.js'], siteName });
+  return renderPage({ title: 'Verify a credential', current: '/verify', main, scripts: ['dc-api.js', 'verify.js'], siteName });
 }

@@ -17,6 +17,13 @@ export const RESPONSE_ENC_VALUES = ['A128GCM', 'A256GCM'] as const;
 /** An encrypted response is refused above this size (the clear vp_token's own bound, and room for JWE overhead). */
 export const MAX_RESPONSE_JWE = 360 * 1024;
 
+/**
+ * A web origin a Digital Credentials API request may be made from: https with a lowercase host
+ * and an optional port, or plain http on the loopback host for development. No path, no slash.
+ */
+export const WEB_ORIGIN =
+  /^(?:https:\/\/[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|http:\/\/(?:localhost|127\.0\.0\.1))(?::[1-9][0-9]{0,4})?$/;
+
 const sealContext = (transactionId: string) => `openrail:response-key:${transactionId}`;
 
 /** OID4VP 1.0 §5.9.3: `x509_hash:` and the base64url SHA-256 of the signing certificate's DER. */

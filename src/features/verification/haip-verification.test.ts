@@ -13,12 +13,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { collectWithWallet, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
+import { KeyVault } from '../../adapters/crypto/key-vault.ts';
+import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
+import { systemClock } from '../../core/clock.ts';
 
 const ASKED = ['holder_name', 'student'];
 const freshNonce = () => randomBytes(24).toString('base64url');
@@ -191,6 +195,49 @@ for (const factory of testDatabases()) {
       const replay = await postResponse(run.responseJwe);
       assert.equal(replay.status, 400);
       assert.match(String(replay.json.error_description), /already complete/);
+    });
+
+    test('a renewal of the verifier’s certificate after the transaction opened changes nothing for it', async () => {
+      const o = await open('haip');
+      const before = await requestObject(o);
+      // Another process renews the verifier key's certificate; a second rail (fresh caches) serves the wallet.
+      const keys = new SqlSigningKeyStore(rail.db);
+      const verifierKey = await keys.active('root', 'verifier');
+      assert.ok(verifierKey);
+      const certifier = await certifierOn(rail.db, new KeyVault(Buffer.alloc(32, 7)), systemClock, new URL(PUBLIC_URL));
+      const fresh = await certifier.certify('root', 'verifier', verifierKey.publicJwk);
+      assert.equal(await new SqlKeyCertificateRenewals(rail.db).renew(verifierKey, fresh), true);
+      const other = await startRail(db);
+      await other.app.listen({ port: 0, host: '127.0.0.1' });
+      try {
+        const otherOrigin = `http://127.0.0.1:${(other.app.server.address() as AddressInfo).port}`;
+        const served = await fetch(`${otherOrigin}/oid4vp/request/${o.transactionId}`);
+        const after = decodeJwt(await served.text());
+        assert.equal(after.client_id, before.payload.client_id, 'the request names the certificate the QR code named');
+        const run = await presentWithWallet({
+          requestUri: o.requestUri,
+          credential: holding.credential,
+          holderKey: holding.key,
+          baseUrl: otherOrigin,
+        });
+        assert.equal(run.status, 200, JSON.stringify(run.body));
+        assert.equal((await poll(o))?.ok, true);
+        // A transaction opened now names the new certificate (on a process whose key cache is fresh).
+        const body = { vct, claims: ASKED, nonce: freshNonce(), aud: 'https://rp.example.test', profile: 'haip' };
+        const later = await fetch(`${otherOrigin}/verify/request`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const laterUri = new URL(((await later.json()) as { requestUri: string }).requestUri);
+        const freshHash = createHash('sha256')
+          .update(Buffer.from(fresh.chain[0] ?? '', 'base64'))
+          .digest('base64url');
+        assert.equal(laterUri.searchParams.get('client_id'), `x509_hash:${freshHash}`);
+        assert.notEqual(laterUri.searchParams.get('client_id'), before.payload.client_id);
+      } finally {
+        await other.stop();
+      }
     });
 
     test('and with A256GCM', async () => {

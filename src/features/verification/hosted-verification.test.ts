@@ -6,7 +6,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import type { HolderKey } from '../../../test/helpers/holder.ts';
 import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { CLIENT_ID, present } from '../../../test/helpers/presentation.ts';
-import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, OWNER_TOKEN, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import type { Clock } from '../../core/clock.ts';
 
 /** No array claims: the verifier checks top-level disclosures only. */
@@ -162,7 +162,10 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await poll(created.transactionId, created.resultToken), outcome);
       // Without the token, with a wrong one, or for an unknown id: a refusal that says which, never the outcome.
       assert.deepEqual(await refusedPoll(created.transactionId), [401, 'unauthorized']);
-      assert.deepEqual(await refusedPoll(created.transactionId, 'vrt_wrong'), [403, 'wrong_result_token']);
+      assert.deepEqual(await refusedPoll(created.transactionId, `vrt_${'A'.repeat(43)}`), [403, 'wrong_result_token']);
+      // A bearer that is no result token at all (another plane's) is refused by the plane itself.
+      assert.deepEqual(await refusedPoll(created.transactionId, 'vrt_wrong'), [401, 'unauthorized']);
+      assert.deepEqual(await refusedPoll(created.transactionId, OWNER_TOKEN), [401, 'unauthorized']);
       assert.deepEqual(await refusedPoll('vtx_unknownunknownunknow', created.resultToken), [404, 'unknown_transaction']);
     });
 

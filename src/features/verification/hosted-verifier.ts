@@ -4,14 +4,14 @@ import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/se
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
-import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
-import { type KeyStore, x5c } from '../../ports/key-store.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
 import { type Meter, noMeter } from '../../ports/meter.ts';
 import type {
   PresentationTransactionRecord,
@@ -39,6 +39,10 @@ export const TRANSACTION_TTL_MS = 10 * 60 * 1000;
 export const REQUEST_OBJECT_TYP = 'oauth-authz-req+jwt';
 /** OID4VP 1.0 §5.8: the request object audience under static discovery of the wallet. */
 const STATIC_WALLET_AUDIENCE = 'https://self-issued.me/v2';
+/** OID4VP 1.0 Appendix A.1: the exchange protocols of requests through the Digital Credentials API. */
+export const DC_SIGNED = 'openid4vp-v1-signed';
+export const DC_UNSIGNED = 'openid4vp-v1-unsigned';
+const VP_FORMATS = { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } };
 
 export interface RequestInput {
   vct: string;
@@ -49,6 +53,14 @@ export interface RequestInput {
   aud: string;
   /** `openid4vp` (the default: the interface's profile) or `haip` (docs/haip.md, "Verification"). */
   profile?: VerificationProfile;
+  /** The web origin the caller will ask the Digital Credentials API from (docs/dc-api.md); absent: no DC API request. */
+  origin?: string;
+}
+
+/** What a page passes to `navigator.credentials.get({digital: {requests}})` (OID4VP 1.0 Appendix A). */
+export interface DcApiRequest {
+  protocol: typeof DC_SIGNED | typeof DC_UNSIGNED;
+  data: Record<string, unknown>;
 }
 
 export type Outcome =
@@ -95,6 +107,8 @@ export class HostedVerifier {
     private readonly vault: KeyVault,
     private readonly certifier: Pick<KeyCertifier, 'authorityKeyId'>,
     private readonly meter: Meter = noMeter,
+    /** Whether DC API requests also offer the unsigned form (OPENRAIL_DC_API_UNSIGNED). */
+    private readonly dcApiUnsigned = true,
   ) {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
   }
@@ -132,10 +146,14 @@ export class HostedVerifier {
     if (new Set(input.claims).size !== input.claims.length) {
       throw new ServiceError('invalid_request', 'A claim is asked for twice.');
     }
+    if (input.origin !== undefined) checkWebOrigin(input.origin);
     const now = this.clock.now();
     const resultToken = newToken('vrt');
     const profile = input.profile ?? 'openid4vp';
     const id = this.ids.mint('transaction');
+    // Requests that name the verifier by its certificate (HAIP, the DC API's signed one) keep the
+    // chain of this moment: a renewal meanwhile changes neither the requests nor the audience.
+    const byCertificate = profile === 'haip' || input.origin !== undefined;
     const record: PresentationTransactionRecord = {
       id,
       state: random(),
@@ -155,7 +173,10 @@ export class HostedVerifier {
       enrolledAt: null,
       issuerDid: input.issuer ?? null,
       profile,
-      responseKey: profile === 'haip' ? await newResponseKey(this.vault, id) : null,
+      // A key of its own for an encrypted answer: HAIP's direct_post.jwt, and every DC API answer.
+      responseKey: byCertificate ? await newResponseKey(this.vault, id) : null,
+      dcOrigin: input.origin ?? null,
+      verifierChain: byCertificate ? await this.verifierChain() : null,
     };
     await this.uow.run(async ({ transactions, audit }) => {
       if (!(await transactions.create(record))) {
@@ -169,12 +190,13 @@ export class HostedVerifier {
         await audit.append({ actor, action: 'verification.requested', tenant: null, target: record.id, detail });
       }
     });
-    const query = new URLSearchParams({ client_id: await this.clientIdOf(profile), request_uri: this.requestUri(record.id) });
+    const query = new URLSearchParams({ client_id: this.qrClientId(record), request_uri: this.requestUri(record.id) });
     return {
       requestUri: `openid4vp://?${query.toString()}`,
       transactionId: record.id,
       resultToken,
       expiresAt: new Date(record.expiresAt).toISOString(),
+      ...(record.dcOrigin === null ? {} : { dcApi: { requests: await this.dcApiRequests(record) } }),
     };
   }
 
@@ -210,12 +232,36 @@ export class HostedVerifier {
     return { tenant: ROOT_SLUG, typeId: '' };
   }
 
-  /** The verifier's client identifier under a profile: its DID, or the hash of its certificate. */
-  async clientIdOf(profile: VerificationProfile): Promise<string> {
-    if (profile === 'openid4vp') return this.clientId;
-    const { x5c } = await this.keys.signer(ROOT_SLUG, 'verifier');
-    if (!x5c) throw new Error('the platform verifier key has no certificate yet');
-    return x509HashClientId(x5c);
+  /** The platform verifier key's certificate chain now. */
+  private async verifierChain(): Promise<string[]> {
+    const { x5c: chain } = await this.keys.signer(ROOT_SLUG, 'verifier');
+    if (!chain) throw new Error('the platform verifier key has no certificate yet');
+    return [...chain];
+  }
+
+  /** The verifier's `x509_hash` identifier in a transaction's requests (the chain it opened with). */
+  private certifiedClientId(tx: PresentationTransactionRecord): string {
+    if (tx.verifierChain === null) throw new Error(`transaction ${tx.id} names no verifier certificate`);
+    return x509HashClientId(tx.verifierChain);
+  }
+
+  /** The client identifier of a transaction's QR request: its certificate's hash under HAIP, else the DID. */
+  private qrClientId(tx: PresentationTransactionRecord): string {
+    return tx.profile === 'haip' ? this.certifiedClientId(tx) : this.clientId;
+  }
+
+  /**
+   * A request object signed with the platform verifier key (JAR, `typ` oauth-authz-req+jwt): named
+   * by the transaction's certificate chain (`x5c`) or by its DID URL (`kid`).
+   */
+  private async signRequest(tx: PresentationTransactionRecord, by: 'certificate' | 'did', params: Record<string, unknown>) {
+    const signer = await this.keys.signer(ROOT_SLUG, 'verifier');
+    const header =
+      by === 'certificate'
+        ? { typ: REQUEST_OBJECT_TYP, x5c: tx.verifierChain }
+        : { typ: REQUEST_OBJECT_TYP, kid: `${this.tenants.didOf(ROOT_SLUG)}#${signer.kid}` };
+    const iat = Math.floor(this.clock.now() / 1000);
+    return signer.sign(header, { ...params, aud: STATIC_WALLET_AUDIENCE, iat, exp: Math.floor(tx.expiresAt / 1000) });
   }
 
   requestUri(transactionId: string): string {
@@ -229,46 +275,128 @@ export class HostedVerifier {
   async requestObject(transactionId: string): Promise<string> {
     const tx = await this.live(transactionId);
     if (!tx) throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id.');
-    const signer = await this.keys.signer(ROOT_SLUG, 'verifier');
-    const iat = Math.floor(this.clock.now() / 1000);
     const haip = tx.profile === 'haip';
     if (haip && tx.responseKey === null) {
       throw new ServiceError('unknown_transaction', 'This transaction is complete: its request is no longer served.');
     }
-    const credentialQuery = {
-      id: QUERY_ID,
-      format: 'dc+sd-jwt',
-      meta: { vct_values: [tx.vct] },
-      ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
-      // HAIP: a type of this deployment is issued under this deployment's certificate authority.
-      ...(haip && tx.issuerDid === null
-        ? { trusted_authorities: [{ type: 'aki', values: [this.certifier.authorityKeyId] }] }
-        : {}),
-    };
-    const vpFormats = { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } };
-    const header = haip
-      ? { typ: REQUEST_OBJECT_TYP, ...x5c(signer) }
-      : { typ: REQUEST_OBJECT_TYP, kid: `${this.tenants.didOf(ROOT_SLUG)}#${signer.kid}` };
-    return signer.sign(header, {
-      aud: STATIC_WALLET_AUDIENCE,
-      iat,
-      exp: Math.floor(tx.expiresAt / 1000),
-      client_id: await this.clientIdOf(tx.profile),
+    return this.signRequest(tx, haip ? 'certificate' : 'did', {
+      client_id: this.qrClientId(tx),
       response_type: 'vp_token',
       response_mode: haip ? 'direct_post.jwt' : 'direct_post',
       response_uri: `${this.urls.origin}/oid4vp/response`,
       nonce: tx.nonce,
       state: tx.state,
-      dcql_query: { credentials: [credentialQuery] },
-      client_metadata:
-        haip && tx.responseKey !== null
-          ? {
-              jwks: { keys: [responseJwk(this.vault, tx.responseKey, tx.id)] },
-              encrypted_response_enc_values_supported: [...RESPONSE_ENC_VALUES],
-              vp_formats_supported: vpFormats,
-            }
-          : { vp_formats_supported: vpFormats },
+      dcql_query: this.dcqlQuery(tx),
+      client_metadata: haip ? this.encryptedMetadata(tx) : { vp_formats_supported: VP_FORMATS },
     });
+  }
+
+  /**
+   * The DCQL query: the one credential asked for, its claims, and under HAIP, for a type of this
+   * deployment, the authority that certifies its issuers' keys (HAIP credentials carry x5c; under
+   * the interface's profile a credential issued before certificates has none, and a wallet that
+   * filtered on the authority would not offer it).
+   */
+  private dcqlQuery(tx: PresentationTransactionRecord) {
+    const withAuthority = tx.profile === 'haip';
+    const credentialQuery = {
+      id: QUERY_ID,
+      format: 'dc+sd-jwt',
+      meta: { vct_values: [tx.vct] },
+      ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
+      ...(withAuthority && tx.issuerDid === null
+        ? { trusted_authorities: [{ type: 'aki', values: [this.certifier.authorityKeyId] }] }
+        : {}),
+    };
+    return { credentials: [credentialQuery] };
+  }
+
+  /** Client metadata that asks for an answer encrypted to the transaction's own key. */
+  private encryptedMetadata(tx: PresentationTransactionRecord) {
+    if (tx.responseKey === null) throw new Error(`transaction ${tx.id} has no response key`);
+    return {
+      jwks: { keys: [responseJwk(this.vault, tx.responseKey, tx.id)] },
+      encrypted_response_enc_values_supported: [...RESPONSE_ENC_VALUES],
+      vp_formats_supported: VP_FORMATS,
+    };
+  }
+
+  /**
+   * The requests a page passes to the Digital Credentials API (OID4VP 1.0 Appendix A): signed
+   * (x509_hash, `expected_origins` naming the caller's origin), and unsigned where the deployment
+   * offers it. Both ask for the answer encrypted to the transaction's key (`dc_api.jwt`). That
+   * keeps the presentation from what carries it between wallet and page; it does not keep it from
+   * the page, which chooses what it passes to the browser (docs/dc-api.md, "What it protects").
+   */
+  private async dcApiRequests(tx: PresentationTransactionRecord): Promise<DcApiRequest[]> {
+    const params = {
+      response_type: 'vp_token',
+      response_mode: 'dc_api.jwt',
+      nonce: tx.nonce,
+      dcql_query: this.dcqlQuery(tx),
+      client_metadata: this.encryptedMetadata(tx),
+    };
+    const request = await this.signRequest(tx, 'certificate', {
+      ...params,
+      client_id: this.certifiedClientId(tx),
+      expected_origins: [tx.dcOrigin],
+    });
+    const signed: DcApiRequest = { protocol: DC_SIGNED, data: { request } };
+    return this.offeredProtocols().length === 2 ? [signed, { protocol: DC_UNSIGNED, data: params }] : [signed];
+  }
+
+  /** The DC API protocols this deployment offers. */
+  private offeredProtocols(): string[] {
+    return this.dcApiUnsigned ? [DC_SIGNED, DC_UNSIGNED] : [DC_SIGNED];
+  }
+
+  /**
+   * POST /verify/response/{transactionId}: the Digital Credentials API's answer, relayed by the
+   * page that asked, with the transaction's result token. The answer is a JWE to the
+   * transaction's key (`data.response`) holding `vp_token`, or a wallet's `data.error`; the
+   * holder's key binding must name `origin:<the transaction's origin>`. It completes the
+   * transaction and answers its outcome; a refusal changes nothing.
+   */
+  async respondDcApi(
+    transactionId: string,
+    resultToken: string,
+    protocol: string,
+    data: { response?: string; error?: string; error_description?: string },
+  ): Promise<Record<string, unknown>> {
+    const tx = await this.owned(transactionId, resultToken);
+    if (!this.offeredProtocols().includes(protocol)) {
+      throw new ServiceError(
+        'unreadable_response',
+        `The answer names a protocol this service did not offer: ${protocol.slice(0, 64)}.`,
+      );
+    }
+    if (tx.completedAt !== null) throw new ServiceError('transaction_complete', 'This transaction already has its outcome.');
+    if (tx.dcOrigin === null || tx.responseKey === null) {
+      throw new ServiceError('dc_api_not_requested', 'This transaction was opened without an origin: it takes no DC API answer.');
+    }
+    let params: Record<string, unknown>;
+    if (data.error !== undefined) params = data;
+    else {
+      if (data.response === undefined) {
+        throw new ServiceError('unreadable_response', 'The answer holds neither `response` (the encrypted answer) nor `error`.');
+      }
+      if (responseKid(data.response) !== tx.id) {
+        throw new ServiceError('unreadable_response', 'The answer is not encrypted to this transaction’s key (its kid).');
+      }
+      const opened = await decryptResponse(this.vault, tx.responseKey, tx.id, data.response);
+      if (!opened.ok) throw new ServiceError('unreadable_response', opened.reason);
+      // The QR channel's answer carries the transaction's state; one through the browser never does.
+      if (opened.params.state !== undefined) {
+        throw new ServiceError(
+          'unreadable_response',
+          'This is an answer to the QR request (it carries state): post it to the response_uri.',
+        );
+      }
+      params = opened.params;
+    }
+    const outcome = await this.complete(tx, params, `origin:${tx.dcOrigin}`);
+    if (!outcome) throw new ServiceError('transaction_complete', 'This transaction already has its outcome.');
+    return outcome;
   }
 
   /**
@@ -312,10 +440,22 @@ export class HostedVerifier {
       }
     }
 
+    const outcome = await this.complete(tx, params, this.qrClientId(tx));
+    if (!outcome) return refuse('invalid_request', 'This presentation transaction is already complete.');
+    return outcome.ok ? { accepted: true } : refuse(String(outcome.error), `${outcome.link}: ${outcome.detail}`);
+  }
+
+  /**
+   * Judges a pending transaction's answer (the presentation bound to `aud`, or the wallet's
+   * error) and completes it with the outcome, in one unit of work with its event: the outcome, or
+   * undefined when another answer completed it first.
+   */
+  private async complete(tx: PresentationTransactionRecord, params: Record<string, unknown>, aud: string) {
+    const now = this.clock.now();
     const judged =
       params.error !== undefined
         ? { outcome: walletError(params), holder: null }
-        : await this.judge(tx, vpTokenText(params.vp_token));
+        : await this.judge(tx, vpTokenText(params.vp_token), aud);
     const { outcome } = judged;
     const completed = await this.uow.run(async ({ transactions, events }) => {
       // The holder's key thumbprint is kept (for membership enrolment); it is never returned.
@@ -329,30 +469,28 @@ export class HostedVerifier {
       );
       return true;
     });
-    if (!completed) return refuse('invalid_request', 'This presentation transaction is already complete.');
+    if (!completed) return undefined;
     this.meter.verified(outcome.ok ? 'accepted' : outcome.error);
-    return outcome.ok ? { accepted: true } : refuse(outcome.error, `${outcome.link}: ${outcome.detail}`);
+    return outcome as Record<string, unknown>;
   }
 
-  /** The outcome for the holder of the result token; null for anyone else, or while pending. */
   /**
    * A transaction's outcome for the holder of its result token: null while the wallet has not
    * answered. A poll that can never be answered says why (docs/verification.md): no token is 401,
    * an unknown or expired transaction 404, another token 403; none of them shows the outcome.
    */
-  async result(transactionId: string, resultToken: string | undefined): Promise<Record<string, unknown> | null> {
-    if (!resultToken) {
-      throw new Unauthorized(
-        'Send the resultToken POST /verify/request answered, as Authorization: Bearer.',
-        'Bearer realm="openrail"',
-      );
-    }
+  async result(transactionId: string, resultToken: string): Promise<Record<string, unknown> | null> {
+    return (await this.owned(transactionId, resultToken)).outcome;
+  }
+
+  /** The live transaction `resultToken` is the token of: 404 unknown or expired, 403 another's (the plane answers 401 without one). */
+  private async owned(transactionId: string, resultToken: string): Promise<PresentationTransactionRecord> {
     const tx = await this.live(transactionId);
     if (!tx) throw new ServiceError('unknown_transaction', 'No live transaction has this id: it never existed, or it expired.');
     if (!constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) {
       throw new ServiceError('wrong_result_token', 'This is not the resultToken of this transaction.');
     }
-    return tx.outcome;
+    return tx;
   }
 
   private async live(id: string): Promise<PresentationTransactionRecord | undefined> {
@@ -363,8 +501,8 @@ export class HostedVerifier {
   private async judge(
     tx: PresentationTransactionRecord,
     vpToken: string | undefined,
+    aud: string,
   ): Promise<{ outcome: Outcome; holder: string | null }> {
-    const clientId = await this.clientIdOf(tx.profile);
     const presentation = vpToken === undefined ? undefined : presentationOf(vpToken);
     if (!presentation) {
       const outcome: Outcome = {
@@ -391,7 +529,7 @@ export class HostedVerifier {
     const input = {
       presentation,
       didDocument,
-      expected: { aud: clientId, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
+      expected: { aud, nonce: tx.nonce, vct: tx.vct, claims: tx.claims },
       now: Math.floor(this.clock.now() / 1000),
     };
     const local = uri !== undefined && this.statusLists.isLocal(uri);
@@ -436,3 +574,19 @@ const vpTokenText = (v: unknown): string | undefined =>
   v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 
 const refuse = (error: string, description: string): WalletAnswer => ({ accepted: false, error, description });
+
+/**
+ * A web origin as a browser writes it (scheme, host, port only when not the default); the route's
+ * pattern has admitted its characters, and this parses it (a port past 65535, a malformed
+ * international name) and compares: anything else is `invalid_request`, never a 500.
+ */
+function checkWebOrigin(origin: string): void {
+  let parsed: string | undefined;
+  try {
+    parsed = new URL(origin).origin;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || parsed === 'null') throw new ServiceError('invalid_request', 'origin is not a web origin.');
+  if (parsed !== origin) throw new ServiceError('invalid_request', `Write origin as a browser does: ${parsed}.`);
+}

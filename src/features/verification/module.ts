@@ -47,6 +47,7 @@ export const verificationModule = defineModule({
       ctx.vault,
       ctx.certifier,
       ctx.meter,
+      ctx.config.dcApiUnsigned,
     );
     return {
       services: verifier,

@@ -7,7 +7,7 @@ import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
 import { VERIFICATION_PROFILES } from '../../ports/presentation-transaction-store.ts';
 import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
-import { MAX_RESPONSE_JWE } from './haip-profile.ts';
+import { MAX_RESPONSE_JWE, WEB_ORIGIN } from './haip-profile.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
@@ -40,6 +40,14 @@ const RequestBody = Type.Object(
       pattern: DISPLAY_TEXT_PATTERN,
       description: "The caller's own audience label for this request; recorded, not signed by the holder.",
     }),
+    origin: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        pattern: WEB_ORIGIN.source,
+        description:
+          'The web origin (scheme, host, port) of the page that will ask the browser’s Digital Credentials API, such as https://shop.example; the answer then carries dcApi (docs/dc-api.md).',
+      }),
+    ),
     profile: Type.Optional(
       Type.Union(
         VERIFICATION_PROFILES.map((p) => Type.Literal(p)),
@@ -69,7 +77,39 @@ const RequestCreated = Type.Object({
   transactionId: Type.String(),
   resultToken: Type.String({ description: 'Bearer secret for GET /verify/result/{transactionId}; shown once.' }),
   expiresAt: Type.String({ format: 'date-time' }),
+  dcApi: Type.Optional(
+    Type.Object(
+      {
+        requests: Type.Array(Type.Object({ protocol: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) })),
+      },
+      { description: 'With origin: what the page passes to navigator.credentials.get({digital: {requests}}) (docs/dc-api.md).' },
+    ),
+  ),
 });
+
+/** The `data` of the DigitalCredential the browser answers (OID4VP 1.0 Appendix A.4), relayed as it came. */
+const DcApiAnswer = Type.Object(
+  {
+    protocol: Type.String({ maxLength: 64, description: 'The protocol of the request the wallet answered.' }),
+    data: Type.Object(
+      {
+        response: Type.Optional(Type.String({ maxLength: MAX_RESPONSE_JWE, description: 'dc_api.jwt: the encrypted answer.' })),
+        error: Type.Optional(Type.String({ maxLength: 200 })),
+        error_description: Type.Optional(Type.String({ maxLength: 2000 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        protocol: 'openid4vp-v1-signed',
+        data: { response: 'eyJhbGciOiJFQ0RILUVTIiwiZW5jIjoiQTEyOEdDTSIsImtpZCI6InZ0eF8uLi4ifQ..' },
+      },
+    ],
+  },
+);
 
 const Outcome = Type.Union([
   Type.Null(),
@@ -164,6 +204,36 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         },
         handler: async (request, reply) => {
           const outcome = await verifier.result(request.params.transactionId, resultTokenOf(request).token);
+          return reply.header('cache-control', 'no-store').send({ outcome });
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/verify/response/{transactionId}',
+        auth: 'result-token',
+        stability: 'unpromised',
+        cors: true,
+        summary:
+          'Relay the Digital Credentials API’s answer with Authorization: Bearer <resultToken>; it completes the transaction and answers its outcome (docs/dc-api.md).',
+        params: Type.Object({ transactionId: Type.String({ maxLength: 100 }) }),
+        body: DcApiAnswer,
+        responses: {
+          200: { description: 'The transaction’s outcome.', schema: Type.Object({ outcome: Outcome }) },
+          400: errorResponse(
+            'unreadable_response: not encrypted to this transaction’s key, another algorithm, or neither response nor error.',
+          ),
+          401: errorResponse('unauthorized: no resultToken was sent.'),
+          403: errorResponse('wrong_result_token: the bearer is not this transaction’s resultToken.'),
+          404: errorResponse('unknown_transaction: no live transaction has this id (never made, or expired).'),
+          409: errorResponse('transaction_complete, or dc_api_not_requested (opened without an origin).'),
+        },
+        handler: async (request, reply) => {
+          const body = request.body as {
+            protocol: string;
+            data: { response?: string; error?: string; error_description?: string };
+          };
+          const { token } = resultTokenOf(request);
+          const outcome = await verifier.respondDcApi(request.params.transactionId, token, body.protocol, body.data);
           return reply.header('cache-control', 'no-store').send({ outcome });
         },
       }),

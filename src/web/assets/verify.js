@@ -1,7 +1,8 @@
 // The /verify page: a relying party with no account picks a type and claims, shows the QR code to
-// a holder, and sees the outcome. It calls only the public hosted-verification API; the result
-// token stays in this script's memory, never in the document. Every value from the network is
-// inserted as text. Inlined by the page; its hash is in script-src.
+// a holder (or, where the browser has the Digital Credentials API, asks a wallet on this device
+// through dc-api.js), and sees the outcome. It calls only the public hosted-verification API; the
+// result token stays in script memory, never in the document. Every value from the network is
+// inserted as text. Inlined by the page after dc-api.js; its hash is in script-src.
 (() => {
   const $ = (id) => document.getElementById(id);
   const el = (tag, text) => {
@@ -11,6 +12,7 @@
   };
   let types = [];
   let polling;
+  let opened; // the transaction on screen: an older one's answer is ignored
 
   const nonce = () => {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -59,22 +61,39 @@
     clearTimeout(polling);
     $('outcome').replaceChildren();
     const claims = [...document.querySelectorAll('input[name=claim]:checked')].map((i) => i.value);
-    const response = await fetch('/verify/request', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ vct: $('type').value, claims, nonce: nonce(), aud: location.origin }),
-    });
-    const body = await response.json();
-    if (!response.ok) {
-      $('status').textContent = `Refused: ${body.error}: ${body.message}`;
+    let body;
+    try {
+      // With the Digital Credentials API, the request also names this page's origin (dc-api.js).
+      body = await openrailDcApi.open({ vct: $('type').value, claims, nonce: nonce(), aud: location.origin });
+    } catch (error) {
+      $('status').textContent = `Refused: ${error.message}`;
       return;
     }
+    opened = body;
     $('qr').src = `/api/qr?data=${encodeURIComponent(body.requestUri)}`;
     $('qr').hidden = false;
     $('wallet-link').href = body.requestUri;
     $('wallet-link').hidden = false;
+    $('device-wallet').hidden = !body.dcApi;
     $('status').textContent = 'Waiting for the wallet…';
     poll(body.transactionId, body.resultToken, Date.parse(body.expiresAt));
+  }
+
+  /** A wallet on this device, through the browser; the QR code stays for a wallet elsewhere. */
+  async function askDevice() {
+    const asked = opened;
+    if (!asked) return;
+    $('status').textContent = 'Waiting for the wallet on this device…';
+    try {
+      const outcome = await openrailDcApi.ask(asked);
+      if (asked === opened) {
+        clearTimeout(polling);
+        show(outcome);
+      }
+    } catch (error) {
+      if (asked === opened)
+        $('status').textContent = `No answer from a wallet on this device (${error.message}); scan the QR code instead.`;
+    }
   }
 
   async function poll(id, token, expiresAt) {
@@ -96,6 +115,7 @@
   function show(outcome) {
     $('qr').hidden = true;
     $('wallet-link').hidden = true;
+    $('device-wallet').hidden = true;
     const box = $('outcome');
     box.dataset.ok = String(outcome.ok);
     if (!outcome.ok) {
@@ -119,5 +139,6 @@
 
   $('type').addEventListener('change', showClaims);
   $('form').addEventListener('submit', create);
+  $('device-wallet').addEventListener('click', askDevice);
   load();
 })();

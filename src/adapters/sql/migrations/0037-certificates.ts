@@ -16,6 +16,7 @@ export const certificates: Migration = {
       .execute();
     await db.schema.alterTable('signing_keys').addColumn('certificate_chain', 'text').execute();
     await db.schema.alterTable('signing_keys').addColumn('certificate_not_after', 'bigint').execute();
+    await db.schema.alterTable('signing_keys').addColumn('certificate_authority', 'text').execute();
     await db.schema
       .createIndex('signing_keys_certificate_due')
       .on('signing_keys')
