@@ -9,20 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
-import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
-import {
-  answerDcApi,
-  collectWithWallet,
-  keyBindingOf,
-  presentWithWallet,
-  type WalletOverrides,
-} from '../../../test/helpers/oid4vp-wallet.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { testDatabases } from '../../../test/helpers/databases.ts';
+import { CARD_CLAIMS } from '../../../test/helpers/issuance.ts';
+import { answerDcApi, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { owner, startRail } from '../../../test/helpers/rail.ts';
+import { startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 
 const ASKED = ['holder_name', 'student'];
@@ -38,23 +31,13 @@ interface Opened {
 
 for (const factory of testDatabases()) {
   describe(`verification through the Digital Credentials API (${factory.name})`, () => {
-    let db: TestDatabase;
-    let rail: TestRail;
+    let v: VerifierRail;
     let origin: string;
     let vct: string;
     let anchorPem: string;
-    let holding: { credential: string; key: HolderKey };
-
-    async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(`${origin}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
-      return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
-    }
+    let holding: VerifierRail['holding'];
+    const call = (...args: Parameters<VerifierRail['call']>) => v.call(...args);
+    const poll = (o: { transactionId: string; resultToken: string }) => v.poll(o);
 
     async function open(extra: Record<string, unknown> = { origin: SHOP }): Promise<Opened> {
       const nonce = randomBytes(24).toString('base64url');
@@ -82,41 +65,13 @@ for (const factory of testDatabases()) {
     const relay = (o: Opened, body: unknown, token: string | undefined = o.resultToken) =>
       call('POST', `/verify/response/${o.transactionId}`, body, token ? { authorization: `Bearer ${token}` } : {});
 
-    const poll = async (o: Opened) =>
-      (await call('GET', `/verify/result/${o.transactionId}`, undefined, { authorization: `Bearer ${o.resultToken}` })).json
-        .outcome as Record<string, unknown> | null;
-
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db);
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
-      const tenant = await call('POST', '/api/tenants', { name: 'Bruges Museum' }, owner);
-      const type = await call(
-        'POST',
-        '/api/types',
-        { tenant: tenant.json.slug, name: 'Museum Pass', claims: CARD_CLAIMS },
-        owner,
-      );
-      assert.equal(type.status, 201, type.text);
-      vct = String(type.json.vct);
-      const offer = await call(
-        'POST',
-        '/api/offers',
-        { tenant: tenant.json.slug, typeId: type.json.typeId, subject: CARD_SUBJECT },
-        owner,
-      );
-      const key = await newHolderKey();
-      holding = {
-        credential: await collectWithWallet({ offerUri: String(offer.json.offerUri), holderKey: key, baseUrl: origin }),
-        key,
-      };
-      anchorPem = (await call('GET', '/.well-known/openrail-ca.pem')).text;
+      v = await startVerifierRail(factory, { tenant: 'Bruges Museum', type: 'Museum Pass' });
+      ({ origin, vct, anchorPem, holding } = v);
     });
 
     after(async () => {
-      await rail?.stop();
-      await db?.drop();
+      await v?.stop();
     });
 
     test('the requests: signed for the origin, and unsigned; both ask for an answer encrypted to the transaction', async () => {

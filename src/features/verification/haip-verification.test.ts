@@ -15,10 +15,9 @@ import { after, before, describe, test } from 'node:test';
 import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
-import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
-import { collectWithWallet, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
@@ -29,23 +28,15 @@ const freshNonce = () => randomBytes(24).toString('base64url');
 
 for (const factory of testDatabases()) {
   describe(`hosted verification under HAIP 1.0: x509_hash and direct_post.jwt (${factory.name})`, () => {
+    let v: VerifierRail;
     let db: TestDatabase;
     let rail: TestRail;
     let origin: string;
     let vct: string;
     let anchorPem: string;
-    let holding: { credential: string; key: HolderKey };
-
-    async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(`${origin}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
-      return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
-    }
+    let holding: VerifierRail['holding'];
+    const call = (...args: Parameters<VerifierRail['call']>) => v.call(...args);
+    const poll = (o: { transactionId: string; resultToken: string }) => v.poll(o);
 
     interface Opened {
       requestUri: string;
@@ -59,10 +50,6 @@ for (const factory of testDatabases()) {
       assert.equal(res.status, 201, res.text);
       return res.json as unknown as Opened;
     }
-
-    const poll = async (o: Opened) =>
-      (await call('GET', `/verify/result/${o.transactionId}`, undefined, { authorization: `Bearer ${o.resultToken}` })).json
-        .outcome as Record<string, unknown> | null;
 
     /** The request object as served: the compact JWS, its header and its payload. */
     async function requestObject(o: Opened) {
@@ -106,37 +93,12 @@ for (const factory of testDatabases()) {
     }
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db);
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
-      const tenant = await call('POST', '/api/tenants', { name: 'Leuven Library' }, owner);
-      assert.equal(tenant.status, 201, tenant.text);
-      const type = await call(
-        'POST',
-        '/api/types',
-        { tenant: tenant.json.slug, name: 'Library Card', claims: CARD_CLAIMS },
-        owner,
-      );
-      assert.equal(type.status, 201, type.text);
-      vct = String(type.json.vct);
-      const offer = await call(
-        'POST',
-        '/api/offers',
-        { tenant: tenant.json.slug, typeId: type.json.typeId, subject: CARD_SUBJECT },
-        owner,
-      );
-      const key = await newHolderKey();
-      holding = {
-        credential: await collectWithWallet({ offerUri: String(offer.json.offerUri), holderKey: key, baseUrl: origin }),
-        key,
-      };
-      anchorPem = (await call('GET', '/.well-known/openrail-ca.pem')).text;
+      v = await startVerifierRail(factory, { tenant: 'Leuven Library', type: 'Library Card' });
+      ({ db, rail, origin, vct, anchorPem, holding } = v);
     });
 
     after(async () => {
-      await rail?.stop();
-      await db?.drop();
+      await v?.stop();
     });
 
     test('the request: signed with the verifier’s certificate, named by its hash, asking for an encrypted answer', async () => {

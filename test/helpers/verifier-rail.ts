@@ -1,0 +1,84 @@
+/**
+ * A rail on a real socket with one credential type and one credential collected by the oid4vc-ts
+ * wallet, as the hosted-verification suites (HAIP, the Digital Credentials API) start from: the
+ * tenant, the type's vct, the holder's credential and key, the platform's trust anchor, and a
+ * `call` that speaks JSON to the rail.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type { DatabaseFactory, TestDatabase } from './databases.ts';
+import { type HolderKey, newHolderKey } from './holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from './issuance.ts';
+import { collectWithWallet } from './oid4vp-wallet.ts';
+import { owner, startRail, type TestRail } from './rail.ts';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+export interface VerifierRail {
+  db: TestDatabase;
+  rail: TestRail;
+  /** Where the rail listens (its PUBLIC_URL stays https://rail.example.test). */
+  origin: string;
+  vct: string;
+  holding: { credential: string; key: HolderKey };
+  /** GET /.well-known/openrail-ca.pem, as a relying party that resolves keys by x5c configures it. */
+  anchorPem: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
+  /** A transaction's outcome, polled with its result token. */
+  poll(o: { transactionId: string; resultToken: string }): Promise<Record<string, unknown> | null>;
+  stop(): Promise<void>;
+}
+
+export async function startVerifierRail(
+  factory: DatabaseFactory,
+  names: { tenant: string; type: string },
+): Promise<VerifierRail> {
+  const db = await factory.create();
+  const rail = await startRail(db);
+  await rail.app.listen({ port: 0, host: '127.0.0.1' });
+  const origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${origin}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+    return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
+  };
+  const tenant = await call('POST', '/api/tenants', { name: names.tenant }, owner);
+  assert.equal(tenant.status, 201, tenant.text);
+  const slug = tenant.json.slug;
+  const type = await call('POST', '/api/types', { tenant: slug, name: names.type, claims: CARD_CLAIMS }, owner);
+  assert.equal(type.status, 201, type.text);
+  const offer = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+  assert.equal(offer.status, 201, offer.text);
+  const key = await newHolderKey();
+  const credential = await collectWithWallet({ offerUri: String(offer.json.offerUri), holderKey: key, baseUrl: origin });
+  const anchor = await call('GET', '/.well-known/openrail-ca.pem');
+  assert.equal(anchor.status, 200);
+  return {
+    db,
+    rail,
+    origin,
+    vct: String(type.json.vct),
+    holding: { credential, key },
+    anchorPem: anchor.text,
+    call,
+    poll: async (o) => {
+      const res = await call('GET', `/verify/result/${o.transactionId}`, undefined, { authorization: `Bearer ${o.resultToken}` });
+      assert.equal(res.status, 200, res.text);
+      return res.json.outcome as Record<string, unknown> | null;
+    },
+    stop: async () => {
+      await rail.stop();
+      await db.drop();
+    },
+  };
+}
