@@ -15,10 +15,12 @@ function find(dir) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : [...find('src'), ...find('test')];
-// Test files run two at a time by default: most of a file's time is spent waiting on PostgreSQL,
-// sockets, child processes or Chromium, not on the CPU, and Node's own default (one per core beyond
-// the first) is one at a time on a 2-core machine. OPENRAIL_TEST_CONCURRENCY sets another number.
-const concurrency = Number.parseInt(process.env.OPENRAIL_TEST_CONCURRENCY ?? '', 10) || 2;
+// Test files run one at a time unless OPENRAIL_TEST_CONCURRENCY says more. Two at a time ran the
+// whole suite in 30 minutes instead of 35 to 40 here (most of a file's time is spent waiting on
+// PostgreSQL, sockets or Chromium), but it exposed a race that is not fixed everywhere yet: Kysely's
+// PostgreSQL introspection reads every schema of the database, and fails when another suite drops
+// its schema meanwhile (migrate() retries; three tests that introspect do not).
+const concurrency = Number.parseInt(process.env.OPENRAIL_TEST_CONCURRENCY ?? '', 10) || 1;
 const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
 const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
+import { migrate } from './connect.ts';
 
 const postgres = testDatabases().find((f) => f.name === 'postgres');
 
@@ -24,5 +25,41 @@ test('a pooled PostgreSQL connection the server ends while idle is dropped, and 
   } finally {
     await db.destroy();
     await target.drop();
+  }
+});
+
+test('migrations succeed while another client of the database creates and drops schemas', async (t) => {
+  if (!postgres) return t.skip('TEST_DATABASE_URL is not set');
+  // Kysely's introspection reads every schema's tables; a schema dropped in that moment fails it
+  // with 3F000, which migrate() must look past (it failed 11 starts of 15 before it did).
+  const url = process.env.TEST_DATABASE_URL as string;
+  let stop = false;
+  const churn = async () => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    for (let i = 0; !stop; i++) {
+      const schema = `t_churn_${process.pid}_${i}_${Math.random().toString(36).slice(2, 8)}`;
+      await c.query(`create schema ${schema}`);
+      await c.query(`create table ${schema}.a (id serial primary key)`);
+      await c.query(`drop schema ${schema} cascade`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await c.end();
+  };
+  const churning = [churn(), churn()];
+  try {
+    for (let i = 0; i < 6; i++) {
+      const target = await postgres.create();
+      const db = openTestDb(target);
+      try {
+        await migrate(db);
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    }
+  } finally {
+    stop = true;
+    await Promise.all(churning);
   }
 });

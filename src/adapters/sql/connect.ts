@@ -134,7 +134,14 @@ export async function migrate(db: Db): Promise<void> {
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's PostgreSQL introspection reads the tables of every schema of the database; one that
+  // another application drops meanwhile makes it fail with 3F000 (invalid_schema_name). Nothing
+  // was applied then (each migration is its own transaction, under Kysely's lock): look again.
+  for (let retry = 0; error && (error as { code?: string }).code === '3F000' && retry < 20; retry++) {
+    await new Promise((r) => setTimeout(r, 50));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (!error) return;
   for (let wait = 0; wait < 50; wait++) {
     const state = await migrator.getMigrations().catch(() => []);
