@@ -28,7 +28,7 @@ import { DcqlQuery } from 'dcql';
 import { CompactEncrypt, decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
 import { PUBLIC_URL } from './rail.ts';
-import { keyFromX5c, uriNames } from './x5c.ts';
+import { dnsNames, keyFromX5c, uriNames } from './x5c.ts';
 
 // 0.4.6 does not export Openid4vpClientOptions.
 type VpCallbacks = ConstructorParameters<typeof Openid4vpClient>[0]['callbacks'];
@@ -308,8 +308,7 @@ function walletClient(railFetch: typeof fetch, publicUrl: string, overrides: Wal
       decryptJwe: unsupported('decrypt request objects'),
       getX509CertificateMetadata: (certificate) => {
         const cert = new X509Certificate(Buffer.from(certificate, 'base64'));
-        const dns = (cert.subjectAltName ?? '').split(', ').filter((n) => n.startsWith('DNS:'));
-        return { sanDnsNames: dns.map((n) => n.slice(4)), sanUriNames: uriNames(cert) };
+        return { sanDnsNames: dnsNames(cert), sanUriNames: uriNames(cert) };
       },
     },
   });

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { DatabaseFactory, TestDatabase } from './databases.ts';
 import { type HolderKey, newHolderKey } from './holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from './issuance.ts';
@@ -29,6 +30,8 @@ export interface VerifierRail {
   /** GET /.well-known/openrail-ca.pem, as a relying party that resolves keys by x5c configures it. */
   anchorPem: string;
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
+  /** POST /oid4vp/response as a wallet posts it: the fields form-encoded; the answer's status and JSON. */
+  postResponse(form: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }>;
   /** A transaction's outcome, polled with its result token. */
   poll(o: { transactionId: string; resultToken: string }): Promise<Record<string, unknown> | null>;
   stop(): Promise<void>;
@@ -71,6 +74,14 @@ export async function startVerifierRail(
     holding: { credential, key },
     anchorPem: anchor.text,
     call,
+    postResponse: async (form) => {
+      const res = await fetch(`${origin}/oid4vp/response`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    },
     poll: async (o) => {
       const res = await call('GET', `/verify/result/${o.transactionId}`, undefined, { authorization: `Bearer ${o.resultToken}` });
       assert.equal(res.status, 200, res.text);
@@ -81,4 +92,18 @@ export async function startVerifierRail(
       await db.drop();
     },
   };
+}
+
+/**
+ * An encrypted answer made by hand (ECDH-ES), as the negative cases need one: `params` as a JSON
+ * JWE to `jwk`, under `kid` (the key's own by default) with the content encryption `enc`.
+ */
+export async function encryptAnswer(
+  jwk: JWK,
+  params: Record<string, unknown>,
+  opts: { enc?: string; kid?: string } = {},
+): Promise<string> {
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(params)))
+    .setProtectedHeader({ alg: 'ECDH-ES', enc: opts.enc ?? 'A128GCM', kid: opts.kid ?? String(jwk.kid) })
+    .encrypt(await importJWK(jwk, 'ECDH-ES'));
 }

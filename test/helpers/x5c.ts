@@ -36,9 +36,11 @@ export async function verifyByX5c(jws: string, anchorPem: string, at = new Date(
   return JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>;
 }
 
-/** The URI subject alternative names of a certificate, as Node lists them. */
-export const uriNames = (cert: X509Certificate) =>
+/** The subject alternative names of one kind (`URI`, `DNS`) of a certificate, as Node lists them. */
+const altNames = (cert: X509Certificate, kind: string) =>
   (cert.subjectAltName ?? '')
     .split(', ')
-    .filter((n) => n.startsWith('URI:'))
-    .map((n) => n.slice(4));
+    .filter((n) => n.startsWith(`${kind}:`))
+    .map((n) => n.slice(kind.length + 1));
+export const uriNames = (cert: X509Certificate) => altNames(cert, 'URI');
+export const dnsNames = (cert: X509Certificate) => altNames(cert, 'DNS');

@@ -1,4 +1,3 @@
-import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
@@ -14,7 +13,7 @@ import type {
 } from '../../ports/key-certifier.ts';
 import type { KeyPurpose } from '../../ports/signing-key-store.ts';
 import type { KeyVault } from './key-vault.ts';
-import { certifyKey, createRootCertificate, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
+import { certifyKey, createRootCertificate, notAfterOf, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The platform root's life: long, as a trust anchor's is; replacing it is an operator's decision (docs/haip.md). */
@@ -88,7 +87,7 @@ async function platformRoot(opts: CertifierOptions): Promise<Authority> {
     if (!stored) throw new Error('the platform certificate authority was stored but cannot be read back');
   }
   const privateJwk = JSON.parse(opts.vault.open(stored.sealedPrivateJwk, SEAL_CONTEXT)) as JWK;
-  const notAfter = Date.parse(new X509Certificate(Buffer.from(stored.certificate, 'base64')).validTo);
+  const notAfter = notAfterOf(stored.certificate);
   return { certificate: stored.certificate, privateJwk, intermediates: [], anchor: stored.certificate, notAfter };
 }
 

@@ -201,3 +201,7 @@ function subjectKeyIdHex(certificate: x509.X509Certificate): string {
 /** That identifier in base64url: what a DCQL `trusted_authorities` entry of type `aki` lists. */
 export const subjectKeyIdOf = (certificate: CertificateBase64): string =>
   Buffer.from(subjectKeyIdHex(new x509.X509Certificate(Buffer.from(certificate, 'base64'))), 'hex').toString('base64url');
+
+/** When a certificate ends (ms since the epoch). */
+export const notAfterOf = (certificate: CertificateBase64): number =>
+  new x509.X509Certificate(Buffer.from(certificate, 'base64')).notAfter.getTime();

@@ -10,12 +10,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { testDatabases } from '../../../test/helpers/databases.ts';
 import { CARD_CLAIMS } from '../../../test/helpers/issuance.ts';
 import { answerDcApi, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { owner, startRail } from '../../../test/helpers/rail.ts';
-import { startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
+import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 
 const ASKED = ['holder_name', 'student'];
@@ -142,11 +142,13 @@ for (const factory of testDatabases()) {
       assert.deepEqual([wrong.status, wrong.json.error], [403, 'wrong_result_token']);
       // Encrypted to a key that is not the transaction's, under its kid.
       const { publicKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
-      const stray = await new CompactEncrypt(
-        new TextEncoder().encode(JSON.stringify({ vp_token: { credential: [dc.presentation] } })),
-      )
-        .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: o.transactionId })
-        .encrypt(await importJWK(await exportJWK(publicKey), 'ECDH-ES'));
+      const stray = await encryptAnswer(
+        await exportJWK(publicKey),
+        { vp_token: { credential: [dc.presentation] } },
+        {
+          kid: o.transactionId,
+        },
+      );
       const refused = await relay(o, { protocol: dc.protocol, data: { response: stray } });
       assert.deepEqual([refused.status, refused.json.error], [400, 'unreadable_response']);
       // The other transaction's answer, relayed to this one: another kid.
@@ -155,11 +157,7 @@ for (const factory of testDatabases()) {
       // An answer to the QR request (it carries the state), encrypted to the same key, relayed here.
       const key = (requestOf(o, 'openid4vp-v1-unsigned').data.client_metadata as { jwks: { keys: JWK[] } }).jwks.keys[0] as JWK;
       const qrObject = decodeJwt((await call('GET', `/oid4vp/request/${o.transactionId}`)).text);
-      const qrAnswer = await new CompactEncrypt(
-        new TextEncoder().encode(JSON.stringify({ vp_token: { credential: [dc.presentation] }, state: qrObject.state })),
-      )
-        .setProtectedHeader({ alg: 'ECDH-ES', enc: 'A128GCM', kid: o.transactionId })
-        .encrypt(await importJWK(key, 'ECDH-ES'));
+      const qrAnswer = await encryptAnswer(key, { vp_token: { credential: [dc.presentation] }, state: qrObject.state });
       const qrRelayed = await relay(o, { protocol: dc.protocol, data: { response: qrAnswer } });
       assert.deepEqual([qrRelayed.status, qrRelayed.json.error], [400, 'unreadable_response']);
       assert.match(String(qrRelayed.json.message), /QR request/);
@@ -187,42 +185,23 @@ for (const factory of testDatabases()) {
     });
 
     test('the origin is a web origin, written as a browser writes it', async () => {
-      for (const bad of [
+      const withOrigin = (origin: string) =>
+        call('POST', '/verify/request', { vct, claims: ASKED, nonce: randomBytes(24).toString('base64url'), aud: SHOP, origin });
+      // Refused by the pattern; then admitted by it but refused by the parser: 400, never 500.
+      const refused = [
         'https://Shop.example',
         'https://shop.example/',
         'https://shop.example/path',
         'http://shop.example',
         'shop.example',
-      ]) {
-        const res = await call('POST', '/verify/request', {
-          vct,
-          claims: ASKED,
-          nonce: randomBytes(24).toString('base64url'),
-          aud: SHOP,
-          origin: bad,
-        });
+      ];
+      for (const bad of [...refused, 'https://shop.example:99999', 'https://xn--a.example', 'https://shop.example:0']) {
+        const res = await withOrigin(bad);
         assert.deepEqual([res.status, res.json.error], [400, 'invalid_request'], bad);
       }
-      const port = await call('POST', '/verify/request', {
-        vct,
-        claims: ASKED,
-        nonce: randomBytes(24).toString('base64url'),
-        aud: SHOP,
-        origin: 'https://shop.example:443',
-      });
+      const port = await withOrigin('https://shop.example:443');
       assert.deepEqual([port.status, port.json.error], [400, 'invalid_request']);
       assert.match(String(port.json.message), /https:\/\/shop\.example\b/);
-      // Admitted by the pattern, refused by the parser: still 400, never 500.
-      for (const bad of ['https://shop.example:99999', 'https://xn--a.example', 'https://shop.example:0']) {
-        const res = await call('POST', '/verify/request', {
-          vct,
-          claims: ASKED,
-          nonce: randomBytes(24).toString('base64url'),
-          aud: SHOP,
-          origin: bad,
-        });
-        assert.deepEqual([res.status, res.json.error], [400, 'invalid_request'], bad);
-      }
       const local = await open({ origin: 'http://localhost:8080' });
       assert.ok(local.dcApi);
     });
@@ -231,13 +210,9 @@ for (const factory of testDatabases()) {
       const o = await open({ origin: SHOP, profile: 'haip' });
       assert.match(o.requestUri, /client_id=x509_hash/);
       const dc = await answer(o);
-      const posted = await fetch(`${origin}/oid4vp/response`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ response: String(dc.data.response) }).toString(),
-      });
+      const posted = await v.postResponse({ response: String(dc.data.response) });
       assert.equal(posted.status, 400);
-      assert.match(String(((await posted.json()) as Record<string, unknown>).error_description), /state/);
+      assert.match(String(posted.json.error_description), /state/);
       assert.equal(await poll(o), null);
       const run = await presentWithWallet({
         requestUri: o.requestUri,

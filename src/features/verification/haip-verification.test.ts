@@ -12,12 +12,12 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { CompactEncrypt, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
+import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
@@ -68,21 +68,7 @@ for (const factory of testDatabases()) {
       });
 
     /** Posts a direct_post.jwt body as a wallet does: `response=<JWE>`, form-encoded. */
-    async function postResponse(jwe: string) {
-      const res = await fetch(`${origin}/oid4vp/response`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ response: jwe }).toString(),
-      });
-      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-    }
-
-    /** A JWE of `params` to the transaction's key (as its jwks lists it), under that key's kid. */
-    async function encryptTo(jwk: JWK, params: Record<string, unknown>, enc = 'A128GCM', kid = String(jwk.kid)) {
-      return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(params)))
-        .setProtectedHeader({ alg: 'ECDH-ES', enc, kid })
-        .encrypt(await importJWK(jwk, 'ECDH-ES'));
-    }
+    const postResponse = (jwe: string) => v.postResponse({ response: jwe });
 
     /** The honest wallet's presentation for `o`, then proof that the refusals before it changed nothing. */
     async function stillCompletes(o: Opened) {
@@ -237,13 +223,13 @@ for (const factory of testDatabases()) {
       const bObject = await requestObject(b);
       const aKey = (aObject.payload.client_metadata as { jwks: { keys: JWK[] } }).jwks.keys[0] as JWK;
       const refused = await postResponse(
-        await encryptTo(aKey, { vp_token: { credential: ['x~'] }, state: bObject.payload.state }),
+        await encryptAnswer(aKey, { vp_token: { credential: ['x~'] }, state: bObject.payload.state }),
       );
       assert.equal(refused.status, 400);
       assert.match(String(refused.json.error_description), /does not carry this transaction’s state/);
       // A kid naming no live transaction, and one that is not a JWE at all.
       assert.match(
-        String((await postResponse(await encryptTo(aKey, {}, 'A128GCM', 'vtx_nope'))).json.error_description),
+        String((await postResponse(await encryptAnswer(aKey, {}, { kid: 'vtx_nope' }))).json.error_description),
         /No live/,
       );
       assert.equal((await postResponse('not.a.jwe')).status, 400);
@@ -254,22 +240,14 @@ for (const factory of testDatabases()) {
     test('a presentation in the clear to a HAIP transaction is refused; a wallet’s error may come in the clear', async () => {
       const o = await open('haip');
       const { payload } = await requestObject(o);
-      const clear = await fetch(`${origin}/oid4vp/response`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ vp_token: JSON.stringify({ credential: ['x~'] }), state: String(payload.state) }).toString(),
-      });
+      const clear = await v.postResponse({ vp_token: JSON.stringify({ credential: ['x~'] }), state: String(payload.state) });
       assert.equal(clear.status, 400);
-      assert.match(String(((await clear.json()) as Record<string, unknown>).error_description), /encrypted \(direct_post\.jwt\)/);
+      assert.match(String(clear.json.error_description), /encrypted \(direct_post\.jwt\)/);
       await stillCompletes(o);
 
       const declined = await open('haip');
       const state = String((await requestObject(declined)).payload.state);
-      const error = await fetch(`${origin}/oid4vp/response`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ error: 'access_denied', state }).toString(),
-      });
+      const error = await v.postResponse({ error: 'access_denied', state });
       assert.equal(error.status, 400);
       assert.equal((await poll(declined))?.error, 'wallet_error');
     });
@@ -282,7 +260,7 @@ for (const factory of testDatabases()) {
       assert.equal(String(payload.client_id), 'decentralized_identifier:did:web:rail.example.test');
       const { publicKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true });
       const jwk = { ...(await exportJWK(publicKey)), kid: o.transactionId };
-      const refused = await postResponse(await encryptTo(jwk, { state: payload.state }));
+      const refused = await postResponse(await encryptAnswer(jwk, { state: payload.state }));
       assert.equal(refused.status, 400);
       assert.match(String(refused.json.error_description), /in the clear \(direct_post\)/);
       await stillCompletes(o);
