@@ -57,6 +57,12 @@ export interface Config {
    * OPENRAIL_CA_CHAIN_FILE and OPENRAIL_CA_KEY_FILE, read at load; unset: the platform root.
    */
   certificateAuthority?: { chainPem: string; privateKeyPem: string };
+  /**
+   * The certificates a wallet attestation's x5c chain must end at for the authorization code flow
+   * (docs/haip.md, "Wallet attestation trust"): OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE, read at
+   * load, as base64 DER. Empty: no wallet is trusted, and the flow refuses every client.
+   */
+  walletAttestationAnchors: string[];
   /** smtp:// or smtps:// URL of the mail server; unset: the development outbox (docs/onboarding.md). */
   smtpUrl?: string;
   /** The From of every mail. */
@@ -320,6 +326,26 @@ function certificateAuthority(env: NodeJS.ProcessEnv): Config['certificateAuthor
   return { chainPem: text('OPENRAIL_CA_CHAIN_FILE', chainFile), privateKeyPem: text('OPENRAIL_CA_KEY_FILE', keyFile) };
 }
 
+/** OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: a PEM file of the wallet providers' trust anchors (at most 32). */
+function walletAttestationAnchors(env: NodeJS.ProcessEnv): string[] {
+  const file = read(env, 'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE');
+  if (!file) return [];
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `names a file that cannot be read (${file})`);
+  }
+  if (pem.length > 256 * 1024)
+    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `names a file over 256 KiB (${file})`);
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0 || blocks.length > 32) {
+    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `must hold 1 to 32 PEM certificates (${file})`);
+  }
+  // Their DER is read as certificates when the issuance module starts (a fault stops the start).
+  return blocks.map((block) => block.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''));
+}
+
 export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE'): number[] {
   const parts = raw.split(',').map((p) => p.trim());
   if (parts.length < 1 || parts.length > 20) throw new ConfigError(variable, 'must list 1 to 20 delays');
@@ -394,6 +420,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: mailFrom(env, url),
     trustProxy: trustProxy(env),
     anonymousBudgetScale: budgetScale(env),
+    walletAttestationAnchors: walletAttestationAnchors(env),
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;

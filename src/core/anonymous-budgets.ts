@@ -43,6 +43,11 @@ export const ANONYMOUS_BUDGETS = {
     perAddress: { quota: 120, windowSeconds: minutes(1) },
     global: { quota: 3_000, windowSeconds: minutes(1) },
   },
+  'authorization-push': {
+    what: 'POST /par (a wallet’s pushed authorization request, HAIP issuance): the request, kept 60 seconds, or 10 minutes once opened',
+    perAddress: { quota: 60, windowSeconds: minutes(1) },
+    global: { quota: 3_000, windowSeconds: minutes(1) },
+  },
   'demo-offer': {
     what: 'POST /demo/offer and /demo/revoke: a demonstration offer of the demo tenant (its row, audit entry and event kept; its subject erased within about 20 minutes), or a revocation of what it issued',
     perAddress: { quota: 20, windowSeconds: minutes(10) },

@@ -222,6 +222,11 @@ export const ERROR_CATALOGUE = {
     description:
       "A budget is spent: the key's rate class, or an anonymous budget of this address, subject or deployment; retry after Retry-After seconds.",
   },
+  authorization_ended: {
+    status: 410,
+    description: 'The authorization request is unknown, already opened, expired, finished, or was opened in another browser.',
+  },
+  authorization_pending: { status: 409, description: 'The issuer has not approved this authorization request yet.' },
   signin_ended: { status: 410, description: 'The sign-in request is spent, expired or unknown.' },
   request_timeout: { status: 408, description: 'The request was not received in time.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the size limit.' },
@@ -229,8 +234,31 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, description: 'The request body has a content type this operation does not accept.' },
   header_too_large: { status: 431, description: 'The request line and headers together exceed the size limit.' },
   // OAuth 2.0 and OID4VCI 1.0 codes, answered as {error, error_description} (RFC 6749 §5.2).
-  invalid_grant: { status: 400, description: 'The pre-authorized code or transaction code is wrong, spent or expired.' },
-  unsupported_grant_type: { status: 400, description: 'Only the pre-authorized code grant is supported.' },
+  invalid_grant: {
+    status: 400,
+    description: 'The pre-authorized code, transaction code or authorization code is wrong, spent or expired.',
+  },
+  unsupported_grant_type: {
+    status: 400,
+    description: 'Only the pre-authorized code grant, and where HAIP issuance is on the authorization code grant, are supported.',
+  },
+  invalid_client: {
+    status: 401,
+    description:
+      'The wallet attestation (OAuth-Client-Attestation and its proof of possession) is missing, invalid, untrusted, stale or not this client’s.',
+  },
+  invalid_dpop_proof: {
+    status: 400,
+    description: 'The DPoP proof is missing, malformed, badly signed, stale, for another request, or not the bound key.',
+  },
+  use_dpop_nonce: {
+    status: 400,
+    description: 'The DPoP proof must carry the nonce this answer gives in its DPoP-Nonce header; retry with it.',
+  },
+  authorization_flow_off: {
+    status: 400,
+    description: 'This issuer does not serve the authorization code flow (its HAIP issuance is off), or not for this request.',
+  },
   invalid_credential_request: { status: 400, description: 'The credential request is malformed.' },
   unknown_credential_configuration: { status: 400, description: 'The credential configuration is not offered by this issuer.' },
   unknown_credential_identifier: { status: 400, description: 'The credential identifier is unknown.' },

@@ -5,6 +5,8 @@
  * The randomness is injected, as the clock is: the kernel gives the CSPRNG (adapters/crypto/ids.ts).
  */
 export const ID_PREFIXES = {
+  /** A pushed authorization request of the authorization code flow (docs/haip.md). */
+  authorization: 'azr',
   /** An approval of the four-eyes desk. */
   approval: 'apr',
   /** A partner application. */

@@ -5,6 +5,8 @@ export interface AccessTokenRecord {
   grantId: string;
   createdAt: number;
   expiresAt: number;
+  /** RFC 9449: the thumbprint of the DPoP key the token is bound to; null for a Bearer token. */
+  dpopJkt?: string | null;
 }
 
 /**

@@ -36,8 +36,18 @@ export interface TenantStatus {
   reason: string | null;
 }
 
-/** A tenant as stored: its record and its status. */
-export interface TenantRow extends TenantRecord {
+/**
+ * How a tenant's holders may collect through the authorization code flow (docs/haip.md,
+ * "Issuance"): whether it is served at all, and the issuer's sign-in hook, where a holder who
+ * comes without an offer is sent to be identified (null: only offers start the flow).
+ */
+export interface AuthorizationFlowSettings {
+  haipIssuance: boolean;
+  signInUrl: string | null;
+}
+
+/** A tenant as stored: its record, its status and its authorization code flow settings. */
+export interface TenantRow extends TenantRecord, AuthorizationFlowSettings {
   status: TenantStatusName;
   statusSince: number | null;
   statusReason: string | null;
@@ -74,6 +84,8 @@ export interface TenantStore {
   list(filter: TenantListFilter): Promise<TenantRow[]>;
   /** Applies the given profile fields; undefined when the tenant does not exist. */
   updateProfile(slug: string, patch: Partial<TenantProfile>, now: number): Promise<TenantRecord | undefined>;
+  /** Applies the given settings; undefined when the tenant does not exist. */
+  setAuthorizationFlow(slug: string, patch: Partial<AuthorizationFlowSettings>, now: number): Promise<TenantRow | undefined>;
   /** Slugs that start with `prefix`, for choosing a free one on collision. */
   slugsStartingWith(prefix: string): Promise<string[]>;
   /** The tenant's status, read from the database on every call (never cached); undefined: no such tenant. */

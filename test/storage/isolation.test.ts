@@ -7,6 +7,7 @@ import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlApprovalStore, SqlApprovalTargets } from '../../src/adapters/sql/sql-approval-store.ts';
+import { SqlAuthorizationRequestStore } from '../../src/adapters/sql/sql-authorization-request-store.ts';
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
 import { SqlDepositStore } from '../../src/adapters/sql/sql-deposit-store.ts';
@@ -25,6 +26,7 @@ import { SqlWebhookLanes } from '../../src/adapters/sql/sql-webhook-lanes.ts';
 import { SqlWebhookStore } from '../../src/adapters/sql/sql-webhook-store.ts';
 import { systemClock } from '../../src/core/clock.ts';
 import type { ApprovalRecord } from '../../src/ports/approval-store.ts';
+import type { AuthorizationRequestRecord } from '../../src/ports/authorization-request-store.ts';
 import type { ChannelRecord, ShareLogEntry } from '../../src/ports/channel-store.ts';
 import type { CredentialTypeRecord } from '../../src/ports/credential-type-store.ts';
 import type { DepositRecord, ProductRecord } from '../../src/ports/deposit-store.ts';
@@ -94,6 +96,9 @@ const T = {
     'TenantStore: get, list, updateProfile and slugsStartingWith touch only the named tenant (an unnarrowed list is the platform’s, by design)',
   tenantCreate: 'TenantStore.create writes tenant and keys together or not at all',
   tenantStatus: 'TenantStore: status and setStatus read and move only the named tenant, from the state named only',
+  authorizationFlow: 'TenantStore.setAuthorizationFlow changes only the named tenant’s settings',
+  authorizations:
+    'AuthorizationRequestStore: a request is opened, approved, granted a code, found, declined and redeemed within its own tenant only, each move once, by its own browser and client only',
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
   keyCertificates: 'KeyCertifier: a key’s certificate names its own tenant’s DID and issuer URL, never another’s',
@@ -159,6 +164,18 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     slugsStartingWith: T.tenantReads,
     status: T.tenantStatus,
     setStatus: T.tenantStatus,
+    setAuthorizationFlow: T.authorizationFlow,
+  },
+  AuthorizationRequestStore: {
+    push: T.authorizations,
+    get: T.authorizations,
+    open: T.authorizations,
+    approve: T.authorizations,
+    grantCode: T.authorizations,
+    decline: T.authorizations,
+    findByCode: T.authorizations,
+    redeem: T.authorizations,
+    prune: T.authorizations,
   },
   SigningKeyStore: {
     insert: T.signingKeys,
@@ -562,6 +579,93 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await tenants.status('alpha'), { status: 'active', since: 6, reason: 'cleared' });
     });
 
+    isolated(T.authorizationFlow, async () => {
+      const before = await tenants.get('beta');
+      const after = await tenants.setAuthorizationFlow('alpha', { haipIssuance: true, signInUrl: 'https://alpha.example/in' }, 3);
+      assert.equal(after?.haipIssuance, true);
+      assert.equal(after?.signInUrl, 'https://alpha.example/in');
+      assert.deepEqual(await tenants.get('beta'), before, 'beta is untouched');
+      assert.equal(await tenants.setAuthorizationFlow('gamma', { haipIssuance: true }, 3), undefined, 'an unknown tenant');
+      await tenants.setAuthorizationFlow('alpha', { haipIssuance: false, signInUrl: null }, 4);
+      assert.equal((await tenants.get('alpha'))?.signInUrl, null, 'null clears the hook');
+    });
+
+    isolated(T.authorizations, async () => {
+      const store = new SqlAuthorizationRequestStore(db);
+      const request = (tenant: string, id: string): AuthorizationRequestRecord => ({
+        id,
+        tenant,
+        requestUriHash: `uri-${id}`,
+        clientId: `client-${tenant}`,
+        redirectUri: 'https://wallet.example/cb',
+        state: null,
+        codeChallenge: 'c'.repeat(43),
+        typeId: 'membership',
+        attestationJkt: 'jkt',
+        dpopJkt: null,
+        offerId: null,
+        phase: 'pushed',
+        browserHash: null,
+        codeHash: null,
+        createdAt: T0,
+        expiresAt: T0 + 60_000,
+      });
+      await store.push(request('alpha', 'azr-a'));
+      await store.push(request('beta', 'azr-b'));
+      const later = T0 + 600_000;
+      assert.equal(
+        await store.open('beta', 'uri-azr-a', 'client-alpha', 'browser', T0, later),
+        undefined,
+        'beta cannot open alpha’s',
+      );
+      assert.equal(await store.open('alpha', 'uri-azr-a', 'client-beta', 'browser', T0, later), undefined, 'nor another client');
+      assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'pushed', 'and neither spent the request_uri');
+      assert.equal((await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-a', T0, later))?.phase, 'opened');
+      assert.equal(await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-x', T0, later), undefined, 'opened once');
+      assert.equal(await store.get('beta', 'azr-a'), undefined);
+      assert.equal(await store.approve('beta', 'azr-a', 'off-x', T0), false, 'beta cannot approve alpha’s');
+      assert.equal(await store.approve('alpha', 'azr-a', 'off-a', T0), true);
+      assert.equal(await store.approve('alpha', 'azr-a', 'off-other', T0), false, 'approved once');
+      assert.equal(
+        await store.grantCode('alpha', 'azr-a', 'approved', 'browser-x', 'code-a', T0, T0 + 60_000),
+        false,
+        'another browser',
+      );
+      assert.equal(await store.grantCode('beta', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), false);
+      assert.equal(await store.grantCode('alpha', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), true);
+      assert.equal(await store.findByCode('beta', 'code-a'), undefined, 'a code is found in its tenant only');
+      assert.equal((await store.findByCode('alpha', 'code-a'))?.id, 'azr-a');
+      assert.equal(await store.decline('alpha', 'azr-a', 'browser-a', T0), false, 'a granted request is not declined');
+      // beta's request: opened and declined by its browser, which alpha's calls never move.
+      assert.ok(await store.open('beta', 'uri-azr-b', 'client-beta', 'browser-b', T0, later));
+      assert.equal(await store.decline('alpha', 'azr-b', 'browser-b', T0), false);
+      assert.equal(await store.decline('beta', 'azr-b', 'browser-a', T0), false, 'not by another browser');
+      assert.equal(await store.decline('beta', 'azr-b', 'browser-b', T0), true);
+      // Redemption spends the code and the offer together, within the tenant.
+      const offer = offerRecord('alpha', 'off-azr', { txCode: null, txCodeHash: null, codeHash: 'code-off-azr', refHash: null });
+      await offers.create(offer);
+      const redemption = {
+        offer,
+        now: REDEEMED_AT,
+        eraseAfter: TOKEN_EXPIRY,
+        token: {
+          tenant: 'alpha',
+          tokenHash: 'tok-azr',
+          grantId: offer.id,
+          createdAt: REDEEMED_AT,
+          expiresAt: TOKEN_EXPIRY,
+          dpopJkt: 'k',
+        },
+      };
+      assert.equal(await store.redeem('beta', 'azr-a', T0, redemption), false, 'beta cannot redeem alpha’s code');
+      assert.equal((await offers.get('alpha', 'off-azr'))?.redeemedAt, null, 'and the offer stays unredeemed');
+      assert.equal(await store.redeem('alpha', 'azr-a', T0, redemption), true);
+      assert.equal((await tokens.findUsable('tok-azr', REDEEMED_AT))?.dpopJkt, 'k', 'the token is bound to the DPoP key');
+      assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'redeemed');
+      assert.equal(await store.redeem('alpha', 'azr-a', T0, redemption), false, 'a code is redeemed once');
+      assert.equal(await store.prune(later + 1), 2, 'both requests are swept once ended');
+    });
+
     isolated(T.tenantCreate, async () => {
       const wrongOwner = await keys.prepareKey('beta', 'issuer');
       await assert.rejects(tenants.create(tenantRecord('gamma'), [wrongOwner]));
@@ -926,6 +1030,7 @@ for (const factory of testDatabases()) {
         grantId: 'off-a',
         createdAt: REDEEMED_AT,
         expiresAt: TOKEN_EXPIRY,
+        dpopJkt: null,
       });
       assert.equal(await offers.redeem(redemption('alpha', a, 'again')), false, 'a code is redeemed once');
       assert.equal(await tokens.findUsable('tok-again', REDEEMED_AT), undefined);

@@ -205,3 +205,48 @@ export const subjectKeyIdOf = (certificate: CertificateBase64): string =>
 /** When a certificate ends (ms since the epoch). */
 export const notAfterOf = (certificate: CertificateBase64): number =>
   new x509.X509Certificate(Buffer.from(certificate, 'base64')).notAfter.getTime();
+
+/** The certificates of a PEM text (at most `max`), as base64 DER. Throws when there is none or too many. */
+export function certificatesOfPem(pem: string, max = 32): CertificateBase64[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error('holds no PEM certificate');
+  if (blocks.length > max) throw new Error(`holds more than ${max} certificates`);
+  return blocks.map((block) => Buffer.from(new x509.X509Certificate(block).rawData).toString('base64'));
+}
+
+/**
+ * The public key of the first certificate of `chain` (an `x5c` header: leaf first, at most 5
+ * certificates) when every certificate is valid at `now`, each is signed by the next, every one
+ * above the leaf is a CA, and the last is one of `anchors` or signed by one of them; otherwise
+ * undefined. Never throws on what a caller sent.
+ */
+export async function keyOfChain(
+  chain: readonly string[],
+  anchors: readonly CertificateBase64[],
+  now: Date,
+): Promise<JsonWebKey | undefined> {
+  if (chain.length === 0 || chain.length > 5 || anchors.length === 0) return undefined;
+  try {
+    const certificates = chain.map((c) => new x509.X509Certificate(Buffer.from(c, 'base64')));
+    const trusted = anchors.map((a) => new x509.X509Certificate(Buffer.from(a, 'base64')));
+    for (const [i, certificate] of certificates.entries()) {
+      if (certificate.notAfter <= now || certificate.notBefore > now) return undefined;
+      if (i > 0 && !certificate.getExtension(x509.BasicConstraintsExtension)?.ca) return undefined;
+      const next = certificates[i + 1];
+      if (next && !(await certificate.verify({ publicKey: next.publicKey, signatureOnly: true }))) return undefined;
+    }
+    const top = certificates[certificates.length - 1] as x509.X509Certificate;
+    const raw = Buffer.from(top.rawData);
+    let anchored = trusted.some((anchor) => raw.equals(Buffer.from(anchor.rawData)));
+    for (const anchor of trusted) {
+      if (anchored) break;
+      if (anchor.notAfter <= now || anchor.notBefore > now) continue;
+      anchored = await top.verify({ publicKey: anchor.publicKey, signatureOnly: true });
+    }
+    if (!anchored) return undefined;
+    const leaf = certificates[0] as x509.X509Certificate;
+    return (await webcrypto.subtle.exportKey('jwk', await leaf.publicKey.export(P256, ['verify']))) as JsonWebKey;
+  } catch {
+    return undefined;
+  }
+}

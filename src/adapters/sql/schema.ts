@@ -24,6 +24,9 @@ export interface TenantsTable {
   status: Generated<'active' | 'suspended'>;
   status_since: number | null;
   status_reason: string | null;
+  /** Migration 0039: 0/1, whether the tenant serves the authorization code flow (docs/haip.md). */
+  haip_issuance: Generated<number>;
+  sign_in_url: string | null;
 }
 
 /** An organisation's status changes (migration 0023), numbered per tenant. */
@@ -140,6 +143,28 @@ export interface AccessTokensTable {
   created_at: number;
   expires_at: number;
   spent_at: number | null;
+  /** Migration 0039: the RFC 7638 thumbprint of the DPoP key the token is bound to, or null. */
+  dpop_jkt: string | null;
+}
+
+/** A pushed authorization request of the authorization code flow (migration 0039), push to redemption. */
+export interface AuthorizationRequestsTable {
+  id: string;
+  tenant: string;
+  request_uri_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  type_id: string;
+  attestation_jkt: string;
+  dpop_jkt: string | null;
+  offer_id: string | null;
+  phase: Generated<string>;
+  browser_hash: string | null;
+  code_hash: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface CredentialTypesTable {
@@ -717,6 +742,7 @@ export interface Database {
   operator_links: OperatorLinksTable;
   holder_jti: HolderJtiTable;
   access_tokens: AccessTokensTable;
+  authorization_requests: AuthorizationRequestsTable;
   credential_types: CredentialTypesTable;
   offers: OffersTable;
   spent_nonces: SpentNoncesTable;

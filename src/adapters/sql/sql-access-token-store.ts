@@ -20,6 +20,7 @@ export class SqlAccessTokenStore implements AccessTokenStore {
           grantId: row.grant_id,
           createdAt: row.created_at,
           expiresAt: row.expires_at,
+          dpopJkt: row.dpop_jkt,
         }
       : undefined;
   }

@@ -19,7 +19,7 @@ const spendCode = new Statement(
     'where id = ? and tenant = ? and redeemed_at is null and expires_at > ? and subject is not null',
 );
 const grantToken = new Statement(
-  'insert into access_tokens (token_hash, tenant, grant_id, created_at, expires_at, spent_at) values (?, ?, ?, ?, ?, null)',
+  'insert into access_tokens (token_hash, tenant, grant_id, created_at, expires_at, spent_at, dpop_jkt) values (?, ?, ?, ?, ?, null, ?)',
 );
 
 export class SqlOfferStore implements OfferStore {
@@ -66,7 +66,7 @@ export class SqlOfferStore implements OfferStore {
       const spent = await spendCode.changes(trx, [r.now, r.eraseAfter, r.offer.id, r.offer.tenant, r.now]);
       if (spent !== 1) return false;
       const t = r.token;
-      await grantToken.changes(trx, [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt]);
+      await grantToken.changes(trx, [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null]);
       return true;
     });
   }

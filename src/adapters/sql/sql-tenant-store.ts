@@ -1,5 +1,6 @@
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
 import {
+  type AuthorizationFlowSettings,
   emptyProfile,
   type TenantListFilter,
   type TenantProfile,
@@ -10,7 +11,7 @@ import {
   type TenantStore,
 } from '../../ports/tenant-store.ts';
 import type { Db } from './connect.ts';
-import { rowCodec } from './row-codec.ts';
+import { bool, rowCodec } from './row-codec.ts';
 import type { TenantsTable } from './schema.ts';
 import { containsCi } from './sql-backoffice-rows.ts';
 import { SqlSigningKeyStore } from './sql-signing-key-store.ts';
@@ -24,8 +25,8 @@ const statusOf = new Statement<{ status: TenantStatusName; status_since: number 
 );
 
 const tenants = rowCodec<TenantRow, TenantsTable>()(
-  'slug name displayName description logoUri primaryColor backgroundColor textColor createdAt updatedAt status statusSince statusReason',
-  {},
+  'slug name displayName description logoUri primaryColor backgroundColor textColor createdAt updatedAt status statusSince statusReason signInUrl',
+  { haipIssuance: bool },
 );
 const toRow = tenants.record;
 
@@ -36,7 +37,9 @@ export class SqlTenantStore implements TenantStore {
     return atomically(this.db, async (trx) => {
       const result = await trx
         .insertInto('tenants')
-        .values(tenants.row({ ...t, status: 'active', statusSince: null, statusReason: null }))
+        .values(
+          tenants.row({ ...t, status: 'active', statusSince: null, statusReason: null, haipIssuance: false, signInUrl: null }),
+        )
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
@@ -71,6 +74,17 @@ export class SqlTenantStore implements TenantStore {
     // Only the profile's own fields, whatever else the object carries.
     const profile = Object.fromEntries(Object.keys(emptyProfile()).map((k) => [k, patch[k as keyof TenantProfile]]));
     const values = tenants.patch({ ...profile, updatedAt: now });
+    const result = await this.db.updateTable('tenants').set(values).where('slug', '=', slug).executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    return this.get(slug);
+  }
+
+  async setAuthorizationFlow(
+    slug: string,
+    patch: Partial<AuthorizationFlowSettings>,
+    now: number,
+  ): Promise<TenantRow | undefined> {
+    const values = tenants.patch({ haipIssuance: patch.haipIssuance, signInUrl: patch.signInUrl, updatedAt: now });
     const result = await this.db.updateTable('tenants').set(values).where('slug', '=', slug).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
     return this.get(slug);

@@ -1,7 +1,7 @@
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { PRE_AUTHORIZED_GRANT } from '../../core/pre-authorized-code.ts';
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
-import type { TenantRecord } from '../../ports/tenant-store.ts';
+import type { AuthorizationFlowSettings, TenantRecord } from '../../ports/tenant-store.ts';
 import { claimLabel, claimPaths } from '../credential-types/type-metadata.ts';
 
 export const BATCH_SIZE = 10;
@@ -65,16 +65,39 @@ export function issuerMetadata(urls: IssuerUrls, tenant: TenantRecord, types: Cr
   };
 }
 
-/** RFC 8414 metadata of the issuer's own authorization server (pre-authorized code only). */
-export function authorizationServerMetadata(urls: IssuerUrls, tenant: TenantRecord) {
+/** RFC 8414 metadata of the issuer's own authorization server (docs/issuance.md, docs/haip.md). */
+export function authorizationServerMetadata(urls: IssuerUrls, tenant: TenantRecord & Partial<AuthorizationFlowSettings>) {
   const issuer = urls.issuer(tenant.slug);
-  return {
+  const common = {
     issuer,
     token_endpoint: `${issuer}/token`,
-    // No authorization endpoint is served, so no response type is supported (OID4VCI §12.3).
-    response_types_supported: [] as string[],
-    grant_types_supported: [PRE_AUTHORIZED_GRANT],
     'pre-authorized_grant_anonymous_access_supported': true,
-    token_endpoint_auth_methods_supported: ['none'],
+    // Either grant's token request may carry a DPoP proof (RFC 9449); the authorization code flow's must.
+    dpop_signing_alg_values_supported: ['ES256'],
+  };
+  if (!tenant.haipIssuance) {
+    return {
+      ...common,
+      // No authorization endpoint is served, so no response type is supported (OID4VCI §12.3).
+      response_types_supported: [] as string[],
+      grant_types_supported: [PRE_AUTHORIZED_GRANT],
+      token_endpoint_auth_methods_supported: ['none'],
+    };
+  }
+  // HAIP 1.0 §4: PAR required, PKCE S256, RFC 9207 iss, wallet attestation client authentication.
+  return {
+    ...common,
+    authorization_endpoint: `${issuer}/authorize`,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: true,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', PRE_AUTHORIZED_GRANT],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    authorization_details_types_supported: ['openid_credential'],
+    token_endpoint_auth_methods_supported: ['attest_jwt_client_auth', 'none'],
+    client_attestation_signing_alg_values_supported: ['ES256'],
+    client_attestation_pop_signing_alg_values_supported: ['ES256'],
   };
 }

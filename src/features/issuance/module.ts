@@ -1,12 +1,18 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { certificatesOfPem, toPem } from '../../adapters/crypto/x509.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
+import { SqlAuthorizationRequestStore } from '../../adapters/sql/sql-authorization-request-store.ts';
 import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
-import { AccessTokenAuthenticator } from '../../http/auth/access-token.ts';
+import { ConfigError } from '../../config/config.ts';
+import { AccessTokenAuthenticator, type DpopResourceCheck } from '../../http/auth/access-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
+import { authorizationRoutes } from './authorization-routes.ts';
+import { AuthorizationService } from './authorization-service.ts';
 import { CredentialIssuer, STATUS_BLOCK, STATUS_LIST_CAPACITY, STATUS_LIST_SIZE } from './issue-credential.ts';
+import { OauthChecks } from './oauth-checks.ts';
 import { issuanceRoutes } from './routes.ts';
 import { StatusSlots } from './status-slots.ts';
 import { TokenService } from './token-service.ts';
@@ -21,12 +27,12 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export const issuanceModule = defineModule({
   name: 'issuance',
   groups: ['issuance'],
-  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore],
+  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore, SqlAuthorizationRequestStore],
   planes: ['access-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
-    const { store: offers } = await ctx.use(offersModule);
+    const { store: offers, offers: offerService } = await ctx.use(offersModule);
     const ledger = ctx.store(SqlIssuedCredentialStore);
     const tokenStore = ctx.store(SqlAccessTokenStore);
     const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
@@ -46,10 +52,27 @@ export const issuanceModule = defineModule({
       ctx.ids,
       ctx.meter,
     );
+    const checks = new OauthChecks(walletAnchors(ctx.config.walletAttestationAnchors), nonces, ctx.clock);
+    const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
+    const authorizations = new AuthorizationService(
+      authorizationStore,
+      offers,
+      offerService,
+      types,
+      tokens,
+      checks,
+      ctx.urls,
+      ctx.clock,
+      ctx.ids,
+    );
+    const dpop: DpopResourceCheck = (tenant, token, jkt, request) => checks.checkResourceDpop(tenant, token, jkt, request);
     return {
-      services: { tokens, issuer },
-      routes: () => [issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer })],
-      planes: { 'access-token': new AccessTokenAuthenticator(tokenStore, ctx.clock) },
+      services: { tokens, issuer, authorizations },
+      routes: () => [
+        issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer, authorizations, checks }),
+        authorizationRoutes({ tenants, authorizations, urls: ctx.urls, siteName: ctx.config.platformName }),
+      ],
+      planes: { 'access-token': new AccessTokenAuthenticator(tokenStore, ctx.clock, dpop) },
       jobs: [
         {
           name: 'issuance.prune',
@@ -57,9 +80,22 @@ export const issuanceModule = defineModule({
           run: async (now) => {
             await ledger.pruneSpentNonces(now);
             await tokenStore.prune(now);
+            await authorizationStore.prune(now);
           },
         },
       ],
     };
   },
 });
+
+/** The wallet attestation anchors of the configuration, each read as a certificate (a fault stops the start). */
+function walletAnchors(anchors: readonly string[]): string[] {
+  try {
+    return anchors.flatMap((anchor) => certificatesOfPem(toPem(anchor)));
+  } catch (err) {
+    throw new ConfigError(
+      'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE',
+      `holds a certificate that cannot be read (${(err as Error).message})`,
+    );
+  }
+}

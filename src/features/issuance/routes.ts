@@ -8,8 +8,10 @@ import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { oauthError } from '../../http/schemas/common.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { AuthorizationService } from './authorization-service.ts';
 import type { CredentialIssuer } from './issue-credential.ts';
 import { authorizationServerMetadata, issuerMetadata } from './metadata.ts';
+import type { OauthChecks } from './oauth-checks.ts';
 import type { TokenService } from './token-service.ts';
 
 const Json = Type.Record(Type.String(), Type.Unknown());
@@ -20,6 +22,8 @@ export interface IssuanceDeps {
   urls: IssuerUrls;
   tokens: TokenService;
   issuer: CredentialIssuer;
+  authorizations: AuthorizationService;
+  checks: OauthChecks;
 }
 
 /**
@@ -39,7 +43,7 @@ const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store
  * its own authorization server for the pre-authorized code grant (docs/issuance.md).
  */
 export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
-  const { tenants, types, urls, tokens, issuer } = deps;
+  const { tenants, types, urls, tokens, issuer, authorizations, checks } = deps;
 
   return {
     name: 'issuance',
@@ -82,7 +86,8 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
           path,
           params: issuerParams(tenantParam),
           accepts: 'form',
-          summary: 'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6).',
+          summary:
+            'Token endpoint: redeem a pre-authorized code (OID4VCI 1.0 §6), or an authorization code with PKCE, DPoP and the wallet attestation (HAIP 1.0).',
           body: Type.Record(Type.String(), Type.String(), {
             examples: [
               {
@@ -103,13 +108,23 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
                 c_nonce_expires_in: Type.Integer(),
               }),
             },
-            400: oauthError('invalid_request, invalid_grant (also: the issuer is suspended) or unsupported_grant_type.'),
+            400: oauthError(
+              'invalid_request, invalid_grant (also: the issuer is suspended), unsupported_grant_type, invalid_dpop_proof, or use_dpop_nonce (retry with the DPoP-Nonce header’s nonce).',
+            ),
+            401: oauthError(
+              'invalid_client: the authorization code grant’s wallet attestation is missing, invalid or another wallet’s.',
+            ),
             404: oauthError('unknown_tenant'),
             415: oauthError('unsupported_media_type: the body is not a form.'),
           },
           handler: async (request, reply) => {
             const tenant = await tenants.issuing(tenantOf(request.params), grantRefused);
-            const response = await tokens.redeem(tenant, (request.body ?? {}) as Record<string, string>);
+            const form = (request.body ?? {}) as Record<string, string>;
+            const seen = { method: request.method, url: `${urls.issuer(tenant)}/token`, headers: request.headers };
+            const response =
+              form.grant_type === 'authorization_code'
+                ? await authorizations.redeem(await tenants.get(tenant), form, seen)
+                : await tokens.redeem(tenant, form, await checks.optionalDpop(tenant, seen));
             return noStore(reply).send(response);
           },
         }),
@@ -156,7 +171,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             400: oauthError(
               'invalid_credential_request, unknown_credential_configuration, unknown_credential_identifier, invalid_proof, invalid_nonce, invalid_encryption_parameters, or credential_request_denied (the issuer is suspended).',
             ),
-            401: oauthError('invalid_token (RFC 6750): the access token is missing, unknown, spent, expired or in the query.'),
+            401: oauthError(
+              'invalid_token (RFC 6750): the access token is missing, unknown, spent, expired or in the query; for a DPoP-bound token (RFC 9449 §7), invalid_dpop_proof or use_dpop_nonce (with DPoP-Nonce).',
+            ),
             404: oauthError('unknown_tenant'),
           },
           handler: async (request, reply) => {

@@ -12,7 +12,7 @@ export const MAX_TX_CODE_ATTEMPTS = 5;
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   c_nonce: string;
   c_nonce_expires_in: number;
@@ -26,11 +26,15 @@ export class TokenService {
     private readonly clock: Clock,
   ) {}
 
-  async redeem(tenant: string, form: Record<string, string>): Promise<TokenResponse> {
+  /** `dpopJkt`: the key of the DPoP proof the request carried (checked by the route), to bind the token to. */
+  async redeem(tenant: string, form: Record<string, string>, dpopJkt?: string): Promise<TokenResponse> {
     const grantType = form.grant_type;
     if (!grantType) throw new ServiceError('invalid_request', 'grant_type is required.');
     if (grantType !== PRE_AUTHORIZED_GRANT) {
-      throw new ServiceError('unsupported_grant_type', `Only ${PRE_AUTHORIZED_GRANT} is supported.`);
+      throw new ServiceError(
+        'unsupported_grant_type',
+        `Only ${PRE_AUTHORIZED_GRANT}, and authorization_code where HAIP issuance is on, are supported.`,
+      );
     }
     const code = form['pre-authorized_code'];
     if (!code) throw new ServiceError('invalid_request', 'pre-authorized_code is required.');
@@ -57,12 +61,19 @@ export class TokenService {
       offer,
       now,
       eraseAfter: tokenExpiry,
-      token: { tenant, tokenHash: hashToken(accessToken), grantId: offer.id, createdAt: now, expiresAt: tokenExpiry },
+      token: {
+        tenant,
+        tokenHash: hashToken(accessToken),
+        grantId: offer.id,
+        createdAt: now,
+        expiresAt: tokenExpiry,
+        dpopJkt: dpopJkt ?? null,
+      },
     });
     if (!redeemed) throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
     return {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: dpopJkt ? 'DPoP' : 'Bearer',
       expires_in: ACCESS_TOKEN_TTL_S,
       // Interface spec: c_nonce comes with the token. OID4VCI 1.0 moved it to the nonce endpoint;
       // 1.0 wallets ignore these members (standards-notes §9).

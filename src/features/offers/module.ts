@@ -32,6 +32,7 @@ export const offersModule = defineModule({
       ctx.clock,
       ctx.ids,
       (slug) => tenants.issuing(slug),
+      async (slug) => (await tenants.get(slug)).haipIssuance,
     );
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.

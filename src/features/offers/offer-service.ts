@@ -45,7 +45,11 @@ export interface CreatedOffer {
 export interface CredentialOffer {
   credential_issuer: string;
   credential_configuration_ids: string[];
-  grants: Record<string, { 'pre-authorized_code': string; tx_code?: TxCodeSpec }>;
+  grants: {
+    'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': string; tx_code?: TxCodeSpec };
+    /** Where the issuer's HAIP issuance is on and the offer has no transaction code (docs/haip.md). */
+    authorization_code?: { issuer_state: string };
+  };
 }
 
 /** Credential offers (docs/offers.md). */
@@ -61,6 +65,8 @@ export class OfferService {
     private readonly ids: Ids,
     /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
     private readonly issuing: (tenant: string) => Promise<string>,
+    /** Whether the tenant serves the authorization code flow (its HAIP issuance is on). */
+    private readonly authorizationCodeFlow: (tenant: string) => Promise<boolean> = async () => false,
   ) {}
 
   async create(req: OfferRequest, actor: Actor): Promise<CreatedOffer> {
@@ -108,7 +114,7 @@ export class OfferService {
     });
     return {
       offerId: offer.id,
-      offerUri: handle ? this.uriByReference(offer.tenant, handle) : this.uriByValue(offer, code),
+      offerUri: handle ? this.uriByReference(offer.tenant, handle) : await this.uriByValue(offer, code),
       expiresAt: new Date(expiresAt).toISOString(),
       ...(tx ? { txCode: tx.value } : {}),
       ...(item ? { itemId: item.id } : {}),
@@ -125,8 +131,9 @@ export class OfferService {
     return `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(uri)}`;
   }
 
-  private uriByValue(offer: OfferRecord, code: string): string {
-    return `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(this.offerObject(offer, code)))}`;
+  private async uriByValue(offer: OfferRecord, code: string): Promise<string> {
+    const object = await this.offerObject(offer, code);
+    return `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(object))}`;
   }
 
   /** GET credential_offer_uri: the offer object while its code is unredeemed and unexpired. */
@@ -138,12 +145,20 @@ export class OfferService {
     return this.offerObject(offer, codeFromHandle(this.codeKey, handle));
   }
 
-  private offerObject(offer: OfferRecord, code: string): CredentialOffer {
+  /**
+   * The offer object. Where the tenant serves the authorization code flow, an offer without a
+   * transaction code offers that grant too, its `issuer_state` being the pre-authorized code
+   * (holding either is holding the offer); one with a transaction code is pre-authorized only,
+   * the flow having no place for the code the holder got apart (docs/haip.md).
+   */
+  private async offerObject(offer: OfferRecord, code: string): Promise<CredentialOffer> {
+    const authorizationCode = !offer.txCode && (await this.authorizationCodeFlow(offer.tenant));
     return {
       credential_issuer: this.urls.issuer(offer.tenant),
       credential_configuration_ids: [offer.typeId],
       grants: {
         [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': code, ...(offer.txCode ? { tx_code: offer.txCode } : {}) },
+        ...(authorizationCode ? { authorization_code: { issuer_state: code } } : {}),
       },
     };
   }

@@ -26,7 +26,18 @@ const TxCodeSpec = Type.Object({
 const CredentialOffer = Type.Object({
   credential_issuer: Type.String(),
   credential_configuration_ids: Type.Array(Type.String()),
-  grants: Type.Record(Type.String(), Type.Object({ 'pre-authorized_code': Type.String(), tx_code: Type.Optional(TxCodeSpec) })),
+  grants: Type.Object({
+    'urn:ietf:params:oauth:grant-type:pre-authorized_code': Type.Object({
+      'pre-authorized_code': Type.String(),
+      tx_code: Type.Optional(TxCodeSpec),
+    }),
+    authorization_code: Type.Optional(
+      Type.Object(
+        { issuer_state: Type.String() },
+        { description: 'Where the issuer’s HAIP issuance is on and the offer has no transaction code (docs/haip.md).' },
+      ),
+    ),
+  }),
 });
 
 export function offerRoutes(offers: OfferService): RouteGroup {

@@ -8,6 +8,7 @@ import { baseSlug, DEMO_NAME_SUFFIX, isDemoName, isDemoSlug, ROOT_SLUG, slugCand
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { StoredSigningKey } from '../../ports/signing-key-store.ts';
 import {
+  type AuthorizationFlowSettings,
   emptyProfile,
   type TenantListFilter,
   type TenantProfile,
@@ -168,7 +169,9 @@ export class TenantService {
     await this.keys.ensureKey(ROOT_SLUG, 'issuer');
     await this.keys.ensureKey(ROOT_SLUG, 'verifier');
     if (options.demo) {
-      await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name, SYSTEM_SEED);
+      const created = await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name, SYSTEM_SEED);
+      // The demonstration tenant shows HAIP issuance from its first start (docs/haip.md).
+      if (created) await this.tenants.setAuthorizationFlow(DEMO_TENANT.slug, { haipIssuance: true }, this.clock.now());
       await this.keys.ensureKey(DEMO_TENANT.slug, 'issuer');
     }
   }
@@ -181,6 +184,21 @@ export class TenantService {
       if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
       const fields = Object.keys(patch).filter((k) => patch[k as keyof TenantProfile] !== undefined);
       await audit.append({ actor, action: 'tenant.profile_updated', tenant: slug, target: slug, detail: { fields } });
+      return updated;
+    });
+  }
+
+  /**
+   * POST /api/tenants/authorization-flow (docs/haip.md, "Issuance"): turns the authorization code
+   * flow on or off and sets the holders' sign-in hook, with its audit entry.
+   */
+  async setAuthorizationFlow(slug: string, patch: Partial<AuthorizationFlowSettings>, actor: Actor): Promise<TenantRow> {
+    await this.get(slug);
+    return this.uow.run(async ({ tenants, audit }) => {
+      const updated = await tenants.setAuthorizationFlow(slug, patch, this.clock.now());
+      if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+      const detail = { haipIssuance: updated.haipIssuance, signInUrl: updated.signInUrl !== null };
+      await audit.append({ actor, action: 'tenant.authorization_flow_updated', tenant: slug, target: slug, detail });
       return updated;
     });
   }

@@ -20,6 +20,13 @@ export const accessTokenOf = (request: FastifyRequest) => principalOf(request, '
 
 const CHALLENGE = 'Bearer realm="openrail"';
 
+export type DpopResourceCheck = (
+  tenant: string,
+  accessToken: string,
+  jkt: string,
+  request: { method: string; url: string; headers: Readonly<Record<string, string | string[] | undefined>> },
+) => Promise<void>;
+
 /**
  * OID4VCI access-token plane (RFC 6750). Authentication only reads the token; the credential
  * endpoint spends it in the transaction that collects the credential (IssuedCredentialStore.collect).
@@ -34,6 +41,8 @@ export class AccessTokenAuthenticator implements AuthPlane<'access-token'> {
   constructor(
     private readonly tokens: AccessTokenStore,
     private readonly clock: Clock,
+    /** RFC 9449: checks the DPoP proof that must come with a DPoP-bound token (features/issuance/oauth-checks.ts). */
+    private readonly dpop: DpopResourceCheck,
   ) {}
 
   async authenticate(input: AuthInput): Promise<AccessTokenPrincipal> {
@@ -46,10 +55,28 @@ export class AccessTokenAuthenticator implements AuthPlane<'access-token'> {
     }
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs an OID4VCI access token.', CHALLENGE);
-    if (auth.scheme !== 'bearer')
-      throw new Unauthorized('Only a Bearer access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
+    if (auth.scheme !== 'bearer' && auth.scheme !== 'dpop')
+      throw new Unauthorized('Only a Bearer or DPoP access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
     const token = await this.tokens.findUsable(hashToken(auth.credential), this.clock.now());
     if (!token) throw new Unauthorized('The access token is unknown, spent or expired.', `${CHALLENGE}, error="invalid_token"`);
+    if (token.dpopJkt) {
+      if (auth.scheme !== 'dpop') {
+        throw new Unauthorized(
+          'This access token is DPoP-bound: send it with the DPoP scheme and a DPoP proof.',
+          'DPoP realm="openrail", error="invalid_token", algs="ES256"',
+        );
+      }
+      await this.dpop(token.tenant, auth.credential, token.dpopJkt, {
+        method: input.method,
+        url: input.url,
+        headers: input.headers ?? {},
+      });
+    } else if (auth.scheme === 'dpop') {
+      throw new Unauthorized(
+        'This access token is not DPoP-bound: send it as a Bearer token.',
+        `${CHALLENGE}, error="invalid_token"`,
+      );
+    }
     return { plane: 'access-token', token };
   }
 }

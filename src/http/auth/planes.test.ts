@@ -126,7 +126,9 @@ for (const factory of testDatabases()) {
         new SqlPartnerStore(db),
         tenants,
       );
-      accessAuth = new AccessTokenAuthenticator(tokens, clock);
+      accessAuth = new AccessTokenAuthenticator(tokens, clock, async () => {
+        throw new Error('no token of these tests is DPoP-bound');
+      });
       holderAuth = new HolderJwsAuthenticator(
         AUD,
         new SqlHolderReplayStore(db),

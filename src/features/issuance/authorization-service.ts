@@ -1,0 +1,431 @@
+/**
+ * The authorization code flow of an issuer whose HAIP issuance is on (docs/haip.md, "Issuance"):
+ * the wallet pushes its request (PAR, with PKCE S256 and its wallet attestation), the holder's
+ * browser opens it at the authorization endpoint, the issuer approves (its sign-in hook, or the
+ * holder on the approval page for an offer or at a demonstration tenant), the wallet gets a code
+ * back at its redirect_uri with `iss` (RFC 9207), and redeems it at the token endpoint with the
+ * PKCE verifier, the same wallet's attestation and a DPoP proof, for a DPoP-bound access token.
+ *
+ * Every credential of the flow is issued from an offer, as the pre-authorized flow's are: one the
+ * tenant made (named by `issuer_state`), or one made when the issuer approves, with the subject
+ * it gives. From the access token on, both flows are one.
+ */
+import { randomBytes } from 'node:crypto';
+import { authorizationCodeGrantIdentifier, type Jwk } from '@openid4vc/oauth2';
+import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Actor } from '../../core/actor.ts';
+import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { Ids } from '../../core/ids.ts';
+import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { isDemoSlug } from '../../core/slug.ts';
+import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
+import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
+import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
+import type { TenantRow } from '../../ports/tenant-store.ts';
+import type { TypeService } from '../credential-types/type-service.ts';
+import type { OfferService } from '../offers/offer-service.ts';
+import { exampleSubject } from './example-subject.ts';
+import { authorizationServerMetadata } from './metadata.ts';
+import { DPOP_ALGS, type OauthChecks, type RequestSeen, refusalOf, requestLike, single, thumbprintOf } from './oauth-checks.ts';
+import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
+
+/** RFC 9126 §2.2: a pushed request's request_uri is short-lived. */
+export const REQUEST_URI_TTL_S = 60;
+/** How long a holder has, from opening the request in the browser, to be approved. */
+export const SESSION_TTL_S = 10 * 60;
+/** An authorization code is redeemed within this (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+export const CODE_TTL_S = 60;
+const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+const MAX_STATE = 512;
+const MAX_REDIRECT_URI = 2048;
+
+/** What the authorization endpoint shows the browser that opened a request. */
+export type Opening =
+  | { mode: 'offer'; record: AuthorizationRequestRecord; type: CredentialTypeRecord; browserSecret: string }
+  | { mode: 'demo'; record: AuthorizationRequestRecord; type: CredentialTypeRecord; browserSecret: string }
+  | { mode: 'hook'; record: AuthorizationRequestRecord; location: string; browserSecret: string };
+
+const pushRefused = (message: string) => new ServiceError('invalid_request', message);
+const ended = (message = 'This authorization request is unknown, expired or finished; start again from your wallet.') =>
+  new ServiceError('authorization_ended', message);
+
+export class AuthorizationService {
+  constructor(
+    private readonly store: AuthorizationRequestStore,
+    private readonly offers: OfferStore,
+    private readonly offerService: Pick<OfferService, 'create'>,
+    private readonly types: Pick<TypeService, 'find'>,
+    private readonly tokens: TokenService,
+    private readonly checks: OauthChecks,
+    private readonly urls: IssuerUrls,
+    private readonly clock: Clock,
+    private readonly ids: Ids,
+  ) {}
+
+  /** POST /par (RFC 9126): checks the request and the wallet, stores it, answers its request_uri. */
+  async push(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen) {
+    const slug = this.served(tenant);
+    const metadata = authorizationServerMetadata(this.urls, tenant);
+    if (form.request !== undefined || form.request_uri !== undefined) {
+      throw pushRefused('Send the authorization request as form parameters; request objects are not taken here.');
+    }
+    const attestation = header(seen, 'oauth-client-attestation');
+    const pop = header(seen, 'oauth-client-attestation-pop');
+    let verified: Awaited<ReturnType<OauthChecks['server']['verifyPushedAuthorizationRequest']>>;
+    try {
+      verified = await this.checks.server.verifyPushedAuthorizationRequest({
+        authorizationServerMetadata: metadata,
+        authorizationRequest: form,
+        request: requestLike(seen),
+        now: this.checks.now,
+        dpop: { jwt: header(seen, 'dpop'), jwkThumbprint: form.dpop_jkt, allowedSigningAlgs: DPOP_ALGS },
+        clientAttestation: { required: true, clientAttestationJwt: attestation, clientAttestationPopJwt: pop },
+      });
+    } catch (err) {
+      throw refusalOf(err);
+    }
+    if (pop) this.checks.checkPopFresh(pop);
+    const dpopJwt = header(seen, 'dpop');
+    if (dpopJwt) this.checks.checkDpopFresh(dpopJwt);
+    const attested = verified.clientAttestation?.clientAttestation.payload;
+    if (!attested) throw new ServiceError('invalid_client', 'A wallet attestation is required.');
+    if (form.response_type !== 'code') throw pushRefused('response_type must be "code".');
+    if (!form.client_id) throw pushRefused('client_id is required.');
+    if (form.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(form.code_challenge ?? '')) {
+      throw pushRefused('PKCE is required: code_challenge (43 base64url characters) with code_challenge_method S256.');
+    }
+    const redirectUri = checkRedirectUri(form.redirect_uri);
+    if (form.state !== undefined && form.state.length > MAX_STATE)
+      throw pushRefused(`state is longer than ${MAX_STATE} characters.`);
+    const type = await this.requestedType(slug, form);
+    const offer = form.issuer_state === undefined ? undefined : await this.offerOf(slug, form.issuer_state, type);
+    if (!offer && !tenant.signInUrl && !isDemoSlug(slug)) {
+      throw new ServiceError(
+        'authorization_flow_off',
+        'This issuer starts the authorization code flow from its offers only: send the offer’s issuer_state.',
+      );
+    }
+    const requestUri = `${REQUEST_URI_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const now = this.clock.now();
+    await this.store.push({
+      id: this.ids.mint('authorization'),
+      tenant: slug,
+      requestUriHash: hashToken(requestUri),
+      clientId: form.client_id,
+      redirectUri,
+      state: form.state ?? null,
+      codeChallenge: form.code_challenge as string,
+      typeId: type.typeId,
+      attestationJkt: await thumbprintOf(attested.cnf.jwk as Jwk),
+      dpopJkt: verified.dpop?.jwkThumbprint ?? null,
+      offerId: offer?.id ?? null,
+      phase: 'pushed',
+      browserHash: null,
+      codeHash: null,
+      createdAt: now,
+      expiresAt: now + REQUEST_URI_TTL_S * 1000,
+    });
+    return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
+  }
+
+  /**
+   * GET /authorize: the browser opens a pushed request, once (its request_uri is spent), and is
+   * given a secret for its cookie: only that browser may approve, continue or decline it.
+   */
+  async open(tenant: TenantRow, clientId: string, requestUri: string): Promise<Opening> {
+    const slug = this.served(tenant);
+    const browserSecret = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const record = await this.store.open(
+      slug,
+      hashToken(requestUri),
+      clientId,
+      hashToken(browserSecret),
+      now,
+      now + SESSION_TTL_S * 1000,
+    );
+    if (!record) throw ended();
+    const type = await this.types.find(slug, record.typeId);
+    if (!type) throw ended('The credential type of this request is no longer issued.');
+    if (record.offerId) return { mode: 'offer', record, type, browserSecret };
+    if (tenant.signInUrl) {
+      const location = new URL(tenant.signInUrl);
+      location.searchParams.set('authorization', record.id);
+      return { mode: 'hook', record, location: location.href, browserSecret };
+    }
+    if (isDemoSlug(slug)) return { mode: 'demo', record, type, browserSecret };
+    throw ended('This issuer has no sign-in for holders who come without an offer.');
+  }
+
+  /** The request a browser opened, or `authorization_ended` when it is not this browser's or is over. */
+  async opened(slug: string, id: string, browserSecret: string | undefined): Promise<AuthorizationRequestRecord> {
+    const record = await this.store.get(slug, id);
+    if (!record || !browserSecret || record.browserHash !== hashToken(browserSecret) || record.expiresAt <= this.clock.now()) {
+      throw ended();
+    }
+    return record;
+  }
+
+  /**
+   * The approval page's answer (POST /authorize): the holder approves (an offer's request, or at
+   * a demonstration tenant a sample subject) or declines. The wallet's redirect_uri with the code,
+   * or with `error=access_denied`.
+   */
+  async decide(tenant: TenantRow, id: string, browserSecret: string | undefined, approve: boolean): Promise<string> {
+    const slug = this.served(tenant);
+    const record = await this.opened(slug, id, browserSecret);
+    const browserHash = record.browserHash as string;
+    const now = this.clock.now();
+    if (!approve) {
+      if (!(await this.store.decline(slug, id, browserHash, now))) throw ended();
+      return this.errorRedirect(record, 'access_denied', 'The holder declined.');
+    }
+    if (record.phase !== 'opened') throw ended();
+    if (!record.offerId) {
+      // Only a demonstration tenant lets the holder approve a request that names no offer.
+      if (!isDemoSlug(slug) || tenant.signInUrl) throw ended('This issuer approves through its own sign-in.');
+      const type = await this.types.find(slug, record.typeId);
+      if (!type) throw ended('The credential type of this request is no longer issued.');
+      const offer = await this.offerService.create(
+        { tenant: slug, typeId: type.typeId, subject: exampleSubject(type.claims, now), expiresIn: SESSION_TTL_S },
+        { kind: 'public' },
+      );
+      if (!(await this.store.approve(slug, id, offer.offerId, now))) {
+        await this.offers.withdraw(slug, offer.offerId, now);
+        throw ended();
+      }
+      return this.grant(record, 'approved', browserHash);
+    }
+    return this.grant(record, 'opened', browserHash);
+  }
+
+  /**
+   * The issuer's sign-in hook approves (POST /api/tenants/{tenant}/authorizations/{id}/approve):
+   * the subject it gives becomes an offer of the requested type, and the browser is sent to
+   * `continueUrl` to hand the wallet its code.
+   */
+  async approve(slug: string, id: string, subject: Record<string, unknown>, actor: Actor) {
+    const record = await this.store.get(slug, id);
+    const now = this.clock.now();
+    if (!record || record.phase !== 'opened' || record.offerId !== null || record.expiresAt <= now) {
+      throw ended('This authorization request is unknown, not waiting for the issuer’s approval, or expired.');
+    }
+    const offer = await this.offerService.create(
+      { tenant: slug, typeId: record.typeId, subject, expiresIn: SESSION_TTL_S },
+      actor,
+    );
+    if (!(await this.store.approve(slug, id, offer.offerId, now))) {
+      await this.offers.withdraw(slug, offer.offerId, now);
+      throw ended('This authorization request was approved, declined or expired meanwhile.');
+    }
+    const continueUrl = `${this.urls.issuer(slug)}/authorize/continue?authorization=${encodeURIComponent(id)}`;
+    return { authorizationId: id, offerId: offer.offerId, continueUrl };
+  }
+
+  /** GET /authorize/continue: back from the sign-in hook, the opening browser hands the wallet its code. */
+  async continue(tenant: TenantRow, id: string, browserSecret: string | undefined): Promise<string> {
+    const slug = this.served(tenant);
+    const record = await this.opened(slug, id, browserSecret);
+    if (record.phase === 'opened') throw new ServiceError('authorization_pending');
+    if (record.phase !== 'approved') throw ended();
+    return this.grant(record, 'approved', record.browserHash as string);
+  }
+
+  /** POST /token with grant_type=authorization_code. */
+  async redeem(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse> {
+    if (!tenant.haipIssuance) {
+      throw new ServiceError(
+        'unsupported_grant_type',
+        'This issuer takes the pre-authorized code grant only (its HAIP issuance is off).',
+      );
+    }
+    const slug = this.served(tenant);
+    const code = form.code;
+    if (!code) throw new ServiceError('invalid_request', 'code is required.');
+    const record = await this.store.findByCode(slug, hashToken(code));
+    const now = this.clock.now();
+    if (!record || record.phase !== 'code' || record.expiresAt <= now || !record.offerId) {
+      throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
+    }
+    if (form.redirect_uri !== record.redirectUri) {
+      throw new ServiceError('invalid_grant', 'redirect_uri is not the one of the authorization request.');
+    }
+    const dpopJwt = header(seen, 'dpop');
+    if (!dpopJwt)
+      throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required: access tokens of this flow are DPoP-bound.');
+    this.checks.requireDpopNonce(slug, dpopJwt, dpopNonceAtToken);
+    this.checks.checkDpopFresh(dpopJwt);
+    let verified: Awaited<ReturnType<OauthChecks['server']['verifyAuthorizationCodeAccessTokenRequest']>>;
+    try {
+      const metadata = authorizationServerMetadata(this.urls, tenant);
+      const request = requestLike(seen);
+      const parsed = this.checks.server.parseAccessTokenRequest({ request, accessTokenRequest: form });
+      if (parsed.grant.grantType !== authorizationCodeGrantIdentifier) throw new Error('dispatched on grant_type');
+      verified = await this.checks.server.verifyAuthorizationCodeAccessTokenRequest({
+        authorizationServerMetadata: metadata,
+        grant: parsed.grant,
+        accessTokenRequest: parsed.accessTokenRequest,
+        request,
+        expectedCode: code,
+        codeExpiresAt: new Date(record.expiresAt),
+        now: this.checks.now,
+        pkce: { codeVerifier: form.code_verifier, codeChallenge: record.codeChallenge, codeChallengeMethod: 'S256' as never },
+        dpop: {
+          required: true,
+          jwt: dpopJwt,
+          allowedSigningAlgs: DPOP_ALGS,
+          ...(record.dpopJkt ? { expectedJwkThumbprint: record.dpopJkt } : {}),
+        },
+        clientAttestation: {
+          required: true,
+          clientAttestationJwt: header(seen, 'oauth-client-attestation'),
+          clientAttestationPopJwt: header(seen, 'oauth-client-attestation-pop'),
+          expectedClientId: record.clientId,
+        },
+      });
+    } catch (err) {
+      throw refusalOf(err);
+    }
+    this.checks.checkPopFresh(header(seen, 'oauth-client-attestation-pop') as string);
+    const attested = verified.clientAttestation?.clientAttestation.payload;
+    if (!attested || (await thumbprintOf(attested.cnf.jwk as Jwk)) !== record.attestationJkt) {
+      throw new ServiceError(
+        'invalid_client',
+        'The token request comes from another wallet instance than the authorization request.',
+      );
+    }
+    if (!verified.dpop) throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required.');
+    const offer = await this.offers.get(slug, record.offerId);
+    if (!offer) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
+    const accessToken = newToken('oat');
+    const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
+    const redeemed = await this.store.redeem(slug, record.id, now, {
+      offer,
+      now,
+      eraseAfter: tokenExpiry,
+      token: {
+        tenant: slug,
+        tokenHash: hashToken(accessToken),
+        grantId: offer.id,
+        createdAt: now,
+        expiresAt: tokenExpiry,
+        dpopJkt: verified.dpop.jwkThumbprint,
+      },
+    });
+    if (!redeemed) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
+    return {
+      access_token: accessToken,
+      token_type: 'DPoP',
+      expires_in: ACCESS_TOKEN_TTL_S,
+      c_nonce: this.tokens.nonce(slug),
+      c_nonce_expires_in: NONCE_TTL_S,
+    };
+  }
+
+  /** The slug of a tenant that serves the flow; `authorization_flow_off` otherwise. */
+  private served(tenant: TenantRow): string {
+    if (!tenant.haipIssuance) throw new ServiceError('authorization_flow_off');
+    if (!this.checks.trustsWallets) {
+      throw new ServiceError('authorization_flow_off', 'This deployment trusts no wallet attestation yet (docs/haip.md).');
+    }
+    return tenant.slug;
+  }
+
+  /** The one credential configuration asked for: by `scope` (its id) or `authorization_details` (OID4VCI §5.1.1). */
+  private async requestedType(slug: string, form: Record<string, string>): Promise<CredentialTypeRecord> {
+    let id: string | undefined;
+    if (form.authorization_details !== undefined) {
+      if (form.scope !== undefined) throw pushRefused('Send scope or authorization_details, not both.');
+      let details: unknown;
+      try {
+        details = JSON.parse(form.authorization_details);
+      } catch {
+        throw pushRefused('authorization_details is not JSON.');
+      }
+      const [first] = Array.isArray(details) ? details : [];
+      if (!Array.isArray(details) || details.length !== 1 || first?.type !== 'openid_credential') {
+        throw pushRefused('authorization_details must hold exactly one entry of type openid_credential.');
+      }
+      id = typeof first.credential_configuration_id === 'string' ? first.credential_configuration_id : undefined;
+    } else if (form.scope !== undefined) {
+      const scopes = form.scope.split(' ').filter(Boolean);
+      if (scopes.length !== 1) throw pushRefused('scope must name exactly one credential configuration.');
+      id = scopes[0];
+    }
+    if (!id) throw pushRefused('Name the credential configuration in scope or authorization_details.');
+    const type = await this.types.find(slug, id);
+    if (!type) throw pushRefused(`This issuer has no credential configuration "${id.slice(0, 80)}".`);
+    return type;
+  }
+
+  /** The open offer an issuer_state names: of this type, unredeemed, unexpired, without a transaction code. */
+  private async offerOf(slug: string, issuerState: string, type: CredentialTypeRecord): Promise<OfferRecord> {
+    const offer = await this.offers.findByCode(slug, hashToken(issuerState));
+    if (
+      !offer ||
+      offer.redeemedAt !== null ||
+      offer.expiresAt <= this.clock.now() ||
+      !offer.subject ||
+      offer.txCodeHash !== null ||
+      offer.typeId !== type.typeId
+    ) {
+      throw pushRefused('issuer_state names no open offer of this credential configuration.');
+    }
+    return offer;
+  }
+
+  /** Moves the request to `code` for its browser and answers the wallet's redirect_uri with the code. */
+  private async grant(record: AuthorizationRequestRecord, from: 'opened' | 'approved', browserHash: string): Promise<string> {
+    const code = newToken('azc');
+    const now = this.clock.now();
+    if (
+      !(await this.store.grantCode(record.tenant, record.id, from, browserHash, hashToken(code), now, now + CODE_TTL_S * 1000))
+    ) {
+      throw ended();
+    }
+    return this.redirect(record, { code });
+  }
+
+  private errorRedirect(record: AuthorizationRequestRecord, error: string, description: string): string {
+    return this.redirect(record, { error, error_description: description });
+  }
+
+  /** RFC 6749 §4.1.2 with RFC 9207's `iss`: the wallet's redirect_uri, its own query kept. */
+  private redirect(record: AuthorizationRequestRecord, params: Record<string, string>): string {
+    const url = new URL(record.redirectUri);
+    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+    if (record.state !== null) url.searchParams.set('state', record.state);
+    url.searchParams.set('iss', this.urls.issuer(record.tenant));
+    return url.href;
+  }
+}
+
+const header = single;
+
+const dpopNonceAtToken = (nonce: string) =>
+  new ServiceError('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', {
+    headers: { 'dpop-nonce': nonce },
+  });
+
+/**
+ * A redirect_uri a wallet may name: an absolute URI without a fragment (RFC 6749 §3.1.2), of
+ * https, a private scheme (a wallet app's), or http on the loopback host (RFC 8252 §7.3).
+ */
+function checkRedirectUri(value: string | undefined): string {
+  if (!value) throw pushRefused('redirect_uri is required.');
+  if (value.length > MAX_REDIRECT_URI) throw pushRefused(`redirect_uri is longer than ${MAX_REDIRECT_URI} characters.`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw pushRefused('redirect_uri is not an absolute URI.');
+  }
+  if (url.hash !== '' || value.includes('#')) throw pushRefused('redirect_uri must not have a fragment.');
+  const scheme = url.protocol.slice(0, -1);
+  const loopback = url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
+  if (['javascript', 'data', 'file', 'blob', 'vbscript', 'about'].includes(scheme) || (scheme === 'http' && !loopback)) {
+    throw pushRefused('redirect_uri must be https, a wallet app’s own scheme, or http on the loopback host.');
+  }
+  return value;
+}

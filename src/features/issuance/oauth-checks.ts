@@ -1,0 +1,255 @@
+/**
+ * The checks of the authorization code flow that a kept library already makes (docs/haip.md,
+ * "Issuance"): @openid4vc/oauth2's authorization server verifies PAR and token requests (PKCE,
+ * DPoP, wallet attestation and its proof of possession); what is ours is which keys it may trust
+ * (the verifyJwt callback), the server's DPoP nonces, and how its refusals read.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type CallbackContext,
+  calculateJwkThumbprint,
+  clientAuthenticationNone,
+  decodeJwt,
+  HashAlgorithm,
+  type Jwk,
+  Oauth2AuthorizationServer,
+  Oauth2ServerErrorResponseError,
+  type RequestLike,
+} from '@openid4vc/oauth2';
+import { compactVerify, importJWK } from 'jose';
+import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { keyOfChain } from '../../adapters/crypto/x509.ts';
+import type { Clock } from '../../core/clock.ts';
+import { type ErrorCode, ServiceError } from '../../core/errors.ts';
+import type { CertificateBase64 } from '../../ports/key-certifier.ts';
+
+/** The one signing algorithm of DPoP proofs, wallet attestations and their proofs (HAIP 1.0: ES256). */
+export const DPOP_ALGS = ['ES256'];
+/** A DPoP proof, or a wallet attestation's proof of possession, older (or further ahead) than this is refused; server nonces last as long. */
+export const PROOF_WINDOW_S = 300;
+
+const hash: CallbackContext['hash'] = (data, alg) => {
+  if (alg !== HashAlgorithm.Sha256) throw new Error(`unsupported hash ${alg}`);
+  return createHash('sha256').update(data).digest();
+};
+
+/** The public members of an EC key, and nothing else of what a header carries. */
+const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) => ({
+  kty: String(jwk.kty),
+  crv: String(jwk.crv),
+  x: String(jwk.x),
+  y: String(jwk.y),
+});
+
+/** RFC 7638 thumbprint of a public JWK. */
+export const thumbprintOf = (jwk: Jwk) =>
+  calculateJwkThumbprint({ jwk, hashAlgorithm: HashAlgorithm.Sha256, hashCallback: hash });
+
+/** The library's refusal as ours: its RFC 6749 / RFC 9449 code and description. */
+export function refusalOf(err: unknown): ServiceError {
+  if (err instanceof Oauth2ServerErrorResponseError) {
+    const code = KNOWN_CODES[err.errorResponse.error] ?? 'invalid_request';
+    return new ServiceError(code, String(err.errorResponse.error_description ?? err.message).slice(0, 500));
+  }
+  throw err;
+}
+
+const KNOWN_CODES: Record<string, ErrorCode> = {
+  invalid_client: 'invalid_client',
+  invalid_dpop_proof: 'invalid_dpop_proof',
+  invalid_grant: 'invalid_grant',
+  invalid_request: 'invalid_request',
+  use_dpop_nonce: 'use_dpop_nonce',
+};
+
+export interface RequestSeen {
+  method: string;
+  /** The absolute URL as the public sees it (what a DPoP proof's htu names). */
+  url: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** A Fetch Headers of a request's headers (a header sent twice is kept joined, as Fetch does). */
+export function requestLike(seen: RequestSeen): RequestLike {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(seen.headers)) {
+    if (value === undefined) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return { method: seen.method as RequestLike['method'], url: seen.url, headers };
+}
+
+export class OauthChecks {
+  readonly server: Oauth2AuthorizationServer;
+
+  constructor(
+    /** The certificates a wallet attestation's x5c chain must end at (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
+    private readonly anchors: readonly CertificateBase64[],
+    private readonly nonces: NonceMinter,
+    private readonly clock: Clock,
+  ) {
+    this.server = new Oauth2AuthorizationServer({
+      callbacks: {
+        hash,
+        verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt),
+        signJwt: () => {
+          throw new Error('the authorization server checks; it signs nothing through the library');
+        },
+        generateRandom: (bytes) => randomBytes(bytes),
+        clientAuthentication: clientAuthenticationNone({ clientId: 'openrail' }),
+      },
+    });
+  }
+
+  get now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  /** Whether wallet attestations can be trusted at all: without anchors, the flow refuses every client. */
+  get trustsWallets(): boolean {
+    return this.anchors.length > 0;
+  }
+
+  /** A fresh DPoP nonce of this issuer (stateless, like c_nonces, under its own context). */
+  dpopNonce(tenant: string): string {
+    return this.nonces.mint(`dpop\u0000${tenant}`, this.clock.now() + PROOF_WINDOW_S * 1000);
+  }
+
+  /**
+   * The nonce a DPoP proof must carry (RFC 9449 §8): the proof's own when this issuer minted it and
+   * it is unexpired; otherwise `use_dpop_nonce`, with a fresh one in DPoP-Nonce. `status` is the
+   * refusal's (400 at the token endpoint, 401 at the credential endpoint).
+   */
+  requireDpopNonce(tenant: string, dpopJwt: string, refuse: (nonce: string) => ServiceError): string {
+    let nonce: unknown;
+    try {
+      nonce = decodeJwt({ jwt: dpopJwt }).payload.nonce;
+    } catch {
+      throw new ServiceError('invalid_dpop_proof', 'The DPoP header is not a JWT.');
+    }
+    if (typeof nonce === 'string' && this.nonces.check(`dpop\u0000${tenant}`, nonce, this.clock.now()) !== undefined) {
+      return nonce;
+    }
+    throw refuse(this.dpopNonce(tenant));
+  }
+
+  /** A DPoP proof's iat must be within the window (the library checks its exp only). */
+  checkDpopFresh(dpopJwt: string): void {
+    this.checkIat(dpopJwt, 'invalid_dpop_proof', 'DPoP proof');
+  }
+
+  /** So must a wallet attestation's proof of possession. */
+  checkPopFresh(popJwt: string): void {
+    this.checkIat(popJwt, 'invalid_client', 'client attestation proof of possession');
+  }
+
+  private checkIat(jwt: string, code: ErrorCode, what: string): void {
+    let iat: unknown;
+    try {
+      iat = decodeJwt({ jwt }).payload.iat;
+    } catch {
+      throw new ServiceError(code, `The ${what} is not a JWT.`);
+    }
+    const now = Math.floor(this.clock.now() / 1000);
+    if (typeof iat !== 'number' || Math.abs(now - iat) > PROOF_WINDOW_S) {
+      throw new ServiceError(code, `The ${what}'s iat is missing or not within ${PROOF_WINDOW_S} seconds of now.`);
+    }
+  }
+
+  /**
+   * A DPoP proof a token request may carry (the pre-authorized grant: optional): checked with its
+   * server nonce, and the thumbprint of its key answered, to bind the token to. Undefined without one.
+   */
+  async optionalDpop(tenant: string, seen: RequestSeen): Promise<string | undefined> {
+    const dpopJwt = single(seen, 'dpop');
+    if (dpopJwt === undefined) {
+      if (seen.headers.dpop !== undefined) throw new ServiceError('invalid_dpop_proof', 'Send one DPoP header.');
+      return undefined;
+    }
+    this.requireDpopNonce(
+      tenant,
+      dpopJwt,
+      (nonce) =>
+        new ServiceError('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', {
+          headers: { 'dpop-nonce': nonce },
+        }),
+    );
+    this.checkDpopFresh(dpopJwt);
+    try {
+      const verified = await this.server.verifyDpopJwt({
+        dpopJwt,
+        request: requestLike(seen),
+        allowedSigningAlgs: DPOP_ALGS,
+        now: this.now,
+      });
+      return verified.jwkThumbprint;
+    } catch (err) {
+      throw refusalOf(err);
+    }
+  }
+
+  /**
+   * RFC 9449 §7: a DPoP-bound access token is accepted only with a proof of its key, for this
+   * request, over this token (`ath`), with a server nonce. Refusals are 401 with a DPoP challenge.
+   */
+  async checkResourceDpop(tenant: string, accessToken: string, jkt: string, seen: RequestSeen): Promise<void> {
+    const refuse = (error: string, message: string, headers: Record<string, string> = {}) =>
+      new ServiceError('unauthorized', message, {
+        headers: { 'www-authenticate': `DPoP realm="openrail", error="${error}", algs="ES256"`, ...headers },
+      });
+    const dpopJwt = single(seen, 'dpop');
+    if (dpopJwt === undefined)
+      throw refuse('invalid_dpop_proof', 'This access token is DPoP-bound: send one DPoP proof with it.');
+    try {
+      this.requireDpopNonce(tenant, dpopJwt, (nonce) =>
+        refuse('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', { 'dpop-nonce': nonce }),
+      );
+      this.checkDpopFresh(dpopJwt);
+      await this.server.verifyDpopJwt({
+        dpopJwt,
+        request: requestLike(seen),
+        allowedSigningAlgs: DPOP_ALGS,
+        accessToken,
+        expectedJwkThumbprint: jkt,
+        now: this.now,
+      });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'unauthorized') throw err;
+      const message = err instanceof ServiceError ? err.message : refusalOf(err).message;
+      throw refuse('invalid_dpop_proof', message);
+    }
+  }
+
+  /**
+   * The library's signature check. A wallet attestation is trusted only through its x5c chain to
+   * one of the configured anchors (never by a key it names itself); every other JWT the library
+   * checks here (the attestation's proof of possession, a DPoP proof) is signed by the key the
+   * library names from what it already verified. ES256 only.
+   */
+  private async verifyJwt(
+    signer: Parameters<CallbackContext['verifyJwt']>[0],
+    jwt: Parameters<CallbackContext['verifyJwt']>[1],
+  ): Promise<{ verified: true; signerJwk: Jwk } | { verified: false }> {
+    if (jwt.header.alg !== 'ES256') return { verified: false };
+    let key: { kty?: string; crv?: string; x?: string; y?: string } | undefined;
+    if (jwt.header.typ === 'oauth-client-attestation+jwt') {
+      key = signer.method === 'x5c' ? await keyOfChain(signer.x5c, this.anchors, this.now) : undefined;
+    } else if (signer.method === 'jwk') {
+      key = signer.publicJwk;
+    }
+    if (!key || key.kty !== 'EC' || key.crv !== 'P-256') return { verified: false };
+    const publicJwk = publicEc(key);
+    try {
+      await compactVerify(jwt.compact, await importJWK(publicJwk, 'ES256'), { algorithms: ['ES256'] });
+      return { verified: true, signerJwk: publicJwk };
+    } catch {
+      return { verified: false };
+    }
+  }
+}
+
+/** A header's value when it is sent once; undefined when absent or repeated. */
+export function single(seen: RequestSeen, name: string): string | undefined {
+  const value = seen.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}

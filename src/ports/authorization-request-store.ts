@@ -1,0 +1,76 @@
+import type { Redemption } from './offer-store.ts';
+
+/**
+ * Where a pushed authorization request stands (docs/haip.md, "Issuance"): pushed by the wallet;
+ * opened by the holder's browser at the authorization endpoint (the request_uri is spent);
+ * approved by the issuer (its sign-in hook, or the holder on the approval page), which fixes the
+ * offer carrying the subject; a code handed to the wallet; that code redeemed at the token
+ * endpoint; or declined.
+ */
+export type AuthorizationPhase = 'pushed' | 'opened' | 'approved' | 'code' | 'redeemed' | 'declined';
+
+export interface AuthorizationRequestRecord {
+  id: string;
+  tenant: string;
+  requestUriHash: string;
+  clientId: string;
+  redirectUri: string;
+  state: string | null;
+  /** PKCE S256 challenge. */
+  codeChallenge: string;
+  typeId: string;
+  /** RFC 7638 thumbprint of the wallet attestation's `cnf` key: the token request must come from the same wallet instance. */
+  attestationJkt: string;
+  /** The DPoP key named at the push (`dpop_jkt` or the DPoP proof), or null. */
+  dpopJkt: string | null;
+  /** The offer whose subject the credential carries: known at the push from `issuer_state`, else fixed at approval. */
+  offerId: string | null;
+  phase: AuthorizationPhase;
+  /** SHA-256 of the secret the opening browser holds in a cookie; null before opening. */
+  browserHash: string | null;
+  codeHash: string | null;
+  createdAt: number;
+  /** The current phase ends at this time: the push's request_uri, the opened session, the code. */
+  expiresAt: number;
+}
+
+/**
+ * The authorization code flow's requests. Every move is one conditional write from the phase it
+ * leaves, so each artifact (request_uri, session, code) is spent once.
+ * @tenantOwned
+ */
+export interface AuthorizationRequestStore {
+  push(record: AuthorizationRequestRecord): Promise<void>;
+  get(tenant: string, id: string): Promise<AuthorizationRequestRecord | undefined>;
+  /**
+   * pushed → opened by the browser holding the secret of `browserHash`; the record, or undefined
+   * when the request_uri is unknown, spent, expired or another client's.
+   */
+  open(
+    tenant: string,
+    requestUriHash: string,
+    clientId: string,
+    browserHash: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<AuthorizationRequestRecord | undefined>;
+  /** opened → approved with the offer that carries the subject; false unless opened, unexpired and without an offer. */
+  approve(tenant: string, id: string, offerId: string, now: number): Promise<boolean>;
+  /** `from` → code, for the opening browser only; false unless in `from`, unexpired, with an offer, and the browser's. */
+  grantCode(
+    tenant: string,
+    id: string,
+    from: 'opened' | 'approved',
+    browserHash: string,
+    codeHash: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** opened or approved → declined, for the opening browser only. */
+  decline(tenant: string, id: string, browserHash: string, now: number): Promise<boolean>;
+  findByCode(tenant: string, codeHash: string): Promise<AuthorizationRequestRecord | undefined>;
+  /** code → redeemed together with the offer's redemption (its access token), atomically; false when either was spent. */
+  redeem(tenant: string, id: string, now: number, redemption: Redemption): Promise<boolean>;
+  /** Drops requests whose phase has ended, of every tenant; how many. */
+  prune(now: number): Promise<number>;
+}
