@@ -72,6 +72,7 @@ export class AuthorizationService {
     }
     const attestation = header(seen, 'oauth-client-attestation');
     const pop = header(seen, 'oauth-client-attestation-pop');
+    this.checks.checkAttestationShape(attestation);
     let verified: Awaited<ReturnType<OauthChecks['server']['verifyPushedAuthorizationRequest']>>;
     try {
       verified = await this.checks.server.verifyPushedAuthorizationRequest({
@@ -98,8 +99,11 @@ export class AuthorizationService {
     const redirectUri = checkRedirectUri(form.redirect_uri);
     if (form.state !== undefined && form.state.length > MAX_STATE)
       throw pushRefused(`state is longer than ${MAX_STATE} characters.`);
-    const type = await this.requestedType(slug, form);
-    const offer = form.issuer_state === undefined ? undefined : await this.offerOf(slug, form.issuer_state, type);
+    // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
+    const offer = form.issuer_state === undefined ? undefined : await this.offerOf(slug, form.issuer_state);
+    const type = await this.requestedType(slug, form, offer?.typeId);
+    if (offer && type.typeId !== offer.typeId)
+      throw pushRefused('The offer of this issuer_state is for another credential configuration.');
     if (!offer && !tenant.signInUrl && !isDemoSlug(slug)) {
       throw new ServiceError(
         'authorization_flow_off',
@@ -208,7 +212,7 @@ export class AuthorizationService {
   async approve(slug: string, id: string, subject: Record<string, unknown>, actor: Actor) {
     const record = await this.store.get(slug, id);
     const now = this.clock.now();
-    if (!record || record.phase !== 'opened' || record.offerId !== null || record.expiresAt <= now) {
+    if (record?.phase !== 'opened' || record.offerId !== null || record.expiresAt <= now) {
       throw ended('This authorization request is unknown, not waiting for the issuer’s approval, or expired.');
     }
     const offer = await this.offerService.create(
@@ -245,7 +249,7 @@ export class AuthorizationService {
     if (!code) throw new ServiceError('invalid_request', 'code is required.');
     const record = await this.store.findByCode(slug, hashToken(code));
     const now = this.clock.now();
-    if (!record || record.phase !== 'code' || record.expiresAt <= now || !record.offerId) {
+    if (record?.phase !== 'code' || record.expiresAt <= now || !record.offerId) {
       throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
     }
     if (form.redirect_uri !== record.redirectUri) {
@@ -254,6 +258,7 @@ export class AuthorizationService {
     const dpopJwt = header(seen, 'dpop');
     if (!dpopJwt)
       throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required: access tokens of this flow are DPoP-bound.');
+    this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
     this.checks.requireDpopNonce(slug, dpopJwt, dpopNonceAtToken);
     this.checks.checkDpopFresh(dpopJwt);
     let verified: Awaited<ReturnType<OauthChecks['server']['verifyAuthorizationCodeAccessTokenRequest']>>;
@@ -332,9 +337,12 @@ export class AuthorizationService {
     return tenant.slug;
   }
 
-  /** The one credential configuration asked for: by `scope` (its id) or `authorization_details` (OID4VCI §5.1.1). */
-  private async requestedType(slug: string, form: Record<string, string>): Promise<CredentialTypeRecord> {
-    let id: string | undefined;
+  /**
+   * The one credential configuration asked for: by `scope` (its id) or `authorization_details`
+   * (OID4VCI §5.1.1), or else the offer's (`offered`).
+   */
+  private async requestedType(slug: string, form: Record<string, string>, offered?: string): Promise<CredentialTypeRecord> {
+    let id: string | undefined = offered;
     if (form.authorization_details !== undefined) {
       if (form.scope !== undefined) throw pushRefused('Send scope or authorization_details, not both.');
       let details: unknown;
@@ -359,18 +367,17 @@ export class AuthorizationService {
     return type;
   }
 
-  /** The open offer an issuer_state names: of this type, unredeemed, unexpired, without a transaction code. */
-  private async offerOf(slug: string, issuerState: string, type: CredentialTypeRecord): Promise<OfferRecord> {
+  /** The open offer an issuer_state names: unredeemed, unexpired, without a transaction code. */
+  private async offerOf(slug: string, issuerState: string): Promise<OfferRecord> {
     const offer = await this.offers.findByCode(slug, hashToken(issuerState));
     if (
       !offer ||
       offer.redeemedAt !== null ||
       offer.expiresAt <= this.clock.now() ||
       !offer.subject ||
-      offer.txCodeHash !== null ||
-      offer.typeId !== type.typeId
+      offer.txCodeHash !== null
     ) {
-      throw pushRefused('issuer_state names no open offer of this credential configuration.');
+      throw pushRefused('issuer_state names no open offer of this issuer (a used, expired or transaction-code offer is none).');
     }
     return offer;
   }

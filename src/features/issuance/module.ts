@@ -68,10 +68,11 @@ export const issuanceModule = defineModule({
     const dpop: DpopResourceCheck = (tenant, token, jkt, request) => checks.checkResourceDpop(tenant, token, jkt, request);
     return {
       services: { tokens, issuer, authorizations },
-      routes: () => [
-        issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer, authorizations, checks }),
-        authorizationRoutes({ tenants, authorizations, urls: ctx.urls, siteName: ctx.config.platformName }),
-      ],
+      routes: () => {
+        const group = issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer, authorizations, checks });
+        const flow = authorizationRoutes({ tenants, authorizations, urls: ctx.urls, siteName: ctx.config.platformName });
+        return [{ ...group, routes: [...group.routes, ...flow] }];
+      },
       planes: { 'access-token': new AccessTokenAuthenticator(tokenStore, ctx.clock, dpop) },
       jobs: [
         {

@@ -133,6 +133,30 @@ export class OauthChecks {
     throw refuse(this.dpopNonce(tenant));
   }
 
+  /**
+   * A wallet attestation names its issuer, the client (`sub`), its end (`exp`) and the instance
+   * key (`cnf.jwk`); the library reads a missing one as its own failure, so it is refused here
+   * first, as the client's (`invalid_client`).
+   */
+  checkAttestationShape(attestationJwt: string | undefined): void {
+    if (attestationJwt === undefined) return;
+    let payload: Record<string, unknown>;
+    try {
+      payload = decodeJwt({ jwt: attestationJwt }).payload;
+    } catch {
+      throw new ServiceError('invalid_client', 'The client attestation is not a JWT.');
+    }
+    const cnf = payload.cnf as { jwk?: unknown } | undefined;
+    for (const [claim, ok] of [
+      ['iss', typeof payload.iss === 'string'],
+      ['sub', typeof payload.sub === 'string'],
+      ['exp', typeof payload.exp === 'number'],
+      ['cnf.jwk', typeof cnf?.jwk === 'object' && cnf.jwk !== null],
+    ] as const) {
+      if (!ok) throw new ServiceError('invalid_client', `The client attestation has no ${claim}.`);
+    }
+  }
+
   /** A DPoP proof's iat must be within the window (the library checks its exp only). */
   checkDpopFresh(dpopJwt: string): void {
     this.checkIat(dpopJwt, 'invalid_dpop_proof', 'DPoP proof');
@@ -237,7 +261,7 @@ export class OauthChecks {
     } else if (signer.method === 'jwk') {
       key = signer.publicJwk;
     }
-    if (!key || key.kty !== 'EC' || key.crv !== 'P-256') return { verified: false };
+    if (key?.kty !== 'EC' || key.crv !== 'P-256') return { verified: false };
     const publicJwk = publicEc(key);
     try {
       await compactVerify(jwt.compact, await importJWK(publicJwk, 'ES256'), { algorithms: ['ES256'] });

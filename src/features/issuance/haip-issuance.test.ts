@@ -1,0 +1,630 @@
+/**
+ * HAIP 1.0 issuance over real HTTP (docs/haip.md, "Issuance"), with the oid4vc-ts clients as the
+ * independent wallet (@openid4vc/oauth2 and @openid4vc/openid4vci; test/helpers/haip-wallet.ts):
+ * PAR with PKCE S256 and the wallet attestation, the holder's approval in the browser, the code
+ * back with RFC 9207 `iss`, the token with DPoP (and its server nonce) and the attestation again,
+ * and a credential with x5c for a DPoP-bound token. Three ways the issuer approves: the holder at
+ * a demonstration tenant, an offer's issuer_state, and the issuer's sign-in hook.
+ *
+ * The negative cases mirror the HAIP issuer plan's modules that apply: wallet attestation faults
+ * (bad signature, bad proof of possession signature, exp in the past, no sub, proof for another
+ * audience, proof by another key, an untrusted chain, a self-made attestation), DPoP faults (none,
+ * no nonce, another key, another request, a Bearer use of a DPoP-bound token), a PKCE mismatch, a
+ * replayed request_uri, a code redeemed twice, and the token in the query. Each refusal changes
+ * nothing: the request, code or token it names still works afterwards where it should.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { decodeJwt } from 'jose';
+import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import {
+  approvalForm,
+  collectAfterAuthorization,
+  type HaipWallet,
+  HolderBrowser,
+  newHaipWallet,
+  newWalletProvider,
+  REDIRECT_URI,
+  returnLink,
+  type WalletProvider,
+} from '../../../test/helpers/haip-wallet.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
+import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { verifyByX5c } from '../../../test/helpers/x5c.ts';
+
+const DEMO = 'demo-transit';
+const DEMO_TYPE = 'transit-pass';
+
+for (const factory of testDatabases()) {
+  describe(`HAIP 1.0 issuance: PAR, PKCE, wallet attestation, DPoP (${factory.name})`, () => {
+    let db: TestDatabase;
+    let rail: TestRail;
+    let origin: string;
+    let provider: WalletProvider;
+    let railAnchorPem: string;
+
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text, json: text.startsWith('{') ? JSON.parse(text) : undefined };
+    };
+    const form = async (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, json: JSON.parse(text) as Record<string, unknown> };
+    };
+    const requests = async () =>
+      Number(
+        (
+          await rail.db
+            .selectFrom('authorization_requests')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirst()
+        )?.n,
+      );
+    const issuerOf = (slug: string) => `${PUBLIC_URL}/t/${slug}`;
+
+    before(async () => {
+      provider = await newWalletProvider();
+      db = await factory.create();
+      rail = await startRail(db, { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile });
+      await rail.app.listen({ port: 0, host: '127.0.0.1' });
+      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      railAnchorPem = (await call('GET', '/.well-known/openrail-ca.pem')).text;
+    });
+    after(async () => {
+      await rail?.stop();
+      await db?.drop();
+    });
+
+    /** PAR and the authorization URL through oid4vc-ts, for a scope or an offer. */
+    async function authorize(wallet: HaipWallet, slug: string, o: { scope?: string; offer?: unknown; state?: string } = {}) {
+      const issuerMetadata = await wallet.vci.resolveIssuerMetadata(issuerOf(slug));
+      const asMetadata = issuerMetadata.authorizationServers[0];
+      assert.ok(asMetadata);
+      const dpop = { signer: { method: 'jwk' as const, alg: 'ES256' as const, publicJwk: publicOnly(wallet.dpopKey.publicJwk) } };
+      const started = o.offer
+        ? await wallet.vci.createAuthorizationRequestUrlFromOffer({
+            clientId: wallet.clientId,
+            issuerMetadata,
+            credentialOffer: o.offer as never,
+            redirectUri: REDIRECT_URI,
+            state: o.state ?? 'state-1',
+            dpop,
+          })
+        : await wallet.oauth.createAuthorizationRequestUrl({
+            authorizationServerMetadata: asMetadata,
+            clientId: wallet.clientId,
+            scope: o.scope,
+            redirectUri: REDIRECT_URI,
+            state: o.state ?? 'state-1',
+            dpop,
+          });
+      assert.ok(started.pkce, 'PKCE is used: the metadata lists S256');
+      return { ...started, asMetadata, issuerMetadata, dpop };
+    }
+
+    /** The code from the wallet's redirect_uri, with its state and iss checked by the library. */
+    function codeFrom(
+      wallet: HaipWallet,
+      location: string,
+      asMetadata: Parameters<HaipWallet['oauth']['verifyAuthorizationResponse']>[0]['authorizationServerMetadata'],
+      state: string | null = 'state-1',
+    ) {
+      assert.ok(location.startsWith(`${REDIRECT_URI}?`), location);
+      const response = wallet.oauth.parseAuthorizationResponseRedirectUrl({ url: location });
+      // RFC 9207: the library checks that iss is the authorization server's issuer.
+      wallet.oauth.verifyAuthorizationResponse({ authorizationResponse: response, authorizationServerMetadata: asMetadata });
+      assert.equal(response.state ?? null, state, 'the state the wallet pushed comes back');
+      assert.ok(response.code, `a code in ${location}`);
+      return response.code as string;
+    }
+
+    /** A whole demonstration-tenant flow up to the code; the browser approves on the page. */
+    async function demoCode(wallet: HaipWallet) {
+      const started = await authorize(wallet, DEMO, { scope: DEMO_TYPE });
+      const browser = new HolderBrowser(origin);
+      const page = await browser.get(started.authorizationRequestUrl);
+      assert.equal(page.status, 200, page.text);
+      const approval = approvalForm(page.text);
+      const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+      assert.equal(answer.status, 200, answer.text);
+      return { ...started, code: codeFrom(wallet, returnLink(answer.text), started.asMetadata) };
+    }
+
+    test('metadata: the authorization server of a tenant with HAIP issuance lists PAR, S256, iss, DPoP and attestation; every configuration has a scope', async () => {
+      const as = await call('GET', `/.well-known/oauth-authorization-server/t/${DEMO}`);
+      assert.equal(as.status, 200);
+      assert.equal(as.json.pushed_authorization_request_endpoint, `${issuerOf(DEMO)}/par`);
+      assert.equal(as.json.authorization_endpoint, `${issuerOf(DEMO)}/authorize`);
+      assert.equal(as.json.require_pushed_authorization_requests, true);
+      assert.deepEqual(as.json.code_challenge_methods_supported, ['S256']);
+      assert.deepEqual(as.json.dpop_signing_alg_values_supported, ['ES256']);
+      assert.equal(as.json.authorization_response_iss_parameter_supported, true);
+      assert.ok(as.json.token_endpoint_auth_methods_supported.includes('attest_jwt_client_auth'));
+      assert.deepEqual(as.json.authorization_details_types_supported, ['openid_credential']);
+      const md = await call('GET', `/.well-known/openid-credential-issuer/t/${DEMO}`);
+      for (const [id, configuration] of Object.entries(
+        md.json.credential_configurations_supported as Record<string, { scope?: string }>,
+      )) {
+        assert.equal(configuration.scope, id, `${id} has a scope`);
+      }
+      // A tenant without HAIP issuance keeps the interface's metadata: no authorization endpoint.
+      const tenant = await call('POST', '/api/tenants', { name: 'Plain Issuer' }, owner);
+      const plain = await call('GET', `/.well-known/oauth-authorization-server/t/${tenant.json.slug}`);
+      assert.equal(plain.json.authorization_endpoint, undefined);
+      assert.deepEqual(plain.json.grant_types_supported, ['urn:ietf:params:oauth:grant-type:pre-authorized_code']);
+    });
+
+    test('the demonstration tenant: PAR → approval page → code with iss → DPoP token (nonce retried) → credential with x5c, bound to the holder key', async () => {
+      const wallet = await newHaipWallet(provider, origin);
+      const flow = await demoCode(wallet);
+      const { credential, tokenType } = await collectAfterAuthorization(wallet, {
+        issuer: issuerOf(DEMO),
+        authorizationCode: flow.code,
+        pkceCodeVerifier: flow.pkce?.codeVerifier as string,
+        dpop: flow.dpop,
+        credentialConfigurationId: DEMO_TYPE,
+      });
+      assert.equal(tokenType, 'DPoP');
+      const jwt = credential.slice(0, credential.indexOf('~'));
+      const payload = await verifyByX5c(jwt, railAnchorPem);
+      assert.deepEqual(payload.cnf, { jwk: publicOnly(wallet.holderKey.publicJwk) });
+      assert.equal(payload.vct, `${issuerOf(DEMO)}/types/${DEMO_TYPE}`);
+    });
+
+    test('an offer’s issuer_state: the holder approves the offer the tenant made, and gets its subject', async () => {
+      const tenant = await call('POST', '/api/tenants', { name: 'Offer Issuer' }, owner);
+      const slug = tenant.json.slug as string;
+      const settings = await call('POST', '/api/tenants/authorization-flow', { tenant: slug, haipIssuance: true }, owner);
+      assert.deepEqual(settings.json, { tenant: slug, haipIssuance: true, signInUrl: null });
+      const type = await call('POST', '/api/types', { tenant: slug, name: 'Library Card', claims: CARD_CLAIMS }, owner);
+      const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+      const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
+      const preAuthorized = offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
+      assert.deepEqual(offer.grants.authorization_code, { issuer_state: preAuthorized });
+
+      const wallet = await newHaipWallet(provider, origin);
+      const started = await authorize(wallet, slug, { offer });
+      const browser = new HolderBrowser(origin);
+      const page = await browser.get(started.authorizationRequestUrl);
+      assert.equal(page.status, 200);
+      assert.match(page.text, /Library Card/);
+      assert.doesNotMatch(page.text, /demonstration issuer/);
+      const approval = approvalForm(page.text);
+      const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+      // oid4vc-ts pushes no state for a request made from an offer.
+      const code = codeFrom(wallet, returnLink(answer.text), started.asMetadata, null);
+      const { credential } = await collectAfterAuthorization(wallet, {
+        issuer: issuerOf(slug),
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier as string,
+        dpop: started.dpop,
+        credentialConfigurationId: String(type.json.typeId),
+      });
+      const disclosed = credential
+        .split('~')
+        .slice(1, -1)
+        .map((d) => JSON.parse(Buffer.from(d, 'base64url').toString()) as unknown[]);
+      assert.ok(
+        disclosed.some((d) => d[1] === 'holder_name' && d[2] === CARD_SUBJECT.holder_name),
+        'the offer’s subject',
+      );
+      // The offer was spent by this flow: its pre-authorized code no longer redeems.
+      const again = await form(`/t/${slug}/token`, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+        'pre-authorized_code': preAuthorized,
+      });
+      assert.equal(again.status, 400);
+      assert.equal(again.json.error, 'invalid_grant');
+    });
+
+    test('the issuer’s sign-in hook: the browser goes to the hook, the issuer approves with a subject, and only the opening browser continues', async () => {
+      const tenant = await call('POST', '/api/tenants', { name: 'Hook Issuer' }, owner);
+      const slug = tenant.json.slug as string;
+      const hook = 'https://login.hook-issuer.example/wallet';
+      await call('POST', '/api/tenants/authorization-flow', { tenant: slug, haipIssuance: true, signInUrl: hook }, owner);
+      const type = await call('POST', '/api/types', { tenant: slug, name: 'Member Card', claims: CARD_CLAIMS }, owner);
+      const wallet = await newHaipWallet(provider, origin);
+      const started = await authorize(wallet, slug, { scope: String(type.json.typeId) });
+      const browser = new HolderBrowser(origin);
+      const opened = await browser.get(started.authorizationRequestUrl);
+      assert.equal(opened.status, 303);
+      const location = new URL(opened.location as string);
+      assert.equal(`${location.origin}${location.pathname}`, hook);
+      const id = location.searchParams.get('authorization') as string;
+      assert.match(id, /^azr_/);
+
+      const continueUrl = `${issuerOf(slug)}/authorize/continue?authorization=${id}`;
+      const early = await browser.get(continueUrl);
+      assert.equal(early.status, 409, 'not approved yet');
+      const approved = await call('POST', `/api/tenants/${slug}/authorizations/${id}/approve`, { subject: CARD_SUBJECT }, owner);
+      assert.equal(approved.status, 200, approved.text);
+      assert.equal(approved.json.continueUrl, continueUrl);
+      const twice = await call('POST', `/api/tenants/${slug}/authorizations/${id}/approve`, { subject: CARD_SUBJECT }, owner);
+      assert.equal(twice.status, 410, 'approved once');
+
+      // Another browser (an attacker who sent the holder this link) cannot take the code.
+      const other = new HolderBrowser(origin);
+      assert.equal((await other.get(continueUrl)).status, 410);
+      const back = await browser.get(continueUrl);
+      assert.equal(back.status, 303);
+      const code = codeFrom(wallet, back.location as string, started.asMetadata);
+      const { credential } = await collectAfterAuthorization(wallet, {
+        issuer: issuerOf(slug),
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier as string,
+        dpop: started.dpop,
+        credentialConfigurationId: String(type.json.typeId),
+      });
+      assert.ok(credential.includes('~'));
+    });
+
+    test('the holder declines: the wallet is told access_denied with state and iss, and nothing is issued', async () => {
+      const wallet = await newHaipWallet(provider, origin);
+      const started = await authorize(wallet, DEMO, { scope: DEMO_TYPE });
+      const browser = new HolderBrowser(origin);
+      const approval = approvalForm((await browser.get(started.authorizationRequestUrl)).text);
+      const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'decline' });
+      const back = new URL(returnLink(answer.text));
+      assert.equal(back.searchParams.get('error'), 'access_denied');
+      assert.equal(back.searchParams.get('state'), 'state-1');
+      assert.equal(back.searchParams.get('iss'), issuerOf(DEMO));
+      const late = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+      assert.equal(late.status, 410, 'a declined request is over');
+    });
+
+    describe('refusals: each changes nothing', () => {
+      const par = `/t/${DEMO}/par`;
+      const aud = issuerOf(DEMO);
+      const parForm = (wallet: HaipWallet, over: Record<string, string> = {}) => ({
+        response_type: 'code',
+        client_id: wallet.clientId,
+        scope: DEMO_TYPE,
+        code_challenge: createHash('sha256').update('verifier-verifier-verifier-verifier-verifier').digest('base64url'),
+        code_challenge_method: 'S256',
+        redirect_uri: REDIRECT_URI,
+        state: 'state-1',
+        ...over,
+      });
+
+      const attestationFaults: Array<[string, (w: HaipWallet) => Promise<Record<string, string>>]> = [
+        ['no attestation', async () => ({})],
+        [
+          'an attestation with a bad signature',
+          async (w) => {
+            const jwt = await w.attestation();
+            const [h, p, s] = jwt.split('.');
+            const broken = `${h}.${p}.${(s as string).slice(0, -4)}${(s as string).endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+            return { 'oauth-client-attestation': broken, 'oauth-client-attestation-pop': await w.pop(aud) };
+          },
+        ],
+        [
+          'a proof of possession with a bad signature',
+          async (w) => {
+            const pop = await w.pop(aud);
+            const [h, p, s] = pop.split('.');
+            const broken = `${h}.${p}.${(s as string).slice(0, -4)}${(s as string).endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+            return { 'oauth-client-attestation': await w.attestation(), 'oauth-client-attestation-pop': broken };
+          },
+        ],
+        [
+          'an attestation whose exp is past',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation({ payload: { exp: Math.floor(Date.now() / 1000) - 60 } }),
+            'oauth-client-attestation-pop': await w.pop(aud),
+          }),
+        ],
+        [
+          'an attestation without sub',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation({ payload: { sub: undefined } }),
+            'oauth-client-attestation-pop': await w.pop(aud),
+          }),
+        ],
+        [
+          'a proof of possession for another audience',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop('https://other-issuer.example'),
+          }),
+        ],
+        [
+          'a proof of possession by another key than the attested one',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { key: w.dpopKey }),
+          }),
+        ],
+        [
+          'an attestation chained to an untrusted provider',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation({ signer: 'stranger' }),
+            'oauth-client-attestation-pop': await w.pop(aud),
+          }),
+        ],
+        [
+          'a self-made attestation naming its own key',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation({ signer: 'self' }),
+            'oauth-client-attestation-pop': await w.pop(aud),
+          }),
+        ],
+        [
+          'a stale proof of possession',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, {
+              payload: { iat: Math.floor(Date.now() / 1000) - 3600, exp: Math.floor(Date.now() / 1000) + 60 },
+            }),
+          }),
+        ],
+      ];
+      for (const [name, headers] of attestationFaults) {
+        test(`PAR with ${name}: 401 invalid_client, nothing stored`, async () => {
+          const wallet = await newHaipWallet(provider, origin);
+          const before = await requests();
+          const res = await form(par, parForm(wallet), await headers(wallet));
+          assert.equal(res.status, 401, JSON.stringify(res.json));
+          assert.equal(res.json.error, 'invalid_client');
+          assert.equal(await requests(), before);
+        });
+      }
+
+      test('PAR without PKCE, with plain PKCE, or for a client the attestation does not name: 400/401, nothing stored', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const headers = async () => ({
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud),
+        });
+        const before = await requests();
+        const { code_challenge: _c, ...noPkce } = parForm(wallet);
+        for (const [fields, status, error] of [
+          [noPkce, 400, 'invalid_request'],
+          [parForm(wallet, { code_challenge_method: 'plain' }), 400, 'invalid_request'],
+          [parForm(wallet, { client_id: 'someone-else' }), 401, 'invalid_client'],
+          [parForm(wallet, { redirect_uri: 'javascript:alert(1)' }), 400, 'invalid_request'],
+          [parForm(wallet, { scope: 'no-such-type' }), 400, 'invalid_request'],
+        ] as const) {
+          const res = await form(par, fields as Record<string, string>, await headers());
+          assert.equal(res.status, status, JSON.stringify(res.json));
+          assert.equal(res.json.error, error);
+        }
+        assert.equal(await requests(), before);
+      });
+
+      test('a replayed PAR request_uri: the second opening is 410, and the first browser’s request still completes', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const started = await authorize(wallet, DEMO, { scope: DEMO_TYPE });
+        const browser = new HolderBrowser(origin);
+        const page = await browser.get(started.authorizationRequestUrl);
+        assert.equal(page.status, 200);
+        const replay = await new HolderBrowser(origin).get(started.authorizationRequestUrl);
+        assert.equal(replay.status, 410);
+        assert.match(replay.text, /authorization_ended/);
+        const approval = approvalForm(page.text);
+        const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+        assert.equal(answer.status, 200);
+      });
+
+      test('the approval form from another browser, or from another site: refused, and the holder can still approve', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const started = await authorize(wallet, DEMO, { scope: DEMO_TYPE });
+        const browser = new HolderBrowser(origin);
+        const approval = approvalForm((await browser.get(started.authorizationRequestUrl)).text);
+        const stranger = await new HolderBrowser(origin).post(approval.action, {
+          authorization: approval.authorization,
+          decision: 'approve',
+        });
+        assert.equal(stranger.status, 410, 'a browser without the cookie');
+        const crossSite = await fetch(`${origin}${approval.action}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+          body: new URLSearchParams({ authorization: approval.authorization, decision: 'approve' }).toString(),
+        });
+        assert.equal(crossSite.status, 403);
+        const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+        assert.equal(answer.status, 200);
+      });
+
+      test('token request faults (PKCE mismatch, no DPoP, no nonce, DPoP for another URL, another wallet instance, wrong redirect_uri): refused, and the code still redeems once', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const flow = await demoCode(wallet);
+        const token = `/t/${DEMO}/token`;
+        const htu = `${issuerOf(DEMO)}/token`;
+        const fields = {
+          grant_type: 'authorization_code',
+          code: flow.code,
+          code_verifier: flow.pkce?.codeVerifier as string,
+          redirect_uri: REDIRECT_URI,
+        };
+        const attested = async (w: HaipWallet = wallet) => ({
+          'oauth-client-attestation': await w.attestation(),
+          'oauth-client-attestation-pop': await w.pop(issuerOf(DEMO)),
+        });
+        // A nonce, as a wallet learns it from a first refusal.
+        const first = await form(token, fields, { ...(await attested()), dpop: await wallet.dpopProof('POST', htu) });
+        assert.equal(first.status, 400);
+        assert.equal(first.json.error, 'use_dpop_nonce');
+        const nonce = first.headers.get('dpop-nonce') as string;
+        assert.ok(nonce);
+
+        const otherWallet = await newHaipWallet(provider, origin);
+        const faults: Array<[string, Record<string, string>, Record<string, string>, number, string]> = [
+          [
+            'a PKCE verifier that does not match',
+            { ...fields, code_verifier: 'x'.repeat(43) },
+            { ...(await attested()), dpop: await wallet.dpopProof('POST', htu, { nonce }) },
+            400,
+            'invalid_grant',
+          ],
+          ['no DPoP proof', fields, await attested(), 400, 'invalid_dpop_proof'],
+          [
+            'a DPoP proof for another URL',
+            fields,
+            { ...(await attested()), dpop: await wallet.dpopProof('POST', `${issuerOf(DEMO)}/credential`, { nonce }) },
+            400,
+            'invalid_dpop_proof',
+          ],
+          [
+            'a DPoP proof by another key than the one named at PAR',
+            fields,
+            { ...(await attested()), dpop: await wallet.dpopProof('POST', htu, { nonce, key: wallet.holderKey }) },
+            400,
+            'invalid_dpop_proof',
+          ],
+          [
+            'a stale DPoP proof',
+            fields,
+            {
+              ...(await attested()),
+              dpop: await wallet.dpopProof('POST', htu, { nonce, payload: { iat: Math.floor(Date.now() / 1000) - 3600 } }),
+            },
+            400,
+            'invalid_dpop_proof',
+          ],
+          [
+            'another wallet instance’s attestation',
+            fields,
+            { ...(await attested(otherWallet)), dpop: await wallet.dpopProof('POST', htu, { nonce }) },
+            401,
+            'invalid_client',
+          ],
+          ['no attestation', fields, { dpop: await wallet.dpopProof('POST', htu, { nonce }) }, 401, 'invalid_client'],
+          [
+            'another redirect_uri',
+            { ...fields, redirect_uri: 'https://wallet.example/other' },
+            { ...(await attested()), dpop: await wallet.dpopProof('POST', htu, { nonce }) },
+            400,
+            'invalid_grant',
+          ],
+        ];
+        for (const [name, body, headers, status, error] of faults) {
+          const res = await form(token, body, headers);
+          assert.equal(res.status, status, `${name}: ${JSON.stringify(res.json)}`);
+          assert.equal(res.json.error, error, name);
+        }
+        const ok = await form(token, fields, { ...(await attested()), dpop: await wallet.dpopProof('POST', htu, { nonce }) });
+        assert.equal(ok.status, 200, JSON.stringify(ok.json));
+        assert.equal(ok.json.token_type, 'DPoP');
+        const replay = await form(token, fields, { ...(await attested()), dpop: await wallet.dpopProof('POST', htu, { nonce }) });
+        assert.equal(replay.status, 400);
+        assert.equal(replay.json.error, 'invalid_grant', 'a code is redeemed once');
+
+        // The DPoP-bound token at the credential endpoint: as Bearer, without a proof, with another
+        // key, in the query: refused, and the token still collects.
+        const accessToken = String(ok.json.access_token);
+        const credentialUrl = `/t/${DEMO}/credential`;
+        const chtu = `${issuerOf(DEMO)}/credential`;
+        const nonceRes = await call('POST', `/t/${DEMO}/nonce`);
+        const proof = await wallet.vci.createCredentialRequestJwtProof({
+          issuerMetadata: flow.issuerMetadata,
+          credentialConfigurationId: DEMO_TYPE,
+          nonce: String(nonceRes.json.c_nonce),
+          signer: { method: 'jwk', alg: 'ES256', publicJwk: publicOnly(wallet.holderKey.publicJwk) },
+        });
+        const body = { credential_configuration_id: DEMO_TYPE, proofs: { jwt: [proof.jwt] } };
+        const firstCredential = await call('POST', credentialUrl, body, {
+          authorization: `DPoP ${accessToken}`,
+          dpop: await wallet.dpopProof('POST', chtu, { accessToken }),
+        });
+        assert.equal(firstCredential.status, 401);
+        assert.equal(firstCredential.json.error, 'use_dpop_nonce');
+        const cnonce = firstCredential.headers.get('dpop-nonce') as string;
+        const credentialFaults: Array<[string, Record<string, string>, string]> = [
+          ['as a Bearer token', { authorization: `Bearer ${accessToken}` }, 'invalid_token'],
+          ['without a proof', { authorization: `DPoP ${accessToken}` }, 'invalid_dpop_proof'],
+          [
+            'with a proof by another key',
+            {
+              authorization: `DPoP ${accessToken}`,
+              dpop: await wallet.dpopProof('POST', chtu, { accessToken, nonce: cnonce, key: wallet.holderKey }),
+            },
+            'invalid_dpop_proof',
+          ],
+          [
+            'with a proof over another token',
+            {
+              authorization: `DPoP ${accessToken}`,
+              dpop: await wallet.dpopProof('POST', chtu, { accessToken: 'oat_other', nonce: cnonce }),
+            },
+            'invalid_dpop_proof',
+          ],
+        ];
+        for (const [name, headers, error] of credentialFaults) {
+          const res = await call('POST', credentialUrl, body, headers);
+          assert.equal(res.status, 401, name);
+          assert.equal(res.json.error, error, name);
+        }
+        const inQuery = await call('POST', `${credentialUrl}?access_token=${accessToken}`, body, {
+          dpop: await wallet.dpopProof('POST', chtu, { accessToken, nonce: cnonce }),
+        });
+        assert.equal(inQuery.status, 401, 'the token in the query');
+        const collected = await call('POST', credentialUrl, body, {
+          authorization: `DPoP ${accessToken}`,
+          dpop: await wallet.dpopProof('POST', chtu, { accessToken, nonce: cnonce }),
+        });
+        assert.equal(collected.status, 200, collected.text);
+        assert.equal(
+          decodeJwt(String(collected.json.credentials[0].credential).split('~')[0] as string).vct,
+          `${issuerOf(DEMO)}/types/${DEMO_TYPE}`,
+        );
+      });
+
+      test('a tenant without HAIP issuance: PAR is authorization_flow_off, the authorization_code grant unsupported, offers pre-authorized only', async () => {
+        const tenant = await call('POST', '/api/tenants', { name: 'No Haip' }, owner);
+        const slug = tenant.json.slug as string;
+        const wallet = await newHaipWallet(provider, origin);
+        const res = await form(`/t/${slug}/par`, parForm(wallet), {
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(issuerOf(slug)),
+        });
+        assert.equal(res.status, 400);
+        assert.equal(res.json.error, 'authorization_flow_off');
+        const token = await form(`/t/${slug}/token`, { grant_type: 'authorization_code', code: 'azc_x' });
+        assert.equal(token.json.error, 'unsupported_grant_type');
+        const type = await call('POST', '/api/types', { tenant: slug, name: 'Plain Card', claims: CARD_CLAIMS }, owner);
+        const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+        const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
+        assert.deepEqual(Object.keys(offer.grants), ['urn:ietf:params:oauth:grant-type:pre-authorized_code']);
+      });
+
+      test('the pre-authorized flow may take DPoP: the token is then bound, and the credential endpoint requires the proof', async () => {
+        const tenant = await call('POST', '/api/tenants', { name: 'Dpop Pre' }, owner);
+        const slug = tenant.json.slug as string;
+        const type = await call('POST', '/api/types', { tenant: slug, name: 'Pre Card', claims: CARD_CLAIMS }, owner);
+        const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+        const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
+        const code = offer.grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']['pre-authorized_code'];
+        const wallet = await newHaipWallet(provider, origin);
+        const htu = `${issuerOf(slug)}/token`;
+        const fields = { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': code };
+        const first = await form(`/t/${slug}/token`, fields, { dpop: await wallet.dpopProof('POST', htu) });
+        assert.equal(first.json.error, 'use_dpop_nonce', 'the code is not spent by the nonce round');
+        const nonce = first.headers.get('dpop-nonce') as string;
+        const ok = await form(`/t/${slug}/token`, fields, { dpop: await wallet.dpopProof('POST', htu, { nonce }) });
+        assert.equal(ok.status, 200, JSON.stringify(ok.json));
+        assert.equal(ok.json.token_type, 'DPoP');
+        const asBearer = await call(
+          'POST',
+          `/t/${slug}/credential`,
+          { credential_configuration_id: type.json.typeId, proofs: { jwt: ['x'] } },
+          { authorization: `Bearer ${ok.json.access_token}` },
+        );
+        assert.equal(asBearer.status, 401);
+        assert.equal(asBearer.json.error, 'invalid_token');
+      });
+    });
+  });
+}
