@@ -33,6 +33,17 @@ const EXTRAS: Record<string, string> = {
   'GET /.well-known/openid-credential-issuer/t/{tenant}': 'OID4VCI 1.0 §12.2.2 places a tenant issuer’s metadata here',
   'GET /.well-known/oauth-authorization-server/t/{tenant}': 'RFC 8414 §3.1 places a tenant issuer’s AS metadata here',
   'GET /t/{tenant}/.well-known/oauth-authorization-server': 'the appended form older wallets read',
+  'POST /par': 'pushed authorization requests of the authorization code flow (RFC 9126; HAIP 1.0 issuance, docs/haip.md)',
+  'POST /t/{tenant}/par': 'a tenant issuer’s pushed authorization requests (HAIP 1.0 issuance)',
+  'GET /authorize': 'the authorization endpoint, opening a pushed request in the holder’s browser (HAIP 1.0 issuance)',
+  'GET /t/{tenant}/authorize': 'a tenant issuer’s authorization endpoint (HAIP 1.0 issuance)',
+  'POST /authorize': 'the holder’s approval page answers here (HAIP 1.0 issuance)',
+  'POST /t/{tenant}/authorize': 'a tenant issuer’s approval page answers here (HAIP 1.0 issuance)',
+  'GET /authorize/continue': 'back from the issuer’s sign-in hook to the wallet (HAIP 1.0 issuance)',
+  'GET /t/{tenant}/authorize/continue': 'a tenant issuer’s way back from its sign-in hook (HAIP 1.0 issuance)',
+  'POST /api/tenants/{tenant}/authorizations/{authorizationId}/approve':
+    'the issuer’s sign-in hook approves a holder’s authorization request (HAIP 1.0 issuance)',
+  'POST /api/tenants/authorization-flow': 'a tenant’s HAIP issuance switch and sign-in hook (docs/haip.md)',
   'GET /.well-known/openrail-ca.pem':
     'the trust anchor of the signing keys’ certificates, for verifiers that resolve keys by x5c (HAIP 1.0; docs/haip.md)',
   'POST /verify/response/{transactionId}':

@@ -150,7 +150,7 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
         summary: 'The approval page’s answer: approve or decline; the way back to the wallet, with the code or the refusal.',
         body: Type.Object(
           { authorization: Id, decision: Type.Union([Type.Literal('approve'), Type.Literal('decline')]) },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ authorization: `azr_${'A'.repeat(22)}`, decision: 'approve' }] },
         ),
         beforeValidation: (request) => assertSameOriginForm(request, urls.origin),
         responses: {
