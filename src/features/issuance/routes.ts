@@ -121,10 +121,11 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             const tenant = await tenants.issuing(tenantOf(request.params), grantRefused);
             const form = (request.body ?? {}) as Record<string, string>;
             const seen = { method: request.method, url: `${urls.issuer(tenant)}/token`, headers: request.headers };
+            const row = await tenants.get(tenant);
             const response =
-              form.grant_type === 'authorization_code'
-                ? await authorizations.redeem(await tenants.get(tenant), form, seen)
-                : await tokens.redeem(tenant, form, await checks.optionalDpop(tenant, seen));
+              form.grant_type === 'authorization_code' && row.haipIssuance
+                ? await authorizations.redeem(row, form, seen)
+                : await tokens.redeem(tenant, form, await checks.optionalDpop(tenant, seen), row.haipIssuance);
             return noStore(reply).send(response);
           },
         }),

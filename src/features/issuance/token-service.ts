@@ -27,14 +27,20 @@ export class TokenService {
   ) {}
 
   /** `dpopJkt`: the key of the DPoP proof the request carried (checked by the route), to bind the token to. */
-  async redeem(tenant: string, form: Record<string, string>, dpopJkt?: string): Promise<TokenResponse> {
+  async redeem(
+    tenant: string,
+    form: Record<string, string>,
+    dpopJkt?: string,
+    /** Whether the issuer also serves the authorization code grant (its HAIP issuance is on): the refusal names it. */
+    authorizationCodeToo = false,
+  ): Promise<TokenResponse> {
     const grantType = form.grant_type;
     if (!grantType) throw new ServiceError('invalid_request', 'grant_type is required.');
     if (grantType !== PRE_AUTHORIZED_GRANT) {
-      throw new ServiceError(
-        'unsupported_grant_type',
-        `Only ${PRE_AUTHORIZED_GRANT}, and authorization_code where HAIP issuance is on, are supported.`,
-      );
+      const supported = authorizationCodeToo
+        ? `${PRE_AUTHORIZED_GRANT} and authorization_code are`
+        : `${PRE_AUTHORIZED_GRANT} is`;
+      throw new ServiceError('unsupported_grant_type', `Only ${supported} supported.`);
     }
     const code = form['pre-authorized_code'];
     if (!code) throw new ServiceError('invalid_request', 'pre-authorized_code is required.');

@@ -56,7 +56,7 @@ export class AccessTokenAuthenticator implements AuthPlane<'access-token'> {
     const auth = parseAuthorization(input.authorization);
     if (!auth) throw new Unauthorized('This operation needs an OID4VCI access token.', CHALLENGE);
     if (auth.scheme !== 'bearer' && auth.scheme !== 'dpop')
-      throw new Unauthorized('Only a Bearer or DPoP access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
+      throw new Unauthorized('Only a Bearer access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
     const token = await this.tokens.findUsable(hashToken(auth.credential), this.clock.now());
     if (!token) throw new Unauthorized('The access token is unknown, spent or expired.', `${CHALLENGE}, error="invalid_token"`);
     if (token.dpopJkt) {
@@ -72,10 +72,8 @@ export class AccessTokenAuthenticator implements AuthPlane<'access-token'> {
         headers: input.headers ?? {},
       });
     } else if (auth.scheme === 'dpop') {
-      throw new Unauthorized(
-        'This access token is not DPoP-bound: send it as a Bearer token.',
-        `${CHALLENGE}, error="invalid_token"`,
-      );
+      // A token that is not DPoP-bound is a Bearer token, as the interface's always are.
+      throw new Unauthorized('Only a Bearer access token is accepted here.', `${CHALLENGE}, error="invalid_token"`);
     }
     return { plane: 'access-token', token };
   }
