@@ -6,6 +6,7 @@ import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
 import { type BackendSampler, type Engine, enginesFrom, postgresDatabase, sqliteDatabase, workersFrom } from './lib/databases.ts';
 import { drive, type Failures, mergeFailures } from './lib/drive.ts';
+import { type BenchWalletProvider, benchWalletProvider, type HaipWalletState, haipWallet, issueHaip } from './lib/haip.ts';
 import { commCpuMs } from './lib/machine.ts';
 import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
 import { areaTable, functionTable, type ProfileSummary, profileHeadline, summariseProfile } from './lib/profile.ts';
@@ -13,9 +14,20 @@ import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
 import { fixed, latencySummary, table } from './lib/stats.ts';
-import { checkCredential, createOffers, issueOne, type PoolItem, setUpIssuer, type Target } from './lib/wallet.ts';
+import {
+  checkCredential,
+  createOffers,
+  type IssueResult,
+  issueOne,
+  type PoolItem,
+  postJson,
+  setUpIssuer,
+  type Target,
+} from './lib/wallet.ts';
 
 type Phase = 'fresh' | 'aged';
+/** pre-authorized: the interface's flow; haip: the authorization code flow with PAR, PKCE, DPoP and wallet attestation (docs/haip.md). */
+type Grant = 'pre-authorized' | 'haip';
 
 interface Options extends CommonOptions {
   rows: number;
@@ -31,6 +43,7 @@ interface Options extends CommonOptions {
 
 export interface Row {
   engine: Engine;
+  grant: Grant;
   db: Phase;
   /** Serving processes (`openrail serve --workers`). */
   workers: number;
@@ -128,14 +141,22 @@ function options(argv: string[]): Options {
 }
 
 /** N wallets issuing in a loop until `seconds` have passed (or the pool of offers runs dry). */
-async function issueFor(target: Target, pool: PoolItem[], wallets: number, seconds: number) {
+async function issueFor(target: Target, pool: PoolItem[], wallets: number, seconds: number, flow: Flow) {
   let sample: { item: PoolItem; credential: string } | undefined;
+  // A HAIP wallet keeps its attestation, DPoP key and the server's nonce from one issuance to the next.
+  const idle: HaipWalletState[] = [];
   const m = await drive({
     workers: wallets,
     seconds,
     take: () => pool.pop(),
     attempt: async (item) => {
-      const result = await issueOne(target, item);
+      let result: IssueResult;
+      if (flow.grant === 'haip') {
+        const w = idle.pop() ?? haipWallet(flow.provider);
+        result = await issueHaip(target, item, w).finally(() => idle.push(w));
+      } else {
+        result = await issueOne(target, item);
+      }
       if (!result.ok) return { key: `${result.failure.step} ${result.failure.status}`, sample: result.failure.body };
       sample ??= { item, credential: result.credential };
       return undefined;
@@ -152,7 +173,11 @@ async function topUp(target: Target, pool: PoolItem[], want: number): Promise<vo
   pool.unshift(...made);
 }
 
+/** Which flow a level measures; HAIP's wallets are attested by the bench's own provider. */
+type Flow = { grant: 'pre-authorized' } | { grant: 'haip'; provider: BenchWalletProvider };
+
 interface LevelContext {
+  flow: Flow;
   engine: Engine;
   phase: Phase;
   workers: number;
@@ -179,7 +204,7 @@ async function runLevels(ctx: LevelContext, log: (line: string) => void): Promis
       row = await measureLevel(ctx, wallets, estimate);
       row.attempts = attempt;
       log(
-        `  ${ctx.engine} ${ctx.phase} ${ctx.workers} worker(s) ${wallets} wallets: ${fixed(row.perSec, 0)} cred/s, p50 ${fixed(row.p50Ms, 2)} ms, ` +
+        `  ${ctx.engine} ${ctx.flow.grant} ${ctx.phase} ${ctx.workers} worker(s) ${wallets} wallets: ${fixed(row.perSec, 0)} cred/s, p50 ${fixed(row.p50Ms, 2)} ms, ` +
           `p99 ${fixed(row.p99Ms, 2)} ms, errors ${row.errors}, other processes ${fixed(row.otherCores, 2)} cores` +
           `${row.poolExhausted ? ' (offer pool ran out: window shortened)' : ''}` +
           `${row.sampleCheck.length ? `, sample credential: ${row.sampleCheck.join('; ')}` : ''}`,
@@ -197,18 +222,19 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
   const { opts, target, pool } = ctx;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * 1.5) + 50);
   await waitQuiet(opts.waitQuietS, (l) => process.stdout.write(`${l}\n`));
-  const warm = await issueFor(target, pool, wallets, opts.warmupS);
+  const warm = await issueFor(target, pool, wallets, opts.warmupS, ctx.flow);
   const warmRate = warm.ok / warm.seconds;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(warmRate * opts.durationS * 1.4) + 50);
   const endWindow = cpuWindow(() => ctx.server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
   const sampler = ctx.sampler?.();
-  const m = await issueFor(target, pool, wallets, opts.durationS);
+  const m = await issueFor(target, pool, wallets, opts.durationS, ctx.flow);
   const backends = await sampler?.stop();
   const cpu = endWindow();
   const perSec = m.ok / m.seconds;
   const serverMs = cpu.serverMs !== undefined && m.ok > 0 ? cpu.serverMs / m.ok : undefined;
   return {
     engine: ctx.engine,
+    grant: ctx.flow.grant,
     db: ctx.phase,
     workers: ctx.workers,
     wallets,
@@ -245,6 +271,8 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
   const result: EngineResult = { rows: [], serverLogErrors: [] };
   const sampling = db.sampler ? { sampler: db.sampler } : {};
   const servers: BenchServer[] = [];
+  const provider = await benchWalletProvider(dir);
+  const preAuthorized: Flow = { grant: 'pre-authorized' };
   const start = async (phase: Phase | 'setup', workers = 1, cpuProfDir?: string) => {
     const s = await startServer({
       databaseUrl: db.url,
@@ -252,7 +280,10 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
       logFile: join(dir, `server-${phase}-${workers}.log`),
       workers,
       ...(cpuProfDir ? { cpuProfDir } : {}),
-      ...(opts.metrics ? { env: { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } } : {}),
+      env: {
+        OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile,
+        ...(opts.metrics ? { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } : {}),
+      },
     });
     servers.push(s);
     return s;
@@ -274,6 +305,8 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
       return result;
     }
     const target = await setUpIssuer(first.origin);
+    // The bench tenant serves the authorization code flow too (its offers then name an issuer_state).
+    await postJson(`${first.origin}/api/tenants/authorization-flow`, { tenant: target.tenant, haipIssuance: true }, 200);
     const pool: PoolItem[] = [];
 
     if (opts.cpuProf) {
@@ -288,7 +321,20 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
       log(`${engine}: ${pool.length} offers ready; profiling the server over the levels`);
       result.rows.push(
         ...(await runLevels(
-          { engine, phase: 'fresh', workers: 1, server, target, pool, opts, crypto, topUps: false, profiled: true, ...sampling },
+          {
+            flow: preAuthorized,
+            engine,
+            phase: 'fresh',
+            workers: 1,
+            server,
+            target,
+            pool,
+            opts,
+            crypto,
+            topUps: false,
+            profiled: true,
+            ...sampling,
+          },
           log,
         )),
       );
@@ -308,12 +354,16 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
           retarget(target, server.origin);
         }
         const s = server;
-        result.rows.push(
-          ...(await runLevels(
-            { engine, phase: name, workers, server: s, target, pool, opts, crypto, topUps: true, ...sampling },
-            log,
-          )),
-        );
+        // HAIP on the fresh database: what the authorization code flow adds, beside the interface's.
+        const flows: Flow[] = name === 'fresh' ? [preAuthorized, { grant: 'haip', provider }] : [preAuthorized];
+        for (const flow of flows) {
+          result.rows.push(
+            ...(await runLevels(
+              { flow, engine, phase: name, workers, server: s, target, pool, opts, crypto, topUps: true, ...sampling },
+              log,
+            )),
+          );
+        }
         await stop(s, name);
         server = undefined;
       }
@@ -384,7 +434,7 @@ function printTable(rows: Row[], log: (l: string) => void): void {
         'other cores',
       ],
       rows.map((r) => [
-        r.engine,
+        r.grant === 'haip' ? `${r.engine} haip` : r.engine,
         r.db,
         r.workers,
         r.wallets,
@@ -425,8 +475,13 @@ function targets(rows: Row[]): string[] {
   const lines: string[] = [];
   const measured = rows.filter((r) => !r.profiled);
   const at = (engine: Engine, db: Phase, workers: number, wallets: number) =>
-    measured.find((r) => r.engine === engine && r.db === db && r.workers === workers && r.wallets === wallets);
-  for (const r of measured.filter((x) => x.engine === 'sqlite' && x.workers === 1 && x.wallets === 8)) {
+    measured.find(
+      (r) => r.grant === 'pre-authorized' && r.engine === engine && r.db === db && r.workers === workers && r.wallets === wallets,
+    );
+  // The targets are the interface's flow's; HAIP rows are reported beside it, in the table.
+  for (const r of measured.filter(
+    (x) => x.grant === 'pre-authorized' && x.engine === 'sqlite' && x.workers === 1 && x.wallets === 8,
+  )) {
     lines.push(
       `server CPU per issuance <= 0.6 ms (SQLite, one process, 8 wallets, ${r.db}): ${fixed(r.serverCpuMsPerCredential, 3)} ms ` +
         `(crypto share ${fixed(100 * (r.cryptoShare ?? 0), 1)}%) -> ${(r.serverCpuMsPerCredential ?? 99) <= 0.6 ? 'met' : 'NOT met'}`,
@@ -436,12 +491,12 @@ function targets(rows: Row[]): string[] {
         `${r.perSec >= 1000 ? 'met' : 'NOT met'}${clientBound(r.clientCores) ? ' (the bench client was the limit)' : ''}${sharedNote(r)}`,
     );
   }
-  for (const r of measured.filter((x) => x.wallets === 8)) {
+  for (const r of measured.filter((x) => x.grant === 'pre-authorized' && x.wallets === 8)) {
     lines.push(
       `p99 < 20 ms at 8 wallets (${r.engine}, ${r.db}, ${r.workers} process(es)): ${fixed(r.p99Ms, 2)} ms -> ${r.p99Ms < 20 ? 'met' : 'NOT met'}`,
     );
   }
-  for (const aged of measured.filter((r) => r.db === 'aged')) {
+  for (const aged of measured.filter((r) => r.grant === 'pre-authorized' && r.db === 'aged')) {
     const fresh = at(aged.engine, 'fresh', aged.workers, aged.wallets);
     if (!fresh) continue;
     const ratio = aged.perSec / fresh.perSec;
@@ -450,7 +505,7 @@ function targets(rows: Row[]): string[] {
         `(p99 ${fixed(fresh.p99Ms, 2)} -> ${fixed(aged.p99Ms, 2)} ms) -> ${ratio >= 0.9 ? 'met' : 'NOT met'}${sharedNote(fresh, aged)}`,
     );
   }
-  for (const many of measured.filter((r) => r.engine === 'postgres' && r.workers > 1)) {
+  for (const many of measured.filter((r) => r.grant === 'pre-authorized' && r.engine === 'postgres' && r.workers > 1)) {
     const one = at('postgres', many.db, 1, many.wallets);
     if (!one) continue;
     const ratio = many.perSec / one.perSec;
@@ -493,6 +548,9 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   log(`\n${CEILING_DEFINITION}: ${fixed(crypto.issuanceMs, 3)} ms, ${fixed(crypto.ceilingPerSec, 0)}/s on this machine.`);
   log(
     'Each issuance = POST token (form) + POST nonce + POST credential with a proof JWT from a fresh P-256 key, over keep-alive HTTP; ' +
+      'a "haip" row (fresh database) = POST par (wallet attestation and its proof, PKCE S256, the offer as issuer_state) + GET authorize + ' +
+      'POST authorize (the holder approves) + POST token (attestation again, DPoP with the server nonce) + POST nonce + POST credential ' +
+      '(DPoP over the token), the wallets keeping their DPoP nonce; its crypto share counts only the pre-authorized issuance’s crypto. ' +
       'latency is the whole issuance as the wallet sees it (its proof signing included). errors = non-200 answers, warm-up included. ' +
       'srv cpu = user+system CPU of the server and its worker processes (/proc) over the window, per issuance; crypto share = the ' +
       'crypto cost of an issuance / srv cpu (100% would be a server doing nothing but its cryptography); client cores = the bench ' +
@@ -506,7 +564,7 @@ export async function issuanceBench(argv: string[]): Promise<void> {
     for (const t of r?.profileThreads ?? []) log(`  thread profile ${t.file}: ${fixed(t.busyMs, 0)} ms busy`);
     for (const row of r?.rows ?? []) {
       for (const [k, f] of Object.entries(row.failures))
-        log(`${engine} ${row.db} ${row.wallets}: ${f.count} x ${k}: ${f.sample}`);
+        log(`${engine} ${row.grant} ${row.db} ${row.wallets}: ${f.count} x ${k}: ${f.sample}`);
       if (row.sampleCheck.length > 0) log(`${engine} ${row.db} ${row.wallets}: sample credential: ${row.sampleCheck.join('; ')}`);
       const waits = Object.entries(row.pgBackends?.lockWaitsOn ?? {}).sort((a, b) => b[1] - a[1]);
       if (waits.length > 0) {

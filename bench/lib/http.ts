@@ -12,6 +12,8 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface Answer {
   status: number;
+  /** The answer's headers, names in lower case. */
+  headers: http.IncomingHttpHeaders;
   text: string;
   json<T = Record<string, unknown>>(): T;
 }
@@ -50,7 +52,9 @@ export function request(url: string, init: RequestInit = {}): Promise<Answer> {
         res.on('error', fail);
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          settle(() => resolve({ status: res.statusCode ?? 0, text, json: <T>() => JSON.parse(text) as T }));
+          settle(() =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T }),
+          );
         });
         // A connection that ends before the body does (the server died, say) fails the request.
         res.on('close', () => fail(new Error(`${method} ${target.pathname}: the connection closed before the answer ended`)));

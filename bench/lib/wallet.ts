@@ -124,7 +124,8 @@ export function proofJwt(item: PoolItem, aud: string, nonce: string): string {
 }
 
 export interface Failure {
-  step: 'token' | 'nonce' | 'credential';
+  /** par, authorize and approve: the authorization code flow's steps (bench/lib/haip.ts). */
+  step: 'token' | 'nonce' | 'credential' | 'par' | 'authorize' | 'approve';
   status: number;
   body: string;
 }

@@ -215,38 +215,46 @@ export function certificatesOfPem(pem: string, max = 32): CertificateBase64[] {
 }
 
 /**
- * The public key of the first certificate of `chain` (an `x5c` header: leaf first, at most 5
- * certificates) when every certificate is valid at `now`, each is signed by the next, every one
- * above the leaf is a CA, and the last is one of `anchors` or signed by one of them; otherwise
- * undefined. Never throws on what a caller sent.
+ * Checks `x5c` chains against a fixed set of anchors, parsed once (docs/haip.md, "Wallet
+ * attestation trust"). `keyOf` answers the public key of the first certificate of `chain` (leaf
+ * first, at most 5 certificates) when every certificate is valid at `now`, each is signed by the
+ * next, every one above the leaf is a CA, and the last is one of the anchors or signed by one of
+ * them; otherwise undefined. It never throws on what a caller sent.
  */
-export async function keyOfChain(
-  chain: readonly string[],
-  anchors: readonly CertificateBase64[],
-  now: Date,
-): Promise<JsonWebKey | undefined> {
-  if (chain.length === 0 || chain.length > 5 || anchors.length === 0) return undefined;
-  try {
-    const certificates = chain.map((c) => new x509.X509Certificate(Buffer.from(c, 'base64')));
-    const trusted = anchors.map((a) => new x509.X509Certificate(Buffer.from(a, 'base64')));
-    for (const [i, certificate] of certificates.entries()) {
-      if (certificate.notAfter <= now || certificate.notBefore > now) return undefined;
-      if (i > 0 && !certificate.getExtension(x509.BasicConstraintsExtension)?.ca) return undefined;
-      const next = certificates[i + 1];
-      if (next && !(await certificate.verify({ publicKey: next.publicKey, signatureOnly: true }))) return undefined;
+export class ChainVerifier {
+  private readonly anchors: x509.X509Certificate[];
+
+  constructor(anchors: readonly CertificateBase64[]) {
+    this.anchors = anchors.map((a) => new x509.X509Certificate(Buffer.from(a, 'base64')));
+  }
+
+  get empty(): boolean {
+    return this.anchors.length === 0;
+  }
+
+  async keyOf(chain: readonly string[], now: Date): Promise<JsonWebKey | undefined> {
+    if (chain.length === 0 || chain.length > 5 || this.anchors.length === 0) return undefined;
+    try {
+      const certificates = chain.map((c) => new x509.X509Certificate(Buffer.from(c, 'base64')));
+      for (const [i, certificate] of certificates.entries()) {
+        if (certificate.notAfter <= now || certificate.notBefore > now) return undefined;
+        if (i > 0 && !certificate.getExtension(x509.BasicConstraintsExtension)?.ca) return undefined;
+        const next = certificates[i + 1];
+        if (next && !(await certificate.verify({ publicKey: next.publicKey, signatureOnly: true }))) return undefined;
+      }
+      const top = certificates[certificates.length - 1] as x509.X509Certificate;
+      const raw = Buffer.from(top.rawData);
+      let anchored = this.anchors.some((anchor) => raw.equals(Buffer.from(anchor.rawData)));
+      for (const anchor of this.anchors) {
+        if (anchored) break;
+        if (anchor.notAfter <= now || anchor.notBefore > now) continue;
+        anchored = await top.verify({ publicKey: anchor.publicKey, signatureOnly: true });
+      }
+      if (!anchored) return undefined;
+      const leaf = certificates[0] as x509.X509Certificate;
+      return (await webcrypto.subtle.exportKey('jwk', await leaf.publicKey.export(P256, ['verify']))) as JsonWebKey;
+    } catch {
+      return undefined;
     }
-    const top = certificates[certificates.length - 1] as x509.X509Certificate;
-    const raw = Buffer.from(top.rawData);
-    let anchored = trusted.some((anchor) => raw.equals(Buffer.from(anchor.rawData)));
-    for (const anchor of trusted) {
-      if (anchored) break;
-      if (anchor.notAfter <= now || anchor.notBefore > now) continue;
-      anchored = await top.verify({ publicKey: anchor.publicKey, signatureOnly: true });
-    }
-    if (!anchored) return undefined;
-    const leaf = certificates[0] as x509.X509Certificate;
-    return (await webcrypto.subtle.exportKey('jwk', await leaf.publicKey.export(P256, ['verify']))) as JsonWebKey;
-  } catch {
-    return undefined;
   }
 }

@@ -52,7 +52,12 @@ export const issuanceModule = defineModule({
       ctx.ids,
       ctx.meter,
     );
-    const checks = new OauthChecks(walletAnchors(ctx.config.walletAttestationAnchors), nonces, ctx.clock);
+    const checks = new OauthChecks(
+      walletAnchors(ctx.config.walletAttestationAnchors),
+      nonces,
+      ctx.clock,
+      ctx.config.publicUrl.protocol === 'http:',
+    );
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService(
       authorizationStore,

@@ -10,15 +10,17 @@ import {
   calculateJwkThumbprint,
   clientAuthenticationNone,
   decodeJwt,
+  getGlobalConfig,
   HashAlgorithm,
   type Jwk,
   Oauth2AuthorizationServer,
   Oauth2ServerErrorResponseError,
   type RequestLike,
+  setGlobalConfig,
 } from '@openid4vc/oauth2';
 import { compactVerify, importJWK } from 'jose';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { keyOfChain } from '../../adapters/crypto/x509.ts';
+import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import type { CertificateBase64 } from '../../ports/key-certifier.ts';
@@ -81,13 +83,20 @@ export function requestLike(seen: RequestSeen): RequestLike {
 
 export class OauthChecks {
   readonly server: Oauth2AuthorizationServer;
+  private readonly chains: ChainVerifier;
 
   constructor(
     /** The certificates a wallet attestation's x5c chain must end at (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
-    private readonly anchors: readonly CertificateBase64[],
+    anchors: readonly CertificateBase64[],
     private readonly nonces: NonceMinter,
     private readonly clock: Clock,
+    /** PUBLIC_URL is http (development only: production requires https), so audiences are http URLs. */
+    insecureIssuer = false,
   ) {
+    // The library refuses an http audience unless told otherwise, process-wide; only a development
+    // deployment, whose issuer URLs are http, tells it so.
+    if (insecureIssuer) setGlobalConfig({ ...getGlobalConfig(), allowInsecureUrls: true });
+    this.chains = new ChainVerifier(anchors);
     this.server = new Oauth2AuthorizationServer({
       callbacks: {
         hash,
@@ -107,7 +116,7 @@ export class OauthChecks {
 
   /** Whether wallet attestations can be trusted at all: without anchors, the flow refuses every client. */
   get trustsWallets(): boolean {
-    return this.anchors.length > 0;
+    return !this.chains.empty;
   }
 
   /** A fresh DPoP nonce of this issuer (stateless, like c_nonces, under its own context). */
@@ -257,7 +266,7 @@ export class OauthChecks {
     if (jwt.header.alg !== 'ES256') return { verified: false };
     let key: { kty?: string; crv?: string; x?: string; y?: string } | undefined;
     if (jwt.header.typ === 'oauth-client-attestation+jwt') {
-      key = signer.method === 'x5c' ? await keyOfChain(signer.x5c, this.anchors, this.now) : undefined;
+      key = signer.method === 'x5c' ? await this.chains.keyOf(signer.x5c, this.now) : undefined;
     } else if (signer.method === 'jwk') {
       key = signer.publicJwk;
     }
