@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { parse as parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
+import { ID_PREFIXES, idPattern } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT, type TenantOf } from '../../http/issuer-routes.ts';
@@ -31,7 +32,9 @@ export interface AuthorizationDeps {
   siteName: string;
 }
 
-const Id = Type.String({ pattern: '^azr_[A-Za-z0-9_-]{22}$', description: 'An authorization request (azr_…).' });
+const Id = Type.String({ pattern: idPattern('authorization'), description: 'An authorization request (azr_…).' });
+/** An authorization request id of the right shape, for the examples. */
+const EXAMPLE_ID = `${ID_PREFIXES.authorization}_${'A'.repeat(22)}`;
 
 /** The request as the public sees it, for DPoP's htu and the wallet attestation headers. */
 const seenOf = (request: FastifyRequest, url: string) => ({ method: request.method, url, headers: request.headers });
@@ -150,7 +153,7 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
         summary: 'The approval page’s answer: approve or decline; the way back to the wallet, with the code or the refusal.',
         body: Type.Object(
           { authorization: Id, decision: Type.Union([Type.Literal('approve'), Type.Literal('decline')]) },
-          { additionalProperties: false, examples: [{ authorization: `azr_${'A'.repeat(22)}`, decision: 'approve' }] },
+          { additionalProperties: false, examples: [{ authorization: EXAMPLE_ID, decision: 'approve' }] },
         ),
         beforeValidation: (request) => assertSameOriginForm(request, urls.origin),
         responses: {
