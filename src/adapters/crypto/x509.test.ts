@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, type JsonWebKey, X509Certificate } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { certifyKey, createRootCertificate } from './x509.ts';
+import { ChainVerifier, certifyKey, createRootCertificate } from './x509.ts';
 
 const newKey = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
 const publicOf = ({ kty, crv, x, y }: JsonWebKey) => ({ kty, crv, x, y });
@@ -101,5 +101,53 @@ describe('platform CA and key certificates', { skip: noOpenssl }, async () => {
     );
     assert.ok(!stranger.verify(root.publicKey), 'the same names, another root: refused');
     assert.ok(stranger.verify(other.publicKey));
+  });
+});
+
+/**
+ * ChainVerifier (wallet attestation trust, docs/haip.md): an x5c chain is trusted only when it
+ * ends at, or is signed by, an anchor, every certificate is valid, and every one above the leaf is
+ * a CA. Built with this module's own CA functions; judged by the key it answers or its refusal.
+ */
+describe('x5c chains against anchors', async () => {
+  const rootKey = newKey();
+  const root = await createRootCertificate({ subject: { commonName: 'Wallet Provider Root' }, privateJwk: rootKey, validity });
+  const otherRoot = await createRootCertificate({ subject: { commonName: 'Someone Else' }, privateJwk: newKey(), validity });
+  const leafKey = newKey();
+  const leaf = await certifyKey({
+    ca: { certificate: root, privateJwk: rootKey },
+    subject: { commonName: 'Wallet Attestation Signer' },
+    publicJwk: publicOf(leafKey),
+    validity,
+  });
+  // A certificate signed by the leaf, which is not a CA: a chain through it is no chain.
+  const underLeaf = await certifyKey({
+    ca: { certificate: leaf, privateJwk: leafKey },
+    subject: { commonName: 'Not Really' },
+    publicJwk: publicOf(newKey()),
+    validity,
+  });
+  const during = new Date('2027-06-01T00:00:00Z');
+
+  test('a leaf signed by an anchor answers the leaf’s key; the anchor itself answers its own', async () => {
+    const verifier = new ChainVerifier([root]);
+    assert.deepEqual(publicOf((await verifier.keyOf([leaf], during)) as JsonWebKey), publicOf(leafKey));
+    assert.deepEqual(publicOf((await verifier.keyOf([root], during)) as JsonWebKey), publicOf(rootKey));
+  });
+
+  test('another anchor, a certificate out of its validity, a non-CA in the middle, or no anchors: refused', async () => {
+    assert.equal(await new ChainVerifier([otherRoot]).keyOf([leaf], during), undefined, 'another anchor');
+    assert.equal(await new ChainVerifier([root]).keyOf([leaf], new Date('2040-01-01T00:00:00Z')), undefined, 'expired');
+    assert.equal(await new ChainVerifier([root]).keyOf([leaf], new Date('2020-01-01T00:00:00Z')), undefined, 'not yet valid');
+    assert.equal(await new ChainVerifier([root]).keyOf([underLeaf, leaf], during), undefined, 'through a non-CA');
+    assert.equal(await new ChainVerifier([]).keyOf([leaf], during), undefined, 'no anchors');
+    assert.equal(new ChainVerifier([]).empty, true);
+  });
+
+  test('what a caller sends cannot make it throw: garbage, an empty or an over-long chain', async () => {
+    const verifier = new ChainVerifier([root]);
+    assert.equal(await verifier.keyOf(['not base64 DER'], during), undefined);
+    assert.equal(await verifier.keyOf([], during), undefined);
+    assert.equal(await verifier.keyOf(Array(6).fill(leaf), during), undefined);
   });
 });
