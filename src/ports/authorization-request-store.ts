@@ -29,6 +29,8 @@ export interface AuthorizationRequestRecord {
   /** SHA-256 of the secret the opening browser holds in a cookie; null before opening. */
   browserHash: string | null;
   codeHash: string | null;
+  /** SHA-256 of the secret the sign-in hook's approval put in its continueUrl; null otherwise. */
+  continueHash: string | null;
   createdAt: number;
   /** The current phase ends at this time: the push's request_uri, the opened session, the code. */
   expiresAt: number;
@@ -54,8 +56,11 @@ export interface AuthorizationRequestStore {
     now: number,
     expiresAt: number,
   ): Promise<AuthorizationRequestRecord | undefined>;
-  /** opened → approved with the offer that carries the subject; false unless opened, unexpired and without an offer. */
-  approve(tenant: string, id: string, offerId: string, now: number): Promise<boolean>;
+  /**
+   * opened → approved with the offer that carries the subject (and, from the sign-in hook, the
+   * hash of its continuation secret); false unless opened, unexpired and without an offer.
+   */
+  approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean>;
   /** `from` → code, for the opening browser only; false unless in `from`, unexpired, with an offer, and the browser's. */
   grantCode(
     tenant: string,

@@ -607,6 +607,7 @@ for (const factory of testDatabases()) {
         phase: 'pushed',
         browserHash: null,
         codeHash: null,
+        continueHash: null,
         createdAt: T0,
         expiresAt: T0 + 60_000,
       });
@@ -623,9 +624,10 @@ for (const factory of testDatabases()) {
       assert.equal((await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-a', T0, later))?.phase, 'opened');
       assert.equal(await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-x', T0, later), undefined, 'opened once');
       assert.equal(await store.get('beta', 'azr-a'), undefined);
-      assert.equal(await store.approve('beta', 'azr-a', 'off-x', T0), false, 'beta cannot approve alpha’s');
-      assert.equal(await store.approve('alpha', 'azr-a', 'off-a', T0), true);
-      assert.equal(await store.approve('alpha', 'azr-a', 'off-other', T0), false, 'approved once');
+      assert.equal(await store.approve('beta', 'azr-a', 'off-x', null, T0), false, 'beta cannot approve alpha’s');
+      assert.equal(await store.approve('alpha', 'azr-a', 'off-a', 'continue-hash', T0), true);
+      assert.equal((await store.get('alpha', 'azr-a'))?.continueHash, 'continue-hash');
+      assert.equal(await store.approve('alpha', 'azr-a', 'off-other', null, T0), false, 'approved once');
       assert.equal(
         await store.grantCode('alpha', 'azr-a', 'approved', 'browser-x', 'code-a', T0, T0 + 60_000),
         false,

@@ -163,6 +163,7 @@ export interface AuthorizationRequestsTable {
   phase: Generated<string>;
   browser_hash: string | null;
   code_hash: string | null;
+  continue_hash: string | null;
   created_at: number;
   expires_at: number;
 }

@@ -7,7 +7,7 @@ import { SqlOfferStore } from './sql-offer-store.ts';
 import { atomically } from './sql-unit-of-work.ts';
 
 const requests = rowCodec<AuthorizationRequestRecord, AuthorizationRequestsTable>()(
-  'id tenant requestUriHash clientId redirectUri state codeChallenge typeId attestationJkt dpopJkt offerId phase browserHash codeHash createdAt expiresAt',
+  'id tenant requestUriHash clientId redirectUri state codeChallenge typeId attestationJkt dpopJkt offerId phase browserHash codeHash continueHash createdAt expiresAt',
   {},
 );
 const toRecord = requests.record;
@@ -58,10 +58,10 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     });
   }
 
-  async approve(tenant: string, id: string, offerId: string, now: number): Promise<boolean> {
+  async approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean> {
     const moved = await this.db
       .updateTable('authorization_requests')
-      .set({ phase: 'approved', offer_id: offerId })
+      .set({ phase: 'approved', offer_id: offerId, continue_hash: continueHash })
       .where('tenant', '=', tenant)
       .where('id', '=', id)
       .where('phase', '=', 'opened')

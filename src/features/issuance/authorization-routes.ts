@@ -177,8 +177,9 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
         method: 'GET',
         path,
         params: issuerParams(tenantParam),
-        querystring: Type.Object({ authorization: Id }),
-        summary: 'Back from the issuer’s sign-in hook: the browser that opened the request is sent to the wallet with its code.',
+        querystring: Type.Object({ authorization: Id, continuation: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }) }),
+        summary:
+          'Back from the issuer’s sign-in hook with the approval’s secret: the browser that opened the request is sent to the wallet with its code; any other browser ends the request.',
         responses: {
           303: { description: 'To the wallet’s redirect_uri with code, state and iss (RFC 9207).' },
           400: htmlResponse('invalid_request, as a page.'),
@@ -187,7 +188,8 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
         },
         handler: async (request, reply) => {
           const tenant = await issuerTenant(tenantOf, request.params);
-          const location = await authorizations.continue(tenant, request.query.authorization, browserSecret(request));
+          const { authorization, continuation } = request.query;
+          const location = await authorizations.continue(tenant, authorization, continuation, browserSecret(request));
           noStorePage(reply);
           return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
         },

@@ -23,6 +23,7 @@ import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../.
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
 import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
 import type { TenantRow } from '../../ports/tenant-store.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import { exampleSubject } from './example-subject.ts';
@@ -53,6 +54,7 @@ const ended = (message = 'This authorization request is unknown, expired or fini
 export class AuthorizationService {
   constructor(
     private readonly store: AuthorizationRequestStore,
+    private readonly uow: UnitOfWork<{ authorizations: AuthorizationRequestStore; offers: OfferStore }>,
     private readonly offers: OfferStore,
     private readonly offerService: Pick<OfferService, 'create'>,
     private readonly types: Pick<TypeService, 'find'>,
@@ -73,6 +75,12 @@ export class AuthorizationService {
     const attestation = header(seen, 'oauth-client-attestation');
     const pop = header(seen, 'oauth-client-attestation-pop');
     this.checks.checkAttestationShape(attestation);
+    // A DPoP proof at PAR names the key the token request must use (no server nonce asked here).
+    const proven = await this.checks.checkDpop(slug, seen, { required: false, nonce: false });
+    if (proven && form.dpop_jkt !== undefined && proven !== form.dpop_jkt) {
+      throw new ServiceError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof’s key.');
+    }
+    const dpopJkt = proven ?? form.dpop_jkt ?? null;
     let verified: Awaited<ReturnType<OauthChecks['server']['verifyPushedAuthorizationRequest']>>;
     try {
       verified = await this.checks.server.verifyPushedAuthorizationRequest({
@@ -80,15 +88,12 @@ export class AuthorizationService {
         authorizationRequest: form,
         request: requestLike(seen),
         now: this.checks.now,
-        dpop: { jwt: header(seen, 'dpop'), jwkThumbprint: form.dpop_jkt, allowedSigningAlgs: DPOP_ALGS },
         clientAttestation: { required: true, clientAttestationJwt: attestation, clientAttestationPopJwt: pop },
       });
     } catch (err) {
-      throw refusalOf(err);
+      throw refusalOf(err, 'invalid_client');
     }
     if (pop) this.checks.checkPopFresh(pop);
-    const dpopJwt = header(seen, 'dpop');
-    if (dpopJwt) this.checks.checkDpopFresh(dpopJwt);
     const attested = verified.clientAttestation?.clientAttestation.payload;
     if (!attested) throw new ServiceError('invalid_client', 'A wallet attestation is required.');
     if (form.response_type !== 'code') throw pushRefused('response_type must be "code".');
@@ -122,11 +127,12 @@ export class AuthorizationService {
       codeChallenge: form.code_challenge as string,
       typeId: type.typeId,
       attestationJkt: await thumbprintOf(attested.cnf.jwk as Jwk),
-      dpopJkt: verified.dpop?.jwkThumbprint ?? null,
+      dpopJkt,
       offerId: offer?.id ?? null,
       phase: 'pushed',
       browserHash: null,
       codeHash: null,
+      continueHash: null,
       createdAt: now,
       expiresAt: now + REQUEST_URI_TTL_S * 1000,
     });
@@ -180,60 +186,92 @@ export class AuthorizationService {
     const slug = this.served(tenant);
     const record = await this.opened(slug, id, browserSecret);
     const browserHash = record.browserHash as string;
-    const now = this.clock.now();
     if (!approve) {
-      if (!(await this.store.decline(slug, id, browserHash, now))) throw ended();
+      if (!(await this.end(record, browserHash))) throw ended();
       return this.errorRedirect(record, 'access_denied', 'The holder declined.');
     }
     if (record.phase !== 'opened') throw ended();
-    if (!record.offerId) {
-      // Only a demonstration tenant lets the holder approve a request that names no offer.
-      if (!isDemoSlug(slug) || tenant.signInUrl) throw ended('This issuer approves through its own sign-in.');
-      const type = await this.types.find(slug, record.typeId);
-      if (!type) throw ended('The credential type of this request is no longer issued.');
-      const offer = await this.offerService.create(
-        { tenant: slug, typeId: type.typeId, subject: exampleSubject(type.claims, now), expiresIn: SESSION_TTL_S },
-        { kind: 'public' },
-      );
-      if (!(await this.store.approve(slug, id, offer.offerId, now))) {
-        await this.offers.withdraw(slug, offer.offerId, now);
-        throw ended();
-      }
-      return this.grant(record, 'approved', browserHash);
-    }
-    return this.grant(record, 'opened', browserHash);
+    if (record.offerId) return this.grant(record, 'opened', browserHash);
+    // Only a demonstration tenant lets the holder approve a request that names no offer.
+    if (!isDemoSlug(slug) || tenant.signInUrl) throw ended('This issuer approves through its own sign-in.');
+    const type = await this.types.find(slug, record.typeId);
+    if (!type) throw ended('The credential type of this request is no longer issued.');
+    await this.approveWith(record, exampleSubject(type.claims, this.clock.now()), { kind: 'public' }, null);
+    return this.grant(record, 'approved', browserHash);
   }
 
   /**
    * The issuer's sign-in hook approves (POST /api/tenants/{tenant}/authorizations/{id}/approve):
    * the subject it gives becomes an offer of the requested type, and the browser is sent to
-   * `continueUrl` to hand the wallet its code.
+   * `continueUrl`, which carries a secret of this approval's own. Only the browser the hook sends
+   * there, holding the cookie of the browser that opened the request, hands the wallet its code.
    */
   async approve(slug: string, id: string, subject: Record<string, unknown>, actor: Actor) {
     const record = await this.store.get(slug, id);
-    const now = this.clock.now();
-    if (record?.phase !== 'opened' || record.offerId !== null || record.expiresAt <= now) {
+    if (record?.phase !== 'opened' || record.offerId !== null || record.expiresAt <= this.clock.now()) {
       throw ended('This authorization request is unknown, not waiting for the issuer’s approval, or expired.');
     }
-    const offer = await this.offerService.create(
-      { tenant: slug, typeId: record.typeId, subject, expiresIn: SESSION_TTL_S },
-      actor,
-    );
-    if (!(await this.store.approve(slug, id, offer.offerId, now))) {
-      await this.offers.withdraw(slug, offer.offerId, now);
-      throw ended('This authorization request was approved, declined or expired meanwhile.');
-    }
-    const continueUrl = `${this.urls.issuer(slug)}/authorize/continue?authorization=${encodeURIComponent(id)}`;
-    return { authorizationId: id, offerId: offer.offerId, continueUrl };
+    const continuation = randomBytes(32).toString('base64url');
+    const offerId = await this.approveWith(record, subject, actor, hashToken(continuation));
+    const query = new URLSearchParams({ authorization: id, continuation });
+    return { authorizationId: id, offerId, continueUrl: `${this.urls.issuer(slug)}/authorize/continue?${query}` };
   }
 
-  /** GET /authorize/continue: back from the sign-in hook, the opening browser hands the wallet its code. */
-  async continue(tenant: TenantRow, id: string, browserSecret: string | undefined): Promise<string> {
+  /**
+   * GET /authorize/continue: back from the sign-in hook with the approval's secret. The browser
+   * must also be the one that opened the request: a browser that holds the secret but not that
+   * cookie (the holder, sent a link someone else opened) ends the request, so the code never
+   * reaches the one who opened it.
+   */
+  async continue(tenant: TenantRow, id: string, continuation: string, browserSecret: string | undefined): Promise<string> {
     const slug = this.served(tenant);
-    const record = await this.opened(slug, id, browserSecret);
-    if (record.phase === 'opened') throw new ServiceError('authorization_pending');
-    if (record.phase !== 'approved') throw ended();
+    const record = await this.store.get(slug, id);
+    const now = this.clock.now();
+    if (!record || record.expiresAt <= now) throw ended();
+    const ours = browserSecret !== undefined && record.browserHash === hashToken(browserSecret);
+    if (record.phase === 'opened' && ours) throw new ServiceError('authorization_pending');
+    if (record.phase !== 'approved' || record.continueHash !== hashToken(continuation)) throw ended();
+    if (!ours) {
+      await this.end(record, record.browserHash as string);
+      throw ended(
+        'This request was opened in another browser than the one signed in, so it has been ended: start again from your wallet on this device.',
+      );
+    }
     return this.grant(record, 'approved', record.browserHash as string);
+  }
+
+  /** Makes an offer of `subject` for the request and moves it to approved; the offer is withdrawn if the move fails. */
+  private async approveWith(
+    record: AuthorizationRequestRecord,
+    subject: Record<string, unknown>,
+    actor: Actor,
+    continueHash: string | null,
+  ): Promise<string> {
+    const offer = await this.offerService.create(
+      { tenant: record.tenant, typeId: record.typeId, subject, expiresIn: SESSION_TTL_S },
+      actor,
+    );
+    const now = this.clock.now();
+    if (!(await this.store.approve(record.tenant, record.id, offer.offerId, continueHash, now))) {
+      await this.offers.withdraw(record.tenant, offer.offerId, now);
+      throw ended('This authorization request was approved, declined or expired meanwhile.');
+    }
+    return offer.offerId;
+  }
+
+  /**
+   * Ends an opened or approved request (declined, or continued from the wrong browser). An offer
+   * made at its approval is withdrawn with it, in one transaction; an offer the tenant made
+   * (`issuer_state`) is left for its holder.
+   */
+  private end(record: AuthorizationRequestRecord, browserHash: string): Promise<boolean> {
+    return this.uow.run(async ({ authorizations, offers }) => {
+      const now = this.clock.now();
+      const current = await authorizations.get(record.tenant, record.id);
+      if (!(await authorizations.decline(record.tenant, record.id, browserHash, now))) return false;
+      if (current?.phase === 'approved' && current.offerId) await offers.withdraw(record.tenant, current.offerId, now);
+      return true;
+    });
   }
 
   /** POST /token with grant_type=authorization_code. */
@@ -255,12 +293,9 @@ export class AuthorizationService {
     if (form.redirect_uri !== record.redirectUri) {
       throw new ServiceError('invalid_grant', 'redirect_uri is not the one of the authorization request.');
     }
-    const dpopJwt = header(seen, 'dpop');
-    if (!dpopJwt)
-      throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required: access tokens of this flow are DPoP-bound.');
     this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
-    this.checks.requireDpopNonce(slug, dpopJwt, dpopNonceAtToken);
-    this.checks.checkDpopFresh(dpopJwt);
+    // The DPoP proof first: its nonce round trip must not cost the wallet its code.
+    const dpopJkt = (await this.checks.checkDpop(slug, seen, { required: true, nonce: true, jkt: record.dpopJkt })) as string;
     let verified: Awaited<ReturnType<OauthChecks['server']['verifyAuthorizationCodeAccessTokenRequest']>>;
     try {
       const metadata = authorizationServerMetadata(this.urls, tenant);
@@ -276,12 +311,6 @@ export class AuthorizationService {
         codeExpiresAt: new Date(record.expiresAt),
         now: this.checks.now,
         pkce: { codeVerifier: form.code_verifier, codeChallenge: record.codeChallenge, codeChallengeMethod: 'S256' as never },
-        dpop: {
-          required: true,
-          jwt: dpopJwt,
-          allowedSigningAlgs: DPOP_ALGS,
-          ...(record.dpopJkt ? { expectedJwkThumbprint: record.dpopJkt } : {}),
-        },
         clientAttestation: {
           required: true,
           clientAttestationJwt: header(seen, 'oauth-client-attestation'),
@@ -300,7 +329,6 @@ export class AuthorizationService {
         'The token request comes from another wallet instance than the authorization request.',
       );
     }
-    if (!verified.dpop) throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required.');
     const offer = await this.offers.get(slug, record.offerId);
     if (!offer) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
     const accessToken = newToken('oat');
@@ -315,7 +343,7 @@ export class AuthorizationService {
         grantId: offer.id,
         createdAt: now,
         expiresAt: tokenExpiry,
-        dpopJkt: verified.dpop.jwkThumbprint,
+        dpopJkt,
       },
     });
     if (!redeemed) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
@@ -409,11 +437,6 @@ export class AuthorizationService {
 }
 
 const header = single;
-
-const dpopNonceAtToken = (nonce: string) =>
-  new ServiceError('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', {
-    headers: { 'dpop-nonce': nonce },
-  });
 
 /**
  * A redirect_uri a wallet may name: an absolute URI without a fragment (RFC 6749 §3.1.2), of

@@ -230,34 +230,46 @@ for (const factory of testDatabases()) {
       assert.equal(again.json.error, 'invalid_grant');
     });
 
-    test('the issuer’s sign-in hook: the browser goes to the hook, the issuer approves with a subject, and only the opening browser continues', async () => {
-      const tenant = await call('POST', '/api/tenants', { name: 'Hook Issuer' }, owner);
+    /** A tenant with a sign-in hook and a type; a wallet's request opened in `browser`: the hook's authorization id. */
+    async function hookRequest(name: string, browser: HolderBrowser) {
+      const tenant = await call('POST', '/api/tenants', { name }, owner);
       const slug = tenant.json.slug as string;
       const hook = 'https://login.hook-issuer.example/wallet';
-      await call('POST', '/api/tenants/authorization-flow', { tenant: slug, haipIssuance: true, signInUrl: hook }, owner);
+      const set = await call(
+        'POST',
+        '/api/tenants/authorization-flow',
+        { tenant: slug, haipIssuance: true, signInUrl: hook },
+        owner,
+      );
+      assert.equal(set.status, 200, set.text);
       const type = await call('POST', '/api/types', { tenant: slug, name: 'Member Card', claims: CARD_CLAIMS }, owner);
       const wallet = await newHaipWallet(provider, origin);
       const started = await authorize(wallet, slug, { scope: String(type.json.typeId) });
-      const browser = new HolderBrowser(origin);
       const opened = await browser.get(started.authorizationRequestUrl);
       assert.equal(opened.status, 303);
       const location = new URL(opened.location as string);
       assert.equal(`${location.origin}${location.pathname}`, hook);
       const id = location.searchParams.get('authorization') as string;
       assert.match(id, /^azr_/);
+      return { slug, typeId: String(type.json.typeId), wallet, started, id };
+    }
 
-      const continueUrl = `${issuerOf(slug)}/authorize/continue?authorization=${id}`;
-      const early = await browser.get(continueUrl);
+    test('the issuer’s sign-in hook: the browser goes to the hook, the issuer approves with a subject, the browser continues with the approval’s secret', async () => {
+      const browser = new HolderBrowser(origin);
+      const { slug, typeId, wallet, started, id } = await hookRequest('Hook Issuer', browser);
+      const early = await browser.get(`${issuerOf(slug)}/authorize/continue?authorization=${id}&continuation=${'A'.repeat(43)}`);
       assert.equal(early.status, 409, 'not approved yet');
       const approved = await call('POST', `/api/tenants/${slug}/authorizations/${id}/approve`, { subject: CARD_SUBJECT }, owner);
       assert.equal(approved.status, 200, approved.text);
-      assert.equal(approved.json.continueUrl, continueUrl);
+      const continueUrl = String(approved.json.continueUrl);
+      assert.ok(continueUrl.startsWith(`${issuerOf(slug)}/authorize/continue?authorization=${id}&continuation=`));
       const twice = await call('POST', `/api/tenants/${slug}/authorizations/${id}/approve`, { subject: CARD_SUBJECT }, owner);
       assert.equal(twice.status, 410, 'approved once');
+      const guessed = await browser.get(
+        `${issuerOf(slug)}/authorize/continue?authorization=${id}&continuation=${'B'.repeat(43)}`,
+      );
+      assert.equal(guessed.status, 410, 'a wrong secret is refused and ends nothing');
 
-      // Another browser (an attacker who sent the holder this link) cannot take the code.
-      const other = new HolderBrowser(origin);
-      assert.equal((await other.get(continueUrl)).status, 410);
       const back = await browser.get(continueUrl);
       assert.equal(back.status, 303);
       const code = codeFrom(wallet, back.location as string, started.asMetadata);
@@ -266,9 +278,39 @@ for (const factory of testDatabases()) {
         authorizationCode: code,
         pkceCodeVerifier: started.pkce?.codeVerifier as string,
         dpop: started.dpop,
-        credentialConfigurationId: String(type.json.typeId),
+        credentialConfigurationId: typeId,
       });
       assert.ok(credential.includes('~'));
+    });
+
+    test('session fixation through the hook: the holder signs in on a request someone else opened; it ends, and the opener never gets a code', async () => {
+      const attacker = new HolderBrowser(origin);
+      const { slug, id } = await hookRequest('Fixation Issuer', attacker);
+      // The victim follows the attacker's link to the real sign-in; the issuer approves with the victim's subject.
+      const approved = await call('POST', `/api/tenants/${slug}/authorizations/${id}/approve`, { subject: CARD_SUBJECT }, owner);
+      const continueUrl = String(approved.json.continueUrl);
+      const victim = new HolderBrowser(origin);
+      const victimBack = await victim.get(continueUrl);
+      assert.equal(victimBack.status, 410);
+      assert.match(victimBack.text, /opened in another browser/);
+      // The attacker's browser holds the opening cookie, but the request is over (and its offer withdrawn).
+      assert.equal((await attacker.get(continueUrl)).status, 410);
+      const offer = await rail.db
+        .selectFrom('offers')
+        .select(['expires_at', 'redeemed_at'])
+        .where('id', '=', String(approved.json.offerId))
+        .executeTakeFirstOrThrow();
+      assert.equal(offer.redeemed_at, null);
+      assert.ok(Number(offer.expires_at) <= Date.now(), 'the offer made at the approval is withdrawn');
+    });
+
+    test('a sign-in hook the URL parser cannot read, or that is not https, is refused when it is set', async () => {
+      const tenant = await call('POST', '/api/tenants', { name: 'Bad Hook' }, owner);
+      for (const signInUrl of ['https://[x', 'https://login.example/#frag']) {
+        const res = await call('POST', '/api/tenants/authorization-flow', { tenant: tenant.json.slug, signInUrl }, owner);
+        assert.equal(res.status, 400, signInUrl);
+        assert.equal(res.json.error, 'invalid_request');
+      }
     });
 
     test('the holder declines: the wallet is told access_denied with state and iss, and nothing is issued', async () => {
@@ -402,6 +444,52 @@ for (const factory of testDatabases()) {
           assert.equal(res.json.error, error);
         }
         assert.equal(await requests(), before);
+      });
+
+      test('a malformed DPoP proof (typ JWT, no jwk) or two DPoP headers at PAR and the token endpoint: 400 invalid_dpop_proof, never 5xx, nothing stored', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const { SignJWT } = await import('jose');
+        const wrongTyp = await new SignJWT({ htm: 'POST', htu: `${aud}/par`, jti: 'x', iat: Math.floor(Date.now() / 1000) })
+          .setProtectedHeader({ alg: 'ES256', typ: 'JWT', jwk: publicOnly(wallet.dpopKey.publicJwk) })
+          .sign(wallet.dpopKey.privateKey);
+        const noJwk = await new SignJWT({ htm: 'POST', htu: `${aud}/par`, jti: 'x', iat: Math.floor(Date.now() / 1000) })
+          .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt' })
+          .sign(wallet.dpopKey.privateKey);
+        const before = await requests();
+        for (const dpop of [wrongTyp, noJwk, 'not-a-jwt']) {
+          const res = await form(par, { response_type: 'code' }, { dpop });
+          assert.equal(res.status, 400, JSON.stringify(res.json));
+          assert.equal(res.json.error, 'invalid_dpop_proof');
+        }
+        const twice = await fetch(`${origin}${par}`, {
+          method: 'POST',
+          headers: [
+            ['content-type', 'application/x-www-form-urlencoded'],
+            ['dpop', await wallet.dpopProof('POST', `${aud}/par`)],
+            ['dpop', await wallet.dpopProof('POST', `${aud}/par`)],
+          ],
+          body: new URLSearchParams(parForm(wallet)).toString(),
+        });
+        assert.equal(twice.status, 400);
+        assert.equal(((await twice.json()) as { error: string }).error, 'invalid_dpop_proof');
+        assert.equal(await requests(), before);
+        // At the token endpoint, after the nonce round: the same proof shapes, with the nonce.
+        const first = await form(
+          `/t/${DEMO}/token`,
+          { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': 'pac_x' },
+          { dpop: await wallet.dpopProof('POST', `${aud}/token`) },
+        );
+        const nonce = first.headers.get('dpop-nonce') as string;
+        const bad = await new SignJWT({ htm: 'POST', htu: `${aud}/token`, jti: 'y', iat: Math.floor(Date.now() / 1000), nonce })
+          .setProtectedHeader({ alg: 'ES256', typ: 'JWT', jwk: publicOnly(wallet.dpopKey.publicJwk) })
+          .sign(wallet.dpopKey.privateKey);
+        const res = await form(
+          `/t/${DEMO}/token`,
+          { grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': 'pac_x' },
+          { dpop: bad },
+        );
+        assert.equal(res.status, 400);
+        assert.equal(res.json.error, 'invalid_dpop_proof');
       });
 
       test('a replayed PAR request_uri: the second opening is 410, and the first browser’s request still completes', async () => {

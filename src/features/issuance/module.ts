@@ -61,6 +61,7 @@ export const issuanceModule = defineModule({
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService(
       authorizationStore,
+      ctx.unitOfWork({ authorizations: authorizationStore, offers }),
       offers,
       offerService,
       types,

@@ -14,6 +14,7 @@ import {
   HashAlgorithm,
   type Jwk,
   Oauth2AuthorizationServer,
+  Oauth2Error,
   Oauth2ServerErrorResponseError,
   type RequestLike,
   setGlobalConfig,
@@ -47,11 +48,20 @@ const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) =
 export const thumbprintOf = (jwk: Jwk) =>
   calculateJwkThumbprint({ jwk, hashAlgorithm: HashAlgorithm.Sha256, hashCallback: hash });
 
-/** The library's refusal as ours: its RFC 6749 / RFC 9449 code and description. */
-export function refusalOf(err: unknown): ServiceError {
+/**
+ * The library's refusal as ours: its RFC 6749 / RFC 9449 code and description. Any other error
+ * the library raises on what a caller sent (a schema it does not fit, a JWT it cannot parse) is
+ * `fallback`, with a fixed message (the library's would quote the input). Anything else is a
+ * fault of ours and goes on as it is.
+ */
+export function refusalOf(err: unknown, fallback: ErrorCode = 'invalid_request'): ServiceError {
+  if (err instanceof ServiceError) return err;
   if (err instanceof Oauth2ServerErrorResponseError) {
-    const code = KNOWN_CODES[err.errorResponse.error] ?? 'invalid_request';
+    const code = KNOWN_CODES[err.errorResponse.error] ?? fallback;
     return new ServiceError(code, String(err.errorResponse.error_description ?? err.message).slice(0, 500));
+  }
+  if (err instanceof Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError')) {
+    return new ServiceError(fallback, 'A JWT or parameter of the request does not have the form the standard gives it.');
   }
   throw err;
 }
@@ -126,10 +136,9 @@ export class OauthChecks {
 
   /**
    * The nonce a DPoP proof must carry (RFC 9449 §8): the proof's own when this issuer minted it and
-   * it is unexpired; otherwise `use_dpop_nonce`, with a fresh one in DPoP-Nonce. `status` is the
-   * refusal's (400 at the token endpoint, 401 at the credential endpoint).
+   * it is unexpired; otherwise what `refuse` makes of a fresh one.
    */
-  requireDpopNonce(tenant: string, dpopJwt: string, refuse: (nonce: string) => ServiceError): string {
+  private requireDpopNonce(tenant: string, dpopJwt: string, refuse: (nonce: string) => ServiceError): string {
     let nonce: unknown;
     try {
       nonce = decodeJwt({ jwt: dpopJwt }).payload.nonce;
@@ -167,7 +176,7 @@ export class OauthChecks {
   }
 
   /** A DPoP proof's iat must be within the window (the library checks its exp only). */
-  checkDpopFresh(dpopJwt: string): void {
+  private checkDpopFresh(dpopJwt: string): void {
     this.checkIat(dpopJwt, 'invalid_dpop_proof', 'DPoP proof');
   }
 
@@ -190,34 +199,46 @@ export class OauthChecks {
   }
 
   /**
-   * A DPoP proof a token request may carry (the pre-authorized grant: optional): checked with its
-   * server nonce, and the thumbprint of its key answered, to bind the token to. Undefined without one.
+   * The DPoP proof of a request (RFC 9449), checked once here for every endpoint: one header, a
+   * server nonce where `nonce` (else `use_dpop_nonce` with a fresh one in DPoP-Nonce), an `iat`
+   * within the window, and the library's checks (typ, signature by its jwk, method and URL, `ath`
+   * over `accessToken`, the key `jkt` when given). The thumbprint of its key, or undefined when
+   * there is none and none is `required`. Refusals are `invalid_dpop_proof` or `use_dpop_nonce`.
    */
-  async optionalDpop(tenant: string, seen: RequestSeen): Promise<string | undefined> {
+  async checkDpop(
+    tenant: string,
+    seen: RequestSeen,
+    o: { required: boolean; nonce: boolean; accessToken?: string; jkt?: string | null },
+  ): Promise<string | undefined> {
     const dpopJwt = single(seen, 'dpop');
     if (dpopJwt === undefined) {
-      if (seen.headers.dpop !== undefined) throw new ServiceError('invalid_dpop_proof', 'Send one DPoP header.');
+      if (seen.headers.dpop !== undefined) throw new ServiceError('invalid_dpop_proof', 'Send one DPoP header, not several.');
+      if (o.required) throw new ServiceError('invalid_dpop_proof', 'A DPoP proof is required here.');
       return undefined;
     }
-    this.requireDpopNonce(
-      tenant,
-      dpopJwt,
-      (nonce) =>
-        new ServiceError('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', {
-          headers: { 'dpop-nonce': nonce },
-        }),
-    );
+    if (o.nonce) {
+      this.requireDpopNonce(
+        tenant,
+        dpopJwt,
+        (nonce) =>
+          new ServiceError('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', {
+            headers: { 'dpop-nonce': nonce },
+          }),
+      );
+    }
     this.checkDpopFresh(dpopJwt);
     try {
       const verified = await this.server.verifyDpopJwt({
         dpopJwt,
         request: requestLike(seen),
         allowedSigningAlgs: DPOP_ALGS,
+        ...(o.accessToken ? { accessToken: o.accessToken } : {}),
+        ...(o.jkt ? { expectedJwkThumbprint: o.jkt } : {}),
         now: this.now,
       });
       return verified.jwkThumbprint;
     } catch (err) {
-      throw refusalOf(err);
+      throw refusalOf(err, 'invalid_dpop_proof');
     }
   }
 
@@ -226,30 +247,14 @@ export class OauthChecks {
    * request, over this token (`ath`), with a server nonce. Refusals are 401 with a DPoP challenge.
    */
   async checkResourceDpop(tenant: string, accessToken: string, jkt: string, seen: RequestSeen): Promise<void> {
-    const refuse = (error: string, message: string, headers: Record<string, string> = {}) =>
-      new ServiceError('unauthorized', message, {
-        headers: { 'www-authenticate': `DPoP realm="openrail", error="${error}", algs="ES256"`, ...headers },
-      });
-    const dpopJwt = single(seen, 'dpop');
-    if (dpopJwt === undefined)
-      throw refuse('invalid_dpop_proof', 'This access token is DPoP-bound: send one DPoP proof with it.');
     try {
-      this.requireDpopNonce(tenant, dpopJwt, (nonce) =>
-        refuse('use_dpop_nonce', 'The DPoP proof must carry the server nonce given in DPoP-Nonce.', { 'dpop-nonce': nonce }),
-      );
-      this.checkDpopFresh(dpopJwt);
-      await this.server.verifyDpopJwt({
-        dpopJwt,
-        request: requestLike(seen),
-        allowedSigningAlgs: DPOP_ALGS,
-        accessToken,
-        expectedJwkThumbprint: jkt,
-        now: this.now,
-      });
+      await this.checkDpop(tenant, seen, { required: true, nonce: true, accessToken, jkt });
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'unauthorized') throw err;
-      const message = err instanceof ServiceError ? err.message : refusalOf(err).message;
-      throw refuse('invalid_dpop_proof', message);
+      if (!(err instanceof ServiceError)) throw err;
+      const error = err.code === 'use_dpop_nonce' ? 'use_dpop_nonce' : 'invalid_dpop_proof';
+      throw new ServiceError('unauthorized', err.message, {
+        headers: { ...err.headers, 'www-authenticate': `DPoP realm="openrail", error="${error}", algs="ES256"` },
+      });
     }
   }
 

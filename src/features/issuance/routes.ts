@@ -125,7 +125,12 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             const response =
               form.grant_type === 'authorization_code' && row.haipIssuance
                 ? await authorizations.redeem(row, form, seen)
-                : await tokens.redeem(tenant, form, await checks.optionalDpop(tenant, seen), row.haipIssuance);
+                : await tokens.redeem(
+                    tenant,
+                    form,
+                    await checks.checkDpop(tenant, seen, { required: false, nonce: true }),
+                    row.haipIssuance,
+                  );
             return noStore(reply).send(response);
           },
         }),

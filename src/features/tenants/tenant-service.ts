@@ -193,6 +193,7 @@ export class TenantService {
    * flow on or off and sets the holders' sign-in hook, with its audit entry.
    */
   async setAuthorizationFlow(slug: string, patch: Partial<AuthorizationFlowSettings>, actor: Actor): Promise<TenantRow> {
+    if (patch.signInUrl) checkSignInUrl(patch.signInUrl);
     await this.get(slug);
     return this.uow.run(async ({ tenants, audit }) => {
       const updated = await tenants.setAuthorizationFlow(slug, patch, this.clock.now());
@@ -239,6 +240,19 @@ export class TenantService {
 }
 
 const suspendedRefusal = (message: string) => new ServiceError('tenant_suspended', message);
+
+/** A sign-in hook is an https URL without a fragment that the URL parser reads (the schema admits more). */
+function checkSignInUrl(value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:' || url.hash !== '' || value.includes('#')) {
+    throw new ServiceError('invalid_request', 'signInUrl must be an https URL without a fragment.');
+  }
+}
 
 /**
  * The demo-tenant law on names (interface spec, Demo-tenant law; docs/tenants.md): a

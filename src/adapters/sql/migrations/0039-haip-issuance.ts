@@ -32,6 +32,7 @@ export const haipIssuance: Migration = {
       .addColumn('phase', 'text', (c) => c.notNull().defaultTo(sql`'pushed'`))
       .addColumn('browser_hash', 'text')
       .addColumn('code_hash', 'text', (c) => c.unique())
+      .addColumn('continue_hash', 'text')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .execute();
