@@ -28,7 +28,7 @@ import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import { DPOP_ALGS, type OauthChecks, type RequestSeen, refusalOf, requestLike, single, thumbprintOf } from './oauth-checks.ts';
+import { type OauthChecks, type RequestSeen, refusalOf, requestLike, single, thumbprintOf } from './oauth-checks.ts';
 import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
 
 /** RFC 9126 §2.2: a pushed request's request_uri is short-lived. */
