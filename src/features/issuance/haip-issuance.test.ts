@@ -589,6 +589,19 @@ for (const factory of testDatabases()) {
             401,
             'invalid_client',
           ],
+          [
+            'the same client id attested for another instance key',
+            fields,
+            {
+              'oauth-client-attestation': await wallet.attestation({
+                payload: { cnf: { jwk: publicOnly(otherWallet.instanceKey.publicJwk) } },
+              }),
+              'oauth-client-attestation-pop': await wallet.pop(issuerOf(DEMO), { key: otherWallet.instanceKey }),
+              dpop: await wallet.dpopProof('POST', htu, { nonce }),
+            },
+            401,
+            'invalid_client',
+          ],
           ['no attestation', fields, { dpop: await wallet.dpopProof('POST', htu, { nonce }) }, 401, 'invalid_client'],
           [
             'another redirect_uri',
