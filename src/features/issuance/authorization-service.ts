@@ -75,6 +75,9 @@ export class AuthorizationService {
     const attestation = header(seen, 'oauth-client-attestation');
     const pop = header(seen, 'oauth-client-attestation-pop');
     this.checks.checkAttestationShape(attestation);
+    if (form.dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(form.dpop_jkt)) {
+      throw pushRefused('dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters).');
+    }
     // A DPoP proof at PAR names the key the token request must use (no server nonce asked here).
     const proven = await this.checks.checkDpop(slug, seen, { required: false, nonce: false });
     if (proven && form.dpop_jkt !== undefined && proven !== form.dpop_jkt) {

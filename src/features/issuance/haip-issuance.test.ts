@@ -438,6 +438,7 @@ for (const factory of testDatabases()) {
           [parForm(wallet, { client_id: 'someone-else' }), 401, 'invalid_client'],
           [parForm(wallet, { redirect_uri: 'javascript:alert(1)' }), 400, 'invalid_request'],
           [parForm(wallet, { scope: 'no-such-type' }), 400, 'invalid_request'],
+          [parForm(wallet, { dpop_jkt: 'not-a-thumbprint' }), 400, 'invalid_request'],
         ] as const) {
           const res = await form(par, fields as Record<string, string>, await headers());
           assert.equal(res.status, status, JSON.stringify(res.json));
