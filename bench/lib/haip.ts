@@ -6,15 +6,12 @@
  * the credential with a DPoP proof over the token. One wallet provider (a root certificate the
  * server is configured to trust, and the leaf that signs attestations) serves every wallet.
  */
-import 'reflect-metadata'; // before @peculiar/x509
-import { createHash, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign, webcrypto } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
+import { certifyKey, createRootCertificate, toPem } from '../../src/adapters/crypto/x509.ts';
 import { request } from './http.ts';
 import { type Failure, type IssueResult, type PoolItem, proofJwt, type Target } from './wallet.ts';
-
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 const REDIRECT_URI = 'https://wallet.bench.example/callback';
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
@@ -47,40 +44,26 @@ export interface BenchWalletProvider {
 }
 
 export async function benchWalletProvider(dir: string): Promise<BenchWalletProvider> {
-  const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
-  const ES256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
-  const rootKeys = (await webcrypto.subtle.generateKey(P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  // The service's own CA functions make the provider's root and attestation signer: the bench
+  // measures the server, and needs no certificate code of its own.
   const day = 24 * 3600 * 1000;
-  const root = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: 'CN=Bench Wallet Provider Root',
-    notBefore: new Date(Date.now() - day),
-    notAfter: new Date(Date.now() + 30 * day),
-    keys: rootKeys,
-    signingAlgorithm: ES256,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(rootKeys.publicKey),
-    ],
+  const validity = { notBefore: new Date(Date.now() - day), notAfter: new Date(Date.now() + 30 * day) };
+  const rootJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  const root = await createRootCertificate({
+    subject: { commonName: 'Bench Wallet Provider Root' },
+    privateJwk: rootJwk,
+    validity,
   });
   const leafKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const leafPublic = await webcrypto.subtle.importKey('jwk', leafKeys.publicKey.export({ format: 'jwk' }), P256, true, [
-    'verify',
-  ]);
-  const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
-    subject: 'CN=Bench Wallet Attestation',
-    issuer: root.subject,
-    notBefore: new Date(Date.now() - day),
-    notAfter: new Date(Date.now() + 30 * day),
-    publicKey: leafPublic,
-    signingKey: rootKeys.privateKey,
-    signingAlgorithm: ES256,
+  const leaf = await certifyKey({
+    ca: { certificate: root, privateJwk: rootJwk },
+    subject: { commonName: 'Bench Wallet Attestation' },
+    publicJwk: leafKeys.publicKey.export({ format: 'jwk' }),
+    validity,
   });
   const anchorFile = join(dir, 'wallet-anchors.pem');
-  writeFileSync(anchorFile, root.toString('pem'));
-  const x5c = [Buffer.from(leaf.rawData).toString('base64')];
+  writeFileSync(anchorFile, toPem(root));
+  const x5c = [leaf];
   return {
     anchorFile,
     instance: () => {
