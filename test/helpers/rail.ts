@@ -107,3 +107,26 @@ export async function startRailOnSocket(
   await rail.app.listen({ port, host: '127.0.0.1' });
   return { rail, origin };
 }
+
+/** An answer of `jsonCaller`: its status and headers, the body as text, and as JSON when it is JSON. */
+export interface JsonAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads whichever members the operation answers.
+  json: any;
+}
+
+/** Calls a rail on a real socket: a JSON body when one is given, the answer read whole. `originOf` is read on each call. */
+export function jsonCaller(originOf: () => string) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonAnswer> => {
+    const res = await fetch(`${originOf()}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
+    return { status: res.status, headers: res.headers, text, json };
+  };
+}

@@ -11,14 +11,7 @@ import type { DatabaseFactory, TestDatabase } from './databases.ts';
 import { type HolderKey, newHolderKey } from './holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from './issuance.ts';
 import { collectWithWallet } from './oid4vp-wallet.ts';
-import { owner, startRail, type TestRail } from './rail.ts';
-
-export interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: Record<string, unknown>;
-}
+import { type JsonAnswer, jsonCaller, owner, startRail, type TestRail } from './rail.ts';
 
 export interface VerifierRail {
   db: TestDatabase;
@@ -29,7 +22,7 @@ export interface VerifierRail {
   holding: { credential: string; key: HolderKey };
   /** GET /.well-known/openrail-ca.pem, as a relying party that resolves keys by x5c configures it. */
   anchorPem: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonAnswer>;
   /** POST /oid4vp/response as a wallet posts it: the fields form-encoded; the answer's status and JSON. */
   postResponse(form: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }>;
   /** A transaction's outcome, polled with its result token. */
@@ -45,16 +38,7 @@ export async function startVerifierRail(
   const rail = await startRail(db);
   await rail.app.listen({ port: 0, host: '127.0.0.1' });
   const origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
-    return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
-  };
+  const call = jsonCaller(() => origin);
   const tenant = await call('POST', '/api/tenants', { name: names.tenant }, owner);
   assert.equal(tenant.status, 201, tenant.text);
   const slug = tenant.json.slug;

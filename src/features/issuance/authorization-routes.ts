@@ -6,15 +6,14 @@
  */
 import { Type } from '@sinclair/typebox';
 import { parse as parseCookie } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { ID_PREFIXES, idPattern } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT, type TenantOf } from '../../http/issuer-routes.ts';
+import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteDef } from '../../http/route.ts';
 import { errorResponse, htmlResponse, OPERATOR_ERRORS, oauthError, Slug } from '../../http/schemas/common.ts';
-import type { TenantRow } from '../../ports/tenant-store.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -45,9 +44,6 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
   const page = { auth: 'public', stability: 'unpromised', surface: 'page' } as const;
   const cookiePath = (slug: string) => `${urls.issuerPath(slug)}/authorize`;
   const browserSecret = (request: FastifyRequest) => parseCookie(request.headers.cookie ?? '')[AUTHORIZATION_COOKIE];
-  const issuerTenant = async (tenantOf: TenantOf, params: Record<string, string>): Promise<TenantRow> =>
-    tenants.get(tenantOf(params));
-  const noStorePage = (reply: FastifyReply) => reply.header('referrer-policy', 'no-referrer');
 
   return [
     ...atEveryIssuer('/par', (path, tenantOf, tenantParam) =>
@@ -89,7 +85,8 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
         },
         handler: async (request, reply) => {
           const tenant = await tenants.issuing(tenantOf(request.params), (m) => new ServiceError('invalid_request', m));
-          const form = checkForm(request.body);
+          // The form parser refuses a parameter sent twice (http/form.ts), and the schema keeps every value a string.
+          const form = request.body as Record<string, string>;
           const answer = await authorizations.push(
             await tenants.get(tenant),
             form,
@@ -119,7 +116,7 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           410: htmlResponse('authorization_ended: the request_uri is unknown, spent, expired or another client’s.'),
         },
         handler: async (request, reply) => {
-          const tenant = await issuerTenant(tenantOf, request.params);
+          const tenant = await tenants.get(tenantOf(request.params));
           const opening = await authorizations.open(tenant, request.query.client_id, request.query.request_uri);
           setSessionCookie(reply, {
             name: AUTHORIZATION_COOKIE,
@@ -128,7 +125,6 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
             maxAgeMs: SESSION_TTL_S * 1000,
             origin: urls.origin,
           });
-          noStorePage(reply);
           if (opening.mode === 'hook') {
             return reply.code(303).header('location', opening.location).header('cache-control', 'no-store').send();
           }
@@ -163,10 +159,9 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           410: htmlResponse('authorization_ended: not this browser’s request, or it ended.'),
         },
         handler: async (request, reply) => {
-          const tenant = await issuerTenant(tenantOf, request.params);
+          const tenant = await tenants.get(tenantOf(request.params));
           const approved = request.body.decision === 'approve';
           const location = await authorizations.decide(tenant, request.body.authorization, browserSecret(request), approved);
-          noStorePage(reply);
           return sendPage(reply, renderReturnPage(siteName, { location, approved }), 'no-store');
         },
       }),
@@ -187,10 +182,9 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           410: htmlResponse('authorization_ended: not this browser’s request, or it ended.'),
         },
         handler: async (request, reply) => {
-          const tenant = await issuerTenant(tenantOf, request.params);
+          const tenant = await tenants.get(tenantOf(request.params));
           const { authorization, continuation } = request.query;
           const location = await authorizations.continue(tenant, authorization, continuation, browserSecret(request));
-          noStorePage(reply);
           return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
         },
       }),
@@ -273,13 +267,4 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
       },
     }),
   ];
-}
-
-/** The form as strings (a repeated field is refused: which value counts would be a guess). */
-function checkForm(body: unknown): Record<string, string> {
-  const form = (body ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(form)) {
-    if (typeof value !== 'string') throw new ServiceError('invalid_request', `${name.slice(0, 64)} is given more than once.`);
-  }
-  return form as Record<string, string>;
 }

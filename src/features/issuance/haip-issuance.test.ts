@@ -32,7 +32,7 @@ import {
 } from '../../../test/helpers/haip-wallet.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { verifyByX5c } from '../../../test/helpers/x5c.ts';
 
 const DEMO = 'demo-transit';
@@ -46,15 +46,7 @@ for (const factory of testDatabases()) {
     let provider: WalletProvider;
     let railAnchorPem: string;
 
-    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${origin}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, text, json: text.startsWith('{') ? JSON.parse(text) : undefined };
-    };
+    const call = jsonCaller(() => origin);
     const form = async (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
       const res = await fetch(`${origin}${path}`, {
         method: 'POST',

@@ -22,7 +22,7 @@ import {
   type WalletOverrides,
   type WalletRun,
 } from '../../../test/helpers/oid4vp-wallet.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const TENANT_NAME = 'Ghent Rowing Club';
 const TYPE_NAME = 'Membership Card';
@@ -49,16 +49,7 @@ for (const factory of testDatabases()) {
     let typeId: string;
     let vct: string;
 
-    async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(`${origin}${path}`, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : undefined;
-      return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
-    }
+    const call = jsonCaller(() => origin);
 
     interface Opened {
       requestUri: string;
