@@ -29,6 +29,7 @@ import type { OfferService } from '../offers/offer-service.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { type OauthChecks, type RequestSeen, refusalOf, requestLike, single, thumbprintOf } from './oauth-checks.ts';
+import { pushRefused, readPushedRequest } from './pushed-request.ts';
 import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
 
 /** RFC 9126 §2.2: a pushed request's request_uri is short-lived. */
@@ -38,8 +39,6 @@ export const SESSION_TTL_S = 10 * 60;
 /** An authorization code is redeemed within this (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const CODE_TTL_S = 60;
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
-const MAX_STATE = 512;
-const MAX_REDIRECT_URI = 2048;
 
 /** What the authorization endpoint shows the browser that opened a request. */
 export type Opening =
@@ -47,7 +46,6 @@ export type Opening =
   | { mode: 'demo'; record: AuthorizationRequestRecord; type: CredentialTypeRecord; browserSecret: string }
   | { mode: 'hook'; record: AuthorizationRequestRecord; location: string; browserSecret: string };
 
-const pushRefused = (message: string) => new ServiceError('invalid_request', message);
 const ended = (message = 'This authorization request is unknown, expired or finished; start again from your wallet.') =>
   new ServiceError('authorization_ended', message);
 
@@ -99,19 +97,16 @@ export class AuthorizationService {
     if (pop) this.checks.checkPopFresh(pop);
     const attested = verified.clientAttestation?.clientAttestation.payload;
     if (!attested) throw new ServiceError('invalid_client', 'A wallet attestation is required.');
-    if (form.response_type !== 'code') throw pushRefused('response_type must be "code".');
-    if (!form.client_id) throw pushRefused('client_id is required.');
-    if (form.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(form.code_challenge ?? '')) {
-      throw pushRefused('PKCE is required: code_challenge (43 base64url characters) with code_challenge_method S256.');
-    }
-    const redirectUri = checkRedirectUri(form.redirect_uri);
-    if (form.state !== undefined && form.state.length > MAX_STATE)
-      throw pushRefused(`state is longer than ${MAX_STATE} characters.`);
+    const pushed = readPushedRequest(form);
     // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
-    const offer = form.issuer_state === undefined ? undefined : await this.offerOf(slug, form.issuer_state);
-    const type = await this.requestedType(slug, form, offer?.typeId);
-    if (offer && type.typeId !== offer.typeId)
+    const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
+    const configurationId = pushed.configurationId ?? offer?.typeId;
+    if (!configurationId) throw pushRefused('Name the credential configuration in scope or authorization_details.');
+    const type = await this.types.find(slug, configurationId);
+    if (!type) throw pushRefused(`This issuer has no credential configuration "${configurationId.slice(0, 80)}".`);
+    if (offer && type.typeId !== offer.typeId) {
       throw pushRefused('The offer of this issuer_state is for another credential configuration.');
+    }
     if (!offer && !tenant.signInUrl && !isDemoSlug(slug)) {
       throw new ServiceError(
         'authorization_flow_off',
@@ -124,10 +119,10 @@ export class AuthorizationService {
       id: this.ids.mint('authorization'),
       tenant: slug,
       requestUriHash: hashToken(requestUri),
-      clientId: form.client_id,
-      redirectUri,
-      state: form.state ?? null,
-      codeChallenge: form.code_challenge as string,
+      clientId: pushed.clientId,
+      redirectUri: pushed.redirectUri,
+      state: pushed.state,
+      codeChallenge: pushed.codeChallenge,
       typeId: type.typeId,
       attestationJkt: await thumbprintOf(attested.cnf.jwk as Jwk),
       dpopJkt,
@@ -368,36 +363,6 @@ export class AuthorizationService {
     return tenant.slug;
   }
 
-  /**
-   * The one credential configuration asked for: by `scope` (its id) or `authorization_details`
-   * (OID4VCI §5.1.1), or else the offer's (`offered`).
-   */
-  private async requestedType(slug: string, form: Record<string, string>, offered?: string): Promise<CredentialTypeRecord> {
-    let id: string | undefined = offered;
-    if (form.authorization_details !== undefined) {
-      if (form.scope !== undefined) throw pushRefused('Send scope or authorization_details, not both.');
-      let details: unknown;
-      try {
-        details = JSON.parse(form.authorization_details);
-      } catch {
-        throw pushRefused('authorization_details is not JSON.');
-      }
-      const [first] = Array.isArray(details) ? details : [];
-      if (!Array.isArray(details) || details.length !== 1 || first?.type !== 'openid_credential') {
-        throw pushRefused('authorization_details must hold exactly one entry of type openid_credential.');
-      }
-      id = typeof first.credential_configuration_id === 'string' ? first.credential_configuration_id : undefined;
-    } else if (form.scope !== undefined) {
-      const scopes = form.scope.split(' ').filter(Boolean);
-      if (scopes.length !== 1) throw pushRefused('scope must name exactly one credential configuration.');
-      id = scopes[0];
-    }
-    if (!id) throw pushRefused('Name the credential configuration in scope or authorization_details.');
-    const type = await this.types.find(slug, id);
-    if (!type) throw pushRefused(`This issuer has no credential configuration "${id.slice(0, 80)}".`);
-    return type;
-  }
-
   /** The open offer an issuer_state names: unredeemed, unexpired, without a transaction code. */
   private async offerOf(slug: string, issuerState: string): Promise<OfferRecord> {
     const offer = await this.offers.findByCode(slug, hashToken(issuerState));
@@ -440,25 +405,3 @@ export class AuthorizationService {
 }
 
 const header = single;
-
-/**
- * A redirect_uri a wallet may name: an absolute URI without a fragment (RFC 6749 §3.1.2), of
- * https, a private scheme (a wallet app's), or http on the loopback host (RFC 8252 §7.3).
- */
-function checkRedirectUri(value: string | undefined): string {
-  if (!value) throw pushRefused('redirect_uri is required.');
-  if (value.length > MAX_REDIRECT_URI) throw pushRefused(`redirect_uri is longer than ${MAX_REDIRECT_URI} characters.`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw pushRefused('redirect_uri is not an absolute URI.');
-  }
-  if (url.hash !== '' || value.includes('#')) throw pushRefused('redirect_uri must not have a fragment.');
-  const scheme = url.protocol.slice(0, -1);
-  const loopback = url.hostname === '127.0.0.1' || url.hostname === '[::1]' || url.hostname === 'localhost';
-  if (['javascript', 'data', 'file', 'blob', 'vbscript', 'about'].includes(scheme) || (scheme === 'http' && !loopback)) {
-    throw pushRefused('redirect_uri must be https, a wallet app’s own scheme, or http on the loopback host.');
-  }
-  return value;
-}
