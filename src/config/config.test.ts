@@ -364,3 +364,26 @@ describe('loadConfig: the operator’s certificate authority (docs/haip.md)', ()
     refuses({ OPENRAIL_CA_CHAIN_FILE: chainFile, OPENRAIL_CA_KEY_FILE: large }, 'OPENRAIL_CA_KEY_FILE');
   });
 });
+
+describe('loadConfig: the wallet attestation anchors (docs/haip.md)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-anchors-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const pem = (n: number) => '-----BEGIN CERTIFICATE-----\nAA ==\n-----END CERTIFICATE-----\n'.repeat(n);
+
+  test('unset: no anchors; set: each PEM block as base64 (read as a certificate when issuance starts)', () => {
+    assert.deepEqual(loadConfig({}).walletAttestationAnchors, []);
+    const file = join(dir, 'two.pem');
+    writeFileSync(file, pem(2));
+    assert.deepEqual(loadConfig({ OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: file }).walletAttestationAnchors, ['AA==', 'AA==']);
+  });
+
+  test('no certificate, more than 32, an unreadable or too large file: refused, naming the variable', () => {
+    const cases = { none: 'nothing here', many: pem(33), large: 'x'.repeat(257 * 1024) };
+    for (const [name, content] of Object.entries(cases)) {
+      const file = join(dir, `${name}.pem`);
+      writeFileSync(file, content);
+      refuses({ OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: file }, 'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE');
+    }
+    refuses({ OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: join(dir, 'absent.pem') }, 'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE');
+  });
+});

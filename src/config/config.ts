@@ -313,31 +313,29 @@ function certificateAuthority(env: NodeJS.ProcessEnv): Config['certificateAuthor
   if (!chainFile && !keyFile) return undefined;
   if (!chainFile) throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', 'is required with OPENRAIL_CA_KEY_FILE');
   if (!keyFile) throw new ConfigError('OPENRAIL_CA_KEY_FILE', 'is required with OPENRAIL_CA_CHAIN_FILE');
-  const text = (variable: string, file: string) => {
-    try {
-      const content = readFileSync(file, 'utf8');
-      if (content.length > 64 * 1024) throw new ConfigError(variable, `names a file over 64 KiB (${file})`);
-      return content;
-    } catch (err) {
-      if (err instanceof ConfigError) throw err;
-      throw new ConfigError(variable, `names a file that cannot be read (${file})`);
-    }
+  return {
+    chainPem: readSmallFile('OPENRAIL_CA_CHAIN_FILE', chainFile, 64),
+    privateKeyPem: readSmallFile('OPENRAIL_CA_KEY_FILE', keyFile, 64),
   };
-  return { chainPem: text('OPENRAIL_CA_CHAIN_FILE', chainFile), privateKeyPem: text('OPENRAIL_CA_KEY_FILE', keyFile) };
+}
+
+/** The text of a file a variable names, of at most `maxKiB`; a file that cannot be read, or is larger, stops the start. */
+function readSmallFile(variable: string, file: string, maxKiB: number): string {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(variable, `names a file that cannot be read (${file})`);
+  }
+  if (content.length > maxKiB * 1024) throw new ConfigError(variable, `names a file over ${maxKiB} KiB (${file})`);
+  return content;
 }
 
 /** OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: a PEM file of the wallet providers' trust anchors (at most 32). */
 function walletAttestationAnchors(env: NodeJS.ProcessEnv): string[] {
   const file = read(env, 'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE');
   if (!file) return [];
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch {
-    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `names a file that cannot be read (${file})`);
-  }
-  if (pem.length > 256 * 1024)
-    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `names a file over 256 KiB (${file})`);
+  const pem = readSmallFile('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', file, 256);
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0 || blocks.length > 32) {
     throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `must hold 1 to 32 PEM certificates (${file})`);

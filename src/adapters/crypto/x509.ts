@@ -206,14 +206,6 @@ export const subjectKeyIdOf = (certificate: CertificateBase64): string =>
 export const notAfterOf = (certificate: CertificateBase64): number =>
   new x509.X509Certificate(Buffer.from(certificate, 'base64')).notAfter.getTime();
 
-/** The certificates of a PEM text (at most `max`), as base64 DER. Throws when there is none or too many. */
-export function certificatesOfPem(pem: string, max = 32): CertificateBase64[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length === 0) throw new Error('holds no PEM certificate');
-  if (blocks.length > max) throw new Error(`holds more than ${max} certificates`);
-  return blocks.map((block) => Buffer.from(new x509.X509Certificate(block).rawData).toString('base64'));
-}
-
 /**
  * Checks `x5c` chains against a fixed set of anchors, parsed once (docs/haip.md, "Wallet
  * attestation trust"). `keyOf` answers the public key of the first certificate of `chain` (leaf

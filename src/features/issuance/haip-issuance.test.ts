@@ -15,7 +15,10 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -722,3 +725,19 @@ for (const factory of testDatabases()) {
     });
   });
 }
+
+test('an anchors file whose certificate cannot be read stops the start, naming the variable', async () => {
+  const [sqlite] = testDatabases();
+  assert.ok(sqlite);
+  const db = await sqlite.create();
+  const file = join(mkdtempSync(join(tmpdir(), 'openrail-bad-anchor-')), 'anchors.pem');
+  writeFileSync(file, '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n');
+  try {
+    await assert.rejects(
+      startRail(db, { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: file }),
+      /OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE/,
+    );
+  } finally {
+    await db.drop();
+  }
+});

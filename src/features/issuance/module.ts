@@ -1,10 +1,10 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { certificatesOfPem, toPem } from '../../adapters/crypto/x509.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
 import { SqlAuthorizationRequestStore } from '../../adapters/sql/sql-authorization-request-store.ts';
 import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
-import { ConfigError } from '../../config/config.ts';
+import { type Config, ConfigError } from '../../config/config.ts';
+import type { Clock } from '../../core/clock.ts';
 import { AccessTokenAuthenticator, type DpopResourceCheck } from '../../http/auth/access-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { offersModule } from '../offers/module.ts';
@@ -52,12 +52,7 @@ export const issuanceModule = defineModule({
       ctx.ids,
       ctx.meter,
     );
-    const checks = new OauthChecks(
-      walletAnchors(ctx.config.walletAttestationAnchors),
-      nonces,
-      ctx.clock,
-      ctx.config.publicUrl.protocol === 'http:',
-    );
+    const checks = oauthChecks(ctx.config, nonces, ctx.clock);
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService(
       authorizationStore,
@@ -95,10 +90,10 @@ export const issuanceModule = defineModule({
   },
 });
 
-/** The wallet attestation anchors of the configuration, each read as a certificate (a fault stops the start). */
-function walletAnchors(anchors: readonly string[]): string[] {
+/** The authorization code flow's checks over the configured wallet anchors: an anchor that is no certificate stops the start. */
+function oauthChecks(config: Config, nonces: NonceMinter, clock: Clock): OauthChecks {
   try {
-    return anchors.flatMap((anchor) => certificatesOfPem(toPem(anchor)));
+    return new OauthChecks(config.walletAttestationAnchors, nonces, clock, config.publicUrl.protocol === 'http:');
   } catch (err) {
     throw new ConfigError(
       'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE',
