@@ -15,12 +15,12 @@ function find(dir) {
 }
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : [...find('src'), ...find('test')];
-// Test files run one at a time unless OPENRAIL_TEST_CONCURRENCY says more. Two at a time ran the
-// whole suite in 30 minutes instead of 35 to 40 here (most of a file's time is spent waiting on
-// PostgreSQL, sockets or Chromium), but it exposed a race that is not fixed everywhere yet: Kysely's
-// PostgreSQL introspection reads every schema of the database, and fails when another suite drops
-// its schema meanwhile (migrate() retries; three tests that introspect do not).
-const concurrency = Number.parseInt(process.env.OPENRAIL_TEST_CONCURRENCY ?? '', 10) || 1;
+// Two test files run at a time unless OPENRAIL_TEST_CONCURRENCY says otherwise: most of a file's
+// time is spent waiting on PostgreSQL, sockets, child processes or Chromium, so two share the
+// machine's two cores well (one at a time took 38 minutes in CI). Suites must therefore never
+// depend on what another suite does meanwhile: each has its own SQLite file or PostgreSQL schema,
+// its own ports, and reads only its own schema's tables (test/helpers/databases.ts tablesOf).
+const concurrency = Number.parseInt(process.env.OPENRAIL_TEST_CONCURRENCY ?? '', 10) || 2;
 const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
 const result = spawnSync(process.execPath, args, {
   stdio: 'inherit',

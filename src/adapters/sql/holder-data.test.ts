@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { openTestDb, type TestDatabase, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { TIMELINE_SOURCES } from '../../ports/backoffice-views.ts';
 import { type Db, migrate } from './connect.ts';
 import { ACCOUNT_COLUMNS, HOLDER_DATA, registryGaps } from './holder-data.ts';
@@ -9,10 +9,7 @@ import { ACCOUNT_SOURCES } from './sql-backoffice-timeline.ts';
 
 /** Every column of the migrated schema, as the database itself reports it (not as schema.ts says). */
 async function columnsOf(db: Db, target: TestDatabase): Promise<Array<{ table: string; column: string }>> {
-  const tables = await db.introspection.getTables();
-  return tables
-    .filter((t) => (target.schema ? t.schema === target.schema : true) && !t.name.startsWith('kysely_'))
-    .flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
+  return (await tablesOf(db, target)).flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
 }
 
 for (const factory of testDatabases()) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { openTestDb, type TestDatabase, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { type Db, migrate } from './connect.ts';
 
 /** Table → column → whether it may be null. */
@@ -27,9 +27,7 @@ function declaredShape(): Shape {
 
 /** The tables as the migrated database itself reports them. */
 async function migratedShape(db: Db, target: TestDatabase): Promise<Shape> {
-  const tables = (await db.introspection.getTables()).filter(
-    (t) => (target.schema ? t.schema === target.schema : true) && !t.name.startsWith('kysely_'),
-  );
+  const tables = await tablesOf(db, target);
   return new Map(tables.map((t) => [t.name, new Map(t.columns.map((c) => [c.name, c.isNullable]))]));
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { type TestDatabase, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { newHolderKey } from '../../../test/helpers/holder.ts';
 import {
   accessToken,
@@ -602,8 +602,7 @@ for (const factory of testDatabases()) {
       const issued = await issue(t.slug, t.typeId);
       await issueBatch(t.slug, t.typeId, 2);
 
-      const tables = await rail.db.introspection.getTables();
-      const table = tables.find((x) => x.name === 'issued_credentials' && (!db.schema || x.schema === db.schema));
+      const table = (await tablesOf(rail.db, db)).find((x) => x.name === 'issued_credentials');
       assert.ok(table, 'the issued_credentials table exists');
       assert.deepEqual(table.columns.map((c) => c.name).sort(), LEDGER_COLUMNS);
 
