@@ -90,6 +90,15 @@ export const ERROR_CATALOGUE = {
     status: 403,
     description: 'The bearer is not the resultToken of this transaction: its result stays private.',
   },
+  response_code_required: {
+    status: 403,
+    description:
+      'This transaction was answered by a wallet on the same device: its outcome is released with the response code the browser brought back.',
+  },
+  wrong_response_code: {
+    status: 403,
+    description: 'The response code is not the one this transaction handed its wallet: its result stays private.',
+  },
   transaction_complete: { status: 409, description: 'The presentation transaction already has its outcome.' },
   dc_api_not_requested: {
     status: 409,

@@ -83,7 +83,7 @@ export function registerRoutes(
           .code(204)
           .header('access-control-allow-origin', '*')
           .header('access-control-allow-methods', [...methods].join(', '))
-          .header('access-control-allow-headers', 'authorization, content-type')
+          .header('access-control-allow-headers', 'authorization, content-type, response-code')
           .header('access-control-max-age', '600')
           .send(),
     });

@@ -49,6 +49,24 @@ export interface PresentationTransactionRecord {
    * this one, so a renewal meanwhile changes nothing for it. Null when no request does.
    */
   verifierChain: string[] | null;
+  /**
+   * The relying party's page a wallet on the same device returns the browser to, with a response
+   * code (docs/verification.md, "A wallet on the same device"); null: the wallet is answered `{}`.
+   */
+  redirectUri: string | null;
+  /**
+   * Hash of the response code handed to the wallet with `redirectUri` when its answer was
+   * accepted; the outcome is then released only with that code. Null: none was handed out.
+   */
+  responseCodeHash: string | null;
+}
+
+/** What completing a transaction records besides its outcome. */
+export interface CompletionExtras {
+  /** The presented credential's cnf key thumbprint (accepted presentations). */
+  holder?: string | null;
+  /** The hash of the response code handed to the wallet (a same-device return). */
+  responseCodeHash?: string | null;
 }
 
 export const VERIFICATION_PROFILES = ['openid4vp', 'haip'] as const;
@@ -70,7 +88,7 @@ export interface PresentationTransactionStore {
     outcome: Record<string, unknown>,
     now: number,
     keepUntil: number,
-    holder?: string | null,
+    extras?: CompletionExtras,
   ): Promise<boolean>;
   /**
    * Spends a live, completed transaction for one membership enrolment: one conditional write, so

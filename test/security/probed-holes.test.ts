@@ -267,6 +267,8 @@ for (const factory of testDatabases()) {
         responseKey: null,
         dcOrigin: null,
         verifierChain: null,
+        redirectUri: null,
+        responseCodeHash: null,
       });
       await rail.db.deleteFrom('presentation_transactions').execute();
       for (let i = 0; i < 30; i++) assert.equal(await store.create(record(i)), true);

@@ -2233,13 +2233,15 @@ for (const factory of testDatabases()) {
         responseKey: null,
         dcOrigin: null,
         verifierChain: null,
+        redirectUri: null,
+        responseCodeHash: null,
       });
       assert.equal(await store.create(tx('vtx_alpha', 'alpha', T0)), true);
       assert.equal(await store.create(tx('vtx_beta', 'beta', T0 + 1)), true);
       assert.equal(await store.create({ ...tx('vtx_copy', 'beta', T0 + 1), nonce: 'nonce-vtx_alpha' }), false, 'a live nonce');
       assert.equal((await store.get('vtx_beta'))?.typeTenant, 'beta');
       assert.equal((await store.findByState('state-vtx_alpha'))?.id, 'vtx_alpha');
-      assert.equal(await store.complete('vtx_alpha', { valid: true }, T0 + 2, T0 + 600_000, 'thumb'), true);
+      assert.equal(await store.complete('vtx_alpha', { valid: true }, T0 + 2, T0 + 600_000, { holder: 'thumb' }), true);
       assert.equal((await store.get('vtx_beta'))?.completedAt, null, "completing alpha's left beta's pending");
       assert.equal(await store.markEnrolled('vtx_beta', T0 + 3), false, 'a pending transaction enrols no one');
       assert.equal(await store.markEnrolled('vtx_alpha', T0 + 3), true);

@@ -260,6 +260,10 @@ export interface PresentationTransactionsTable {
   dc_origin: string | null;
   /** Migration 0038: JSON array, the verifier certificate chain its x509_hash requests name; null when none does. */
   verifier_chain: string | null;
+  /** Migration 0040: the relying party's page a same-device wallet returns the browser to; null: none. */
+  redirect_uri: string | null;
+  /** Migration 0040: hash of the response code that return carries; null until an answer through the response_uri is accepted. */
+  response_code_hash: string | null;
 }
 
 export interface EnrolmentTypesTable {

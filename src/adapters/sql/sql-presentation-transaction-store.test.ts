@@ -32,6 +32,8 @@ function transaction(id: string, over: Partial<PresentationTransactionRecord> = 
     responseKey: null,
     dcOrigin: null,
     verifierChain: null,
+    redirectUri: null,
+    responseCodeHash: null,
     ...over,
   };
 }
@@ -66,13 +68,13 @@ for (const factory of testDatabases()) {
     test('completion keeps the holder thumbprint; a completed transaction enrols once, a pending or expired one never', async () => {
       await store.create(transaction('e1'));
       assert.equal(await store.markEnrolled('e1', T0 + 5), false, 'pending: nothing to enrol with');
-      assert.equal(await store.complete('e1', { ok: true }, T0 + 10, T0 + 10 + TTL, 'thumb-e1'), true);
+      assert.equal(await store.complete('e1', { ok: true }, T0 + 10, T0 + 10 + TTL, { holder: 'thumb-e1' }), true);
       assert.equal((await store.get('e1'))?.holder, 'thumb-e1');
       const spent = await Promise.all(Array.from({ length: 5 }, () => store.markEnrolled('e1', T0 + 20)));
       assert.equal(spent.filter(Boolean).length, 1, 'exactly one enrolment spends it');
       assert.equal((await store.get('e1'))?.enrolledAt, T0 + 20);
       await store.create(transaction('e2'));
-      await store.complete('e2', { ok: true }, T0 + 10, T0 + 100, 'thumb-e2');
+      await store.complete('e2', { ok: true }, T0 + 10, T0 + 100, { holder: 'thumb-e2' });
       assert.equal(await store.markEnrolled('e2', T0 + 100), false, 'expired');
       assert.equal((await store.get('e2'))?.enrolledAt, null);
     });

@@ -1,5 +1,9 @@
 import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
-import type { PresentationTransactionRecord, PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
+import type {
+  CompletionExtras,
+  PresentationTransactionRecord,
+  PresentationTransactionStore,
+} from '../../ports/presentation-transaction-store.ts';
 import type { Db } from './connect.ts';
 import { asIs, col, json, rowCodec } from './row-codec.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
@@ -9,7 +13,7 @@ import { Statement } from './statement.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
-  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey dcOrigin',
+  'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey dcOrigin redirectUri responseCodeHash',
   { claims: json, outcome: json, verifierChain: json, holder: col('holder_thumbprint', asIs) },
 );
 const toRecord = transactions.record;
@@ -18,14 +22,15 @@ const toRecord = transactions.record;
 const insert = new Statement(
   'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
     'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did, profile, response_key, dc_origin, ' +
-    'verifier_chain) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+    'verifier_chain, redirect_uri) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
 );
 const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
 const byState = new Statement<Selectable<PresentationTransactionsTable>>(
   'select * from presentation_transactions where state = ?',
 );
 const completeOnce = new Statement(
-  'update presentation_transactions set outcome = ?, completed_at = ?, expires_at = ?, holder_thumbprint = ?, response_key = null ' +
+  'update presentation_transactions set outcome = ?, completed_at = ?, expires_at = ?, holder_thumbprint = ?, ' +
+    'response_code_hash = ?, response_key = null ' +
     'where id = ? and completed_at is null and expires_at > ?',
 );
 
@@ -53,6 +58,7 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       t.responseKey,
       t.dcOrigin,
       t.verifierChain ? JSON.stringify(t.verifierChain) : null,
+      t.redirectUri,
     ]);
     return inserted === 1;
   }
@@ -72,9 +78,10 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
     outcome: Record<string, unknown>,
     now: number,
     keepUntil: number,
-    holder: string | null = null,
+    extras: CompletionExtras = {},
   ): Promise<boolean> {
-    return (await completeOnce.changes(this.db, [JSON.stringify(outcome), now, keepUntil, holder, id, now])) === 1;
+    const values = [JSON.stringify(outcome), now, keepUntil, extras.holder ?? null, extras.responseCodeHash ?? null, id, now];
+    return (await completeOnce.changes(this.db, values)) === 1;
   }
 
   async markEnrolled(id: string, now: number): Promise<boolean> {

@@ -44,8 +44,15 @@ for (const factory of testDatabases()) {
       resultToken: string;
     }
 
-    async function open(profile?: 'haip' | 'openid4vp'): Promise<Opened> {
-      const body = { vct, claims: ASKED, nonce: freshNonce(), aud: 'https://rp.example.test', ...(profile ? { profile } : {}) };
+    async function open(profile?: 'haip' | 'openid4vp', extra: Record<string, unknown> = {}): Promise<Opened> {
+      const body = {
+        vct,
+        claims: ASKED,
+        nonce: freshNonce(),
+        aud: 'https://rp.example.test',
+        ...(profile ? { profile } : {}),
+        ...extra,
+      };
       const res = await call('POST', '/verify/request', body);
       assert.equal(res.status, 201, res.text);
       return res.json as unknown as Opened;
@@ -264,6 +271,105 @@ for (const factory of testDatabases()) {
       assert.equal(refused.status, 400);
       assert.match(String(refused.json.error_description), /in the clear \(direct_post\)/);
       await stillCompletes(o);
+    });
+
+    test('a wallet on the same device returns the browser with a response code; the outcome is released only with it', async () => {
+      const RETURN = 'https://rp.example.test/return?step=2';
+      const result = (o: Opened, code?: string) =>
+        call('GET', `/verify/result/${o.transactionId}`, undefined, {
+          authorization: `Bearer ${o.resultToken}`,
+          ...(code === undefined ? {} : { 'response-code': code }),
+        });
+      const codes: string[] = [];
+      for (const profile of ['haip', 'openid4vp'] as const) {
+        const o = await open(profile, { redirectUri: RETURN });
+        const run = await present(o);
+        assert.equal(run.status, 200, JSON.stringify(run.body));
+        const redirect = String((run.body as Record<string, unknown>).redirect_uri);
+        const code = /^https:\/\/rp\.example\.test\/return\?step=2#response_code=([A-Za-z0-9_-]{43})$/.exec(redirect)?.[1];
+        assert.ok(code, `the wallet is sent back to the caller's page with a code: ${redirect}`);
+        codes.push(code);
+
+        // Without the code, or with another transaction's, the outcome stays private and nothing changes.
+        const without = await result(o);
+        assert.equal(without.status, 403, without.text);
+        assert.equal(without.json.error, 'response_code_required');
+        const wrong = await result(o, `${code.slice(0, -1)}${code.endsWith('A') ? 'B' : 'A'}`);
+        assert.equal(wrong.status, 403, wrong.text);
+        assert.equal(wrong.json.error, 'wrong_response_code');
+        const right = await result(o, code);
+        assert.equal(right.status, 200, right.text);
+        assert.equal((right.json.outcome as { ok: boolean }).ok, true);
+        // Kept as a hash only.
+        const row = await rail.db
+          .selectFrom('presentation_transactions')
+          .select(['response_code_hash', 'redirect_uri'])
+          .where('id', '=', o.transactionId)
+          .executeTakeFirstOrThrow();
+        assert.equal(row.redirect_uri, RETURN);
+        assert.ok(row.response_code_hash && !row.response_code_hash.includes(code), 'the code is stored hashed');
+      }
+      assert.notEqual(codes[0], codes[1], 'each transaction hands out its own code');
+      const [first] = codes;
+      const another = await open('haip', { redirectUri: RETURN });
+      await present(another);
+      assert.equal((await result(another, first)).json.error, 'wrong_response_code', 'another transaction’s code opens nothing');
+
+      // Without redirectUri the wallet is answered {} and the result needs no code, as before.
+      const plain = await open('haip');
+      const plainRun = await present(plain);
+      assert.deepEqual(plainRun.body, {});
+      assert.equal((await result(plain)).status, 200);
+
+      // A declined answer carries no presentation: no code is handed out, and its outcome needs none.
+      const declined = await open('haip', { redirectUri: RETURN });
+      const state = String((await requestObject(declined)).payload.state);
+      const error = await v.postResponse({ error: 'access_denied', state });
+      assert.equal(error.status, 400);
+      assert.equal(error.json.redirect_uri, undefined);
+      assert.equal(((await result(declined)).json.outcome as { error: string }).error, 'wallet_error');
+
+      // A browser may send the code across origins: the preflight admits its header.
+      const preflight = await fetch(`${origin}/verify/result/${plain.transactionId}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://rp.example.test', 'access-control-request-headers': 'authorization, response-code' },
+      });
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /\bresponse-code\b/);
+    });
+
+    test('a redirectUri that is not an https page without fragment or credentials is refused and stores nothing', async () => {
+      const count = async () =>
+        Number(
+          (
+            await rail.db
+              .selectFrom('presentation_transactions')
+              .select((e) => e.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      for (const redirectUri of [
+        'http://rp.example.test/return',
+        'https://rp.example.test/return#already',
+        'https://user:secret@rp.example.test/return',
+        'javascript:alert(1)',
+        'rp.example.test/return',
+        `https://rp.example.test/${'a'.repeat(2000)}`,
+      ]) {
+        const res = await call('POST', '/verify/request', {
+          vct,
+          claims: ASKED,
+          nonce: freshNonce(),
+          aud: 'https://rp.example.test',
+          redirectUri,
+        });
+        assert.equal(res.status, 400, `${redirectUri.slice(0, 40)}: ${res.text}`);
+        assert.equal(res.json.error, 'invalid_request');
+      }
+      assert.equal(await count(), before);
+      // http is for development on the loopback host only.
+      await open('openid4vp', { redirectUri: 'http://127.0.0.1:8080/return' });
+      await open('openid4vp', { redirectUri: 'http://localhost/return' });
     });
   });
 }

@@ -55,6 +55,11 @@ export interface RequestInput {
   profile?: VerificationProfile;
   /** The web origin the caller will ask the Digital Credentials API from (docs/dc-api.md); absent: no DC API request. */
   origin?: string;
+  /**
+   * The caller's page a wallet on the same device returns the browser to, with a response code
+   * (docs/verification.md, "A wallet on the same device"); absent: the wallet is answered `{}`.
+   */
+  redirectUri?: string;
 }
 
 /** What a page passes to `navigator.credentials.get({digital: {requests}})` (OID4VP 1.0 Appendix A). */
@@ -73,7 +78,7 @@ export type Outcome =
   | { ok: false; error: string; link: string; detail: string };
 
 /** What the direct_post endpoint answers the wallet (docs/verification.md). */
-export type WalletAnswer = { accepted: true } | { accepted: false; error: string; description: string };
+export type WalletAnswer = { accepted: true; redirectUri?: string } | { accepted: false; error: string; description: string };
 
 const random = () => randomText(16);
 
@@ -147,6 +152,7 @@ export class HostedVerifier {
       throw new ServiceError('invalid_request', 'A claim is asked for twice.');
     }
     if (input.origin !== undefined) checkWebOrigin(input.origin);
+    if (input.redirectUri !== undefined) checkReturnPage(input.redirectUri);
     const now = this.clock.now();
     const resultToken = newToken('vrt');
     const profile = input.profile ?? 'openid4vp';
@@ -177,6 +183,8 @@ export class HostedVerifier {
       responseKey: byCertificate ? await newResponseKey(this.vault, id) : null,
       dcOrigin: input.origin ?? null,
       verifierChain: byCertificate ? await this.verifierChain() : null,
+      redirectUri: input.redirectUri ?? null,
+      responseCodeHash: null,
     };
     await this.uow.run(async ({ transactions, audit }) => {
       if (!(await transactions.create(record))) {
@@ -440,17 +448,24 @@ export class HostedVerifier {
       }
     }
 
-    const outcome = await this.complete(tx, params, this.qrClientId(tx));
+    // A wallet on the same device returns the browser to the caller's page with a response code;
+    // the outcome is then released only with it, to the session that browser brings it to.
+    const responseCode = tx.redirectUri === null ? undefined : randomText(32);
+    const outcome = await this.complete(tx, params, this.qrClientId(tx), responseCode);
     if (!outcome) return refuse('invalid_request', 'This presentation transaction is already complete.');
-    return outcome.ok ? { accepted: true } : refuse(String(outcome.error), `${outcome.link}: ${outcome.detail}`);
+    if (!outcome.ok) return refuse(String(outcome.error), `${outcome.link}: ${outcome.detail}`);
+    return tx.redirectUri === null
+      ? { accepted: true }
+      : { accepted: true, redirectUri: `${tx.redirectUri}#response_code=${responseCode}` };
   }
 
   /**
    * Judges a pending transaction's answer (the presentation bound to `aud`, or the wallet's
    * error) and completes it with the outcome, in one unit of work with its event: the outcome, or
-   * undefined when another answer completed it first.
+   * undefined when another answer completed it first. An accepted presentation records the hash
+   * of `responseCode`, when one is handed to the wallet.
    */
-  private async complete(tx: PresentationTransactionRecord, params: Record<string, unknown>, aud: string) {
+  private async complete(tx: PresentationTransactionRecord, params: Record<string, unknown>, aud: string, responseCode?: string) {
     const now = this.clock.now();
     const judged =
       params.error !== undefined
@@ -459,7 +474,11 @@ export class HostedVerifier {
     const { outcome } = judged;
     const completed = await this.uow.run(async ({ transactions, events }) => {
       // The holder's key thumbprint is kept (for membership enrolment); it is never returned.
-      if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS, judged.holder))) return false;
+      const extras = {
+        holder: judged.holder,
+        responseCodeHash: outcome.ok && responseCode !== undefined ? hashToken(responseCode) : null,
+      };
+      if (!(await transactions.complete(tx.id, outcome, now, now + TRANSACTION_TTL_MS, extras))) return false;
       // The platform is the verifier, so the event is the platform's (root's); it names no claim.
       const data = { transactionId: tx.id, vct: tx.vct };
       await events.emit(
@@ -477,10 +496,24 @@ export class HostedVerifier {
   /**
    * A transaction's outcome for the holder of its result token: null while the wallet has not
    * answered. A poll that can never be answered says why (docs/verification.md): no token is 401,
-   * an unknown or expired transaction 404, another token 403; none of them shows the outcome.
+   * an unknown or expired transaction 404, another token 403; none of them shows the outcome. A
+   * presentation accepted from a wallet on the same device is shown only with the response code
+   * that wallet returned the browser with (403 otherwise).
    */
-  async result(transactionId: string, resultToken: string): Promise<Record<string, unknown> | null> {
-    return (await this.owned(transactionId, resultToken)).outcome;
+  async result(transactionId: string, resultToken: string, responseCode?: string): Promise<Record<string, unknown> | null> {
+    const tx = await this.owned(transactionId, resultToken);
+    if (tx.responseCodeHash !== null) {
+      if (responseCode === undefined) {
+        throw new ServiceError(
+          'response_code_required',
+          'A wallet on the same device answered this transaction: send the response code its browser brought back, in Response-Code.',
+        );
+      }
+      if (!constantTimeEqual(hashToken(responseCode), tx.responseCodeHash)) {
+        throw new ServiceError('wrong_response_code', 'This is not the response code this transaction handed its wallet.');
+      }
+    }
+    return tx.outcome;
   }
 
   /** The live transaction `resultToken` is the token of: 404 unknown or expired, 403 another's (the plane answers 401 without one). */
@@ -574,6 +607,28 @@ const vpTokenText = (v: unknown): string | undefined =>
   v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 
 const refuse = (error: string, description: string): WalletAnswer => ({ accepted: false, error, description });
+
+/**
+ * The page a same-device wallet returns the browser to: an absolute https URL (http only on a
+ * loopback host, for development), without a fragment (the response code is appended as one) or
+ * credentials; anything else is `invalid_request`.
+ */
+function checkReturnPage(uri: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
+  }
+  const loopback = url !== undefined && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url === undefined || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) {
+    throw new ServiceError('invalid_request', 'redirectUri must be an absolute https URL (http only on a loopback host).');
+  }
+  if (uri.includes('#'))
+    throw new ServiceError('invalid_request', 'redirectUri must not carry a fragment: the response code is appended as one.');
+  if (url.username !== '' || url.password !== '')
+    throw new ServiceError('invalid_request', 'redirectUri must not carry credentials.');
+}
 
 /**
  * A web origin as a browser writes it (scheme, host, port only when not the default); the route's

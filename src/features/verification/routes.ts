@@ -48,6 +48,13 @@ const RequestBody = Type.Object(
           'The web origin (scheme, host, port) of the page that will ask the browser’s Digital Credentials API, such as https://shop.example; the answer then carries dcApi (docs/dc-api.md).',
       }),
     ),
+    redirectUri: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'Your page a wallet on the same device returns the browser to, an https URL without a fragment: the wallet is answered {redirect_uri: <it>#response_code=<code>} and the outcome is then released with that code in Response-Code (docs/verification.md, "A wallet on the same device").',
+      }),
+    ),
     profile: Type.Optional(
       Type.Union(
         VERIFICATION_PROFILES.map((p) => Type.Literal(p)),
@@ -194,16 +201,24 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         auth: 'result-token',
         stability: 'unpromised',
         cors: true,
-        summary: 'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until the wallet answers.',
+        summary:
+          'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until the wallet answers. A transaction opened with redirectUri and answered by a wallet on the same device also needs Response-Code: <the response_code its browser brought back>.',
         params: Type.Object({ transactionId: Type.String({ maxLength: 100 }) }),
         responses: {
           200: { description: 'The outcome: null while the wallet has not answered.', schema: Type.Object({ outcome: Outcome }) },
           401: errorResponse('unauthorized: no resultToken was sent.'),
-          403: errorResponse('wrong_result_token: the bearer is not this transaction’s resultToken.'),
+          403: errorResponse(
+            'wrong_result_token: the bearer is not this transaction’s resultToken; response_code_required or wrong_response_code: a same-device answer’s outcome needs the response code its browser brought back.',
+          ),
           404: errorResponse('unknown_transaction: no live transaction has this id (never made, or expired).'),
         },
         handler: async (request, reply) => {
-          const outcome = await verifier.result(request.params.transactionId, resultTokenOf(request).token);
+          const code = request.headers['response-code'];
+          const outcome = await verifier.result(
+            request.params.transactionId,
+            resultTokenOf(request).token,
+            typeof code === 'string' ? code : undefined,
+          );
           return reply.header('cache-control', 'no-store').send({ outcome });
         },
       }),
@@ -279,13 +294,17 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
           { additionalProperties: Type.String({ maxLength: 64 * 1024 }) },
         ),
         responses: {
-          200: { description: 'Accepted.', schema: Type.Object({}) },
+          200: {
+            description:
+              'Accepted; with redirect_uri when the transaction was opened with one (a wallet on the same device follows it).',
+            schema: Type.Object({ redirect_uri: Type.Optional(Type.String()) }),
+          },
           400: oauthError('The presentation failed a check (error is the failure code) or the state is unknown.'),
         },
         handler: async (request, reply) => {
           const answer = await verifier.respond(request.body as Record<string, string>);
           reply.header('cache-control', 'no-store');
-          if (answer.accepted) return reply.send({});
+          if (answer.accepted) return reply.send(answer.redirectUri === undefined ? {} : { redirect_uri: answer.redirectUri });
           return reply.code(400).send({ error: answer.error, error_description: answer.description });
         },
       }),

@@ -392,7 +392,9 @@ export const SPENDS: readonly SpendCase[] = [
     key: ['id'],
     seed: (db, over) => insert(db, 'presentation_transactions', transactionRow(over)),
     spend: (db, row) =>
-      new SqlPresentationTransactionStore(db).complete(row.id as string, { verdict: 'accept' }, NOW, LATER, 'holder-1'),
+      new SqlPresentationTransactionStore(db).complete(row.id as string, { verdict: 'accept' }, NOW, LATER, {
+        holder: 'holder-1',
+      }),
     guards: [
       { name: 'already completed', row: { completed_at: NOW - 1, outcome: '{"verdict":"reject"}' } },
       { name: 'expired (expires_at = now)', row: { expires_at: NOW } },
