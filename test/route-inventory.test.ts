@@ -44,6 +44,7 @@ const EXTRAS: Record<string, string> = {
   'POST /api/tenants/{tenant}/authorizations/{authorizationId}/approve':
     'the issuer’s sign-in hook approves a holder’s authorization request (HAIP 1.0 issuance)',
   'POST /api/tenants/authorization-flow': 'a tenant’s HAIP issuance switch and sign-in hook (docs/haip.md)',
+  'POST /api/types/key-attestation': 'a type’s key attestation requirement (docs/haip.md, "Key attestation")',
   'GET /.well-known/openrail-ca.pem':
     'the trust anchor of the signing keys’ certificates, for verifiers that resolve keys by x5c (HAIP 1.0; docs/haip.md)',
   'POST /verify/response/{transactionId}':

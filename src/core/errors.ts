@@ -99,6 +99,10 @@ export const ERROR_CATALOGUE = {
     status: 403,
     description: 'The response code is not the one this transaction handed its wallet: its result stays private.',
   },
+  wallet_trust_unconfigured: {
+    status: 409,
+    description: 'This deployment trusts no wallet provider, so it can check no wallet or key attestation.',
+  },
   transaction_complete: { status: 409, description: 'The presentation transaction already has its outcome.' },
   dc_api_not_requested: {
     status: 409,

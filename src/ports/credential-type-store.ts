@@ -28,6 +28,28 @@ export interface CredentialTypeStore {
   setValidity(tenant: string, typeId: string, days: number | null, at: number, by: string): Promise<number | null>;
   /** Every type with a validity, of one tenant or (null) all. */
   validities(tenant: string | null): Promise<TypeValidity[]>;
+  /** What the type requires of its proofs' key attestations, or null when it requires none. */
+  keyAttestation(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null>;
+  /** Sets (or with null clears) the type's requirement; answers the one it replaces. */
+  setKeyAttestation(
+    tenant: string,
+    typeId: string,
+    required: KeyAttestationRequirement | null,
+    at: number,
+    by: string,
+  ): Promise<KeyAttestationRequirement | null>;
+  /** The requirements of a tenant's types, by type id (the types that require none are absent). */
+  keyAttestations(tenant: string): Promise<Map<string, KeyAttestationRequirement>>;
+}
+
+/**
+ * A type's requirement of key attestations (OID4VCI 1.0 §12.2.4 `key_attestations_required`): the
+ * attack-potential values accepted for the key storage and for user authentication; an absent
+ * list accepts any value, or none.
+ */
+export interface KeyAttestationRequirement {
+  keyStorage?: string[];
+  userAuthentication?: string[];
 }
 
 export interface TypeValidity {

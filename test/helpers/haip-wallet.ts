@@ -20,7 +20,7 @@ import {
   HashAlgorithm,
   Oauth2Client,
 } from '@openid4vc/oauth2';
-import { type CredentialOfferObject, Openid4vciClient } from '@openid4vc/openid4vci';
+import { type CredentialOfferObject, createKeyAttestationJwt, Openid4vciClient } from '@openid4vc/openid4vci';
 import * as x509 from '@peculiar/x509';
 import { exportJWK, type JWK, SignJWT } from 'jose';
 import { type HolderKey, newHolderKey } from './holder.ts';
@@ -118,6 +118,19 @@ export interface HaipWallet {
   }): Promise<string>;
   /** A proof of possession of the instance key for `aud`, with changes. */
   pop(aud: string, o?: { payload?: Record<string, unknown>; key?: HolderKey }): Promise<string>;
+  /**
+   * A key attestation of the provider for `nonce`, attesting the holder key (or `keys`): made by
+   * oid4vc-ts (createKeyAttestationJwt) as a wallet would, or with `payload` or `header` changes,
+   * or signed by an untrusted provider, or self-made (the negative cases), by hand.
+   */
+  keyAttestation(o: {
+    nonce: string;
+    keys?: HolderKey[];
+    keyStorage?: string[];
+    payload?: Record<string, unknown>;
+    header?: Record<string, unknown>;
+    signer?: 'stranger' | 'self';
+  }): Promise<string>;
   /** A DPoP proof by the DPoP key, with changes. */
   dpopProof(
     htm: string,
@@ -199,6 +212,41 @@ export async function newHaipWallet(provider: WalletProvider, railOrigin: string
         return new SignJWT(payload)
           .setProtectedHeader({ alg: 'ES256', ...rest, jwk: publicOnly(instanceKey.publicJwk) })
           .sign(instanceKey.privateKey);
+      }
+      return signWith(provider.leafKey, header, payload);
+    },
+    keyAttestation: async (o) => {
+      const attestedKeys = (o.keys ?? [holderKey]).map((k) => publicOnly(k.publicJwk));
+      const keyStorage = o.keyStorage ?? ['iso_18045_high'];
+      if (!o.payload && !o.header && !o.signer) {
+        return createKeyAttestationJwt({
+          nonce: o.nonce,
+          expiresAt: new Date(Date.now() + 3600_000),
+          attestedKeys: attestedKeys as never,
+          keyStorage,
+          userAuthentication: ['iso_18045_moderate'],
+          use: 'proof_type.jwt',
+          signer: { method: 'x5c', alg: 'ES256', x5c: [provider.leaf] },
+          callbacks: { signJwt },
+        });
+      }
+      const header = { typ: 'key-attestation+jwt', x5c: [provider.leaf], ...o.header };
+      const payload = {
+        iat: now(),
+        exp: now() + 3600,
+        nonce: o.nonce,
+        attested_keys: attestedKeys,
+        key_storage: keyStorage,
+        ...o.payload,
+      };
+      if (o.signer === 'stranger') {
+        return signWith(provider.stranger.leafKey, { ...header, x5c: [provider.stranger.leaf] }, payload);
+      }
+      if (o.signer === 'self') {
+        const { x5c: _dropped, ...rest } = header;
+        return new SignJWT(payload)
+          .setProtectedHeader({ alg: 'ES256', ...rest, jwk: publicOnly(holderKey.publicJwk) })
+          .sign(holderKey.privateKey);
       }
       return signWith(provider.leafKey, header, payload);
     },

@@ -204,6 +204,9 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     validity: T.types,
     setValidity: T.types,
     validities: T.types,
+    keyAttestation: T.types,
+    setKeyAttestation: T.types,
+    keyAttestations: T.types,
   },
   OfferStore: {
     create: T.offers,
@@ -958,6 +961,17 @@ for (const factory of testDatabases()) {
         (await types.validities('beta')).map((v) => [v.tenant, v.typeId, v.validityDays]),
         [['beta', 'membership', 7]],
       );
+      // So is a key attestation requirement.
+      const strict = { keyStorage: ['iso_18045_high'] };
+      assert.equal(await types.setKeyAttestation('alpha', 'membership', strict, T0, 'operator:ana'), null);
+      assert.deepEqual(await types.keyAttestation('alpha', 'membership'), strict);
+      assert.equal(await types.keyAttestation('beta', 'membership'), null, "alpha's requirement is not beta's");
+      assert.deepEqual([...(await types.keyAttestations('beta')).keys()], []);
+      assert.equal(await types.setKeyAttestation('beta', 'membership', {}, T0, 'operator:ana'), null);
+      assert.deepEqual(await types.setKeyAttestation('alpha', 'membership', null, T0 + 1, 'operator:ana'), strict);
+      assert.deepEqual(await types.keyAttestation('beta', 'membership'), {}, "clearing alpha's leaves beta's");
+      assert.deepEqual([...(await types.keyAttestations('alpha')).keys()], []);
+      assert.deepEqual([...(await types.keyAttestations('beta')).entries()], [['membership', {}]]);
     });
 
     isolated(T.offers, async () => {

@@ -799,6 +799,7 @@ export interface Database {
   backups: BackupsTable;
   backup_drills: BackupDrillsTable;
   type_validity: TypeValidityTable;
+  type_key_attestation: TypeKeyAttestationTable;
   verification_counts: VerificationCountsTable;
   oidc_logins: OidcLoginsTable;
   operator_browser_sessions: OperatorBrowserSessionsTable;
@@ -875,6 +876,19 @@ export interface TypeValidityTable {
   tenant: string;
   type_id: string;
   validity_days: number;
+  set_at: number;
+  /** The operator who set it, as the audit log names actors. */
+  set_by: string;
+}
+
+/** A credential type whose proofs must carry a key attestation (migration 0041). */
+export interface TypeKeyAttestationTable {
+  tenant: string;
+  type_id: string;
+  /** JSON array of the key storage values accepted; null: any. */
+  key_storage: string | null;
+  /** JSON array of the user authentication values accepted; null: any. */
+  user_authentication: string | null;
   set_at: number;
   /** The operator who set it, as the audit log names actors. */
   set_by: string;

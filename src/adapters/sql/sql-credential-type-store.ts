@@ -1,8 +1,13 @@
 import { type ClaimSpec, formatClaimSpec, parseClaimSpecs } from '../../core/claims/claim-spec.ts';
-import type { CredentialTypeRecord, CredentialTypeStore, TypeValidity } from '../../ports/credential-type-store.ts';
+import type {
+  CredentialTypeRecord,
+  CredentialTypeStore,
+  KeyAttestationRequirement,
+  TypeValidity,
+} from '../../ports/credential-type-store.ts';
 import type { Db } from './connect.ts';
 import { type Conv, rowCodec } from './row-codec.ts';
-import type { CredentialTypesTable, TypeValidityTable } from './schema.ts';
+import type { CredentialTypesTable, TypeKeyAttestationTable, TypeValidityTable } from './schema.ts';
 import { inTenant } from './windowed.ts';
 
 /** Claims are stored as a JSON array of their canonical spec strings. */
@@ -93,4 +98,52 @@ export class SqlCredentialTypeStore implements CredentialTypeStore {
       .execute();
     return rows.map(validities.record);
   }
+
+  async keyAttestation(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null> {
+    const row = await this.db
+      .selectFrom('type_key_attestation')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('type_id', '=', typeId)
+      .executeTakeFirst();
+    return row ? requirementOf(row) : null;
+  }
+
+  async setKeyAttestation(
+    tenant: string,
+    typeId: string,
+    required: KeyAttestationRequirement | null,
+    at: number,
+    by: string,
+  ): Promise<KeyAttestationRequirement | null> {
+    const before = await this.keyAttestation(tenant, typeId);
+    if (required === null) {
+      await this.db.deleteFrom('type_key_attestation').where('tenant', '=', tenant).where('type_id', '=', typeId).execute();
+    } else {
+      const values = {
+        key_storage: required.keyStorage ? JSON.stringify(required.keyStorage) : null,
+        user_authentication: required.userAuthentication ? JSON.stringify(required.userAuthentication) : null,
+        set_at: at,
+        set_by: by,
+      };
+      await this.db
+        .insertInto('type_key_attestation')
+        .values({ tenant, type_id: typeId, ...values })
+        .onConflict((oc) => oc.columns(['tenant', 'type_id']).doUpdateSet(values))
+        .execute();
+    }
+    return before;
+  }
+
+  async keyAttestations(tenant: string): Promise<Map<string, KeyAttestationRequirement>> {
+    const rows = await this.db.selectFrom('type_key_attestation').selectAll().where('tenant', '=', tenant).execute();
+    return new Map(rows.map((row) => [row.type_id, requirementOf(row)]));
+  }
+}
+
+function requirementOf(row: Pick<TypeKeyAttestationTable, 'key_storage' | 'user_authentication'>): KeyAttestationRequirement {
+  return {
+    ...(row.key_storage === null ? {} : { keyStorage: JSON.parse(row.key_storage) as string[] }),
+    ...(row.user_authentication === null ? {} : { userAuthentication: JSON.parse(row.user_authentication) as string[] }),
+  };
 }

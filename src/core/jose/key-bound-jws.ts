@@ -9,7 +9,8 @@ import { decodeB64url, decodeJson, isObject, p256Thumbprint, verifyEs256 } from 
  *
  * The header is exactly {alg, typ, jwk}: ES256 only, the key a public P-256 JWK, and nothing
  * else (no kid or x5c beside the key, no jku or x5u to fetch, no crit or b64 to reinterpret the
- * payload). The payload is a JSON object with `aud`, an integer `iat` within the window, and
+ * payload) but the members a caller names as its own (a key proof's `key_attestation`), which are
+ * handed back for the caller to check. The payload is a JSON object with `aud`, an integer `iat` within the window, and
  * `exp`/`nbf` honoured when present.
  */
 export interface KeyBoundRules {
@@ -21,6 +22,8 @@ export interface KeyBoundRules {
   maxAgeS: number;
   /** How far ahead of the clock `iat` may be, in seconds. */
   maxSkewS: number;
+  /** Header members this kind of JWS may carry beside {alg, typ, jwk} (a key proof's `key_attestation`). */
+  optionalHeaderMembers?: readonly string[];
 }
 
 /** How far ahead of the clock an `nbf` may be: clock skew only, whatever the iat window. */
@@ -47,6 +50,8 @@ export interface KeyBound {
   /** RFC 7638 SHA-256 thumbprint of the key. */
   thumbprint: string;
   payload: Record<string, unknown>;
+  /** The optional header members it carried (only those the rules name). */
+  extras: Record<string, unknown>;
 }
 
 const HEADER_MEMBERS = new Set(['alg', 'typ', 'jwk']);
@@ -64,7 +69,8 @@ export function verifyKeyBoundJws(compact: string, rules: KeyBoundRules, nowS: n
   if (header.typ !== rules.typ) return { reason: 'typ' };
   const jwk = header.jwk;
   if (!isObject(jwk)) return { reason: 'no_jwk' };
-  const extra = Object.keys(header).find((member) => !HEADER_MEMBERS.has(member));
+  const optional = new Set(rules.optionalHeaderMembers ?? []);
+  const extra = Object.keys(header).find((member) => !HEADER_MEMBERS.has(member) && !optional.has(member));
   if (extra !== undefined) return { reason: 'header_member', member: extra };
   if (PRIVATE_MEMBERS.some((m) => m in jwk)) return { reason: 'private_jwk' };
   const { kty, crv, x, y } = jwk;
@@ -87,7 +93,8 @@ export function verifyKeyBoundJws(compact: string, rules: KeyBoundRules, nowS: n
   }
   if (exp !== undefined && (typeof exp !== 'number' || exp <= nowS)) return { reason: 'exp' };
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowS + NBF_SKEW_S)) return { reason: 'nbf' };
-  return { jwk: publicJwk, thumbprint: p256Thumbprint(publicJwk), payload };
+  const extras = Object.fromEntries(Object.entries(header).filter(([member]) => optional.has(member)));
+  return { jwk: publicJwk, thumbprint: p256Thumbprint(publicJwk), payload, extras };
 }
 
 export const isRefusal = (r: KeyBound | KeyBoundRefusal): r is KeyBoundRefusal => 'reason' in r;

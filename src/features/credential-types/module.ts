@@ -19,6 +19,9 @@ export const credentialTypesModule = defineModule({
     if (ctx.config.demo) {
       for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
     }
-    return { services: types, routes: () => [credentialTypeRoutes(types, tenants, ctx.urls)] };
+    return {
+      services: types,
+      routes: () => [credentialTypeRoutes(types, tenants, ctx.urls, ctx.config.walletAttestationAnchors.length > 0)],
+    };
   },
 });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
@@ -65,7 +66,35 @@ export const Manifest = Type.Object({
   ),
 });
 
-export function credentialTypeRoutes(types: TypeService, tenants: TenantService, urls: IssuerUrls): RouteGroup {
+/** Attack-potential values (OID4VCI 1.0 Appendix D.2, such as iso_18045_high, or an ecosystem's URL). */
+const AttackPotentials = Type.Array(Type.String({ pattern: '^[\\x21-\\x7e]{1,200}$' }), {
+  minItems: 1,
+  maxItems: 8,
+  uniqueItems: true,
+});
+
+const KeyAttestationRequired = Type.Union([
+  Type.Object(
+    {
+      keyStorage: Type.Optional(AttackPotentials),
+      userAuthentication: Type.Optional(AttackPotentials),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'The values accepted for the key storage and user authentication of the attested keys (a key attestation must name at least one of each list given); {} accepts any.',
+    },
+  ),
+  Type.Null(),
+]);
+
+export function credentialTypeRoutes(
+  types: TypeService,
+  tenants: TenantService,
+  urls: IssuerUrls,
+  /** Whether this deployment trusts any wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
+  trustsWalletProviders: boolean,
+): RouteGroup {
   const metadataRoutes = atEveryIssuer('/types/{typeId}', (path, tenantOf, tenantParam) =>
     defineRoute({
       ...PUBLIC_ARTIFACT,
@@ -121,6 +150,49 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         handler: async (request, reply) => {
           const { tenant, name, claims } = request.body;
           return reply.code(201).send(await types.register(tenant, name, claims, operatorActor(operatorOf(request))));
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/api/types/key-attestation',
+        ...issuerRoute(['issuance']),
+        scope: { tenantIn: 'body' },
+        stability: 'unpromised',
+        summary:
+          'Require (or with null stop requiring) a wallet provider’s key attestation in every key proof of a credential type (docs/haip.md, "Key attestation").',
+        body: Type.Object(
+          { tenant: Slug, typeId: TypeId, required: KeyAttestationRequired },
+          {
+            additionalProperties: false,
+            examples: [{ tenant: 'acme-transit', typeId: 'season-pass', required: { keyStorage: ['iso_18045_high'] } }],
+          },
+        ),
+        responses: {
+          200: {
+            description: 'The type’s requirement after the change, and the one it replaced.',
+            schema: Type.Object({
+              tenant: Type.String(),
+              typeId: Type.String(),
+              required: KeyAttestationRequired,
+              previous: KeyAttestationRequired,
+            }),
+          },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant or unknown_type'),
+          409: errorResponse(
+            'wallet_trust_unconfigured: this deployment trusts no wallet provider, so it could check no key attestation.',
+          ),
+        },
+        handler: async (request) => {
+          const { tenant, typeId, required } = request.body;
+          if (required !== null && !trustsWalletProviders) {
+            throw new ServiceError(
+              'wallet_trust_unconfigured',
+              'This deployment trusts no wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE), so it could check no key attestation.',
+            );
+          }
+          const previous = await types.setKeyAttestation(tenant, typeId, required, operatorActor(operatorOf(request)));
+          return { tenant, typeId, required, previous };
         },
       }),
       defineRoute({

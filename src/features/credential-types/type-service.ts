@@ -1,5 +1,5 @@
 import { afterCommit } from '../../app/transactions.ts';
-import type { Actor } from '../../core/actor.ts';
+import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
 import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -7,7 +7,7 @@ import { normaliseName } from '../../core/display-text.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
-import type { CredentialTypeRecord, CredentialTypeStore } from '../../ports/credential-type-store.ts';
+import type { CredentialTypeRecord, CredentialTypeStore, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
@@ -47,6 +47,7 @@ export const MAX_VALIDITY_DAYS = 3650;
 export class TypeService {
   private readonly cache = new Map<string, CredentialTypeRecord>();
   private readonly validityCache = new Map<string, { days: number | null; until: number }>();
+  private readonly attestationCache = new Map<string, { required: KeyAttestationRequirement | null; until: number }>();
 
   constructor(
     private readonly types: CredentialTypeStore,
@@ -159,6 +160,43 @@ export class TypeService {
     });
     afterCommit(() => this.validityCache.delete(`${tenant}\u0000${typeId}`));
     return { previous, auditSeq };
+  }
+
+  /**
+   * What the type requires of key attestations (docs/haip.md, "Key attestation"), or null: read
+   * again at most every VALIDITY_TTL_MS, as its validity is.
+   */
+  async keyAttestationOf(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null> {
+    const key = `${tenant}\u0000${typeId}`;
+    const now = this.clock.now();
+    const cached = this.attestationCache.get(key);
+    if (cached && cached.until > now) return cached.required;
+    const required = await this.types.keyAttestation(tenant, typeId);
+    this.attestationCache.set(key, { required, until: now + VALIDITY_TTL_MS });
+    return required;
+  }
+
+  /** The requirements of a tenant's types, read now (for its issuer metadata). */
+  keyAttestations(tenant: string): Promise<Map<string, KeyAttestationRequirement>> {
+    return this.types.keyAttestations(tenant);
+  }
+
+  /** Sets (or with null clears) a type's key attestation requirement, audited as `type.key_attestation.set`. */
+  async setKeyAttestation(tenant: string, typeId: string, required: KeyAttestationRequirement | null, actor: Actor) {
+    await this.get(tenant, typeId);
+    const previous = await this.uow.run(async ({ types, audit }) => {
+      const previous = await types.setKeyAttestation(tenant, typeId, required, this.clock.now(), actorLabel(actor));
+      await audit.append({
+        actor,
+        action: 'type.key_attestation.set',
+        tenant,
+        target: typeId,
+        detail: { required, previous },
+      });
+      return previous;
+    });
+    afterCommit(() => this.attestationCache.delete(`${tenant}\u0000${typeId}`));
+    return previous;
   }
 
   /** The types that have a validity, of one tenant or every one. */

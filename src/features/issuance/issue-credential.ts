@@ -17,6 +17,7 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { parseCredentialRequest } from './credential-request.ts';
+import type { OauthChecks } from './oauth-checks.ts';
 import type { StatusSlots } from './status-slots.ts';
 import { type ProvenKey, verifyProof } from './verify-proof.ts';
 
@@ -49,6 +50,8 @@ export class CredentialIssuer {
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    /** Checks a proof's key attestation for a type that requires one (oauth-checks.ts). */
+    private readonly attestations: Pick<OauthChecks, 'checkKeyAttestation'>,
     private readonly meter: Meter = noMeter,
   ) {}
 
@@ -82,6 +85,8 @@ export class CredentialIssuer {
       if (expiresAt === undefined) throw badNonce();
       nonces.set(hashToken(nonce), expiresAt);
     }
+    const required = await this.types.keyAttestationOf(tenant, type.typeId);
+    if (required) for (const key of keys) await this.attestations.checkKeyAttestation(key, required);
     const signer = await this.keys.signer(tenant, 'issuer');
     const did = this.tenants.didOf(tenant);
     const vct = this.urls.vct(tenant, type.typeId);

@@ -1,6 +1,6 @@
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { PRE_AUTHORIZED_GRANT } from '../../core/pre-authorized-code.ts';
-import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
+import type { CredentialTypeRecord, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { AuthorizationFlowSettings, TenantRecord } from '../../ports/tenant-store.ts';
 import { claimLabel, claimPaths } from '../credential-types/type-metadata.ts';
 
@@ -21,14 +21,31 @@ function issuerDisplay(tenant: TenantRecord) {
   ];
 }
 
-function configuration(urls: IssuerUrls, tenant: TenantRecord, type: CredentialTypeRecord) {
+/** OID4VCI 1.0 §12.2.4 `key_attestations_required`, from a type's requirement (docs/haip.md, "Key attestation"). */
+function keyAttestationsRequired(required: KeyAttestationRequirement) {
+  return {
+    ...(required.keyStorage ? { key_storage: required.keyStorage } : {}),
+    ...(required.userAuthentication ? { user_authentication: required.userAuthentication } : {}),
+  };
+}
+
+function configuration(
+  urls: IssuerUrls,
+  tenant: TenantRecord,
+  type: CredentialTypeRecord,
+  attestation: KeyAttestationRequirement | undefined,
+) {
+  const jwt = {
+    proof_signing_alg_values_supported: ['ES256'],
+    ...(attestation ? { key_attestations_required: keyAttestationsRequired(attestation) } : {}),
+  };
   return {
     format: FORMAT,
     vct: urls.vct(tenant.slug, type.typeId),
     scope: type.typeId,
     cryptographic_binding_methods_supported: ['jwk'],
     credential_signing_alg_values_supported: ['ES256'],
-    proof_types_supported: { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
+    proof_types_supported: { jwt },
     // oid4vc-ts reads a configuration with credential_metadata as 1.0; without it, as draft 15.
     credential_metadata: {
       display: [
@@ -51,8 +68,16 @@ function configuration(urls: IssuerUrls, tenant: TenantRecord, type: CredentialT
   };
 }
 
-/** OID4VCI 1.0 §12.2 Credential Issuer Metadata. The issuer is its own authorization server. */
-export function issuerMetadata(urls: IssuerUrls, tenant: TenantRecord, types: CredentialTypeRecord[]) {
+/**
+ * OID4VCI 1.0 §12.2 Credential Issuer Metadata. The issuer is its own authorization server.
+ * `attestations`: the key attestation requirements of its types, by type id.
+ */
+export function issuerMetadata(
+  urls: IssuerUrls,
+  tenant: TenantRecord,
+  types: CredentialTypeRecord[],
+  attestations: ReadonlyMap<string, KeyAttestationRequirement> = new Map(),
+) {
   const issuer = urls.issuer(tenant.slug);
   return {
     credential_issuer: issuer,
@@ -61,7 +86,9 @@ export function issuerMetadata(urls: IssuerUrls, tenant: TenantRecord, types: Cr
     nonce_endpoint: `${issuer}/nonce`,
     batch_credential_issuance: { batch_size: BATCH_SIZE },
     display: issuerDisplay(tenant),
-    credential_configurations_supported: Object.fromEntries(types.map((t) => [t.typeId, configuration(urls, tenant, t)])),
+    credential_configurations_supported: Object.fromEntries(
+      types.map((t) => [t.typeId, configuration(urls, tenant, t, attestations.get(t.typeId))]),
+    ),
   };
 }
 

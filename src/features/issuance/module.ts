@@ -39,6 +39,7 @@ export const issuanceModule = defineModule({
     const tokens = new TokenService(offers, nonces, ctx.clock);
     const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
     const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
+    const checks = oauthChecks(ctx.config, nonces, ctx.clock);
     const issuer = new CredentialIssuer(
       types,
       offers,
@@ -50,9 +51,9 @@ export const issuanceModule = defineModule({
       ctx.urls,
       ctx.clock,
       ctx.ids,
+      checks,
       ctx.meter,
     );
-    const checks = oauthChecks(ctx.config, nonces, ctx.clock);
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService(
       authorizationStore,

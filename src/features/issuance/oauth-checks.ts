@@ -19,11 +19,13 @@ import {
   type RequestLike,
   setGlobalConfig,
 } from '@openid4vc/oauth2';
+import { Openid4vciError, verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
 import { compactVerify, importJWK } from 'jose';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
+import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { CertificateBase64 } from '../../ports/key-certifier.ts';
 
 /** The one signing algorithm of DPoP proofs, wallet attestations and their proofs (HAIP 1.0: ES256). */
@@ -43,6 +45,13 @@ const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) =
   x: String(jwk.x),
   y: String(jwk.y),
 });
+
+/**
+ * The JWTs a wallet provider signs, trusted only through their x5c chain to a configured anchor:
+ * wallet attestations, and key attestations (OID4VCI 1.0 Appendix D; oid4vc-ts still writes the
+ * type of its drafts, without the hyphen).
+ */
+const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestation+jwt', 'keyattestation+jwt']);
 
 /** RFC 7638 thumbprint of a public JWK. */
 export const thumbprintOf = (jwk: Jwk) =>
@@ -259,7 +268,68 @@ export class OauthChecks {
   }
 
   /**
-   * The library's signature check. A wallet attestation is trusted only through its x5c chain to
+   * A key proof's key attestation (OID4VCI 1.0 Appendix D), for a type that requires one
+   * (docs/haip.md, "Key attestation"): signed by a wallet provider through its x5c chain to a
+   * configured anchor, with an `exp` still ahead, the proof's own c_nonce as `nonce`, the proof's
+   * key among `attested_keys`, and at least one accepted value for each list the type names.
+   * Every refusal is `invalid_proof`, worded by what failed.
+   */
+  async checkKeyAttestation(
+    proof: { thumbprint: string; nonce: string; keyAttestation?: string },
+    required: KeyAttestationRequirement,
+  ): Promise<void> {
+    const refuse = (why: string) => new ServiceError('invalid_proof', why);
+    if (proof.keyAttestation === undefined) {
+      throw refuse('This credential type requires a key attestation in each proof’s key_attestation header.');
+    }
+    let decoded: { header: Record<string, unknown>; payload: Record<string, unknown> };
+    try {
+      decoded = decodeJwt({ jwt: proof.keyAttestation });
+    } catch {
+      throw refuse('The key attestation is not a JWT.');
+    }
+    const { header, payload } = decoded;
+    if (header.typ !== 'key-attestation+jwt' && header.typ !== 'keyattestation+jwt') {
+      throw refuse('The key attestation’s typ must be key-attestation+jwt.');
+    }
+    if (typeof payload.exp !== 'number' || payload.exp <= Math.floor(this.clock.now() / 1000)) {
+      throw refuse('The key attestation has no exp, or it has expired.');
+    }
+    if (payload.nonce !== proof.nonce) throw refuse('The key attestation’s nonce must be the c_nonce of its proof.');
+    let verified: Awaited<ReturnType<typeof verifyKeyAttestationJwt>>;
+    try {
+      verified = await verifyKeyAttestationJwt({
+        keyAttestationJwt: proof.keyAttestation,
+        use: 'proof_type.jwt',
+        expectedNonce: proof.nonce,
+        now: this.now,
+        callbacks: { verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt) },
+      });
+    } catch (err) {
+      const libraries = err instanceof Oauth2Error || err instanceof Openid4vciError;
+      if (!libraries && !(err instanceof Error && err.constructor.name === 'ValidationError')) throw err;
+      throw refuse(
+        'The key attestation is not a key-attestation+jwt signed (ES256) by a wallet provider this deployment trusts, through its x5c chain.',
+      );
+    }
+    const attested = await Promise.all(verified.payload.attested_keys.map((jwk) => thumbprintOf(jwk as Jwk).catch(() => '')));
+    if (!attested.includes(proof.thumbprint)) throw refuse('The proof is not signed by a key its key attestation attests.');
+    for (const [claim, accepted] of [
+      ['key_storage', required.keyStorage],
+      ['user_authentication', required.userAuthentication],
+    ] as const) {
+      if (accepted === undefined) continue;
+      const stated = verified.payload[claim];
+      if (!Array.isArray(stated) || !stated.some((v) => accepted.includes(String(v)))) {
+        throw refuse(
+          `The key attestation’s ${claim} names none of the values this credential type accepts: ${accepted.join(', ')}.`,
+        );
+      }
+    }
+  }
+
+  /**
+   * The library's signature check. A wallet's or key attestation is trusted only through its x5c chain to
    * one of the configured anchors (never by a key it names itself); every other JWT the library
    * checks here (the attestation's proof of possession, a DPoP proof) is signed by the key the
    * library names from what it already verified. ES256 only.
@@ -270,7 +340,7 @@ export class OauthChecks {
   ): Promise<{ verified: true; signerJwk: Jwk } | { verified: false }> {
     if (jwt.header.alg !== 'ES256') return { verified: false };
     let key: { kty?: string; crv?: string; x?: string; y?: string } | undefined;
-    if (jwt.header.typ === 'oauth-client-attestation+jwt') {
+    if (PROVIDER_SIGNED.has(String(jwt.header.typ))) {
       key = signer.method === 'x5c' ? await this.chains.keyOf(signer.x5c, this.now) : undefined;
     } else if (signer.method === 'jwk') {
       key = signer.publicJwk;

@@ -18,7 +18,7 @@ const Json = Type.Record(Type.String(), Type.Unknown());
 
 export interface IssuanceDeps {
   tenants: TenantService;
-  types: Pick<TypeService, 'list'>;
+  types: Pick<TypeService, 'list' | 'keyAttestations'>;
   urls: IssuerUrls;
   tokens: TokenService;
   issuer: CredentialIssuer;
@@ -59,7 +59,8 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             responses: { 200: { description: 'Issuer metadata.', schema: Json } },
             handler: async (request) => {
               const tenant = await tenants.get(tenantOf(request.params));
-              return issuerMetadata(urls, tenant, await types.list(tenant.slug));
+              const [list, attestations] = await Promise.all([types.list(tenant.slug), types.keyAttestations(tenant.slug)]);
+              return issuerMetadata(urls, tenant, list, attestations);
             },
           }),
         // OID4VCI 1.0 §12.2.2 inserts the well-known between host and path; drafts up to 15 (and

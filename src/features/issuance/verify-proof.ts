@@ -14,7 +14,12 @@ export interface ProvenKey {
   jwk: JWK;
   thumbprint: string;
   nonce: string;
+  /** The proof's `key_attestation` header (OID4VCI 1.0 Appendix D), unchecked: the type decides whether it must be. */
+  keyAttestation?: string;
 }
+
+/** A key attestation JWT is a few kilobytes with its certificate chain; anything far longer is not one. */
+const MAX_KEY_ATTESTATION_LENGTH = 32 * 1024;
 
 const invalid = (why: string) => new ServiceError('invalid_proof', why);
 
@@ -60,12 +65,24 @@ function refusal(r: KeyBoundRefusal, issuer: string): ServiceError {
  * in the same transaction as the credential.
  */
 export function verifyProof(jwt: string, issuer: string, nowMs: number): ProvenKey {
-  const rules = { typ: PROOF_TYP, audience: issuer, audienceAsArray: true, maxAgeS: PROOF_MAX_AGE_S, maxSkewS: PROOF_MAX_SKEW_S };
+  const rules = {
+    typ: PROOF_TYP,
+    audience: issuer,
+    audienceAsArray: true,
+    maxAgeS: PROOF_MAX_AGE_S,
+    maxSkewS: PROOF_MAX_SKEW_S,
+    optionalHeaderMembers: ['key_attestation'],
+  };
   const result = verifyKeyBoundJws(jwt, rules, Math.floor(nowMs / 1000));
   if (isRefusal(result)) throw refusal(result, issuer);
   const nonce = result.payload.nonce;
   if (typeof nonce !== 'string' || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH) {
     throw invalid('The proof must carry a c_nonce from the nonce endpoint.');
   }
-  return { jwk: result.jwk, thumbprint: result.thumbprint, nonce };
+  const keyAttestation = result.extras.key_attestation;
+  if (keyAttestation === undefined) return { jwk: result.jwk, thumbprint: result.thumbprint, nonce };
+  if (typeof keyAttestation !== 'string' || keyAttestation.length > MAX_KEY_ATTESTATION_LENGTH) {
+    throw invalid('The proof header key_attestation must be a key attestation JWT.');
+  }
+  return { jwk: result.jwk, thumbprint: result.thumbprint, nonce, keyAttestation };
 }

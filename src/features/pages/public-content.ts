@@ -263,7 +263,7 @@ export const STANDARDS: readonly Standard[] = [
   {
     name: 'OpenID4VC High Assurance Interoperability Profile',
     version: 'HAIP 1.0, in part',
-    use: html`Every signing key has an X.509 certificate, carried in <code>x5c</code> on credentials and status lists; hosted verification offers a HAIP profile (<code>x509_hash</code> requests, responses encrypted to a key of each transaction's own). Issuers that turn HAIP issuance on also serve the authorization code flow with PAR, PKCE, DPoP and wallet attestation; key attestation is not served yet (${doc('haip', 'HAIP')}).`,
+    use: html`Every signing key has an X.509 certificate, carried in <code>x5c</code> on credentials and status lists; hosted verification offers a HAIP profile (<code>x509_hash</code> requests, responses encrypted to a key of each transaction's own). Issuers that turn HAIP issuance on also serve the authorization code flow with PAR, PKCE, DPoP and wallet attestation, and any credential type may require a wallet provider's key attestation of the holder's key (${doc('haip', 'HAIP')}).`,
     evidence: html`Tests verify issued credentials and status lists by their certificate chain with Node's X.509 support and read certificates back with openssl; oid4vc-ts answers HAIP requests and collects credentials through the authorization code flow, and each refused request or answer changes nothing.`,
   },
   {
@@ -351,7 +351,7 @@ export const REGULATIONS: readonly RegulationSection[] = [
     title: 'eIDAS 2 and the EU Digital Identity Wallet',
     points: [
       html`The credential format (SD-JWT VC) and the issuance and presentation protocols (OpenID4VCI 1.0, OpenID4VP 1.0) are those the EU Digital Identity Wallet architecture names for SD-JWT VC credentials.`,
-      html`Of the high-assurance profile of those protocols (HAIP 1.0), certificates for issuer keys, certificate-named verifier requests and encrypted responses are served, and so is presentation through the browser's Digital Credentials API and, for issuers that turn it on, HAIP's authorization code flow with wallet attestation; key attestation is not served yet (${doc('haip', 'HAIP')}).`,
+      html`Of the high-assurance profile of those protocols (HAIP 1.0), certificates for issuer keys, certificate-named verifier requests and encrypted responses are served, and so is presentation through the browser's Digital Credentials API and, for issuers that turn it on, HAIP's authorization code flow with wallet attestation, and key attestation in key proofs for the types that require it (${doc('haip', 'HAIP')}).`,
       html`Whether a deployment acts as a qualified trust service, or any particular provider's obligations, is a matter for its operator and supervisory body; this page describes what the software does.`,
     ],
   },
