@@ -125,6 +125,8 @@ export interface HaipWallet {
    */
   keyAttestation(o: {
     nonce: string;
+    /** As the attestation proof type (no exp needed) rather than in a jwt proof's header. */
+    asProof?: boolean;
     keys?: HolderKey[];
     keyStorage?: string[];
     payload?: Record<string, unknown>;
@@ -221,11 +223,11 @@ export async function newHaipWallet(provider: WalletProvider, railOrigin: string
       if (!o.payload && !o.header && !o.signer) {
         return createKeyAttestationJwt({
           nonce: o.nonce,
-          expiresAt: new Date(Date.now() + 3600_000),
+          ...(o.asProof ? {} : { expiresAt: new Date(Date.now() + 3600_000) }),
           attestedKeys: attestedKeys as never,
           keyStorage,
           userAuthentication: ['iso_18045_moderate'],
-          use: 'proof_type.jwt',
+          use: o.asProof ? 'proof_type.attestation' : 'proof_type.jwt',
           signer: { method: 'x5c', alg: 'ES256', x5c: [provider.leaf] },
           callbacks: { signJwt },
         });

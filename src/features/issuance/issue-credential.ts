@@ -9,6 +9,7 @@ import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
+import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
 import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import { type Meter, noMeter } from '../../ports/meter.ts';
@@ -16,7 +17,8 @@ import type { OfferStore } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
-import { parseCredentialRequest } from './credential-request.ts';
+import { type CredentialRequest, parseCredentialRequest } from './credential-request.ts';
+import { BATCH_SIZE } from './metadata.ts';
 import type { OauthChecks } from './oauth-checks.ts';
 import type { StatusSlots } from './status-slots.ts';
 import { type ProvenKey, verifyProof } from './verify-proof.ts';
@@ -51,7 +53,7 @@ export class CredentialIssuer {
     private readonly clock: Clock,
     private readonly ids: Ids,
     /** Checks a proof's key attestation for a type that requires one (oauth-checks.ts). */
-    private readonly attestations: Pick<OauthChecks, 'checkKeyAttestation'>,
+    private readonly attestations: Pick<OauthChecks, 'checkKeyAttestation' | 'attestedKeys'>,
     private readonly meter: Meter = noMeter,
   ) {}
 
@@ -73,8 +75,8 @@ export class CredentialIssuer {
     }
     const now = this.clock.now();
     const issuer = this.urls.issuer(tenant);
-    const keys: ProvenKey[] = [];
-    for (const jwt of request.proofs) keys.push(verifyProof(jwt, issuer, now));
+    const required = await this.types.keyAttestationOf(tenant, type.typeId);
+    const keys = await this.provenKeys(request.proofs, issuer, required, now);
     if (new Set(keys.map((k) => k.thumbprint)).size !== keys.length) {
       throw new ServiceError('invalid_proof', 'Each proof of a batch must use its own key.');
     }
@@ -85,8 +87,6 @@ export class CredentialIssuer {
       if (expiresAt === undefined) throw badNonce();
       nonces.set(hashToken(nonce), expiresAt);
     }
-    const required = await this.types.keyAttestationOf(tenant, type.typeId);
-    if (required) for (const key of keys) await this.attestations.checkKeyAttestation(key, required);
     const signer = await this.keys.signer(tenant, 'issuer');
     const did = this.tenants.didOf(tenant);
     const vct = this.urls.vct(tenant, type.typeId);
@@ -145,6 +145,35 @@ export class CredentialIssuer {
     });
     this.meter.issued(issued.length);
     return issued;
+  }
+
+  /**
+   * The keys the credentials are bound to, each with the c_nonce that proved it fresh: one per
+   * `jwt` proof (its key attestation checked when the type requires one), or every key of an
+   * `attestation` proof, which only a type that requires key attestation takes.
+   */
+  private async provenKeys(
+    proofs: CredentialRequest['proofs'],
+    issuer: string,
+    required: KeyAttestationRequirement | null,
+    now: number,
+  ): Promise<ProvenKey[]> {
+    if (proofs.type === 'attestation') {
+      if (!required) {
+        throw new ServiceError(
+          'invalid_proof',
+          'This credential type takes jwt proofs; the attestation proof type is for types that require key attestation.',
+        );
+      }
+      const keys = await this.attestations.attestedKeys(proofs.attestation, required, { use: 'proof_type.attestation' });
+      if (keys.length > BATCH_SIZE) {
+        throw new ServiceError('invalid_proof', `The key attestation attests more than ${BATCH_SIZE} keys (batch_size).`);
+      }
+      return keys;
+    }
+    const keys = proofs.jwts.map((jwt) => verifyProof(jwt, issuer, now));
+    if (required) for (const key of keys) await this.attestations.checkKeyAttestation(key, required);
+    return keys;
   }
 }
 

@@ -2,8 +2,10 @@
  * Key attestation in the `jwt` proof (OID4VCI 1.0 Appendix D; HAIP 1.0 §"Credential Endpoint";
  * docs/haip.md, "Key attestation"), over real HTTP with the oid4vc-ts wallet: an issuer requires it
  * of a type, its metadata says so, and each proof must then carry a wallet provider's attestation
- * of the proof's key, trusted through the configured anchors. Each refusal is `invalid_proof` and
- * leaves the access token and nonce as they were: the honest request afterwards still collects.
+ * of the proof's key, trusted through the configured anchors, or be one key attestation alone
+ * (the `attestation` proof type), a credential for each key it attests. Each refusal is
+ * `invalid_proof` (or `invalid_nonce`) and leaves the access token and nonce as they were: the
+ * honest request afterwards still collects.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +21,7 @@ import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../.
 const STRICT = { keyStorage: ['iso_18045_high', 'iso_18045_moderate'] };
 
 for (const factory of testDatabases()) {
-  describe(`key attestation in the jwt proof (${factory.name})`, () => {
+  describe(`key attestation: in the jwt proof, and as the attestation proof type (${factory.name})`, () => {
     let db: TestDatabase;
     let rail: TestRail;
     let origin: string;
@@ -102,13 +104,14 @@ for (const factory of testDatabases()) {
       assert.equal(set.status, 200, set.text);
       assert.deepEqual(set.json, { tenant: slug, typeId, required: STRICT, previous: null });
       const metadata = await call('GET', `/.well-known/openid-credential-issuer/t/${slug}`);
-      const jwt = (
-        metadata.json.credential_configurations_supported as Record<string, { proof_types_supported: { jwt: unknown } }>
-      )[typeId]?.proof_types_supported.jwt;
-      assert.deepEqual(jwt, {
+      const proofTypes = (
+        metadata.json.credential_configurations_supported as Record<string, { proof_types_supported: unknown }>
+      )[typeId]?.proof_types_supported;
+      const listed = {
         proof_signing_alg_values_supported: ['ES256'],
         key_attestations_required: { key_storage: STRICT.keyStorage },
-      });
+      };
+      assert.deepEqual(proofTypes, { jwt: listed, attestation: listed }, 'in a jwt proof, or as the attestation proof type');
       const audit = await rail.db
         .selectFrom('audit_log')
         .select(['action', 'target'])
@@ -219,15 +222,107 @@ for (const factory of testDatabases()) {
       assert.equal(honest.status, 200, honest.text);
     });
 
+    test('the attestation proof type: one key attestation, a credential bound to each key it attests', async () => {
+      assert.equal((await require(STRICT)).status, 200);
+      const { wallet, issuerMetadata, token, nonce } = await redeemed();
+      const second = await newHolderKey();
+      const attestation = await wallet.keyAttestation({ nonce: await nonce(), asProof: true, keys: [wallet.holderKey, second] });
+      const { credentialResponse } = await wallet.vci.retrieveCredentials({
+        issuerMetadata,
+        accessToken: token,
+        credentialConfigurationId: typeId,
+        proofs: { attestation: [attestation] },
+      });
+      const bound = (credentialResponse.credentials ?? []).map(
+        (c) => (decodeJwt(String((c as { credential: string }).credential).split('~')[0] as string).cnf as { jwk: unknown }).jwk,
+      );
+      assert.deepEqual(bound, [publicOnly(wallet.holderKey.publicJwk), publicOnly(second.publicJwk)]);
+    });
+
+    test('an attestation proof that does not hold is refused and spends nothing', async () => {
+      assert.equal((await require(STRICT)).status, 200);
+      const { wallet, token, nonce } = await redeemed();
+      const cNonce = await nonce();
+      const send = (proofs: unknown) =>
+        call(
+          'POST',
+          `/t/${slug}/credential`,
+          { credential_configuration_id: typeId, proofs },
+          { authorization: `Bearer ${token}` },
+        );
+      const many = await Promise.all(Array.from({ length: 11 }, () => newHolderKey()));
+      const cases: Array<[string, unknown, string, RegExp]> = [
+        ['two attestations', { attestation: ['a', 'b'] }, 'invalid_proof', /exactly one/],
+        [
+          'no nonce',
+          { attestation: [await wallet.keyAttestation({ nonce: cNonce, payload: { nonce: undefined } })] },
+          'invalid_proof',
+          /c_nonce/,
+        ],
+        [
+          'a nonce not ours',
+          { attestation: [await wallet.keyAttestation({ nonce: 'made-up-nonce' })] },
+          'invalid_nonce',
+          /nonce/,
+        ],
+        [
+          'an untrusted provider',
+          { attestation: [await wallet.keyAttestation({ nonce: cNonce, signer: 'stranger' })] },
+          'invalid_proof',
+          /trusts/,
+        ],
+        [
+          'a key that is not P-256',
+          {
+            attestation: [
+              await wallet.keyAttestation({
+                nonce: cNonce,
+                payload: { attested_keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }] },
+              }),
+            ],
+          },
+          'invalid_proof',
+          /not a public P-256 key/,
+        ],
+        [
+          'more keys than a batch',
+          { attestation: [await wallet.keyAttestation({ nonce: cNonce, keys: many })] },
+          'invalid_proof',
+          /more than 10/,
+        ],
+        [
+          'weaker key storage',
+          { attestation: [await wallet.keyAttestation({ nonce: cNonce, keyStorage: ['iso_18045_basic'] })] },
+          'invalid_proof',
+          /key_storage/,
+        ],
+      ];
+      for (const [name, proofs, error, why] of cases) {
+        const res = await send(proofs);
+        assert.equal(res.status, 400, `${name}: ${res.text}`);
+        assert.equal(res.json.error, error, name);
+        assert.match(String(res.json.error_description), why, name);
+      }
+      // A type that requires no key attestation takes jwt proofs only.
+      assert.equal((await require(null)).status, 200);
+      const plain = await send({ attestation: [await wallet.keyAttestation({ nonce: cNonce, asProof: true })] });
+      assert.equal(plain.status, 400, plain.text);
+      assert.match(String(plain.json.error_description), /takes jwt proofs/);
+      // Nothing was spent: the honest attestation collects with the same token and nonce.
+      assert.equal((await require(STRICT)).status, 200);
+      const honest = await send({ attestation: [await wallet.keyAttestation({ nonce: cNonce, asProof: true })] });
+      assert.equal(honest.status, 200, honest.text);
+    });
+
     test('cleared, the type takes proofs without one again; a type that requires none ignores one', async () => {
       assert.equal((await require(STRICT)).status, 200);
       const cleared = await require(null);
       assert.deepEqual(cleared.json.previous, STRICT);
       const metadata = await call('GET', `/.well-known/openid-credential-issuer/t/${slug}`);
       assert.deepEqual(
-        (metadata.json.credential_configurations_supported as Record<string, { proof_types_supported: { jwt: unknown } }>)[typeId]
-          ?.proof_types_supported.jwt,
-        { proof_signing_alg_values_supported: ['ES256'] },
+        (metadata.json.credential_configurations_supported as Record<string, { proof_types_supported: unknown }>)[typeId]
+          ?.proof_types_supported,
+        { jwt: { proof_signing_alg_values_supported: ['ES256'] } },
       );
       const { wallet, token, nonce } = await redeemed();
       const res = await credential(token, await proof(wallet, await nonce(), { key_attestation: 'not-checked-here' }));

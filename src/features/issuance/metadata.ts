@@ -35,9 +35,12 @@ function configuration(
   type: CredentialTypeRecord,
   attestation: KeyAttestationRequirement | undefined,
 ) {
-  const jwt = {
-    proof_signing_alg_values_supported: ['ES256'],
-    ...(attestation ? { key_attestations_required: keyAttestationsRequired(attestation) } : {}),
+  // A type that requires key attestation takes it in a jwt proof's header, or alone as the
+  // attestation proof type (HAIP 1.0 asks issuers for both).
+  const required = attestation ? { key_attestations_required: keyAttestationsRequired(attestation) } : undefined;
+  const proofTypes = {
+    jwt: { proof_signing_alg_values_supported: ['ES256'], ...required },
+    ...(required ? { attestation: { proof_signing_alg_values_supported: ['ES256'], ...required } } : {}),
   };
   return {
     format: FORMAT,
@@ -45,7 +48,7 @@ function configuration(
     scope: type.typeId,
     cryptographic_binding_methods_supported: ['jwk'],
     credential_signing_alg_values_supported: ['ES256'],
-    proof_types_supported: { jwt },
+    proof_types_supported: proofTypes,
     // oid4vc-ts reads a configuration with credential_metadata as 1.0; without it, as draft 15.
     credential_metadata: {
       display: [

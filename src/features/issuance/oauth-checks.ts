@@ -20,11 +20,12 @@ import {
   setGlobalConfig,
 } from '@openid4vc/oauth2';
 import { Openid4vciError, verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
-import { compactVerify, importJWK } from 'jose';
+import { compactVerify, importJWK, type JWK } from 'jose';
 import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
+import { p256Thumbprint } from '../../core/jose/es256.ts';
 import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { CertificateBase64 } from '../../ports/key-certifier.ts';
 
@@ -52,6 +53,8 @@ const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) =
  * type of its drafts, without the hyphen).
  */
 const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestation+jwt', 'keyattestation+jwt']);
+
+const invalidProof = (why: string) => new ServiceError('invalid_proof', why);
 
 /** RFC 7638 thumbprint of a public JWK. */
 export const thumbprintOf = (jwk: Jwk) =>
@@ -269,51 +272,75 @@ export class OauthChecks {
 
   /**
    * A key proof's key attestation (OID4VCI 1.0 Appendix D), for a type that requires one
-   * (docs/haip.md, "Key attestation"): signed by a wallet provider through its x5c chain to a
-   * configured anchor, with an `exp` still ahead, the proof's own c_nonce as `nonce`, the proof's
-   * key among `attested_keys`, and at least one accepted value for each list the type names.
-   * Every refusal is `invalid_proof`, worded by what failed.
+   * (docs/haip.md, "Key attestation"): it must hold (`attestedKeys`, with the proof's own c_nonce)
+   * and attest the proof's key. Every refusal is `invalid_proof`.
    */
   async checkKeyAttestation(
     proof: { thumbprint: string; nonce: string; keyAttestation?: string },
     required: KeyAttestationRequirement,
   ): Promise<void> {
-    const refuse = (why: string) => new ServiceError('invalid_proof', why);
     if (proof.keyAttestation === undefined) {
-      throw refuse('This credential type requires a key attestation in each proof’s key_attestation header.');
+      throw invalidProof('This credential type requires a key attestation in each proof’s key_attestation header.');
     }
+    const keys = await this.attestedKeys(proof.keyAttestation, required, { use: 'proof_type.jwt', nonce: proof.nonce });
+    if (!keys.some((k) => k.thumbprint === proof.thumbprint)) {
+      throw invalidProof('The proof is not signed by a key its key attestation attests.');
+    }
+  }
+
+  /**
+   * The public P-256 keys a key attestation attests, once it holds: `typ` key-attestation+jwt,
+   * signed with ES256 by a wallet provider through its x5c chain to a configured anchor, unexpired
+   * (and with an `exp` in a `jwt` proof), carrying a `nonce` (in a `jwt` proof, that proof's own;
+   * the caller checks that an `attestation` proof's is one of this issuer's c_nonces), and naming
+   * at least one accepted value for each list `required` gives. In an `attestation` proof every
+   * key it attests must be a public P-256 key, since each gets a credential bound to it; in a
+   * `jwt` proof only the proof's key matters. Every refusal is `invalid_proof`.
+   */
+  async attestedKeys(
+    keyAttestation: string,
+    required: KeyAttestationRequirement,
+    o: { use: 'proof_type.jwt'; nonce: string } | { use: 'proof_type.attestation' },
+  ): Promise<Array<{ jwk: JWK; thumbprint: string; nonce: string }>> {
     let decoded: { header: Record<string, unknown>; payload: Record<string, unknown> };
     try {
-      decoded = decodeJwt({ jwt: proof.keyAttestation });
+      decoded = decodeJwt({ jwt: keyAttestation });
     } catch {
-      throw refuse('The key attestation is not a JWT.');
+      throw invalidProof('The key attestation is not a JWT.');
     }
     const { header, payload } = decoded;
     if (header.typ !== 'key-attestation+jwt' && header.typ !== 'keyattestation+jwt') {
-      throw refuse('The key attestation’s typ must be key-attestation+jwt.');
+      throw invalidProof('The key attestation’s typ must be key-attestation+jwt.');
     }
-    if (typeof payload.exp !== 'number' || payload.exp <= Math.floor(this.clock.now() / 1000)) {
-      throw refuse('The key attestation has no exp, or it has expired.');
+    const nowS = Math.floor(this.clock.now() / 1000);
+    if (o.use === 'proof_type.jwt' || payload.exp !== undefined) {
+      if (typeof payload.exp !== 'number' || payload.exp <= nowS)
+        throw invalidProof('The key attestation has no exp, or it has expired.');
     }
-    if (payload.nonce !== proof.nonce) throw refuse('The key attestation’s nonce must be the c_nonce of its proof.');
+    const nonce = payload.nonce;
+    if (typeof nonce !== 'string' || (o.use === 'proof_type.jwt' && nonce !== o.nonce)) {
+      throw invalidProof(
+        o.use === 'proof_type.jwt'
+          ? 'The key attestation’s nonce must be the c_nonce of its proof.'
+          : 'The key attestation must carry a c_nonce from the nonce endpoint.',
+      );
+    }
     let verified: Awaited<ReturnType<typeof verifyKeyAttestationJwt>>;
     try {
       verified = await verifyKeyAttestationJwt({
-        keyAttestationJwt: proof.keyAttestation,
-        use: 'proof_type.jwt',
-        expectedNonce: proof.nonce,
+        keyAttestationJwt: keyAttestation,
+        use: o.use,
+        expectedNonce: nonce,
         now: this.now,
         callbacks: { verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt) },
       });
     } catch (err) {
       const libraries = err instanceof Oauth2Error || err instanceof Openid4vciError;
       if (!libraries && !(err instanceof Error && err.constructor.name === 'ValidationError')) throw err;
-      throw refuse(
+      throw invalidProof(
         'The key attestation is not a key-attestation+jwt signed (ES256) by a wallet provider this deployment trusts, through its x5c chain.',
       );
     }
-    const attested = await Promise.all(verified.payload.attested_keys.map((jwk) => thumbprintOf(jwk as Jwk).catch(() => '')));
-    if (!attested.includes(proof.thumbprint)) throw refuse('The proof is not signed by a key its key attestation attests.');
     for (const [claim, accepted] of [
       ['key_storage', required.keyStorage],
       ['user_authentication', required.userAuthentication],
@@ -321,11 +348,24 @@ export class OauthChecks {
       if (accepted === undefined) continue;
       const stated = verified.payload[claim];
       if (!Array.isArray(stated) || !stated.some((v) => accepted.includes(String(v)))) {
-        throw refuse(
+        throw invalidProof(
           `The key attestation’s ${claim} names none of the values this credential type accepts: ${accepted.join(', ')}.`,
         );
       }
     }
+    const keys: Array<{ jwk: JWK; thumbprint: string; nonce: string }> = [];
+    for (const key of verified.payload.attested_keys as Array<Record<string, unknown>>) {
+      const { kty, crv, x, y } = key;
+      const p256 = kty === 'EC' && crv === 'P-256' && typeof x === 'string' && typeof y === 'string' && key.d === undefined;
+      if (!p256) {
+        if (o.use === 'proof_type.jwt') continue;
+        throw invalidProof('The key attestation attests a key that is not a public P-256 key.');
+      }
+      const jwk: JWK = { kty, crv, x, y };
+      keys.push({ jwk, thumbprint: p256Thumbprint(jwk), nonce });
+    }
+    if (keys.length === 0) throw invalidProof('The key attestation attests no public P-256 key.');
+    return keys;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { JWK } from 'jose';
 import { ServiceError } from '../../core/errors.ts';
 import { describe } from '../../core/jose/es256.ts';
 import { isRefusal, type KeyBoundRefusal, verifyKeyBoundJws } from '../../core/jose/key-bound-jws.ts';
+import { MAX_KEY_ATTESTATION_LENGTH } from './credential-request.ts';
 
 export const PROOF_TYP = 'openid4vci-proof+jwt';
 /** How far a proof's iat may lie in the past, and (clock skew) in the future. */
@@ -17,9 +18,6 @@ export interface ProvenKey {
   /** The proof's `key_attestation` header (OID4VCI 1.0 Appendix D), unchecked: the type decides whether it must be. */
   keyAttestation?: string;
 }
-
-/** A key attestation JWT is a few kilobytes with its certificate chain; anything far longer is not one. */
-const MAX_KEY_ATTESTATION_LENGTH = 32 * 1024;
 
 const invalid = (why: string) => new ServiceError('invalid_proof', why);
 
