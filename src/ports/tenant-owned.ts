@@ -1,6 +1,7 @@
 import type { AccessTokenStore } from './access-token-store.ts';
 import type { AgentStore } from './agent-store.ts';
 import type { ApprovalStore, ApprovalTargets } from './approval-store.ts';
+import type { AttestationPopReplayStore } from './attestation-pop-replay-store.ts';
 import type { AuthorizationRequestStore } from './authorization-request-store.ts';
 import type { AttentionViews, CatalogueViews, SearchViews, SubjectViews } from './backoffice-views.ts';
 import type { ChannelStore } from './channel-store.ts';
@@ -42,6 +43,7 @@ export interface TenantOwnedPorts {
   KeyCertifier: KeyCertifier;
   AccessTokenStore: AccessTokenStore;
   AuthorizationRequestStore: AuthorizationRequestStore;
+  AttestationPopReplayStore: AttestationPopReplayStore;
   CredentialTypeStore: CredentialTypeStore;
   OfferStore: OfferStore;
   IssuedCredentialStore: IssuedCredentialStore;

@@ -46,6 +46,9 @@ export function freePort(): Promise<number> {
 /**
  * Spawns the real CLI (`node bin/openrail.js <args>`) with a clean environment plus `env`.
  * The process is SIGKILLed after `hardTimeoutMs` whatever happens, so none can outlive a suite.
+ * That and `waitForStdout`'s wait are guards against a hang, not timings: `openrail serve` with its
+ * default workers takes about 11 s to start on a quiet two-core machine (each worker loads and
+ * compiles the whole service), and several times that while another test file runs beside it.
  */
 /** This process's environment without what would change a child's behaviour. */
 function scrubbedEnv(): Record<string, string> {
@@ -57,7 +60,7 @@ function scrubbedEnv(): Record<string, string> {
 export function spawnOpenrail(
   args: string[],
   env: Record<string, string>,
-  hardTimeoutMs = 60_000,
+  hardTimeoutMs = 180_000,
   cwd = REPO_ROOT,
 ): OpenrailProcess {
   const base = scrubbedEnv();
@@ -89,7 +92,7 @@ export function spawnOpenrail(
     child,
     stdout: () => out,
     stderr: () => err,
-    waitForStdout: (text, ms = 30_000) =>
+    waitForStdout: (text, ms = 90_000) =>
       new Promise<void>((resolve, reject) => {
         const check = () => {
           if (out.includes(text)) {

@@ -7,6 +7,7 @@ import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlAccessTokenStore } from '../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlApprovalStore, SqlApprovalTargets } from '../../src/adapters/sql/sql-approval-store.ts';
+import { SqlAttestationPopReplayStore } from '../../src/adapters/sql/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../src/adapters/sql/sql-authorization-request-store.ts';
 import { SqlChannelStore } from '../../src/adapters/sql/sql-channel-store.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/sql-credential-type-store.ts';
@@ -99,6 +100,7 @@ const T = {
   authorizationFlow: 'TenantStore.setAuthorizationFlow changes only the named tenant’s settings',
   authorizations:
     'AuthorizationRequestStore: a request is opened, approved, granted a code, found, declined and redeemed within its own tenant only, each move once, by its own browser and client only',
+  pops: 'AttestationPopReplayStore: a proof of possession used at one issuer is still unused at another',
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
   keyCertificates: 'KeyCertifier: a key’s certificate names its own tenant’s DID and issuer URL, never another’s',
@@ -177,6 +179,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     redeem: T.authorizations,
     prune: T.authorizations,
   },
+  AttestationPopReplayStore: { burn: T.pops, prune: T.pops },
   SigningKeyStore: {
     insert: T.signingKeys,
     active: T.signingKeys,
@@ -591,6 +594,15 @@ for (const factory of testDatabases()) {
       assert.equal(await tenants.setAuthorizationFlow('gamma', { haipIssuance: true }, 3), undefined, 'an unknown tenant');
       await tenants.setAuthorizationFlow('alpha', { haipIssuance: false, signInUrl: null }, 4);
       assert.equal((await tenants.get('alpha'))?.signInUrl, null, 'null clears the hook');
+    });
+
+    isolated(T.pops, async () => {
+      const store = new SqlAttestationPopReplayStore(db);
+      assert.equal(await store.burn('alpha', 'jti-hash', T0 + 300_000, T0), true);
+      assert.equal(await store.burn('alpha', 'jti-hash', T0 + 300_000, T0 + 1), false, 'once at alpha');
+      assert.equal(await store.burn('beta', 'jti-hash', T0 + 300_000, T0 + 1), true, "alpha's mark is not beta's");
+      assert.equal(await store.prune(T0 + 300_000), 2);
+      assert.equal(await store.burn('alpha', 'jti-hash', T0 + 600_000, T0 + 300_000), true, 'a pruned mark is gone');
     });
 
     isolated(T.authorizations, async () => {

@@ -386,6 +386,7 @@ function operatorColumns(): HolderColumn[] {
     ['agent_heartbeats', 'reported_by', 'automation agents’ heartbeats'],
     ['backups', 'taken_by', 'backups taken'],
     ['type_validity', 'set_by', 'credential types’ validity'],
+    ['type_key_attestation', 'set_by', 'credential types’ key attestation requirements'],
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },

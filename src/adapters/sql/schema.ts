@@ -136,6 +136,13 @@ export interface HolderJtiTable {
   expires_at: number;
 }
 
+/** Wallet attestation proofs of possession an issuer took, by the hash of their jti (migration 0042). */
+export interface AttestationPopJtiTable {
+  tenant: string;
+  jti_hash: string;
+  expires_at: number;
+}
+
 export interface AccessTokensTable {
   token_hash: string;
   tenant: string;
@@ -746,6 +753,7 @@ export interface Database {
   operator_identity_history: OperatorIdentityHistoryTable;
   operator_links: OperatorLinksTable;
   holder_jti: HolderJtiTable;
+  attestation_pop_jti: AttestationPopJtiTable;
   access_tokens: AccessTokensTable;
   authorization_requests: AuthorizationRequestsTable;
   credential_types: CredentialTypesTable;

@@ -11,7 +11,7 @@
  * it gives. From the access token on, both flows are one.
  */
 import { randomBytes } from 'node:crypto';
-import { authorizationCodeGrantIdentifier, type Jwk } from '@openid4vc/oauth2';
+import { authorizationCodeGrantIdentifier, decodeJwt, type Jwk } from '@openid4vc/oauth2';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -19,6 +19,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { isDemoSlug } from '../../core/slug.ts';
+import type { AttestationPopReplayStore } from '../../ports/attestation-pop-replay-store.ts';
 import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
 import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
@@ -28,7 +29,15 @@ import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import { type OauthChecks, type RequestSeen, refusalOf, requestLike, single, thumbprintOf } from './oauth-checks.ts';
+import {
+  type OauthChecks,
+  PROOF_WINDOW_S,
+  type RequestSeen,
+  refusalOf,
+  requestLike,
+  single,
+  thumbprintOf,
+} from './oauth-checks.ts';
 import { pushRefused, readPushedRequest } from './pushed-request.ts';
 import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
 
@@ -52,7 +61,11 @@ const ended = (message = 'This authorization request is unknown, expired or fini
 export class AuthorizationService {
   constructor(
     private readonly store: AuthorizationRequestStore,
-    private readonly uow: UnitOfWork<{ authorizations: AuthorizationRequestStore; offers: OfferStore }>,
+    private readonly uow: UnitOfWork<{
+      authorizations: AuthorizationRequestStore;
+      offers: OfferStore;
+      pops: AttestationPopReplayStore;
+    }>,
     private readonly offers: OfferStore,
     private readonly offerService: Pick<OfferService, 'create'>,
     private readonly types: Pick<TypeService, 'find'>,
@@ -115,7 +128,7 @@ export class AuthorizationService {
     }
     const requestUri = `${REQUEST_URI_PREFIX}${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
-    await this.store.push({
+    const record: AuthorizationRequestRecord = {
       id: this.ids.mint('authorization'),
       tenant: slug,
       requestUriHash: hashToken(requestUri),
@@ -133,6 +146,11 @@ export class AuthorizationService {
       continueHash: null,
       createdAt: now,
       expiresAt: now + REQUEST_URI_TTL_S * 1000,
+    };
+    // The proof of possession is taken once, with the request it let in.
+    await this.uow.run(async ({ authorizations, pops }) => {
+      await this.takePop(pops, slug, pop as string, now);
+      await authorizations.push(record);
     });
     return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
   }
@@ -331,18 +349,22 @@ export class AuthorizationService {
     if (!offer) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
     const accessToken = newToken('oat');
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
-    const redeemed = await this.store.redeem(slug, record.id, now, {
-      offer,
-      now,
-      eraseAfter: tokenExpiry,
-      token: {
-        tenant: slug,
-        tokenHash: hashToken(accessToken),
-        grantId: offer.id,
-        createdAt: now,
-        expiresAt: tokenExpiry,
-        dpopJkt,
-      },
+    const pop = header(seen, 'oauth-client-attestation-pop') as string;
+    const redeemed = await this.uow.run(async ({ authorizations, pops }) => {
+      await this.takePop(pops, slug, pop, now);
+      return authorizations.redeem(slug, record.id, now, {
+        offer,
+        now,
+        eraseAfter: tokenExpiry,
+        token: {
+          tenant: slug,
+          tokenHash: hashToken(accessToken),
+          grantId: offer.id,
+          createdAt: now,
+          expiresAt: tokenExpiry,
+          dpopJkt,
+        },
+      });
     });
     if (!redeemed) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
     return {
@@ -352,6 +374,23 @@ export class AuthorizationService {
       c_nonce: this.tokens.nonce(slug),
       c_nonce_expires_in: NONCE_TTL_S,
     };
+  }
+
+  /**
+   * Marks a wallet attestation's proof of possession as used at this issuer, until its freshness
+   * window has passed (after which the proof is refused as stale anyway): a proof replayed within
+   * it, at PAR or the token endpoint, is `invalid_client`. Run in the transaction of the write the
+   * proof lets in, so that a refused request leaves the proof unused.
+   */
+  private async takePop(pops: AttestationPopReplayStore, slug: string, popJwt: string, now: number): Promise<void> {
+    const { jti, iat } = decodeJwt({ jwt: popJwt }).payload;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
+      throw new ServiceError('invalid_client', 'The client attestation proof of possession must carry a jti.');
+    }
+    const until = ((iat as number) + PROOF_WINDOW_S) * 1000;
+    if (!(await pops.burn(slug, hashToken(jti), Math.max(until, now + 1), now))) {
+      throw new ServiceError('invalid_client', 'This client attestation proof of possession was used before (its jti).');
+    }
   }
 
   /** The slug of a tenant that serves the flow; `authorization_flow_off` otherwise. */

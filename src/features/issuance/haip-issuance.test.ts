@@ -522,6 +522,53 @@ for (const factory of testDatabases()) {
         assert.equal(answer.status, 200);
       });
 
+      test('a wallet attestation’s proof of possession is taken once: replayed at PAR or at the token endpoint, 401 invalid_client and nothing stored', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const taken = {
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud),
+        };
+        const first = await form(par, parForm(wallet), taken);
+        assert.equal(first.status, 201, JSON.stringify(first.json));
+        const before = await requests();
+        const again = await form(par, parForm(wallet), taken);
+        assert.equal(again.status, 401, JSON.stringify(again.json));
+        assert.equal(again.json.error, 'invalid_client');
+        assert.match(String(again.json.error_description), /used before/);
+        assert.equal(await requests(), before, 'the replay stored nothing');
+
+        // At the token endpoint: the proof PAR took is refused there too; a refused request leaves
+        // its own proof unused, and that proof then redeems the code.
+        const flow = await demoCode(wallet);
+        const token = `/t/${DEMO}/token`;
+        const htu = `${issuerOf(DEMO)}/token`;
+        const fields = {
+          grant_type: 'authorization_code',
+          code: flow.code,
+          code_verifier: flow.pkce?.codeVerifier as string,
+          redirect_uri: REDIRECT_URI,
+        };
+        const fresh = {
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud),
+        };
+        const nonce = (await form(token, fields, { ...fresh, dpop: await wallet.dpopProof('POST', htu) })).headers.get(
+          'dpop-nonce',
+        );
+        assert.ok(nonce, 'a DPoP nonce, from the first refusal');
+        const replayed = await form(token, fields, { ...taken, dpop: await wallet.dpopProof('POST', htu, { nonce }) });
+        assert.equal(replayed.status, 401, JSON.stringify(replayed.json));
+        assert.match(String(replayed.json.error_description), /used before/);
+        const refused = await form(
+          token,
+          { ...fields, redirect_uri: 'https://wallet.example/other' },
+          { ...fresh, dpop: await wallet.dpopProof('POST', htu, { nonce }) },
+        );
+        assert.equal(refused.json.error, 'invalid_grant');
+        const ok = await form(token, fields, { ...fresh, dpop: await wallet.dpopProof('POST', htu, { nonce }) });
+        assert.equal(ok.status, 200, JSON.stringify(ok.json));
+      });
+
       test('token request faults (PKCE mismatch, no DPoP, no nonce, DPoP for another URL, another wallet instance, wrong redirect_uri): refused, and the code still redeems once', async () => {
         const wallet = await newHaipWallet(provider, origin);
         const flow = await demoCode(wallet);

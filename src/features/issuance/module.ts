@@ -1,5 +1,6 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
+import { SqlAttestationPopReplayStore } from '../../adapters/sql/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../adapters/sql/sql-authorization-request-store.ts';
 import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -27,7 +28,7 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export const issuanceModule = defineModule({
   name: 'issuance',
   groups: ['issuance'],
-  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore, SqlAuthorizationRequestStore],
+  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore, SqlAuthorizationRequestStore, SqlAttestationPopReplayStore],
   planes: ['access-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
@@ -57,7 +58,7 @@ export const issuanceModule = defineModule({
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService(
       authorizationStore,
-      ctx.unitOfWork({ authorizations: authorizationStore, offers }),
+      ctx.unitOfWork({ authorizations: authorizationStore, offers, pops: ctx.store(SqlAttestationPopReplayStore) }),
       offers,
       offerService,
       types,
@@ -84,6 +85,7 @@ export const issuanceModule = defineModule({
             await ledger.pruneSpentNonces(now);
             await tokenStore.prune(now);
             await authorizationStore.prune(now);
+            await ctx.store(SqlAttestationPopReplayStore).prune(now);
           },
         },
       ],

@@ -113,6 +113,7 @@ export const PURPOSES: readonly Purpose[] = [
       'agent_heartbeats',
       'backups',
       'type_validity',
+      'type_key_attestation',
       'outbox',
       'webhook_deliveries',
     ],
