@@ -102,6 +102,7 @@ for (const factory of testDatabases()) {
       const hash = createHash('sha256').update(leaf.raw).digest('base64url');
       assert.equal(payload.client_id, `x509_hash:${hash}`);
       assert.equal(new URL(o.requestUri).searchParams.get('client_id'), payload.client_id, 'the QR code names the same client');
+      assert.ok(o.requestUri.startsWith('haip://?'), `a HAIP wallet is invoked by haip:// (HAIP 1.0 §5): ${o.requestUri}`);
       assert.equal(payload.response_mode, 'direct_post.jwt');
       const metadata = payload.client_metadata as { jwks: { keys: JWK[] }; encrypted_response_enc_values_supported: string[] };
       assert.deepEqual(metadata.encrypted_response_enc_values_supported, ['A128GCM', 'A256GCM']);

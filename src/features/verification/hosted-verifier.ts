@@ -200,7 +200,8 @@ export class HostedVerifier {
     });
     const query = new URLSearchParams({ client_id: this.qrClientId(record), request_uri: this.requestUri(record.id) });
     return {
-      requestUri: `openid4vp://?${query.toString()}`,
+      // HAIP 1.0 §5: a HAIP wallet is invoked by the haip:// scheme; the interface's by openid4vp://.
+      requestUri: `${profile === 'haip' ? 'haip' : 'openid4vp'}://?${query.toString()}`,
       transactionId: record.id,
       resultToken,
       expiresAt: new Date(record.expiresAt).toISOString(),

@@ -80,7 +80,9 @@ const RequestBody = Type.Object(
 );
 
 const RequestCreated = Type.Object({
-  requestUri: Type.String({ description: 'openid4vp:// URI for a QR code; it never carries the result token.' }),
+  requestUri: Type.String({
+    description: 'openid4vp:// URI (haip:// under the haip profile) for a QR code; it never carries the result token.',
+  }),
   transactionId: Type.String(),
   resultToken: Type.String({ description: 'Bearer secret for GET /verify/result/{transactionId}; shown once.' }),
   expiresAt: Type.String({ format: 'date-time' }),
