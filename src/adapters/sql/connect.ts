@@ -124,9 +124,10 @@ export function settled(db: Db): Promise<void> | undefined {
  * Applies pending migrations. On PostgreSQL Kysely holds an advisory lock, so concurrent starts
  * are serialised. SQLite has no lock across connections and runs DDL outside the migration
  * transaction: when a concurrent start is applying the same migrations, ours fails on "already
- * exists", and we wait for the other start to record them.
+ * exists", and we wait for the other start to record them. `upTo` (tests of a migration's data
+ * step) stops after the migration of that name.
  */
-export async function migrate(db: Db): Promise<void> {
+export async function migrate(db: Db, upTo?: string): Promise<void> {
   // On PostgreSQL Kysely would look for its bookkeeping tables in every schema and be misled by
   // another application's (or another openrail's) in the same database: pin them to ours.
   const schema =
@@ -134,21 +135,23 @@ export async function migrate(db: Db): Promise<void> {
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  let { error, results } = await migrator.migrateToLatest();
+  const run = () => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
+  let { error, results } = await run();
   // Kysely's PostgreSQL introspection reads the tables of every schema of the database; one that
   // another application drops meanwhile makes it fail with 3F000 (invalid_schema_name). Nothing
   // was applied then (each migration is its own transaction, under Kysely's lock): look again.
   for (let retry = 0; error && (error as { code?: string }).code === '3F000' && retry < 20; retry++) {
     await new Promise((r) => setTimeout(r, 50));
-    ({ error, results } = await migrator.migrateToLatest());
+    ({ error, results } = await run());
   }
   if (!error) return;
+  const failed = results?.find((r) => r.status === 'Error');
+  if (upTo !== undefined) throw new Error(`migration ${failed?.migrationName ?? upTo} failed`, { cause: error });
   for (let wait = 0; wait < 50; wait++) {
     const state = await migrator.getMigrations().catch(() => []);
     if (state.length > 0 && state.every((m) => m.executedAt !== undefined)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  const failed = results?.find((r) => r.status === 'Error');
   throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed`, { cause: error });
 }
 

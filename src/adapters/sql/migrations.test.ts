@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
 import { firstBreak } from '../../core/deposit-chain.ts';
-import { type Db, migrate } from './connect.ts';
+import { migrate } from './connect.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { SqlDepositStore } from './sql-deposit-store.ts';
-
-/** Applies the migrations up to and including `name` only. */
-async function migrateTo(db: Db, schema: string | undefined, name: string): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  assert.equal((await migrator.migrateTo(name)).error, undefined);
-}
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {
@@ -52,7 +46,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        await migrateTo(db, target.schema, '0014-integration-tokens');
+        await migrate(db, '0014-integration-tokens');
         const deposit = (tenant: string, id: string, at: number) =>
           sql`insert into deposits (tenant, deposit_id, account_id, product_id, item_id, body, body_hash, created_at)
               values (${tenant}, ${id}, 'acct', 'prd', ${`itm-${id}`}, '{}', 'RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o', ${at})`.execute(
@@ -87,7 +81,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        await migrateTo(db, target.schema, '0018-account-signin');
+        await migrate(db, '0018-account-signin');
         const coin = (id: string, account: string, at: number) =>
           sql`insert into coin_entries (id, tenant, account_id, idempotency_key, delta, reason, balance_after, created_at)
               values (${id}, 'club', ${account}, ${id}, 1, 'r', 1, ${at})`.execute(db);
@@ -114,7 +108,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        await migrateTo(db, target.schema, '0027-signin-browser-secret');
+        await migrate(db, '0027-signin-browser-secret');
         let seq = 0;
         const audit = (actor: string, action: string, subject: string, at: number) =>
           sql`insert into audit_log (seq, at, actor, action, tenant, target, detail, prev_hash, hash)
@@ -148,7 +142,7 @@ for (const factory of testDatabases()) {
       const target = await factory.create();
       const db = openTestDb(target);
       try {
-        await migrateTo(db, target.schema, '0028-operator-invitations');
+        await migrate(db, '0028-operator-invitations');
         await sql`insert into tenants (slug, name, created_at, updated_at) values ('acme', 'Acme', 1, 1)`.execute(db);
         const request = (id: string, state: string, decided: [string, number, string | null] | null) =>
           sql`insert into provisioning_requests (id, tenant, label, scopes, rate_class, reason, state, requested_by,
