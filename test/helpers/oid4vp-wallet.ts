@@ -189,6 +189,8 @@ export interface WalletOverrides {
   enc?: string;
   /** direct_post.jwt: encrypt to this key (a wrong one) instead of the request's, keeping its kid. */
   encryptTo?: JWK;
+  /** Matches the DCQL query as if it named no trusted_authorities (a wallet that does not honour them). */
+  ignoreTrustedAuthorities?: boolean;
 }
 
 export interface WalletRun {
@@ -327,7 +329,12 @@ async function presentationFor(resolved: ResolvedOpenid4vpAuthorizationRequest, 
     kbSignAlg: 'ES256',
   });
   const claims = (await sdJwtVc.getClaims(setup.credential)) as Record<string, unknown>;
-  const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
+  const asked = resolved.dcql.query as DcqlQuery.Input;
+  const query = DcqlQuery.parse(
+    overrides.ignoreTrustedAuthorities
+      ? { ...asked, credentials: asked.credentials.map(({ trusted_authorities: _ignored, ...c }) => c) as never }
+      : asked,
+  );
   DcqlQuery.validate(query);
   const result = DcqlQuery.query(query, [
     {

@@ -135,10 +135,10 @@ export interface ParsedAuthority {
  * may sign certificates, each certificate is signed by the next, and the last is self-signed.
  */
 export async function parseAuthority(chainPem: string, privateKeyPem: string, now: Date): Promise<ParsedAuthority> {
-  const blocks = chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = certificatesOfPem(chainPem);
   if (blocks.length === 0) throw new Error('holds no PEM certificate');
   if (blocks.length > 8) throw new Error('holds more than 8 certificates');
-  const chain = blocks.map((pem) => new x509.X509Certificate(pem));
+  const chain = blocks.map((der) => new x509.X509Certificate(Buffer.from(der, 'base64')));
   const issuing = chain[0] as x509.X509Certificate;
   const anchor = chain[chain.length - 1] as x509.X509Certificate;
   // Every certificate of the chain is a CA that may sign certificates, and valid now.
@@ -183,6 +183,12 @@ export async function parseAuthority(chainPem: string, privateKeyPem: string, no
     notAfter: new Date(Math.min(...chain.map((c) => c.notAfter.getTime()))),
   };
 }
+
+/** The certificates of PEM text, each as base64 DER, in their order. */
+export const certificatesOfPem = (pem: string): CertificateBase64[] =>
+  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((block) =>
+    block.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''),
+  );
 
 /** A certificate as PEM text. */
 export const toPem = (certificate: CertificateBase64) =>

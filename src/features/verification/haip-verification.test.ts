@@ -15,11 +15,13 @@ import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
 import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { KeyVault } from '../../adapters/crypto/key-vault.ts';
+import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
 import { systemClock } from '../../core/clock.ts';
 
@@ -371,6 +373,57 @@ for (const factory of testDatabases()) {
       // http is for development on the loopback host only.
       await open('openid4vp', { redirectUri: 'http://127.0.0.1:8080/return' });
       await open('openid4vp', { redirectUri: 'http://localhost/return' });
+    });
+
+    test('under HAIP a credential of this deployment must carry x5c, ending at the trust anchor and certifying its DID key', async () => {
+      const [issuerJwt = '', ...rest] = holding.credential.split('~');
+      const { header, payload } = { header: decodeProtectedHeader(issuerJwt), payload: decodeJwt(issuerJwt) };
+      assert.ok(Array.isArray(header.x5c), 'the issued credential carries x5c');
+      const slug = String(payload.iss).split(':').pop() as string;
+      const vault = new KeyVault(Buffer.alloc(32, 7));
+      const certifier = await certifierOn(rail.db, vault, systemClock, new URL(PUBLIC_URL));
+      const keys = new LocalKeyStore(new SqlSigningKeyStore(rail.db), vault, systemClock, certifier);
+      const issuer = await keys.signer(slug, 'issuer');
+      const verifierChain = (await keys.signer('root', 'verifier')).x5c;
+      const stranger = await newWalletProvider();
+      const { x5c: _issued, ...withoutX5c } = header;
+      const resigned = (h: Record<string, unknown>) => [issuer.sign(h, payload), ...rest].join('~');
+
+      const cases: Array<[string, string, RegExp]> = [
+        ['no x5c', resigned(withoutX5c), /must carry its issuer key’s certificate chain/],
+        [
+          'a chain to another authority',
+          resigned({ ...withoutX5c, x5c: [stranger.leaf] }),
+          /does not end at this deployment’s trust anchor/,
+        ],
+        ['a chain of ours for another key', resigned({ ...withoutX5c, x5c: verifierChain }), /certifies another key/],
+      ];
+      for (const [name, credential, why] of cases) {
+        // Sound under the interface's profile, which resolves the key by DID only ...
+        const plain = await open('openid4vp');
+        const accepted = await presentWithWallet({
+          requestUri: plain.requestUri,
+          credential,
+          holderKey: holding.key,
+          baseUrl: origin,
+        });
+        assert.equal(accepted.status, 200, `${name}: ${JSON.stringify(accepted.body)}`);
+        // ... and refused under HAIP, which resolves it by certificate too.
+        const o = await open('haip');
+        // (An honest wallet would not offer it: the request names the authority in trusted_authorities.)
+        const run = await presentWithWallet({
+          requestUri: o.requestUri,
+          credential,
+          holderKey: holding.key,
+          baseUrl: origin,
+          overrides: { ignoreTrustedAuthorities: true },
+        });
+        assert.equal(run.status, 400, name);
+        const outcome = await poll(o);
+        assert.equal(outcome?.error, 'issuer_key_unknown', name);
+        assert.equal(outcome?.link, 'issuer_key', name);
+        assert.match(String(outcome?.detail), why, name);
+      }
     });
   });
 }

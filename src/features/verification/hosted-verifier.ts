@@ -1,13 +1,16 @@
 import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import { ChainVerifier, certificatesOfPem } from '../../adapters/crypto/x509.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { decodeJws, p256Jwk, p256Thumbprint } from '../../core/jose/es256.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
+import { assertionKey } from '../../core/verifier/did-keys.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
@@ -97,6 +100,8 @@ const requestable = (c: ClaimSpec) => c.kind !== 'array(text)' && c.kind !== 'ar
  */
 export class HostedVerifier {
   readonly clientId: string;
+  /** The chains of this deployment's issuer keys end at its trust anchor (HAIP's x5c key resolution). */
+  private issuerChains?: ChainVerifier;
 
   constructor(
     private readonly transactions: PresentationTransactionStore,
@@ -110,7 +115,7 @@ export class HostedVerifier {
     private readonly ids: Ids,
     private readonly trust: Pick<TrustService, 'trusted'>,
     private readonly vault: KeyVault,
-    private readonly certifier: Pick<KeyCertifier, 'authorityKeyId'>,
+    private readonly certifier: Pick<KeyCertifier, 'authorityKeyId' | 'anchorPem'>,
     private readonly meter: Meter = noMeter,
     /** Whether DC API requests also offer the unsigned form (OPENRAIL_DC_API_UNSIGNED). */
     private readonly dcApiUnsigned = true,
@@ -575,8 +580,41 @@ export class HostedVerifier {
       const remote = await this.statusLists.get(uri);
       if (remote) result = verifyPresentation({ ...input, statusList: remote });
     }
+    const certified = result.verdict === 'accept' ? await this.certifiedUnderHaip(tx, presentation, didDocument) : undefined;
+    if (certified)
+      return { outcome: { ok: false, error: 'issuer_key_unknown', link: 'issuer_key', detail: certified }, holder: null };
     const outcome = toOutcome(result, tx, tx.issuerDid ?? this.tenants.didOf(tx.typeTenant));
     return { outcome, holder: outcome.ok ? result.holder : null };
+  }
+
+  /**
+   * HAIP 1.0 §6.1 resolves the issuer's key by its certificate: under the `haip` profile a
+   * credential of this deployment must carry `x5c`, a chain that ends at the deployment's trust
+   * anchor and certifies the very key its DID document lists for the credential's `kid` (the key
+   * the presentation was verified with). Why not, or undefined when it holds (and for the other
+   * profile, or a trusted issuer of the registry, whose authority this deployment does not know).
+   */
+  private async certifiedUnderHaip(
+    tx: PresentationTransactionRecord,
+    presentation: string,
+    didDocument: Record<string, unknown>,
+  ): Promise<string | undefined> {
+    if (tx.profile !== 'haip' || tx.issuerDid !== null) return undefined;
+    const header = decodeJws(presentation.split('~')[0] ?? '')?.header;
+    const chain = header?.x5c;
+    if (!Array.isArray(chain) || chain.length === 0 || !chain.every((c) => typeof c === 'string')) {
+      return 'Under HAIP the credential must carry its issuer key’s certificate chain (x5c).';
+    }
+    this.issuerChains ??= new ChainVerifier(certificatesOfPem(this.certifier.anchorPem));
+    const certified = await this.issuerChains.keyOf(chain as string[], new Date(this.clock.now()));
+    if (!certified)
+      return 'The credential’s x5c chain does not end at this deployment’s trust anchor, or a certificate of it is not valid now.';
+    const listed = assertionKey(didDocument, header?.kid);
+    const jwk = p256Jwk(certified);
+    if (!listed || !jwk || p256Thumbprint(jwk) !== p256Thumbprint(listed.jwk)) {
+      return 'The credential’s x5c certifies another key than the one its issuer’s DID document lists for its kid.';
+    }
+    return undefined;
   }
 }
 
