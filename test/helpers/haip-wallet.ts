@@ -100,6 +100,27 @@ async function signWith(key: CryptoKey, header: Record<string, unknown>, payload
   return new SignJWT(payload).setProtectedHeader({ alg: 'ES256', ...header } as { alg: string }).sign(key);
 }
 
+/**
+ * A JWT the trusted provider signs (its leaf in x5c), or the untrusted one (`stranger`), or one
+ * made by the wallet itself (`self`): signed by `own`, naming that key in a jwk header instead of a chain.
+ */
+async function signedBy(
+  provider: WalletProvider,
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  signer: 'stranger' | 'self' | undefined,
+  own: HolderKey,
+): Promise<string> {
+  if (signer === 'stranger') return signWith(provider.stranger.leafKey, { ...header, x5c: [provider.stranger.leaf] }, payload);
+  if (signer === 'self') {
+    const { x5c: _dropped, ...rest } = header;
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: 'ES256', ...rest, jwk: publicOnly(own.publicJwk) })
+      .sign(own.privateKey);
+  }
+  return signWith(provider.leafKey, header, payload);
+}
+
 export interface HaipWallet {
   clientId: string;
   /** The wallet instance's key: the attestation's cnf, signing its proofs of possession. */
@@ -205,17 +226,7 @@ export async function newHaipWallet(provider: WalletProvider, railOrigin: string
         cnf: { jwk: publicOnly(instanceKey.publicJwk) },
         ...o.payload,
       };
-      if (o.signer === 'stranger') {
-        return signWith(provider.stranger.leafKey, { ...header, x5c: [provider.stranger.leaf] }, payload);
-      }
-      if (o.signer === 'self') {
-        // A self-made attestation naming its own key in the header instead of a chain.
-        const { x5c: _dropped, ...rest } = header;
-        return new SignJWT(payload)
-          .setProtectedHeader({ alg: 'ES256', ...rest, jwk: publicOnly(instanceKey.publicJwk) })
-          .sign(instanceKey.privateKey);
-      }
-      return signWith(provider.leafKey, header, payload);
+      return signedBy(provider, header, payload, o.signer, instanceKey);
     },
     keyAttestation: async (o) => {
       const attestedKeys = (o.keys ?? [holderKey]).map((k) => publicOnly(k.publicJwk));
@@ -241,16 +252,7 @@ export async function newHaipWallet(provider: WalletProvider, railOrigin: string
         key_storage: keyStorage,
         ...o.payload,
       };
-      if (o.signer === 'stranger') {
-        return signWith(provider.stranger.leafKey, { ...header, x5c: [provider.stranger.leaf] }, payload);
-      }
-      if (o.signer === 'self') {
-        const { x5c: _dropped, ...rest } = header;
-        return new SignJWT(payload)
-          .setProtectedHeader({ alg: 'ES256', ...rest, jwk: publicOnly(holderKey.publicJwk) })
-          .sign(holderKey.privateKey);
-      }
-      return signWith(provider.leafKey, header, payload);
+      return signedBy(provider, header, payload, o.signer, holderKey);
     },
     pop: async (aud, o = {}) =>
       new SignJWT({ iss: clientId, aud, jti: randomUUID(), iat: now(), exp: now() + 300, ...o.payload })

@@ -336,6 +336,16 @@ for (const factory of testDatabases()) {
         ...over,
       });
 
+      const token = `/t/${DEMO}/token`;
+      const htu = `${issuerOf(DEMO)}/token`;
+      /** The token request that redeems a demonstration code, as the wallet sends it. */
+      const tokenRequest = (flow: { code: string; pkce?: { codeVerifier: string } }) => ({
+        grant_type: 'authorization_code',
+        code: flow.code,
+        code_verifier: flow.pkce?.codeVerifier as string,
+        redirect_uri: REDIRECT_URI,
+      });
+
       const attestationFaults: Array<[string, (w: HaipWallet) => Promise<Record<string, string>>]> = [
         ['no attestation', async () => ({})],
         [
@@ -540,14 +550,7 @@ for (const factory of testDatabases()) {
         // At the token endpoint: the proof PAR took is refused there too; a refused request leaves
         // its own proof unused, and that proof then redeems the code.
         const flow = await demoCode(wallet);
-        const token = `/t/${DEMO}/token`;
-        const htu = `${issuerOf(DEMO)}/token`;
-        const fields = {
-          grant_type: 'authorization_code',
-          code: flow.code,
-          code_verifier: flow.pkce?.codeVerifier as string,
-          redirect_uri: REDIRECT_URI,
-        };
+        const fields = tokenRequest(flow);
         const fresh = {
           'oauth-client-attestation': await wallet.attestation(),
           'oauth-client-attestation-pop': await wallet.pop(aud),
@@ -572,14 +575,7 @@ for (const factory of testDatabases()) {
       test('token request faults (PKCE mismatch, no DPoP, no nonce, DPoP for another URL, another wallet instance, wrong redirect_uri): refused, and the code still redeems once', async () => {
         const wallet = await newHaipWallet(provider, origin);
         const flow = await demoCode(wallet);
-        const token = `/t/${DEMO}/token`;
-        const htu = `${issuerOf(DEMO)}/token`;
-        const fields = {
-          grant_type: 'authorization_code',
-          code: flow.code,
-          code_verifier: flow.pkce?.codeVerifier as string,
-          redirect_uri: REDIRECT_URI,
-        };
+        const fields = tokenRequest(flow);
         const attested = async (w: HaipWallet = wallet) => ({
           'oauth-client-attestation': await w.attestation(),
           'oauth-client-attestation-pop': await w.pop(issuerOf(DEMO)),
