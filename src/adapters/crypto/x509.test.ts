@@ -5,10 +5,12 @@
  * sign, names the DID and issuer URL as alternative names, and points at the root's key identifier;
  * a certificate from another root does not verify against this one.
  */
+import 'reflect-metadata'; // before @peculiar/x509
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, type JsonWebKey, X509Certificate } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type JsonWebKey, webcrypto, X509Certificate } from 'node:crypto';
 import { describe, test } from 'node:test';
+import * as x509 from '@peculiar/x509';
 import { ChainVerifier, certifyKey, createRootCertificate } from './x509.ts';
 
 const newKey = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
@@ -142,6 +144,86 @@ describe('x5c chains against anchors', async () => {
     assert.equal(await new ChainVerifier([root]).keyOf([underLeaf, leaf], during), undefined, 'through a non-CA');
     assert.equal(await new ChainVerifier([]).keyOf([leaf], during), undefined, 'no anchors');
     assert.equal(new ChainVerifier([]).empty, true);
+  });
+
+  test('a CA above the leaf must be allowed to sign certificates there: keyCertSign, and its path length', async () => {
+    // Intermediates our CA functions never make, built with the library itself (x509.ts has set its crypto).
+    const ES256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
+    const P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+    type Authority = { certificate: x509.X509Certificate; keys: webcrypto.CryptoKeyPair };
+    const newPair = async () => (await webcrypto.subtle.generateKey(P256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+    const der = (c: x509.X509Certificate) => Buffer.from(c.rawData).toString('base64');
+    const authority = async (name: string, over: Authority | null, pathLength: number | undefined, usage: number) => {
+      const keys = await newPair();
+      const extensions = [new x509.BasicConstraintsExtension(true, pathLength, true), new x509.KeyUsagesExtension(usage, true)];
+      const certificate = over
+        ? await x509.X509CertificateGenerator.create({
+            serialNumber: '0a',
+            subject: `CN=${name}`,
+            issuer: over.certificate.subject,
+            notBefore: validity.notBefore,
+            notAfter: validity.notAfter,
+            publicKey: keys.publicKey,
+            signingKey: over.keys.privateKey,
+            signingAlgorithm: ES256,
+            extensions,
+          })
+        : await x509.X509CertificateGenerator.createSelfSigned({
+            serialNumber: '01',
+            name: `CN=${name}`,
+            notBefore: validity.notBefore,
+            notAfter: validity.notAfter,
+            keys,
+            signingAlgorithm: ES256,
+            extensions,
+          });
+      return { certificate, keys };
+    };
+    const leafUnder = async (ca: Authority) => {
+      const keys = await newPair();
+      const certificate = await x509.X509CertificateGenerator.create({
+        serialNumber: '0b',
+        subject: 'CN=Signer',
+        issuer: ca.certificate.subject,
+        notBefore: validity.notBefore,
+        notAfter: validity.notAfter,
+        publicKey: keys.publicKey,
+        signingKey: ca.keys.privateKey,
+        signingAlgorithm: ES256,
+        extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+      });
+      return der(certificate);
+    };
+    const certSign = x509.KeyUsageFlags.keyCertSign;
+    const root = await authority('Root', null, 1, certSign);
+    const fine = await authority('Issuing CA', root, 0, certSign);
+    const anchoredAt = new ChainVerifier([der(root.certificate)]);
+    assert.ok(await anchoredAt.keyOf([await leafUnder(fine), der(fine.certificate)], during), 'root → issuing CA → leaf');
+
+    const noCertSign = await authority('Signs CRLs only', root, 0, x509.KeyUsageFlags.cRLSign);
+    assert.equal(
+      await anchoredAt.keyOf([await leafUnder(noCertSign), der(noCertSign.certificate)], during),
+      undefined,
+      'no keyCertSign',
+    );
+
+    const deeper = await authority('Below the issuing CA', fine, 0, certSign);
+    const chain = [await leafUnder(deeper), der(deeper.certificate), der(fine.certificate)];
+    assert.equal(await anchoredAt.keyOf(chain, during), undefined, 'a CA below one whose path length is 0');
+
+    const rootZero = await authority('Root allowing no intermediate', null, 0, certSign);
+    const under = await authority('Intermediate', rootZero, 0, certSign);
+    const zeroAnchored = new ChainVerifier([der(rootZero.certificate)]);
+    assert.equal(
+      await zeroAnchored.keyOf([await leafUnder(under), der(under.certificate)], during),
+      undefined,
+      'the anchor’s own path length',
+    );
+    assert.equal(
+      await zeroAnchored.keyOf([await leafUnder(under), der(under.certificate), der(rootZero.certificate)], during),
+      undefined,
+      'the same, with the anchor in the chain',
+    );
   });
 
   test('what a caller sends cannot make it throw: garbage, an empty or an over-long chain', async () => {

@@ -213,11 +213,26 @@ export const notAfterOf = (certificate: CertificateBase64): number =>
   new x509.X509Certificate(Buffer.from(certificate, 'base64')).notAfter.getTime();
 
 /**
+ * Whether `certificate` may sign the certificate below it, with `below` CA certificates between
+ * that one and the leaf (RFC 5280 §4.2.1.3 and §4.2.1.9): a CA, its key usage (when stated)
+ * allowing keyCertSign, and its path length constraint (when stated) at least `below`.
+ */
+function mayCertify(certificate: x509.X509Certificate, below: number): boolean {
+  const constraints = certificate.getExtension(x509.BasicConstraintsExtension);
+  if (!constraints?.ca) return false;
+  if (constraints.pathLength !== undefined && below > constraints.pathLength) return false;
+  const usages = certificate.getExtension(x509.KeyUsagesExtension);
+  return !usages || (usages.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
+}
+
+/**
  * Checks `x5c` chains against a fixed set of anchors, parsed once (docs/haip.md, "Wallet
  * attestation trust"). `keyOf` answers the public key of the first certificate of `chain` (leaf
  * first, at most 5 certificates) when every certificate is valid at `now`, each is signed by the
- * next, every one above the leaf is a CA, and the last is one of the anchors or signed by one of
- * them; otherwise undefined. It never throws on what a caller sent.
+ * next, every one above the leaf (and the anchor above them) may sign certificates at its place in
+ * the path (a CA, keyCertSign when key usage is stated, within its path length constraint), and the
+ * last is one of the anchors or signed by one of them; otherwise undefined. It never throws on
+ * what a caller sent.
  */
 export class ChainVerifier {
   private readonly anchors: x509.X509Certificate[];
@@ -236,7 +251,8 @@ export class ChainVerifier {
       const certificates = chain.map((c) => new x509.X509Certificate(Buffer.from(c, 'base64')));
       for (const [i, certificate] of certificates.entries()) {
         if (certificate.notAfter <= now || certificate.notBefore > now) return undefined;
-        if (i > 0 && !certificate.getExtension(x509.BasicConstraintsExtension)?.ca) return undefined;
+        // Above the leaf, i - 1 CA certificates lie between it and the leaf.
+        if (i > 0 && !mayCertify(certificate, i - 1)) return undefined;
         const next = certificates[i + 1];
         if (next && !(await certificate.verify({ publicKey: next.publicKey, signatureOnly: true }))) return undefined;
       }
@@ -246,6 +262,8 @@ export class ChainVerifier {
       for (const anchor of this.anchors) {
         if (anchored) break;
         if (anchor.notAfter <= now || anchor.notBefore > now) continue;
+        // Every certificate of the chain but the leaf is a CA below the anchor.
+        if (!mayCertify(anchor, certificates.length - 1)) continue;
         anchored = await top.verify({ publicKey: anchor.publicKey, signatureOnly: true });
       }
       if (!anchored) return undefined;
