@@ -1,16 +1,13 @@
 import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
-import { ChainVerifier, certificatesOfPem } from '../../adapters/crypto/x509.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
-import { decodeJws, p256Jwk, p256Thumbprint } from '../../core/jose/es256.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
-import { assertionKey } from '../../core/verifier/did-keys.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
@@ -34,6 +31,8 @@ import {
   responseKid,
   x509HashClientId,
 } from './haip-profile.ts';
+import { IssuerCertificates } from './issuer-certificates.ts';
+import { checkReturnPage, checkWebOrigin } from './request-checks.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
 
@@ -100,8 +99,7 @@ const requestable = (c: ClaimSpec) => c.kind !== 'array(text)' && c.kind !== 'ar
  */
 export class HostedVerifier {
   readonly clientId: string;
-  /** The chains of this deployment's issuer keys end at its trust anchor (HAIP's x5c key resolution). */
-  private issuerChains?: ChainVerifier;
+  private readonly issuerCertificates: IssuerCertificates;
 
   constructor(
     private readonly transactions: PresentationTransactionStore,
@@ -121,6 +119,7 @@ export class HostedVerifier {
     private readonly dcApiUnsigned = true,
   ) {
     this.clientId = `decentralized_identifier:${tenants.didOf(ROOT_SLUG)}`;
+    this.issuerCertificates = new IssuerCertificates(certifier.anchorPem, clock);
   }
 
   /**
@@ -580,41 +579,15 @@ export class HostedVerifier {
       const remote = await this.statusLists.get(uri);
       if (remote) result = verifyPresentation({ ...input, statusList: remote });
     }
-    const certified = result.verdict === 'accept' ? await this.certifiedUnderHaip(tx, presentation, didDocument) : undefined;
-    if (certified)
-      return { outcome: { ok: false, error: 'issuer_key_unknown', link: 'issuer_key', detail: certified }, holder: null };
+    // HAIP 1.0 §6.1 resolves the issuer's key by its certificate too: for a type of this deployment
+    // (a trusted issuer of the registry is known by its DID document only).
+    const byCertificate = result.verdict === 'accept' && tx.profile === 'haip' && tx.issuerDid === null;
+    const uncertified = byCertificate ? await this.issuerCertificates.problem(presentation, didDocument) : undefined;
+    if (uncertified) {
+      return { outcome: { ok: false, error: 'issuer_key_unknown', link: 'issuer_key', detail: uncertified }, holder: null };
+    }
     const outcome = toOutcome(result, tx, tx.issuerDid ?? this.tenants.didOf(tx.typeTenant));
     return { outcome, holder: outcome.ok ? result.holder : null };
-  }
-
-  /**
-   * HAIP 1.0 §6.1 resolves the issuer's key by its certificate: under the `haip` profile a
-   * credential of this deployment must carry `x5c`, a chain that ends at the deployment's trust
-   * anchor and certifies the very key its DID document lists for the credential's `kid` (the key
-   * the presentation was verified with). Why not, or undefined when it holds (and for the other
-   * profile, or a trusted issuer of the registry, whose authority this deployment does not know).
-   */
-  private async certifiedUnderHaip(
-    tx: PresentationTransactionRecord,
-    presentation: string,
-    didDocument: Record<string, unknown>,
-  ): Promise<string | undefined> {
-    if (tx.profile !== 'haip' || tx.issuerDid !== null) return undefined;
-    const header = decodeJws(presentation.split('~')[0] ?? '')?.header;
-    const chain = header?.x5c;
-    if (!Array.isArray(chain) || chain.length === 0 || !chain.every((c) => typeof c === 'string')) {
-      return 'Under HAIP the credential must carry its issuer key’s certificate chain (x5c).';
-    }
-    this.issuerChains ??= new ChainVerifier(certificatesOfPem(this.certifier.anchorPem));
-    const certified = await this.issuerChains.keyOf(chain as string[], new Date(this.clock.now()));
-    if (!certified)
-      return 'The credential’s x5c chain does not end at this deployment’s trust anchor, or a certificate of it is not valid now.';
-    const listed = assertionKey(didDocument, header?.kid);
-    const jwk = p256Jwk(certified);
-    if (!listed || !jwk || p256Thumbprint(jwk) !== p256Thumbprint(listed.jwk)) {
-      return 'The credential’s x5c certifies another key than the one its issuer’s DID document lists for its kid.';
-    }
-    return undefined;
   }
 }
 
@@ -646,41 +619,3 @@ const vpTokenText = (v: unknown): string | undefined =>
   v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
 
 const refuse = (error: string, description: string): WalletAnswer => ({ accepted: false, error, description });
-
-/**
- * The page a same-device wallet returns the browser to: an absolute https URL (http only on a
- * loopback host, for development), without a fragment (the response code is appended as one) or
- * credentials; anything else is `invalid_request`.
- */
-function checkReturnPage(uri: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(uri);
-  } catch {
-    url = undefined;
-  }
-  const loopback = url !== undefined && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url === undefined || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) {
-    throw new ServiceError('invalid_request', 'redirectUri must be an absolute https URL (http only on a loopback host).');
-  }
-  if (uri.includes('#'))
-    throw new ServiceError('invalid_request', 'redirectUri must not carry a fragment: the response code is appended as one.');
-  if (url.username !== '' || url.password !== '')
-    throw new ServiceError('invalid_request', 'redirectUri must not carry credentials.');
-}
-
-/**
- * A web origin as a browser writes it (scheme, host, port only when not the default); the route's
- * pattern has admitted its characters, and this parses it (a port past 65535, a malformed
- * international name) and compares: anything else is `invalid_request`, never a 500.
- */
-function checkWebOrigin(origin: string): void {
-  let parsed: string | undefined;
-  try {
-    parsed = new URL(origin).origin;
-  } catch {
-    parsed = undefined;
-  }
-  if (parsed === undefined || parsed === 'null') throw new ServiceError('invalid_request', 'origin is not a web origin.');
-  if (parsed !== origin) throw new ServiceError('invalid_request', `Write origin as a browser does: ${parsed}.`);
-}
