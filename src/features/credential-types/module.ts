@@ -15,13 +15,14 @@ export const credentialTypesModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const uow = ctx.unitOfWork({ types: ctx.store(SqlCredentialTypeStore) });
-    const types = new TypeService(ctx.store(SqlCredentialTypeStore), uow, tenants, ctx.urls, ctx.clock);
+    const trustsWalletProviders = ctx.config.walletAttestationAnchors.length > 0;
+    const types = new TypeService(ctx.store(SqlCredentialTypeStore), uow, tenants, ctx.urls, ctx.clock, trustsWalletProviders);
     if (ctx.config.demo) {
       for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
     }
     return {
       services: types,
-      routes: () => [credentialTypeRoutes(types, tenants, ctx.urls, ctx.config.walletAttestationAnchors.length > 0)],
+      routes: () => [credentialTypeRoutes(types, tenants, ctx.urls)],
     };
   },
 });

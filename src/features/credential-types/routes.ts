@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
@@ -88,13 +87,7 @@ const KeyAttestationRequired = Type.Union([
   Type.Null(),
 ]);
 
-export function credentialTypeRoutes(
-  types: TypeService,
-  tenants: TenantService,
-  urls: IssuerUrls,
-  /** Whether this deployment trusts any wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
-  trustsWalletProviders: boolean,
-): RouteGroup {
+export function credentialTypeRoutes(types: TypeService, tenants: TenantService, urls: IssuerUrls): RouteGroup {
   const metadataRoutes = atEveryIssuer('/types/{typeId}', (path, tenantOf, tenantParam) =>
     defineRoute({
       ...PUBLIC_ARTIFACT,
@@ -185,12 +178,6 @@ export function credentialTypeRoutes(
         },
         handler: async (request) => {
           const { tenant, typeId, required } = request.body;
-          if (required !== null && !trustsWalletProviders) {
-            throw new ServiceError(
-              'wallet_trust_unconfigured',
-              'This deployment trusts no wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE), so it could check no key attestation.',
-            );
-          }
           const previous = await types.setKeyAttestation(tenant, typeId, required, operatorActor(operatorOf(request)));
           return { tenant, typeId, required, previous };
         },

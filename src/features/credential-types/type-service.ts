@@ -46,8 +46,8 @@ export const MAX_VALIDITY_DAYS = 3650;
  */
 export class TypeService {
   private readonly cache = new Map<string, CredentialTypeRecord>();
-  private readonly validityCache = new Map<string, { days: number | null; until: number }>();
-  private readonly attestationCache = new Map<string, { required: KeyAttestationRequirement | null; until: number }>();
+  private readonly validityCache = new Map<string, { value: number | null; until: number }>();
+  private readonly attestationCache = new Map<string, { value: KeyAttestationRequirement | null; until: number }>();
 
   constructor(
     private readonly types: CredentialTypeStore,
@@ -55,7 +55,19 @@ export class TypeService {
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
+    /** Whether this deployment trusts any wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
+    private readonly trustsWalletProviders = false,
   ) {}
+
+  /** A type's setting read again at most every VALIDITY_TTL_MS, so a change reaches every process within that. */
+  private async fresh<T>(cache: Map<string, { value: T; until: number }>, key: string, read: () => Promise<T>): Promise<T> {
+    const now = this.clock.now();
+    const cached = cache.get(key);
+    if (cached && cached.until > now) return cached.value;
+    const value = await read();
+    cache.set(key, { value, until: now + VALIDITY_TTL_MS });
+    return value;
+  }
 
   view(t: CredentialTypeRecord): TypeView {
     return {
@@ -134,14 +146,8 @@ export class TypeService {
    * The type's validity in days, or null: read again at most every VALIDITY_TTL_MS, so a change
    * reaches every process within that.
    */
-  async validityOf(tenant: string, typeId: string): Promise<number | null> {
-    const key = `${tenant}\u0000${typeId}`;
-    const now = this.clock.now();
-    const cached = this.validityCache.get(key);
-    if (cached && cached.until > now) return cached.days;
-    const days = await this.types.validity(tenant, typeId);
-    this.validityCache.set(key, { days, until: now + VALIDITY_TTL_MS });
-    return days;
+  validityOf(tenant: string, typeId: string): Promise<number | null> {
+    return this.fresh(this.validityCache, `${tenant}\u0000${typeId}`, () => this.types.validity(tenant, typeId));
   }
 
   /** Sets (or with null clears) a type's validity, audited as `type.validity.set`. */
@@ -166,14 +172,8 @@ export class TypeService {
    * What the type requires of key attestations (docs/haip.md, "Key attestation"), or null: read
    * again at most every VALIDITY_TTL_MS, as its validity is.
    */
-  async keyAttestationOf(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null> {
-    const key = `${tenant}\u0000${typeId}`;
-    const now = this.clock.now();
-    const cached = this.attestationCache.get(key);
-    if (cached && cached.until > now) return cached.required;
-    const required = await this.types.keyAttestation(tenant, typeId);
-    this.attestationCache.set(key, { required, until: now + VALIDITY_TTL_MS });
-    return required;
+  keyAttestationOf(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null> {
+    return this.fresh(this.attestationCache, `${tenant}\u0000${typeId}`, () => this.types.keyAttestation(tenant, typeId));
   }
 
   /** The requirements of a tenant's types, read now (for its issuer metadata). */
@@ -184,6 +184,12 @@ export class TypeService {
   /** Sets (or with null clears) a type's key attestation requirement, audited as `type.key_attestation.set`. */
   async setKeyAttestation(tenant: string, typeId: string, required: KeyAttestationRequirement | null, actor: Actor) {
     await this.get(tenant, typeId);
+    if (required !== null && !this.trustsWalletProviders) {
+      throw new ServiceError(
+        'wallet_trust_unconfigured',
+        'This deployment trusts no wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE), so it could check no key attestation.',
+      );
+    }
     const previous = await this.uow.run(async ({ types, audit }) => {
       const previous = await types.setKeyAttestation(tenant, typeId, required, this.clock.now(), actorLabel(actor));
       await audit.append({
