@@ -50,6 +50,8 @@ const EXTRAS: Record<string, string> = {
   'POST /verify/response/{transactionId}':
     'the Digital Credentials API’s answer, relayed by the page that asked with its result token (OID4VP 1.0 Appendix A; docs/dc-api.md)',
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
+  'GET /conformance/vectors/2':
+    'the conformance set of schema /2, the HAIP and Digital Credentials API cases beside the interface’s /1 (docs/conformance.md)',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
   'GET /admin/*':
     'each page of the back office: the /api/admin operation at the same path, in the browser (docs/admin-app.md, "Pages")',

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort, REPO_ROOT } from '../../test/helpers/process.ts';
+import { mintFreshSet } from '../adapters/crypto/conformance-mint.ts';
 import { newP256KeyPair } from '../adapters/crypto/p256-keys.ts';
-import { type ConformanceSet, mintConformanceSet } from '../core/conformance/vector-set.ts';
+import { CONFORMANCE_SCHEMA_V2, type ConformanceSet, mintConformanceSet } from '../core/conformance/vector-set.ts';
 import type { ConformanceVector } from '../core/conformance/vectors.ts';
 import { CHECKS, deriveVerdict, type Ledger } from '../core/verifier/ledger.ts';
 
@@ -119,6 +120,7 @@ const mint = (): { set: ConformanceSet; body: string } =>
 
 /** A set minted by the test, so the vectors' ids, expectations and `proves` are known. */
 const MINTED = mint();
+const MINTED_V2 = await mintFreshSet(CONFORMANCE_SCHEMA_V2, Math.floor(Date.now() / 1000));
 const VECTORS = MINTED.set.vectors;
 const IDS = VECTORS.map((v) => v.id);
 const vector = (id: string): ConformanceVector => VECTORS.find((v) => v.id === id) as ConformanceVector;
@@ -420,6 +422,63 @@ describe('openrail conformance: a verifier that skips one check fails exactly th
   }
 });
 
+describe('openrail conformance: schema /2, the HAIP and Digital Credentials API cases', { concurrency: 2 }, () => {
+  const X5C_REJECTS = ['x5c-missing', 'x5c-untrusted-chain', 'x5c-certifies-another-key', 'x5c-expired-certificate'];
+  let file: string;
+  before(() => {
+    file = join(dir, 'set-2.json');
+    writeFileSync(file, MINTED_V2.body);
+  });
+
+  it('--schema 2: the reference verifier passes all 24 vectors of a set the runner mints, at level 2', async () => {
+    const run = await openrail(['conformance', '--schema', '2', '--level', '2', '--verifier', REFERENCE]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const report = readReport(run.stdout);
+    assert.deepEqual(
+      report.results.map((r) => r.id),
+      MINTED_V2.set.vectors.map((v) => v.id),
+    );
+    assert.deepEqual(failedIds(report), []);
+    assert.equal(report.summary.schema, 'svc-open-rail-conformance/2');
+    assert.notEqual(report.summary.digest, MINTED_V2.set.digest, 'the runner mints its own set');
+    assert.match(run.stdout, /^24\/24 vectors passed at level 2 /m);
+  });
+
+  it('a verifier that ignores the trust anchors fails exactly the four x5c reject vectors of a /2 file', async () => {
+    const run = await openrail(['conformance', '--vectors', file, '--verifier', tsFixture('ignore-anchors.ts')]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const report = readReport(run.stdout);
+    assertEveryVectorOnce(report, MINTED_V2.set);
+    assert.deepEqual(failedIds(report), X5C_REJECTS);
+    assert.equal(report.summary.digest, MINTED_V2.set.digest);
+  });
+
+  it('a verifier that skips issuer_key fails the two vectors of /1 and the four x5c vectors that prove it', async () => {
+    const run = await openrail(['conformance', '--vectors', file, '--verifier', tsFixture('skip-check.ts', 'issuer_key')]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.deepEqual(failedIds(readReport(run.stdout)), ['wrong-issuer-key', 'did-document-not-bound', ...X5C_REJECTS]);
+  });
+
+  it('openrail verify refuses an input whose trust anchor is not a certificate, and judges the next line', async () => {
+    const [x5cValid, valid] = ['x5c-valid', 'valid'].map((id) => MINTED_V2.set.vectors.find((v) => v.id === id));
+    const broken = { ...x5cValid?.input, trustAnchors: ['AAAA'] };
+    const run = await openrail(['verify'], {
+      input: `${JSON.stringify({ id: 'a', input: broken })}\n${JSON.stringify({ id: 'b', input: valid?.input })}\n`,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+      [
+        { id: 'a', error: 'input.trustAnchors holds something that is not a DER certificate' },
+        { id: 'b', verdict: 'accept', failure: null, claims: valid?.expect.claims },
+      ],
+    );
+  });
+});
+
 describe('openrail conformance: verifiers that misbehave', { concurrency: 2 }, () => {
   it('a verifier that never answers: --timeout ends the run, every vector fails with no answer, the verifier is killed', async () => {
     const pidFile = newPidFile('silent-exec');
@@ -543,13 +602,19 @@ describe('openrail conformance: options and the vector set', { concurrency: 2 },
     assert.equal(started(), false);
   });
 
-  it('a file of another schema: exit 2', async () => {
-    const file = join(dir, 'other-schema.json');
-    writeFileSync(file, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/2' }));
+  it('a file of an unknown schema, and a /1 set relabelled /2: exit 2', async () => {
+    const unknown = join(dir, 'other-schema.json');
+    writeFileSync(unknown, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/3' }));
+    const relabelled = join(dir, 'relabelled.json');
+    writeFileSync(relabelled, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/2' }));
     const { verifier, started } = tell('other-schema');
     refused(
-      await openrail(['conformance', '--vectors', file, '--verifier', verifier, '--timeout', '1']),
-      /cannot use the vector set: not a svc-open-rail-conformance\/1 set/,
+      await openrail(['conformance', '--vectors', unknown, '--verifier', verifier, '--timeout', '1']),
+      /cannot use the vector set: not a svc-open-rail-conformance\/1 or svc-open-rail-conformance\/2 set/,
+    );
+    refused(
+      await openrail(['conformance', '--vectors', relabelled, '--verifier', verifier, '--timeout', '1']),
+      /cannot use the vector set: the set does not hold the 24 vectors of svc-open-rail-conformance\/2/,
     );
     assert.equal(started(), false);
   });
@@ -571,10 +636,12 @@ describe('openrail conformance: options and the vector set', { concurrency: 2 },
       openrail(['conformance', '--verifier', REFERENCE, '--level', '3']),
       openrail(['conformance', '--verifier', REFERENCE, '--timeout', '0']),
       openrail(['conformance', '--verifier', REFERENCE, '--verbose']),
+      openrail(['conformance', '--verifier', REFERENCE, '--schema', '3']),
     ]);
     for (const run of runs) refused(run, /^openrail conformance: [^\n]+\nusage: openrail conformance --verifier/);
     refused(runs[0] as Run, /--verifier is required/);
     refused(runs[1] as Run, /--level is 1 or 2/);
+    refused(runs[4] as Run, /--schema is 1 or 2/);
   });
 
   describe('--vectors <url>', () => {

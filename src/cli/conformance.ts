@@ -1,12 +1,17 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { newP256KeyPair } from '../adapters/crypto/p256-keys.ts';
+import { mintFreshSet } from '../adapters/crypto/conformance-mint.ts';
 import { judgeAnswer, type VerifierAnswer } from '../core/conformance/judge.ts';
-import { CONFORMANCE_SCHEMA, type ConformanceSet, mintConformanceSet, vectorsDigest } from '../core/conformance/vector-set.ts';
-import { VECTOR_IDS } from '../core/conformance/vectors.ts';
+import {
+  CONFORMANCE_SCHEMA,
+  CONFORMANCE_SCHEMA_V2,
+  type ConformanceSchema,
+  type ConformanceSet,
+  SCHEMAS,
+  vectorsDigest,
+} from '../core/conformance/vector-set.ts';
 import { isObject } from '../core/jose/es256.ts';
 import { VERB_USAGE } from './usage.ts';
 
@@ -20,30 +25,36 @@ const USAGE = VERB_USAGE.conformance;
  * cannot be made (bad options, unreadable or corrupt set, verifier cannot start).
  */
 export async function runConformance(args: string[]): Promise<void> {
-  let options: { verifier?: string; vectors?: string; level: 1 | 2; timeoutMs: number };
+  let options: { verifier?: string; vectors?: string; schema: ConformanceSchema; level: 1 | 2; timeoutMs: number };
   try {
     const { values } = parseArgs({
       args,
       options: {
         verifier: { type: 'string' },
         vectors: { type: 'string' },
+        schema: { type: 'string', default: '1' },
         level: { type: 'string', default: '1' },
         timeout: { type: 'string', default: '30' },
       },
     });
     const level = values.level === '2' ? 2 : values.level === '1' ? 1 : undefined;
+    const schema = values.schema === '2' ? CONFORMANCE_SCHEMA_V2 : values.schema === '1' ? CONFORMANCE_SCHEMA : undefined;
     const timeout = Number(values.timeout);
-    if (!values.verifier || !level || !(timeout > 0 && timeout <= MAX_TIMEOUT_S)) {
-      throw new Error(`--verifier is required; --level is 1 or 2; --timeout is 1 to ${MAX_TIMEOUT_S} seconds`);
+    if (!values.verifier || !level || !schema || !(timeout > 0 && timeout <= MAX_TIMEOUT_S)) {
+      throw new Error(
+        `--verifier is required; --level is 1 or 2; --schema is 1 or 2; --timeout is 1 to ${MAX_TIMEOUT_S} seconds`,
+      );
     }
-    options = { verifier: values.verifier, vectors: values.vectors, level, timeoutMs: timeout * 1000 };
+    options = { verifier: values.verifier, vectors: values.vectors, schema, level, timeoutMs: timeout * 1000 };
   } catch (e) {
     return stop(`${(e as Error).message}\n${USAGE}`);
   }
 
   let set: ConformanceSet;
   try {
-    set = options.vectors ? await loadSet(options.vectors) : mintLocally();
+    set = options.vectors
+      ? await loadSet(options.vectors)
+      : (await mintFreshSet(options.schema, Math.floor(Date.now() / 1000))).set;
   } catch (e) {
     return stop(`cannot use the vector set: ${(e as Error).message}`);
   }
@@ -73,11 +84,6 @@ function stop(message: string): void {
 const describe = (expect: { verdict: string; failure: string | null }) =>
   expect.failure ? `${expect.verdict} (${expect.failure})` : expect.verdict;
 
-function mintLocally(): ConformanceSet {
-  const now = Math.floor(Date.now() / 1000);
-  return mintConformanceSet({ now, random: (n) => randomBytes(n), newKey: newP256KeyPair }).set;
-}
-
 /** A published set, checked against its schema and its own digest before it is trusted. */
 async function loadSet(source: string): Promise<ConformanceSet> {
   let text: string;
@@ -96,14 +102,16 @@ async function loadSet(source: string): Promise<ConformanceSet> {
     text = await readFile(source, 'utf8');
   }
   const set = JSON.parse(text) as unknown;
-  if (!isObject(set) || set.schema !== CONFORMANCE_SCHEMA || !Array.isArray(set.vectors)) {
-    throw new Error(`not a ${CONFORMANCE_SCHEMA} set`);
+  const schema = isObject(set) && Object.hasOwn(SCHEMAS, set.schema as string) ? (set.schema as ConformanceSchema) : undefined;
+  if (!isObject(set) || !schema || !Array.isArray(set.vectors)) {
+    throw new Error(`not a ${CONFORMANCE_SCHEMA} or ${CONFORMANCE_SCHEMA_V2} set`);
   }
   const typed = set as unknown as ConformanceSet;
   if (vectorsDigest(typed.vectors) !== typed.digest) throw new Error('the vectors do not match the set digest');
   const ids = typed.vectors.map((v) => (isObject(v) ? v.id : undefined));
-  if (ids.length !== VECTOR_IDS.length || !VECTOR_IDS.every((id) => ids.includes(id))) {
-    throw new Error(`the set does not hold the ${VECTOR_IDS.length} vectors of ${CONFORMANCE_SCHEMA}`);
+  const wanted = SCHEMAS[schema].ids;
+  if (ids.length !== wanted.length || !wanted.every((id) => ids.includes(id))) {
+    throw new Error(`the set does not hold the ${wanted.length} vectors of ${schema}`);
   }
   return typed;
 }

@@ -15,9 +15,9 @@ export const VERB_USAGE = {
   verify: `usage: openrail verify [--ledger]
   the reference verifier on the conformance line protocol: one {id, input} per stdin line, one
   {id, verdict, failure, claims} per stdout line; --ledger adds the ten checks to each answer`,
-  conformance: `usage: openrail conformance --verifier "<command>" [--vectors <url|file>] [--level 1|2] [--timeout <seconds>]
-  runs a verifier against the conformance set; exit 0 when every vector passes, 1 when one fails,
-  2 when the run cannot be made`,
+  conformance: `usage: openrail conformance --verifier "<command>" [--vectors <url|file> | --schema 1|2] [--level 1|2] [--timeout <seconds>]
+  runs a verifier against the conformance set (minted here, of --schema, when no --vectors are
+  given); exit 0 when every vector passes, 1 when one fails, 2 when the run cannot be made`,
   wallet: `usage: openrail wallet <subcommand> [--wallet <file>] [--allow-http]
   the reference wallet: a device key and credentials in one file (default ./openrail-wallet.json,
   or OPENRAIL_WALLET)

@@ -1,7 +1,9 @@
 import { createInterface } from 'node:readline';
+import { ChainVerifier } from '../adapters/crypto/x509.ts';
 import { isObject, nestsWithin } from '../core/jose/es256.ts';
 import { readVerificationInput } from '../core/verifier/input.ts';
-import { verifyPresentation } from '../core/verifier/verify-presentation.ts';
+import type { ChainCheck } from '../core/verifier/issuer-certificate.ts';
+import { verifyWithCertificates } from '../core/verifier/verify-presentation.ts';
 import { VERB_USAGE } from './usage.ts';
 
 /** A line longer than this is answered with an error: no conformance input comes near it. */
@@ -27,13 +29,32 @@ export async function verifyLines(args: string[]): Promise<void> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    process.stdout.write(`${safeAnswer(line, withLedger)}\n`);
+    process.stdout.write(`${await safeAnswer(line, withLedger)}\n`);
   }
 }
 
-function safeAnswer(line: string, withLedger: boolean): string {
+/** Anchor sets seen so far (a run uses one or two), each parsed once; at most a few are kept. */
+const verifiers = new Map<string, ChainVerifier>();
+const MAX_ANCHOR_SETS = 8;
+
+/** The chain verifier of an anchor set; throws when an anchor is not a DER certificate. */
+function verifierFor(anchors: readonly string[]): ChainVerifier {
+  const key = anchors.join(',');
+  let verifier = verifiers.get(key);
+  if (!verifier) {
+    if (verifiers.size >= MAX_ANCHOR_SETS) verifiers.clear();
+    verifier = new ChainVerifier(anchors);
+    verifiers.set(key, verifier);
+  }
+  return verifier;
+}
+
+/** The x5c check of schema /2 inputs, by the deployment's own chain verifier (adapters/crypto/x509.ts). */
+const checkChain: ChainCheck = (chain, anchors, now) => verifierFor(anchors).keyOf(chain, new Date(now * 1000));
+
+async function safeAnswer(line: string, withLedger: boolean): Promise<string> {
   try {
-    return JSON.stringify(answer(line, withLedger));
+    return JSON.stringify(await answer(line, withLedger));
   } catch {
     // Nothing expected throws; if something does, this line is lost, never the run.
     return JSON.stringify({ id: idOf(line), error: 'the verifier could not judge this line' });
@@ -50,7 +71,7 @@ function idOf(line: string): string | number | null {
   }
 }
 
-function answer(line: string, withLedger: boolean): Record<string, unknown> {
+async function answer(line: string, withLedger: boolean): Promise<Record<string, unknown>> {
   if (line.length > MAX_LINE) return { id: idOf(line), error: `the line is longer than ${MAX_LINE} characters` };
   if (!nestsWithin(line, MAX_LINE_DEPTH)) return { id: idOf(line), error: `the line nests deeper than ${MAX_LINE_DEPTH} levels` };
   let request: unknown;
@@ -63,7 +84,12 @@ function answer(line: string, withLedger: boolean): Record<string, unknown> {
   if (id === null) return { id, error: 'the line has no string id' };
   const input = readVerificationInput(isObject(request) ? request.input : undefined);
   if (typeof input === 'string') return { id, error: input };
-  const result = verifyPresentation(input);
+  try {
+    if (input.trustAnchors) verifierFor(input.trustAnchors);
+  } catch {
+    return { id, error: 'input.trustAnchors holds something that is not a DER certificate' };
+  }
+  const result = await verifyWithCertificates(input, checkChain);
   const out: Record<string, unknown> = { id, verdict: result.verdict, failure: result.failure, claims: result.claims };
   if (withLedger) out.ledger = result.ledger;
   return out;

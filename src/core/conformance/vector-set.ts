@@ -1,11 +1,27 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json.ts';
 import { FAILURE_CODES } from '../verifier/ledger.ts';
-import { type ConformanceVector, type MintDeps, mintVectors } from './vectors.ts';
+import {
+  type ConformanceVector,
+  type MintDeps,
+  type MintDepsV2,
+  mintVectors,
+  mintVectorsV2,
+  VECTOR_IDS,
+  VECTOR_IDS_V2,
+} from './vectors.ts';
 
 export const CONFORMANCE_SCHEMA = 'svc-open-rail-conformance/1';
-/** Versions the contract of this schema: a change a verifier could notice bumps it. */
+export const CONFORMANCE_SCHEMA_V2 = 'svc-open-rail-conformance/2';
+export type ConformanceSchema = typeof CONFORMANCE_SCHEMA | typeof CONFORMANCE_SCHEMA_V2;
+/** Versions the contract of schema /1: a change a verifier could notice bumps it. */
 export const SET_VERSION = '1.0.0';
+
+/** Each schema's set version and vector ids, in the order a set lists them (docs/conformance.md). */
+export const SCHEMAS: Record<ConformanceSchema, { setVersion: string; ids: readonly string[] }> = {
+  [CONFORMANCE_SCHEMA]: { setVersion: SET_VERSION, ids: VECTOR_IDS },
+  [CONFORMANCE_SCHEMA_V2]: { setVersion: '1.0.0', ids: VECTOR_IDS_V2 },
+};
 
 export const CONFORMANCE_LEVELS = {
   level1: {
@@ -22,7 +38,7 @@ export const CONFORMANCE_LEVELS = {
 } as const;
 
 export interface ConformanceSet {
-  schema: typeof CONFORMANCE_SCHEMA;
+  schema: ConformanceSchema;
   setVersion: string;
   mintedAt: string;
   digest: string;
@@ -36,22 +52,49 @@ export interface ConformanceSet {
 export const vectorsDigest = (vectors: readonly ConformanceVector[]) =>
   `sha256:${createHash('sha256').update(canonicalJson(vectors), 'utf8').digest('hex')}`;
 
-/**
- * A fresh set: new keys, nonces and indices on every mint. The body is the set's JCS form, so
- * the `vectors` member appears in it byte for byte as digested.
- */
-export function mintConformanceSet(deps: MintDeps): { set: ConformanceSet; body: string } {
-  const vectors = mintVectors(deps);
+/** The set around its vectors; the body is its JCS form, so `vectors` appears in it byte for byte as digested. */
+function setOf(
+  schema: ConformanceSchema,
+  now: number,
+  about: string,
+  failureCodes: Record<string, string>,
+  vectors: ConformanceVector[],
+): { set: ConformanceSet; body: string } {
   const set: ConformanceSet = {
-    schema: CONFORMANCE_SCHEMA,
-    setVersion: SET_VERSION,
-    mintedAt: new Date(deps.now * 1000).toISOString(),
+    schema,
+    setVersion: SCHEMAS[schema].setVersion,
+    mintedAt: new Date(now * 1000).toISOString(),
     digest: vectorsDigest(vectors),
-    about:
-      "openrail's conformance vectors for SD-JWT VC presentation verifiers: feed each input to your verifier and compare its answer with expect. Minted with fresh keys; never pin the bytes.",
-    failureCodes: { ...FAILURE_CODES },
+    about,
+    failureCodes,
     conformanceLevels: CONFORMANCE_LEVELS,
     vectors,
   };
   return { set, body: canonicalJson(set) };
+}
+
+/** A fresh set of schema /1: new keys, nonces and indices on every mint. */
+export function mintConformanceSet(deps: MintDeps): { set: ConformanceSet; body: string } {
+  return setOf(
+    CONFORMANCE_SCHEMA,
+    deps.now,
+    "openrail's conformance vectors for SD-JWT VC presentation verifiers: feed each input to your verifier and compare its answer with expect. Minted with fresh keys; never pin the bytes.",
+    { ...FAILURE_CODES },
+    mintVectors(deps),
+  );
+}
+
+/** A fresh set of schema /2: the vectors of /1 and the HAIP and Digital Credentials API cases, with new keys and certificates. */
+export async function mintConformanceSetV2(deps: MintDepsV2): Promise<{ set: ConformanceSet; body: string }> {
+  return setOf(
+    CONFORMANCE_SCHEMA_V2,
+    deps.now,
+    "openrail's conformance vectors for SD-JWT VC presentation verifiers, with the HAIP 1.0 and Digital Credentials API cases: feed each input to your verifier and compare its answer with expect. An input with trustAnchors needs the issuer key certified by x5c as well. Minted with fresh keys and certificates; never pin the bytes.",
+    {
+      ...FAILURE_CODES,
+      issuer_key_unknown:
+        'The key named by the issuer JWT "kid" is not a P-256 assertion key of the supplied DID document, or, when trust anchors are supplied, the issuer JWT\'s x5c does not certify that key under one of them.',
+    },
+    await mintVectorsV2(deps),
+  );
 }

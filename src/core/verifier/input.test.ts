@@ -27,6 +27,11 @@ describe('the verifier input shape', () => {
       ...sound(),
       expected: { ...sound().expected, claims: [] },
     });
+    // Schema /2: trust anchors come back as given.
+    assert.deepEqual(readVerificationInput({ ...sound(), trustAnchors: ['MIIB', 'MIIC+/=='] }), {
+      ...sound(),
+      trustAnchors: ['MIIB', 'MIIC+/=='],
+    });
   });
 
   const refusals: Array<[string, unknown, RegExp]> = [
@@ -46,6 +51,11 @@ describe('the verifier input shape', () => {
     ['claims missing', { ...sound(), expected: { ...sound().expected, claims: undefined } }, /claims is not an array of strings/],
     ['claims a string', { ...sound(), expected: { ...sound().expected, claims: 'given_name' } }, /claims is not an array/],
     ['a claim not a string', { ...sound(), expected: { ...sound().expected, claims: ['a', 1] } }, /claims is not an array/],
+    ['trust anchors not a list', { ...sound(), trustAnchors: 'MIIB' }, /trustAnchors is not a list of 1 to 10/],
+    ['an empty list of trust anchors', { ...sound(), trustAnchors: [] }, /trustAnchors is not a list/],
+    ['eleven trust anchors', { ...sound(), trustAnchors: Array(11).fill('MIIB') }, /trustAnchors is not a list/],
+    ['a trust anchor that is not base64', { ...sound(), trustAnchors: ['-----BEGIN'] }, /trustAnchors is not a list/],
+    ['a trust anchor too long', { ...sound(), trustAnchors: ['A'.repeat(16_385)] }, /trustAnchors is not a list/],
   ];
   for (const [name, value, message] of refusals) {
     test(`refused: ${name}`, () => {

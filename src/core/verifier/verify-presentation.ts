@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type DecodedJws, decodeJws, describe, isObject, p256Jwk, p256Thumbprint, verifyEs256 } from '../jose/es256.ts';
 import { assertionKey, documentId } from './did-keys.ts';
 import { processDisclosures } from './disclosures.ts';
+import { type CertifiedKey, type ChainCheck, certificateProblem, certifiedKeyOf } from './issuer-certificate.ts';
 import {
   CHECKS,
   type CheckName,
@@ -22,6 +23,11 @@ export interface VerificationInput {
   expected: { aud: string; nonce: string; vct: string; claims: readonly string[] };
   /** Unix seconds: the verifier's "now" for every time check. */
   now: number;
+  /**
+   * Base64 DER certificates (schema /2). When given, the issuer key must also be certified by
+   * the issuer JWT's `x5c`, a chain ending at one of these anchors (issuer-certificate.ts).
+   */
+  trustAnchors?: readonly string[];
 }
 
 export interface VerificationResult {
@@ -42,12 +48,24 @@ export const KB_MAX_AGE_S = 300;
 export const CLOCK_SKEW_S = 60;
 
 /**
+ * The reference verifier with the issuer's certificate chain checked by `check` when the input
+ * names trust anchors (schema /2); without anchors it is `verifyPresentation` as it stands.
+ */
+export async function verifyWithCertificates(input: VerificationInput, check: ChainCheck): Promise<VerificationResult> {
+  if (!input.trustAnchors) return verifyPresentation(input);
+  const header = decodeJws(typeof input.presentation === 'string' ? (input.presentation.split('~')[0] ?? '') : '')?.header;
+  return verifyPresentation(input, await certifiedKeyOf(header, input.trustAnchors, input.now, check));
+}
+
+/**
  * The reference verifier (docs/verifier.md): RFC 9901 §7.1 and §7.3 for an SD-JWT VC with key
  * binding, the issuer's key from its DID document, and the Token Status List. Pure: no I/O, the
  * clock is `input.now`. Each check that has the data it needs is made, even after another has
- * failed, so the ledger tells every link that broke.
+ * failed, so the ledger tells every link that broke. When the input names trust anchors,
+ * `certified` is what the issuer JWT's `x5c` chain certifies (`verifyWithCertificates` finds it);
+ * without it the issuer key is not established.
  */
-export function verifyPresentation(input: VerificationInput): VerificationResult {
+export function verifyPresentation(input: VerificationInput, certified?: CertifiedKey): VerificationResult {
   const entries = new Map<CheckName, LedgerEntry>();
   const record = (check: CheckName, status: LedgerEntry['status'], failure?: FailureCode, detail?: string) => {
     const entry: LedgerEntry = { check, status };
@@ -79,12 +97,19 @@ export function verifyPresentation(input: VerificationInput): VerificationResult
   const { now } = input;
 
   // Issuer key and signature: the key comes only from the supplied DID document, never from
-  // the JWT itself (a `jwk` or `x5c` header is ignored).
+  // the JWT itself (a `jwk` header is ignored; an `x5c` only confirms the key, under anchors).
   const key = assertionKey(input.didDocument, jwt.header.kid);
+  const uncertified = input.trustAnchors
+    ? certified
+      ? certificateProblem(certified, key?.jwk)
+      : 'The issuer certificate chain was not checked.'
+    : undefined;
   if (!key) {
     fail('issuer_key', 'issuer_key_unknown', `kid ${describe(jwt.header.kid)} is not an assertion key of the document.`);
   } else if (documentId(input.didDocument) !== payload.iss || key.id.split('#')[0] !== payload.iss) {
     fail('issuer_key', 'did_document_not_bound', `The document is not the DID document of ${describe(payload.iss)}.`);
+  } else if (uncertified) {
+    fail('issuer_key', 'issuer_key_unknown', uncertified);
   } else {
     record('issuer_key', 'passed');
   }

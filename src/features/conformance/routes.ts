@@ -1,40 +1,58 @@
-import { randomBytes } from 'node:crypto';
-import { newP256KeyPair } from '../../adapters/crypto/p256-keys.ts';
+import { mintFreshSet } from '../../adapters/crypto/conformance-mint.ts';
 import type { Clock } from '../../core/clock.ts';
-import { mintConformanceSet } from '../../core/conformance/vector-set.ts';
+import { CONFORMANCE_SCHEMA, CONFORMANCE_SCHEMA_V2, type ConformanceSchema } from '../../core/conformance/vector-set.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 
 /**
- * GET /conformance/vectors (docs/conformance.md): minted on first request with fresh keys and
- * then served unchanged for the life of the process, so a runner and its verifier see one set.
+ * GET /conformance/vectors and /conformance/vectors/2 (docs/conformance.md): each set is minted
+ * on its first request with fresh keys and then served unchanged for the life of the process, so
+ * a runner and its verifier see one set.
  */
 export function conformanceRoutes(clock: Clock): RouteGroup {
-  let body: string | undefined;
+  const minted = new Map<ConformanceSchema, Promise<string>>();
+  const bodyOf = (schema: ConformanceSchema) => {
+    let body = minted.get(schema);
+    if (!body) {
+      body = mintFreshSet(schema, Math.floor(clock.now() / 1000)).then((m) => m.body);
+      // A mint that failed is tried again by the next request rather than remembered.
+      body.catch(() => minted.delete(schema));
+      minted.set(schema, body);
+    }
+    return body;
+  };
+  const setRoute = (path: string, schema: ConformanceSchema, summary: string) =>
+    defineRoute({
+      method: 'GET',
+      path,
+      auth: 'public',
+      stability: 'unpromised',
+      cors: true,
+      summary,
+      responses: {
+        200: {
+          description: 'The set, in its JCS form; digest covers the vectors member byte for byte.',
+          contentType: 'application/json',
+        },
+      },
+      handler: async (_request, reply) =>
+        reply
+          .type('application/json')
+          .header('cache-control', 'no-cache')
+          .send(await bodyOf(schema)),
+    });
   return {
     name: 'conformance',
     routes: [
-      defineRoute({
-        method: 'GET',
-        path: '/conformance/vectors',
-        auth: 'public',
-        stability: 'unpromised',
-        cors: true,
-        summary: 'The conformance vector set (svc-open-rail-conformance/1) for any SD-JWT VC verifier.',
-        responses: {
-          200: {
-            description: 'The set, in its JCS form; digest covers the vectors member byte for byte.',
-            contentType: 'application/json',
-          },
-        },
-        handler: async (_request, reply) => {
-          body ??= mintConformanceSet({
-            now: Math.floor(clock.now() / 1000),
-            random: (n) => randomBytes(n),
-            newKey: newP256KeyPair,
-          }).body;
-          return reply.type('application/json').header('cache-control', 'no-cache').send(body);
-        },
-      }),
+      setRoute(
+        '/conformance/vectors',
+        CONFORMANCE_SCHEMA,
+        `The conformance vector set (${CONFORMANCE_SCHEMA}) for any SD-JWT VC verifier.`,
+      ),
+      setRoute(
+        '/conformance/vectors/2',
+        CONFORMANCE_SCHEMA_V2,
+        `The conformance vector set with the HAIP and Digital Credentials API cases (${CONFORMANCE_SCHEMA_V2}).`,
+      ),
     ],
   };
 }

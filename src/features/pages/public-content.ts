@@ -263,8 +263,8 @@ export const STANDARDS: readonly Standard[] = [
   {
     name: 'OpenID4VC High Assurance Interoperability Profile',
     version: 'HAIP 1.0, in part',
-    use: html`Every signing key has an X.509 certificate, carried in <code>x5c</code> on credentials and status lists; hosted verification offers a HAIP profile (<code>x509_hash</code> requests, responses encrypted to a key of each transaction's own). Issuers that turn HAIP issuance on also serve the authorization code flow with PAR, PKCE, DPoP and wallet attestation, and any credential type may require a wallet provider's key attestation of the holder's key (${doc('haip', 'HAIP')}).`,
-    evidence: html`Tests verify issued credentials and status lists by their certificate chain with Node's X.509 support and read certificates back with openssl; oid4vc-ts answers HAIP requests and collects credentials through the authorization code flow, and each refused request or answer changes nothing.`,
+    use: html`Every signing key has an X.509 certificate, carried in <code>x5c</code> on credentials and status lists; hosted verification offers a HAIP profile (<code>x509_hash</code> requests, responses encrypted to a key of each transaction's own, the issuer key confirmed by its certificate, a same-device wallet sent back to the page that asked). Issuers that turn HAIP issuance on also serve the authorization code flow with PAR, PKCE, DPoP and wallet attestation, and any credential type may require a wallet provider's key attestation of the holder's key (${doc('haip', 'HAIP')}).`,
+    evidence: html`Tests verify issued credentials and status lists by their certificate chain with Node's X.509 support and read certificates back with openssl; oid4vc-ts answers HAIP requests and collects credentials through the authorization code flow, and each refused request or answer changes nothing. The conformance set of schema /2 judges any verifier on the certificate cases.`,
   },
   {
     name: 'Selective Disclosure for JWTs',

@@ -17,6 +17,7 @@ export const PUBLIC_DOCUMENTS: ReadonlyArray<{ path: string; what: string }> = [
   { path: '/.well-known/security.txt', what: 'Security contact (RFC 9116)' },
   { path: '/openapi.json', what: 'The OpenAPI contract of this deployment' },
   { path: '/conformance/vectors', what: 'The conformance set for verifiers' },
+  { path: '/conformance/vectors/2', what: 'The conformance set with the HAIP and Digital Credentials API cases' },
   { path: '/build', what: 'Build provenance: commit and source digest' },
   { path: '/readyz', what: 'Readiness of the service' },
 ];
@@ -141,10 +142,13 @@ ${STANDARDS.map(
 )}
 <h2 id="kit">Check a verifier yourself</h2>
 <p>The <a href="/conformance/vectors">conformance set</a> and the <code>openrail conformance</code> runner check any
-verifier, in any language, against the reference verifier (${doc('conformance', 'conformance')}).</p>
+verifier, in any language, against the reference verifier (${doc('conformance', 'conformance')}). A
+<a href="/conformance/vectors/2">second set</a> adds issuer keys certified by <code>x5c</code>, verifiers known by
+<code>x509_hash</code>, and answers through the Digital Credentials API.</p>
 <h2 id="not-yet">Not served yet</h2>
-<p>The high-assurance interoperability profile (HAIP 1.0), with X.509 certificates, wallet attestation and encrypted
-responses, and presentation through the browser's Digital Credentials API.</p>`;
+<p>Of HAIP 1.0: an issuer identified by an https URL in <code>iss</code> (credentials name the issuer's
+<code>did:web</code>, and its certificate names both), refresh tokens, and wallet-initiated issuance at an issuer that
+has no sign-in hook (${doc('haip', 'HAIP')}).</p>`;
   return page(ctx, 'Standards', '/standards', main);
 }
 

@@ -390,12 +390,8 @@ for (const factory of testDatabases()) {
       const resigned = (h: Record<string, unknown>) => [issuer.sign(h, payload), ...rest].join('~');
 
       const cases: Array<[string, string, RegExp]> = [
-        ['no x5c', resigned(withoutX5c), /must carry its issuer key’s certificate chain/],
-        [
-          'a chain to another authority',
-          resigned({ ...withoutX5c, x5c: [stranger.leaf] }),
-          /does not end at this deployment’s trust anchor/,
-        ],
+        ['no x5c', resigned(withoutX5c), /carries no certificate chain \(x5c\)/],
+        ['a chain to another authority', resigned({ ...withoutX5c, x5c: [stranger.leaf] }), /does not end at a trusted anchor/],
         ['a chain of ours for another key', resigned({ ...withoutX5c, x5c: verifierChain }), /certifies another key/],
       ];
       for (const [name, credential, why] of cases) {
