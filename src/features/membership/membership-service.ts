@@ -19,6 +19,7 @@ import type { PresentationTransactionStore } from '../../ports/presentation-tran
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import { requireResponseCode } from '../verification/response-code.ts';
 import type { Member } from './schemas.ts';
 
 export const DEFAULT_TIER = 'member';
@@ -215,8 +216,11 @@ export class MembershipService {
     return memberView(member);
   }
 
-  /** POST /member/enroll: the holder who presented a credential of an enrolling type is enrolled. */
-  async enrolByPresentation(transactionId: string, resultToken: string): Promise<MemberView> {
+  /**
+   * POST /member/enroll: the holder who presented a credential of an enrolling type is enrolled.
+   * A same-device answer enrols only with the response code its browser brought back.
+   */
+  async enrolByPresentation(transactionId: string, resultToken: string, responseCode?: string): Promise<MemberView> {
     const now = this.clock.now();
     return this.uow.run(async ({ membership, transactions, audit, events }) => {
       const tx = await transactions.get(transactionId);
@@ -224,6 +228,7 @@ export class MembershipService {
         throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id and result token.');
       }
       if (tx.completedAt === null) throw new ServiceError('verification_pending', 'The presentation has not been made yet.');
+      requireResponseCode(tx.responseCodeHash, responseCode);
       if (tx.outcome?.ok !== true || !tx.holder) {
         throw new ServiceError('verification_failed', 'The presentation was not accepted, so it enrols no one.');
       }

@@ -77,10 +77,16 @@ for (const factory of testDatabases()) {
     };
 
     /** A hosted verification of `vct` answered by the holder of `issued`; `ok` false sends a wrong nonce. */
-    const verification = async (vct: string, issued: { credential: string; key: HolderKey } | null, ok = true) => {
+    /** A hosted verification, answered by the holder's wallet unless `issued` is null; `redirectUri` makes it same-device. */
+    const verification = async (
+      vct: string,
+      issued: { credential: string; key: HolderKey } | null,
+      ok = true,
+      redirectUri?: string,
+    ) => {
       const req = await post(
         '/verify/request',
-        { vct, claims: [], nonce: randomBytes(18).toString('base64url'), aud: 'https://club.example' },
+        { vct, claims: [], nonce: randomBytes(18).toString('base64url'), aud: 'https://club.example', redirectUri },
         {},
       );
       assert.equal(req.statusCode, 201, req.body);
@@ -99,6 +105,8 @@ for (const factory of testDatabases()) {
           payload: new URLSearchParams({ vp_token: JSON.stringify({ credential: [vp] }), state: payload.state }).toString(),
         });
         assert.equal(res.statusCode, ok ? 200 : 400, res.body);
+        const code = ok && redirectUri ? /#response_code=([\w-]+)$/.exec(res.json().redirect_uri)?.[1] : undefined;
+        return { transactionId, resultToken, responseCode: code };
       }
       return { transactionId, resultToken };
     };
@@ -565,6 +573,20 @@ for (const factory of testDatabases()) {
         now -= 11 * 60 * 1000;
       }
       await refuses(() => enroll({ transactionId: done.transactionId }), 400, 'invalid_request');
+    });
+
+    test('POST /member/enroll: a same-device answer enrols only with the response code its browser brought back', async () => {
+      assert.equal((await post('/api/members/enrolment-types', { tenant: 'alpha', typeIds: ['club-pass'] })).statusCode, 200);
+      const issued = await issueOne(rail.app, 'alpha', 'club-pass', { holder_name: 'Grace' });
+      const { responseCode, ...done } = await verification(passVct, issued, true, 'https://club.example/back');
+      assert.ok(responseCode, 'the wallet is sent back with a response code');
+      const enroll = (headers: Record<string, string>) => post('/member/enroll', done, headers);
+      // Whoever holds only the result token (the party that opened it) enrols no one.
+      await refuses(() => enroll({}), 403, 'response_code_required');
+      await refuses(() => enroll({ 'response-code': `${responseCode}x` }), 403, 'wrong_response_code');
+      const res = await enroll({ 'response-code': responseCode });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().accountId, thumbprint(issued.key));
     });
 
     test('racing requests: one transaction enrols once; one idempotency key applies once', async () => {

@@ -229,7 +229,8 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         path: '/member/enroll',
         auth: 'public',
         stability: 'unpromised',
-        summary: 'Enrol with a completed hosted verification: the holder who presented becomes a member (docs/membership.md).',
+        summary:
+          'Enrol with a completed hosted verification: the holder who presented becomes a member (docs/membership.md). A transaction answered by a wallet on the same device also needs Response-Code: <the response_code its browser brought back>.',
         body: Type.Object(
           { transactionId: TransactionId, resultToken: Type.String({ minLength: 1, maxLength: 128 }) },
           {
@@ -240,12 +241,21 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         responses: {
           201: { description: 'The new member.', schema: Member },
           400: errorResponse('invalid_request or malformed_json.'),
-          403: errorResponse('type_not_enrolling'),
+          403: errorResponse(
+            'type_not_enrolling; response_code_required or wrong_response_code: a same-device answer enrols only with the response code its browser brought back.',
+          ),
           404: errorResponse('unknown_transaction: unknown, expired, or the result token is wrong.'),
           409: errorResponse('verification_pending, verification_failed, transaction_used or already_member.'),
         },
-        handler: async (request, reply) =>
-          reply.code(201).send(await members.enrolByPresentation(request.body.transactionId, request.body.resultToken)),
+        handler: async (request, reply) => {
+          const code = request.headers['response-code'];
+          const member = await members.enrolByPresentation(
+            request.body.transactionId,
+            request.body.resultToken,
+            typeof code === 'string' ? code : undefined,
+          );
+          return reply.code(201).send(member);
+        },
       }),
       defineRoute({
         method: 'POST',

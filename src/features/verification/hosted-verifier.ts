@@ -33,6 +33,7 @@ import {
 } from './haip-profile.ts';
 import { IssuerCertificates } from './issuer-certificates.ts';
 import { checkReturnPage, checkWebOrigin } from './request-checks.ts';
+import { requireResponseCode } from './response-code.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
 
@@ -507,17 +508,7 @@ export class HostedVerifier {
    */
   async result(transactionId: string, resultToken: string, responseCode?: string): Promise<Record<string, unknown> | null> {
     const tx = await this.owned(transactionId, resultToken);
-    if (tx.responseCodeHash !== null) {
-      if (responseCode === undefined) {
-        throw new ServiceError(
-          'response_code_required',
-          'A wallet on the same device answered this transaction: send the response code its browser brought back, in Response-Code.',
-        );
-      }
-      if (!constantTimeEqual(hashToken(responseCode), tx.responseCodeHash)) {
-        throw new ServiceError('wrong_response_code', 'This is not the response code this transaction handed its wallet.');
-      }
-    }
+    requireResponseCode(tx.responseCodeHash, responseCode);
     return tx.outcome;
   }
 
