@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import type { AgeResult } from './age.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
-import { type BackendSampler, type Engine, enginesFrom, postgresDatabase, sqliteDatabase, workersFrom } from './lib/databases.ts';
+import {
+  type BackendSampler,
+  type Database,
+  dbLatencyFrom,
+  type Engine,
+  enginesFrom,
+  postgresDatabase,
+  sqliteDatabase,
+  workersFrom,
+} from './lib/databases.ts';
 import { drive, type Failures, mergeFailures } from './lib/drive.ts';
 import { type BenchWalletProvider, benchWalletProvider, type HaipWalletState, haipWallet, issueHaip } from './lib/haip.ts';
 import { commCpuMs } from './lib/machine.ts';
@@ -39,6 +48,8 @@ interface Options extends CommonOptions {
   waitQuietS: number;
   /** Serve with metrics on (docs/operations.md, "Metrics"). */
   metrics: boolean;
+  /** PostgreSQL: the round trip added between the server and the database (--db-latency). */
+  dbLatencyMs: number;
 }
 
 export interface Row {
@@ -67,6 +78,9 @@ export interface Row {
   otherCores?: number;
   /** PostgreSQL: cores used by postgres processes (every backend on the machine) meanwhile. */
   postgresCores?: number;
+  /** PostgreSQL: the round trip the bench's proxy added (--db-latency), and the round trips per credential it counted over the window. */
+  dbLatencyMs?: number;
+  roundTripsPerOperation?: number;
   /**
    * PostgreSQL: the server's backends, sampled every 25 ms over the window (mean counts): running a
    * statement, waiting on a lock, and idle inside an open transaction (the server doing its own work
@@ -89,7 +103,7 @@ export interface Row {
 }
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
-                               [--engine sqlite|postgres] [--wait-quiet <s>] [--cpu-prof] [--metrics]
+                               [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof] [--metrics]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
@@ -99,6 +113,8 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
   --workers <list>  serving processes (openrail serve --workers), each measured at every level
                     (default 1 and the number of cores; 1 with --cpu-prof)
   --engine <name>   only this engine (default: sqlite, and postgres when TEST_DATABASE_URL is set)
+  --db-latency <ms> PostgreSQL a network hop away: the bench's proxy between the server and the database
+                    adds this round trip (0 to 100, default 0) and counts round trips per credential
   --wait-quiet <s>  before each measurement wait up to <s> s for other processes to drop below 0.15
                     busy cores, and measure a level again (3 tries) when they shared its window
                     (default 30; 0 turns both off). A shared machine understates every rate.
@@ -116,6 +132,7 @@ function options(argv: string[]): Options {
     engine: { type: 'string' },
     'wait-quiet': { type: 'string' },
     metrics: { type: 'boolean', default: false },
+    'db-latency': { type: 'string' },
   });
   const nonNegative = (raw: string, name: string) => {
     const n = Number(raw);
@@ -137,6 +154,7 @@ function options(argv: string[]): Options {
     cpuProf,
     waitQuietS: values['wait-quiet'] === undefined ? (quick ? 0 : 30) : nonNegative(values['wait-quiet'], 'wait-quiet'),
     metrics: values.metrics === true,
+    dbLatencyMs: dbLatencyFrom(values['db-latency']),
   };
 }
 
@@ -190,6 +208,7 @@ interface LevelContext {
   topUps: boolean;
   profiled?: boolean;
   sampler?: () => BackendSampler;
+  distance?: Database['distance'];
 }
 
 const MAX_ATTEMPTS = 3;
@@ -227,7 +246,9 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
   if (ctx.topUps) await topUp(target, pool, Math.ceil(warmRate * opts.durationS * 1.4) + 50);
   const endWindow = cpuWindow(() => ctx.server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
   const sampler = ctx.sampler?.();
+  const tripsBefore = ctx.distance?.roundTrips();
   const m = await issueFor(target, pool, wallets, opts.durationS, ctx.flow);
+  const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const backends = await sampler?.stop();
   const cpu = endWindow();
   const perSec = m.ok / m.seconds;
@@ -247,6 +268,9 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
     ...(serverMs !== undefined ? { serverCpuMsPerCredential: serverMs, cryptoShare: ctx.crypto.issuanceMs / serverMs } : {}),
     ...coresOf(cpu, m.seconds),
     ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
+    ...(ctx.distance && trips !== undefined && m.ok > 0
+      ? { dbLatencyMs: ctx.distance.dbLatencyMs, roundTripsPerOperation: trips / m.ok }
+      : {}),
     ...(backends ? { pgBackends: backends } : {}),
     poolExhausted: m.exhausted,
     warmupErrors: warm.errors,
@@ -267,9 +291,10 @@ interface EngineResult {
 
 async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, log: (l: string) => void): Promise<EngineResult> {
   const dir = mkdtempSync(join(tmpdir(), `openrail-bench-${engine}-`));
-  const db = engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '');
+  const db =
+    engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '', opts.dbLatencyMs);
   const result: EngineResult = { rows: [], serverLogErrors: [] };
-  const sampling = db.sampler ? { sampler: db.sampler } : {};
+  const sampling = { ...(db.sampler ? { sampler: db.sampler } : {}), ...(db.distance ? { distance: db.distance } : {}) };
   const servers: BenchServer[] = [];
   const provider = await benchWalletProvider(dir);
   const preAuthorized: Flow = { grant: 'pre-authorized' };
@@ -431,6 +456,8 @@ function printTable(rows: Row[], log: (l: string) => void): void {
         'client cores',
         'pg cores',
         'pg active/lock/idle-in-tx',
+        'db ms',
+        'rt/cred',
         'other cores',
       ],
       rows.map((r) => [
@@ -451,6 +478,8 @@ function printTable(rows: Row[], log: (l: string) => void): void {
         r.pgBackends
           ? `${fixed(r.pgBackends.active, 1)}/${fixed(r.pgBackends.lockWaits, 1)}/${fixed(r.pgBackends.idleInTransaction, 1)}`
           : '-',
+        fixed(r.dbLatencyMs, 1),
+        fixed(r.roundTripsPerOperation, 2),
         fixed(r.otherCores, 2),
       ]),
     ),

@@ -9,7 +9,15 @@ import { freePort } from '../test/helpers/process.ts';
 import type { AgeResult } from './age.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
-import { type Engine, enginesFrom, postgresDatabase, sqliteDatabase, workersFrom } from './lib/databases.ts';
+import {
+  type Database,
+  dbLatencyFrom,
+  type Engine,
+  enginesFrom,
+  postgresDatabase,
+  sqliteDatabase,
+  workersFrom,
+} from './lib/databases.ts';
 import { type Failures, mergeFailures } from './lib/drive.ts';
 import { commCpuMs } from './lib/machine.ts';
 import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
@@ -46,10 +54,12 @@ interface Options extends CommonOptions {
   /** Credentials the hosted wallets hold and present in turn. */
   held: number;
   hosted: boolean;
+  /** PostgreSQL: the round trip added between the server and the database (--db-latency). */
+  dbLatencyMs: number;
 }
 
 const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <list>] [--workers <list>] [--engine sqlite|postgres]
-                             [--rows <n>] [--no-hosted] [--cpu-prof]
+                             [--db-latency <ms>] [--rows <n>] [--no-hosted] [--cpu-prof]
 
   --quick              a short run to check the bench works (about a minute)
   --duration <s>       measured seconds per in-process verifier and per hosted level (default 5; 1 with --quick)
@@ -57,6 +67,8 @@ const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency
   --workers <list>     serving processes (openrail serve --workers), each measured at every level
                        (default 1 and the number of cores; 1 with --cpu-prof)
   --engine <name>      hosted on this engine only (default: sqlite, and postgres when TEST_DATABASE_URL is set)
+  --db-latency <ms>    PostgreSQL a network hop away: the bench's proxy between the server and the database adds
+                       this round trip (0 to 100, default 0) and counts round trips per transaction
   --rows <n>           earlier issuances of the aged database (default 1,000,000; 50,000 with --quick)
   --no-hosted          only the in-process verifiers and the ES256 rate
   --cpu-prof           profile the hosted server (node --cpu-prof, fresh database, one process) and summarise its self time
@@ -75,6 +87,7 @@ function options(argv: string[]): Options {
     engine: { type: 'string' },
     rows: { type: 'string' },
     'no-hosted': { type: 'boolean', default: false },
+    'db-latency': { type: 'string' },
   });
   return {
     quick,
@@ -89,6 +102,7 @@ function options(argv: string[]): Options {
     held: HELD_CREDENTIALS,
     hosted: values['no-hosted'] !== true,
     cpuProf,
+    dbLatencyMs: dbLatencyFrom(values['db-latency']),
   };
 }
 
@@ -459,6 +473,9 @@ export interface HostedRow {
   clientCores: number;
   otherCores?: number;
   postgresCores?: number;
+  /** PostgreSQL: the round trip the bench's proxy added (--db-latency), and the round trips per transaction it counted over the window. */
+  dbLatencyMs?: number;
+  roundTripsPerOperation?: number;
   ceilingFraction: number;
 }
 
@@ -483,13 +500,16 @@ interface HostedContext {
   server: BenchServer;
   txCryptoMs: number;
   ceilingPerSec: number;
+  distance?: Database['distance'];
 }
 
 async function measureHosted(ctx: HostedContext, concurrency: number, profile: Profile): Promise<HostedRow> {
   const { target, held, opts, server } = ctx;
   const warm = await driveHosted(target, held, concurrency, opts.warmupS, profile);
   const endWindow = cpuWindow(() => server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
+  const tripsBefore = ctx.distance?.roundTrips();
   const m = await driveHosted(target, held, concurrency, opts.durationS, profile);
+  const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const cpu = endWindow();
   const perSec = m.ok / m.seconds;
   const stepP = (p: number) => Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, percentile(v, p)]));
@@ -514,6 +534,9 @@ async function measureHosted(ctx: HostedContext, concurrency: number, profile: P
     ...(serverMs !== undefined ? { serverCpuMsPerTx: serverMs, cryptoShare: ctx.txCryptoMs / serverMs } : {}),
     ...coresOf(cpu, m.seconds),
     ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
+    ...(ctx.distance && trips !== undefined && m.ok > 0
+      ? { dbLatencyMs: ctx.distance.dbLatencyMs, roundTripsPerOperation: trips / m.ok }
+      : {}),
     ceilingFraction: perSec / ctx.ceilingPerSec,
   };
 }
@@ -551,7 +574,8 @@ async function hostedEngine(
   log: (l: string) => void,
 ): Promise<string | undefined> {
   const dir = mkdtempSync(join(tmpdir(), `openrail-bench-verify-${engine}-`));
-  const db = engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '');
+  const db =
+    engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '', opts.dbLatencyMs);
   const summary: NonNullable<HostedResult['engines'][Engine]> = { serverLogErrors: 0 };
   result.engines[engine] = summary;
   const profDir = join(dir, 'profile');
@@ -609,6 +633,7 @@ async function hostedEngine(
             server,
             txCryptoMs: result.txCryptoMs,
             ceilingPerSec: result.ceilingPerSec,
+            ...(db.distance ? { distance: db.distance } : {}),
           };
           // HAIP on the fresh database: what its encryption adds, beside the interface's profile.
           for (const profile of name === 'fresh' ? PROFILES : (['openid4vp'] as const)) {
@@ -707,6 +732,8 @@ function printHosted(h: HostedResult, log: (l: string) => void): void {
         'srv cores',
         'client cores',
         'pg cores',
+        'db ms',
+        'rt/tx',
         'other cores',
       ],
       h.rows.map((r) => [
@@ -724,6 +751,8 @@ function printHosted(h: HostedResult, log: (l: string) => void): void {
         fixed(r.serverCores, 2),
         `${fixed(r.clientCores, 2)}${r.clientCores >= 0.9 ? ' (limit)' : ''}`,
         fixed(r.postgresCores, 2),
+        fixed(r.dbLatencyMs, 1),
+        fixed(r.roundTripsPerOperation, 2),
         fixed(r.otherCores, 2),
       ]),
     ),

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Database, type Engine, enginesFrom, postgresDatabase, sqliteDatabase } from './lib/databases.ts';
+import { type Database, dbLatencyFrom, type Engine, enginesFrom, postgresDatabase, sqliteDatabase } from './lib/databases.ts';
 import { within } from './lib/deadline.ts';
 import { request } from './lib/http.ts';
 import { parseOptions, positive, positiveIntegers } from './lib/options.ts';
@@ -24,6 +24,9 @@ const USAGE = `usage: npm run bench -- webhooks [options]
   --backlog <n>     events queued for the drain phase (default 2000; --quick 500)
   --endpoints <l>   endpoint counts, comma-separated (default 1,4)
   --engine <e>      sqlite or postgres only
+  --db-latency <ms> PostgreSQL a network hop away: the bench's proxy between the server and the database
+                    adds this round trip (0 to 100, default 0) and counts round trips per delivery
+                    (paced: with the offer that made its event; drain: the lanes' claim, send and record alone)
   --duration <s>    length of the paced phase (default 5; --quick 1)
   --quick           a short run`;
 
@@ -97,6 +100,9 @@ interface Phase {
   lagP99Ms: number;
   lagMaxMs: number;
   duplicates: number;
+  /** PostgreSQL: the round trip the bench's proxy added, and the round trips per delivery it counted over the phase. */
+  dbLatencyMs?: number;
+  roundTripsPerOperation?: number;
 }
 
 export async function webhooksBench(argv: string[]): Promise<void> {
@@ -105,7 +111,9 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     backlog: { type: 'string' },
     endpoints: { type: 'string' },
     engine: { type: 'string' },
+    'db-latency': { type: 'string' },
   });
+  const dbLatencyMs = dbLatencyFrom(values['db-latency']);
   const rate = positive(values.rate, 'rate', 100);
   const backlog = Math.round(positive(values.backlog, 'backlog', quick ? 500 : 2000));
   const endpointCounts = positiveIntegers(values.endpoints ?? '1,4', 'endpoints');
@@ -117,7 +125,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
     for (const endpoints of endpointCounts) {
       const dir = mkdtempSync(join(tmpdir(), 'openrail-bench-webhooks-'));
       const db: Database =
-        engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '');
+        engine === 'sqlite' ? sqliteDatabase(dir) : await postgresDatabase(process.env.TEST_DATABASE_URL ?? '', dbLatencyMs);
       const receiver = await startReceiver();
       let server: BenchServer | undefined;
       try {
@@ -147,7 +155,8 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           'the registration pings',
         );
 
-        const record = (phase: 'paced' | 'drain', events: number, from: number) => {
+        const record = (phase: 'paced' | 'drain', events: number, from: number, tripsFrom: number | undefined) => {
+          const trips = tripsFrom === undefined ? undefined : (db.distance?.roundTrips() ?? 0) - tripsFrom;
           const last = Math.max(...[...receiver.arrivals.values()].map(([at]) => at));
           const lags = Float64Array.from([...receiver.arrivals.values()].map(([at, created]) => at - created)).sort();
           const seconds = (last - from) / 1000;
@@ -164,6 +173,9 @@ export async function webhooksBench(argv: string[]): Promise<void> {
             lagP99Ms: s.p99Ms,
             lagMaxMs: s.maxMs,
             duplicates: receiver.duplicates,
+            ...(db.distance && trips !== undefined && receiver.arrivals.size > 0
+              ? { dbLatencyMs: db.distance.dbLatencyMs, roundTripsPerOperation: trips / receiver.arrivals.size }
+              : {}),
           });
         };
         const reset = () => {
@@ -173,6 +185,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
 
         reset();
         const pacedFrom = Date.now();
+        const pacedTrips = db.distance?.roundTrips();
         for (let i = 0; i < paced; i++) {
           const due = pacedFrom + (i * 1000) / rate;
           if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
@@ -183,7 +196,7 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           300_000,
           `${paced * endpoints} paced deliveries`,
         );
-        record('paced', paced, pacedFrom);
+        record('paced', paced, pacedFrom, pacedTrips);
 
         // Drain: every lane stuck on one held request while the backlog queues up behind it.
         reset();
@@ -200,13 +213,14 @@ export async function webhooksBench(argv: string[]): Promise<void> {
           'a held request on every endpoint',
         );
         const drainFrom = Date.now();
+        const drainTrips = db.distance?.roundTrips();
         receiver.release();
         await within(
           waitFor(() => receiver.arrivals.size >= backlog * endpoints),
           300_000,
           `${backlog * endpoints} drained deliveries`,
         );
-        record('drain', backlog, drainFrom);
+        record('drain', backlog, drainFrom, drainTrips);
         const errors = serverErrors(server.logFile);
         if (errors.count > 0) log(`server logged ${errors.count} errors; first: ${errors.first}`);
       } finally {
@@ -220,7 +234,20 @@ export async function webhooksBench(argv: string[]): Promise<void> {
 
   log(
     table(
-      ['engine', 'endpoints', 'phase', 'events', 'deliveries', 'deliveries/s', 'lag p50 ms', 'lag p99 ms', 'lag max ms', 'dup'],
+      [
+        'engine',
+        'endpoints',
+        'phase',
+        'events',
+        'deliveries',
+        'deliveries/s',
+        'lag p50 ms',
+        'lag p99 ms',
+        'lag max ms',
+        'dup',
+        'db ms',
+        'rt/delivery',
+      ],
       phases.map((p) => [
         p.engine,
         p.endpoints,
@@ -232,13 +259,18 @@ export async function webhooksBench(argv: string[]): Promise<void> {
         fixed(p.lagP99Ms, 0),
         fixed(p.lagMaxMs, 0),
         p.duplicates,
+        fixed(p.dbLatencyMs, 1),
+        fixed(p.roundTripsPerOperation, 2),
       ]),
     ),
   );
   log(
     'lag: from the event written in its transaction (createdAt) to the receiver reading the delivery. paced: at --rate; drain: a backlog delivered with nothing else running (its lag is the queue).',
   );
-  const file = writeResults(run, undefined, { options: { rate, backlog, endpoints: endpointCounts, durationS }, phases });
+  const file = writeResults(run, undefined, {
+    options: { rate, backlog, endpoints: endpointCounts, durationS, dbLatencyMs },
+    phases,
+  });
   log(`results: ${file}`);
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { MAX_LATENCY_MS, startPgProxy } from '../../test/helpers/pg-proxy.ts';
 import { type AgeResult, agePostgres, ageSqlite, countRows } from '../age.ts';
 import { within } from './deadline.ts';
 
@@ -29,6 +30,11 @@ export interface Database {
   verify(): Promise<string | undefined>;
   /** PostgreSQL: samples what the server's backends are doing until stopped. */
   sampler?: () => BackendSampler;
+  /**
+   * PostgreSQL: the server reaches it through the bench's proxy (test/helpers/pg-proxy.ts), which
+   * holds each direction back by half of `dbLatencyMs` and counts the round trips crossing it.
+   */
+  distance?: { dbLatencyMs: number; roundTrips(): number };
   drop(): Promise<void>;
 }
 
@@ -95,7 +101,12 @@ export function sqliteDatabase(dir: string): Database {
   };
 }
 
-export async function postgresDatabase(url: string): Promise<Database> {
+/**
+ * A fresh schema on `url`, which the server reaches through a proxy of the bench's own that puts
+ * the database `dbLatencyMs` away (a round trip) and counts the round trips (docs/scaling.md).
+ * The bench's own work (schema, ageing, counting, sampling) goes to the database directly.
+ */
+export async function postgresDatabase(url: string, dbLatencyMs = 0): Promise<Database> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   // Schema work (create, check, count, drop) is quick; a minute is a dead database.
   const admin = <T>(fn: (c: pg.Client) => Promise<T>) =>
@@ -118,9 +129,11 @@ export async function postgresDatabase(url: string): Promise<Database> {
   scoped.searchParams.set('options', `-c search_path=${schema}`);
   // Names the server's connections, so pg_stat_activity can tell them from any other client's.
   scoped.searchParams.set('application_name', `openrail-${schema}`);
+  const proxy = await startPgProxy(scoped.toString(), dbLatencyMs);
   return {
     engine: 'postgres',
-    url: scoped.toString(),
+    url: proxy.url,
+    distance: { dbLatencyMs, roundTrips: () => proxy.roundTrips() },
     age: (spec) => within(agePostgres(url, schema, spec), AGE_TIMEOUT_MS, `ageing PostgreSQL schema ${schema}`),
     counts: () => within(countRows({ kind: 'postgres', url, schema }), 120_000, `counting the rows of schema ${schema}`),
     sampler: () => backendSampler(url, `openrail-${schema}`),
@@ -134,8 +147,20 @@ export async function postgresDatabase(url: string): Promise<Database> {
           ? undefined
           : `DATABASE_URL=${scoped.toString().replace(/:[^:@/]*@/, ':***@')} did not put the server's tables in schema ${schema}`;
       }),
-    drop: () => admin((c) => c.query(`drop schema ${schema} cascade`)).then(() => undefined),
+    drop: async () => {
+      await proxy.stop();
+      await admin((c) => c.query(`drop schema ${schema} cascade`));
+    },
   };
+}
+
+/** `--db-latency <ms>`: the round trip the proxy adds between the server and PostgreSQL (default 0). */
+export function dbLatencyFrom(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0 || n > MAX_LATENCY_MS)
+    throw new Error(`--db-latency is 0 to ${MAX_LATENCY_MS} ms (got ${raw})`);
+  return n;
 }
 
 /** The engines a bench runs on: SQLite, and PostgreSQL when TEST_DATABASE_URL is set; `--engine` picks one. */

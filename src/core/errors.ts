@@ -224,6 +224,10 @@ export const ERROR_CATALOGUE = {
   },
   bulk_too_large: { status: 409, description: 'The bulk action would touch more items than it may at once.' },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
+  database_unavailable: {
+    status: 503,
+    description: 'The database cannot be reached just now; nothing was changed. Try again in a few seconds.',
+  },
   domain_unreachable: { status: 502, description: "The domain's verification document could not be fetched." },
   did_unresolvable: {
     status: 502,

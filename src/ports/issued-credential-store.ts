@@ -1,3 +1,4 @@
+import type { EventInput } from '../core/events.ts';
 /** One status-list slot handed to a credential being collected. */
 export interface StatusAllocation {
   credentialId: string;
@@ -38,6 +39,8 @@ export interface Collection {
   /** Unpredictable index in [0, size). */
   randomIndex: (size: number) => number;
   newCredentialId: () => string;
+  /** Events recorded with the collection, in its outbox, all or nothing with it. */
+  events?: (slots: StatusAllocation[]) => EventInput[];
 }
 
 export type CollectionResult<T> = { ok: true; value: T } | { ok: false; reason: 'nonce' | 'token' };
@@ -84,8 +87,11 @@ export interface IssuedCredentialStore {
   /**
    * All or nothing: record the nonces as spent (refused if one already is), spend the access
    * token, erase the offer's subject, draw one random free index per holder key in its reserved
-   * list and record the credentials, then run `finish` (signing). If anything fails or is
-   * refused, nothing is spent.
+   * list and record the credentials and the collection's events; `finish` (signing) makes what
+   * is answered from the slots drawn. If anything fails or is refused, nothing is spent. `finish`
+   * may run more than once (a drawn index another collection took meanwhile is drawn again) or
+   * before the writes (PostgreSQL writes them all in one statement, docs/scaling.md), so it must
+   * only compute.
    */
   collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>>;
   /** A list's size and revision (raised by every revocation that sets one of its bits). */

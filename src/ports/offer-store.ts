@@ -1,4 +1,5 @@
 import type { AccessTokenRecord } from './access-token-store.ts';
+import type { TenantStatusName } from './tenant-store.ts';
 
 /** OID4VCI 1.0 §4.1.1: the tx_code object a wallet reads to prompt for the code. */
 export interface TxCodeSpec {
@@ -35,6 +36,12 @@ export interface Redemption {
   token: AccessTokenRecord;
 }
 
+/** What the token and credential endpoints need of the issuer, read with its offer. */
+export interface IssuerState {
+  status: TenantStatusName;
+  haipIssuance: boolean;
+}
+
 /**
  * Offers and the single-use artifacts they lead to. Every spend is one conditional write.
  * @tenantOwned
@@ -43,6 +50,12 @@ export interface OfferStore {
   create(offer: OfferRecord): Promise<void>;
   get(tenant: string, id: string): Promise<OfferRecord | undefined>;
   findByCode(tenant: string, codeHash: string): Promise<OfferRecord | undefined>;
+  /**
+   * The issuer `tenant` (undefined when no tenant has the slug) and its offer of this code or id
+   * (undefined when it has none), in one read: the token and credential endpoints' first round
+   * trip (docs/scaling.md).
+   */
+  atIssuer(tenant: string, key: { codeHash: string } | { id: string }): Promise<{ issuer?: IssuerState; offer?: OfferRecord }>;
   findByRef(tenant: string, refHash: string): Promise<OfferRecord | undefined>;
   /**
    * Claims one transaction-code attempt before the code is compared, so concurrent guesses

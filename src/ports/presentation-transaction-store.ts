@@ -1,3 +1,4 @@
+import type { EventInput } from '../core/events.ts';
 /**
  * OID4VP presentation transactions of the platform's hosted verifier (docs/verification.md).
  * They belong to the platform, not to a tenant: the public plane opens them without an account,
@@ -67,6 +68,8 @@ export interface CompletionExtras {
   holder?: string | null;
   /** The hash of the response code handed to the wallet (a same-device return). */
   responseCodeHash?: string | null;
+  /** An event recorded with the completion, in its outbox, all or nothing with it. */
+  event?: EventInput;
 }
 
 export const VERIFICATION_PROFILES = ['openid4vp', 'haip'] as const;

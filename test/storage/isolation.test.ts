@@ -108,7 +108,7 @@ const T = {
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
   types:
     'CredentialTypeStore: create, get, list and the validity calls keep each tenant to its own types; catalog is every tenant’s, by design',
-  offers: 'OfferStore: create, get, findByCode and findByRef answer only the owning tenant',
+  offers: 'OfferStore: create, get, findByCode, findByRef and atIssuer answer only the owning tenant',
   txAttempts: "OfferStore.claimTxAttempt counts only the owning tenant's attempts",
   withdraw: "OfferStore.withdraw ends only the owning tenant's unredeemed offer",
   items:
@@ -216,6 +216,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     get: T.offers,
     findByCode: T.offers,
     findByRef: T.offers,
+    atIssuer: T.offers,
     claimTxAttempt: T.txAttempts,
     redeem: T.redeem,
     withdraw: T.withdraw,
@@ -504,6 +505,12 @@ function proposalRecord(tenant: string, id: string, over: Partial<ProposalRecord
  */
 for (const factory of testDatabases()) {
   describe(`tenant isolation in every repository (${factory.name})`, () => {
+    /**
+     * PostgreSQL writes a collection in one statement (write-batch.ts): it draws every slot and
+     * signs first, then writes, and draws again only a slot whose entry was taken. SQLite writes
+     * slot by slot and signs last. Either way a refusal changes nothing.
+     */
+    const signsBeforeWriting = factory.name === 'postgres';
     let target: TestDatabase;
     let db: Db;
     let tenants: SqlTenantStore;
@@ -1005,6 +1012,13 @@ for (const factory of testDatabases()) {
       assert.equal(await offers.findByCode('alpha', 'code-off-b'), undefined);
       assert.deepEqual(await offers.findByRef('alpha', 'ref-off-a'), a);
       assert.equal(await offers.findByRef('beta', 'ref-off-a'), undefined, "nor by alpha's reference hash");
+      // The token and credential endpoints' read: the issuer, and its offer only.
+      const active = { status: 'active', haipIssuance: false };
+      assert.deepEqual(await offers.atIssuer('alpha', { codeHash: 'code-off-a' }), { issuer: active, offer: a });
+      assert.deepEqual(await offers.atIssuer('alpha', { id: 'off-a' }), { issuer: active, offer: a });
+      assert.deepEqual(await offers.atIssuer('beta', { codeHash: 'code-off-a' }), { issuer: active }, "beta's issuer, no offer");
+      assert.deepEqual(await offers.atIssuer('beta', { id: 'off-a' }), { issuer: active });
+      assert.deepEqual(await offers.atIssuer('gamma', { id: 'off-a' }), {}, 'no tenant has the slug');
       // Ids, code and reference hashes are unique across tenants: beta cannot plant an offer under alpha's.
       await assert.rejects(offers.create(offerRecord('beta', 'off-a')));
       await assert.rejects(offers.create(offerRecord('beta', 'off-shadow', { codeHash: 'code-off-a', refHash: null })));
@@ -1114,10 +1128,12 @@ for (const factory of testDatabases()) {
       );
       assert.deepEqual(b1, { ok: true, value: [{ credentialId: 'crd-alloc-b1', listSeq: 1, idx: 5 }] });
 
-      // Two holder keys, with two nonces of different expiry, drawing from lists 1 and 2. The first
-      // pick (5) is taken and skipped, 3 is free; the second key draws over list 2's 16 entries.
-      const picks = picker([5, 3, 6]);
-      const ids = ['crd-skipped', 'crd-alloc-a2-1', 'crd-alloc-a2-2'];
+      // Two holder keys, with two nonces of different expiry, drawing from lists 2 and 1. The first
+      // key draws 6 over list 2's 16 entries; the second's first pick in list 1 (5) is taken and
+      // drawn again (3), with a new credential id. Both engines draw in this order: SQLite slot by
+      // slot, PostgreSQL all slots first and then again only the one whose entry was taken.
+      const picks = picker([6, 5, 3]);
+      const ids = ['crd-alloc-a2-1', 'crd-skipped', 'crd-alloc-a2-2'];
       const a2 = await ledger.collect(
         collection('alpha', 'alloc-a2', [], {
           nonces: [
@@ -1126,8 +1142,8 @@ for (const factory of testDatabases()) {
           ],
           holderThumbprints: ['thumb-x', 'thumb-y'],
           lists: [
-            { listSeq: 1, size: 8 },
             { listSeq: 2, size: 16 },
+            { listSeq: 1, size: 8 },
           ],
           randomIndex: picks.randomIndex,
           newCredentialId: () => ids.shift() ?? 'crd-unexpected',
@@ -1137,11 +1153,11 @@ for (const factory of testDatabases()) {
       assert.deepEqual(a2, {
         ok: true,
         value: [
-          { credentialId: 'crd-alloc-a2-1', listSeq: 1, idx: 3 },
-          { credentialId: 'crd-alloc-a2-2', listSeq: 2, idx: 6 },
+          { credentialId: 'crd-alloc-a2-1', listSeq: 2, idx: 6 },
+          { credentialId: 'crd-alloc-a2-2', listSeq: 1, idx: 3 },
         ],
       });
-      assert.deepEqual(picks.sizes, [8, 8, 16], 'each pick is drawn over the size of the list it lands in');
+      assert.deepEqual(picks.sizes, [16, 8, 8], 'each pick is drawn over the size of the list it lands in');
 
       const alpha = await ledgerState('alpha');
       assert.deepEqual(alpha.lists, [
@@ -1150,8 +1166,8 @@ for (const factory of testDatabases()) {
       ]);
       assert.deepEqual(alpha.credentials, [
         { id: 'crd-alloc-a1', offer_id: 'alloc-a1', list_seq: 1, idx: 5, revoked_at: null },
-        { id: 'crd-alloc-a2-1', offer_id: 'alloc-a2', list_seq: 1, idx: 3, revoked_at: null },
-        { id: 'crd-alloc-a2-2', offer_id: 'alloc-a2', list_seq: 2, idx: 6, revoked_at: null },
+        { id: 'crd-alloc-a2-1', offer_id: 'alloc-a2', list_seq: 2, idx: 6, revoked_at: null },
+        { id: 'crd-alloc-a2-2', offer_id: 'alloc-a2', list_seq: 1, idx: 3, revoked_at: null },
       ]);
       const beta = await ledgerState('beta');
       assert.deepEqual(beta.lists, [{ seq: 1, size: 8, capacity: 2, allocated: 1 }], "alpha's full list opened nothing for beta");
@@ -1228,7 +1244,9 @@ for (const factory of testDatabases()) {
       for (const [c, reason] of refusals) {
         assert.deepEqual(await ledger.collect(c, finish), { ok: false, reason }, JSON.stringify(c));
       }
-      assert.equal(finished, 0, 'nothing was signed');
+      // SQLite signs last, so a refusal signs nothing there; PostgreSQL signs first and discards it.
+      if (!signsBeforeWriting) assert.equal(finished, 0, 'nothing was signed');
+      finished = 0;
       assert.deepEqual(await allSpentNonces(), spentBefore, 'no refusal recorded a nonce, nor changed a recorded one');
       assert.deepEqual(await ledgerState('alpha'), before.alpha, 'nothing of alpha was spent, erased or allocated');
       assert.deepEqual(await ledgerState('beta'), before.beta, "and the refusals spent none of beta's own nonces or tokens");
@@ -1256,7 +1274,7 @@ for (const factory of testDatabases()) {
         { ok: false, reason: 'nonce' },
       );
       assert.deepEqual(await ledger.collect(collection('alpha', 'iso-a2', ['n-iso-a']), finish), { ok: false, reason: 'nonce' });
-      assert.equal(finished, 2);
+      if (!signsBeforeWriting) assert.equal(finished, 2);
       assert.deepEqual(await ledgerState('beta'), betaNow);
       assert.deepEqual(await ledgerState('alpha'), alphaNow);
       assert.ok(await tokens.findUsable('tok-iso-a2', COLLECT_AT), "alpha's other token is still unspent");
@@ -1302,7 +1320,7 @@ for (const factory of testDatabases()) {
         ok: false,
         reason: 'nonce',
       });
-      assert.equal(finished, 0);
+      if (!signsBeforeWriting) assert.equal(finished, 0);
       await unchanged('a third nonce already spent');
       assert.deepEqual(await ledger.collect(collection('alpha', 'aon-1', ['n-aon-0']), counted), { ok: false, reason: 'nonce' });
       await unchanged('the only nonce already spent');
@@ -1324,7 +1342,7 @@ for (const factory of testDatabases()) {
         { ok: false, reason: 'token' },
       );
       await unchanged('an offer already collected');
-      assert.equal(finished, 0);
+      if (!signsBeforeWriting) assert.equal(finished, 0);
 
       await assert.rejects(
         ledger.collect(collection('alpha', 'aon-1', ['n-aon-1', 'n-aon-fresh']), async () => {
@@ -1413,8 +1431,8 @@ for (const factory of testDatabases()) {
       assert.deepEqual(
         byOffer.matched.map((r) => [r.id, r.tenant, r.listSeq, r.idx, r.holderThumbprint, r.revokedAt]),
         [
-          ['crd-alloc-a2-1', 'alpha', 1, 3, 'thumb-x', R1],
-          ['crd-alloc-a2-2', 'alpha', 2, 6, 'thumb-y', R1],
+          ['crd-alloc-a2-1', 'alpha', 2, 6, 'thumb-x', R1],
+          ['crd-alloc-a2-2', 'alpha', 1, 3, 'thumb-y', R1],
         ],
       );
       // By credential; a second revocation answers the record but keeps the first time, and says

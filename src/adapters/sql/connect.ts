@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
+import { ServiceError } from '../../core/errors.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
 import { ambient } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -34,6 +35,10 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   const pool = new pg.Pool({
     connectionString: location.url,
     max: options.poolSize ?? 10,
+    // A database that does not answer a new connection is unreachable: requests then fail with
+    // 503 database_unavailable instead of waiting for the network (docs/scaling.md).
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     // bigint columns hold epoch milliseconds, well inside Number's exact range.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
@@ -47,9 +52,45 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   // An idle connection the server ends (a restart, a terminated backend) is dropped from the pool
   // and the next query opens another; unheard, the pool's error would end the process.
   pool.on('error', () => undefined);
-  const db = ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }));
+  const reachable = { connect: () => pool.connect().catch(unreachable), end: () => pool.end() };
+  const db = ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool: reachable }) }));
   pools.set(db, pool);
   return db;
+}
+
+/** How long a new PostgreSQL connection may take, or the wait for a free one of the pool. */
+export const CONNECT_TIMEOUT_MS = 5000;
+
+/** Node's codes of a connection that failed or broke, and PostgreSQL's SQLSTATEs of one (class 08, a shut-down server). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+]);
+const UNREACHABLE_SQLSTATE = /^(08...|57P0[123])$/;
+/** node-postgres's own messages for a connection it lost or could not make in time. */
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/** Whether `err` says the database could not be reached (rather than refusing a statement). */
+export function isUnreachable(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNREACHABLE_SQLSTATE.test(code))) ||
+    (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message))
+  );
+}
+
+/** Rethrows a failure to reach the database as 503 database_unavailable; anything else as it was. */
+function unreachable(err: unknown): never {
+  if (isUnreachable(err)) {
+    throw new ServiceError('database_unavailable', undefined, { headers: { 'retry-after': '5' }, cause: err });
+  }
+  throw err;
 }
 
 const pools = new WeakMap<Db, pg.Pool>();
@@ -69,10 +110,16 @@ export function poolStats(db: Db): { open: number; idle: number; waiting: number
  * use only. Any other text goes out unnamed, as Kysely sends it.
  */
 function prepareStatements(client: pg.PoolClient): void {
+  // A connection that breaks (the database restarted, the network cut) makes its client emit
+  // 'error' whether or not a statement is running; the statement itself fails with the error, and
+  // the pool drops the client. Unheard, the event would end the process.
+  client.on('error', () => undefined);
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const named = (text: unknown, values: unknown, ...rest: unknown[]) => {
     const name = typeof text === 'string' && Array.isArray(values) ? preparedName(text) : undefined;
-    return name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
+    const sent = name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
+    // A connection lost under a statement: PostgreSQL rolls its transaction back; the caller hears 503.
+    return sent instanceof Promise ? sent.catch(unreachable) : sent;
   };
   client.query = named as typeof client.query;
 }

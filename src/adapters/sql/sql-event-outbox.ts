@@ -24,9 +24,21 @@ const eventful = new WeakSet<Db>();
 
 /** Wakes delivery when the transaction `trx`, now committed, wrote events. */
 export function eventsCommitted(trx: Db): void {
-  if (!eventful.has(trx)) return;
+  if (eventful.has(trx)) wakeDelivery();
+}
+
+/** Wakes delivery: events were just committed (a unit of work, or a batch of writes, write-batch.ts). */
+export function wakeDelivery(): void {
   for (const listener of committedListeners) listener();
 }
+
+/** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
+export const outboxWrite = (event: EventInput, now: number) => ({
+  statement: append,
+  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)],
+  expect: 1,
+  refusal: 'outbox',
+});
 
 /** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
 export class SqlEventOutbox implements EventOutbox {

@@ -13,8 +13,10 @@ import type {
 import type { Db } from './connect.ts';
 import { rowCodec } from './row-codec.ts';
 import type { IssuedCredentialsTable } from './schema.ts';
+import { outboxWrite, SqlEventOutbox, wakeDelivery } from './sql-event-outbox.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+import { applyAll, batchesInOneStatement, type GuardedWrite } from './write-batch.ts';
 
 /** Rolls the collection back without treating it as a failure of the service. */
 class Refused extends Error {
@@ -72,6 +74,8 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
 
   async collect<T>(c: Collection, finish: (slots: StatusAllocation[]) => Promise<T>): Promise<CollectionResult<T>> {
     if (c.lists.length !== c.holderThumbprints.length) throw new Error('one reserved list per holder key');
+    if (batchesInOneStatement(this.db)) return this.collectInOneStatement(c, finish);
+    let evented = false;
     try {
       const value = await atomically(this.db, async (trx) => {
         for (const nonce of c.nonces) {
@@ -83,13 +87,81 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         const slots: StatusAllocation[] = [];
         for (const [i, holder] of c.holderThumbprints.entries())
           slots.push(await this.draw(trx, c, holder, c.lists[i] as ListRef));
-        return finish(slots);
+        const value = await finish(slots);
+        const outbox = new SqlEventOutbox(trx, { now: () => c.now });
+        for (const event of c.events?.(slots) ?? []) {
+          await outbox.emit(event);
+          evented = true;
+        }
+        return value;
       });
+      if (evented && !this.db.isTransaction) wakeDelivery();
       return { ok: true, value };
     } catch (err) {
       if (err instanceof Refused) return { ok: false, reason: err.reason };
       throw err;
     }
+  }
+
+  /**
+   * PostgreSQL outside a transaction: the slots are drawn first and `finish` run on them, then every
+   * write goes out as one statement (write-batch.ts; docs/scaling.md). An index another collection
+   * took meanwhile refuses the statement, which is made again with that slot drawn anew.
+   */
+  private async collectInOneStatement<T>(
+    c: Collection,
+    finish: (slots: StatusAllocation[]) => Promise<T>,
+  ): Promise<CollectionResult<T>> {
+    const draw = (list: ListRef) => ({ credentialId: c.newCredentialId(), listSeq: list.listSeq, idx: c.randomIndex(list.size) });
+    const slots = c.lists.map(draw);
+    for (let round = 0; round < MAX_PICKS * Math.max(1, slots.length); round++) {
+      // Two slots of one batch on one entry: the later draws again before anything is written.
+      const clash = slots.findIndex((x, i) => slots.findIndex((y) => y.listSeq === x.listSeq && y.idx === x.idx) !== i);
+      if (clash >= 0) {
+        slots[clash] = draw(c.lists[clash] as ListRef);
+        continue;
+      }
+      const value = await finish(slots);
+      const events = c.events?.(slots) ?? [];
+      const writes: GuardedWrite[] = [
+        ...c.nonces.map((n) => ({
+          statement: spendNonce,
+          params: [n.hash, c.tenant, n.expiresAt, c.now],
+          expect: 1,
+          refusal: 'nonce',
+        })),
+        { statement: spendToken, params: [c.now, c.tokenHash, c.tenant, c.offerId, c.now], expect: 1, refusal: 'token' },
+        { statement: eraseSubject, params: [c.now, c.offerId, c.tenant], expect: 1, refusal: 'token' },
+        ...slots.map((slot, i) => ({
+          statement: recordCredential,
+          params: [
+            slot.credentialId,
+            c.tenant,
+            c.typeId,
+            c.offerId,
+            slot.listSeq,
+            slot.idx,
+            c.holderThumbprints[i],
+            c.now,
+            c.expiresAt,
+          ],
+          expect: 1,
+          refusal: `taken:${i}`,
+        })),
+        ...events.map((event) => outboxWrite(event, c.now)),
+      ];
+      const refused = await applyAll(this.db, writes);
+      if (refused === undefined) {
+        if (events.length > 0) wakeDelivery();
+        return { ok: true, value };
+      }
+      const taken = /^taken:(\d+)$/.exec(refused);
+      if (!taken) return { ok: false, reason: refused === 'nonce' ? 'nonce' : 'token' };
+      // That entry went to another collection meanwhile: this slot alone draws again.
+      const i = Number(taken[1]);
+      slots[i] = draw(c.lists[i] as ListRef);
+    }
+    throw new Error(`no free status index found in the reserved lists of ${c.tenant}`);
   }
 
   /**

@@ -1,10 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { ErasedOffer, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
+import type { ErasedOffer, IssuerState, OfferRecord, OfferStore, Redemption } from '../../ports/offer-store.ts';
+import type { TenantStatusName } from '../../ports/tenant-store.ts';
 import type { Db } from './connect.ts';
 import { json, rowCodec } from './row-codec.ts';
 import type { OffersTable } from './schema.ts';
-import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+import { applyAll } from './write-batch.ts';
 
 const offers = rowCodec<OfferRecord, OffersTable>()(
   'id tenant typeId codeHash refHash txCodeHash txAttempts createdAt expiresAt eraseAfter redeemedAt collectedAt',
@@ -14,6 +15,11 @@ const toRecord = offers.record;
 
 const byId = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and id = ?');
 const byCode = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and code_hash = ?');
+/** The issuer and its offer, one read (a tenant without the offer still answers its row). */
+type AtIssuerRow = Partial<Selectable<OffersTable>> & { issuer_status: TenantStatusName; issuer_haip: number | boolean };
+const issuerColumns = 'select t.status as issuer_status, t.haip_issuance as issuer_haip, o.* from tenants t left join offers o';
+const atIssuerByCode = new Statement<AtIssuerRow>(`${issuerColumns} on o.tenant = t.slug and o.code_hash = ? where t.slug = ?`);
+const atIssuerById = new Statement<AtIssuerRow>(`${issuerColumns} on o.tenant = t.slug and o.id = ? where t.slug = ?`);
 const spendCode = new Statement(
   'update offers set redeemed_at = ?, erase_after = ? ' +
     'where id = ? and tenant = ? and redeemed_at is null and expires_at > ? and subject is not null',
@@ -39,6 +45,17 @@ export class SqlOfferStore implements OfferStore {
     return row ? toRecord(row) : undefined;
   }
 
+  async atIssuer(tenant: string, key: { codeHash: string } | { id: string }) {
+    const row =
+      'codeHash' in key
+        ? await atIssuerByCode.first(this.db, [key.codeHash, tenant])
+        : await atIssuerById.first(this.db, [key.id, tenant]);
+    if (!row) return {};
+    const { issuer_status, issuer_haip, ...offer } = row;
+    const issuer: IssuerState = { status: issuer_status, haipIssuance: Boolean(Number(issuer_haip)) };
+    return offer.id == null ? { issuer } : { issuer, offer: toRecord(offer as Selectable<OffersTable>) };
+  }
+
   async findByRef(tenant: string, refHash: string): Promise<OfferRecord | undefined> {
     const row = await this.db
       .selectFrom('offers')
@@ -62,13 +79,17 @@ export class SqlOfferStore implements OfferStore {
   }
 
   async redeem(r: Redemption): Promise<boolean> {
-    return atomically(this.db, async (trx) => {
-      const spent = await spendCode.changes(trx, [r.now, r.eraseAfter, r.offer.id, r.offer.tenant, r.now]);
-      if (spent !== 1) return false;
-      const t = r.token;
-      await grantToken.changes(trx, [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null]);
-      return true;
-    });
+    const t = r.token;
+    const refused = await applyAll(this.db, [
+      { statement: spendCode, params: [r.now, r.eraseAfter, r.offer.id, r.offer.tenant, r.now], expect: 1, refusal: 'spent' },
+      {
+        statement: grantToken,
+        params: [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null],
+        expect: 1,
+        refusal: 'spent',
+      },
+    ]);
+    return refused === undefined;
   }
 
   async withdraw(tenant: string, id: string, now: number): Promise<boolean> {

@@ -7,8 +7,10 @@ import type {
 import type { Db } from './connect.ts';
 import { asIs, col, json, rowCodec } from './row-codec.ts';
 import type { PresentationTransactionsTable } from './schema.ts';
+import { outboxWrite, wakeDelivery } from './sql-event-outbox.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+import { applyAll } from './write-batch.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -81,7 +83,14 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
     extras: CompletionExtras = {},
   ): Promise<boolean> {
     const values = [JSON.stringify(outcome), now, keepUntil, extras.holder ?? null, extras.responseCodeHash ?? null, id, now];
-    return (await completeOnce.changes(this.db, values)) === 1;
+    if (!extras.event) return (await completeOnce.changes(this.db, values)) === 1;
+    // With its event: one statement on PostgreSQL (write-batch.ts).
+    const refused = await applyAll(this.db, [
+      { statement: completeOnce, params: values, expect: 1, refusal: 'complete' },
+      outboxWrite(extras.event, now),
+    ]);
+    if (refused === undefined && !this.db.isTransaction) wakeDelivery();
+    return refused === undefined;
   }
 
   async markEnrolled(id: string, now: number): Promise<boolean> {

@@ -24,6 +24,11 @@ export class Statement<Row = Record<string, never>> {
     if (!names.has(this.postgres)) names.set(this.postgres, `openrail_${names.size + 1}`);
   }
 
+  /** The statement as written, with `?` placeholders (write-batch.ts composes statements from it). */
+  get text(): string {
+    return this.sqlite;
+  }
+
   private query(db: Db, params: readonly unknown[]) {
     const text = db.getExecutor().adapter instanceof PostgresAdapter ? this.postgres : this.sqlite;
     return db.executeQuery<Row>(CompiledQuery.raw(text, params as unknown[]));

@@ -14,9 +14,8 @@ import type { IssuedCredentialStore } from '../../ports/issued-credential-store.
 import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import { type Meter, noMeter } from '../../ports/meter.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
-import type { TenantService } from '../tenants/tenant-service.ts';
+import { assertIssuing, type TenantService } from '../tenants/tenant-service.ts';
 import { type CredentialRequest, parseCredentialRequest } from './credential-request.ts';
 import { BATCH_SIZE } from './metadata.ts';
 import type { OauthChecks } from './oauth-checks.ts';
@@ -44,7 +43,8 @@ export class CredentialIssuer {
   constructor(
     private readonly types: TypeService,
     private readonly offers: OfferStore,
-    private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
+    /** Writes a collection and its events all at once (one statement on PostgreSQL, docs/scaling.md). */
+    private readonly ledger: IssuedCredentialStore,
     private readonly keys: KeyStore,
     private readonly nonces: NonceMinter,
     private readonly slots: StatusSlots,
@@ -57,7 +57,14 @@ export class CredentialIssuer {
     private readonly meter: Meter = noMeter,
   ) {}
 
+  /**
+   * The credentials of a request at issuer `tenant`. The first read is the issuer with the offer
+   * the token grants (one round trip, docs/scaling.md): an unknown issuer is `unknown_tenant`, a
+   * suspended one `credential_request_denied`.
+   */
   async issue(tenant: string, token: AccessTokenRecord, body: unknown): Promise<string[]> {
+    const { issuer: state, offer } = await this.offers.atIssuer(tenant, { id: token.grantId });
+    assertIssuing(tenant, state, (message) => new ServiceError('credential_request_denied', message));
     // A token is valid only at the issuer that granted it.
     if (token.tenant !== tenant) throw tokenProblem();
     const request = parseCredentialRequest(body);
@@ -68,7 +75,6 @@ export class CredentialIssuer {
         `This issuer has no configuration "${request.configurationId}".`,
       );
     }
-    const offer = await this.offers.get(tenant, token.grantId);
     if (!offer?.subject) throw tokenProblem();
     if (offer.typeId !== type.typeId) {
       throw new ServiceError('invalid_credential_request', `The access token grants "${offer.typeId}", not "${type.typeId}".`);
@@ -97,52 +103,57 @@ export class CredentialIssuer {
     const validityDays = await this.types.validityOf(tenant, type.typeId);
     const expiresAt = validityDays === null ? null : now + validityDays * DAY_MS;
     const lists = await this.slots.take(tenant, keys.length);
-    // The collection and its credential.issued events commit together.
-    const issued = await this.uow.run(async ({ ledger, events }) => {
-      const result = await ledger.collect(
-        {
-          tenant,
-          typeId: type.typeId,
-          offerId: offer.id,
-          tokenHash: token.tokenHash,
-          nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
-          holderThumbprints: keys.map((k) => k.thumbprint),
-          lists,
-          now,
-          expiresAt,
-          randomIndex: (size) => randomInt(size),
-          newCredentialId: () => this.ids.mint('credential'),
-        },
-        async (slots) =>
-          slots.map((slot, i) => {
-            const d = disclosed[i];
-            const key = keys[i];
-            if (!d || !key) throw new Error('one slot per proof');
-            const jwt = signer.sign(
-              { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
-              {
-                iss: did,
-                iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
-                // Set back like iat, so that the credentials of one batch do not share an exp either.
-                ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - randomInt(IAT_JITTER_S) }),
-                vct,
-                cnf: { jwk: key.jwk },
-                status: { status_list: { idx: slot.idx, uri: this.urls.statusList(tenant, slot.listSeq) } },
-                _sd: d.sd,
-                _sd_alg: SD_ALG,
-              },
-            );
-            return { slot, credential: compactSdJwt(jwt, d.disclosures) };
-          }),
-      );
-      if (!result.ok) throw result.reason === 'nonce' ? badNonce() : tokenProblem();
-      for (const { slot } of result.value) {
-        const status = { uri: this.urls.statusList(tenant, slot.listSeq), idx: slot.idx };
-        const data = { credentialId: slot.credentialId, typeId: type.typeId, offerId: offer.id, status };
-        await events.emit({ type: 'credential.issued', tenant, data });
-      }
-      return result.value.map((r) => r.credential);
-    });
+    const listUri = (slot: { listSeq: number }) => this.urls.statusList(tenant, slot.listSeq);
+    // The collection and its credential.issued events are written together.
+    const result = await this.ledger.collect(
+      {
+        tenant,
+        typeId: type.typeId,
+        offerId: offer.id,
+        tokenHash: token.tokenHash,
+        nonces: [...nonces].map(([hash, expiresAt]) => ({ hash, expiresAt })),
+        holderThumbprints: keys.map((k) => k.thumbprint),
+        lists,
+        now,
+        expiresAt,
+        randomIndex: (size) => randomInt(size),
+        newCredentialId: () => this.ids.mint('credential'),
+        events: (slots) =>
+          slots.map((slot) => ({
+            type: 'credential.issued' as const,
+            tenant,
+            data: {
+              credentialId: slot.credentialId,
+              typeId: type.typeId,
+              offerId: offer.id,
+              status: { uri: listUri(slot), idx: slot.idx },
+            },
+          })),
+      },
+      async (slots) =>
+        slots.map((slot, i) => {
+          const d = disclosed[i];
+          const key = keys[i];
+          if (!d || !key) throw new Error('one slot per proof');
+          const jwt = signer.sign(
+            { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
+            {
+              iss: did,
+              iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
+              // Set back like iat, so that the credentials of one batch do not share an exp either.
+              ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - randomInt(IAT_JITTER_S) }),
+              vct,
+              cnf: { jwk: key.jwk },
+              status: { status_list: { idx: slot.idx, uri: listUri(slot) } },
+              _sd: d.sd,
+              _sd_alg: SD_ALG,
+            },
+          );
+          return { slot, credential: compactSdJwt(jwt, d.disclosures) };
+        }),
+    );
+    if (!result.ok) throw result.reason === 'nonce' ? badNonce() : tokenProblem();
+    const issued = result.value.map((r) => r.credential);
     this.meter.issued(issued.length);
     return issued;
   }

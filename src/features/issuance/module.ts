@@ -38,13 +38,12 @@ export const issuanceModule = defineModule({
     const tokenStore = ctx.store(SqlAccessTokenStore);
     const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
     const tokens = new TokenService(offers, nonces, ctx.clock);
-    const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
     const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
     const checks = oauthChecks(ctx.config, nonces, ctx.clock);
     const issuer = new CredentialIssuer(
       types,
       offers,
-      uow,
+      ledger,
       ctx.keys,
       nonces,
       slots,

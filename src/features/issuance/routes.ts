@@ -28,12 +28,12 @@ export interface IssuanceDeps {
 
 /**
  * A suspended issuer (docs/backoffice/orgs.md, "Suspension") in the codes of the two endpoints:
- * its pre-authorized codes are invalid grants (RFC 6749 §5.2), its credential requests denied
- * (OID4VCI 1.0 §8.3.1.2). The status is read on every request, so a suspension made by another
+ * its pre-authorized and authorization codes are invalid grants (RFC 6749 §5.2), its credential
+ * requests denied (OID4VCI 1.0 §8.3.1.2; issue-credential.ts). The status is read on every
+ * request (with the offer, on the hot paths: token-service.ts), so a suspension made by another
  * process holds on the next one.
  */
 const grantRefused = (message: string) => new ServiceError('invalid_grant', message);
-const requestDenied = (message: string) => new ServiceError('credential_request_denied', message);
 
 /** RFC 6749 §5.1 and OID4VCI §7: token and nonce answers are never cached. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -119,20 +119,16 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             415: oauthError('unsupported_media_type: the body is not a form.'),
           },
           handler: async (request, reply) => {
-            const tenant = await tenants.issuing(tenantOf(request.params), grantRefused);
+            const tenant = tenantOf(request.params);
             const form = (request.body ?? {}) as Record<string, string>;
             const seen = { method: request.method, url: `${urls.issuer(tenant)}/token`, headers: request.headers };
-            const row = await tenants.get(tenant);
-            const response =
-              form.grant_type === 'authorization_code' && row.haipIssuance
-                ? await authorizations.redeem(row, form, seen)
-                : await tokens.redeem(
-                    tenant,
-                    form,
-                    await checks.checkDpop(tenant, seen, { required: false, nonce: true }),
-                    row.haipIssuance,
-                  );
-            return noStore(reply).send(response);
+            const dpop = () => checks.checkDpop(tenant, seen, { required: false, nonce: true });
+            if (form.grant_type === 'authorization_code') {
+              const row = await tenants.issuingRow(tenant, grantRefused);
+              if (row.haipIssuance) return noStore(reply).send(await authorizations.redeem(row, form, seen));
+            }
+            // The pre-authorized code grant reads the issuer with the offer, in one round trip.
+            return noStore(reply).send(await tokens.redeem(tenant, form, dpop));
           },
         }),
       ),
@@ -184,8 +180,8 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             404: oauthError('unknown_tenant'),
           },
           handler: async (request, reply) => {
-            const tenant = await tenants.issuing(tenantOf(request.params), requestDenied);
-            const credentials = await issuer.issue(tenant, accessTokenOf(request).token, request.body);
+            // The issuer's status is read with the token's offer, in one round trip (issue-credential.ts).
+            const credentials = await issuer.issue(tenantOf(request.params), accessTokenOf(request).token, request.body);
             return noStore(reply).send({ credentials: credentials.map((credential) => ({ credential })) });
           },
         }),

@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
+import { assertIssuing } from '../tenants/tenant-service.ts';
 
 export const ACCESS_TOKEN_TTL_S = 300;
 export const NONCE_TTL_S = 300;
@@ -26,26 +27,29 @@ export class TokenService {
     private readonly clock: Clock,
   ) {}
 
-  /** `dpopJkt`: the key of the DPoP proof the request carried (checked by the route), to bind the token to. */
+  /**
+   * The pre-authorized code grant at issuer `tenant`. Its first read is the issuer with the offer
+   * of the code (one round trip, docs/scaling.md): an unknown issuer is `unknown_tenant`, a
+   * suspended one an invalid grant. `dpop` then checks the request's DPoP proof and answers its
+   * key, to bind the token to.
+   */
   async redeem(
     tenant: string,
     form: Record<string, string>,
-    dpopJkt?: string,
-    /** Whether the issuer also serves the authorization code grant (its HAIP issuance is on): the refusal names it. */
-    authorizationCodeToo = false,
+    dpop: () => Promise<string | undefined> = async () => undefined,
   ): Promise<TokenResponse> {
+    const code = form['pre-authorized_code'];
+    const { issuer, offer } = await this.offers.atIssuer(tenant, { codeHash: hashToken(code ?? '') });
+    assertIssuing(tenant, issuer, (message) => new ServiceError('invalid_grant', message));
+    const dpopJkt = await dpop();
     const grantType = form.grant_type;
     if (!grantType) throw new ServiceError('invalid_request', 'grant_type is required.');
     if (grantType !== PRE_AUTHORIZED_GRANT) {
-      const supported = authorizationCodeToo
-        ? `${PRE_AUTHORIZED_GRANT} and authorization_code are`
-        : `${PRE_AUTHORIZED_GRANT} is`;
+      const supported = issuer.haipIssuance ? `${PRE_AUTHORIZED_GRANT} and authorization_code are` : `${PRE_AUTHORIZED_GRANT} is`;
       throw new ServiceError('unsupported_grant_type', `Only ${supported} supported.`);
     }
-    const code = form['pre-authorized_code'];
     if (!code) throw new ServiceError('invalid_request', 'pre-authorized_code is required.');
     const now = this.clock.now();
-    const offer = await this.offers.findByCode(tenant, hashToken(code));
     if (!offer || offer.redeemedAt !== null || offer.expiresAt <= now || !offer.subject) {
       throw new ServiceError('invalid_grant', 'The pre-authorized code is unknown, already used or expired.');
     }

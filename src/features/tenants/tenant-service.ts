@@ -100,9 +100,15 @@ export class TenantService {
    * caller's surface (`tenant_suspended`, or an OAuth code at the token and credential endpoints).
    */
   async issuing(slug: string, refusal: (message: string) => ServiceError = suspendedRefusal): Promise<string> {
-    const { status } = await this.status(slug);
-    if (status === 'suspended') throw refusal(`The issuer ${slug} is suspended: it issues nothing until it is reactivated.`);
+    assertIssuing(slug, await this.tenants.status(slug), refusal);
     return slug;
+  }
+
+  /** `issuing` with the tenant's whole row, read once. */
+  async issuingRow(slug: string, refusal: (message: string) => ServiceError = suspendedRefusal): Promise<TenantRow> {
+    const row = await this.tenants.get(slug);
+    assertIssuing(slug, row, refusal);
+    return row;
   }
 
   find(slug: string): Promise<TenantRow | undefined> {
@@ -240,6 +246,22 @@ export class TenantService {
 }
 
 const suspendedRefusal = (message: string) => new ServiceError('tenant_suspended', message);
+
+/**
+ * The rule of `issuing`, for a path that read the tenant's status itself (the token and credential
+ * endpoints read it with the offer, docs/scaling.md): none is `unknown_tenant`, a suspended one is
+ * refused with what `refusal` makes.
+ */
+export function assertIssuing(
+  slug: string,
+  tenant: { status: TenantStatusName } | undefined,
+  refusal: (message: string) => ServiceError,
+): asserts tenant {
+  if (!tenant) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
+  if (tenant.status === 'suspended') {
+    throw refusal(`The issuer ${slug} is suspended: it issues nothing until it is reactivated.`);
+  }
+}
 
 /** A sign-in hook is an https URL without a fragment that the URL parser reads (the schema admits more). */
 function checkSignInUrl(value: string): void {

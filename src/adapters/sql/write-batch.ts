@@ -1,0 +1,84 @@
+import { PostgresAdapter } from 'kysely';
+import type { Db } from './connect.ts';
+import { atomically } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
+
+/** One write of a batch: an INSERT, UPDATE or DELETE (no RETURNING), and how many rows it must change. */
+export interface GuardedWrite {
+  statement: Statement;
+  params: readonly unknown[];
+  /** Rows the write must change; when it changes another number, the batch is undone. */
+  expect: number;
+  /** What the batch answers then. */
+  refusal: string;
+}
+
+/** The SQLSTATE openrail_refuse raises (migration 0043). */
+const REFUSED = 'OR001';
+
+/**
+ * Composed statements, by the texts of their writes: each composition is prepared once per
+ * connection. Their number is bounded by the callers' shapes (a batch of credentials is at most
+ * BATCH_SIZE), so they are kept for the life of the process.
+ */
+const composed = new Map<string, Statement<{ refused: number }>>();
+
+class Refused extends Error {
+  constructor(readonly refusal: string) {
+    super(refusal);
+  }
+}
+
+/** Whether `db` sends a batch as one statement: PostgreSQL, outside a transaction. */
+export const batchesInOneStatement = (db: Db): boolean =>
+  db.getExecutor().adapter instanceof PostgresAdapter && !db.isTransaction;
+
+/**
+ * Applies every write or none, and answers undefined, or the refusal of the first write that
+ * changed another number of rows than it must (docs/scaling.md, "Round trips").
+ *
+ * - On PostgreSQL the batch is one statement, so one round trip and no transaction to open or
+ *   close: each write is a data-modifying CTE returning its rows, and the closing select counts
+ *   them and calls openrail_refuse for the first count that is off, whose error undoes them all.
+ *   Every write runs on the statement's one snapshot, so no two writes of a batch may touch the
+ *   same row, and none sees another's change.
+ * - On SQLite, where a statement costs no network, and inside a transaction, the writes run one
+ *   by one (`atomically`: a transaction of their own, or a savepoint of the ambient one).
+ */
+export async function applyAll(db: Db, writes: readonly GuardedWrite[]): Promise<string | undefined> {
+  if (writes.length === 0) return undefined;
+  // Inside a transaction an error would end it whole: there the writes go one by one, under a savepoint.
+  if (!batchesInOneStatement(db)) {
+    try {
+      await atomically(db, async (trx) => {
+        for (const w of writes) if ((await w.statement.changes(trx, w.params)) !== w.expect) throw new Refused(w.refusal);
+      });
+      return undefined;
+    } catch (err) {
+      if (err instanceof Refused) return err.refusal;
+      throw err;
+    }
+  }
+  const statement = compose(writes);
+  const params = [...writes.flatMap((w) => w.params), ...writes.flatMap((w) => [w.expect, w.refusal])];
+  try {
+    await statement.rows(db, params);
+    return undefined;
+  } catch (err) {
+    if ((err as { code?: string }).code === REFUSED) return (err as Error).message;
+    throw err;
+  }
+}
+
+function compose(writes: readonly GuardedWrite[]): Statement<{ refused: number }> {
+  const texts = writes.map((w) => w.statement.text);
+  const key = texts.join('\n;\n');
+  let statement = composed.get(key);
+  if (!statement) {
+    const ctes = texts.map((text, i) => `w${i} as (${text} returning 1)`).join(', ');
+    const checks = texts.map((_, i) => `when (select count(*) from w${i}) <> ? then openrail_refuse(?)`).join(' ');
+    statement = new Statement<{ refused: number }>(`with ${ctes} select case ${checks} else 0 end as refused`);
+    composed.set(key, statement);
+  }
+  return statement;
+}

@@ -1,0 +1,173 @@
+/**
+ * PostgreSQL unreachable for ten seconds in the middle of a run (issue 32; docs/scaling.md, "When
+ * the database is unreachable"): the proxy between openrail and the database cuts every connection
+ * and refuses new ones, then lets them through again. Meanwhile every request is answered, each
+ * with its result or `503 database_unavailable` (Retry-After), never anything else; afterwards the
+ * same process serves again by itself; and nothing is half-written: every redeemed offer has its
+ * one access token, every collected one its credential and its event. PostgreSQL only.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { newHolderKey } from '../helpers/holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT, issuerPath, PRE_AUTH, proofJwt, registerType } from '../helpers/issuance.ts';
+import { type PgProxy, startPgProxy } from '../helpers/pg-proxy.ts';
+import { owner, PUBLIC_URL, railSeconds, startRail, type TestRail } from '../helpers/rail.ts';
+
+const OUTAGE_MS = 10_000;
+const WORKERS = 4;
+
+const postgres = testDatabases().find((f) => f.name === 'postgres');
+
+describe('PostgreSQL unreachable for ten seconds mid-run', {
+  skip: postgres ? false : 'PostgreSQL only (TEST_DATABASE_URL)',
+}, () => {
+  let db: TestDatabase;
+  let proxy: PgProxy;
+  let rail: TestRail;
+  let app: FastifyInstance;
+  let typeId: string;
+
+  before(async () => {
+    db = await (postgres as NonNullable<typeof postgres>).create();
+    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '');
+    rail = await startRail({ ...db, location: { kind: 'postgres', url: proxy.url } }, {}, undefined, { runJobs: false });
+    app = rail.app;
+    ({ typeId } = await registerType(app, 'root', 'Outage card', CARD_CLAIMS));
+  });
+  after(async () => {
+    await rail?.stop();
+    await proxy?.stop();
+    await db?.drop();
+  });
+
+  /** Every answer seen: its status, and its error code when it is not a success. */
+  const answers: Array<{ status: number; error?: string; retryAfter?: string }> = [];
+  const note = (res: { statusCode: number; body: string; headers: Record<string, unknown> }) => {
+    const ok = res.statusCode === 200 || res.statusCode === 201;
+    const error = ok ? undefined : (JSON.parse(res.body) as { error?: string }).error;
+    answers.push({
+      status: res.statusCode,
+      ...(error ? { error } : {}),
+      ...(typeof res.headers['retry-after'] === 'string' ? { retryAfter: res.headers['retry-after'] } : {}),
+    });
+    return ok ? (JSON.parse(res.body) as Record<string, unknown>) : undefined;
+  };
+
+  /** One whole issuance, as far as the database lets it go: offer, token, credential. */
+  async function issueOnce(): Promise<boolean> {
+    const offer = note(
+      await app.inject({
+        method: 'POST',
+        url: '/api/offers',
+        headers: owner,
+        payload: { tenant: 'root', typeId, subject: CARD_SUBJECT },
+      }),
+    );
+    if (!offer) return false;
+    const code = JSON.parse(new URL(String(offer.offerUri)).searchParams.get('credential_offer') ?? '{}').grants[PRE_AUTH][
+      'pre-authorized_code'
+    ] as string;
+    const token = note(
+      await app.inject({
+        method: 'POST',
+        url: '/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: PRE_AUTH, 'pre-authorized_code': code }).toString(),
+      }),
+    );
+    if (!token) return false;
+    const key = await newHolderKey();
+    const proof = await proofJwt(key, {
+      aud: `${PUBLIC_URL}${issuerPath('root')}`,
+      nonce: String(token.c_nonce),
+      iat: railSeconds(app),
+    });
+    const credential = note(
+      await app.inject({
+        method: 'POST',
+        url: '/credential',
+        headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ credential_configuration_id: typeId, proofs: { jwt: [proof] } }),
+      }),
+    );
+    return credential !== undefined;
+  }
+
+  test('every request is answered (its result or 503 database_unavailable); the service recovers by itself; nothing is half-written', async () => {
+    assert.equal(await issueOnce(), true, 'issuance works before the outage');
+    let running = true;
+    let during = 0;
+    let outage = false;
+    const loops = Array.from({ length: WORKERS }, async () => {
+      while (running) {
+        const before = answers.length;
+        await issueOnce();
+        if (outage) during += answers.length - before;
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    proxy.interrupt();
+    outage = true;
+    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    outage = false;
+    await proxy.resume();
+    await new Promise((r) => setTimeout(r, 1000));
+    running = false;
+    await Promise.all(loops);
+
+    const unexpected = answers.filter(
+      (a) => ![200, 201, 503].includes(a.status) || (a.status === 503 && a.error !== 'database_unavailable'),
+    );
+    assert.deepEqual(unexpected, [], 'only results and 503 database_unavailable');
+    const refused = answers.filter((a) => a.status === 503);
+    assert.ok(
+      during > 0 && refused.length > 0,
+      `requests were answered during the outage: ${during} answers, ${refused.length} refused`,
+    );
+    assert.ok(
+      refused.every((a) => a.retryAfter === '5'),
+      'each 503 says when to try again',
+    );
+    // The same process, without a restart, serves again.
+    assert.equal(await issueOnce(), true, 'issuance works after the outage');
+
+    // Nothing half-written, read directly (not through the proxy).
+    const direct = openTestDb(db);
+    after(() => direct.destroy());
+    const check = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(direct)).rows;
+    const redeemedWithoutToken = await check<{ n: number }>(
+      sql`select count(*)::int as n from offers o where o.redeemed_at is not null and not exists (select 1 from access_tokens a where a.grant_id = o.id)`,
+    );
+    const tokenWithoutRedemption = await check<{ n: number }>(
+      sql`select count(*)::int as n from access_tokens a join offers o on o.id = a.grant_id where o.redeemed_at is null`,
+    );
+    const collectedWithoutCredential = await check<{ n: number }>(
+      sql`select count(*)::int as n from offers o where o.collected_at is not null and not exists (select 1 from issued_credentials c where c.offer_id = o.id)`,
+    );
+    const spentWithoutCollection = await check<{ n: number }>(
+      sql`select count(*)::int as n from access_tokens a join offers o on o.id = a.grant_id where a.spent_at is not null and o.collected_at is null`,
+    );
+    const credentialsWithoutEvent = await check<{ n: number }>(
+      sql`select count(*)::int as n from issued_credentials c where not exists (select 1 from outbox e where e.type = 'credential.issued' and e.data like '%' || c.id || '%')`,
+    );
+    assert.deepEqual(
+      {
+        redeemedWithoutToken: redeemedWithoutToken[0]?.n,
+        tokenWithoutRedemption: tokenWithoutRedemption[0]?.n,
+        collectedWithoutCredential: collectedWithoutCredential[0]?.n,
+        spentWithoutCollection: spentWithoutCollection[0]?.n,
+        credentialsWithoutEvent: credentialsWithoutEvent[0]?.n,
+      },
+      {
+        redeemedWithoutToken: 0,
+        tokenWithoutRedemption: 0,
+        collectedWithoutCredential: 0,
+        spentWithoutCollection: 0,
+        credentialsWithoutEvent: 0,
+      },
+    );
+  });
+});
