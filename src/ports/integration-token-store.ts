@@ -63,9 +63,27 @@ export interface IntegrationTokenStore {
 }
 
 /** Request budgets per key, shared by every process on the database. */
+/** A counted window: its key, when it started, and the count it allows. */
+export interface RateWindow {
+  key: string;
+  windowStart: number;
+  quota: number;
+}
+
 export interface RateBudget {
   /** Counts one request of `key` in the window starting at `windowStart`, in one statement; answers the count. */
   consume(key: string, windowStart: number): Promise<number>;
+  /**
+   * One request counted in a chain of windows, as one step (one statement on PostgreSQL,
+   * docs/scaling.md): nothing is counted when `ceiling` has already counted its quota; otherwise
+   * each window of `chain` counts one in turn, and one whose count passes its quota ends the
+   * chain (the later ones are not counted). Answers whether the ceiling stood in the way, and each
+   * window's count (undefined for one not counted).
+   */
+  consumeChain(
+    ceiling: RateWindow,
+    chain: readonly RateWindow[],
+  ): Promise<{ ceilingReached: boolean; counts: Array<number | undefined> }>;
   /** How many requests of `key` the window starting at `windowStart` has counted (0 for another window). */
   used(key: string, windowStart: number): Promise<number>;
   /** Deletes the counts of windows that started before `before`; answers how many. */

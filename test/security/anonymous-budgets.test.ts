@@ -138,8 +138,18 @@ for (const factory of testDatabases()) {
       assert.equal(genuine.statusCode, 201, genuine.body);
       for (let i = 0; i < quota; i++) assert.equal((await verifyRequest(FLOODER)).statusCode, 201);
       const before = await count(rail, 'presentation_transactions');
+      const deployment = async () =>
+        (
+          await rail.db
+            .selectFrom('rate_windows')
+            .select('used')
+            .where('key', '=', 'anon:verify-request:g')
+            .executeTakeFirstOrThrow()
+        ).used;
+      const counted = await deployment();
       const refused = await verifyRequest(FLOODER);
       assert.equal(refused.statusCode, 429, refused.body);
+      assert.equal(await deployment(), counted, "a request its address's budget refuses is not counted against the deployment");
       assert.equal(refused.json().error, 'rate_limited');
       assert.ok(Number(refused.headers['retry-after']) >= 1);
       assert.equal(await count(rail, 'presentation_transactions'), before, 'a refused request stores nothing');
@@ -285,12 +295,14 @@ for (const factory of testDatabases()) {
         }
       }
       const before = await count(rail, 'presentation_transactions');
+      const windows = await count(rail, 'rate_windows');
       for (const address of ['10.250.0.1', '10.250.0.2', '10.250.0.3']) {
         const refused = await open(address);
         assert.equal(refused.statusCode, 429, refused.body);
         assert.match(refused.json().message, /from anyone/);
       }
       assert.equal(await count(rail, 'presentation_transactions'), before);
+      assert.equal(await count(rail, 'rate_windows'), windows, 'a ceiling reached counts no new address');
       await new Promise((r) => setTimeout(r, 50));
       const warnings = lines.filter((l) => String(l.msg).startsWith('anonymous budget ceiling reached'));
       assert.equal(warnings.length, 1, 'one line per window, however many are refused');

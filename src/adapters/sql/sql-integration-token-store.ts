@@ -1,10 +1,17 @@
 import type { Selectable } from 'kysely';
-import type { IntegrationTokenRecord, IntegrationTokenStore, Page, RateBudget } from '../../ports/integration-token-store.ts';
+import type {
+  IntegrationTokenRecord,
+  IntegrationTokenStore,
+  Page,
+  RateBudget,
+  RateWindow,
+} from '../../ports/integration-token-store.ts';
 import type { Db } from './connect.ts';
 import { json, rowCodec } from './row-codec.ts';
 import type { IntegrationTokensTable } from './schema.ts';
 import { Statement } from './statement.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
+import { batchesInOneStatement } from './write-batch.ts';
 
 const tokens = rowCodec<IntegrationTokenRecord, IntegrationTokensTable>()(
   'id tenant label rateClass tokenHash state requestId createdBy createdAt rotatedAt revokedAt revokedBy partnerId',
@@ -111,8 +118,58 @@ const consume = new Statement<{ used: number }>(
    returning used`,
 );
 
+/** consumeChain's statement for a chain of `n` windows (PostgreSQL), each made once. */
+const chains = new Map<number, Statement<{ open: boolean } & Record<string, number | null>>>();
+function chainStatement(n: number) {
+  let statement = chains.get(n);
+  if (!statement) {
+    // The ceiling is read on the statement's snapshot; each window counts only when the one before
+    // it counted within its quota (w0 when the ceiling is open).
+    const upsert = (i: number) =>
+      `w${i} as (insert into rate_windows (key, window_start, used) select ?::text, ?::bigint, 1 where ${
+        i === 0 ? '(select open from c)' : `(select used from w${i - 1}) <= ?`
+      } on conflict (key) do update set
+         used = case when rate_windows.window_start = excluded.window_start then rate_windows.used + 1 else 1 end,
+         window_start = excluded.window_start
+       returning used)`;
+    const ctes = Array.from({ length: n }, (_, i) => upsert(i)).join(', ');
+    const counts = Array.from({ length: n }, (_, i) => `(select used from w${i}) as u${i}`).join(', ');
+    statement = new Statement(
+      `with c as (select coalesce((select used from rate_windows where key = ? and window_start = ?), 0) < ? as open), ${ctes}
+       select (select open from c) as open, ${counts}`,
+    );
+    chains.set(n, statement);
+  }
+  return statement;
+}
+
 export class SqlRateBudget implements RateBudget {
   constructor(private readonly db: Db) {}
+
+  async consumeChain(ceiling: RateWindow, chain: readonly RateWindow[]) {
+    if (!batchesInOneStatement(this.db)) {
+      if ((await this.used(ceiling.key, ceiling.windowStart)) >= ceiling.quota) return { ceilingReached: true, counts: [] };
+      const counts: Array<number | undefined> = [];
+      for (const w of chain) {
+        const used = await this.consume(w.key, w.windowStart);
+        counts.push(used);
+        if (used > w.quota) break;
+      }
+      return { ceilingReached: false, counts };
+    }
+    const params: unknown[] = [ceiling.key, ceiling.windowStart, ceiling.quota];
+    chain.forEach((w, i) => {
+      params.push(w.key, w.windowStart);
+      if (i > 0) params.push((chain[i - 1] as RateWindow).quota);
+    });
+    const row = await chainStatement(chain.length).first(this.db, params);
+    if (!row?.open) return { ceilingReached: true, counts: [] };
+    const counts = chain.map((_, i) => {
+      const used = row[`u${i}`];
+      return used === null || used === undefined ? undefined : Number(used);
+    });
+    return { ceilingReached: false, counts };
+  }
 
   async consume(key: string, windowStart: number): Promise<number> {
     const row = await consume.first(this.db, [key, windowStart]);

@@ -50,6 +50,18 @@ const recordCredential = new Statement(
   'insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at, revoked_at, expires_at) ' +
     'values (?, ?, ?, ?, ?, ?, ?, ?, null, ?) on conflict (tenant, list_seq, idx) do nothing',
 );
+/** recordCredential's values for `slot` of collection `c`, bound to the holder key `holderThumbprint`. */
+const credentialRow = (c: Collection, slot: StatusAllocation, holderThumbprint: string) => [
+  slot.credentialId,
+  c.tenant,
+  c.typeId,
+  c.offerId,
+  slot.listSeq,
+  slot.idx,
+  holderThumbprint,
+  c.now,
+  c.expiresAt,
+];
 const newestList = new Statement<{ seq: number; size: number; capacity: number; allocated: number }>(
   'select seq, size, capacity, allocated from status_lists where tenant = ? order by seq desc limit 1',
 );
@@ -134,17 +146,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         { statement: eraseSubject, params: [c.now, c.offerId, c.tenant], expect: 1, refusal: 'token' },
         ...slots.map((slot, i) => ({
           statement: recordCredential,
-          params: [
-            slot.credentialId,
-            c.tenant,
-            c.typeId,
-            c.offerId,
-            slot.listSeq,
-            slot.idx,
-            c.holderThumbprints[i],
-            c.now,
-            c.expiresAt,
-          ],
+          params: credentialRow(c, slot, c.holderThumbprints[i] as string),
           expect: 1,
           refusal: `taken:${i}`,
         })),
@@ -172,17 +174,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   private async draw(trx: Db, c: Collection, holderThumbprint: string, list: ListRef): Promise<StatusAllocation> {
     for (let pick = 0; pick < MAX_PICKS; pick++) {
       const slot = { credentialId: c.newCredentialId(), listSeq: list.listSeq, idx: c.randomIndex(list.size) };
-      const inserted = await recordCredential.changes(trx, [
-        slot.credentialId,
-        c.tenant,
-        c.typeId,
-        c.offerId,
-        slot.listSeq,
-        slot.idx,
-        holderThumbprint,
-        c.now,
-        c.expiresAt,
-      ]);
+      const inserted = await recordCredential.changes(trx, credentialRow(c, slot, holderThumbprint));
       if (inserted === 1) return slot;
     }
     throw new Error(`no free status index found in list ${list.listSeq} of ${c.tenant}`);

@@ -195,18 +195,18 @@ export class HostedVerifier {
       redirectUri: input.redirectUri ?? null,
       responseCodeHash: null,
     };
-    await this.uow.run(async ({ transactions, audit }) => {
-      if (!(await transactions.create(record))) {
-        throw new ServiceError(
-          'nonce_reused',
-          'This nonce already belongs to a live transaction; use a fresh nonce per request.',
-        );
-      }
-      if (actor) {
+    const nonceReused = () =>
+      new ServiceError('nonce_reused', 'This nonce already belongs to a live transaction; use a fresh nonce per request.');
+    if (!actor) {
+      // Anonymous: one insert, its own transaction (one round trip on PostgreSQL, docs/scaling.md).
+      if (!(await this.transactions.create(record))) throw nonceReused();
+    } else {
+      await this.uow.run(async ({ transactions, audit }) => {
+        if (!(await transactions.create(record))) throw nonceReused();
         const detail = { vct: record.vct, claims: record.claims };
         await audit.append({ actor, action: 'verification.requested', tenant: null, target: record.id, detail });
-      }
-    });
+      });
+    }
     const query = new URLSearchParams({ client_id: this.qrClientId(record), request_uri: this.requestUri(record.id) });
     return {
       // HAIP 1.0 §5: a HAIP wallet is invoked by the haip:// scheme; the interface's by openid4vp://.

@@ -32,33 +32,50 @@ export class AnonymousGate {
     const budget = ANONYMOUS_BUDGETS[name];
     const now = this.clock.now();
     const global = this.policy(`${name}-all`, budget.global);
-    const globalKey = `anon:${name}:g`;
+    const own = this.policy(name, budget.perAddress);
+    const chain: Array<{ key: string; policy: RatePolicy; message: string }> = [
+      {
+        key: `anon:${name}:a:${addressKey(address)}`,
+        policy: own,
+        message: 'This address has asked too often; wait before asking again.',
+      },
+    ];
+    if ('perSubject' in budget && subject !== undefined) {
+      chain.push({
+        key: `anon:${name}:s:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`,
+        policy: this.policy(`${name}-${budget.perSubject.subject}`, budget.perSubject),
+        message: `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`,
+      });
+    }
+    chain.push({ key: `anon:${name}:g`, policy: global, message: CEILING });
     // A ceiling already reached refuses before anything is counted: the count of a new address (a
     // row of its own) is written only while the deployment still takes requests of this kind, so
     // the counts an anonymous caller can make the service keep are bounded by the ceilings too.
-    const start = windowStart(now, global);
-    if ((await this.budget.used(globalKey, start)) >= global.quota) {
+    // Then the address, the subject and the deployment count in turn, the first spent refusing the
+    // request uncounted by the later ones; all of it one step (one statement on PostgreSQL).
+    const globalStart = windowStart(now, global);
+    const windows = chain.map((c) => ({ key: c.key, windowStart: windowStart(now, c.policy), quota: c.policy.quota }));
+    const { ceilingReached, counts } = await this.budget.consumeChain(
+      { key: `anon:${name}:g`, windowStart: globalStart, quota: global.quota },
+      windows,
+    );
+    if (ceilingReached) {
       this.logCeiling(name, global, now);
-      throw this.ceilingRefusal(rateState(global, global.quota + 1, start, now));
+      throw this.ceilingRefusal(rateState(global, global.quota + 1, globalStart, now));
     }
-    const own = await this.count(`anon:${name}:a:${addressKey(address)}`, this.policy(name, budget.perAddress), now);
-    if (!own.allowed) throw refusal(own.headers, 'This address has asked too often; wait before asking again.');
-    if ('perSubject' in budget && subject !== undefined) {
-      const key = createHash('sha256').update(subject, 'utf8').digest('base64url');
-      const per = await this.count(
-        `anon:${name}:s:${key}`,
-        this.policy(`${name}-${budget.perSubject.subject}`, budget.perSubject),
-        now,
-      );
-      if (!per.allowed)
-        throw refusal(per.headers, `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`);
+    let ownHeaders: Record<string, string> = {};
+    for (const [i, c] of chain.entries()) {
+      const used = counts[i];
+      if (used === undefined) break;
+      const state = rateState(c.policy, used, windows[i]?.windowStart ?? 0, now);
+      const headers = { ...rateHeaders(state), ...(state.allowed ? {} : { 'retry-after': String(state.resetSeconds) }) };
+      if (i === 0) ownHeaders = headers;
+      if (!state.allowed) {
+        if (c.policy === global) this.logCeiling(name, global, now);
+        throw refusal(headers, c.message);
+      }
     }
-    const all = await this.count(globalKey, global, now);
-    if (!all.allowed) {
-      this.logCeiling(name, global, now);
-      throw refusal(all.headers, CEILING);
-    }
-    return own.headers;
+    return ownHeaders;
   }
 
   private ceilingRefusal(state: ReturnType<typeof rateState>): ServiceError {
@@ -67,15 +84,6 @@ export class AnonymousGate {
 
   private policy(name: string, quota: Quota): RatePolicy {
     return { name, quota: Math.max(1, Math.round(quota.quota * this.scale)), windowSeconds: quota.windowSeconds };
-  }
-
-  private async count(key: string, policy: RatePolicy, now: number) {
-    const start = windowStart(now, policy);
-    const state = rateState(policy, await this.budget.consume(key, start), start, now);
-    return {
-      allowed: state.allowed,
-      headers: { ...rateHeaders(state), ...(state.allowed ? {} : { 'retry-after': String(state.resetSeconds) }) },
-    };
   }
 
   private logCeiling(name: string, policy: RatePolicy, now: number): void {
