@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import type { Db } from '../../src/adapters/sql/connect.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { newHolderKey } from '../helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT, issuerPath, PRE_AUTH, proofJwt, registerType } from '../helpers/issuance.ts';
@@ -136,38 +137,34 @@ describe('PostgreSQL unreachable for ten seconds mid-run', {
 
     // Nothing half-written, read directly (not through the proxy).
     const direct = openTestDb(db);
-    after(() => direct.destroy());
-    const check = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(direct)).rows;
-    const redeemedWithoutToken = await check<{ n: number }>(
-      sql`select count(*)::int as n from offers o where o.redeemed_at is not null and not exists (select 1 from access_tokens a where a.grant_id = o.id)`,
-    );
-    const tokenWithoutRedemption = await check<{ n: number }>(
-      sql`select count(*)::int as n from access_tokens a join offers o on o.id = a.grant_id where o.redeemed_at is null`,
-    );
-    const collectedWithoutCredential = await check<{ n: number }>(
-      sql`select count(*)::int as n from offers o where o.collected_at is not null and not exists (select 1 from issued_credentials c where c.offer_id = o.id)`,
-    );
-    const spentWithoutCollection = await check<{ n: number }>(
-      sql`select count(*)::int as n from access_tokens a join offers o on o.id = a.grant_id where a.spent_at is not null and o.collected_at is null`,
-    );
-    const credentialsWithoutEvent = await check<{ n: number }>(
-      sql`select count(*)::int as n from issued_credentials c where not exists (select 1 from outbox e where e.type = 'credential.issued' and e.data like '%' || c.id || '%')`,
-    );
-    assert.deepEqual(
-      {
-        redeemedWithoutToken: redeemedWithoutToken[0]?.n,
-        tokenWithoutRedemption: tokenWithoutRedemption[0]?.n,
-        collectedWithoutCredential: collectedWithoutCredential[0]?.n,
-        spentWithoutCollection: spentWithoutCollection[0]?.n,
-        credentialsWithoutEvent: credentialsWithoutEvent[0]?.n,
-      },
-      {
-        redeemedWithoutToken: 0,
-        tokenWithoutRedemption: 0,
-        collectedWithoutCredential: 0,
-        spentWithoutCollection: 0,
-        credentialsWithoutEvent: 0,
-      },
-    );
+    try {
+      await noneHalfWritten(direct);
+    } finally {
+      await direct.destroy();
+    }
   });
 });
+
+/** Every redeemed offer has its one access token, every collected one its credential and its event. */
+async function noneHalfWritten(direct: Db) {
+  const { rows } = await sql<Record<string, number>>`select
+      (select count(*)::int from offers o where o.redeemed_at is not null
+         and not exists (select 1 from access_tokens a where a.grant_id = o.id)) as "redeemedWithoutToken",
+      (select count(*)::int from access_tokens a join offers o on o.id = a.grant_id
+         where o.redeemed_at is null) as "tokenWithoutRedemption",
+      (select count(*)::int from offers o where o.collected_at is not null
+         and not exists (select 1 from issued_credentials c where c.offer_id = o.id)) as "collectedWithoutCredential",
+      (select count(*)::int from access_tokens a join offers o on o.id = a.grant_id
+         where a.spent_at is not null and o.collected_at is null) as "spentWithoutCollection",
+      (select count(*)::int from issued_credentials c where not exists
+         (select 1 from outbox e where e.type = 'credential.issued' and e.data like '%' || c.id || '%')) as "credentialsWithoutEvent"`.execute(
+    direct,
+  );
+  assert.deepEqual(rows[0], {
+    redeemedWithoutToken: 0,
+    tokenWithoutRedemption: 0,
+    collectedWithoutCredential: 0,
+    spentWithoutCollection: 0,
+    credentialsWithoutEvent: 0,
+  });
+}

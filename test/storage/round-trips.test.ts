@@ -28,7 +28,7 @@ import { formBody, openVerification, present } from '../helpers/presentation.ts'
 import { PUBLIC_URL, railSeconds, startRail, type TestRail } from '../helpers/rail.ts';
 
 /** The targets: what each operation may cost at most, in round trips. */
-export const ROUND_TRIP_TARGETS = { issuance: 5, verificationResponse: 3 } as const;
+const ROUND_TRIP_TARGETS = { issuance: 5, verificationResponse: 3 } as const;
 
 const postgres = testDatabases().find((f) => f.name === 'postgres');
 

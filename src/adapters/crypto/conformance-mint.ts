@@ -7,7 +7,7 @@ import {
   mintConformanceSet,
   mintConformanceSetV2,
 } from '../../core/conformance/vector-set.ts';
-import type { CertificateValidity, VectorCertificates } from '../../core/conformance/vectors.ts';
+import type { CertificateValidity, VectorCertificates } from '../../core/conformance/vectors-v2.ts';
 import { newP256KeyPair } from './p256-keys.ts';
 import { certifyKey, createRootCertificate } from './x509.ts';
 

@@ -35,7 +35,13 @@ export function wakeDelivery(): void {
 /** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
 export const outboxWrite = (event: EventInput, now: number) => ({
   statement: append,
-  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)],
+  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)] as [
+    id: string,
+    type: string,
+    tenant: string,
+    createdAt: number,
+    data: string,
+  ],
   expect: 1,
   refusal: 'outbox',
 });
@@ -49,10 +55,10 @@ export class SqlEventOutbox implements EventOutbox {
 
   async emit(event: EventInput): Promise<string> {
     inTransactionOnly(this.db, 'an event');
-    const id = systemIds.mint('event');
-    await append.changes(this.db, [id, event.type, event.tenant, this.clock.now(), JSON.stringify(event.data)]);
+    const row = outboxWrite(event, this.clock.now());
+    await row.statement.changes(this.db, row.params);
     eventful.add(this.db);
-    return id;
+    return row.params[0];
   }
 }
 

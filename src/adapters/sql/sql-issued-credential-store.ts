@@ -13,7 +13,7 @@ import type {
 import type { Db } from './connect.ts';
 import { rowCodec } from './row-codec.ts';
 import type { IssuedCredentialsTable } from './schema.ts';
-import { outboxWrite, SqlEventOutbox, wakeDelivery } from './sql-event-outbox.ts';
+import { outboxWrite, wakeDelivery } from './sql-event-outbox.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
 import { applyAll, batchesInOneStatement, type GuardedWrite } from './write-batch.ts';
@@ -100,9 +100,9 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
         for (const [i, holder] of c.holderThumbprints.entries())
           slots.push(await this.draw(trx, c, holder, c.lists[i] as ListRef));
         const value = await finish(slots);
-        const outbox = new SqlEventOutbox(trx, { now: () => c.now });
         for (const event of c.events?.(slots) ?? []) {
-          await outbox.emit(event);
+          const row = outboxWrite(event, c.now);
+          await row.statement.changes(trx, row.params);
           evented = true;
         }
         return value;

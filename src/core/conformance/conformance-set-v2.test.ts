@@ -19,7 +19,8 @@ import { CHECKS, type CheckName, deriveVerdict, FAILURE_CHECK, FAILURE_CODES } f
 import { type VerificationInput, verifyPresentation, verifyWithCertificates } from '../verifier/verify-presentation.ts';
 import { judgeAnswer, type VerifierAnswer } from './judge.ts';
 import { CONFORMANCE_SCHEMA, CONFORMANCE_SCHEMA_V2, type ConformanceSet, SCHEMAS } from './vector-set.ts';
-import { VECTOR_IDS, VECTOR_IDS_V2 } from './vectors.ts';
+import { VECTOR_IDS } from './vectors.ts';
+import { VECTOR_IDS_V2 } from './vectors-v2.ts';
 
 const now = Math.floor(Date.now() / 1000);
 const { set, body } = await mintFreshSet(CONFORMANCE_SCHEMA_V2, now);

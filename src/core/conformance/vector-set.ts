@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../canonical-json.ts';
 import { FAILURE_CODES } from '../verifier/ledger.ts';
-import {
-  type ConformanceVector,
-  type MintDeps,
-  type MintDepsV2,
-  mintVectors,
-  mintVectorsV2,
-  VECTOR_IDS,
-  VECTOR_IDS_V2,
-} from './vectors.ts';
+import { type ConformanceVector, type MintDeps, mintVectors, VECTOR_IDS } from './vectors.ts';
+import { type MintDepsV2, mintVectorsV2, VECTOR_IDS_V2 } from './vectors-v2.ts';
 
 export const CONFORMANCE_SCHEMA = 'svc-open-rail-conformance/1';
 export const CONFORMANCE_SCHEMA_V2 = 'svc-open-rail-conformance/2';

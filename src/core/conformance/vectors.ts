@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { RandomBytes } from '../sd-jwt/disclose.ts';
 import type { CheckName, FailureCode, Verdict } from '../verifier/ledger.ts';
 import type { VerificationInput } from '../verifier/verify-presentation.ts';
@@ -41,19 +40,6 @@ export const VECTOR_IDS = [
   'malformed-presentation',
 ] as const;
 
-/** Schema svc-open-rail-conformance/2: the 16 of /1, then the HAIP and Digital Credentials API cases. */
-export const VECTOR_IDS_V2 = [
-  ...VECTOR_IDS,
-  'x5c-valid',
-  'x5c-missing',
-  'x5c-untrusted-chain',
-  'x5c-certifies-another-key',
-  'x5c-expired-certificate',
-  'x509-hash-audience-mismatch',
-  'dc-api-origin-valid',
-  'dc-api-origin-mismatch',
-] as const;
-
 export interface MintDeps {
   /** Unix seconds; becomes every vector's `now`. */
   now: number;
@@ -62,34 +48,10 @@ export interface MintDeps {
   newKey: () => KeyPair;
 }
 
-/** Validity of a certificate, in Unix seconds. */
-export interface CertificateValidity {
-  notBefore: number;
-  notAfter: number;
-}
-
-/** X.509 for schema /2, which core does not hold: certificates as base64 DER. */
-export interface VectorCertificates {
-  /** A self-signed certificate authority for `key`, that may certify end entities. */
-  root(key: KeyPair, commonName: string, validity: CertificateValidity): Promise<string>;
-  /** An end-entity certificate of `subject`'s public key, issued by `ca`. */
-  leaf(
-    ca: { certificate: string; key: KeyPair },
-    subject: KeyPair,
-    commonName: string,
-    validity: CertificateValidity,
-  ): Promise<string>;
-}
-
-export interface MintDepsV2 extends MintDeps {
-  certificates: VectorCertificates;
-}
-
 const HOST = 'issuer.conformance.example';
 const ISSUER = `did:web:${HOST}`;
 const IMPOSTOR = 'did:web:impostor.conformance.example';
 const AUD = 'decentralized_identifier:did:web:verifier.conformance.example';
-const VERIFIER_ORIGIN = 'https://verifier.conformance.example';
 const VCT = `https://${HOST}/types/membership`;
 const OTHER_VCT = `https://${HOST}/types/visitor-pass`;
 const LIST_URI = `https://${HOST}/status/1`;
@@ -107,21 +69,10 @@ export function mintVectors(deps: MintDeps): ConformanceVector[] {
   return interfaceVectors(vectorKit(deps));
 }
 
-/**
- * Schema /2: the 16 vectors of /1, built the same way, then eight more with the same rule of one
- * broken link: the issuer key certified by `x5c` under trust anchors (HAIP 1.0 §6.1), a key
- * binding addressed by `x509_hash` (OID4VP 1.0 §5.9.3), and one addressed to a web origin, as
- * the Digital Credentials API has it for unsigned requests (OID4VP 1.0 Appendix A.4).
- */
-export async function mintVectorsV2(deps: MintDepsV2): Promise<ConformanceVector[]> {
-  const kit = vectorKit(deps);
-  return [...interfaceVectors(kit), ...(await haipVectors(kit, deps))];
-}
-
-type VectorKit = ReturnType<typeof vectorKit>;
+export type VectorKit = ReturnType<typeof vectorKit>;
 
 /** The keys, nonce and index of one set, and the builders every vector is made with. */
-function vectorKit({ now, random, newKey }: MintDeps) {
+export function vectorKit({ now, random, newKey }: MintDeps) {
   const issuer = newKey();
   const impostor = newKey();
   const holder = newKey();
@@ -212,7 +163,7 @@ function vectorKit({ now, random, newKey }: MintDeps) {
   return { now, random, issuer, impostor, holder, thief, nonce, idx, credential, present, list, input, reject, accept };
 }
 
-function interfaceVectors(kit: VectorKit): ConformanceVector[] {
+export function interfaceVectors(kit: VectorKit): ConformanceVector[] {
   const { now, random, impostor, thief, idx, credential, present, list, input, reject, accept } = kit;
   const valid = credential();
   const validPresentation = present(valid);
@@ -350,95 +301,6 @@ function interfaceVectors(kit: VectorKit): ConformanceVector[] {
       'malformed_presentation',
       'The issuer JWT has lost its signature segment.',
       input(validPresentation.replace(`${valid.jwt}~`, `${header}.${payload}~`)),
-    ),
-  ];
-}
-
-const DAY = 86_400;
-
-/** `x509_hash:` and the base64url SHA-256 of a certificate's DER (OID4VP 1.0 §5.9.3). */
-const x509HashOf = (certificate: string) =>
-  `x509_hash:${createHash('sha256').update(Buffer.from(certificate, 'base64')).digest('base64url')}`;
-
-/**
- * The HAIP and Digital Credentials API vectors of schema /2. The x5c ones name the set's own root
- * as the only trust anchor and address the key binding to a verifier known by its certificate
- * (`x509_hash`); each breaks one link of `x5c-valid`. The two origin vectors are `valid` addressed
- * to a web origin.
- */
-async function haipVectors(kit: VectorKit, { newKey, certificates }: MintDepsV2): Promise<ConformanceVector[]> {
-  const { now, issuer, impostor, credential, present, input, reject, accept } = kit;
-  const current = { notBefore: now - DAY, notAfter: now + 365 * DAY };
-  const rootKey = newKey();
-  const root = { key: rootKey, certificate: await certificates.root(rootKey, 'Conformance Root CA', current) };
-  const strangerKey = newKey();
-  const stranger = { key: strangerKey, certificate: await certificates.root(strangerKey, 'Conformance Root CA', current) };
-  const issuerLeaf = (ca: typeof root, key = issuer, validity = current) =>
-    certificates.leaf(ca, key, 'Conformance Issuer', validity);
-  const verifierCertificate = await certificates.leaf(root, newKey(), 'Conformance Verifier', current);
-  const aud = x509HashOf(verifierCertificate);
-  const anchored = { aud, trustAnchors: [root.certificate] };
-  const withX5c = (x5c: string[]) => credential({ header: { x5c } });
-
-  const certified = withX5c([await issuerLeaf(root)]);
-  const otherVerifier = x509HashOf(await certificates.leaf(root, newKey(), 'Conformance Verifier', current));
-  const origin = `origin:${VERIFIER_ORIGIN}`;
-
-  return [
-    accept(
-      'x5c-valid',
-      'The issuer key is in the DID document and certified by x5c under the trust anchor; the key binding is addressed by x509_hash.',
-      input(present(certified, { aud }), anchored),
-    ),
-    reject(
-      'x5c-missing',
-      'issuer_key',
-      'issuer_key_unknown',
-      'Trust anchors are given, and the issuer JWT carries no x5c.',
-      input(present(credential(), { aud }), anchored),
-    ),
-    reject(
-      'x5c-untrusted-chain',
-      'issuer_key',
-      'issuer_key_unknown',
-      'The x5c chain certifies the issuer key but ends at a root that is not a trust anchor (the root is in the chain).',
-      input(present(withX5c([await issuerLeaf(stranger), stranger.certificate]), { aud }), anchored),
-    ),
-    reject(
-      'x5c-certifies-another-key',
-      'issuer_key',
-      'issuer_key_unknown',
-      'The x5c chain is sound under the trust anchor, but its certificate is for another key than the signing key of the DID document.',
-      input(present(withX5c([await issuerLeaf(root, impostor)]), { aud }), anchored),
-    ),
-    reject(
-      'x5c-expired-certificate',
-      'issuer_key',
-      'issuer_key_unknown',
-      'The issuer key certificate under the trust anchor expired an hour before now.',
-      input(
-        present(withX5c([await issuerLeaf(root, issuer, { notBefore: now - 2 * DAY, notAfter: now - 3600 })]), { aud }),
-        anchored,
-      ),
-    ),
-    reject(
-      'x509-hash-audience-mismatch',
-      'audience',
-      'audience_mismatch',
-      'The key binding is addressed by x509_hash to another certificate than the verifier’s.',
-      input(present(certified, { aud: otherVerifier }), anchored),
-    ),
-    accept(
-      'dc-api-origin-valid',
-      'A sound presentation through the Digital Credentials API: the key binding is addressed to the verifier’s web origin.',
-      input(present(credential(), { aud: origin }), { aud: origin }),
-    ),
-    reject(
-      'dc-api-origin-mismatch',
-      'audience',
-      'audience_mismatch',
-      'The key binding is addressed to another web origin than the verifier’s (a page that relayed a request it did not make).',
-      input(present(credential(), { aud: `origin:https://verifier.conformance.example.attacker.example` }), { aud: origin }),
     ),
   ];
 }

@@ -12,7 +12,8 @@ import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts'
 import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import { judgeAnswer } from '../../core/conformance/judge.ts';
 import { type ConformanceSet, vectorsDigest } from '../../core/conformance/vector-set.ts';
-import { VECTOR_IDS, VECTOR_IDS_V2 } from '../../core/conformance/vectors.ts';
+import { VECTOR_IDS } from '../../core/conformance/vectors.ts';
+import { VECTOR_IDS_V2 } from '../../core/conformance/vectors-v2.ts';
 import { readVerificationInput } from '../../core/verifier/input.ts';
 import { verifyWithCertificates } from '../../core/verifier/verify-presentation.ts';
 

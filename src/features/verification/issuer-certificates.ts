@@ -11,7 +11,7 @@ import { certificateProblem, certifiedKeyOf } from '../../core/verifier/issuer-c
  * presentation was verified with). The rule is the reference verifier's (core/verifier/issuer-certificate.ts).
  */
 export class IssuerCertificates {
-  private chains?: ChainVerifier;
+  private trust?: { anchors: string[]; chains: ChainVerifier };
 
   constructor(
     /** The deployment's trust anchor, PEM (the platform root, or the operator's). */
@@ -22,9 +22,12 @@ export class IssuerCertificates {
   /** Why the presentation's issuer JWT fails that, or undefined when it holds. */
   async problem(presentation: string, didDocument: Record<string, unknown>): Promise<string | undefined> {
     const header = decodeJws(presentation.split('~')[0] ?? '')?.header;
-    const anchors = certificatesOfPem(this.anchorPem);
-    this.chains ??= new ChainVerifier(anchors);
-    const chains = this.chains;
+    // The deployment's anchor, parsed once.
+    this.trust ??= (() => {
+      const anchors = certificatesOfPem(this.anchorPem);
+      return { anchors, chains: new ChainVerifier(anchors) };
+    })();
+    const { anchors, chains } = this.trust;
     const found = await certifiedKeyOf(header, anchors, this.clock.now() / 1000, (chain, _anchors, now) =>
       chains.keyOf(chain, new Date(now * 1000)),
     );
