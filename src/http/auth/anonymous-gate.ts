@@ -32,47 +32,51 @@ export class AnonymousGate {
     const budget = ANONYMOUS_BUDGETS[name];
     const now = this.clock.now();
     const global = this.policy(`${name}-all`, budget.global);
-    const own = this.policy(name, budget.perAddress);
-    const chain: Array<{ key: string; policy: RatePolicy; message: string }> = [
-      {
-        key: `anon:${name}:a:${addressKey(address)}`,
-        policy: own,
-        message: 'This address has asked too often; wait before asking again.',
-      },
+    const windowOf = (key: string, policy: RatePolicy, message: string) => ({
+      key,
+      policy,
+      message,
+      windowStart: windowStart(now, policy),
+      quota: policy.quota,
+    });
+    const chain = [
+      windowOf(
+        `anon:${name}:a:${addressKey(address)}`,
+        this.policy(name, budget.perAddress),
+        'This address has asked too often; wait before asking again.',
+      ),
     ];
     if ('perSubject' in budget && subject !== undefined) {
-      chain.push({
-        key: `anon:${name}:s:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`,
-        policy: this.policy(`${name}-${budget.perSubject.subject}`, budget.perSubject),
-        message: `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`,
-      });
+      chain.push(
+        windowOf(
+          `anon:${name}:s:${createHash('sha256').update(subject, 'utf8').digest('base64url')}`,
+          this.policy(`${name}-${budget.perSubject.subject}`, budget.perSubject),
+          `This ${budget.perSubject.subject} was asked for too often; wait before asking again.`,
+        ),
+      );
     }
-    chain.push({ key: `anon:${name}:g`, policy: global, message: CEILING });
+    const ceiling = windowOf(`anon:${name}:g`, global, CEILING);
+    chain.push(ceiling);
     // A ceiling already reached refuses before anything is counted: the count of a new address (a
     // row of its own) is written only while the deployment still takes requests of this kind, so
     // the counts an anonymous caller can make the service keep are bounded by the ceilings too.
     // Then the address, the subject and the deployment count in turn, the first spent refusing the
     // request uncounted by the later ones; all of it one step (one statement on PostgreSQL).
-    const globalStart = windowStart(now, global);
-    const windows = chain.map((c) => ({ key: c.key, windowStart: windowStart(now, c.policy), quota: c.policy.quota }));
-    const { ceilingReached, counts } = await this.budget.consumeChain(
-      { key: `anon:${name}:g`, windowStart: globalStart, quota: global.quota },
-      windows,
-    );
+    const { ceilingReached, counts } = await this.budget.consumeChain(ceiling, chain);
     if (ceilingReached) {
       this.logCeiling(name, global, now);
-      throw this.ceilingRefusal(rateState(global, global.quota + 1, globalStart, now));
+      throw this.ceilingRefusal(rateState(global, global.quota + 1, ceiling.windowStart, now));
     }
     let ownHeaders: Record<string, string> = {};
-    for (const [i, c] of chain.entries()) {
+    for (const [i, w] of chain.entries()) {
       const used = counts[i];
       if (used === undefined) break;
-      const state = rateState(c.policy, used, windows[i]?.windowStart ?? 0, now);
+      const state = rateState(w.policy, used, w.windowStart, now);
       const headers = { ...rateHeaders(state), ...(state.allowed ? {} : { 'retry-after': String(state.resetSeconds) }) };
       if (i === 0) ownHeaders = headers;
       if (!state.allowed) {
-        if (c.policy === global) this.logCeiling(name, global, now);
-        throw refusal(headers, c.message);
+        if (w === ceiling) this.logCeiling(name, global, now);
+        throw refusal(headers, w.message);
       }
     }
     return ownHeaders;
