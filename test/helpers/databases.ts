@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { type Db, openDatabase } from '../../src/adapters/sql/connect.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
@@ -82,29 +81,11 @@ export interface TableShape {
 
 /**
  * The tables of one test database (without Kysely's bookkeeping), read from the database's own
- * catalogue. On PostgreSQL only the suite's schema is read: Kysely's introspection reads every
- * schema and fails (3F000) when a suite running beside this one drops its schema meanwhile.
+ * catalogue; on PostgreSQL only the suite's schema (pg-introspector.ts).
  */
-export async function tablesOf(db: Db, target: Pick<TestDatabase, 'schema'>): Promise<TableShape[]> {
-  if (!target.schema) {
-    const tables = await db.introspection.getTables();
-    return tables
-      .filter((t) => !t.name.startsWith('kysely_'))
-      .map((t) => ({ name: t.name, columns: t.columns.map((c) => ({ name: c.name, isNullable: c.isNullable })) }));
-  }
-  const { rows } = await sql<{ table: string; column: string; nullable: string }>`
-    select table_name as table, column_name as column, is_nullable as nullable
-    from information_schema.columns
-    where table_schema = ${target.schema}
-    order by table_name, ordinal_position`.execute(db);
-  const tables = new Map<string, TableShape>();
-  for (const row of rows) {
-    if (row.table.startsWith('kysely_')) continue;
-    const table = tables.get(row.table) ?? { name: row.table, columns: [] };
-    table.columns.push({ name: row.column, isNullable: row.nullable === 'YES' });
-    tables.set(row.table, table);
-  }
-  return [...tables.values()];
+export async function tablesOf(db: Db): Promise<TableShape[]> {
+  const tables = await db.introspection.getTables();
+  return tables.map((t) => ({ name: t.name, columns: t.columns.map((c) => ({ name: c.name, isNullable: c.isNullable })) }));
 }
 
 /** A tenant row with an empty profile, for storage-level suites. */

@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
 import { ambient } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
 import { OpenrailSqliteDialect } from './sqlite-driver.ts';
 import { preparedName } from './statement.ts';
@@ -53,7 +54,7 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   // and the next query opens another; unheard, the pool's error would end the process.
   pool.on('error', () => undefined);
   const reachable = { connect: () => pool.connect().catch(unreachable), end: () => pool.end() };
-  const db = ambient(new Kysely<Database>({ dialect: new PostgresDialect({ pool: reachable }) }));
+  const db = ambient(new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: reachable }) }));
   pools.set(db, pool);
   return db;
 }
@@ -175,22 +176,14 @@ export function settled(db: Db): Promise<void> | undefined {
  * step) stops after the migration of that name.
  */
 export async function migrate(db: Db, upTo?: string): Promise<void> {
-  // On PostgreSQL Kysely would look for its bookkeeping tables in every schema and be misled by
-  // another application's (or another openrail's) in the same database: pin them to ours.
+  // On PostgreSQL Kysely's bookkeeping tables are pinned to our schema, and it looks for them
+  // through an introspector that reads no other (pg-introspector.ts).
   const schema =
     db.getExecutor().adapter instanceof PostgresAdapter
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const run = () => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
-  let { error, results } = await run();
-  // Kysely's PostgreSQL introspection reads the tables of every schema of the database; one that
-  // another application drops meanwhile makes it fail with 3F000 (invalid_schema_name). Nothing
-  // was applied then (each migration is its own transaction, under Kysely's lock): look again.
-  for (let retry = 0; error && (error as { code?: string }).code === '3F000' && retry < 20; retry++) {
-    await new Promise((r) => setTimeout(r, 50));
-    ({ error, results } = await run());
-  }
+  const { error, results } = await (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
   if (!error) return;
   const failed = results?.find((r) => r.status === 'Error');
   if (upTo !== undefined) throw new Error(`migration ${failed?.migrationName ?? upTo} failed`, { cause: error });

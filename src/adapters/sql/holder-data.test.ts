@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDb, type TestDatabase, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
+import { openTestDb, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { TIMELINE_SOURCES } from '../../ports/backoffice-views.ts';
 import { type Db, migrate } from './connect.ts';
 import { ACCOUNT_COLUMNS, HOLDER_DATA, registryGaps } from './holder-data.ts';
 import { ACCOUNT_SOURCES } from './sql-backoffice-timeline.ts';
 
 /** Every column of the migrated schema, as the database itself reports it (not as schema.ts says). */
-async function columnsOf(db: Db, target: TestDatabase): Promise<Array<{ table: string; column: string }>> {
-  return (await tablesOf(db, target)).flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
+async function columnsOf(db: Db): Promise<Array<{ table: string; column: string }>> {
+  return (await tablesOf(db)).flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name })));
 }
 
 for (const factory of testDatabases()) {
@@ -19,10 +19,10 @@ for (const factory of testDatabases()) {
       const db = openTestDb(target);
       try {
         await migrate(db);
-        const gaps = registryGaps(await columnsOf(db, target));
+        const gaps = registryGaps(await columnsOf(db));
         assert.deepEqual(gaps, { unregistered: [], stale: [] });
         // Every column an export section carries is a column of its table.
-        const present = new Set((await columnsOf(db, target)).map((c) => `${c.table}.${c.column}`));
+        const present = new Set((await columnsOf(db)).map((c) => `${c.table}.${c.column}`));
         const exported = HOLDER_DATA.flatMap((c) =>
           'columns' in c.export ? c.export.columns.map((col) => `${c.table}.${col}`) : [],
         );
@@ -36,10 +36,7 @@ for (const factory of testDatabases()) {
         // registering them: the same check now names both.
         await sql`create table scratch_notes (id text primary key, account_id text not null, note text)`.execute(db);
         await sql`alter table members add column referrer_email text`.execute(db);
-        assert.deepEqual(registryGaps(await columnsOf(db, target)).unregistered, [
-          'members.referrer_email',
-          'scratch_notes.account_id',
-        ]);
+        assert.deepEqual(registryGaps(await columnsOf(db)).unregistered, ['members.referrer_email', 'scratch_notes.account_id']);
       } finally {
         await db.destroy();
         await target.drop();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDb, type TestDatabase, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
+import { openTestDb, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { type Db, migrate } from './connect.ts';
 
 /** Table → column → whether it may be null. */
@@ -26,8 +26,8 @@ function declaredShape(): Shape {
 }
 
 /** The tables as the migrated database itself reports them. */
-async function migratedShape(db: Db, target: TestDatabase): Promise<Shape> {
-  const tables = await tablesOf(db, target);
+async function migratedShape(db: Db): Promise<Shape> {
+  const tables = await tablesOf(db);
   return new Map(tables.map((t) => [t.name, new Map(t.columns.map((c) => [c.name, c.isNullable]))]));
 }
 
@@ -66,10 +66,10 @@ for (const factory of testDatabases()) {
         await migrate(db);
         const declared = declaredShape();
         assert.ok(declared.size > 40, `schema.ts read: ${declared.size} tables`);
-        assert.deepEqual(differences(await migratedShape(db, target), declared, nulls), []);
+        assert.deepEqual(differences(await migratedShape(db), declared, nulls), []);
 
         await sql`alter table settings add column scratch text`.execute(db);
-        assert.deepEqual(differences(await migratedShape(db, target), declared, nulls), ['settings.scratch: not in schema.ts']);
+        assert.deepEqual(differences(await migratedShape(db), declared, nulls), ['settings.scratch: not in schema.ts']);
       } finally {
         await db.destroy();
         await target.drop();

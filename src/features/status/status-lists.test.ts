@@ -602,7 +602,7 @@ for (const factory of testDatabases()) {
       const issued = await issue(t.slug, t.typeId);
       await issueBatch(t.slug, t.typeId, 2);
 
-      const table = (await tablesOf(rail.db, db)).find((x) => x.name === 'issued_credentials');
+      const table = (await tablesOf(rail.db)).find((x) => x.name === 'issued_credentials');
       assert.ok(table, 'the issued_credentials table exists');
       assert.deepEqual(table.columns.map((c) => c.name).sort(), LEDGER_COLUMNS);
 
