@@ -34,15 +34,15 @@ export interface WebhookLanes {
   route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }>;
   /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
   lanesDue(now: number): Promise<boolean>;
-  /** Takes the lanes of up to `max` due endpoints until `until`, in one conditional write. */
+  /** Takes the lanes of up to `max` due endpoints until `until`, in one conditional write (atomic on its own). */
   claim(holder: string, now: number, until: number, max: number): Promise<string[]>;
   /** The endpoint's address and secret, while `holder` holds its lane and it is active. */
   target(webhookId: string, holder: string): Promise<LaneTarget | undefined>;
   /** The endpoint's queued deliveries, oldest first. */
   queue(webhookId: string, limit: number): Promise<LaneDelivery[]>;
-  /** Inside a transaction: delivered; the lane is kept until `leaseUntil`. */
+  /** Delivered; the lane is kept until `leaseUntil`. All or nothing, on its own (one round trip on PostgreSQL). */
   delivered(a: AttemptResult, leaseUntil: number): Promise<void>;
-  /** Inside a transaction: tried again at `retryAt`, the lane released. */
+  /** Tried again at `retryAt`, the lane released. All or nothing, on its own. */
   retryLater(a: AttemptResult, retryAt: number): Promise<void>;
   /** Inside a transaction: dead-lettered; answers the tenant of an endpoint this disabled, else null. */
   deadLetter(a: AttemptResult, leaseUntil: number, disableAt: number): Promise<string | null>;

@@ -27,6 +27,12 @@ export interface PgProxy {
   readonly latencyMs: number;
   /** Round trips counted since the proxy started (or since `reset`). */
   roundTrips(): number;
+  /**
+   * What each of those round trips sent: per trip, the beginning of each statement's text (a
+   * prepared statement's too, by the text its connection prepared it with), for a message that
+   * says where the trips went.
+   */
+  trips(): string[][];
   reset(): void;
   /** Cuts every connection and refuses new ones, until `resume`. */
   interrupt(): void;
@@ -44,13 +50,14 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
   const halfMs = latencyMs / 2;
   const sockets = new Set<Socket>();
   let trips = 0;
+  let sent: string[][] = [];
   let down = false;
 
   /** Forwards `from` to `to`, each chunk `halfMs` late; `onChunk` sees each as it arrives. */
-  const pipe = (from: Socket, to: Socket, onChunk: () => void) => {
+  const pipe = (from: Socket, to: Socket, onChunk: (chunk: Buffer) => void) => {
     let inFlight = 0;
     from.on('data', (chunk: Buffer) => {
-      onChunk();
+      onChunk(chunk);
       if (halfMs === 0) {
         if (!to.write(chunk)) from.pause();
         return;
@@ -80,9 +87,14 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     let serverSpoke = true;
-    pipe(client, upstream, () => {
-      if (serverSpoke) trips++;
+    const reader = statementReader();
+    pipe(client, upstream, (chunk) => {
+      if (serverSpoke) {
+        trips++;
+        sent.push([]);
+      }
       serverSpoke = false;
+      sent.at(-1)?.push(...reader(chunk));
     });
     pipe(upstream, client, () => {
       serverSpoke = true;
@@ -109,8 +121,10 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
     url: proxied.toString(),
     latencyMs,
     roundTrips: () => trips,
+    trips: () => sent.map((t) => [...t]),
     reset: () => {
       trips = 0;
+      sent = [];
     },
     interrupt: () => {
       down = true;
@@ -127,5 +141,59 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
         sockets.clear();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** How much of a statement's text `trips()` keeps. */
+const TEXT_SHOWN = 80;
+
+/**
+ * Reads the frontend messages a client sends (PostgreSQL protocol 3): the first is the start-up
+ * message, without a type byte; each after it is a type byte and a length. Answers, per chunk,
+ * the statements it runs: a simple query's text, and an execution's (Bind) by the text its
+ * connection prepared the statement with.
+ */
+function statementReader(): (chunk: Buffer) => string[] {
+  let pending = Buffer.alloc(0);
+  let started = false;
+  const prepared = new Map<string, string>();
+  let lastParsed = '';
+  const cString = (b: Buffer, at: number) => {
+    const end = b.indexOf(0, at);
+    return { text: b.toString('utf8', at, end < 0 ? b.length : end), next: end < 0 ? b.length : end + 1 };
+  };
+  return (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    const found: string[] = [];
+    for (;;) {
+      if (!started) {
+        if (pending.length < 4) break;
+        const length = pending.readInt32BE(0);
+        if (pending.length < length) break;
+        // An SSL or GSS request is answered by one byte and followed by the real start-up message.
+        const code = length >= 8 ? pending.readInt32BE(4) : 0;
+        if (code !== 80877103 && code !== 80877104) started = true;
+        pending = pending.subarray(length);
+        continue;
+      }
+      if (pending.length < 5) break;
+      const length = pending.readInt32BE(1);
+      if (pending.length < length + 1) break;
+      const type = String.fromCharCode(pending[0] as number);
+      const body = pending.subarray(5, length + 1);
+      if (type === 'Q') found.push(cString(body, 0).text.replace(/\s+/g, ' ').trim().slice(0, TEXT_SHOWN));
+      if (type === 'P') {
+        const name = cString(body, 0);
+        lastParsed = cString(body, name.next).text;
+        if (name.text) prepared.set(name.text, lastParsed);
+      }
+      if (type === 'B') {
+        const portal = cString(body, 0);
+        const name = cString(body, portal.next).text;
+        found.push((name ? (prepared.get(name) ?? name) : lastParsed).replace(/\s+/g, ' ').trim().slice(0, TEXT_SHOWN));
+      }
+      pending = pending.subarray(length + 1);
+    }
+    return found;
   };
 }

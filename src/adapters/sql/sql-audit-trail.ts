@@ -6,14 +6,22 @@ import type { Db } from './connect.ts';
 import { json, rowCodec } from './row-codec.ts';
 import type { AuditLogTable } from './schema.ts';
 import { inTransactionOnly } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
+import { writeTogether } from './write-batch.ts';
 
 const entries = rowCodec<AuditEntry, AuditLogTable>()('seq at actor action tenant target prevHash hash', { detail: json });
+const ENTRY_COLUMNS = entries.columns;
+const insertEntry = new Statement(
+  `insert into audit_log (${ENTRY_COLUMNS.join(', ')}) values (${ENTRY_COLUMNS.map(() => '?').join(', ')})`,
+);
+const setHeadHash = new Statement('update audit_head set hash = ? where id = 1');
 
 /**
  * Appends to the hash-chained audit log. Must run inside a transaction (SqlUnitOfWork): the head
  * row is updated first, which on PostgreSQL locks it until commit, so concurrent appends from
  * any process take consecutive numbers and link in commit order; a rolled-back append leaves
- * neither a gap nor an entry.
+ * neither a gap nor an entry. The entry and the head's new hash are then one statement (two
+ * round trips in all).
  */
 export class SqlAuditTrail implements AuditTrail {
   constructor(
@@ -40,11 +48,11 @@ export class SqlAuditTrail implements AuditTrail {
       prevHash: head.hash,
     };
     const hash = auditHash(unhashed);
-    await this.db
-      .insertInto('audit_log')
-      .values(entries.row({ ...unhashed, hash }))
-      .execute();
-    await this.db.updateTable('audit_head').set({ hash }).where('id', '=', 1).execute();
+    const row = entries.row({ ...unhashed, hash }) as Record<string, unknown>;
+    await writeTogether(this.db, [
+      { statement: insertEntry, params: ENTRY_COLUMNS.map((c) => row[c]) },
+      { statement: setHeadHash, params: [hash], expect: 1, refusal: 'audit head' },
+    ]);
     return unhashed.seq;
   }
 }

@@ -6,6 +6,7 @@ import type { Db } from './connect.ts';
 import { bool, type Conv, num, rowCodec } from './row-codec.ts';
 import type { DepositsTable, ProductsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
+import { Statement } from './statement.ts';
 import { inTenant, inWindow, pastCursor } from './windowed.ts';
 
 const products = rowCodec<ProductRecord, ProductsTable>()('id tenant kind name approvedAt createdAt updatedAt', {
@@ -20,6 +21,19 @@ const deposits = rowCodec<ChainedDeposit, DepositsTable>()(
   { chainSeq: num, prevHash: chainText, chainHash: chainText },
 );
 const toDeposit = deposits.record;
+
+// PostgreSQL: the head is locked and read in one statement (an upsert that changes nothing
+// returns the row as it stands, and holds its lock until commit), and the deposit is appended
+// and the head moved in another, the head only when the deposit id was free.
+const lockHead = new Statement<{ seq: number; hash: string }>(
+  'insert into deposit_heads (tenant, seq, hash) values (?, 0, ?) on conflict (tenant) do update set tenant = excluded.tenant returning seq, hash',
+);
+const appendDeposit = new Statement<{ seq: number }>(
+  `with added as (
+     insert into deposits (${deposits.columns.join(', ')}) values (${deposits.columns.map(() => '?').join(', ')})
+     on conflict (tenant, deposit_id) do nothing returning 1)
+   update deposit_heads set seq = ?, hash = ? where tenant = ? and exists (select 1 from added) returning seq`,
+);
 
 export class SqlDepositStore implements DepositStore {
   constructor(private readonly db: Db) {}
@@ -84,23 +98,17 @@ export class SqlDepositStore implements DepositStore {
 
   /**
    * Appends the deposit to its tenant's chain: the head row is read and moved in the same
-   * transaction (on PostgreSQL under its row lock, which orders one tenant's appends), so numbers
+   * transaction (on PostgreSQL under its row lock, which orders one tenant's appends; on SQLite
+   * the transaction is the database's one writer), so numbers
    * have no gaps and each deposit links to the one committed before it. A deposit id already taken
    * leaves the chain as it was.
    */
   async addDeposit(d: DepositRecord): Promise<boolean> {
-    return atomically(this.db, async (trx) => {
-      await trx
-        .insertInto('deposit_heads')
-        .values({ tenant: d.tenant, seq: 0, hash: GENESIS_HASH })
-        .onConflict((oc) => oc.column('tenant').doNothing())
-        .execute();
-      let read = trx.selectFrom('deposit_heads').select(['seq', 'hash']).where('tenant', '=', d.tenant);
-      if (trx.getExecutor().adapter instanceof PostgresAdapter) read = read.forUpdate();
-      const head = await read.executeTakeFirstOrThrow();
-      const link = {
+    const link = (head: { seq: number; hash: string }) => {
+      const seq = Number(head.seq) + 1;
+      const hash = depositHash({
         tenant: d.tenant,
-        seq: Number(head.seq) + 1,
+        seq,
         depositId: d.depositId,
         accountId: d.accountId,
         productId: d.productId,
@@ -108,15 +116,38 @@ export class SqlDepositStore implements DepositStore {
         bodyHash: d.bodyHash,
         createdAt: d.createdAt,
         prevHash: head.hash,
-      };
-      const hash = depositHash(link);
+      });
+      return { seq, hash, row: deposits.row({ ...d, chainSeq: seq, prevHash: head.hash, chainHash: hash, erasedAt: null }) };
+    };
+    // Two round trips, and no savepoint: a refused append changes nothing but the head's lock,
+    // which the transaction holds to its end (one is opened when there is none).
+    if (this.db.getExecutor().adapter instanceof PostgresAdapter) {
+      if (!this.db.isTransaction) return atomically(this.db, (trx) => new SqlDepositStore(trx).addDeposit(d));
+      const head = await lockHead.first(this.db, [d.tenant, GENESIS_HASH]);
+      if (!head) throw new Error('the deposit chain head was not written');
+      const next = link(head);
+      const values = deposits.columns.map((c) => (next.row as Record<string, unknown>)[c]);
+      return (await appendDeposit.first(this.db, [...values, next.seq, next.hash, d.tenant])) !== undefined;
+    }
+    return atomically(this.db, async (trx) => {
+      await trx
+        .insertInto('deposit_heads')
+        .values({ tenant: d.tenant, seq: 0, hash: GENESIS_HASH })
+        .onConflict((oc) => oc.column('tenant').doNothing())
+        .execute();
+      const head = await trx
+        .selectFrom('deposit_heads')
+        .select(['seq', 'hash'])
+        .where('tenant', '=', d.tenant)
+        .executeTakeFirstOrThrow();
+      const next = link(head);
       const result = await trx
         .insertInto('deposits')
-        .values(deposits.row({ ...d, chainSeq: link.seq, prevHash: link.prevHash, chainHash: hash, erasedAt: null }))
+        .values(next.row)
         .onConflict((oc) => oc.columns(['tenant', 'deposit_id']).doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-      await trx.updateTable('deposit_heads').set({ seq: link.seq, hash }).where('tenant', '=', d.tenant).execute();
+      await trx.updateTable('deposit_heads').set({ seq: next.seq, hash: next.hash }).where('tenant', '=', d.tenant).execute();
       return true;
     });
   }

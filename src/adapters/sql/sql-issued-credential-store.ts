@@ -1,3 +1,4 @@
+import { PostgresAdapter } from 'kysely';
 import type {
   Collection,
   CollectionResult,
@@ -25,10 +26,11 @@ class Refused extends Error {
   }
 }
 
-const toRecord = rowCodec<IssuedCredentialRecord, IssuedCredentialsTable>()(
+const credentials = rowCodec<IssuedCredentialRecord, IssuedCredentialsTable>()(
   'id tenant typeId offerId listSeq idx holderThumbprint issuedAt revokedAt expiresAt',
   {},
-).record;
+);
+const toRecord = credentials.record;
 
 /** Random picks collide rarely below capacity; this bounds the retries of one pick. */
 const MAX_PICKS = 64;
@@ -80,6 +82,54 @@ const raiseRevision = new Statement('update status_lists set revision = revision
 const revokedOf = new Statement<{ idx: number }>(
   'select idx from issued_credentials where tenant = ? and list_seq = ? and revoked_at is not null',
 );
+
+type Matched = IssuedCredentialsTable & { newly: boolean };
+/** What selects the target's credentials, by the kind of target (`c.`: the table's alias, or none). */
+const REVOCATION_TARGETS: { [K in RevocationTarget['by']]: (c: string) => string } = {
+  status: (c) => `${c}list_seq = ? and ${c}idx = ?`,
+  credential: (c) => `${c}id = ?`,
+  credentials: (c) => `${c}id = any(?)`,
+  offer: (c) => `${c}offer_id = ?`,
+};
+const revocations = new Map<RevocationTarget['by'], Statement<Matched>>();
+
+/**
+ * PostgreSQL: a revocation in one statement (one round trip, atomic on its own). The credentials
+ * still unrevoked are revoked, the revision of each list they are on raised, and every credential
+ * the target matches answered as it is now: the closing select reads the statement's snapshot,
+ * from before its updates, so a credential it revoked takes `now` from the update's own rows.
+ */
+function revocationStatement(target: RevocationTarget): { statement: Statement<Matched>; params: unknown[] } {
+  let statement = revocations.get(target.by);
+  if (!statement) {
+    const where = REVOCATION_TARGETS[target.by];
+    const columns = credentials.columns.map((c) =>
+      c === 'revoked_at' ? 'case when n.id is null then c.revoked_at else ? end as revoked_at' : `c.${c}`,
+    );
+    statement = new Statement<Matched>(
+      `with newly as (
+         update issued_credentials set revoked_at = ? where tenant = ? and revoked_at is null and ${where('')}
+         returning id, list_seq),
+       raised as (
+         update status_lists set revision = revision + 1
+         where tenant = ? and seq in (select list_seq from newly) returning 1)
+       select ${columns.join(', ')}, n.id is not null as newly
+       from issued_credentials c left join newly n on n.id = c.id
+       where c.tenant = ? and ${where('c.')}
+       order by c.issued_at, c.id`,
+    );
+    revocations.set(target.by, statement);
+  }
+  const params =
+    target.by === 'status'
+      ? [target.listSeq, target.idx]
+      : target.by === 'credential'
+        ? [target.id]
+        : target.by === 'credentials'
+          ? [[...target.ids]]
+          : [target.offerId];
+  return { statement, params };
+}
 
 export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   constructor(private readonly db: Db) {}
@@ -214,6 +264,17 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
   }
 
   async revoke(tenant: string, target: RevocationTarget, now: number): Promise<Revocation> {
+    if (this.db.getExecutor().adapter instanceof PostgresAdapter) {
+      const { statement, params } = revocationStatement(target);
+      const rows = await statement.rows(this.db, [now, tenant, ...params, tenant, now, tenant, ...params]);
+      return {
+        matched: rows.map(toRecord),
+        newlyRevoked: rows
+          .filter((r) => r.newly)
+          .map((r) => r.id)
+          .sort(),
+      };
+    }
     return atomically(this.db, async (trx) => {
       let update = trx
         .updateTable('issued_credentials')

@@ -5,6 +5,7 @@ import type { Db } from './connect.ts';
 import type { WebhookDeliveriesTable } from './schema.ts';
 import { inTransactionOnly } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
+import { applyAll, type Write } from './write-batch.ts';
 
 // Every process polls with these twice a second, and after its own commits: written once.
 const anyUnrouted = new Statement<{ seq: number }>('select seq from outbox where routed_to is null limit 1');
@@ -12,6 +13,32 @@ const anyLaneDue = new Statement<{ id: string }>(
   `select w.id from webhooks w where w.active = 1 and w.lane_until <= ? and w.next_at <= ?
    and exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.state = 'queued') limit 1`,
 );
+
+// A lane's record of each attempt: one statement on PostgreSQL (write-batch.ts), the rows of
+// different tables, and none guarded (a delivery no longer queued, or a lane lost meanwhile,
+// changes nothing, as before).
+const insertAttempt = new Statement(
+  'insert into webhook_attempts (delivery_id, n, at, status, ok, latency_ms, error) values (?, ?, ?, ?, ?, ?, ?)',
+);
+const markDelivered = new Statement(
+  `update webhook_deliveries set state = 'delivered', attempts = attempts + 1, last_status = ?, last_error = null,
+   finished_at = ? where id = ? and state = 'queued'`,
+);
+const keepLane = new Statement(
+  'update webhooks set dead_streak = 0, last_success_at = ?, lane_until = ? where id = ? and lane_holder = ?',
+);
+const markRetry = new Statement(
+  `update webhook_deliveries set attempts = attempts + 1, failures = failures + 1, next_attempt_at = ?,
+   last_status = ?, last_error = ? where id = ? and state = 'queued'`,
+);
+const waitLane = new Statement(
+  'update webhooks set next_at = ?, lane_holder = null, lane_until = 0 where id = ? and lane_holder = ?',
+);
+
+const attemptWrite = (a: AttemptResult, ok: boolean): Write => ({
+  statement: insertAttempt,
+  params: [a.deliveryId, a.n, a.at, a.status, ok ? 1 : 0, Math.round(a.latencyMs), a.error],
+});
 
 /**
  * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
@@ -176,68 +203,29 @@ export class SqlWebhookLanes implements WebhookLanes {
     }));
   }
 
-  private async logAttempt(a: AttemptResult, ok: boolean): Promise<void> {
-    await this.db
-      .insertInto('webhook_attempts')
-      .values({
-        delivery_id: a.deliveryId,
-        n: a.n,
-        at: a.at,
-        status: a.status,
-        ok: ok ? 1 : 0,
-        latency_ms: Math.round(a.latencyMs),
-        error: a.error,
-      })
-      .execute();
-  }
-
-  /** Inside a transaction: the delivery is delivered; the lane is kept until `leaseUntil`. */
+  /**
+   * The delivery is delivered and the lane kept until `leaseUntil`: the attempt, the delivery and
+   * the endpoint written all or nothing, in one statement on PostgreSQL (a round trip per
+   * delivery; docs/scaling.md).
+   */
   async delivered(a: AttemptResult, leaseUntil: number): Promise<void> {
-    await this.logAttempt(a, true);
-    await this.db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        state: 'delivered',
-        attempts: eb('attempts', '+', 1),
-        last_status: a.status,
-        last_error: null,
-        finished_at: a.at,
-      }))
-      .where('id', '=', a.deliveryId)
-      .where('state', '=', 'queued')
-      .execute();
-    await this.db
-      .updateTable('webhooks')
-      .set({ dead_streak: 0, last_success_at: a.at, lane_until: leaseUntil })
-      .where('id', '=', a.webhookId)
-      .where('lane_holder', '=', a.holder)
-      .execute();
+    await applyAll(this.db, [
+      attemptWrite(a, true),
+      { statement: markDelivered, params: [a.status, a.at, a.deliveryId] },
+      { statement: keepLane, params: [a.at, leaseUntil, a.webhookId, a.holder] },
+    ]);
   }
 
   /**
-   * Inside a transaction: the attempt failed and the delivery is tried again at `retryAt`. The
+   * The attempt failed and the delivery is tried again at `retryAt`, all or nothing as above. The
    * lane is released and the endpoint waits until then: nothing later overtakes the delivery.
    */
   async retryLater(a: AttemptResult, retryAt: number): Promise<void> {
-    await this.logAttempt(a, false);
-    await this.db
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        failures: eb('failures', '+', 1),
-        next_attempt_at: retryAt,
-        last_status: a.status,
-        last_error: a.error,
-      }))
-      .where('id', '=', a.deliveryId)
-      .where('state', '=', 'queued')
-      .execute();
-    await this.db
-      .updateTable('webhooks')
-      .set({ next_at: retryAt, lane_holder: null, lane_until: 0 })
-      .where('id', '=', a.webhookId)
-      .where('lane_holder', '=', a.holder)
-      .execute();
+    await applyAll(this.db, [
+      attemptWrite(a, false),
+      { statement: markRetry, params: [retryAt, a.status, a.error, a.deliveryId] },
+      { statement: waitLane, params: [retryAt, a.webhookId, a.holder] },
+    ]);
   }
 
   /**
@@ -246,7 +234,8 @@ export class SqlWebhookLanes implements WebhookLanes {
    * tenant (null otherwise).
    */
   async deadLetter(a: AttemptResult, leaseUntil: number, disableAt: number): Promise<string | null> {
-    await this.logAttempt(a, false);
+    const attempt = attemptWrite(a, false);
+    await attempt.statement.changes(this.db, attempt.params);
     await this.db
       .updateTable('webhook_deliveries')
       .set((eb) => ({

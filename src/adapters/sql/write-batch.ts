@@ -3,10 +3,14 @@ import type { Db } from './connect.ts';
 import { atomically } from './sql-unit-of-work.ts';
 import { Statement } from './statement.ts';
 
-/** One write of a batch: an INSERT, UPDATE or DELETE (no RETURNING), and how many rows it must change. */
-export interface GuardedWrite {
+/** One write of a batch: an INSERT, UPDATE or DELETE (no RETURNING). */
+export interface Write {
   statement: Statement;
   params: readonly unknown[];
+}
+
+/** A write, and how many rows it must change. */
+export interface GuardedWrite extends Write {
   /** Rows the write must change; when it changes another number, the batch is undone. */
   expect: number;
   /** What the batch answers then. */
@@ -34,8 +38,8 @@ export const batchesInOneStatement = (db: Db): boolean =>
   db.getExecutor().adapter instanceof PostgresAdapter && !db.isTransaction;
 
 /**
- * Applies every write or none, and answers undefined, or the refusal of the first write that
- * changed another number of rows than it must (docs/scaling.md, "Round trips").
+ * Applies every write or none, and answers undefined, or the refusal of the first guarded write
+ * that changed another number of rows than it must (docs/scaling.md, "Round trips").
  *
  * - On PostgreSQL the batch is one statement, so one round trip and no transaction to open or
  *   close: each write is a data-modifying CTE returning its rows, and the closing select counts
@@ -45,13 +49,16 @@ export const batchesInOneStatement = (db: Db): boolean =>
  * - On SQLite, where a statement costs no network, and inside a transaction, the writes run one
  *   by one (`atomically`: a transaction of their own, or a savepoint of the ambient one).
  */
-export async function applyAll(db: Db, writes: readonly GuardedWrite[]): Promise<string | undefined> {
+export async function applyAll(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<string | undefined> {
   if (writes.length === 0) return undefined;
   // Inside a transaction an error would end it whole: there the writes go one by one, under a savepoint.
   if (!batchesInOneStatement(db)) {
     try {
       await atomically(db, async (trx) => {
-        for (const w of writes) if ((await w.statement.changes(trx, w.params)) !== w.expect) throw new Refused(w.refusal);
+        for (const w of writes) {
+          const changed = await w.statement.changes(trx, w.params);
+          if ('expect' in w && changed !== w.expect) throw new Refused(w.refusal);
+        }
       });
       return undefined;
     } catch (err) {
@@ -59,10 +66,8 @@ export async function applyAll(db: Db, writes: readonly GuardedWrite[]): Promise
       throw err;
     }
   }
-  const statement = compose(writes);
-  const params = [...writes.flatMap((w) => w.params), ...writes.flatMap((w) => [w.expect, w.refusal])];
   try {
-    await statement.rows(db, params);
+    await inOneStatement(db, writes);
     return undefined;
   } catch (err) {
     if ((err as { code?: string }).code === REFUSED) return (err as Error).message;
@@ -70,15 +75,45 @@ export async function applyAll(db: Db, writes: readonly GuardedWrite[]): Promise
   }
 }
 
-function compose(writes: readonly GuardedWrite[]): Statement<{ refused: number }> {
-  const texts = writes.map((w) => w.statement.text);
-  const key = texts.join('\n;\n');
+/**
+ * Writes that belong to the unit of work they run in, and whose every guard holding is an
+ * invariant, not a refusal to answer: an audit entry and its chain's head, say. On PostgreSQL
+ * they go as one statement, inside a transaction too, where a failure ends the transaction as
+ * any failed statement does; on SQLite one by one. A guard that does not hold throws.
+ */
+export async function writeTogether(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<void> {
+  if (writes.length === 0) return;
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    for (const w of writes) {
+      const changed = await w.statement.changes(db, w.params);
+      if ('expect' in w && changed !== w.expect)
+        throw new Error(`a write changed ${changed} rows, not ${w.expect}: ${w.refusal}`);
+    }
+    return;
+  }
+  try {
+    await inOneStatement(db, writes);
+  } catch (err) {
+    if ((err as { code?: string }).code === REFUSED)
+      throw new Error(`a write changed another number of rows: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/** PostgreSQL: the writes as data-modifying CTEs of one statement, whose closing select checks the guarded ones' counts. */
+async function inOneStatement(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<void> {
+  const guarded = writes.flatMap((w, i) => ('expect' in w ? [{ w, i }] : []));
+  const key = `${writes.map((w, i) => `${'expect' in w ? '!' : ''}${i}:${w.statement.text}`).join('\n;\n')}`;
   let statement = composed.get(key);
   if (!statement) {
-    const ctes = texts.map((text, i) => `w${i} as (${text} returning 1)`).join(', ');
-    const checks = texts.map((_, i) => `when (select count(*) from w${i}) <> ? then openrail_refuse(?)`).join(' ');
-    statement = new Statement<{ refused: number }>(`with ${ctes} select case ${checks} else 0 end as refused`);
+    const ctes = writes.map((w, i) => `w${i} as (${w.statement.text} returning 1)`).join(', ');
+    const checks = guarded.map(({ i }) => `when (select count(*) from w${i}) <> ? then openrail_refuse(?)`).join(' ');
+    // A CTE that no one reads still runs to completion (PostgreSQL runs every data-modifying one).
+    statement = new Statement<{ refused: number }>(
+      `with ${ctes} select ${checks ? `case ${checks} else 0 end` : '0'} as refused`,
+    );
     composed.set(key, statement);
   }
-  return statement;
+  const params = [...writes.flatMap((w) => w.params), ...guarded.flatMap(({ w }) => [w.expect, w.refusal])];
+  await statement.rows(db, params);
 }

@@ -64,7 +64,8 @@ export class WebhookDispatcher {
   /** Events were committed during a pass: look again after it, keeping the gap. */
   private committedMeanwhile = false;
   constructor(
-    private readonly reader: WebhookLanes,
+    /** The lanes outside a unit of work: its reads, and the records that are all or nothing on their own. */
+    private readonly laneStore: WebhookLanes,
     private readonly uow: UnitOfWork<{ lanes: WebhookLanes }>,
     private readonly fetcher: HttpFetcher,
     private readonly vault: KeyVault,
@@ -142,7 +143,7 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       this.lastPump = Date.now();
-      while (!this.stopping && (await this.reader.routingDue())) {
+      while (!this.stopping && (await this.laneStore.routingDue())) {
         const routed = await this.uow.run(({ lanes }) => lanes.route(this.clock.now(), ROUTE_BATCH));
         if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
         if (routed.events === 0) break; // another process holds the router
@@ -154,8 +155,8 @@ export class WebhookDispatcher {
   private async claimLanes(): Promise<void> {
     const free = this.maxLanes - this.lanes.size;
     const now = this.clock.now();
-    if (free <= 0 || this.stopping || !(await this.reader.lanesDue(now))) return;
-    const claimed = await this.uow.run(({ lanes }) => lanes.claim(this.holder, now, now + this.leaseMs(), free));
+    if (free <= 0 || this.stopping || !(await this.laneStore.lanesDue(now))) return;
+    const claimed = await this.laneStore.claim(this.holder, now, now + this.leaseMs(), free);
     for (const webhookId of claimed) {
       const lane = this.runLane(webhookId)
         .catch((err) => this.log.error({ err, webhookId }, 'webhook lane failed'))
@@ -180,10 +181,10 @@ export class WebhookDispatcher {
     let sent = 0;
     let keep = true;
     while (keep && !this.stopping && sent < LANE_BATCH) {
-      const target = await this.reader.target(webhookId, this.holder);
+      const target = await this.laneStore.target(webhookId, this.holder);
       // The lane was lost, or the endpoint deactivated meanwhile: give back whatever is still ours.
-      if (!target) return this.reader.release(webhookId, this.holder);
-      const queue = await this.reader.queue(webhookId, Math.min(20, LANE_BATCH - sent));
+      if (!target) return this.laneStore.release(webhookId, this.holder);
+      const queue = await this.laneStore.queue(webhookId, Math.min(20, LANE_BATCH - sent));
       if (queue.length === 0) break;
       const secret = this.vault.open(target.sealedSecret, `webhook:${webhookId}`);
       let recorded: Promise<void> = Promise.resolve();
@@ -195,7 +196,7 @@ export class WebhookDispatcher {
         sent++;
         if (outcome.ok) {
           this.options.meter?.delivery('delivered');
-          recorded = this.uow.run(({ lanes }) => lanes.delivered(result, this.clock.now() + this.leaseMs()));
+          recorded = this.laneStore.delivered(result, this.clock.now() + this.leaseMs());
           // Awaited before the next record or failure; until then a rejection must not count as unhandled.
           recorded.catch(() => {});
         } else {
@@ -206,7 +207,7 @@ export class WebhookDispatcher {
       }
       await recorded;
     }
-    if (keep) await this.reader.release(webhookId, this.holder);
+    if (keep) await this.laneStore.release(webhookId, this.holder);
   }
 
   /** Records a failed attempt: a retry later (the lane stops), or a dead letter; answers whether the lane goes on. */
@@ -214,7 +215,7 @@ export class WebhookDispatcher {
     const retryAt = nextAttemptAt(this.options.schedule, d.failures + 1, this.clock.now(), Math.random());
     this.options.meter?.delivery(retryAt === null ? 'dead' : 'failed');
     if (retryAt !== null) {
-      await this.uow.run(({ lanes }) => lanes.retryLater(result, retryAt));
+      await this.laneStore.retryLater(result, retryAt);
       return false;
     }
     return this.uow.run(async ({ lanes, audit }) => {
