@@ -20,6 +20,11 @@ export type Db = Kysely<Database>;
 export interface OpenOptions {
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   schema?: string;
+  /**
+   * PostgreSQL only: settings for every session, as `-c name=value` (a test imposes a server
+   * timeout with it). With neither this nor `schema`, node-postgres reads PGOPTIONS as libpq does.
+   */
+  settings?: Record<string, string>;
   poolSize?: number;
   /** SQLite only: how the write-ahead log is flushed (default fdatasync; a test may watch it). */
   flush?: Flush;
@@ -47,7 +52,7 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
           ? (v: string) => Number(v)
           : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    ...sessionOptions(options),
   });
   pool.on('connect', prepareStatements);
   // An idle connection the server ends (a restart, a terminated backend) is dropped from the pool
@@ -57,6 +62,15 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   const db = ambient(new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool: reachable }) }));
   pools.set(db, pool);
   return db;
+}
+
+/** The start-up `options` of each PostgreSQL session: its schema and settings, if any. */
+function sessionOptions(options: OpenOptions): { options?: string } {
+  const settings = { ...options.settings, ...(options.schema ? { search_path: options.schema } : {}) };
+  const text = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
+  return text ? { options: text } : {};
 }
 
 /** How long a new PostgreSQL connection may take, or the wait for a free one of the pool. */

@@ -104,7 +104,12 @@ export class PostgresBackup implements BackupEngine {
   async take(file: string) {
     const client = await this.pool().connect();
     try {
-      await client.query('begin isolation level repeatable read read only');
+      // The transaction stays open, idle, while pg_dump runs (its snapshot is pg_dump's), and its
+      // counts read every table: neither may be cut short by the role's timeouts for requests
+      // (docs/scaling.md), which pg_dump lifts for its own session.
+      await client.query(
+        'begin isolation level repeatable read read only; set local idle_in_transaction_session_timeout = 0; set local statement_timeout = 0',
+      );
       const { rows } = await client.query<{ snapshot: string; schema: string }>(
         'select pg_export_snapshot() as snapshot, current_schema() as schema',
       );
