@@ -44,9 +44,11 @@ export interface KeyStore {
   /**
    * Replaces the tenant's signing key for `purpose` by a fresh one, in the caller's transaction:
    * the old one is superseded (still published, no longer signing). Answers both kids; refuses
-   * (`conflict`) when the key changed meanwhile.
+   * (`conflict`) when the key changed meanwhile. `next`: the fresh key, made beforehand by
+   * `prepareKey` for this tenant and purpose, so that the transaction does not wait for its
+   * generation; made here otherwise.
    */
-  rotate(tenant: string, purpose: KeyPurpose): Promise<{ previous: string; current: string }>;
+  rotate(tenant: string, purpose: KeyPurpose, next?: StoredSigningKey): Promise<{ previous: string; current: string }>;
   /** Takes a superseded key out of the tenant's DID document; false when `kid` is not one. */
   retire(tenant: string, kid: string): Promise<boolean>;
 }

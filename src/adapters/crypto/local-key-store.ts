@@ -51,10 +51,13 @@ export class LocalKeyStore implements KeyStore {
     return toPublic(active);
   }
 
-  async rotate(tenant: string, purpose: KeyPurpose): Promise<{ previous: string; current: string }> {
+  async rotate(tenant: string, purpose: KeyPurpose, prepared?: StoredSigningKey): Promise<{ previous: string; current: string }> {
+    if (prepared && (prepared.tenant !== tenant || prepared.purpose !== purpose)) {
+      throw new Error(`a key prepared for ${prepared.tenant}/${prepared.purpose} cannot replace ${tenant}/${purpose}'s`);
+    }
     const active = await this.keys.active(tenant, purpose);
     if (!active) throw new ServiceError('conflict', `Tenant ${tenant} has no ${purpose} key to rotate.`);
-    const next = await this.prepareKey(tenant, purpose);
+    const next = prepared ?? (await this.prepareKey(tenant, purpose));
     // Superseded first: the one-signing-key index then admits the new key.
     if (!(await this.keys.supersede(tenant, active.kid, next.createdAt)) || !(await this.keys.insert(next))) {
       throw new ServiceError('conflict', `The ${purpose} key of ${tenant} changed meanwhile; look again and retry.`);

@@ -186,6 +186,16 @@ for (const factory of testDatabases()) {
       assert.equal(await renewKeyCertificates(renewals, certifier, now), keys.length);
       assert.ok(!authorityEndingSoon(certifier, now));
     });
+
+    test('a rotation takes the key prepared before its transaction, and refuses one prepared for another tenant', async () => {
+      const prepared = await keys.prepareKey('alpha', 'issuer');
+      const { current } = await keys.rotate('alpha', 'issuer', prepared);
+      assert.equal(current, prepared.kid);
+      assert.equal((await keys.activeKey('alpha', 'issuer'))?.kid, prepared.kid);
+      const elsewhere = await keys.prepareKey('beta', 'issuer');
+      await assert.rejects(() => keys.rotate('alpha', 'issuer', elsewhere), /cannot replace alpha\/issuer/);
+      assert.equal((await keys.activeKey('alpha', 'issuer'))?.kid, prepared.kid, 'the refused rotation changed nothing');
+    });
   });
 }
 

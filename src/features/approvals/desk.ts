@@ -55,7 +55,7 @@ export class ApprovalService implements ApprovalDesk {
     private readonly samePersonAs: (label: string) => Promise<ReadonlySet<string>>,
   ) {}
 
-  register<P>(action: ApprovalAction<P>): void {
+  register<P, R = unknown>(action: ApprovalAction<P, R>): void {
     if (this.actions.has(action.name)) throw new Error(`approval action ${action.name} is registered twice`);
     if (!/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/.test(action.name) || action.name.length > 64) {
       throw new Error(`approval action name ${action.name} is not <object>.<verb>`);
@@ -192,10 +192,12 @@ export class ApprovalService implements ApprovalDesk {
     const now = this.clock.now();
     this.assertPending(found, now);
     let revealed: Record<string, unknown> | undefined;
+    const prepared = await action.prepare?.(found.params);
     const auditSeq = await this.uow.run(async ({ approvals, audit, events }) => {
       if (!(await approvals.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
       const result = await action.execute({ audit, events }, found.params, {
         approvalId: id,
+        prepared,
         actor,
         requestedBy: found.requestedBy,
         now,

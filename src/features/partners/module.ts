@@ -38,7 +38,8 @@ export const partnersModule = defineModule({
       uow,
       {
         exists: async (slug) => (await tenants.find(slug)) !== undefined,
-        createIn: (scope, name, actor) => tenants.createIn(scope, name, actor),
+        prepareCreation: (name) => tenants.prepareCreation(name),
+        createIn: (scope, prepared, actor) => tenants.createIn(scope, prepared, actor),
       },
       ctx.mailer,
       platform,

@@ -12,6 +12,7 @@ import type { Mailer } from '../../ports/mailer.ts';
 import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
 import type { TenantStore } from '../../ports/tenant-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { PreparedTenant } from '../tenants/tenant-service.ts';
 
 export interface PartnerScope {
   partners: PartnerStore;
@@ -78,8 +79,10 @@ export class PartnerService {
     private readonly uow: UnitOfWork<PartnerScope>,
     private readonly tenants: {
       exists(slug: string): Promise<boolean>;
-      /** Makes a tenant of this name through the scope of the caller's unit of work. */
-      createIn(scope: PartnerScope & Recorders, name: string, actor: Actor): Promise<{ slug: string }>;
+      /** Checks a new tenant's name and makes its slug and key, before the unit of work opens. */
+      prepareCreation(name: string): Promise<PreparedTenant>;
+      /** Makes the prepared tenant through the scope of the caller's unit of work. */
+      createIn(scope: PartnerScope & Recorders, prepared: PreparedTenant, actor: Actor): Promise<{ slug: string }>;
     },
     private readonly mailer: Mailer,
     private readonly platform: { name: string; origin: string },
@@ -270,6 +273,8 @@ export class PartnerService {
     const grant = { scopes, rateClass: input.rateClass };
     const now = this.clock.now();
     const label = actorLabel(actor);
+    // A new tenant's slug and key are made before the transaction, which never waits for them.
+    const prepared = input.tenantName === undefined ? undefined : await this.tenants.prepareCreation(input.tenantName);
     const auditSeq = await this.uow.run(async (scope) => {
       const { partners, tokens, audit } = scope;
       // The row is held, then read again: of links at once, each waits here for the one before
@@ -278,7 +283,7 @@ export class PartnerService {
       await partners.lockTeam(id);
       const current = (await partners.application(id))?.tenant ?? null;
       if (refused(current)) throw linked(current as string);
-      const tenant = input.tenant ?? (await this.tenants.createIn(scope, input.tenantName as string, actor)).slug;
+      const tenant = input.tenant ?? (await this.tenants.createIn(scope, prepared as PreparedTenant, actor)).slug;
       // Conditional as well: the first link stands even for a caller that does not hold the row.
       if (!(await partners.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
       const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>

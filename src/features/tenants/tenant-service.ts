@@ -23,6 +23,13 @@ import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 /** What a unit of work that writes tenants gives: the tenant store on its transaction, and the recorders. */
 export type TenantScope = { tenants: TenantStore } & Recorders;
 
+/** A tenant about to be made inside a caller's unit of work (`prepareCreation`, then `createIn`). */
+export interface PreparedTenant {
+  name: string;
+  slug: string;
+  key: StoredSigningKey;
+}
+
 export interface TenantView {
   slug: string;
   name: string;
@@ -138,16 +145,39 @@ export class TenantService {
   }
 
   /**
-   * As `create`, inside the caller's unit of work, whose `scope` it writes through: the tenant is
-   * made together with the rest of that use case, or not at all (a partner linked to a new tenant:
-   * of two links at once, the one refused leaves no tenant behind).
+   * The first step of `createIn`, before the caller's unit of work opens: the name checked, its
+   * first free slug, and the issuer key for it generated and certified, so that the transaction
+   * does not wait for that.
    */
-  async createIn(scope: TenantScope, rawName: string, actor: Actor): Promise<TenantView & { auditSeq: number }> {
+  async prepareCreation(rawName: string): Promise<PreparedTenant> {
     const name = normaliseName(rawName);
     checkDemoMarks(false, name, undefined);
-    return this.underFreeSlug(name, scope.tenants, async (slug) =>
-      this.insertIn(scope, slug, name, actor, {}, await this.keys.prepareKey(slug, 'issuer')),
+    const slug = await this.freeSlug(name, this.tenants);
+    return { name, slug, key: await this.keys.prepareKey(slug, 'issuer') };
+  }
+
+  /**
+   * As `create`, inside the caller's unit of work, whose `scope` it writes through: the tenant is
+   * made together with the rest of that use case, or not at all (a partner linked to a new tenant:
+   * of two links at once, the one refused leaves no tenant behind). Under the prepared slug, or,
+   * when another tenant took it meanwhile, the next free one with a key made for it here.
+   */
+  async createIn(scope: TenantScope, prepared: PreparedTenant, actor: Actor): Promise<TenantView & { auditSeq: number }> {
+    const { name, slug, key } = prepared;
+    const created = await this.insertIn(scope, slug, name, actor, {}, key);
+    if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
+    return this.underFreeSlug(name, scope.tenants, async (next) =>
+      this.insertIn(scope, next, name, actor, {}, await this.keys.prepareKey(next, 'issuer')),
     );
+  }
+
+  /** The first slug of the name no tenant has yet (a concurrent insert may still take it). */
+  private async freeSlug(name: string, tenants: TenantStore): Promise<string> {
+    const base = baseSlug(name);
+    const taken = new Set(await tenants.slugsStartingWith(base));
+    let n = 1;
+    while (taken.has(slugCandidate(base, n))) n++;
+    return slugCandidate(base, n);
   }
 
   /** Inserts under the first free slug of the name, looking again when a concurrent insert took it. */
@@ -156,13 +186,8 @@ export class TenantService {
     tenants: TenantStore,
     insert: (slug: string) => Promise<{ record: TenantRecord; auditSeq: number } | undefined>,
   ): Promise<TenantView & { auditSeq: number }> {
-    const base = baseSlug(name);
     for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-      const taken = new Set(await tenants.slugsStartingWith(base));
-      let n = 1;
-      while (taken.has(slugCandidate(base, n))) n++;
-      const slug = slugCandidate(base, n);
-      const created = await insert(slug);
+      const created = await insert(await this.freeSlug(name, tenants));
       if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
       // Another request took the slug between the read and the insert: look again.
     }

@@ -13,7 +13,7 @@ import { DateTimeView, Nullable } from '../schemas/common.ts';
  * console calls it. The action runs when a second operator approves, inside the transaction that
  * marks the approval approved: both commit, or neither does.
  */
-export interface ApprovalAction<P = Record<string, unknown>> {
+export interface ApprovalAction<P = Record<string, unknown>, R = unknown> {
   /** `<object>.<verb>`: `org.suspend`. */
   readonly name: string;
   readonly summary: string;
@@ -35,11 +35,17 @@ export interface ApprovalAction<P = Record<string, unknown>> {
   /** Refuses, when the approval is filed, an action that could not run (an unknown target). Reads only. */
   check?(params: P): Promise<void>;
   /**
+   * Optional: work the action needs that is not the database's (a key generated), done before the
+   * approval's transaction opens, so that the transaction never waits for it; `execute` gets it as
+   * `context.prepared`. Discarded when the approval is then refused.
+   */
+  prepare?(params: P): Promise<R>;
+  /**
    * Does the action inside the approval's transaction and answers what it
    * did, for the approval's record: identifiers and counts, never a secret or a claim value. A
    * throw rolls the approval back to pending.
    */
-  execute(tx: TransactionScope, params: P, context: ApprovalContext): Promise<Record<string, unknown>>;
+  execute(tx: TransactionScope, params: P, context: ApprovalContext<R>): Promise<Record<string, unknown>>;
   /**
    * Optional: the result carries personal data (a data-subject export). Only the operator who
    * asked reads it (others see `result: null`), and it is cleared `ttlMs` after the approval.
@@ -53,8 +59,10 @@ export interface ApprovalAction<P = Record<string, unknown>> {
  */
 export type TransactionScope = Recorders;
 
-export interface ApprovalContext {
+export interface ApprovalContext<R = unknown> {
   approvalId: string;
+  /** What `prepare` answered; undefined for an action without one. */
+  prepared: R | undefined;
   /** The operator who approved: the actor of the action's own audit entries. */
   actor: Actor;
   requestedBy: string;

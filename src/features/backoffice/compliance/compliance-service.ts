@@ -168,6 +168,8 @@ export class ComplianceService {
    */
   async negativeResponse(subject: Subject, input: RequestInput & { requestId?: string | undefined }, actor: Actor) {
     const now = this.deps.clock.now();
+    // The key is opened before the transaction; the statement is signed inside it.
+    const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
     return this.deps.uow.run(async ({ requests, audit }) => {
       // Looked up in the transaction that records the answer, so the statement is true when signed.
       const found = await this.lookup(subject);
@@ -175,7 +177,6 @@ export class ComplianceService {
         throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
       }
       const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
-      const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
       const did = this.deps.didOf(ROOT_SLUG);
       const statement = signer.sign(
         { typ: NEGATIVE_RESPONSE_TYP, kid: `${did}#${signer.kid}` },

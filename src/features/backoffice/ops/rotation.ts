@@ -6,6 +6,7 @@ import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { Slug } from '../../../http/schemas/common.ts';
 import { ACTIVE_KEY_TTL_MS, type KeyStore } from '../../../ports/key-store.ts';
 import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { StoredSigningKey } from '../../../ports/signing-key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
@@ -43,7 +44,7 @@ export interface RotationDeps {
  * old one stays in the DID document, so every credential it signed keeps verifying; every status
  * list of the tenant is signed again; `key.rotated` is audited and emitted.
  */
-export function rotateAction(deps: RotationDeps): ApprovalAction<Params> {
+export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredSigningKey> {
   return {
     name: ROTATE_ACTION,
     summary:
@@ -54,8 +55,10 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params> {
     async check(p) {
       await deps.tenants.existing(p.tenant);
     },
+    // The key is generated and certified before the approval's transaction opens.
+    prepare: (p) => deps.keys.prepareKey(p.tenant, 'issuer'),
     async execute({ audit, events }, p, context) {
-      const { previous, current } = await deps.keys.rotate(p.tenant, 'issuer');
+      const { previous, current } = await deps.keys.rotate(p.tenant, 'issuer', context.prepared);
       const listsResigned = await deps.status.resignAll(p.tenant);
       const did = deps.tenants.didOf(p.tenant);
       await audit.append({
