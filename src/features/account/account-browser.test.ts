@@ -20,6 +20,7 @@ import {
   closeBrowser,
   horizontalOverflow,
   openWatchedPage,
+  SAVE_SCREENSHOTS,
   axeViolations as sharedAxeViolations,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -60,7 +61,7 @@ type InPage = { __csp: string[] };
 
 for (const [index, factory] of testDatabases().entries()) {
   /** Screenshots from the first engine only: the pages are the same on both. */
-  const screenshots = index === 0;
+  const screenshots = index === 0 && SAVE_SCREENSHOTS;
 
   describe(`the account portal in Chromium, signed in by the openrail wallet (${factory.name})`, { skip: skip ?? false }, () => {
     let db: TestDatabase;

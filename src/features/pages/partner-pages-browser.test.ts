@@ -19,6 +19,7 @@ import {
   horizontalOverflow,
   launchChromium,
   PHONE,
+  SAVE_SCREENSHOTS,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -54,7 +55,9 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
     await db?.drop();
   });
 
-  const shoot = (p: Page, name: string) => p.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+  const shoot = async (p: Page, name: string) => {
+    if (SAVE_SCREENSHOTS) await p.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+  };
 
   /** Fills the application form as a person would: by the labels. */
   async function fillApplication(p: Page, organisation = 'Harbour Water Company') {

@@ -15,13 +15,14 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
-  checkServedHtml,
+  axeOnPage,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
   launchChromium,
   type PageWatch,
   PHONE,
+  SAVE_SCREENSHOTS,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -80,11 +81,15 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     assert.deepEqual(watch.pageErrors, [], `${what}: uncaught errors`);
   }
 
-  /** axe-core and the width check on the page's HTML as the browser holds it. */
-  async function accessible(url: string, pageHtml: string, options: typeof DESKTOP, what: string) {
-    const { violations, overflow } = await checkServedHtml(browser, url, pageHtml, options);
-    assert.deepEqual(violations, [], `${what}: axe`);
-    assert.equal(overflow, 0, `${what}: wider than the screen`);
+  /** axe-core and the width check on the page as it is now, under its CSP. */
+  async function accessible(page: Page, what: string) {
+    assert.deepEqual(await axeOnPage(page), [], `${what}: axe`);
+    assert.equal(await horizontalOverflow(page), 0, `${what}: wider than the screen`);
+  }
+
+  /** A full-page screenshot for a person to look at (outside CI). */
+  async function shot(page: Page, name: string) {
+    if (SAVE_SCREENSHOTS) await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
   }
 
   for (const [options, suffix, width] of [
@@ -101,8 +106,8 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
           assert.equal(response?.status(), 200, path);
           await clean(page, watch, path);
           assert.equal(await horizontalOverflow(page), 0, `${path}: wider than ${width} px`);
-          await page.screenshot({ path: join(ARTIFACTS, `public-${name}${suffix}.png`), fullPage: true });
-          await accessible(page.url(), await page.content(), options, `${path} at ${width} px`);
+          await shot(page, `public-${name}${suffix}.png`);
+          await accessible(page, `${path} at ${width} px`);
         }
       } finally {
         await context.close();
@@ -121,7 +126,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
         await clean(page, watch, path);
         assert.equal(await horizontalOverflow(page), 0, `${path}: wider than 390 px`);
         // One renderer makes every document, so axe (seconds a page) runs on those with each shape it renders.
-        if (AXE_SAMPLE.includes(name)) await accessible(page.url(), await page.content(), PHONE, path);
+        if (AXE_SAMPLE.includes(name)) await accessible(page, path);
       }
     } finally {
       await context.close();
@@ -146,7 +151,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
         true,
         'the QR code loaded',
       );
-      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-offer-390.png'), fullPage: true });
+      await shot(page, 'public-demo-offer-390.png');
       assert.equal(await page.getByRole('button', { name: 'Ask for the pass' }).isDisabled(), true, 'nothing to present yet');
 
       const collected = await runWallet(home, 'collect', String(offerUri), '--allow-http');
@@ -161,8 +166,8 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await page.locator('#present-status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
       const disclosed = await page.locator('#outcome th').allTextContents();
       assert.deepEqual(disclosed.sort(), ['fare_zone', 'given_name', 'valid_until'], 'only what was asked');
-      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-verified-390.png'), fullPage: true });
-      await accessible(page.url(), await page.content(), PHONE, 'the demo, verified');
+      await shot(page, 'public-demo-verified-390.png');
+      await accessible(page, 'the demo, verified');
 
       await page.getByRole('button', { name: 'Revoke the pass' }).click();
       await page.getByText('Revoked. Ask for the pass again').waitFor({ timeout: WAIT_MS });
@@ -174,7 +179,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       assert.match(refused.stdout, /refused the presentation: credential_revoked/);
       await page.locator('#present-status', { hasText: 'Not verified' }).waitFor({ timeout: WAIT_MS });
       assert.match(String(await page.locator('#outcome').textContent()), /^credential_revoked/);
-      await page.screenshot({ path: join(ARTIFACTS, 'public-demo-revoked-390.png'), fullPage: true });
+      await shot(page, 'public-demo-revoked-390.png');
       await clean(page, watch, 'the demo');
     } finally {
       await context.close();

@@ -18,6 +18,7 @@ import {
   closeBrowser,
   horizontalOverflow,
   openWatchedPage,
+  SAVE_SCREENSHOTS,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT } from '../../../test/helpers/process.ts';
@@ -31,7 +32,7 @@ const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } 
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
 for (const [index, factory] of testDatabases().entries()) {
-  const screenshots = index === 0;
+  const screenshots = index === 0 && SAVE_SCREENSHOTS;
 
   describe(`a partner's journey in Chromium, from the apply page to a revoked key (${factory.name})`, {
     skip: skip ?? false,
