@@ -103,7 +103,7 @@ export async function writeTogether(db: Db, writes: readonly (GuardedWrite | Wri
 /** PostgreSQL: the writes as data-modifying CTEs of one statement, whose closing select checks the guarded ones' counts. */
 async function inOneStatement(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<void> {
   const guarded = writes.flatMap((w, i) => ('expect' in w ? [{ w, i }] : []));
-  const key = `${writes.map((w, i) => `${'expect' in w ? '!' : ''}${i}:${w.statement.text}`).join('\n;\n')}`;
+  const key = writes.map((w) => `${'expect' in w ? 'guarded' : 'free'} ${w.statement.text}`).join('\n;\n');
   let statement = composed.get(key);
   if (!statement) {
     const ctes = writes.map((w, i) => `w${i} as (${w.statement.text} returning 1)`).join(', ');
