@@ -30,7 +30,7 @@ export interface PgProxy {
   /**
    * What each of those round trips sent: per trip, the beginning of each statement's text (a
    * prepared statement's too, by the text its connection prepared it with), for a message that
-   * says where the trips went.
+   * says where the trips went. Empty unless the proxy was started with `recordStatements`.
    */
   trips(): string[][];
   reset(): void;
@@ -40,7 +40,11 @@ export interface PgProxy {
   stop(): Promise<void>;
 }
 
-export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<PgProxy> {
+export async function startPgProxy(
+  databaseUrl: string,
+  latencyMs = 0,
+  options: { recordStatements?: boolean } = {},
+): Promise<PgProxy> {
   if (!(Number.isFinite(latencyMs) && latencyMs >= 0 && latencyMs <= MAX_LATENCY_MS)) {
     throw new Error(`the database latency is 0 to ${MAX_LATENCY_MS} ms (got ${latencyMs})`);
   }
@@ -87,14 +91,15 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     let serverSpoke = true;
-    const reader = statementReader();
+    // Reading the statements costs a parse of every message: only a test that names them asks for it.
+    const reader = options.recordStatements ? statementReader() : undefined;
     pipe(client, upstream, (chunk) => {
       if (serverSpoke) {
         trips++;
-        sent.push([]);
+        if (reader) sent.push([]);
       }
       serverSpoke = false;
-      sent.at(-1)?.push(...reader(chunk));
+      if (reader) sent.at(-1)?.push(...reader(chunk));
     });
     pipe(upstream, client, () => {
       serverSpoke = true;
@@ -146,6 +151,9 @@ export async function startPgProxy(databaseUrl: string, latencyMs = 0): Promise<
 
 /** How much of a statement's text `trips()` keeps. */
 const TEXT_SHOWN = 80;
+/** The request codes of the protocol's SSLRequest and GSSENCRequest messages, sent before a start-up message. */
+const SSL_REQUEST = 80877103;
+const GSS_ENCRYPTION_REQUEST = 80877104;
 
 /**
  * Reads the frontend messages a client sends (PostgreSQL protocol 3): the first is the start-up
@@ -172,7 +180,7 @@ function statementReader(): (chunk: Buffer) => string[] {
         if (pending.length < length) break;
         // An SSL or GSS request is answered by one byte and followed by the real start-up message.
         const code = length >= 8 ? pending.readInt32BE(4) : 0;
-        if (code !== 80877103 && code !== 80877104) started = true;
+        if (code !== SSL_REQUEST && code !== GSS_ENCRYPTION_REQUEST) started = true;
         pending = pending.subarray(length);
         continue;
       }

@@ -60,7 +60,7 @@ describe('round trips to PostgreSQL on the hot paths', { skip: postgres ? false 
 
   before(async () => {
     db = await (postgres as NonNullable<typeof postgres>).create();
-    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '');
+    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '', 0, { recordStatements: true });
     receiver = await startReceiver();
     // Jobs stay off, so every round trip counted is the request's own.
     rail = await startRail(
