@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Debian's Chromium driven by playwright-core (no browser download: playwright-core never fetches
  * one). CI installs it with `apt-get install -y chromium`; outside CI a suite that needs it skips,
@@ -94,6 +95,14 @@ export async function watchPage(page: Page): Promise<PageWatch> {
       document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
   });
   return watch;
+}
+
+/** Asserts that the page has had no CSP violation, console error or uncaught error (`watchPage`). */
+export async function assertClean(page: Page, watch: PageWatch, what: string): Promise<void> {
+  const violations = await page.evaluate(() => (globalThis as unknown as { __csp: string[] }).__csp);
+  assert.deepEqual(violations, [], `${what}: securitypolicyviolation events`);
+  assert.deepEqual(watch.consoleErrors, [], `${what}: console errors`);
+  assert.deepEqual(watch.pageErrors, [], `${what}: uncaught errors`);
 }
 
 /** What the page checks evaluate inside a page (the project's lib has no DOM types). */

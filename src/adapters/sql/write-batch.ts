@@ -55,10 +55,8 @@ export async function applyAll(db: Db, writes: readonly (GuardedWrite | Write)[]
   if (!batchesInOneStatement(db)) {
     try {
       await atomically(db, async (trx) => {
-        for (const w of writes) {
-          const changed = await w.statement.changes(trx, w.params);
-          if ('expect' in w && changed !== w.expect) throw new Refused(w.refusal);
-        }
+        const refusal = await oneByOne(trx, writes);
+        if (refusal !== undefined) throw new Refused(refusal);
       });
       return undefined;
     } catch (err) {
@@ -84,11 +82,8 @@ export async function applyAll(db: Db, writes: readonly (GuardedWrite | Write)[]
 export async function writeTogether(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<void> {
   if (writes.length === 0) return;
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
-    for (const w of writes) {
-      const changed = await w.statement.changes(db, w.params);
-      if ('expect' in w && changed !== w.expect)
-        throw new Error(`a write changed ${changed} rows, not ${w.expect}: ${w.refusal}`);
-    }
+    const refusal = await oneByOne(db, writes);
+    if (refusal !== undefined) throw new Error(`a write changed another number of rows: ${refusal}`);
     return;
   }
   try {
@@ -98,6 +93,15 @@ export async function writeTogether(db: Db, writes: readonly (GuardedWrite | Wri
       throw new Error(`a write changed another number of rows: ${(err as Error).message}`);
     throw err;
   }
+}
+
+/** The writes one by one; the refusal of the first guarded one whose count is off (what ran before it stays, for the caller to undo). */
+async function oneByOne(db: Db, writes: readonly (GuardedWrite | Write)[]): Promise<string | undefined> {
+  for (const w of writes) {
+    const changed = await w.statement.changes(db, w.params);
+    if ('expect' in w && changed !== w.expect) return w.refusal;
+  }
+  return undefined;
 }
 
 /** PostgreSQL: the writes as data-modifying CTEs of one statement, whose closing select checks the guarded ones' counts. */

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
+  assertClean,
   axeOnPage,
   checkServedHtml,
   chromiumMissing,
@@ -34,9 +35,6 @@ import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 const WAIT_MS = 20_000;
 const skip = chromiumMissing();
 const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
-
-/** What the test reads inside the page (the project's lib has no DOM types). */
-type InPage = { __csp: string[] };
 
 interface Operator {
   username: string;
@@ -96,17 +94,9 @@ for (const [index, factory] of testDatabases().entries()) {
       return made;
     }
 
-    /** The page has had no CSP violation, console error or uncaught error. */
-    async function clean(page: Page, watch: PageWatch, name: string) {
-      const violations = await page.evaluate(() => (globalThis as unknown as InPage).__csp);
-      assert.deepEqual(violations, [], `${name}: securitypolicyviolation events`);
-      assert.deepEqual(watch.consoleErrors, [], `${name}: console errors`);
-      assert.deepEqual(watch.pageErrors, [], `${name}: uncaught errors`);
-    }
-
     /** The page is clean (no CSP violation, console or page error) and remembered for the checks at the end. */
     async function seen(op: Operator, name: string) {
-      await clean(op.page, op.watch, name);
+      await assertClean(op.page, op.watch, name);
       visited.set(name, { url: op.page.url(), html: await op.page.content() });
       if (screenshots) await op.page.screenshot({ path: join(ARTIFACTS, `apps-${name}.png`), fullPage: true });
     }
@@ -304,7 +294,7 @@ for (const [index, factory] of testDatabases().entries()) {
           for (const href of new Set(links)) {
             const answer = await checker.goto(`${origin}${href}`);
             assert.equal(answer?.status(), 200, href);
-            await clean(checker, watch, `${username} ${href}`);
+            await assertClean(checker, watch, `${username} ${href}`);
             assert.deepEqual(await axeOnPage(checker), [], `${href} at 390 px`);
             assert.equal(await horizontalOverflow(checker), 0, `${href}: wider than 390 px`);
           }

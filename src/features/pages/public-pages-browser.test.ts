@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
+  assertClean,
   axeOnPage,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
   launchChromium,
-  type PageWatch,
   PHONE,
   SAVE_SCREENSHOTS,
   watchPage,
@@ -49,9 +49,6 @@ const PAGES: ReadonlyArray<[string, string]> = [
 /** Documents with every shape the renderer makes: tables, code blocks, headings with code, links kept and dropped. */
 const AXE_SAMPLE = ['errors', 'backoffice-approvals', 'wallet-cli', 'architecture'];
 
-/** What the test reads inside the page (the project's lib has no DOM types). */
-type InPage = { __csp: string[] };
-
 describe('the public pages and the demo in Chromium', { skip: skip ?? false }, () => {
   let db: TestDatabase;
   let rail: TestRail;
@@ -74,12 +71,6 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     await db?.drop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
-
-  async function clean(page: Page, watch: PageWatch, what: string) {
-    assert.deepEqual(await page.evaluate(() => (globalThis as unknown as InPage).__csp), [], `${what}: CSP violations`);
-    assert.deepEqual(watch.consoleErrors, [], `${what}: console errors`);
-    assert.deepEqual(watch.pageErrors, [], `${what}: uncaught errors`);
-  }
 
   /** axe-core and the width check on the page as it is now, under its CSP. */
   async function accessible(page: Page, what: string) {
@@ -104,7 +95,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
         for (const [name, path] of PAGES) {
           const response = await page.goto(`${origin}${path}`);
           assert.equal(response?.status(), 200, path);
-          await clean(page, watch, path);
+          await assertClean(page, watch, path);
           assert.equal(await horizontalOverflow(page), 0, `${path}: wider than ${width} px`);
           await shot(page, `public-${name}${suffix}.png`);
           await accessible(page, `${path} at ${width} px`);
@@ -123,7 +114,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       for (const name of new DocsReader('openrail').docs.keys()) {
         const path = `${DOCS_PATH}/${name}`;
         assert.equal((await page.goto(`${origin}${path}`))?.status(), 200, path);
-        await clean(page, watch, path);
+        await assertClean(page, watch, path);
         assert.equal(await horizontalOverflow(page), 0, `${path}: wider than 390 px`);
         // One renderer makes every document, so axe (seconds a page) runs on those with each shape it renders.
         if (AXE_SAMPLE.includes(name)) await accessible(page, path);
@@ -180,7 +171,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await page.locator('#present-status', { hasText: 'Not verified' }).waitFor({ timeout: WAIT_MS });
       assert.match(String(await page.locator('#outcome').textContent()), /^credential_revoked/);
       await shot(page, 'public-demo-revoked-390.png');
-      await clean(page, watch, 'the demo');
+      await assertClean(page, watch, 'the demo');
     } finally {
       await context.close();
     }
