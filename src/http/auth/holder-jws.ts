@@ -27,6 +27,8 @@ export const holderOf = (request: FastifyRequest) => principalOf(request, 'holde
 export const HOLDER_JWS_TYP = 'svc-holder+jwt';
 /** Interface spec, Limits: a holder JWS is fresh for five minutes from `iat`. */
 export const HOLDER_FRESHNESS_SECONDS = 300;
+/** The longest `jti` accepted: input is bounded, and the interface asks for no minimum. */
+export const JTI_MAX = 256;
 
 const CHALLENGE = 'Holder realm="openrail"';
 
@@ -138,7 +140,10 @@ export function verifyHolderJws(
   if (isRefusal(result)) throw refusal(result);
   const claims = result.payload;
   const { jti, htm, htu } = claims;
-  if (typeof jti !== 'string' || jti.length < 8 || jti.length > 256) throw refuse('jti must be a string of 8 to 256 characters');
+  // Interface spec, Holder JWS 2: a single-use jti, of no minimum length (the burn makes even one
+  // character single-use per account); 256 at most, so a mark stays small (docs/authentication.md).
+  if (typeof jti !== 'string' || jti.length < 1 || jti.length > JTI_MAX)
+    throw refuse(`jti must be a string of 1 to ${JTI_MAX} characters`);
   // Optional request binding (RFC 9449 style): when present they must match this request.
   if (htm !== undefined && (!request || htm !== request.method)) throw refuse('htm does not match the request method');
   if (htu !== undefined && (!request || htu !== request.url.split('?')[0])) throw refuse('htu does not match the request URL');
