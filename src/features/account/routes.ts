@@ -25,11 +25,11 @@ import {
   renderSigninNeededPage,
   renderSigninPage,
 } from './pages.ts';
-import { SESSION_TTL_MS, type SigninService, TICKET_TTL_MS } from './signin-service.ts';
+import { SESSION_TTL_MS, type SigninService, TICKET_ID, TICKET_TTL_MS } from './signin-service.ts';
 
 const UNDOCUMENTED = 'An account portal page or action; docs/account.md states its behaviour.';
 const HTML = htmlResponse;
-const Ticket = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
+const Ticket = Type.String({ pattern: TICKET_ID.source });
 
 export interface AccountDeps {
   signin: SigninService;
@@ -116,12 +116,19 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         auth: 'holder',
         audience: '/account/approve',
         summary: 'The wallet approves a ticket with a holder JWS for the approve audience; no cookie is read or set.',
-        body: Type.Object({ t: Ticket }, { additionalProperties: false }),
+        // Any value of `t` reaches the service: one that cannot be a ticket is answered as an
+        // unknown one (interface spec, Browser sign-in ticket: one identical 409), never a 400.
+        body: Type.Object(
+          { t: Type.Unknown({ description: 'The ticket id the approve URL carries (43 base64url characters).' }) },
+          { additionalProperties: false },
+        ),
         responses: {
           200: { description: 'Approved.', schema: Type.Object({ ok: Type.Literal(true) }) },
-          400: errorResponse('invalid_request or malformed_json'),
+          400: errorResponse('invalid_request or malformed_json: no t, another member, or not a JSON object'),
           401: errorResponse('unauthorized: no holder JWS for the approve audience'),
-          409: errorResponse('signin_unavailable: unknown, expired or already approved (one body for the three)'),
+          409: errorResponse(
+            'signin_unavailable: malformed, unknown, expired or already approved (one identical answer for all)',
+          ),
         },
         handler: async (request) => {
           await signin.approve(holderOf(request).accountId, request.body.t);

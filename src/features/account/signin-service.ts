@@ -8,6 +8,8 @@ import { browserLabel } from './browser-label.ts';
 
 export const TICKET_TTL_MS = 10 * 60 * 1000;
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+/** What a ticket id looks like: 32 random bytes, base64url (randomText(32)). */
+export const TICKET_ID = /^[A-Za-z0-9_-]{43}$/;
 /** Ended tickets and sessions are deleted this long after they end (the prune job runs hourly). */
 const PRUNE_AFTER_MS = 60 * 60 * 1000;
 
@@ -68,13 +70,16 @@ export class SigninService {
 
   /**
    * The wallet approves (its holder JWS, for the approve audience only, was checked and its jti
-   * spent by the holder plane): one conditional write. Unknown, expired and already approved are
-   * one refusal.
+   * spent by the holder plane): one conditional write. Malformed, unknown, expired and already
+   * approved are one refusal (interface spec: one identical answer), and a `t` that cannot be a
+   * ticket is never looked up.
    */
-  async approve(accountId: string, ticket: string): Promise<void> {
-    if (!(await this.store.approve(hashToken(ticket), accountId, this.clock.now()))) {
-      throw new ServiceError('signin_unavailable', 'This sign-in request is unknown, expired or already approved.');
-    }
+  async approve(accountId: string, ticket: unknown): Promise<void> {
+    const approved =
+      typeof ticket === 'string' &&
+      TICKET_ID.test(ticket) &&
+      (await this.store.approve(hashToken(ticket), accountId, this.clock.now()));
+    if (!approved) throw new ServiceError('signin_unavailable', 'This sign-in request is unknown, expired or already approved.');
   }
 
   /**

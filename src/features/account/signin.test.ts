@@ -39,12 +39,12 @@ for (const factory of testDatabases()) {
       assert.ok(!res.body.includes(secret), 'the page never shows the browser secret');
       return { ticket, browser, page: res.body };
     };
-    const approve = async (key: HolderKey, t: string, aud = APPROVE_AUD) =>
+    const approve = async (key: HolderKey, t: unknown, aud = APPROVE_AUD) =>
       rail.app.inject({
         method: 'POST',
         url: '/account/approve',
         headers: { authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}` },
-        payload: { t },
+        payload: { t } as Record<string, unknown>,
       });
     /** The browser continues with its ticket cookie's value (`<ticket>.<secret>`), or none. */
     const continueWith = (browser: string | undefined) =>
@@ -95,19 +95,57 @@ for (const factory of testDatabases()) {
       assert.deepEqual(after.json(), { askedBy: 'Firefox on Linux', approved: true }, 'the waiting page can tell');
     });
 
-    test('unknown, expired or already approved: 409 with one identical body', async () => {
+    test('malformed, unknown, expired or already approved: 409 with one identical answer, and nothing changes', async () => {
       const key = await newHolderKey();
-      const unknown = await approve(key, 'A'.repeat(43));
+      const tickets = async () =>
+        JSON.stringify(await rail.db.selectFrom('signin_tickets').selectAll().orderBy('id_hash').execute());
+      // A `t` that cannot be a ticket is, to the caller, a ticket that is not there (interface
+      // spec, Browser sign-in ticket: one identical answer), never a 400 that tells them apart.
+      const malformed: unknown[] = [
+        '',
+        'short',
+        'A'.repeat(42),
+        'A'.repeat(44),
+        `${'A'.repeat(42)}!`,
+        'x'.repeat(4096),
+        42,
+        null,
+        true,
+        ['A'.repeat(43)],
+        { t: 'A'.repeat(43) },
+      ];
+      const before = await tickets();
+      const refusals: Array<[string, LightMyRequestResponse]> = [];
+      for (const t of malformed) refusals.push([`malformed ${JSON.stringify(t).slice(0, 20)}`, await approve(key, t)]);
+      refusals.push(['unknown', await approve(key, 'A'.repeat(43))]);
+      assert.equal(await tickets(), before, 'a refused approval changes no ticket');
       const approvedTicket = (await openTicket()).ticket;
       assert.equal((await approve(key, approvedTicket)).statusCode, 200);
-      const again = await approve(await newHolderKey(), approvedTicket);
+      refusals.push(['approved', await approve(await newHolderKey(), approvedTicket)]);
       const stale = (await openTicket()).ticket;
       now += 11 * 60 * 1000;
-      const expired = await approve(key, stale);
-      for (const res of [unknown, again, expired]) assert.equal(res.statusCode, 409, res.body);
-      assert.equal(unknown.body, again.body);
-      assert.equal(again.body, expired.body);
-      assert.equal(unknown.json().error, 'signin_unavailable');
+      const beforeExpired = await tickets();
+      refusals.push(['expired', await approve(key, stale)]);
+      assert.equal(await tickets(), beforeExpired, 'an expired ticket stays as it was');
+      // No `t` at all, or a body of another shape, is a request that names no ticket: 400.
+      for (const payload of [{}, { t: 'A'.repeat(43), x: 1 }]) {
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/account/approve',
+          headers: { authorization: `Holder ${await holderJws({ aud: APPROVE_AUD, iat: Math.floor(now / 1000) }, { key })}` },
+          payload,
+        });
+        assert.equal(res.statusCode, 400, res.body);
+      }
+      const [, first] = refusals[0] as [string, LightMyRequestResponse];
+      assert.equal(first.statusCode, 409, first.body);
+      assert.equal(first.json().error, 'signin_unavailable');
+      for (const [what, res] of refusals) {
+        assert.equal(res.statusCode, 409, `${what}: ${res.body}`);
+        assert.equal(res.headers['content-type'], first.headers['content-type'], what);
+        assert.equal(res.rawPayload.equals(first.rawPayload), true, `${what}: byte for byte the same body`);
+        assert.equal(res.headers['set-cookie'], undefined, `${what}: no cookie set`);
+      }
     });
 
     test('approved → spent: the browser continues with a session cookie and a 303 to /account', async () => {
