@@ -95,8 +95,18 @@ export function issuerMetadata(
   };
 }
 
-/** RFC 8414 metadata of the issuer's own authorization server (docs/issuance.md, docs/haip.md). */
-export function authorizationServerMetadata(urls: IssuerUrls, tenant: TenantRecord & Partial<AuthorizationFlowSettings>) {
+/**
+ * RFC 8414 metadata of the issuer's own authorization server (docs/issuance.md, docs/haip.md):
+ * every field the interface lists, on every issuer, each true of it. `servesCodeFlow`: whether this
+ * issuer serves the authorization code flow now, which takes its HAIP issuance and a deployment that
+ * trusts a wallet provider (the issuance routes pass both; PAR, called only where it is served,
+ * leaves the default).
+ */
+export function authorizationServerMetadata(
+  urls: IssuerUrls,
+  tenant: TenantRecord & Partial<AuthorizationFlowSettings>,
+  servesCodeFlow = tenant.haipIssuance === true,
+) {
   const issuer = urls.issuer(tenant.slug);
   const common = {
     issuer,
@@ -105,16 +115,22 @@ export function authorizationServerMetadata(urls: IssuerUrls, tenant: TenantReco
     // Either grant's token request may carry a DPoP proof (RFC 9449); the authorization code flow's must.
     dpop_signing_alg_values_supported: ['ES256'],
   };
-  if (!tenant.haipIssuance) {
+  if (!servesCodeFlow) {
     return {
       ...common,
-      // No authorization endpoint is served, so no response type is supported (OID4VCI §12.3).
+      // No authorization endpoint is served, so no response type is supported (OID4VCI §12.3), no
+      // PKCE method (RFC 7636, a parameter of the authorization request) and no authorization
+      // details type (RFC 9396; the token endpoint ignores an authorization_details parameter).
+      // Empty lists say so where the interface asks for every field.
       response_types_supported: [] as string[],
       grant_types_supported: [PRE_AUTHORIZED_GRANT],
       token_endpoint_auth_methods_supported: ['none'],
+      code_challenge_methods_supported: [] as string[],
+      authorization_details_types_supported: [] as string[],
     };
   }
-  // HAIP 1.0 §4: PAR required, PKCE S256, RFC 9207 iss, wallet attestation client authentication.
+  // HAIP 1.0 §4: PAR required, PKCE S256, RFC 9207 iss, wallet attestation client authentication;
+  // OID4VCI 1.0 §5.1.1: authorization_details of type openid_credential at PAR.
   return {
     ...common,
     authorization_endpoint: `${issuer}/authorize`,

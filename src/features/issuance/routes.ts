@@ -76,7 +76,11 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             params: issuerParams(tenantParam),
             summary: 'RFC 8414 authorization server metadata of the issuer.',
             responses: { 200: { description: 'Authorization server metadata.', schema: Json } },
-            handler: async (request) => authorizationServerMetadata(urls, await tenants.get(tenantOf(request.params))),
+            handler: async (request) => {
+              const tenant = await tenants.get(tenantOf(request.params));
+              // The code flow is served only where HAIP issuance is on and a wallet provider is trusted (docs/haip.md).
+              return authorizationServerMetadata(urls, tenant, tenant.haipIssuance && checks.trustsWallets);
+            },
           }),
         // RFC 8414 §3.1 inserts it as well; the appended form serves older wallets.
         ['/.well-known/oauth-authorization-server/t/{tenant}', '/t/{tenant}/.well-known/oauth-authorization-server'],
