@@ -3,8 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
 import { insertAccessToken, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { holderJws } from '../../../test/helpers/holder.ts';
+import { signedInOperator } from '../../../test/helpers/operators.ts';
+import { livePartnerSession } from '../../../test/helpers/partners.ts';
 import { bearer, owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
+import { INTEGRATION_SCOPES, type IntegrationScope } from '../../core/integration-scopes.ts';
+import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
+import { mintToken } from '../integration/token-service.ts';
 
 for (const factory of testDatabases()) {
   describe(`tenants over HTTP (${factory.name})`, () => {
@@ -65,6 +71,67 @@ for (const factory of testDatabases()) {
       assert.deepEqual(Object.keys(vm.publicKeyJwk).sort(), ['crv', 'kty', 'x', 'y']);
       assert.equal(vm.id, `${tenant.did}#${await calculateJwkThumbprint(vm.publicKeyJwk, 'sha256')}`);
       assert.deepEqual(body.assertionMethod, [vm.id]);
+    });
+
+    // Decision 0023: provisioning a tenant takes a platform-wide bearer with the `issuer` role or
+    // `owner` (Authentication 7), the owner token included; a tenant-scoped credential, a key, a
+    // partner and every other role are refused, and a refusal creates nothing.
+    test('who provisions a tenant (decision 0023): owner or issuer, platform-wide; nobody else', async () => {
+      const auditCount = async () => (await rail.db.selectFrom('audit_log').select('seq').execute()).length;
+      let n = 0;
+      const admitted: Array<[string, Record<string, string>]> = [
+        ['the owner token', owner],
+        ['an owner operator', await signedInOperator(rail.app, 'prov-owner', ['owner'])],
+        ['an issuer operator', await signedInOperator(rail.app, 'prov-issuer', ['issuer'])],
+      ];
+      for (const [who, headers] of admitted) {
+        for (const url of ['/api/tenants', '/v1/tenants']) {
+          const res = await create(headers, { name: `Provisioned ${++n}` }, url);
+          assert.equal(res.statusCode, 201, `${who} at ${url}: ${res.body}`);
+        }
+      }
+      const refused: Array<[string, Record<string, string>]> = [
+        ['an issuer scoped to a tenant', await signedInOperator(rail.app, 'prov-scoped-issuer', ['issuer'], 'demo-transit')],
+        ['an owner scoped to a tenant', await signedInOperator(rail.app, 'prov-scoped-owner', ['owner'], 'demo-transit')],
+        ['a partner', (await livePartnerSession(rail.db, { scopes: ['issuance'] })).bearer],
+      ];
+      // An integration token with every scope, written as the provisioning ceremony would.
+      const key = mintToken(
+        'itk_provisioning-test-key',
+        {
+          tenant: 'demo-transit',
+          label: 'every scope',
+          scopes: Object.keys(INTEGRATION_SCOPES) as IntegrationScope[],
+          rateClass: 'standard',
+          requestId: null,
+          createdBy: 'test',
+          partnerId: null,
+        },
+        Date.now(),
+      );
+      await new SqlIntegrationTokenStore(rail.db).createToken(key.record);
+      refused.push(['an integration token', bearer(key.secret)]);
+      for (const role of OPERATOR_ROLES.filter((r) => r !== 'owner' && r !== 'issuer')) {
+        const scope = role === 'tenant-admin' ? 'demo-transit' : undefined;
+        refused.push([`an operator with the ${role} role`, await signedInOperator(rail.app, `prov-${role}`, [role], scope)]);
+      }
+      const tenants = await tenantCount();
+      const audited = await auditCount();
+      for (const [who, headers] of refused) {
+        for (const url of ['/api/tenants', '/v1/tenants']) {
+          const res = await create(headers, { name: 'Never Provisioned' }, url);
+          assert.equal(res.statusCode, 403, `${who} at ${url}: ${res.body}`);
+          assert.equal(res.json().error, 'forbidden', who);
+        }
+      }
+      assert.equal(await tenantCount(), tenants, 'a refusal creates no tenant');
+      assert.equal(await auditCount(), audited, 'and writes nothing');
+      // The contract says the same: the roles and the platform scope of the operation.
+      const doc = (await rail.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      for (const path of ['/api/tenants', '/v1/tenants']) {
+        assert.deepEqual(doc.paths[path].post['x-svc-roles'], ['issuer', 'owner'], path);
+        assert.equal(doc.paths[path].post['x-svc-tenant-scope'], 'platform', path);
+      }
     });
 
     test('/v1/tenants is the same operation', async () => {
