@@ -164,7 +164,12 @@ describe('the README tours, pasted into a shell against a live openrail serve', 
         const refusals = [...out.matchAll(/"error":\s*"([a-z_]+)"/g)].map((m) => m[1]);
         assert.deepEqual(refusals, ['invalid_claim_spec'], out);
         // The one null the tours show on purpose: the outcome before the wallet answers.
-        assert.doesNotMatch(out.replace('{"outcome":null}', ''), /\bnull\b/, 'no id or value the tours capture came back null');
+        assert.match(out, /\{"outcome":null,"reason":"pending"\}/, 'the poll before the wallet answers');
+        assert.doesNotMatch(
+          out.replace('{"outcome":null,"reason":"pending"}', ''),
+          /\bnull\b/,
+          'no id or value the tours capture came back null',
+        );
 
         const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' });
         assert.equal(status, '', 'everything the tours wrote is in an ignored path');

@@ -71,7 +71,8 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
     'x-svc-stability': route.stability,
     'x-svc-auth': route.auth,
   };
-  if (plane?.security) op.security = [{ [plane.security.name]: [] }];
+  // OpenAPI 3.1 §4.8.30: an empty requirement beside the scheme makes the credential optional.
+  if (plane?.security) op.security = [{ [plane.security.name]: [] }, ...(route.credentialOptional ? [{}] : [])];
   if (route.roles) op['x-svc-roles'] = [...route.roles];
   if (route.scope) op['x-svc-tenant-scope'] = tenantScopeLabel(route.scope);
   if (route.internal) op['x-svc-internal'] = true;

@@ -48,6 +48,7 @@ export function registerRoutes(
               headers: request.headers,
               ...(route.audience ? { audience: `${publicOrigin}${route.audience}` } : {}),
               ...(route.bearerCookie ? { bearerCookie: route.bearerCookie } : {}),
+              ...(route.credentialOptional ? { credentialOptional: true } : {}),
             });
             enforceBeforeBody(route, request);
             const limits = await plane.meter?.(request.principal as never);

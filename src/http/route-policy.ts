@@ -18,6 +18,9 @@ export function checkDeclaredPolicy(route: RouteDef): void {
   const where = `${route.method} ${route.path}`;
   if (route.audience !== undefined && route.auth !== 'holder')
     throw new Error(`${where}: an audience belongs to holder-plane routes only`);
+  if (route.credentialOptional && route.auth !== 'result-token') {
+    throw new Error(`${where}: an optional credential belongs to result-token routes only`);
+  }
   if (route.bearerCookie !== undefined && (route.auth !== 'operator' || route.surface !== 'page')) {
     throw new Error(`${where}: a bearer cookie belongs to operator-plane pages only`);
   }

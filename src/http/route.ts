@@ -68,6 +68,12 @@ export interface RouteDef {
    * the web kit's same-origin check.
    */
   bearerCookie?: string;
+  /**
+   * Result-token plane only: the operation answers a caller without the plane's credential itself,
+   * instead of the plane's 401 (GET /verify/result: the interface fixes `200 {outcome: null}` for a
+   * poll without the resultToken). /openapi.json lists no credential as an alternative in `security`.
+   */
+  credentialOptional?: true;
   /** Operator plane only, and required there: any one of these roles admits the caller. */
   roles?: readonly (OperatorRole | PartnerRole)[];
   /** Operator plane only, and required there: see TenantScope. */

@@ -214,6 +214,31 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     assert.equal(await page.locator('#outcome table').count(), 0, 'no claims shown');
   });
 
+  test('a request the service no longer knows ends the polling, and the page says why with the reason', async () => {
+    const requestUri = await createRequest();
+    const requestObject = new URLSearchParams(requestUri.slice('openid4vp://?'.length)).get('request_uri');
+    const transactionId = String(requestObject?.split('/').pop());
+    const polls: string[] = [];
+    const count = (r: { url(): string }) => {
+      if (r.url().startsWith(`${origin}/verify/result/`)) polls.push(r.url());
+    };
+    page.on('request', count);
+    try {
+      // What the storage bound's eviction does (docs/verification.md, "Storage bound").
+      await rail.db.deleteFrom('presentation_transactions').where('id', '=', transactionId).execute();
+      await page.locator('#status', { hasText: /reason: unknown_transaction\)$/ }).waitFor({ timeout: WAIT_MS });
+      assert.equal(
+        await statusText(),
+        'The service no longer knows this request: it expired (after 10 minutes) or was cleared away. Create a new request. (reason: unknown_transaction)',
+      );
+      const after = polls.length;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.equal(polls.length, after, 'no poll after an answer that can never change');
+    } finally {
+      page.off('request', count);
+    }
+  });
+
   test('the reference wallet, openrail wallet present, answers the page from the command line', async () => {
     const home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
     try {
@@ -343,7 +368,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
         { service: origin, asked: vct },
       );
       assert.equal(outcome.ok, true, JSON.stringify(outcome));
-      assert.equal(outcome.presentedAud, `origin:${shopOrigin}`);
+      assert.equal(outcome.presentedAud, 'https://shop.example', "the shop's own aud, as it sent it");
       assert.deepEqual(outcome.presentation, { claims: { holder_name: SUBJECT.holder_name }, vct, issuer: tenantDid });
       assert.deepEqual([...watch.consoleErrors, ...watch.pageErrors], []);
     } finally {

@@ -109,7 +109,7 @@ for (const factory of testDatabases()) {
         assert.equal(relayed.headers.get('cache-control'), 'no-store');
         const outcome = relayed.json.outcome as Record<string, unknown>;
         assert.equal(outcome.ok, true, JSON.stringify(outcome));
-        assert.equal(outcome.presentedAud, `origin:${SHOP}`);
+        assert.equal(outcome.presentedAud, SHOP, "the caller's aud (the key binding named origin:<origin>)");
         assert.deepEqual(await poll(o), outcome, 'the result API answers the same outcome');
         const again = await relay(o, { protocol: dc.protocol, data: dc.data });
         assert.equal(again.status, 409);

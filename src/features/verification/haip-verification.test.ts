@@ -293,30 +293,36 @@ for (const factory of testDatabases()) {
         assert.ok(code, `the wallet is sent back to the caller's page with a code: ${redirect}`);
         codes.push(code);
 
-        // Without the code, or with another transaction's, the outcome stays private and nothing changes.
+        // Without the code, or with another transaction's, the outcome stays private (the interface's
+        // 200 with outcome null, the reason beside it) and nothing changes.
+        const row = () => rail.db.selectFrom('presentation_transactions').selectAll().where('id', '=', o.transactionId).execute();
+        const before = await row();
         const without = await result(o);
-        assert.equal(without.status, 403, without.text);
-        assert.equal(without.json.error, 'response_code_required');
+        assert.deepEqual([without.status, without.json], [200, { outcome: null, reason: 'response_code_required' }]);
         const wrong = await result(o, `${code.slice(0, -1)}${code.endsWith('A') ? 'B' : 'A'}`);
-        assert.equal(wrong.status, 403, wrong.text);
-        assert.equal(wrong.json.error, 'wrong_response_code');
+        assert.deepEqual([wrong.status, wrong.json], [200, { outcome: null, reason: 'wrong_response_code' }]);
+        assert.deepEqual(await row(), before, 'the refused polls changed nothing');
         const right = await result(o, code);
         assert.equal(right.status, 200, right.text);
         assert.equal((right.json.outcome as { ok: boolean }).ok, true);
         // Kept as a hash only.
-        const row = await rail.db
+        const stored = await rail.db
           .selectFrom('presentation_transactions')
           .select(['response_code_hash', 'redirect_uri'])
           .where('id', '=', o.transactionId)
           .executeTakeFirstOrThrow();
-        assert.equal(row.redirect_uri, RETURN);
-        assert.ok(row.response_code_hash && !row.response_code_hash.includes(code), 'the code is stored hashed');
+        assert.equal(stored.redirect_uri, RETURN);
+        assert.ok(stored.response_code_hash && !stored.response_code_hash.includes(code), 'the code is stored hashed');
       }
       assert.notEqual(codes[0], codes[1], 'each transaction hands out its own code');
       const [first] = codes;
       const another = await open('haip', { redirectUri: RETURN });
       await present(another);
-      assert.equal((await result(another, first)).json.error, 'wrong_response_code', 'another transaction’s code opens nothing');
+      assert.deepEqual(
+        (await result(another, first)).json,
+        { outcome: null, reason: 'wrong_response_code' },
+        'another transaction’s code opens nothing',
+      );
 
       // Without redirectUri the wallet is answered {} and the result needs no code, as before.
       const plain = await open('haip');

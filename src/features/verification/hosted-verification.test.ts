@@ -30,7 +30,8 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       db = await factory.create();
-      rail = await startRail(db, {}, clock);
+      // No jobs: the sweep would delete what a test moves past its expiry while it looks.
+      rail = await startRail(db, {}, clock, { runJobs: false });
       ({ vct } = await registerType(rail.app, 'demo-transit', 'Verified Pass', CLAIMS));
       issued = await issueOne(rail.app, 'demo-transit', 'verified-pass', SUBJECT);
     });
@@ -60,12 +61,24 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
       return res.json().outcome;
     };
-    /** A poll that can never be answered: its status and code, and no outcome. */
-    const refusedPoll = async (id: string, token?: string) => {
-      const res = await rail.app.inject({ method: 'GET', url: `/verify/result/${id}`, headers: token ? bearer(token) : {} });
-      assert.equal(res.json().outcome, undefined, 'no outcome in a refusal');
-      return [res.statusCode, res.json().error];
+    /** A poll's whole answer: its status and body (GET /verify/result answers 200 whatever it reveals). */
+    const pollAnswer = async (id: string, headers: Record<string, string> = {}) => {
+      const res = await rail.app.inject({ method: 'GET', url: `/verify/result/${id}`, headers });
+      assert.equal(res.headers['cache-control'], 'no-store', `${id}: never cached`);
+      return [res.statusCode, res.json()];
     };
+    /** Everything a poll could change: the transactions, the outbox and the audit log. */
+    const snapshot = async () => ({
+      transactions: await rail.db.selectFrom('presentation_transactions').selectAll().orderBy('id').execute(),
+      outbox: await rail.db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+      audit: await rail.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    });
 
     test('the catalog lists every type with its requestable claims', async () => {
       const res = await rail.app.inject({ method: 'GET', url: '/verify/catalog' });
@@ -148,7 +161,7 @@ for (const factory of testDatabases()) {
           issuer: 'did:web:rail.example.test:t:demo-transit',
         },
         presentedNonce: created.request.nonce,
-        presentedAud: CLIENT_ID,
+        presentedAud: 'https://shop.example',
       });
       assert.ok(!JSON.stringify(outcome).includes(String(issued.key.publicJwk.x)), 'no holder key');
       // A second response to the completed transaction is refused and changes nothing.
@@ -160,13 +173,103 @@ for (const factory of testDatabases()) {
       assert.equal(again.statusCode, 400);
       assert.equal(again.json().error, 'invalid_request');
       assert.deepEqual(await poll(created.transactionId, created.resultToken), outcome);
-      // Without the token, with a wrong one, or for an unknown id: a refusal that says which, never the outcome.
-      assert.deepEqual(await refusedPoll(created.transactionId), [401, 'unauthorized']);
-      assert.deepEqual(await refusedPoll(created.transactionId, `vrt_${'A'.repeat(43)}`), [403, 'wrong_result_token']);
-      // A bearer that is no result token at all (another plane's) is refused by the plane itself.
-      assert.deepEqual(await refusedPoll(created.transactionId, 'vrt_wrong'), [401, 'unauthorized']);
-      assert.deepEqual(await refusedPoll(created.transactionId, OWNER_TOKEN), [401, 'unauthorized']);
-      assert.deepEqual(await refusedPoll('vtx_unknownunknownunknow', created.resultToken), [404, 'unknown_transaction']);
+    });
+
+    test('the poll answers as the interface fixes it: 200 with outcome null and a reason for no token, a wrong token, an unknown and an expired transaction, and nothing changes', async () => {
+      const created = await openOk();
+      const other = await openOk();
+      const id = created.transactionId;
+      const unknown = 'vtx_unknownunknownunknow';
+      const held = (reason: string) => [200, { outcome: null, reason }];
+      const withheld = async () => {
+        assert.deepEqual(await pollAnswer(id), held('result_token_required'), 'no Authorization');
+        assert.deepEqual(await pollAnswer(id, { authorization: `Basic ${created.resultToken}` }), held('result_token_required'));
+        assert.deepEqual(await pollAnswer(id, bearer(`vrt_${'A'.repeat(43)}`)), held('wrong_result_token'));
+        assert.deepEqual(await pollAnswer(id, bearer(other.resultToken)), held('wrong_result_token'), "another's token");
+        assert.deepEqual(await pollAnswer(id, bearer('vrt_wrong')), held('wrong_result_token'), 'not shaped like one');
+        assert.deepEqual(await pollAnswer(id, bearer(OWNER_TOKEN)), held('wrong_result_token'), "another plane's bearer");
+        assert.deepEqual(await pollAnswer(unknown, bearer(created.resultToken)), held('unknown_transaction'));
+        assert.deepEqual(await pollAnswer('nonsense', bearer(created.resultToken)), held('unknown_transaction'));
+        assert.deepEqual(await pollAnswer(unknown), held('result_token_required'), 'no token: nothing is looked up');
+      };
+
+      const before = await snapshot();
+      await withheld();
+      assert.deepEqual(await pollAnswer(id, bearer(created.resultToken)), held('pending'));
+      assert.deepEqual(await snapshot(), before, 'polls change nothing');
+
+      const vp = await present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: created.request.nonce });
+      const answered = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: created.request.state }),
+      });
+      assert.equal(answered.statusCode, 200, answered.body);
+      const completed = await snapshot();
+      await withheld();
+      assert.deepEqual(await snapshot(), completed, 'refused polls of a completed transaction change nothing');
+      const [status, body] = await pollAnswer(id, bearer(created.resultToken));
+      assert.equal(status, 200);
+      assert.deepEqual(Object.keys(body as object), ['outcome'], 'a revealed outcome carries no reason');
+      assert.equal((body as { outcome: { ok: boolean } }).outcome.ok, true);
+
+      now += 21 * 60 * 1000;
+      try {
+        assert.deepEqual(await pollAnswer(id, bearer(created.resultToken)), held('unknown_transaction'), 'expired');
+        assert.deepEqual(await pollAnswer(id), held('result_token_required'), 'expired, no token');
+        assert.deepEqual(await snapshot(), completed, 'the poll of an expired transaction deletes nothing');
+      } finally {
+        now = Date.now();
+      }
+    });
+
+    test('/openapi.json describes the poll as it answers: the result token optional, 200 with a reason, no refusal', async () => {
+      const doc = (await rail.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      const op = doc.paths['/verify/result/{transactionId}'].get;
+      assert.deepEqual(op.security, [{ resultToken: [] }, {}]);
+      assert.deepEqual(Object.keys(op.responses), ['200']);
+      const reason = op.responses['200'].content['application/json'].schema.properties.reason;
+      assert.deepEqual(
+        reason.anyOf.map((r: { const: string }) => r.const),
+        [
+          'pending',
+          'result_token_required',
+          'wrong_result_token',
+          'unknown_transaction',
+          'response_code_required',
+          'wrong_response_code',
+        ],
+      );
+      const relay = doc.paths['/verify/response/{transactionId}'].post;
+      assert.deepEqual(relay.security, [{ resultToken: [] }], 'the DC API relay still requires its token');
+    });
+
+    test("presentedAud is the caller's aud and presentedNonce the caller's nonce; the key binding still names our client identifier", async () => {
+      const nonce = freshNonce();
+      const created = await openOk({ aud: 'https://rp.example/x', nonce });
+      const vp = await present(issued.credential, issued.key, ['holder_name', 'student'], { nonce: created.request.nonce });
+      const res = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [vp] }), state: created.request.state }),
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const outcome = await poll(created.transactionId, created.resultToken);
+      assert.equal(outcome.presentedAud, 'https://rp.example/x');
+      assert.equal(outcome.presentedNonce, nonce);
+      // A key binding made out to the caller's aud instead of our client identifier is refused (OID4VP 1.0 §8.6, B.3).
+      const misaddressed = await openOk({ aud: 'https://rp.example/x' });
+      const wrongAud = await present(issued.credential, issued.key, ['holder_name', 'student'], {
+        nonce: misaddressed.request.nonce,
+        aud: 'https://rp.example/x',
+      });
+      const refused = await rail.app.inject({
+        method: 'POST',
+        url: '/oid4vp/response',
+        ...form({ vp_token: JSON.stringify({ credential: [wrongAud] }), state: misaddressed.request.state }),
+      });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().error, 'audience_mismatch');
     });
 
     test('older vp_token shapes are accepted: an object of strings and a bare string', async () => {
@@ -318,14 +421,17 @@ for (const factory of testDatabases()) {
       assert.equal(row.requested_by, 'owner-token');
     });
 
-    test('transactions expire: request object 404, result 404, response refused', async () => {
+    test('transactions expire: request object 404, result outcome null, response refused', async () => {
       const created = await openOk();
       now += 11 * 60 * 1000;
       try {
         const requestObject = await rail.app.inject({ method: 'GET', url: `/oid4vp/request/${created.transactionId}` });
         assert.equal(requestObject.statusCode, 404);
         assert.equal(requestObject.json().error, 'unknown_transaction');
-        assert.deepEqual(await refusedPoll(created.transactionId, created.resultToken), [404, 'unknown_transaction']);
+        assert.deepEqual(await pollAnswer(created.transactionId, bearer(created.resultToken)), [
+          200,
+          { outcome: null, reason: 'unknown_transaction' },
+        ]);
         const res = await rail.app.inject({
           method: 'POST',
           url: '/oid4vp/response',

@@ -35,7 +35,8 @@ import {
 import { IssuerCertificates } from './issuer-certificates.ts';
 import { IssuerDocuments } from './issuer-documents.ts';
 import { checkReturnPage, checkWebOrigin } from './request-checks.ts';
-import { requireResponseCode } from './response-code.ts';
+import { responseCodeProblem } from './response-code.ts';
+import type { PollAnswer } from './result-poll.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf, QUERY_ID } from './vp-token.ts';
 
@@ -499,19 +500,23 @@ export class HostedVerifier {
   }
 
   /**
-   * A transaction's outcome for the holder of its result token: null while the wallet has not
-   * answered. A poll that can never be answered says why (docs/verification.md): no token is 401,
-   * an unknown or expired transaction 404, another token 403; none of them shows the outcome. A
-   * presentation accepted from a wallet on the same device is shown only with the response code
-   * that wallet returned the browser with (403 otherwise).
+   * GET /verify/result: a transaction's outcome for the holder of its result token. Whenever the
+   * outcome is not revealed the answer is the interface's `outcome: null`, never a refusal, with
+   * the reason beside it (result-poll.ts): still pending, no token (nothing is looked up), an
+   * unknown or expired transaction, another token, or, for a presentation accepted from a wallet
+   * on the same device, a missing or wrong response code. It reads only.
    */
-  async result(transactionId: string, resultToken: string, responseCode?: string): Promise<Record<string, unknown> | null> {
-    const tx = await this.owned(transactionId, resultToken);
-    requireResponseCode(tx.responseCodeHash, responseCode);
-    return tx.outcome;
+  async result(transactionId: string, resultToken: string | null, responseCode?: string): Promise<PollAnswer> {
+    if (resultToken === null) return { outcome: null, reason: 'result_token_required' };
+    const tx = await this.live(transactionId);
+    if (!tx) return { outcome: null, reason: 'unknown_transaction' };
+    if (!constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) return { outcome: null, reason: 'wrong_result_token' };
+    const withheld = responseCodeProblem(tx.responseCodeHash, responseCode);
+    if (withheld) return { outcome: null, reason: withheld };
+    return tx.outcome === null ? { outcome: null, reason: 'pending' } : { outcome: tx.outcome };
   }
 
-  /** The live transaction `resultToken` is the token of: 404 unknown or expired, 403 another's (the plane answers 401 without one). */
+  /** The DC API relay's transaction (a route of ours, not the interface's): 404 unknown or expired, 403 another's token (the plane answers 401 without one). */
   private async owned(transactionId: string, resultToken: string): Promise<PresentationTransactionRecord> {
     const tx = await this.live(transactionId);
     if (!tx) throw new ServiceError('unknown_transaction', 'No live transaction has this id: it never existed, or it expired.');
@@ -594,8 +599,11 @@ function toOutcome(result: VerificationResult, tx: PresentationTransactionRecord
   return {
     ok: true,
     presentation: { claims, vct: tx.vct, issuer },
-    presentedNonce: String(result.keyBinding.nonce),
-    presentedAud: String(result.keyBinding.aud),
+    // The caller's own values, bound to the transaction, for it to compare with what it sent
+    // (interface, Hosted verification). The key binding signed the nonce itself; its aud is our
+    // client identifier (OID4VP 1.0 Appendix B.3) or the page's origin (DC API), checked above.
+    presentedNonce: tx.nonce,
+    presentedAud: tx.callerAud,
   };
 }
 

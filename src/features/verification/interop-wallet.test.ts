@@ -38,6 +38,8 @@ type Outcome = Record<string, unknown> | null;
 type VerificationMethod = { id: string; publicKeyJwk: JWK };
 
 const freshNonce = () => randomBytes(24).toString('base64url');
+/** The relying party's own audience, sent in POST /verify/request and answered back as presentedAud. */
+const RP_AUD = 'https://rp.example.test';
 
 for (const factory of testDatabases()) {
   describe(`OID4VP verification answered by the oid4vc-ts wallet over HTTP (${factory.name})`, () => {
@@ -60,7 +62,7 @@ for (const factory of testDatabases()) {
     }
 
     async function open(claims: string[] = ASKED, nonce = freshNonce()): Promise<Opened> {
-      const res = await call('POST', '/verify/request', { vct, claims, nonce, aud: 'https://rp.example.test' });
+      const res = await call('POST', '/verify/request', { vct, claims, nonce, aud: RP_AUD });
       assert.equal(res.status, 201, res.text);
       return { ...(res.json as unknown as Omit<Opened, 'nonce'>), nonce };
     }
@@ -74,8 +76,10 @@ for (const factory of testDatabases()) {
       );
       assert.equal(res.status, 200, res.text);
       assert.equal(res.headers.get('cache-control'), 'no-store');
-      assert.deepEqual(Object.keys(res.json), ['outcome']);
-      return res.json.outcome as Outcome;
+      // The outcome alone once revealed; null with the reason beside it otherwise (pending here).
+      const { outcome } = res.json as { outcome: Outcome };
+      assert.deepEqual(res.json, outcome === null ? { outcome, reason: 'pending' } : { outcome });
+      return outcome;
     }
 
     interface Holding {
@@ -196,7 +200,7 @@ for (const factory of testDatabases()) {
           issuer: tenantDid,
         },
         presentedNonce: opened.nonce,
-        presentedAud: CLIENT_ID,
+        presentedAud: RP_AUD,
       });
       const text = JSON.stringify(outcome);
       assert.doesNotMatch(text, /cnf|jwk/i, 'no holder key in the outcome');
@@ -390,7 +394,7 @@ for (const factory of testDatabases()) {
         ok: true,
         presentation: { claims: {}, vct, issuer: tenantDid },
         presentedNonce: opened.nonce,
-        presentedAud: CLIENT_ID,
+        presentedAud: RP_AUD,
       });
     });
 
@@ -427,44 +431,30 @@ for (const factory of testDatabases()) {
       assert.equal((run.body as { error?: string }).error, 'invalid_request');
     });
 
-    test("polling: no token, a wrong token, another transaction's token and an unknown id each say so, and never show the outcome", async () => {
+    test("polling: no token, a wrong token, another transaction's token and an unknown id are 200 with outcome null and a reason, never the outcome", async () => {
       const opened = await open();
       const other = await open();
       const unknownId = `vtx_${randomBytes(16).toString('base64url')}`;
-      const refused = async (
-        transactionId: string,
-        headers: Record<string, string>,
-        status: number,
-        error: string,
-        why: string,
-      ) => {
+      const withheld = async (transactionId: string, headers: Record<string, string>, reason: string, why: string) => {
         const res = await call('GET', `/verify/result/${transactionId}`, undefined, headers);
-        assert.equal(res.status, status, `${why}: ${res.text}`);
-        assert.equal(res.json.error, error, why);
-        assert.equal(res.json.outcome, undefined, `${why}: no outcome`);
-        assert.equal(res.headers.get('access-control-allow-origin'), '*', `${why}: a relying party's page can read the refusal`);
+        assert.equal(res.status, 200, `${why}: ${res.text}`);
+        assert.deepEqual(res.json, { outcome: null, reason }, why);
+        assert.equal(res.headers.get('access-control-allow-origin'), '*', `${why}: a relying party's page can read the reason`);
       };
       const bearerOf = (token: string) => ({ authorization: `Bearer ${token}` });
       const pending = async () => {
-        await refused(opened.transactionId, {}, 401, 'unauthorized', 'no token');
-        await refused(
+        await withheld(opened.transactionId, {}, 'result_token_required', 'no token');
+        await withheld(
           opened.transactionId,
           bearerOf(`vrt_${randomBytes(32).toString('base64url')}`),
-          403,
           'wrong_result_token',
           'wrong token',
         );
-        await refused(
-          opened.transactionId,
-          bearerOf(other.resultToken),
-          403,
-          'wrong_result_token',
-          "another transaction's token",
-        );
-        await refused(unknownId, bearerOf(opened.resultToken), 404, 'unknown_transaction', 'unknown transaction');
-        await refused('nonsense', bearerOf(opened.resultToken), 404, 'unknown_transaction', 'not even a transaction id');
+        await withheld(opened.transactionId, bearerOf(other.resultToken), 'wrong_result_token', "another transaction's token");
+        await withheld(unknownId, bearerOf(opened.resultToken), 'unknown_transaction', 'unknown transaction');
+        await withheld('nonsense', bearerOf(opened.resultToken), 'unknown_transaction', 'not even a transaction id');
         // The token only counts as a Bearer token.
-        await refused(opened.transactionId, { authorization: `Basic ${opened.resultToken}` }, 401, 'unauthorized', 'Basic');
+        await withheld(opened.transactionId, { authorization: `Basic ${opened.resultToken}` }, 'result_token_required', 'Basic');
       };
       await pending();
       assert.equal(await poll(opened.transactionId, opened.resultToken), null, 'pending, with the right token: null');

@@ -2,13 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
 import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { resultTokenOf } from '../../http/auth/result-token.ts';
+import { requiredResultTokenOf, resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
 import { VERIFICATION_PROFILES } from '../../ports/presentation-transaction-store.ts';
 import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
 import { MAX_RESPONSE_JWE, WEB_ORIGIN } from './haip-profile.ts';
 import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
+import { POLL_REASONS } from './result-poll.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
 
@@ -38,7 +39,8 @@ const RequestBody = Type.Object(
       minLength: 1,
       maxLength: 256,
       pattern: DISPLAY_TEXT_PATTERN,
-      description: "The caller's own audience label for this request; recorded, not signed by the holder.",
+      description:
+        "The caller's own audience for this request, bound to the transaction and answered back as the outcome's presentedAud; never shown to the holder, whose key binding names this service's verifier.",
     }),
     origin: Type.Optional(
       Type.String({
@@ -129,11 +131,28 @@ const Outcome = Type.Union([
       vct: Type.String(),
       issuer: Type.String(),
     }),
-    presentedNonce: Type.String(),
-    presentedAud: Type.String(),
+    presentedNonce: Type.String({
+      description: 'The nonce of POST /verify/request, which the holder’s key binding signed: compare it with yours.',
+    }),
+    presentedAud: Type.String({
+      description: 'The aud of POST /verify/request, bound to this transaction: compare it with yours.',
+    }),
   }),
   Type.Object({ ok: Type.Literal(false), error: Type.String(), link: Type.String(), detail: Type.String() }),
 ]);
+
+const PollBody = Type.Object({
+  outcome: Outcome,
+  reason: Type.Optional(
+    Type.Union(
+      POLL_REASONS.map((r) => Type.Literal(r)),
+      {
+        description:
+          'Present exactly when outcome is null, and says why: pending (poll again), result_token_required (no Authorization: Bearer), wrong_result_token (not this transaction’s resultToken), unknown_transaction (never made, expired or evicted), response_code_required or wrong_response_code (a wallet on the same device answered: send the Response-Code its browser brought back). Only pending can still turn into an outcome with the same request.',
+      },
+    ),
+  ),
+});
 
 const CatalogBody = Type.Object({
   types: Type.Array(
@@ -201,27 +220,28 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         method: 'GET',
         path: '/verify/result/{transactionId}',
         auth: 'result-token',
+        // The interface: a poll without the resultToken is answered 200 with outcome null, never 401.
+        credentialOptional: true,
         stability: 'unpromised',
         cors: true,
         summary:
-          'Poll a transaction with Authorization: Bearer <resultToken>; outcome is null until the wallet answers. A transaction opened with redirectUri and answered by a wallet on the same device also needs Response-Code: <the response_code its browser brought back>.',
+          'Poll a transaction with Authorization: Bearer <resultToken>. Always 200: the outcome once the wallet has answered, else outcome null with the reason beside it. A transaction opened with redirectUri and answered by a wallet on the same device also needs Response-Code: <the response_code its browser brought back>.',
         params: Type.Object({ transactionId: Type.String({ maxLength: 100 }) }),
         responses: {
-          200: { description: 'The outcome: null while the wallet has not answered.', schema: Type.Object({ outcome: Outcome }) },
-          401: errorResponse('unauthorized: no resultToken was sent.'),
-          403: errorResponse(
-            'wrong_result_token: the bearer is not this transaction’s resultToken; response_code_required or wrong_response_code: a same-device answer’s outcome needs the response code its browser brought back.',
-          ),
-          404: errorResponse('unknown_transaction: no live transaction has this id (never made, or expired).'),
+          200: {
+            description:
+              'The outcome; or outcome null, with reason, while the wallet has not answered and whenever the outcome is not yours to see (no or another token, an unknown or expired transaction, a missing or wrong Response-Code).',
+            schema: PollBody,
+          },
         },
         handler: async (request, reply) => {
           const code = request.headers['response-code'];
-          const outcome = await verifier.result(
+          const answer = await verifier.result(
             request.params.transactionId,
-            resultTokenOf(request).token,
+            resultTokenOf(request),
             typeof code === 'string' ? code : undefined,
           );
-          return reply.header('cache-control', 'no-store').send({ outcome });
+          return reply.header('cache-control', 'no-store').send(answer);
         },
       }),
       defineRoute({
@@ -249,7 +269,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
             protocol: string;
             data: { response?: string; error?: string; error_description?: string };
           };
-          const { token } = resultTokenOf(request);
+          const token = requiredResultTokenOf(request);
           const outcome = await verifier.respondDcApi(request.params.transactionId, token, body.protocol, body.data);
           return reply.header('cache-control', 'no-store').send({ outcome });
         },

@@ -30,6 +30,8 @@ export interface AuthInput {
   audience?: string;
   /** The cookie that may carry the bearer instead of Authorization (RouteDef.bearerCookie), when it declares one. */
   bearerCookie?: string;
+  /** The operation answers a caller without the credential itself (RouteDef.credentialOptional): no 401 for its absence. */
+  credentialOptional?: boolean;
 }
 
 /** A credential plane: how it authenticates, and how the contract document describes it. */

@@ -4,13 +4,17 @@ import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from 
 
 /**
  * The result-token plane of hosted verification (GET /verify/result/{transactionId}, POST
- * /verify/response/{transactionId}): the bearer is the result token of one transaction. Without
- * one the request is 401 before its body is read; the verifier judges the token against the
- * transaction it names (docs/verification.md: 403 for another transaction's).
+ * /verify/response/{transactionId}): the bearer is the result token of one transaction, and the
+ * verifier judges it against the transaction it names. On the poll the token is optional
+ * (RouteDef.credentialOptional): the interface answers a poll without it `200 {outcome: null}`,
+ * so the plane lets it through without one (token null) and the verifier says why beside the null
+ * (docs/verification.md). On the DC API relay, a route of ours, there is no answer without it: the
+ * plane refuses 401 before the body is read.
  */
 export interface ResultTokenPrincipal {
   plane: 'result-token';
-  token: string;
+  /** The Bearer credential as sent; null when there is none (only on a route whose credential is optional). */
+  token: string | null;
 }
 
 declare module './principal.ts' {
@@ -22,7 +26,15 @@ declare module './principal.ts' {
 /** A result token's shape (hosted-verifier.ts mints `vrt_` and 32 random bytes): anything else is another plane's bearer. */
 export const RESULT_TOKEN = /^vrt_[A-Za-z0-9_-]{43}$/;
 
-export const resultTokenOf = (request: FastifyRequest) => principalOf(request, 'result-token');
+/** The result token the request carries, or null (no Bearer) on a route whose credential is optional. */
+export const resultTokenOf = (request: FastifyRequest): string | null => principalOf(request, 'result-token').token;
+
+/** The result token of a route that requires one: the plane refused the request without it. */
+export function requiredResultTokenOf(request: FastifyRequest): string {
+  const token = resultTokenOf(request);
+  if (token === null) throw new Error('a route that requires the result token was reached without one');
+  return token;
+}
 
 export const resultTokenPlane: AuthPlane<'result-token'> = {
   name: 'result-token',
@@ -36,12 +48,16 @@ export const resultTokenPlane: AuthPlane<'result-token'> = {
   },
   authenticate: async (input: AuthInput) => {
     const auth = parseAuthorization(input.authorization);
-    if (auth?.scheme !== 'bearer' || !RESULT_TOKEN.test(auth.credential)) {
+    const bearer = auth?.scheme === 'bearer' ? auth.credential : null;
+    // Where the operation answers without the token, any bearer is the verifier's to judge: one of
+    // another shape is simply not this transaction's token.
+    if (input.credentialOptional) return { plane: 'result-token', token: bearer };
+    if (bearer === null || !RESULT_TOKEN.test(bearer)) {
       throw new Unauthorized(
         'Send the resultToken POST /verify/request answered, as Authorization: Bearer.',
         'Bearer realm="openrail"',
       );
     }
-    return { plane: 'result-token', token: auth.credential };
+    return { plane: 'result-token', token: bearer };
   },
 };

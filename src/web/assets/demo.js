@@ -145,12 +145,19 @@
       return;
     }
     if (!response.ok) {
-      $('present-status').textContent =
-        response.status === 404 ? 'The request expired: ask again.' : 'The result cannot be read: ask again.';
+      $('present-status').textContent = 'The result cannot be read: ask again.';
       return;
     }
-    const { outcome } = await response.json();
+    const { outcome, reason } = await response.json();
     if (current !== asking) return;
+    // outcome null says why beside it (docs/verification.md): only "pending" is worth asking again.
+    if (!outcome && reason && reason !== 'pending') {
+      $('present-status').textContent =
+        reason === 'unknown_transaction'
+          ? 'The request expired: ask again.'
+          : `The result cannot be read (${reason}): ask again.`;
+      return;
+    }
     if (!outcome) {
       resultTimer = setTimeout(() => pollResult(current), POLL_MS);
       return;

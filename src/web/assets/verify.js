@@ -96,17 +96,38 @@
     }
   }
 
+  // Why the service shows no outcome (docs/verification.md, "GET /verify/result"): only
+  // "pending" is worth polling again; every other reason ends this request.
+  const withheld = {
+    unknown_transaction: 'The service no longer knows this request: it expired (after 10 minutes) or was cleared away.',
+    result_token_required: 'The result could not be asked for: this page sent no result token.',
+    wrong_result_token: 'The service did not accept this page’s result token for this request.',
+    response_code_required: 'A wallet on the same device answered, and its outcome goes only to the page it returned to.',
+    wrong_response_code: 'A wallet on the same device answered, and its outcome goes only to the page it returned to.',
+  };
+
   async function poll(id, token, expiresAt) {
-    const response = await fetch(`/verify/result/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
-    if (!response.ok) {
-      $('status').textContent =
-        response.status === 404 ? 'The request expired; create a new one.' : 'The result cannot be read; create a new request.';
+    let response;
+    try {
+      response = await fetch(`/verify/result/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${token}` } });
+    } catch {
+      response = undefined; // the network, for a moment: ask again
+    }
+    if (id !== opened?.transactionId) return;
+    if (response && !response.ok) {
+      $('status').textContent = `The result cannot be read (the service answered ${response.status}); create a new request.`;
       return;
     }
-    const { outcome } = await response.json();
-    if (outcome) return show(outcome);
+    const answer = response ? await response.json() : undefined;
+    if (answer?.outcome) return show(answer.outcome);
+    const reason = answer?.reason;
+    if (reason && reason !== 'pending') {
+      const why = withheld[reason] ?? 'The service shows no outcome for this request.';
+      $('status').textContent = `${why} Create a new request. (reason: ${reason})`;
+      return;
+    }
     if (Date.now() > expiresAt) {
-      $('status').textContent = 'The request expired; create a new one.';
+      $('status').textContent = 'The request expired: no wallet answered within 10 minutes. Create a new one.';
       return;
     }
     polling = setTimeout(() => poll(id, token, expiresAt), 1000);
