@@ -83,9 +83,7 @@ export class AuthorizationService {
     if (form.request !== undefined || form.request_uri !== undefined) {
       throw pushRefused('Send the authorization request as form parameters; request objects are not taken here.');
     }
-    const attestation = header(seen, 'oauth-client-attestation');
-    const pop = header(seen, 'oauth-client-attestation-pop');
-    this.checks.checkAttestationShape(attestation);
+    this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
     if (form.dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(form.dpop_jkt)) {
       throw pushRefused('dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters).');
     }
@@ -95,21 +93,8 @@ export class AuthorizationService {
       throw new ServiceError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof’s key.');
     }
     const dpopJkt = proven ?? form.dpop_jkt ?? null;
-    let verified: Awaited<ReturnType<OauthChecks['server']['verifyPushedAuthorizationRequest']>>;
-    try {
-      verified = await this.checks.server.verifyPushedAuthorizationRequest({
-        authorizationServerMetadata: metadata,
-        authorizationRequest: form,
-        request: requestLike(seen),
-        now: this.checks.now,
-        clientAttestation: { required: true, clientAttestationJwt: attestation, clientAttestationPopJwt: pop },
-      });
-    } catch (err) {
-      throw refusalOf(err, 'invalid_client');
-    }
-    if (pop) this.checks.checkPopFresh(pop);
-    const attested = verified.clientAttestation?.clientAttestation.payload;
-    if (!attested) throw new ServiceError('invalid_client', 'A wallet attestation is required.');
+    // The wallet authenticates by its attestation (attest_jwt_client_auth), for the client it names.
+    const attested = (await this.checks.clientAttestation(seen, metadata.issuer, form.client_id)).payload;
     const pushed = readPushedRequest(form);
     // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
     const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
@@ -149,7 +134,7 @@ export class AuthorizationService {
     };
     // The proof of possession is taken once, with the request it let in.
     await this.uow.run(async ({ authorizations, pops }) => {
-      await this.takePop(pops, slug, pop as string, now);
+      await this.takePop(pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
       await authorizations.push(record);
     });
     return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
@@ -312,13 +297,12 @@ export class AuthorizationService {
     this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
     // The DPoP proof first: its nonce round trip must not cost the wallet its code.
     const dpopJkt = (await this.checks.checkDpop(slug, seen, { required: true, nonce: true, jkt: record.dpopJkt })) as string;
-    let verified: Awaited<ReturnType<OauthChecks['server']['verifyAuthorizationCodeAccessTokenRequest']>>;
+    const metadata = authorizationServerMetadata(this.urls, tenant);
     try {
-      const metadata = authorizationServerMetadata(this.urls, tenant);
       const request = requestLike(seen);
       const parsed = this.checks.server.parseAccessTokenRequest({ request, accessTokenRequest: form });
       if (parsed.grant.grantType !== authorizationCodeGrantIdentifier) throw new Error('dispatched on grant_type');
-      verified = await this.checks.server.verifyAuthorizationCodeAccessTokenRequest({
+      await this.checks.server.verifyAuthorizationCodeAccessTokenRequest({
         authorizationServerMetadata: metadata,
         grant: parsed.grant,
         accessTokenRequest: parsed.accessTokenRequest,
@@ -327,19 +311,13 @@ export class AuthorizationService {
         codeExpiresAt: new Date(record.expiresAt),
         now: this.checks.now,
         pkce: { codeVerifier: form.code_verifier, codeChallenge: record.codeChallenge, codeChallengeMethod: 'S256' as never },
-        clientAttestation: {
-          required: true,
-          clientAttestationJwt: header(seen, 'oauth-client-attestation'),
-          clientAttestationPopJwt: header(seen, 'oauth-client-attestation-pop'),
-          expectedClientId: record.clientId,
-        },
       });
     } catch (err) {
       throw refusalOf(err);
     }
-    this.checks.checkPopFresh(header(seen, 'oauth-client-attestation-pop') as string);
-    const attested = verified.clientAttestation?.clientAttestation.payload;
-    if (!attested || (await thumbprintOf(attested.cnf.jwk as Jwk)) !== record.attestationJkt) {
+    // The same wallet instance, for the client the code was pushed by.
+    const attested = (await this.checks.clientAttestation(seen, metadata.issuer, record.clientId)).payload;
+    if ((await thumbprintOf(attested.cnf.jwk as Jwk)) !== record.attestationJkt) {
       throw new ServiceError(
         'invalid_client',
         'The token request comes from another wallet instance than the authorization request.',

@@ -409,6 +409,43 @@ for (const factory of testDatabases()) {
           }),
         ],
         [
+          'a proof of possession whose exp is past',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { payload: { exp: Math.floor(Date.now() / 1000) - 60 } }),
+          }),
+        ],
+        [
+          'a stale proof of possession without exp',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, {
+              payload: { iat: Math.floor(Date.now() / 1000) - 3600, exp: undefined },
+            }),
+          }),
+        ],
+        [
+          'a proof of possession without jti',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { payload: { jti: undefined, exp: undefined } }),
+          }),
+        ],
+        [
+          'a proof of possession without iat',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { payload: { iat: undefined, exp: undefined } }),
+          }),
+        ],
+        [
+          'a proof of possession without aud',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { payload: { aud: undefined, exp: undefined } }),
+          }),
+        ],
+        [
           'a stale proof of possession',
           async (w) => ({
             'oauth-client-attestation': await w.attestation(),
@@ -530,6 +567,32 @@ for (const factory of testDatabases()) {
         assert.equal(crossSite.status, 403);
         const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
         assert.equal(answer.status, 200);
+      });
+
+      test('a proof of possession without exp (the draft HAIP relies on asks only aud, jti and iat) is accepted at PAR and at the token endpoint, fresh by its iat', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const withoutExp = async () => ({
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud, { payload: { exp: undefined } }),
+        });
+        const sent = await withoutExp();
+        assert.equal(decodeJwt(sent['oauth-client-attestation-pop']).exp, undefined, 'the proof carries no exp');
+        const pushed = await form(par, parForm(wallet), sent);
+        assert.equal(pushed.status, 201, JSON.stringify(pushed.json));
+        assert.match(String(pushed.json.request_uri), /^urn:ietf:params:oauth:request_uri:/);
+
+        const flow = await demoCode(wallet);
+        const fields = tokenRequest(flow);
+        const nonce = (
+          await form(token, fields, { ...(await withoutExp()), dpop: await wallet.dpopProof('POST', htu) })
+        ).headers.get('dpop-nonce');
+        assert.ok(nonce, 'a DPoP nonce, from the first refusal');
+        const redeemed = await form(token, fields, {
+          ...(await withoutExp()),
+          dpop: await wallet.dpopProof('POST', htu, { nonce }),
+        });
+        assert.equal(redeemed.status, 200, JSON.stringify(redeemed.json));
+        assert.equal(redeemed.json.token_type, 'DPoP');
       });
 
       test('a wallet attestation’s proof of possession is taken once: replayed at PAR or at the token endpoint, 401 invalid_client and nothing stored', async () => {

@@ -1,8 +1,9 @@
 /**
  * The checks of the authorization code flow that a kept library already makes (docs/haip.md,
- * "Issuance"): @openid4vc/oauth2's authorization server verifies PAR and token requests (PKCE,
- * DPoP, wallet attestation and its proof of possession); what is ours is which keys it may trust
- * (the verifyJwt callback), the server's DPoP nonces, and how its refusals read.
+ * "Issuance"): @openid4vc/oauth2 verifies token requests (PKCE, the code), DPoP proofs and wallet
+ * attestations; what is ours is which keys it may trust (the verifyJwt callback), the server's
+ * DPoP nonces, the attestation's proof of possession by the draft's rules rather than the
+ * library's stricter ones (client-attestation.ts), and how refusals read.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -28,6 +29,7 @@ import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import { p256Thumbprint } from '../../core/jose/es256.ts';
 import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { CertificateBase64 } from '../../ports/key-certifier.ts';
+import { verifyClientAttestation } from './client-attestation.ts';
 
 /** The one signing algorithm of DPoP proofs, wallet attestations and their proofs (HAIP 1.0: ES256). */
 export const DPOP_ALGS = ['ES256'];
@@ -192,9 +194,28 @@ export class OauthChecks {
     this.checkIat(dpopJwt, 'invalid_dpop_proof', 'DPoP proof');
   }
 
-  /** So must a wallet attestation's proof of possession. */
+  /** So must a wallet attestation's proof of possession, which need not carry an exp. */
   checkPopFresh(popJwt: string): void {
     this.checkIat(popJwt, 'invalid_client', 'client attestation proof of possession');
+  }
+
+  /**
+   * The request's wallet attestation and its proof of possession (client-attestation.ts), for the
+   * authorization server `audience`, naming `clientId` when the request names one; then the
+   * proof's freshness. The verified attestation; every refusal is `invalid_client`.
+   */
+  async clientAttestation(seen: RequestSeen, audience: string, clientId: string | undefined) {
+    const popJwt = single(seen, 'oauth-client-attestation-pop');
+    const attestation = await verifyClientAttestation({
+      attestationJwt: single(seen, 'oauth-client-attestation'),
+      popJwt,
+      audience,
+      clientId,
+      now: this.now,
+      verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt),
+    });
+    if (popJwt !== undefined) this.checkPopFresh(popJwt);
+    return attestation;
   }
 
   private checkIat(jwt: string, code: ErrorCode, what: string): void {
