@@ -53,6 +53,10 @@ const EXTRAS: Record<string, string> = {
   'GET /conformance/vectors/2':
     'the conformance set of schema /2, the HAIP and Digital Credentials API cases beside the interface’s /1 (docs/conformance.md)',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
+  'POST /auth/logout':
+    'signing out: the form GET /auth/logout shows, with the session’s anti-forgery token, so no other site can end a session (docs/operator-sign-in.md)',
+  'POST /auth/api-token':
+    'a new API token: the form GET /auth/api-token shows, same-origin with the anti-forgery token, at most 5 live per session (docs/operator-sign-in.md)',
   'GET /admin/*':
     'each page of the back office: the /api/admin operation at the same path, in the browser (docs/admin-app.md, "Pages")',
   'POST /admin/*': 'the forms of those pages, each running the one operation it names (docs/admin-app.md, "Forms")',
@@ -85,6 +89,8 @@ const EXTRAS: Record<string, string> = {
     'the Prometheus exposition the ops issue asks for, on a plane of its own, off unless OPENRAIL_METRICS_TOKEN is set (docs/operations.md, "Metrics")',
   'POST /api/members/enrolment-types':
     'a tenant names the credential types whose accepted presentation enrols (POST /member/enroll; docs/decisions/0014)',
+  'POST /api/admin/compliance/dsar/refuse':
+    'an access request refused on a ground, as an erasure request is (docs/backoffice/compliance.md, "Access requests")',
 };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

@@ -135,7 +135,7 @@ export const ERROR_CATALOGUE = {
   unknown_approval: { status: 404, description: 'No approval you may see has this id.' },
   unknown_incident: { status: 404, description: 'No incident has this id.' },
   unknown_request: { status: 404, description: 'No data-subject request of this kind has this id.' },
-  unknown_account: { status: 404, description: 'The service holds nothing of this account (no membership).' },
+  unknown_account: { status: 404, description: 'The service holds nothing of this account: the lookup finds it nowhere.' },
   unknown_asset: { status: 404, description: 'No static file of the pages has this name.' },
   unknown_audit_entry: { status: 404, description: 'No audit entry you may see has this sequence number.' },
   conflict: { status: 409, description: 'The resource already exists or is in a state that forbids the change.' },
@@ -177,6 +177,10 @@ export const ERROR_CATALOGUE = {
   signin_unavailable: { status: 409, description: 'The sign-in request is unknown, expired or already approved.' },
   webhook_inactive: { status: 409, description: 'The webhook endpoint is inactive; activate it first.' },
   webhook_limit: { status: 409, description: 'The tenant already has as many webhook endpoints as a tenant may have.' },
+  api_token_limit: {
+    status: 409,
+    description: 'This sign-in already has as many live API tokens as a browser session may make; none was made.',
+  },
   delivery_state: { status: 409, description: 'Only a dead delivery, or a failed one awaiting its retry, can be re-driven.' },
   item_decided: { status: 409, description: 'The wallet item was already decided the other way.' },
   illegal_transition: { status: 409, description: "The partner pipeline's transition table does not allow this move." },
@@ -208,7 +212,8 @@ export const ERROR_CATALOGUE = {
   approval_state: { status: 409, description: 'The approval is not pending (approved, rejected, withdrawn or expired).' },
   request_state: {
     status: 409,
-    description: 'The data-subject request is no longer received: it was answered, refused or completed already.',
+    description:
+      'The data-subject request is no longer received (answered, refused or completed already), or an export of it is pending.',
   },
   incident_state: {
     status: 409,

@@ -25,6 +25,15 @@ export interface BrowserSession {
   expiresAt: number;
 }
 
+export interface MintedToken {
+  tokenHash: string;
+  username: string;
+  /** The id hash of the browser session that mints it. */
+  browserSession: string;
+  now: number;
+  expiresAt: number;
+}
+
 export interface OperatorBrowserStore {
   addLogin(login: PendingLogin): Promise<void>;
   /**
@@ -37,6 +46,13 @@ export interface OperatorBrowserStore {
   session(idHash: string, now: number): Promise<BrowserSession | undefined>;
   /** An operator bearer minted by a browser session, ending with it. */
   addApiToken(tokenHash: string, username: string, browserSession: string, now: number, expiresAt: number): Promise<void>;
+  /**
+   * A bearer the operator asked the session for (POST /auth/api-token): added only while the
+   * session is live and has fewer than `cap.max` such bearers live (the web apps' own bearer,
+   * `cap.except`, is not one of them). One transaction holding the session's row, so requests
+   * racing on any process never pass the cap together. Capped or ended, nothing is written.
+   */
+  mintApiToken(token: MintedToken, cap: { max: number; except: string }): Promise<'minted' | 'capped' | 'ended'>;
   /** Deletes the session and every bearer it minted; answers whether it existed. */
   endSession(idHash: string): Promise<boolean>;
   /** Deletes expired sign-ins and sessions. */

@@ -1,6 +1,7 @@
-import type { BrowserSession, OperatorBrowserStore, PendingLogin } from '../../ports/operator-browser-store.ts';
+import type { BrowserSession, MintedToken, OperatorBrowserStore, PendingLogin } from '../../ports/operator-browser-store.ts';
 import type { Db } from './connect.ts';
 import { rowCodec } from './row-codec.ts';
+import { onPostgres } from './row-locks.ts';
 import type { OidcLoginsTable, OperatorBrowserSessionsTable } from './schema.ts';
 import { atomically } from './sql-unit-of-work.ts';
 
@@ -43,6 +44,39 @@ export class SqlOperatorBrowserStore implements OperatorBrowserStore {
       .insertInto('operator_sessions')
       .values({ token_hash: tokenHash, username, created_at: now, expires_at: expiresAt, browser_session: browserSession })
       .execute();
+  }
+
+  mintApiToken(token: MintedToken, cap: { max: number; except: string }): Promise<'minted' | 'capped' | 'ended'> {
+    return atomically(this.db, async (trx) => {
+      // Held until the commit (SQLite: the transaction's write lock), so the count below is of
+      // what every earlier mint of this session committed.
+      let held = trx
+        .selectFrom('operator_browser_sessions')
+        .select('id_hash')
+        .where('id_hash', '=', token.browserSession)
+        .where('expires_at', '>', token.now);
+      if (onPostgres(trx)) held = held.forNoKeyUpdate();
+      if (!(await held.executeTakeFirst())) return 'ended';
+      const { live } = await trx
+        .selectFrom('operator_sessions')
+        .select((eb) => eb.fn.countAll().as('live'))
+        .where('browser_session', '=', token.browserSession)
+        .where('expires_at', '>', token.now)
+        .where('token_hash', '<>', cap.except)
+        .executeTakeFirstOrThrow();
+      if (Number(live) >= cap.max) return 'capped';
+      await trx
+        .insertInto('operator_sessions')
+        .values({
+          token_hash: token.tokenHash,
+          username: token.username,
+          created_at: token.now,
+          expires_at: token.expiresAt,
+          browser_session: token.browserSession,
+        })
+        .execute();
+      return 'minted';
+    });
   }
 
   endSession(idHash: string): Promise<boolean> {

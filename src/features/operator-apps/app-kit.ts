@@ -6,10 +6,14 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { appBearer, type EnterpriseSessionPrincipal, formToken, sessionCookie } from '../../http/auth/enterprise-session.ts';
-import { assertSameOriginForm } from '../../web/forms.ts';
+import {
+  appBearer,
+  assertSessionForm,
+  type EnterpriseSessionPrincipal,
+  formToken,
+  sessionCookie,
+} from '../../http/auth/enterprise-session.ts';
 import { html, raw, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -58,7 +62,10 @@ export function renderShell(site: AppSite, who: EnterpriseSessionPrincipal, spec
     : null;
   const main = html`<div class="app-bar">
 <p><strong>${APP_TITLE[spec.app]}</strong> · signed in as <strong>${who.username}</strong> (${who.roles.join(', ') || 'no role'}; ${scope})</p>
-<p><a href="${spec.app === 'admin' ? '/console' : '/admin'}">${spec.app === 'admin' ? 'Console' : 'Back office'}</a> · <a href="/auth/logout">Sign out</a></p>
+<div class="app-bar-actions">
+<a href="${spec.app === 'admin' ? '/console' : '/admin'}">${spec.app === 'admin' ? 'Console' : 'Back office'}</a>
+<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${who.formToken}"><button class="button" type="submit">Sign out</button></form>
+</div>
 </div>
 <div class="app-layout">
 <nav class="app-nav" aria-label="${APP_TITLE[spec.app]}">${nav}</nav>
@@ -117,15 +124,7 @@ export async function callApi(request: FastifyRequest, method: 'GET' | 'POST', p
  * session's anti-forgery token; else 403 cross_origin_form and nothing is done.
  */
 export function assertAppForm(request: FastifyRequest, origin: string, form: Readonly<Record<string, string>>): void {
-  assertSameOriginForm(request, origin);
-  const cookie = sessionCookie(request.headers);
-  const sent = form._csrf;
-  if (!cookie || typeof sent !== 'string' || !constantTimeEqual(sent, formToken(cookie))) {
-    throw new ServiceError(
-      'cross_origin_form',
-      'This form did not come from a page of this session (it may be older than your sign-in): reload the page and try again.',
-    );
-  }
+  assertSessionForm(request, origin, form._csrf);
 }
 
 /** The posted form as text fields (what the form parser gives; anything else is not a form). */

@@ -199,6 +199,42 @@ for (const [index, factory] of testDatabases().entries()) {
       assert.equal(await aude.page.locator('input[name=_op][value="/orgs"]').count(), 0);
     });
 
+    test('signing out is the top bar’s form: a link from another site only asks; the button ends the session and links to the provider', async () => {
+      const aude = operators.get('aude');
+      assert.ok(aude?.page, 'aude signed in earlier');
+      const alive = async () => (await aude.page.request.get(`${origin}/auth/whoami`)).status();
+      const asBearer = async (token: string) =>
+        (await fetch(`${origin}/api/admin/me`, { headers: { authorization: `Bearer ${token}` } })).status;
+      // An API token: the page explains, its button (a same-origin form with the token) makes one.
+      await aude.page.goto(`${origin}/auth/api-token`);
+      await seen(aude, 'api-token');
+      await aude.page.getByRole('button', { name: 'Make an API token' }).click();
+      await aude.page.getByRole('heading', { name: 'Your API token' }).waitFor({ timeout: WAIT_MS });
+      await seen(aude, 'api-token-made');
+      const token = await aude.page.locator('main code').first().innerText();
+      assert.equal(await asBearer(token), 200, 'the token works on the operator plane');
+      // A link on another site, followed: a top-level GET, which carries the SameSite=Lax cookie.
+      await aude.page.setContent(`<a href="${origin}/auth/logout">win a prize</a>`);
+      await aude.page.getByRole('link', { name: 'win a prize' }).click();
+      await aude.page.getByRole('heading', { name: 'Sign out?' }).waitFor({ timeout: WAIT_MS });
+      await seen(aude, 'sign-out-asks');
+      assert.equal(await alive(), 200, 'the GET ended nothing');
+
+      await aude.page.goto(`${origin}/admin`);
+      await aude.page.locator('.app-bar').getByRole('button', { name: 'Sign out' }).click();
+      await aude.page.getByRole('heading', { name: 'You are signed out' }).waitFor({ timeout: WAIT_MS });
+      await seen(aude, 'signed-out');
+      const provider = await aude.page.getByRole('link', { name: 'Sign out there too' }).getAttribute('href');
+      assert.ok(provider?.startsWith(`${idp.issuer}/session/end`), String(provider));
+      assert.equal(await alive(), 401, 'the session ended');
+      assert.equal(await asBearer(token), 401, 'and the token it made');
+      assert.equal(
+        (await aude.context.cookies(origin)).some((c) => c.name === 'session'),
+        false,
+        'the cookie is gone',
+      );
+    });
+
     test('an organisation’s operator issues from the console, a wallet collects, the operator revokes, /verify says revoked', async () => {
       const tomas = await signIn('tomas', '/console');
       assert.match(await main(tomas), new RegExp(`Organisation ${acme}`));

@@ -363,7 +363,22 @@ for (const factory of testDatabases()) {
       const session = cookies.get('aud') as string;
       const bearer = { authorization: `Bearer ${appBearer(session)}` };
       assert.equal((await rail.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 200);
+      // The app bar's sign-out is a form posting this session's anti-forgery token, not a link.
+      for (const page of ['/admin', '/console']) {
+        const shown = (await get('aud', page)).body;
+        const bar = shown.slice(shown.indexOf('<div class="app-bar">'), shown.indexOf('<div class="app-layout">'));
+        assert.doesNotMatch(bar, /href="\/auth\/logout"/, `${page}: no sign-out link a GET would follow`);
+        assert.match(
+          bar,
+          new RegExp(
+            `<form method="post" action="/auth/logout"[^>]*>\\s*<input type="hidden" name="_csrf" value="${formToken(session)}">`,
+          ),
+          page,
+        );
+      }
       assert.equal((await get('aud', '/auth/logout')).statusCode, 200);
+      assert.equal((await get('aud', '/admin')).statusCode, 200, 'a GET only asks');
+      assert.equal((await submit('aud', '/auth/logout', {})).statusCode, 200);
       assert.equal((await get('aud', '/admin')).statusCode, 303);
       assert.equal((await rail.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 401);
     });

@@ -1,6 +1,7 @@
 /**
  * The operators' sign-in pages (docs/operator-sign-in.md): the password form where no identity
- * provider is configured (or asked for), a refused sign-in saying what happened, and signed out.
+ * provider is configured (or asked for), a refused sign-in saying what happened, signing out (a
+ * page that asks, then signed out) and the API token's pages.
  */
 import { errorSummary, inputField } from '../../web/form-fields.ts';
 import { html } from '../../web/html.ts';
@@ -46,9 +47,59 @@ export function renderSignInRefusedPage(siteName: string, title: string, message
   return renderPage({ title, main, siteName });
 }
 
-export function renderSignedOutPage(siteName: string): RenderedPage {
+/**
+ * Signed out. When the session came from the identity provider and it offers RP-initiated logout,
+ * a link to end its session too: a link, not a redirect, because a form's answer may not go to
+ * another origin under the pages' `form-action 'self'`.
+ */
+export function renderSignedOutPage(siteName: string, provider?: URL): RenderedPage {
   const main = html`<h1>You are signed out</h1>
 <p class="lead">This browser’s operator session has ended, and the API tokens it made no longer work.</p>
+${
+  provider
+    ? html`<p>You are still signed in at your organisation’s identity provider. <a class="button" href="${provider.href}">Sign out there too</a></p>`
+    : null
+}
 <p><a href="/auth/login">Sign in again</a>.</p>`;
   return renderPage({ title: 'Signed out', main, siteName });
+}
+
+/** A form posting this session's anti-forgery token to `action`, with one button. */
+const sessionForm = (action: string, formToken: string, label: string) =>
+  html`<form method="post" action="${action}"><input type="hidden" name="_csrf" value="${formToken}"><p><button class="button primary" type="submit">${label}</button></p></form>`;
+
+/** GET /auth/logout: asks, and changes nothing; only the form's POST signs out. */
+export function renderSignOutPage(siteName: string, o: { username: string; formToken: string; back: string }): RenderedPage {
+  const main = html`<h1>Sign out?</h1>
+<p class="lead">You are signed in as <strong>${o.username}</strong>. Signing out ends this browser’s session and every API token it made.</p>
+${sessionForm('/auth/logout', o.formToken, 'Sign out')}
+<p><a href="${o.back}">Stay signed in</a></p>`;
+  return renderPage({ title: 'Sign out', main, siteName });
+}
+
+/** GET /auth/api-token: what a token is, and the form that makes one; nothing is made here. */
+export function renderApiTokenPage(siteName: string, o: { username: string; formToken: string; cap: number; minutes: number }) {
+  const main = html`<h1>An API token</h1>
+<p class="lead">A bearer for scripts and <code>curl</code> on the operator API, acting as <strong>${o.username}</strong> with your roles.</p>
+<ul>
+<li>It is shown once, when it is made.</li>
+<li>It lasts ${o.minutes} minutes, or less if this sign-in ends sooner; signing out ends it.</li>
+<li>This sign-in can hold ${o.cap} live tokens at a time; past that, no new one is made until one ends.</li>
+</ul>
+${sessionForm('/auth/api-token', o.formToken, 'Make an API token')}`;
+  return renderPage({ title: 'API token', main, siteName });
+}
+
+/** POST /auth/api-token's answer: the token, this once. */
+export function renderApiTokenMintedPage(
+  siteName: string,
+  o: { token: string; expiresIn: number; origin: string },
+): RenderedPage {
+  const main = html`<h1>Your API token</h1>
+<p class="lead">Copy it now: it is not shown again.</p>
+<p><code>${o.token}</code></p>
+<p>It ends in ${Math.floor(o.expiresIn / 60)} minutes, or when you sign out. Send it as <code>Authorization: Bearer &lt;token&gt;</code>:</p>
+<pre tabindex="0"><code>curl -H "Authorization: Bearer $TOKEN" ${o.origin}/api/admin/me</code></pre>
+<p><a href="/auth/api-token">Back</a></p>`;
+  return renderPage({ title: 'Your API token', main, siteName });
 }

@@ -2,13 +2,25 @@ import { Type } from '@sinclair/typebox';
 import { parse } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
-import { enterpriseSessionOf, OPERATOR_SESSION_COOKIE } from '../../http/auth/enterprise-session.ts';
+import {
+  assertSessionForm,
+  enterpriseSessionOf,
+  OPERATOR_SESSION_COOKIE,
+  sessionCookie,
+} from '../../http/auth/enterprise-session.ts';
 import { defineRoute } from '../../http/route.ts';
 import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
-import { renderPasswordSignInPage, renderSignedOutPage, renderSignInRefusedPage } from './sign-in-pages.ts';
+import {
+  renderApiTokenMintedPage,
+  renderApiTokenPage,
+  renderPasswordSignInPage,
+  renderSignedOutPage,
+  renderSignInRefusedPage,
+  renderSignOutPage,
+} from './sign-in-pages.ts';
 import { type OperatorSignIn, SIGN_IN, SignInRefused, safeReturn } from './sign-in-service.ts';
 
 /** The cookie binding a sign-in at the provider to the browser that started it (docs/operator-sign-in.md). */
@@ -17,8 +29,21 @@ const CALLBACK = '/auth/callback';
 const DOC = 'docs/operator-sign-in.md';
 const HTML = htmlResponse;
 const ReturnPath = Type.String({ maxLength: 512, description: 'A path of this site to land on once signed in.' });
+/** A form of this session's pages: its anti-forgery token (checked by the handler, so a missing one is 403, not 400). */
+const FormToken = Type.Object(
+  {
+    _csrf: Type.Optional(
+      Type.String({ maxLength: 128, description: 'The session’s anti-forgery token, as its pages carry it.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-/** GET /auth/login, /auth/callback, /auth/logout, /auth/whoami, /auth/api-token and the password form (docs/operator-sign-in.md). */
+/**
+ * GET /auth/login, /auth/callback, /auth/logout, /auth/whoami, /auth/api-token and the password
+ * form (docs/operator-sign-in.md). What changes a session (signing out, a new API token) is a POST
+ * of a form of this session's pages, never a GET another site can make a browser send.
+ */
 export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origin: string }) {
   const cookie = (reply: FastifyReply, name: string, value: string, path: string, maxAgeMs: number) =>
     setSessionCookie(reply, { name, value, path, maxAgeMs, origin: site.origin });
@@ -162,18 +187,40 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       path: '/auth/logout',
       auth: 'enterprise-session',
       surface: 'page',
-      summary: 'Sign out: the session and the API tokens it made end here, and at the identity provider when it offers that.',
-      responses: {
-        200: HTML('Signed out.'),
-        303: { description: 'Signed out here; to the provider to end its session too.' },
-      },
-      // Not signed in (any more): the same page.
+      summary:
+        'Asks whether to sign out, with the form that does it (POST /auth/logout); a GET, from this site or any other, changes nothing.',
+      responses: { 200: HTML('The question and its form; not signed in (any more): the signed-out page.') },
+      // Not signed in (any more): the same page as after signing out.
       onRefusal: async (_request, reply, refusal) =>
         refusal.code === 'unauthorized' ? sendPage(reply, renderSignedOutPage(site.name), 'no-store') : undefined,
       handler: async (request, reply) => {
+        const { username, tenant, formToken } = enterpriseSessionOf(request);
+        const back = tenant === null ? '/admin' : '/console';
+        return sendPage(reply, renderSignOutPage(site.name, { username, formToken, back }), 'no-store');
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: '/auth/logout',
+      auth: 'enterprise-session',
+      surface: 'page',
+      accepts: 'form',
+      bodyOptional: true,
+      summary:
+        'Sign out: the session and the API tokens it made end here; a form of this site with the session’s anti-forgery token only.',
+      body: FormToken,
+      responses: {
+        200: HTML('Signed out, with a link to sign out at the identity provider too when it offers that.'),
+        403: HTML('cross_origin_form: not a form of this session’s pages; nothing ends.'),
+      },
+      onRefusal: async (_request, reply, refusal) =>
+        refusal.code === 'unauthorized' ? sendPage(reply, renderSignedOutPage(site.name), 'no-store') : undefined,
+      handler: async (request, reply) => {
+        assertSessionForm(request, site.origin, request.body._csrf);
         const elsewhere = await signIn.end(enterpriseSessionOf(request).session, `${site.origin}/auth/login`);
         cookie(reply, OPERATOR_SESSION_COOKIE, '', '/', 0);
-        return elsewhere ? toProvider(reply, elsewhere) : sendPage(reply, renderSignedOutPage(site.name), 'no-store');
+        return sendPage(reply, renderSignedOutPage(site.name, elsewhere), 'no-store');
       },
     }),
     defineRoute({
@@ -214,22 +261,45 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       method: 'GET',
       path: '/auth/api-token',
       auth: 'enterprise-session',
-      summary: 'A short-lived operator bearer for the signed-in operator, shown this once; it ends with the session.',
+      surface: 'page',
+      summary:
+        'What an API token is, with the form that makes one (POST /auth/api-token); a GET makes none, from this site or any other.',
       responses: {
-        200: {
-          description: 'The bearer, for Authorization: Bearer on the operator plane.',
-          schema: Type.Object({
-            token: Type.String(),
-            tokenType: Type.Literal('Bearer'),
-            expiresIn: Type.Integer({ description: 'Seconds until it ends (at the latest with the session).' }),
-          }),
-        },
-        401: errorResponse('unauthorized: not signed in'),
+        200: HTML('The explanation and its form.'),
+        401: HTML('unauthorized: not signed in'),
       },
       handler: async (request, reply) => {
-        const { token, expiresIn } = await signIn.apiToken(enterpriseSessionOf(request).session);
-        reply.header('cache-control', 'no-store');
-        return { token, tokenType: 'Bearer' as const, expiresIn };
+        const { username, formToken } = enterpriseSessionOf(request);
+        const page = renderApiTokenPage(site.name, {
+          username,
+          formToken,
+          cap: SIGN_IN.apiTokenCap,
+          minutes: SIGN_IN.apiTokenMs / 60_000,
+        });
+        return sendPage(reply, page, 'no-store');
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: '/auth/api-token',
+      auth: 'enterprise-session',
+      surface: 'page',
+      accepts: 'form',
+      bodyOptional: true,
+      summary: `A short-lived operator bearer for the signed-in operator, shown this once; it ends with the session. At most ${SIGN_IN.apiTokenCap} live per session.`,
+      body: FormToken,
+      responses: {
+        200: HTML('The bearer, for Authorization: Bearer on the operator plane, shown this once.'),
+        401: HTML('unauthorized: not signed in'),
+        403: HTML('cross_origin_form: not a form of this session’s pages; nothing is made.'),
+        409: HTML(`api_token_limit: the session has ${SIGN_IN.apiTokenCap} live API tokens already; nothing is made.`),
+      },
+      handler: async (request, reply) => {
+        assertSessionForm(request, site.origin, request.body._csrf);
+        const { session } = enterpriseSessionOf(request);
+        const minted = await signIn.apiToken(session, sessionCookie(request.headers) ?? '');
+        return sendPage(reply, renderApiTokenMintedPage(site.name, { ...minted, origin: site.origin }), 'no-store');
       },
     }),
   ];

@@ -1,6 +1,7 @@
 import { randomText } from '../../adapters/crypto/random-pool.ts';
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { appBearer } from '../../http/auth/enterprise-session.ts';
 import type { IdentityProvider } from '../../ports/identity-provider.ts';
 import type { BrowserSession, OperatorBrowserStore, SignInVia } from '../../ports/operator-browser-store.ts';
@@ -12,8 +13,10 @@ export const SIGN_IN = {
   pendingMs: 10 * 60 * 1000,
   /** A browser session. */
   sessionMs: 12 * 60 * 60 * 1000,
-  /** An operator bearer minted by GET /auth/api-token. */
+  /** An operator bearer minted by POST /auth/api-token. */
   apiTokenMs: 60 * 60 * 1000,
+  /** How many of those a browser session may hold live at once: at the cap, a new one is refused (api_token_limit). */
+  apiTokenCap: 5,
 };
 /** Where a signed-in browser lands when it asked for nowhere in particular. */
 export const DEFAULT_RETURN = '/';
@@ -137,12 +140,28 @@ export class OperatorSignIn {
     return this.open(await this.deps.checkPassword(username, password), 'password');
   }
 
-  /** A short-lived operator bearer for the session's operator, ending with the session. */
-  async apiToken(session: BrowserSession): Promise<{ token: string; expiresIn: number }> {
+  /**
+   * A short-lived operator bearer for the session's operator, ending with the session; at most
+   * SIGN_IN.apiTokenCap live per session. At the cap the request is refused and nothing changes:
+   * revoking the oldest instead would end, unasked, a token a script may be using. `cookie` is the
+   * session's cookie value: the web apps' own bearer, derived from it, is not counted.
+   */
+  async apiToken(session: BrowserSession, cookie: string): Promise<{ token: string; expiresIn: number }> {
     const token = newToken('ors');
     const now = this.deps.clock.now();
     const expiresAt = Math.min(now + SIGN_IN.apiTokenMs, session.expiresAt);
-    await this.deps.store.addApiToken(hashToken(token), session.username, session.idHash, now, expiresAt);
+    const minted = await this.deps.store.mintApiToken(
+      { tokenHash: hashToken(token), username: session.username, browserSession: session.idHash, now, expiresAt },
+      { max: SIGN_IN.apiTokenCap, except: hashToken(appBearer(cookie)) },
+    );
+    if (minted === 'capped') {
+      throw new ServiceError(
+        'api_token_limit',
+        `This sign-in already has ${SIGN_IN.apiTokenCap} live API tokens, so no new one was made. Each ends an hour after it was made; signing out ends them all.`,
+      );
+    }
+    if (minted === 'ended')
+      throw new ServiceError('unauthorized', 'This browser is not signed in as an operator: sign in at /auth/login.');
     return { token, expiresIn: Math.floor((expiresAt - now) / 1000) };
   }
 

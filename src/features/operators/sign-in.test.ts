@@ -6,6 +6,8 @@ import type { JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { OIDC_CLIENT, OIDC_KEY_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { appBearer } from '../../http/auth/enterprise-session.ts';
 
 const CALLBACK = `${PUBLIC_URL}/auth/callback`;
 const PASSWORD = `pw-${randomBytes(12).toString('hex')}`;
@@ -49,6 +51,53 @@ for (const factory of testDatabases()) {
     };
     const whoami = (rail: TestRail, session: string | undefined) =>
       rail.app.inject({ method: 'GET', url: '/auth/whoami', headers: { cookie: `session=${session}` } });
+    /** A page's form, posted by this browser: the session cookie, `origin` (ours unless said), the fields. */
+    const postForm = (
+      rail: TestRail,
+      url: string,
+      session: string | undefined,
+      fields: Record<string, string>,
+      origin = PUBLIC_URL,
+    ) =>
+      rail.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          cookie: `session=${session}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(origin ? { origin } : { 'sec-fetch-site': 'cross-site' }),
+        },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    /** The anti-forgery token a page of this session carries in its forms, read as a browser would. */
+    const formTokenOf = async (rail: TestRail, session: string | undefined, page = '/auth/logout') => {
+      const res = await rail.app.inject({ method: 'GET', url: page, headers: { cookie: `session=${session}` } });
+      const token = res.body.match(/name="_csrf" value="([^"]+)"/)?.[1];
+      assert.ok(token, `${page} carries the form token`);
+      return token;
+    };
+    const signOut = async (rail: TestRail, session: string | undefined) =>
+      postForm(rail, '/auth/logout', session, { _csrf: await formTokenOf(rail, session) });
+    const mint = async (rail: TestRail, session: string | undefined) =>
+      postForm(rail, '/auth/api-token', session, { _csrf: await formTokenOf(rail, session, '/auth/api-token') });
+    /** The operator bearer a minted-token page shows. */
+    const tokenIn = (res: LightMyRequestResponse) => {
+      const token = res.body.match(/\bors_[A-Za-z0-9_-]{43}\b/)?.[0];
+      assert.ok(token, 'the page shows the token');
+      return token;
+    };
+    /** The bearers a browser session minted that are still live, beside the web apps' own one. */
+    const liveTokens = async (session: string | undefined) =>
+      (
+        await first.db
+          .selectFrom('operator_sessions')
+          .select('token_hash')
+          .where('browser_session', '=', hashToken(session ?? ''))
+          .where('token_hash', '<>', hashToken(appBearer(session ?? '')))
+          .where('expires_at', '>', Date.now())
+          .execute()
+      ).length;
+    const alive = async (session: string | undefined) => (await whoami(second, session)).statusCode === 200;
 
     before(async () => {
       db = await factory.create();
@@ -108,21 +157,133 @@ for (const factory of testDatabases()) {
           },
         );
       }
-      const minted = await first.app.inject({ method: 'GET', url: '/auth/api-token', headers: { cookie: `session=${session}` } });
+      const minted = await mint(first, session);
       assert.equal(minted.statusCode, 200, minted.body);
       assert.equal(minted.headers['cache-control'], 'no-store');
-      const bearer = { authorization: `Bearer ${minted.json().token}` };
+      const bearer = { authorization: `Bearer ${tokenIn(minted)}` };
       const admin = await second.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer });
       assert.equal(admin.statusCode, 200, admin.body);
 
-      const out = await second.app.inject({ method: 'GET', url: '/auth/logout', headers: { cookie: `session=${session}` } });
-      assert.equal(out.statusCode, 303, out.body);
-      assert.ok(String(out.headers.location).startsWith(`${idp.issuer}/session/end`), 'and on to the provider’s sign-out');
+      const out = await signOut(second, session);
+      assert.equal(out.statusCode, 200, out.body);
+      assert.match(out.body, /You are signed out/);
+      // A form's answer may not redirect to another origin (form-action 'self'): the provider's sign-out is a link.
+      const provider = out.body.match(/href="([^"]*\/session\/end[^"]*)"/)?.[1] ?? '';
+      assert.ok(provider.startsWith(`${idp.issuer}/session/end`), 'and a link on to the provider’s sign-out');
       assert.equal(setCookie(out, 'session'), '', 'the cookie is cleared');
       for (const rail of [first, second]) {
         assert.equal((await whoami(rail, session)).statusCode, 401, 'the session ended on every process');
         assert.equal((await rail.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 401);
       }
+    });
+
+    test('sign-out is a form: a GET from any site only asks, a POST without the form token or from elsewhere changes nothing, with it the session ends', async () => {
+      const { session } = await signIn('sub-ada');
+      // A link or an image on another site (SameSite=Lax sends the cookie on a top-level GET).
+      for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { referer: 'https://evil.example/' }, {}]) {
+        const asked = await first.app.inject({
+          method: 'GET',
+          url: '/auth/logout',
+          headers: { cookie: `session=${session}`, ...headers },
+        });
+        assert.equal(await alive(session), true, 'a GET ends nothing');
+        assert.equal(asked.statusCode, 200, asked.body);
+        assert.match(asked.body, /<form method="post" action="\/auth\/logout">/);
+        assert.match(asked.body, /<button[^>]*type="submit"[^>]*>Sign out<\/button>/);
+        assert.equal(setCookie(asked, 'session'), undefined, 'the cookie is left as it is');
+      }
+      const bearer = { authorization: `Bearer ${tokenIn(await mint(first, session))}` };
+      const token = await formTokenOf(first, session);
+      const refusals = [
+        await postForm(first, '/auth/logout', session, {}),
+        await postForm(first, '/auth/logout', session, { _csrf: 'x'.repeat(43) }),
+        await postForm(first, '/auth/logout', session, { _csrf: await formTokenOf(first, (await signIn('sub-bob')).session) }),
+        await postForm(first, '/auth/logout', session, { _csrf: token }, 'https://evil.example'),
+        await postForm(first, '/auth/logout', session, { _csrf: token }, ''),
+      ];
+      for (const refused of refusals) {
+        assert.equal(refused.statusCode, 403, refused.body);
+        assert.match(refused.body, /cross_origin_form/);
+        assert.equal(setCookie(refused, 'session'), undefined);
+        assert.equal(await alive(session), true, 'a refused sign-out ends nothing');
+      }
+      assert.equal((await second.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 200);
+
+      const out = await postForm(second, '/auth/logout', session, { _csrf: token });
+      assert.equal(out.statusCode, 200, out.body);
+      assert.equal(setCookie(out, 'session'), '', 'the cookie is cleared');
+      assert.equal(await alive(session), false);
+      assert.equal((await first.app.inject({ method: 'GET', url: '/api/admin/me', headers: bearer })).statusCode, 401);
+      // Signed out already: the same page, again changing nothing.
+      const again = await postForm(first, '/auth/logout', session, { _csrf: token });
+      assert.equal(again.statusCode, 200);
+      assert.match(again.body, /You are signed out/);
+    });
+
+    test('an API token is minted only by a same-origin POST with the form token, and at most 5 live per session', async () => {
+      const { session } = await signIn('sub-ada');
+      for (const headers of [{}, { 'sec-fetch-site': 'cross-site' }, { accept: 'application/json' }]) {
+        const page = await first.app.inject({
+          method: 'GET',
+          url: '/auth/api-token',
+          headers: { cookie: `session=${session}`, ...headers },
+        });
+        assert.equal(page.statusCode, 200, page.body);
+        assert.doesNotMatch(page.body, /ors_[A-Za-z0-9_-]{20}/, 'a GET shows no token');
+        assert.match(page.body, /<form method="post" action="\/auth\/api-token">/);
+      }
+      assert.equal(await liveTokens(session), 0, 'a GET mints nothing');
+      const token = await formTokenOf(first, session, '/auth/api-token');
+      for (const refused of [
+        await postForm(first, '/auth/api-token', session, { _csrf: token }, 'https://evil.example'),
+        await postForm(first, '/auth/api-token', session, { _csrf: token }, 'null'),
+        await postForm(first, '/auth/api-token', session, { _csrf: token }, ''),
+        await postForm(first, '/auth/api-token', session, {}),
+        await postForm(first, '/auth/api-token', session, { _csrf: 'forged' }),
+      ]) {
+        assert.equal(refused.statusCode, 403, refused.body);
+        assert.doesNotMatch(refused.body, /ors_[A-Za-z0-9_-]{20}/);
+      }
+      assert.equal(await liveTokens(session), 0, 'a POST from elsewhere mints nothing');
+
+      const bearers: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const minted = await postForm(i % 2 ? second : first, '/auth/api-token', session, { _csrf: token });
+        assert.equal(minted.statusCode, 200, minted.body);
+        assert.equal(minted.headers['cache-control'], 'no-store');
+        bearers.push(tokenIn(minted));
+      }
+      assert.equal(new Set(bearers).size, 5);
+      assert.equal(await liveTokens(session), 5);
+      const capped = await postForm(first, '/auth/api-token', session, { _csrf: token });
+      assert.equal(capped.statusCode, 409, capped.body);
+      assert.match(capped.body, /api_token_limit/);
+      assert.doesNotMatch(capped.body, /ors_[A-Za-z0-9_-]{20}/);
+      assert.equal(await liveTokens(session), 5, 'the sixth is refused and nothing is minted or revoked');
+      for (const bearer of bearers) {
+        const me = await second.app.inject({
+          method: 'GET',
+          url: '/api/admin/me',
+          headers: { authorization: `Bearer ${bearer}` },
+        });
+        assert.equal(me.statusCode, 200, 'the five still work');
+      }
+      // The cap is per session: another sign-in of the same operator mints its own.
+      const other = (await signIn('sub-ada')).session;
+      assert.equal((await mint(first, other)).statusCode, 200);
+      await signOut(first, session);
+      assert.equal(await liveTokens(session), 0, 'signing out revokes them');
+    });
+
+    test('the cap holds under concurrent requests on two processes', async () => {
+      const { session } = await signIn('sub-ada');
+      const token = await formTokenOf(first, session, '/auth/api-token');
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => postForm(i % 2 ? second : first, '/auth/api-token', session, { _csrf: token })),
+      );
+      const codes = answers.map((a) => a.statusCode).sort();
+      assert.deepEqual(codes, [200, 200, 200, 200, 200, 409, 409, 409, 409, 409, 409, 409], JSON.stringify(codes));
+      assert.equal(await liveTokens(session), 5);
     });
 
     test('refusals are pages and sign no one in: another browser, a used state, a spent code, an unlinked identity, a suspended operator', async () => {

@@ -1,10 +1,11 @@
 import { parse } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { derivedSecret, hashToken } from '../../adapters/crypto/secrets.ts';
+import { constantTimeEqual, derivedSecret, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { BrowserSession, OperatorBrowserStore } from '../../ports/operator-browser-store.ts';
 import type { OperatorRole, OperatorStore } from '../../ports/operator-store.ts';
+import { assertSameOriginForm } from '../../web/forms.ts';
 import { type AuthInput, type AuthPlane, principalOf } from './principal.ts';
 
 /** The operators' browser session cookie (docs/operator-sign-in.md, "The session"). */
@@ -17,6 +18,8 @@ export interface EnterpriseSessionPrincipal {
   roles: OperatorRole[];
   tenant: string | null;
   session: BrowserSession;
+  /** The anti-forgery token this session's forms carry (`_csrf`), for the page to put in them. */
+  formToken: string;
 }
 
 declare module './principal.ts' {
@@ -43,6 +46,22 @@ export const appBearer = (cookieValue: string) => `ors_${derivedSecret('operator
 
 /** The anti-forgery token every form of the web apps carries: derived from the session's cookie. */
 export const formToken = (cookieValue: string) => derivedSecret('operator form', cookieValue);
+
+/**
+ * A form posted with this browser's operator session (the web apps' forms, sign-out, a new API
+ * token) must come from our own pages (the web kit's origin check) and carry this session's
+ * anti-forgery token; else 403 cross_origin_form and nothing is done.
+ */
+export function assertSessionForm(request: FastifyRequest, origin: string, sent: unknown): void {
+  assertSameOriginForm(request, origin);
+  const cookie = sessionCookie(request.headers);
+  if (!cookie || typeof sent !== 'string' || !constantTimeEqual(sent, formToken(cookie))) {
+    throw new ServiceError(
+      'cross_origin_form',
+      'This form did not come from a page of this session (it may be older than your sign-in): reload the page and try again.',
+    );
+  }
+}
 
 /**
  * The operators' browser sessions: the cookie names a session row, read on every request with its
@@ -75,6 +94,13 @@ export class EnterpriseSessionPlane implements AuthPlane<'enterprise-session'> {
     if (!session || !operator || operator.status !== 'active') {
       throw new ServiceError('unauthorized', 'This browser is not signed in as an operator: sign in at /auth/login.');
     }
-    return { plane: 'enterprise-session', username: operator.username, roles: operator.roles, tenant: operator.tenant, session };
+    return {
+      plane: 'enterprise-session',
+      username: operator.username,
+      roles: operator.roles,
+      tenant: operator.tenant,
+      session,
+      formToken: formToken(value as string),
+    };
   }
 }
