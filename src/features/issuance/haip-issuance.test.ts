@@ -439,6 +439,13 @@ for (const factory of testDatabases()) {
           }),
         ],
         [
+          'a proof of possession naming another client in iss',
+          async (w) => ({
+            'oauth-client-attestation': await w.attestation(),
+            'oauth-client-attestation-pop': await w.pop(aud, { payload: { iss: 'someone-else' } }),
+          }),
+        ],
+        [
           'a proof of possession without aud',
           async (w) => ({
             'oauth-client-attestation': await w.attestation(),
@@ -580,6 +587,12 @@ for (const factory of testDatabases()) {
         const pushed = await form(par, parForm(wallet), sent);
         assert.equal(pushed.status, 201, JSON.stringify(pushed.json));
         assert.match(String(pushed.json.request_uri), /^urn:ietf:params:oauth:request_uri:/);
+        // Nor iss, which the draft no longer asks for either (when sent, it must be the attestation's sub).
+        const bare = await form(par, parForm(wallet), {
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud, { payload: { exp: undefined, iss: undefined } }),
+        });
+        assert.equal(bare.status, 201, JSON.stringify(bare.json));
 
         const flow = await demoCode(wallet);
         const fields = tokenRequest(flow);
