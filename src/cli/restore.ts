@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileDigest } from '../adapters/fs/file-digest.ts';
 import { restoreBackup } from '../adapters/sql/backup/engine.ts';
@@ -7,24 +7,34 @@ import { type Config, ConfigError, loadConfig, storageOf } from '../config/confi
 import type { BackupManifest } from '../ports/backup-store.ts';
 import { VERB_USAGE } from './usage.ts';
 
+/** Lifts the rule that a backup is restored from the deployment's backup folder only. */
+export const OUTSIDE_BACKUP_DIR = '--outside-backup-dir';
+
 const refuse = (message: string) => {
   process.stderr.write(`openrail restore: ${message}\n`);
   process.exitCode = 1;
 };
 
+/** A path with its symbolic links resolved, or undefined when nothing is there. */
+const real = (path: string) => realpath(path).catch(() => undefined);
+
 /**
- * `openrail restore <manifest>` (docs/operations.md, "Restoring a backup"): checks that the
- * backup file beside the manifest is the one taken (its SHA-256), then restores it as the
- * database the environment names, which must be empty. The service is started afterwards as
- * usual, with the same OPENRAIL_MASTER_KEY as when the backup was taken.
+ * `openrail restore [--outside-backup-dir] <manifest>` (docs/operations.md, "Restoring a backup"):
+ * checks that the manifest and the backup file beside it lie in the backup folder the deployment
+ * names (OPENRAIL_BACKUP_DIR), links resolved, unless --outside-backup-dir says the backup is kept
+ * elsewhere on purpose; that the file is the one taken (its SHA-256); then restores it as the
+ * database the environment names, which must be empty. The service is started afterwards as usual,
+ * with the same OPENRAIL_MASTER_KEY as when the backup was taken.
  */
 export async function restore(args: string[]): Promise<void> {
-  if (args.length !== 1 || (args[0] as string).startsWith('-')) {
+  const outside = args.includes(OUTSIDE_BACKUP_DIR);
+  const rest = args.filter((a) => a !== OUTSIDE_BACKUP_DIR);
+  if (rest.length !== 1 || (rest[0] as string).startsWith('-')) {
     process.stderr.write(`${VERB_USAGE.restore}\n`);
     process.exitCode = 2;
     return;
   }
-  const manifestPath = args[0] as string;
+  const manifestPath = rest[0] as string;
   let manifest: BackupManifest & { schema?: string };
   try {
     manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
@@ -44,11 +54,25 @@ export async function restore(args: string[]): Promise<void> {
   if (storageOf(config.database).engine !== manifest.engine) {
     return refuse(`the backup is of ${manifest.engine}, DATABASE_URL names ${storageOf(config.database).engine}`);
   }
-  const file = join(dirname(manifestPath), manifest.file);
+  const named = join(dirname(manifestPath), manifest.file);
+  const file = await real(named);
+  if (!file) return refuse(`${named} is missing: the backup file lies beside its manifest`);
+  if (!outside) {
+    // A manifest names its file by name only, so the two lie together; links are resolved, so
+    // neither can be brought in from elsewhere by a link in the folder.
+    const folder = await real(config.backupDir);
+    const elsewhere = `restore a backup of this deployment from there, or name ${OUTSIDE_BACKUP_DIR} to restore one kept elsewhere`;
+    if (!folder || dirname((await real(manifestPath)) ?? manifestPath) !== folder) {
+      return refuse(`${manifestPath} is not in the backup folder ${config.backupDir} (OPENRAIL_BACKUP_DIR): ${elsewhere}`);
+    }
+    if (dirname(file) !== folder) {
+      return refuse(`${named} lies at ${file}, not in the backup folder ${config.backupDir} (OPENRAIL_BACKUP_DIR): ${elsewhere}`);
+    }
+  }
   const digest = await fileDigest(file).catch(() => undefined);
-  if (!digest) return refuse(`${file} is missing: the backup file lies beside its manifest`);
+  if (!digest) return refuse(`${named} cannot be read`);
   if (digest.sha256 !== manifest.sha256) {
-    return refuse(`${file} has SHA-256 ${digest.sha256}, the manifest ${manifest.sha256}: the file is not the backup taken`);
+    return refuse(`${named} has SHA-256 ${digest.sha256}, the manifest ${manifest.sha256}: the file is not the backup taken`);
   }
   try {
     await restoreBackup(manifest, file, config.database);

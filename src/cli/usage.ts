@@ -7,11 +7,13 @@ export const VERB_USAGE = {
   runs the service (the same as npm start), configured by the environment (README,
   "Configuration"); --workers runs n processes on one port and one database (default: one per
   core; 1 serves from this process)`,
-  restore: `usage: openrail restore <manifest>
+  restore: `usage: openrail restore [--outside-backup-dir] <manifest>
   restores a backup (docs/operations.md, "Restoring a backup") as the database DATABASE_URL
-  names, which must not exist yet (SQLite) or hold no table (PostgreSQL): the backup file is
-  found beside its manifest (<backupId>.manifest.json) and its SHA-256 checked first. Exit 0 when
-  restored, 1 when refused, 2 for a mistaken command line`,
+  names, which must not exist yet (SQLite) or hold no table (PostgreSQL): the manifest
+  (<backupId>.manifest.json) and the backup file beside it must lie in the backup folder
+  (OPENRAIL_BACKUP_DIR), links resolved, and the file's SHA-256 is checked first;
+  --outside-backup-dir restores a backup kept elsewhere (a copy brought from another machine).
+  Exit 0 when restored, 1 when refused, 2 for a mistaken command line`,
   verify: `usage: openrail verify [--ledger]
   the reference verifier on the conformance line protocol: one {id, input} per stdin line, one
   {id, verdict, failure, claims} per stdout line; --ledger adds the ten checks to each answer`,

@@ -245,7 +245,7 @@ for (const factory of testDatabases()) {
       }
       const manifestPath = join(backupDir, `${taken.backupId}.manifest.json`);
       const restore = async (path: string) => {
-        const run = spawnOpenrail(['restore', path], { DATABASE_URL: db.url });
+        const run = spawnOpenrail(['restore', path], { DATABASE_URL: db.url, OPENRAIL_BACKUP_DIR: backupDir });
         return { exit: (await run.exited()).code, out: run.stdout(), err: run.stderr() };
       };
       // A manifest whose checksum is not the file's is refused before anything is written.

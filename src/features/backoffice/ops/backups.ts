@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import type { Actor } from '../../../core/actor.ts';
@@ -31,6 +31,8 @@ export interface Replica {
 
 export interface BackupDeps {
   engine: BackupEngine;
+  /** Where the drill job says which leftovers it removed. */
+  log?: { info(fields: object, message: string): void };
   store: BackupStore;
   /** The backup folder (OPENRAIL_BACKUP_DIR). */
   dir: string;
@@ -52,6 +54,22 @@ const NAMED = 10;
 const LIST_PAGE = 200;
 
 export const manifestFile = (id: string) => `${id}.manifest.json`;
+
+/**
+ * What a file is written under until it is whole (`<name>.partial`); SQLite may leave its journal
+ * or log beside one (`-journal`, `-wal`, `-shm`).
+ */
+const PARTIAL = '.partial';
+/**
+ * A leftover older than this (by its last write) belongs to a backup whose process died: the
+ * drill job removes it. A backup being written is younger (pg_dump is stopped after 30 minutes,
+ * and writes until then; a finished copy is renamed and its manifest written within moments).
+ */
+export const LEFTOVERS_AFTER_MS = 60 * 60 * 1000;
+/** The files of one backup, by its id: the copy (any engine's), its checksum line, its manifest. */
+const BACKUP_FILE = /^(bkp_[A-Za-z0-9_-]+)\.(?:sha256|manifest\.json|[a-z0-9]+)$/;
+const MANIFEST = /^(bkp_[A-Za-z0-9_-]+)\.manifest\.json$/;
+const TEMPORARY = /^bkp_[A-Za-z0-9_-]+\.[a-z0-9.]+\.partial(?:-journal|-wal|-shm)?$/;
 
 /** The first `NAMED` of `problems`, joined, saying how many more there are. */
 function named(problems: string[]): string {
@@ -101,58 +119,112 @@ export class Backups {
     const file = `${id}.${engine.extension}`;
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const path = join(dir, file);
+    const manifestPath = join(dir, manifestFile(id));
+    const sidecar = join(dir, `${id}.sha256`);
+    // Written whole or not at all: under a temporary name until complete, then renamed, then its
+    // checksum line and (renamed into place last) its manifest. A backup killed on the way leaves a
+    // temporary file, or a copy no manifest names, which nothing lists and the drill job removes
+    // (removeLeftovers); a refusal removes what it wrote.
+    const written = [`${path}${PARTIAL}`, path, sidecar, `${manifestPath}${PARTIAL}`, manifestPath];
     const takenAt = clock.now();
-    let contents: BackupContents & { schema?: string };
     try {
-      contents = await engine.take(path);
-    } catch (err) {
-      await rm(path, { force: true });
-      if (err instanceof ServiceError) throw err;
-      throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
-    }
-    // The copy holds what the database holds (sealed keys, personal data): its owner's only.
-    await chmod(path, 0o600);
-    const { sha256, bytes } = await fileDigest(path);
-    const { schema, ...held } = contents;
-    const manifest: BackupManifest & { schema?: string } = {
-      format: 'openrail-backup/1',
-      backupId: id,
-      takenAt: new Date(takenAt).toISOString(),
-      engine: engine.engine,
-      file,
-      bytes,
-      sha256,
-      ...(schema ? { schema } : {}),
-      ...held,
-    };
-    await writeFile(join(dir, manifestFile(id)), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-    await writeFile(join(dir, `${id}.sha256`), `${sha256}  ${file}\n`, { mode: 0o600 });
-    const backup: BackupRecord = {
-      id,
-      takenAt,
-      takenBy: actorName,
-      engine: engine.engine,
-      file,
-      bytes,
-      sha256,
-      tookMs: clock.now() - takenAt,
-      manifest,
-    };
-    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
-      await this.deps.store.addBackup(backup);
-      return audit.append({
-        actor,
-        action: 'ops.backup.taken',
-        tenant: null,
-        target: id,
-        detail: { engine: engine.engine, bytes, sha256 },
+      // The copy holds what the database holds (sealed keys, personal data): its owner's only from
+      // its first byte. The engine writes into this file (pg_dump and SQLite keep its mode).
+      await writeFile(`${path}${PARTIAL}`, '', { mode: 0o600, flag: 'wx' });
+      let contents: BackupContents & { schema?: string };
+      try {
+        contents = await engine.take(`${path}${PARTIAL}`);
+      } catch (err) {
+        if (err instanceof ServiceError) throw err;
+        throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
+      }
+      const { sha256, bytes } = await fileDigest(`${path}${PARTIAL}`);
+      await rename(`${path}${PARTIAL}`, path);
+      const { schema, ...held } = contents;
+      const manifest: BackupManifest & { schema?: string } = {
+        format: 'openrail-backup/1',
+        backupId: id,
+        takenAt: new Date(takenAt).toISOString(),
+        engine: engine.engine,
+        file,
+        bytes,
+        sha256,
+        ...(schema ? { schema } : {}),
+        ...held,
+      };
+      await writeFile(sidecar, `${sha256}  ${file}\n`, { mode: 0o600, flag: 'wx' });
+      await writeFile(`${manifestPath}${PARTIAL}`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      await rename(`${manifestPath}${PARTIAL}`, manifestPath);
+      const backup: BackupRecord = {
+        id,
+        takenAt,
+        takenBy: actorName,
+        engine: engine.engine,
+        file,
+        bytes,
+        sha256,
+        tookMs: clock.now() - takenAt,
+        manifest,
+      };
+      const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+        await this.deps.store.addBackup(backup);
+        return audit.append({
+          actor,
+          action: 'ops.backup.taken',
+          tenant: null,
+          target: id,
+          detail: { engine: engine.engine, bytes, sha256 },
+        });
       });
-    });
-    return { backup, auditSeq };
+      return { backup, auditSeq };
+    } catch (err) {
+      for (const f of written) await rm(f, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * What backups killed on the way left in the backup folder (run by the drill job): temporary
+   * files, a copy or checksum line no manifest names, once LEFTOVERS_AFTER_MS have passed since
+   * their last write. Only files named as a backup's are looked at; nothing else in the folder is
+   * touched. Answers the names removed.
+   */
+  async removeLeftovers(): Promise<string[]> {
+    const { dir, clock } = this.deps;
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const files = entries.filter((e) => e.isFile()).map((e) => e.name);
+    // A backup whose manifest is here keeps every file of its id, and whatever its manifest names.
+    const kept = new Set<string>();
+    for (const name of files) {
+      const id = MANIFEST.exec(name)?.[1];
+      if (!id) continue;
+      kept.add(id);
+      const named = await readFile(join(dir, name), 'utf8').then(
+        (text) => (JSON.parse(text) as { file?: unknown }).file,
+        () => undefined,
+      );
+      if (typeof named === 'string') kept.add(named);
+    }
+    const removed: string[] = [];
+    for (const name of files) {
+      const id = BACKUP_FILE.exec(name)?.[1];
+      const leftover = TEMPORARY.test(name) || (id !== undefined && !kept.has(id) && !kept.has(name));
+      if (!leftover) continue;
+      const at = await stat(join(dir, name)).then(
+        (s) => s.mtimeMs,
+        () => undefined,
+      );
+      if (at === undefined || clock.now() - at <= LEFTOVERS_AFTER_MS) continue;
+      await rm(join(dir, name), { force: true });
+      removed.push(name);
+    }
+    if (removed.length > 0) this.deps.log?.info({ removed }, 'backup leftovers removed from the backup folder');
+    return removed;
   }
 
   /** The drill job: the newest backup no drill has looked at; else, once a day, the newest backup again. */
   async drillDue(): Promise<DrillRecord | undefined> {
+    await this.removeLeftovers();
     const fresh = await this.deps.store.undrilled();
     if (fresh) return this.drill(fresh, 'after-backup');
     const last = await this.deps.store.lastDrillAt();

@@ -80,6 +80,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
   });
   const backups = new Backups({
     engine: ctx.database.backups,
+    log: ctx.log,
     store: stores.backups,
     dir: ctx.config.backupDir,
     uow: ctx.unitOfWork({ backups: stores.backups }),
