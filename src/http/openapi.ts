@@ -78,6 +78,13 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   if (route.internal) op['x-svc-internal'] = true;
   if (budgets.length > 0) op['x-svc-anonymous-budgets'] = budgets;
   if (route.undocumented) op['x-svc-undocumented'] = route.undocumented;
+  // Versioning 7: marked, with its sunset; the announcement as the operation's external documentation.
+  if (route.deprecated) {
+    op.deprecated = true;
+    op['x-svc-sunset'] = route.deprecated.sunset;
+    op['x-svc-deprecated-since'] = route.deprecated.since;
+    if (route.deprecated.link) op.externalDocs = { description: 'The deprecation notice.', url: route.deprecated.link };
+  }
   if (alias) {
     op.description = `Alias of ${route.method} ${route.path}: same handler, auth, body and response.`;
     op['x-svc-alias-of'] = route.path;

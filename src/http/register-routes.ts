@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ServiceError } from '../core/errors.ts';
 import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
+import { checkDeprecation, deprecationHeaders } from './deprecation.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteDef, RouteGroup } from './route.ts';
 import { checkDeclaredPolicy, enforceBeforeBody, enforceBodyTenant, enforceNamedTenant } from './route-policy.ts';
@@ -27,9 +28,12 @@ export function registerRoutes(
   budgets?: AnonymousGate,
 ): void {
   const crossOrigin = new Map<string, Set<string>>();
+  const deprecations = new Map<RouteDef, Record<string, string>>();
   for (const group of groups) {
     for (const route of group.routes) {
       checkDeclaredPolicy(route);
+      checkDeprecation(route);
+      if (route.deprecated) deprecations.set(route, deprecationHeaders(route.deprecated));
       const plane = planes.get(route.auth);
       if (!plane) throw new Error(`${route.method} ${route.path}: no module provides the ${route.auth} plane`);
       for (const path of [route.path, ...(route.aliases ?? [])]) {
@@ -92,6 +96,13 @@ export function registerRoutes(
   app.addHook('onSend', async (request, reply) => {
     const route = routeOf(request);
     if (route?.cors) reply.header('access-control-allow-origin', '*');
+    // Versioning 7: every answer of a deprecated operation says so, refusals included, readable
+    // by a script on another origin where the operation is CORS-open.
+    const deprecation = route && deprecations.get(route);
+    if (deprecation) {
+      reply.headers(deprecation);
+      if (route.cors) reply.header('access-control-expose-headers', Object.keys(deprecation).join(', '));
+    }
     // Every answer, errors and 404s included: no sniffing a JSON or JWT body into something else,
     // no Referer carrying a path (which may hold a handle) to another site, and nothing cached
     // unless the operation says it may be. A page sets `same-origin` itself (web/serve.ts), so that

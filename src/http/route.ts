@@ -45,6 +45,21 @@ export interface RouteResponse {
   contentType?: string;
 }
 
+/**
+ * The mark of an operation on its way out (interface, Versioning 7: a promised operation is
+ * retired only after it is marked `deprecated: true` with an `x-svc-sunset` date, announced, and
+ * kept answering for at least 180 days). Checked at registration (http/deprecation.ts), published
+ * in /openapi.json and sent with every answer as `Deprecation` (RFC 9745) and `Sunset` (RFC 8594).
+ */
+export interface Deprecation {
+  /** The day it was announced, `YYYY-MM-DD` (UTC): the date of the `Deprecation` header. */
+  since: string;
+  /** The first day it may no longer answer, `YYYY-MM-DD` (UTC), at least 180 days after `since`. */
+  sunset: string;
+  /** The announcement (an https URL), sent as `Link: <…>; rel="deprecation"` (RFC 9745 §3). */
+  link?: string;
+}
+
 export interface RouteDef {
   method: HttpMethod;
   /** OpenAPI-style path, `{param}` for parameters. */
@@ -89,6 +104,8 @@ export interface RouteDef {
   internal?: boolean;
   /** Why the response shape is not published; set on operations whose response is unpublished. */
   undocumented?: string;
+  /** Marked for retirement (Versioning 7); its aliases with it. Nothing is deprecated today. */
+  deprecated?: Deprecation;
   summary: string;
   /** Sets Access-Control-Allow-Origin: * on every answer, errors included. */
   cors?: boolean;

@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { defineModule } from '../../src/app/module.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { publicPlane } from '../../src/http/auth/principal.ts';
+import { defineRoute } from '../../src/http/route.ts';
+import { errorResponse } from '../../src/http/schemas/common.ts';
 import { requestAjv } from '../../src/http/schemas/request-ajv.ts';
 import { assertWellFormedBody } from '../../src/http/well-formed.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
@@ -183,6 +189,26 @@ for (const factory of testDatabases()) {
         assert.equal(op['x-svc-stability'], 'promised', path);
       }
       assert.ok(doc.paths['/api/tenants/update']?.post, 'POST /api/tenants/update is listed');
+    });
+
+    test('POST /api/types and its /v1 alias say why their answer is unpublished (interface: the body returned by registration is not shown)', () => {
+      for (const path of ['/api/types', '/v1/types']) {
+        const op = doc.paths[path]?.post as Operation & { responses: Record<string, { content?: unknown }> };
+        assert.ok(op, `POST ${path} is listed`);
+        assert.equal(op['x-svc-stability'], 'promised', path);
+        assert.equal(typeof op['x-svc-undocumented'], 'string', `POST ${path} carries x-svc-undocumented`);
+        assert.ok(String(op['x-svc-undocumented']).trim().length > 10, `POST ${path} gives a reason`);
+        // The answer's shape is left out of the contract; the refusals keep theirs.
+        assert.equal(op.responses['201']?.content, undefined, `POST ${path}: 201 publishes no body`);
+        assert.ok(op.responses['400']?.content, `POST ${path}: the 400 refusal keeps its envelope`);
+      }
+    });
+
+    test('nothing is deprecated today: no operation carries deprecated or x-svc-sunset', () => {
+      for (const { path, method, op } of operations(doc)) {
+        assert.equal(op.deprecated, undefined, `${method.toUpperCase()} ${path}`);
+        assert.equal(op['x-svc-sunset'], undefined, `${method.toUpperCase()} ${path}`);
+      }
     });
 
     test('the /v1 aliases are listed together under their own tag, each naming the operation it aliases', () => {
@@ -489,3 +515,116 @@ for (const factory of testDatabases()) {
     });
   });
 }
+
+/**
+ * Versioning 7: a promised operation is retired only after it is marked `deprecated: true` with an
+ * `x-svc-sunset` date, announced, and kept answering for at least 180 days. Nothing is deprecated
+ * today, so a fixture route declared here carries the mark (docs/decisions/0001-route-table.md,
+ * "Deprecation").
+ */
+const DEPRECATION = { since: '2026-01-15', sunset: '2026-07-15', link: 'https://rail.example.test/docs/deprecations' };
+
+const fixtureRoute = (deprecated: Partial<typeof DEPRECATION> | undefined) =>
+  defineRoute({
+    method: 'GET',
+    path: '/fixture/deprecated/{thing}',
+    aliases: ['/v1/fixture/deprecated/{thing}'],
+    auth: 'public',
+    stability: 'promised',
+    cors: true,
+    summary: 'A fixture operation marked deprecated.',
+    ...(deprecated ? { deprecated: deprecated as typeof DEPRECATION } : {}),
+    params: Type.Object({ thing: Type.String({ pattern: '^[a-z]{1,10}$' }) }),
+    querystring: Type.Object({}, { additionalProperties: false }),
+    responses: {
+      200: { description: 'The thing.', schema: Type.Object({ thing: Type.String() }) },
+      400: errorResponse('invalid_request'),
+    },
+    handler: async (request) => ({ thing: request.params.thing }),
+  });
+
+const fixtureModule = defineModule({
+  name: 'deprecation-fixture',
+  groups: ['deprecation-fixture'],
+  build: () => ({ services: {}, routes: () => [{ name: 'deprecation-fixture', routes: [fixtureRoute(DEPRECATION)] }] }),
+});
+
+describe('deprecation (Versioning 7), on a fixture route', () => {
+  let db: TestDatabase;
+  let rail: TestRail;
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    db = await sqlite.create();
+    rail = await startRail(db, { OPENRAIL_DEMO: 'off' }, undefined, { runJobs: false, extraModules: [fixtureModule] });
+  });
+  after(async () => {
+    await rail.stop();
+    await db.drop();
+  });
+
+  test('the operation and its alias are listed deprecated, with their sunset date', async () => {
+    const doc = await getDoc(rail);
+    for (const path of ['/fixture/deprecated/{thing}', '/v1/fixture/deprecated/{thing}']) {
+      const op = doc.paths[path]?.get;
+      assert.ok(op, path);
+      assert.equal(op.deprecated, true, path);
+      assert.equal(op['x-svc-sunset'], DEPRECATION.sunset, path);
+      assert.equal(op['x-svc-deprecated-since'], DEPRECATION.since, path);
+      assert.equal(op['x-svc-stability'], 'promised', 'a deprecated operation is still promised until it is retired');
+    }
+    // The rest of the document is as it was.
+    assert.equal(doc.paths['/api/tenants']?.post?.deprecated, undefined);
+  });
+
+  test('every answer of the operation carries Deprecation (RFC 9745) and Sunset (RFC 8594), errors included', async () => {
+    const cases = [
+      ['/fixture/deprecated/abc', 200],
+      ['/v1/fixture/deprecated/abc', 200],
+      ['/fixture/deprecated/abc?unexpected=1', 400],
+      ['/fixture/deprecated/NOT-A-THING', 400],
+    ] as const;
+    for (const [url, status] of cases) {
+      const res = await rail.app.inject({ method: 'GET', url, headers: { origin: 'https://elsewhere.example' } });
+      assert.equal(res.statusCode, status, `${url}: ${res.body}`);
+      // RFC 9745 §2.1: a structured-field Date, seconds since the epoch after "@".
+      assert.equal(res.headers.deprecation, `@${Date.UTC(2026, 0, 15) / 1000}`, url);
+      // RFC 8594 §3: an HTTP-date (IMF-fixdate).
+      assert.equal(res.headers.sunset, 'Wed, 15 Jul 2026 00:00:00 GMT', url);
+      assert.equal(res.headers.link, `<${DEPRECATION.link}>; rel="deprecation"; type="text/html"`, url);
+      // A script on another origin may read them.
+      const exposed = String(res.headers['access-control-expose-headers'])
+        .toLowerCase()
+        .split(/\s*,\s*/);
+      for (const name of ['deprecation', 'sunset', 'link']) assert.ok(exposed.includes(name), `${url} exposes ${name}`);
+    }
+  });
+
+  test('an operation that is not deprecated answers without them', async () => {
+    for (const url of ['/openapi.json', '/readyz']) {
+      const res = await rail.app.inject({ method: 'GET', url });
+      assert.equal(res.statusCode, 200, url);
+      assert.equal(res.headers.deprecation, undefined, url);
+      assert.equal(res.headers.sunset, undefined, url);
+    }
+    const refused = await rail.app.inject({ method: 'POST', url: '/api/tenants', payload: { name: 'x' } });
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.headers.deprecation, undefined);
+  });
+
+  test('a mark the interface does not allow stops the start: a sunset under 180 days after the announcement, or a date that is not one', () => {
+    const planes = new Map([['public', publicPlane]]) as Parameters<typeof buildApp>[0]['planes'];
+    const build = (deprecated: Partial<typeof DEPRECATION>) =>
+      buildApp({
+        groups: [{ name: 'fixture', routes: [fixtureRoute(deprecated)] }],
+        planes,
+        publicOrigin: 'https://rail.example.test',
+      });
+    assert.throws(() => build({ since: '2026-01-15', sunset: '2026-07-13' }), /\/fixture\/deprecated\/\{thing\}.*180 days/);
+    assert.throws(() => build({ since: '2026-01-15', sunset: 'next summer' }), /sunset/);
+    assert.throws(() => build({ since: '2026-02-30', sunset: '2027-01-01' }), /since/);
+    assert.throws(() => build({ sunset: '2027-01-01' }), /since/);
+    // 180 days exactly is enough.
+    assert.doesNotThrow(() => build({ since: '2026-01-15', sunset: '2026-07-14' }));
+  });
+});

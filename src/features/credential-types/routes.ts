@@ -117,6 +117,10 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         ...issuerRoute(['issuance']),
         scope: { tenantIn: 'body' },
         stability: 'promised',
+        // Interface, Credential type 7: "The body returned by registration: not shown". The answer
+        // stays (a wallet and the console read typeId and vct from it), but is not promised.
+        undocumented:
+          'The interface leaves the body returned by registration unpublished; docs/credential-types.md states the answer openrail gives today, which is not promised.',
         summary: 'Register a credential type from claim specifications (docs/credential-types.md).',
         body: Type.Object(
           {
