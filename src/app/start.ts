@@ -188,6 +188,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       clock,
       log,
       meter,
+      // One name for this process: its leases and GET /ops/cloud's thisProcess.
+      thisProcess,
     );
     const daemons = await registry.daemons();
     if (options.runJobs !== false) {

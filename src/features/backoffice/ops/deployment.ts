@@ -35,6 +35,8 @@ export class Deployment {
       const at = Math.max(lease.startedAt, lease.finishedAt ?? 0);
       if (now - at <= SEEN_WITHIN_MS) seen.set(lease.holder, Math.max(seen.get(lease.holder) ?? 0, at));
     }
+    // The process answering is running, jobs or none: seen now, under the name its leases carry.
+    seen.set(this.deps.processName, now);
     const build = readRecordedBuild(this.deps.appRoot);
     const storage = storageOf(this.deps.database);
     return {
