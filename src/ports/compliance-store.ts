@@ -15,7 +15,7 @@ export type LookupKey = 'account' | 'email' | 'username' | 'member';
 export type RequestKind = 'access' | 'erasure';
 export type SubjectKind = 'account' | 'email' | 'username';
 
-/** Stored states. An access request: received → answered; an erasure request: received → completed | refused. */
+/** Stored states. An access request: received → answered | refused; an erasure request: received → completed | refused. */
 export type StoredRequestState = 'received' | 'answered' | 'completed' | 'refused';
 
 export const REFUSAL_GROUNDS = ['legal-hold', 'cannot-identify', 'manifestly-unfounded'] as const;
@@ -64,6 +64,10 @@ export interface SubjectPlace {
   column: string;
   category: string;
   count: number;
+  /** What an account's erasure does to the column (delete, unlink, end, expires, kept). */
+  erasure: string;
+  /** Why the erasure keeps it, or how long it stays, for the rules that keep it. */
+  erasureNote: string | null;
 }
 
 /** An operator's attestation of a statement of the deployment (a policy, a training), once per version. */
@@ -171,6 +175,26 @@ export interface ComplianceStore {
       >
     >,
   ): Promise<boolean>;
+  /**
+   * Adds an access request answered `negative`: one conditional write, false (nothing written)
+   * when a negative answer of the same subject stands.
+   */
+  addNegative(request: ComplianceRequestRecord): Promise<boolean>;
+  /**
+   * Moves a received access request on (an export filed, an answer, a refusal) when its export is
+   * the one the caller read (`approvalId`, null for none) and that export is not live (pending
+   * and unexpired at `now`, or approved): one conditional write; false otherwise.
+   */
+  decideAccess(
+    id: string,
+    change: Partial<
+      Pick<
+        ComplianceRequestRecord,
+        'state' | 'decidedBy' | 'decidedAt' | 'outcome' | 'ground' | 'note' | 'statement' | 'approvalId'
+      >
+    >,
+    expected: { approvalId: string | null; now: number },
+  ): Promise<boolean>;
   /** The access request an export's approval answers, if one does. */
   byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined>;
   /**
@@ -196,10 +220,14 @@ export interface ComplianceStore {
   /** Received requests of a kind: how many, how many past their due date at `now`, and the next due date. */
   openRequests(kind: RequestKind, now: number): Promise<{ open: number; overdue: number; nextDue: number | null }>;
   /**
-   * For each statement, its newest version (the greatest attestation time's) and the active
-   * operators who have not attested that version, at most `limit` statements.
+   * For each statement, its newest version published (the version first attested last) and the
+   * active operators holding one of `roles` (those who may attest) who have not attested that
+   * version, at most `limit` statements.
    */
-  attestationsDue(limit: number): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
+  attestationsDue(
+    limit: number,
+    roles: readonly string[],
+  ): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
   /** Every credential type (by tenant and type id), or one tenant's, with its purpose, at most `limit`. */
   typesWithPurposes(limit: number, tenant?: string): Promise<TypeWithPurpose[]>;
   /** Binds the type to a purpose (replacing its purpose); false when the type does not exist. */

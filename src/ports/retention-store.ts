@@ -16,6 +16,11 @@ export interface RetentionCategory {
   why: string;
 }
 
+/**
+ * The categories retention governs. Data with a lifetime of its own is pruned by its module's
+ * jobs and offered as no rule: the hosted verifier's transactions are deleted at their expiry
+ * (verification.sweep), sessions when they end, events and deliveries after 30 days.
+ */
 export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
   {
     category: 'audit-log',
@@ -30,13 +35,6 @@ export const RETENTION_CATEGORIES: readonly RetentionCategory[] = [
     defaultDays: null,
     floorDays: null,
     why: 'a credential can be presented as long as it is held; its status entry must answer for it',
-  },
-  {
-    category: 'verifications',
-    what: 'Presentation transactions of the hosted verifier, counted from their expiry.',
-    defaultDays: 180,
-    floorDays: 30,
-    why: 'a relying party may ask about a verification for a month after it',
   },
   {
     category: 'approvals',
@@ -99,12 +97,16 @@ export interface RetentionStore {
   countPast(category: string, cutoff: number): Promise<number>;
   /** Deletes at most `limit` rows of the category older than the cutoff; answers how many. */
   deletePast(category: string, cutoff: number, limit: number): Promise<number>;
-  addRun(run: PurgeRun): Promise<void>;
-  /** The run that is still running, if one is. */
+  /**
+   * Takes the purge slot for the run and adds it: one conditional write, so that no second run
+   * starts while one runs. False, and nothing written, when a run holds the slot.
+   */
+  addRun(run: PurgeRun): Promise<boolean>;
+  /** The run that is still running (the oldest, should several be), if one is. */
   runningRun(): Promise<PurgeRun | undefined>;
   lastRun(): Promise<PurgeRun | undefined>;
   /** Adds deleted rows to the run's counts, and marks categories finished (one write). */
   advanceRun(id: string, category: string, deleted: number, finished: boolean): Promise<void>;
-  /** Marks the run done; false when it was not running. */
+  /** Marks the run done and frees the slot it holds; false when it was not running. */
   finishRun(id: string, at: number): Promise<boolean>;
 }

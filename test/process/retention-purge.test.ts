@@ -1,8 +1,8 @@
 /**
  * A retention purge across a SIGKILL (docs/backoffice/compliance.md, "Retention"). A real
- * `openrail serve` is killed while its purge job is deleting forty thousand expired verifications;
- * restarted on the same database, the job resumes the run: every old row goes, each counted once,
- * the dry run's count is the run's, and what is still fresh stays.
+ * `openrail serve` is killed while its purge job is deleting forty thousand erasure receipts past
+ * their rule; restarted on the same database, the job resumes the run: every old row goes, each
+ * counted once, the dry run's count is the run's, and what is still fresh stays.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,8 @@ const OWNER = 'purge-owner-token-0123456789abcdefghijklmnopq';
 const MASTER_KEY = Buffer.alloc(32, 0x50).toString('base64url');
 const headers = { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' };
 const DAY = 86_400_000;
-/** Expired verifications to purge, and fresh ones that must stay. */
+/** Erasure receipts past their rule (1095 days by default) to purge, and fresh ones that must stay. */
+const CATEGORY = 'erasure-receipts';
 const OLD = 40_000;
 const FRESH = 100;
 
@@ -65,40 +66,30 @@ for (const factory of testDatabases()) {
       try {
         let server = await serveOn(env, port);
         const now = Date.now();
-        const row = (i: number, expiresAt: number) => ({
-          id: `vtx_purge${String(i).padStart(8, '0')}`,
-          state: `purge-state-${i}`,
-          nonce: `n${i}`,
-          result_token_hash: `h${i}`,
-          caller_aud: 'https://rp.example',
-          type_tenant: 'root',
-          type_id: 'pass',
-          vct: 'https://rail.example/types/pass',
-          claims: '[]',
-          requested_by: null,
-          created_at: expiresAt - 600_000,
-          expires_at: expiresAt,
-          completed_at: null,
-          outcome: null,
-          holder_thumbprint: null,
-          enrolled_at: null,
+        const row = (i: number, completedAt: number) => ({
+          id: `era_purge${String(i).padStart(8, '0')}`,
+          completed_at: completedAt,
+          counts: '{}',
+          tenants: 1,
+          disk: 'zeroed',
+          disk_checked_at: completedAt,
         });
         for (let i = 0; i < OLD; i += 1000) {
-          const rows = Array.from({ length: Math.min(1000, OLD - i) }, (_, j) => row(i + j, now - 365 * DAY));
-          await db.insertInto('presentation_transactions').values(rows).execute();
+          const rows = Array.from({ length: Math.min(1000, OLD - i) }, (_, j) => row(i + j, now - 4 * 365 * DAY));
+          await db.insertInto('erasure_receipts').values(rows).execute();
         }
         await db
-          .insertInto('presentation_transactions')
+          .insertInto('erasure_receipts')
           .values(Array.from({ length: FRESH }, (_, j) => row(OLD + j, now - DAY)))
           .execute();
 
         const dry = (await purge(server.origin, true)) as { counts: Record<string, number> };
-        assert.equal(dry.counts.verifications, OLD);
+        assert.equal(dry.counts[CATEGORY], OLD);
         const started = (await purge(server.origin, false)) as { run: { runId: string } };
         const runId = started.run.runId;
         const progress = async () => {
           const r = await db.selectFrom('purge_runs').select(['state', 'counts']).where('id', '=', runId).executeTakeFirst();
-          return r && { state: r.state, deleted: (JSON.parse(r.counts) as Record<string, number>).verifications ?? 0 };
+          return r && { state: r.state, deleted: (JSON.parse(r.counts) as Record<string, number>)[CATEGORY] ?? 0 };
         };
 
         // Kill the process the moment the job has deleted something and is not done.
@@ -113,7 +104,7 @@ for (const factory of testDatabases()) {
             (
               await sql<{
                 n: number | string;
-              }>`select count(*) as n from presentation_transactions where expires_at < ${now - 30 * DAY}`.execute(db)
+              }>`select count(*) as n from erasure_receipts where completed_at < ${now - 1095 * DAY}`.execute(db)
             ).rows[0]?.n,
           );
         assert.equal((atKill?.deleted ?? 0) + (await left()), OLD, 'every row deleted was counted, in the same transaction');
@@ -132,13 +123,13 @@ for (const factory of testDatabases()) {
         assert.equal(done.deleted, OLD, 'each old row counted once');
         assert.equal(await left(), 0, 'every old row gone');
         const fresh = await db
-          .selectFrom('presentation_transactions')
+          .selectFrom('erasure_receipts')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirstOrThrow();
-        assert.equal(Number(fresh.n), FRESH, 'the fresh verifications stay');
+        assert.equal(Number(fresh.n), FRESH, 'the fresh receipts stay');
         const purged = await db.selectFrom('audit_log').select('detail').where('action', '=', 'retention.purged').execute();
         assert.equal(purged.length, 1, 'the run is audited once');
-        assert.equal((JSON.parse(purged[0]?.detail ?? '{}') as { counts: Record<string, number> }).counts.verifications, OLD);
+        assert.equal((JSON.parse(purged[0]?.detail ?? '{}') as { counts: Record<string, number> }).counts[CATEGORY], OLD);
         server.proc.kill('SIGTERM');
         await server.proc.exited(30_000);
       } finally {

@@ -410,6 +410,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     get: C.compliance,
     list: C.compliance,
     decide: C.compliance,
+    addNegative: C.compliance,
+    decideAccess: C.compliance,
     byApproval: C.compliance,
     lookup: C.compliance,
     membersOf: C.compliance,

@@ -3,7 +3,8 @@
  * the catalogue (single-use/spends.ts) succeeds once, and each of its guards alone refuses it and
  * changes nothing, asked of the store directly so that no service pre-check hides a missing SQL
  * condition. On PostgreSQL each spend is also raced from two processes (this one and a child)
- * that both wait on the row's lock before either may write: the gap an in-process race never opens.
+ * that both wait on the row's lock (or, for a spend that inserts, on a conflicting insert) before
+ * either may write: the gap an in-process race never opens.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,11 +23,22 @@ const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('../fixtures/spend-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The row as stored now (every column), by the spend's key. */
+/** What the spend may change, as stored now: the row by the spend's key (every column), unless the spend says. */
 async function stored(db: Db, spend: SpendCase, row: Record<string, unknown>): Promise<unknown> {
+  if (spend.state) return spend.state(db, row);
   let q = db.selectFrom(spend.table).selectAll();
   for (const column of spend.key) q = q.where(column as never, '=', row[column] as never);
   return q.executeTakeFirst();
+}
+
+/** What the third connection holds by default while both spends queue: the row, locked. */
+async function lockRow(client: pg.Client, spend: SpendCase, row: Record<string, unknown>): Promise<void> {
+  const where = spend.key.map((c, i) => `${c} = $${i + 1}`).join(' and ');
+  const locked = await client.query(
+    `select 1 from ${spend.table} where ${where} for update`,
+    spend.key.map((c) => row[c]),
+  );
+  assert.equal(locked.rowCount, 1);
 }
 
 for (const factory of testDatabases()) {
@@ -158,12 +170,7 @@ for (const factory of testDatabases()) {
           await holder.connect();
           try {
             await holder.query('begin');
-            const where = spend.key.map((c, i) => `${c} = $${i + 1}`).join(' and ');
-            const locked = await holder.query(
-              `select 1 from ${spend.table} where ${where} for update`,
-              spend.key.map((c) => row[c]),
-            );
-            assert.equal(locked.rowCount, 1);
+            await (spend.hold ? spend.hold(holder, row) : lockRow(holder, spend, row));
             const child = run(
               process.execPath,
               ['--import', 'tsx', CHILD, JSON.stringify(tdb.location), tdb.schema ?? '', name, spend.name, JSON.stringify(row)],
@@ -176,7 +183,7 @@ for (const factory of testDatabases()) {
               (err) => (settled = err),
             );
             await waitForLockWaiters(holder, name, 2, () => settled);
-            await holder.query('commit');
+            await holder.query(spend.release ?? 'commit');
             assert.deepEqual((await answers).sort(), ['false', 'true']);
           } finally {
             await holder.end();

@@ -38,9 +38,10 @@ type Table = keyof Database & string;
 /**
  * How a column holds its identifier: `equals` (the value itself; e-mail addresses compared without
  * case), `label` (the value or its actor label, `holder:<id>`, `operator:<username>`,
- * `partner:<memberId>`, docs/audit.md), `mentions` (inside JSON text).
+ * `partner:<memberId>`, docs/audit.md), `mentions` (anywhere inside JSON text), `names` (a string
+ * of JSON text that is the value or its actor label: a short username is not found inside a word).
  */
-export type LookupMatch = 'equals' | 'label' | 'mentions';
+export type LookupMatch = 'equals' | 'label' | 'mentions' | 'names';
 
 export interface Lookup {
   by: readonly LookupKey[];
@@ -79,6 +80,7 @@ export interface HolderColumn {
 }
 
 const OPERATOR_KEPT = 'operators are offboarded by suspension; what they did stays attributable';
+const AUDIT_KEPT = 'the audit chain is append-only and hash-linked; it records the erasure itself';
 const NOT_EXPORTED =
   'bookkeeping about the account rather than its own records: the data-subject lookup counts it (docs/account.md, "Export")';
 
@@ -260,9 +262,27 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     names: 'account',
     lookup: { match: 'label' },
     category: 'audit entries of what the account did',
-    erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked; it records the erasure itself' },
+    erase: { rule: 'kept', why: AUDIT_KEPT },
     export: { not: NOT_EXPORTED },
     timeline: ['audit'],
+  },
+  {
+    table: 'audit_log',
+    column: 'target',
+    names: 'account',
+    lookup: { match: 'label' },
+    category: 'audit entries about the account',
+    erase: { rule: 'kept', why: AUDIT_KEPT },
+    export: { not: NOT_EXPORTED },
+  },
+  {
+    table: 'audit_log',
+    column: 'detail',
+    names: 'account',
+    lookup: { match: 'names' },
+    category: 'audit entries whose details name the account',
+    erase: { rule: 'kept', why: AUDIT_KEPT },
+    export: { not: NOT_EXPORTED },
   },
   {
     table: 'outbox',
@@ -323,6 +343,24 @@ export const HOLDER_DATA: readonly HolderColumn[] = [
     export: { not: 'partner contacts are answered by the partner portal, not the account export' },
     lookup: { by: ['member'], match: 'label' },
   },
+  {
+    table: 'audit_log',
+    column: 'target',
+    names: 'partner-contact',
+    category: 'audit entries about the contact',
+    erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked' },
+    export: { not: 'partner contacts are answered by the partner portal, not the account export' },
+    lookup: { by: ['member', 'email'], match: 'label' },
+  },
+  {
+    table: 'audit_log',
+    column: 'detail',
+    names: 'partner-contact',
+    category: 'audit entries whose details name the contact',
+    erase: { rule: 'kept', why: 'the audit chain is append-only and hash-linked' },
+    export: { not: 'partner contacts are answered by the partner portal, not the account export' },
+    lookup: { by: ['member', 'email'], match: 'names' },
+  },
 
   // Data-subject requests (docs/backoffice/compliance.md): the request stays as proof it was
   // answered; an erased account's id leaves it.
@@ -365,6 +403,8 @@ function operatorColumns(): HolderColumn[] {
     ['operator_links', 'linked_to', 'who created or invited whom'],
     ['org_lifecycle', 'actor', 'organisation status changes'],
     ['audit_log', 'actor', 'audit entries of what the operator did'],
+    ['audit_log', 'target', 'audit entries about the operator'],
+    ['audit_log', 'detail', 'audit entries whose details name the operator'],
     ['approvals', 'requested_by', 'back-office requests, token provisioning included'],
     ['approvals', 'decided_by', 'back-office requests, token provisioning included'],
     ['integration_tokens', 'created_by', 'integration tokens'],
@@ -390,6 +430,7 @@ function operatorColumns(): HolderColumn[] {
   ];
   const lookups: Record<string, HolderColumn['lookup']> = {
     'operators.email': { by: ['email'] },
+    'audit_log.detail': { by: ['username', 'email'], match: 'names' },
     'operator_identities.subject': { none: "an identity provider's subject: its rows are found by their username" },
     'operator_identity_history.subject': { none: "an identity provider's subject: its rows are found by their username" },
   };
@@ -405,6 +446,11 @@ function operatorColumns(): HolderColumn[] {
       ...(lookup ? { lookup } : {}),
     };
   });
+}
+
+/** Why an erasure leaves the column's rows, or how long they stay: for the rules that keep them. */
+export function erasureNoteOf(c: HolderColumn): string | null {
+  return c.erase.rule === 'kept' ? c.erase.why : c.erase.rule === 'expires' ? c.erase.bound : null;
 }
 
 /** How a lookup finds the person in this column; undefined when it does not look here. */

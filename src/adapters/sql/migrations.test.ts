@@ -190,5 +190,49 @@ for (const factory of testDatabases()) {
         await target.drop();
       }
     });
+
+    test('0044 gives the purge slot to the oldest running run, marks a negative answer repeated before it, drops a verifications rule', async () => {
+      const target = await factory.create();
+      const db = openTestDb(target);
+      try {
+        await migrate(db, '0043-refusal-function');
+        const run = (id: string, at: number, state: string) =>
+          sql`insert into purge_runs (id, state, requested_by, requested_at, cutoffs, counts, finished, finished_at, audit_seq)
+              values (${id}, ${state}, 'operator:ops', ${at}, '{}', '{}', '[]', null, 1)`.execute(db);
+        await run('prg_later', 2000, 'running');
+        await run('prg_first', 1000, 'running');
+        await run('prg_done', 500, 'done');
+        const negative = (id: string, at: number, email: string) =>
+          sql`insert into compliance_requests (id, kind, state, subject_kind, account_id, identifier, source, received_at,
+                due_at, filed_by, filed_at, outcome)
+              values (${id}, 'access', 'answered', 'email', null, ${email}, 'E-mail', ${at}, ${at}, 'operator:s', ${at}, 'negative')`.execute(
+            db,
+          );
+        await negative('dsr_again', 2000, 'twice@example.org');
+        await negative('dsr_first', 1000, 'twice@example.org');
+        await negative('dsr_once', 1500, 'once@example.org');
+        await sql`insert into retention_rules (category, keep_days, updated_at, updated_by)
+                  values ('verifications', 60, 1, 'operator:ops'), ('approvals', 400, 1, 'operator:ops')`.execute(db);
+        await migrate(db);
+
+        const slot = await sql<{ run_id: string | null }>`select run_id from purge_slot`.execute(db);
+        assert.deepEqual(slot.rows, [{ run_id: 'prg_first' }]);
+        const marked = await sql<{ id: string; repeat_of: string | null }>`
+          select id, repeat_of from compliance_requests order by id`.execute(db);
+        assert.deepEqual(marked.rows, [
+          { id: 'dsr_again', repeat_of: 'dsr_first' },
+          { id: 'dsr_first', repeat_of: null },
+          { id: 'dsr_once', repeat_of: null },
+        ]);
+        const rules = await sql<{ category: string }>`select category from retention_rules order by category`.execute(db);
+        assert.deepEqual(rules.rows, [{ category: 'approvals' }]);
+        // From now on the subject of a standing negative answer takes no second one.
+        await assert.rejects(negative('dsr_third', 3000, 'twice@example.org'), (err: Error) => /unique|UNIQUE/.test(err.message));
+        await negative('dsr_new', 3000, 'new@example.org');
+      } finally {
+        await db.destroy();
+        await target.drop();
+      }
+    });
   });
 }

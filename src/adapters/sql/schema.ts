@@ -676,6 +676,8 @@ export interface ComplianceRequestsTable {
   receipt_id: string | null;
   /** The signed negative response (a JWS). */
   statement: string | null;
+  /** Migration 0044: a negative answer given while another of the same subject stood (before 0044), naming that one. */
+  repeat_of: string | null;
 }
 
 /** An operator's attestation of a statement (migration 0030). */
@@ -740,6 +742,12 @@ export interface PurgeRunsTable {
   audit_seq: number;
 }
 
+/** Migration 0044: the one purge run that may be running (row 1), or none. */
+export interface PurgeSlotTable {
+  id: number;
+  run_id: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   tenants: TenantsTable;
@@ -801,6 +809,7 @@ export interface Database {
   type_purposes: TypePurposesTable;
   retention_rules: RetentionRulesTable;
   purge_runs: PurgeRunsTable;
+  purge_slot: PurgeSlotTable;
   mail_outcomes: MailOutcomesTable;
   trusted_issuers: TrustedIssuersTable;
   agent_heartbeats: AgentHeartbeatsTable;

@@ -18,7 +18,7 @@ import {
   type TypeWithPurpose,
 } from '../../ports/compliance-store.ts';
 import type { Db } from './connect.ts';
-import { HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
+import { erasureNoteOf, HOLDER_DATA, type LookupMatch, lookupOf } from './holder-data.ts';
 import { rowCodec } from './row-codec.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from './schema.ts';
 import { json, mentions } from './sql-backoffice-rows.ts';
@@ -50,10 +50,22 @@ const LABELS: Record<LookupKey, string> = { account: 'holder', email: 'email', u
 /** The condition of one registered column for one identifier. */
 function holds(column: string, match: LookupMatch, key: LookupKey, value: string): Expression<SqlBool> {
   if (match === 'mentions') return mentions(column, value);
+  if (match === 'names') {
+    // A JSON string that is the identifier (or its label): as JSON.stringify wrote it.
+    if (key === 'email') return namedIn(sql`lower(${sql.ref(column)})`, [JSON.stringify(value.toLowerCase())]);
+    return namedIn(sql.ref(column), [JSON.stringify(value), JSON.stringify(`${LABELS[key]}:${value}`)]);
+  }
   if (key === 'email') return sql<SqlBool>`lower(${sql.ref(column)}) = ${value.toLowerCase()}`;
   if (match === 'label') return sql<SqlBool>`${sql.ref(column)} in (${value}, ${`${LABELS[key]}:${value}`})`;
   return sql<SqlBool>`${sql.ref(column)} = ${value}`;
 }
+
+/** The text holds one of the strings (`replace` is the same function on both engines). */
+const namedIn = (text: Expression<unknown>, strings: readonly string[]) =>
+  sql<SqlBool>`(${sql.join(
+    strings.map((v) => sql`replace(${text}, ${v}, '') <> ${text}`),
+    sql` or `,
+  )})`;
 
 /** Data-subject requests, and the lookup that reads the holder-data registry (docs/backoffice/compliance.md). */
 export class SqlComplianceStore implements ComplianceStore {
@@ -98,6 +110,52 @@ export class SqlComplianceStore implements ComplianceStore {
     return result.numUpdatedRows === 1n;
   }
 
+  async addNegative(request: ComplianceRequestRecord): Promise<boolean> {
+    // compliance_requests_one_negative (migration 0044) admits one standing negative answer per
+    // subject: a second, however concurrent, inserts nothing.
+    const result = await this.db
+      .insertInto('compliance_requests')
+      .values(requests.row(request))
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async decideAccess(
+    id: string,
+    change: Partial<ComplianceRequestRecord>,
+    expected: { approvalId: string | null; now: number },
+  ): Promise<boolean> {
+    let query = this.db
+      .updateTable('compliance_requests')
+      .set(requests.patch(change))
+      .where('kind', '=', 'access')
+      .where('id', '=', id)
+      .where('state', '=', 'received');
+    if (expected.approvalId === null) query = query.where('approval_id', 'is', null);
+    else {
+      const prior = expected.approvalId;
+      query = query.where('approval_id', '=', prior).where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('approvals as a')
+              .select('a.id')
+              .where('a.id', '=', prior)
+              .where((w) =>
+                w.or([
+                  w('a.state', '=', 'approved'),
+                  w.and([w('a.state', '=', 'pending'), w('a.expires_at', '>', expected.now)]),
+                ]),
+              ),
+          ),
+        ),
+      );
+    }
+    const result = await query.executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
   async byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined> {
     const row = await this.listed().where('r.approval_id', '=', approvalId).executeTakeFirst();
     return row && toRequest(row as Row);
@@ -113,7 +171,16 @@ export class SqlComplianceStore implements ComplianceStore {
       const found = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(c.table)}
         where ${sql.join(conditions, sql` or `)}`.execute(this.db);
       const count = Number(found.rows[0]?.n ?? 0);
-      if (count > 0) places.push({ table: c.table, column: c.column, category: c.category, count });
+      if (count > 0) {
+        places.push({
+          table: c.table,
+          column: c.column,
+          category: c.category,
+          count,
+          erasure: c.erase.rule,
+          erasureNote: erasureNoteOf(c),
+        });
+      }
     }
     return places;
   }
@@ -184,7 +251,7 @@ export class SqlComplianceStore implements ComplianceStore {
         names: c.names,
         category: c.category,
         erasure: c.erase.rule,
-        erasureNote: c.erase.rule === 'kept' ? c.erase.why : c.erase.rule === 'expires' ? c.erase.bound : null,
+        erasureNote: erasureNoteOf(c),
         exported: 'section' in c.export ? c.export.section : null,
         rows: Number(found.rows[0]?.n ?? 0),
       });
@@ -210,7 +277,7 @@ export class SqlComplianceStore implements ComplianceStore {
     };
   }
 
-  async attestationsDue(limit: number) {
+  async attestationsDue(limit: number, roles: readonly string[]) {
     const statements = await this.db
       .selectFrom('attestations')
       .select('statement_id')
@@ -220,13 +287,15 @@ export class SqlComplianceStore implements ComplianceStore {
       .execute();
     const due = [];
     for (const { statement_id: statementId } of statements) {
-      // The newest version: the one attested last (ties at one millisecond: the later id's).
+      // The newest version published: the one whose first attestation is the latest (a version is
+      // published when it is first attested; attesting an older one late does not make it newer).
       const { version } = await this.db
         .selectFrom('attestations')
         .select('version')
         .where('statement_id', '=', statementId)
-        .orderBy('attested_at', 'desc')
-        .orderBy('id', 'desc')
+        .groupBy('version')
+        .orderBy((eb) => eb.fn.min('attested_at'), 'desc')
+        .orderBy('version', 'desc')
         .limit(1)
         .executeTakeFirstOrThrow();
       const attested = await this.db
@@ -239,6 +308,7 @@ export class SqlComplianceStore implements ComplianceStore {
         .selectFrom('operators as o')
         .select('o.username')
         .where('o.status', '=', 'active')
+        .where((eb) => eb.or(roles.map((role) => eb('o.roles', 'like', `%"${role}"%`))))
         .where((eb) =>
           eb.not(
             eb.exists(

@@ -9,7 +9,6 @@ import type { PurgeRunsTable } from './schema.ts';
  * (docs/backoffice/compliance.md, "Retention"). The categories that are never purged have none.
  */
 const PURGES: Record<string, { table: string; key: string; old: (cutoff: number) => ReturnType<typeof sql> }> = {
-  verifications: { table: 'presentation_transactions', key: 'id', old: (c) => sql`expires_at < ${c}` },
   approvals: { table: 'approvals', key: 'id', old: (c) => sql`state <> 'pending' and requested_at < ${c}` },
   'data-subject-requests': {
     table: 'compliance_requests',
@@ -32,6 +31,8 @@ const runs = rowCodec<PurgeRun, PurgeRunsTable>()('id state requestedBy requeste
   finished: json,
 });
 const toRun = runs.record;
+/** The one row of `purge_slot` (migration 0044). */
+const SLOT = 1;
 
 /** Retention rules and purge runs (docs/backoffice/compliance.md, "Retention"). */
 export class SqlRetentionStore implements RetentionStore {
@@ -73,8 +74,18 @@ export class SqlRetentionStore implements RetentionStore {
     return Number(result.numAffectedRows ?? 0n);
   }
 
-  async addRun(run: PurgeRun): Promise<void> {
+  async addRun(run: PurgeRun): Promise<boolean> {
+    // The guard is the slot's being free: on PostgreSQL a second taker waits for the first's
+    // commit and then finds the slot taken.
+    const taken = await this.db
+      .updateTable('purge_slot')
+      .set({ run_id: run.id })
+      .where('id', '=', SLOT)
+      .where('run_id', 'is', null)
+      .executeTakeFirst();
+    if (taken.numUpdatedRows !== 1n) return false;
     await this.db.insertInto('purge_runs').values(runs.row(run)).execute();
+    return true;
   }
 
   async runningRun(): Promise<PurgeRun | undefined> {
@@ -122,6 +133,8 @@ export class SqlRetentionStore implements RetentionStore {
       .where('id', '=', id)
       .where('state', '=', 'running')
       .executeTakeFirst();
-    return result.numUpdatedRows === 1n;
+    if (result.numUpdatedRows !== 1n) return false;
+    await this.db.updateTable('purge_slot').set({ run_id: null }).where('id', '=', SLOT).where('run_id', '=', id).execute();
+    return true;
   }
 }

@@ -4,19 +4,24 @@
  * refuses. single-use-spends.test.ts asks for each against the store directly (no service
  * pre-check in front), on both engines, and races each spend from two processes on PostgreSQL;
  * spend-child.ts runs one spend in a process of its own. `npm run mutation -- spends` removes each
- * SQL condition of these writes in turn and expects a test here to fail.
+ * SQL condition of these writes in turn and expects a test here to fail. "Only one" rules are
+ * here too (one purge running, one negative response per subject, one export per access
+ * request): each is a conditional write of the same kind (not yet regions of that target).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { Db } from '../../../src/adapters/sql/connect.ts';
 import type { Database } from '../../../src/adapters/sql/schema.ts';
 import { SqlAccessTokenStore } from '../../../src/adapters/sql/sql-access-token-store.ts';
 import { SqlAccountSessionStore } from '../../../src/adapters/sql/sql-account-session-store.ts';
 import { SqlApprovalStore } from '../../../src/adapters/sql/sql-approval-store.ts';
+import { SqlComplianceStore } from '../../../src/adapters/sql/sql-compliance-store.ts';
 import { SqlIssuedCredentialStore } from '../../../src/adapters/sql/sql-issued-credential-store.ts';
 import { SqlMembershipStore } from '../../../src/adapters/sql/sql-membership-store.ts';
 import { SqlOfferStore } from '../../../src/adapters/sql/sql-offer-store.ts';
 import { SqlOnboardingStore } from '../../../src/adapters/sql/sql-onboarding-store.ts';
 import { SqlPresentationTransactionStore } from '../../../src/adapters/sql/sql-presentation-transaction-store.ts';
+import { SqlRetentionStore } from '../../../src/adapters/sql/sql-retention-store.ts';
 import { SqlTenantStore } from '../../../src/adapters/sql/sql-tenant-store.ts';
 import type { CollectionResult, ListRef, StatusAllocation } from '../../../src/ports/issued-credential-store.ts';
 import { ProposalNotOpen } from '../../../src/ports/membership-store.ts';
@@ -63,6 +68,15 @@ export interface SpendCase {
   guards: readonly Guard[];
   /** False for a read that spends nothing itself (it is asked twice alike, and not raced). */
   spends?: false;
+  /** What a refused spend must leave as it was: the row by `key` unless given (a spend that inserts says which rows). */
+  state?(db: Db, row: Row): Promise<unknown>;
+  /**
+   * The PostgreSQL race: what a third connection holds, in a transaction, while both spends queue
+   * behind it (the row locked `for update` unless given: a spend that inserts queues behind a
+   * conflicting insert), and whether that transaction then commits or rolls back.
+   */
+  hold?(client: pg.Client, row: Row): Promise<void>;
+  release?: 'commit' | 'rollback';
 }
 
 /** Tenants and a credential type, once per database. */
@@ -103,6 +117,26 @@ const offerRow = (over: Row = {}): Row => ({
 });
 
 const offers = (db: Db) => new SqlOfferStore(db);
+
+const approvalRow = (over: Row = {}): Row => ({
+  id: id(),
+  action: 'credentials.revoke-bulk',
+  params: '{}',
+  tenant: 'alpha',
+  account_id: null,
+  state: 'pending',
+  reason: 'test',
+  requested_by: 'operator:alice',
+  requested_at: NOW - 1_000,
+  expires_at: LATER,
+  decided_by: null,
+  decided_at: null,
+  note: null,
+  result: null,
+  result_private: 0,
+  result_expires_at: null,
+  ...over,
+});
 
 export const SPENDS: readonly SpendCase[] = [
   {
@@ -300,26 +334,7 @@ export const SPENDS: readonly SpendCase[] = [
     name: 'approval (decided once)',
     table: 'approvals',
     key: ['id'],
-    seed: (db, over) =>
-      insert(db, 'approvals', {
-        id: id(),
-        action: 'credentials.revoke-bulk',
-        params: '{}',
-        tenant: 'alpha',
-        account_id: null,
-        state: 'pending',
-        reason: 'test',
-        requested_by: 'operator:alice',
-        requested_at: NOW - 1_000,
-        expires_at: LATER,
-        decided_by: null,
-        decided_at: null,
-        note: null,
-        result: null,
-        result_private: 0,
-        result_expires_at: null,
-        ...over,
-      }),
+    seed: (db, over) => insert(db, 'approvals', approvalRow(over)),
     spend: (db, row) =>
       new SqlApprovalStore(db).decide(row.id as string, { state: 'approved', by: 'operator:bob', note: null, now: NOW }),
     guards: [
@@ -419,7 +434,198 @@ export const SPENDS: readonly SpendCase[] = [
       { name: 'one transaction, not its neighbour', neighbour: true },
     ],
   },
+  {
+    name: 'purge run (one running at a time)',
+    table: 'purge_slot',
+    key: ['id'],
+    async seed(db, over = {}) {
+      const slot = { id: PURGE_SLOT, run_id: null, ...over };
+      await db
+        .updateTable('purge_slot')
+        .set({ run_id: slot.run_id as string | null })
+        .where('id', '=', PURGE_SLOT)
+        .execute();
+      return slot;
+    },
+    spend: (db) => new SqlRetentionStore(db).addRun(purgeRun()),
+    state: async (db) => ({
+      slot: await db.selectFrom('purge_slot').selectAll().executeTakeFirst(),
+      runs: await db.selectFrom('purge_runs').select('id').orderBy('id').execute(),
+    }),
+    guards: [{ name: 'a run holds the slot', row: { run_id: 'prg_AAAAAAAAAAAAAAAAAAAAAA' } }],
+  },
+  {
+    name: 'negative response (one standing per subject)',
+    table: 'compliance_requests',
+    key: ['id'],
+    seed: async (_db, over = {}) => ({ subject_kind: 'email', account_id: null, identifier: `${id()}@example.test`, ...over }),
+    spend: (db, row) => new SqlComplianceStore(db).addNegative(negativeAnswer(row)),
+    state: (db, row) =>
+      db
+        .selectFrom('compliance_requests')
+        .selectAll()
+        .where('subject_kind', '=', row.subject_kind as string)
+        .where((eb) =>
+          row.account_id === null
+            ? eb('identifier', '=', row.identifier as string)
+            : eb('account_id', '=', row.account_id as string),
+        )
+        .orderBy('id')
+        .execute(),
+    guards: [
+      {
+        name: 'the e-mail address was answered negative already',
+        before: answeredNegative,
+      },
+      {
+        name: 'the account was answered negative already',
+        row: { subject_kind: 'account', account_id: randomBytes(32).toString('base64url'), identifier: null },
+        before: answeredNegative,
+      },
+    ],
+    // Both spends queue behind an uncommitted negative answer of the subject, which then rolls back.
+    async hold(client, row) {
+      const r = negativeAnswer(row);
+      await client.query(
+        `insert into compliance_requests (id, kind, state, subject_kind, account_id, identifier, source, received_at,
+           due_at, filed_by, filed_at, outcome) values ($1, 'access', 'answered', $2, $3, $4, 'E-mail', $5, $6, $7, $5, 'negative')`,
+        [r.id, r.subjectKind, r.accountId, r.identifier, NOW, LATER, r.filedBy],
+      );
+    },
+    release: 'rollback',
+  },
+  {
+    name: 'access request (one export at a time)',
+    table: 'compliance_requests',
+    key: ['id'],
+    async seed(db, over) {
+      // Its export was rejected (so a new one may be filed), while another request's is live:
+      // only the request's own export refuses it.
+      const rejected = approvalRow({ action: 'subject.export', tenant: null, state: 'rejected', decided_at: NOW - 1 });
+      await insert(db, 'approvals', { ...rejected, decided_by: 'operator:bob' });
+      await insert(db, 'approvals', approvalRow({ action: 'subject.export', tenant: null }));
+      return insert(db, 'compliance_requests', accessRequestRow({ approval_id: rejected.id, ...over }));
+    },
+    spend: (db, row, call = {}) =>
+      new SqlComplianceStore(db).decideAccess(
+        row.id as string,
+        { approvalId: `apr_${randomBytes(16).toString('base64url')}` },
+        { approvalId: ('expected' in call ? call.expected : row.approval_id) as string | null, now: NOW },
+      ),
+    guards: [
+      { name: 'answered', row: { state: 'answered', outcome: 'negative', decided_at: NOW - 1 } },
+      { name: 'an erasure request', row: { kind: 'erasure' } },
+      {
+        name: 'its export pending',
+        before: async (db, row) => {
+          await exportOf(db, row, { state: 'pending' });
+          return { expected: row.approval_id };
+        },
+      },
+      {
+        name: 'its export approved',
+        before: async (db, row) => {
+          await exportOf(db, row, { state: 'approved', decided_by: 'operator:bob', decided_at: NOW - 1, expires_at: NOW - 1 });
+          return { expected: row.approval_id };
+        },
+      },
+      { name: 'another export filed since it was read', call: { expected: 'apr_BBBBBBBBBBBBBBBBBBBBBB' } },
+      { name: 'an export filed since none was read', call: { expected: null } },
+      { name: 'one request, not its neighbour', neighbour: true },
+    ],
+  },
 ];
+
+/** A guard's `before`: the subject of `row` answered negative already. */
+async function answeredNegative(db: Db, row: Row): Promise<Row> {
+  await new SqlComplianceStore(db).addNegative(negativeAnswer(row));
+  return {};
+}
+
+/** The one row of purge_slot (migration 0044). */
+const PURGE_SLOT = 1;
+
+function purgeRun() {
+  return {
+    id: `prg_${randomBytes(16).toString('base64url')}`,
+    state: 'running' as const,
+    requestedBy: 'operator:ops',
+    requestedAt: NOW,
+    cutoffs: {},
+    counts: {},
+    finished: [],
+    finishedAt: null,
+    auditSeq: 1,
+  };
+}
+
+/** An access request answered `negative` about the subject of `row`, under a fresh id. */
+function negativeAnswer(row: Row) {
+  return {
+    id: `dsr_${randomBytes(16).toString('base64url')}`,
+    kind: 'access' as const,
+    state: 'answered' as const,
+    subjectKind: row.subject_kind as 'account' | 'email',
+    accountId: row.account_id as string | null,
+    identifier: row.identifier as string | null,
+    source: 'E-mail',
+    identityCheck: null,
+    receivedAt: NOW - 1_000,
+    dueAt: LATER,
+    filedBy: 'operator:support',
+    filedAt: NOW,
+    decidedBy: 'operator:support',
+    decidedAt: NOW,
+    outcome: 'negative' as const,
+    ground: null,
+    note: null,
+    approvalId: null,
+    receiptId: null,
+    statement: 'statement',
+  };
+}
+
+/** A received access request about an account. */
+function accessRequestRow(over: Row = {}): Row {
+  return {
+    id: `dsr_${randomBytes(16).toString('base64url')}`,
+    kind: 'access',
+    state: 'received',
+    subject_kind: 'account',
+    account_id: randomBytes(32).toString('base64url'),
+    identifier: null,
+    source: 'Letter',
+    identity_check: null,
+    received_at: NOW - 1_000,
+    due_at: LATER,
+    filed_by: 'operator:owner',
+    filed_at: NOW - 1_000,
+    decided_by: null,
+    decided_at: null,
+    outcome: null,
+    ground: null,
+    note: null,
+    approval_id: null,
+    receipt_id: null,
+    statement: null,
+    ...over,
+  };
+}
+
+/** The export approval of the request `row`, as `over` has it; the request names it. */
+async function exportOf(db: Db, row: Row, over: Row): Promise<void> {
+  const approval = await insert(
+    db,
+    'approvals',
+    approvalRow({ action: 'subject.export', tenant: null, account_id: row.account_id, ...over }),
+  );
+  await db
+    .updateTable('compliance_requests')
+    .set({ approval_id: approval.id as string })
+    .where('id', '=', row.id as string)
+    .execute();
+  row.approval_id = approval.id;
+}
 
 /**
  * The collection of the offer `row` (an access token) was granted for, with `call` changing what

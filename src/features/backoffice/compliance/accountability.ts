@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
 import { iso } from '../../../http/admin/kit.ts';
+import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { AttestationRecord, ComplianceStore } from '../../../ports/compliance-store.ts';
 import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
@@ -107,9 +108,12 @@ export class Accountability {
     }
   }
 
-  /** For each statement's newest version, the active operators who have not attested it. */
+  /**
+   * For each statement's newest version published, the active operators who may attest (a
+   * back-office role) and have not attested it.
+   */
   attestationsDue() {
-    return this.deps.store.attestationsDue(STATEMENTS_SHOWN);
+    return this.deps.store.attestationsDue(STATEMENTS_SHOWN, ROLE_MATRIX.attest);
   }
 
   async attestations(filter: { username?: string | undefined; statementId?: string | undefined }, q: PageParams) {

@@ -164,7 +164,8 @@ export class ComplianceService {
 
   /**
    * Records that nothing is held on the subject and answers it as a statement signed with the
-   * platform's key: refused (`subject_held`) when the lookup finds anything.
+   * platform's key: refused (`subject_held`) when the lookup finds anything, or when another
+   * negative response for the subject stands (signed meanwhile: one conditional write).
    */
   async negativeResponse(subject: Subject, input: RequestInput & { requestId?: string | undefined }, actor: Actor) {
     const now = this.deps.clock.now();
@@ -176,7 +177,13 @@ export class ComplianceService {
       if (found.held) {
         throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
       }
-      const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
+      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
+      const request: ListedRequest = named ?? {
+        ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
+        ...subjectOf(subject),
+        approvalState: null,
+        receiptDisk: null,
+      };
       const did = this.deps.didOf(ROOT_SLUG);
       const statement = signer.sign(
         { typ: NEGATIVE_RESPONSE_TYP, kid: `${did}#${signer.kid}` },
@@ -197,7 +204,11 @@ export class ComplianceService {
         decidedAt: now,
         statement,
       };
-      if (!(await requests.decide('access', request.id, answered))) throw stateRefusal();
+      if (named) {
+        if (!(await requests.decideAccess(named.id, answered, { approvalId: named.approvalId, now }))) throw stateRefusal();
+      } else if (!(await requests.addNegative({ ...request, ...answered }))) {
+        throw new ServiceError('subject_held', 'A negative response for this subject was signed meanwhile.');
+      }
       const auditSeq = await audit.append({
         actor,
         action: 'dsar.answered',
@@ -209,7 +220,12 @@ export class ComplianceService {
     });
   }
 
-  /** Files the four-eyes `subject.export` of an account, and the access request it answers. */
+  /**
+   * Files the four-eyes `subject.export` of an account the lookup finds (the action's check), and
+   * the access request it answers: one export per request, so a request whose export is pending
+   * or answered is refused (`request_state`), and one whose export was rejected or expired files
+   * a new one.
+   */
   async requestExport(
     accountId: string,
     input: RequestInput & { requestId?: string | undefined; reason?: string | undefined },
@@ -218,12 +234,13 @@ export class ComplianceService {
   ): Promise<{ ok: true; auditSeq: number; request: AccessRequestView; approval: ApprovalView }> {
     const now = this.deps.clock.now();
     return this.deps.uow.run(async ({ requests, audit }) => {
-      const request = await this.openAccess(requests, { accountId }, input, actor, now, input.requestId);
-      if (request.subjectKind !== 'account' || request.accountId !== accountId) {
-        throw new ServiceError('invalid_request', 'The access request names another subject.');
-      }
-      const { approval } = await this.deps.desk.request('subject.export', { accountId }, by, input.reason);
-      if (!(await requests.decide('access', request.id, { approvalId: approval.approvalId }))) throw stateRefusal();
+      const subject = { accountId };
+      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
+      // Filed before a new request is recorded: the action's lookup must not find the request itself.
+      const { approval } = await this.deps.desk.request('subject.export', subject, by, input.reason);
+      const request = named ?? (await this.addAccess(requests, subject, input, actor, now));
+      const filed = { approvalId: approval.approvalId };
+      if (!(await requests.decideAccess(request.id, filed, { approvalId: request.approvalId, now }))) throw stateRefusal();
       const auditSeq = await audit.append({
         actor,
         action: 'dsar.export_requested',
@@ -233,6 +250,37 @@ export class ComplianceService {
       });
       const listed = { ...request, approvalId: approval.approvalId, approvalState: approval.state, receiptDisk: null };
       return { ok: true as const, auditSeq, request: this.accessView(listed, now), approval };
+    });
+  }
+
+  /**
+   * Refuses an access request on a ground (a new one, or the received one `requestId` names,
+   * while no export of it is pending), as an erasure request is refused: nothing is answered.
+   */
+  async refuseAccess(
+    subject: Subject,
+    input: RequestInput & { requestId?: string | undefined; ground: RefusalGround; note?: string | undefined },
+    actor: Actor,
+  ) {
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ requests, audit }) => {
+      const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
+      const change = {
+        state: 'refused' as const,
+        ground: input.ground,
+        note: input.note ?? null,
+        decidedBy: actorLabel(actor),
+        decidedAt: now,
+      };
+      if (!(await requests.decideAccess(request.id, change, { approvalId: request.approvalId, now }))) throw stateRefusal();
+      const auditSeq = await audit.append({
+        actor,
+        action: 'dsar.refused',
+        tenant: null,
+        target: request.id,
+        detail: { ground: input.ground, subjectKind: request.subjectKind },
+      });
+      return { ok: true as const, auditSeq, request: this.accessView({ ...request, ...change }, now) };
     });
   }
 
@@ -335,26 +383,36 @@ export class ComplianceService {
     now: number,
     requestId: string | undefined,
   ): Promise<ListedRequest> {
-    const named = subjectOf(subject);
-    if (requestId !== undefined) {
-      const found = await requests.get('access', requestId);
-      if (!found) throw new ServiceError('unknown_request');
-      if (found.state !== 'received') throw stateRefusal();
-      if (
-        found.subjectKind !== named.subjectKind ||
-        found.accountId !== named.accountId ||
-        found.identifier !== named.identifier
-      ) {
-        throw new ServiceError('invalid_request', 'The access request names another subject.');
-      }
-      return found;
-    }
+    if (requestId !== undefined) return this.receivedAccess(requests, subject, requestId);
+    return this.addAccess(requests, subject, input, actor, now);
+  }
+
+  /** A new access request, received. */
+  private async addAccess(
+    requests: ComplianceStore,
+    subject: Subject,
+    input: RequestInput,
+    actor: Actor,
+    now: number,
+  ): Promise<ListedRequest> {
     const request: ComplianceRequestRecord = {
       ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
-      ...named,
+      ...subjectOf(subject),
     };
     await requests.add(request);
     return { ...request, approvalState: null, receiptDisk: null };
+  }
+
+  /** The received access request `requestId` names, about the same subject. */
+  private async receivedAccess(requests: ComplianceStore, subject: Subject, requestId: string): Promise<ListedRequest> {
+    const named = subjectOf(subject);
+    const found = await requests.get('access', requestId);
+    if (!found) throw new ServiceError('unknown_request');
+    if (found.state !== 'received') throw stateRefusal();
+    if (found.subjectKind !== named.subjectKind || found.accountId !== named.accountId || found.identifier !== named.identifier) {
+      throw new ServiceError('invalid_request', 'The access request names another subject.');
+    }
+    return found;
   }
 
   private blank(kind: RequestKind, now: number, receivedAt: number, actor: Actor, source: string): ComplianceRequestRecord {
@@ -405,6 +463,8 @@ export class ComplianceService {
       answeredBy: r.decidedBy,
       answeredAt: isoOrNull(r.decidedAt),
       outcome: r.outcome,
+      ground: r.ground,
+      note: r.note,
       export: r.approvalId === null ? null : { approvalId: r.approvalId, state: r.approvalState },
       statement: r.statement,
     };
@@ -433,4 +493,5 @@ export class ComplianceService {
   }
 }
 
-const stateRefusal = () => new ServiceError('request_state');
+const stateRefusal = () =>
+  new ServiceError('request_state', 'The request was answered or refused already, or an export of it is pending.');

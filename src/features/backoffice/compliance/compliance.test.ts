@@ -382,7 +382,11 @@ for (const factory of testDatabases()) {
         all.requests.map((r: { requestId: string }) => r.requestId),
       );
       assert.deepEqual(ok(await get('/erasure/requests?since=2999-01-01', auditor)).requests, []);
-      assert.equal((await get('/dsar/requests?state=refused', auditor)).statusCode, 400, 'an access request is never refused');
+      assert.equal(
+        (await get('/dsar/requests?state=completed', auditor)).statusCode,
+        400,
+        'an access request is never completed',
+      );
     });
     test('attestations: once per operator, statement and version; any back-office role, for itself; never the owner token', async () => {
       const body = { statementId: 'code-of-conduct', version: '2026-11' };
@@ -721,7 +725,7 @@ for (const factory of testDatabases()) {
       const rules = ok(await get('/retention/rules', auditor));
       const rule = (category: string) => rules.rules.find((r: { category: string }) => r.category === category);
       assert.deepEqual([rule('audit-log').purgeable, rule('audit-log').keepDays], [false, null]);
-      assert.deepEqual([rule('verifications').keepDays, rule('verifications').floorDays], [180, 30]);
+      assert.deepEqual([rule('approvals').keepDays, rule('approvals').floorDays], [730, 365]);
       assert.equal(rules.lastRun, null);
       await refusedUnchanged(
         snapshot,
@@ -731,7 +735,7 @@ for (const factory of testDatabases()) {
       );
       await refusedUnchanged(
         snapshot,
-        () => post('/retention/rules', { category: 'verifications', keepDays: 29 }, ops),
+        () => post('/retention/rules', { category: 'approvals', keepDays: 364 }, ops),
         409,
         'retention_floor',
       );
@@ -743,7 +747,7 @@ for (const factory of testDatabases()) {
       );
       await refusedUnchanged(
         snapshot,
-        () => post('/retention/rules', { category: 'verifications', keepDays: 30 }, auditor),
+        () => post('/retention/rules', { category: 'approvals', keepDays: 400 }, auditor),
         403,
         'forbidden',
       );

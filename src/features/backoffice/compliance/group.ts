@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { storageOf } from '../../../config/config.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../../http/route.ts';
-import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { accountModule } from '../../account/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
@@ -44,7 +44,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   });
   desk.register(
     subjectExportAction({
-      targets: stores.targets,
+      held: async (accountId) => (await compliance.lookup({ accountId })).held,
       data: account.data,
       answered: (approvalId, by, now) => compliance.exported(approvalId, by, now),
     }),
@@ -81,7 +81,11 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   });
   return {
     group: complianceRoutes({ compliance, accountability, incidents, record, retention }, () => ctx.clock.now()),
-    console: consoleComplianceRoutes({ compliance, incidents, record }, () => ctx.clock.now()),
+    console: consoleComplianceRoutes(
+      { compliance, incidents, record },
+      (slug) => tenants.existing(slug),
+      () => ctx.clock.now(),
+    ),
     jobs: [{ name: 'backoffice.retention-purge', everyMs: PURGE_EVERY_MS, run: (now) => retention.work(now) }],
   };
 };
@@ -113,6 +117,8 @@ const CONSOLE_INCIDENTS = 50;
  */
 export function consoleComplianceRoutes(
   { compliance, incidents, record }: Pick<Compliance, 'compliance' | 'incidents' | 'record'>,
+  /** Refuses a slug no tenant has (`unknown_tenant`). */
+  existing: (slug: string) => Promise<unknown>,
   clockNow: () => number,
 ): RouteGroup {
   return {
@@ -126,9 +132,14 @@ export function consoleComplianceRoutes(
         scope: { tenantIn: 'query' },
         summary: 'An organisation’s compliance: requests about its members, incidents touching it, its types’ purposes.',
         querystring: Type.Object({ tenant: Slug }, { additionalProperties: false }),
-        responses: { 200: { description: 'The organisation’s view.', schema: ConsoleComplianceView }, ...OPERATOR_ERRORS },
+        responses: {
+          200: { description: 'The organisation’s view.', schema: ConsoleComplianceView },
+          ...OPERATOR_ERRORS,
+          404: errorResponse('unknown_tenant: no organisation has this slug.'),
+        },
         handler: async (request) => {
           const { tenant } = request.query;
+          await existing(tenant);
           return {
             tenant,
             checkedAt: new Date(clockNow()).toISOString(),

@@ -45,7 +45,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
       path: `${BASE}/dsar/requests`,
       roles: ROLE_MATRIX.complianceRead,
       summary: 'Access requests, newest received first: state, subject, due date and answer.',
-      querystring: PageQuery({ state: States(['received', 'answered']) }),
+      querystring: PageQuery({ state: States(['received', 'answered', 'refused']) }),
       responses: {
         200: { description: 'A page of access requests.', schema: ListPage('requests', AccessRequestView) },
         ...OPERATOR_ERRORS,
@@ -69,7 +69,9 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         },
         ...OPERATOR_ERRORS,
         404: errorResponse('unknown_request: requestId names no access request.'),
-        409: errorResponse('subject_held: the lookup finds the subject; request_state: the request was answered.'),
+        409: errorResponse(
+          'subject_held: the lookup finds the subject, or a negative response for it stands; request_state: the request was answered.',
+        ),
       },
       handler: async (request) => {
         const { subject, ...input } = request.body;
@@ -97,13 +99,40 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
           schema: AdminMutation({ request: AccessRequestView, approval: ApprovalSchema }),
         },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_account: no membership of this account; unknown_request.'),
-        409: errorResponse('request_state: the access request was answered.'),
+        404: errorResponse('unknown_account: the lookup finds the account nowhere; unknown_request.'),
+        409: errorResponse('request_state: the access request was answered or refused, or its export is pending.'),
       },
       handler: async (request, reply) => {
         const { accountId, ...input } = request.body;
         const filed = await compliance.requestExport(accountId, input, operatorOf(request), actor(request));
         return reply.code(202).send(filed);
+      },
+    }),
+    defineRoute({
+      ...common,
+      method: 'POST',
+      path: `${BASE}/dsar/refuse`,
+      roles: ROLE_MATRIX.complianceWrite,
+      summary: 'Refuse an access request on a ground: legal hold, cannot identify, manifestly unfounded.',
+      body: Type.Object(
+        {
+          subject: Subject,
+          ...requestFields,
+          requestId: Type.Optional(AccessRequestId),
+          ground: Ground,
+          note: Type.Optional(DisplayText(500)),
+        },
+        { additionalProperties: false },
+      ),
+      responses: {
+        200: { description: 'The access request, refused.', schema: AdminMutation({ request: AccessRequestView }) },
+        ...OPERATOR_ERRORS,
+        404: errorResponse('unknown_request: requestId names no access request.'),
+        409: errorResponse('request_state: the request was answered or refused already, or its export is pending.'),
+      },
+      handler: async (request) => {
+        const { subject, ...input } = request.body;
+        return compliance.refuseAccess(subject, input, actor(request));
       },
     }),
     defineRoute({

@@ -97,36 +97,46 @@ export class Retention {
 
   /**
    * Asks for a purge: its cutoffs are fixed now, and the job runner deletes in batches. While a
-   * run is still running, asking again answers that run and starts none.
+   * run is still running, asking again answers that run and starts none: the run is added only
+   * with the purge slot, one conditional write, and a request that finds the slot taken writes
+   * nothing (its audit entry rolls back with it).
    */
   async start(actor: Actor) {
-    const now = this.deps.clock.now();
-    const cutoffs = await this.cutoffs(now);
-    return this.deps.uow.run(async ({ retention, audit }) => {
-      const running = await retention.runningRun();
-      if (running) return { ok: true as const, auditSeq: running.auditSeq, run: runView(running), created: false };
-      const id = this.deps.ids.mint('purgeRun');
-      const auditSeq = await audit.append({
-        actor,
-        action: 'retention.purge_started',
-        tenant: null,
-        target: id,
-        detail: { cutoffs: isoCutoffs(cutoffs) },
-      });
-      const run: PurgeRun = {
-        id,
-        state: 'running',
-        requestedBy: actorLabel(actor),
-        requestedAt: now,
-        cutoffs,
-        counts: Object.fromEntries(PURGEABLE.map((c) => [c, 0])),
-        finished: [],
-        finishedAt: null,
-        auditSeq,
-      };
-      await retention.addRun(run);
-      return { ok: true as const, auditSeq, run: runView(run), created: true };
-    });
+    for (let attempt = 0; ; attempt++) {
+      const now = this.deps.clock.now();
+      const cutoffs = await this.cutoffs(now);
+      try {
+        return await this.deps.uow.run(async ({ retention, audit }) => {
+          const id = this.deps.ids.mint('purgeRun');
+          const auditSeq = await audit.append({
+            actor,
+            action: 'retention.purge_started',
+            tenant: null,
+            target: id,
+            detail: { cutoffs: isoCutoffs(cutoffs) },
+          });
+          const run: PurgeRun = {
+            id,
+            state: 'running',
+            requestedBy: actorLabel(actor),
+            requestedAt: now,
+            cutoffs,
+            counts: Object.fromEntries(PURGEABLE.map((c) => [c, 0])),
+            finished: [],
+            finishedAt: null,
+            auditSeq,
+          };
+          if (!(await retention.addRun(run))) throw new PurgeRunning();
+          return { ok: true as const, auditSeq, run: runView(run), created: true };
+        });
+      } catch (err) {
+        if (!(err instanceof PurgeRunning)) throw err;
+        const running = await this.deps.store.runningRun();
+        if (running) return { ok: true as const, auditSeq: running.auditSeq, run: runView(running), created: false };
+        // The run that held the slot finished in between: ask again, once or twice.
+        if (attempt >= 2) throw err;
+      }
+    }
   }
 
   /**
@@ -181,6 +191,9 @@ export class Retention {
     return cutoffs;
   }
 }
+
+/** The purge slot was taken: the transaction rolls back, and the run that holds it is answered. */
+class PurgeRunning extends Error {}
 
 const isoCutoffs = (cutoffs: Record<string, number>) => Object.fromEntries(Object.entries(cutoffs).map(([k, v]) => [k, iso(v)]));
 

@@ -37,6 +37,8 @@ export const PlaceView = Type.Object({
   column: Type.String(),
   category: Type.String(),
   count: Type.Integer(),
+  erasure: Type.String({ description: "What an account's erasure does to it: delete, unlink, end, expires or kept." }),
+  erasureNote: Nullable(Type.String({ description: 'Why an erasure keeps it, or how long it stays.' })),
 });
 
 export const LookupView = Type.Object({
@@ -49,7 +51,7 @@ export type LookupView = Static<typeof LookupView>;
 
 export const AccessRequestView = Type.Object({
   requestId: Type.String(),
-  state: Type.String({ description: 'received or answered' }),
+  state: Type.String({ description: 'received, answered or refused' }),
   subject: SubjectView,
   source: Type.String(),
   receivedAt: DateTimeView,
@@ -60,6 +62,8 @@ export const AccessRequestView = Type.Object({
   answeredBy: Nullable(Type.String()),
   answeredAt: Nullable(DateTimeView),
   outcome: Nullable(Type.String({ description: 'negative or exported' })),
+  ground: Nullable(Type.String({ description: 'A refusal’s ground: legal-hold, cannot-identify or manifestly-unfounded.' })),
+  note: Nullable(Type.String()),
   export: Nullable(Type.Object({ approvalId: Type.String(), state: Nullable(Type.String()) })),
   statement: Nullable(Type.String({ description: 'The signed negative response (a JWS).' })),
 });

@@ -3,7 +3,6 @@ import type { Actor } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { AccountId } from '../../../http/schemas/common.ts';
-import type { ApprovalTargets } from '../../../ports/approval-store.ts';
 import type { AccountData } from '../../account/account-data.ts';
 
 /** An export is readable by the operator who asked for it this long after the approval, then cleared. */
@@ -14,12 +13,13 @@ type Params = Static<typeof SubjectExportParams>;
 
 /**
  * `subject.export` (docs/backoffice/approvals.md): a data-subject access request answered by the
- * operators, owners only. On approval it assembles what `POST /account/export` gives the holder
+ * operators, owners only, for any account the lookup finds. On approval it assembles what `POST /account/export` gives the holder
  * (`openrail-account-export/2`, features/account/account-data.ts), read in the approval's
  * transaction, as the approval's result: only the requester reads it, for 24 hours.
  */
 export function subjectExportAction(deps: {
-  targets: ApprovalTargets;
+  /** Whether the data-subject lookup finds the account anywhere (compliance-service.ts). */
+  held: (accountId: string) => Promise<boolean>;
   data: AccountData;
   /** The access request the export answers, answered in the approval's transaction. */
   answered: (approvalId: string, by: Actor, now: number) => Promise<void>;
@@ -32,8 +32,10 @@ export function subjectExportAction(deps: {
     tenantOf: () => null,
     privateResult: { ttlMs: EXPORT_RESULT_TTL_MS },
     async check(p) {
-      if (!(await deps.targets.hasMembership(p.accountId))) {
-        throw new ServiceError('unknown_account', 'The service holds no membership of this account.');
+      // Any holder the service holds data of is answered, a member or not (wallet items,
+      // deposits, a directory listing, sessions only).
+      if (!(await deps.held(p.accountId))) {
+        throw new ServiceError('unknown_account', 'The service holds nothing of this account.');
       }
     },
     async execute(_tx, p, context) {
