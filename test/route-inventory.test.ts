@@ -56,7 +56,7 @@ const EXTRAS: Record<string, string> = {
   'POST /auth/logout':
     'signing out: the form GET /auth/logout shows, with the session’s anti-forgery token, so no other site can end a session (docs/operator-sign-in.md)',
   'POST /auth/api-token':
-    'a new API token: the form GET /auth/api-token shows, same-origin with the anti-forgery token, at most 5 live per session (docs/operator-sign-in.md)',
+    'a new API token as a page, by a form of this session’s pages: same-origin with the anti-forgery token, within the same 5 live per session as the GET exchange (docs/operator-sign-in.md)',
   'GET /admin/*':
     'each page of the back office: the /api/admin operation at the same path, in the browser (docs/admin-app.md, "Pages")',
   'POST /admin/*': 'the forms of those pages, each running the one operation it names (docs/admin-app.md, "Forms")',

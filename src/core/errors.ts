@@ -53,6 +53,10 @@ export const ERROR_CATALOGUE = {
     description: 'A partner key asks for a scope outside the grant an operator attached to the partner.',
   },
   cross_origin_form: { status: 403, description: 'A form was posted from a page that is not of this deployment.' },
+  cross_site_request: {
+    status: 403,
+    description: 'A browser sent this request from another site (Sec-Fetch-Site cross-site or same-site); nothing was done.',
+  },
   account_mismatch: { status: 403, description: 'The account id in the path is not the signer of the holder JWS.' },
   not_enrolled: {
     status: 403,

@@ -47,7 +47,7 @@ export interface OperatorBrowserStore {
   /** An operator bearer minted by a browser session, ending with it. */
   addApiToken(tokenHash: string, username: string, browserSession: string, now: number, expiresAt: number): Promise<void>;
   /**
-   * A bearer the operator asked the session for (POST /auth/api-token): added only while the
+   * A bearer the operator asked the session for (GET or POST /auth/api-token): added only while the
    * session is live and has fewer than `cap.max` such bearers live (the web apps' own bearer,
    * `cap.except`, is not one of them). One transaction holding the session's row, so requests
    * racing on any process never pass the cap together. Capped or ended, nothing is written.

@@ -31,6 +31,8 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
 import { freePort, REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { appBearer } from '../../http/auth/enterprise-session.ts';
 
 const WAIT_MS = 20_000;
 const skip = chromiumMissing();
@@ -199,20 +201,53 @@ for (const [index, factory] of testDatabases().entries()) {
       assert.equal(await aude.page.locator('input[name=_op][value="/orgs"]').count(), 0);
     });
 
-    test('signing out is the top bar’s form: a link from another site only asks; the button ends the session and links to the provider', async () => {
+    test('an API token from the address bar, none from a link elsewhere; signing out is the top bar’s form: a link from another site only asks; the button ends the session and links to the provider', async () => {
       const aude = operators.get('aude');
       assert.ok(aude?.page, 'aude signed in earlier');
       const alive = async () => (await aude.page.request.get(`${origin}/auth/whoami`)).status();
       const asBearer = async (token: string) =>
         (await fetch(`${origin}/api/admin/me`, { headers: { authorization: `Bearer ${token}` } })).status;
-      // An API token: the page explains, its button (a same-origin form with the token) makes one.
-      await aude.page.goto(`${origin}/auth/api-token`);
-      await seen(aude, 'api-token');
-      await aude.page.getByRole('button', { name: 'Make an API token' }).click();
-      await aude.page.getByRole('heading', { name: 'Your API token' }).waitFor({ timeout: WAIT_MS });
-      await seen(aude, 'api-token-made');
-      const token = await aude.page.locator('main code').first().innerText();
+      /** The bearers this browser's session minted, still live (the apps' own one not counted: it is not minted on request). */
+      const minted = async () => {
+        const value = (await aude.context.cookies(origin)).find((c) => c.name === 'session')?.value ?? '';
+        const rows = await rail.db
+          .selectFrom('operator_sessions')
+          .select('token_hash')
+          .where('browser_session', '=', hashToken(value))
+          .where('token_hash', '<>', hashToken(appBearer(value)))
+          .execute();
+        return rows.length;
+      };
+      // An API token, the interface's exchange: GET /auth/api-token typed in the address bar
+      // (Chromium sends Sec-Fetch-Site: none) answers it as JSON. In a tab of its own: the refusal
+      // below is a console error the watched tab must not see.
+      const tab = await aude.context.newPage();
+      const typed = await tab.goto(`${origin}/auth/api-token`);
+      assert.equal(typed?.status(), 200);
+      const { token, tokenType } = (await typed?.json()) as { token: string; tokenType: string };
+      assert.equal(tokenType, 'Bearer');
       assert.equal(await asBearer(token), 200, 'the token works on the operator plane');
+      // The same GET from a link on another site, followed: the SameSite=Lax cookie goes with it,
+      // Chromium says Sec-Fetch-Site: cross-site, and nothing is minted.
+      const elsewhere = 'http://elsewhere.example/';
+      await aude.context.route(elsewhere, (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'text/html; charset=utf-8',
+          body: `<a href="${origin}/auth/api-token">free tokens</a>`,
+        }),
+      );
+      await tab.goto(elsewhere);
+      const count = await minted();
+      const [followed] = await Promise.all([
+        tab.waitForResponse(`${origin}/auth/api-token`, { timeout: WAIT_MS }),
+        tab.getByRole('link', { name: 'free tokens' }).click(),
+      ]);
+      assert.equal(followed.status(), 403, 'signed in (the cookie went), and refused');
+      assert.equal(((await followed.json()) as { error: string }).error, 'cross_site_request');
+      assert.equal(await minted(), count, 'a link on another site mints nothing');
+      await aude.context.unroute(elsewhere);
+      await tab.close();
       // A link on another site, followed: a top-level GET, which carries the SameSite=Lax cookie.
       await aude.page.setContent(`<a href="${origin}/auth/logout">win a prize</a>`);
       await aude.page.getByRole('link', { name: 'win a prize' }).click();

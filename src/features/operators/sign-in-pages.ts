@@ -1,7 +1,7 @@
 /**
  * The operators' sign-in pages (docs/operator-sign-in.md): the password form where no identity
  * provider is configured (or asked for), a refused sign-in saying what happened, signing out (a
- * page that asks, then signed out) and the API token's pages.
+ * page that asks, then signed out) and the API token the form makes.
  */
 import { errorSummary, inputField } from '../../web/form-fields.ts';
 import { html } from '../../web/html.ts';
@@ -77,29 +77,19 @@ ${sessionForm('/auth/logout', o.formToken, 'Sign out')}
   return renderPage({ title: 'Sign out', main, siteName });
 }
 
-/** GET /auth/api-token: what a token is, and the form that makes one; nothing is made here. */
-export function renderApiTokenPage(siteName: string, o: { username: string; formToken: string; cap: number; minutes: number }) {
-  const main = html`<h1>An API token</h1>
-<p class="lead">A bearer for scripts and <code>curl</code> on the operator API, acting as <strong>${o.username}</strong> with your roles.</p>
-<ul>
-<li>It is shown once, when it is made.</li>
-<li>It lasts ${o.minutes} minutes, or less if this sign-in ends sooner; signing out ends it.</li>
-<li>This sign-in can hold ${o.cap} live tokens at a time; past that, no new one is made until one ends.</li>
-</ul>
-${sessionForm('/auth/api-token', o.formToken, 'Make an API token')}`;
-  return renderPage({ title: 'API token', main, siteName });
-}
-
-/** POST /auth/api-token's answer: the token, this once. */
+/**
+ * POST /auth/api-token's answer: the token, this once. Back leads to the app, never to
+ * GET /auth/api-token, which a same-origin link would make mint another.
+ */
 export function renderApiTokenMintedPage(
   siteName: string,
-  o: { token: string; expiresIn: number; origin: string },
+  o: { token: string; expiresIn: number; origin: string; back: string },
 ): RenderedPage {
   const main = html`<h1>Your API token</h1>
 <p class="lead">Copy it now: it is not shown again.</p>
 <p><code>${o.token}</code></p>
 <p>It ends in ${Math.floor(o.expiresIn / 60)} minutes, or when you sign out. Send it as <code>Authorization: Bearer &lt;token&gt;</code>:</p>
 <pre tabindex="0"><code>curl -H "Authorization: Bearer $TOKEN" ${o.origin}/api/admin/me</code></pre>
-<p><a href="/auth/api-token">Back</a></p>`;
+<p><a href="${o.back}">Back</a></p>`;
   return renderPage({ title: 'Your API token', main, siteName });
 }

@@ -11,11 +11,11 @@ import {
 import { defineRoute } from '../../http/route.ts';
 import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
+import { assertNotCrossSite } from '../../web/fetch-metadata.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import {
   renderApiTokenMintedPage,
-  renderApiTokenPage,
   renderPasswordSignInPage,
   renderSignedOutPage,
   renderSignInRefusedPage,
@@ -41,8 +41,9 @@ const FormToken = Type.Object(
 
 /**
  * GET /auth/login, /auth/callback, /auth/logout, /auth/whoami, /auth/api-token and the password
- * form (docs/operator-sign-in.md). What changes a session (signing out, a new API token) is a POST
- * of a form of this session's pages, never a GET another site can make a browser send.
+ * form (docs/operator-sign-in.md). Signing out is a POST of a form of this session's pages, never a
+ * GET another site can make a browser send. A new API token is the interface's GET exchange,
+ * refused when Fetch Metadata says another site sent it, or the POST of the form; both capped.
  */
 export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origin: string }) {
   const cookie = (reply: FastifyReply, name: string, value: string, path: string, maxAgeMs: number) =>
@@ -261,22 +262,28 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       method: 'GET',
       path: '/auth/api-token',
       auth: 'enterprise-session',
-      surface: 'page',
-      summary:
-        'What an API token is, with the form that makes one (POST /auth/api-token); a GET makes none, from this site or any other.',
+      // The interface: GET /auth/api-token exchanges the enterprise sign-in for an operator API session.
+      summary: `A short-lived operator bearer for the signed-in operator, shown this once; it ends with the session. Not from another site (Fetch Metadata); at most ${SIGN_IN.apiTokenCap} live per session.`,
       responses: {
-        200: HTML('The explanation and its form.'),
-        401: HTML('unauthorized: not signed in'),
+        200: {
+          description: 'The bearer, for Authorization: Bearer on the operator plane.',
+          schema: Type.Object({
+            token: Type.String(),
+            tokenType: Type.Literal('Bearer'),
+            expiresIn: Type.Integer({ description: 'Seconds until it ends (at the latest with the session).' }),
+          }),
+        },
+        401: errorResponse('unauthorized: not signed in'),
+        403: errorResponse('cross_site_request: Sec-Fetch-Site says another site sent it; nothing is made.'),
+        409: errorResponse(`api_token_limit: the session has ${SIGN_IN.apiTokenCap} live API tokens already; nothing is made.`),
       },
       handler: async (request, reply) => {
-        const { username, formToken } = enterpriseSessionOf(request);
-        const page = renderApiTokenPage(site.name, {
-          username,
-          formToken,
-          cap: SIGN_IN.apiTokenCap,
-          minutes: SIGN_IN.apiTokenMs / 60_000,
-        });
-        return sendPage(reply, page, 'no-store');
+        // A SameSite=Lax cookie rides on a top-level GET from any site: refuse those before minting.
+        assertNotCrossSite(request);
+        const { session } = enterpriseSessionOf(request);
+        const { token, expiresIn } = await signIn.apiToken(session, sessionCookie(request.headers) ?? '');
+        reply.header('cache-control', 'no-store');
+        return { token, tokenType: 'Bearer' as const, expiresIn };
       },
     }),
     defineRoute({
@@ -297,9 +304,10 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       },
       handler: async (request, reply) => {
         assertSessionForm(request, site.origin, request.body._csrf);
-        const { session } = enterpriseSessionOf(request);
+        const { session, tenant } = enterpriseSessionOf(request);
         const minted = await signIn.apiToken(session, sessionCookie(request.headers) ?? '');
-        return sendPage(reply, renderApiTokenMintedPage(site.name, { ...minted, origin: site.origin }), 'no-store');
+        const back = tenant === null ? '/admin' : '/console';
+        return sendPage(reply, renderApiTokenMintedPage(site.name, { ...minted, origin: site.origin, back }), 'no-store');
       },
     }),
   ];

@@ -13,7 +13,7 @@ export const SIGN_IN = {
   pendingMs: 10 * 60 * 1000,
   /** A browser session. */
   sessionMs: 12 * 60 * 60 * 1000,
-  /** An operator bearer minted by POST /auth/api-token. */
+  /** An operator bearer minted by GET or POST /auth/api-token. */
   apiTokenMs: 60 * 60 * 1000,
   /** How many of those a browser session may hold live at once: at the cap, a new one is refused (api_token_limit). */
   apiTokenCap: 5,

@@ -79,7 +79,14 @@ for (const factory of testDatabases()) {
     const signOut = async (rail: TestRail, session: string | undefined) =>
       postForm(rail, '/auth/logout', session, { _csrf: await formTokenOf(rail, session) });
     const mint = async (rail: TestRail, session: string | undefined) =>
-      postForm(rail, '/auth/api-token', session, { _csrf: await formTokenOf(rail, session, '/auth/api-token') });
+      postForm(rail, '/auth/api-token', session, { _csrf: await formTokenOf(rail, session) });
+    /** GET /auth/api-token as this browser sends it: the session cookie and, if given, Sec-Fetch-Site. */
+    const exchange = (rail: TestRail, session: string | undefined, secFetchSite?: string) =>
+      rail.app.inject({
+        method: 'GET',
+        url: '/auth/api-token',
+        headers: { cookie: `session=${session}`, ...(secFetchSite ? { 'sec-fetch-site': secFetchSite } : {}) },
+      });
     /** The operator bearer a minted-token page shows. */
     const tokenIn = (res: LightMyRequestResponse) => {
       const token = res.body.match(/\bors_[A-Za-z0-9_-]{43}\b/)?.[0];
@@ -220,20 +227,78 @@ for (const factory of testDatabases()) {
       assert.match(again.body, /You are signed out/);
     });
 
-    test('an API token is minted only by a same-origin POST with the form token, and at most 5 live per session', async () => {
+    test('GET /auth/api-token from another site (Sec-Fetch-Site cross-site or same-site) mints nothing: 403 cross_site_request', async () => {
       const { session } = await signIn('sub-ada');
-      for (const headers of [{}, { 'sec-fetch-site': 'cross-site' }, { accept: 'application/json' }]) {
-        const page = await first.app.inject({
-          method: 'GET',
-          url: '/auth/api-token',
-          headers: { cookie: `session=${session}`, ...headers },
-        });
-        assert.equal(page.statusCode, 200, page.body);
-        assert.doesNotMatch(page.body, /ors_[A-Za-z0-9_-]{20}/, 'a GET shows no token');
-        assert.match(page.body, /<form method="post" action="\/auth\/api-token">/);
+      for (const site of ['cross-site', 'same-site']) {
+        for (const rail of [first, second]) {
+          const refused = await exchange(rail, session, site);
+          assert.equal(refused.statusCode, 403, refused.body);
+          assert.equal((refused.json() as { error: string }).error, 'cross_site_request');
+          assert.doesNotMatch(refused.body, /ors_[A-Za-z0-9_-]{20}/);
+        }
       }
-      assert.equal(await liveTokens(session), 0, 'a GET mints nothing');
-      const token = await formTokenOf(first, session, '/auth/api-token');
+      assert.equal(await liveTokens(session), 0, 'a GET from another site mints nothing');
+      assert.equal(await alive(session), true, 'and the session goes on');
+    });
+
+    test('GET /auth/api-token exchanges the sign-in for an operator bearer: same-origin, none (typed) or no Sec-Fetch-Site (a script)', async () => {
+      const { session } = await signIn('sub-ada');
+      const bearers: string[] = [];
+      for (const site of ['same-origin', 'none', undefined]) {
+        const minted = await exchange(site === 'none' ? second : first, session, site);
+        assert.equal(minted.statusCode, 200, minted.body);
+        assert.match(String(minted.headers['content-type']), /application\/json/);
+        assert.equal(minted.headers['cache-control'], 'no-store');
+        const body = minted.json() as { token: string; tokenType: string; expiresIn: number };
+        assert.deepEqual(Object.keys(body).sort(), ['expiresIn', 'token', 'tokenType']);
+        assert.match(body.token, /^ors_[A-Za-z0-9_-]{43}$/);
+        assert.equal(body.tokenType, 'Bearer');
+        assert.ok(body.expiresIn > 3500 && body.expiresIn <= 3600, String(body.expiresIn));
+        const me = await second.app.inject({
+          method: 'GET',
+          url: '/api/admin/me',
+          headers: { authorization: `Bearer ${body.token}` },
+        });
+        assert.equal(me.statusCode, 200, me.body);
+        bearers.push(body.token);
+      }
+      assert.equal(new Set(bearers).size, 3);
+      assert.equal(await liveTokens(session), 3);
+      // Not signed in: nothing to exchange.
+      const none = await first.app.inject({ method: 'GET', url: '/auth/api-token', headers: { 'sec-fetch-site': 'none' } });
+      assert.equal(none.statusCode, 401, none.body);
+      assert.equal((none.json() as { error: string }).error, 'unauthorized');
+      await signOut(first, session);
+      assert.equal(await liveTokens(session), 0, 'signing out revokes them');
+    });
+
+    test('the cap of 5 live tokens per session holds across GET and POST mixed', async () => {
+      const { session } = await signIn('sub-ada');
+      const token = await formTokenOf(first, session);
+      for (let i = 0; i < 5; i++) {
+        const rail = i % 2 ? second : first;
+        const minted =
+          i % 2
+            ? await exchange(rail, session, 'same-origin')
+            : await postForm(rail, '/auth/api-token', session, { _csrf: token });
+        assert.equal(minted.statusCode, 200, minted.body);
+      }
+      assert.equal(await liveTokens(session), 5);
+      for (const site of ['same-origin', 'none', undefined]) {
+        const capped = await exchange(first, session, site);
+        assert.equal(capped.statusCode, 409, capped.body);
+        assert.equal((capped.json() as { error: string }).error, 'api_token_limit');
+        assert.doesNotMatch(capped.body, /ors_[A-Za-z0-9_-]{20}/);
+      }
+      const form = await postForm(second, '/auth/api-token', session, { _csrf: token });
+      assert.equal(form.statusCode, 409, form.body);
+      assert.match(form.body, /api_token_limit/);
+      assert.equal(await liveTokens(session), 5, 'nothing is minted or revoked at the cap');
+    });
+
+    test('POST /auth/api-token mints only same-origin with the form token, and at most 5 live per session', async () => {
+      const { session } = await signIn('sub-ada');
+      const token = await formTokenOf(first, session);
       for (const refused of [
         await postForm(first, '/auth/api-token', session, { _csrf: token }, 'https://evil.example'),
         await postForm(first, '/auth/api-token', session, { _csrf: token }, 'null'),
@@ -251,6 +316,9 @@ for (const factory of testDatabases()) {
         const minted = await postForm(i % 2 ? second : first, '/auth/api-token', session, { _csrf: token });
         assert.equal(minted.statusCode, 200, minted.body);
         assert.equal(minted.headers['cache-control'], 'no-store');
+        // Its links lead back to the app: a link to GET /auth/api-token would mint another.
+        assert.doesNotMatch(minted.body, /href="\/auth\/api-token"/);
+        assert.match(minted.body, /<a href="\/admin">Back<\/a>/);
         bearers.push(tokenIn(minted));
       }
       assert.equal(new Set(bearers).size, 5);
@@ -275,11 +343,17 @@ for (const factory of testDatabases()) {
       assert.equal(await liveTokens(session), 0, 'signing out revokes them');
     });
 
-    test('the cap holds under concurrent requests on two processes', async () => {
+    test('the cap holds under concurrent requests, GET and POST, on two processes', async () => {
       const { session } = await signIn('sub-ada');
-      const token = await formTokenOf(first, session, '/auth/api-token');
+      const token = await formTokenOf(first, session);
+      // Each process takes both: the GET exchange and the form.
       const answers = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => postForm(i % 2 ? second : first, '/auth/api-token', session, { _csrf: token })),
+        Array.from({ length: 12 }, (_, i) => {
+          const rail = i % 2 ? second : first;
+          return Math.floor(i / 2) % 2
+            ? exchange(rail, session, 'same-origin')
+            : postForm(rail, '/auth/api-token', session, { _csrf: token });
+        }),
       );
       const codes = answers.map((a) => a.statusCode).sort();
       assert.deepEqual(codes, [200, 200, 200, 200, 200, 409, 409, 409, 409, 409, 409, 409], JSON.stringify(codes));
