@@ -199,9 +199,11 @@ export interface ComplianceStore {
   byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined>;
   /**
    * Every registered place (holder-data.ts) that holds one of these identifiers, with its row
-   * count: counts only, never a row.
+   * count: counts only, never a row. Made to answer the access request `answering`, it leaves out
+   * that request's own records: the request, the exports filed for it, and the audit entries about
+   * them (they are the request being answered, not data held on its subject).
    */
-  lookup(keys: Partial<Record<LookupKey, readonly string[]>>): Promise<SubjectPlace[]>;
+  lookup(keys: Partial<Record<LookupKey, readonly string[]>>, answering?: string): Promise<SubjectPlace[]>;
   /** The partner team member ids an e-mail address is. */
   membersOf(email: string): Promise<string[]>;
 

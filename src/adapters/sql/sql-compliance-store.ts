@@ -60,6 +60,29 @@ function holds(column: string, match: LookupMatch, key: LookupKey, value: string
   return sql<SqlBool>`${sql.ref(column)} = ${value}`;
 }
 
+/** A request's own records, as a lookup made to answer it leaves them out. */
+interface OwnRecords {
+  request: string;
+  /** The `subject.export` approvals filed for the request. */
+  exports: readonly string[];
+}
+
+/** The registered tables that hold a request's own records, and the column that tells them apart. */
+const OWN_RECORDS: Readonly<Record<string, { column: string; of: (own: OwnRecords) => readonly string[] }>> = {
+  compliance_requests: { column: 'id', of: (own) => [own.request] },
+  approvals: { column: 'id', of: (own) => own.exports },
+  audit_log: { column: 'target', of: (own) => [own.request, ...own.exports] },
+};
+
+/** The rows of `table` that are not the request's own (no condition where the table holds none). */
+function notOwn(table: string, own: OwnRecords | undefined): Expression<SqlBool> | undefined {
+  const rule = own && OWN_RECORDS[table];
+  const ids = rule ? rule.of(own) : [];
+  if (!rule || ids.length === 0) return undefined;
+  // coalesce: an entry with no target is never the request's own, and `not in` over null is unknown.
+  return sql<SqlBool>`coalesce(${sql.ref(rule.column)}, '') not in (${sql.join(ids)})`;
+}
+
 /** The text holds one of the strings (`replace` is the same function on both engines). */
 const namedIn = (text: Expression<unknown>, strings: readonly string[]) =>
   sql<SqlBool>`(${sql.join(
@@ -161,15 +184,17 @@ export class SqlComplianceStore implements ComplianceStore {
     return row && toRequest(row as Row);
   }
 
-  async lookup(keys: Partial<Record<LookupKey, readonly string[]>>): Promise<SubjectPlace[]> {
+  async lookup(keys: Partial<Record<LookupKey, readonly string[]>>, answering?: string): Promise<SubjectPlace[]> {
+    const own = answering === undefined ? undefined : await this.ownRecords(answering);
     const places: SubjectPlace[] = [];
     for (const c of HOLDER_DATA) {
       const lookup = lookupOf(c);
       if (!lookup) continue;
       const conditions = lookup.by.flatMap((key) => (keys[key] ?? []).map((v) => holds(c.column, lookup.match, key, v)));
       if (conditions.length === 0) continue;
+      const except = notOwn(c.table, own);
       const found = await sql<{ n: number | string | bigint }>`select count(*) as n from ${sql.table(c.table)}
-        where ${sql.join(conditions, sql` or `)}`.execute(this.db);
+        where (${sql.join(conditions, sql` or `)})${except ? sql` and ${except}` : sql``}`.execute(this.db);
       const count = Number(found.rows[0]?.n ?? 0);
       if (count > 0) {
         places.push({
@@ -183,6 +208,31 @@ export class SqlComplianceStore implements ComplianceStore {
       }
     }
     return places;
+  }
+
+  /**
+   * The request and every export filed for it: the one it names now, and those an earlier filing
+   * named (each filing's `dsar.export_requested` entry carries its approval).
+   */
+  private async ownRecords(request: string): Promise<OwnRecords> {
+    const named = await this.db
+      .selectFrom('compliance_requests')
+      .select('approval_id')
+      .where('id', '=', request)
+      .executeTakeFirst();
+    const filings = await this.db
+      .selectFrom('audit_log')
+      .select('detail')
+      .where('action', '=', 'dsar.export_requested')
+      .where('target', '=', request)
+      .execute();
+    const exports = new Set<string>();
+    if (named?.approval_id) exports.add(named.approval_id);
+    for (const f of filings) {
+      const approvalId = json(f.detail).approvalId;
+      if (typeof approvalId === 'string') exports.add(approvalId);
+    }
+    return { request, exports: [...exports] };
   }
 
   async addAttestation(a: AttestationRecord): Promise<boolean> {

@@ -2,7 +2,8 @@
  * Data-subject requests for every holder (docs/backoffice/compliance.md), on each engine: an
  * account the service holds data of without any membership is exported and can be refused on a
  * ground; the lookup and the inventory find the subject in the audit chain too, and say what an
- * erasure keeps and why; one export per access request.
+ * erasure keeps and why; one export per access request; a negative response answers the access
+ * request it names, whose own records are not data held on the subject.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +13,7 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { FULL_HOLDER_PEPPER, fullHolders } from '../../../../test/helpers/full-holder.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/compliance';
@@ -30,10 +31,10 @@ for (const factory of testDatabases()) {
   describe(`compliance: every holder is answered (${factory.name})`, () => {
     let db: TestDatabase;
     let rail: TestRail;
-    const holders = fullHolders(
-      () => rail,
-      () => Date.now(),
-    );
+    // The wall clock, moved on when a test lets something expire.
+    let skew = 0;
+    const clock = { now: () => Date.now() + skew };
+    const holders = fullHolders(() => rail, clock.now);
     let ownerA: Headers;
     let ownerB: Headers;
     let ops: Headers;
@@ -81,7 +82,7 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, undefined, { runJobs: false });
+      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
       await holders.prepare();
       ownerA = await signedInOperator(rail.app, 'owner-a', ['owner']);
       ownerB = await signedInOperator(rail.app, 'owner-b', ['owner']);
@@ -218,6 +219,81 @@ for (const factory of testDatabases()) {
       assert.deepEqual(
         exports.map((a) => a.state),
         ['rejected', 'approved'],
+      );
+    });
+
+    test('a negative response answers the access request it names: the request and its exports are not data held', async () => {
+      // A holder known only by a portal session: the export is filed while the session is held.
+      const key = await newHolderKey();
+      const accountId = accountOf(key);
+      const session = await rail.app.inject({ method: 'POST', url: '/account/session', headers: await holders.asHolder(key) });
+      assert.equal(session.statusCode, 303, session.body);
+      const cookie = /openrail_account=[^;]+/.exec(String(session.headers['set-cookie']))?.[0] ?? '';
+      const filed = ok(await post('/dsar/export', { accountId, source: 'Letter of 3 November' }, ownerA), 202);
+      const requestId = filed.request.requestId;
+      ok(await post(`/api/admin/approvals/${filed.approval.approvalId}/reject`, { note: 'Identity not checked' }, ownerB));
+      const again = ok(await post('/dsar/export', { accountId, source: 'Letter', requestId }, ownerA), 202);
+      ok(await post(`/api/admin/approvals/${again.approval.approvalId}/reject`, { note: 'Still not checked' }, ownerB));
+
+      // Then the holder signs out and its replay marks expire: what is left is the request and its two exports.
+      const out = await rail.app.inject({
+        method: 'POST',
+        url: '/account/signout',
+        headers: { origin: PUBLIC_URL, cookie },
+      });
+      assert.equal(out.statusCode, 303, out.body);
+      skew += 15 * 60_000;
+      await rail.jobs.tick();
+      const left = await lookup({ accountId });
+      assert.deepEqual(left.places.map((p) => [`${p.table}.${p.column}`, p.count]).sort(), [
+        ['approvals.account_id', 2],
+        ['compliance_requests.account_id', 1],
+      ]);
+
+      // Another request is answered by what the service holds: this one's record and exports.
+      await refusedUnchanged(
+        snapshot,
+        () => post('/dsar/negative-response', { subject: { accountId }, source: 'Phone call' }, support),
+        409,
+        'subject_held',
+      );
+      const answer = ok(await post('/dsar/negative-response', { subject: { accountId }, source: 'Letter', requestId }, support));
+      assert.deepEqual(
+        [answer.request.requestId, answer.request.state, answer.request.outcome, answer.request.answeredBy],
+        [requestId, 'answered', 'negative', 'operator:support-x'],
+      );
+      const payload = JSON.parse(Buffer.from(String(answer.statement).split('.')[1] ?? '', 'base64url').toString());
+      assert.deepEqual([payload.jti, payload.held, payload.subject], [requestId, false, { kind: 'account', value: accountId }]);
+      const entry = await rail.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('seq', '=', answer.auditSeq)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([entry.action, entry.target], ['dsar.answered', requestId]);
+      await refusedUnchanged(
+        snapshot,
+        () => post('/dsar/negative-response', { subject: { accountId }, source: 'Letter', requestId }, support),
+        409,
+        'request_state',
+      );
+
+      // A request held beside it is data held on the subject: the named one is not answered negative.
+      const other = await rail.app.inject({ method: 'POST', url: '/account/session', headers: await holders.asHolder(key) });
+      assert.equal(other.statusCode, 303, other.body);
+      const second = ok(await post('/dsar/export', { accountId, source: 'Second letter' }, ownerA), 202);
+      const third = ok(await post('/dsar/export', { accountId, source: 'Third letter' }, ownerA), 202);
+      for (const filedNow of [second, third])
+        ok(await post(`/api/admin/approvals/${filedNow.approval.approvalId}/reject`, { note: 'No' }, ownerB));
+      await refusedUnchanged(
+        snapshot,
+        () =>
+          post(
+            '/dsar/negative-response',
+            { subject: { accountId }, source: 'Letter', requestId: second.request.requestId },
+            support,
+          ),
+        409,
+        'subject_held',
       );
     });
 

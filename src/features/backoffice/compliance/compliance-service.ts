@@ -78,8 +78,11 @@ export interface RequestInput {
 export class ComplianceService {
   constructor(private readonly deps: ComplianceDeps) {}
 
-  /** Every registered place that holds the subject, with counts: never a row of anyone. */
-  async lookup(subject: Subject): Promise<LookupView> {
+  /**
+   * Every registered place that holds the subject, with counts: never a row of anyone. Made to
+   * answer the access request `answering`, that request's own records are left out.
+   */
+  async lookup(subject: Subject, answering?: string): Promise<LookupView> {
     const { subjectKind, accountId, identifier } = subjectOf(subject);
     const keys: Partial<Record<LookupKey, readonly string[]>> = {};
     if (accountId !== null) keys.account = [accountId];
@@ -88,7 +91,7 @@ export class ComplianceService {
       keys.member = await this.deps.store.membersOf(identifier);
     }
     if (subjectKind === 'username' && identifier !== null) keys.username = [identifier];
-    const places = await this.deps.store.lookup(keys);
+    const places = await this.deps.store.lookup(keys, answering);
     const categories = new Map<string, number>();
     for (const p of places) categories.set(p.category, (categories.get(p.category) ?? 0) + p.count);
     return {
@@ -165,19 +168,21 @@ export class ComplianceService {
   /**
    * Records that nothing is held on the subject and answers it as a statement signed with the
    * platform's key: refused (`subject_held`) when the lookup finds anything, or when another
-   * negative response for the subject stands (signed meanwhile: one conditional write).
+   * negative response for the subject stands (signed meanwhile: one conditional write). The
+   * request `requestId` names, and the exports filed for it, are the request being answered: the
+   * lookup does not count them as data held.
    */
   async negativeResponse(subject: Subject, input: RequestInput & { requestId?: string | undefined }, actor: Actor) {
     const now = this.deps.clock.now();
     // The key is opened before the transaction; the statement is signed inside it.
     const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
     return this.deps.uow.run(async ({ requests, audit }) => {
+      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
       // Looked up in the transaction that records the answer, so the statement is true when signed.
-      const found = await this.lookup(subject);
+      const found = await this.lookup(subject, named?.id);
       if (found.held) {
         throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
       }
-      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
       const request: ListedRequest = named ?? {
         ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
         ...subjectOf(subject),
