@@ -87,8 +87,7 @@ export interface ApprovalStore {
 
 /**
  * What the approval desk's own actions read of other features' tables, read-only (a back-office
- * read model): the credentials a bulk revocation names, the memberships of an account an export
- * names.
+ * read model): the credentials a bulk revocation names.
  * @tenantOwned
  */
 export interface ApprovalTargets {
@@ -96,5 +95,4 @@ export interface ApprovalTargets {
   credentialsOf(tenant: string, ids: readonly string[]): Promise<string[]>;
   /** The ids of the type's credentials still valid, at most `limit`. */
   validOfType(tenant: string, typeId: string, limit: number): Promise<string[]>;
-  hasMembership(accountId: string): Promise<boolean>;
 }

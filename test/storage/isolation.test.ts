@@ -142,8 +142,7 @@ const T = {
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
   integrationTokens:
     'IntegrationTokenStore: tokens are read, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
-  approvalTargets:
-    'ApprovalTargets: credentialsOf and validOfType answer the named tenant’s credentials only; hasMembership asks of any tenant, by design (a subject export is the platform’s)',
+  approvalTargets: 'ApprovalTargets: credentialsOf and validOfType answer the named tenant’s credentials only',
   transactions:
     'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling, sweeping or evicting one never changes another, whichever tenant’s type each asked for',
   sweeps:
@@ -329,7 +328,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
   ApprovalTargets: {
     credentialsOf: T.approvalTargets,
     validOfType: T.approvalTargets,
-    hasMembership: T.approvalTargets,
   },
   SearchViews: {
     searchTenants: B.searchViews,
@@ -2248,11 +2246,6 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await targets.credentialsOf('beta', both), ['crd_target_beta']);
       assert.deepEqual(await targets.validOfType('alpha', 'target-type', 10), ['crd_target_alpha']);
       assert.deepEqual(await targets.validOfType('gamma', 'target-type', 10), []);
-      const account = 'target-account-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
-      assert.equal(await targets.hasMembership(account), false);
-      await sql`insert into members (tenant, account_id, display_name, tier, status, balance, joined_at, updated_at)
-                values ('beta', ${account}, null, 'member', 'active', 0, ${T0}, ${T0})`.execute(db);
-      assert.equal(await targets.hasMembership(account), true, 'a membership of any tenant counts, by design');
     });
 
     isolated(T.transactions, async () => {

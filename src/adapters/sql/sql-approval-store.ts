@@ -136,9 +136,4 @@ export class SqlApprovalTargets implements ApprovalTargets {
       .execute();
     return rows.map((r) => r.id);
   }
-
-  async hasMembership(accountId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('members').select('tenant').where('account_id', '=', accountId).executeTakeFirst();
-    return row !== undefined;
-  }
 }
