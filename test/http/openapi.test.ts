@@ -204,6 +204,40 @@ for (const factory of testDatabases()) {
       }
     });
 
+    test('every promised operation whose interface row leaves the response unpublished or not shown says why; the others do not', () => {
+      const promised = operations(doc).filter(({ op }) => op['x-svc-stability'] === 'promised');
+      const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+      const listed = new Set(promised.map(({ method, path }) => key(method, path)));
+      // Each row of the interface's Participation plane table, by its Response column, and its /v1 alias.
+      const withheld = [
+        ['POST', '/api/types', '/v1/types'],
+        ['POST', '/api/tenants/{tenant}/bills', '/v1/tenants/{tenant}/bills'],
+        ['POST', '/api/wallet/{accountId}/items/{itemId}/accept', '/v1/wallet/{accountId}/items/{itemId}/accept'],
+        ['POST', '/api/wallet/{accountId}/items/{itemId}/sharing', '/v1/wallet/{accountId}/items/{itemId}/sharing'],
+      ].flatMap(([method, ...paths]) => paths.map((path) => key(method ?? '', path)));
+      const shown = [
+        ['POST', '/api/tenants', '/v1/tenants'],
+        ['POST', '/api/offers', '/v1/offers'],
+        ['GET', '/member/me', '/v1/member/me'],
+      ].flatMap(([method, ...paths]) => paths.map((path) => key(method ?? '', path)));
+      assert.deepEqual([...listed].sort(), [...withheld, ...shown].sort(), 'every promised operation is one of these rows');
+      for (const { path, method, op } of promised) {
+        const name = key(method, path);
+        const responses = (op as { responses: Record<string, { content?: unknown }> }).responses;
+        if (withheld.includes(name)) {
+          assert.ok(
+            String(op['x-svc-undocumented'] ?? '').trim().length > 10,
+            `${name} carries x-svc-undocumented with a reason`,
+          );
+          for (const [status, r] of Object.entries(responses)) {
+            if (Number(status) < 400) assert.equal(r.content, undefined, `${name}: ${status} publishes no body`);
+          }
+        } else {
+          assert.equal(op['x-svc-undocumented'], undefined, `${name}: the interface shows its response`);
+        }
+      }
+    });
+
     test('nothing is deprecated today: no operation carries deprecated or x-svc-sunset', () => {
       for (const { path, method, op } of operations(doc)) {
         assert.equal(op.deprecated, undefined, `${method.toUpperCase()} ${path}`);

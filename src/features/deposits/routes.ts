@@ -109,6 +109,10 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         scope: { tenantIn: 'params' },
         scopes: ['deposits'],
         stability: 'promised',
+        // Interface, Participation plane: the body is "not shown", and so is the response. The
+        // answer stays as docs/deposits.md states it, but is not promised.
+        undocumented:
+          'The interface shows neither the deposit’s body (contract 0.3.0) nor its answer; docs/deposits.md states both, and the answer openrail gives today is not promised.',
         summary:
           'Deposit a business event (bill, receipt, ticket, statement) into a holder’s wallet: contract 0.3.0 (docs/deposits.md).',
         params: Type.Object({ tenant: Slug }),
