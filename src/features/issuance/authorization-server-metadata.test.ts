@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
+import { CARD_CLAIMS, CARD_SUBJECT, createOffer, registerType } from '../../../test/helpers/issuance.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 /**
@@ -11,7 +12,9 @@ import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpe
  * `authorization_details_types_supported`: every one on every issuer, each saying what that issuer
  * serves. The authorization code flow (PAR, PKCE, authorization_details) is served where the
  * tenant's HAIP issuance is on and the deployment trusts a wallet provider (docs/haip.md); elsewhere
- * the lists of what it would take are empty, and PAR answers authorization_flow_off.
+ * the lists of what it would take are empty, and PAR answers authorization_flow_off. The issuer's
+ * credential offers follow the same rule: they offer the authorization_code grant (issuer_state)
+ * exactly where the metadata lists it.
  */
 const FIELDS = [
   'issuer',
@@ -65,9 +68,36 @@ for (const factory of testDatabases()) {
       assert.equal(res.statusCode, 200, res.body);
     };
 
-    /** Every field the interface lists, and values that are what `slug` serves. */
+    /** The grants of an offer of `slug` without a transaction code, by value and by reference (one answer). */
+    const offerGrants = async (app: TestRail, slug: string) => {
+      const typeId = typeIds.get(slug);
+      assert.ok(typeId, slug);
+      const { offer } = await createOffer(app.app, { tenant: slug, typeId, subject: CARD_SUBJECT });
+      const made = await app.app.inject({
+        method: 'POST',
+        url: '/api/offers',
+        headers: owner,
+        payload: { tenant: slug, typeId, subject: CARD_SUBJECT, byReference: true },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      const uri = new URL(String(new URL(made.json().offerUri).searchParams.get('credential_offer_uri')));
+      const byReference = await app.app.inject({ method: 'GET', url: uri.pathname });
+      assert.equal(byReference.statusCode, 200, byReference.body);
+      const grants = [offer.grants, byReference.json().grants] as Array<Record<string, Record<string, unknown>>>;
+      for (const g of grants) {
+        const code = g[PRE_AUTH]?.['pre-authorized_code'];
+        assert.equal(typeof code, 'string', slug);
+        // Where the grant is offered, its issuer_state is the offer's pre-authorized code (docs/haip.md).
+        if (g.authorization_code) assert.deepEqual(g.authorization_code, { issuer_state: code }, slug);
+      }
+      return grants.map((g) => Object.keys(g).sort());
+    };
+
+    /** Every field the interface lists, and values that are what `slug` serves; its offers say the same. */
     async function assertTrue(app: TestRail, slug: string, servesCodeFlow: boolean) {
       const md = await metadataOf(app, slug);
+      const offered = servesCodeFlow ? ['authorization_code', PRE_AUTH] : [PRE_AUTH];
+      assert.deepEqual(await offerGrants(app, slug), [offered, offered], `${slug}: the offer's grants`);
       for (const field of FIELDS) assert.ok(field in md, `${slug}: ${field} is listed`);
       assert.equal(md.issuer, issuerOf(slug));
       assert.equal(md.token_endpoint, `${issuerOf(slug)}/token`);
@@ -99,6 +129,8 @@ for (const factory of testDatabases()) {
 
     let plain: string;
     let haip: string;
+    /** A credential type of each issuer, to make offers of. */
+    const typeIds = new Map<string, string>();
     before(async () => {
       db = await factory.create();
       // The default deployment: no wallet provider trusted (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE unset).
@@ -111,13 +143,16 @@ for (const factory of testDatabases()) {
       plain = await made('Plain Issuer');
       haip = await made('Haip Issuer');
       await setFlow(rail, haip, true);
+      for (const slug of ['root', 'demo-transit', plain, haip]) {
+        typeIds.set(slug, (await registerType(rail.app, slug, 'Offered Card', CARD_CLAIMS)).typeId);
+      }
     });
     after(async () => {
       await rail.stop();
       await db.drop();
     });
 
-    test('without a trusted wallet provider, no issuer serves the code flow, and none says it does: the platform, the demonstration tenant, a tenant, a tenant with HAIP issuance on', async () => {
+    test('without a trusted wallet provider, no issuer serves the code flow, and none says it does, in its metadata or its offers: the platform, the demonstration tenant, a tenant, a tenant with HAIP issuance on', async () => {
       for (const slug of ['root', 'demo-transit', plain, haip]) await assertTrue(rail, slug, false);
     });
 

@@ -15,6 +15,7 @@ import { authorizationCodeGrantIdentifier, decodeJwt, type Jwk } from '@openid4v
 import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
+import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
@@ -373,9 +374,11 @@ export class AuthorizationService {
 
   /** The slug of a tenant that serves the flow; `authorization_flow_off` otherwise. */
   private served(tenant: TenantRow): string {
-    if (!tenant.haipIssuance) throw new ServiceError('authorization_flow_off');
-    if (!this.checks.trustsWallets) {
-      throw new ServiceError('authorization_flow_off', 'This deployment trusts no wallet attestation yet (docs/haip.md).');
+    if (!servesCodeFlow(tenant, this.checks)) {
+      throw new ServiceError(
+        'authorization_flow_off',
+        tenant.haipIssuance ? 'This deployment trusts no wallet attestation yet (docs/haip.md).' : undefined,
+      );
     }
     return tenant.slug;
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { accessTokenOf } from '../../http/auth/access-token.ts';
@@ -78,8 +79,7 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             responses: { 200: { description: 'Authorization server metadata.', schema: Json } },
             handler: async (request) => {
               const tenant = await tenants.get(tenantOf(request.params));
-              // The code flow is served only where HAIP issuance is on and a wallet provider is trusted (docs/haip.md).
-              return authorizationServerMetadata(urls, tenant, tenant.haipIssuance && checks.trustsWallets);
+              return authorizationServerMetadata(urls, tenant, servesCodeFlow(tenant, checks));
             },
           }),
         // RFC 8414 §3.1 inserts it as well; the appended form serves older wallets.

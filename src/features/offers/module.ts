@@ -1,6 +1,7 @@
 import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { servesCodeFlow } from '../../core/code-flow.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { OfferService } from './offer-service.ts';
@@ -22,6 +23,8 @@ export const offersModule = defineModule({
     const types = await ctx.use(credentialTypesModule);
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOfferStore);
+    // A wallet provider is trusted when its anchors are configured (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE).
+    const deployment = { trustsWallets: ctx.config.walletAttestationAnchors.length > 0 };
     const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore), items: ctx.store(SqlWalletItemStore) });
     const offers = new OfferService(
       store,
@@ -32,7 +35,7 @@ export const offersModule = defineModule({
       ctx.clock,
       ctx.ids,
       (slug) => tenants.issuing(slug),
-      async (slug) => (await tenants.get(slug)).haipIssuance,
+      async (slug) => servesCodeFlow(await tenants.get(slug), deployment),
     );
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.

@@ -47,7 +47,7 @@ export interface CredentialOffer {
   credential_configuration_ids: string[];
   grants: {
     'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': string; tx_code?: TxCodeSpec };
-    /** Where the issuer's HAIP issuance is on and the offer has no transaction code (docs/haip.md). */
+    /** Where the issuer serves the authorization code flow and the offer has no transaction code (docs/haip.md). */
     authorization_code?: { issuer_state: string };
   };
 }
@@ -65,7 +65,7 @@ export class OfferService {
     private readonly ids: Ids,
     /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
     private readonly issuing: (tenant: string) => Promise<string>,
-    /** Whether the tenant serves the authorization code flow (its HAIP issuance is on). */
+    /** Whether the tenant serves the authorization code flow (core/code-flow.ts: HAIP issuance on, a wallet provider trusted). */
     private readonly authorizationCodeFlow: (tenant: string) => Promise<boolean> = async () => false,
   ) {}
 
