@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SqlBackofficeAudit } from '../src/adapters/sql/sql-backoffice-audit.ts';
+import { SqlBackofficeAudit } from '../src/adapters/sql/backoffice/sql-backoffice-audit.ts';
 import { verifyAuditChain } from '../src/features/backoffice/audit/audit-reader.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { PASS_CLAIMS } from './helpers/issuance.ts';

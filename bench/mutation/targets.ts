@@ -75,18 +75,18 @@ export const TARGETS: Record<string, Target> = {
   spends: {
     about: 'every single-use spend: the conditional write of each, and each SQL condition in it',
     regions: [
-      { file: 'src/adapters/sql/sql-offer-store.ts', within: ['const spendCode =', 'async redeem(', 'async claimTxAttempt('] },
-      { file: 'src/adapters/sql/sql-access-token-store.ts', within: ['const usable =', 'async findUsable('] },
+      { file: 'src/adapters/sql/offers/sql-offer-store.ts', within: ['const spendCode =', 'async redeem(', 'async claimTxAttempt('] },
+      { file: 'src/adapters/sql/issuance/sql-access-token-store.ts', within: ['const usable =', 'async findUsable('] },
       {
-        file: 'src/adapters/sql/sql-issued-credential-store.ts',
+        file: 'src/adapters/sql/issuance/sql-issued-credential-store.ts',
         within: ['const spendNonce =', 'const spendToken =', 'const eraseSubject =', 'async collect<T>('],
       },
-      { file: 'src/adapters/sql/sql-account-session-store.ts', within: ['async approve(', 'async spend('] },
-      { file: 'src/adapters/sql/sql-onboarding-store.ts', within: ['async countAttempt(', 'async spend('] },
-      { file: 'src/adapters/sql/sql-approval-store.ts', within: ['async decide('] },
-      { file: 'src/adapters/sql/sql-membership-store.ts', within: ['async castVote('] },
+      { file: 'src/adapters/sql/account/sql-account-session-store.ts', within: ['async approve(', 'async spend('] },
+      { file: 'src/adapters/sql/onboarding/sql-onboarding-store.ts', within: ['async countAttempt(', 'async spend('] },
+      { file: 'src/adapters/sql/approvals/sql-approval-store.ts', within: ['async decide('] },
+      { file: 'src/adapters/sql/membership/sql-membership-store.ts', within: ['async castVote('] },
       {
-        file: 'src/adapters/sql/sql-presentation-transaction-store.ts',
+        file: 'src/adapters/sql/verification/sql-presentation-transaction-store.ts',
         within: ['const completeOnce =', 'async complete(', 'async markEnrolled('],
       },
     ],

@@ -21,10 +21,10 @@ import {
 import { present } from '../../test/helpers/presentation.ts';
 import { bearer, owner, startRail, type TestRail } from '../../test/helpers/rail.ts';
 import { type Db, migrate } from '../adapters/sql/connect.ts';
-import { readAuditLog } from '../adapters/sql/sql-audit-trail.ts';
-import { readOutbox } from '../adapters/sql/sql-event-outbox.ts';
-import { SqlTenantStore } from '../adapters/sql/sql-tenant-store.ts';
+import { readAuditLog } from '../adapters/sql/kernel/sql-audit-trail.ts';
+import { readOutbox } from '../adapters/sql/kernel/sql-event-outbox.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
+import { SqlTenantStore } from '../adapters/sql/tenants/sql-tenant-store.ts';
 import { firstBrokenEntry, GENESIS_HASH } from '../core/audit-chain.ts';
 import { systemClock } from '../core/clock.ts';
 

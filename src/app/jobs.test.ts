@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { openTestDb, type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { type Db, migrate } from '../adapters/sql/connect.ts';
-import { SqlJobLeaseStore } from '../adapters/sql/sql-job-lease-store.ts';
+import { SqlJobLeaseStore } from '../adapters/sql/kernel/sql-job-lease-store.ts';
 import type { Clock } from '../core/clock.ts';
 import { type Job, JobRunner } from './jobs.ts';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashToken, newToken } from '../../src/adapters/crypto/secrets.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
-import { SqlPartnerStore } from '../../src/adapters/sql/sql-partner-store.ts';
+import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
 import type { IntegrationScope, RateClass } from '../../src/core/integration-scopes.ts';
 import type { TeamRole } from '../../src/core/partner-pipeline.ts';
 import { PARTNER_SESSION_PREFIX } from '../../src/http/auth/operator-bearer.ts';

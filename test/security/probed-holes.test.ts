@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { SqlPresentationTransactionStore } from '../../src/adapters/sql/sql-presentation-transaction-store.ts';
+import { SqlPresentationTransactionStore } from '../../src/adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { createLogger } from '../../src/app/logger.ts';
 import type { PresentationTransactionRecord } from '../../src/ports/presentation-transaction-store.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type RawBuilder, sql } from 'kysely';
 import { hashToken } from '../../src/adapters/crypto/secrets.ts';
-import { SqlPartnerStore } from '../../src/adapters/sql/sql-partner-store.ts';
+import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
 import { ANONYMOUS_BUDGETS } from '../../src/core/anonymous-budgets.ts';
 import { MAX_ACTIVE_KEYS } from '../../src/features/partners/partner-access.ts';
 import { MAX_WEBHOOKS_PER_TENANT } from '../../src/features/webhooks/webhook-service.ts';

@@ -6,13 +6,13 @@
  * alpha answers alpha's only (and something), as beta beta's only, and as the platform both.
  */
 import assert from 'node:assert/strict';
+import { SqlAttentionViews } from '../../src/adapters/sql/backoffice/sql-backoffice-attention.ts';
+import { SqlCatalogueViews } from '../../src/adapters/sql/backoffice/sql-backoffice-catalogue.ts';
+import { SqlSearchViews } from '../../src/adapters/sql/backoffice/sql-backoffice-search.ts';
+import { SqlSubjectViews } from '../../src/adapters/sql/backoffice/sql-backoffice-subjects.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
-import { SqlAttentionViews } from '../../src/adapters/sql/sql-backoffice-attention.ts';
-import { SqlCatalogueViews } from '../../src/adapters/sql/sql-backoffice-catalogue.ts';
-import { SqlSearchViews } from '../../src/adapters/sql/sql-backoffice-search.ts';
-import { SqlSubjectViews } from '../../src/adapters/sql/sql-backoffice-subjects.ts';
-import { SqlOperatorStore } from '../../src/adapters/sql/sql-operator-store.ts';
-import { SqlPartnerStore } from '../../src/adapters/sql/sql-partner-store.ts';
+import { SqlOperatorStore } from '../../src/adapters/sql/operators/sql-operator-store.ts';
+import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
 import type { ApplicationRecord } from '../../src/ports/partner-store.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;

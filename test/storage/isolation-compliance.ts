@@ -6,9 +6,9 @@
  * answers that tenant's rows only.
  */
 import assert from 'node:assert/strict';
+import { SqlComplianceStore } from '../../src/adapters/sql/backoffice/sql-compliance-store.ts';
+import { SqlIncidentStore } from '../../src/adapters/sql/backoffice/sql-incident-store.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
-import { SqlComplianceStore } from '../../src/adapters/sql/sql-compliance-store.ts';
-import { SqlIncidentStore } from '../../src/adapters/sql/sql-incident-store.ts';
 import type { ComplianceRequestRecord } from '../../src/ports/compliance-store.ts';
 import type { IncidentRecord } from '../../src/ports/incident-store.ts';
 

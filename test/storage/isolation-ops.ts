@@ -5,11 +5,11 @@
  * revocations, the credentials it issued — answers that tenant's rows only.
  */
 import assert from 'node:assert/strict';
+import { SqlAgentStore } from '../../src/adapters/sql/backoffice/sql-agent-store.ts';
+import { SqlDemoFixtures } from '../../src/adapters/sql/backoffice/sql-demo-fixtures.ts';
+import { SqlOpsViews } from '../../src/adapters/sql/backoffice/sql-ops-views.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
-import { SqlAgentStore } from '../../src/adapters/sql/sql-agent-store.ts';
-import { SqlDemoFixtures } from '../../src/adapters/sql/sql-demo-fixtures.ts';
-import { SqlOpsViews } from '../../src/adapters/sql/sql-ops-views.ts';
-import { SqlTenantStore } from '../../src/adapters/sql/sql-tenant-store.ts';
+import { SqlTenantStore } from '../../src/adapters/sql/tenants/sql-tenant-store.ts';
 import { tenantRecord } from '../helpers/databases.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
-import { SqlIssuedCredentialStore } from '../../src/adapters/sql/sql-issued-credential-store.ts';
+import { SqlIssuedCredentialStore } from '../../src/adapters/sql/issuance/sql-issued-credential-store.ts';
 import type { StatusAllocation } from '../../src/ports/issued-credential-store.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { collectFor, grantedToken, NOW, SPENDS, type SpendCase, seedTenants } from './single-use/spends.ts';

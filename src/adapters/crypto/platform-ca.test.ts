@@ -22,9 +22,9 @@ import { ConfigError } from '../../config/config.ts';
 import { IssuerUrls } from '../../core/issuer-urls.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import { type Db, migrate } from '../sql/connect.ts';
-import { SqlCertificateAuthorityStore } from '../sql/sql-certificate-authority-store.ts';
-import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../sql/sql-signing-key-store.ts';
-import { SqlTenantStore } from '../sql/sql-tenant-store.ts';
+import { SqlCertificateAuthorityStore } from '../sql/kernel/sql-certificate-authority-store.ts';
+import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../sql/kernel/sql-signing-key-store.ts';
+import { SqlTenantStore } from '../sql/tenants/sql-tenant-store.ts';
 import { KeyVault } from './key-vault.ts';
 import { LocalKeyStore } from './local-key-store.ts';
 import {

@@ -6,7 +6,7 @@ import { systemClock } from '../../core/clock.ts';
 import { noMeter } from '../../ports/meter.ts';
 import { systemIds } from '../crypto/ids.ts';
 import { type Db, migrate } from '../sql/connect.ts';
-import { SqlMailOutcomes } from '../sql/sql-mail-outcomes.ts';
+import { SqlMailOutcomes } from '../sql/kernel/sql-mail-outcomes.ts';
 import { RecordedMailer } from './recorded-mailer.ts';
 import { SmtpMailer } from './smtp-mailer.ts';
 

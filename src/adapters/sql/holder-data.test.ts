@@ -3,9 +3,9 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDb, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { TIMELINE_SOURCES } from '../../ports/backoffice-views.ts';
+import { ACCOUNT_SOURCES } from './backoffice/sql-backoffice-timeline.ts';
 import { type Db, migrate } from './connect.ts';
 import { ACCOUNT_COLUMNS, HOLDER_DATA, registryGaps } from './holder-data.ts';
-import { ACCOUNT_SOURCES } from './sql-backoffice-timeline.ts';
 
 /** Every column of the migrated schema, as the database itself reports it (not as schema.ts says). */
 async function columnsOf(db: Db): Promise<Array<{ table: string; column: string }>> {

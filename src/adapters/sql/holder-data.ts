@@ -7,7 +7,7 @@ import type { Database } from './schema.ts';
  * The holder-data registry (docs/holder-data.md): every column that names a person the service
  * knows — a holder's account, a partner's contact, an operator — with what an erasure does to it,
  * whether the account export carries it, and which timeline source shows it. The account erasure
- * (sql-account-erasure-store.ts) erases and verifies by it, the back-office timeline takes an
+ * (account/sql-account-erasure-store.ts) erases and verifies by it, the back-office timeline takes an
  * account's sources from it, and holder-data.test.ts fails when a migration adds a column that
  * looks like it names someone and is not written here.
  */

@@ -4,8 +4,8 @@ import { sql } from 'kysely';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
 import { firstBreak } from '../../core/deposit-chain.ts';
 import { migrate } from './connect.ts';
+import { SqlDepositStore } from './deposits/sql-deposit-store.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { SqlDepositStore } from './sql-deposit-store.ts';
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {

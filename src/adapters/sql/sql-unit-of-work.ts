@@ -3,8 +3,8 @@ import type { Clock } from '../../core/clock.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { transactionally } from './ambient.ts';
 import type { Db } from './connect.ts';
-import { SqlAuditTrail } from './sql-audit-trail.ts';
-import { eventsCommitted, SqlEventOutbox } from './sql-event-outbox.ts';
+import { SqlAuditTrail } from './kernel/sql-audit-trail.ts';
+import { eventsCommitted, SqlEventOutbox } from './kernel/sql-event-outbox.ts';
 
 /**
  * One database transaction per unit of work. `bind` builds the use case's stores on the

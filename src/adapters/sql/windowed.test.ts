@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import type { ApplicationRecord } from '../../ports/partner-store.ts';
 import { type Db, migrate } from './connect.ts';
-import { SqlPartnerStore } from './sql-partner-store.ts';
+import { SqlPartnerStore } from './partners/sql-partner-store.ts';
 
 const T0 = 1_800_000_000_000;
 

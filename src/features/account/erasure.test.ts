@@ -16,8 +16,8 @@ import { type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 import { systemIds } from '../../adapters/crypto/ids.ts';
+import { SqlAccountErasureStore } from '../../adapters/sql/account/sql-account-erasure-store.ts';
 import type { Db } from '../../adapters/sql/connect.ts';
-import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
 import { SqlUnitOfWork } from '../../adapters/sql/sql-unit-of-work.ts';
 import { ErasureService } from './erasure-service.ts';
 

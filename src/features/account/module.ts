@@ -1,6 +1,6 @@
-import { SqlAccountErasureStore } from '../../adapters/sql/sql-account-erasure-store.ts';
-import { SqlAccountSessionStore } from '../../adapters/sql/sql-account-session-store.ts';
-import { SqlSubjectRecords } from '../../adapters/sql/sql-subject-records.ts';
+import { SqlAccountErasureStore } from '../../adapters/sql/account/sql-account-erasure-store.ts';
+import { SqlAccountSessionStore } from '../../adapters/sql/account/sql-account-session-store.ts';
+import { SqlSubjectRecords } from '../../adapters/sql/account/sql-subject-records.ts';
 import { defineModule } from '../../app/module.ts';
 import { AccountSessionPlane, browserTicketPlane } from '../../http/auth/account-cookies.ts';
 import { membershipModule } from '../membership/module.ts';

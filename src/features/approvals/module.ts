@@ -1,4 +1,4 @@
-import { SqlApprovalStore } from '../../adapters/sql/sql-approval-store.ts';
+import { SqlApprovalStore } from '../../adapters/sql/approvals/sql-approval-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { operatorsModule } from '../operators/module.ts';
 import { ApprovalService } from './desk.ts';

@@ -1,4 +1,4 @@
-import { SqlCredentialTypeStore } from '../../adapters/sql/sql-credential-type-store.ts';
+import { SqlCredentialTypeStore } from '../../adapters/sql/credential-types/sql-credential-type-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { SYSTEM_SEED } from '../../core/actor.ts';
 import { tenantsModule } from '../tenants/module.ts';

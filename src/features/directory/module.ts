@@ -1,4 +1,4 @@
-import { SqlDirectoryStore } from '../../adapters/sql/sql-directory-store.ts';
+import { SqlDirectoryStore } from '../../adapters/sql/directory/sql-directory-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { membershipModule } from '../membership/module.ts';
 import { DirectoryService } from './directory-service.ts';

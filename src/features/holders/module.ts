@@ -1,4 +1,4 @@
-import { SqlHolderReplayStore } from '../../adapters/sql/sql-holder-replay-store.ts';
+import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { HolderJwsAuthenticator } from '../../http/auth/holder-jws.ts';
 

@@ -1,4 +1,4 @@
-import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { depositsModule } from '../deposits/module.ts';

@@ -1,8 +1,8 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { SqlAccessTokenStore } from '../../adapters/sql/sql-access-token-store.ts';
-import { SqlAttestationPopReplayStore } from '../../adapters/sql/sql-attestation-pop-replay-store.ts';
-import { SqlAuthorizationRequestStore } from '../../adapters/sql/sql-authorization-request-store.ts';
-import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
+import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
+import { SqlAttestationPopReplayStore } from '../../adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
+import { SqlAuthorizationRequestStore } from '../../adapters/sql/issuance/sql-authorization-request-store.ts';
+import { SqlIssuedCredentialStore } from '../../adapters/sql/issuance/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { type Config, ConfigError } from '../../config/config.ts';
 import type { Clock } from '../../core/clock.ts';

@@ -1,4 +1,4 @@
-import { SqlTrustRegistry } from '../../adapters/sql/sql-trust-registry.ts';
+import { SqlTrustRegistry } from '../../adapters/sql/issuer-trust/sql-trust-registry.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { tenantsModule } from '../tenants/module.ts';

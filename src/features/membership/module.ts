@@ -1,5 +1,5 @@
-import { SqlMembershipStore } from '../../adapters/sql/sql-membership-store.ts';
-import { SqlPresentationTransactionStore } from '../../adapters/sql/sql-presentation-transaction-store.ts';
+import { SqlMembershipStore } from '../../adapters/sql/membership/sql-membership-store.ts';
+import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { tenantsModule } from '../tenants/module.ts';

@@ -1,5 +1,5 @@
-import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
-import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
+import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
+import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';

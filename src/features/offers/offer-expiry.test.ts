@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { createOffer, issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { readOutbox } from '../../adapters/sql/sql-event-outbox.ts';
+import { readOutbox } from '../../adapters/sql/kernel/sql-event-outbox.ts';
 
 for (const factory of testDatabases()) {
   describe(`offer.expired (${factory.name})`, () => {

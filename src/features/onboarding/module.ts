@@ -1,4 +1,4 @@
-import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
+import { SqlOnboardingStore } from '../../adapters/sql/onboarding/sql-onboarding-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { holdersModule } from '../holders/module.ts';

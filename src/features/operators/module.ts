@@ -1,9 +1,9 @@
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
-import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
-import { SqlOperatorBrowserStore } from '../../adapters/sql/sql-operator-browser-store.ts';
-import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/sql-operator-store.ts';
-import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
-import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
+import { SqlOperatorBrowserStore } from '../../adapters/sql/operators/sql-operator-browser-store.ts';
+import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
+import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { EnterpriseSessionPlane } from '../../http/auth/enterprise-session.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';

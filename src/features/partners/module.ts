@@ -1,7 +1,7 @@
-import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
-import { SqlOnboardingStore } from '../../adapters/sql/sql-onboarding-store.ts';
-import { SqlPartnerStore } from '../../adapters/sql/sql-partner-store.ts';
-import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
+import { SqlOnboardingStore } from '../../adapters/sql/onboarding/sql-onboarding-store.ts';
+import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { MailedCodes } from '../onboarding/mailed-codes.ts';
 import { tenantsModule } from '../tenants/module.ts';

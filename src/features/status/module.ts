@@ -1,4 +1,4 @@
-import { SqlIssuedCredentialStore } from '../../adapters/sql/sql-issued-credential-store.ts';
+import { SqlIssuedCredentialStore } from '../../adapters/sql/issuance/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { statusRoutes } from './routes.ts';

@@ -1,4 +1,4 @@
-import { SqlTenantStore } from '../../adapters/sql/sql-tenant-store.ts';
+import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantRoutes } from './routes.ts';
 import { TenantService } from './tenant-service.ts';

@@ -7,7 +7,7 @@ import { signedInOperator } from '../../../test/helpers/operators.ts';
 import { livePartnerSession } from '../../../test/helpers/partners.ts';
 import { bearer, owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { hashToken } from '../../adapters/crypto/secrets.ts';
-import { SqlIntegrationTokenStore } from '../../adapters/sql/sql-integration-token-store.ts';
+import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { INTEGRATION_SCOPES, type IntegrationScope } from '../../core/integration-scopes.ts';
 import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
 import { mintToken } from '../integration/token-service.ts';

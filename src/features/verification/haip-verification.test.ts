@@ -22,7 +22,7 @@ import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../te
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
-import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/sql-signing-key-store.ts';
+import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import { systemClock } from '../../core/clock.ts';
 
 const ASKED = ['holder_name', 'student'];

@@ -1,4 +1,4 @@
-import { SqlPresentationTransactionStore } from '../../adapters/sql/sql-presentation-transaction-store.ts';
+import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { resultTokenPlane } from '../../http/auth/result-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';

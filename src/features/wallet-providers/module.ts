@@ -1,4 +1,4 @@
-import { SqlWalletProviderStore } from '../../adapters/sql/sql-wallet-provider-store.ts';
+import { SqlWalletProviderStore } from '../../adapters/sql/wallet-providers/sql-wallet-provider-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { WalletProviderService } from './provider-service.ts';
 import { providerRoutes } from './routes.ts';

@@ -1,7 +1,7 @@
-import { SqlChannelStore } from '../../adapters/sql/sql-channel-store.ts';
-import { SqlDepositStore } from '../../adapters/sql/sql-deposit-store.ts';
-import { SqlOfferStore } from '../../adapters/sql/sql-offer-store.ts';
-import { SqlWalletItemStore } from '../../adapters/sql/sql-wallet-item-store.ts';
+import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
+import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
+import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
+import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';

@@ -1,6 +1,6 @@
-import { onEventsCommitted } from '../../adapters/sql/sql-event-outbox.ts';
-import { SqlWebhookLanes } from '../../adapters/sql/sql-webhook-lanes.ts';
-import { SqlWebhookStore } from '../../adapters/sql/sql-webhook-store.ts';
+import { onEventsCommitted } from '../../adapters/sql/kernel/sql-event-outbox.ts';
+import { SqlWebhookLanes } from '../../adapters/sql/webhooks/sql-webhook-lanes.ts';
+import { SqlWebhookStore } from '../../adapters/sql/webhooks/sql-webhook-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { WebhookDispatcher } from './dispatcher.ts';

@@ -15,7 +15,7 @@ import { createOffer, issueOne, PASS_SUBJECT, registerType } from '../../../../t
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { present } from '../../../../test/helpers/presentation.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { readOutbox } from '../../../adapters/sql/sql-event-outbox.ts';
+import { readOutbox } from '../../../adapters/sql/kernel/sql-event-outbox.ts';
 import type { EventType } from '../../../core/events.ts';
 import { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { encodeCursor } from '../../../http/admin/kit.ts';

@@ -17,8 +17,8 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { readAuditLog } from '../../../adapters/sql/sql-audit-trail.ts';
-import { SqlBackofficeAudit } from '../../../adapters/sql/sql-backoffice-audit.ts';
+import { SqlBackofficeAudit } from '../../../adapters/sql/backoffice/sql-backoffice-audit.ts';
+import { readAuditLog } from '../../../adapters/sql/kernel/sql-audit-trail.ts';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import { encodeCursor } from '../../../http/admin/kit.ts';
 import { verifyAuditChain } from './audit-reader.ts';

@@ -6,7 +6,7 @@ import { billBody } from '../../../../test/helpers/deposits.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { DEMO_DATA } from '../../../adapters/sql/sql-demo-fixtures.ts';
+import { DEMO_DATA } from '../../../adapters/sql/backoffice/sql-demo-fixtures.ts';
 
 for (const factory of testDatabases()) {
   describe(`demonstration fixtures (${factory.name})`, () => {

@@ -1,0 +1,30 @@
+import type { CertificateAuthorityStore, StoredAuthority } from '../../../ports/key-certifier.ts';
+import type { Db } from '../connect.ts';
+
+/** The one platform authority's row. */
+const PLATFORM = 'platform';
+
+export class SqlCertificateAuthorityStore implements CertificateAuthorityStore {
+  constructor(private readonly db: Db) {}
+
+  async get(): Promise<StoredAuthority | undefined> {
+    const row = await this.db.selectFrom('certificate_authority').selectAll().where('id', '=', PLATFORM).executeTakeFirst();
+    return row
+      ? { certificate: row.certificate, sealedPrivateJwk: row.sealed_private_jwk, createdAt: Number(row.created_at) }
+      : undefined;
+  }
+
+  async putIfAbsent(authority: StoredAuthority): Promise<boolean> {
+    const result = await this.db
+      .insertInto('certificate_authority')
+      .values({
+        id: PLATFORM,
+        certificate: authority.certificate,
+        sealed_private_jwk: authority.sealedPrivateJwk,
+        created_at: authority.createdAt,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+}

@@ -1,0 +1,76 @@
+import type { Clock } from '../../../core/clock.ts';
+import type { EventEnvelope, EventInput, EventType } from '../../../core/events.ts';
+import type { EventOutbox } from '../../../ports/event-outbox.ts';
+import { systemIds } from '../../crypto/ids.ts';
+import type { Db } from '../connect.ts';
+import { inTransactionOnly } from '../sql-unit-of-work.ts';
+import { Statement } from '../statement.ts';
+
+const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
+
+const committedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` after every unit of work of this process that committed events, so delivery
+ * can start at once instead of at its next poll. Answers the function that removes it.
+ */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+/** The transactions that wrote events: the unit of work that committed one wakes delivery. */
+const eventful = new WeakSet<Db>();
+
+/** Wakes delivery when the transaction `trx`, now committed, wrote events. */
+export function eventsCommitted(trx: Db): void {
+  if (eventful.has(trx)) wakeDelivery();
+}
+
+/** Wakes delivery: events were just committed (a unit of work, or a batch of writes, write-batch.ts). */
+export function wakeDelivery(): void {
+  for (const listener of committedListeners) listener();
+}
+
+/** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
+export const outboxWrite = (event: EventInput, now: number) => ({
+  statement: append,
+  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)] as [
+    id: string,
+    type: string,
+    tenant: string,
+    createdAt: number,
+    data: string,
+  ],
+  expect: 1,
+  refusal: 'outbox',
+});
+
+/** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
+export class SqlEventOutbox implements EventOutbox {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async emit(event: EventInput): Promise<string> {
+    inTransactionOnly(this.db, 'an event');
+    const row = outboxWrite(event, this.clock.now());
+    await row.statement.changes(this.db, row.params);
+    eventful.add(this.db);
+    return row.params[0];
+  }
+}
+
+/** Events in the order they were written (tests and, later, delivery). */
+export async function readOutbox(db: Db, afterSeq = 0, limit = 1000): Promise<Array<EventEnvelope & { seq: number }>> {
+  const rows = await db.selectFrom('outbox').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    id: r.id,
+    type: r.type as EventType,
+    createdAt: new Date(Number(r.created_at)).toISOString(),
+    tenant: r.tenant,
+    data: JSON.parse(r.data) as Record<string, unknown>,
+  }));
+}

@@ -1,0 +1,20 @@
+import type { SettingsStore } from '../../../ports/settings-store.ts';
+import type { Db } from '../connect.ts';
+
+export class SqlSettingsStore implements SettingsStore {
+  constructor(private readonly db: Db) {}
+
+  async get(name: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
+    return row?.value;
+  }
+
+  async putIfAbsent(name: string, value: string): Promise<boolean> {
+    const result = await this.db
+      .insertInto('settings')
+      .values({ name, value })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+}

@@ -1,0 +1,92 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { PageWindow } from '../../../core/page.ts';
+import type { ItemCursor, ItemKind, ListedItem, WalletItemRecord, WalletItemStore } from '../../../ports/wallet-item-store.ts';
+import type { Db } from '../connect.ts';
+import { bool, rowCodec } from '../row-codec.ts';
+import type { Database, WalletItemsTable } from '../schema.ts';
+import { onPostgres } from '../tenants/row-locks.ts';
+import { inWindow, pastCursor } from '../windowed.ts';
+
+const items = rowCodec<WalletItemRecord, WalletItemsTable>()(
+  'id tenant accountId kind ref title state createdAt updatedAt expiresAt',
+  { demo: bool },
+);
+const toItem = items.record;
+
+/** The materialisation rule of the port: a channel request, or the account is an enrolled member. */
+const visible = (eb: ExpressionBuilder<Database & { i: WalletItemsTable }, 'i'>) =>
+  eb.or([
+    eb('i.kind', '=', 'channel-request'),
+    eb.exists(
+      eb
+        .selectFrom('members as m')
+        .select(sql.lit(1).as('one'))
+        .whereRef('m.tenant', '=', 'i.tenant')
+        .whereRef('m.account_id', '=', 'i.account_id')
+        .where('m.status', '<>', 'erased'),
+    ),
+  ]);
+
+export class SqlWalletItemStore implements WalletItemStore {
+  constructor(private readonly db: Db) {}
+
+  async add(item: WalletItemRecord): Promise<void> {
+    await this.db.insertInto('wallet_items').values(items.row(item)).execute();
+  }
+
+  private listed() {
+    return this.db
+      .selectFrom('wallet_items as i')
+      .innerJoin('tenants as t', 't.slug', 'i.tenant')
+      .selectAll('i')
+      .select('t.name as tenant_name')
+      .where(visible);
+  }
+
+  async get(accountId: string, itemId: string): Promise<ListedItem | undefined> {
+    const row = await this.listed().where('i.id', '=', itemId).where('i.account_id', '=', accountId).executeTakeFirst();
+    return row && { ...toItem(row), tenantName: row.tenant_name };
+  }
+
+  async findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined> {
+    const row = await this.db
+      .selectFrom('wallet_items')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('kind', '=', kind)
+      .where('ref', '=', ref)
+      .executeTakeFirst();
+    return row && toItem(row);
+  }
+
+  async list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]> {
+    const rows = await this.listed()
+      .where('i.account_id', '=', accountId)
+      .where(inWindow('i.created_at', page))
+      .where(pastCursor(['i.created_at', 'i.id'], page.after, 'desc'))
+      .orderBy('i.created_at', 'desc')
+      .orderBy('i.id', 'desc')
+      .limit(page.limit)
+      .execute();
+    return rows.map((row) => ({ ...toItem(row), tenantName: row.tenant_name }));
+  }
+
+  async decide(itemId: string, to: 'accepted' | 'declined', now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('wallet_items')
+      .set({ state: to, updated_at: now })
+      .where('id', '=', itemId)
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirst();
+    return result.numUpdatedRows === 1n;
+  }
+
+  async hold(accountId: string, itemId: string): Promise<boolean> {
+    // FOR NO KEY UPDATE on PostgreSQL (see holdTenant); SQLite's writing transaction holds the
+    // database's write lock already.
+    let query = this.db.selectFrom('wallet_items').select('id').where('id', '=', itemId).where('account_id', '=', accountId);
+    if (onPostgres(this.db)) query = query.forNoKeyUpdate();
+    return (await query.executeTakeFirst()) !== undefined;
+  }
+}
