@@ -12,6 +12,7 @@ import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { BackupEngine } from '../ports/backup-engine.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
+import type { KernelViews } from '../ports/kernel-views.ts';
 import type { KeyCertifier } from '../ports/key-certifier.ts';
 import type { KeyStore } from '../ports/key-store.ts';
 import type { Mailer } from '../ports/mailer.ts';
@@ -125,6 +126,8 @@ export interface Context {
   readonly database: DatabaseUpkeep;
   /** What the service counts for GET /metrics (`noMeter` when metrics are off). */
   readonly meter: Meter;
+  /** What the kernel's own tables publish (the audit chain, the outbox, leases, keys, mail outcomes): reads only. */
+  readonly views: KernelViews;
   /** The deployment's one mail transport (OPENRAIL_SMTP_URL or the development outbox), its outcomes recorded. */
   readonly mailer: Mailer;
   /** The services of another module, building it first if need be. */

@@ -15,6 +15,7 @@ import { backupEngine } from '../adapters/sql/backup/engine.ts';
 import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
 import { SqlCertificateAuthorityStore } from '../adapters/sql/kernel/sql-certificate-authority-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/kernel/sql-job-lease-store.ts';
+import { SqlKernelViews } from '../adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlMailOutcomes } from '../adapters/sql/kernel/sql-mail-outcomes.ts';
 import { SqlRateBudget } from '../adapters/sql/kernel/sql-rate-budget.ts';
 import { SqlSettingsStore } from '../adapters/sql/kernel/sql-settings-store.ts';
@@ -134,6 +135,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         backups: backupEngine(db, config.database, join(config.backupDir, 'scratch')),
       },
       meter,
+      views: new SqlKernelViews(db),
       mailer: new RecordedMailer(
         configuredMailer(config, (path) => log.info({ path }, 'mail written to the development outbox')),
         config.smtpUrl ? 'smtp' : 'outbox',
