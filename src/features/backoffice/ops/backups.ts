@@ -4,7 +4,7 @@ import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
-import type { Ids } from '../../../core/ids.ts';
+import { type Ids, idLikePattern } from '../../../core/ids.ts';
 import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type {
@@ -67,9 +67,10 @@ const PARTIAL = '.partial';
  */
 export const LEFTOVERS_AFTER_MS = 60 * 60 * 1000;
 /** The files of one backup, by its id: the copy (any engine's), its checksum line, its manifest. */
-const BACKUP_FILE = /^(bkp_[A-Za-z0-9_-]+)\.(?:sha256|manifest\.json|[a-z0-9]+)$/;
-const MANIFEST = /^(bkp_[A-Za-z0-9_-]+)\.manifest\.json$/;
-const TEMPORARY = /^bkp_[A-Za-z0-9_-]+\.[a-z0-9.]+\.partial(?:-journal|-wal|-shm)?$/;
+const BACKUP_ID = idLikePattern('backup').slice(1, -1);
+const BACKUP_FILE = new RegExp(`^(${BACKUP_ID})\\.(?:sha256|manifest\\.json|[a-z0-9]+)$`);
+const MANIFEST = new RegExp(`^(${BACKUP_ID})\\.manifest\\.json$`);
+const TEMPORARY = new RegExp(`^${BACKUP_ID}\\.[a-z0-9.]+\\.partial(?:-journal|-wal|-shm)?$`);
 
 /** The first `NAMED` of `problems`, joined, saying how many more there are. */
 function named(problems: string[]): string {
