@@ -31,7 +31,7 @@ import type { Openrail } from './start.ts';
  * run whenever it is built, because they keep its data in order (erasure, expiry) whoever serves
  * the routes.
  */
-export interface Module<S = unknown> {
+export interface Module<S = unknown, V = unknown> {
   readonly name: string;
   /** Its route groups by name: the names OPENRAIL_UNMOUNTED_GROUPS takes. */
   readonly groups: readonly string[];
@@ -53,6 +53,12 @@ export interface Module<S = unknown> {
    * services, listed so that it is seen and counted until it is gone.
    */
   readonly borrows?: readonly StoreClass[];
+  /**
+   * The read port it publishes of its tables (docs/architecture.md, "Tables, owners and views"): a
+   * store it owns, which another module reads through `Context.viewsOf`. That builds this store
+   * alone, never the module, so reading an unmounted module's rows neither builds it nor runs its jobs.
+   */
+  readonly views?: StoreClass<V>;
   build(ctx: Context): Promise<Built<S>> | Built<S>;
 }
 
@@ -132,6 +138,8 @@ export interface Context {
   readonly mailer: Mailer;
   /** The services of another module, building it first if need be. */
   use<S>(module: Module<S>): Promise<S>;
+  /** The views another module publishes (`Module.views`), built once, without building that module. */
+  viewsOf<V>(module: Module<unknown, V>): V;
   /** One of this module's stores (`Module.owns`, or for now `borrows`), built once. */
   store<T>(store: StoreClass<T>): T;
   /**
@@ -154,4 +162,4 @@ export interface Context {
 }
 
 /** Declares a module; the identity function, for type inference of its services. */
-export const defineModule = <S>(module: Module<S>): Module<S> => module;
+export const defineModule = <S, V = unknown>(module: Module<S, V>): Module<S, V> => module;

@@ -118,6 +118,40 @@ describe('the module registry', () => {
     assert.deepEqual(registry.borrowed(), [{ module: 'borrower', store: 'LedgerStore', owner: 'owner' }]);
   });
 
+  test('a module’s views are built alone: reading them builds neither the owner nor its jobs', async () => {
+    class OwnViews {}
+    const builds: string[] = [];
+    const owner = defineModule({
+      name: 'owner',
+      groups: ['owner'],
+      owns: [OwnViews],
+      views: OwnViews,
+      build: () => {
+        builds.push('owner');
+        return { services: {}, jobs: [{ name: 'owner.job', everyMs: 60_000, run: async () => {} }] };
+      },
+    });
+    let read: OwnViews | undefined;
+    const reader = defineModule({
+      name: 'reader',
+      groups: ['reader'],
+      build: (ctx) => {
+        read = ctx.viewsOf(owner);
+        return { services: {} };
+      },
+    });
+    const registry = new ModuleRegistry([owner, reader], context, makeStore);
+    await registry.build(reader);
+    assert.ok(read instanceof OwnViews);
+    assert.deepEqual(builds, [], 'the owner was not built');
+    assert.deepEqual(await registry.jobs(), []);
+    const unowned = defineModule({ name: 'unowned', groups: [], views: OwnViews, build: () => ({ services: {} }) });
+    assert.throws(
+      () => new ModuleRegistry([unowned], context, makeStore),
+      /module unowned publishes OwnViews as its views but does not own it/,
+    );
+  });
+
   test('a store has one owner, and a module does not borrow what it owns', () => {
     const one = defineModule({ name: 'one', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });
     const two = defineModule({ name: 'two', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });

@@ -4,7 +4,7 @@ import type { Job } from './jobs.ts';
 import type { Built, Context, Daemon, Module, StoreClass } from './module.ts';
 
 /** The kernel's part of every module's context; `use` and `store` are the registry's. */
-export type BaseContext = Omit<Context, 'use' | 'store'>;
+export type BaseContext = Omit<Context, 'use' | 'store' | 'viewsOf'>;
 
 /**
  * Builds modules on demand, each at most once, and finds the module that provides a plane. Once
@@ -31,6 +31,9 @@ export class ModuleRegistry {
         if (owner) throw new Error(`${store.name} is owned by ${owner.name} and ${m.name}; a store has one owner`);
         this.owners.set(store, m);
       }
+      if (m.views && !m.owns?.includes(m.views)) {
+        throw new Error(`module ${m.name} publishes ${m.views.name} as its views but does not own it`);
+      }
     }
     for (const m of modules) {
       for (const store of m.borrows ?? []) {
@@ -44,6 +47,11 @@ export class ModuleRegistry {
     return {
       ...this.base,
       use: async (other) => (await this.build(other)).services,
+      viewsOf: <V>(other: Module<unknown, V>): V => {
+        if (!this.modules.includes(other as Module)) throw new Error(`module ${other.name} is not in the module list`);
+        if (!other.views) throw new Error(`module ${other.name} publishes no views`);
+        return this.storeOf(other.views);
+      },
       store: <T>(store: StoreClass<T>): T => {
         if (!module.owns?.includes(store) && !module.borrows?.includes(store)) {
           const owner = this.owners.get(store);
@@ -53,14 +61,19 @@ export class ModuleRegistry {
               : `module ${module.name} builds ${store.name}, which no module owns: name it in the owner's \`owns\``,
           );
         }
-        let built = this.stores.get(store) as T | undefined;
-        if (built === undefined) {
-          built = this.makeStore(store);
-          this.stores.set(store, built);
-        }
-        return built;
+        return this.storeOf(store);
       },
     };
+  }
+
+  /** A store, built once on the database whoever asks. */
+  private storeOf<T>(store: StoreClass<T>): T {
+    let built = this.stores.get(store) as T | undefined;
+    if (built === undefined) {
+      built = this.makeStore(store);
+      this.stores.set(store, built);
+    }
+    return built;
   }
 
   /** Every store a module builds beside its own: the debt `Module.borrows` lists. */
