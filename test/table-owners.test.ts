@@ -47,7 +47,6 @@ const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
   'src/adapters/sql/issuance/sql-issued-credential-store.ts': 'offers',
   'src/adapters/sql/offers/sql-offer-store.ts': 'access_tokens tenants',
   'src/adapters/sql/wallet/sql-wallet-item-store.ts': 'members tenants',
-  'src/adapters/sql/webhooks/sql-webhook-lanes.ts': 'outbox',
   'src/adapters/sql/webhooks/sql-webhook-store.ts': 'outbox',
 };
 

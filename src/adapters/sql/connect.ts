@@ -17,6 +17,9 @@ import { type Flush, WalSync } from './wal-sync.ts';
 
 export type Db = Kysely<Database>;
 
+/** Whether `db` talks to PostgreSQL (row locks, FOR UPDATE and the like, are taken there only). */
+export const onPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 export interface OpenOptions {
   /** PostgreSQL only: the schema to work in (tests give each suite its own). */
   schema?: string;

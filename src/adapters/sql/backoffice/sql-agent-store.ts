@@ -3,7 +3,7 @@ import type { AgentBeat, AgentStore } from '../../../ports/agent-store.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AgentHeartbeatsTable } from '../schema.ts';
-import { holdTenant } from '../tenants/row-locks.ts';
+import { holdTenant } from '../tenants/tenants-statements.ts';
 
 const beats = rowCodec<AgentBeat, AgentHeartbeatsTable>()('tenant agent lastSeenAt beats reportedBy', {});
 

@@ -12,7 +12,7 @@ import type {
   StatusReservation,
 } from '../../../ports/issued-credential-store.ts';
 import type { Db } from '../connect.ts';
-import { outboxWrite, wakeDelivery } from '../kernel/sql-event-outbox.ts';
+import { outboxWrite, wakeDelivery } from '../kernel/kernel-statements.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';

@@ -1,23 +1,11 @@
 import type { Clock } from '../../../core/clock.ts';
 import type { EventEnvelope, EventInput, EventType } from '../../../core/events.ts';
 import type { EventOutbox } from '../../../ports/event-outbox.ts';
-import { systemIds } from '../../crypto/ids.ts';
 import type { Db } from '../connect.ts';
 import { inTransactionOnly } from '../sql-unit-of-work.ts';
-import { Statement } from '../statement.ts';
+import { outboxWrite, wakeDelivery } from './kernel-statements.ts';
 
-const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
-
-const committedListeners = new Set<() => void>();
-
-/**
- * Calls `listener` after every unit of work of this process that committed events, so delivery
- * can start at once instead of at its next poll. Answers the function that removes it.
- */
-export function onEventsCommitted(listener: () => void): () => void {
-  committedListeners.add(listener);
-  return () => committedListeners.delete(listener);
-}
+export { onEventsCommitted } from './kernel-statements.ts';
 
 /** The transactions that wrote events: the unit of work that committed one wakes delivery. */
 const eventful = new WeakSet<Db>();
@@ -26,25 +14,6 @@ const eventful = new WeakSet<Db>();
 export function eventsCommitted(trx: Db): void {
   if (eventful.has(trx)) wakeDelivery();
 }
-
-/** Wakes delivery: events were just committed (a unit of work, or a batch of writes, write-batch.ts). */
-export function wakeDelivery(): void {
-  for (const listener of committedListeners) listener();
-}
-
-/** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
-export const outboxWrite = (event: EventInput, now: number) => ({
-  statement: append,
-  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)] as [
-    id: string,
-    type: string,
-    tenant: string,
-    createdAt: number,
-    data: string,
-  ],
-  expect: 1,
-  refusal: 'outbox',
-});
 
 /** Writes events to the outbox table; inside a transaction only (SqlUnitOfWork). */
 export class SqlEventOutbox implements EventOutbox {

@@ -15,7 +15,7 @@ import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { CoinEntriesTable, MembersTable, ProposalsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
-import { holdTenant } from '../tenants/row-locks.ts';
+import { holdTenant } from '../tenants/tenants-statements.ts';
 
 const members = rowCodec<MemberRecord, MembersTable>()('tenant accountId displayName tier status balance joinedAt updatedAt', {});
 const toMember = members.record;

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { ChallengeRecord, OnboardingStore } from '../../../ports/onboarding-store.ts';
-import type { Db } from '../connect.ts';
+import { type Db, onPostgres } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { OnboardingChallengesTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
-import { onPostgres } from '../tenants/row-locks.ts';
 
 const challenges = rowCodec<ChallengeRecord, OnboardingChallengesTable>()(
   'id identifierKey codeHash createdAt expiresAt attempts spentAt',

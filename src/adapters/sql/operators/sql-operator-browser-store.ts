@@ -1,9 +1,8 @@
 import type { BrowserSession, MintedToken, OperatorBrowserStore, PendingLogin } from '../../../ports/operator-browser-store.ts';
-import type { Db } from '../connect.ts';
+import { type Db, onPostgres } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { OidcLoginsTable, OperatorBrowserSessionsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
-import { onPostgres } from '../tenants/row-locks.ts';
 
 const logins = rowCodec<PendingLogin, OidcLoginsTable>()('stateHash binderHash nonce verifier returnTo createdAt expiresAt', {});
 const sessions = rowCodec<BrowserSession, OperatorBrowserSessionsTable>()('idHash username via createdAt expiresAt', {});

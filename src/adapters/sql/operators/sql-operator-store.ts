@@ -10,10 +10,9 @@ import type {
   OperatorStatus,
   OperatorStore,
 } from '../../../ports/operator-store.ts';
-import type { Db } from '../connect.ts';
+import { type Db, onPostgres } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { OperatorsTable } from '../schema.ts';
-import { onPostgres } from '../tenants/row-locks.ts';
 import { inWindow } from '../windowed.ts';
 
 const operators = rowCodec<OperatorRecord, OperatorsTable>()(

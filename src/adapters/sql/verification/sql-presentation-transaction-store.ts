@@ -5,7 +5,7 @@ import type {
   PresentationTransactionStore,
 } from '../../../ports/presentation-transaction-store.ts';
 import type { Db } from '../connect.ts';
-import { outboxWrite, wakeDelivery } from '../kernel/sql-event-outbox.ts';
+import { outboxWrite, wakeDelivery } from '../kernel/kernel-statements.ts';
 import { asIs, col, json, rowCodec } from '../row-codec.ts';
 import type { PresentationTransactionsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';

@@ -1,10 +1,9 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { PageWindow } from '../../../core/page.ts';
 import type { ItemCursor, ItemKind, ListedItem, WalletItemRecord, WalletItemStore } from '../../../ports/wallet-item-store.ts';
-import type { Db } from '../connect.ts';
+import { type Db, onPostgres } from '../connect.ts';
 import { bool, rowCodec } from '../row-codec.ts';
 import type { Database, WalletItemsTable } from '../schema.ts';
-import { onPostgres } from '../tenants/row-locks.ts';
 import { inWindow, pastCursor } from '../windowed.ts';
 
 const items = rowCodec<WalletItemRecord, WalletItemsTable>()(

@@ -2,13 +2,13 @@ import { type Insertable, PostgresAdapter, sql } from 'kysely';
 import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../../ports/webhook-lanes.ts';
 import { systemIds } from '../../crypto/ids.ts';
 import type { Db } from '../connect.ts';
+import { markRouted, pruneRoutedEvents, routingDue, unroutedEvents } from '../kernel/kernel-statements.ts';
 import type { WebhookDeliveriesTable } from '../schema.ts';
 import { inTransactionOnly } from '../sql-unit-of-work.ts';
 import { Statement } from '../statement.ts';
 import { applyAll, type Write } from '../write-batch.ts';
 
-// Every process polls with these twice a second, and after its own commits: written once.
-const anyUnrouted = new Statement<{ seq: number }>('select seq from outbox where routed_to is null limit 1');
+// Every process polls with this twice a second, and after its own commits: written once.
 const anyLaneDue = new Statement<{ id: string }>(
   `select w.id from webhooks w where w.active = 1 and w.lane_until <= ? and w.next_at <= ?
    and exists (select 1 from webhook_deliveries d where d.webhook_id = w.id and d.state = 'queued') limit 1`,
@@ -57,7 +57,7 @@ export class SqlWebhookLanes implements WebhookLanes {
 
   /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
   async routingDue(): Promise<boolean> {
-    return (await anyUnrouted.first(this.db, [])) !== undefined;
+    return routingDue(this.db);
   }
 
   /**
@@ -73,13 +73,7 @@ export class SqlWebhookLanes implements WebhookLanes {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${ROUTE_LOCK}) as locked`.execute(this.db);
       if (!rows[0]?.locked) return { events: 0, endpoints: null };
     }
-    const events = await this.db
-      .selectFrom('outbox')
-      .select(['seq', 'id', 'type', 'tenant', 'created_at', 'data'])
-      .where('routed_to', 'is', null)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+    const events = await unroutedEvents(this.db, limit);
     if (events.length === 0) return { events: 0, endpoints: null };
     const endpoints = (
       await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events', 'created_at']).where('active', '=', 1).execute()
@@ -127,9 +121,7 @@ export class SqlWebhookLanes implements WebhookLanes {
         .values(deliveries.slice(i, i + 200))
         .execute();
     }
-    for (const [count, seqs] of routedTo) {
-      await this.db.updateTable('outbox').set({ routed_to: count }).where('seq', 'in', seqs).execute();
-    }
+    for (const [count, seqs] of routedTo) await markRouted(this.db, count, seqs);
     return { events: events.length, endpoints: endpoints.length };
   }
 
@@ -282,14 +274,7 @@ export class SqlWebhookLanes implements WebhookLanes {
       await this.db.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
       await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
     }
-    const old = this.db
-      .selectFrom('outbox')
-      .select('seq')
-      .where('created_at', '<', cutoff)
-      .where('routed_to', 'is not', null)
-      .limit(batch);
-    const events = await this.db.deleteFrom('outbox').where('seq', 'in', old).executeTakeFirst();
-    return { deliveries: ids.length, events: Number(events.numDeletedRows) };
+    return { deliveries: ids.length, events: await pruneRoutedEvents(this.db, cutoff, batch) };
   }
 
   /** Gives the lane back (a process stopping, or a lane with nothing left to send). */

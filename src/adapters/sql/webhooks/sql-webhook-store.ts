@@ -13,7 +13,7 @@ import type { Db } from '../connect.ts';
 import { bool, json, rowCodec } from '../row-codec.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
-import { holdTenant } from '../tenants/row-locks.ts';
+import { holdTenant } from '../tenants/tenants-statements.ts';
 import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;

@@ -1,8 +1,10 @@
-import { PostgresAdapter } from 'kysely';
-import type { Db } from '../connect.ts';
+import { type Db, onPostgres } from '../connect.ts';
 
-/** Whether `db` talks to PostgreSQL (row locks are taken there only; see below). */
-export const onPostgres = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+/*
+ * The tenants module's parts of other owners' statements (docs/architecture.md, "Tables, owners
+ * and views"): what another module's adapter composes into its own SQL where a separate read would
+ * not do (a lock its transaction holds, a read its hot path makes in one round trip).
+ */
 
 /**
  * Holds the tenant's row until the transaction ends, so that transactions which read what hangs

@@ -1,0 +1,83 @@
+import type { EventInput } from '../../../core/events.ts';
+import { systemIds } from '../../crypto/ids.ts';
+import type { Db } from '../connect.ts';
+import { Statement } from '../statement.ts';
+
+/**
+ * The kernel's parts of other owners' statements (docs/architecture.md, "Tables, owners and
+ * views"): the outbox row a hot path writes in its own one-statement batch (write-batch.ts), the
+ * wake-up of delivery once that batch committed, and the webhook dispatcher's routing and pruning
+ * of the outbox, which the webhooks module's lanes compose into their own transactions.
+ */
+
+const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
+
+/** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
+export const outboxWrite = (event: EventInput, now: number) => ({
+  statement: append,
+  params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)] as [
+    id: string,
+    type: string,
+    tenant: string,
+    createdAt: number,
+    data: string,
+  ],
+  expect: 1,
+  refusal: 'outbox',
+});
+
+const committedListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` after every unit of work of this process that committed events, so delivery
+ * can start at once instead of at its next poll. Answers the function that removes it.
+ */
+export function onEventsCommitted(listener: () => void): () => void {
+  committedListeners.add(listener);
+  return () => committedListeners.delete(listener);
+}
+
+/** Wakes delivery: events were just committed (a unit of work, or a batch of writes, write-batch.ts). */
+export function wakeDelivery(): void {
+  for (const listener of committedListeners) listener();
+}
+
+// Every process polls with this twice a second, and after its own commits: written once.
+const anyUnrouted = new Statement<{ seq: number }>('select seq from outbox where routed_to is null limit 1');
+
+/** Whether an event waits for routing (a read, so an idle poll writes nothing). */
+export async function routingDue(db: Db): Promise<boolean> {
+  return (await anyUnrouted.first(db, [])) !== undefined;
+}
+
+/** Up to `limit` events not routed yet, oldest first (`data` is the JSON text as written). */
+export function unroutedEvents(db: Db, limit: number) {
+  return db
+    .selectFrom('outbox')
+    .select(['seq', 'id', 'type', 'tenant', 'created_at', 'data'])
+    .where('routed_to', 'is', null)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+/** Marks the events `seqs` routed, each to `count` endpoints. */
+export async function markRouted(db: Db, count: number, seqs: readonly number[]): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ routed_to: count })
+    .where('seq', 'in', [...seqs])
+    .execute();
+}
+
+/** Deletes up to `batch` routed events written before `cutoff`; answers how many. */
+export async function pruneRoutedEvents(db: Db, cutoff: number, batch: number): Promise<number> {
+  const old = db
+    .selectFrom('outbox')
+    .select('seq')
+    .where('created_at', '<', cutoff)
+    .where('routed_to', 'is not', null)
+    .limit(batch);
+  const events = await db.deleteFrom('outbox').where('seq', 'in', old).executeTakeFirst();
+  return Number(events.numDeletedRows);
+}
