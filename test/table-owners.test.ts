@@ -44,8 +44,6 @@ const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
   'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',
   'src/adapters/sql/backup/contents.ts': 'issued_credentials status_lists',
   'src/adapters/sql/directory/sql-directory-store.ts': 'members tenants',
-  'src/adapters/sql/issuance/sql-issued-credential-store.ts': 'offers',
-  'src/adapters/sql/offers/sql-offer-store.ts': 'access_tokens tenants',
   'src/adapters/sql/wallet/sql-wallet-item-store.ts': 'members tenants',
   'src/adapters/sql/webhooks/sql-webhook-store.ts': 'outbox',
 };

@@ -1,3 +1,5 @@
+import type { OfferRecord } from './offer-store.ts';
+
 /** OID4VCI access tokens: single-use bearers that authorise one credential collection. */
 export interface AccessTokenRecord {
   tenant: string;
@@ -9,13 +11,25 @@ export interface AccessTokenRecord {
   dpopJkt?: string | null;
 }
 
+/** An offer's pre-authorized code spent for an access token. */
+export interface Redemption {
+  offer: OfferRecord;
+  now: number;
+  /** Kept until the access token expires, so the wallet can still collect. */
+  eraseAfter: number;
+  token: AccessTokenRecord;
+}
+
 /**
- * What the access-token plane reads. A token is written with the redemption that grants it
- * (OfferStore.redeem) and spent in the transaction that collects its credential
- * (IssuedCredentialStore.collect, by tenant and grant), so each rule lives in one place.
+ * Access tokens: written with the redemption that grants them (`redeem`, which spends the offer's
+ * code in the same statement) and spent in the transaction that collects their credential
+ * (IssuedCredentialStore.collect, by tenant and grant), so each rule lives in one place; the
+ * access-token plane reads them.
  * @tenantOwned
  */
 export interface AccessTokenStore {
+  /** Spends the pre-authorized code and issues the access token, atomically; false when the code was spent. */
+  redeem(r: Redemption): Promise<boolean>;
   /** The token if it exists, is unspent and unexpired. Reading never spends it. */
   findUsable(tokenHash: string, now: number): Promise<AccessTokenRecord | undefined>;
   /** Drops tokens that have expired, spent or not. */

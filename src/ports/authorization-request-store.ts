@@ -1,4 +1,4 @@
-import type { Redemption } from './offer-store.ts';
+import type { Redemption } from './access-token-store.ts';
 
 /**
  * Where a pushed authorization request stands (docs/haip.md, "Issuance"): pushed by the wallet;

@@ -1,4 +1,3 @@
-import type { AccessTokenRecord } from './access-token-store.ts';
 import type { TenantStatusName } from './tenant-store.ts';
 
 /** OID4VCI 1.0 §4.1.1: the tx_code object a wallet reads to prompt for the code. */
@@ -28,14 +27,6 @@ export interface OfferRecord {
   collectedAt: number | null;
 }
 
-export interface Redemption {
-  offer: OfferRecord;
-  now: number;
-  /** Kept until the access token expires, so the wallet can still collect. */
-  eraseAfter: number;
-  token: AccessTokenRecord;
-}
-
 /** What the token and credential endpoints need of the issuer, read with its offer. */
 export interface IssuerState {
   status: TenantStatusName;
@@ -62,8 +53,6 @@ export interface OfferStore {
    * cannot exceed the bound. False when no attempt is left.
    */
   claimTxAttempt(tenant: string, offerId: string, maxAttempts: number): Promise<boolean>;
-  /** Spends the pre-authorized code and issues the access token, atomically. */
-  redeem(r: Redemption): Promise<boolean>;
   /**
    * Ends an unredeemed offer now (its holder declined it): the code stops working and the subject
    * is erased with the next sweep. False when the offer was already redeemed.

@@ -121,7 +121,7 @@ const T = {
     'ChannelStore: a channel is one tenant’s with one account; no tenant reads, moves, renews or lists another’s; an unfiltered list is the platform’s, by design',
   shares:
     'ChannelStore: share settings and the sharing log are the account’s own; sharedWith answers one tenant only what is set for it',
-  redeem: 'OfferStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
+  redeem: 'AccessTokenStore.redeem: a tenant spends only its own code, issues only its own token, and writes no nonce',
   allocation:
     'IssuedCredentialStore.reserveSlots counts entries per tenant and opens seq+1 when full; collect draws indices from randomIndex in the reserved list and skips taken ones',
   collectIsolation:
@@ -198,7 +198,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     rotate: T.keyRotation,
     retire: T.keyRotation,
   },
-  AccessTokenStore: { findUsable: T.accessTokens, prune: T.sweeps },
+  AccessTokenStore: { redeem: T.redeem, findUsable: T.accessTokens, prune: T.sweeps },
   CredentialTypeStore: {
     create: T.types,
     get: T.types,
@@ -218,7 +218,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     findByRef: T.offers,
     atIssuer: T.offers,
     claimTxAttempt: T.txAttempts,
-    redeem: T.redeem,
     withdraw: T.withdraw,
     eraseDue: T.sweeps,
   },
@@ -841,7 +840,7 @@ for (const factory of testDatabases()) {
     async function redeemed(tenant: string, id: string): Promise<OfferRecord> {
       const offer = offerRecord(tenant, id);
       await offers.create(offer);
-      const ok = await offers.redeem({
+      const ok = await tokens.redeem({
         offer,
         now: REDEEMED_AT,
         eraseAfter: TOKEN_EXPIRY,
@@ -1054,14 +1053,14 @@ for (const factory of testDatabases()) {
         token: { tenant, tokenHash: `tok-${suffix}`, grantId: offer.id, createdAt: REDEEMED_AT, expiresAt: TOKEN_EXPIRY },
       });
       assert.equal(
-        await offers.redeem(redemption('beta', { ...a, tenant: 'beta' }, 'stolen')),
+        await tokens.redeem(redemption('beta', { ...a, tenant: 'beta' }, 'stolen')),
         false,
         "beta cannot redeem alpha's offer",
       );
       assert.equal((await offers.get('alpha', 'off-a'))?.redeemedAt, null, 'which stays redeemable');
       assert.equal(await tokens.findUsable('tok-stolen', REDEEMED_AT), undefined, 'and no token was minted');
 
-      assert.equal(await offers.redeem(redemption('alpha', a, 'off-a')), true);
+      assert.equal(await tokens.redeem(redemption('alpha', a, 'off-a')), true);
       const spent = await offers.get('alpha', 'off-a');
       assert.equal(spent?.redeemedAt, REDEEMED_AT);
       assert.equal(spent?.eraseAfter, TOKEN_EXPIRY);
@@ -1075,13 +1074,13 @@ for (const factory of testDatabases()) {
         expiresAt: TOKEN_EXPIRY,
         dpopJkt: null,
       });
-      assert.equal(await offers.redeem(redemption('alpha', a, 'again')), false, 'a code is redeemed once');
+      assert.equal(await tokens.redeem(redemption('alpha', a, 'again')), false, 'a code is redeemed once');
       assert.equal(await tokens.findUsable('tok-again', REDEEMED_AT), undefined);
       assert.equal(await offers.claimTxAttempt('alpha', 'off-a', 5), false, 'no tx attempts after redemption');
       assert.equal((await offers.get('alpha', 'off-a'))?.txAttempts, 2, 'and the refused claim counted nothing');
 
       assert.equal((await offers.get('beta', 'off-b'))?.redeemedAt, null, "redeeming alpha's offer left beta's alone");
-      assert.equal(await offers.redeem(redemption('beta', b, 'off-b')), true);
+      assert.equal(await tokens.redeem(redemption('beta', b, 'off-b')), true);
       assert.equal((await tokens.findUsable('tok-off-b', REDEEMED_AT))?.tenant, 'beta');
       assert.equal((await tokens.findUsable('tok-off-b', REDEEMED_AT))?.grantId, 'off-b');
       assert.deepEqual(await allSpentNonces(), [], 'c_nonces are stateless: redeeming records none');
@@ -1516,7 +1515,7 @@ for (const factory of testDatabases()) {
         });
         await offers.create(offer);
         const token = { tenant, tokenHash: `sw-k-${tenant}`, grantId: offer.id, createdAt: S - 8, expiresAt: S + 1_000 };
-        assert.equal(await offers.redeem({ offer, now: S - 8, eraseAfter: S + 1_000, token }), true);
+        assert.equal(await tokens.redeem({ offer, now: S - 8, eraseAfter: S + 1_000, token }), true);
         const spent = await ledger.collect(
           collection(tenant, offer.id, [], {
             tokenHash: token.tokenHash,

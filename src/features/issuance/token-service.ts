@@ -3,6 +3,7 @@ import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/se
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
+import type { AccessTokenStore } from '../../ports/access-token-store.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import { assertIssuing } from '../tenants/tenant-service.ts';
 
@@ -23,6 +24,7 @@ export interface TokenResponse {
 export class TokenService {
   constructor(
     private readonly offers: OfferStore,
+    private readonly tokens: AccessTokenStore,
     private readonly nonces: NonceMinter,
     private readonly clock: Clock,
   ) {}
@@ -67,7 +69,7 @@ export class TokenService {
     }
     const accessToken = newToken('oat');
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
-    const redeemed = await this.offers.redeem({
+    const redeemed = await this.tokens.redeem({
       offer,
       now,
       eraseAfter: tokenExpiry,

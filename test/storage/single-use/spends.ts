@@ -147,7 +147,7 @@ export const SPENDS: readonly SpendCase[] = [
     async spend(db, row, call = {}) {
       const offer = await offers(db).get(row.tenant as string, row.id as string);
       if (!offer) throw new Error('the seeded offer is not there');
-      return offers(db).redeem({
+      return new SqlAccessTokenStore(db).redeem({
         offer: { ...offer, tenant: (call.tenant as string | undefined) ?? offer.tenant },
         now: NOW,
         eraseAfter: LATER,

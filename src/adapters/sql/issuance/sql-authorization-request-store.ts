@@ -1,10 +1,10 @@
+import type { Redemption } from '../../../ports/access-token-store.ts';
 import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../../ports/authorization-request-store.ts';
-import type { Redemption } from '../../../ports/offer-store.ts';
 import type { Db } from '../connect.ts';
-import { SqlOfferStore } from '../offers/sql-offer-store.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AuthorizationRequestsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
+import { SqlAccessTokenStore } from './sql-access-token-store.ts';
 
 const requests = rowCodec<AuthorizationRequestRecord, AuthorizationRequestsTable>()(
   'id tenant requestUriHash clientId redirectUri state codeChallenge typeId attestationJkt dpopJkt offerId phase browserHash codeHash continueHash createdAt expiresAt',
@@ -129,7 +129,7 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
       if (Number(moved.numUpdatedRows) !== 1) return false;
       if (redemption.offer.tenant !== tenant) throw new Error('a code redeems an offer of its own tenant only');
       // The offer's code is spent in the same transaction: if it was already, nothing moves.
-      if (!(await new SqlOfferStore(trx).redeem(redemption))) throw new CodeRaced();
+      if (!(await new SqlAccessTokenStore(trx).redeem(redemption))) throw new CodeRaced();
       return true;
     }).catch((err) => {
       if (err instanceof CodeRaced) return false;

@@ -13,6 +13,7 @@ import type {
 } from '../../../ports/issued-credential-store.ts';
 import type { Db } from '../connect.ts';
 import { outboxWrite, wakeDelivery } from '../kernel/kernel-statements.ts';
+import { eraseSubjectWrite } from '../offers/offers-statements.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
@@ -43,9 +44,6 @@ const spendNonce = new Statement(
 // The token collects the offer it was granted for, and nothing else.
 const spendToken = new Statement(
   'update access_tokens set spent_at = ? where token_hash = ? and tenant = ? and grant_id = ? and spent_at is null and expires_at > ?',
-);
-const eraseSubject = new Statement(
-  'update offers set subject = null, collected_at = ? where id = ? and tenant = ? and collected_at is null and subject is not null',
 );
 // Only a taken index is skipped; any other conflict (a duplicate id) still fails.
 const recordCredential = new Statement(
@@ -145,7 +143,8 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
           if (spent !== 1) throw new Refused('nonce');
         }
         if ((await spendToken.changes(trx, [c.now, c.tokenHash, c.tenant, c.offerId, c.now])) !== 1) throw new Refused('token');
-        if ((await eraseSubject.changes(trx, [c.now, c.offerId, c.tenant])) !== 1) throw new Refused('token');
+        const erase = eraseSubjectWrite({ id: c.offerId, tenant: c.tenant }, c.now, 'token');
+        if ((await erase.statement.changes(trx, erase.params)) !== 1) throw new Refused('token');
         const slots: StatusAllocation[] = [];
         for (const [i, holder] of c.holderThumbprints.entries())
           slots.push(await this.draw(trx, c, holder, c.lists[i] as ListRef));
@@ -193,7 +192,7 @@ export class SqlIssuedCredentialStore implements IssuedCredentialStore {
           refusal: 'nonce',
         })),
         { statement: spendToken, params: [c.now, c.tokenHash, c.tenant, c.offerId, c.now], expect: 1, refusal: 'token' },
-        { statement: eraseSubject, params: [c.now, c.offerId, c.tenant], expect: 1, refusal: 'token' },
+        eraseSubjectWrite({ id: c.offerId, tenant: c.tenant }, c.now, 'token'),
         ...slots.map((slot, i) => ({
           statement: recordCredential,
           params: credentialRow(c, slot, c.holderThumbprints[i] as string),

@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { ErasedOffer, IssuerState, OfferRecord, OfferStore, Redemption } from '../../../ports/offer-store.ts';
+import type { ErasedOffer, IssuerState, OfferRecord, OfferStore } from '../../../ports/offer-store.ts';
 import type { TenantStatusName } from '../../../ports/tenant-store.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { OffersTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
-import { applyAll } from '../write-batch.ts';
+import { ISSUER_ROW } from '../tenants/tenants-statements.ts';
 
 const offers = rowCodec<OfferRecord, OffersTable>()(
   'id tenant typeId codeHash refHash txCodeHash txAttempts createdAt expiresAt eraseAfter redeemedAt collectedAt',
@@ -17,15 +17,12 @@ const byId = new Statement<Selectable<OffersTable>>('select * from offers where 
 const byCode = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and code_hash = ?');
 /** The issuer and its offer, one read (a tenant without the offer still answers its row). */
 type AtIssuerRow = Partial<Selectable<OffersTable>> & { issuer_status: TenantStatusName; issuer_haip: number | boolean };
-const issuerColumns = 'select t.status as issuer_status, t.haip_issuance as issuer_haip, o.* from tenants t left join offers o';
-const atIssuerByCode = new Statement<AtIssuerRow>(`${issuerColumns} on o.tenant = t.slug and o.code_hash = ? where t.slug = ?`);
-const atIssuerById = new Statement<AtIssuerRow>(`${issuerColumns} on o.tenant = t.slug and o.id = ? where t.slug = ?`);
-const spendCode = new Statement(
-  'update offers set redeemed_at = ?, erase_after = ? ' +
-    'where id = ? and tenant = ? and redeemed_at is null and expires_at > ? and subject is not null',
+const issuerColumns = `select ${ISSUER_ROW.columns}, o.* from ${ISSUER_ROW.from} left join offers o`;
+const atIssuerByCode = new Statement<AtIssuerRow>(
+  `${issuerColumns} on o.tenant = ${ISSUER_ROW.slug} and o.code_hash = ? where ${ISSUER_ROW.slug} = ?`,
 );
-const grantToken = new Statement(
-  'insert into access_tokens (token_hash, tenant, grant_id, created_at, expires_at, spent_at, dpop_jkt) values (?, ?, ?, ?, ?, null, ?)',
+const atIssuerById = new Statement<AtIssuerRow>(
+  `${issuerColumns} on o.tenant = ${ISSUER_ROW.slug} and o.id = ? where ${ISSUER_ROW.slug} = ?`,
 );
 
 export class SqlOfferStore implements OfferStore {
@@ -76,20 +73,6 @@ export class SqlOfferStore implements OfferStore {
       .where('redeemed_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
-  }
-
-  async redeem(r: Redemption): Promise<boolean> {
-    const t = r.token;
-    const refused = await applyAll(this.db, [
-      { statement: spendCode, params: [r.now, r.eraseAfter, r.offer.id, r.offer.tenant, r.now], expect: 1, refusal: 'spent' },
-      {
-        statement: grantToken,
-        params: [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null],
-        expect: 1,
-        refusal: 'spent',
-      },
-    ]);
-    return refused === undefined;
   }
 
   async withdraw(tenant: string, id: string, now: number): Promise<boolean> {

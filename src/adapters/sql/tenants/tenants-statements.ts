@@ -25,3 +25,15 @@ export async function holdTenant(db: Db, slug: string): Promise<boolean> {
   if (onPostgres(db)) query = query.forNoKeyUpdate();
   return (await query.executeTakeFirst()) !== undefined;
 }
+
+/**
+ * The issuer's state, as the row a read joins it by: the tenant row as `t` (`from`), its issuing
+ * state (`columns`: `issuer_status`, `issuer_haip`) and its key (`slug`). The offers module reads
+ * an issuer and its offer with it in one statement, the token and credential requests' first
+ * round trip (docs/scaling.md).
+ */
+export const ISSUER_ROW = {
+  from: 'tenants t',
+  columns: 't.status as issuer_status, t.haip_issuance as issuer_haip',
+  slug: 't.slug',
+} as const;
