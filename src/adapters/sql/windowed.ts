@@ -46,3 +46,19 @@ export function pastCursor(
   const [first, key] = columns;
   return sql<SqlBool>`(${sql.ref(first)}, ${sql.ref(key)}) ${sql.raw(order === 'desc' ? '<' : '>')} (${after[0]}, ${after[1]})`;
 }
+
+/**
+ * Rows whose columns hold one of `pairs` (a pair per row, in the columns' order): an `or` of
+ * equalities, since SQLite takes no list of row values on the right of `in`. No row for no pair.
+ */
+export function inPairs(
+  columns: readonly [string, string],
+  pairs: readonly (readonly [unknown, unknown])[],
+): Expression<SqlBool> {
+  if (pairs.length === 0) return sql<SqlBool>`1 = 0`;
+  const [a, b] = columns;
+  return sql<SqlBool>`(${sql.join(
+    pairs.map(([x, y]) => sql`(${sql.ref(a)} = ${x} and ${sql.ref(b)} = ${y})`),
+    sql` or `,
+  )})`;
+}

@@ -1,20 +1,10 @@
-import { type SqlBool, sql } from 'kysely';
 import type { CredentialRow, OfferRow } from '../../../ports/backoffice-views.ts';
 import { type Conv, col, rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
 
 /** What the back office's read models share: text matching, number reading and row mappings. */
 
-export const like = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
-/** Case-insensitive "contains", the same on both engines (SQLite's LIKE folds ASCII case, PostgreSQL's does not). */
-export const containsCi = (column: string, q: string) =>
-  sql<SqlBool>`lower(${sql.ref(column)}) like ${`%${like(q.toLowerCase())}%`} escape '\\'`;
-/** Case-sensitive prefix, without LIKE's wildcards (ids hold `_`). */
-export const startsWith = (column: string, prefix: string) =>
-  sql<SqlBool>`substr(${sql.ref(column)}, 1, ${sql.lit(prefix.length)}) = ${prefix}`;
-/** Case-sensitive "contains" in JSON text: `replace` is the same function on both engines. */
-export const mentions = (column: string, value: string) =>
-  sql<SqlBool>`replace(${sql.ref(column)}, ${value}, '') <> ${sql.ref(column)}`;
+export { containsCi, like, mentions, startsWith } from '../text-match.ts';
 
 export const num = (v: unknown) => Number(v);
 export const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));

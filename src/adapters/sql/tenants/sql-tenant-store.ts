@@ -10,13 +10,13 @@ import {
   type TenantStatusName,
   type TenantStore,
 } from '../../../ports/tenant-store.ts';
-import { containsCi } from '../backoffice/sql-backoffice-rows.ts';
 import type { Db } from '../connect.ts';
 import { SqlSigningKeyStore } from '../kernel/sql-signing-key-store.ts';
 import { bool, rowCodec } from '../row-codec.ts';
 import type { TenantsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
 import { Statement } from '../statement.ts';
+import { containsCi } from '../text-match.ts';
 import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 
 /** The token and credential endpoints read this on every request: written once, prepared once per connection. */
