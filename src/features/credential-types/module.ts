@@ -1,4 +1,5 @@
 import { SqlCredentialTypeStore } from '../../adapters/sql/credential-types/sql-credential-type-store.ts';
+import { SqlCredentialTypesViews } from '../../adapters/sql/credential-types/sql-credential-types-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { SYSTEM_SEED } from '../../core/actor.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -11,7 +12,8 @@ import { TypeService } from './type-service.ts';
 export const credentialTypesModule = defineModule({
   name: 'credential-types',
   groups: ['credential-types'],
-  owns: [SqlCredentialTypeStore],
+  owns: [SqlCredentialTypeStore, SqlCredentialTypesViews],
+  views: SqlCredentialTypesViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const uow = ctx.unitOfWork({ types: ctx.store(SqlCredentialTypeStore) });

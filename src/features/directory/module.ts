@@ -1,4 +1,5 @@
 import { SqlDirectoryStore } from '../../adapters/sql/directory/sql-directory-store.ts';
+import { SqlDirectoryViews } from '../../adapters/sql/directory/sql-directory-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { membershipModule } from '../membership/module.ts';
 import { DirectoryService } from './directory-service.ts';
@@ -11,7 +12,8 @@ import { directoryRoutes } from './routes.ts';
 export const directoryModule = defineModule({
   name: 'directory',
   groups: ['directory'],
-  owns: [SqlDirectoryStore],
+  owns: [SqlDirectoryStore, SqlDirectoryViews],
+  views: SqlDirectoryViews,
   async build(ctx) {
     const pepper = ctx.config.directoryPepper;
     const directory =

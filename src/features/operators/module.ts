@@ -2,6 +2,7 @@ import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOperatorBrowserStore } from '../../adapters/sql/operators/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
+import { SqlOperatorsViews } from '../../adapters/sql/operators/sql-operators-views.ts';
 import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
 import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -20,7 +21,8 @@ const SESSION_PRUNE_MS = 10 * 60 * 1000;
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
-  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore],
+  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews],
+  views: SqlOperatorsViews,
   borrows: [SqlIntegrationTokenStore, SqlPartnerStore, SqlTenantStore],
   planes: ['operator', 'enterprise-session'],
   async build(ctx) {
