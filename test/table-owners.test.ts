@@ -43,8 +43,6 @@ const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
     'audit_log issued_credentials job_leases mail_outcomes offers outbox presentation_transactions signing_keys status_lists tenants verification_counts wallet_items webhook_attempts webhook_deliveries webhooks',
   'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',
   'src/adapters/sql/backup/contents.ts': 'issued_credentials status_lists',
-  'src/adapters/sql/directory/sql-directory-store.ts': 'members tenants',
-  'src/adapters/sql/wallet/sql-wallet-item-store.ts': 'members tenants',
   'src/adapters/sql/webhooks/sql-webhook-store.ts': 'outbox',
 };
 

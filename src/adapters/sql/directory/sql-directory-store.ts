@@ -3,7 +3,9 @@ import type { ContactKind } from '../../../core/directory-entry.ts';
 import { nameKey } from '../../../core/directory-entry.ts';
 import type { ContactRecord, DirectoryStore, FoundListing, ListingRecord, SearchPage } from '../../../ports/directory-store.ts';
 import type { Db } from '../connect.ts';
+import { activeMembers } from '../membership/membership-statements.ts';
 import { atomically } from '../sql-unit-of-work.ts';
+import { tenantNames } from '../tenants/tenants-statements.ts';
 
 export class SqlDirectoryStore implements DirectoryStore {
   constructor(private readonly db: Db) {}
@@ -70,17 +72,18 @@ export class SqlDirectoryStore implements DirectoryStore {
   }
 
   /**
-   * Listings in `communities`, joined with their community's tenant and the holder's active
-   * membership in it. The scope is a condition of the query itself, so ordering and limits apply
-   * to in-scope listings only. An empty scope has no listing; the callers answer it without a
-   * query (`in ()` is a syntax error on PostgreSQL).
+   * Listings in `communities`, joined with their community's name and the holder's active
+   * membership in it (the tenants and membership modules' row sources). The scope is a condition
+   * of the query itself, so ordering and limits apply to in-scope listings only. An empty scope
+   * has no listing; the callers answer it without a query (`in ()` is a syntax error on PostgreSQL).
    */
   private visible(communities: readonly string[]) {
     return this.db
       .selectFrom('directory_listings as l')
-      .innerJoin('members as m', (j) => j.onRef('m.tenant', '=', 'l.community').onRef('m.account_id', '=', 'l.account_id'))
-      .innerJoin('tenants as t', 't.slug', 'l.community')
-      .where('m.status', '=', 'active')
+      .innerJoin(activeMembers(this.db).as('m'), (j) =>
+        j.onRef('m.tenant', '=', 'l.community').onRef('m.account_id', '=', 'l.account_id'),
+      )
+      .innerJoin(tenantNames(this.db).as('t'), 't.slug', 'l.community')
       .where('l.community', 'in', [...communities])
       .select(['l.account_id', 'l.community', 'l.display_name', 'l.name_key', 't.name as community_name']);
   }

@@ -37,3 +37,6 @@ export const ISSUER_ROW = {
   columns: 't.status as issuer_status, t.haip_issuance as issuer_haip',
   slug: 't.slug',
 } as const;
+
+/** Every tenant's name, as rows (slug, name) a read joins to name the tenant of its own rows. */
+export const tenantNames = (db: Db) => db.selectFrom('tenants').select(['slug', 'name']);

@@ -2,8 +2,10 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { PageWindow } from '../../../core/page.ts';
 import type { ItemCursor, ItemKind, ListedItem, WalletItemRecord, WalletItemStore } from '../../../ports/wallet-item-store.ts';
 import { type Db, onPostgres } from '../connect.ts';
+import { enrolledMembers } from '../membership/membership-statements.ts';
 import { bool, rowCodec } from '../row-codec.ts';
 import type { Database, WalletItemsTable } from '../schema.ts';
+import { tenantNames } from '../tenants/tenants-statements.ts';
 import { inWindow, pastCursor } from '../windowed.ts';
 
 const items = rowCodec<WalletItemRecord, WalletItemsTable>()(
@@ -12,17 +14,19 @@ const items = rowCodec<WalletItemRecord, WalletItemsTable>()(
 );
 const toItem = items.record;
 
-/** The materialisation rule of the port: a channel request, or the account is an enrolled member. */
-const visible = (eb: ExpressionBuilder<Database & { i: WalletItemsTable }, 'i'>) =>
+/**
+ * The materialisation rule of the port: a channel request, or the account is an enrolled member
+ * of the item's tenant (the membership module's row source).
+ */
+const visible = (db: Db) => (eb: ExpressionBuilder<Database & { i: WalletItemsTable }, 'i'>) =>
   eb.or([
     eb('i.kind', '=', 'channel-request'),
     eb.exists(
       eb
-        .selectFrom('members as m')
+        .selectFrom(enrolledMembers(db).as('m'))
         .select(sql.lit(1).as('one'))
         .whereRef('m.tenant', '=', 'i.tenant')
-        .whereRef('m.account_id', '=', 'i.account_id')
-        .where('m.status', '<>', 'erased'),
+        .whereRef('m.account_id', '=', 'i.account_id'),
     ),
   ]);
 
@@ -36,10 +40,10 @@ export class SqlWalletItemStore implements WalletItemStore {
   private listed() {
     return this.db
       .selectFrom('wallet_items as i')
-      .innerJoin('tenants as t', 't.slug', 'i.tenant')
+      .innerJoin(tenantNames(this.db).as('t'), 't.slug', 'i.tenant')
       .selectAll('i')
       .select('t.name as tenant_name')
-      .where(visible);
+      .where(visible(this.db));
   }
 
   async get(accountId: string, itemId: string): Promise<ListedItem | undefined> {
