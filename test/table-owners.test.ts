@@ -24,7 +24,6 @@ const MODULE_NAMES = MODULES.map((m) => m.name);
 const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
   'src/adapters/sql/account/sql-account-erasure-store.ts': 'offers rate_windows wallet_items',
   'src/adapters/sql/backoffice/sql-approval-targets.ts': 'issued_credentials',
-  'src/adapters/sql/backoffice/sql-backoffice-attention.ts': 'approvals offers partner_applications webhook_deliveries',
   'src/adapters/sql/backoffice/sql-backoffice-audit.ts': 'audit_head audit_log issued_credentials members offers outbox',
   'src/adapters/sql/backoffice/sql-backoffice-catalogue.ts':
     'channels credential_types deposits directory_listings issued_credentials members offers wallet_items',
@@ -37,12 +36,7 @@ const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
     'audit_log channels deposits issued_credentials members offers outbox wallet_items',
   'src/adapters/sql/backoffice/sql-compliance-store.ts':
     'approvals audit_log channels credential_types erasure_receipts members operators partner_team webhooks',
-  'src/adapters/sql/backoffice/sql-demo-fixtures.ts': 'tenants',
-  'src/adapters/sql/backoffice/sql-incident-store.ts': 'issued_credentials signing_keys',
-  'src/adapters/sql/backoffice/sql-ops-views.ts':
-    'audit_log issued_credentials job_leases mail_outcomes offers outbox presentation_transactions signing_keys status_lists tenants verification_counts wallet_items webhook_attempts webhook_deliveries webhooks',
   'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',
-  'src/adapters/sql/backup/contents.ts': 'issued_credentials status_lists',
   'src/adapters/sql/webhooks/sql-webhook-store.ts': 'outbox',
 };
 

@@ -47,11 +47,7 @@ export class ModuleRegistry {
     return {
       ...this.base,
       use: async (other) => (await this.build(other)).services,
-      viewsOf: <V>(other: Module<unknown, V>): V => {
-        if (!this.modules.includes(other as Module)) throw new Error(`module ${other.name} is not in the module list`);
-        if (!other.views) throw new Error(`module ${other.name} publishes no views`);
-        return this.storeOf(other.views);
-      },
+      viewsOf: (other) => this.viewsOf(other),
       store: <T>(store: StoreClass<T>): T => {
         if (!module.owns?.includes(store) && !module.borrows?.includes(store)) {
           const owner = this.owners.get(store);
@@ -64,6 +60,13 @@ export class ModuleRegistry {
         return this.storeOf(store);
       },
     };
+  }
+
+  /** The views a module publishes (`Module.views`), built once, without building the module. */
+  viewsOf<V>(module: Module<unknown, V>): V {
+    if (!this.modules.includes(module as Module)) throw new Error(`module ${module.name} is not in the module list`);
+    if (!module.views) throw new Error(`module ${module.name} publishes no views`);
+    return this.storeOf(module.views);
   }
 
   /** A store, built once on the database whoever asks. */

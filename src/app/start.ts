@@ -52,6 +52,8 @@ export interface Openrail {
   jobs: JobRunner;
   /** The services of a module that was built (tests drive a dispatcher with them). */
   services<S>(module: Module<S>): Promise<S>;
+  /** The views a module publishes (Module.views), on this service's database. */
+  viewsOf<V>(module: Module<unknown, V>): V;
   /** Set only on the start that generated the owner token: shown once, never stored in clear. */
   revealedOwnerToken?: string;
   close(): Promise<void>;
@@ -206,6 +208,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       routes: groups,
       jobs,
       services: (module) => registry.services(module),
+      viewsOf: (module) => registry.viewsOf(module),
       close: async () => {
         await jobs.stop();
         for (const daemon of daemons) await daemon.stop();

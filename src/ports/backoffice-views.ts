@@ -46,38 +46,6 @@ export interface StatusRef {
   idx: number;
 }
 
-export interface Counted<T> {
-  count: number;
-  top: T[];
-}
-
-export interface DeadDelivery {
-  deliveryId: string;
-  webhookId: string;
-  tenant: string;
-  eventType: string;
-  failures: number;
-  lastStatus: number | null;
-  finishedAt: number | null;
-}
-
-export interface PendingProvisioning {
-  requestId: string;
-  tenant: string;
-  label: string;
-  requestedBy: string;
-  createdAt: number;
-  expiresAt: number;
-}
-
-export interface PartnerInReview {
-  applicationId: string;
-  organisation: string;
-  kind: string;
-  stage: string;
-  stageAt: number;
-}
-
 /** An offer without its subject: what was offered, and when it moved. */
 export interface OfferRow {
   id: string;
@@ -205,19 +173,6 @@ export interface SearchViews {
 }
 
 /**
- * What needs attention today: each a count and the first `top` rows.
- *
- * @tenantOwned
- */
-export interface AttentionViews {
-  deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>>;
-  pendingProvisioning(tenant: string | null, now: number, top: number): Promise<Counted<PendingProvisioning>>;
-  partnersInReview(stages: readonly string[], top: number): Promise<Counted<PartnerInReview>>;
-  /** Offers not collected whose code expires in [from, to), soonest first. */
-  expiringOffers(tenant: string | null, from: number, to: number, top: number): Promise<Counted<OfferRow>>;
-}
-
-/**
  * One credential, offer or subject: its row, the audit entries that mark it, its timeline; the credentials list.
  *
  * @tenantOwned
@@ -263,7 +218,6 @@ export interface CatalogueViews {
 /** The back office's read models, one per view. */
 export interface BackofficeViews {
   search: SearchViews;
-  attention: AttentionViews;
   subjects: SubjectViews;
   catalogue: CatalogueViews;
 }

@@ -33,17 +33,9 @@ export interface IncidentRecord {
   closedAt: number | null;
 }
 
-/** What a scope touches, per tenant. */
-export interface AffectedTenant {
-  tenant: string;
-  credentials: number;
-  revoked: number;
-  accounts: number;
-}
-
 /**
- * The breach register: the platform's, with the reads that narrow to one tenant (the incidents
- * touching it, what they touch of it).
+ * The breach register: the platform's, with the read that narrows to one tenant (the incidents
+ * touching it). What a scope touches is read from its owners' views (compliance/incidents.ts).
  * @tenantOwned
  */
 export interface IncidentStore {
@@ -58,10 +50,4 @@ export interface IncidentStore {
   update(id: string, from: IncidentState, change: Partial<IncidentRecord>): Promise<boolean>;
   /** Incidents whose scope names the tenant or no tenant at all, newest detected first, at most `limit`. */
   touching(tenant: string, limit: number): Promise<IncidentRecord[]>;
-  /**
-   * The credentials the scope touches, counted per tenant: issued in the window (until `now` when
-   * it is open), of the tenants and types named, and, where keys are named, issued while one of
-   * them was its tenant's issuing key; with how many are revoked and how many holders they have.
-   */
-  affected(scope: IncidentScope, now: number): Promise<AffectedTenant[]>;
 }

@@ -1,9 +1,10 @@
 import type { AccessTokenStore } from './access-token-store.ts';
 import type { AgentStore } from './agent-store.ts';
 import type { ApprovalStore, ApprovalTargets } from './approval-store.ts';
+import type { ApprovalsViews } from './approvals-views.ts';
 import type { AttestationPopReplayStore } from './attestation-pop-replay-store.ts';
 import type { AuthorizationRequestStore } from './authorization-request-store.ts';
-import type { AttentionViews, CatalogueViews, SearchViews, SubjectViews } from './backoffice-views.ts';
+import type { CatalogueViews, SearchViews, SubjectViews } from './backoffice-views.ts';
 import type { ChannelStore } from './channel-store.ts';
 import type { ComplianceStore } from './compliance-store.ts';
 import type { CredentialTypeStore } from './credential-type-store.ts';
@@ -13,19 +14,21 @@ import type { DirectoryStore } from './directory-store.ts';
 import type { IncidentStore } from './incident-store.ts';
 import type { IntegrationTokenStore } from './integration-token-store.ts';
 import type { IssuedCredentialStore } from './issued-credential-store.ts';
+import type { KernelViews } from './kernel-views.ts';
 import type { KeyCertifier } from './key-certifier.ts';
 import type { KeyStore } from './key-store.ts';
 import type { MembershipStore } from './membership-store.ts';
 import type { OfferStore } from './offer-store.ts';
 import type { OperatorStore } from './operator-store.ts';
-import type { OpsViews } from './ops-views.ts';
 import type { OrgStore } from './org-store.ts';
 import type { PartnerStore } from './partner-store.ts';
 import type { PresentationTransactionStore } from './presentation-transaction-store.ts';
 import type { SigningKeyStore } from './signing-key-store.ts';
 import type { TenantStore } from './tenant-store.ts';
+import type { VerificationViews } from './verification-views.ts';
 import type { WalletItemStore } from './wallet-item-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
+import type { WebhooksViews } from './webhooks-views.ts';
 
 /**
  * The ports whose rows belong to a tenant (or record one, as the hosted verifier's transactions, a
@@ -59,16 +62,18 @@ export interface TenantOwnedPorts {
   PresentationTransactionStore: PresentationTransactionStore;
   ApprovalTargets: ApprovalTargets;
   SearchViews: SearchViews;
-  AttentionViews: AttentionViews;
   SubjectViews: SubjectViews;
   CatalogueViews: CatalogueViews;
   OperatorStore: OperatorStore;
   PartnerStore: PartnerStore;
   ComplianceStore: ComplianceStore;
   IncidentStore: IncidentStore;
-  OpsViews: OpsViews;
   AgentStore: AgentStore;
   DemoFixtureStore: DemoFixtureStore;
+  KernelViews: KernelViews;
+  VerificationViews: VerificationViews;
+  WebhooksViews: WebhooksViews;
+  ApprovalsViews: ApprovalsViews;
 }
 
 /**

@@ -6,7 +6,6 @@
  * alpha answers alpha's only (and something), as beta beta's only, and as the platform both.
  */
 import assert from 'node:assert/strict';
-import { SqlAttentionViews } from '../../src/adapters/sql/backoffice/sql-backoffice-attention.ts';
 import { SqlCatalogueViews } from '../../src/adapters/sql/backoffice/sql-backoffice-catalogue.ts';
 import { SqlSearchViews } from '../../src/adapters/sql/backoffice/sql-backoffice-search.ts';
 import { SqlSubjectViews } from '../../src/adapters/sql/backoffice/sql-backoffice-subjects.ts';
@@ -42,8 +41,6 @@ const seeded = (t: Tenant) => ({
 export const BACKOFFICE_CASES = {
   searchViews:
     'SearchViews: every search and the lookup, asked for one tenant, answer that tenant’s rows only; asked for none, every tenant’s',
-  attentionViews:
-    'AttentionViews: dead deliveries, pending provisioning and expiring offers are counted and listed per tenant; partners in review are the platform’s, by design',
   subjectViews:
     'SubjectViews: an offer, a credential, an audit mark, a timeline and the credential list are the named tenant’s only',
   catalogueViews:
@@ -338,23 +335,6 @@ export function backofficeIsolation(isolated: (name: string, fn: () => Promise<v
     }
     await narrowed('lookup of a holder', (t) => search.lookup(ACCOUNT, t, 50), tenantOf);
     await narrowed('lookup of a status entry', (t) => search.lookup(`${STATUS.listSeq}:${STATUS.idx}`, t, 50), tenantOf);
-  });
-
-  isolated(BACKOFFICE_CASES.attentionViews, async () => {
-    await ready();
-    const attention = new SqlAttentionViews(db());
-    await narrowed('deadDeliveries', async (t) => (await attention.deadDeliveries(t, 50)).top, tenantOf);
-    await narrowed('pendingProvisioning', async (t) => (await attention.pendingProvisioning(t, AT, 50)).top, tenantOf);
-    await narrowed('expiringOffers', async (t) => (await attention.expiringOffers(t, AT, AT + 60_001, 50)).top, tenantOf);
-    const offers = async (t: Tenant | null) => (await attention.expiringOffers(t, AT, AT + 60_001, 50)).count;
-    assert.deepEqual([await offers('alpha'), await offers('beta')], [1, 2], 'each tenant counts its own offers');
-    assert.equal(await offers(null), 3);
-    const inReview = await attention.partnersInReview(['screening'], 50);
-    assert.ok(inReview.top.some((p) => p.applicationId === seeded('alpha').partner));
-    assert.ok(
-      inReview.top.some((p) => p.applicationId === seeded('beta').partner),
-      'the platform’s list, by design',
-    );
   });
 
   isolated(BACKOFFICE_CASES.subjectViews, async () => {

@@ -48,6 +48,7 @@ import { uriNames } from '../helpers/x5c.ts';
 import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
+import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -339,12 +340,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     operatorsByPrefix: B.searchViews,
     lookup: B.searchViews,
   },
-  AttentionViews: {
-    deadDeliveries: B.attentionViews,
-    pendingProvisioning: B.attentionViews,
-    partnersInReview: B.attentionViews,
-    expiringOffers: B.attentionViews,
-  },
   SubjectViews: {
     offer: B.subjectViews,
     credential: B.subjectViews,
@@ -432,28 +427,29 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     list: C.incidents,
     update: C.incidents,
     touching: C.incidents,
-    affected: C.incidents,
   },
   AgentStore: { beat: O.agents, agents: O.agents },
-  DemoFixtureStore: { clear: O.fixtures, demoTenants: O.fixtures },
-  OpsViews: {
-    jobLeases: O.ops,
-    webhookBacklog: O.ops,
-    mailRates: O.ops,
-    webhookRates: O.ops,
-    keys: O.ops,
-    issuedBetween: O.ops,
-    outstandingBetween: O.ops,
-    supersededKeys: O.ops,
-    statusLists: O.ops,
-    auditEntries: O.ops,
-    stuck: O.ops,
-    demoBreaches: O.ops,
-    expiring: O.ops,
-    signingKeysOlderThan: O.ops,
-    issuanceFunnel: O.ops,
-    verificationFunnel: O.ops,
+  DemoFixtureStore: { clear: O.fixtures },
+  KernelViews: {
+    auditEntries: OV.kernel,
+    auditOfAction: OV.kernel,
+    jobLeases: OV.kernel,
+    unroutedEvents: OV.kernel,
+    mailRates: OV.kernel,
+    signingKeys: OV.kernel,
+    supersededKeys: OV.kernel,
+    signingKeysOlderThan: OV.kernel,
+    issuerKeys: OV.kernel,
   },
+  VerificationViews: { expiredTransactions: OV.verification, funnel: OV.verification },
+  WebhooksViews: {
+    backlog: OV.webhooks,
+    rates: OV.webhooks,
+    overdueDeliveries: OV.webhooks,
+    heldLanes: OV.webhooks,
+    deadDeliveries: OV.webhooks,
+  },
+  ApprovalsViews: { pending: OV.approvals, overdue: OV.approvals },
   PresentationTransactionStore: {
     create: T.transactions,
     get: T.transactions,
@@ -2299,6 +2295,7 @@ for (const factory of testDatabases()) {
     backofficeIsolation(isolated, () => db);
     complianceIsolation(isolated, () => db);
     opsIsolation(isolated, () => db);
+    opsViewsIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

@@ -1,4 +1,5 @@
 import { SqlApprovalStore } from '../../adapters/sql/approvals/sql-approval-store.ts';
+import { SqlApprovalsViews } from '../../adapters/sql/approvals/sql-approvals-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { operatorsModule } from '../operators/module.ts';
 import { ApprovalService } from './desk.ts';
@@ -16,7 +17,8 @@ const HOUR_MS = 3_600_000;
 export const approvalsModule = defineModule({
   name: 'approvals',
   groups: ['admin-approvals'],
-  owns: [SqlApprovalStore],
+  owns: [SqlApprovalStore, SqlApprovalsViews],
+  views: SqlApprovalsViews,
   async build(ctx) {
     const operators = await ctx.use(operatorsModule);
     const store = ctx.store(SqlApprovalStore);

@@ -1,6 +1,5 @@
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
 import { SqlApprovalTargets } from '../../adapters/sql/backoffice/sql-approval-targets.ts';
-import { SqlAttentionViews } from '../../adapters/sql/backoffice/sql-backoffice-attention.ts';
 import { SqlBackofficeAudit } from '../../adapters/sql/backoffice/sql-backoffice-audit.ts';
 import { SqlCatalogueViews } from '../../adapters/sql/backoffice/sql-backoffice-catalogue.ts';
 import { SqlBackofficePeople } from '../../adapters/sql/backoffice/sql-backoffice-people.ts';
@@ -8,7 +7,6 @@ import { SqlSearchViews } from '../../adapters/sql/backoffice/sql-backoffice-sea
 import { SqlSubjectViews } from '../../adapters/sql/backoffice/sql-backoffice-subjects.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
-import { SqlDemoFixtures } from '../../adapters/sql/backoffice/sql-demo-fixtures.ts';
 import { SqlIncidentStore } from '../../adapters/sql/backoffice/sql-incident-store.ts';
 import { SqlOpsViews } from '../../adapters/sql/backoffice/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/backoffice/sql-org-store.ts';
@@ -27,7 +25,6 @@ import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
-import type { DemoFixtureStore } from '../../ports/demo-fixtures.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
@@ -69,13 +66,11 @@ export interface BackofficeStores {
   ops: OpsViews;
   agents: AgentStore;
   backups: BackupStore;
-  fixtures: DemoFixtureStore;
 }
 
 /** What a restore drill reads of the service started on a restored copy (ops/backups.ts). */
 export interface ReplicaReads {
   audit: AuditLogReader;
-  ops: OpsViews;
   signingKeys: SigningKeyStore;
 }
 
@@ -126,7 +121,6 @@ export const backofficeModule = defineModule({
   owns: [
     SqlApprovalTargets,
     SqlSearchViews,
-    SqlAttentionViews,
     SqlSubjectViews,
     SqlCatalogueViews,
     SqlBackofficeAudit,
@@ -138,13 +132,11 @@ export const backofficeModule = defineModule({
     SqlOpsViews,
     SqlAgentStore,
     SqlBackupStore,
-    SqlDemoFixtures,
   ],
   async build(ctx) {
     const stores: BackofficeStores = {
       views: {
         search: ctx.store(SqlSearchViews),
-        attention: ctx.store(SqlAttentionViews),
         subjects: ctx.store(SqlSubjectViews),
         catalogue: ctx.store(SqlCatalogueViews),
       },
@@ -158,7 +150,6 @@ export const backofficeModule = defineModule({
       ops: ctx.store(SqlOpsViews),
       agents: ctx.store(SqlAgentStore),
       backups: ctx.store(SqlBackupStore),
-      fixtures: ctx.store(SqlDemoFixtures),
     };
     const desk = await ctx.use(approvalsModule);
     await registerDeskActions(ctx, desk, stores);
@@ -168,7 +159,6 @@ export const backofficeModule = defineModule({
       orgs: await buildOrgService(ctx, stores),
       readsOn: (replica) => ({
         audit: new SqlBackofficeAudit(replica.db),
-        ops: new SqlOpsViews(replica.db),
         signingKeys: new SqlSigningKeyStore(replica.db),
       }),
     };

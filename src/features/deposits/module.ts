@@ -1,3 +1,4 @@
+import { SqlDepositDemoFixtures } from '../../adapters/sql/deposits/sql-deposit-demo-fixtures.ts';
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
@@ -18,7 +19,7 @@ import { depositRoutes } from './routes.ts';
 export const depositsModule = defineModule({
   name: 'deposits',
   groups: ['deposits'],
-  owns: [SqlDepositStore],
+  owns: [SqlDepositStore, SqlDepositDemoFixtures],
   borrows: [SqlChannelStore, SqlWalletItemStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
@@ -31,7 +32,12 @@ export const depositsModule = defineModule({
     const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock, ctx.ids);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
     return {
-      services: { deposits, views: new DepositViews(ctx.store(SqlDepositStore)), demo },
+      services: {
+        deposits,
+        views: new DepositViews(ctx.store(SqlDepositStore)),
+        demo,
+        demoFixtures: ctx.store(SqlDepositDemoFixtures),
+      },
       routes: () => [depositRoutes(deposits, demo)],
     };
   },

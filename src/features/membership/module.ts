@@ -1,3 +1,4 @@
+import { SqlMembershipDemoFixtures } from '../../adapters/sql/membership/sql-membership-demo-fixtures.ts';
 import { SqlMembershipStore } from '../../adapters/sql/membership/sql-membership-store.ts';
 import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -15,7 +16,7 @@ import { membershipRoutes } from './routes.ts';
 export const membershipModule = defineModule({
   name: 'membership',
   groups: ['membership'],
-  owns: [SqlMembershipStore],
+  owns: [SqlMembershipStore, SqlMembershipDemoFixtures],
   borrows: [SqlPresentationTransactionStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
@@ -26,6 +27,10 @@ export const membershipModule = defineModule({
       transactions: ctx.store(SqlPresentationTransactionStore),
     });
     const members = new MembershipService(store, uow, tenants, types, ctx.clock, ctx.ids);
-    return { services: members, routes: () => [membershipRoutes(members)] };
+    return {
+      // Clearing a demonstration tenant's members, proposals, votes and coin entries (the back office's fixtures).
+      services: Object.assign(members, { demoFixtures: ctx.store(SqlMembershipDemoFixtures) }),
+      routes: () => [membershipRoutes(members)],
+    };
   },
 });

@@ -1,6 +1,7 @@
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/onboarding/sql-onboarding-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
+import { SqlPartnersViews } from '../../adapters/sql/partners/sql-partners-views.ts';
 import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { MailedCodes } from '../onboarding/mailed-codes.ts';
@@ -20,7 +21,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const partnersModule = defineModule({
   name: 'partners',
   groups: ['partners', 'portal', 'admin-partners'],
-  owns: [SqlPartnerStore],
+  owns: [SqlPartnerStore, SqlPartnersViews],
+  views: SqlPartnersViews,
   borrows: [SqlIntegrationTokenStore, SqlOnboardingStore, SqlTenantStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

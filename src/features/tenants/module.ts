@@ -1,4 +1,5 @@
 import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
+import { SqlTenantsViews } from '../../adapters/sql/tenants/sql-tenants-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantRoutes } from './routes.ts';
 import { TenantService } from './tenant-service.ts';
@@ -7,7 +8,8 @@ import { TenantService } from './tenant-service.ts';
 export const tenantsModule = defineModule({
   name: 'tenants',
   groups: ['tenants'],
-  owns: [SqlTenantStore],
+  owns: [SqlTenantStore, SqlTenantsViews],
+  views: SqlTenantsViews,
   async build(ctx) {
     const uow = ctx.unitOfWork({ tenants: ctx.store(SqlTenantStore) });
     const tenants = new TenantService(ctx.store(SqlTenantStore), uow, ctx.keys, ctx.config.publicUrl, ctx.clock);

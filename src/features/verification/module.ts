@@ -1,4 +1,5 @@
 import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
+import { SqlVerificationViews } from '../../adapters/sql/verification/sql-verification-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { resultTokenPlane } from '../../http/auth/result-token.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
@@ -23,7 +24,8 @@ const CAP_EVERY_MS = 10 * 1000;
 export const verificationModule = defineModule({
   name: 'verification',
   groups: ['verification'],
-  owns: [SqlPresentationTransactionStore],
+  owns: [SqlPresentationTransactionStore, SqlVerificationViews],
+  views: SqlVerificationViews,
   planes: ['result-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

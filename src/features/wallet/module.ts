@@ -1,6 +1,7 @@
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
 import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
+import { SqlWalletDemoFixtures } from '../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { offersModule } from '../offers/module.ts';
@@ -18,7 +19,7 @@ import { WalletService } from './wallet-service.ts';
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
-  owns: [SqlWalletItemStore, SqlChannelStore],
+  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures],
   borrows: [SqlDepositStore, SqlOfferStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
@@ -33,7 +34,7 @@ export const walletModule = defineModule({
     const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.clock);
     const sharing = new SharingService(wallet, uow, tenants, ctx.clock, ctx.ids);
     return {
-      services: { wallet, sharing, scope: () => scope, unitOfWork: uow },
+      services: { wallet, sharing, scope: () => scope, unitOfWork: uow, demoFixtures: ctx.store(SqlWalletDemoFixtures) },
       routes: () => [walletRoutes(wallet, sharing)],
     };
   },

@@ -1,6 +1,7 @@
 import { onEventsCommitted } from '../../adapters/sql/kernel/sql-event-outbox.ts';
 import { SqlWebhookLanes } from '../../adapters/sql/webhooks/sql-webhook-lanes.ts';
 import { SqlWebhookStore } from '../../adapters/sql/webhooks/sql-webhook-store.ts';
+import { SqlWebhooksViews } from '../../adapters/sql/webhooks/sql-webhooks-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
@@ -19,7 +20,8 @@ const PRUNE_BATCH = 2000;
 export const webhooksModule = defineModule({
   name: 'webhooks',
   groups: ['integration-webhooks'],
-  owns: [SqlWebhookStore, SqlWebhookLanes],
+  owns: [SqlWebhookStore, SqlWebhookLanes, SqlWebhooksViews],
+  views: SqlWebhooksViews,
   // Delivery routes the outbox and keeps it pruned, whether or not this process serves the admin routes.
   runsUnmounted: true,
   async build(ctx) {

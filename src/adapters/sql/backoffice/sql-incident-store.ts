@@ -1,13 +1,5 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
 import type { PageWindow } from '../../../core/page.ts';
-import type {
-  AffectedTenant,
-  IncidentRecord,
-  IncidentScope,
-  IncidentState,
-  IncidentStore,
-  Severity,
-} from '../../../ports/incident-store.ts';
+import type { IncidentRecord, IncidentState, IncidentStore, Severity } from '../../../ports/incident-store.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { IncidentsTable } from '../schema.ts';
@@ -73,43 +65,5 @@ export class SqlIncidentStore implements IncidentStore {
       .map(toIncident)
       .filter((i) => i.scope.tenants === undefined || i.scope.tenants.length === 0 || i.scope.tenants.includes(tenant))
       .slice(0, limit);
-  }
-
-  async affected(scope: IncidentScope, now: number): Promise<AffectedTenant[]> {
-    const conditions: Expression<SqlBool>[] = [inWindow('c.issued_at', { since: scope.since, until: scope.until ?? now + 1 })];
-    if (scope.tenants && scope.tenants.length > 0) conditions.push(sql<SqlBool>`c.tenant in (${sql.join(scope.tenants)})`);
-    if (scope.types && scope.types.length > 0) {
-      conditions.push(
-        sql<SqlBool>`(${sql.join(
-          scope.types.map((t) => sql`(c.tenant = ${t.tenant} and c.type_id = ${t.typeId})`),
-          sql` or `,
-        )})`,
-      );
-    }
-    if (scope.keys && scope.keys.length > 0) {
-      // A tenant signs every credential with its issuing key of the moment: the key's life, from
-      // its creation to its retirement, is when it signed.
-      conditions.push(sql<SqlBool>`exists (select 1 from signing_keys k
-        where k.tenant = c.tenant and k.purpose = 'issuer' and k.created_at <= c.issued_at
-          and (k.retired_at is null or k.retired_at > c.issued_at)
-          and (${sql.join(
-            scope.keys.map((k) => sql`(k.tenant = ${k.tenant} and k.kid = ${k.kid})`),
-            sql` or `,
-          )}))`);
-    }
-    const rows = await sql<{ tenant: string; credentials: number | string; revoked: number | string; accounts: number | string }>`
-      select c.tenant as tenant, count(*) as credentials,
-             count(c.revoked_at) as revoked,
-             count(distinct case when c.holder_thumbprint <> '' then c.holder_thumbprint end) as accounts
-      from issued_credentials c
-      where ${sql.join(conditions, sql` and `)}
-      group by c.tenant
-      order by c.tenant`.execute(this.db);
-    return rows.rows.map((r) => ({
-      tenant: r.tenant,
-      credentials: Number(r.credentials),
-      revoked: Number(r.revoked),
-      accounts: Number(r.accounts),
-    }));
   }
 }

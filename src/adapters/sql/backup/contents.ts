@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type { BackupContents, ListDigest } from '../../../ports/backup-store.ts';
 import { openDatabase } from '../connect.ts';
+import { REVOKED_ENTRIES, STATUS_LIST_SIZES } from '../issuance/issuance-statements.ts';
 
 /** Runs one read-only statement and answers its rows. */
 export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
@@ -32,16 +33,14 @@ export async function contentsOf(engine: 'sqlite' | 'postgres', query: RawQuery)
   }
   const [last] = await query('select name from kysely_migration order by name desc limit 1');
   const revoked = new Map<string, number[]>();
-  for (const r of await query(
-    'select tenant, list_seq, idx from issued_credentials where revoked_at is not null order by tenant, list_seq, idx',
-  )) {
+  for (const r of await query(REVOKED_ENTRIES)) {
     const key = `${r.tenant}\u0000${Number(r.list_seq)}`;
     const indices = revoked.get(key) ?? [];
     indices.push(Number(r.idx));
     revoked.set(key, indices);
   }
   const statusLists: ListDigest[] = [];
-  for (const l of await query('select tenant, seq, size from status_lists order by tenant, seq')) {
+  for (const l of await query(STATUS_LIST_SIZES)) {
     const indices = revoked.get(`${l.tenant}\u0000${Number(l.seq)}`) ?? [];
     statusLists.push({
       tenant: String(l.tenant),

@@ -1,8 +1,27 @@
 import { sql } from 'kysely';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
-import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { PageWindow } from '../../../core/page.ts';
+import type { ActionEntry, JobLeaseRow, KernelViews, KeyRow, MailRates } from '../../../ports/kernel-views.ts';
 import type { Db } from '../connect.ts';
+import { rowCodec } from '../row-codec.ts';
+import type { JobLeasesTable, SigningKeysTable } from '../schema.ts';
+import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 import { readAuditLog } from './sql-audit-trail.ts';
+
+const leases = rowCodec<JobLeaseRow, JobLeasesTable>()('name holder leaseUntil startedAt finishedAt lastError', {});
+const KEY_COLUMNS = ['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'] as const;
+const keyRow = (r: Pick<SigningKeysTable, (typeof KEY_COLUMNS)[number]>): KeyRow => ({
+  tenant: r.tenant,
+  kid: r.kid,
+  purpose: r.purpose,
+  createdAt: Number(r.created_at),
+  supersededAt: r.superseded_at === null ? null : Number(r.superseded_at),
+  retiredAt: r.retired_at === null ? null : Number(r.retired_at),
+});
+const detailOf = (text: string): Record<string, unknown> => {
+  const value = JSON.parse(text) as unknown;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+};
 
 /** A row of `collate`'s query: the position it was given. */
 type Positioned = { column1: number | string };
@@ -13,6 +32,118 @@ export class SqlKernelViews implements KernelViews {
 
   auditEntries(fromSeq: number, limit: number): Promise<AuditEntry[]> {
     return readAuditLog(this.db, fromSeq, limit);
+  }
+
+  async auditOfAction(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<ActionEntry[]> {
+    let q = this.db
+      .selectFrom('audit_log')
+      .select(['seq', 'at', 'actor', 'tenant', 'target', 'detail'])
+      .where('action', '=', action)
+      .where(inTenant(tenant))
+      .where(inWindow('at', page));
+    if (page.after !== undefined) q = q.where('seq', '<', page.after[0]);
+    const rows = await q.orderBy('seq', 'desc').limit(page.limit).execute();
+    return rows.map((r) => ({
+      seq: Number(r.seq),
+      at: Number(r.at),
+      actor: r.actor,
+      tenant: r.tenant ?? '',
+      target: r.target ?? '',
+      detail: detailOf(r.detail),
+    }));
+  }
+
+  async jobLeases(): Promise<JobLeaseRow[]> {
+    const rows = await this.db.selectFrom('job_leases').selectAll().orderBy('name').execute();
+    return rows.map(leases.record);
+  }
+
+  async unroutedEvents(): Promise<{ count: number; oldestAt: number | null }> {
+    const row = await this.db
+      .selectFrom('outbox')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('routed_to', 'is', null)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.n), oldestAt: row.oldest === null ? null : Number(row.oldest) };
+  }
+
+  async mailRates(since: number): Promise<MailRates> {
+    const rows = await this.db
+      .selectFrom('mail_outcomes')
+      .select((eb) => ['ok', 'failure', eb.fn.countAll<number | string>().as('n'), eb.fn.max('at').as('last')])
+      .where('at', '>=', since)
+      .groupBy(['ok', 'failure'])
+      .execute();
+    const rates: MailRates = { sent: 0, refused: 0, failures: {}, lastRefusedAt: null };
+    for (const r of rows) {
+      if (Number(r.ok) === 1) {
+        rates.sent += Number(r.n);
+        continue;
+      }
+      rates.refused += Number(r.n);
+      rates.failures[r.failure ?? 'ERROR'] = (rates.failures[r.failure ?? 'ERROR'] ?? 0) + Number(r.n);
+      rates.lastRefusedAt = Math.max(rates.lastRefusedAt ?? 0, Number(r.last));
+    }
+    return rates;
+  }
+
+  async signingKeys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where(inTenant(tenant))
+      .where(inWindow('created_at', page))
+      .where(pastCursor(['created_at', 'kid'], page.after, 'desc'))
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc')
+      .limit(page.limit)
+      .execute();
+    return rows.map(keyRow);
+  }
+
+  async supersededKeys(limit: number): Promise<KeyRow[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where('purpose', '=', 'issuer')
+      .where('superseded_at', 'is not', null)
+      .where('retired_at', 'is', null)
+      .orderBy('superseded_at')
+      .limit(limit)
+      .execute();
+    return rows.map(keyRow);
+  }
+
+  async signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where('purpose', '=', 'issuer')
+      .where('superseded_at', 'is', null)
+      .where('retired_at', 'is', null)
+      .where('created_at', '<', before)
+      .where(inTenant(tenant))
+      .orderBy('created_at')
+      .orderBy('kid')
+      .limit(limit)
+      .execute();
+    return rows.map(keyRow);
+  }
+
+  async issuerKeys(named: readonly { tenant: string; kid: string }[]): Promise<KeyRow[]> {
+    if (named.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where('purpose', '=', 'issuer')
+      .where(
+        sql<boolean>`(${sql.join(
+          named.map((k) => sql`(tenant = ${k.tenant} and kid = ${k.kid})`),
+          sql` or `,
+        )})`,
+      )
+      .execute();
+    return rows.map(keyRow);
   }
 
   async lastSignIn(username: string): Promise<number | null> {

@@ -4,6 +4,7 @@ import { ROOT_SLUG } from '../../../core/slug.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { accountModule } from '../../account/module.ts';
+import { issuanceModule } from '../../issuance/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import type { GroupBuilder } from '../module.ts';
@@ -58,6 +59,8 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   });
   const incidents = new Incidents({
     store: stores.incidents,
+    kernel: ctx.views,
+    issuance: ctx.viewsOf(issuanceModule),
     uow: ctx.unitOfWork({ incidents: stores.incidents }),
     clock: ctx.clock,
     ids: ctx.ids,

@@ -6,6 +6,8 @@ import { ROOT_SLUG } from '../../../core/slug.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { IncidentRecord, IncidentScope, IncidentState, IncidentStore, Severity } from '../../../ports/incident-store.ts';
+import type { IssuanceViews, TouchedTenant } from '../../../ports/issuance-views.ts';
+import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 
 /** The notification clock: a supervisory authority is told within 72 hours of becoming aware (GDPR Art. 33). */
@@ -60,6 +62,10 @@ export class Incidents {
   constructor(
     private readonly deps: {
       store: IncidentStore;
+      /** The signing keys a scope names. */
+      kernel: KernelViews;
+      /** The credentials a scope touches. */
+      issuance: IssuanceViews;
       uow: UnitOfWork<IncidentScopeStores>;
       clock: Clock;
       ids: Ids;
@@ -180,9 +186,11 @@ export class Incidents {
   async touching(tenant: string, limit: number) {
     const now = this.deps.clock.now();
     const found = await this.deps.store.touching(tenant, limit);
+    // Every key the incidents name, read once.
+    const keys = await this.issuerKeys(found.flatMap((i) => i.scope.keys ?? []));
     const views = [];
     for (const i of found) {
-      const [mine] = await this.deps.store.affected({ ...i.scope, tenants: [tenant] }, now);
+      const [mine] = await this.touched({ ...i.scope, tenants: [tenant] }, now, keys);
       const v = this.view(i, now);
       views.push({
         incidentId: v.incidentId,
@@ -201,7 +209,7 @@ export class Incidents {
   async affected(id: string) {
     const incident = await this.require(this.deps.store, id);
     const now = this.deps.clock.now();
-    const tenants = await this.deps.store.affected(incident.scope, now);
+    const tenants = await this.touched(incident.scope, now, await this.issuerKeys(incident.scope.keys ?? []));
     const sum = (k: 'credentials' | 'revoked' | 'accounts') => tenants.reduce((n, t) => n + t[k], 0);
     return {
       incidentId: id,
@@ -210,6 +218,28 @@ export class Incidents {
       totals: { tenants: tenants.length, credentials: sum('credentials'), revoked: sum('revoked'), accounts: sum('accounts') },
       tenants,
     };
+  }
+
+  /**
+   * The credentials the scope touches, counted per tenant: issued in the window (until `now` when
+   * it is open), of the tenants and types named, and, where keys are named, issued while one of
+   * them was its tenant's issuing key (from its creation to its retirement); `keys` holds at least
+   * the named ones that exist.
+   */
+  private touched(scope: IncidentScope, now: number, keys: readonly KeyRow[]): Promise<TouchedTenant[]> {
+    const named = scope.keys ?? [];
+    const signing = keys.filter((k) => named.some((n) => n.tenant === k.tenant && n.kid === k.kid));
+    return this.deps.issuance.touched({
+      since: scope.since,
+      until: scope.until ?? now + 1,
+      tenants: scope.tenants,
+      types: scope.types,
+      ...(named.length > 0 ? { signedIn: signing.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: k.retiredAt })) } : {}),
+    });
+  }
+
+  private async issuerKeys(named: readonly { tenant: string; kid: string }[]): Promise<KeyRow[]> {
+    return named.length === 0 ? [] : this.deps.kernel.issuerKeys(named);
   }
 
   private async require(store: IncidentStore, id: string): Promise<IncidentRecord> {

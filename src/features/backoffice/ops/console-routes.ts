@@ -3,8 +3,8 @@ import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute, internalOperatorRoute } from '../../../http/route.ts';
 import { DateTimeView, DisplayText, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import type { IssuanceViews } from '../../../ports/issuance-views.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
 import type { OrgStore } from '../../../ports/org-store.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
 import type { AgentActivity } from './agents.ts';
@@ -18,7 +18,8 @@ export interface StateDeps {
   agents: AgentActivity;
   tenants: TenantService;
   orgs: OrgStore;
-  views: OpsViews;
+  /** The status lists and their revoked entries. */
+  issuance: IssuanceViews;
   keys: KeyStore;
   clockNow: () => number;
 }
@@ -44,7 +45,7 @@ export function consoleStateRoutes(deps: StateDeps) {
         const [status, counts, lists, published, signing, domains, agents] = await Promise.all([
           deps.tenants.status(tenant.slug),
           deps.orgs.counts([tenant.slug]),
-          deps.views.statusLists(tenant.slug, { limit: LISTS_COUNTED }),
+          deps.issuance.statusLists(tenant.slug, { limit: LISTS_COUNTED }),
           deps.keys.publishedKeys(tenant.slug),
           Promise.all([deps.keys.activeKey(tenant.slug, 'issuer'), deps.keys.activeKey(tenant.slug, 'verifier')]),
           deps.orgs.domains([tenant.slug]),

@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { readRecordedBuild } from '../../../adapters/fs/source-files.ts';
 import { type DatabaseLocation, storageOf } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
 import type { CloudView } from './schemas.ts';
 
 /** A process that ran a job this recently counts as running. */
 const SEEN_WITHIN_MS = 10 * 60 * 1000;
 
 export interface DeploymentDeps {
-  views: OpsViews;
+  /** Job leases: who ran a job, when. */
+  kernel: KernelViews;
   database: DatabaseLocation;
   appRoot: string;
   processName: string;
@@ -31,7 +32,7 @@ export class Deployment {
   async describe(): Promise<CloudView> {
     const now = this.deps.clock.now();
     const seen = new Map<string, number>();
-    for (const lease of await this.deps.views.jobLeases()) {
+    for (const lease of await this.deps.kernel.jobLeases()) {
       const at = Math.max(lease.startedAt, lease.finishedAt ?? 0);
       if (now - at <= SEEN_WITHIN_MS) seen.set(lease.holder, Math.max(seen.get(lease.holder) ?? 0, at));
     }

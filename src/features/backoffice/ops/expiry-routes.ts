@@ -3,10 +3,10 @@ import { actorLabel } from '../../../core/actor.ts';
 import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { AdminMutation, boundedCount, CountQuery, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { MAX_VALIDITY_DAYS, type TypeService } from '../../credential-types/type-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
+import type { OpsReads } from './reads.ts';
 import { actorOf, BASE, opsGet, opsPost } from './routes-common.ts';
 import { ExpiryView } from './schemas.ts';
 
@@ -17,8 +17,13 @@ export const KEY_ROTATION_DAYS = 365;
 const SHOWN = 200;
 
 /** What expires soon, and a type's validity (docs/operations.md, "Expiry"). */
-export function expiryRoutes(deps: { views: OpsViews; types: TypeService; tenants: TenantService; clockNow: () => number }) {
-  const { views, types, tenants, clockNow } = deps;
+export function expiryRoutes(deps: {
+  reads: Pick<OpsReads, 'kernel' | 'issuance' | 'offers'>;
+  types: TypeService;
+  tenants: TenantService;
+  clockNow: () => number;
+}) {
+  const { reads, types, tenants, clockNow } = deps;
   return [
     defineRoute({
       ...opsGet(`${BASE}/expiry`),
@@ -38,9 +43,9 @@ export function expiryRoutes(deps: { views: OpsViews; types: TypeService; tenant
         const until = now + withinDays * DAY_MS;
         const tenant = listTenant(request);
         const [credentials, offers, keys, validities] = await Promise.all([
-          views.expiring('credentials', tenant, now, until, SHOWN + 1),
-          views.expiring('offers', tenant, now, until, SHOWN + 1),
-          views.signingKeysOlderThan(tenant, until - KEY_ROTATION_DAYS * DAY_MS, SHOWN + 1),
+          reads.issuance.expiring(tenant, now, until, SHOWN + 1),
+          reads.offers.expiring(tenant, now, until, SHOWN + 1),
+          reads.kernel.signingKeysOlderThan(tenant, until - KEY_ROTATION_DAYS * DAY_MS, SHOWN + 1),
           types.validities(tenant),
         ]);
         const group = (g: (typeof credentials)[number]) => ({

@@ -3,14 +3,23 @@ import { ServiceError } from '../../../core/errors.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { AccountId, AdminMutation, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import type { DemoFixtureStore } from '../../../ports/demo-fixtures.ts';
+import type { TenantsViews } from '../../../ports/tenants-views.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { DEMO_TYPES } from '../../credential-types/demo-types.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import type { DemoSeed } from '../../deposits/demo-seed.ts';
 import { actorOf, BASE, opsPost } from './routes-common.ts';
+import { demoTenants } from './upkeep.ts';
 
 /** Seeding and clearing demonstration data (docs/operations.md, "Fixtures"). */
-export function fixtureRoutes(deps: { fixtures: DemoFixtureStore; demo: DemoSeed; types: TypeService; uow: UnitOfWork<object> }) {
+export function fixtureRoutes(deps: {
+  /** Each owner's part of the clearing (membership, the wallet, the deposit rail), in the order they clear. */
+  fixtures: readonly DemoFixtureStore[];
+  tenants: TenantsViews;
+  demo: DemoSeed;
+  types: TypeService;
+  uow: UnitOfWork<object>;
+}) {
   return [
     defineRoute({
       ...opsPost(`${BASE}/fixtures`),
@@ -62,8 +71,11 @@ export function fixtureRoutes(deps: { fixtures: DemoFixtureStore; demo: DemoSeed
         if (accountId !== undefined) throw new ServiceError('invalid_request', 'body/accountId is taken by seed only.');
         return deps.uow.run(async ({ audit }) => {
           const tenants = [];
-          for (const tenant of await deps.fixtures.demoTenants())
-            tenants.push({ tenant, cleared: await deps.fixtures.clear(tenant) });
+          for (const tenant of await demoTenants(deps)) {
+            const cleared: Record<string, number> = {};
+            for (const part of deps.fixtures) Object.assign(cleared, await part.clear(tenant));
+            tenants.push({ tenant, cleared });
+          }
           const auditSeq = await audit.append({
             actor,
             action: 'ops.fixtures.cleared',

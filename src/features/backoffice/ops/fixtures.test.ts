@@ -6,7 +6,12 @@ import { billBody } from '../../../../test/helpers/deposits.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { DEMO_DATA } from '../../../adapters/sql/backoffice/sql-demo-fixtures.ts';
+import { DEPOSIT_DEMO_DATA } from '../../../adapters/sql/deposits/sql-deposit-demo-fixtures.ts';
+import { MEMBERSHIP_DEMO_DATA } from '../../../adapters/sql/membership/sql-membership-demo-fixtures.ts';
+import { WALLET_DEMO_DATA } from '../../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
+
+/** What clearing deletes, each owner's tables in the order they clear. */
+const DEMO_DATA = [...MEMBERSHIP_DEMO_DATA, ...WALLET_DEMO_DATA, ...DEPOSIT_DEMO_DATA] as const;
 
 for (const factory of testDatabases()) {
   describe(`demonstration fixtures (${factory.name})`, () => {

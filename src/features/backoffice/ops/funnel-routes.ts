@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { boundedCount, CountQuery, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { OpsReads } from './reads.ts';
 import { BASE, opsGet } from './routes-common.ts';
 import { FunnelsView } from './schemas.ts';
 
@@ -16,7 +16,7 @@ const SHOWN = 200;
 const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 1000) / 1000);
 
 /** Wire funnels (docs/operations.md, "Wire funnels"). */
-export function funnelRoutes(views: OpsViews, clockNow: () => number) {
+export function funnelRoutes(reads: Pick<OpsReads, 'offers' | 'verification'>, clockNow: () => number) {
   return [
     defineRoute({
       ...opsGet(`${BASE}/wire-funnels`),
@@ -36,8 +36,8 @@ export function funnelRoutes(views: OpsViews, clockNow: () => number) {
         const since = now - (now % DAY_MS) - (days - 1) * DAY_MS;
         const tenant = listTenant(request);
         const [issuance, verification] = await Promise.all([
-          views.issuanceFunnel(tenant, since, SHOWN + 1),
-          views.verificationFunnel(tenant, since, SHOWN + 1),
+          reads.offers.funnel(tenant, since, SHOWN + 1),
+          reads.verification.funnel(tenant, since, SHOWN + 1),
         ]);
         return {
           since: iso(since),

@@ -1,12 +1,19 @@
 import { LocalKeyStore } from '../../../adapters/crypto/local-key-store.ts';
 import { APP_ROOT } from '../../../app/start.ts';
 import type { RouteGroup } from '../../../http/route.ts';
+import { approvalsModule } from '../../approvals/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { depositsModule } from '../../deposits/module.ts';
+import { issuanceModule } from '../../issuance/module.ts';
 import { didWebUrl, readDidDocument } from '../../issuer-trust/did-web-resolver.ts';
 import { issuerTrustModule } from '../../issuer-trust/module.ts';
+import { membershipModule } from '../../membership/module.ts';
+import { offersModule } from '../../offers/module.ts';
 import { statusModule } from '../../status/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
+import { verificationModule } from '../../verification/module.ts';
+import { walletModule } from '../../wallet/module.ts';
+import { webhooksModule } from '../../webhooks/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { AgentActivity } from './agents.ts';
 import { backupRoutes } from './backup-routes.ts';
@@ -20,6 +27,7 @@ import { fixtureRoutes } from './fixture-routes.ts';
 import { funnelRoutes } from './funnel-routes.ts';
 import { OpsHealth } from './health.ts';
 import { healthRoutes } from './health-routes.ts';
+import type { OpsReads } from './reads.ts';
 import { RETIREMENT, retireSuperseded, rotateAction } from './rotation.ts';
 import { rotationRoutes } from './rotation-routes.ts';
 import { StatusChecks } from './status-checks.ts';
@@ -38,17 +46,31 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * agents' reports (agents.ts, console-routes.ts).
  */
 export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => {
-  const [status, tenants, trust, types, deposits] = await Promise.all([
+  const [status, tenants, trust, types, deposits, members, wallet] = await Promise.all([
     ctx.use(statusModule),
     ctx.use(tenantsModule),
     ctx.use(issuerTrustModule),
     ctx.use(credentialTypesModule),
     ctx.use(depositsModule),
+    ctx.use(membershipModule),
+    ctx.use(walletModule),
   ]);
-  const views = stores.ops;
+  // Each owner's published views; the back office's own (data-subject requests) beside them.
+  const reads: OpsReads = {
+    kernel: ctx.views,
+    issuance: ctx.viewsOf(issuanceModule),
+    offers: ctx.viewsOf(offersModule),
+    verification: ctx.viewsOf(verificationModule),
+    webhooks: ctx.viewsOf(webhooksModule),
+    approvals: ctx.viewsOf(approvalsModule),
+    wallet: ctx.viewsOf(walletModule),
+    tenants: ctx.viewsOf(tenantsModule),
+    own: stores.ops,
+  };
   const clockNow = () => ctx.clock.now();
   const health = new OpsHealth({
-    views,
+    kernel: reads.kernel,
+    webhooks: reads.webhooks,
     ping: () => ctx.database.ping(),
     database: ctx.config.database,
     dataDir: ctx.config.dataDir,
@@ -56,7 +78,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
     clock: ctx.clock,
   });
   const deployment = new Deployment({
-    views,
+    kernel: reads.kernel,
     database: ctx.config.database,
     appRoot: APP_ROOT,
     processName: ctx.processName,
@@ -65,7 +87,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
     clock: ctx.clock,
   });
   const checks = new StatusChecks({
-    views,
+    issuance: reads.issuance,
     status,
     tenants,
     keys: ctx.keys,
@@ -94,15 +116,15 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
           replica.services(tenantsModule),
           replica.services(depositsModule),
         ]);
-        const reads = readsOn(replica);
+        const onReplica = readsOn(replica);
         return {
-          audit: reads.audit,
+          audit: onReplica.audit,
           deposits: replicaDeposits.views,
           status: new StatusChecks({
-            views: reads.ops,
+            issuance: replica.viewsOf(issuanceModule),
             status: replicaStatus,
             tenants: replicaTenants,
-            keys: new LocalKeyStore(reads.signingKeys, ctx.vault, ctx.clock, ctx.certifier),
+            keys: new LocalKeyStore(onReplica.signingKeys, ctx.vault, ctx.clock, ctx.certifier),
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),
@@ -114,14 +136,22 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
       }
     },
   });
-  const rotation = { keys: ctx.keys, tenants, status, views, uow: ctx.unitOfWork({}), clock: ctx.clock };
+  const rotation = {
+    keys: ctx.keys,
+    tenants,
+    status,
+    kernel: reads.kernel,
+    issuance: reads.issuance,
+    uow: ctx.unitOfWork({}),
+    clock: ctx.clock,
+  };
   desk.register(rotateAction(rotation));
   const group: RouteGroup = {
     name: 'admin-ops',
     routes: [
       ...healthRoutes(health, deployment, stores.audit, clockNow),
       ...statusRoutes({
-        views,
+        reads,
         checks,
         status,
         tenants,
@@ -130,16 +160,17 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
         clockNow,
       }),
       ...trustRoutes(trust),
-      ...rotationRoutes(views, tenants, clockNow),
-      ...upkeepRoutes(views, clockNow),
+      ...rotationRoutes(reads, tenants, clockNow),
+      ...upkeepRoutes(reads, clockNow),
       ...backupRoutes(backups, stores.backups),
-      ...expiryRoutes({ views, types, tenants, clockNow }),
-      ...funnelRoutes(views, clockNow),
+      ...expiryRoutes({ reads, types, tenants, clockNow }),
+      ...funnelRoutes(reads, clockNow),
       ...fixtureRoutes({
-        fixtures: stores.fixtures,
+        fixtures: [members.demoFixtures, wallet.demoFixtures, deposits.demoFixtures],
+        tenants: reads.tenants,
         demo: deposits.demo,
         types,
-        uow: ctx.unitOfWork({ fixtures: stores.fixtures }),
+        uow: ctx.unitOfWork({}),
       }),
       ...driftRoutes(
         new DidDrift({
@@ -159,7 +190,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
       name: 'console-ops',
       routes: [
         ...consoleTrustRoutes(trust),
-        ...consoleStateRoutes({ agents, tenants, orgs: stores.orgs, views, keys: ctx.keys, clockNow }),
+        ...consoleStateRoutes({ agents, tenants, orgs: stores.orgs, issuance: reads.issuance, keys: ctx.keys, clockNow }),
         ...agentRoutes(agents),
       ],
     },

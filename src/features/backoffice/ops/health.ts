@@ -2,7 +2,8 @@ import { stat, statfs } from 'node:fs/promises';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { isoOrNull } from '../../../http/admin/kit.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
 import type { CommsHealthView, HealthView, State } from './schemas.ts';
 
 /** Below these the disk is degraded, then down. */
@@ -20,7 +21,9 @@ const FAILURE_MIN_SAMPLE = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface HealthDeps {
-  views: OpsViews;
+  /** Job leases, the outbox and mail outcomes. */
+  kernel: KernelViews;
+  webhooks: WebhooksViews;
   ping: () => Promise<void>;
   database: DatabaseLocation;
   dataDir: string;
@@ -59,7 +62,7 @@ export class OpsHealth {
   async comms(windowHours: number): Promise<CommsHealthView> {
     const now = this.deps.clock.now();
     const since = now - windowHours * 60 * 60 * 1000;
-    const [mail, hooks] = await Promise.all([this.deps.views.mailRates(since), this.deps.views.webhookRates(since)]);
+    const [mail, hooks] = await Promise.all([this.deps.kernel.mailRates(since), this.deps.webhooks.rates(since)]);
     return {
       windowHours,
       since: new Date(since).toISOString(),
@@ -146,7 +149,7 @@ export class OpsHealth {
   }
 
   private async jobs(now: number): Promise<HealthView['components']['jobs']> {
-    const leases = await this.deps.views.jobLeases();
+    const leases = await this.deps.kernel.jobLeases();
     const running = leases.filter((l) => l.finishedAt === null && l.leaseUntil > now).map((l) => l.name);
     const stale = leases.filter((l) => l.finishedAt === null && l.leaseUntil <= now).map((l) => l.name);
     const failing = leases.filter((l) => l.lastError !== null).map((l) => ({ job: l.name, error: l.lastError as string }));
@@ -159,9 +162,9 @@ export class OpsHealth {
   }
 
   private async webhooks(now: number): Promise<HealthView['components']['webhooks']> {
-    const b = await this.deps.views.webhookBacklog();
-    const unroutedAge = ageS(b.oldestUnroutedAt, now);
-    const pendingAge = ageS(b.oldestPendingAt, now);
+    const [pending, unrouted] = await Promise.all([this.deps.webhooks.backlog(), this.deps.kernel.unroutedEvents()]);
+    const unroutedAge = ageS(unrouted.oldestAt, now);
+    const pendingAge = ageS(pending.oldestAt, now);
     const late = [
       ...(unroutedAge !== null && unroutedAge > UNROUTED_LATE_S ? ['events wait to be routed'] : []),
       ...(pendingAge !== null && pendingAge > PENDING_LATE_S ? ['deliveries wait over an hour'] : []),
@@ -169,15 +172,15 @@ export class OpsHealth {
     return {
       state: late.length > 0 ? 'degraded' : 'ok',
       note: late.length > 0 ? late.join('; ') : null,
-      pendingDeliveries: b.pending,
+      pendingDeliveries: pending.count,
       oldestPendingAgeS: pendingAge,
-      unroutedEvents: b.unrouted,
+      unroutedEvents: unrouted.count,
       oldestUnroutedAgeS: unroutedAge,
     };
   }
 
   private async mail(now: number): Promise<HealthView['components']['mail']> {
-    const r = await this.deps.views.mailRates(now - DAY_MS);
+    const r = await this.deps.kernel.mailRates(now - DAY_MS);
     const state = rateState(r.refused, r.sent + r.refused);
     return {
       state,

@@ -4,8 +4,9 @@ import type { Clock } from '../../../core/clock.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { Slug } from '../../../http/schemas/common.ts';
+import type { IssuanceViews } from '../../../ports/issuance-views.ts';
+import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
 import { ACTIVE_KEY_TTL_MS, type KeyStore } from '../../../ports/key-store.ts';
-import type { OpsViews } from '../../../ports/ops-views.ts';
 import type { StoredSigningKey } from '../../../ports/signing-key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { StatusService } from '../../status/status-service.ts';
@@ -33,7 +34,10 @@ export interface RotationDeps {
   keys: KeyStore;
   tenants: TenantService;
   status: StatusService;
-  views: OpsViews;
+  /** Superseded keys. */
+  kernel: KernelViews;
+  /** What the keys signed. */
+  issuance: IssuanceViews;
   uow: UnitOfWork<object>;
   clock: Clock;
 }
@@ -86,11 +90,14 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredS
  */
 export async function retireSuperseded(deps: RotationDeps): Promise<number> {
   let retired = 0;
-  for (const key of await deps.views.supersededKeys(RETIRE_BATCH)) {
-    // A process may have signed with it for a while after the rotation (the key store's cache).
-    const until = (key.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS;
-    if (until > deps.clock.now()) continue;
-    if ((await deps.views.outstandingBetween(key.tenant, key.createdAt, until, deps.clock.now())) > 0) continue;
+  const now = deps.clock.now();
+  const due = (await deps.kernel.supersededKeys(RETIRE_BATCH)).filter((k) => signedUntil(k) <= now);
+  const outstanding = await deps.issuance.outstandingIn(
+    due.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: signedUntil(k) })),
+    now,
+  );
+  for (const [i, key] of due.entries()) {
+    if ((outstanding[i] ?? 0) > 0) continue;
     await deps.uow.run(async ({ audit }) => {
       if (!(await deps.keys.retire(key.tenant, key.kid))) return;
       retired++;
@@ -105,3 +112,6 @@ export async function retireSuperseded(deps: RotationDeps): Promise<number> {
   }
   return retired;
 }
+
+/** Until when a superseded key may have signed: a process may sign with it for a while after the rotation (the key store's cache). */
+export const signedUntil = (key: KeyRow): number => (key.supersededAt ?? 0) + ACTIVE_KEY_TTL_MS;

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { adminRoute, cursorOf, iso, listParams, page } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
-import type { AuditRow, OpsViews } from '../../../ports/ops-views.ts';
+import type { ActionEntry, KernelViews } from '../../../ports/kernel-views.ts';
 
 /** What the operations group's routes share (docs/operations.md). */
 
@@ -20,20 +20,20 @@ export const opsPost = (path: string) => ({ ...platformRoute, method: 'POST' as 
 export const actorOf = (request: FastifyRequest) => operatorActor(operatorOf(request));
 
 /** A string member of an entry's detail, or null. */
-export const detailText = (r: AuditRow, key: string) => (typeof r.detail[key] === 'string' ? (r.detail[key] as string) : null);
+export const detailText = (r: ActionEntry, key: string) => (typeof r.detail[key] === 'string' ? (r.detail[key] as string) : null);
 
 /**
  * A page of a list read from the audit log (revocations, rotations), newest first: each entry's
  * `auditSeq`, `at`, `actor` and `tenant`, and what `view` adds of its own.
  */
 export async function auditPage<V extends object>(
-  views: OpsViews,
+  kernel: KernelViews,
   action: string,
   request: FastifyRequest,
-  view: (r: AuditRow) => V,
+  view: (r: ActionEntry) => V,
 ) {
   const p = listParams(request);
-  const rows = await views.auditEntries(action, p.tenant, {
+  const rows = await kernel.auditOfAction(action, p.tenant, {
     ...p,
     after: cursorOf(p.after, ['number'] as const),
     limit: p.limit + 1,

@@ -4,8 +4,8 @@ import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import type { PageWindow } from '../../../core/page.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { decompressStatusList, readStatus } from '../../../core/status-list/codec.ts';
+import type { IssuanceViews, StatusListRow } from '../../../ports/issuance-views.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
-import type { OpsViews, StatusListRow } from '../../../ports/ops-views.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
 
@@ -34,7 +34,8 @@ const MISMATCHES_NAMED = 20;
 export class StatusChecks {
   constructor(
     private readonly deps: {
-      views: OpsViews;
+      /** The status lists as the issued-credential record holds them. */
+      issuance: IssuanceViews;
       status: StatusService;
       tenants: TenantService;
       keys: KeyStore;
@@ -54,7 +55,7 @@ export class StatusChecks {
   }
 
   lists(tenant: string | null, page: PageWindow<readonly [string, number]>): Promise<StatusListRow[]> {
-    return this.deps.views.statusLists(tenant, page);
+    return this.deps.issuance.statusLists(tenant, page);
   }
 
   async integrity(row: Pick<StatusListRow, 'tenant' | 'seq' | 'size'>): Promise<ListIntegrity> {

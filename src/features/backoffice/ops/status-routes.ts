@@ -3,11 +3,13 @@ import type { Actor } from '../../../core/actor.ts';
 import { cursorOf, iso, isoOrNull, LIST_SCOPE, ListPage, ListQuery, listParams, page } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { KeyRow, OpsViews, StatusListRow } from '../../../ports/ops-views.ts';
+import type { StatusListRow } from '../../../ports/issuance-views.ts';
+import type { KeyRow } from '../../../ports/kernel-views.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { Revoked, SelectorFields, selectorOf } from '../../status/routes.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
+import type { OpsReads } from './reads.ts';
 import { actorOf, auditPage, BASE, detailText, opsGet, opsPost } from './routes-common.ts';
 import { IntegrityView, KeyView, RevocationLogView, StatusListView } from './schemas.ts';
 import type { StatusChecks } from './status-checks.ts';
@@ -17,7 +19,7 @@ const INTEGRITY_PAGE_MAX = 20;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface StatusOps {
-  views: OpsViews;
+  reads: Pick<OpsReads, 'kernel' | 'issuance'>;
   checks: StatusChecks;
   status: StatusService;
   tenants: TenantService;
@@ -41,7 +43,7 @@ export function statusRoutes(ops: StatusOps) {
     revision: r.revision,
     createdAt: iso(r.createdAt),
   });
-  const keyView = async (k: KeyRow): Promise<KeyView> => ({
+  const keyView = (k: KeyRow, credentialsSigned: number | null): KeyView => ({
     tenant: k.tenant,
     issuerDid: ops.tenants.didOf(k.tenant),
     kid: k.kid,
@@ -51,8 +53,7 @@ export function statusRoutes(ops: StatusOps) {
     retiredAt: isoOrNull(k.retiredAt),
     inUse: k.retiredAt === null && k.supersededAt === null,
     ageDays: Math.floor((ops.clockNow() - k.createdAt) / DAY_MS),
-    credentialsSigned:
-      k.purpose === 'issuer' ? await ops.views.issuedBetween(k.tenant, k.createdAt, k.supersededAt ?? k.retiredAt) : null,
+    credentialsSigned,
   });
   return [
     defineRoute({
@@ -63,7 +64,7 @@ export function statusRoutes(ops: StatusOps) {
       responses: { 200: { description: 'A page of keys, newest first.', schema: ListPage('keys', KeyView) }, ...OPERATOR_ERRORS },
       handler: async (request) => {
         const p = listParams(request);
-        const rows = await ops.views.keys(p.tenant, {
+        const rows = await ops.reads.kernel.signingKeys(p.tenant, {
           ...p,
           after: cursorOf(p.after, ['number', 'string'] as const),
           limit: p.limit + 1,
@@ -74,7 +75,13 @@ export function statusRoutes(ops: StatusOps) {
           (k) => [k.createdAt, k.kid],
           (k) => k,
         );
-        return { keys: await Promise.all(shown.rows.map(keyView)), nextCursor: shown.nextCursor };
+        // A key signed what its tenant issued while it was the issuing key: one count per issuer key of the page, in one read.
+        const issuers = shown.rows.filter((k) => k.purpose === 'issuer');
+        const counts = await ops.reads.issuance.issuedIn(
+          issuers.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: k.supersededAt ?? k.retiredAt })),
+        );
+        const signed = new Map(issuers.map((k, i) => [k, counts[i] ?? 0]));
+        return { keys: shown.rows.map((k) => keyView(k, signed.get(k) ?? null)), nextCursor: shown.nextCursor };
       },
     }),
     defineRoute({
@@ -165,7 +172,7 @@ export function statusRoutes(ops: StatusOps) {
         ...OPERATOR_ERRORS,
       },
       handler: async (request) => {
-        const shown = await auditPage(ops.views, 'credential.revoked', request, (r) => ({
+        const shown = await auditPage(ops.reads.kernel, 'credential.revoked', request, (r) => ({
           credentialId: r.target,
           typeId: detailText(r, 'typeId'),
           reason: detailText(r, 'reason'),

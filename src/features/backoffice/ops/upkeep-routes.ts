@@ -2,9 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
-import type { DemoBreach, OpsViews, StuckKind } from '../../../ports/ops-views.ts';
+import type { OpsReads } from './reads.ts';
 import { BASE, opsGet } from './routes-common.ts';
 import { DemoHygieneView, StuckView } from './schemas.ts';
+import { type DemoBreach, demoBreaches, type StuckKind, stuck } from './upkeep.ts';
 
 const MINUTE = 60_000;
 /** Per kind: how late counts as stuck (its job's period and some), and what to do. */
@@ -47,7 +48,7 @@ const RULES: Record<DemoBreach['rule'], string> = {
 };
 
 /** Stuck work and the demo-tenant law (docs/operations.md, "Stuck work", "Demo hygiene"). */
-export function upkeepRoutes(views: OpsViews, clockNow: () => number) {
+export function upkeepRoutes(reads: OpsReads, clockNow: () => number) {
   return [
     defineRoute({
       ...opsGet(`${BASE}/stuck-transactions`),
@@ -65,7 +66,7 @@ export function upkeepRoutes(views: OpsViews, clockNow: () => number) {
         const items = [];
         let complete = true;
         for (const kind of request.query.kind ? [request.query.kind] : KINDS) {
-          const rows = await views.stuck(kind, tenant, now - STUCK[kind].graceMs, STUCK_SHOWN + 1);
+          const rows = await stuck(reads, kind, tenant, now - STUCK[kind].graceMs, STUCK_SHOWN + 1);
           if (rows.length > STUCK_SHOWN) complete = false;
           for (const r of rows.slice(0, STUCK_SHOWN)) {
             items.push({ ...r, dueAt: iso(r.dueAt), overdueS: Math.floor((now - r.dueAt) / 1000), action: STUCK[kind].action });
@@ -79,7 +80,7 @@ export function upkeepRoutes(views: OpsViews, clockNow: () => number) {
       summary: 'The demo-tenant law checked over the data: every breach named.',
       responses: { 200: { description: 'The breaches, none when `ok`.', schema: DemoHygieneView }, ...OPERATOR_ERRORS },
       handler: async () => {
-        const breaches = (await views.demoBreaches(BREACHES_SHOWN)).map((b) => ({ ...b, what: RULES[b.rule] }));
+        const breaches = (await demoBreaches(reads, BREACHES_SHOWN)).map((b) => ({ ...b, what: RULES[b.rule] }));
         return { ok: breaches.length === 0, checkedAt: iso(clockNow()), breaches };
       },
     }),

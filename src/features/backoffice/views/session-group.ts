@@ -18,7 +18,11 @@ import { operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TIMELINE_SOURCES, type TimelineCursor, type TimelineEntry } from '../../../ports/backoffice-views.ts';
+import { approvalsModule } from '../../approvals/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
+import { offersModule } from '../../offers/module.ts';
+import { partnersModule } from '../../partners/module.ts';
+import { webhooksModule } from '../../webhooks/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { offboardingRoute } from '../orgs/offboarding-route.ts';
 import { credentialDetail } from './credential-detail.ts';
@@ -84,7 +88,13 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
   const views = stores.views;
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
-  const sessions = new SessionViews(views, desk, urls, ctx.clock);
+  const attention = {
+    webhooks: ctx.viewsOf(webhooksModule),
+    approvals: ctx.viewsOf(approvalsModule),
+    partners: ctx.viewsOf(partnersModule),
+    offers: ctx.viewsOf(offersModule),
+  };
+  const sessions = new SessionViews(views, attention, desk, urls, ctx.clock);
   const offboarding = offboardingRoute(orgs);
 
   return {

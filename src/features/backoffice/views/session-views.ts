@@ -6,7 +6,11 @@ import type { ApprovalDesk } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { holds } from '../../../http/admin/role-matrix.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
+import type { ApprovalsViews } from '../../../ports/approvals-views.ts';
 import type { BackofficeViews } from '../../../ports/backoffice-views.ts';
+import type { OffersViews } from '../../../ports/offers-views.ts';
+import type { PartnersViews } from '../../../ports/partners-views.ts';
+import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
 import { credentialView } from './schemas.ts';
 
 /** A credential id or the start of one: the prefix and any base64url characters. */
@@ -18,6 +22,16 @@ const TODAY_TOP = 5;
 /** Approvals the caller could decide, counted up to this many. */
 const APPROVALS_COUNTED = 100;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Provisioning requests are the desk's `token.mint` approvals (docs/integration.md). */
+const PROVISIONING = 'token.mint';
+
+/** What the day's list reads of other modules' tables: each owner's published views. */
+export interface AttentionReads {
+  webhooks: WebhooksViews;
+  approvals: ApprovalsViews;
+  partners: PartnersViews;
+  offers: OffersViews;
+}
 
 /**
  * The search box and the day's list (docs/backoffice/views.md): each reads across groups, so each
@@ -27,6 +41,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export class SessionViews {
   constructor(
     private readonly views: BackofficeViews,
+    private readonly attention: AttentionReads,
     private readonly desk: ApprovalDesk,
     private readonly urls: IssuerUrls,
     private readonly clock: Clock,
@@ -106,23 +121,30 @@ export class SessionViews {
         return { count: pending.length, top: pending.slice(0, TODAY_TOP) };
       }),
       section('deadDeliveries', integration, async () => {
-        const found = await this.views.attention.deadDeliveries(tenant, TODAY_TOP);
+        const found = await this.attention.webhooks.deadDeliveries(tenant, TODAY_TOP);
         return { count: found.count, top: found.top.map((d) => ({ ...d, finishedAt: isoOrNull(d.finishedAt) })) };
       }),
       section('provisioning', integration, async () => {
-        const found = await this.views.attention.pendingProvisioning(tenant, now, TODAY_TOP);
+        const found = await this.attention.approvals.pending(PROVISIONING, tenant, now, TODAY_TOP);
         return {
           count: found.count,
-          top: found.top.map((p) => ({ ...p, createdAt: iso(p.createdAt), expiresAt: iso(p.expiresAt) })),
+          top: found.top.map((p) => ({
+            requestId: p.id,
+            tenant: p.tenant ?? '',
+            label: String(p.params.label ?? ''),
+            requestedBy: p.requestedBy,
+            createdAt: iso(p.requestedAt),
+            expiresAt: iso(p.expiresAt),
+          })),
         };
       }),
       // Applications have no tenant before they are linked: a platform-wide reader's, unnarrowed.
       section('partnersInReview', holds(principal, 'partnersRead') && tenant === null, async () => {
-        const found = await this.views.attention.partnersInReview(REVIEW_STAGES, TODAY_TOP);
+        const found = await this.attention.partners.inStages(REVIEW_STAGES, TODAY_TOP);
         return { count: found.count, top: found.top.map((p) => ({ ...p, stageAt: iso(p.stageAt) })) };
       }),
       section('expiringOffers', holds(principal, 'credentialsRead'), async () => {
-        const found = await this.views.attention.expiringOffers(tenant, now, now + DAY_MS, TODAY_TOP);
+        const found = await this.attention.offers.expiringUnused(tenant, now, now + DAY_MS, TODAY_TOP);
         return {
           count: found.count,
           top: found.top.map((o) => ({

@@ -1,0 +1,50 @@
+import type { ApprovalsViews, PendingApproval } from '../../../ports/approvals-views.ts';
+import type { Counted, Overdue } from '../../../ports/view-records.ts';
+import type { Db } from '../connect.ts';
+import { counted } from '../counted.ts';
+import { inTenant } from '../windowed.ts';
+
+/** The approvals module's published views (ports/approvals-views.ts). */
+export class SqlApprovalsViews implements ApprovalsViews {
+  constructor(private readonly db: Db) {}
+
+  async pending(action: string, tenant: string | null, now: number, top: number): Promise<Counted<PendingApproval>> {
+    const base = this.db
+      .selectFrom('approvals')
+      .where('action', '=', action)
+      .where('state', '=', 'pending')
+      .where('expires_at', '>', now)
+      .where(inTenant(tenant));
+    return counted(
+      base,
+      (query) =>
+        query
+          .select(['id', 'tenant', 'params', 'requested_by', 'requested_at', 'expires_at'])
+          .orderBy('requested_at')
+          .orderBy('id')
+          .limit(top)
+          .execute(),
+      (r) => ({
+        id: r.id,
+        tenant: r.tenant,
+        params: JSON.parse(r.params) as Record<string, unknown>,
+        requestedBy: r.requested_by,
+        requestedAt: Number(r.requested_at),
+        expiresAt: Number(r.expires_at),
+      }),
+    );
+  }
+
+  async overdue(tenant: string | null, before: number, limit: number): Promise<Overdue[]> {
+    const rows = await this.db
+      .selectFrom('approvals')
+      .select(['id', 'tenant', 'expires_at'])
+      .where('expires_at', '<', before)
+      .where('state', '=', 'pending')
+      .where(inTenant(tenant))
+      .orderBy('expires_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, tenant: r.tenant, dueAt: Number(r.expires_at) }));
+  }
+}

@@ -1,0 +1,24 @@
+import { sql } from 'kysely';
+import type { TenantNames, TenantsViews } from '../../../ports/tenants-views.ts';
+import type { Db } from '../connect.ts';
+
+/** The tenants module's published views (ports/tenants-views.ts). */
+export class SqlTenantsViews implements TenantsViews {
+  constructor(private readonly db: Db) {}
+
+  async names(): Promise<TenantNames[]> {
+    const rows = await this.db.selectFrom('tenants').select(['slug', 'name', 'display_name']).execute();
+    return rows.map((r) => ({ slug: r.slug, name: r.name, displayName: r.display_name }));
+  }
+
+  async slugsStartingWith(prefix: string): Promise<string[]> {
+    // Case-sensitive, without LIKE's wildcards.
+    const rows = await this.db
+      .selectFrom('tenants')
+      .select('slug')
+      .where(sql<boolean>`substr(slug, 1, ${sql.lit(prefix.length)}) = ${prefix}`)
+      .orderBy('slug')
+      .execute();
+    return rows.map((r) => r.slug);
+  }
+}

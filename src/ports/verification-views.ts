@@ -1,0 +1,19 @@
+import type { FunnelRow, Overdue } from './view-records.ts';
+
+/**
+ * What the verification module's tables (the hosted verifier's transactions and their daily
+ * counts) publish to other modules (docs/architecture.md, "Tables, owners and views"): reads only,
+ * never a presented claim. A transaction is counted under the tenant whose type it asked for; a
+ * read that takes a tenant narrows to it (null: every tenant's).
+ * @tenantOwned
+ */
+export interface VerificationViews {
+  /** Transactions whose expiry is before `before` (the sweep deletes them), oldest first, at most `limit`. */
+  expiredTransactions(tenant: string | null, before: number, limit: number): Promise<Overdue[]>;
+  /**
+   * Transactions opened since `since` (a day's midnight), per tenant and type: requests, responses
+   * and accepted ones, the swept ones' daily counts and the live ones together (at most `limit`
+   * groups, the busiest first).
+   */
+  funnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]>;
+}

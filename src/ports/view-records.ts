@@ -1,0 +1,33 @@
+/**
+ * Record shapes that several owners' views answer alike (docs/architecture.md, "Tables, owners
+ * and views"): a count with the first rows, counts per tenant and type, a funnel, work past its
+ * time. Times are milliseconds.
+ */
+
+/** How many rows a read finds, and the first of them. */
+export interface Counted<T> {
+  count: number;
+  top: T[];
+}
+
+/** Rows of one tenant and type counted, with the earliest time among them. */
+export interface TypeCount {
+  tenant: string;
+  typeId: string;
+  count: number;
+  firstAt: number;
+}
+
+/** One funnel of a tenant and type: its steps' counts, in order (offer, token, credential; request, response, accepted). */
+export interface FunnelRow {
+  tenant: string;
+  typeId: string;
+  steps: [number, number, number];
+}
+
+/** A row past the time it should have moved by (tenant null: the platform's). */
+export interface Overdue {
+  id: string;
+  tenant: string | null;
+  dueAt: number;
+}
