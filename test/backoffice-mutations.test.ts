@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SqlBackofficeAudit } from '../src/adapters/sql/backoffice/sql-backoffice-audit.ts';
+import { SqlKernelViews } from '../src/adapters/sql/kernel/sql-kernel-views.ts';
 import { verifyAuditChain } from '../src/features/backoffice/audit/audit-reader.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { PASS_CLAIMS } from './helpers/issuance.ts';
@@ -68,7 +68,7 @@ for (const factory of testDatabases()) {
       );
       assert.equal(new Set(seqs).size, seqs.length, 'one entry per change');
 
-      const log = new SqlBackofficeAudit(rail.db);
+      const log = new SqlKernelViews(rail.db);
       const whole = await verifyAuditChain(log);
       assert.equal(whole.verified, true, JSON.stringify(whole));
       assert.ok(whole.checked >= seqs.length);

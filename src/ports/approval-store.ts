@@ -84,15 +84,3 @@ export interface ApprovalStore {
   /** The result job: clears private results past their time; answers how many. */
   clearResults(now: number): Promise<number>;
 }
-
-/**
- * What the approval desk's own actions read of other features' tables, read-only (a back-office
- * read model): the credentials a bulk revocation names.
- * @tenantOwned
- */
-export interface ApprovalTargets {
-  /** Which of `ids` are credentials of the tenant. */
-  credentialsOf(tenant: string, ids: readonly string[]): Promise<string[]>;
-  /** The ids of the type's credentials still valid, at most `limit`. */
-  validOfType(tenant: string, typeId: string, limit: number): Promise<string[]>;
-}

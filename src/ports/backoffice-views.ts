@@ -6,7 +6,10 @@
  * Every `tenant` parameter narrows to one tenant; null reads every tenant. Times are milliseconds.
  */
 
-import type { IssuedCredentialRecord } from './issued-credential-store.ts';
+import type { CredentialRow } from './issuance-views.ts';
+import type { OfferRow } from './offers-views.ts';
+
+export type { CredentialRow, OfferRow };
 
 export interface TenantHit {
   slug: string;
@@ -17,12 +20,6 @@ export interface TypeHit {
   tenant: string;
   typeId: string;
   name: string;
-}
-
-/** An issued-credential record: the ids, the status entry and the times; never a claim value. */
-export interface CredentialRow extends Omit<IssuedCredentialRecord, 'holderThumbprint'> {
-  /** The holder account (key thumbprint); null once the holder erased its account. */
-  accountId: string | null;
 }
 
 export interface PartnerHit {
@@ -46,17 +43,6 @@ export interface StatusRef {
   idx: number;
 }
 
-/** An offer without its subject: what was offered, and when it moved. */
-export interface OfferRow {
-  id: string;
-  tenant: string;
-  typeId: string;
-  createdAt: number;
-  expiresAt: number;
-  redeemedAt: number | null;
-  collectedAt: number | null;
-}
-
 /** One thing a caller can name, found by `lookup`. */
 export interface LookupMatch {
   kind: 'holder' | 'credential' | 'offer' | 'deposit' | 'transaction' | 'item';
@@ -66,12 +52,6 @@ export interface LookupMatch {
   typeId: string | null;
   state: string | null;
   at: number | null;
-}
-
-export interface AuditMark {
-  seq: number;
-  at: number;
-  actor: string;
 }
 
 /**
@@ -112,17 +92,6 @@ export interface TimelineCursor {
 }
 
 export type Subject = { kind: 'account'; accountId: string } | { kind: 'credential'; id: string } | { kind: 'offer'; id: string };
-
-export interface CredentialFilter {
-  tenant: string | null;
-  typeId?: string;
-  status?: 'valid' | 'revoked';
-  since?: number;
-  until?: number;
-  /** The last row answered: (issuedAt, id), newest first. */
-  after?: [number, string];
-  limit: number;
-}
 
 export interface TypeUsage {
   tenant: string;
@@ -173,20 +142,6 @@ export interface SearchViews {
 }
 
 /**
- * One credential, offer or subject: its row, the audit entries that mark it, its timeline; the credentials list.
- *
- * @tenantOwned
- */
-export interface SubjectViews {
-  offer(id: string, tenant: string | null): Promise<OfferRow | undefined>;
-  credential(id: string, tenant: string | null): Promise<CredentialRow | undefined>;
-  /** The first audit entry of `action` naming `target`. */
-  auditMark(action: string, target: string, tenant: string | null): Promise<AuditMark | undefined>;
-  timeline(subject: Subject, tenant: string | null, after: TimelineCursor | undefined, limit: number): Promise<TimelineEntry[]>;
-  credentials(filter: CredentialFilter): Promise<CredentialRow[]>;
-}
-
-/**
  * Types and holders with their use.
  *
  * @tenantOwned
@@ -218,6 +173,5 @@ export interface CatalogueViews {
 /** The back office's read models, one per view. */
 export interface BackofficeViews {
   search: SearchViews;
-  subjects: SubjectViews;
   catalogue: CatalogueViews;
 }

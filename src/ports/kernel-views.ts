@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../core/audit-chain.ts';
 import type { PageWindow } from '../core/page.ts';
+import type { SourcePage } from './timeline-page.ts';
 
 /**
  * What the kernel's own tables (adapters/sql/owners.ts, `kernel`: the audit chain, the outbox, job
@@ -12,6 +13,30 @@ import type { PageWindow } from '../core/page.ts';
 export interface KernelViews {
   /** Audit entries from `fromSeq` on, in chain order, at most `limit`. */
   auditEntries(fromSeq: number, limit: number): Promise<AuditEntry[]>;
+  /** The head row every append moves: the last entry's seq and hash. */
+  auditHead(): Promise<AuditHead>;
+  /** One audit entry by its seq, whatever its tenant (the caller judges who may see it). */
+  auditEntry(seq: number): Promise<AuditEntry | undefined>;
+  /** A page of the audit log, in either order, narrowed as the query says. */
+  auditPage(query: AuditListQuery): Promise<AuditEntry[]>;
+  /** The first audit entry of `action` naming `target`. */
+  auditMark(action: string, target: string, tenant: string | null): Promise<AuditMark | undefined>;
+  /** Audit entries whose target is `key` or whose detail mentions it, for a timeline: in (at, seq) order. */
+  auditNaming(key: string, tenant: string | null, page: SourcePage): Promise<AuditEntry[]>;
+  /** A page of the outbox, newest first, as the activity feed reads it. */
+  activity(query: ActivityQuery): Promise<OutboxRow[]>;
+  /** Outbox events whose payload mentions `key`, for a timeline: in (createdAt, id) order. */
+  eventsNaming(key: string, tenant: string | null, page: SourcePage): Promise<OutboxRow[]>;
+  /**
+   * Hosted-verification outcomes per UTC day and vct (the `presentation.*` events, written to
+   * `root`); `vct` narrows to one type's vct, `vctPrefix` to a tenant's.
+   */
+  verificationsPerDay(window: {
+    since: number;
+    until: number;
+    vct?: string;
+    vctPrefix?: string;
+  }): Promise<VerificationDayCount[]>;
   /** The audit entries of one action (`credential.revoked`, `key.rotated`), newest first (cursor: the seq). */
   auditOfAction(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<ActionEntry[]>;
   /** Every job's lease, by job name. */
@@ -75,4 +100,70 @@ export interface KeyRow {
   /** Replaced by a rotation: still published, no longer signing. */
   supersededAt: number | null;
   retiredAt: number | null;
+}
+
+/** A page of the audit log: newest first (`desc`) or oldest first (`asc`), after the cursor's seq. */
+export interface AuditListQuery {
+  /** The tenant shown; null for every tenant (entries of no tenant included). */
+  tenant: string | null;
+  /** Exact actor label (`operator:ana`). */
+  actor?: string;
+  /** Exact action (`org.created`), or a prefix ending in `.` (`org.`). */
+  action?: string;
+  /** On `at`, milliseconds: since inclusive, until exclusive. */
+  since?: number;
+  until?: number;
+  order: 'asc' | 'desc';
+  /** The seq of the last entry of the page before. */
+  afterSeq?: number;
+  /** Rows to read (the page size plus one). */
+  limit: number;
+}
+
+/** The head row every append moves (docs/audit.md): the last entry's seq and hash. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** Who wrote an audit entry, and when: the entry that marks a moment of an object's life. */
+export interface AuditMark {
+  seq: number;
+  at: number;
+  actor: string;
+}
+
+/** One outbox row. */
+export interface OutboxRow {
+  seq: number;
+  id: string;
+  type: string;
+  tenant: string;
+  createdAt: number;
+  data: Record<string, unknown>;
+}
+
+export interface ActivityQuery {
+  /**
+   * The tenant shown; null for every tenant. A tenant's feed holds its own events and the
+   * `presentation.*` events (written to `root`) whose `vct` starts with `vctPrefix`.
+   */
+  tenant: string | null;
+  /** The tenant's `<issuer>/types/`, when `tenant` is set. */
+  vctPrefix?: string;
+  /** Event types shown; all when absent. */
+  types?: readonly string[];
+  since?: number;
+  until?: number;
+  /** The seq of the last row of the page before; newest first. */
+  beforeSeq?: number;
+  limit: number;
+}
+
+/** Hosted-verification outcomes per day and `vct`: the caller maps the vct to its tenant and type. */
+export interface VerificationDayCount {
+  day: number;
+  vct: string;
+  completed: number;
+  failed: number;
 }

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { SqlCatalogueViews } from '../../src/adapters/sql/backoffice/sql-backoffice-catalogue.ts';
 import { SqlSearchViews } from '../../src/adapters/sql/backoffice/sql-backoffice-search.ts';
-import { SqlSubjectViews } from '../../src/adapters/sql/backoffice/sql-backoffice-subjects.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlOperatorStore } from '../../src/adapters/sql/operators/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
@@ -41,8 +40,6 @@ const seeded = (t: Tenant) => ({
 export const BACKOFFICE_CASES = {
   searchViews:
     'SearchViews: every search and the lookup, asked for one tenant, answer that tenant’s rows only; asked for none, every tenant’s',
-  subjectViews:
-    'SubjectViews: an offer, a credential, an audit mark, a timeline and the credential list are the named tenant’s only',
   catalogueViews:
     'CatalogueViews: type usage, types by id, holders and a holder’s detail count and show the named tenant’s rows only',
   operators:
@@ -335,49 +332,6 @@ export function backofficeIsolation(isolated: (name: string, fn: () => Promise<v
     }
     await narrowed('lookup of a holder', (t) => search.lookup(ACCOUNT, t, 50), tenantOf);
     await narrowed('lookup of a status entry', (t) => search.lookup(`${STATUS.listSeq}:${STATUS.idx}`, t, 50), tenantOf);
-  });
-
-  isolated(BACKOFFICE_CASES.subjectViews, async () => {
-    await ready();
-    const subjects = new SqlSubjectViews(db());
-    await ownOnly('offer', (t, asked) => subjects.offer(seeded(t).offer, asked));
-    await ownOnly('credential', (t, asked) => subjects.credential(seeded(t).credential, asked));
-    // The audit mark: one entry each tenant wrote on the same target.
-    const last = await db()
-      .selectFrom('audit_log')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .executeTakeFirst();
-    let seq = Number(last?.seq ?? 0);
-    for (const t of TENANTS) {
-      await db()
-        .insertInto('audit_log')
-        .values({
-          seq: ++seq,
-          at: AT,
-          actor: `operator:vw-op-${t}`,
-          action: 'vw.marked',
-          tenant: t,
-          target: `vw-target-${t}`,
-          detail: '{}',
-          prev_hash: 'vw',
-          hash: `vw-${seq}`,
-        })
-        .execute();
-    }
-    await ownOnly('audit mark', (t, asked) => subjects.auditMark('vw.marked', `vw-target-${t}`, asked));
-    await narrowed(
-      'timeline of an account',
-      (t) => subjects.timeline({ kind: 'account', accountId: ACCOUNT }, t, undefined, 100),
-      tenantOf,
-    );
-    for (const kind of ['credential', 'offer'] as const) {
-      await ownOnly(`timeline of a ${kind}`, async (t, asked) => {
-        const entries = await subjects.timeline({ kind, id: seeded(t)[kind] }, asked, undefined, 100);
-        for (const e of entries) assert.ok(e.tenant === t, `${kind} timeline entry of ${e.tenant}`);
-        return entries[0];
-      });
-    }
-    await narrowed('credentials', (t) => subjects.credentials({ tenant: t, typeId: 'vw-type', limit: 50 }), tenantOf);
   });
 
   isolated(BACKOFFICE_CASES.catalogueViews, async () => {

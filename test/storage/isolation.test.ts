@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { SqlApprovalStore } from '../../src/adapters/sql/approvals/sql-approval-store.ts';
-import { SqlApprovalTargets } from '../../src/adapters/sql/backoffice/sql-approval-targets.ts';
 import { SqlOrgStore } from '../../src/adapters/sql/backoffice/sql-org-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
 import { SqlCredentialTypeStore } from '../../src/adapters/sql/credential-types/sql-credential-type-store.ts';
@@ -48,6 +46,7 @@ import { uriNames } from '../helpers/x5c.ts';
 import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffice.ts';
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
+import { AUDIT_VIEW_CASES as AV, auditViewsIsolation } from './isolation-views-audit.ts';
 import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -144,7 +143,6 @@ const T = {
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
   integrationTokens:
     'IntegrationTokenStore: tokens are read, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
-  approvalTargets: 'ApprovalTargets: credentialsOf and validOfType answer the named tenant’s credentials only',
   transactions:
     'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling, sweeping or evicting one never changes another, whichever tenant’s type each asked for',
   sweeps:
@@ -326,10 +324,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     revokePartnerKeys: T.integrationTokens,
     rotate: T.integrationTokens,
   },
-  ApprovalTargets: {
-    credentialsOf: T.approvalTargets,
-    validOfType: T.approvalTargets,
-  },
   SearchViews: {
     searchTenants: B.searchViews,
     searchTypes: B.searchViews,
@@ -339,13 +333,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     searchPartners: B.searchViews,
     operatorsByPrefix: B.searchViews,
     lookup: B.searchViews,
-  },
-  SubjectViews: {
-    offer: B.subjectViews,
-    credential: B.subjectViews,
-    auditMark: B.subjectViews,
-    timeline: B.subjectViews,
-    credentials: B.subjectViews,
   },
   CatalogueViews: {
     typeUsage: B.catalogueViews,
@@ -440,7 +427,47 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     supersededKeys: OV.kernel,
     signingKeysOlderThan: OV.kernel,
     issuerKeys: OV.kernel,
+    auditHead: AV.kernelAudit,
+    auditEntry: AV.kernelAudit,
+    auditPage: AV.kernelAudit,
+    auditMark: AV.kernelAudit,
+    auditNaming: AV.kernelAudit,
+    activity: AV.kernelAudit,
+    eventsNaming: AV.kernelAudit,
+    verificationsPerDay: AV.kernelAudit,
+    lastSignIn: AV.kernelAudit,
+    collate: AV.kernelAudit,
   },
+  IssuanceViews: {
+    credential: AV.issuance,
+    credentials: AV.issuance,
+    credentialsOf: AV.issuance,
+    knownCredentials: AV.issuance,
+    validOfType: AV.issuance,
+    issuedPerDay: AV.issuance,
+    issuedIn: OV.issuance,
+    outstandingIn: OV.issuance,
+    statusLists: OV.issuance,
+    expiring: OV.issuance,
+    touched: OV.issuance,
+  },
+  OffersViews: {
+    offer: AV.offers,
+    offersIn: AV.offers,
+    offersPerDay: AV.offers,
+    expiringUnused: OV.offers,
+    expiring: OV.offers,
+    unerasedSubjects: OV.offers,
+    funnel: OV.offers,
+  },
+  MembershipViews: { membershipsOf: AV.membership, enrolledPerDay: AV.membership },
+  WalletViews: {
+    offersAddressedTo: AV.wallet,
+    itemsOf: AV.wallet,
+    channelsOf: AV.wallet,
+    demoMarkMismatches: OV.wallet,
+  },
+  DepositsViews: { depositsOf: AV.deposits },
   VerificationViews: { expiredTransactions: OV.verification, funnel: OV.verification },
   WebhooksViews: {
     backlog: OV.webhooks,
@@ -2226,24 +2253,6 @@ for (const factory of testDatabases()) {
       assert.equal(await store.findActive('hash-beta'), undefined);
     });
 
-    isolated(T.approvalTargets, async () => {
-      const targets = new SqlApprovalTargets(db);
-      for (const [tenant, idx] of [
-        ['alpha', 1],
-        ['beta', 2],
-      ] as const) {
-        await sql`insert into issued_credentials (id, tenant, type_id, offer_id, list_seq, idx, holder_thumbprint, issued_at)
-                  values (${`crd_target_${tenant}`}, ${tenant}, 'target-type', ${`off_target_${tenant}`}, 900, ${idx}, '', ${T0})`.execute(
-          db,
-        );
-      }
-      const both = ['crd_target_alpha', 'crd_target_beta'];
-      assert.deepEqual(await targets.credentialsOf('alpha', both), ['crd_target_alpha']);
-      assert.deepEqual(await targets.credentialsOf('beta', both), ['crd_target_beta']);
-      assert.deepEqual(await targets.validOfType('alpha', 'target-type', 10), ['crd_target_alpha']);
-      assert.deepEqual(await targets.validOfType('gamma', 'target-type', 10), []);
-    });
-
     isolated(T.transactions, async () => {
       const store = new SqlPresentationTransactionStore(db);
       const tx = (id: string, typeTenant: string, createdAt: number): PresentationTransactionRecord => ({
@@ -2295,6 +2304,7 @@ for (const factory of testDatabases()) {
     backofficeIsolation(isolated, () => db);
     complianceIsolation(isolated, () => db);
     opsIsolation(isolated, () => db);
+    auditViewsIsolation(isolated, () => db);
     opsViewsIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {

@@ -3,9 +3,8 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDb, tablesOf, testDatabases } from '../../../test/helpers/databases.ts';
 import { TIMELINE_SOURCES } from '../../ports/backoffice-views.ts';
-import { ACCOUNT_SOURCES } from './backoffice/sql-backoffice-timeline.ts';
 import { type Db, migrate } from './connect.ts';
-import { ACCOUNT_COLUMNS, HOLDER_DATA, registryGaps } from './holder-data.ts';
+import { ACCOUNT_COLUMNS, ACCOUNT_TIMELINE_SOURCES, HOLDER_DATA, registryGaps } from './holder-data.ts';
 
 /** Every column of the migrated schema, as the database itself reports it (not as schema.ts says). */
 async function columnsOf(db: Db): Promise<Array<{ table: string; column: string }>> {
@@ -58,7 +57,7 @@ describe('the holder-data registry', () => {
 
   test("gives an account's timeline every source there is (each names an account column)", () => {
     assert.deepEqual(
-      TIMELINE_SOURCES.filter((s) => ACCOUNT_SOURCES.has(s)),
+      TIMELINE_SOURCES.filter((s) => ACCOUNT_TIMELINE_SOURCES.has(s)),
       [...TIMELINE_SOURCES],
     );
   });

@@ -480,6 +480,9 @@ export const LOOKS_LIKE_A_SUBJECT =
 /** The registry's account columns in erasure order. */
 export const ACCOUNT_COLUMNS = HOLDER_DATA.filter((c) => c.names === 'account');
 
+/** An account's timeline sources (the back office's timeline): those the registry names for the columns that hold it. */
+export const ACCOUNT_TIMELINE_SOURCES: ReadonlySet<TimelineSource> = new Set(ACCOUNT_COLUMNS.flatMap((c) => c.timeline ?? []));
+
 /**
  * Columns of a schema (as `table.column`) that look like they name someone and are neither in the
  * registry nor in NOT_A_SUBJECT; and registry entries whose column the schema does not have.

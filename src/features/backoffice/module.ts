@@ -1,16 +1,15 @@
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
-import { SqlApprovalTargets } from '../../adapters/sql/backoffice/sql-approval-targets.ts';
-import { SqlBackofficeAudit } from '../../adapters/sql/backoffice/sql-backoffice-audit.ts';
 import { SqlCatalogueViews } from '../../adapters/sql/backoffice/sql-backoffice-catalogue.ts';
 import { SqlBackofficePeople } from '../../adapters/sql/backoffice/sql-backoffice-people.ts';
 import { SqlSearchViews } from '../../adapters/sql/backoffice/sql-backoffice-search.ts';
-import { SqlSubjectViews } from '../../adapters/sql/backoffice/sql-backoffice-subjects.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../adapters/sql/backoffice/sql-incident-store.ts';
 import { SqlOpsViews } from '../../adapters/sql/backoffice/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/backoffice/sql-org-store.ts';
 import { SqlRetentionStore } from '../../adapters/sql/backoffice/sql-retention-store.ts';
+import { ACCOUNT_TIMELINE_SOURCES } from '../../adapters/sql/holder-data.ts';
+import { SqlKernelViews } from '../../adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import type { Job } from '../../app/jobs.ts';
 import type { Context } from '../../app/module.ts';
@@ -19,8 +18,6 @@ import type { Openrail } from '../../app/start.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { AgentStore } from '../../ports/agent-store.ts';
-import type { ApprovalTargets } from '../../ports/approval-store.ts';
-import type { ActivityReader, AnalyticsReader, AuditLogReader } from '../../ports/backoffice-audit.ts';
 import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
 import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
@@ -31,8 +28,14 @@ import type { OrgStore } from '../../ports/org-store.ts';
 import type { RetentionStore } from '../../ports/retention-store.ts';
 import type { SigningKeyStore } from '../../ports/signing-key-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
+import { depositsModule } from '../deposits/module.ts';
+import { issuanceModule } from '../issuance/module.ts';
+import { membershipModule } from '../membership/module.ts';
+import { offersModule } from '../offers/module.ts';
+import { walletModule } from '../wallet/module.ts';
 import { registerDeskActions } from './approvals/group.ts';
 import { analyticsGroup } from './audit/analytics-group.ts';
+import type { AuditLogReader } from './audit/audit-reader.ts';
 import { auditGroup } from './audit/group.ts';
 import { complianceGroup } from './compliance/group.ts';
 import { opsGroup } from './ops/group.ts';
@@ -41,6 +44,7 @@ import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
 import { credentialsGroup } from './views/credentials-group.ts';
 import { sessionGroup } from './views/session-group.ts';
+import { SubjectTimeline } from './views/timeline.ts';
 
 /** What one back-office group builds: its routes, and the jobs that keep its data in order. */
 export interface GroupBuild {
@@ -56,9 +60,7 @@ export interface GroupBuild {
  */
 export interface BackofficeStores {
   views: BackofficeViews;
-  audit: AuditLogReader & ActivityReader & AnalyticsReader;
   people: BackofficePeopleReads;
-  targets: ApprovalTargets;
   orgs: OrgStore;
   compliance: ComplianceStore;
   incidents: IncidentStore;
@@ -79,6 +81,8 @@ export interface Backoffice {
   desk: ApprovalDesk;
   stores: BackofficeStores;
   orgs: OrgService;
+  /** A subject's timeline, composed from its owners' views (views/timeline.ts). */
+  timeline: SubjectTimeline;
   /** The reads a restore drill makes, on the database of a replica (Context.startReplica). */
   readsOn(replica: Openrail): ReplicaReads;
 }
@@ -119,11 +123,8 @@ export const backofficeModule = defineModule({
     'console-ops',
   ],
   owns: [
-    SqlApprovalTargets,
     SqlSearchViews,
-    SqlSubjectViews,
     SqlCatalogueViews,
-    SqlBackofficeAudit,
     SqlBackofficePeople,
     SqlOrgStore,
     SqlComplianceStore,
@@ -137,12 +138,9 @@ export const backofficeModule = defineModule({
     const stores: BackofficeStores = {
       views: {
         search: ctx.store(SqlSearchViews),
-        subjects: ctx.store(SqlSubjectViews),
         catalogue: ctx.store(SqlCatalogueViews),
       },
-      audit: ctx.store(SqlBackofficeAudit),
       people: ctx.store(SqlBackofficePeople),
-      targets: ctx.store(SqlApprovalTargets),
       orgs: ctx.store(SqlOrgStore),
       compliance: ctx.store(SqlComplianceStore),
       incidents: ctx.store(SqlIncidentStore),
@@ -152,13 +150,22 @@ export const backofficeModule = defineModule({
       backups: ctx.store(SqlBackupStore),
     };
     const desk = await ctx.use(approvalsModule);
-    await registerDeskActions(ctx, desk, stores);
+    await registerDeskActions(ctx, desk);
     const office: Backoffice = {
       desk,
       stores,
       orgs: await buildOrgService(ctx, stores),
+      timeline: new SubjectTimeline({
+        kernel: ctx.views,
+        issuance: ctx.viewsOf(issuanceModule),
+        offers: ctx.viewsOf(offersModule),
+        wallet: ctx.viewsOf(walletModule),
+        membership: ctx.viewsOf(membershipModule),
+        deposits: ctx.viewsOf(depositsModule),
+        accountSources: ACCOUNT_TIMELINE_SOURCES,
+      }),
       readsOn: (replica) => ({
-        audit: new SqlBackofficeAudit(replica.db),
+        audit: new SqlKernelViews(replica.db),
         signingKeys: new SqlSigningKeyStore(replica.db),
       }),
     };

@@ -1,5 +1,6 @@
 import { SqlDepositDemoFixtures } from '../../adapters/sql/deposits/sql-deposit-demo-fixtures.ts';
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
+import { SqlDepositsViews } from '../../adapters/sql/deposits/sql-deposits-views.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -19,7 +20,8 @@ import { depositRoutes } from './routes.ts';
 export const depositsModule = defineModule({
   name: 'deposits',
   groups: ['deposits'],
-  owns: [SqlDepositStore, SqlDepositDemoFixtures],
+  owns: [SqlDepositStore, SqlDepositDemoFixtures, SqlDepositsViews],
+  views: SqlDepositsViews,
   borrows: [SqlChannelStore, SqlWalletItemStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

@@ -2,6 +2,7 @@ import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
 import { SqlAttestationPopReplayStore } from '../../adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../adapters/sql/issuance/sql-authorization-request-store.ts';
+import { SqlIssuanceViews } from '../../adapters/sql/issuance/sql-issuance-views.ts';
 import { SqlIssuedCredentialStore } from '../../adapters/sql/issuance/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { type Config, ConfigError } from '../../config/config.ts';
@@ -28,7 +29,14 @@ const PRUNE_EVERY_MS = 60 * 1000;
 export const issuanceModule = defineModule({
   name: 'issuance',
   groups: ['issuance'],
-  owns: [SqlAccessTokenStore, SqlIssuedCredentialStore, SqlAuthorizationRequestStore, SqlAttestationPopReplayStore],
+  owns: [
+    SqlAccessTokenStore,
+    SqlIssuedCredentialStore,
+    SqlAuthorizationRequestStore,
+    SqlAttestationPopReplayStore,
+    SqlIssuanceViews,
+  ],
+  views: SqlIssuanceViews,
   planes: ['access-token'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

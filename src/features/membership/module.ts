@@ -1,5 +1,6 @@
 import { SqlMembershipDemoFixtures } from '../../adapters/sql/membership/sql-membership-demo-fixtures.ts';
 import { SqlMembershipStore } from '../../adapters/sql/membership/sql-membership-store.ts';
+import { SqlMembershipViews } from '../../adapters/sql/membership/sql-membership-views.ts';
 import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
@@ -16,7 +17,8 @@ import { membershipRoutes } from './routes.ts';
 export const membershipModule = defineModule({
   name: 'membership',
   groups: ['membership'],
-  owns: [SqlMembershipStore, SqlMembershipDemoFixtures],
+  owns: [SqlMembershipStore, SqlMembershipDemoFixtures, SqlMembershipViews],
+  views: SqlMembershipViews,
   borrows: [SqlPresentationTransactionStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

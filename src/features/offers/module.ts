@@ -1,4 +1,5 @@
 import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
+import { SqlOffersViews } from '../../adapters/sql/offers/sql-offers-views.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
@@ -17,7 +18,8 @@ const ERASE_ROUNDS = 20;
 export const offersModule = defineModule({
   name: 'offers',
   groups: ['offers'],
-  owns: [SqlOfferStore],
+  owns: [SqlOfferStore, SqlOffersViews],
+  views: SqlOffersViews,
   borrows: [SqlWalletItemStore],
   async build(ctx) {
     const types = await ctx.use(credentialTypesModule);

@@ -3,6 +3,7 @@ import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletDemoFixtures } from '../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
+import { SqlWalletViews } from '../../adapters/sql/wallet/sql-wallet-views.ts';
 import { defineModule } from '../../app/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -19,7 +20,8 @@ import { WalletService } from './wallet-service.ts';
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
-  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures],
+  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews],
+  views: SqlWalletViews,
   borrows: [SqlDepositStore, SqlOfferStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

@@ -11,19 +11,22 @@ import type {
   TypeHit,
 } from '../../../ports/backoffice-views.ts';
 import type { Db } from '../connect.ts';
+import { SqlIssuanceViews } from '../issuance/sql-issuance-views.ts';
+import { SqlOffersViews } from '../offers/sql-offers-views.ts';
 import { inTenant } from '../windowed.ts';
 import { CREDENTIAL_COLUMNS, containsCi, like, num, startsWith, toCredential } from './sql-backoffice-rows.ts';
-import { SqlSubjectViews } from './sql-backoffice-subjects.ts';
 
 /**
  * The back office's search box and exact lookup over the tables the features keep
  * (docs/backoffice/views.md, "GET /api/admin/search", "GET /api/admin/support/lookup"). Read-only.
  */
 export class SqlSearchViews implements SearchViews {
-  private readonly subjects: SqlSubjectViews;
+  private readonly issuance: SqlIssuanceViews;
+  private readonly offers: SqlOffersViews;
 
   constructor(private readonly db: Db) {
-    this.subjects = new SqlSubjectViews(db);
+    this.issuance = new SqlIssuanceViews(db);
+    this.offers = new SqlOffersViews(db);
   }
 
   async searchTenants(q: string, tenant: string | null, cap: number): Promise<TenantHit[]> {
@@ -149,11 +152,11 @@ export class SqlSearchViews implements SearchViews {
       at: c.issuedAt,
     });
     if (isIdLike('credential', q)) {
-      const found = await this.subjects.credential(q, tenant);
+      const found = await this.issuance.credential(q, tenant);
       if (found) matches.push(credential(found));
     }
     if (isIdLike('offer', q)) {
-      const offer = await this.subjects.offer(q, tenant);
+      const offer = await this.offers.offer(q, tenant);
       if (offer) {
         matches.push({
           kind: 'offer',

@@ -1,12 +1,27 @@
 import { sql } from 'kysely';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import type { PageWindow } from '../../../core/page.ts';
-import type { ActionEntry, JobLeaseRow, KernelViews, KeyRow, MailRates } from '../../../ports/kernel-views.ts';
+import type {
+  ActionEntry,
+  ActivityQuery,
+  AuditHead,
+  AuditListQuery,
+  AuditMark,
+  JobLeaseRow,
+  KernelViews,
+  KeyRow,
+  MailRates,
+  OutboxRow,
+  VerificationDayCount,
+} from '../../../ports/kernel-views.ts';
+import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { JobLeasesTable, SigningKeysTable } from '../schema.ts';
 import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import * as audit from './sql-audit-reads.ts';
 import { readAuditLog } from './sql-audit-trail.ts';
+import * as outbox from './sql-outbox-reads.ts';
 
 const leases = rowCodec<JobLeaseRow, JobLeasesTable>()('name holder leaseUntil startedAt finishedAt lastError', {});
 const KEY_COLUMNS = ['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'] as const;
@@ -32,6 +47,43 @@ export class SqlKernelViews implements KernelViews {
 
   auditEntries(fromSeq: number, limit: number): Promise<AuditEntry[]> {
     return readAuditLog(this.db, fromSeq, limit);
+  }
+
+  auditHead(): Promise<AuditHead> {
+    return audit.auditHead(this.db);
+  }
+
+  auditEntry(seq: number): Promise<AuditEntry | undefined> {
+    return audit.auditEntry(this.db, seq);
+  }
+
+  auditPage(query: AuditListQuery): Promise<AuditEntry[]> {
+    return audit.auditPage(this.db, query);
+  }
+
+  auditMark(action: string, target: string, tenant: string | null): Promise<AuditMark | undefined> {
+    return audit.auditMark(this.db, action, target, tenant);
+  }
+
+  auditNaming(key: string, tenant: string | null, page: SourcePage): Promise<AuditEntry[]> {
+    return audit.auditNaming(this.db, key, tenant, page);
+  }
+
+  activity(query: ActivityQuery): Promise<OutboxRow[]> {
+    return outbox.activity(this.db, query);
+  }
+
+  eventsNaming(key: string, tenant: string | null, page: SourcePage): Promise<OutboxRow[]> {
+    return outbox.eventsNaming(this.db, key, tenant, page);
+  }
+
+  verificationsPerDay(window: {
+    since: number;
+    until: number;
+    vct?: string;
+    vctPrefix?: string;
+  }): Promise<VerificationDayCount[]> {
+    return outbox.verificationsPerDay(this.db, window);
   }
 
   async auditOfAction(action: string, tenant: string | null, page: PageWindow<readonly [number]>): Promise<ActionEntry[]> {

@@ -1,6 +1,6 @@
 import type { EventType } from '../../../core/events.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import type { OutboxRow } from '../../../ports/backoffice-audit.ts';
+import type { OutboxRow } from '../../../ports/kernel-views.ts';
 
 /**
  * The activity feed's reading of outbox events (docs/backoffice/audit.md, "Activity"): each event

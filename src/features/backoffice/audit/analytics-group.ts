@@ -4,6 +4,9 @@ import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute } from '../../../http/route.ts';
 import { DateTimeView, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
+import { issuanceModule } from '../../issuance/module.ts';
+import { membershipModule } from '../../membership/module.ts';
+import { offersModule } from '../../offers/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { AnalyticsService, BUCKETS, SERIES_MAX } from './analytics.ts';
 
@@ -25,8 +28,14 @@ const SeriesList = (description: string): TSchema =>
   Type.Object({ series: Type.Array(Series, { maxItems: SERIES_MAX }), others: Nullable(Remainder) }, { description });
 
 /** GET /api/admin/analytics (docs/backoffice/audit.md, "Analytics"). */
-export const analyticsGroup: GroupBuilder = async (ctx, { stores }) => {
-  const service = new AnalyticsService(stores.audit, ctx.urls, () => ctx.clock.now());
+export const analyticsGroup: GroupBuilder = async (ctx) => {
+  const reads = {
+    issuance: ctx.viewsOf(issuanceModule),
+    offers: ctx.viewsOf(offersModule),
+    membership: ctx.viewsOf(membershipModule),
+    kernel: ctx.views,
+  };
+  const service = new AnalyticsService(reads, ctx.urls, () => ctx.clock.now());
   return {
     group: {
       name: 'admin-analytics',

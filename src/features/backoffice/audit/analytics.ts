@@ -1,10 +1,15 @@
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import type { AnalyticsReader, CountWindow } from '../../../ports/backoffice-audit.ts';
+import type { CountWindow } from '../../../ports/day-counts.ts';
+import type { IssuanceViews } from '../../../ports/issuance-views.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { MembershipViews } from '../../../ports/membership-views.ts';
+import type { OffersViews } from '../../../ports/offers-views.ts';
 
 /**
  * Issuance, verification, enrolment and offer conversion over time (docs/backoffice/audit.md,
- * "Analytics"). SQL counts per UTC day and per tenant (and type); this rolls the days up into the
+ * "Analytics"). Each owner counts its rows per UTC day and per tenant (and type) in SQL, in one
+ * query each (issuance, offers, membership, the kernel's outbox); this rolls the days up into the
  * buckets asked for, and keeps the SERIES_MAX busiest series of each list, folding the rest into
  * `others`. The cost is bounded by the window (at most WINDOW_MAX_DAYS days).
  */
@@ -125,9 +130,17 @@ interface DayRow {
   counts: Partial<Counts>;
 }
 
+/** The owners' day counts the analytics read. */
+export interface AnalyticsReads {
+  issuance: Pick<IssuanceViews, 'issuedPerDay'>;
+  offers: Pick<OffersViews, 'offersPerDay'>;
+  membership: Pick<MembershipViews, 'enrolledPerDay'>;
+  kernel: Pick<KernelViews, 'verificationsPerDay'>;
+}
+
 export class AnalyticsService {
   constructor(
-    private readonly reader: AnalyticsReader,
+    private readonly reads: AnalyticsReads,
     private readonly urls: IssuerUrls,
     private readonly now: () => number,
   ) {}
@@ -154,10 +167,10 @@ export class AnalyticsService {
     const w: CountWindow = { since, until, tenant: q.tenant, typeId };
     const byType = typeId !== null;
     const [issued, offers, enrolled, verifications] = await Promise.all([
-      this.reader.issued(w),
-      this.reader.offers(w),
-      byType ? Promise.resolve([]) : this.reader.enrolled(w),
-      this.reader.verifications({
+      this.reads.issuance.issuedPerDay(w),
+      this.reads.offers.offersPerDay(w),
+      byType ? Promise.resolve([]) : this.reads.membership.enrolledPerDay(w),
+      this.reads.kernel.verificationsPerDay({
         since,
         until,
         ...(q.tenant === null

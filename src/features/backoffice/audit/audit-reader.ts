@@ -2,7 +2,7 @@ import { type AuditEntry, firstBrokenEntry, GENESIS_HASH } from '../../../core/a
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { encodeCursor, type ListParams, windowOf } from '../../../http/admin/kit.ts';
-import type { ActivityReader, AuditLogReader } from '../../../ports/backoffice-audit.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
 import { type ActivityItem, activityItem, typesOfKinds } from './activity.ts';
 
 /**
@@ -12,6 +12,9 @@ import { type ActivityItem, activityItem, typesOfKinds } from './activity.ts';
 
 /** Entries read per query while the chain is verified: the walk never holds more. */
 export const VERIFY_BATCH = 500;
+
+/** What verifying the chain reads (the kernel's views, of this database or a restored copy's). */
+export type AuditLogReader = Pick<KernelViews, 'auditHead' | 'auditEntries'>;
 
 export interface ChainVerification {
   /** Every entry up to the head holds, and the head names the last one. */
@@ -51,12 +54,12 @@ function locateBreak(rows: readonly AuditEntry[], from: number, previous: string
  * walk.
  */
 export async function verifyAuditChain(log: AuditLogReader, batch = VERIFY_BATCH): Promise<ChainVerification> {
-  const head = await log.head();
+  const head = await log.auditHead();
   let previous = GENESIS_HASH;
   let from = 1;
   let checked = 0;
   while (from <= head.seq) {
-    const rows = await log.run(from, head.seq, batch);
+    const rows = (await log.auditEntries(from, batch)).filter((e) => e.seq <= head.seq);
     const broken = locateBreak(rows, from, previous);
     if (broken) {
       return {
@@ -101,8 +104,7 @@ export function checkWindow(since: number | undefined, until: number | undefined
 
 export class AuditReader {
   constructor(
-    private readonly log: AuditLogReader,
-    private readonly feed: ActivityReader,
+    private readonly log: Pick<KernelViews, 'auditPage' | 'auditEntry' | 'activity'> & AuditLogReader,
     private readonly urls: IssuerUrls,
   ) {}
 
@@ -110,7 +112,7 @@ export class AuditReader {
   async page(params: ListParams, filters: AuditFilters): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
     const afterSeq = cursorSeq(params.after, ORDER_MARK[filters.order]);
     checkWindow(params.since, params.until);
-    const rows = await this.log.list({
+    const rows = await this.log.auditPage({
       tenant: params.tenant,
       ...(filters.actor === undefined ? {} : { actor: filters.actor }),
       ...(filters.action === undefined ? {} : { action: filters.action }),
@@ -132,7 +134,7 @@ export class AuditReader {
    * entry, one of no tenant included, answers as a missing one does.
    */
   async entry(seq: number, tenant: string | null): Promise<AuditEntry> {
-    const entry = await this.log.entry(seq);
+    const entry = await this.log.auditEntry(seq);
     if (!entry || (tenant !== null && entry.tenant !== tenant)) {
       throw new ServiceError('unknown_audit_entry', `No audit entry you may see has seq ${seq}.`);
     }
@@ -150,7 +152,7 @@ export class AuditReader {
   ): Promise<{ items: ActivityItem[]; nextCursor: string | null }> {
     const beforeSeq = cursorSeq(params.after);
     checkWindow(params.since, params.until);
-    const rows = await this.feed.activity({
+    const rows = await this.log.activity({
       tenant: params.tenant,
       ...(params.tenant === null ? {} : { vctPrefix: `${this.urls.issuer(params.tenant)}/types/` }),
       ...(kinds === undefined ? {} : { types: typesOfKinds(kinds) }),

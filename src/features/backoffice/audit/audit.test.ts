@@ -17,8 +17,8 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { SqlBackofficeAudit } from '../../../adapters/sql/backoffice/sql-backoffice-audit.ts';
 import { readAuditLog } from '../../../adapters/sql/kernel/sql-audit-trail.ts';
+import { SqlKernelViews } from '../../../adapters/sql/kernel/sql-kernel-views.ts';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import { encodeCursor } from '../../../http/admin/kit.ts';
 import { verifyAuditChain } from './audit-reader.ts';
@@ -259,8 +259,8 @@ for (const factory of testDatabases()) {
     });
 
     test('the chain verification walks every entry in batches and names the first edited or removed one', async () => {
-      const reader = new SqlBackofficeAudit(rail.db);
-      const head = await reader.head();
+      const reader = new SqlKernelViews(rail.db);
+      const head = await reader.auditHead();
       assert.ok(head.seq >= 12);
       assert.deepEqual(await verifyAuditChain(reader, 5), {
         verified: true,
@@ -281,7 +281,7 @@ for (const factory of testDatabases()) {
         reason: 'hash',
       });
       // The same edit with its hash recomputed breaks the link of the entry after it.
-      const forged = (await reader.entry(7)) as AuditEntry;
+      const forged = (await reader.auditEntry(7)) as AuditEntry;
       const { auditHash } = await import('../../../core/audit-chain.ts');
       await rail.db
         .updateTable('audit_log')

@@ -50,8 +50,8 @@ const entryView = (e: AuditEntry) => ({ ...e, at: iso(e.at) });
  * /api/admin/audit/{seq} and /api/admin/activity. Verifying the chain is `AuditReader.verify`,
  * for the ops group to serve.
  */
-export const auditGroup: GroupBuilder = async (ctx, { stores }) => {
-  const reader = new AuditReader(stores.audit, stores.audit, ctx.urls);
+export const auditGroup: GroupBuilder = async (ctx) => {
+  const reader = new AuditReader(ctx.views, ctx.urls);
   const common = { ...adminRoute(DOC), roles: ROLE_MATRIX.audit, scope: LIST_SCOPE } as const;
   return {
     group: {

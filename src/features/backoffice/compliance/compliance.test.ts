@@ -14,8 +14,8 @@ import { issueOne, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
-import { SqlBackofficeAudit } from '../../../adapters/sql/backoffice/sql-backoffice-audit.ts';
 import { HOLDER_DATA } from '../../../adapters/sql/holder-data.ts';
+import { SqlKernelViews } from '../../../adapters/sql/kernel/sql-kernel-views.ts';
 import { verifyAuditChain } from '../audit/audit-reader.ts';
 import { NEGATIVE_RESPONSE_TYP, oneMonthAfter } from './compliance-service.ts';
 import { PURPOSES } from './purposes.ts';
@@ -367,7 +367,7 @@ for (const factory of testDatabases()) {
       assert.equal(listed.requests.length, 1);
       assert.equal(typeof listed.nextCursor, 'string');
 
-      const chain = await verifyAuditChain(new SqlBackofficeAudit(rail.db));
+      const chain = await verifyAuditChain(new SqlKernelViews(rail.db));
       assert.equal(chain.verified, true, JSON.stringify(chain));
     });
 
@@ -820,7 +820,7 @@ for (const factory of testDatabases()) {
       assert.equal(purged.actor, 'system:retention');
       assert.deepEqual(JSON.parse(purged.detail).counts, dry.counts);
       assert.equal(ok(await get('/program', reader)).lastPurge.runId, started.run.runId);
-      const chain = await verifyAuditChain(new SqlBackofficeAudit(rail.db));
+      const chain = await verifyAuditChain(new SqlKernelViews(rail.db));
       assert.equal(chain.verified, true, JSON.stringify(chain));
     });
     test('an organisation’s own view in the console: requests about its members, incidents touching it, its types’ purposes', async () => {

@@ -5,7 +5,6 @@ import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { type Ids, idLikePattern } from '../../../core/ids.ts';
-import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type {
   BackupContents,
@@ -18,7 +17,7 @@ import type {
 } from '../../../ports/backup-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { DepositViews } from '../../deposits/deposit-views.ts';
-import { verifyAuditChain } from '../audit/audit-reader.ts';
+import { type AuditLogReader, verifyAuditChain } from '../audit/audit-reader.ts';
 import type { StatusChecks } from './status-checks.ts';
 
 /** The service started on a drill's scratch database, as far as the drill looks at it. */

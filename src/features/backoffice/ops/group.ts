@@ -149,7 +149,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
   const group: RouteGroup = {
     name: 'admin-ops',
     routes: [
-      ...healthRoutes(health, deployment, stores.audit, clockNow),
+      ...healthRoutes(health, deployment, ctx.views, clockNow),
       ...statusRoutes({
         reads,
         checks,

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../../http/route.ts';
 import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
-import type { AuditLogReader } from '../../../ports/backoffice-audit.ts';
-import { verifyAuditChain } from '../audit/audit-reader.ts';
+import { type AuditLogReader, verifyAuditChain } from '../audit/audit-reader.ts';
 import type { Deployment } from './deployment.ts';
 import type { OpsHealth } from './health.ts';
 import { BASE, opsGet } from './routes-common.ts';

@@ -30,6 +30,8 @@ import type { TypeUsage } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { Claim, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
+import { issuanceModule } from '../../issuance/module.ts';
+import { offersModule } from '../../offers/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { credentialDetail } from './credential-detail.ts';
 import { CredentialDetail, CredentialId, CredentialView, credentialView, TypeId } from './schemas.ts';
@@ -61,7 +63,9 @@ const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('revoke
  * membership and the wallet keep; they never carry a claim value.
  */
 export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
-  const { subjects, catalogue } = stores.views;
+  const { catalogue } = stores.views;
+  const issuance = ctx.viewsOf(issuanceModule);
+  const detailReads = { offers: ctx.viewsOf(offersModule), kernel: ctx.views };
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
   const typeRow = (u: TypeUsage) => ({
@@ -98,7 +102,7 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
             const { typeId, status } = request.query;
             // Credentials carry no exp (docs/issuance.md): none is ever expired.
             if (status === 'expired') return { credentials: [], nextCursor: null };
-            const rows = await subjects.credentials({
+            const rows = await issuance.credentials({
               tenant: p.tenant,
               ...(typeId === undefined ? {} : { typeId }),
               ...(status === undefined ? {} : { status }),
@@ -131,9 +135,9 @@ export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
           },
           handler: async (request) => {
             const { tenant, credentialId } = request.query;
-            const found = await subjects.credential(credentialId, tenant);
+            const found = await issuance.credential(credentialId, tenant);
             if (!found) throw new ServiceError('unknown_credential', `Tenant ${tenant} has no credential ${credentialId}.`);
-            return credentialDetail(subjects, types, urls, found);
+            return credentialDetail(detailReads, types, urls, found);
           },
         }),
 

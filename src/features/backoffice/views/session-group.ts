@@ -84,8 +84,9 @@ const withoutKey = ({ key: _key, ...entry }: TimelineEntry) => ({ ...entry, at: 
  * Who am I, what needs attention, the search box, and the support desk's reads
  * (docs/backoffice/views.md). Read models only: nothing here writes.
  */
-export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) => {
+export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, timeline }) => {
   const views = stores.views;
+  const detailReads = { offers: ctx.viewsOf(offersModule), kernel: ctx.views };
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
   const attention = {
@@ -293,7 +294,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
                 `Tenant ${tenant} has no credential at index ${request.params.statusIndex} of status list ${listSeq}.`,
               );
             }
-            return credentialDetail(views.subjects, types, urls, found);
+            return credentialDetail(detailReads, types, urls, found);
           },
         }),
 
@@ -325,7 +326,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs }) =>
             if (p.since !== undefined && (cursor === undefined || cursor.at < p.since)) {
               cursor = { at: p.since, rank: -1, id: '' };
             }
-            const rows = await views.subjects.timeline(subject, p.tenant, cursor, p.limit + 1);
+            const rows = await timeline.read(subject, p.tenant, cursor, p.limit + 1);
             const inWindow = p.until === undefined ? rows : rows.filter((r) => r.at < (p.until as number));
             const shown = inWindow.slice(0, p.limit);
             const last = shown.at(-1);

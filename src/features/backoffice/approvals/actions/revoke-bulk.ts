@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../../core/errors.ts';
 import type { ApprovalAction } from '../../../../http/admin/approval-desk.ts';
 import { CredentialId, Slug } from '../../../../http/schemas/common.ts';
-import type { ApprovalTargets } from '../../../../ports/approval-store.ts';
+import type { IssuanceViews } from '../../../../ports/issuance-views.ts';
 import { TypeId } from '../../../credential-types/routes.ts';
 import type { TypeService } from '../../../credential-types/type-service.ts';
 import type { StatusService } from '../../../status/status-service.ts';
@@ -44,7 +44,8 @@ const tooMany = (tenant: string, typeId: string) =>
  * `credential.revoked` event `POST /api/tenants/{tenant}/revoke` writes.
  */
 export function revokeBulkAction(deps: {
-  targets: ApprovalTargets;
+  /** The issuance module's views of its credentials: which exist, which are valid (read in the approval's transaction). */
+  credentials: Pick<IssuanceViews, 'knownCredentials' | 'validOfType'>;
   status: StatusService;
   tenants: TenantService;
   types: TypeService;
@@ -64,9 +65,9 @@ export function revokeBulkAction(deps: {
     async check(p) {
       const chosen = selection(p);
       await deps.tenants.get(p.tenant);
-      const targets = deps.targets;
+      const targets = deps.credentials;
       if ('ids' in chosen) {
-        const known = new Set(await targets.credentialsOf(p.tenant, chosen.ids));
+        const known = new Set(await targets.knownCredentials(p.tenant, chosen.ids));
         const unknown = chosen.ids.filter((id) => !known.has(id));
         if (unknown.length > 0) {
           throw new ServiceError(
@@ -86,7 +87,7 @@ export function revokeBulkAction(deps: {
     async execute(_tx, p, context) {
       const chosen = selection(p);
       // By type: the credentials valid now, in this transaction (some may have been revoked since filing).
-      const ids = 'ids' in chosen ? chosen.ids : await deps.targets.validOfType(p.tenant, chosen.typeId, BULK_TYPE_MAX + 1);
+      const ids = 'ids' in chosen ? chosen.ids : await deps.credentials.validOfType(p.tenant, chosen.typeId, BULK_TYPE_MAX + 1);
       if (ids.length > BULK_TYPE_MAX) throw tooMany(p.tenant, (chosen as { typeId: string }).typeId);
       let matched = 0;
       let revoked = 0;
