@@ -32,7 +32,6 @@ const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
   'src/adapters/sql/backoffice/sql-compliance-store.ts':
     'approvals audit_log channels credential_types erasure_receipts members operators partner_team webhooks',
   'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',
-  'src/adapters/sql/webhooks/sql-webhook-store.ts': 'outbox',
 };
 
 /** Each adapter's tables beyond its folder's module (at the top of adapters/sql: every table it names). */

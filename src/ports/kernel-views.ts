@@ -62,6 +62,11 @@ export interface KernelViews {
    * each owner's query does.
    */
   collate(keys: readonly (readonly string[])[]): Promise<number[]>;
+  /**
+   * Per tenant and event type, the events written since `since`, how many went to no endpoint and
+   * how many wait for routing; of one tenant (`within`) or, null, every tenant's.
+   */
+  eventCoverage(within: string | null, since: number): Promise<EventCoverageRow[]>;
 }
 
 /** An audit entry of one action, as the ops lists show it (revocations, rotations). */
@@ -166,4 +171,15 @@ export interface VerificationDayCount {
   vct: string;
   completed: number;
   failed: number;
+}
+
+/** The events of one tenant and type since a time, and what routing made of them. */
+export interface EventCoverageRow {
+  tenant: string;
+  type: string;
+  events: number;
+  /** Routed to no endpoint. */
+  unrouted: number;
+  /** Not routed yet: the dispatcher has not reached them. */
+  waiting: number;
 }

@@ -71,16 +71,6 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-export interface CoverageRow {
-  tenant: string;
-  type: string;
-  /** Events of this tenant and type since `since`, and how many went to no endpoint. */
-  events: number;
-  unrouted: number;
-  /** Not routed yet: the dispatcher has not reached them. */
-  waiting: number;
-}
-
 /** @tenantOwned */
 export interface WebhookStore {
   /**
@@ -101,6 +91,4 @@ export interface WebhookStore {
   delivery(id: string, within: string | null): Promise<(DeliveryRecord & { attemptLog: AttemptRecord[] }) | undefined>;
   /** A dead or failed delivery is due again now, as a fresh one (its attempts so far stay logged). */
   redrive(id: string, within: string | null, now: number): Promise<boolean>;
-  /** Per tenant and event type, since `since`: events written and events that went to no endpoint. */
-  coverage(within: string | null, since: number): Promise<CoverageRow[]>;
 }

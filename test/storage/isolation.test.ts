@@ -47,6 +47,7 @@ import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffi
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
 import { AUDIT_VIEW_CASES as AV, auditViewsIsolation } from './isolation-views-audit.ts';
+import { FEATURE_STORE_CASES as F, featureStoresIsolation } from './isolation-views-feature-stores.ts';
 import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
@@ -137,7 +138,7 @@ const T = {
   directory:
     'DirectoryStore: a listing is its account’s own (put, remove, mine); lookup, byCommunity and byName answer only the communities they are given, active members only, and count only those toward a limit or page',
   webhooks:
-    'WebhookStore: endpoints, deliveries, attempts, re-drives and coverage are seen and changed within a tenant only; within null is the platform’s view, by design',
+    'WebhookStore: endpoints, deliveries, attempts and re-drives are seen and changed within a tenant only; within null is the platform’s view, by design',
   approvals:
     'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
   orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
@@ -282,7 +283,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     deliveries: T.webhooks,
     delivery: T.webhooks,
     redrive: T.webhooks,
-    coverage: T.webhooks,
   },
   DirectoryStore: {
     put: T.directory,
@@ -437,6 +437,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     verificationsPerDay: AV.kernelAudit,
     lastSignIn: AV.kernelAudit,
     collate: AV.kernelAudit,
+    eventCoverage: F.coverage,
   },
   IssuanceViews: {
     credential: AV.issuance,
@@ -2084,9 +2085,6 @@ for (const factory of testDatabases()) {
       assert.equal(await store.redrive(delivery?.id ?? '', 'beta', T0 + 30), false, 'beta cannot re-drive alpha’s delivery');
       assert.equal((await store.delivery(delivery?.id ?? '', null))?.state, 'dead');
       assert.equal(await store.redrive(delivery?.id ?? '', 'alpha', T0 + 30), true);
-      const coverage = await store.coverage('beta', T0);
-      assert.deepEqual(coverage, [{ tenant: 'beta', type: 'org.created', events: 1, unrouted: 1, waiting: 0 }]);
-      assert.equal((await store.coverage(null, T0)).length, 2);
     });
 
     isolated(T.approvals, async () => {
@@ -2304,6 +2302,7 @@ for (const factory of testDatabases()) {
     backofficeIsolation(isolated, () => db);
     complianceIsolation(isolated, () => db);
     opsIsolation(isolated, () => db);
+    featureStoresIsolation(isolated, () => db);
     auditViewsIsolation(isolated, () => db);
     opsViewsIsolation(isolated, () => db);
 

@@ -33,6 +33,7 @@ export const webhooksModule = defineModule({
     });
     const webhooks = new WebhookService(
       ctx.store(SqlWebhookStore),
+      ctx.views,
       ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
       ctx.vault,
       ctx.clock,

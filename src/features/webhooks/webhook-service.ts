@@ -9,6 +9,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { EventType } from '../../core/events.ts';
 import type { Ids } from '../../core/ids.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
+import type { KernelViews } from '../../ports/kernel-views.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
 import type { Delivery, Webhook } from './schemas.ts';
@@ -86,6 +87,8 @@ interface Scope {
 export class WebhookService {
   constructor(
     private readonly store: WebhookStore,
+    /** The kernel's view of the outbox: which events each tenant wrote, and where they went. */
+    private readonly events: Pick<KernelViews, 'eventCoverage'>,
     private readonly uow: UnitOfWork<Scope>,
     private readonly vault: KeyVault,
     private readonly clock: Clock,
@@ -241,7 +244,7 @@ export class WebhookService {
    */
   async coverage(within: string | null, days: number) {
     const since = this.clock.now() - days * 86_400_000;
-    const [active, seen] = await Promise.all([this.store.listActive(within), this.store.coverage(within, since)]);
+    const [active, seen] = await Promise.all([this.store.listActive(within), this.events.eventCoverage(within, since)]);
     const tenants = new Map<string, { endpoints: number; covered: Set<string>; events: typeof seen }>();
     const entry = (tenant: string) => {
       const known = tenants.get(tenant);

@@ -7,6 +7,7 @@ import type {
   AuditHead,
   AuditListQuery,
   AuditMark,
+  EventCoverageRow,
   JobLeaseRow,
   KernelViews,
   KeyRow,
@@ -220,5 +221,26 @@ export class SqlKernelViews implements KernelViews {
     const values = sql.join(rows);
     const query = sql<Positioned>`select column1 from (values ${values}) as keyed order by ${sql.join(order)}`;
     return (await query.execute(this.db)).rows.map((r) => Number(r.column1));
+  }
+
+  async eventCoverage(within: string | null, since: number): Promise<EventCoverageRow[]> {
+    let q = this.db
+      .selectFrom('outbox')
+      .select(['tenant', 'type'])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('events'),
+        sql<number>`sum(case when ${eb.ref('routed_to')} = 0 then 1 else 0 end)`.as('unrouted'),
+        sql<number>`sum(case when ${eb.ref('routed_to')} is null then 1 else 0 end)`.as('waiting'),
+      ])
+      .where('created_at', '>=', since);
+    if (within !== null) q = q.where('tenant', '=', within);
+    const rows = await q.groupBy(['tenant', 'type']).orderBy('tenant').orderBy('type').execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      type: r.type,
+      events: Number(r.events),
+      unrouted: Number(r.unrouted ?? 0),
+      waiting: Number(r.waiting ?? 0),
+    }));
   }
 }

@@ -1,7 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   AttemptRecord,
-  CoverageRow,
   DeliveryFilter,
   DeliveryRecord,
   DeliveryState,
@@ -189,26 +188,5 @@ export class SqlWebhookStore implements WebhookStore {
     // The endpoint's lane was waiting for this delivery's retry: it may send now.
     await this.db.updateTable('webhooks').set({ next_at: 0 }).where('id', '=', row.webhook_id).execute();
     return true;
-  }
-
-  async coverage(within: string | null, since: number): Promise<CoverageRow[]> {
-    let q = this.db
-      .selectFrom('outbox')
-      .select(['tenant', 'type'])
-      .select((eb) => [
-        eb.fn.countAll<number>().as('events'),
-        sql<number>`sum(case when ${eb.ref('routed_to')} = 0 then 1 else 0 end)`.as('unrouted'),
-        sql<number>`sum(case when ${eb.ref('routed_to')} is null then 1 else 0 end)`.as('waiting'),
-      ])
-      .where('created_at', '>=', since);
-    if (within !== null) q = q.where('tenant', '=', within);
-    const rows = await q.groupBy(['tenant', 'type']).orderBy('tenant').orderBy('type').execute();
-    return rows.map((r) => ({
-      tenant: r.tenant,
-      type: r.type,
-      events: Number(r.events),
-      unrouted: Number(r.unrouted ?? 0),
-      waiting: Number(r.waiting ?? 0),
-    }));
   }
 }
