@@ -1,6 +1,6 @@
 import type { CountWindow } from './day-counts.ts';
 import type { SourcePage } from './timeline-page.ts';
-import type { Counted, FunnelRow, Overdue, TypeCount } from './view-records.ts';
+import type { Counted, FunnelRow, Overdue, TypeCount, TypeRef } from './view-records.ts';
 
 /** An offer without its subject: what was offered, and when it moved. */
 export interface OfferRow {
@@ -47,4 +47,6 @@ export interface OffersViews {
    * token and how many collected (at most `limit` groups, the busiest first).
    */
   funnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]>;
+  /** Per type of `types` that made any: how many offers it made. */
+  countsByType(types: readonly TypeRef[]): Promise<Array<TypeRef & { offers: number }>>;
 }

@@ -3,11 +3,16 @@ import type { Counted } from './view-records.ts';
 /**
  * What the partners module's tables (the applications and their pipeline) publish to other
  * modules (docs/architecture.md, "Tables, owners and views"): reads only, never a contact. An
- * application has no tenant before it is linked: these reads are the platform's.
+ * application has no tenant before it is linked: `inStages` is the platform's read; a `tenant`
+ * narrows to the applications linked to it (null: every application).
+ *
+ * @tenantOwned
  */
 export interface PartnersViews {
   /** Applications in one of `stages`: how many, and the `top` longest in their stage. */
   inStages(stages: readonly string[], top: number): Promise<Counted<ApplicationInStage>>;
+  /** Applications whose id starts with `q` or whose organisation contains it (any case), newest first, at most `cap`. */
+  search(q: string, tenant: string | null, cap: number): Promise<PartnerHit[]>;
 }
 
 export interface ApplicationInStage {
@@ -16,4 +21,12 @@ export interface ApplicationInStage {
   kind: string;
   stage: string;
   stageAt: number;
+}
+
+export interface PartnerHit {
+  applicationId: string;
+  organisation: string;
+  kind: string;
+  stage: string;
+  tenant: string | null;
 }

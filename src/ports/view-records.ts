@@ -31,3 +31,22 @@ export interface Overdue {
   tenant: string | null;
   dueAt: number;
 }
+
+/** What a list is narrowed by: one tenant (null: every tenant) and a time window (since inclusive, until exclusive). */
+export interface TenantWindow {
+  tenant: string | null;
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+/** An account known to one tenant. */
+export interface AccountInTenant {
+  accountId: string;
+  tenant: string;
+}
+
+/** A credential type, named by its tenant and typeId. */
+export interface TypeRef {
+  tenant: string;
+  typeId: string;
+}

@@ -1,4 +1,5 @@
 import type { SourcePage } from './timeline-page.ts';
+import type { AccountInTenant, TenantWindow } from './view-records.ts';
 
 /** A wallet item, without its title: what it is, whose, and when it moved. */
 export interface WalletItemRow {
@@ -45,4 +46,47 @@ export interface WalletViews {
    * tenant's, the platform's read.
    */
   demoMarkMismatches(limit: number): Promise<{ id: string; tenant: string }[]>;
+  /** One item by id, of the tenant (any tenant's for null). */
+  item(id: string, tenant: string | null): Promise<WalletItemRow | undefined>;
+  /** Accounts whose id starts with `prefix` and that hold items, each (accountId, tenant) once, in that order, at most `cap`. */
+  accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]>;
+  /** The accounts of items created in the window, each once, in order after `after`, at most `limit`. */
+  accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]>;
+  /** How many items each of these accounts holds, per tenant. */
+  itemCounts(accountIds: readonly string[], tenant: string | null): Promise<Array<AccountInTenant & { count: number }>>;
+  /** The account's items counted per tenant, kind and state, a pending item past its expiry at `now` counted as `expired`. */
+  itemStates(accountId: string, tenant: string | null, now: number): Promise<ItemStateCount[]>;
+  /** The account's channels, by tenant. */
+  channelsByTenant(accountId: string, tenant: string | null): Promise<ChannelRow[]>;
+  /**
+   * Sharing settings by the tenant shared with, then account, then item, after `after`, at most
+   * `limit`; the window applies to `since`.
+   */
+  consent(
+    filter: TenantWindow & { accountId?: string },
+    limit: number,
+    after?: readonly [string, string, string],
+  ): Promise<ConsentRow[]>;
+}
+
+export interface ItemStateCount {
+  tenant: string;
+  kind: string;
+  state: string;
+  count: number;
+}
+
+/** One item's sharing setting with one tenant: element names, never values. */
+export interface ConsentRow {
+  /** The tenant the holder shares with. */
+  tenant: string;
+  accountId: string;
+  itemId: string;
+  itemTenant: string;
+  itemKind: string;
+  elements: string[];
+  /** The state of the channel between the tenant and the account; `none` without one. */
+  channel: string;
+  /** When the setting took its present elements (the newest sharing log entry); null if unknown. */
+  since: number | null;
 }

@@ -2,11 +2,11 @@ import { sql } from 'kysely';
 import type { CountWindow } from '../../../ports/day-counts.ts';
 import type { OfferDayCount, OfferRow, OffersViews } from '../../../ports/offers-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
-import type { Counted, FunnelRow, Overdue, TypeCount } from '../../../ports/view-records.ts';
+import type { Counted, FunnelRow, Overdue, TypeCount, TypeRef } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant } from '../windowed.ts';
+import { inPairs, inTenant } from '../windowed.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -153,5 +153,21 @@ export class SqlOffersViews implements OffersViews {
       typeId: r.type_id,
       steps: [Number(r.offered), Number(r.redeemed), Number(r.collected)],
     }));
+  }
+
+  async countsByType(types: readonly TypeRef[]): Promise<Array<TypeRef & { offers: number }>> {
+    if (types.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('offers')
+      .select((eb) => ['tenant', 'type_id', eb.fn.countAll().as('n')])
+      .where(
+        inPairs(
+          ['tenant', 'type_id'],
+          types.map((t) => [t.tenant, t.typeId] as const),
+        ),
+      )
+      .groupBy(['tenant', 'type_id'])
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, offers: Number(r.n) }));
   }
 }

@@ -1,7 +1,9 @@
-import type { ApplicationInStage, PartnersViews } from '../../../ports/partners-views.ts';
+import type { ApplicationInStage, PartnerHit, PartnersViews } from '../../../ports/partners-views.ts';
 import type { Counted } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
+import { containsCi, startsWith } from '../text-match.ts';
+import { inTenant } from '../windowed.ts';
 
 /** The partners module's published views (ports/partners-views.ts). */
 export class SqlPartnersViews implements PartnersViews {
@@ -21,5 +23,24 @@ export class SqlPartnersViews implements PartnersViews {
         stageAt: Number(r.stage_at),
       }),
     );
+  }
+
+  async search(q: string, tenant: string | null, cap: number): Promise<PartnerHit[]> {
+    const rows = await this.db
+      .selectFrom('partner_applications')
+      .select(['id', 'organisation', 'kind', 'stage', 'tenant'])
+      .where((eb) => eb.or([startsWith('id', q), containsCi('organisation', q)]))
+      .where(inTenant(tenant))
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({
+      applicationId: r.id,
+      organisation: r.organisation,
+      kind: r.kind,
+      stage: r.stage,
+      tenant: r.tenant,
+    }));
   }
 }

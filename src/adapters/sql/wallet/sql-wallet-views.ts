@@ -1,9 +1,19 @@
 import { sql } from 'kysely';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
-import type { ChannelRow, WalletItemRow, WalletItemsOf, WalletViews } from '../../../ports/wallet-views.ts';
+import type { AccountInTenant, TenantWindow } from '../../../ports/view-records.ts';
+import type {
+  ChannelRow,
+  ConsentRow,
+  ItemStateCount,
+  WalletItemRow,
+  WalletItemsOf,
+  WalletViews,
+} from '../../../ports/wallet-views.ts';
 import type { Db } from '../connect.ts';
+import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant } from '../windowed.ts';
+import { inTenant, inWindow } from '../windowed.ts';
+import { consentPage } from './sql-consent-reads.ts';
 
 /** The wallet module's published views of its items and channels (ports/wallet-views.ts); never an item's title. */
 export class SqlWalletViews implements WalletViews {
@@ -72,5 +82,109 @@ export class SqlWalletViews implements WalletViews {
       .orderBy('id')
       .limit(limit)
       .execute();
+  }
+
+  async item(id: string, tenant: string | null): Promise<WalletItemRow | undefined> {
+    const row = await this.db
+      .selectFrom('wallet_items')
+      .select(['id', 'tenant', 'account_id', 'kind', 'ref', 'state', 'created_at', 'updated_at'])
+      .where('id', '=', id)
+      .where(inTenant(tenant))
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        tenant: row.tenant,
+        accountId: row.account_id,
+        kind: row.kind,
+        ref: row.ref,
+        state: row.state,
+        createdAt: Number(row.created_at),
+        updatedAt: Number(row.updated_at),
+      }
+    );
+  }
+
+  async accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]> {
+    const rows = await this.db
+      .selectFrom('wallet_items')
+      .select(['account_id', 'tenant'])
+      .distinct()
+      .where(startsWith('account_id', prefix))
+      .where(inTenant(tenant))
+      .orderBy('account_id')
+      .orderBy('tenant')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, tenant: r.tenant }));
+  }
+
+  async accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('wallet_items')
+      .select('account_id')
+      .distinct()
+      .where(inTenant(window.tenant))
+      .where(inWindow('created_at', window))
+      .where('account_id', '<>', '')
+      .$if(after !== undefined, (qb) => qb.where('account_id', '>', after as string))
+      .orderBy('account_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.account_id);
+  }
+
+  async itemCounts(accountIds: readonly string[], tenant: string | null): Promise<Array<AccountInTenant & { count: number }>> {
+    if (accountIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('wallet_items')
+      .select((eb) => ['account_id', 'tenant', eb.fn.countAll().as('n')])
+      .where('account_id', 'in', accountIds)
+      .where(inTenant(tenant))
+      .groupBy(['account_id', 'tenant'])
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, tenant: r.tenant, count: Number(r.n) }));
+  }
+
+  async itemStates(accountId: string, tenant: string | null, now: number): Promise<ItemStateCount[]> {
+    // A pending item past its expiry reads `expired` (docs/wallet.md), as the holder sees it;
+    // grouped by its output name, since the expression's parameter would not match itself.
+    const state = sql<string>`case when ${sql.ref('state')} = 'pending' and ${sql.ref('expires_at')} is not null and ${sql.ref('expires_at')} <= ${now} then 'expired' else ${sql.ref('state')} end`;
+    const rows = await this.db
+      .selectFrom('wallet_items')
+      .select(['tenant', 'kind', state.as('shown')])
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId)
+      .groupBy(['tenant', 'kind', sql.ref('shown')])
+      .where(inTenant(tenant))
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, kind: r.kind, state: r.shown, count: Number(r.n) }));
+  }
+
+  async channelsByTenant(accountId: string, tenant: string | null): Promise<ChannelRow[]> {
+    const rows = await this.db
+      .selectFrom('channels')
+      .select(['tenant', 'account_id', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
+      .where('account_id', '=', accountId)
+      .where(inTenant(tenant))
+      .orderBy('tenant')
+      .execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      accountId: r.account_id,
+      state: r.state,
+      elements: JSON.parse(r.elements) as string[],
+      requestedBy: r.requested_by,
+      createdAt: Number(r.created_at),
+      updatedAt: Number(r.updated_at),
+    }));
+  }
+
+  consent(
+    filter: TenantWindow & { accountId?: string },
+    limit: number,
+    after?: readonly [string, string, string],
+  ): Promise<ConsentRow[]> {
+    return consentPage(this.db, filter, limit, after);
   }
 }
