@@ -23,12 +23,6 @@ const MODULE_NAMES = MODULES.map((m) => m.name);
  */
 const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
   'src/adapters/sql/account/sql-account-erasure-store.ts': 'offers rate_windows wallet_items',
-  'src/adapters/sql/backoffice/sql-backoffice-catalogue.ts':
-    'channels credential_types deposits directory_listings issued_credentials members offers wallet_items',
-  'src/adapters/sql/backoffice/sql-backoffice-people.ts':
-    'audit_log channels coin_entries members proposals share_settings sharing_log tenants votes wallet_items',
-  'src/adapters/sql/backoffice/sql-backoffice-search.ts':
-    'credential_types deposits issued_credentials members operators partner_applications presentation_transactions tenants wallet_items',
   'src/adapters/sql/backoffice/sql-compliance-store.ts':
     'approvals audit_log channels credential_types erasure_receipts members operators partner_team webhooks',
   'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',

@@ -6,8 +6,6 @@
  * alpha answers alpha's only (and something), as beta beta's only, and as the platform both.
  */
 import assert from 'node:assert/strict';
-import { SqlCatalogueViews } from '../../src/adapters/sql/backoffice/sql-backoffice-catalogue.ts';
-import { SqlSearchViews } from '../../src/adapters/sql/backoffice/sql-backoffice-search.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlOperatorStore } from '../../src/adapters/sql/operators/sql-operator-store.ts';
 import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
@@ -38,10 +36,6 @@ const seeded = (t: Tenant) => ({
 });
 
 export const BACKOFFICE_CASES = {
-  searchViews:
-    'SearchViews: every search and the lookup, asked for one tenant, answer that tenant’s rows only; asked for none, every tenant’s',
-  catalogueViews:
-    'CatalogueViews: type usage, types by id, holders and a holder’s detail count and show the named tenant’s rows only',
   operators:
     'OperatorStore: a tenant’s operator list holds its operators only, and setting roles moves only the named operator’s scope; operators are found by username or invitation alone, the platform’s, by design',
   partners:
@@ -287,16 +281,6 @@ async function narrowed<R>(
   for (const t of TENANTS) assert.ok(all.has(t), `${what} for the platform names ${t}`);
 }
 
-/** One row of a tenant, asked for by its own tenant, by the other, and by the platform. */
-async function ownOnly<R>(what: string, read: (t: Tenant, asked: Tenant | null) => Promise<R | undefined>): Promise<void> {
-  for (const [i, t] of TENANTS.entries()) {
-    const other = TENANTS[1 - i] as Tenant;
-    assert.ok((await read(t, t)) !== undefined, `${what} of ${t}, as ${t}`);
-    assert.ok((await read(t, null)) !== undefined, `${what} of ${t}, as the platform`);
-    assert.equal(await read(t, other), undefined, `${what} of ${t}, as ${other}`);
-  }
-}
-
 const tenantOf = (row: { tenant: string | null }) => [row.tenant];
 
 /** Registers the cases; `db` answers the suite's database once its `before` has run. */
@@ -306,63 +290,6 @@ export function backofficeIsolation(isolated: (name: string, fn: () => Promise<v
     seededOnce ??= seed(db());
     return seededOnce;
   };
-
-  isolated(BACKOFFICE_CASES.searchViews, async () => {
-    await ready();
-    const search = new SqlSearchViews(db());
-    await narrowed(
-      'searchTenants',
-      (t) => search.searchTenants('', t, 50),
-      (r) => [r.slug],
-    );
-    await narrowed('searchTypes', (t) => search.searchTypes('vw pass', t, 50), tenantOf);
-    await narrowed('credentialsByStatus', (t) => search.credentialsByStatus(STATUS, t, 50), tenantOf);
-    await narrowed('credentialsByIdPrefix', (t) => search.credentialsByIdPrefix('crd_vw', t, 50), tenantOf);
-    await narrowed('holdersByPrefix', (t) => search.holdersByPrefix(ACCOUNT.slice(0, 12), t, 50), tenantOf);
-    await narrowed('searchPartners', (t) => search.searchPartners('vw organisation', t, 50), tenantOf);
-    await narrowed('operatorsByPrefix', (t) => search.operatorsByPrefix('vw-op-', t, 50), tenantOf);
-    // The lookup of an exact id finds the row only as its own tenant or the platform.
-    for (const kind of ['offer', 'credential', 'item', 'transaction', 'deposit'] as const) {
-      await ownOnly(`lookup of a ${kind}`, async (t, asked) => {
-        const found = await search.lookup(seeded(t)[kind], asked, 50);
-        const own = found.filter((m) => m.kind === kind);
-        for (const m of own) assert.equal(m.tenant, t);
-        return own[0];
-      });
-    }
-    await narrowed('lookup of a holder', (t) => search.lookup(ACCOUNT, t, 50), tenantOf);
-    await narrowed('lookup of a status entry', (t) => search.lookup(`${STATUS.listSeq}:${STATUS.idx}`, t, 50), tenantOf);
-  });
-
-  isolated(BACKOFFICE_CASES.catalogueViews, async () => {
-    await ready();
-    const catalogue = new SqlCatalogueViews(db());
-    const vw = <U extends { typeId: string }>(uses: U[]) => uses.filter((u) => u.typeId === 'vw-type');
-    await narrowed('typeUsage', async (t) => vw(await catalogue.typeUsage(t, {}, undefined, 500)), tenantOf);
-    await narrowed(
-      'typesByTypeId',
-      async (t) => (await catalogue.typesByTypeId(t, {}, undefined, 500)).filter((g) => g.typeId === 'vw-type'),
-      (g) => g.uses.map((u) => u.tenant),
-    );
-    assert.deepEqual(
-      [(await catalogue.oneTypeUsage('alpha', 'vw-type'))?.offers, (await catalogue.oneTypeUsage('beta', 'vw-type'))?.offers],
-      [1, 2],
-      'a type’s use counts its own tenant’s offers',
-    );
-    await narrowed(
-      'holders',
-      async (t) => (await catalogue.holders(t, {}, undefined, 500)).filter((h) => h.accountId === ACCOUNT),
-      (h) => h.tenants,
-    );
-    await narrowed(
-      'holder',
-      async (t) => {
-        const detail = await catalogue.holder(ACCOUNT, t, AT);
-        return detail ? [detail] : [];
-      },
-      (d) => [...d.memberships, ...d.items, ...d.channels, ...d.credentials, ...d.deposits].map((r) => r.tenant),
-    );
-  });
 
   isolated(BACKOFFICE_CASES.operators, async () => {
     await ready();

@@ -1,7 +1,4 @@
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
-import { SqlCatalogueViews } from '../../adapters/sql/backoffice/sql-backoffice-catalogue.ts';
-import { SqlBackofficePeople } from '../../adapters/sql/backoffice/sql-backoffice-people.ts';
-import { SqlSearchViews } from '../../adapters/sql/backoffice/sql-backoffice-search.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../adapters/sql/backoffice/sql-incident-store.ts';
@@ -18,8 +15,6 @@ import type { Openrail } from '../../app/start.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { AgentStore } from '../../ports/agent-store.ts';
-import type { BackofficePeopleReads } from '../../ports/backoffice-people.ts';
-import type { BackofficeViews } from '../../ports/backoffice-views.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
@@ -59,8 +54,6 @@ export interface GroupBuild {
  * tables. What other modules own it reaches through their services (ctx.use).
  */
 export interface BackofficeStores {
-  views: BackofficeViews;
-  people: BackofficePeopleReads;
   orgs: OrgStore;
   compliance: ComplianceStore;
   incidents: IncidentStore;
@@ -122,25 +115,9 @@ export const backofficeModule = defineModule({
     'admin-ops',
     'console-ops',
   ],
-  owns: [
-    SqlSearchViews,
-    SqlCatalogueViews,
-    SqlBackofficePeople,
-    SqlOrgStore,
-    SqlComplianceStore,
-    SqlIncidentStore,
-    SqlRetentionStore,
-    SqlOpsViews,
-    SqlAgentStore,
-    SqlBackupStore,
-  ],
+  owns: [SqlOrgStore, SqlComplianceStore, SqlIncidentStore, SqlRetentionStore, SqlOpsViews, SqlAgentStore, SqlBackupStore],
   async build(ctx) {
     const stores: BackofficeStores = {
-      views: {
-        search: ctx.store(SqlSearchViews),
-        catalogue: ctx.store(SqlCatalogueViews),
-      },
-      people: ctx.store(SqlBackofficePeople),
       orgs: ctx.store(SqlOrgStore),
       compliance: ctx.store(SqlComplianceStore),
       incidents: ctx.store(SqlIncidentStore),

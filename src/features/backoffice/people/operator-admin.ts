@@ -5,7 +5,7 @@ import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-de
 import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
-import type { BackofficePeopleReads } from '../../../ports/backoffice-people.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
 import type { OperatorFilter, OperatorRecord, OperatorRole, OperatorStatus } from '../../../ports/operator-store.ts';
 import type { FirstCredential } from '../../operators/operator-credentials.ts';
 import {
@@ -63,7 +63,7 @@ export class OperatorAdmin {
   constructor(
     private readonly service: OperatorService,
     /** The last sign-in, read from the audit log. */
-    private readonly reads: Pick<BackofficePeopleReads, 'lastSignIn'>,
+    private readonly reads: Pick<KernelViews, 'lastSignIn'>,
     private readonly tenantExists: (slug: string) => Promise<boolean>,
     private readonly desk: ApprovalDesk,
     private readonly clock: Clock,

@@ -1,23 +1,32 @@
 import type { Actor } from '../../../core/actor.ts';
 import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
-import type { BackofficePeopleReads, OptionCount } from '../../../ports/backoffice-people.ts';
 import type { ProposalRecord } from '../../../ports/membership-store.ts';
+import type { MembershipViews, OptionCount } from '../../../ports/membership-views.ts';
+import type { TenantsViews } from '../../../ports/tenants-views.ts';
+import type { WalletViews } from '../../../ports/wallet-views.ts';
 import { type MembershipService, type ProposalBody, proposalView } from '../../membership/membership-service.ts';
+
+/** The owners' views the people lists read: membership's members, coins and governance, the wallet's sharing, the tenants. */
+export interface PeopleSources {
+  membership: Pick<MembershipViews, 'members' | 'coinEntries' | 'proposals' | 'optionCounts' | 'economies'>;
+  wallet: Pick<WalletViews, 'consent'>;
+  tenants: Pick<TenantsViews, 'slugs'>;
+}
 
 /**
  * Members, governance, the coin ledger, consent and the coin economy across tenants
- * (docs/backoffice/people.md). The lists are read models; governance changes are the membership
- * service's own use cases (docs/membership.md).
+ * (docs/backoffice/people.md). The lists are the owners' published views; governance changes are
+ * the membership service's own use cases (docs/membership.md).
  */
 export class PeopleViews {
   constructor(
-    private readonly reads: BackofficePeopleReads,
+    private readonly sources: PeopleSources,
     private readonly members: MembershipService,
   ) {}
 
   async memberList(p: ListParams, filter: { status?: string; tier?: string }) {
     const after = cursorOf(p.after, ['number', 'string', 'string']);
-    const rows = await this.reads.members({ ...window(p), ...filter }, p.limit + 1, after);
+    const rows = await this.sources.membership.members({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
       p.limit,
@@ -36,7 +45,7 @@ export class PeopleViews {
 
   async coinLedger(p: ListParams, filter: { accountId?: string }) {
     const after = cursorOf(p.after, ['number', 'string']);
-    const rows = await this.reads.coinEntries({ ...window(p), ...filter }, p.limit + 1, after);
+    const rows = await this.sources.membership.coinEntries({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
       p.limit,
@@ -57,7 +66,7 @@ export class PeopleViews {
 
   async consent(p: ListParams, filter: { accountId?: string }) {
     const after = cursorOf(p.after, ['string', 'string', 'string']);
-    const rows = await this.reads.consent({ ...window(p), ...filter }, p.limit + 1, after);
+    const rows = await this.sources.wallet.consent({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = page(
       rows,
       p.limit,
@@ -69,7 +78,9 @@ export class PeopleViews {
 
   async economy(p: ListParams) {
     const after = cursorOf(p.after, ['string'])?.[0];
-    const rows = await this.reads.economy(window(p), p.limit + 1, after);
+    // A page of tenants, then their economies in one read; the window applies to the coin entries.
+    const tenants = await this.sources.tenants.slugs(p.tenant, after, p.limit + 1);
+    const rows = await this.sources.membership.economies(tenants, windowOf(p));
     const shown = page(
       rows,
       p.limit,
@@ -82,9 +93,9 @@ export class PeopleViews {
   /** Proposals, newest first; a closed one with its tally, as POST /api/proposals `show` gives it. */
   async proposals(p: ListParams, filter: { state?: string }) {
     const after = cursorOf(p.after, ['number', 'string']);
-    const rows = await this.reads.proposals({ ...window(p), ...filter }, p.limit + 1, after);
+    const rows = await this.sources.membership.proposals({ ...window(p), ...filter }, p.limit + 1, after);
     const shown = rows.slice(0, p.limit);
-    const counts = await this.reads.optionCounts(shown.filter((r) => r.state === 'closed').map((r) => r.id));
+    const counts = await this.sources.membership.optionCounts(shown.filter((r) => r.state === 'closed').map((r) => r.id));
     const answered = page(
       rows,
       p.limit,

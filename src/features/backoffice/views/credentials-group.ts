@@ -26,15 +26,16 @@ import {
   OPERATOR_ERRORS,
   Slug,
 } from '../../../http/schemas/common.ts';
-import type { TypeUsage } from '../../../ports/backoffice-views.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { Claim, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
 import { issuanceModule } from '../../issuance/module.ts';
 import { offersModule } from '../../offers/module.ts';
 import type { GroupBuilder } from '../module.ts';
+import { Catalogue, type TypeUsage } from './catalogue.ts';
 import { credentialDetail } from './credential-detail.ts';
 import { CredentialDetail, CredentialId, CredentialView, credentialView, TypeId } from './schemas.ts';
+import { finderSources } from './sources.ts';
 
 const DOC = 'docs/backoffice/views.md';
 const base = '/api/admin';
@@ -62,8 +63,8 @@ const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('revoke
  * back office (docs/backoffice/views.md). Reads are read models over what issuance, offers,
  * membership and the wallet keep; they never carry a claim value.
  */
-export const credentialsGroup: GroupBuilder = async (ctx, { stores }) => {
-  const { catalogue } = stores.views;
+export const credentialsGroup: GroupBuilder = async (ctx) => {
+  const catalogue = new Catalogue(finderSources(ctx));
   const issuance = ctx.viewsOf(issuanceModule);
   const detailReads = { offers: ctx.viewsOf(offersModule), kernel: ctx.views };
   const types = await ctx.use(credentialTypesModule);

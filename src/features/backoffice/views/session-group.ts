@@ -26,8 +26,11 @@ import { webhooksModule } from '../../webhooks/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { offboardingRoute } from '../orgs/offboarding-route.ts';
 import { credentialDetail } from './credential-detail.ts';
+import { lookup } from './lookup.ts';
 import { CredentialDetail, CredentialView, Json, ListSeq } from './schemas.ts';
+import { SearchBox } from './search-box.ts';
 import { SessionViews } from './session-views.ts';
+import { finderSources } from './sources.ts';
 
 const DOC = 'docs/backoffice/views.md';
 const base = '/api/admin';
@@ -84,8 +87,7 @@ const withoutKey = ({ key: _key, ...entry }: TimelineEntry) => ({ ...entry, at: 
  * Who am I, what needs attention, the search box, and the support desk's reads
  * (docs/backoffice/views.md). Read models only: nothing here writes.
  */
-export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, timeline }) => {
-  const views = stores.views;
+export const sessionGroup: GroupBuilder = async (ctx, { desk, orgs, timeline }) => {
   const detailReads = { offers: ctx.viewsOf(offersModule), kernel: ctx.views };
   const types = await ctx.use(credentialTypesModule);
   const urls = ctx.urls;
@@ -95,7 +97,9 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, time
     partners: ctx.viewsOf(partnersModule),
     offers: ctx.viewsOf(offersModule),
   };
-  const sessions = new SessionViews(views, attention, desk, urls, ctx.clock);
+  const sessions = new SessionViews(attention, desk, ctx.clock);
+  const finder = finderSources(ctx);
+  const searchBox = new SearchBox(finder, urls);
   const offboarding = offboardingRoute(orgs);
 
   return {
@@ -176,7 +180,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, time
             },
             ...OPERATOR_ERRORS,
           },
-          handler: async (request) => sessions.search(operatorOf(request), listTenant(request), request.query.q),
+          handler: async (request) => searchBox.search(operatorOf(request), listTenant(request), request.query.q),
         }),
 
         defineRoute({
@@ -260,7 +264,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, time
           },
           handler: async (request) => {
             const tenant = listTenant(request);
-            const matches = await views.search.lookup(request.query.q, tenant, LOOKUP_CAP);
+            const matches = await lookup(finder, request.query.q, tenant, LOOKUP_CAP);
             return { q: request.query.q, tenant, matches: matches.map((m) => ({ ...m, at: isoOrNull(m.at) })) };
           },
         }),
@@ -283,11 +287,7 @@ export const sessionGroup: GroupBuilder = async (ctx, { desk, stores, orgs, time
           handler: async (request) => {
             const { tenant, list } = request.query;
             const listSeq = list === undefined ? 1 : Number(list);
-            const [found] = await views.search.credentialsByStatus(
-              { listSeq, idx: Number(request.params.statusIndex) },
-              tenant,
-              1,
-            );
+            const [found] = await finder.credentials.byStatus({ listSeq, idx: Number(request.params.statusIndex) }, tenant, 1);
             if (!found) {
               throw new ServiceError(
                 'unknown_credential',

@@ -1,23 +1,15 @@
 import type { Clock } from '../../../core/clock.ts';
-import { ID_PREFIXES } from '../../../core/ids.ts';
-import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { REVIEW_STAGES } from '../../../core/partner-pipeline.ts';
 import type { ApprovalDesk } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { holds } from '../../../http/admin/role-matrix.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
 import type { ApprovalsViews } from '../../../ports/approvals-views.ts';
-import type { BackofficeViews } from '../../../ports/backoffice-views.ts';
 import type { OffersViews } from '../../../ports/offers-views.ts';
 import type { PartnersViews } from '../../../ports/partners-views.ts';
 import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
-import { credentialView } from './schemas.ts';
 
-/** A credential id or the start of one: the prefix and any base64url characters. */
-const CREDENTIAL_ID_PREFIX = new RegExp(`^${ID_PREFIXES.credential}_[A-Za-z0-9_-]+$`);
-
-/** Hits per kind in the search box, and entries per section of the day's list. */
-const SEARCH_CAP = 10;
+/** Entries per section of the day's list. */
 const TODAY_TOP = 5;
 /** Approvals the caller could decide, counted up to this many. */
 const APPROVALS_COUNTED = 100;
@@ -34,75 +26,16 @@ export interface AttentionReads {
 }
 
 /**
- * The search box and the day's list (docs/backoffice/views.md): each reads across groups, so each
- * shows a caller only the kinds and sections its roles read elsewhere in the matrix, narrowed to
- * `tenant` (a scoped caller's own), and names what it left out.
+ * The day's list (docs/backoffice/views.md; the search box is search-box.ts): it reads across
+ * groups, so it shows a caller only the sections its roles read elsewhere in the matrix, narrowed
+ * to `tenant` (a scoped caller's own), and names what it left out.
  */
 export class SessionViews {
   constructor(
-    private readonly views: BackofficeViews,
     private readonly attention: AttentionReads,
     private readonly desk: ApprovalDesk,
-    private readonly urls: IssuerUrls,
     private readonly clock: Clock,
   ) {}
-
-  async search(principal: OperatorPrincipal, tenant: string | null, q: string) {
-    const omitted: string[] = [];
-    const truncated: string[] = [];
-    /** Reads one more than the cap, to tell whether more hits exist. */
-    const kind = async <T>(name: string, allowed: boolean, read: (() => Promise<T[]>) | undefined): Promise<T[]> => {
-      if (!allowed) {
-        omitted.push(name);
-        return [];
-      }
-      const hits = read ? await read() : [];
-      if (hits.length > SEARCH_CAP) truncated.push(name);
-      return hits.slice(0, SEARCH_CAP);
-    };
-    const status = /^(?:([1-9][0-9]{0,8}):)?([0-9]{1,9})$/.exec(q);
-    const credentialsRead = holds(principal, 'credentialsRead');
-    const [tenants, typeHits, credentials, holders, partners, operators] = await Promise.all([
-      kind('tenants', holds(principal, 'orgsRead'), () => this.views.search.searchTenants(q, tenant, SEARCH_CAP + 1)),
-      kind('types', credentialsRead, () => this.views.search.searchTypes(q, tenant, SEARCH_CAP + 1)),
-      kind(
-        'credentials',
-        credentialsRead,
-        status
-          ? () =>
-              this.views.search.credentialsByStatus(
-                { idx: Number(status[2]), ...(status[1] ? { listSeq: Number(status[1]) } : {}) },
-                tenant,
-                SEARCH_CAP + 1,
-              )
-          : CREDENTIAL_ID_PREFIX.test(q)
-            ? () => this.views.search.credentialsByIdPrefix(q, tenant, SEARCH_CAP + 1)
-            : undefined,
-      ),
-      kind(
-        'holders',
-        credentialsRead,
-        /^[A-Za-z0-9_-]{8,43}$/.test(q) ? () => this.views.search.holdersByPrefix(q, tenant, SEARCH_CAP + 1) : undefined,
-      ),
-      // Partners come before any tenant: platform-wide readers only (docs/partners.md, "Roles").
-      kind('partners', holds(principal, 'partnersRead') && principal.tenant === null, () =>
-        this.views.search.searchPartners(q, tenant, SEARCH_CAP + 1),
-      ),
-      kind('operators', holds(principal, 'operatorsRead'), () => this.views.search.operatorsByPrefix(q, tenant, SEARCH_CAP + 1)),
-    ]);
-    return {
-      q,
-      tenant,
-      tenants,
-      types: typeHits,
-      credentials: credentials.map((c) => credentialView(this.urls, c)),
-      holders,
-      partners,
-      operators,
-      truncated,
-      omitted,
-    };
-  }
 
   async today(principal: OperatorPrincipal, tenant: string | null) {
     const now = this.clock.now();
