@@ -10,6 +10,7 @@ import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { BackupEngine } from '../ports/backup-engine.ts';
+import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KernelViews } from '../ports/kernel-views.ts';
@@ -59,6 +60,13 @@ export interface Module<S = unknown, V = unknown> {
    * alone, never the module, so reading an unmounted module's rows neither builds it nor runs its jobs.
    */
   readonly views?: StoreClass<V>;
+  /**
+   * Its part of the holder-data registry (docs/holder-data.md): a store it owns that runs the
+   * registry's entries of its tables, and only those. The account erasure, the export and the
+   * data-subject lookup compose every module's (`Context.holderRecords`), built alone as views
+   * are, since what an erasure reaches cannot depend on which modules this process builds.
+   */
+  readonly holderRecords?: StoreClass<HolderRecords>;
   build(ctx: Context): Promise<Built<S>> | Built<S>;
 }
 
@@ -140,6 +148,8 @@ export interface Context {
   use<S>(module: Module<S>): Promise<S>;
   /** The views another module publishes (`Module.views`), built once, without building that module. */
   viewsOf<V>(module: Module<unknown, V>): V;
+  /** Every module's part of the holder-data registry (`Module.holderRecords`) and the kernel's, covering it whole. */
+  holderRecords(): readonly HolderRecords[];
   /** One of this module's stores (`Module.owns`, or for now `borrows`), built once. */
   store<T>(store: StoreClass<T>): T;
   /**

@@ -1,5 +1,6 @@
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import { publicPlane } from '../http/auth/principal.ts';
+import type { HolderRecords } from '../ports/holder-records.ts';
 import type { Job } from './jobs.ts';
 import type { Built, Context, Daemon, Module, StoreClass } from './module.ts';
 
@@ -34,6 +35,9 @@ export class ModuleRegistry {
       if (m.views && !m.owns?.includes(m.views)) {
         throw new Error(`module ${m.name} publishes ${m.views.name} as its views but does not own it`);
       }
+      if (m.holderRecords && !m.owns?.includes(m.holderRecords)) {
+        throw new Error(`module ${m.name} publishes ${m.holderRecords.name} as its holder records but does not own it`);
+      }
     }
     for (const m of modules) {
       for (const store of m.borrows ?? []) {
@@ -67,6 +71,19 @@ export class ModuleRegistry {
     if (!this.modules.includes(module as Module)) throw new Error(`module ${module.name} is not in the module list`);
     if (!module.views) throw new Error(`module ${module.name} publishes no views`);
     return this.storeOf(module.views);
+  }
+
+  /**
+   * Every module's part of the holder-data registry (`Module.holderRecords`), built alone, without
+   * building the modules; refused when a part runs the entries of another owner than its module.
+   */
+  holderRecords(): HolderRecords[] {
+    return this.modules.flatMap((m) => {
+      if (!m.holderRecords) return [];
+      const part = this.storeOf(m.holderRecords);
+      if (part.owner !== m.name) throw new Error(`module ${m.name} publishes the holder records of ${part.owner}`);
+      return [part];
+    });
   }
 
   /** A store, built once on the database whoever asks. */

@@ -13,6 +13,7 @@ import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
 import { promMeter } from '../adapters/metrics/prom-meter.ts';
 import { backupEngine } from '../adapters/sql/backup/engine.ts';
 import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
+import { coverRegistry, SqlHolderRecords } from '../adapters/sql/holder-records.ts';
 import { SqlCertificateAuthorityStore } from '../adapters/sql/kernel/sql-certificate-authority-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/kernel/sql-job-lease-store.ts';
 import { SqlKernelViews } from '../adapters/sql/kernel/sql-kernel-views.ts';
@@ -30,6 +31,7 @@ import { buildApp } from '../http/app.ts';
 import { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import { buildOpenApi } from '../http/openapi.ts';
 import type { RouteGroup } from '../http/route.ts';
+import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyCertificateRenewals, KeyCertifier } from '../ports/key-certifier.ts';
@@ -118,6 +120,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         'state',
       );
     }
+    // The parts of the holder-data registry, the kernel's and each module's, once they are first asked for.
+    let holderParts: readonly HolderRecords[] | undefined;
     const context: BaseContext = {
       config,
       clock,
@@ -138,6 +142,10 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       },
       meter,
       views: new SqlKernelViews(db),
+      holderRecords: () => {
+        holderParts ??= coverRegistry([new SqlHolderRecords(db, 'kernel'), ...registry.holderRecords()]);
+        return holderParts;
+      },
       mailer: new RecordedMailer(
         configuredMailer(config, (path) => log.info({ path }, 'mail written to the development outbox')),
         config.smtpUrl ? 'smtp' : 'outbox',
@@ -160,6 +168,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         }),
     };
     const registry = new ModuleRegistry(modules, context, (store) => new store(db));
+    // A holder-data entry no module runs, or one two run, refuses the start.
+    context.holderRecords();
     const mounted = modules.filter((m) => m.groups.some((g) => !unmounted.has(g)));
     const groups: RouteGroup[] = [];
     for (const module of mounted) {

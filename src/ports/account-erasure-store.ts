@@ -1,8 +1,8 @@
 /**
- * A holder's erasure of its account (docs/account.md, "Erasure"). The erasure crosses every store
- * that keeps something of an account, so one store owns it whole, with the list of what it erases
- * in one place; it runs inside the unit of work of the erasure, so every part commits together or
- * none does.
+ * A holder's erasure of its account (docs/account.md, "Erasure"). Each part is erased by the module
+ * that owns its rows (the holder-data registry's parts, the offers module, the kernel's rate
+ * windows: features/account/erasure-pipeline.ts), all inside the unit of work of the erasure, so
+ * every part commits together or none does; the account module keeps the receipts.
  */
 
 /** The parts of the pipeline, in the order they run; each names what it does to the account's rows. */
@@ -63,14 +63,8 @@ export interface ErasureReceipt {
   diskCheckedAt: number | null;
 }
 
+/** The receipts of erasures: the account module's own records of them. */
 export interface AccountErasureStore {
-  /**
-   * Erases or unlinks every row of the account that the parts name. `rateKeys` are the account's
-   * own rate-limit windows (their keys are the features' business).
-   */
-  erase(accountId: string, now: number, rateKeys: readonly string[]): Promise<ErasureOutcome>;
-  /** The verification pass: rows that still name the account, per part (every count 0 after erase). */
-  remaining(accountId: string, endedOffers: readonly EndedOffer[], rateKeys: readonly string[]): Promise<ErasureCounts>;
   saveReceipt(receipt: ErasureReceipt): Promise<void>;
   receipt(id: string): Promise<ErasureReceipt | undefined>;
   /** Records the disk check of a receipt. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { CoinEntry, MemberRecord } from '../../ports/membership-store.ts';
-import type { SubjectRecords } from '../../ports/subject-records.ts';
 import type { TenantRecord } from '../../ports/tenant-store.ts';
+import type { HolderData } from './holder-data.ts';
 
 /** What the portal reads of the membership module (its service). */
 export interface MembershipReads {
@@ -29,7 +29,8 @@ export class AccountData {
     private readonly members: MembershipReads,
     private readonly tenants: { find(slug: string): Promise<TenantRecord | undefined> },
     private readonly clock: Clock,
-    private readonly records: SubjectRecords,
+    /** The account's records by the holder-data registry's export sections, each read by its owner. */
+    private readonly records: Pick<HolderData, 'records'>,
   ) {}
 
   async memberships(accountId: string, ledgerLimit: number): Promise<Membership[]> {

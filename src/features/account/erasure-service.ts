@@ -10,6 +10,7 @@ import {
   type ErasureReceipt,
 } from '../../ports/account-erasure-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { ErasurePipeline } from './erasure-pipeline.ts';
 
 export interface ErasureOptions {
   by?: Actor;
@@ -18,6 +19,17 @@ export interface ErasureOptions {
 
 export interface ErasureScope {
   erasure: AccountErasureStore;
+}
+
+export interface ErasureDeps {
+  uow: UnitOfWork<ErasureScope>;
+  /** The receipts. */
+  store: AccountErasureStore;
+  /** Each owner's part of the erasure, composed. */
+  pipeline: Pick<ErasurePipeline, 'erase' | 'remaining'>;
+  dropFreedBytes: () => Promise<DiskState>;
+  clock: Clock;
+  ids: Ids;
 }
 
 /** How often the pipeline is tried when rows for the account appear while it runs (a deposit arriving). */
@@ -35,13 +47,7 @@ const PLATFORM = 'root';
  * events. After it commits, the disk check makes the erased bytes leave the database files.
  */
 export class ErasureService {
-  constructor(
-    private readonly uow: UnitOfWork<ErasureScope>,
-    private readonly store: AccountErasureStore,
-    private readonly dropFreedBytes: () => Promise<DiskState>,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-  ) {}
+  constructor(private readonly d: ErasureDeps) {}
 
   /**
    * Erases the account. `by` names who asked when it is not the holder (an operator answering an
@@ -58,40 +64,40 @@ export class ErasureService {
       }
     }
     const disk = await this.checkDisk();
-    await this.store.markDisk(receipt.id, disk, this.clock.now());
-    return { ...receipt, disk, diskCheckedAt: this.clock.now() };
+    await this.d.store.markDisk(receipt.id, disk, this.d.clock.now());
+    return { ...receipt, disk, diskCheckedAt: this.d.clock.now() };
   }
 
   /** The erasure job: finishes the disk check of erasures that a busy checkpoint left pending. */
   async finishPending(now: number): Promise<number> {
-    const pending = await this.store.pendingDisk(100);
+    const pending = await this.d.store.pendingDisk(100);
     if (pending.length === 0) return 0;
     const disk = await this.checkDisk();
     if (disk === 'pending') return 0;
-    for (const id of pending) await this.store.markDisk(id, disk, now);
+    for (const id of pending) await this.d.store.markDisk(id, disk, now);
     return pending.length;
   }
 
   /** What is held of the account now, per part (the data page). */
   held(accountId: string): Promise<ErasureCounts> {
-    return this.store.remaining(accountId, [], [directoryBudgetKey(accountId)]);
+    return this.d.pipeline.remaining(accountId, [], [directoryBudgetKey(accountId)]);
   }
 
   receipt(id: string): Promise<ErasureReceipt | undefined> {
-    return this.store.receipt(id);
+    return this.d.store.receipt(id);
   }
 
   private async eraseOnce(accountId: string, options: ErasureOptions): Promise<ErasureReceipt> {
-    const now = this.clock.now();
+    const now = this.d.clock.now();
     const rateKeys = [directoryBudgetKey(accountId)];
-    return this.uow.run(async ({ erasure, audit, events }) => {
-      const { counts, tenants, endedOffers } = await erasure.erase(accountId, now, rateKeys);
-      const remaining = await erasure.remaining(accountId, endedOffers, rateKeys);
+    return this.d.uow.run(async ({ erasure, audit, events }) => {
+      const { counts, tenants, endedOffers } = await this.d.pipeline.erase(accountId, now, rateKeys);
+      const remaining = await this.d.pipeline.remaining(accountId, endedOffers, rateKeys);
       const left = ERASURE_PARTS.filter((part) => remaining[part] !== 0);
       if (left.length > 0) throw new RowsLeft(left);
 
       const receipt: ErasureReceipt = {
-        id: this.ids.mint('erasure'),
+        id: this.d.ids.mint('erasure'),
         completedAt: now,
         counts,
         tenants: tenants.length,
@@ -122,10 +128,10 @@ export class ErasureService {
   }
 
   private async checkDisk(): Promise<DiskState> {
-    let disk = await this.dropFreedBytes();
+    let disk = await this.d.dropFreedBytes();
     for (let i = 1; disk === 'pending' && i < CHECKPOINT_TRIES; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50 * i));
-      disk = await this.dropFreedBytes();
+      disk = await this.d.dropFreedBytes();
     }
     return disk;
   }

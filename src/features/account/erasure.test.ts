@@ -18,32 +18,48 @@ import { rowCounts } from '../../../test/helpers/refusals.ts';
 import { systemIds } from '../../adapters/crypto/ids.ts';
 import { SqlAccountErasureStore } from '../../adapters/sql/account/sql-account-erasure-store.ts';
 import type { Db } from '../../adapters/sql/connect.ts';
+import { coverRegistry, SqlHolderRecords } from '../../adapters/sql/holder-records.ts';
+import { SqlRateBudget } from '../../adapters/sql/kernel/sql-rate-budget.ts';
+import { SqlOfferErasure } from '../../adapters/sql/offers/sql-offer-erasure.ts';
+import { TABLE_OWNERS } from '../../adapters/sql/owners.ts';
 import { SqlUnitOfWork } from '../../adapters/sql/sql-unit-of-work.ts';
+import { SqlWalletViews } from '../../adapters/sql/wallet/sql-wallet-views.ts';
+import { ErasurePipeline } from './erasure-pipeline.ts';
 import { ErasureService } from './erasure-service.ts';
+import { HolderData } from './holder-data.ts';
 
 /**
- * The real store, with a row for the account arriving while the pipeline runs (as a deposit or a
- * sharing from another process could): what the verification pass exists to catch.
+ * The real pipeline (every owner's part), with a row for the account arriving while it runs (as a
+ * deposit or a sharing from another process could): what the verification pass exists to catch.
  */
-class RaceyErasureStore extends SqlAccountErasureStore {
-  constructor(private readonly trx: Db) {
-    super(trx);
-  }
-  override async erase(accountId: string, now: number, rateKeys: readonly string[]) {
-    const outcome = await super.erase(accountId, now, rateKeys);
-    await this.trx
-      .insertInto('sharing_log')
-      .values({
-        id: `log_${randomBytes(8).toString('hex')}`,
-        account_id: accountId,
-        item_id: 'itm_late',
-        tenant: 'alpha',
-        elements: '[]',
-        at: now,
-      })
-      .execute();
-    return outcome;
-  }
+function raceyPipeline(db: Db) {
+  const owners = Object.keys(TABLE_OWNERS) as Array<keyof typeof TABLE_OWNERS>;
+  const parts = owners.map((owner) => new SqlHolderRecords(db, owner)).filter((p) => p.positions.length > 0);
+  const wallet = new SqlWalletViews(db);
+  const real = new ErasurePipeline({
+    holderData: new HolderData(coverRegistry(parts)),
+    offersAddressedTo: (accountId) => wallet.offersAddressedTo(accountId, null),
+    offers: new SqlOfferErasure(db),
+    rates: new SqlRateBudget(db),
+  });
+  return {
+    async erase(accountId: string, now: number, rateKeys: readonly string[]) {
+      const outcome = await real.erase(accountId, now, rateKeys);
+      await db
+        .insertInto('sharing_log')
+        .values({
+          id: `log_${randomBytes(8).toString('hex')}`,
+          account_id: accountId,
+          item_id: 'itm_late',
+          tenant: 'alpha',
+          elements: '[]',
+          at: now,
+        })
+        .execute();
+      return outcome;
+    },
+    remaining: real.remaining.bind(real),
+  };
 }
 
 const sameOrigin = { origin: PUBLIC_URL };
@@ -284,13 +300,14 @@ for (const factory of testDatabases()) {
 
     test('a row for the account left after the pipeline ran undoes the whole erasure: nothing erased, no receipt, no event', async () => {
       const holder = await fullHolder();
-      const service = new ErasureService(
-        new SqlUnitOfWork(rail.db, (trx) => ({ erasure: new RaceyErasureStore(trx) }), clock),
-        new SqlAccountErasureStore(rail.db),
-        async () => 'zeroed',
+      const service = new ErasureService({
+        uow: new SqlUnitOfWork(rail.db, (trx) => ({ erasure: new SqlAccountErasureStore(trx) }), clock),
+        store: new SqlAccountErasureStore(rail.db),
+        pipeline: raceyPipeline(rail.db),
+        dropFreedBytes: async () => 'zeroed',
         clock,
-        systemIds,
-      );
+        ids: systemIds,
+      });
       const before = await rowsNaming(rail, holder.accountId);
       const tables = await rowCounts(rail.db, TABLES);
       await assert.rejects(service.erase(holder.accountId), /erasure left rows naming the account in: sharingLog/);

@@ -1,11 +1,14 @@
 import { SqlApprovalStore } from '../../adapters/sql/approvals/sql-approval-store.ts';
 import { SqlApprovalsViews } from '../../adapters/sql/approvals/sql-approvals-views.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { defineModule } from '../../app/module.ts';
 import { operatorsModule } from '../operators/module.ts';
 import { ApprovalService } from './desk.ts';
 import { approvalRoutes } from './routes.ts';
 
 const HOUR_MS = 3_600_000;
+
+const holderRecords = holderRecordsOf('approvals');
 
 /**
  * The one four-eyes desk (docs/backoffice/approvals.md): the approvals and the `admin-approvals`
@@ -17,7 +20,8 @@ const HOUR_MS = 3_600_000;
 export const approvalsModule = defineModule({
   name: 'approvals',
   groups: ['admin-approvals'],
-  owns: [SqlApprovalStore, SqlApprovalsViews],
+  owns: [SqlApprovalStore, SqlApprovalsViews, holderRecords],
+  holderRecords,
   views: SqlApprovalsViews,
   async build(ctx) {
     const operators = await ctx.use(operatorsModule);

@@ -6,6 +6,7 @@ import { SqlOpsViews } from '../../adapters/sql/backoffice/sql-ops-views.ts';
 import { SqlOrgStore } from '../../adapters/sql/backoffice/sql-org-store.ts';
 import { SqlRetentionStore } from '../../adapters/sql/backoffice/sql-retention-store.ts';
 import { ACCOUNT_TIMELINE_SOURCES } from '../../adapters/sql/holder-data.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlKernelViews } from '../../adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import type { Job } from '../../app/jobs.ts';
@@ -94,6 +95,8 @@ const GROUPS: readonly GroupBuilder[] = [
   opsGroup,
 ];
 
+const holderRecords = holderRecordsOf('backoffice');
+
 /**
  * The operator back office (docs/backoffice.md): every group under /api/admin/* that is not a
  * feature's own (partners and integration keep theirs), built on the admin kit (http/admin/: the
@@ -115,7 +118,8 @@ export const backofficeModule = defineModule({
     'admin-ops',
     'console-ops',
   ],
-  owns: [SqlOrgStore, SqlComplianceStore, SqlIncidentStore, SqlRetentionStore, SqlOpsViews, SqlAgentStore, SqlBackupStore],
+  owns: [SqlOrgStore, SqlComplianceStore, SqlIncidentStore, SqlRetentionStore, SqlOpsViews, SqlAgentStore, SqlBackupStore, holderRecords],
+  holderRecords,
   async build(ctx) {
     const stores: BackofficeStores = {
       orgs: ctx.store(SqlOrgStore),

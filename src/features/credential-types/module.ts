@@ -1,5 +1,6 @@
 import { SqlCredentialTypeStore } from '../../adapters/sql/credential-types/sql-credential-type-store.ts';
 import { SqlCredentialTypesViews } from '../../adapters/sql/credential-types/sql-credential-types-views.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { defineModule } from '../../app/module.ts';
 import { SYSTEM_SEED } from '../../core/actor.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -8,11 +9,14 @@ import { DEMO_TYPES } from './demo-types.ts';
 import { credentialTypeRoutes } from './routes.ts';
 import { TypeService } from './type-service.ts';
 
+const holderRecords = holderRecordsOf('credential-types');
+
 /** Credential types: registration, Type Metadata at each vct, and the tenant manifest. */
 export const credentialTypesModule = defineModule({
   name: 'credential-types',
   groups: ['credential-types'],
-  owns: [SqlCredentialTypeStore, SqlCredentialTypesViews],
+  owns: [SqlCredentialTypeStore, SqlCredentialTypesViews, holderRecords],
+  holderRecords,
   views: SqlCredentialTypesViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

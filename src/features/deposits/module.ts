@@ -1,6 +1,7 @@
 import { SqlDepositDemoFixtures } from '../../adapters/sql/deposits/sql-deposit-demo-fixtures.ts';
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
 import { SqlDepositsViews } from '../../adapters/sql/deposits/sql-deposits-views.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
@@ -11,6 +12,8 @@ import { DepositService } from './deposit-service.ts';
 import { DepositViews } from './deposit-views.ts';
 import { depositRoutes } from './routes.ts';
 
+const holderRecords = holderRecordsOf('deposits');
+
 /**
  * The deposit rail (docs/deposits.md): a tenant's business events (bills, receipts, tickets,
  * statements) become wallet items of the account they name, through products the platform
@@ -20,7 +23,8 @@ import { depositRoutes } from './routes.ts';
 export const depositsModule = defineModule({
   name: 'deposits',
   groups: ['deposits'],
-  owns: [SqlDepositStore, SqlDepositDemoFixtures, SqlDepositsViews],
+  owns: [SqlDepositStore, SqlDepositDemoFixtures, SqlDepositsViews, holderRecords],
+  holderRecords,
   views: SqlDepositsViews,
   borrows: [SqlChannelStore, SqlWalletItemStore],
   async build(ctx) {

@@ -1,9 +1,12 @@
 import { SqlDirectoryStore } from '../../adapters/sql/directory/sql-directory-store.ts';
 import { SqlDirectoryViews } from '../../adapters/sql/directory/sql-directory-views.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { defineModule } from '../../app/module.ts';
 import { membershipModule } from '../membership/module.ts';
 import { DirectoryService } from './directory-service.ts';
 import { directoryRoutes } from './routes.ts';
+
+const holderRecords = holderRecordsOf('directory');
 
 /**
  * The holder directory (docs/directory.md), on the holder plane. Without OPENRAIL_DIRECTORY_PEPPER
@@ -12,7 +15,8 @@ import { directoryRoutes } from './routes.ts';
 export const directoryModule = defineModule({
   name: 'directory',
   groups: ['directory'],
-  owns: [SqlDirectoryStore, SqlDirectoryViews],
+  owns: [SqlDirectoryStore, SqlDirectoryViews, holderRecords],
+  holderRecords,
   views: SqlDirectoryViews,
   async build(ctx) {
     const pepper = ctx.config.directoryPepper;

@@ -1,9 +1,12 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { HolderJwsAuthenticator } from '../../http/auth/holder-jws.ts';
 
 /** Spent holder jti marks are kept for their freshness window only, and dropped this often. */
 const JTI_PRUNE_MS = 10 * 60 * 1000;
+
+const holderRecords = holderRecordsOf('holders');
 
 /**
  * The holder plane (docs/authentication.md): a wallet's device key signs each request. Built
@@ -13,7 +16,8 @@ const JTI_PRUNE_MS = 10 * 60 * 1000;
 export const holdersModule = defineModule({
   name: 'holders',
   groups: [],
-  owns: [SqlHolderReplayStore],
+  owns: [SqlHolderReplayStore, holderRecords],
+  holderRecords,
   planes: ['holder'],
   build(ctx) {
     const replay = ctx.store(SqlHolderReplayStore);

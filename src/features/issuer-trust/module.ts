@@ -1,9 +1,12 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlTrustRegistry } from '../../adapters/sql/issuer-trust/sql-trust-registry.ts';
 import { defineModule } from '../../app/module.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { resolveDidWeb } from './did-web-resolver.ts';
 import { TrustService } from './trust-service.ts';
+
+const holderRecords = holderRecordsOf('issuer-trust');
 
 /**
  * The trust registry (docs/operations.md, "Trust registry"): the issuers the hosted verifier
@@ -13,7 +16,8 @@ import { TrustService } from './trust-service.ts';
 export const issuerTrustModule = defineModule({
   name: 'issuer-trust',
   groups: [],
-  owns: [SqlTrustRegistry],
+  owns: [SqlTrustRegistry, holderRecords],
+  holderRecords,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const registry = ctx.store(SqlTrustRegistry);

@@ -1,3 +1,5 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
+import { SqlOfferErasure } from '../../adapters/sql/offers/sql-offer-erasure.ts';
 import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlOffersViews } from '../../adapters/sql/offers/sql-offers-views.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
@@ -14,11 +16,14 @@ const ERASE_EVERY_MS = 60 * 1000;
 const ERASE_BATCH = 500;
 const ERASE_ROUNDS = 20;
 
+const holderRecords = holderRecordsOf('offers');
+
 /** Credential offers: the subject values wait here until a wallet collects them, or are erased. */
 export const offersModule = defineModule({
   name: 'offers',
   groups: ['offers'],
-  owns: [SqlOfferStore, SqlOffersViews],
+  owns: [SqlOfferStore, SqlOffersViews, SqlOfferErasure, holderRecords],
+  holderRecords,
   views: SqlOffersViews,
   borrows: [SqlWalletItemStore],
   async build(ctx) {
@@ -59,7 +64,8 @@ export const offersModule = defineModule({
       await ctx.database.dropFreedBytes();
     };
     return {
-      services: { offers, store },
+      // `erasure`: the account erasure ends the offers made out to the account (ports/offer-erasure.ts).
+      services: { offers, store, erasure: ctx.store(SqlOfferErasure) },
       routes: () => [offerRoutes(offers)],
       jobs: [{ name: 'offers.erase-subjects', everyMs: ERASE_EVERY_MS, run: erase }],
     };

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOnboardingStore } from '../../adapters/sql/onboarding/sql-onboarding-store.ts';
 import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
@@ -14,6 +15,8 @@ import { portalRoutes } from './portal-routes.ts';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+const holderRecords = holderRecordsOf('partners');
+
 /**
  * Partner onboarding (docs/partners.md): the public intake and status, the pipeline operators run,
  * partner sessions by mailed code, keys a partner mints inside its grant, and the partner portal.
@@ -21,7 +24,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const partnersModule = defineModule({
   name: 'partners',
   groups: ['partners', 'portal', 'admin-partners'],
-  owns: [SqlPartnerStore, SqlPartnersViews],
+  owns: [SqlPartnerStore, SqlPartnersViews, holderRecords],
+  holderRecords,
   views: SqlPartnersViews,
   borrows: [SqlIntegrationTokenStore, SqlOnboardingStore, SqlTenantStore],
   async build(ctx) {

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { SqlVerificationViews } from '../../adapters/sql/verification/sql-verification-views.ts';
 import { defineModule } from '../../app/module.ts';
@@ -20,11 +21,14 @@ const SWEEP_EVERY_MS = 60 * 1000;
 export const MAX_LIVE_TRANSACTIONS = 100_000;
 const CAP_EVERY_MS = 10 * 1000;
 
+const holderRecords = holderRecordsOf('verification');
+
 /** Hosted OID4VP verification: the platform verifies for relying parties that have no account. */
 export const verificationModule = defineModule({
   name: 'verification',
   groups: ['verification'],
-  owns: [SqlPresentationTransactionStore, SqlVerificationViews],
+  owns: [SqlPresentationTransactionStore, SqlVerificationViews, holderRecords],
+  holderRecords,
   views: SqlVerificationViews,
   planes: ['result-token'],
   async build(ctx) {

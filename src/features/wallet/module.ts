@@ -1,4 +1,5 @@
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletDemoFixtures } from '../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
@@ -11,6 +12,8 @@ import { walletRoutes } from './routes.ts';
 import { SharingService } from './sharing.ts';
 import { WalletService } from './wallet-service.ts';
 
+const holderRecords = holderRecordsOf('wallet');
+
 /**
  * The wallet bridge (docs/wallet.md): the items the service holds for a holder account, listed
  * as envelopes in public and decided by the holder's device key, and what the holder shares over
@@ -20,7 +23,8 @@ import { WalletService } from './wallet-service.ts';
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
-  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews],
+  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews, holderRecords],
+  holderRecords,
   views: SqlWalletViews,
   borrows: [SqlDepositStore, SqlOfferStore],
   async build(ctx) {

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { onEventsCommitted } from '../../adapters/sql/kernel/sql-event-outbox.ts';
 import { SqlWebhookLanes } from '../../adapters/sql/webhooks/sql-webhook-lanes.ts';
 import { SqlWebhookStore } from '../../adapters/sql/webhooks/sql-webhook-store.ts';
@@ -13,6 +14,8 @@ export const RETENTION_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const PRUNE_BATCH = 2000;
 
+const holderRecords = holderRecordsOf('webhooks');
+
 /**
  * Webhooks (docs/webhooks.md): endpoint administration under /api/admin/integration, and the
  * dispatcher that delivers the outbox to the endpoints, signed, at least once.
@@ -20,7 +23,8 @@ const PRUNE_BATCH = 2000;
 export const webhooksModule = defineModule({
   name: 'webhooks',
   groups: ['integration-webhooks'],
-  owns: [SqlWebhookStore, SqlWebhookLanes, SqlWebhooksViews],
+  owns: [SqlWebhookStore, SqlWebhookLanes, SqlWebhooksViews, holderRecords],
+  holderRecords,
   views: SqlWebhooksViews,
   // Delivery routes the outbox and keeps it pruned, whether or not this process serves the admin routes.
   runsUnmounted: true,

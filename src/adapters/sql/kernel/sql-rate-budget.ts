@@ -88,4 +88,23 @@ export class SqlRateBudget implements RateBudget {
     const result = await this.db.deleteFrom('rate_windows').where('window_start', '<', before).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+
+  async forget(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const result = await this.db
+      .deleteFrom('rate_windows')
+      .where('key', 'in', [...keys])
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async counted(keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return 0;
+    const row = await this.db
+      .selectFrom('rate_windows')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('key', 'in', [...keys])
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
 }
