@@ -88,8 +88,14 @@ export interface RateBudget {
   used(key: string, windowStart: number): Promise<number>;
   /** Deletes the counts of windows that started before `before`; answers how many. */
   prune(before: number): Promise<number>;
-  /** Deletes the windows of these keys, whatever their start (an account's, when it is erased); answers how many. */
-  forget(keys: readonly string[]): Promise<number>;
-  /** How many windows these keys have (the erasure's verification pass). */
-  counted(keys: readonly string[]): Promise<number>;
 }
+
+/**
+ * What the partners module changes of a partner's keys through the integration module's services,
+ * in its own units of work (ambient: the calls join them); `activePartnerKeys` is the count a mint
+ * is checked against under the partner's lock.
+ */
+export type PartnerKeyWrites = Pick<
+  IntegrationTokenStore,
+  'createToken' | 'activePartnerKeys' | 'revoke' | 'rotate' | 'revokePartnerKeys'
+>;

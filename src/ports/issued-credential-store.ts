@@ -107,3 +107,9 @@ export interface IssuedCredentialStore {
   /** Drops the marks of spent c_nonces that have expired (they can no longer be presented). */
   pruneSpentNonces(now: number): Promise<void>;
 }
+
+/**
+ * What another module (status) changes of the record through the issuance module's services:
+ * revocations and a list's revision. Ambient: called inside a unit of work, it joins it.
+ */
+export type LedgerWrites = Pick<IssuedCredentialStore, 'revoke' | 'touchLists'>;

@@ -85,6 +85,12 @@ export interface MembershipStore {
 
   /** False when the account is already a member of the tenant (nothing is written then). */
   enrol(member: MemberRecord): Promise<boolean>;
+  /**
+   * Spends the hosted-verification transaction an enrolment is made by (the verification module's
+   * statement, in the enrolment's transaction): once, and only while it is live and completed.
+   * False when it is gone, pending or already spent. Transactions are found by id alone, by design.
+   */
+  spendTransaction(transactionId: string, now: number): Promise<boolean>;
   getMember(tenant: string, accountId: string): Promise<MemberRecord | undefined>;
   /** Every programme the account belongs to, of any tenant: the holder's own view, by design. */
   membershipsOf(accountId: string): Promise<MemberRecord[]>;

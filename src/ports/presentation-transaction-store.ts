@@ -93,11 +93,6 @@ export interface PresentationTransactionStore {
     keepUntil: number,
     extras?: CompletionExtras,
   ): Promise<boolean>;
-  /**
-   * Spends a live, completed transaction for one membership enrolment: one conditional write, so
-   * of two racing enrolments exactly one succeeds. False when it is gone, pending or already spent.
-   */
-  markEnrolled(id: string, now: number): Promise<boolean>;
   /** Deletes transactions past their expiry. */
   sweep(now: number): Promise<void>;
   /** Deletes the oldest transactions, in any state, beyond the newest `cap`; answers how many. */

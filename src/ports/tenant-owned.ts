@@ -4,17 +4,17 @@ import type { ApprovalStore } from './approval-store.ts';
 import type { ApprovalsViews } from './approvals-views.ts';
 import type { AttestationPopReplayStore } from './attestation-pop-replay-store.ts';
 import type { AuthorizationRequestStore } from './authorization-request-store.ts';
+import type { CatalogueViews, SearchViews } from './backoffice-views.ts';
 import type { ChannelStore } from './channel-store.ts';
 import type { ComplianceStore } from './compliance-store.ts';
 import type { CredentialTypeStore } from './credential-type-store.ts';
-import type { CredentialTypesViews } from './credential-types-views.ts';
 import type { DemoFixtureStore } from './demo-fixtures.ts';
 import type { DepositStore } from './deposit-store.ts';
 import type { DepositsViews } from './deposits-views.ts';
 import type { DirectoryStore } from './directory-store.ts';
-import type { DirectoryViews } from './directory-views.ts';
 import type { IncidentStore } from './incident-store.ts';
 import type { IntegrationTokenStore } from './integration-token-store.ts';
+import type { IntegrationViews } from './integration-views.ts';
 import type { IssuanceViews } from './issuance-views.ts';
 import type { IssuedCredentialStore } from './issued-credential-store.ts';
 import type { KernelViews } from './kernel-views.ts';
@@ -25,14 +25,11 @@ import type { MembershipViews } from './membership-views.ts';
 import type { OfferStore } from './offer-store.ts';
 import type { OffersViews } from './offers-views.ts';
 import type { OperatorStore } from './operator-store.ts';
-import type { OperatorsViews } from './operators-views.ts';
 import type { OrgStore } from './org-store.ts';
 import type { PartnerStore } from './partner-store.ts';
-import type { PartnersViews } from './partners-views.ts';
 import type { PresentationTransactionStore } from './presentation-transaction-store.ts';
 import type { SigningKeyStore } from './signing-key-store.ts';
 import type { TenantStore } from './tenant-store.ts';
-import type { TenantsViews } from './tenants-views.ts';
 import type { VerificationViews } from './verification-views.ts';
 import type { WalletItemStore } from './wallet-item-store.ts';
 import type { WalletViews } from './wallet-views.ts';
@@ -69,6 +66,8 @@ export interface TenantOwnedPorts {
   OrgStore: OrgStore;
   IntegrationTokenStore: IntegrationTokenStore;
   PresentationTransactionStore: PresentationTransactionStore;
+  SearchViews: SearchViews;
+  CatalogueViews: CatalogueViews;
   OperatorStore: OperatorStore;
   PartnerStore: PartnerStore;
   ComplianceStore: ComplianceStore;
@@ -84,11 +83,7 @@ export interface TenantOwnedPorts {
   VerificationViews: VerificationViews;
   WebhooksViews: WebhooksViews;
   ApprovalsViews: ApprovalsViews;
-  TenantsViews: TenantsViews;
-  CredentialTypesViews: CredentialTypesViews;
-  PartnersViews: PartnersViews;
-  OperatorsViews: OperatorsViews;
-  DirectoryViews: DirectoryViews;
+  IntegrationViews: IntegrationViews;
 }
 
 /**

@@ -49,7 +49,6 @@ import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
 import { AUDIT_VIEW_CASES as AV, auditViewsIsolation } from './isolation-views-audit.ts';
 import { FEATURE_STORE_CASES as F, featureStoresIsolation } from './isolation-views-feature-stores.ts';
 import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
-import { PEOPLE_SEARCH_CASES as PS, peopleSearchIsolation } from './isolation-views-people-search.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -146,7 +145,7 @@ const T = {
   integrationTokens:
     'IntegrationTokenStore: tokens are read, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
   transactions:
-    'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling, sweeping or evicting one never changes another, whichever tenant’s type each asked for',
+    'PresentationTransactionStore: the hosted verifier’s transactions are the platform’s, found by id or state alone, by design; completing, enrolling (MembershipStore.spendTransaction), sweeping or evicting one never changes another, whichever tenant’s type each asked for',
   sweeps:
     'the sweeps are global: OfferStore.eraseDue erases subjects past erase_after, and pruneSpentNonces and AccessTokenStore.prune drop expired marks and tokens, of every tenant alike',
 } as const;
@@ -248,6 +247,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     castVote: T.proposals,
     votedOn: T.proposals,
     tally: T.proposals,
+    spendTransaction: T.transactions,
   },
   WalletItemStore: { add: T.items, get: T.items, findByRef: T.items, list: T.items, decide: T.items, hold: T.items },
   ChannelStore: {
@@ -324,6 +324,23 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     revoke: T.integrationTokens,
     revokePartnerKeys: T.integrationTokens,
     rotate: T.integrationTokens,
+  },
+  SearchViews: {
+    searchTenants: B.searchViews,
+    searchTypes: B.searchViews,
+    credentialsByStatus: B.searchViews,
+    credentialsByIdPrefix: B.searchViews,
+    holdersByPrefix: B.searchViews,
+    searchPartners: B.searchViews,
+    operatorsByPrefix: B.searchViews,
+    lookup: B.searchViews,
+  },
+  CatalogueViews: {
+    typeUsage: B.catalogueViews,
+    oneTypeUsage: B.catalogueViews,
+    typesByTypeId: B.catalogueViews,
+    holders: B.catalogueViews,
+    holder: B.catalogueViews,
   },
   OperatorStore: {
     create: B.operators,
@@ -419,8 +436,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     activity: AV.kernelAudit,
     eventsNaming: AV.kernelAudit,
     verificationsPerDay: AV.kernelAudit,
-    lastSignIn: PS.kernel,
-    collate: PS.kernel,
+    lastSignIn: AV.kernelAudit,
+    collate: AV.kernelAudit,
     eventCoverage: F.coverage,
   },
   IssuanceViews: {
@@ -435,10 +452,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     statusLists: OV.issuance,
     expiring: OV.issuance,
     touched: OV.issuance,
-    byStatus: PS.issuance,
-    byIdPrefix: PS.issuance,
-    countsByType: PS.issuance,
-    countsOfHolder: PS.issuance,
+    statusList: F.statusLists,
+    revokedIndices: F.statusLists,
   },
   OffersViews: {
     offer: AV.offers,
@@ -448,35 +463,16 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     expiring: OV.offers,
     unerasedSubjects: OV.offers,
     funnel: OV.offers,
-    countsByType: PS.offers,
   },
-  MembershipViews: {
-    membershipsOf: AV.membership,
-    enrolledPerDay: AV.membership,
-    members: PS.membership,
-    coinEntries: PS.membership,
-    proposals: PS.membership,
-    optionCounts: PS.membership,
-    economies: PS.membership,
-    accountsByPrefix: PS.membership,
-    accounts: PS.membership,
-    memberships: PS.membership,
-  },
+  MembershipViews: { membershipsOf: AV.membership, enrolledPerDay: AV.membership },
   WalletViews: {
     offersAddressedTo: AV.wallet,
     itemsOf: AV.wallet,
     channelsOf: AV.wallet,
     demoMarkMismatches: OV.wallet,
-    item: PS.wallet,
-    accountsByPrefix: PS.wallet,
-    accounts: PS.wallet,
-    itemCounts: PS.wallet,
-    itemStates: PS.wallet,
-    channelsByTenant: PS.wallet,
-    consent: PS.wallet,
   },
-  DepositsViews: { depositsOf: AV.deposits, byDepositId: PS.deposits, countsOf: PS.deposits },
-  VerificationViews: { expiredTransactions: OV.verification, funnel: OV.verification, transaction: PS.verification },
+  DepositsViews: { depositsOf: AV.deposits, body: F.depositBody },
+  VerificationViews: { expiredTransactions: OV.verification, funnel: OV.verification, enrolment: F.enrolment },
   WebhooksViews: {
     backlog: OV.webhooks,
     rates: OV.webhooks,
@@ -485,20 +481,15 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     deadDeliveries: OV.webhooks,
   },
   ApprovalsViews: { pending: OV.approvals, overdue: OV.approvals },
-  TenantsViews: { names: PS.tenants, slugsStartingWith: PS.tenants, search: PS.tenants, slugs: PS.tenants },
-  CredentialTypesViews: { search: PS.types, types: PS.types, type: PS.types, byTypeId: PS.types },
-  PartnersViews: { inStages: PS.partners, search: PS.partners },
-  OperatorsViews: { byPrefix: PS.operators },
-  DirectoryViews: { listed: PS.directory },
   PresentationTransactionStore: {
     create: T.transactions,
     get: T.transactions,
     findByState: T.transactions,
     complete: T.transactions,
-    markEnrolled: T.transactions,
     sweep: T.transactions,
     evictBeyond: T.transactions,
   },
+  IntegrationViews: { partnerKeys: F.partnerKeys, key: F.partnerKeys },
 };
 
 const ACCOUNT = 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs';
@@ -2297,9 +2288,11 @@ for (const factory of testDatabases()) {
       assert.equal((await store.findByState('state-vtx_alpha'))?.id, 'vtx_alpha');
       assert.equal(await store.complete('vtx_alpha', { valid: true }, T0 + 2, T0 + 600_000, { holder: 'thumb' }), true);
       assert.equal((await store.get('vtx_beta'))?.completedAt, null, "completing alpha's left beta's pending");
-      assert.equal(await store.markEnrolled('vtx_beta', T0 + 3), false, 'a pending transaction enrols no one');
-      assert.equal(await store.markEnrolled('vtx_alpha', T0 + 3), true);
-      assert.equal(await store.markEnrolled('vtx_alpha', T0 + 3), false, 'once');
+      // Enrolment spends a transaction through the membership store (the verification module's statement).
+      const members = new SqlMembershipStore(db);
+      assert.equal(await members.spendTransaction('vtx_beta', T0 + 3), false, 'a pending transaction enrols no one');
+      assert.equal(await members.spendTransaction('vtx_alpha', T0 + 3), true);
+      assert.equal(await members.spendTransaction('vtx_alpha', T0 + 3), false, 'once');
       assert.equal((await store.get('vtx_beta'))?.enrolledAt, null);
       // The oldest beyond the newest one goes, whoever's type it asked for; the newest stays.
       assert.equal(await store.evictBeyond(1), 1);
@@ -2317,7 +2310,6 @@ for (const factory of testDatabases()) {
     featureStoresIsolation(isolated, () => db);
     auditViewsIsolation(isolated, () => db);
     opsViewsIsolation(isolated, () => db);
-    peopleSearchIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

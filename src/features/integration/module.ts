@@ -1,6 +1,7 @@
-import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
+import { SqlIntegrationViews } from '../../adapters/sql/integration/sql-integration-views.ts';
 import { defineModule } from '../../app/module.ts';
+import type { PartnerKeyWrites } from '../../ports/integration-token-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { depositsModule } from '../deposits/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -8,8 +9,6 @@ import { contractRoutes } from './contract-routes.ts';
 import { Provisioning } from './provisioning.ts';
 import { integrationTokenRoutes } from './routes.ts';
 import { IntegrationTokenService } from './token-service.ts';
-
-const holderRecords = holderRecordsOf('integration');
 
 /**
  * The integration plane (docs/integration.md): the provisioning ceremony (the desk's `token.mint`), tenant-scoped
@@ -20,8 +19,8 @@ const holderRecords = holderRecordsOf('integration');
 export const integrationModule = defineModule({
   name: 'integration',
   groups: ['integration-tokens', 'integration-contracts'],
-  owns: [SqlIntegrationTokenStore, holderRecords],
-  holderRecords,
+  owns: [SqlIntegrationTokenStore, SqlIntegrationViews],
+  views: SqlIntegrationViews,
   async build(ctx) {
     const [tenants, desk] = await Promise.all([ctx.use(tenantsModule), ctx.use(approvalsModule)]);
     const store = ctx.store(SqlIntegrationTokenStore);
@@ -35,6 +34,10 @@ export const integrationModule = defineModule({
     );
     desk.register(provisioning.mintAction());
     const { views } = await ctx.use(depositsModule);
-    return { services: service, routes: () => [integrationTokenRoutes(service, provisioning), contractRoutes(views)] };
+    // `partnerKeys`: the partners module mints, revokes and rotates its partners' keys through it.
+    return {
+      services: { tokens: service, partnerKeys: store as PartnerKeyWrites },
+      routes: () => [integrationTokenRoutes(service, provisioning), contractRoutes(views)],
+    };
   },
 });

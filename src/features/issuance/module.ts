@@ -1,5 +1,4 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
 import { SqlAttestationPopReplayStore } from '../../adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../adapters/sql/issuance/sql-authorization-request-store.ts';
@@ -9,6 +8,7 @@ import { defineModule } from '../../app/module.ts';
 import { type Config, ConfigError } from '../../config/config.ts';
 import type { Clock } from '../../core/clock.ts';
 import { AccessTokenAuthenticator, type DpopResourceCheck } from '../../http/auth/access-token.ts';
+import type { LedgerWrites } from '../../ports/issued-credential-store.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -23,8 +23,6 @@ import { TokenService } from './token-service.ts';
 /** Spent c_nonce marks and expired access tokens are dropped this often. */
 const PRUNE_EVERY_MS = 60 * 1000;
 
-const holderRecords = holderRecordsOf('issuance');
-
 /**
  * OID4VCI 1.0 for the platform issuer and every tenant: metadata, the token, nonce and
  * credential endpoints, and the access-token plane the credential endpoint is on.
@@ -38,9 +36,7 @@ export const issuanceModule = defineModule({
     SqlAuthorizationRequestStore,
     SqlAttestationPopReplayStore,
     SqlIssuanceViews,
-    holderRecords,
   ],
-  holderRecords,
   views: SqlIssuanceViews,
   planes: ['access-token'],
   async build(ctx) {
@@ -82,7 +78,8 @@ export const issuanceModule = defineModule({
     );
     const dpop: DpopResourceCheck = (tenant, token, jkt, request) => checks.checkResourceDpop(tenant, token, jkt, request);
     return {
-      services: { tokens, issuer, authorizations },
+      // `ledger`: what the status module changes of the record, revocations and a list's revision.
+      services: { tokens, issuer, authorizations, ledger: ledger as LedgerWrites },
       routes: () => {
         const group = issuanceRoutes({ tenants, types, urls: ctx.urls, tokens, issuer, authorizations, checks });
         const flow = authorizationRoutes({ tenants, authorizations, urls: ctx.urls, siteName: ctx.config.platformName });

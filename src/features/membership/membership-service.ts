@@ -15,8 +15,8 @@ import {
   type ProposalRecord,
   type TallyRow,
 } from '../../ports/membership-store.ts';
-import type { PresentationTransactionStore } from '../../ports/presentation-transaction-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { VerificationViews } from '../../ports/verification-views.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { requireResponseCode } from '../verification/response-code.ts';
@@ -28,7 +28,7 @@ export const MAX_WINDOW_MS = 366 * 24 * 3600 * 1000;
 /** At most this many memberships and open proposals are listed for one holder. */
 const ME_LIMIT = 100;
 
-type Scope = { membership: MembershipStore; transactions: PresentationTransactionStore };
+type Scope = { membership: MembershipStore };
 
 export interface EnrolInput {
   tenant: string;
@@ -180,6 +180,8 @@ export class MembershipService {
     private readonly types: TypeService,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    /** The verification module's views: the transaction an enrolment by presentation is made by. */
+    private readonly transactions: Pick<VerificationViews, 'enrolment'>,
   ) {}
 
   /** POST /api/members/enrolment-types: which of the tenant's own credential types enrol. */
@@ -222,14 +224,14 @@ export class MembershipService {
    */
   async enrolByPresentation(transactionId: string, resultToken: string, responseCode?: string): Promise<MemberView> {
     const now = this.clock.now();
-    return this.uow.run(async ({ membership, transactions, audit, events }) => {
-      const tx = await transactions.get(transactionId);
+    return this.uow.run(async ({ membership, audit, events }) => {
+      const tx = await this.transactions.enrolment(transactionId);
       if (!tx || tx.expiresAt <= now || !constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) {
         throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id and result token.');
       }
       if (tx.completedAt === null) throw new ServiceError('verification_pending', 'The presentation has not been made yet.');
       requireResponseCode(tx.responseCodeHash, responseCode);
-      if (tx.outcome?.ok !== true || !tx.holder) {
+      if (!tx.accepted || !tx.holder) {
         throw new ServiceError('verification_failed', 'The presentation was not accepted, so it enrols no one.');
       }
       if (tx.enrolledAt !== null) throw transactionUsed();
@@ -237,7 +239,7 @@ export class MembershipService {
       if (!accepted.includes(tx.typeId)) {
         throw new ServiceError('type_not_enrolling', `The tenant ${tx.typeTenant} does not enrol with this credential type.`);
       }
-      if (!(await transactions.markEnrolled(tx.id, now))) throw transactionUsed();
+      if (!(await membership.spendTransaction(tx.id, now))) throw transactionUsed();
       const member: MemberRecord = {
         tenant: tx.typeTenant,
         accountId: tx.holder,

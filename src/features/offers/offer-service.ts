@@ -126,6 +126,15 @@ export class OfferService {
     return this.uriByReference(tenant, handleOfOffer(this.codeKey, offerId));
   }
 
+  /**
+   * Ends an unredeemed offer now (its holder declined it in the wallet): the code stops working and
+   * the subject is erased with the next sweep. Inside a unit of work it joins it. False when the
+   * offer was already redeemed.
+   */
+  withdraw(tenant: string, offerId: string, now: number): Promise<boolean> {
+    return this.offers.withdraw(tenant, offerId, now);
+  }
+
   private uriByReference(tenant: string, handle: string): string {
     const uri = `${this.urls.issuer(tenant)}/credential-offer/${handle}`;
     return `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(uri)}`;

@@ -32,7 +32,11 @@ export const onboardingModule = defineModule({
       ctx.ids,
     );
     return {
-      services: { onboarding },
+      // `codesFor`: mailed codes of another purpose on the same challenges (the partner portal's sign-in).
+      services: {
+        onboarding,
+        codesFor: (purpose: string) => new MailedCodes(store, ctx.mailer, ctx.vault.deriveKey(purpose), ctx.clock, ctx.ids),
+      },
       routes: () => [onboardingRoutes(onboarding)],
       jobs: [
         { name: 'onboarding.prune', everyMs: PRUNE_EVERY_MS, run: async (now) => void (await store.prune(now - PRUNE_AFTER_MS)) },

@@ -1,11 +1,9 @@
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
-import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOperatorBrowserStore } from '../../adapters/sql/operators/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
 import { SqlOperatorsViews } from '../../adapters/sql/operators/sql-operators-views.ts';
 import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
-import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { EnterpriseSessionPlane } from '../../http/auth/enterprise-session.ts';
 import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
@@ -18,16 +16,13 @@ import { OperatorSignIn } from './sign-in-service.ts';
 /** Expired operator sessions are deleted this often. */
 const SESSION_PRUNE_MS = 10 * 60 * 1000;
 
-const holderRecords = holderRecordsOf('operators');
-
 /** Operator accounts, sign-in, and the operator bearer plane every console operation uses. */
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
-  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews, holderRecords],
-  holderRecords,
+  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews],
   views: SqlOperatorsViews,
-  borrows: [SqlIntegrationTokenStore, SqlPartnerStore, SqlTenantStore],
+  borrows: [SqlIntegrationTokenStore, SqlPartnerStore],
   planes: ['operator', 'enterprise-session'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
@@ -70,7 +65,7 @@ export const operatorsModule = defineModule({
           ctx.store(SqlIntegrationTokenStore),
           ctx.rates,
           ctx.store(SqlPartnerStore),
-          ctx.store(SqlTenantStore),
+          ctx.viewsOf(tenantsModule),
         ),
       },
       jobs: [

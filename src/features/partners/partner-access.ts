@@ -7,7 +7,8 @@ import { type IntegrationScope, RATE_CLASSES, ratePolicyOf, windowStart } from '
 import { SIGNED_IN_STAGES, type TeamRole } from '../../core/partner-pipeline.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import { INTEGRATION_TOKEN_PREFIX, PARTNER_SESSION_PREFIX, type PartnerSessionInfo } from '../../http/auth/operator-bearer.ts';
-import type { IntegrationTokenRecord, IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
+import type { IntegrationTokenRecord, PartnerKeyWrites, RateBudget } from '../../ports/integration-token-store.ts';
+import type { IntegrationViews } from '../../ports/integration-views.ts';
 import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { mintToken } from '../integration/token-service.ts';
@@ -48,7 +49,8 @@ export const teamView = (m: TeamMember) => ({ memberId: m.id, email: m.email, ro
 export class PartnerAccess {
   constructor(
     private readonly store: PartnerStore,
-    private readonly tokens: IntegrationTokenStore,
+    /** The integration module's keys: its views to read a partner's, its service to change them. */
+    private readonly integration: { views: IntegrationViews; keys: PartnerKeyWrites },
     private readonly uow: UnitOfWork<PartnerScope>,
     private readonly codes: MailedCodes,
     /** The keys' rate windows, read for their usage. */
@@ -154,7 +156,7 @@ export class PartnerAccess {
   }
 
   async keys(session: PartnerSessionInfo) {
-    const rows = await this.tokens.tokens(null, { partnerId: session.applicationId, limit: 200 });
+    const rows = await this.integration.views.partnerKeys(session.applicationId, 200);
     return rows.map(keyView);
   }
 
@@ -185,7 +187,8 @@ export class PartnerAccess {
       },
       this.clock.now(),
     );
-    const auditSeq = await this.uow.run(async ({ partners, tokens, audit }) => {
+    const tokens = this.integration.keys;
+    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
       // Counted under the partner's row: of mints at once, each counts the keys the ones before
       // it committed, so together they cannot pass the limit (a count read before the
       // transaction, or beside another's uncommitted key, would let them all through).
@@ -206,33 +209,33 @@ export class PartnerAccess {
   }
 
   private async ownKey(session: PartnerSessionInfo, id: string): Promise<IntegrationTokenRecord> {
-    const found = await this.tokens.token(id, null);
+    const found = await this.integration.views.key(id);
     if (!found || found.partnerId !== session.applicationId) throw unknownKey();
     return found;
   }
 
   async revoke(session: PartnerSessionInfo, actor: Actor, id: string) {
     const found = await this.ownKey(session, id);
-    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
-      if (!(await tokens.revoke(id, found.tenant, actorLabel(actor), this.clock.now()))) {
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      if (!(await this.integration.keys.revoke(id, found.tenant, actorLabel(actor), this.clock.now()))) {
         throw new ServiceError('token_revoked', 'The key is already revoked.');
       }
       return audit.append({ actor, action: 'partner_key.revoked', tenant: found.tenant, target: id });
     });
-    return { ok: true as const, auditSeq, key: keyView((await this.tokens.token(id, null)) ?? found) };
+    return { ok: true as const, auditSeq, key: keyView((await this.integration.views.key(id)) ?? found) };
   }
 
   /** A new secret for the same key; the old one stops working at once, on every process. */
   async rotate(session: PartnerSessionInfo, actor: Actor, id: string) {
     const found = await this.ownKey(session, id);
     const secret = newToken(INTEGRATION_TOKEN_PREFIX);
-    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
-      if (!(await tokens.rotate(id, found.tenant, hashToken(secret), this.clock.now()))) {
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      if (!(await this.integration.keys.rotate(id, found.tenant, hashToken(secret), this.clock.now()))) {
         throw new ServiceError('token_revoked', 'A revoked key cannot be rotated.');
       }
       return audit.append({ actor, action: 'partner_key.rotated', tenant: found.tenant, target: id });
     });
-    return { ok: true as const, auditSeq, key: { ...keyView((await this.tokens.token(id, null)) ?? found), secret } };
+    return { ok: true as const, auditSeq, key: { ...keyView((await this.integration.views.key(id)) ?? found), secret } };
   }
 
   async team(session: PartnerSessionInfo) {

@@ -7,18 +7,14 @@ import type { Ids } from '../../core/ids.ts';
 import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
 import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
-import type { IntegrationTokenStore } from '../../ports/integration-token-store.ts';
+import type { PartnerKeyWrites } from '../../ports/integration-token-store.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
-import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { PreparedTenant } from '../tenants/tenant-service.ts';
 
 export interface PartnerScope {
   partners: PartnerStore;
-  tokens: IntegrationTokenStore;
-  /** A partner linked to a new tenant has the tenant made in the link's own transaction. */
-  tenants: TenantStore;
 }
 
 /** What an applicant (or an operator on its behalf) gives: the intake's fixed body. */
@@ -81,14 +77,16 @@ export class PartnerService {
       exists(slug: string): Promise<boolean>;
       /** Checks a new tenant's name and makes its slug and key, before the unit of work opens. */
       prepareCreation(name: string): Promise<PreparedTenant>;
-      /** Makes the prepared tenant through the scope of the caller's unit of work. */
-      createIn(scope: PartnerScope & Recorders, prepared: PreparedTenant, actor: Actor): Promise<{ slug: string }>;
+      /** Makes the prepared tenant in the caller's unit of work (the tenants module's service joins it). */
+      createIn(prepared: PreparedTenant, actor: Actor): Promise<{ slug: string }>;
     },
     private readonly mailer: Mailer,
     private readonly platform: { name: string; origin: string },
     private readonly clock: Clock,
     private readonly ids: Ids,
     private readonly warn: (message: string, err: unknown) => void,
+    /** The integration module's service: a partner's keys revoked when it leaves or its grant narrows. */
+    private readonly keys: Pick<PartnerKeyWrites, 'revokePartnerKeys'>,
   ) {}
 
   /**
@@ -221,7 +219,7 @@ export class PartnerService {
     if (!canMove(found.stage, to)) throw illegal(found.stage, to);
     const now = this.clock.now();
     const label = actorLabel(actor);
-    const auditSeq = await this.uow.run(async ({ partners, tokens, audit, events }) => {
+    const auditSeq = await this.uow.run(async ({ partners, audit, events }) => {
       if (!(await partners.moveStage(id, found.stage, to, now))) {
         const current = (await partners.application(id))?.stage ?? found.stage;
         throw illegal(current, to);
@@ -229,7 +227,7 @@ export class PartnerService {
       await partners.appendHistory({ applicationId: id, from: found.stage, to, actor: label, note, at: now });
       let revokedKeys: string[] = [];
       if (!SIGNED_IN_STAGES.includes(to)) {
-        revokedKeys = await tokens.revokePartnerKeys(id, label, now);
+        revokedKeys = await this.keys.revokePartnerKeys(id, label, now);
         await partners.endSessions({ applicationId: id });
       }
       await events.emit({
@@ -276,19 +274,19 @@ export class PartnerService {
     // A new tenant's slug and key are made before the transaction, which never waits for them.
     const prepared = input.tenantName === undefined ? undefined : await this.tenants.prepareCreation(input.tenantName);
     const auditSeq = await this.uow.run(async (scope) => {
-      const { partners, tokens, audit } = scope;
+      const { partners, audit } = scope;
       // The row is held, then read again: of links at once, each waits here for the one before
       // and finds its tenant, as it would one after another. So a refused link makes no tenant:
       // the new one is made in this transaction, after the check.
       await partners.lockTeam(id);
       const current = (await partners.application(id))?.tenant ?? null;
       if (refused(current)) throw linked(current as string);
-      const tenant = input.tenant ?? (await this.tenants.createIn(scope, prepared as PreparedTenant, actor)).slug;
+      const tenant = input.tenant ?? (await this.tenants.createIn(prepared as PreparedTenant, actor)).slug;
       // Conditional as well: the first link stands even for a caller that does not hold the row.
       if (!(await partners.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
       const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>
         t.rateClass === grant.rateClass && t.scopes.every((s) => scopes.includes(s));
-      const revokedKeys = await tokens.revokePartnerKeys(id, label, now, inside);
+      const revokedKeys = await this.keys.revokePartnerKeys(id, label, now, inside);
       return audit.append({
         actor,
         action: 'partner.linked',

@@ -1,18 +1,28 @@
-import { SqlIssuedCredentialStore } from '../../adapters/sql/issuance/sql-issued-credential-store.ts';
 import { defineModule } from '../../app/module.ts';
+import { issuanceModule } from '../issuance/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { statusRoutes } from './routes.ts';
 import { StatusService } from './status-service.ts';
 
-/** Token status lists, built from the issued-credential record on every fetch, and revocation. */
+/**
+ * Token status lists, built from the issuance module's record of issued credentials on every
+ * fetch (its views), and revocation (its ledger, in this module's units of work).
+ */
 export const statusModule = defineModule({
   name: 'status',
   groups: ['status'],
-  borrows: [SqlIssuedCredentialStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const uow = ctx.unitOfWork({ ledger: ctx.store(SqlIssuedCredentialStore) });
-    const status = new StatusService(ctx.store(SqlIssuedCredentialStore), uow, ctx.keys, tenants, ctx.urls, ctx.clock);
+    const { ledger } = await ctx.use(issuanceModule);
+    const status = new StatusService(
+      ctx.viewsOf(issuanceModule),
+      ledger,
+      ctx.unitOfWork({}),
+      ctx.keys,
+      tenants,
+      ctx.urls,
+      ctx.clock,
+    );
     return { services: status, routes: () => [statusRoutes(status)] };
   },
 });

@@ -4,7 +4,8 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { compressStatusList, packStatuses } from '../../core/status-list/codec.ts';
-import type { IssuedCredentialRecord, IssuedCredentialStore, RevocationTarget } from '../../ports/issued-credential-store.ts';
+import type { IssuanceViews } from '../../ports/issuance-views.ts';
+import type { IssuedCredentialRecord, LedgerWrites, RevocationTarget } from '../../ports/issued-credential-store.ts';
 import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -29,7 +30,10 @@ export interface RevocationView {
 
 export type RevokeSelector = { status: { uri: string; idx: number } } | { credentialId: string } | { offerId: string };
 
-/** Token status lists and revocation (docs/status-lists.md). */
+/**
+ * Token status lists and revocation (docs/status-lists.md), over the issuance module's record of
+ * issued credentials: its views to read a list, its ledger to revoke.
+ */
 export class StatusService {
   /**
    * The token last signed for each list, with the list's revision it was built at. It is served
@@ -39,8 +43,9 @@ export class StatusService {
   private readonly signed = new Map<string, { revision: number; token: string; signedAt: number }>();
 
   constructor(
-    private readonly ledger: IssuedCredentialStore,
-    private readonly uow: UnitOfWork<{ ledger: IssuedCredentialStore }>,
+    private readonly views: Pick<IssuanceViews, 'statusList' | 'revokedIndices'>,
+    private readonly ledger: LedgerWrites,
+    private readonly uow: UnitOfWork<object>,
     private readonly keys: KeyStore,
     private readonly tenants: TenantService,
     private readonly urls: IssuerUrls,
@@ -54,7 +59,7 @@ export class StatusService {
    */
   async token(tenant: string, seq: number): Promise<string> {
     await this.tenants.existing(tenant);
-    const list = await this.ledger.list(tenant, seq);
+    const list = await this.views.statusList(tenant, seq);
     if (!list) throw new ServiceError('unknown_status_list', `Tenant ${tenant} has no status list ${seq}.`);
     const key = `${tenant}\u0000${seq}`;
     const now = this.clock.now();
@@ -62,7 +67,7 @@ export class StatusService {
     if (cached && cached.revision === list.revision && now - cached.signedAt < STATUS_LIST_TTL_S * 1000) return cached.token;
     // The revision was read first: a revocation committed meanwhile is in this token, under the older
     // revision, and only makes the next fetch sign again.
-    const revoked = await this.ledger.revokedIndices(tenant, seq);
+    const revoked = await this.views.revokedIndices(tenant, seq);
     const lst = compressStatusList(
       packStatuses(
         list.size,
@@ -102,7 +107,7 @@ export class StatusService {
 
   /** The revoked indices of a list, as the issued-credential record holds them. */
   revokedIndices(tenant: string, seq: number): Promise<number[]> {
-    return this.ledger.revokedIndices(tenant, seq);
+    return this.views.revokedIndices(tenant, seq);
   }
 
   /**
@@ -121,11 +126,6 @@ export class StatusService {
   }
 
   /**
-   * The revocation itself, on the stores of a unit of work the caller runs: `revoke`'s own, or an
-   * approval's transaction (a bulk revocation, features/backoffice/approvals), with the same
-   * audit entries and events. Answers the matching credentials and the ids revoked now.
-   */
-  /**
    * Revokes the credentials named by id, each once (docs/backoffice/approvals.md, revoke-bulk):
    * which were revoked now, and every one matched. Called inside another unit of work, it joins it.
    */
@@ -133,14 +133,19 @@ export class StatusService {
     return this.uow.run((scope) => this.revokeWithin(scope, tenant, { by: 'credentials', ids }, actor));
   }
 
+  /**
+   * The revocation itself, in the unit of work `revoke` or `revokeEach` runs (joining the caller's,
+   * an approval's transaction for a bulk revocation), with its audit entries and events. Answers
+   * the matching credentials and the ids revoked now.
+   */
   private async revokeWithin(
-    { ledger, audit, events }: { ledger: IssuedCredentialStore } & Recorders,
+    { audit, events }: Recorders,
     tenant: string,
     target: RevocationTarget,
     actor: Actor,
     reason?: string,
   ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
-    const { matched, newlyRevoked } = await ledger.revoke(tenant, target, this.clock.now());
+    const { matched, newlyRevoked } = await this.ledger.revoke(tenant, target, this.clock.now());
     if (matched.length === 0) {
       throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
     }

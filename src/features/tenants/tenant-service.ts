@@ -157,18 +157,19 @@ export class TenantService {
   }
 
   /**
-   * As `create`, inside the caller's unit of work, whose `scope` it writes through: the tenant is
-   * made together with the rest of that use case, or not at all (a partner linked to a new tenant:
-   * of two links at once, the one refused leaves no tenant behind). Under the prepared slug, or,
-   * when another tenant took it meanwhile, the next free one with a key made for it here.
+   * As `create`, called inside the caller's unit of work, which its own joins: the tenant is made
+   * together with the rest of that use case, or not at all (a partner linked to a new tenant: of
+   * two links at once, the one refused leaves no tenant behind). Under the prepared slug, or, when
+   * another tenant took it meanwhile, the next free one with a key made for it here.
    */
-  async createIn(scope: TenantScope, prepared: PreparedTenant, actor: Actor): Promise<TenantView & { auditSeq: number }> {
+  async createIn(prepared: PreparedTenant, actor: Actor): Promise<TenantView & { auditSeq: number }> {
     const { name, slug, key } = prepared;
-    const created = await this.insertIn(scope, slug, name, actor, {}, key);
+    const created = await this.uow.run((scope) => this.insertIn(scope, slug, name, actor, {}, key));
     if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
-    return this.underFreeSlug(name, scope.tenants, async (next) =>
-      this.insertIn(scope, next, name, actor, {}, await this.keys.prepareKey(next, 'issuer')),
-    );
+    return this.underFreeSlug(name, this.tenants, async (next) => {
+      const nextKey = await this.keys.prepareKey(next, 'issuer');
+      return this.uow.run((scope) => this.insertIn(scope, next, name, actor, {}, nextKey));
+    });
   }
 
   /** The first slug of the name no tenant has yet (a concurrent insert may still take it). */

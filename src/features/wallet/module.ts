@@ -1,18 +1,14 @@
-import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
-import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
-import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletDemoFixtures } from '../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { SqlWalletViews } from '../../adapters/sql/wallet/sql-wallet-views.ts';
 import { defineModule } from '../../app/module.ts';
+import { depositsModule } from '../deposits/module.ts';
 import { offersModule } from '../offers/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { walletRoutes } from './routes.ts';
 import { SharingService } from './sharing.ts';
 import { WalletService } from './wallet-service.ts';
-
-const holderRecords = holderRecordsOf('wallet');
 
 /**
  * The wallet bridge (docs/wallet.md): the items the service holds for a holder account, listed
@@ -23,21 +19,14 @@ const holderRecords = holderRecordsOf('wallet');
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
-  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews, holderRecords],
-  holderRecords,
+  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews],
   views: SqlWalletViews,
-  borrows: [SqlDepositStore, SqlOfferStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { offers } = await ctx.use(offersModule);
-    const scope = {
-      items: ctx.store(SqlWalletItemStore),
-      offers: ctx.store(SqlOfferStore),
-      deposits: ctx.store(SqlDepositStore),
-      channels: ctx.store(SqlChannelStore),
-    };
+    const scope = { items: ctx.store(SqlWalletItemStore), channels: ctx.store(SqlChannelStore) };
     const uow = ctx.unitOfWork(scope);
-    const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.clock);
+    const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.viewsOf(depositsModule), ctx.clock);
     const sharing = new SharingService(wallet, uow, tenants, ctx.clock, ctx.ids);
     return {
       services: { wallet, sharing, scope: () => scope, unitOfWork: uow, demoFixtures: ctx.store(SqlWalletDemoFixtures) },

@@ -3,8 +3,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
-import type { DepositStore } from '../../ports/deposit-store.ts';
-import type { OfferStore } from '../../ports/offer-store.ts';
+import type { DepositsViews } from '../../ports/deposits-views.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import {
   effectiveState,
@@ -58,11 +57,13 @@ export const channelView = (c: ChannelRecord): ChannelView => ({
   updatedAt: new Date(c.updatedAt).toISOString(),
 });
 
-/** The stores a decision may touch, bound to its transaction. */
+/**
+ * The wallet's stores a decision touches, in its transaction; what it changes of an offer goes
+ * through the offers module's service, and a deposit's contents are read through the deposits
+ * module's views, both joining the same transaction.
+ */
 export interface WalletScope {
   items: WalletItemStore;
-  offers: OfferStore;
-  deposits: DepositStore;
   channels: ChannelStore;
 }
 
@@ -93,7 +94,9 @@ export class WalletService {
     private readonly items: WalletItemStore,
     private readonly uow: UnitOfWork<WalletScope>,
     private readonly tenants: TenantService,
-    offers: OfferService,
+    offers: Pick<OfferService, 'addressedUri' | 'withdraw'>,
+    /** The deposits module's views: the body of a deposit item's deposit. */
+    private readonly deposits: Pick<DepositsViews, 'body'>,
     private readonly clock: Clock,
   ) {
     this.kinds = {
@@ -101,7 +104,7 @@ export class WalletService {
         // The credential itself is collected over OID4VCI with the URI; accepting only hands it out.
         onAccept: async () => {},
         // A declined offer stops working at once and its subject is erased with the next sweep.
-        onDecline: async ({ offers }, item, now) => void (await offers.withdraw(item.tenant, item.ref, now)),
+        onDecline: async (_scope, item, now) => void (await offers.withdraw(item.tenant, item.ref, now)),
         contents: async (_scope, item) => ({ offerUri: offers.addressedUri(item.tenant, item.ref) }),
       },
       deposit: {
@@ -110,9 +113,9 @@ export class WalletService {
           await events.emit({ type: 'deposit.accepted', tenant: item.tenant, data });
         },
         onDecline: async () => {},
-        contents: async (scope, item) => ({ deposit: await depositOf(scope, item) }),
-        elements: async (scope, item) => {
-          const deposit: Record<string, unknown> = { ...(await depositOf(scope, item)) };
+        contents: async (_scope, item) => ({ deposit: await this.depositOf(item) }),
+        elements: async (_scope, item) => {
+          const deposit: Record<string, unknown> = { ...(await this.depositOf(item)) };
           return Object.fromEntries(DEPOSIT_ELEMENTS.filter((k) => deposit[k] !== undefined).map((k) => [k, deposit[k]]));
         },
       },
@@ -197,6 +200,12 @@ export class WalletService {
     return { item: this.envelope(item, now), ...contents };
   }
 
+  private async depositOf(item: ListedItem): Promise<DepositContents> {
+    const body = await this.deposits.body(item.tenant, item.ref);
+    if (body === undefined) throw new Error(`wallet item ${item.id} names a deposit that does not exist`);
+    return DepositService.contents(item.tenant, item.id, body);
+  }
+
   envelope(i: ListedItem, now: number): ItemEnvelope {
     const iso = (ms: number) => new Date(ms).toISOString();
     return {
@@ -211,10 +220,4 @@ export class WalletService {
       expiresAt: i.expiresAt === null ? null : iso(i.expiresAt),
     };
   }
-}
-
-async function depositOf(scope: WalletScope, item: ListedItem): Promise<DepositContents> {
-  const deposit = await scope.deposits.deposit(item.tenant, item.ref);
-  if (!deposit) throw new Error(`wallet item ${item.id} names a deposit that does not exist`);
-  return DepositService.contents(item.tenant, item.id, deposit.body);
 }

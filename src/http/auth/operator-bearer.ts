@@ -9,7 +9,7 @@ import { type PartnerRole, partnerRole, SIGNED_IN_STAGES } from '../../core/part
 import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { PartnerStore } from '../../ports/partner-store.ts';
-import type { TenantStore } from '../../ports/tenant-store.ts';
+import type { TenantsViews } from '../../ports/tenants-views.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 import { consumeBudget } from './rate-limit.ts';
 
@@ -106,7 +106,7 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     private readonly budget: RateBudget,
     private readonly partners: PartnerStore,
     /** A key of a suspended tenant is refused (docs/backoffice/orgs.md): its status is read on every request. */
-    private readonly tenants: Pick<TenantStore, 'status'>,
+    private readonly tenants: Pick<TenantsViews, 'status'>,
   ) {}
 
   async authenticate(input: AuthInput): Promise<OperatorPrincipal> {

@@ -426,7 +426,7 @@ export const SPENDS: readonly SpendCase[] = [
         'presentation_transactions',
         transactionRow({ completed_at: NOW - 500, outcome: '{"verdict":"accept"}', ...over }),
       ),
-    spend: (db, row) => new SqlPresentationTransactionStore(db).markEnrolled(row.id as string, NOW),
+    spend: (db, row) => new SqlMembershipStore(db).spendTransaction(row.id as string, NOW),
     guards: [
       { name: 'already enrolled', row: { enrolled_at: NOW - 1 } },
       { name: 'not completed', row: { completed_at: null, outcome: null } },

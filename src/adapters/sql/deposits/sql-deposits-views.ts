@@ -1,4 +1,4 @@
-import type { DepositRow, DepositState, DepositsViews } from '../../../ports/deposits-views.ts';
+import type { DepositRow, DepositsViews } from '../../../ports/deposits-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Db } from '../connect.ts';
 import { sourcePage } from '../timeline-page.ts';
@@ -24,33 +24,13 @@ export class SqlDepositsViews implements DepositsViews {
     }));
   }
 
-  async byDepositId(depositId: string, tenant: string | null, cap: number): Promise<DepositState[]> {
-    const rows = await this.db
+  async body(tenant: string, depositId: string): Promise<string | undefined> {
+    const row = await this.db
       .selectFrom('deposits')
-      .select(['deposit_id', 'tenant', 'account_id', 'created_at', 'erased_at'])
+      .select('body')
+      .where('tenant', '=', tenant)
       .where('deposit_id', '=', depositId)
-      .where(inTenant(tenant))
-      .orderBy('tenant')
-      .limit(cap)
-      .execute();
-    return rows.map((d) => ({
-      tenant: d.tenant,
-      depositId: d.deposit_id,
-      accountId: d.account_id === '' ? null : d.account_id,
-      createdAt: Number(d.created_at),
-      erasedAt: d.erased_at === null ? null : Number(d.erased_at),
-    }));
-  }
-
-  async countsOf(accountId: string, tenant: string | null): Promise<Array<{ tenant: string; count: number }>> {
-    const rows = await this.db
-      .selectFrom('deposits')
-      .select((eb) => ['tenant', eb.fn.countAll().as('n')])
-      .where('account_id', '=', accountId)
-      .where(inTenant(tenant))
-      .groupBy('tenant')
-      .orderBy('tenant')
-      .execute();
-    return rows.map((d) => ({ tenant: d.tenant, count: Number(d.n) }));
+      .executeTakeFirst();
+    return row?.body;
   }
 }

@@ -16,6 +16,7 @@ import { json, rowCodec } from '../row-codec.ts';
 import type { CoinEntriesTable, MembersTable, ProposalsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
 import { holdTenant } from '../tenants/tenants-statements.ts';
+import { spendForEnrolment } from '../verification/verification-statements.ts';
 
 const members = rowCodec<MemberRecord, MembersTable>()('tenant accountId displayName tier status balance joinedAt updatedAt', {});
 const toMember = members.record;
@@ -88,6 +89,10 @@ export class SqlMembershipStore implements MembershipStore {
       .onConflict((oc) => oc.columns(['tenant', 'account_id']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  spendTransaction(transactionId: string, now: number): Promise<boolean> {
+    return spendForEnrolment(this.db, transactionId, now);
   }
 
   async getMember(tenant: string, accountId: string): Promise<MemberRecord | undefined> {

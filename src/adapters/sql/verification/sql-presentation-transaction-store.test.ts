@@ -5,6 +5,7 @@ import type { PresentationTransactionRecord } from '../../../ports/presentation-
 import { type Db, migrate } from '../connect.ts';
 import { SqlTenantStore } from '../tenants/sql-tenant-store.ts';
 import { SqlPresentationTransactionStore } from './sql-presentation-transaction-store.ts';
+import { spendForEnrolment } from './verification-statements.ts';
 
 const T0 = 1_700_000_000_000;
 const TTL = 600_000;
@@ -67,15 +68,15 @@ for (const factory of testDatabases()) {
 
     test('completion keeps the holder thumbprint; a completed transaction enrols once, a pending or expired one never', async () => {
       await store.create(transaction('e1'));
-      assert.equal(await store.markEnrolled('e1', T0 + 5), false, 'pending: nothing to enrol with');
+      assert.equal(await spendForEnrolment(db, 'e1', T0 + 5), false, 'pending: nothing to enrol with');
       assert.equal(await store.complete('e1', { ok: true }, T0 + 10, T0 + 10 + TTL, { holder: 'thumb-e1' }), true);
       assert.equal((await store.get('e1'))?.holder, 'thumb-e1');
-      const spent = await Promise.all(Array.from({ length: 5 }, () => store.markEnrolled('e1', T0 + 20)));
+      const spent = await Promise.all(Array.from({ length: 5 }, () => spendForEnrolment(db, 'e1', T0 + 20)));
       assert.equal(spent.filter(Boolean).length, 1, 'exactly one enrolment spends it');
       assert.equal((await store.get('e1'))?.enrolledAt, T0 + 20);
       await store.create(transaction('e2'));
       await store.complete('e2', { ok: true }, T0 + 10, T0 + 100, { holder: 'thumb-e2' });
-      assert.equal(await store.markEnrolled('e2', T0 + 100), false, 'expired');
+      assert.equal(await spendForEnrolment(db, 'e2', T0 + 100), false, 'expired');
       assert.equal((await store.get('e2'))?.enrolledAt, null);
     });
 

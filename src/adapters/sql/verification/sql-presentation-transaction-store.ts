@@ -93,18 +93,6 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
     return refused === undefined;
   }
 
-  async markEnrolled(id: string, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('presentation_transactions')
-      .set({ enrolled_at: now })
-      .where('id', '=', id)
-      .where('enrolled_at', 'is', null)
-      .where('completed_at', 'is not', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-
   async sweep(now: number): Promise<void> {
     await atomically(this.db, async (trx) => {
       await rollUp(trx, sql`expires_at <= ${now}`);

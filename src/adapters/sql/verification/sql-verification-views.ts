@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { TransactionRow, VerificationViews } from '../../../ports/verification-views.ts';
+import type { EnrolmentTransaction, VerificationViews } from '../../../ports/verification-views.ts';
 import type { FunnelRow, Overdue } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { inTenant } from '../windowed.ts';
+import { SqlPresentationTransactionStore } from './sql-presentation-transaction-store.ts';
 
 /** The verification module's published views (ports/verification-views.ts). */
 export class SqlVerificationViews implements VerificationViews {
@@ -49,21 +50,21 @@ export class SqlVerificationViews implements VerificationViews {
     }));
   }
 
-  async transaction(id: string, tenant: string | null): Promise<TransactionRow | undefined> {
-    const row = await this.db
-      .selectFrom('presentation_transactions')
-      .select(['id', 'type_tenant', 'type_id', 'holder_thumbprint', 'created_at', 'completed_at'])
-      .where('id', '=', id)
-      .where(inTenant(tenant, 'type_tenant'))
-      .executeTakeFirst();
+  // The verifier's own read of a transaction (one prepared statement), narrowed to what enrolling reads.
+  async enrolment(id: string): Promise<EnrolmentTransaction | undefined> {
+    const tx = await new SqlPresentationTransactionStore(this.db).get(id);
     return (
-      row && {
-        id: row.id,
-        tenant: row.type_tenant,
-        typeId: row.type_id,
-        accountId: row.holder_thumbprint,
-        createdAt: Number(row.created_at),
-        completedAt: row.completed_at === null ? null : Number(row.completed_at),
+      tx && {
+        id: tx.id,
+        typeTenant: tx.typeTenant,
+        typeId: tx.typeId,
+        holder: tx.holder,
+        accepted: tx.outcome?.ok === true,
+        resultTokenHash: tx.resultTokenHash,
+        responseCodeHash: tx.responseCodeHash,
+        expiresAt: tx.expiresAt,
+        completedAt: tx.completedAt,
+        enrolledAt: tx.enrolledAt,
       }
     );
   }
