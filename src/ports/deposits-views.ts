@@ -19,6 +19,20 @@ export interface DepositRow {
 export interface DepositsViews {
   /** The account's deposits for its timeline, in (createdAt, itemId) order. */
   depositsOf(accountId: string, tenant: string | null, page: SourcePage): Promise<DepositRow[]>;
+  /** The deposits a tenant made under `depositId` (an id is its tenant's own), by tenant, at most `cap`. */
+  byDepositId(depositId: string, tenant: string | null, cap: number): Promise<DepositState[]>;
+  /** How many deposits the account has, per tenant, by tenant. */
+  countsOf(accountId: string, tenant: string | null): Promise<Array<{ tenant: string; count: number }>>;
   /** The deposit's body as delivered (canonical JSON), for its holder's wallet; undefined when the tenant has no such deposit. */
   body(tenant: string, depositId: string): Promise<string | undefined>;
+}
+
+/** A deposit's ids, account and whether its body is still kept; never the body. */
+export interface DepositState {
+  tenant: string;
+  depositId: string;
+  /** Null once the holder erased its account. */
+  accountId: string | null;
+  createdAt: number;
+  erasedAt: number | null;
 }

@@ -88,6 +88,10 @@ export interface RateBudget {
   used(key: string, windowStart: number): Promise<number>;
   /** Deletes the counts of windows that started before `before`; answers how many. */
   prune(before: number): Promise<number>;
+  /** Deletes the windows of these keys, whatever their start (an account's, when it is erased); answers how many. */
+  forget(keys: readonly string[]): Promise<number>;
+  /** How many windows these keys have (the erasure's verification pass). */
+  counted(keys: readonly string[]): Promise<number>;
 }
 
 /**

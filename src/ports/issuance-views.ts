@@ -2,7 +2,7 @@ import type { PageWindow } from '../core/page.ts';
 import type { CountWindow, DayCount } from './day-counts.ts';
 import type { IssuedCredentialRecord } from './issued-credential-store.ts';
 import type { SourcePage } from './timeline-page.ts';
-import type { TypeCount } from './view-records.ts';
+import type { TypeCount, TypeRef } from './view-records.ts';
 
 /** An issued-credential record: the ids, the status entry and the times; never a claim value. */
 export interface CredentialRow extends Omit<IssuedCredentialRecord, 'holderThumbprint'> {
@@ -60,6 +60,14 @@ export interface IssuanceViews {
    * are revoked and how many holders they have.
    */
   touched(scope: IssuedScope): Promise<TouchedTenant[]>;
+  /** Credentials at status index `ref.idx` (of list `ref.listSeq`, or any list), by (tenant, listSeq), at most `cap`. */
+  byStatus(ref: StatusRef, tenant: string | null, cap: number): Promise<CredentialRow[]>;
+  /** Credentials whose id starts with `prefix` (case-sensitive), by id, at most `cap`. */
+  byIdPrefix(prefix: string, tenant: string | null, cap: number): Promise<CredentialRow[]>;
+  /** Per type of `types` that issued any: its credentials and, of those, the revoked ones. */
+  countsByType(types: readonly TypeRef[]): Promise<Array<TypeRef & { issued: number; revoked: number }>>;
+  /** The account's credentials per tenant, by tenant: issued and, of those, revoked. */
+  countsOfHolder(accountId: string, tenant: string | null): Promise<Array<{ tenant: string; issued: number; revoked: number }>>;
   /** A status list's size and revision (raised by every revocation on it): one row, read on every fetch of its token. */
   statusList(tenant: string, seq: number): Promise<{ size: number; revision: number } | undefined>;
   /** The revoked indices of a status list. */
@@ -99,4 +107,10 @@ export interface StatusListRow {
   revoked: number;
   revision: number;
   createdAt: number;
+}
+
+/** A status index as a caller reads it: the list's sequence number (any list when absent) and the index. */
+export interface StatusRef {
+  listSeq?: number;
+  idx: number;
 }

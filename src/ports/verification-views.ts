@@ -16,6 +16,8 @@ export interface VerificationViews {
    * groups, the busiest first).
    */
   funnel(tenant: string | null, since: number, limit: number): Promise<FunnelRow[]>;
+  /** One transaction by id, counted under the tenant whose type it asked for; never its claims or outcome. */
+  transaction(id: string, tenant: string | null): Promise<TransactionRow | undefined>;
   /**
    * What enrolling by a transaction reads of it (the membership module, docs/membership.md), found
    * by id alone like every transaction: whose type it asked for, who answered and whether the
@@ -23,6 +25,18 @@ export interface VerificationViews {
    * against; never its claims.
    */
   enrolment(id: string): Promise<EnrolmentTransaction | undefined>;
+}
+
+/** A hosted-verification transaction: what it asked for, who answered, and when. */
+export interface TransactionRow {
+  id: string;
+  /** The tenant whose type it asked for. */
+  tenant: string;
+  typeId: string;
+  /** The holder account that answered; null before an answer. */
+  accountId: string | null;
+  createdAt: number;
+  completedAt: number | null;
 }
 
 /** A hosted-verification transaction as an enrolment by it reads it. */

@@ -49,6 +49,7 @@ import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
 import { AUDIT_VIEW_CASES as AV, auditViewsIsolation } from './isolation-views-audit.ts';
 import { FEATURE_STORE_CASES as F, featureStoresIsolation } from './isolation-views-feature-stores.ts';
 import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
+import { PEOPLE_SEARCH_CASES as PS, peopleSearchIsolation } from './isolation-views-people-search.ts';
 
 /** A fixed time base for the issuance stores (they take `now` from the caller). */
 const T0 = 1_700_000_000_000;
@@ -325,23 +326,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     revokePartnerKeys: T.integrationTokens,
     rotate: T.integrationTokens,
   },
-  SearchViews: {
-    searchTenants: B.searchViews,
-    searchTypes: B.searchViews,
-    credentialsByStatus: B.searchViews,
-    credentialsByIdPrefix: B.searchViews,
-    holdersByPrefix: B.searchViews,
-    searchPartners: B.searchViews,
-    operatorsByPrefix: B.searchViews,
-    lookup: B.searchViews,
-  },
-  CatalogueViews: {
-    typeUsage: B.catalogueViews,
-    oneTypeUsage: B.catalogueViews,
-    typesByTypeId: B.catalogueViews,
-    holders: B.catalogueViews,
-    holder: B.catalogueViews,
-  },
   OperatorStore: {
     create: B.operators,
     creatorOf: B.operators,
@@ -436,8 +420,8 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     activity: AV.kernelAudit,
     eventsNaming: AV.kernelAudit,
     verificationsPerDay: AV.kernelAudit,
-    lastSignIn: AV.kernelAudit,
-    collate: AV.kernelAudit,
+    lastSignIn: PS.kernel,
+    collate: PS.kernel,
     eventCoverage: F.coverage,
   },
   IssuanceViews: {
@@ -452,6 +436,10 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     statusLists: OV.issuance,
     expiring: OV.issuance,
     touched: OV.issuance,
+    byStatus: PS.issuance,
+    byIdPrefix: PS.issuance,
+    countsByType: PS.issuance,
+    countsOfHolder: PS.issuance,
     statusList: F.statusLists,
     revokedIndices: F.statusLists,
   },
@@ -463,16 +451,40 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     expiring: OV.offers,
     unerasedSubjects: OV.offers,
     funnel: OV.offers,
+    countsByType: PS.offers,
   },
-  MembershipViews: { membershipsOf: AV.membership, enrolledPerDay: AV.membership },
+  MembershipViews: {
+    membershipsOf: AV.membership,
+    enrolledPerDay: AV.membership,
+    members: PS.membership,
+    coinEntries: PS.membership,
+    proposals: PS.membership,
+    optionCounts: PS.membership,
+    economies: PS.membership,
+    accountsByPrefix: PS.membership,
+    accounts: PS.membership,
+    memberships: PS.membership,
+  },
   WalletViews: {
     offersAddressedTo: AV.wallet,
     itemsOf: AV.wallet,
     channelsOf: AV.wallet,
     demoMarkMismatches: OV.wallet,
+    item: PS.wallet,
+    accountsByPrefix: PS.wallet,
+    accounts: PS.wallet,
+    itemCounts: PS.wallet,
+    itemStates: PS.wallet,
+    channelsByTenant: PS.wallet,
+    consent: PS.wallet,
   },
-  DepositsViews: { depositsOf: AV.deposits, body: F.depositBody },
-  VerificationViews: { expiredTransactions: OV.verification, funnel: OV.verification, enrolment: F.enrolment },
+  DepositsViews: { depositsOf: AV.deposits, byDepositId: PS.deposits, countsOf: PS.deposits, body: F.depositBody },
+  VerificationViews: {
+    expiredTransactions: OV.verification,
+    funnel: OV.verification,
+    transaction: PS.verification,
+    enrolment: F.enrolment,
+  },
   WebhooksViews: {
     backlog: OV.webhooks,
     rates: OV.webhooks,
@@ -481,6 +493,17 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     deadDeliveries: OV.webhooks,
   },
   ApprovalsViews: { pending: OV.approvals, overdue: OV.approvals },
+  TenantsViews: {
+    names: PS.tenants,
+    slugsStartingWith: PS.tenants,
+    search: PS.tenants,
+    slugs: PS.tenants,
+    status: F.tenantStatus,
+  },
+  CredentialTypesViews: { search: PS.types, types: PS.types, type: PS.types, byTypeId: PS.types },
+  PartnersViews: { inStages: PS.partners, search: PS.partners },
+  OperatorsViews: { byPrefix: PS.operators },
+  DirectoryViews: { listed: PS.directory },
   PresentationTransactionStore: {
     create: T.transactions,
     get: T.transactions,
@@ -2310,6 +2333,7 @@ for (const factory of testDatabases()) {
     featureStoresIsolation(isolated, () => db);
     auditViewsIsolation(isolated, () => db);
     opsViewsIsolation(isolated, () => db);
+    peopleSearchIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

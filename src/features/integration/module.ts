@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlIntegrationViews } from '../../adapters/sql/integration/sql-integration-views.ts';
 import { defineModule } from '../../app/module.ts';
@@ -10,6 +11,8 @@ import { Provisioning } from './provisioning.ts';
 import { integrationTokenRoutes } from './routes.ts';
 import { IntegrationTokenService } from './token-service.ts';
 
+const holderRecords = holderRecordsOf('integration');
+
 /**
  * The integration plane (docs/integration.md): the provisioning ceremony (the desk's `token.mint`), tenant-scoped
  * integration tokens and the scopes and rate classes they carry (the operator plane, in the
@@ -19,8 +22,9 @@ import { IntegrationTokenService } from './token-service.ts';
 export const integrationModule = defineModule({
   name: 'integration',
   groups: ['integration-tokens', 'integration-contracts'],
-  owns: [SqlIntegrationTokenStore, SqlIntegrationViews],
+  owns: [SqlIntegrationTokenStore, SqlIntegrationViews, holderRecords],
   views: SqlIntegrationViews,
+  holderRecords,
   async build(ctx) {
     const [tenants, desk] = await Promise.all([ctx.use(tenantsModule), ctx.use(approvalsModule)]);
     const store = ctx.store(SqlIntegrationTokenStore);

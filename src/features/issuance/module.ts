@@ -1,4 +1,5 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
 import { SqlAttestationPopReplayStore } from '../../adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../adapters/sql/issuance/sql-authorization-request-store.ts';
@@ -23,6 +24,8 @@ import { TokenService } from './token-service.ts';
 /** Spent c_nonce marks and expired access tokens are dropped this often. */
 const PRUNE_EVERY_MS = 60 * 1000;
 
+const holderRecords = holderRecordsOf('issuance');
+
 /**
  * OID4VCI 1.0 for the platform issuer and every tenant: metadata, the token, nonce and
  * credential endpoints, and the access-token plane the credential endpoint is on.
@@ -36,7 +39,9 @@ export const issuanceModule = defineModule({
     SqlAuthorizationRequestStore,
     SqlAttestationPopReplayStore,
     SqlIssuanceViews,
+    holderRecords,
   ],
+  holderRecords,
   views: SqlIssuanceViews,
   planes: ['access-token'],
   async build(ctx) {

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlMembershipDemoFixtures } from '../../adapters/sql/membership/sql-membership-demo-fixtures.ts';
 import { SqlMembershipStore } from '../../adapters/sql/membership/sql-membership-store.ts';
 import { SqlMembershipViews } from '../../adapters/sql/membership/sql-membership-views.ts';
@@ -7,6 +8,8 @@ import { tenantsModule } from '../tenants/module.ts';
 import { verificationModule } from '../verification/module.ts';
 import { MembershipService } from './membership-service.ts';
 import { membershipRoutes } from './routes.ts';
+
+const holderRecords = holderRecordsOf('membership');
 
 /**
  * Membership and governance (docs/membership.md): member records with a coin ledger, enrolment
@@ -19,7 +22,8 @@ import { membershipRoutes } from './routes.ts';
 export const membershipModule = defineModule({
   name: 'membership',
   groups: ['membership'],
-  owns: [SqlMembershipStore, SqlMembershipDemoFixtures, SqlMembershipViews],
+  owns: [SqlMembershipStore, SqlMembershipDemoFixtures, SqlMembershipViews, holderRecords],
+  holderRecords,
   views: SqlMembershipViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

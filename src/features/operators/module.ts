@@ -1,4 +1,5 @@
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOperatorBrowserStore } from '../../adapters/sql/operators/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
@@ -16,11 +17,14 @@ import { OperatorSignIn } from './sign-in-service.ts';
 /** Expired operator sessions are deleted this often. */
 const SESSION_PRUNE_MS = 10 * 60 * 1000;
 
+const holderRecords = holderRecordsOf('operators');
+
 /** Operator accounts, sign-in, and the operator bearer plane every console operation uses. */
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
-  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews],
+  owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews, holderRecords],
+  holderRecords,
   views: SqlOperatorsViews,
   borrows: [SqlIntegrationTokenStore, SqlPartnerStore],
   planes: ['operator', 'enterprise-session'],

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
 import { SqlPartnersViews } from '../../adapters/sql/partners/sql-partners-views.ts';
 import { defineModule } from '../../app/module.ts';
@@ -12,6 +13,8 @@ import { portalRoutes } from './portal-routes.ts';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+const holderRecords = holderRecordsOf('partners');
+
 /**
  * Partner onboarding (docs/partners.md): the public intake and status, the pipeline operators run,
  * partner sessions by mailed code, keys a partner mints inside its grant, and the partner portal.
@@ -19,7 +22,8 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 export const partnersModule = defineModule({
   name: 'partners',
   groups: ['partners', 'portal', 'admin-partners'],
-  owns: [SqlPartnerStore, SqlPartnersViews],
+  owns: [SqlPartnerStore, SqlPartnersViews, holderRecords],
+  holderRecords,
   views: SqlPartnersViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

@@ -1,3 +1,4 @@
+import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
 import { SqlWalletDemoFixtures } from '../../adapters/sql/wallet/sql-wallet-demo-fixtures.ts';
 import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
@@ -10,6 +11,8 @@ import { walletRoutes } from './routes.ts';
 import { SharingService } from './sharing.ts';
 import { WalletService } from './wallet-service.ts';
 
+const holderRecords = holderRecordsOf('wallet');
+
 /**
  * The wallet bridge (docs/wallet.md): the items the service holds for a holder account, listed
  * as envelopes in public and decided by the holder's device key, and what the holder shares over
@@ -19,7 +22,8 @@ import { WalletService } from './wallet-service.ts';
 export const walletModule = defineModule({
   name: 'wallet',
   groups: ['wallet'],
-  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews],
+  owns: [SqlWalletItemStore, SqlChannelStore, SqlWalletDemoFixtures, SqlWalletViews, holderRecords],
+  holderRecords,
   views: SqlWalletViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);

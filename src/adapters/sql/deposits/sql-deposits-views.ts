@@ -1,4 +1,4 @@
-import type { DepositRow, DepositsViews } from '../../../ports/deposits-views.ts';
+import type { DepositRow, DepositState, DepositsViews } from '../../../ports/deposits-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Db } from '../connect.ts';
 import { sourcePage } from '../timeline-page.ts';
@@ -22,6 +22,36 @@ export class SqlDepositsViews implements DepositsViews {
       productId: r.product_id,
       createdAt: Number(r.created_at),
     }));
+  }
+
+  async byDepositId(depositId: string, tenant: string | null, cap: number): Promise<DepositState[]> {
+    const rows = await this.db
+      .selectFrom('deposits')
+      .select(['deposit_id', 'tenant', 'account_id', 'created_at', 'erased_at'])
+      .where('deposit_id', '=', depositId)
+      .where(inTenant(tenant))
+      .orderBy('tenant')
+      .limit(cap)
+      .execute();
+    return rows.map((d) => ({
+      tenant: d.tenant,
+      depositId: d.deposit_id,
+      accountId: d.account_id === '' ? null : d.account_id,
+      createdAt: Number(d.created_at),
+      erasedAt: d.erased_at === null ? null : Number(d.erased_at),
+    }));
+  }
+
+  async countsOf(accountId: string, tenant: string | null): Promise<Array<{ tenant: string; count: number }>> {
+    const rows = await this.db
+      .selectFrom('deposits')
+      .select((eb) => ['tenant', eb.fn.countAll().as('n')])
+      .where('account_id', '=', accountId)
+      .where(inTenant(tenant))
+      .groupBy('tenant')
+      .orderBy('tenant')
+      .execute();
+    return rows.map((d) => ({ tenant: d.tenant, count: Number(d.n) }));
   }
 
   async body(tenant: string, depositId: string): Promise<string | undefined> {

@@ -9,15 +9,17 @@ import type {
   IssuedScope,
   IssuePeriod,
   StatusListRow,
+  StatusRef,
   TouchedTenant,
 } from '../../../ports/issuance-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
-import type { TypeCount } from '../../../ports/view-records.ts';
+import type { TypeCount, TypeRef } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { type Conv, col, rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
+import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inPairs, inTenant, inWindow, pastCursor } from '../windowed.ts';
 import { SqlIssuedCredentialStore } from './sql-issued-credential-store.ts';
 
 const DAY_MS = 86_400_000;
@@ -248,6 +250,63 @@ export class SqlIssuanceViews implements IssuanceViews {
       revoked: Number(r.revoked),
       accounts: Number(r.accounts),
     }));
+  }
+
+  async byStatus(ref: StatusRef, tenant: string | null, cap: number): Promise<CredentialRow[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(COLUMNS)
+      .where('idx', '=', ref.idx)
+      .$if(ref.listSeq !== undefined, (qb) => qb.where('list_seq', '=', ref.listSeq as number))
+      .where(inTenant(tenant))
+      .orderBy('tenant')
+      .orderBy('list_seq')
+      .limit(cap)
+      .execute();
+    return rows.map(credentials.record);
+  }
+
+  async byIdPrefix(prefix: string, tenant: string | null, cap: number): Promise<CredentialRow[]> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(COLUMNS)
+      .where(startsWith('id', prefix))
+      .where(inTenant(tenant))
+      .orderBy('id')
+      .limit(cap)
+      .execute();
+    return rows.map(credentials.record);
+  }
+
+  async countsByType(types: readonly TypeRef[]): Promise<Array<TypeRef & { issued: number; revoked: number }>> {
+    if (types.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select((eb) => ['tenant', 'type_id', eb.fn.countAll().as('issued'), eb.fn.count('revoked_at').as('revoked')])
+      .where(
+        inPairs(
+          ['tenant', 'type_id'],
+          types.map((t) => [t.tenant, t.typeId] as const),
+        ),
+      )
+      .groupBy(['tenant', 'type_id'])
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, issued: Number(r.issued), revoked: Number(r.revoked) }));
+  }
+
+  async countsOfHolder(
+    accountId: string,
+    tenant: string | null,
+  ): Promise<Array<{ tenant: string; issued: number; revoked: number }>> {
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select((eb) => ['tenant', eb.fn.countAll().as('issued'), eb.fn.count('revoked_at').as('revoked')])
+      .where('holder_thumbprint', '=', accountId)
+      .where(inTenant(tenant))
+      .groupBy('tenant')
+      .orderBy('tenant')
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, issued: Number(r.issued), revoked: Number(r.revoked) }));
   }
 
   // The status module's reads of a list: the ledger's own statements (the status fetch's hot path).

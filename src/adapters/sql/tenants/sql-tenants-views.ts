@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { TenantStatus } from '../../../ports/tenant-store.ts';
-import type { TenantNames, TenantsViews } from '../../../ports/tenants-views.ts';
+import type { TenantHit, TenantNames, TenantsViews } from '../../../ports/tenants-views.ts';
 import type { Db } from '../connect.ts';
+import { containsCi } from '../text-match.ts';
+import { inTenant } from '../windowed.ts';
 import { SqlTenantStore } from './sql-tenant-store.ts';
 
 /** The tenants module's published views (ports/tenants-views.ts). */
@@ -20,6 +22,30 @@ export class SqlTenantsViews implements TenantsViews {
       .select('slug')
       .where(sql<boolean>`substr(slug, 1, ${sql.lit(prefix.length)}) = ${prefix}`)
       .orderBy('slug')
+      .execute();
+    return rows.map((r) => r.slug);
+  }
+
+  async search(q: string, tenant: string | null, cap: number): Promise<TenantHit[]> {
+    const rows = await this.db
+      .selectFrom('tenants')
+      .select(['slug', 'name'])
+      .where((eb) => eb.or([containsCi('slug', q), containsCi('name', q)]))
+      .where(inTenant(tenant, 'slug'))
+      .orderBy('slug')
+      .limit(cap)
+      .execute();
+    return rows.map((r) => ({ slug: r.slug, name: r.name }));
+  }
+
+  async slugs(tenant: string | null, after: string | undefined, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('tenants')
+      .select('slug')
+      .where(inTenant(tenant, 'slug'))
+      .$if(after !== undefined, (qb) => qb.where('slug', '>', after as string))
+      .orderBy('slug')
+      .limit(limit)
       .execute();
     return rows.map((r) => r.slug);
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { EnrolmentTransaction, VerificationViews } from '../../../ports/verification-views.ts';
+import type { EnrolmentTransaction, TransactionRow, VerificationViews } from '../../../ports/verification-views.ts';
 import type { FunnelRow, Overdue } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { inTenant } from '../windowed.ts';
@@ -48,6 +48,25 @@ export class SqlVerificationViews implements VerificationViews {
       typeId: r.type_id,
       steps: [Number(r.requests), Number(r.responses), Number(r.accepted)],
     }));
+  }
+
+  async transaction(id: string, tenant: string | null): Promise<TransactionRow | undefined> {
+    const row = await this.db
+      .selectFrom('presentation_transactions')
+      .select(['id', 'type_tenant', 'type_id', 'holder_thumbprint', 'created_at', 'completed_at'])
+      .where('id', '=', id)
+      .where(inTenant(tenant, 'type_tenant'))
+      .executeTakeFirst();
+    return (
+      row && {
+        id: row.id,
+        tenant: row.type_tenant,
+        typeId: row.type_id,
+        accountId: row.holder_thumbprint,
+        createdAt: Number(row.created_at),
+        completedAt: row.completed_at === null ? null : Number(row.completed_at),
+      }
+    );
   }
 
   // The verifier's own read of a transaction (one prepared statement), narrowed to what enrolling reads.
