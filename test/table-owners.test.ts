@@ -21,11 +21,7 @@ const MODULE_NAMES = MODULES.map((m) => m.name);
  * Adapters that still name another module's tables, and which: a debt, listed so that it is seen
  * and can only shrink (a test fails on an entry that no longer holds).
  */
-const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {
-  'src/adapters/sql/backoffice/sql-compliance-store.ts':
-    'approvals audit_log channels credential_types erasure_receipts members operators partner_team webhooks',
-  'src/adapters/sql/backoffice/sql-org-store.ts': 'credential_types issued_credentials members operators tenants',
-};
+const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {};
 
 /** Each adapter's tables beyond its folder's module (at the top of adapters/sql: every table it names). */
 function crossings(): Map<string, string[]> {

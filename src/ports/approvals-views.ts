@@ -11,6 +11,10 @@ export interface ApprovalsViews {
   pending(action: string, tenant: string | null, now: number, top: number): Promise<Counted<PendingApproval>>;
   /** Approvals still pending whose expiry is before `before` (the expiry job marks them), oldest first, at most `limit`. */
   overdue(tenant: string | null, before: number, limit: number): Promise<Overdue[]>;
+  /** The state of each of these approvals that exists, in no order. */
+  states(ids: readonly string[]): Promise<Array<{ id: string; state: string }>>;
+  /** Pairs of actors each of whom approved the other's requests, by their names, at most `limit`. */
+  reciprocal(limit: number): Promise<ReciprocalApprovals[]>;
 }
 
 /** A pending approval, as a list of what waits shows it. */
@@ -21,4 +25,12 @@ export interface PendingApproval {
   requestedBy: string;
   requestedAt: number;
   expiresAt: number;
+}
+
+/** Two actors each of whom approved the other's requests: how often, each way. */
+export interface ReciprocalApprovals {
+  first: string;
+  second: string;
+  firstApprovedSecond: number;
+  secondApprovedFirst: number;
 }

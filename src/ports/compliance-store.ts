@@ -83,25 +83,6 @@ export interface AttestationRecord {
   auditSeq: number;
 }
 
-/** A role change as the audit chain recorded it. */
-export interface RoleChange {
-  seq: number;
-  at: number;
-  actor: string;
-  action: string;
-  username: string;
-  tenant: string | null;
-  detail: Record<string, unknown>;
-}
-
-/** Two actors each of whom approved the other's requests: how often, each way. */
-export interface ReciprocalApprovals {
-  first: string;
-  second: string;
-  firstApprovedSecond: number;
-  secondApprovedFirst: number;
-}
-
 /** A column of the holder-data registry as the inventory answers it. */
 export interface InventoryRow {
   table: string;
@@ -139,22 +120,33 @@ export interface TypeWithPurpose {
   boundBy: string | null;
 }
 
-/** A recipient of personal data: a webhook endpoint (its origin) or a tenant's live channels. */
-export interface Recipients {
-  webhooks: { tenant: string; origin: string; events: string[]; active: boolean }[];
-  channels: { tenant: string; active: number }[];
+/** The purpose a credential type is bound to. */
+export interface TypePurpose {
+  tenant: string;
+  typeId: string;
+  purposeId: string;
+  boundAt: number;
+  boundBy: string;
+}
+
+/** A statement's newest version published (the version first attested last), and how many attested it. */
+export interface StatementVersion {
+  statementId: string;
+  version: string;
+  attested: number;
 }
 
 /**
- * The compliance group's own records: the platform's, with the reads that narrow to one tenant
- * (the requests about its members, its types and their purposes).
+ * The compliance group's own records (compliance_requests, attestations, type_purposes): the
+ * platform's, with the reads that narrow to a tenant's types. What other modules hold (approvals,
+ * receipts, credential types, operators, the audit chain) the group reads through their views.
  * @tenantOwned
  */
 export interface ComplianceStore {
   add(request: ComplianceRequestRecord): Promise<void>;
-  get(kind: RequestKind, id: string): Promise<ListedRequest | undefined>;
+  get(kind: RequestKind, id: string): Promise<ComplianceRequestRecord | undefined>;
   /** Requests of a kind, newest received first ([receivedAt, id] descending), received within the window. */
-  list(filter: RequestFilter, page: PageWindow<readonly [number, string]>): Promise<ListedRequest[]>;
+  list(filter: RequestFilter, page: PageWindow<readonly [number, string]>): Promise<ComplianceRequestRecord[]>;
   /** Moves a received request on; false when it was not received (one conditional write). */
   decide(
     kind: RequestKind,
@@ -198,14 +190,12 @@ export interface ComplianceStore {
   /** The access request an export's approval answers, if one does. */
   byApproval(approvalId: string): Promise<ComplianceRequestRecord | undefined>;
   /**
-   * Every registered place (holder-data.ts) that holds one of these identifiers, with its row
-   * count: counts only, never a row. Made to answer the access request `answering`, it leaves out
-   * that request's own records: the request, the exports filed for it, and the audit entries about
-   * them (they are the request being answered, not data held on its subject).
+   * Requests about an account (of either kind), newest received first ([receivedAt, id]
+   * descending), before `before`, at most `limit`.
    */
-  lookup(keys: Partial<Record<LookupKey, readonly string[]>>, answering?: string): Promise<SubjectPlace[]>;
-  /** The partner team member ids an e-mail address is. */
-  membersOf(email: string): Promise<string[]>;
+  aboutAccounts(limit: number, before?: readonly [number, string]): Promise<ComplianceRequestRecord[]>;
+  /** Received requests of a kind: how many, how many past their due date at `now`, and the next due date. */
+  openRequests(kind: RequestKind, now: number): Promise<{ open: number; overdue: number; nextDue: number | null }>;
 
   /** Adds the attestation; false when the operator attested this statement's version already. */
   addAttestation(a: AttestationRecord): Promise<boolean>;
@@ -215,29 +205,13 @@ export interface ComplianceStore {
     filter: { username?: string | undefined; statementId?: string | undefined },
     page: PageWindow<readonly [number, string]>,
   ): Promise<AttestationRecord[]>;
-  /** Role changes from the audit chain, newest first (by seq, before `after`), within the window of `at`. */
-  roleHistory(filter: { username?: string | undefined }, page: PageWindow<readonly [number]>): Promise<RoleChange[]>;
-  /** Every registered column (holder-data.ts, in its order), with how many rows hold a value in it. */
-  inventory(): Promise<InventoryRow[]>;
-  /** Received requests of a kind: how many, how many past their due date at `now`, and the next due date. */
-  openRequests(kind: RequestKind, now: number): Promise<{ open: number; overdue: number; nextDue: number | null }>;
-  /**
-   * For each statement, its newest version published (the version first attested last) and the
-   * active operators holding one of `roles` (those who may attest) who have not attested that
-   * version, at most `limit` statements.
-   */
-  attestationsDue(
-    limit: number,
-    roles: readonly string[],
-  ): Promise<{ statementId: string; version: string; attested: number; missing: string[] }[]>;
-  /** Every credential type (by tenant and type id), or one tenant's, with its purpose, at most `limit`. */
-  typesWithPurposes(limit: number, tenant?: string): Promise<TypeWithPurpose[]>;
-  /** Binds the type to a purpose (replacing its purpose); false when the type does not exist. */
-  bindPurpose(tenant: string, typeId: string, purposeId: string, now: number, by: string): Promise<boolean>;
-  /** The deployment's recipients of personal data, at most `limit` webhooks. */
-  recipients(limit: number): Promise<Recipients>;
-  /** The data-subject requests about accounts that are members of the tenant, newest received first, at most `limit`. */
-  requestsOfMembers(tenant: string, limit: number): Promise<ListedRequest[]>;
-  /** Pairs of actors who approved each other's requests at the desk, at most `limit`. */
-  reciprocalApprovals(limit: number): Promise<ReciprocalApprovals[]>;
+  /** For each statement attested (by statement id, at most `limit`), its newest version published and how many attested it. */
+  newestVersions(limit: number): Promise<StatementVersion[]>;
+  /** The operators who attested this version of the statement. */
+  attestedBy(statementId: string, version: string): Promise<string[]>;
+
+  /** The purposes these types (each named by tenant and type id) are bound to; a type bound to none is absent. */
+  purposesOf(types: readonly { tenant: string; typeId: string }[]): Promise<TypePurpose[]>;
+  /** Binds the type to a purpose, replacing the purpose it had (the caller checks the type exists). */
+  bindPurpose(tenant: string, typeId: string, purposeId: string, now: number, by: string): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { TenantCount } from './view-records.ts';
+
 /**
  * What the credential-types module publishes of its types (`credential_types`, docs/architecture.md,
  * "Tables, owners and views"): each type's names and canonical claim specs. Every `tenant` narrows
@@ -22,6 +24,8 @@ export interface CredentialTypesViews {
    * that a type created in the window has, each with those types, by tenant.
    */
   byTypeId(tenant: string | null, window: TypeWindow, after: string | undefined, limit: number): Promise<TypesOfId[]>;
+  /** How many types each of `tenants` has registered (a tenant with none is absent). */
+  typesPerTenant(tenants: readonly string[]): Promise<TenantCount[]>;
 }
 
 export interface TypeWindow {

@@ -2,7 +2,7 @@ import type { PageWindow } from '../core/page.ts';
 import type { CountWindow, DayCount } from './day-counts.ts';
 import type { IssuedCredentialRecord } from './issued-credential-store.ts';
 import type { SourcePage } from './timeline-page.ts';
-import type { TypeCount, TypeRef } from './view-records.ts';
+import type { TenantCount, TypeCount, TypeRef } from './view-records.ts';
 
 /** An issued-credential record: the ids, the status entry and the times; never a claim value. */
 export interface CredentialRow extends Omit<IssuedCredentialRecord, 'holderThumbprint'> {
@@ -72,6 +72,8 @@ export interface IssuanceViews {
   statusList(tenant: string, seq: number): Promise<{ size: number; revision: number } | undefined>;
   /** The revoked indices of a status list. */
   revokedIndices(tenant: string, seq: number): Promise<number[]>;
+  /** How many credentials each of `tenants` has issued, revoked ones included (a tenant with none is absent). */
+  issuedPerTenant(tenants: readonly string[]): Promise<TenantCount[]>;
 }
 
 /** A span of a tenant's issuance: from inclusive, to exclusive (null: open). */

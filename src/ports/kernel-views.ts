@@ -13,6 +13,15 @@ import type { SourcePage } from './timeline-page.ts';
 export interface KernelViews {
   /** Audit entries from `fromSeq` on, in chain order, at most `limit`. */
   auditEntries(fromSeq: number, limit: number): Promise<AuditEntry[]>;
+  /**
+   * Audit entries of any of `actions`, about `target` when it is given, newest first (cursor: the
+   * seq), within the window on `at`; of every tenant.
+   */
+  auditOfActions(
+    actions: readonly string[],
+    target: string | undefined,
+    page: PageWindow<readonly [number]>,
+  ): Promise<AuditEntry[]>;
   /** The head row every append moves: the last entry's seq and hash. */
   auditHead(): Promise<AuditHead>;
   /** One audit entry by its seq, whatever its tenant (the caller judges who may see it). */

@@ -1,7 +1,7 @@
 import type { CountWindow, DayCount } from './day-counts.ts';
 import type { CoinEntry, ProposalRecord } from './membership-store.ts';
 import type { SourcePage } from './timeline-page.ts';
-import type { AccountInTenant, TenantWindow } from './view-records.ts';
+import type { AccountInTenant, TenantCount, TenantWindow } from './view-records.ts';
 
 /** An account's membership of one tenant, as the back office's timeline shows it. */
 export interface MembershipRow {
@@ -53,6 +53,8 @@ export interface MembershipViews {
   accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]>;
   /** The memberships of these accounts, by (accountId, tenant). */
   memberships(accountIds: readonly string[], tenant: string | null): Promise<AccountMembership[]>;
+  /** How many members each of `tenants` has that are not erased (a tenant with none is absent). */
+  membersPerTenant(tenants: readonly string[]): Promise<TenantCount[]>;
 }
 
 export interface MemberRow {

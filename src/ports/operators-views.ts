@@ -1,3 +1,6 @@
+import type { OperatorStatus } from './operator-store.ts';
+import type { TenantWindow, TimeKeyset } from './view-records.ts';
+
 /**
  * What the operators module publishes of its operator accounts (docs/architecture.md, "Tables,
  * owners and views"): names, roles, scope and status, never a password or an invitation. Every
@@ -8,6 +11,12 @@
 export interface OperatorsViews {
   /** Operators not removed whose username starts with `prefix` (any case), by username, at most `cap`. */
   byPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorHit[]>;
+  /** The usernames of the active operators holding one of `roles`, by username. */
+  activeHolding(roles: readonly string[]): Promise<string[]>;
+  /** The operators scoped to each of `tenants` that hold the tenant-admin role, removed ones left out; by username. */
+  tenantAdmins(tenants: readonly string[]): Promise<TenantAdmin[]>;
+  /** Suspended and removed operators, by the time of that change then username, descending, at most `limit`. */
+  offboarded(filter: TenantWindow & { before?: TimeKeyset; limit: number }): Promise<OffboardedOperator[]>;
 }
 
 export interface OperatorHit {
@@ -16,4 +25,18 @@ export interface OperatorHit {
   /** The tenant it is scoped to; null for a platform operator. */
   tenant: string | null;
   status: string;
+}
+
+export interface TenantAdmin {
+  tenant: string;
+  username: string;
+  status: OperatorStatus;
+}
+
+export interface OffboardedOperator {
+  username: string;
+  status: 'suspended' | 'removed';
+  tenant: string | null;
+  /** When its status last changed. */
+  since: number;
 }

@@ -13,6 +13,8 @@ export interface PartnersViews {
   inStages(stages: readonly string[], top: number): Promise<Counted<ApplicationInStage>>;
   /** Applications whose id starts with `q` or whose organisation contains it (any case), newest first, at most `cap`. */
   search(q: string, tenant: string | null, cap: number): Promise<PartnerHit[]>;
+  /** The ids of the partner team members with this e-mail address (any case), by id. */
+  memberIdsByEmail(email: string): Promise<string[]>;
 }
 
 export interface ApplicationInStage {

@@ -1,4 +1,5 @@
 import type { TenantStatus } from './tenant-store.ts';
+import type { TenantWindow, TimeKeyset } from './view-records.ts';
 /**
  * What the tenants module's table publishes to other modules (docs/architecture.md, "Tables,
  * owners and views"): reads only. `names` and `slugsStartingWith` are the platform's reads, over
@@ -17,6 +18,8 @@ export interface TenantsViews {
   slugs(tenant: string | null, after: string | undefined, limit: number): Promise<string[]>;
   /** The tenant's status as it is now (one row, read per request by the operator plane); undefined when there is none. */
   status(slug: string): Promise<TenantStatus | undefined>;
+  /** Suspended tenants, by the time of their suspension then slug, descending, at most `limit`. */
+  suspended(filter: TenantWindow & { before?: TimeKeyset; limit: number }): Promise<SuspendedTenant[]>;
 }
 
 export interface TenantNames {
@@ -28,4 +31,10 @@ export interface TenantNames {
 export interface TenantHit {
   slug: string;
   name: string;
+}
+
+export interface SuspendedTenant {
+  slug: string;
+  since: number;
+  reason: string | null;
 }

@@ -50,3 +50,16 @@ export interface TypeRef {
   tenant: string;
   typeId: string;
 }
+
+/**
+ * Where a page of rows in (time, id) descending order starts: before the time (`lt`), at or
+ * before it (`le`), or before the pair (`tie`). A list merged from several owners' rows pages each
+ * owner's part by it.
+ */
+export type TimeKeyset = { op: 'lt' | 'le'; at: number } | { op: 'tie'; at: number; id: string };
+
+/** How many rows one tenant has. */
+export interface TenantCount {
+  tenant: string;
+  count: number;
+}

@@ -67,6 +67,8 @@ export interface WalletViews {
     limit: number,
     after?: readonly [string, string, string],
   ): Promise<ConsentRow[]>;
+  /** The active channels of each tenant that has any, by tenant. */
+  activeChannels(): Promise<Array<{ tenant: string; active: number }>>;
 }
 
 export interface ItemStateCount {

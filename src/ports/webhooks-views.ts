@@ -17,6 +17,8 @@ export interface WebhooksViews {
   heldLanes(tenant: string | null, before: number, limit: number): Promise<Overdue[]>;
   /** Dead deliveries: how many, and the `top` last to die. */
   deadDeliveries(tenant: string | null, top: number): Promise<Counted<DeadDelivery>>;
+  /** Every tenant's webhook endpoints (their address, events and whether active), by tenant and id, at most `limit`. */
+  endpoints(limit: number): Promise<WebhookEndpoint[]>;
 }
 
 export interface WebhookRates {
@@ -37,4 +39,12 @@ export interface DeadDelivery {
   failures: number;
   lastStatus: number | null;
   finishedAt: number | null;
+}
+
+/** A webhook endpoint, as a record of who receives data lists it. */
+export interface WebhookEndpoint {
+  tenant: string;
+  url: string;
+  events: string[];
+  active: boolean;
 }

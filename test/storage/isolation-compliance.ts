@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { SqlComplianceStore } from '../../src/adapters/sql/backoffice/sql-compliance-store.ts';
 import { SqlIncidentStore } from '../../src/adapters/sql/backoffice/sql-incident-store.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
+import { SqlCredentialTypesViews } from '../../src/adapters/sql/credential-types/sql-credential-types-views.ts';
+import { SqlMembershipViews } from '../../src/adapters/sql/membership/sql-membership-views.ts';
 import type { ComplianceRequestRecord } from '../../src/ports/compliance-store.ts';
 import type { IncidentRecord } from '../../src/ports/incident-store.ts';
 
@@ -20,7 +22,7 @@ const accountOf = (t: Tenant) => `cpAccountOf${t}`.padEnd(43, 'x');
 
 export const COMPLIANCE_CASES = {
   compliance:
-    'ComplianceStore: the requests about a tenant’s members are that tenant’s only; its types and their purposes are listed for it alone, and a binding names one tenant’s type only; the requests themselves, the lookup, the inventory, attestations and the role reports are the platform’s, by design',
+    'ComplianceStore: the requests about a tenant’s members are that tenant’s only (the requests about accounts, narrowed by the membership module’s view); its types and their purposes are listed for it alone, and a binding names one tenant’s type only; the requests themselves and attestations are the platform’s, by design',
   incidents:
     'IncidentStore: the incidents touching a tenant are those naming it or no tenant; the register itself is the platform’s, by design',
 } as const;
@@ -113,22 +115,36 @@ export function complianceIsolation(isolated: (name: string, fn: () => Promise<v
   isolated(COMPLIANCE_CASES.compliance, async () => {
     await ready();
     const store = new SqlComplianceStore(db());
+    const members = new SqlMembershipViews(db());
+    const types = new SqlCredentialTypesViews(db());
     for (const t of TENANTS) await store.add(request(t));
+    const about = await store.aboutAccounts(1000);
     for (const t of TENANTS) {
-      const mine = await store.requestsOfMembers(t, 50);
+      const ofMembers = new Set(
+        (await members.memberships([...new Set(about.map((r) => r.accountId as string))], t)).map((m) => m.accountId),
+      );
+      const mine = about.filter((r) => ofMembers.has(r.accountId as string));
       assert.deepEqual(
         mine.map((r) => r.accountId),
         [accountOf(t)],
         `${t} sees the requests about its own members only`,
       );
-      const types = await store.typesWithPurposes(100, t);
-      assert.ok(types.length > 0 && types.every((ty) => ty.tenant === t), `${t}'s types only`);
+      const own = await types.types(t, {}, undefined, 100);
+      assert.ok(own.length > 0 && own.every((ty) => ty.tenant === t), `${t}'s types only`);
     }
-    assert.equal(await store.bindPurpose('alpha', 'cp-type-beta', 'entitlement', AT, 'operator:cp'), false, 'not alpha’s type');
-    assert.equal(await store.bindPurpose('alpha', 'cp-type-alpha', 'entitlement', AT, 'operator:cp'), true);
-    const beta = await store.typesWithPurposes(100, 'beta');
-    assert.equal(beta.find((ty) => ty.typeId === 'cp-type-beta')?.purposeId, null, 'the binding stays alpha’s');
-    const every = await store.typesWithPurposes(1000);
+    assert.equal(await types.type('alpha', 'cp-type-beta'), undefined, 'not alpha’s type: the record refuses the binding');
+    await store.bindPurpose('alpha', 'cp-type-alpha', 'entitlement', AT, 'operator:cp');
+    const bound = await store.purposesOf([
+      { tenant: 'alpha', typeId: 'cp-type-alpha' },
+      { tenant: 'beta', typeId: 'cp-type-beta' },
+      { tenant: 'alpha', typeId: 'cp-type-beta' },
+    ]);
+    assert.deepEqual(
+      bound.map((p) => [p.tenant, p.typeId, p.purposeId]),
+      [['alpha', 'cp-type-alpha', 'entitlement']],
+      'the binding stays alpha’s',
+    );
+    const every = await types.types(null, {}, undefined, 1000);
     assert.ok(
       TENANTS.every((t) => every.some((ty) => ty.tenant === t)),
       'the platform lists every tenant’s',

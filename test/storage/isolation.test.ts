@@ -47,6 +47,7 @@ import { BACKOFFICE_CASES as B, backofficeIsolation } from './isolation-backoffi
 import { COMPLIANCE_CASES as C, complianceIsolation } from './isolation-compliance.ts';
 import { OPS_CASES as O, opsIsolation } from './isolation-ops.ts';
 import { AUDIT_VIEW_CASES as AV, auditViewsIsolation } from './isolation-views-audit.ts';
+import { COMPLIANCE_VIEW_CASES as CV, complianceViewsIsolation } from './isolation-views-compliance.ts';
 import { FEATURE_STORE_CASES as F, featureStoresIsolation } from './isolation-views-feature-stores.ts';
 import { OPS_VIEW_CASES as OV, opsViewsIsolation } from './isolation-views-ops.ts';
 import { PEOPLE_SEARCH_CASES as PS, peopleSearchIsolation } from './isolation-views-people-search.ts';
@@ -142,7 +143,7 @@ const T = {
     'WebhookStore: endpoints, deliveries, attempts and re-drives are seen and changed within a tenant only; within null is the platform’s view, by design',
   approvals:
     'ApprovalStore: a scoped caller gets and lists its tenant’s approvals only, never a platform one; decide, saveResult and the two jobs act by id or time for every tenant alike, the desk having checked who may, by design',
-  orgs: 'OrgStore: one organisation’s row, counts, admins, domain and history are its own; a live domain is one tenant’s; list and offboarding narrow to one tenant, or show every tenant to the platform, by design',
+  orgs: 'OrgStore: one organisation’s domain and history are its own; a live domain is one tenant’s',
   integrationTokens:
     'IntegrationTokenStore: tokens are read, revoked and rotated within their tenant only, a page filter never widening it; within null is the platform’s view; findActive finds by hash alone (authentication), and partner keys by partner, by design',
   transactions:
@@ -305,8 +306,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     clearResults: T.approvals,
   },
   OrgStore: {
-    counts: T.orgs,
-    admins: T.orgs,
     domains: T.orgs,
     history: T.orgs,
     appendHistory: T.orgs,
@@ -314,7 +313,6 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     domainHolder: T.orgs,
     putPending: T.orgs,
     moveDomain: T.orgs,
-    offboarding: T.orgs,
   },
   IntegrationTokenStore: {
     findActive: T.integrationTokens,
@@ -378,20 +376,15 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     addNegative: C.compliance,
     decideAccess: C.compliance,
     byApproval: C.compliance,
-    lookup: C.compliance,
-    membersOf: C.compliance,
+    aboutAccounts: C.compliance,
+    openRequests: C.compliance,
     addAttestation: C.compliance,
     findAttestation: C.compliance,
     attestations: C.compliance,
-    roleHistory: C.compliance,
-    inventory: C.compliance,
-    openRequests: C.compliance,
-    attestationsDue: C.compliance,
-    typesWithPurposes: C.compliance,
+    newestVersions: C.compliance,
+    attestedBy: C.compliance,
+    purposesOf: C.compliance,
     bindPurpose: C.compliance,
-    recipients: C.compliance,
-    requestsOfMembers: C.compliance,
-    reciprocalApprovals: C.compliance,
   },
   IncidentStore: {
     add: C.incidents,
@@ -404,6 +397,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
   DemoFixtureStore: { clear: O.fixtures },
   KernelViews: {
     auditEntries: OV.kernel,
+    auditOfActions: CV.compliance,
     auditOfAction: OV.kernel,
     jobLeases: OV.kernel,
     unroutedEvents: OV.kernel,
@@ -440,6 +434,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     byIdPrefix: PS.issuance,
     countsByType: PS.issuance,
     countsOfHolder: PS.issuance,
+    issuedPerTenant: CV.orgs,
     statusList: F.statusLists,
     revokedIndices: F.statusLists,
   },
@@ -456,6 +451,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
   MembershipViews: {
     membershipsOf: AV.membership,
     enrolledPerDay: AV.membership,
+    membersPerTenant: CV.orgs,
     members: PS.membership,
     coinEntries: PS.membership,
     proposals: PS.membership,
@@ -470,6 +466,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     itemsOf: AV.wallet,
     channelsOf: AV.wallet,
     demoMarkMismatches: OV.wallet,
+    activeChannels: CV.compliance,
     item: PS.wallet,
     accountsByPrefix: PS.wallet,
     accounts: PS.wallet,
@@ -491,18 +488,20 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     overdueDeliveries: OV.webhooks,
     heldLanes: OV.webhooks,
     deadDeliveries: OV.webhooks,
+    endpoints: CV.compliance,
   },
-  ApprovalsViews: { pending: OV.approvals, overdue: OV.approvals },
+  ApprovalsViews: { pending: OV.approvals, overdue: OV.approvals, states: CV.compliance, reciprocal: CV.compliance },
   TenantsViews: {
     names: PS.tenants,
     slugsStartingWith: PS.tenants,
     search: PS.tenants,
     slugs: PS.tenants,
+    suspended: CV.orgs,
     status: F.tenantStatus,
   },
-  CredentialTypesViews: { search: PS.types, types: PS.types, type: PS.types, byTypeId: PS.types },
-  PartnersViews: { inStages: PS.partners, search: PS.partners },
-  OperatorsViews: { byPrefix: PS.operators },
+  CredentialTypesViews: { search: PS.types, types: PS.types, type: PS.types, byTypeId: PS.types, typesPerTenant: CV.orgs },
+  PartnersViews: { inStages: PS.partners, search: PS.partners, memberIdsByEmail: CV.compliance },
+  OperatorsViews: { byPrefix: PS.operators, activeHolding: CV.compliance, tenantAdmins: CV.orgs, offboarded: CV.orgs },
   DirectoryViews: { listed: PS.directory },
   PresentationTransactionStore: {
     create: T.transactions,
@@ -2219,19 +2218,6 @@ for (const factory of testDatabases()) {
         (await store.history('beta', 10)).map((c) => c.tenant),
         ['beta'],
       );
-      assert.deepEqual(
-        [...(await store.admins(['alpha'])).entries()].map(([t, a]) => [t, a.map((x) => x.username)]),
-        [['alpha', ['alpha-admin']]],
-      );
-      assert.deepEqual([...(await store.counts(['beta'])).keys()], ['beta']);
-      assert.equal(await tenants.setStatus('beta', 'active', 'suspended', 'r', T0 + 5), true);
-      const off = await store.offboarding({ tenant: 'alpha', limit: 10 });
-      assert.ok(
-        off.every((row) => row.tenant === 'alpha'),
-        'alpha’s offboarding view shows no beta row',
-      );
-      assert.ok((await store.offboarding({ tenant: null, limit: 10 })).some((row) => row.id === 'beta'));
-      assert.equal(await tenants.setStatus('beta', 'suspended', 'active', 'r', T0 + 6), true);
     });
 
     isolated(T.integrationTokens, async () => {
@@ -2334,6 +2320,7 @@ for (const factory of testDatabases()) {
     auditViewsIsolation(isolated, () => db);
     opsViewsIsolation(isolated, () => db);
     peopleSearchIsolation(isolated, () => db);
+    complianceViewsIsolation(isolated, () => db);
 
     test('every method of every tenant-owned port has its isolation case, and it passed', () => {
       const named = new Set(Object.values(ISOLATION_CASES).flatMap((methods) => Object.values(methods) as string[]));

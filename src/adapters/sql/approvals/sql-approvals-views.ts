@@ -1,4 +1,5 @@
-import type { ApprovalsViews, PendingApproval } from '../../../ports/approvals-views.ts';
+import { sql } from 'kysely';
+import type { ApprovalsViews, PendingApproval, ReciprocalApprovals } from '../../../ports/approvals-views.ts';
 import type { Counted, Overdue } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
@@ -46,5 +47,34 @@ export class SqlApprovalsViews implements ApprovalsViews {
       .limit(limit)
       .execute();
     return rows.map((r) => ({ id: r.id, tenant: r.tenant, dueAt: Number(r.expires_at) }));
+  }
+
+  async states(ids: readonly string[]): Promise<Array<{ id: string; state: string }>> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom('approvals')
+      .select(['id', 'state'])
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+
+  async reciprocal(limit: number): Promise<ReciprocalApprovals[]> {
+    const rows = await sql<{ first: string; second: string; one: number | string; other: number | string }>`
+      with decided as (
+        select requested_by as asked, decided_by as approver, count(*) as n from approvals
+        where state = 'approved' and decided_by is not null and decided_by <> requested_by
+        group by requested_by, decided_by
+      )
+      select a.asked as first, a.approver as second, a.n as one, b.n as other
+      from decided a join decided b on b.asked = a.approver and b.approver = a.asked
+      where a.asked < a.approver
+      order by a.asked, a.approver
+      limit ${limit}`.execute(this.db);
+    return rows.rows.map((r) => ({
+      first: r.first,
+      second: r.second,
+      firstApprovedSecond: Number(r.other),
+      secondApprovedFirst: Number(r.one),
+    }));
   }
 }

@@ -1,17 +1,8 @@
-import type {
-  LifecycleChange,
-  OffboardingFilter,
-  OffboardingRow,
-  OrgAdmin,
-  OrgCounts,
-  OrgDomain,
-  OrgStore,
-} from '../../../ports/org-store.ts';
+import type { LifecycleChange, OrgDomain, OrgStore } from '../../../ports/org-store.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { OrgDomainsTable, OrgLifecycleTable } from '../schema.ts';
 import { holdTenant } from '../tenants/tenants-statements.ts';
-import { inTenant, inWindow } from '../windowed.ts';
 
 const lifecycle = rowCodec<LifecycleChange, OrgLifecycleTable>()('tenant seq status actor reason approvalId at', {});
 const toChange = lifecycle.record;
@@ -22,63 +13,12 @@ const domains = rowCodec<OrgDomain, OrgDomainsTable>()(
 );
 const toDomain = domains.record;
 
-/** Where a page of one offboarding source starts: after the cursor in (since, kind, id) descending. */
-type Keyset = { op: 'le' | 'lt'; since: number } | { op: 'tie'; since: number; id: string };
-
 /** The time a domain state is entered, by state. */
 const STATE_TIME = { verified: 'verified_at', active: 'activated_at', revoked: 'revoked_at' } as const;
 
+/** The back office's records of organisations: their status history and custom domain (ports/org-store.ts). */
 export class SqlOrgStore implements OrgStore {
   constructor(private readonly db: Db) {}
-
-  async counts(slugs: readonly string[]): Promise<Map<string, OrgCounts>> {
-    const out = new Map<string, OrgCounts>(slugs.map((s) => [s, { types: 0, credentials: 0, members: 0 }]));
-    if (slugs.length === 0) return out;
-    const [types, credentials, members] = await Promise.all([
-      this.db
-        .selectFrom('credential_types')
-        .select(['tenant', (eb) => eb.fn.countAll().as('n')])
-        .where('tenant', 'in', slugs)
-        .groupBy('tenant')
-        .execute(),
-      this.db
-        .selectFrom('issued_credentials')
-        .select(['tenant', (eb) => eb.fn.countAll().as('n')])
-        .where('tenant', 'in', slugs)
-        .groupBy('tenant')
-        .execute(),
-      this.db
-        .selectFrom('members')
-        .select(['tenant', (eb) => eb.fn.countAll().as('n')])
-        .where('tenant', 'in', slugs)
-        .where('status', '<>', 'erased')
-        .groupBy('tenant')
-        .execute(),
-    ]);
-    for (const r of types) (out.get(r.tenant) as OrgCounts).types = Number(r.n);
-    for (const r of credentials) (out.get(r.tenant) as OrgCounts).credentials = Number(r.n);
-    for (const r of members) (out.get(r.tenant) as OrgCounts).members = Number(r.n);
-    return out;
-  }
-
-  async admins(slugs: readonly string[]): Promise<Map<string, OrgAdmin[]>> {
-    const out = new Map<string, OrgAdmin[]>(slugs.map((s) => [s, []]));
-    if (slugs.length === 0) return out;
-    const rows = await this.db
-      .selectFrom('operators')
-      .select(['username', 'roles', 'status', 'tenant'])
-      .where('tenant', 'in', slugs)
-      .where('status', '<>', 'removed')
-      // A first cut in SQL; the roles are read properly below.
-      .where('roles', 'like', '%"tenant-admin"%')
-      .orderBy('username')
-      .execute();
-    for (const r of rows) {
-      if (r.tenant === null || !(JSON.parse(r.roles) as string[]).includes('tenant-admin')) continue;
-      out.get(r.tenant)?.push({ username: r.username, status: r.status });
-    }
-    return out;
-  }
 
   async domains(slugs: readonly string[]): Promise<Map<string, OrgDomain>> {
     if (slugs.length === 0) return new Map();
@@ -162,90 +102,5 @@ export class SqlOrgStore implements OrgStore {
     if (token !== undefined) query = query.where('token', '=', token);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
-  }
-
-  async offboarding(f: OffboardingFilter): Promise<OffboardingRow[]> {
-    const [tenants, operators] = await Promise.all([
-      f.kind === 'operator' ? [] : this.suspendedTenants(f),
-      f.kind === 'tenant' ? [] : this.offboardedOperators(f),
-    ]);
-    // Each source is in the list's order already (its SQL's); merged by (since, kind), which tells
-    // the sources apart, so rows of one source keep their order.
-    const merged: OffboardingRow[] = [];
-    let t = 0;
-    let o = 0;
-    while (merged.length < f.limit && (t < tenants.length || o < operators.length)) {
-      const a = tenants[t];
-      const b = operators[o];
-      // At the same time, 'tenant' > 'operator': descending puts tenants first.
-      if (a && (!b || a.since >= b.since)) {
-        merged.push(a);
-        t++;
-      } else if (b) {
-        merged.push(b);
-        o++;
-      }
-    }
-    return merged;
-  }
-
-  /** The keyset condition of one source, whose kind is fixed: (since, kind, id) < the cursor's. */
-  private static afterCondition(kind: OffboardingRow['kind'], after: OffboardingFilter['after']): Keyset | undefined {
-    if (!after) return undefined;
-    const [since, afterKind, id] = after;
-    if (kind < afterKind) return { op: 'le', since };
-    if (kind > afterKind) return { op: 'lt', since };
-    return { op: 'tie', since, id };
-  }
-
-  private async suspendedTenants(f: OffboardingFilter): Promise<OffboardingRow[]> {
-    let query = this.db
-      .selectFrom('tenants')
-      .select(['slug', 'status_since', 'status_reason'])
-      .where('status', '=', 'suspended')
-      .where('status_since', 'is not', null);
-    query = query.where(inTenant(f.tenant, 'slug'));
-    query = query.where(inWindow('status_since', f));
-    const cond = SqlOrgStore.afterCondition('tenant', f.after);
-    if (cond?.op === 'le') query = query.where('status_since', '<=', cond.since);
-    else if (cond?.op === 'lt') query = query.where('status_since', '<', cond.since);
-    else if (cond?.op === 'tie') {
-      const { since, id } = cond;
-      query = query.where((eb) => eb(eb.refTuple('status_since', 'slug'), '<', eb.tuple(since, id)));
-    }
-    const rows = await query.orderBy('status_since', 'desc').orderBy('slug', 'desc').limit(f.limit).execute();
-    return rows.map((r) => ({
-      kind: 'tenant',
-      id: r.slug,
-      status: 'suspended',
-      tenant: r.slug,
-      since: Number(r.status_since),
-      reason: r.status_reason,
-    }));
-  }
-
-  private async offboardedOperators(f: OffboardingFilter): Promise<OffboardingRow[]> {
-    let query = this.db
-      .selectFrom('operators')
-      .select(['username', 'status', 'tenant', 'updated_at'])
-      .where('status', 'in', ['suspended', 'removed']);
-    query = query.where(inTenant(f.tenant));
-    query = query.where(inWindow('updated_at', f));
-    const cond = SqlOrgStore.afterCondition('operator', f.after);
-    if (cond?.op === 'le') query = query.where('updated_at', '<=', cond.since);
-    else if (cond?.op === 'lt') query = query.where('updated_at', '<', cond.since);
-    else if (cond?.op === 'tie') {
-      const { since, id } = cond;
-      query = query.where((eb) => eb(eb.refTuple('updated_at', 'username'), '<', eb.tuple(since, id)));
-    }
-    const rows = await query.orderBy('updated_at', 'desc').orderBy('username', 'desc').limit(f.limit).execute();
-    return rows.map((r) => ({
-      kind: 'operator',
-      id: r.username,
-      status: r.status as 'suspended' | 'removed',
-      tenant: r.tenant,
-      since: Number(r.updated_at),
-      reason: null,
-    }));
   }
 }

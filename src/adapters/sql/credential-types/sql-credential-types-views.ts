@@ -1,4 +1,5 @@
 import type { CredentialTypesViews, TypeHit, TypeSummary, TypesOfId, TypeWindow } from '../../../ports/credential-types-views.ts';
+import type { TenantCount } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { CredentialTypesTable } from '../schema.ts';
@@ -80,5 +81,16 @@ export class SqlCredentialTypesViews implements CredentialTypesViews {
       .execute();
     const types = rows.map(summaries.record);
     return typeIds.map((typeId) => ({ typeId, types: types.filter((t) => t.typeId === typeId) }));
+  }
+
+  async typesPerTenant(tenants: readonly string[]): Promise<TenantCount[]> {
+    if (tenants.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('credential_types')
+      .select(['tenant', (eb) => eb.fn.countAll().as('n')])
+      .where('tenant', 'in', [...tenants])
+      .groupBy('tenant')
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, count: Number(r.n) }));
   }
 }

@@ -13,7 +13,7 @@ import type {
   TouchedTenant,
 } from '../../../ports/issuance-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
-import type { TypeCount, TypeRef } from '../../../ports/view-records.ts';
+import type { TenantCount, TypeCount, TypeRef } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { type Conv, col, rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
@@ -316,5 +316,16 @@ export class SqlIssuanceViews implements IssuanceViews {
 
   revokedIndices(tenant: string, seq: number): Promise<number[]> {
     return new SqlIssuedCredentialStore(this.db).revokedIndices(tenant, seq);
+  }
+
+  async issuedPerTenant(tenants: readonly string[]): Promise<TenantCount[]> {
+    if (tenants.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('issued_credentials')
+      .select(['tenant', (eb) => eb.fn.countAll().as('n')])
+      .where('tenant', 'in', [...tenants])
+      .groupBy('tenant')
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, count: Number(r.n) }));
   }
 }

@@ -21,7 +21,7 @@ import { rowCodec } from '../row-codec.ts';
 import type { JobLeasesTable, SigningKeysTable } from '../schema.ts';
 import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 import * as audit from './sql-audit-reads.ts';
-import { readAuditLog } from './sql-audit-trail.ts';
+import { readAuditLog, toAuditEntry } from './sql-audit-trail.ts';
 import * as outbox from './sql-outbox-reads.ts';
 
 const leases = rowCodec<JobLeaseRow, JobLeasesTable>()('name holder leaseUntil startedAt finishedAt lastError', {});
@@ -48,6 +48,22 @@ export class SqlKernelViews implements KernelViews {
 
   auditEntries(fromSeq: number, limit: number): Promise<AuditEntry[]> {
     return readAuditLog(this.db, fromSeq, limit);
+  }
+
+  async auditOfActions(
+    actions: readonly string[],
+    target: string | undefined,
+    page: PageWindow<readonly [number]>,
+  ): Promise<AuditEntry[]> {
+    let q = this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', 'in', [...actions])
+      .where(inWindow('at', page));
+    if (page.after !== undefined) q = q.where('seq', '<', page.after[0]);
+    if (target !== undefined) q = q.where('target', '=', target);
+    const rows = await q.orderBy('seq', 'desc').limit(page.limit).execute();
+    return rows.map(toAuditEntry);
   }
 
   auditHead(): Promise<AuditHead> {

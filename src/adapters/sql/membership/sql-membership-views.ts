@@ -10,7 +10,7 @@ import type {
   OptionCount,
 } from '../../../ports/membership-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
-import type { AccountInTenant, TenantWindow } from '../../../ports/view-records.ts';
+import type { AccountInTenant, TenantCount, TenantWindow } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
@@ -231,5 +231,17 @@ export class SqlMembershipViews implements MembershipViews {
       status: r.status,
       joinedAt: Number(r.joined_at),
     }));
+  }
+
+  async membersPerTenant(tenants: readonly string[]): Promise<TenantCount[]> {
+    if (tenants.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('members')
+      .select(['tenant', (eb) => eb.fn.countAll().as('n')])
+      .where('tenant', 'in', [...tenants])
+      .where('status', '<>', 'erased')
+      .groupBy('tenant')
+      .execute();
+    return rows.map((r) => ({ tenant: r.tenant, count: Number(r.n) }));
   }
 }

@@ -1,3 +1,4 @@
+import { type SqlBool, sql } from 'kysely';
 import type { ApplicationInStage, PartnerHit, PartnersViews } from '../../../ports/partners-views.ts';
 import type { Counted } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
@@ -42,5 +43,15 @@ export class SqlPartnersViews implements PartnersViews {
       stage: r.stage,
       tenant: r.tenant,
     }));
+  }
+
+  async memberIdsByEmail(email: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('partner_team')
+      .select('id')
+      .where(sql<SqlBool>`lower(email) = ${email.toLowerCase()}`)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => r.id);
   }
 }

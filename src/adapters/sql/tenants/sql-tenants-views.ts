@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { TenantStatus } from '../../../ports/tenant-store.ts';
-import type { TenantHit, TenantNames, TenantsViews } from '../../../ports/tenants-views.ts';
+import type { SuspendedTenant, TenantHit, TenantNames, TenantsViews } from '../../../ports/tenants-views.ts';
+import type { TenantWindow, TimeKeyset } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
+import { beforeKeyset } from '../keyset.ts';
 import { containsCi } from '../text-match.ts';
-import { inTenant } from '../windowed.ts';
+import { inTenant, inWindow } from '../windowed.ts';
 import { SqlTenantStore } from './sql-tenant-store.ts';
 
 /** The tenants module's published views (ports/tenants-views.ts). */
@@ -53,5 +55,18 @@ export class SqlTenantsViews implements TenantsViews {
   // The tenant store's own one-row read.
   status(slug: string): Promise<TenantStatus | undefined> {
     return new SqlTenantStore(this.db).status(slug);
+  }
+
+  async suspended(f: TenantWindow & { before?: TimeKeyset; limit: number }): Promise<SuspendedTenant[]> {
+    let query = this.db
+      .selectFrom('tenants')
+      .select(['slug', 'status_since', 'status_reason'])
+      .where('status', '=', 'suspended')
+      .where('status_since', 'is not', null)
+      .where(inTenant(f.tenant, 'slug'))
+      .where(inWindow('status_since', f));
+    if (f.before) query = query.where(beforeKeyset('status_since', 'slug', f.before));
+    const rows = await query.orderBy('status_since', 'desc').orderBy('slug', 'desc').limit(f.limit).execute();
+    return rows.map((r) => ({ slug: r.slug, since: Number(r.status_since), reason: r.status_reason }));
   }
 }

@@ -187,4 +187,15 @@ export class SqlWalletViews implements WalletViews {
   ): Promise<ConsentRow[]> {
     return consentPage(this.db, filter, limit, after);
   }
+
+  async activeChannels(): Promise<Array<{ tenant: string; active: number }>> {
+    const rows = await this.db
+      .selectFrom('channels')
+      .select((eb) => ['tenant', eb.fn.countAll<number>().as('n')])
+      .where('state', '=', 'active')
+      .groupBy('tenant')
+      .orderBy('tenant')
+      .execute();
+    return rows.map((c) => ({ tenant: c.tenant, active: Number(c.n) }));
+  }
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Counted, Overdue } from '../../../ports/view-records.ts';
-import type { DeadDelivery, WebhookRates, WebhooksViews } from '../../../ports/webhooks-views.ts';
+import type { DeadDelivery, WebhookEndpoint, WebhookRates, WebhooksViews } from '../../../ports/webhooks-views.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
 import { inTenant } from '../windowed.ts';
@@ -106,5 +106,21 @@ export class SqlWebhooksViews implements WebhooksViews {
         finishedAt: numOrNull(r.finished_at),
       }),
     );
+  }
+
+  async endpoints(limit: number): Promise<WebhookEndpoint[]> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .select(['tenant', 'url', 'events', 'active'])
+      .orderBy('tenant')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((h) => ({
+      tenant: h.tenant,
+      url: h.url,
+      events: JSON.parse(h.events) as string[],
+      active: Number(h.active) === 1,
+    }));
   }
 }

@@ -1,14 +1,17 @@
 import type { Actor } from '../../../core/actor.ts';
+import type { AuditEntry } from '../../../core/audit-chain.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
+import type { PageWindow } from '../../../core/page.ts';
 import { iso } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
-import type { AttestationRecord, ComplianceStore } from '../../../ports/compliance-store.ts';
+import type { ReciprocalApprovals } from '../../../ports/approvals-views.ts';
+import { type AttestationRecord, type ComplianceStore, ROLE_ACTIONS } from '../../../ports/compliance-store.ts';
 import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import type { ComplianceScope } from './compliance-service.ts';
+import type { ComplianceScope } from './request-records.ts';
 
 /**
  * Roles one person should not hold together (docs/backoffice/compliance.md, "Role separation"):
@@ -26,6 +29,8 @@ export const REPORT_MAX = 2000;
 const OPERATOR_PAGE = 200;
 /** Statements the programme overview lists, at most. */
 const STATEMENTS_SHOWN = 100;
+/** Operators named per statement as not having attested its newest version, at most. */
+const MISSING_NAMED = 200;
 
 /** What accountability reads of the operators module (its service). */
 export interface OperatorReads {
@@ -55,6 +60,12 @@ export class Accountability {
       store: ComplianceStore;
       uow: UnitOfWork<ComplianceScope>;
       operators: OperatorReads;
+      /** Usernames of the active operators holding one of `roles`, by username (the operators module's view). */
+      holding(roles: readonly string[]): Promise<string[]>;
+      /** Audit entries of these actions, newest first, about `target` if given (the kernel's view). */
+      auditOf(actions: readonly string[], target: string | undefined, page: PageWindow<readonly [number]>): Promise<AuditEntry[]>;
+      /** Pairs of actors who approved each other's requests (the approvals module's view). */
+      reciprocal(limit: number): Promise<ReciprocalApprovals[]>;
       clock: Clock;
       ids: Ids;
     },
@@ -112,8 +123,17 @@ export class Accountability {
    * For each statement's newest version published, the active operators who may attest (a
    * back-office role) and have not attested it.
    */
-  attestationsDue() {
-    return this.deps.store.attestationsDue(STATEMENTS_SHOWN, ROLE_MATRIX.attest);
+  async attestationsDue() {
+    const newest = await this.deps.store.newestVersions(STATEMENTS_SHOWN);
+    if (newest.length === 0) return [];
+    const attesters = await this.deps.holding(ROLE_MATRIX.attest);
+    const due = [];
+    for (const { statementId, version, attested } of newest) {
+      const done = new Set(await this.deps.store.attestedBy(statementId, version));
+      const missing = attesters.filter((username) => !done.has(username)).slice(0, MISSING_NAMED);
+      due.push({ statementId, version, attested, missing });
+    }
+    return due;
   }
 
   async attestations(filter: { username?: string | undefined; statementId?: string | undefined }, q: PageParams) {
@@ -125,7 +145,7 @@ export class Accountability {
 
   async roleHistory(filter: { username?: string | undefined }, q: PageParams) {
     const after = cursorOf(q.after, ['number'] as const);
-    const rows = await this.deps.store.roleHistory(filter, { ...windowOf(q), limit: q.limit + 1, after });
+    const rows = await this.deps.auditOf(ROLE_ACTIONS, filter.username, { ...windowOf(q), limit: q.limit + 1, after });
     const shown = page(
       rows,
       q.limit,
@@ -135,7 +155,7 @@ export class Accountability {
         at: iso(r.at),
         actor: r.actor,
         action: r.action,
-        operator: r.username,
+        operator: r.target ?? '',
         tenant: r.tenant,
         roles: Array.isArray(r.detail.roles) ? (r.detail.roles as string[]) : null,
       }),
@@ -170,7 +190,7 @@ export class Accountability {
       const pairs = SEPARATED_ROLES.filter(([a, b]) => held.has(a) && held.has(b)).map(([a, b]) => [a, b]);
       if (pairs.length > 0) conflicts.push({ operator: o.username, roles: o.roles, linked, heldTogether: pairs });
     }
-    const reciprocal = await this.deps.store.reciprocalApprovals(REPORT_MAX);
+    const reciprocal = await this.deps.reciprocal(REPORT_MAX);
     return {
       checkedAt: iso(this.deps.clock.now()),
       operators: shown.length,

@@ -10,70 +10,47 @@ import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts
 import type {
   ComplianceRequestRecord,
   ComplianceStore,
+  InventoryRow,
   ListedRequest,
-  LookupKey,
   RefusalGround,
   RequestKind,
   StoredRequestState,
 } from '../../../ports/compliance-store.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import type { ErasureService } from '../../account/erasure-service.ts';
-import type { AccessRequestView, ErasureRequestView, LookupView, Subject } from './schemas.ts';
+import { blankRequest, type ComplianceScope, type RequestInput, receivedAtOf, stateRefusal } from './request-records.ts';
+import { accessView, erasureView, listed, type RequestStates, subjectView } from './request-views.ts';
+import type { AccessRequestView, LookupView, Subject } from './schemas.ts';
+import { type Answering, type SubjectLookup, subjectOf } from './subject-lookup.ts';
 
-/** A request may say it was received this long before it was filed, at most. */
-const RECEIVED_AT_MOST_MS = 366 * 24 * 3_600_000;
-/** A clock a little ahead of ours is not a request from the future. */
-const CLOCK_SKEW_MS = 5 * 60_000;
+export { oneMonthAfter } from './request-records.ts';
+
+/** Requests about accounts read at once to find those about a tenant's members. */
+const MEMBER_BATCH = 500;
 /** The `typ` of a signed negative response. */
 export const NEGATIVE_RESPONSE_TYP = 'openrail-dsar-negative+jwt';
-
-/** One calendar month after `ms` (UTC), the last day of a shorter month when the day does not exist. */
-export function oneMonthAfter(ms: number): number {
-  const d = new Date(ms);
-  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1));
-  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
-  target.setUTCHours(d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
-  return target.getTime();
-}
-
-const subjectOf = (s: Subject) =>
-  'accountId' in s
-    ? { subjectKind: 'account' as const, accountId: s.accountId, identifier: null }
-    : 'email' in s
-      ? { subjectKind: 'email' as const, accountId: null, identifier: s.email.toLowerCase() }
-      : { subjectKind: 'username' as const, accountId: null, identifier: s.username };
-
-const subjectView = (r: ComplianceRequestRecord) => ({
-  kind: r.subjectKind,
-  value: r.subjectKind === 'account' ? r.accountId : r.identifier,
-});
-
-export interface ComplianceScope {
-  requests: ComplianceStore;
-}
 
 export interface ComplianceDeps {
   store: ComplianceStore;
   uow: UnitOfWork<ComplianceScope>;
   desk: ApprovalDesk;
-  erasure: ErasureService;
+  lookup: SubjectLookup;
+  /** The states of requests' exports and erasures, from their owners' views. */
+  states: RequestStates;
+  /** The holder-data registry's inventory, each column counted by its table's owner. */
+  inventory(): Promise<InventoryRow[]>;
+  /** Which of these accounts are members of the tenant (the membership module's view). */
+  membersAmong(tenant: string, accountIds: readonly string[]): Promise<ReadonlySet<string>>;
   keys: KeyStore;
   didOf(slug: string): string;
   clock: Clock;
   ids: Ids;
 }
 
-export interface RequestInput {
-  source: string;
-  receivedAt?: string | undefined;
-}
-
 /**
  * Data-subject requests (docs/backoffice/compliance.md): the lookup over the holder-data
- * registry, access requests (a signed negative response, or the four-eyes export) and erasure
- * requests (refused with a ground, or verified through the account portal's erasure).
+ * registry, access requests (a signed negative response, or the four-eyes export), and what the
+ * overview reads of both kinds; erasure requests are erasure-requests.ts.
  */
 export class ComplianceService {
   constructor(private readonly deps: ComplianceDeps) {}
@@ -82,24 +59,8 @@ export class ComplianceService {
    * Every registered place that holds the subject, with counts: never a row of anyone. Made to
    * answer the access request `answering`, that request's own records are left out.
    */
-  async lookup(subject: Subject, answering?: string): Promise<LookupView> {
-    const { subjectKind, accountId, identifier } = subjectOf(subject);
-    const keys: Partial<Record<LookupKey, readonly string[]>> = {};
-    if (accountId !== null) keys.account = [accountId];
-    if (subjectKind === 'email' && identifier !== null) {
-      keys.email = [identifier];
-      keys.member = await this.deps.store.membersOf(identifier);
-    }
-    if (subjectKind === 'username' && identifier !== null) keys.username = [identifier];
-    const places = await this.deps.store.lookup(keys, answering);
-    const categories = new Map<string, number>();
-    for (const p of places) categories.set(p.category, (categories.get(p.category) ?? 0) + p.count);
-    return {
-      subject: { kind: subjectKind, value: accountId ?? identifier },
-      held: places.length > 0,
-      places,
-      categories: [...categories].map(([category, count]) => ({ category, count })),
-    };
+  lookup(subject: Subject, answering?: Answering): Promise<LookupView> {
+    return this.deps.lookup.lookup(subject, answering);
   }
 
   /** Open data-subject requests of both kinds, with how many are overdue and the next due date. */
@@ -115,10 +76,22 @@ export class ComplianceService {
   /** The data-subject requests about the tenant's members: its own view (GET /api/compliance). */
   async requestsOfMembers(tenant: string, limit: number) {
     const now = this.deps.clock.now();
-    return (await this.deps.store.requestsOfMembers(tenant, limit)).map((r) => ({
+    const found: ComplianceRequestRecord[] = [];
+    // The requests about accounts, newest first, a batch at a time: the membership module says
+    // which of a batch's accounts are the tenant's members.
+    let before: readonly [number, string] | undefined;
+    for (;;) {
+      const batch = await this.deps.store.aboutAccounts(MEMBER_BATCH, before);
+      const members = await this.deps.membersAmong(tenant, [...new Set(batch.map((r) => r.accountId as string))]);
+      found.push(...batch.filter((r) => members.has(r.accountId as string)));
+      const last = batch.at(-1);
+      if (found.length >= limit || batch.length < MEMBER_BATCH || last === undefined) break;
+      before = [last.receivedAt, last.id];
+    }
+    return (await listed(this.deps.states, found.slice(0, limit))).map((r) => ({
       requestId: r.id,
       kind: r.kind,
-      state: r.kind === 'access' ? this.accessView(r, now).state : this.erasureView(r, now).state,
+      state: r.kind === 'access' ? accessView(r, now).state : erasureView(r, now).state,
       accountId: r.accountId,
       receivedAt: iso(r.receivedAt),
       dueAt: iso(r.dueAt),
@@ -128,41 +101,22 @@ export class ComplianceService {
 
   /** The holder-data registry with its row counts (docs/holder-data.md). */
   async inventory() {
-    return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.store.inventory() };
+    return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.inventory() };
   }
 
   /** Access requests, newest received first (the list convention). */
-  listAccess(state: StoredRequestState | undefined, q: PageParams) {
-    return this.list('access', state, q, (r, now) => this.accessView(r, now));
-  }
-
-  /** Erasure requests, newest received first (the list convention). */
-  listErasure(state: StoredRequestState | undefined, q: PageParams) {
-    return this.list('erasure', state, q, (r, now) => this.erasureView(r, now));
-  }
-
-  private async list<V>(
-    kind: RequestKind,
-    state: StoredRequestState | undefined,
-    q: PageParams,
-    view: (r: ListedRequest, now: number) => V,
-  ) {
+  async listAccess(state: StoredRequestState | undefined, q: PageParams) {
     const after = cursorOf(q.after, ['number', 'string'] as const);
-    const rows = await this.deps.store.list({ kind, state }, { ...windowOf(q), limit: q.limit + 1, after });
+    const found = await this.deps.store.list({ kind: 'access', state }, { ...windowOf(q), limit: q.limit + 1, after });
+    const rows = await listed(this.deps.states, found);
     const now = this.deps.clock.now();
     const shown = page(
       rows,
       q.limit,
       (r) => [r.receivedAt, r.id],
-      (r) => view(r, now),
+      (r) => accessView(r, now),
     );
     return { requests: shown.rows, nextCursor: shown.nextCursor };
-  }
-
-  async erasureRequest(id: string): Promise<ErasureRequestView> {
-    const found = await this.deps.store.get('erasure', id);
-    if (!found) throw new ServiceError('unknown_request');
-    return this.erasureView(found, this.deps.clock.now());
   }
 
   /**
@@ -179,12 +133,12 @@ export class ComplianceService {
     return this.deps.uow.run(async ({ requests, audit }) => {
       const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
       // Looked up in the transaction that records the answer, so the statement is true when signed.
-      const found = await this.lookup(subject, named?.id);
+      const found = await this.lookup(subject, named);
       if (found.held) {
         throw new ServiceError('subject_held', `The service holds data on this subject in ${found.places.length} places.`);
       }
       const request: ListedRequest = named ?? {
-        ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
+        ...blankRequest(this.deps.ids, 'access', now, receivedAtOf(input.receivedAt, now), actor, input.source),
         ...subjectOf(subject),
         approvalState: null,
         receiptDisk: null,
@@ -221,7 +175,7 @@ export class ComplianceService {
         target: request.id,
         detail: { outcome: 'negative', subjectKind: request.subjectKind },
       });
-      return { ok: true as const, auditSeq, request: this.accessView({ ...request, ...answered }, now), statement };
+      return { ok: true as const, auditSeq, request: accessView({ ...request, ...answered }, now), statement };
     });
   }
 
@@ -254,7 +208,7 @@ export class ComplianceService {
         detail: { approvalId: approval.approvalId },
       });
       const listed = { ...request, approvalId: approval.approvalId, approvalState: approval.state, receiptDisk: null };
-      return { ok: true as const, auditSeq, request: this.accessView(listed, now), approval };
+      return { ok: true as const, auditSeq, request: accessView(listed, now), approval };
     });
   }
 
@@ -285,7 +239,7 @@ export class ComplianceService {
         target: request.id,
         detail: { ground: input.ground, subjectKind: request.subjectKind },
       });
-      return { ok: true as const, auditSeq, request: this.accessView({ ...request, ...change }, now) };
+      return { ok: true as const, auditSeq, request: accessView({ ...request, ...change }, now) };
     });
   }
 
@@ -299,84 +253,6 @@ export class ComplianceService {
       decidedBy: actorLabel(by),
       decidedAt: now,
     });
-  }
-
-  async fileErasure(accountId: string, input: RequestInput & { identityCheck?: string | undefined }, actor: Actor) {
-    const now = this.deps.clock.now();
-    const receivedAt = this.receivedAt(input.receivedAt, now);
-    const request: ComplianceRequestRecord = {
-      ...this.blank('erasure', now, receivedAt, actor, input.source),
-      subjectKind: 'account',
-      accountId,
-      identifier: null,
-      identityCheck: input.identityCheck ?? null,
-    };
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      await requests.add(request);
-      const auditSeq = await audit.append({ actor, action: 'erasure.requested', tenant: null, target: request.id, detail: {} });
-      return {
-        ok: true as const,
-        auditSeq,
-        request: this.erasureView({ ...request, approvalState: null, receiptDisk: null }, now),
-      };
-    });
-  }
-
-  async refuseErasure(id: string, ground: RefusalGround, note: string | undefined, actor: Actor) {
-    const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      const found = await this.received(requests, id);
-      const change = { state: 'refused' as const, ground, note: note ?? null, decidedBy: actorLabel(actor), decidedAt: now };
-      if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
-      const auditSeq = await audit.append({ actor, action: 'erasure.refused', tenant: null, target: id, detail: { ground } });
-      return { ok: true as const, auditSeq, request: this.erasureView({ ...found, ...change }, now) };
-    });
-  }
-
-  /**
-   * Runs the account portal's verified erasure for the request's account; the request completes
-   * in the erasure's transaction, so either both happen or neither does.
-   */
-  async verifyErasure(id: string, identityCheck: string | undefined, actor: Actor) {
-    const found = await this.received(this.deps.store, id);
-    if (found.accountId === null) throw stateRefusal();
-    let auditSeq = 0;
-    const receipt = await this.deps.erasure.erase(found.accountId, {
-      by: actor,
-      alongside: async (receipt) => {
-        await this.deps.uow.run(async ({ requests, audit }) => {
-          const change = {
-            state: 'completed' as const,
-            outcome: 'erased' as const,
-            receiptId: receipt.id,
-            decidedBy: actorLabel(actor),
-            decidedAt: receipt.completedAt,
-            ...(identityCheck === undefined ? {} : { identityCheck }),
-          };
-          if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
-          auditSeq = await audit.append({
-            actor,
-            action: 'erasure.verified',
-            tenant: null,
-            target: id,
-            detail: { receiptId: receipt.id },
-          });
-        });
-      },
-    });
-    return {
-      ok: true as const,
-      auditSeq,
-      request: await this.erasureRequest(id),
-      receipt: { receiptId: receipt.id, disk: receipt.disk },
-    };
-  }
-
-  private async received(store: ComplianceStore, id: string): Promise<ListedRequest> {
-    const found = await store.get('erasure', id);
-    if (!found) throw new ServiceError('unknown_request');
-    if (found.state !== 'received') throw stateRefusal();
-    return found;
   }
 
   /** The access request named (still received, about the same subject), or a new one. */
@@ -401,7 +277,7 @@ export class ComplianceService {
     now: number,
   ): Promise<ListedRequest> {
     const request: ComplianceRequestRecord = {
-      ...this.blank('access', now, this.receivedAt(input.receivedAt, now), actor, input.source),
+      ...blankRequest(this.deps.ids, 'access', now, receivedAtOf(input.receivedAt, now), actor, input.source),
       ...subjectOf(subject),
     };
     await requests.add(request);
@@ -417,86 +293,6 @@ export class ComplianceService {
     if (found.subjectKind !== named.subjectKind || found.accountId !== named.accountId || found.identifier !== named.identifier) {
       throw new ServiceError('invalid_request', 'The access request names another subject.');
     }
-    return found;
-  }
-
-  private blank(kind: RequestKind, now: number, receivedAt: number, actor: Actor, source: string): ComplianceRequestRecord {
-    return {
-      id: this.deps.ids.mint(kind === 'access' ? 'accessRequest' : 'erasureRequest'),
-      kind,
-      state: 'received',
-      subjectKind: 'account',
-      accountId: null,
-      identifier: null,
-      source,
-      identityCheck: null,
-      receivedAt,
-      dueAt: oneMonthAfter(receivedAt),
-      filedBy: actorLabel(actor),
-      filedAt: now,
-      decidedBy: null,
-      decidedAt: null,
-      outcome: null,
-      ground: null,
-      note: null,
-      approvalId: null,
-      receiptId: null,
-      statement: null,
-    };
-  }
-
-  private receivedAt(given: string | undefined, now: number): number {
-    if (given === undefined) return now;
-    const at = Date.parse(given);
-    if (!Number.isFinite(at) || at > now + CLOCK_SKEW_MS || at < now - RECEIVED_AT_MOST_MS) {
-      throw new ServiceError('invalid_request', 'receivedAt is in the future or more than a year ago.');
-    }
-    return at;
-  }
-
-  private accessView(r: ListedRequest, now: number): AccessRequestView {
-    return {
-      requestId: r.id,
-      state: r.state,
-      subject: subjectView(r),
-      source: r.source,
-      receivedAt: iso(r.receivedAt),
-      dueAt: iso(r.dueAt),
-      overdue: r.state === 'received' && now > r.dueAt,
-      filedBy: r.filedBy,
-      filedAt: iso(r.filedAt),
-      answeredBy: r.decidedBy,
-      answeredAt: isoOrNull(r.decidedAt),
-      outcome: r.outcome,
-      ground: r.ground,
-      note: r.note,
-      export: r.approvalId === null ? null : { approvalId: r.approvalId, state: r.approvalState },
-      statement: r.statement,
-    };
-  }
-
-  private erasureView(r: ListedRequest, now: number): ErasureRequestView {
-    const state = r.state === 'completed' && r.receiptDisk === 'pending' ? 'verified' : r.state;
-    return {
-      requestId: r.id,
-      state,
-      subject: subjectView(r),
-      source: r.source,
-      identityCheck: r.identityCheck,
-      receivedAt: iso(r.receivedAt),
-      dueAt: iso(r.dueAt),
-      overdue: r.state === 'received' && now > r.dueAt,
-      filedBy: r.filedBy,
-      filedAt: iso(r.filedAt),
-      decidedBy: r.decidedBy,
-      decidedAt: isoOrNull(r.decidedAt),
-      ground: r.ground,
-      note: r.note,
-      receiptId: r.receiptId,
-      disk: r.receiptDisk,
-    };
+    return (await listed(this.deps.states, [found]))[0] as ListedRequest;
   }
 }
-
-const stateRefusal = () =>
-  new ServiceError('request_state', 'The request was answered or refused already, or an export of it is pending.');

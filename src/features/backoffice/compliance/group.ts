@@ -3,23 +3,33 @@ import { storageOf } from '../../../config/config.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../../http/route.ts';
 import { errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { HolderData } from '../../account/holder-data.ts';
 import { accountModule } from '../../account/module.ts';
+import { approvalsModule } from '../../approvals/module.ts';
+import { credentialTypesModule } from '../../credential-types/module.ts';
 import { issuanceModule } from '../../issuance/module.ts';
+import { membershipModule } from '../../membership/module.ts';
 import { operatorsModule } from '../../operators/module.ts';
+import { partnersModule } from '../../partners/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
+import { walletModule } from '../../wallet/module.ts';
+import { webhooksModule } from '../../webhooks/module.ts';
 import type { GroupBuilder } from '../module.ts';
 import { Accountability } from './accountability.ts';
 import { accountabilityRoutes } from './accountability-routes.ts';
 import { ComplianceService } from './compliance-service.ts';
+import { ErasureRequests } from './erasure-requests.ts';
 import { incidentRoutes } from './incident-routes.ts';
 import { Incidents } from './incidents.ts';
 import { recordRoutes } from './record-routes.ts';
 import { requestRoutes } from './request-routes.ts';
+import type { RequestStates } from './request-views.ts';
 import { Retention } from './retention.ts';
 import { RecordOfProcessing } from './ropa.ts';
 import type { Compliance } from './routes-common.ts';
 import { ConsoleComplianceView } from './schemas.ts';
 import { subjectExportAction } from './subject-export.ts';
+import { SubjectLookup } from './subject-lookup.ts';
 
 /**
  * Compliance (docs/backoffice/compliance.md), its wiring: data-subject access and erasure
@@ -33,13 +43,38 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     ctx.use(tenantsModule),
     ctx.use(operatorsModule),
   ]);
+  // What other modules hold, each read through its owner: the holder-data registry's parts and
+  // the owners' views.
+  const holderData = new HolderData(ctx.holderRecords());
+  const approvals = ctx.viewsOf(approvalsModule);
+  const states: RequestStates = {
+    approvalStates: (ids) => approvals.states(ids),
+    receiptDisks: (ids) => ctx.viewsOf(accountModule).receiptDisks(ids),
+  };
+  const uow = ctx.unitOfWork({ requests: stores.compliance });
   const compliance = new ComplianceService({
     store: stores.compliance,
-    uow: ctx.unitOfWork({ requests: stores.compliance }),
+    uow,
     desk,
-    erasure: account.erasure,
+    lookup: new SubjectLookup({
+      holderData,
+      memberIdsByEmail: (email) => ctx.viewsOf(partnersModule).memberIdsByEmail(email),
+      auditAbout: (actions, target) => ctx.views.auditOfActions(actions, target, { limit: FILINGS_MAX }),
+    }),
+    states,
+    inventory: () => holderData.inventory(),
+    membersAmong: async (tenant, accountIds) =>
+      new Set((await ctx.viewsOf(membershipModule).memberships(accountIds, tenant)).map((m) => m.accountId)),
     keys: ctx.keys,
     didOf: (slug) => tenants.didOf(slug),
+    clock: ctx.clock,
+    ids: ctx.ids,
+  });
+  const erasures = new ErasureRequests({
+    store: stores.compliance,
+    uow,
+    erasure: account.erasure,
+    states,
     clock: ctx.clock,
     ids: ctx.ids,
   });
@@ -52,8 +87,11 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   );
   const accountability = new Accountability({
     store: stores.compliance,
-    uow: ctx.unitOfWork({ requests: stores.compliance }),
+    uow,
     operators,
+    holding: (roles) => ctx.viewsOf(operatorsModule).activeHolding(roles),
+    auditOf: (actions, target, page) => ctx.views.auditOfActions(actions, target, page),
+    reciprocal: (limit) => approvals.reciprocal(limit),
     clock: ctx.clock,
     ids: ctx.ids,
   });
@@ -65,9 +103,17 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     clock: ctx.clock,
     ids: ctx.ids,
   });
+  const types = ctx.viewsOf(credentialTypesModule);
   const record = new RecordOfProcessing({
     store: stores.compliance,
-    uow: ctx.unitOfWork({ requests: stores.compliance }),
+    uow,
+    reads: {
+      types: (limit, tenant) => types.types(tenant ?? null, {}, undefined, limit),
+      hasType: async (tenant, typeId) => (await types.type(tenant, typeId)) !== undefined,
+      webhooks: (limit) => ctx.viewsOf(webhooksModule).endpoints(limit),
+      activeChannels: () => ctx.viewsOf(walletModule).activeChannels(),
+      inventory: () => holderData.inventory(),
+    },
     controller: {
       name: ctx.config.platformName,
       url: ctx.config.publicUrl.origin,
@@ -83,7 +129,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     ids: ctx.ids,
   });
   return {
-    group: complianceRoutes({ compliance, accountability, incidents, record, retention }, () => ctx.clock.now()),
+    group: complianceRoutes({ compliance, erasures, accountability, incidents, record, retention }, () => ctx.clock.now()),
     console: consoleComplianceRoutes(
       { compliance, incidents, record },
       (slug) => tenants.existing(slug),
@@ -95,13 +141,15 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
 
 /** How often the purge job looks for a running purge: a started purge begins within this. */
 const PURGE_EVERY_MS = 15_000;
+/** Filings of one request's export a lookup made to answer it reads, at most (each follows one rejected or expired). */
+const FILINGS_MAX = 10_000;
 
 /** The `admin-compliance` group: every operation under /api/admin/compliance. */
 export function complianceRoutes(services: Compliance, clockNow: () => number): RouteGroup {
   return {
     name: 'admin-compliance',
     routes: [
-      ...requestRoutes(services.compliance),
+      ...requestRoutes(services.compliance, services.erasures),
       ...accountabilityRoutes(services.accountability),
       ...incidentRoutes(services.incidents),
       ...recordRoutes(services, clockNow),

@@ -7,6 +7,7 @@ import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AccountId, AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import type { StoredRequestState } from '../../../ports/compliance-store.ts';
 import type { ComplianceService } from './compliance-service.ts';
+import type { ErasureRequests } from './erasure-requests.ts';
 import { actorOf, BASE, platformRoute } from './routes-common.ts';
 import {
   AccessRequestId,
@@ -24,7 +25,7 @@ import {
 const States = (states: readonly StoredRequestState[]) => Type.Optional(Type.Union(states.map((s) => Type.Literal(s))));
 
 /** Data-subject access requests and erasure requests (docs/backoffice/compliance.md). */
-export function requestRoutes(compliance: ComplianceService): RouteDef[] {
+export function requestRoutes(compliance: ComplianceService, erasures: ErasureRequests): RouteDef[] {
   const common = platformRoute;
   const actor = actorOf;
   const requestFields = { source: Source, receivedAt: Type.Optional(ReceivedAt) };
@@ -146,7 +147,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         200: { description: 'A page of erasure requests.', schema: ListPage('requests', ErasureRequestView) },
         ...OPERATOR_ERRORS,
       },
-      handler: async (request) => compliance.listErasure(request.query.state as StoredRequestState, pageParams(request.query)),
+      handler: async (request) => erasures.list(request.query.state as StoredRequestState, pageParams(request.query)),
     }),
     defineRoute({
       ...common,
@@ -160,7 +161,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         ...OPERATOR_ERRORS,
         404: errorResponse('unknown_request'),
       },
-      handler: async (request) => compliance.erasureRequest(request.params.requestId),
+      handler: async (request) => erasures.get(request.params.requestId),
     }),
     defineRoute({
       ...common,
@@ -178,7 +179,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
       },
       handler: async (request, reply) => {
         const { accountId, ...input } = request.body;
-        return reply.code(201).send(await compliance.fileErasure(accountId, input, actor(request)));
+        return reply.code(201).send(await erasures.file(accountId, input, actor(request)));
       },
     }),
     defineRoute({
@@ -196,7 +197,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         409: errorResponse('request_state: the request was completed or refused already.'),
       },
       handler: async (request) =>
-        compliance.refuseErasure(request.params.requestId, request.body.ground, request.body.note, actor(request)),
+        erasures.refuse(request.params.requestId, request.body.ground, request.body.note, actor(request)),
     }),
     defineRoute({
       ...common,
@@ -218,7 +219,7 @@ export function requestRoutes(compliance: ComplianceService): RouteDef[] {
         404: errorResponse('unknown_request'),
         409: errorResponse('request_state: the request was completed or refused already.'),
       },
-      handler: async (request) => compliance.verifyErasure(request.params.requestId, request.body.identityCheck, actor(request)),
+      handler: async (request) => erasures.verify(request.params.requestId, request.body.identityCheck, actor(request)),
     }),
   ];
 }

@@ -1,11 +1,12 @@
 import { type Actor, actorLabel } from '../../../core/actor.ts';
+import { parseClaimSpec } from '../../../core/claims/claim-spec.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { iso } from '../../../http/admin/kit.ts';
 import type { ComplianceStore, InventoryRow, TypeWithPurpose } from '../../../ports/compliance-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import type { ComplianceScope } from './compliance-service.ts';
 import { CREDENTIAL_PURPOSES, PURPOSES, type Purpose } from './purposes.ts';
+import type { ComplianceScope } from './request-records.ts';
 
 /** Credential types, and webhook endpoints, one record reads at most. */
 export const RECORD_MAX = 5000;
@@ -19,6 +20,28 @@ const typeView = (t: TypeWithPurpose) => ({
   boundAt: t.boundAt === null ? null : iso(t.boundAt),
   boundBy: t.boundBy,
 });
+
+/** A credential type as its owner's view answers it: its names and claim specs. */
+export interface RegisteredType {
+  tenant: string;
+  typeId: string;
+  name: string;
+  claims: string[];
+}
+
+/** What the record reads of other modules, each through its owner's view. */
+export interface RecordReads {
+  /** Every credential type (by tenant and type id), or one tenant's, at most `limit` (the credential-types module). */
+  types(limit: number, tenant?: string): Promise<RegisteredType[]>;
+  /** Whether the tenant has the type. */
+  hasType(tenant: string, typeId: string): Promise<boolean>;
+  /** The webhook endpoints, by tenant and id, at most `limit` (the webhooks module). */
+  webhooks(limit: number): Promise<Array<{ tenant: string; url: string; events: string[]; active: boolean }>>;
+  /** Live channels per tenant, by tenant (the wallet module). */
+  activeChannels(): Promise<Array<{ tenant: string; active: number }>>;
+  /** The holder-data registry's inventory, each column counted by its table's owner. */
+  inventory(): Promise<InventoryRow[]>;
+}
 
 /** What the record says of the deployment itself: who controls it, and where its data is stored. */
 export interface Controller {
@@ -39,13 +62,14 @@ export class RecordOfProcessing {
     private readonly deps: {
       store: ComplianceStore;
       uow: UnitOfWork<ComplianceScope>;
+      reads: RecordReads;
       controller: Controller;
       clock: Clock;
     },
   ) {}
 
   async purposes() {
-    const types = await this.deps.store.typesWithPurposes(RECORD_MAX);
+    const types = await this.typesWithPurposes();
     return {
       purposes: PURPOSES.map((p) => ({
         ...this.purposeHead(p),
@@ -56,14 +80,14 @@ export class RecordOfProcessing {
 
   /** A tenant's credential types with the purposes they are bound to. */
   async typesOf(tenant: string) {
-    return (await this.deps.store.typesWithPurposes(RECORD_MAX, tenant)).map(typeView);
+    return (await this.typesWithPurposes(tenant)).map(typeView);
   }
 
   async record() {
     const [inventory, types, recipients] = await Promise.all([
-      this.deps.store.inventory(),
-      this.deps.store.typesWithPurposes(RECORD_MAX),
-      this.deps.store.recipients(RECORD_MAX),
+      this.deps.reads.inventory(),
+      this.typesWithPurposes(),
+      this.recipients(),
     ]);
     return {
       generatedAt: iso(this.deps.clock.now()),
@@ -92,9 +116,8 @@ export class RecordOfProcessing {
     }
     const now = this.deps.clock.now();
     return this.deps.uow.run(async ({ requests, audit }) => {
-      if (!(await requests.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor)))) {
-        throw new ServiceError('unknown_type');
-      }
+      if (!(await this.deps.reads.hasType(tenant, typeId))) throw new ServiceError('unknown_type');
+      await requests.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor));
       const auditSeq = await audit.append({ actor, action: 'ropa.type_bound', tenant, target: typeId, detail: { purposeId } });
       return {
         ok: true as const,
@@ -102,6 +125,33 @@ export class RecordOfProcessing {
         binding: { tenant, typeId, purposeId, boundAt: iso(now), boundBy: actorLabel(actor) },
       };
     });
+  }
+
+  /** Every credential type, or one tenant's, with the purpose it is bound to (at most RECORD_MAX). */
+  private async typesWithPurposes(tenant?: string): Promise<TypeWithPurpose[]> {
+    const types = await this.deps.reads.types(RECORD_MAX, tenant);
+    const bound = new Map((await this.deps.store.purposesOf(types)).map((p) => [`${p.tenant}/${p.typeId}`, p]));
+    return types.map((t) => {
+      const p = bound.get(`${t.tenant}/${t.typeId}`);
+      return {
+        tenant: t.tenant,
+        typeId: t.typeId,
+        name: t.name,
+        claims: t.claims.map((spec) => parseClaimSpec(spec).key),
+        purposeId: p?.purposeId ?? null,
+        boundAt: p?.boundAt ?? null,
+        boundBy: p?.boundBy ?? null,
+      };
+    });
+  }
+
+  /** The deployment's recipients of personal data: webhook endpoints (their origins) and tenants' live channels. */
+  private async recipients() {
+    const [hooks, channels] = await Promise.all([this.deps.reads.webhooks(RECORD_MAX), this.deps.reads.activeChannels()]);
+    return {
+      webhooks: hooks.map((h) => ({ tenant: h.tenant, origin: new URL(h.url).origin, events: h.events, active: h.active })),
+      channels,
+    };
   }
 
   private purposeHead(p: Purpose) {

@@ -3,6 +3,7 @@ import { adminRoute } from '../../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import type { Accountability } from './accountability.ts';
 import type { ComplianceService } from './compliance-service.ts';
+import type { ErasureRequests } from './erasure-requests.ts';
 import type { Incidents } from './incidents.ts';
 import type { Retention } from './retention.ts';
 import type { RecordOfProcessing } from './ropa.ts';
@@ -21,6 +22,7 @@ export const actorOf = (request: FastifyRequest) => operatorActor(operatorOf(req
 /** The group's services. */
 export interface Compliance {
   compliance: ComplianceService;
+  erasures: ErasureRequests;
   accountability: Accountability;
   incidents: Incidents;
   record: RecordOfProcessing;

@@ -7,6 +7,7 @@ import type { IssuanceViews } from '../../../ports/issuance-views.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
 import type { OrgStore } from '../../../ports/org-store.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
+import type { OrgService } from '../orgs/org-service.ts';
 import type { AgentActivity } from './agents.ts';
 import { actorOf, DOC } from './routes-common.ts';
 import { ConsoleStateView } from './schemas.ts';
@@ -17,7 +18,7 @@ const LISTS_COUNTED = 200;
 export interface StateDeps {
   agents: AgentActivity;
   tenants: TenantService;
-  orgs: OrgStore;
+  orgs: Pick<OrgStore, 'domains'> & Pick<OrgService, 'counts'>;
   /** The status lists and their revoked entries. */
   issuance: IssuanceViews;
   keys: KeyStore;

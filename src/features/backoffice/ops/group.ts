@@ -45,7 +45,7 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * (backups.ts, backup-routes.ts; the engines' own methods in adapters/sql/backup/); the console's snapshot of an organisation and the automation
  * agents' reports (agents.ts, console-routes.ts).
  */
-export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => {
+export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn }) => {
   const [status, tenants, trust, types, deposits, members, wallet] = await Promise.all([
     ctx.use(statusModule),
     ctx.use(tenantsModule),
@@ -190,7 +190,15 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, readsOn }) => 
       name: 'console-ops',
       routes: [
         ...consoleTrustRoutes(trust),
-        ...consoleStateRoutes({ agents, tenants, orgs: stores.orgs, issuance: reads.issuance, keys: ctx.keys, clockNow }),
+        ...consoleStateRoutes({
+          agents,
+          tenants,
+          // The counts are each owner's (OrgService.counts); the domain is the back office's own.
+          orgs: { counts: (slugs) => orgs.counts(slugs), domains: (slugs) => stores.orgs.domains(slugs) },
+          issuance: reads.issuance,
+          keys: ctx.keys,
+          clockNow,
+        }),
         ...agentRoutes(agents),
       ],
     },

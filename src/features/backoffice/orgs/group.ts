@@ -13,6 +13,7 @@ import { operatorsModule } from '../../operators/module.ts';
 import { tenantsModule } from '../../tenants/module.ts';
 import { ProfileFields } from '../../tenants/routes.ts';
 import type { BackofficeStores, GroupBuilder } from '../module.ts';
+import { orgReads } from './org-reads.ts';
 import { OrgService, SUSPEND_ACTION } from './org-service.ts';
 import {
   AdminView,
@@ -52,6 +53,7 @@ export async function buildOrgService(ctx: Context, stores: BackofficeStores): P
   ]);
   return new OrgService({
     orgs: stores.orgs,
+    reads: orgReads(ctx),
     uow: ctx.unitOfWork({ orgs: stores.orgs }),
     tenants,
     operators,

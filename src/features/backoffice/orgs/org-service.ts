@@ -8,7 +8,9 @@ import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
-import type { OffboardingRow, OrgAdmin, OrgStore } from '../../../ports/org-store.ts';
+import type { OperatorStatus } from '../../../ports/operator-store.ts';
+import type { TenantAdmin } from '../../../ports/operators-views.ts';
+import type { OrgStore } from '../../../ports/org-store.ts';
 import {
   emptyProfile,
   type TenantProfile,
@@ -21,6 +23,7 @@ import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
+import { type OffboardingReads, type OffboardingRow, offboarding } from './offboarding.ts';
 import { OrgDomains } from './org-domains.ts';
 import type { LifecycleView, OrgView } from './schemas.ts';
 
@@ -39,8 +42,38 @@ export interface SuspendParams {
 
 export type OrgStores = { orgs: OrgStore };
 
+/** An organisation's counts, each from its owner's view. */
+export interface OrgCounts {
+  /** Credential types registered. */
+  types: number;
+  /** Credentials issued (revoked ones included). */
+  credentials: number;
+  /** Members of its programme that are not erased. */
+  members: number;
+}
+
+export interface OrgAdmin {
+  username: string;
+  status: OperatorStatus;
+}
+
+type PerTenant = (tenants: readonly string[]) => Promise<Array<{ tenant: string; count: number }>>;
+
+/** What the organisations read of other modules, each through its owner's view, one call per page. */
+export interface OrgReads extends OffboardingReads {
+  /** Credential types per tenant (credential-types). */
+  types: PerTenant;
+  /** Credentials issued per tenant (issuance). */
+  credentials: PerTenant;
+  /** Members not erased per tenant (membership). */
+  members: PerTenant;
+  /** Each tenant's tenant-admins, removed ones left out, by username (operators). */
+  tenantAdmins(tenants: readonly string[]): Promise<TenantAdmin[]>;
+}
+
 export interface OrgServiceDeps {
   orgs: OrgStore;
+  reads: OrgReads;
   uow: UnitOfWork<OrgStores>;
   tenants: TenantService;
   operators: OperatorService;
@@ -97,11 +130,7 @@ export class OrgService {
 
   private async views(rows: TenantRow[]): Promise<Map<string, OrgView>> {
     const slugs = rows.map((r) => r.slug);
-    const [counts, admins, domains] = await Promise.all([
-      this.d.orgs.counts(slugs),
-      this.d.orgs.admins(slugs),
-      this.d.orgs.domains(slugs),
-    ]);
+    const [counts, admins, domains] = await Promise.all([this.counts(slugs), this.adminsOf(slugs), this.d.orgs.domains(slugs)]);
     return new Map(
       rows.map((r) => {
         const domain = domains.get(r.slug);
@@ -122,6 +151,29 @@ export class OrgService {
     );
   }
 
+  /** Each organisation's counts: one read of each owner for them all. */
+  async counts(slugs: readonly string[]): Promise<Map<string, OrgCounts>> {
+    const out = new Map<string, OrgCounts>(slugs.map((s) => [s, { types: 0, credentials: 0, members: 0 }]));
+    if (slugs.length === 0) return out;
+    const [types, credentials, members] = await Promise.all([
+      this.d.reads.types(slugs),
+      this.d.reads.credentials(slugs),
+      this.d.reads.members(slugs),
+    ]);
+    for (const r of types) (out.get(r.tenant) as OrgCounts).types = r.count;
+    for (const r of credentials) (out.get(r.tenant) as OrgCounts).credentials = r.count;
+    for (const r of members) (out.get(r.tenant) as OrgCounts).members = r.count;
+    return out;
+  }
+
+  /** Each organisation's tenant-admins, by username. */
+  private async adminsOf(slugs: readonly string[]): Promise<Map<string, OrgAdmin[]>> {
+    const out = new Map<string, OrgAdmin[]>(slugs.map((s) => [s, []]));
+    if (slugs.length === 0) return out;
+    for (const a of await this.d.reads.tenantAdmins(slugs)) out.get(a.tenant)?.push({ username: a.username, status: a.status });
+    return out;
+  }
+
   private async requireOrg(slug: string): Promise<TenantRow> {
     const row = await this.d.tenants.find(slug);
     if (!row) throw unknownTenant(slug);
@@ -132,7 +184,7 @@ export class OrgService {
 
   async admins(slug: string): Promise<{ slug: string; admins: OrgAdmin[] }> {
     await this.requireOrg(slug);
-    return { slug, admins: (await this.d.orgs.admins([slug])).get(slug) ?? [] };
+    return { slug, admins: (await this.adminsOf([slug])).get(slug) ?? [] };
   }
 
   /**
@@ -326,30 +378,7 @@ export class OrgService {
 
   // ----- offboarding -----
 
-  async offboarding(params: ListParams, kind: OffboardingRow['kind'] | undefined) {
-    const after = params.after;
-    if (
-      after !== undefined &&
-      (after.length !== 3 ||
-        typeof after[0] !== 'number' ||
-        (after[1] !== 'tenant' && after[1] !== 'operator') ||
-        typeof after[2] !== 'string')
-    ) {
-      throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-    }
-    const rows = await this.d.orgs.offboarding({
-      tenant: params.tenant,
-      ...(kind ? { kind } : {}),
-      ...windowOf(params),
-      ...(after ? { after: [after[0] as number, after[1] as string, after[2] as string] as const } : {}),
-      limit: params.limit + 1,
-    });
-    const shown = page(
-      rows,
-      params.limit,
-      (r) => [r.since, r.kind, r.id],
-      (r) => ({ kind: r.kind, id: r.id, status: r.status, tenant: r.tenant, since: iso(r.since), reason: r.reason }),
-    );
-    return { entries: shown.rows, nextCursor: shown.nextCursor };
+  offboarding(params: ListParams, kind: OffboardingRow['kind'] | undefined) {
+    return offboarding(this.d.reads, params, kind);
   }
 }
