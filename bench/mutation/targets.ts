@@ -75,11 +75,15 @@ export const TARGETS: Record<string, Target> = {
   spends: {
     about: 'every single-use spend: the conditional write of each, and each SQL condition in it',
     regions: [
-      { file: 'src/adapters/sql/offers/sql-offer-store.ts', within: ['const spendCode =', 'async redeem(', 'async claimTxAttempt('] },
-      { file: 'src/adapters/sql/issuance/sql-access-token-store.ts', within: ['const usable =', 'async findUsable('] },
+      { file: 'src/adapters/sql/offers/offers-statements.ts', within: ['const spendCode =', 'const eraseSubject ='] },
+      { file: 'src/adapters/sql/offers/sql-offer-store.ts', within: ['async claimTxAttempt('] },
+      {
+        file: 'src/adapters/sql/issuance/sql-access-token-store.ts',
+        within: ['const usable =', 'async redeem(', 'async findUsable('],
+      },
       {
         file: 'src/adapters/sql/issuance/sql-issued-credential-store.ts',
-        within: ['const spendNonce =', 'const spendToken =', 'const eraseSubject =', 'async collect<T>('],
+        within: ['const spendNonce =', 'const spendToken =', 'async collect<T>('],
       },
       { file: 'src/adapters/sql/account/sql-account-session-store.ts', within: ['async approve(', 'async spend('] },
       { file: 'src/adapters/sql/onboarding/sql-onboarding-store.ts', within: ['async countAttempt(', 'async spend('] },
@@ -87,8 +91,9 @@ export const TARGETS: Record<string, Target> = {
       { file: 'src/adapters/sql/membership/sql-membership-store.ts', within: ['async castVote('] },
       {
         file: 'src/adapters/sql/verification/sql-presentation-transaction-store.ts',
-        within: ['const completeOnce =', 'async complete(', 'async markEnrolled('],
+        within: ['const completeOnce =', 'async complete('],
       },
+      { file: 'src/adapters/sql/verification/verification-statements.ts', within: ['export async function spendForEnrolment('] },
     ],
     tests: ['test/storage/single-use-spends.test.ts'],
     postgres: true,

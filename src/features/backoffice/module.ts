@@ -118,7 +118,16 @@ export const backofficeModule = defineModule({
     'admin-ops',
     'console-ops',
   ],
-  owns: [SqlOrgStore, SqlComplianceStore, SqlIncidentStore, SqlRetentionStore, SqlOpsViews, SqlAgentStore, SqlBackupStore, holderRecords],
+  owns: [
+    SqlOrgStore,
+    SqlComplianceStore,
+    SqlIncidentStore,
+    SqlRetentionStore,
+    SqlOpsViews,
+    SqlAgentStore,
+    SqlBackupStore,
+    holderRecords,
+  ],
   holderRecords,
   async build(ctx) {
     const stores: BackofficeStores = {
