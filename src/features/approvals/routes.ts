@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { idPatternOfAny } from '../../core/ids.ts';
-import { ApprovalSchema } from '../../http/admin/approval-desk.ts';
+import { ApprovalSchema, ApprovedSchema } from '../../http/admin/approval-desk.ts';
 import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorOf } from '../../http/auth/operator-bearer.ts';
@@ -18,18 +18,6 @@ const ActionName = Type.String({ minLength: 3, maxLength: 64, pattern: '^[a-z][a
 const State = Type.Union(APPROVAL_STATES.map((s) => Type.Literal(s)));
 
 const Decided = AdminMutation({ approval: ApprovalSchema });
-const Approved = AdminMutation({
-  approval: ApprovalSchema,
-  revealed: Type.Optional(
-    Type.Object(
-      {},
-      {
-        additionalProperties: true,
-        description: 'A secret the action made, shown to the approver this once and kept nowhere (a minted token).',
-      },
-    ),
-  ),
-});
 const NoteBody = Type.Object({ note: Type.Optional(DisplayText(NOTE_MAX)) }, { additionalProperties: false });
 const ById = Type.Object({ approvalId: ApprovalId });
 
@@ -49,7 +37,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
       body: NoteBody,
       bodyOptional: true,
       responses: {
-        200: { description: answer, schema: verb === 'approve' ? Approved : Decided },
+        200: { description: answer, schema: verb === 'approve' ? ApprovedSchema : Decided },
         ...OPERATOR_ERRORS,
         403: errorResponse(
           verb === 'withdraw'

@@ -1,10 +1,11 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { IdKind } from '../../core/ids.ts';
+import type { ApprovalState } from '../../ports/approval-store.ts';
 import type { OperatorRole } from '../../ports/operator-store.ts';
 import type { Recorders } from '../../ports/unit-of-work.ts';
 import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
-import { DateTimeView, Nullable } from '../schemas/common.ts';
+import { AdminMutation, DateTimeView, Narrowed, Nullable } from '../schemas/common.ts';
 
 /**
  * Four eyes (docs/backoffice.md, "Approvals"): the contract between the desk (the approvals
@@ -74,13 +75,17 @@ export interface ApprovalContext<R = unknown> {
   reveal(secret: Record<string, unknown>): void;
 }
 
-/** An approval as every back-office operation answers it: ApprovalView's schema. */
+/** An object of any members (an action's parameters, its result), typed as the record it is. */
+const AnyObject = (options: { description?: string } = {}) =>
+  Narrowed<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, ...options }));
+
+/** An approval as every back-office operation answers it. */
 export const ApprovalSchema = Type.Object({
   approvalId: Type.String(),
   action: Type.String(),
-  params: Type.Object({}, { additionalProperties: true }),
+  params: AnyObject(),
   tenant: Nullable(Type.String()),
-  state: Type.String({ description: 'pending, approved, rejected, withdrawn or expired' }),
+  state: Narrowed<ApprovalState>(Type.String({ description: 'pending, approved, rejected, withdrawn or expired' })),
   reason: Nullable(Type.String()),
   requestedBy: Type.String(),
   requestedAt: DateTimeView,
@@ -88,25 +93,10 @@ export const ApprovalSchema = Type.Object({
   decidedBy: Nullable(Type.String()),
   decidedAt: Nullable(DateTimeView),
   note: Nullable(Type.String()),
-  result: Nullable(Type.Object({}, { additionalProperties: true })),
+  result: Nullable(AnyObject()),
 });
 
-/** An approval as it is answered. */
-export interface ApprovalView {
-  approvalId: string;
-  action: string;
-  params: Record<string, unknown>;
-  tenant: string | null;
-  state: 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'expired';
-  reason: string | null;
-  requestedBy: string;
-  requestedAt: string;
-  expiresAt: string;
-  decidedBy: string | null;
-  decidedAt: string | null;
-  note: string | null;
-  result: Record<string, unknown> | null;
-}
+export type ApprovalView = Static<typeof ApprovalSchema>;
 
 export interface ApprovalDesk {
   /** Registers an action (at build time); a name registered twice is a programming error. */
@@ -130,9 +120,11 @@ export interface ApprovalDesk {
 }
 
 /** An approval decided by POST …/approve: with what the action revealed to the approver, if anything. */
-export interface Approved {
-  ok: true;
-  auditSeq: number;
-  approval: ApprovalView;
-  revealed?: Record<string, unknown>;
-}
+export const ApprovedSchema = AdminMutation({
+  approval: ApprovalSchema,
+  revealed: Type.Optional(
+    AnyObject({ description: 'A secret the action made, shown to the approver this once and kept nowhere (a minted token).' }),
+  ),
+});
+
+export type Approved = Static<typeof ApprovedSchema>;

@@ -67,6 +67,13 @@ export const pageLimit = (limit: string | undefined, fallback: number, max: numb
 /** A value or null. */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * `schema` as it is published, with `T` as its static type: for a member the document states as a
+ * plain string or an open object whose values the code holds to a closed set or a record. Narrowing
+ * the schema itself would change the published document.
+ */
+export const Narrowed = <T>(schema: TSchema) => Type.Unsafe<T>(schema);
+
 /** A time as the back office answers it. */
 export const DateTimeView = Type.String({ format: 'date-time' });
 
