@@ -34,9 +34,16 @@ export const PAGE_QUERY = {
 export const PageQuery = <T extends TProperties>(filters: T = {} as T) =>
   Type.Object({ ...PAGE_QUERY, ...filters }, { additionalProperties: false });
 
-/** A page of a list: its rows under their own name, and the cursor of the next page (null at the end). */
-export const ListPage = <K extends string, T extends TSchema>(key: K, item: T) =>
-  Type.Object({ [key]: Type.Array(item), nextCursor: Nullable(Type.String()) } as {
+/**
+ * A page of a list, the one shape every list answers: its rows under their own name, and the cursor
+ * of the next page (null at the end); `fields`, what the page says beside its rows, come first.
+ */
+export const ListPage = <K extends string, T extends TSchema, F extends TProperties = Record<never, never>>(
+  key: K,
+  item: T,
+  fields?: F,
+) =>
+  Type.Object({ ...fields, [key]: Type.Array(item), nextCursor: Nullable(Type.String()) } as F & {
     [P in K | 'nextCursor']: P extends 'nextCursor' ? TUnion<[TString, TNull]> : TArray<T>;
   });
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
-import { PageQuery, pageParams } from '../../http/list.ts';
+import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, internalOperatorRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
 import { ChannelView } from '../wallet/routes.ts';
 import type { ChannelAction, ChannelService } from './channel-service.ts';
@@ -83,10 +83,10 @@ export function channelRoutes(channels: ChannelService): RouteGroup {
         responses: {
           200: {
             description: 'Channels by tenant and account; nextCursor null on the last page.',
-            schema: Type.Object({
-              channels: Type.Array(Type.Object({ ...ChannelView.properties, shared: Type.Optional(Type.Array(SharedItem)) })),
-              nextCursor: Nullable(Type.String()),
-            }),
+            schema: ListPage(
+              'channels',
+              Type.Object({ ...ChannelView.properties, shared: Type.Optional(Type.Array(SharedItem)) }),
+            ),
           },
           ...OPERATOR_ERRORS,
         },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
-import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import {
@@ -133,7 +133,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: {
             description: 'A page of requests.',
-            schema: Type.Object({ requests: Type.Array(Request), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('requests', Request),
           },
           ...OPERATOR_ERRORS,
         },
@@ -205,7 +205,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: {
             description: 'A page of tokens.',
-            schema: Type.Object({ tokens: Type.Array(Token), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('tokens', Token),
           },
           ...OPERATOR_ERRORS,
         },

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
-import { ListQuery, listParams } from '../../http/admin/kit.ts';
+import { ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
@@ -47,7 +47,7 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
         responses: {
           200: {
             description: 'A page of applications.',
-            schema: Type.Object({ partners: Type.Array(ApplicationView), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('partners', ApplicationView),
           },
           ...OPERATOR_ERRORS,
         },

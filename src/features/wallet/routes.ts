@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
-import { PageQuery, pageParams } from '../../http/list.ts';
+import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, Nullable, Slug } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, Slug } from '../../http/schemas/common.ts';
 import { DepositView } from '../deposits/routes.ts';
 import type { SharingInput, SharingService } from './sharing.ts';
 import type { WalletService } from './wallet-service.ts';
@@ -51,12 +51,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
           200: {
             description:
               'Envelopes only. Offers and deposits appear once the account is a member of their tenant; fixtures is true when a listed item is demonstration data.',
-            schema: Type.Object({
-              accountId: Type.String(),
-              fixtures: Type.Boolean(),
-              items: Type.Array(Envelope),
-              nextCursor: Nullable(Type.String()),
-            }),
+            schema: ListPage('items', Envelope, { accountId: Type.String(), fixtures: Type.Boolean() }),
           },
           400: errorResponse('invalid_request: a malformed account id, limit, cursor, since or until.'),
         },

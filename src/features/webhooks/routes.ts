@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../core/events.ts';
 import { idPattern } from '../../core/ids.ts';
-import { LIST_SCOPE, ListQuery, listParams } from '../../http/admin/kit.ts';
+import { LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { AdminMutation, DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
@@ -71,7 +71,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         responses: {
           200: {
             description: 'A page of endpoints.',
-            schema: Type.Object({ webhooks: Type.Array(Webhook), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('webhooks', Webhook),
           },
           ...OPERATOR_ERRORS,
         },
@@ -184,7 +184,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         responses: {
           200: {
             description: 'A page of deliveries.',
-            schema: Type.Object({ deliveries: Type.Array(Delivery), nextCursor: Nullable(Type.String()) }),
+            schema: ListPage('deliveries', Delivery),
           },
           ...OPERATOR_ERRORS,
         },

@@ -1,7 +1,7 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { operatorOf } from '../auth/operator-bearer.ts';
-import { PAGE_QUERY, type PageParams, pageParams } from '../list.ts';
+import { type PageParams, PageQuery, pageParams } from '../list.ts';
 import { internalOperatorRoute, type TenantScope } from '../route.ts';
 import { Slug } from '../schemas/common.ts';
 
@@ -48,11 +48,10 @@ export const ActorLabel = Type.String({
 });
 
 /**
- * The query of every back-office list: the list convention's fields (http/list.ts: `limit`,
- * `cursor`, `since`, `until`), `tenant`, and the list's own filters.
+ * The query of every back-office list: the list convention's query (http/list.ts: `limit`,
+ * `cursor`, `since`, `until`) with `tenant` as its first filter, then the list's own.
  */
-export const ListQuery = <T extends TProperties>(filters: T = {} as T) =>
-  Type.Object({ ...PAGE_QUERY, tenant: Type.Optional(Slug), ...filters }, { additionalProperties: false });
+export const ListQuery = <T extends TProperties>(filters: T = {} as T) => PageQuery({ tenant: Type.Optional(Slug), ...filters });
 
 export interface ListParams extends PageParams {
   /** The tenant shown; null for every tenant. */
