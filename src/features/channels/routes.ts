@@ -4,18 +4,11 @@ import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, internalOperatorRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
 import { AccountId, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
-import { ChannelView } from '../wallet/routes.ts';
+import { ChannelView, SharedItem } from '../wallet/routes.ts';
 import type { ChannelAction, ChannelService } from './channel-service.ts';
 
 const ElementName = Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' });
 const ROLES = ['owner', 'tenant-admin'] as const;
-
-const SharedItem = Type.Object({
-  itemId: Type.String(),
-  kind: Type.String(),
-  title: Type.String(),
-  elements: Type.Record(Type.String(), Type.Unknown()),
-});
 
 const actionRoute = (channels: ChannelService, action: ChannelAction, summary: string): RouteDef =>
   defineRoute({

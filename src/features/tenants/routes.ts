@@ -5,7 +5,7 @@ import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
 import type { TenantService } from './tenant-service.ts';
 
-const Tenant = Type.Object({
+export const Tenant = Type.Object({
   slug: Type.String({ description: 'URL-safe identifier (docs/tenants.md).' }),
   name: Type.String(),
   did: Type.String({ description: 'did:web:<host>:t:<slug>' }),

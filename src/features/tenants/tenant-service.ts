@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { afterCommit } from '../../app/transactions.ts';
 import { type Actor, SYSTEM_SEED } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -19,6 +20,7 @@ import {
   type TenantStore,
 } from '../../ports/tenant-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { Tenant } from './routes.ts';
 
 /** What a unit of work that writes tenants gives: the tenant store on its transaction, and the recorders. */
 export type TenantScope = { tenants: TenantStore } & Recorders;
@@ -30,11 +32,7 @@ export interface PreparedTenant {
   key: StoredSigningKey;
 }
 
-export interface TenantView {
-  slug: string;
-  name: string;
-  did: string;
-}
+export type TenantView = Static<typeof Tenant>;
 
 export const DEMO_TENANT = { slug: 'demo-transit', name: `Metro Transit${DEMO_NAME_SUFFIX}` } as const;
 

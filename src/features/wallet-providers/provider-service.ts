@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseName } from '../../core/display-text.ts';
@@ -6,20 +7,12 @@ import type { Ids } from '../../core/ids.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../ports/wallet-provider-store.ts';
+import type { Provider } from './routes.ts';
+
+export type ProviderView = Static<typeof Provider>;
 
 /** The most admitted providers a public page lists. */
 export const ADMITTED_SHOWN = 50;
-
-export interface ProviderView {
-  walletId: string;
-  name: string;
-  homepage: string;
-  contact: string | null;
-  state: ProviderState;
-  reason: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 const view = (p: WalletProviderRecord): ProviderView => ({
   walletId: p.id,

@@ -4,18 +4,18 @@ import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PAGE_QUERY, pageParams } from '../../http/list.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
+import { DisplayName, DisplayText, errorResponse, Narrowed, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
 import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
 import type { ProviderView, WalletProviderService } from './provider-service.ts';
 
 const WalletId = Type.String({ pattern: idPattern('walletProvider') });
 const DateTime = Type.String({ format: 'date-time' });
-const Provider = Type.Object({
+export const Provider = Type.Object({
   walletId: Type.String(),
   name: Type.String(),
   homepage: Type.String(),
   contact: Type.Union([Type.String(), Type.Null()]),
-  state: Type.String({ description: 'requested, admitted, rejected or suspended.' }),
+  state: Narrowed<ProviderState>(Type.String({ description: 'requested, admitted, rejected or suspended.' })),
   reason: Type.Union([Type.String(), Type.Null()]),
   createdAt: DateTime,
   updatedAt: DateTime,

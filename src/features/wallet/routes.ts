@@ -35,6 +35,14 @@ export const ChannelView = Type.Object({
 });
 export type ChannelView = Static<typeof ChannelView>;
 
+/** An item a holder shares over a channel, as the organisation reads it. */
+export const SharedItem = Type.Object({
+  itemId: Type.String(),
+  kind: Type.String(),
+  title: Type.String(),
+  elements: Type.Record(Type.String(), Type.Unknown()),
+});
+
 export function walletRoutes(wallet: WalletService, sharing: SharingService): RouteGroup {
   return {
     name: 'wallet',

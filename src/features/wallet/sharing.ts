@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -5,6 +6,7 @@ import type { Ids } from '../../core/ids.ts';
 import type { ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { SharedItem as SharedItemView } from './routes.ts';
 import type { WalletScope, WalletService } from './wallet-service.ts';
 
 export const SHARING_LOG_LIMIT = 50;
@@ -23,12 +25,7 @@ export interface SharingAnswer {
 }
 
 /** What an organisation receives over an active channel: per shared item, the elements with values. */
-export interface SharedItem {
-  itemId: string;
-  kind: string;
-  title: string;
-  elements: Record<string, unknown>;
-}
+export type SharedItem = Static<typeof SharedItemView>;
 
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
