@@ -43,6 +43,13 @@ export const SharedItem = Type.Object({
   elements: Type.Record(Type.String(), Type.Unknown()),
 });
 
+/** An item's sharing settings, each with its channel's state, and its sharing log. */
+export const Sharing = Type.Object({
+  itemId: Type.String(),
+  shares: Type.Array(Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), channel: Type.String() })),
+  log: Type.Array(Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), at: DateTime })),
+});
+
 export function walletRoutes(wallet: WalletService, sharing: SharingService): RouteGroup {
   return {
     name: 'wallet',
@@ -135,13 +142,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
         responses: {
           200: {
             description: 'The item’s settings now, each with its channel’s state, and its sharing log, newest first.',
-            schema: Type.Object({
-              itemId: Type.String(),
-              shares: Type.Array(
-                Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), channel: Type.String() }),
-              ),
-              log: Type.Array(Type.Object({ tenant: Type.String(), elements: Type.Array(Type.String()), at: DateTime })),
-            }),
+            schema: Sharing,
           },
           400: errorResponse('invalid_request, malformed_json or unknown_element.'),
           401: errorResponse('unauthorized'),

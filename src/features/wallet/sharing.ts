@@ -6,7 +6,7 @@ import type { Ids } from '../../core/ids.ts';
 import type { ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
-import type { SharedItem as SharedItemView } from './routes.ts';
+import type { SharedItem as SharedItemView, Sharing } from './routes.ts';
 import type { WalletScope, WalletService } from './wallet-service.ts';
 
 export const SHARING_LOG_LIMIT = 50;
@@ -18,11 +18,7 @@ export interface SharingInput {
   revoke?: string[];
 }
 
-export interface SharingAnswer {
-  itemId: string;
-  shares: { tenant: string; elements: string[]; channel: string }[];
-  log: { tenant: string; elements: string[]; at: string }[];
-}
+export type SharingAnswer = Static<typeof Sharing>;
 
 /** What an organisation receives over an active channel: per shared item, the elements with values. */
 export type SharedItem = Static<typeof SharedItemView>;
