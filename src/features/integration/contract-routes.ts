@@ -3,7 +3,7 @@ import { LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../h
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
 import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
-import { CONTRACT_NAMES, handshake, listContracts } from './contracts.ts';
+import { CONTRACT_NAMES, Handshake, handshake, listContracts } from './contracts.ts';
 import { INTEGRATION_READ } from './roles.ts';
 
 const UNDOCUMENTED = 'Back-office operation; docs/integration.md states its shape.';
@@ -80,13 +80,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
         responses: {
           200: {
             description: 'The verdict.',
-            schema: Type.Object({
-              contract: Type.String(),
-              version: Type.String(),
-              accepted: Type.Boolean(),
-              supportedVersions: Type.Array(Type.String()),
-              errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
-            }),
+            schema: Handshake,
           },
           ...OPERATOR_ERRORS,
         },

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv';
 import { ServiceError } from '../../core/errors.ts';
 import { EVENT_TYPES } from '../../core/events.ts';
@@ -69,13 +69,15 @@ export const CONTRACT_NAMES = CONTRACTS.map((c) => c.name);
 const ajv = requestAjv(true);
 const validators = new Map(CONTRACTS.flatMap((c) => c.versions.map((v) => [`${c.name}@${v.version}`, ajv.compile(v.schema)])));
 
-export interface HandshakeAnswer {
-  contract: string;
-  version: string;
-  accepted: boolean;
-  supportedVersions: string[];
-  errors: Array<{ path: string; message: string }>;
-}
+/** A payload checked against a version of a contract: accepted, or every reason it would be refused. */
+export const Handshake = Type.Object({
+  contract: Type.String(),
+  version: Type.String(),
+  accepted: Type.Boolean(),
+  supportedVersions: Type.Array(Type.String()),
+  errors: Type.Array(Type.Object({ path: Type.String(), message: Type.String() })),
+});
+export type HandshakeAnswer = Static<typeof Handshake>;
 
 const describe = (e: ErrorObject) => ({
   path: e.instancePath === '' ? '/' : e.instancePath,
