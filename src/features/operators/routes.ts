@@ -8,14 +8,7 @@ import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { renderInvitationDonePage, renderInvitationPage } from './invitation-page.ts';
 import type { OperatorService } from './operator-service.ts';
-import { CreateOperatorBody, firstCredentialOf, Password, Roles, Username } from './schemas.ts';
-
-const Operator = Type.Object({
-  username: Type.String(),
-  roles: Type.Array(Type.String()),
-  tenant: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: 'invited, active, suspended or removed' }),
-});
+import { CreateOperatorBody, firstCredentialOf, LoginAnswer, OperatorView, Password, Roles, Username } from './schemas.ts';
 
 const UNDOCUMENTED =
   'Operator console operation; the interface does not publish its response (docs/operators.md describes ours).';
@@ -100,12 +93,7 @@ export function operatorAuthRoutes(operators: OperatorService, site: { name: str
         responses: {
           200: {
             description: 'A session bearer for the operator plane.',
-            schema: Type.Object({
-              token: Type.String(),
-              tokenType: Type.Literal('Bearer'),
-              expiresIn: Type.Integer({ description: 'Seconds until the session ends.' }),
-              ...Operator.properties,
-            }),
+            schema: LoginAnswer,
           },
           400: errorResponse('invalid_request or malformed_json'),
           401: errorResponse('invalid_credentials: identical for unknown user, wrong password, suspended or locked.'),
@@ -131,7 +119,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
       summary,
       body: ByUsername,
       responses: {
-        200: { description: 'The operator after the change.', schema: Operator },
+        200: { description: 'The operator after the change.', schema: OperatorView },
         ...OPERATOR_ERRORS,
         404: errorResponse('unknown_operator'),
         409: errorResponse('approval_required: suspending or removing an owner needs a second owner (the back office).'),
@@ -151,7 +139,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           'Create an operator: an invitation mailed to `email`, or an enterprise `identity`; a first `password` from the owner token only.',
         body: CreateOperatorBody,
         responses: {
-          201: { description: 'The operator was created (status invited until its person accepts).', schema: Operator },
+          201: { description: 'The operator was created (status invited until its person accepts).', schema: OperatorView },
           ...OPERATOR_ERRORS,
           400: errorResponse('invalid_request (not exactly one of email, identity, password), malformed_json or weak_password'),
           403: errorResponse('forbidden: a password from an operator (never another’s password), or a scoped credential.'),
@@ -183,7 +171,7 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
           { additionalProperties: false },
         ),
         responses: {
-          200: { description: 'The operator after the change.', schema: Operator },
+          200: { description: 'The operator after the change.', schema: OperatorView },
           ...OPERATOR_ERRORS,
           404: errorResponse('unknown_operator or unknown_tenant'),
           409: errorResponse(

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
-import { EmailAddress, Nullable, Slug } from '../../http/schemas/common.ts';
-import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
+import { EmailAddress, Narrowed, Nullable, Slug } from '../../http/schemas/common.ts';
+import { OPERATOR_ROLES, type OperatorRecord } from '../../ports/operator-store.ts';
 import type { FirstCredential } from './operator-credentials.ts';
 
 /** The schemas of operator accounts (docs/operators.md), for the console and the back office alike. */
@@ -54,6 +54,36 @@ export function firstCredentialOf(body: Static<typeof CreateOperatorBody>): Firs
   }
   return only;
 }
+
+/**
+ * An operator as every operation answers it (docs/operators.md): its name, roles, scope and status,
+ * never a secret, a lock or an invitation. The document states its roles and status as strings;
+ * the code holds them to their closed sets.
+ */
+export const OperatorView = Type.Object({
+  username: Type.String(),
+  roles: Narrowed<OperatorRecord['roles']>(Type.Array(Type.String())),
+  tenant: Nullable(Type.String()),
+  status: Narrowed<OperatorRecord['status']>(Type.String({ description: 'invited, active, suspended or removed' })),
+});
+export type OperatorView = Static<typeof OperatorView>;
+
+/** The public part of an operator's record. */
+export const operatorView = (op: OperatorRecord): OperatorView => ({
+  username: op.username,
+  roles: op.roles,
+  tenant: op.tenant,
+  status: op.status,
+});
+
+/** What POST /api/login answers: a session bearer, and the operator it signs in. */
+export const LoginAnswer = Type.Object({
+  token: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the session ends.' }),
+  ...OperatorView.properties,
+});
+export type LoginAnswer = Static<typeof LoginAnswer>;
 
 export const OperatorStatus = Type.Union([
   Type.Literal('invited'),

@@ -1,12 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
-import type { OperatorFilter, OperatorRecord, OperatorRole, OperatorStatus } from '../../../ports/operator-store.ts';
+import type { OperatorFilter, OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
 import type { FirstCredential } from '../../operators/operator-credentials.ts';
 import {
   demotesOwner,
@@ -15,25 +15,15 @@ import {
   type OperatorChange,
   type OperatorService,
 } from '../../operators/operator-service.ts';
-import { Roles, Username } from './schemas.ts';
+import { operatorView } from '../../operators/schemas.ts';
+import { type OperatorDetail, type OperatorRow, Roles, Username } from './schemas.ts';
 
 /** A change made at once, or filed for a second owner's approval. */
 export type Outcome =
   | { done: true; auditSeq: number; operator: OperatorDetailView }
   | { done: false; auditSeq: number; approval: ApprovalView };
 
-export interface OperatorDetailView {
-  username: string;
-  roles: OperatorRole[];
-  tenant: string | null;
-  status: OperatorStatus;
-  createdAt: string;
-  updatedAt: string;
-  lockedUntil: string | null;
-  identity: { issuer: string; subject: string; linkedAt: string } | null;
-  activeSessions: number;
-  lastSignInAt: string | null;
-}
+export type OperatorDetailView = Static<typeof OperatorDetail>;
 
 type RolesParams = { username: string; roles: OperatorRole[]; tenant?: string | null };
 type UserParams = { username: string };
@@ -43,11 +33,8 @@ const unknown = (username: string) => new ServiceError('unknown_operator', `No o
 /** Holds a platform-wide owner's power: the owner role, no tenant scope. */
 const platformOwner = (roles: readonly string[], tenant: string | null) => roles.includes('owner') && tenant === null;
 
-const rowView = (op: OperatorRecord) => ({
-  username: op.username,
-  roles: op.roles,
-  tenant: op.tenant,
-  status: op.status,
+const rowView = (op: OperatorRecord): Static<typeof OperatorRow> => ({
+  ...operatorView(op),
   createdAt: iso(op.createdAt),
   updatedAt: iso(op.updatedAt),
 });
@@ -69,19 +56,9 @@ export class OperatorAdmin {
     private readonly clock: Clock,
   ) {}
 
-  async list(p: ListParams, filter: Omit<OperatorFilter, 'tenant' | 'since' | 'until'>) {
-    const after = cursorOf(p.after, ['string'])?.[0];
-    const rows = await this.service.list(
-      {
-        ...filter,
-        ...(p.tenant === null ? {} : { tenant: p.tenant }),
-        ...windowOf(p),
-      },
-      p.limit + 1,
-      after,
-    );
-    const shown = page(rows, p.limit, (op) => [op.username], rowView);
-    return { operators: shown.rows, nextCursor: shown.nextCursor };
+  /** Operators by username after `after`, at most `limit` (OperatorService.list), as the list shows them. */
+  async list(filter: OperatorFilter, limit: number, after: string | undefined) {
+    return (await this.service.list(filter, limit, after)).map(rowView);
   }
 
   /** One operator, removed ones included (the back office keeps their history). */

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { MEMBER_STATUSES } from '../../../ports/membership-store.ts';
 import { PROPOSAL_FIELDS } from '../../membership/schemas.ts';
+import { OperatorView } from '../../operators/schemas.ts';
 
 /** The schemas of the people group (docs/backoffice/people.md). */
 
@@ -10,14 +11,8 @@ export const UsernamePrefix = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,63}
 /** Why an owner change is asked for: shown on the approval it files. */
 export const Reason = DisplayText(500);
 
-export const OperatorRow = Type.Object({
-  username: Type.String(),
-  roles: Type.Array(Type.String()),
-  tenant: Nullable(Type.String()),
-  status: Type.String({ description: 'invited, active, suspended or removed' }),
-  createdAt: DateTimeView,
-  updatedAt: DateTimeView,
-});
+/** An operator in the back office's list: its view (docs/operators.md), and when it was made and changed. */
+export const OperatorRow = Type.Object({ ...OperatorView.properties, createdAt: DateTimeView, updatedAt: DateTimeView });
 
 export const OperatorDetail = Type.Object({
   ...OperatorRow.properties,
