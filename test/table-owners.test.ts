@@ -1,37 +1,53 @@
 /**
  * Tables are owned (docs/architecture.md, "Tables, owners and views"): every table of the migrated
- * schema has exactly one owning module (adapters/sql/owners.ts), and every adapter names in its SQL
- * only the tables of the module whose folder it sits in. Another module's data is read through a
- * view its owner publishes (SQL in the owner's folder), never by naming its table.
+ * schema has exactly one owning module (adapters/sql/owners.ts), every adapter names in its SQL
+ * only the tables of the module whose folder it sits in, and it imports from another owner's
+ * folder only what that owner publishes (its views and its statements). Another module's data is
+ * read through a view its owner publishes (SQL in the owner's folder), never by naming its table.
+ * Each check is shown failing on a scratch copy of the adapters with one violation added.
  */
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { migrate } from '../src/adapters/sql/connect.ts';
 import { ownershipProblems, TABLE_OWNERS } from '../src/adapters/sql/owners.ts';
 import { MODULES } from '../src/compose.ts';
 import { openTestDb, tablesOf, testDatabases } from './helpers/databases.ts';
-import { adapterTables, tablesNamed } from './helpers/table-references.ts';
+import { adapterImports, adapterTables, PUBLISHED, tablesNamed } from './helpers/table-references.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const OWNED = TABLE_OWNERS as Readonly<Record<string, readonly string[]>>;
 const TABLES = Object.values(OWNED).flat();
 const MODULE_NAMES = MODULES.map((m) => m.name);
 
-/**
- * Adapters that still name another module's tables, and which: a debt, listed so that it is seen
- * and can only shrink (a test fails on an entry that no longer holds).
- */
-const KNOWN_CROSSINGS: Readonly<Record<string, string>> = {};
-
-/** Each adapter's tables beyond its folder's module (at the top of adapters/sql: every table it names). */
-function crossings(): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const { file, folder, tables } of adapterTables(ROOT, TABLES)) {
+/** Each adapter under `root` that names a table beyond its folder's module (at the top of adapters/sql: any table). */
+function crossings(root: string): string[] {
+  return adapterTables(root, TABLES).flatMap(({ file, folder, tables }) => {
     const own = folder === undefined ? [] : (OWNED[folder] ?? []);
     const foreign = tables.filter((t) => !own.includes(t));
-    if (foreign.length > 0) found.set(file, foreign);
+    return foreign.length > 0 ? [`${file} names ${foreign.join(', ')}`] : [];
+  });
+}
+
+/** Each import under `root` of an adapter from another owner's folder that the owner does not publish. */
+function unpublishedImports(root: string): string[] {
+  return adapterImports(root)
+    .filter(({ owner, target }) => owner in OWNED && !PUBLISHED.test(target))
+    .map(({ file, target }) => `${file} imports ${target}`);
+}
+
+/** A scratch copy of `src/adapters/sql` with `files` added (path under it, text), for `check` to read. */
+function onScratchCopy(files: Record<string, string>, check: (root: string) => void): void {
+  const scratch = mkdtempSync(join(tmpdir(), 'openrail-owners-'));
+  try {
+    cpSync(join(ROOT, 'src', 'adapters', 'sql'), join(scratch, 'src', 'adapters', 'sql'), { recursive: true });
+    for (const [path, text] of Object.entries(files)) writeFileSync(join(scratch, 'src', 'adapters', 'sql', path), text);
+    check(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  return found;
 }
 
 describe('every table has one owner', () => {
@@ -65,17 +81,41 @@ describe('every table has one owner', () => {
   });
 });
 
-describe('an adapter names only its own module’s tables', () => {
-  test('every adapter of adapters/sql, each in its owner’s folder', () => {
-    const found = crossings();
-    const unexpected = [...found].filter(([file, tables]) => KNOWN_CROSSINGS[file] !== tables.join(' '));
+describe('an adapter names only its own module’s tables, and imports only what other owners publish', () => {
+  test('every adapter of adapters/sql names only its folder’s tables', () => {
     assert.deepEqual(
-      unexpected.map(([file, tables]) => `${file} names ${tables.join(', ')}`),
+      crossings(ROOT),
       [],
       'read another module’s table through a view its owner publishes, in the owner’s folder',
     );
-    for (const file of Object.keys(KNOWN_CROSSINGS))
-      assert.ok(found.has(file), `${file} no longer crosses: take it off the list`);
+  });
+
+  test('a probe: an adapter in the wallet’s folder that reads the offers table is named', () => {
+    const probe = "export const probe = (db: Db) => db.selectFrom('offers').select('id').execute();\n";
+    onScratchCopy({ 'wallet/sql-probe-reads.ts': probe }, (scratch) => {
+      assert.deepEqual(crossings(scratch), ['src/adapters/sql/wallet/sql-probe-reads.ts names offers']);
+    });
+  });
+
+  test('every adapter imports from another owner’s folder only its views and statements', () => {
+    assert.deepEqual(unpublishedImports(ROOT), [], 'import what another owner publishes: its *-views.ts or *-statements.ts');
+    assert.ok(adapterImports(ROOT).length > 5, 'the imports were read');
+  });
+
+  test('a probe: an adapter that imports another owner’s store is named, one that imports its statements is not', () => {
+    const probe = [
+      "import { SqlWalletItemStore } from '../wallet/sql-wallet-item-store.ts';",
+      "import { addItem } from '../wallet/wallet-statements.ts';",
+      "import { SqlWalletViews } from '../wallet/sql-wallet-views.ts';",
+      '',
+      'export const probe = [SqlWalletItemStore, addItem, SqlWalletViews];',
+      '',
+    ].join('\n');
+    onScratchCopy({ 'offers/sql-probe-store.ts': probe }, (scratch) => {
+      assert.deepEqual(unpublishedImports(scratch), [
+        'src/adapters/sql/offers/sql-probe-store.ts imports src/adapters/sql/wallet/sql-wallet-item-store.ts',
+      ]);
+    });
   });
 
   test('a probe: the builder’s and the SQL text’s table references are found, comments are not', () => {

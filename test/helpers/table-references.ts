@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 /**
  * The tables a source file names in SQL: the query builder's table arguments (`selectFrom('members
@@ -48,4 +48,29 @@ export function adapterTables(
       folder: /^src\/adapters\/sql\/([^/]+)\//.exec(file)?.[1],
       tables: [...tablesNamed(readFileSync(join(root, file), 'utf8'), tables)].sort(),
     }));
+}
+
+/**
+ * What an adapter may import from another owner's folder of `adapters/sql`: what that owner
+ * publishes, its views (`sql-<owner>-views.ts`) and its parts of other owners' statements
+ * (`<owner>-statements.ts`).
+ */
+export const PUBLISHED = /-(?:views|statements)\.ts$/;
+
+/**
+ * The imports of each adapter in a folder of `adapters/sql` (an owner's, or the backups') from
+ * another owner's folder, with that folder. The infrastructure at the top is left out: the unit of
+ * work is built with the kernel's audit trail and outbox.
+ */
+export function adapterImports(root: string): Array<{ file: string; target: string; owner: string }> {
+  return sourceFiles(root, 'src/adapters/sql').flatMap((file) => {
+    const folder = /^src\/adapters\/sql\/([^/]+)\//.exec(file)?.[1];
+    if (folder === undefined || folder === 'migrations') return [];
+    const text = readFileSync(join(root, file), 'utf8');
+    return [...text.matchAll(/^(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm)].flatMap((m) => {
+      const target = relative(root, join(root, dirname(file), m[1] as string));
+      const owner = /^src\/adapters\/sql\/([^/]+)\//.exec(target)?.[1];
+      return owner === undefined || owner === folder ? [] : [{ file, target, owner }];
+    });
+  });
 }

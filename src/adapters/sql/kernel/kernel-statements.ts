@@ -6,9 +6,12 @@ import { Statement } from '../statement.ts';
 /**
  * The kernel's parts of other owners' statements (docs/architecture.md, "Tables, owners and
  * views"): the outbox row a hot path writes in its own one-statement batch (write-batch.ts), the
- * wake-up of delivery once that batch committed, and the webhook dispatcher's routing and pruning
- * of the outbox, which the webhooks module's lanes compose into their own transactions.
+ * wake-up of delivery once that batch committed, the webhook dispatcher's routing and pruning
+ * of the outbox, which the webhooks module's lanes compose into their own transactions, and a new
+ * tenant's signing keys, which the tenants module's store inserts with the tenant.
  */
+
+export { insertSigningKey } from './sql-signing-key-store.ts';
 
 const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
 

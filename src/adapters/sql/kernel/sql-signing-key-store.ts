@@ -38,17 +38,22 @@ const publishedKeys = new Statement<Selectable<SigningKeysTable>>(
   'select * from signing_keys where tenant = ? and retired_at is null order by created_at, kid',
 );
 
+/** Inserts a signing key; false when none was inserted. kernel-statements.ts publishes it to the tenants' store. */
+export async function insertSigningKey(db: Db, key: StoredSigningKey): Promise<boolean> {
+  // The partial unique index signing_keys_one_active makes a second active key a no-op.
+  const result = await db
+    .insertInto('signing_keys')
+    .values({ ...keys.row(key), ...certificateColumns(key.certificate) })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
 export class SqlSigningKeyStore implements SigningKeyStore {
   constructor(private readonly db: Db) {}
 
-  async insert(key: StoredSigningKey): Promise<boolean> {
-    // The partial unique index signing_keys_one_active makes a second active key a no-op.
-    const result = await this.db
-      .insertInto('signing_keys')
-      .values({ ...keys.row(key), ...certificateColumns(key.certificate) })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  insert(key: StoredSigningKey): Promise<boolean> {
+    return insertSigningKey(this.db, key);
   }
 
   async active(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey | undefined> {

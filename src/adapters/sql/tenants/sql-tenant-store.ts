@@ -11,7 +11,7 @@ import {
   type TenantStore,
 } from '../../../ports/tenant-store.ts';
 import type { Db } from '../connect.ts';
-import { SqlSigningKeyStore } from '../kernel/sql-signing-key-store.ts';
+import { insertSigningKey } from '../kernel/kernel-statements.ts';
 import { bool, rowCodec } from '../row-codec.ts';
 import type { TenantsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
@@ -43,10 +43,9 @@ export class SqlTenantStore implements TenantStore {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-      const keyStore = new SqlSigningKeyStore(trx);
       for (const key of keys) {
         if (key.tenant !== t.slug) throw new Error('a new tenant can only be given its own keys');
-        if (!(await keyStore.insert(key))) throw new Error(`duplicate ${key.purpose} key for new tenant ${t.slug}`);
+        if (!(await insertSigningKey(trx, key))) throw new Error(`duplicate ${key.purpose} key for new tenant ${t.slug}`);
       }
       return true;
     });
