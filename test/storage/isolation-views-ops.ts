@@ -11,9 +11,11 @@ import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlIssuanceViews } from '../../src/adapters/sql/issuance/sql-issuance-views.ts';
 import { SqlKernelViews } from '../../src/adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlOffersViews } from '../../src/adapters/sql/offers/sql-offers-views.ts';
+import { SqlTenantStore } from '../../src/adapters/sql/tenants/sql-tenant-store.ts';
 import { SqlVerificationViews } from '../../src/adapters/sql/verification/sql-verification-views.ts';
 import { SqlWalletViews } from '../../src/adapters/sql/wallet/sql-wallet-views.ts';
 import { SqlWebhooksViews } from '../../src/adapters/sql/webhooks/sql-webhooks-views.ts';
+import { tenantRecord } from '../helpers/databases.ts';
 
 const TENANTS = ['alpha', 'beta'] as const;
 type Tenant = (typeof TENANTS)[number];
@@ -23,6 +25,11 @@ const SEQ = 9_800_000;
 const LIST = 980;
 /** Before this, the seeded work is due; after AT itself. */
 const DUE = AT + 5;
+/**
+ * A tenant only this file issues in, for a period with no end: asked of alpha or beta, it would
+ * count whatever another isolation file issues for them after AT, in whichever order they run.
+ */
+const OPEN = 'ov-open';
 /** Alpha's rows come once, beta's twice: a count that reached across would show. */
 const times = (t: Tenant) => (t === 'alpha' ? [1] : [1, 2]);
 const typeOf = (t: Tenant) => `ov-type-${t}`;
@@ -42,6 +49,22 @@ export const OPS_VIEW_CASES = {
 } as const;
 
 async function seed(db: Db): Promise<void> {
+  assert.equal(await new SqlTenantStore(db).create(tenantRecord(OPEN, AT), []), true);
+  await db
+    .insertInto('issued_credentials')
+    .values({
+      id: 'crd_ovopen',
+      tenant: OPEN,
+      type_id: 'ov-type-open',
+      offer_id: 'off_ovopen',
+      list_seq: LIST,
+      idx: 0,
+      holder_thumbprint: 'ov-holder-open',
+      issued_at: AT + 500,
+      revoked_at: null,
+      expires_at: null,
+    })
+    .execute();
   for (const t of TENANTS) {
     await db
       .insertInto('status_lists')
@@ -309,12 +332,14 @@ export function opsViewsIsolation(isolated: (name: string, fn: () => Promise<voi
     }
     assert.deepEqual(
       await issuance.issuedIn([
-        { tenant: 'alpha', from: AT, to: null },
+        { tenant: 'alpha', from: AT, to: AT + 11 },
+        { tenant: OPEN, from: AT, to: null },
         { tenant: 'beta', from: AT, to: AT + 11 },
       ]),
-      [2, 4],
-      'each period counts its own tenant’s, in order',
+      [2, 1, 4],
+      'each period counts its own tenant’s, in order; one with no end counts what came after AT',
     );
+    assert.deepEqual(await issuance.issuedIn([{ tenant: OPEN, from: AT, to: AT + 500 }]), [0], 'the end is exclusive');
   });
 
   isolated(OPS_VIEW_CASES.offers, async () => {
