@@ -5,7 +5,7 @@
 // `--json <file>` writes the same figures as JSON. It reads files and starts the service once on a
 // scratch SQLite file to read its route table; it changes nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -130,7 +130,7 @@ function allLines(dir: string): number {
   const walk = spawnSync('git', ['ls-files', '--', `${dir}/*.ts`, `${dir}/**/*.ts`], { cwd: ROOT, encoding: 'utf8' });
   return walk.stdout
     .split('\n')
-    .filter(Boolean)
+    .filter((f) => f && existsSync(join(ROOT, f)))
     .reduce((sum, f) => sum + lines(f), 0);
 }
 

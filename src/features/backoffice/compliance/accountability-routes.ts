@@ -1,22 +1,22 @@
 import { Type } from '@sinclair/typebox';
+import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
-import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
 import { AdminMutation, DisplayText, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import { Username } from '../orgs/schemas.ts';
-import type { Accountability } from './accountability.ts';
-import { BASE, platformRoute } from './routes-common.ts';
+import { type Accountability, attestationView, roleChangeView } from './accountability.ts';
+import { complianceOperations } from './routes-common.ts';
 import { AttestationView, RoleChangeView, RoleSeparationView, StatementId, StatementVersion } from './schemas.ts';
 
 /** Attestations, role history and the separation-of-duties report (docs/backoffice/compliance.md). */
 export function accountabilityRoutes(accountability: Accountability): RouteDef[] {
-  const common = platformRoute;
+  const { list, detail } = complianceOperations;
   return [
     defineRoute({
-      ...platformRoute,
+      ...adminRoute('docs/backoffice/compliance.md'),
       method: 'POST',
-      path: `${BASE}/accountability/attest`,
+      path: '/api/admin/compliance/accountability/attest',
       roles: ROLE_MATRIX.attest,
       scope: 'none',
       summary: 'Attest, as the calling operator, a version of one of the deployment’s statements.',
@@ -38,44 +38,30 @@ export function accountabilityRoutes(accountability: Accountability): RouteDef[]
         return made.created ? reply.code(201).send(made) : made;
       },
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/accountability/attestations`,
-      roles: ROLE_MATRIX.complianceRead,
+    list('/accountability/attestations', {
+      tenanted: false,
       summary: 'Attestations, newest first; by operator or statement.',
-      querystring: PageQuery({ operator: Type.Optional(Username), statementId: Type.Optional(StatementId) }),
-      responses: {
-        200: { description: 'A page of attestations.', schema: ListPage('attestations', AttestationView) },
-        ...OPERATOR_ERRORS,
-      },
-      handler: async (request) =>
-        accountability.attestations(
-          { username: request.query.operator, statementId: request.query.statementId },
-          pageParams(request.query),
-        ),
+      filters: { operator: Type.Optional(Username), statementId: Type.Optional(StatementId) },
+      page: ['attestations', AttestationView, 'A page of attestations.'],
+      cursor: ['number', 'string'],
+      read: ({ operator, statementId, ...window }) => accountability.attestations({ username: operator, statementId }, window),
+      order: (a) => [a.attestedAt, a.id],
+      view: attestationView,
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/accountability/role-history`,
-      roles: ROLE_MATRIX.complianceRead,
+    list('/accountability/role-history', {
+      tenanted: false,
       summary: 'Who was given, changed or lost which roles, and by whom: from the audit chain, newest first.',
-      querystring: PageQuery({ operator: Type.Optional(Username) }),
-      responses: {
-        200: { description: 'A page of role changes.', schema: ListPage('changes', RoleChangeView) },
-        ...OPERATOR_ERRORS,
-      },
-      handler: async (request) => accountability.roleHistory({ username: request.query.operator }, pageParams(request.query)),
+      filters: { operator: Type.Optional(Username) },
+      page: ['changes', RoleChangeView, 'A page of role changes.'],
+      cursor: ['number'],
+      read: ({ operator, ...window }) => accountability.roleHistory(operator, window),
+      order: (r) => [r.seq],
+      view: roleChangeView,
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/accountability/role-separation`,
-      roles: ROLE_MATRIX.complianceRead,
+    detail('/accountability/role-separation', {
       summary: 'The separation-of-duties report: roles one person holds that should be split, and pairs who approve each other.',
-      responses: { 200: { description: 'The report.', schema: RoleSeparationView }, ...OPERATOR_ERRORS },
-      handler: async () => accountability.roleSeparation(),
+      answer: ['The report.', RoleSeparationView],
+      read: () => accountability.roleSeparation(),
     }),
   ];
 }

@@ -6,7 +6,6 @@ import type { Ids } from '../../../core/ids.ts';
 import type { PageWindow } from '../../../core/page.ts';
 import { iso } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { ReciprocalApprovals } from '../../../ports/approvals-views.ts';
 import { type AttestationRecord, type ComplianceStore, ROLE_ACTIONS } from '../../../ports/compliance-store.ts';
 import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
@@ -136,31 +135,17 @@ export class Accountability {
     return due;
   }
 
-  async attestations(filter: { username?: string | undefined; statementId?: string | undefined }, q: PageParams) {
-    const after = cursorOf(q.after, ['number', 'string'] as const);
-    const rows = await this.deps.store.attestations(filter, { ...windowOf(q), limit: q.limit + 1, after });
-    const shown = page(rows, q.limit, (a) => [a.attestedAt, a.id], attestationView);
-    return { attestations: shown.rows, nextCursor: shown.nextCursor };
+  /** Attestations, newest first (the list convention). */
+  attestations(
+    filter: { username?: string | undefined; statementId?: string | undefined },
+    window: PageWindow<readonly [number, string]>,
+  ) {
+    return this.deps.store.attestations(filter, window);
   }
 
-  async roleHistory(filter: { username?: string | undefined }, q: PageParams) {
-    const after = cursorOf(q.after, ['number'] as const);
-    const rows = await this.deps.auditOf(ROLE_ACTIONS, filter.username, { ...windowOf(q), limit: q.limit + 1, after });
-    const shown = page(
-      rows,
-      q.limit,
-      (r) => [r.seq],
-      (r) => ({
-        seq: r.seq,
-        at: iso(r.at),
-        actor: r.actor,
-        action: r.action,
-        operator: r.target ?? '',
-        tenant: r.tenant,
-        roles: Array.isArray(r.detail.roles) ? (r.detail.roles as string[]) : null,
-      }),
-    );
-    return { changes: shown.rows, nextCursor: shown.nextCursor };
+  /** Role changes, newest first, from the audit chain (the list convention). */
+  roleHistory(username: string | undefined, window: PageWindow<readonly [number]>) {
+    return this.deps.auditOf(ROLE_ACTIONS, username, window);
   }
 
   /**
@@ -204,3 +189,14 @@ export class Accountability {
 
 /** Another request attested the same version first: the transaction rolls back and its attestation is answered. */
 class AttestedMeanwhile extends Error {}
+
+/** A role change as the role history answers it. */
+export const roleChangeView = (r: AuditEntry) => ({
+  seq: r.seq,
+  at: iso(r.at),
+  actor: r.actor,
+  action: r.action,
+  operator: r.target ?? '',
+  tenant: r.tenant,
+  roles: Array.isArray(r.detail.roles) ? (r.detail.roles as string[]) : null,
+});

@@ -2,11 +2,11 @@ import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
+import type { PageWindow } from '../../../core/page.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
-import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type {
   ComplianceRequestRecord,
   ComplianceStore,
@@ -104,19 +104,9 @@ export class ComplianceService {
     return { checkedAt: iso(this.deps.clock.now()), columns: await this.deps.inventory() };
   }
 
-  /** Access requests, newest received first (the list convention). */
-  async listAccess(state: StoredRequestState | undefined, q: PageParams) {
-    const after = cursorOf(q.after, ['number', 'string'] as const);
-    const found = await this.deps.store.list({ kind: 'access', state }, { ...windowOf(q), limit: q.limit + 1, after });
-    const rows = await listed(this.deps.states, found);
-    const now = this.deps.clock.now();
-    const shown = page(
-      rows,
-      q.limit,
-      (r) => [r.receivedAt, r.id],
-      (r) => accessView(r, now),
-    );
-    return { requests: shown.rows, nextCursor: shown.nextCursor };
+  /** Access requests, newest received first (the list convention), each with its export's state. */
+  async accessRequests(state: StoredRequestState | undefined, window: PageWindow<readonly [number, string]>) {
+    return listed(this.deps.states, await this.deps.store.list({ kind: 'access', state }, window));
   }
 
   /**

@@ -2,7 +2,7 @@ import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
-import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
+import type { PageWindow } from '../../../core/page.ts';
 import type {
   ComplianceRequestRecord,
   ComplianceStore,
@@ -32,19 +32,9 @@ export interface ErasureRequestDeps {
 export class ErasureRequests {
   constructor(private readonly deps: ErasureRequestDeps) {}
 
-  /** Erasure requests, newest received first (the list convention). */
-  async list(state: StoredRequestState | undefined, q: PageParams) {
-    const after = cursorOf(q.after, ['number', 'string'] as const);
-    const found = await this.deps.store.list({ kind: 'erasure', state }, { ...windowOf(q), limit: q.limit + 1, after });
-    const rows = await listed(this.deps.states, found);
-    const now = this.deps.clock.now();
-    const shown = page(
-      rows,
-      q.limit,
-      (r) => [r.receivedAt, r.id],
-      (r) => erasureView(r, now),
-    );
-    return { requests: shown.rows, nextCursor: shown.nextCursor };
+  /** Erasure requests, newest received first (the list convention), each with its erasure's disk check. */
+  async requests(state: StoredRequestState | undefined, window: PageWindow<readonly [number, string]>) {
+    return listed(this.deps.states, await this.deps.store.list({ kind: 'erasure', state }, window));
   }
 
   async get(id: string) {

@@ -149,7 +149,7 @@ export function complianceRoutes(services: Compliance, clockNow: () => number): 
   return {
     name: 'admin-compliance',
     routes: [
-      ...requestRoutes(services.compliance, services.erasures),
+      ...requestRoutes(services.compliance, services.erasures, clockNow),
       ...accountabilityRoutes(services.accountability),
       ...incidentRoutes(services.incidents),
       ...recordRoutes(services, clockNow),

@@ -1,29 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { idPattern } from '../../../core/ids.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
-import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import {
-  AdminMutation,
-  DateTimeView,
-  DisplayText,
-  errorResponse,
-  Nullable,
-  OPERATOR_ERRORS,
-  Slug,
-} from '../../../http/schemas/common.ts';
+import type { RouteDef } from '../../../http/route.ts';
+import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { INCIDENT_STATES, type IncidentState, SEVERITIES, type Severity } from '../../../ports/incident-store.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import type { Incidents } from './incidents.ts';
-import { actorOf, BASE as GROUP_BASE, platformRoute } from './routes-common.ts';
+import { complianceOperations } from './routes-common.ts';
 import { IncidentClock } from './schemas.ts';
-
-const BASE = `${GROUP_BASE}/incidents`;
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const State = literals(INCIDENT_STATES);
 const SeverityField = literals(SEVERITIES);
-const Params = Type.Object({ incidentId: Type.String({ pattern: idPattern('incident') }) });
 const Time = Type.String({ format: 'date-time' });
 const Kid = Type.String({ pattern: '^[A-Za-z0-9_-]{1,128}$' });
 
@@ -84,69 +70,45 @@ const AffectedView = Type.Object({
 
 /** The breach register's routes (docs/backoffice/compliance.md, "Incidents"). */
 export function incidentRoutes(incidents: Incidents): RouteDef[] {
-  const common = platformRoute;
-  const actor = actorOf;
+  const { list, detail, action } = complianceOperations;
+  const oversee = { roles: 'complianceOversee' } as const;
+  const run = { roles: 'complianceRun' } as const;
   return [
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: BASE,
-      roles: ROLE_MATRIX.complianceOversee,
+    list('/incidents', {
+      ...oversee,
+      tenanted: false,
       summary: 'Incidents, newest detected first, each with its 72-hour clock.',
-      querystring: PageQuery({ state: Type.Optional(State), severity: Type.Optional(SeverityField) }),
-      responses: {
-        200: { description: 'A page of incidents.', schema: ListPage('incidents', IncidentView) },
-        ...OPERATOR_ERRORS,
-      },
-      handler: async (request) =>
-        incidents.list(
-          { state: request.query.state as IncidentState | undefined, severity: request.query.severity as Severity | undefined },
-          pageParams(request.query),
-        ),
+      filters: { state: Type.Optional(State), severity: Type.Optional(SeverityField) },
+      page: ['incidents', IncidentView, 'A page of incidents.'],
+      cursor: ['number', 'string'],
+      read: ({ state, severity, ...window }) =>
+        incidents.list({ state: state as IncidentState | undefined, severity: severity as Severity | undefined }, window),
+      order: (i) => [i.detectedAt, i.id],
+      views: async (rows) => incidents.views(rows),
     }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: BASE,
-      roles: ROLE_MATRIX.complianceRun,
+    action('/incidents', {
+      ...run,
       summary: 'Open an incident: what happened, how severe, when it was detected, and the scope of data it may touch.',
-      body: Type.Object(
-        {
-          title: DisplayText(200),
-          description: Type.Optional(DisplayText(4000)),
-          severity: SeverityField,
-          detectedAt: Type.Optional(Time),
-          scope: ScopeBody,
-        },
-        { additionalProperties: false },
-      ),
-      responses: {
-        201: { description: 'The incident, open.', schema: AdminMutation({ incident: IncidentView }) },
-        ...OPERATOR_ERRORS,
+      body: {
+        title: DisplayText(200),
+        description: Type.Optional(DisplayText(4000)),
+        severity: SeverityField,
+        detectedAt: Type.Optional(Time),
+        scope: ScopeBody,
       },
-      handler: async (request, reply) => reply.code(201).send(await incidents.open(request.body, actor(request))),
+      answer: [201, 'The incident, open.', { incident: IncidentView }],
+      write: ({ body, actor }) => incidents.open(body, actor),
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/{incidentId}`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/incidents/{incidentId}', {
+      ...oversee,
       summary: 'One incident.',
-      params: Params,
-      responses: {
-        200: { description: 'The incident.', schema: IncidentView },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_incident'),
-      },
-      handler: async (request) => incidents.get(request.params.incidentId),
+      answer: ['The incident.', IncidentView],
+      refusals: { 404: 'unknown_incident' },
+      read: ({ params }) => incidents.get(params.incidentId),
     }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: `${BASE}/{incidentId}`,
-      roles: ROLE_MATRIX.complianceRun,
+    action('/incidents/{incidentId}', {
+      ...run,
       summary: 'Update an incident: its state (open → assessed → notified → closed), severity, text or scope.',
-      params: Params,
       body: Type.Object(
         {
           state: Type.Optional(State),
@@ -157,36 +119,21 @@ export function incidentRoutes(incidents: Incidents): RouteDef[] {
         },
         { additionalProperties: false, minProperties: 1 },
       ),
-      responses: {
-        200: { description: 'The incident after the change.', schema: AdminMutation({ incident: IncidentView }) },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_incident'),
-        409: errorResponse('incident_state: not a move the incident makes from its state.'),
-      },
-      handler: async (request) =>
+      answer: [200, 'The incident after the change.', { incident: IncidentView }],
+      refusals: { 404: 'unknown_incident', 409: 'incident_state: not a move the incident makes from its state.' },
+      write: ({ params, body, actor }) =>
         incidents.update(
-          request.params.incidentId,
-          {
-            ...request.body,
-            state: request.body.state as IncidentState | undefined,
-            severity: request.body.severity as Severity | undefined,
-          },
-          actor(request),
+          params.incidentId,
+          { ...body, state: body.state as IncidentState | undefined, severity: body.severity as Severity | undefined },
+          actor,
         ),
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/{incidentId}/affected-scope`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/incidents/{incidentId}/affected-scope', {
+      ...oversee,
       summary: "What the incident's scope touches: tenants, credentials (revoked ones counted), holders; computed from data.",
-      params: Params,
-      responses: {
-        200: { description: 'The affected scope.', schema: AffectedView },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_incident'),
-      },
-      handler: async (request) => incidents.affected(request.params.incidentId),
+      answer: ['The affected scope.', AffectedView],
+      refusals: { 404: 'unknown_incident' },
+      read: ({ params }) => incidents.affected(params.incidentId),
     }),
   ];
 }

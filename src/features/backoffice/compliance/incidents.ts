@@ -2,9 +2,9 @@ import { type Actor, actorLabel } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
+import type { PageWindow } from '../../../core/page.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
-import { cursorOf, type PageParams, page, windowOf } from '../../../http/list.ts';
 import type { IncidentRecord, IncidentScope, IncidentState, IncidentStore, Severity } from '../../../ports/incident-store.ts';
 import type { IssuanceViews, TouchedTenant } from '../../../ports/issuance-views.ts';
 import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
@@ -112,17 +112,18 @@ export class Incidents {
     return this.view(await this.require(this.deps.store, id), this.deps.clock.now());
   }
 
-  async list(filter: { state?: IncidentState | undefined; severity?: Severity | undefined }, q: PageParams) {
-    const after = cursorOf(q.after, ['number', 'string'] as const);
-    const rows = await this.deps.store.list(filter, { ...windowOf(q), limit: q.limit + 1, after });
+  /** Incidents, newest detected first (the list convention); `views` answers them. */
+  list(
+    filter: { state?: IncidentState | undefined; severity?: Severity | undefined },
+    window: PageWindow<readonly [number, string]>,
+  ) {
+    return this.deps.store.list(filter, window);
+  }
+
+  /** The incidents as they stand now, their clocks running. */
+  views(rows: readonly IncidentRecord[]) {
     const now = this.deps.clock.now();
-    const shown = page(
-      rows,
-      q.limit,
-      (i) => [i.detectedAt, i.id],
-      (i) => this.view(i, now),
-    );
-    return { incidents: shown.rows, nextCursor: shown.nextCursor };
+    return rows.map((i) => this.view(i, now));
   }
 
   /** Changes the fields given; a state moves only along open → assessed → notified → closed (or assessed → closed). */

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
+import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { AdminMutation, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { KEEP_DAYS_MAX } from './retention.ts';
-import { actorOf, BASE, type Compliance, platformRoute } from './routes-common.ts';
+import { type Compliance, complianceOperations } from './routes-common.ts';
 import { BindingView, InventoryView, ProgrammeView, PurgeRunView, PurposesView, RecordView, RulesView } from './schemas.ts';
 
 /** Running incidents the programme overview lists, at most, of each state. */
@@ -18,50 +20,41 @@ export function recordRoutes(
   { compliance, accountability, incidents, record, retention }: Compliance,
   clockNow: () => number,
 ): RouteDef[] {
-  const common = platformRoute;
-  const actor = actorOf;
+  const { detail, action } = complianceOperations;
+  const oversee = { roles: 'complianceOversee' } as const;
+  const run = { roles: 'complianceRun' } as const;
   return [
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/retention/rules`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/retention/rules', {
+      ...oversee,
       summary: 'How long each category of kept data stays, its floor, and the last purge run.',
-      responses: { 200: { description: 'The rules.', schema: RulesView }, ...OPERATOR_ERRORS },
-      handler: async () => retention.rules(),
+      answer: ['The rules.', RulesView],
+      read: () => retention.rules(),
     }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: `${BASE}/retention/rules`,
-      roles: ROLE_MATRIX.complianceRun,
+    action('/retention/rules', {
+      ...run,
       summary: 'Set how many days a category is kept (never below its floor).',
-      body: Type.Object(
-        { category: Type.String({ maxLength: 64 }), keepDays: Type.Integer({ minimum: 1, maximum: KEEP_DAYS_MAX }) },
-        { additionalProperties: false },
-      ),
-      responses: {
-        200: {
-          description: 'The rule.',
-          schema: AdminMutation({
-            rule: Type.Object({
-              category: Type.String(),
-              keepDays: Type.Integer(),
-              updatedAt: Type.String(),
-              updatedBy: Type.String(),
-            }),
+      body: { category: Type.String({ maxLength: 64 }), keepDays: Type.Integer({ minimum: 1, maximum: KEEP_DAYS_MAX }) },
+      answer: [
+        200,
+        'The rule.',
+        {
+          rule: Type.Object({
+            category: Type.String(),
+            keepDays: Type.Integer(),
+            updatedAt: Type.String(),
+            updatedBy: Type.String(),
           }),
         },
-        ...OPERATOR_ERRORS,
-        409: errorResponse('retention_floor: below the floor, or a category never purged.'),
-      },
-      handler: async (request) => retention.setRule(request.body.category, request.body.keepDays, actor(request)),
+      ],
+      refusals: { 409: 'retention_floor: below the floor, or a category never purged.' },
+      write: ({ body, actor }) => retention.setRule(body.category, body.keepDays, actor),
     }),
     defineRoute({
-      ...common,
+      ...adminRoute('docs/backoffice/compliance.md'),
       method: 'POST',
-      path: `${BASE}/retention/purge-run`,
+      path: '/api/admin/compliance/retention/purge-run',
       roles: ROLE_MATRIX.complianceRun,
+      scope: 'platform',
       summary: 'Count what a purge would delete now (dryRun), or start one the job runner works through.',
       body: Type.Object({ dryRun: Type.Boolean() }, { additionalProperties: false }),
       responses: {
@@ -81,59 +74,38 @@ export function recordRoutes(
       },
       handler: async (request, reply) => {
         if (request.body.dryRun) return retention.dryRun();
-        const started = await retention.start(actor(request));
+        const started = await retention.start(operatorActor(operatorOf(request)));
         return started.created ? reply.code(202).send(started) : started;
       },
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/ropa`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/ropa', {
+      ...oversee,
       summary:
         'The record of processing activities, generated now: purposes, types, data categories, recipients, retention, storage.',
-      responses: { 200: { description: 'The record.', schema: RecordView }, ...OPERATOR_ERRORS },
-      handler: async () => record.record(),
+      answer: ['The record.', RecordView],
+      read: () => record.record(),
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/ropa/purposes`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/ropa/purposes', {
+      ...oversee,
       summary: 'The purposes of processing: the service’s own activities, and what credential types are issued for.',
-      responses: { 200: { description: 'The purposes.', schema: PurposesView }, ...OPERATOR_ERRORS },
-      handler: async () => record.purposes(),
+      answer: ['The purposes.', PurposesView],
+      read: () => record.purposes(),
     }),
-    defineRoute({
-      ...common,
-      method: 'POST',
-      path: `${BASE}/ropa/type-purpose`,
-      roles: ROLE_MATRIX.complianceRun,
+    action('/ropa/type-purpose', {
+      ...run,
       scope: { tenantIn: 'body' },
       summary: 'Bind a credential type to the purpose it is issued for (replacing the one it had).',
-      body: Type.Object(
-        { tenant: Slug, typeId: TypeId, purposeId: Type.String({ maxLength: 64 }) },
-        { additionalProperties: false },
-      ),
-      responses: {
-        200: { description: 'The binding.', schema: AdminMutation({ binding: BindingView }) },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_type'),
-      },
-      handler: async (request) => {
-        const { tenant, typeId, purposeId } = request.body;
-        return record.bindType(tenant, typeId, purposeId, actor(request));
-      },
+      body: { tenant: Slug, typeId: TypeId, purposeId: Type.String({ maxLength: 64 }) },
+      answer: [200, 'The binding.', { binding: BindingView }],
+      refusals: { 404: 'unknown_type' },
+      write: ({ body: { tenant, typeId, purposeId }, actor }) => record.bindType(tenant, typeId, purposeId, actor),
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/program`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/program', {
+      ...oversee,
       summary:
         'The programme at a glance: open requests and their due dates, running incidents and their clocks, attestations due.',
-      responses: { 200: { description: 'The overview.', schema: ProgrammeView }, ...OPERATOR_ERRORS },
-      handler: async () => ({
+      answer: ['The overview.', ProgrammeView],
+      read: async () => ({
         checkedAt: new Date(clockNow()).toISOString(),
         lastPurge: await retention.lastRun(),
         requests: await compliance.openRequests(),
@@ -141,14 +113,11 @@ export function recordRoutes(
         attestationsDue: await accountability.attestationsDue(),
       }),
     }),
-    defineRoute({
-      ...common,
-      method: 'GET',
-      path: `${BASE}/meta-inventory`,
-      roles: ROLE_MATRIX.complianceOversee,
+    detail('/meta-inventory', {
+      ...oversee,
       summary: 'Every column that holds personal data (the holder-data registry): its category, erasure rule and row count.',
-      responses: { 200: { description: 'The inventory.', schema: InventoryView }, ...OPERATOR_ERRORS },
-      handler: async () => compliance.inventory(),
+      answer: ['The inventory.', InventoryView],
+      read: () => compliance.inventory(),
     }),
   ];
 }

@@ -1,23 +1,32 @@
-import type { FastifyRequest } from 'fastify';
-import { adminRoute } from '../../../http/admin/kit.ts';
-import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
+import { adminOperations } from '../../../http/admin/operations.ts';
 import type { Accountability } from './accountability.ts';
 import type { ComplianceService } from './compliance-service.ts';
 import type { ErasureRequests } from './erasure-requests.ts';
 import type { Incidents } from './incidents.ts';
 import type { Retention } from './retention.ts';
 import type { RecordOfProcessing } from './ropa.ts';
+import { ErasureRequestId, IncidentId } from './schemas.ts';
 
-/** What the compliance group's routes share (docs/backoffice/compliance.md). */
+/**
+ * The compliance group's operations (docs/backoffice/compliance.md): platform ones under
+ * /api/admin/compliance, unless one says another scope.
+ */
+export const complianceOperations = adminOperations({
+  doc: 'docs/backoffice/compliance.md',
+  base: '/api/admin/compliance',
+  params: { requestId: ErasureRequestId, incidentId: IncidentId },
+  scope: 'platform',
+  read: 'complianceRead',
+  write: 'complianceWrite',
+});
 
-export const DOC = 'docs/backoffice/compliance.md';
-export const BASE = '/api/admin/compliance';
-
-/** A back-office operation of this group: a platform one, unless the route says another scope. */
-export const platformRoute = { ...adminRoute(DOC), scope: 'platform' as const };
-
-/** The operator who called, as the audit log names it. */
-export const actorOf = (request: FastifyRequest) => operatorActor(operatorOf(request));
+/** A page's views of rows whose state depends on the time (a request overdue), at one time for the page. */
+export const viewsAt =
+  <R, V>(clockNow: () => number, view: (row: R, now: number) => V) =>
+  async (rows: readonly R[]) => {
+    const now = clockNow();
+    return rows.map((row) => view(row, now));
+  };
 
 /** The group's services. */
 export interface Compliance {

@@ -7,7 +7,8 @@ import { Username } from '../orgs/schemas.ts';
 /** Schemas of the compliance group (docs/backoffice/compliance.md). */
 
 export const AccessRequestId = Type.String({ pattern: idPattern('accessRequest') });
-export const ErasureRequestParams = Type.Object({ requestId: Type.String({ pattern: idPattern('erasureRequest') }) });
+export const ErasureRequestId = Type.String({ pattern: idPattern('erasureRequest') });
+export const IncidentId = Type.String({ pattern: idPattern('incident') });
 
 /** Who the request is about, as the requester named them: exactly one identifier. */
 export const Subject = Type.Union(

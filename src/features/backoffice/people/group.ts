@@ -6,7 +6,6 @@ import type { GroupBuilder } from '../module.ts';
 import { OperatorAdmin } from './operator-admin.ts';
 import { operatorRoutes } from './operator-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
-import { PeopleViews } from './people-views.ts';
 
 /**
  * The people group (docs/backoffice/people.md): operators, with the owner changes that need a
@@ -32,6 +31,5 @@ export const peopleGroup: GroupBuilder = async (ctx, { desk }) => {
     wallet: ctx.viewsOf(walletModule),
     tenants: ctx.viewsOf(tenantsModule),
   };
-  const views = new PeopleViews(sources, members);
-  return { group: { name: 'admin-people', routes: [...operatorRoutes(admin), ...peopleRoutes(views)] } };
+  return { group: { name: 'admin-people', routes: [...operatorRoutes(admin), ...peopleRoutes(sources, members)] } };
 };

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { ApprovalDesk, ApprovalView } from '../../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../../http/auth/operator-bearer.ts';
 import { Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
@@ -56,19 +56,9 @@ export class OperatorAdmin {
     private readonly clock: Clock,
   ) {}
 
-  async list(p: ListParams, filter: Omit<OperatorFilter, 'tenant' | 'since' | 'until'>) {
-    const after = cursorOf(p.after, ['string'])?.[0];
-    const rows = await this.service.list(
-      {
-        ...filter,
-        ...(p.tenant === null ? {} : { tenant: p.tenant }),
-        ...windowOf(p),
-      },
-      p.limit + 1,
-      after,
-    );
-    const shown = page(rows, p.limit, (op) => [op.username], rowView);
-    return { operators: shown.rows, nextCursor: shown.nextCursor };
+  /** Operators by username after `after`, at most `limit` (OperatorService.list), as the list shows them. */
+  async list(filter: OperatorFilter, limit: number, after: string | undefined) {
+    return (await this.service.list(filter, limit, after)).map(rowView);
   }
 
   /** One operator, removed ones included (the back office keeps their history). */
