@@ -4,7 +4,7 @@ import type { Actor } from '../../core/actor.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import { type OperatorPrincipal, operatorActor, operatorOf } from '../auth/operator-bearer.ts';
 import { cursorOf, ListPage, PageQuery, page, windowOf } from '../list.ts';
-import type { RouteDef, RouteResponse, TenantScope } from '../route.ts';
+import { internalOperatorRoute, type RouteDef, type RouteResponse, type TenantScope } from '../route.ts';
 import { AdminMutation, errorResponse, OPERATOR_ERRORS } from '../schemas/common.ts';
 import { ApprovalSchema, type ApprovalView } from './approval-desk.ts';
 import { adminRoute, LIST_SCOPE, ListQuery, listParams, listTenant } from './kit.ts';
@@ -77,6 +77,8 @@ type Query<Q> = Q extends TProperties ? Static<TObject<Q>> : Record<string, neve
 export interface GroupOptions {
   /** The page that states the group's bodies (`docs/backoffice/<area>.md`). */
   doc: string;
+  /** What the route table says of the bodies, when not the back office's sentence (the console's operations). */
+  undocumented?: string;
   /** The prefix of the group's paths. */
   base?: string;
   /** The schema of each path parameter, by name: `{slug}` in a path is validated by `params.slug`. */
@@ -93,7 +95,7 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
 
 /** The operations of one back-office group. */
 export function adminOperations(group: GroupOptions) {
-  const common = adminRoute(group.doc);
+  const common = group.undocumented ? internalOperatorRoute(group.undocumented) : adminRoute(group.doc);
 
   const paramsOf = (path: string): TSchema | undefined => {
     const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
@@ -190,11 +192,13 @@ export function adminOperations(group: GroupOptions) {
       def: Declared & {
         filters?: F;
         tenanted?: false;
+        /** Rows a page holds at most, below the convention's PAGE_MAX: each costs work beyond a read (a fetch, a check). */
+        pageMax?: number;
         page: readonly [key: K, view: V, description: string, fields?: S];
         cursor: C;
         read: (window: ListRead<C, Partial<Static<TObject<F>>>>, call: Call<P, Static<TObject<F>>>) => Promise<readonly R[]>;
         order: (row: R, call: Call<P, Static<TObject<F>>>) => readonly (string | number)[];
-        beside?: (rows: Static<V>[]) => Static<TObject<S>>;
+        beside?: (rows: Static<V>[], call: Call<P, Static<TObject<F>>>) => Static<TObject<S>> | Promise<Static<TObject<S>>>;
       } & (
           | { view: (row: R) => Static<V>; views?: never }
           | { views: (rows: R[], call: Call<P, Static<TObject<F>>>) => Promise<Static<V>[]>; view?: never }
@@ -208,7 +212,8 @@ export function adminOperations(group: GroupOptions) {
         responses: responses({ 200: { description, schema: ListPage(key, view, fields) } }, def.refusals),
         handler: async (request, reply) => {
           const call = callOf(request, reply) as Call<P, Q>;
-          const p = listParams(request);
+          const asked = listParams(request);
+          const p = def.pageMax === undefined ? asked : { ...asked, limit: Math.min(asked.limit, def.pageMax) };
           const after =
             p.after === undefined || Array.isArray(def.cursor)
               ? cursorOf(p.after, def.cursor as readonly CursorKind[])
@@ -232,7 +237,7 @@ export function adminOperations(group: GroupOptions) {
           const views = def.views
             ? await def.views(shown.rows, call)
             : shown.rows.map((row) => (def.view as (r: R) => Static<V>)(row));
-          return { ...def.beside?.(views), [key]: views, nextCursor: shown.nextCursor };
+          return { ...(await def.beside?.(views, call)), [key]: views, nextCursor: shown.nextCursor };
         },
       });
     },

@@ -2,13 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { actorLabel } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { idPattern } from '../../../core/ids.ts';
-import { cursorOf, iso, page } from '../../../http/admin/kit.ts';
-import { ListPage, PageQuery, pageParams } from '../../../http/list.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { iso } from '../../../http/admin/kit.ts';
 import type { BackupRecord, BackupStore, DrillRecord } from '../../../ports/backup-store.ts';
 import type { Backups } from './backups.ts';
-import { actorOf, BASE, opsGet, opsPost } from './routes-common.ts';
+import { opsOperations } from './routes-common.ts';
 import { BackupView, DrillView } from './schemas.ts';
 
 const drillView = (d: DrillRecord) => ({
@@ -42,67 +39,50 @@ export function backupRoutes(backups: Backups, store: BackupStore) {
       lastDrill: last ? { drillId: last.id, ok: last.ok, finishedAt: iso(last.finishedAt) } : null,
     };
   };
+  const { list, action } = opsOperations;
   return [
-    defineRoute({
-      ...opsPost(`${BASE}/backup`),
+    action('/backup', {
       summary: 'Take an online backup with the engine’s own method, with a manifest and checksum; a restore drill of it follows.',
-      body: Type.Object({}, { additionalProperties: false }),
-      responses: {
-        200: {
-          description: 'The backup taken. The drill job restores and proves it within a minute (GET /ops/backup-drills).',
-          schema: AdminMutation(BackupView.properties),
-        },
-        ...OPERATOR_ERRORS,
-        409: errorResponse('backup_unavailable'),
-      },
-      handler: async (request) => {
-        const actor = actorOf(request);
+      body: {},
+      answer: [
+        200,
+        'The backup taken. The drill job restores and proves it within a minute (GET /ops/backup-drills).',
+        BackupView.properties,
+      ],
+      refusals: { 409: 'backup_unavailable' },
+      write: async ({ actor }) => {
         const { backup, auditSeq } = await backups.take(actor, actorLabel(actor));
-        return { ok: true as const, auditSeq, ...(await backupView(backup)) };
+        return { auditSeq, ...(await backupView(backup)) };
       },
     }),
-    defineRoute({
-      ...opsGet(`${BASE}/backups`),
+    list('/backups', {
+      tenanted: false,
       summary: 'The backups taken, newest first, each with its manifest’s counts and its newest drill.',
-      querystring: PageQuery(),
-      responses: { 200: { description: 'A page of backups.', schema: ListPage('backups', BackupView) }, ...OPERATOR_ERRORS },
-      handler: async (request) => {
-        const p = pageParams(request.query);
-        const rows = await store.backups({ ...p, after: cursorOf(p.after, ['number', 'string'] as const), limit: p.limit + 1 });
-        const shown = page(
-          rows,
-          p.limit,
-          (b) => [b.takenAt, b.id],
-          (b) => b,
-        );
+      page: ['backups', BackupView, 'A page of backups.'],
+      cursor: ['number', 'string'],
+      read: (window) => store.backups(window),
+      order: (b) => [b.takenAt, b.id],
+      views: async (rows) => {
         const views = [];
-        for (const b of shown.rows) views.push(await backupView(b));
-        return { backups: views, nextCursor: shown.nextCursor };
+        for (const b of rows) views.push(await backupView(b));
+        return views;
       },
     }),
-    defineRoute({
-      ...opsGet(`${BASE}/backup-drills`),
+    list('/backup-drills', {
+      tenanted: false,
       summary: 'Each restore drill, newest first: what it proved of its backup, check by check.',
-      querystring: PageQuery({ backupId: Type.Optional(BackupId) }),
-      responses: {
-        200: { description: 'A page of drills.', schema: ListPage('drills', DrillView) },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_backup'),
-      },
-      handler: async (request) => {
-        const p = pageParams(request.query);
-        const { backupId } = request.query;
+      filters: { backupId: Type.Optional(BackupId) },
+      page: ['drills', DrillView, 'A page of drills.'],
+      refusals: { 404: 'unknown_backup' },
+      cursor: ['number', 'string'],
+      read: async ({ backupId, ...window }) => {
         if (backupId !== undefined && !(await store.backup(backupId))) {
           throw new ServiceError('unknown_backup', `No backup has the id ${backupId}.`);
         }
-        const rows = await store.drills(backupId, {
-          ...p,
-          after: cursorOf(p.after, ['number', 'string'] as const),
-          limit: p.limit + 1,
-        });
-        const shown = page(rows, p.limit, (d) => [d.startedAt, d.id], drillView);
-        return { drills: shown.rows, nextCursor: shown.nextCursor };
+        return store.drills(backupId, window);
       },
+      order: (d) => [d.startedAt, d.id],
+      view: drillView,
     }),
   ];
 }

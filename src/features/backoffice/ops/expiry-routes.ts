@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { actorLabel } from '../../../core/actor.ts';
-import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { AdminMutation, boundedCount, CountQuery, errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
+import { boundedCount, CountQuery, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { MAX_VALIDITY_DAYS, type TypeService } from '../../credential-types/type-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
 import type { OpsReads } from './reads.ts';
-import { actorOf, BASE, opsGet, opsPost } from './routes-common.ts';
+import { opsOperations } from './routes-common.ts';
 import { ExpiryView } from './schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,24 +23,20 @@ export function expiryRoutes(deps: {
   clockNow: () => number;
 }) {
   const { reads, types, tenants, clockNow } = deps;
+  const { detail, action } = opsOperations;
   return [
-    defineRoute({
-      ...opsGet(`${BASE}/expiry`),
+    detail('/expiry', {
       scope: LIST_SCOPE,
       summary: 'Credentials, offers and signing keys approaching expiry or rotation, and each type’s validity.',
-      querystring: Type.Object(
-        {
-          tenant: Type.Optional(Slug),
-          withinDays: Type.Optional(CountQuery('How far ahead to look, 1 to 365 days; default 30.')),
-        },
-        { additionalProperties: false },
-      ),
-      responses: { 200: { description: 'What expires within the window.', schema: ExpiryView }, ...OPERATOR_ERRORS },
-      handler: async (request) => {
+      query: {
+        tenant: Type.Optional(Slug),
+        withinDays: Type.Optional(CountQuery('How far ahead to look, 1 to 365 days; default 30.')),
+      },
+      answer: ['What expires within the window.', ExpiryView],
+      read: async ({ query, tenant }) => {
         const now = clockNow();
-        const withinDays = boundedCount(request.query.withinDays, 30, 365, 'withinDays');
+        const withinDays = boundedCount(query.withinDays, 30, 365, 'withinDays');
         const until = now + withinDays * DAY_MS;
-        const tenant = listTenant(request);
         const [credentials, offers, keys, validities] = await Promise.all([
           reads.issuance.expiring(tenant, now, until, SHOWN + 1),
           reads.offers.expiring(tenant, now, until, SHOWN + 1),
@@ -81,39 +76,31 @@ export function expiryRoutes(deps: {
         };
       },
     }),
-    defineRoute({
-      ...opsPost(`${BASE}/expiry-dates`),
+    action('/expiry-dates', {
       scope: { tenantIn: 'body' },
       summary: 'Set (or clear) how long a credential type’s credentials stay valid: those issued from then on carry an exp.',
-      body: Type.Object(
-        {
-          tenant: Slug,
-          typeId: TypeId,
-          validityDays: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_VALIDITY_DAYS }), Type.Null()], {
-            description: `Days from issuance, 1 to ${MAX_VALIDITY_DAYS}; null: credentials of the type do not expire.`,
-          }),
-        },
-        { additionalProperties: false },
-      ),
-      responses: {
-        200: {
-          description: 'The validity set, and the one it replaced.',
-          schema: AdminMutation({
-            tenant: Type.String(),
-            typeId: Type.String(),
-            validityDays: Type.Union([Type.Integer(), Type.Null()]),
-            previousDays: Type.Union([Type.Integer(), Type.Null()]),
-          }),
-        },
-        ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_tenant or unknown_type'),
+      body: {
+        tenant: Slug,
+        typeId: TypeId,
+        validityDays: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_VALIDITY_DAYS }), Type.Null()], {
+          description: `Days from issuance, 1 to ${MAX_VALIDITY_DAYS}; null: credentials of the type do not expire.`,
+        }),
       },
-      handler: async (request) => {
-        const { tenant, typeId, validityDays } = request.body;
-        const actor = actorOf(request);
+      answer: [
+        200,
+        'The validity set, and the one it replaced.',
+        {
+          tenant: Type.String(),
+          typeId: Type.String(),
+          validityDays: Type.Union([Type.Integer(), Type.Null()]),
+          previousDays: Type.Union([Type.Integer(), Type.Null()]),
+        },
+      ],
+      refusals: { 404: 'unknown_tenant or unknown_type' },
+      write: async ({ body: { tenant, typeId, validityDays }, actor }) => {
         await tenants.existing(tenant);
         const { previous, auditSeq } = await types.setValidity(tenant, typeId, validityDays, actor, actorLabel(actor));
-        return { ok: true as const, auditSeq, tenant, typeId, validityDays, previousDays: previous };
+        return { auditSeq, tenant, typeId, validityDays, previousDays: previous };
       },
     }),
   ];

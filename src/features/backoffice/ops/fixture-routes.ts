@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { AccountId, AdminMutation, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { AccountId } from '../../../http/schemas/common.ts';
 import type { DemoFixtureStore } from '../../../ports/demo-fixtures.ts';
 import type { TenantsViews } from '../../../ports/tenants-views.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { DEMO_TYPES } from '../../credential-types/demo-types.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import type { DemoSeed } from '../../deposits/demo-seed.ts';
-import { actorOf, BASE, opsPost } from './routes-common.ts';
+import { opsOperations } from './routes-common.ts';
 import { demoTenants } from './upkeep.ts';
 
 /** Seeding and clearing demonstration data (docs/operations.md, "Fixtures"). */
@@ -21,43 +20,35 @@ export function fixtureRoutes(deps: {
   uow: UnitOfWork<object>;
 }) {
   return [
-    defineRoute({
-      ...opsPost(`${BASE}/fixtures`),
+    opsOperations.action('/fixtures', {
       summary: 'Seed the demonstration tenant’s data (optionally for one holder account), or clear every demonstration tenant’s.',
-      body: Type.Object(
-        {
-          action: Type.Union([Type.Literal('seed'), Type.Literal('clear')]),
-          accountId: Type.Optional({
-            ...AccountId,
-            description: 'seed only: a holder account that gets a membership and demo deposits.',
-          }),
-        },
-        { additionalProperties: false },
-      ),
-      responses: {
-        200: {
-          description: 'What was seeded, or what was cleared per demonstration tenant.',
-          schema: AdminMutation({
-            action: Type.String(),
-            fixtures: Type.Literal(true),
-            tenants: Type.Array(
-              Type.Object({
-                tenant: Type.String(),
-                types: Type.Optional(Type.Integer({ description: 'seed: the demonstration types it has.' })),
-                products: Type.Optional(Type.Integer({ description: 'seed: its approved products.' })),
-                items: Type.Optional(Type.Integer({ description: 'seed: the deposits given to the account.' })),
-                cleared: Type.Optional(
-                  Type.Record(Type.String(), Type.Integer(), { description: 'clear: rows deleted per table.' }),
-                ),
-              }),
-            ),
-          }),
-        },
-        ...OPERATOR_ERRORS,
+      body: {
+        action: Type.Union([Type.Literal('seed'), Type.Literal('clear')]),
+        accountId: Type.Optional({
+          ...AccountId,
+          description: 'seed only: a holder account that gets a membership and demo deposits.',
+        }),
       },
-      handler: async (request) => {
-        const { action, accountId } = request.body;
-        const actor = actorOf(request);
+      answer: [
+        200,
+        'What was seeded, or what was cleared per demonstration tenant.',
+        {
+          action: Type.String(),
+          fixtures: Type.Literal(true),
+          tenants: Type.Array(
+            Type.Object({
+              tenant: Type.String(),
+              types: Type.Optional(Type.Integer({ description: 'seed: the demonstration types it has.' })),
+              products: Type.Optional(Type.Integer({ description: 'seed: its approved products.' })),
+              items: Type.Optional(Type.Integer({ description: 'seed: the deposits given to the account.' })),
+              cleared: Type.Optional(
+                Type.Record(Type.String(), Type.Integer(), { description: 'clear: rows deleted per table.' }),
+              ),
+            }),
+          ),
+        },
+      ],
+      write: async ({ body: { action, accountId }, actor }) => {
         if (action === 'seed') {
           const seeded = await deps.demo.seed(accountId, actor);
           const tenant = seeded.tenant.slug;
@@ -66,7 +57,7 @@ export function fixtureRoutes(deps: {
           const auditSeq = await deps.uow.run(({ audit }) =>
             audit.append({ actor, action: 'ops.fixtures.seeded', tenant, target: tenant, detail: counts }),
           );
-          return { ok: true as const, auditSeq, action, fixtures: true as const, tenants: [{ tenant, ...counts }] };
+          return { auditSeq, action, fixtures: true as const, tenants: [{ tenant, ...counts }] };
         }
         if (accountId !== undefined) throw new ServiceError('invalid_request', 'body/accountId is taken by seed only.');
         return deps.uow.run(async ({ audit }) => {
@@ -83,7 +74,7 @@ export function fixtureRoutes(deps: {
             target: tenants.map((t) => t.tenant).join(',') || 'none',
             detail: { tenants: Object.fromEntries(tenants.map((t) => [t.tenant, t.cleared])) },
           });
-          return { ok: true as const, auditSeq, action, fixtures: true as const, tenants };
+          return { auditSeq, action, fixtures: true as const, tenants };
         });
       },
     }),

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { boundedCount, CountQuery, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
+import { boundedCount, CountQuery, Slug } from '../../../http/schemas/common.ts';
 import type { OpsReads } from './reads.ts';
-import { BASE, opsGet } from './routes-common.ts';
+import { opsOperations } from './routes-common.ts';
 import { FunnelsView } from './schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -18,23 +17,18 @@ const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((
 /** Wire funnels (docs/operations.md, "Wire funnels"). */
 export function funnelRoutes(reads: Pick<OpsReads, 'offers' | 'verification'>, clockNow: () => number) {
   return [
-    defineRoute({
-      ...opsGet(`${BASE}/wire-funnels`),
+    opsOperations.detail('/wire-funnels', {
       scope: LIST_SCOPE,
       summary: 'Offer → token → credential and request → response → accepted, per tenant and type, over whole UTC days.',
-      querystring: Type.Object(
-        {
-          tenant: Type.Optional(Slug),
-          days: Type.Optional(CountQuery(`Whole UTC days back, today included: 1 to ${FUNNEL_MAX_DAYS}; default 7.`)),
-        },
-        { additionalProperties: false },
-      ),
-      responses: { 200: { description: 'The funnels of the window.', schema: FunnelsView }, ...OPERATOR_ERRORS },
-      handler: async (request) => {
+      query: {
+        tenant: Type.Optional(Slug),
+        days: Type.Optional(CountQuery(`Whole UTC days back, today included: 1 to ${FUNNEL_MAX_DAYS}; default 7.`)),
+      },
+      answer: ['The funnels of the window.', FunnelsView],
+      read: async ({ query, tenant }) => {
         const now = clockNow();
-        const days = boundedCount(request.query.days, 7, FUNNEL_MAX_DAYS, 'days');
+        const days = boundedCount(query.days, 7, FUNNEL_MAX_DAYS, 'days');
         const since = now - (now % DAY_MS) - (days - 1) * DAY_MS;
-        const tenant = listTenant(request);
         const [issuance, verification] = await Promise.all([
           reads.offers.funnel(tenant, since, SHOWN + 1),
           reads.verification.funnel(tenant, since, SHOWN + 1),

@@ -1,11 +1,10 @@
-import { iso, LIST_SCOPE, ListQuery, listParams } from '../../../http/admin/kit.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { Type } from '@sinclair/typebox';
+import { iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
 import type { OpsReads } from './reads.ts';
 import { signedUntil } from './rotation.ts';
-import { auditPage, BASE, detailText, opsGet } from './routes-common.ts';
-import { RotationView } from './schemas.ts';
+import { auditRow, detailText, opsOperations } from './routes-common.ts';
+import { AwaitingRetirement, Rotation } from './schemas.ts';
 
 /** Superseded keys shown as awaiting retirement, at most. */
 const AWAITING_SHOWN = 200;
@@ -13,16 +12,17 @@ const AWAITING_SHOWN = 200;
 /** `GET /ops/rotation` (docs/operations.md, "Key rotation"): the keys awaiting retirement, and the rotations made. */
 export function rotationRoutes(reads: Pick<OpsReads, 'kernel' | 'issuance'>, tenants: TenantService, clockNow: () => number) {
   return [
-    defineRoute({
-      ...opsGet(`${BASE}/rotation`),
+    opsOperations.list('/rotation', {
       scope: LIST_SCOPE,
       summary: 'Superseded keys still published, with what they signed that is live, and the rotations made (newest first).',
-      querystring: ListQuery(),
-      responses: { 200: { description: 'The rotation state.', schema: RotationView }, ...OPERATOR_ERRORS },
-      handler: async (request) => {
-        const p = listParams(request);
+      page: ['rotations', Rotation, 'The rotation state.', { awaitingRetirement: Type.Array(AwaitingRetirement) }],
+      cursor: ['number'],
+      read: ({ tenant, ...window }) => reads.kernel.auditOfAction('key.rotated', tenant, window),
+      order: (r) => [r.seq],
+      view: (r) => ({ ...auditRow(r), kid: r.target, previousKid: detailText(r, 'previousKid') }),
+      beside: async (_rotations, { tenant }) => {
         const superseded = (await reads.kernel.supersededKeys(AWAITING_SHOWN)).filter(
-          (k) => p.tenant === null || k.tenant === p.tenant,
+          (k) => tenant === null || k.tenant === tenant,
         );
         const outstanding = await reads.issuance.outstandingIn(
           superseded.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: signedUntil(k) })),
@@ -35,11 +35,7 @@ export function rotationRoutes(reads: Pick<OpsReads, 'kernel' | 'issuance'>, ten
           supersededAt: iso(k.supersededAt ?? 0),
           outstanding: outstanding[i] ?? 0,
         }));
-        const shown = await auditPage(reads.kernel, 'key.rotated', request, (r) => ({
-          kid: r.target,
-          previousKid: detailText(r, 'previousKid'),
-        }));
-        return { awaitingRetirement, rotations: shown.rows, nextCursor: shown.nextCursor };
+        return { awaitingRetirement };
       },
     }),
   ];

@@ -155,27 +155,23 @@ export const TrustedIssuerView = Type.Object({
 });
 export type TrustedIssuerView = Static<typeof TrustedIssuerView>;
 
-export const RotationView = Type.Object({
-  awaitingRetirement: Type.Array(
-    Type.Object({
-      tenant: Type.String(),
-      issuerDid: Type.String(),
-      kid: Type.String(),
-      supersededAt: DateTimeView,
-      outstanding: Type.Integer({ description: 'Credentials it signed that are not revoked: it stays published while any is.' }),
-    }),
-  ),
-  rotations: Type.Array(
-    Type.Object({
-      auditSeq: Type.Integer(),
-      at: DateTimeView,
-      actor: Type.String(),
-      tenant: Type.String(),
-      kid: Type.String({ description: 'The key that signs since.' }),
-      previousKid: Nullable(Type.String()),
-    }),
-  ),
-  nextCursor: Nullable(Type.String()),
+/** A superseded key still published, and what it signed that is live. */
+export const AwaitingRetirement = Type.Object({
+  tenant: Type.String(),
+  issuerDid: Type.String(),
+  kid: Type.String(),
+  supersededAt: DateTimeView,
+  outstanding: Type.Integer({ description: 'Credentials it signed that are not revoked: it stays published while any is.' }),
+});
+
+/** A rotation made, from the audit log. */
+export const Rotation = Type.Object({
+  auditSeq: Type.Integer(),
+  at: DateTimeView,
+  actor: Type.String(),
+  tenant: Type.String(),
+  kid: Type.String({ description: 'The key that signs since.' }),
+  previousKid: Nullable(Type.String()),
 });
 
 export const DriftView = Type.Object({

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { cursorOf, iso, ListPage, ListQuery, listParams, page } from '../../../http/admin/kit.ts';
+import { adminRoute, iso } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute, internalOperatorRoute } from '../../../http/route.ts';
 import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
 import type { TrustedIssuer, TrustState } from '../../../ports/trust-registry.ts';
 import { DID_WEB } from '../../issuer-trust/did-web-resolver.ts';
 import type { TrustChange, TrustService } from '../../issuer-trust/trust-service.ts';
-import { actorOf, BASE, DOC, opsGet, opsPost, platformRoute } from './routes-common.ts';
+import { actorOf, DOC, opsOperations } from './routes-common.ts';
 import { TrustedIssuerView } from './schemas.ts';
 
 const Did = Type.String({ maxLength: 300, pattern: DID_WEB.source, description: 'A did:web DID.' });
@@ -32,10 +32,10 @@ export const issuerView = (t: TrustedIssuer): TrustedIssuerView => ({
 const changed = ({ ok, auditSeq, issuer }: TrustChange) => ({ ok, auditSeq, issuer: issuerView(issuer) });
 const Changed = AdminMutation({ issuer: TrustedIssuerView });
 const CHANGE_REFUSALS = {
-  ...OPERATOR_ERRORS,
-  404: errorResponse('unknown_issuer: the DID is not in the trust registry.'),
-  409: errorResponse('issuer_state: the issuer is not in a state this change starts from.'),
-} as const;
+  404: 'unknown_issuer: the DID is not in the trust registry.',
+  409: 'issuer_state: the issuer is not in a state this change starts from.',
+};
+const platformRoute = { ...adminRoute(DOC), scope: 'platform' as const };
 
 /** A restore, on the back office and in the console alike: the entry trusted again, its document resolved again. */
 const restoreRoute = (trust: TrustService, where: typeof platformRoute & { path: string }) =>
@@ -47,7 +47,9 @@ const restoreRoute = (trust: TrustService, where: typeof platformRoute & { path:
     body: Type.Object({ did: Did, reason: Type.Optional(Reason) }, { additionalProperties: false }),
     responses: {
       200: { description: 'The issuer, trusted again.', schema: Changed },
-      ...CHANGE_REFUSALS,
+      ...OPERATOR_ERRORS,
+      404: errorResponse(CHANGE_REFUSALS[404]),
+      409: errorResponse(CHANGE_REFUSALS[409]),
       502: errorResponse('did_unresolvable'),
     },
     handler: async (request) => changed(await trust.restore(request.body.did, request.body.reason ?? null, actorOf(request))),
@@ -55,45 +57,36 @@ const restoreRoute = (trust: TrustService, where: typeof platformRoute & { path:
 
 /** The trust registry on the back office (docs/operations.md, "Trust registry"). */
 export function trustRoutes(trust: TrustService) {
+  const { list, action } = opsOperations;
   return [
-    defineRoute({
-      ...opsGet(`${BASE}/trust`),
+    list('/trust', {
+      scope: 'platform',
       summary: 'The issuers the hosted verifier accepts beyond this deployment’s tenants, by DID.',
-      querystring: ListQuery({ state: Type.Optional(StateFilter) }),
-      responses: {
-        200: { description: 'A page of trusted issuers.', schema: ListPage('issuers', TrustedIssuerView) },
-        ...OPERATOR_ERRORS,
-      },
-      handler: async (request) => {
-        const p = listParams(request);
-        const rows = await trust.list(request.query.state as TrustState | undefined, {
-          limit: p.limit + 1,
-          after: cursorOf(p.after, ['string'] as const),
-        });
-        const shown = page(rows, p.limit, (t) => [t.did], issuerView);
-        return { issuers: shown.rows, nextCursor: shown.nextCursor };
-      },
+      filters: { state: Type.Optional(StateFilter) },
+      page: ['issuers', TrustedIssuerView, 'A page of trusted issuers.'],
+      cursor: ['string'],
+      read: ({ state, after, limit }) => trust.list(state as TrustState | undefined, { limit, after }),
+      order: (t) => [t.did],
+      view: issuerView,
     }),
-    defineRoute({
-      ...opsPost(`${BASE}/trust/add`),
+    action('/trust/add', {
       summary: 'Trust an issuer beyond this deployment: its DID document is resolved and kept.',
-      body: Type.Object({ did: Did, label: DisplayText(100) }, { additionalProperties: false }),
-      responses: {
-        200: { description: 'The issuer, trusted.', schema: Changed },
-        ...OPERATOR_ERRORS,
-        409: errorResponse('issuer_known or issuer_is_tenant.'),
-        502: errorResponse('did_unresolvable: the DID document could not be read, is not its own, or names no P-256 key.'),
+      body: { did: Did, label: DisplayText(100) },
+      answer: [200, 'The issuer, trusted.', { issuer: TrustedIssuerView }],
+      refusals: {
+        409: 'issuer_known or issuer_is_tenant.',
+        502: 'did_unresolvable: the DID document could not be read, is not its own, or names no P-256 key.',
       },
-      handler: async (request) => changed(await trust.add(request.body.did, request.body.label, actorOf(request))),
+      write: async ({ body, actor }) => changed(await trust.add(body.did, body.label, actor)),
     }),
-    defineRoute({
-      ...opsPost(`${BASE}/trust/suspend`),
+    action('/trust/suspend', {
       summary: 'Stop trusting an issuer: its credentials verify as untrusted from the next presentation on.',
-      body: Type.Object({ did: Did, reason: Reason }, { additionalProperties: false }),
-      responses: { 200: { description: 'The issuer, suspended.', schema: Changed }, ...CHANGE_REFUSALS },
-      handler: async (request) => changed(await trust.suspend(request.body.did, request.body.reason, actorOf(request))),
+      body: { did: Did, reason: Reason },
+      answer: [200, 'The issuer, suspended.', { issuer: TrustedIssuerView }],
+      refusals: CHANGE_REFUSALS,
+      write: async ({ body, actor }) => changed(await trust.suspend(body.did, body.reason, actor)),
     }),
-    restoreRoute(trust, { ...platformRoute, path: `${BASE}/trust/restore` }),
+    restoreRoute(trust, { ...platformRoute, path: '/api/admin/ops/trust/restore' }),
   ];
 }
 
@@ -108,7 +101,12 @@ export function consoleTrustRoutes(trust: TrustService) {
       roles: ROLE_MATRIX.opsRun,
       summary: 'Remove an issuer from the trust registry (it can be restored).',
       body: Type.Object({ did: Did, reason: Reason }, { additionalProperties: false }),
-      responses: { 200: { description: 'The issuer, removed.', schema: Changed }, ...CHANGE_REFUSALS },
+      responses: {
+        200: { description: 'The issuer, removed.', schema: Changed },
+        ...OPERATOR_ERRORS,
+        404: errorResponse(CHANGE_REFUSALS[404]),
+        409: errorResponse(CHANGE_REFUSALS[409]),
+      },
       handler: async (request) => changed(await trust.remove(request.body.did, request.body.reason, actorOf(request))),
     }),
     restoreRoute(trust, { ...consoleRoute, path: '/api/trust/restore' }),

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { iso, LIST_SCOPE, listTenant } from '../../../http/admin/kit.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
+import { Slug } from '../../../http/schemas/common.ts';
 import type { OpsReads } from './reads.ts';
-import { BASE, opsGet } from './routes-common.ts';
+import { opsOperations } from './routes-common.ts';
 import { DemoHygieneView, StuckView } from './schemas.ts';
 import { type DemoBreach, demoBreaches, type StuckKind, stuck } from './upkeep.ts';
 
@@ -49,23 +48,19 @@ const RULES: Record<DemoBreach['rule'], string> = {
 
 /** Stuck work and the demo-tenant law (docs/operations.md, "Stuck work", "Demo hygiene"). */
 export function upkeepRoutes(reads: OpsReads, clockNow: () => number) {
+  const { detail } = opsOperations;
   return [
-    defineRoute({
-      ...opsGet(`${BASE}/stuck-transactions`),
+    detail('/stuck-transactions', {
       scope: LIST_SCOPE,
       summary:
         'Presentations, offers, deliveries, lanes, data-subject requests and approvals past their time, with the action to take.',
-      querystring: Type.Object(
-        { tenant: Type.Optional(Slug), kind: Type.Optional(Type.Union(KINDS.map((k) => Type.Literal(k)))) },
-        { additionalProperties: false },
-      ),
-      responses: { 200: { description: 'What is stuck, oldest first per kind.', schema: StuckView }, ...OPERATOR_ERRORS },
-      handler: async (request) => {
+      query: { tenant: Type.Optional(Slug), kind: Type.Optional(Type.Union(KINDS.map((k) => Type.Literal(k)))) },
+      answer: ['What is stuck, oldest first per kind.', StuckView],
+      read: async ({ query, tenant }) => {
         const now = clockNow();
-        const tenant = listTenant(request);
         const items = [];
         let complete = true;
-        for (const kind of request.query.kind ? [request.query.kind] : KINDS) {
+        for (const kind of query.kind ? [query.kind as StuckKind] : KINDS) {
           const rows = await stuck(reads, kind, tenant, now - STUCK[kind].graceMs, STUCK_SHOWN + 1);
           if (rows.length > STUCK_SHOWN) complete = false;
           for (const r of rows.slice(0, STUCK_SHOWN)) {
@@ -75,11 +70,10 @@ export function upkeepRoutes(reads: OpsReads, clockNow: () => number) {
         return { checkedAt: iso(now), complete, items };
       },
     }),
-    defineRoute({
-      ...opsGet(`${BASE}/demo-hygiene`),
+    detail('/demo-hygiene', {
       summary: 'The demo-tenant law checked over the data: every breach named.',
-      responses: { 200: { description: 'The breaches, none when `ok`.', schema: DemoHygieneView }, ...OPERATOR_ERRORS },
-      handler: async () => {
+      answer: ['The breaches, none when `ok`.', DemoHygieneView],
+      read: async () => {
         const breaches = (await demoBreaches(reads, BREACHES_SHOWN)).map((b) => ({ ...b, what: RULES[b.rule] }));
         return { ok: breaches.length === 0, checkedAt: iso(clockNow()), breaches };
       },
