@@ -79,42 +79,106 @@ test('compose.ts lists modules and nothing else', () => {
   }
 });
 
-test('in the features and the kits, only a module’s wiring (module.ts) reaches the SQL adapter', () => {
+test('in the features and the kits, only a module’s wiring (module.ts) reaches an adapter', () => {
   for (const { path, imports } of FILES) {
     if (!/^(features|http|web|core|wallet)\//.test(path) || path.endsWith('/module.ts')) continue;
-    for (const target of imports) assert.ok(!target.startsWith('adapters/sql/'), `${path} imports ${target}`);
+    for (const target of imports) assert.ok(!target.startsWith('adapters/'), `${path} imports ${target}`);
   }
 });
 
 /**
- * The same rule as the build states it (biome.json, noRestrictedImports), shown failing: the
- * project's lint configuration, run on a scratch tree where a service imports a store and a
- * module.ts imports the same, refuses the service only.
+ * The kernel's interface (app/module.ts, the Context) does not name its own boot: a restore drill
+ * starts a replica through the port the composition root provides (Context.replicas), and no
+ * feature imports app/start.ts.
  */
-test('the lint rule refuses an adapters/sql import in a feature file, and lets the module wire it', () => {
+test('neither the kernel’s interface nor a feature imports the boot', () => {
+  for (const { path, imports } of FILES) {
+    if (path !== 'app/module.ts' && !path.startsWith('features/')) continue;
+    assert.ok(!imports.includes('app/start.ts'), `${path} imports app/start.ts`);
+  }
+});
+
+/**
+ * Randomness is passed in (Context.random): the lint refuses node:crypto's generators by name, and
+ * what it cannot see by import, Math.random and a namespace's generators, is refused here.
+ */
+test('features and the kits draw no randomness of their own', () => {
+  for (const file of sources(SRC)) {
+    const path = relative(SRC, file);
+    if (!/^(features|http|web|core)\//.test(path) || path.endsWith('/module.ts')) continue;
+    const code = readFileSync(file, 'utf8').replace(/^\s*(?:\/\/|\*).*$/gm, '');
+    assert.doesNotMatch(code, /\bMath\.random\s*\(/, path);
+    // node:crypto taken whole (`import * as c`, or its default): its generators through that name.
+    for (const [, name] of code.matchAll(/^import\s+(?:\*\s+as\s+)?(\w+)\s+from\s+'(?:node:)?crypto'/gm)) {
+      assert.doesNotMatch(code, new RegExp(`\\b${name}\\.(?:random\\w*|getRandomValues|webcrypto)\\b`), path);
+    }
+  }
+});
+
+/**
+ * Runs the project's lint configuration (biome.json, noRestrictedImports) on a scratch tree holding
+ * `files` (path relative to src/ -> text), and answers its output and exit status.
+ */
+function lintScratch(files: Record<string, string>): { out: string; status: number | null } {
   const scratch = mkdtempSync(join(tmpdir(), 'openrail-lint-'));
   try {
     cpSync(join(ROOT, 'biome.json'), join(scratch, 'biome.json'));
     // The configuration follows .gitignore (vcs.useIgnoreFile): the scratch tree has one too.
     cpSync(join(ROOT, '.gitignore'), join(scratch, '.gitignore'));
-    mkdirSync(join(scratch, 'src', 'adapters', 'sql'), { recursive: true });
-    mkdirSync(join(scratch, 'src', 'features', 'probe'), { recursive: true });
-    writeFileSync(join(scratch, 'src', 'adapters', 'sql', 'sql-probe-store.ts'), 'export class SqlProbeStore {}\n');
-    const importer =
-      "import { SqlProbeStore } from '../../adapters/sql/sql-probe-store.ts';\n\nexport const store = SqlProbeStore;\n";
-    writeFileSync(join(scratch, 'src', 'features', 'probe', 'probe-service.ts'), importer);
-    writeFileSync(join(scratch, 'src', 'features', 'probe', 'module.ts'), importer);
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(scratch, 'src', path)), { recursive: true });
+      writeFileSync(join(scratch, 'src', path), text);
+    }
     const biome = join(ROOT, 'node_modules', '.bin', 'biome');
     const run = spawnSync(biome, ['lint', '--only=style/noRestrictedImports', '--max-diagnostics=20', 'src'], {
       cwd: scratch,
       encoding: 'utf8',
     });
-    const out = `${run.stdout}${run.stderr}`;
-    assert.notEqual(run.status, 0, out);
-    assert.match(out, /features\/probe\/probe-service\.ts:1:\d+ lint\/style\/noRestrictedImports/);
-    assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
-    assert.match(out, /Found 1 error/);
+    return { out: `${run.stdout}${run.stderr}`, status: run.status };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The same rule as the build states it (biome.json, noRestrictedImports), shown failing: on a
+ * scratch tree where a service imports a store and a module.ts imports the same, it refuses the
+ * service only.
+ */
+test('the lint rule refuses an adapters/sql import in a feature file, and lets the module wire it', () => {
+  const importer =
+    "import { SqlProbeStore } from '../../adapters/sql/sql-probe-store.ts';\n\nexport const store = SqlProbeStore;\n";
+  const { out, status } = lintScratch({
+    'adapters/sql/sql-probe-store.ts': 'export class SqlProbeStore {}\n',
+    'features/probe/probe-service.ts': importer,
+    'features/probe/module.ts': importer,
+  });
+  assert.notEqual(status, 0, out);
+  assert.match(out, /features\/probe\/probe-service\.ts:1:\d+ lint\/style\/noRestrictedImports/);
+  assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
+  assert.match(out, /Found 1 error/);
+});
+
+/**
+ * The rule holds the other adapters as it holds the SQL one (a feature importing the crypto
+ * adapter), and refuses node:crypto's randomness by name while its digests stay allowed.
+ */
+test('the lint rule refuses a crypto adapter and node:crypto randomness in a feature file, and lets the module wire them', () => {
+  const importer = "import { probeKeys } from '../../adapters/crypto/probe-keys.ts';\n\nexport const keys = probeKeys;\n";
+  const random = "import { createHash, randomBytes } from 'node:crypto';\n\nexport const salt = [createHash, randomBytes];\n";
+  const digest =
+    "import { createHash, createHmac, timingSafeEqual } from 'node:crypto';\n\nexport const mac = [createHash, createHmac, timingSafeEqual];\n";
+  const { out, status } = lintScratch({
+    'adapters/crypto/probe-keys.ts': 'export const probeKeys = {};\n',
+    'features/probe/probe-service.ts': importer,
+    'features/probe/probe-salt.ts': random,
+    'features/probe/probe-digest.ts': digest,
+    'features/probe/module.ts': `${importer}${random.replace('salt', 'wired')}`,
+  });
+  assert.notEqual(status, 0, out);
+  assert.match(out, /features\/probe\/probe-service\.ts:1:\d+ lint\/style\/noRestrictedImports/);
+  assert.match(out, /features\/probe\/probe-salt\.ts:1:\d+ lint\/style\/noRestrictedImports/);
+  assert.doesNotMatch(out, /features\/probe\/probe-digest\.ts:/);
+  assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
+  assert.match(out, /Found 2 errors/);
 });

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyVault } from '../adapters/crypto/key-vault.ts';
 import type { Db, OpenOptions } from '../adapters/sql/connect.ts';
 import type { Config, DatabaseLocation } from '../config/config.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Ids } from '../core/ids.ts';
 import type { IssuerUrls } from '../core/issuer-urls.ts';
+import type { Random } from '../core/random.ts';
 import type { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
@@ -16,11 +16,12 @@ import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KernelViews } from '../ports/kernel-views.ts';
 import type { KeyCertifier } from '../ports/key-certifier.ts';
 import type { KeyStore } from '../ports/key-store.ts';
+import type { KeyVault } from '../ports/key-vault.ts';
 import type { Mailer } from '../ports/mailer.ts';
 import type { Meter } from '../ports/meter.ts';
+import type { ShippedBuild } from '../ports/shipped-build.ts';
 import type { UnitOfWork } from '../ports/unit-of-work.ts';
 import type { Job } from './jobs.ts';
-import type { Openrail } from './start.ts';
 
 /**
  * A module is one role of the service (docs/architecture.md, "Modules"): it builds its own
@@ -120,6 +121,8 @@ export interface Context {
   readonly clock: Clock;
   /** Mints every identifier (core/ids.ts), from the randomness the kernel gives it. */
   readonly ids: Ids;
+  /** Every other random value a feature draws (secrets, handles, salts, jitter): the CSPRNG, or a test's own. */
+  readonly random: Random;
   readonly log: FastifyBaseLogger;
   /** Tenant signing keys, sealed at rest under the master key. */
   readonly keys: KeyStore;
@@ -163,12 +166,28 @@ export interface Context {
   readonly processName: string;
   /** The route groups this process serves (complete once the service has started). */
   mountedGroups(): readonly string[];
-  /**
-   * The same service started on another database (a restore drill's scratch copy), with this
-   * deployment's configuration and master key, without jobs, metrics or a listener; the caller
-   * closes it.
-   */
-  startReplica(database: DatabaseLocation, options: OpenOptions): Promise<Openrail>;
+  /** The package this process runs, as installed (its version, its build record, its files now). */
+  readonly shipped: ShippedBuild;
+  /** Starts this service on another database (a restore drill's scratch copy). */
+  readonly replicas: ReplicaStarter;
+}
+
+/**
+ * The same service started on another database, with this deployment's configuration and master
+ * key, without jobs, metrics or a listener; the caller closes it. The composition root provides
+ * it (app/start.ts), so that the kernel's interface does not name its own boot.
+ */
+export interface ReplicaStarter {
+  start(database: DatabaseLocation, options: OpenOptions): Promise<Replica>;
+}
+
+/** What a caller reads of a replica: its modules' services and views, and stores on its database. */
+export interface Replica {
+  services<S>(module: Module<S>): Promise<S>;
+  viewsOf<V>(module: Module<unknown, V>): V;
+  /** A store of `adapters/sql` on the replica's database (the kernel's reads a drill makes; module wiring only). */
+  store<T>(store: StoreClass<T>): T;
+  close(): Promise<void>;
 }
 
 /** Declares a module; the identity function, for type inference of its services. */

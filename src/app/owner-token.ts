@@ -1,5 +1,6 @@
-import { hashToken, newToken } from '../adapters/crypto/secrets.ts';
+import { systemRandom } from '../adapters/crypto/random-pool.ts';
 import type { Config } from '../config/config.ts';
+import { hashToken, newToken } from '../core/secrets.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
 
 const OWNER_TOKEN_SETTING = 'owner_token_hash';
@@ -20,6 +21,6 @@ export function ownerTokenHash(settings: SettingsStore, config: Config): () => P
 /** The generated token, on the one start that generated it; undefined on every other. */
 export async function revealOwnerTokenOnFirstStart(settings: SettingsStore, config: Config): Promise<string | undefined> {
   if (config.ownerToken) return undefined;
-  const token = newToken('oro');
+  const token = newToken(systemRandom, 'oro');
   return (await settings.putIfAbsent(OWNER_TOKEN_SETTING, hashToken(token))) ? token : undefined;
 }

@@ -4,9 +4,11 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
-import { KeyVault } from '../adapters/crypto/key-vault.ts';
+import { AesKeyVault } from '../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
 import { authorityEndingSoon, openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
+import { systemRandom } from '../adapters/crypto/random-pool.ts';
+import { shippedBuildAt } from '../adapters/fs/source-files.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
 import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
@@ -27,6 +29,7 @@ import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { RATE_WINDOW_MAX_SECONDS } from '../core/integration-scopes.ts';
 import { IssuerUrls } from '../core/issuer-urls.ts';
+import type { Random } from '../core/random.ts';
 import { buildApp } from '../http/app.ts';
 import { AnonymousGate } from '../http/auth/anonymous-gate.ts';
 import { buildOpenApi } from '../http/openapi.ts';
@@ -35,6 +38,7 @@ import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyCertificateRenewals, KeyCertifier } from '../ports/key-certifier.ts';
+import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
@@ -63,6 +67,8 @@ export interface Openrail {
 
 export interface StartOptions {
   clock?: Clock;
+  /** The randomness features draw (default: the CSPRNG). */
+  random?: Random;
   logger?: FastifyBaseLogger;
   warn?: (message: string) => void;
   database?: OpenOptions;
@@ -79,9 +85,10 @@ export interface StartOptions {
  */
 export async function startOpenrail(config: Config, modules: readonly Module[], options: StartOptions = {}): Promise<Openrail> {
   const clock = options.clock ?? systemClock;
+  const random = options.random ?? systemRandom;
   const warn = options.warn ?? ((m: string) => process.emitWarning(m));
   const log = options.logger ?? pino({ level: 'silent' });
-  const vault = new KeyVault(resolveMasterKey(config, warn));
+  const vault = new AesKeyVault(resolveMasterKey(config, warn));
   const unmounted = new Set(config.unmountedGroups);
   checkGroupNames(modules, unmounted);
 
@@ -126,6 +133,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       config,
       clock,
       ids: systemIds,
+      random,
       log,
       vault,
       keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock, certifier),
@@ -158,14 +166,25 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,
-      startReplica: (database, open) =>
-        startOpenrail({ ...config, database, metricsToken: undefined, unmountedGroups: [] }, modules, {
-          clock,
-          warn: () => undefined,
-          database: open,
-          ...(options.fetcher ? { fetcher: options.fetcher } : {}),
-          runJobs: false,
-        }),
+      shipped: shippedBuildAt(APP_ROOT),
+      replicas: {
+        start: async (database, open) => {
+          const replica = await startOpenrail({ ...config, database, metricsToken: undefined, unmountedGroups: [] }, modules, {
+            clock,
+            random,
+            warn: () => undefined,
+            database: open,
+            ...(options.fetcher ? { fetcher: options.fetcher } : {}),
+            runJobs: false,
+          });
+          return {
+            services: (module) => replica.services(module),
+            viewsOf: (module) => replica.viewsOf(module),
+            store: (store) => new store(replica.db),
+            close: () => replica.close(),
+          };
+        },
+      },
     };
     const registry = new ModuleRegistry(modules, context, (store) => new store(db));
     // A holder-data entry no module runs, or one two run, refuses the start.

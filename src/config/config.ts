@@ -1,6 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { certificateAuthority, walletAttestationAnchors } from './config-files.ts';
+import { ConfigError, type Env, integerIn, oneOf, optionalHttpsUrl, read, secret } from './env.ts';
+import { type OidcConfig, oidcConfig } from './oidc-config.ts';
+import { DEFAULT_RETRY_SCHEDULE, retrySchedule } from './retry-schedule.ts';
+
+export { ConfigError } from './env.ts';
+export type { OidcConfig } from './oidc-config.ts';
+export { DEFAULT_RETRY_SCHEDULE, retrySchedule } from './retry-schedule.ts';
 
 /**
  * The service's configuration, read once from the environment and validated at boot
@@ -76,54 +83,10 @@ export interface Config {
   anonymousBudgetScale: number;
 }
 
-export interface OidcConfig {
-  /** The provider's issuer identifier, where discovery starts. */
-  issuer: URL;
-  clientId: string;
-  /** client_secret_post; absent with a private key (private_key_jwt). */
-  clientSecret?: string;
-  /** A PKCS#8 PEM ES256 or RS256 key for private_key_jwt, with its kid. */
-  privateKey?: { pem: string; kid: string };
-  /** Scopes asked besides openid. */
-  scopes: string[];
-}
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable} ${problem}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const value = read(env, name) ?? fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
-  }
-  return value as T;
-}
-
 function port(env: Env): number {
   const raw = read(env, 'PORT') ?? '3000';
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n > 65535) throw new ConfigError('PORT', `must be an integer 0-65535 (got "${raw}")`);
-  return n;
-}
-
-function integerIn(env: Env, name: string, min: number, max: number, fallback: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) throw new ConfigError(name, `must be an integer ${min}-${max} (got "${raw}")`);
   return n;
 }
 
@@ -178,12 +141,6 @@ function masterKey(env: Env, production: boolean): Buffer | undefined {
   return key;
 }
 
-function secret(env: Env, name: string, minLength: number): string | undefined {
-  const raw = read(env, name);
-  if (raw !== undefined && raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
-  return raw;
-}
-
 function securityContacts(env: Env, url: URL): string[] {
   const raw = read(env, 'OPENRAIL_SECURITY_CONTACT');
   if (!raw) return [`mailto:security@${url.hostname}`];
@@ -209,12 +166,6 @@ function securityExpires(env: Env): Date | undefined {
   return date;
 }
 
-function optionalHttpsUrl(env: Env, name: string): string | undefined {
-  const raw = read(env, name);
-  if (raw && !/^https:\/\/\S+$/.test(raw)) throw new ConfigError(name, 'must be an https URL');
-  return raw;
-}
-
 function outboundAllow(env: Env, production: boolean): string[] {
   const raw = read(env, 'OPENRAIL_OUTBOUND_ALLOW');
   if (!raw) return [];
@@ -237,123 +188,6 @@ function outboundAllow(env: Env, production: boolean): string[] {
       throw new ConfigError('OPENRAIL_OUTBOUND_ALLOW', `may name only https origins when NODE_ENV=production (got "${text}")`);
     }
     return url.origin;
-  });
-}
-
-/**
- * OPENRAIL_OIDC_ISSUER, _CLIENT_ID and either _CLIENT_SECRET or _PRIVATE_KEY (a PKCS#8 PEM, for
- * private_key_jwt, with _PRIVATE_KEY_ID its kid), optional _SCOPES (space-separated, beside
- * `openid`). The issuer is https, or plain http only where OPENRAIL_OUTBOUND_ALLOW names its
- * origin, as for webhooks (docs/operator-sign-in.md).
- */
-function oidcConfig(env: Env, outboundAllow: readonly string[]): OidcConfig | undefined {
-  const raw = read(env, 'OPENRAIL_OIDC_ISSUER');
-  const clientId = read(env, 'OPENRAIL_OIDC_CLIENT_ID');
-  const clientSecret = read(env, 'OPENRAIL_OIDC_CLIENT_SECRET');
-  const pem = read(env, 'OPENRAIL_OIDC_PRIVATE_KEY');
-  if (!raw) {
-    for (const name of ['OPENRAIL_OIDC_CLIENT_ID', 'OPENRAIL_OIDC_CLIENT_SECRET', 'OPENRAIL_OIDC_PRIVATE_KEY'] as const) {
-      if (read(env, name)) throw new ConfigError(name, 'is set, but OPENRAIL_OIDC_ISSUER is not');
-    }
-    return undefined;
-  }
-  let issuer: URL;
-  try {
-    issuer = new URL(raw);
-  } catch {
-    throw new ConfigError('OPENRAIL_OIDC_ISSUER', 'must be the provider’s issuer URL');
-  }
-  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && outboundAllow.includes(issuer.origin))) {
-    throw new ConfigError('OPENRAIL_OIDC_ISSUER', 'must be https (plain http only for an origin OPENRAIL_OUTBOUND_ALLOW names)');
-  }
-  if (issuer.search || issuer.hash || issuer.username || issuer.password) {
-    throw new ConfigError('OPENRAIL_OIDC_ISSUER', 'must carry no query, fragment or credentials');
-  }
-  if (!clientId || clientId.length > 255)
-    throw new ConfigError('OPENRAIL_OIDC_CLIENT_ID', 'is required with OPENRAIL_OIDC_ISSUER');
-  if (!clientSecret === !pem) {
-    throw new ConfigError(
-      'OPENRAIL_OIDC_CLIENT_SECRET',
-      'or OPENRAIL_OIDC_PRIVATE_KEY (one of the two) is required with OPENRAIL_OIDC_ISSUER',
-    );
-  }
-  const scopes = (read(env, 'OPENRAIL_OIDC_SCOPES') ?? '').split(/\s+/).filter((s) => s !== '' && s !== 'openid');
-  if (scopes.some((s) => !/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(s)) || scopes.length > 10) {
-    throw new ConfigError('OPENRAIL_OIDC_SCOPES', 'must be up to ten space-separated OAuth scope tokens');
-  }
-  const config: OidcConfig = { issuer, clientId, scopes };
-  if (clientSecret) config.clientSecret = clientSecret;
-  if (pem) {
-    const kid = read(env, 'OPENRAIL_OIDC_PRIVATE_KEY_ID');
-    if (!kid)
-      throw new ConfigError(
-        'OPENRAIL_OIDC_PRIVATE_KEY_ID',
-        'is required with OPENRAIL_OIDC_PRIVATE_KEY (the key’s kid at the provider)',
-      );
-    if (!pem.includes('-----BEGIN PRIVATE KEY-----'))
-      throw new ConfigError('OPENRAIL_OIDC_PRIVATE_KEY', 'must be a PKCS#8 PEM private key');
-    config.privateKey = { pem, kid };
-  }
-  return config;
-}
-
-/** Seven retries over about a day: 10 s, 1 min, 5 min, 30 min, 2 h, 6 h, 12 h (docs/webhooks.md). */
-export const DEFAULT_RETRY_SCHEDULE = '10s,1m,5m,30m,2h,6h,12h';
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `10s,1m,5m`: the delay before each retry; the count is the number of retries (1 to 20, each up to 7 days). */
-/**
- * OPENRAIL_CA_CHAIN_FILE (PEM certificates, the issuing CA's first, the trust anchor last) and
- * OPENRAIL_CA_KEY_FILE (the issuing CA's PKCS#8 private key): both or neither. Their contents are
- * checked against each other when the service starts.
- */
-function certificateAuthority(env: NodeJS.ProcessEnv): Config['certificateAuthority'] {
-  const chainFile = read(env, 'OPENRAIL_CA_CHAIN_FILE');
-  const keyFile = read(env, 'OPENRAIL_CA_KEY_FILE');
-  if (!chainFile && !keyFile) return undefined;
-  if (!chainFile) throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', 'is required with OPENRAIL_CA_KEY_FILE');
-  if (!keyFile) throw new ConfigError('OPENRAIL_CA_KEY_FILE', 'is required with OPENRAIL_CA_CHAIN_FILE');
-  return {
-    chainPem: readSmallFile('OPENRAIL_CA_CHAIN_FILE', chainFile, 64),
-    privateKeyPem: readSmallFile('OPENRAIL_CA_KEY_FILE', keyFile, 64),
-  };
-}
-
-/** The text of a file a variable names, of at most `maxKiB`; a file that cannot be read, or is larger, stops the start. */
-function readSmallFile(variable: string, file: string, maxKiB: number): string {
-  let content: string;
-  try {
-    content = readFileSync(file, 'utf8');
-  } catch {
-    throw new ConfigError(variable, `names a file that cannot be read (${file})`);
-  }
-  if (content.length > maxKiB * 1024) throw new ConfigError(variable, `names a file over ${maxKiB} KiB (${file})`);
-  return content;
-}
-
-/** OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: a PEM file of the wallet providers' trust anchors (at most 32). */
-function walletAttestationAnchors(env: NodeJS.ProcessEnv): string[] {
-  const file = read(env, 'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE');
-  if (!file) return [];
-  const pem = readSmallFile('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', file, 256);
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length === 0 || blocks.length > 32) {
-    throw new ConfigError('OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE', `must hold 1 to 32 PEM certificates (${file})`);
-  }
-  // Their DER is read as certificates when the issuance module starts (a fault stops the start).
-  return blocks.map((block) => block.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''));
-}
-
-export function retrySchedule(raw: string, variable = 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE'): number[] {
-  const parts = raw.split(',').map((p) => p.trim());
-  if (parts.length < 1 || parts.length > 20) throw new ConfigError(variable, 'must list 1 to 20 delays');
-  return parts.map((part) => {
-    const match = /^(\d{1,6})(ms|s|m|h|d)$/.exec(part);
-    const ms = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
-    if (!match || ms < 1 || ms > 7 * 86_400_000) {
-      throw new ConfigError(variable, `must be comma-separated delays such as 10s,1m,5m,2h (got "${part}")`);
-    }
-    return ms;
   });
 }
 

@@ -23,4 +23,6 @@ export interface BackupEngine {
   scratch(file: string, name: string): Promise<ScratchDatabase>;
   /** What a restored database holds, counted as the manifest was. */
   contents(scratch: ScratchDatabase): Promise<BackupContents>;
+  /** A backup file's SHA-256 (hex) and size, read as a stream: what its manifest records and a drill checks. */
+  digest(file: string): Promise<{ sha256: string; bytes: number }>;
 }

@@ -4,11 +4,12 @@
  * journey itself goes through the intake, the pipeline and a mailed code (src/features/partners).
  */
 import { randomBytes } from 'node:crypto';
-import { hashToken, newToken } from '../../src/adapters/crypto/secrets.ts';
+import { systemRandom } from '../../src/adapters/crypto/random-pool.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlPartnerStore } from '../../src/adapters/sql/partners/sql-partner-store.ts';
 import type { IntegrationScope, RateClass } from '../../src/core/integration-scopes.ts';
 import type { TeamRole } from '../../src/core/partner-pipeline.ts';
+import { hashToken, newToken } from '../../src/core/secrets.ts';
 import { PARTNER_SESSION_PREFIX } from '../../src/http/auth/operator-bearer.ts';
 
 const id = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
@@ -41,7 +42,7 @@ export async function livePartnerSession(
   });
   const memberId = id('ptm');
   await store.addMember({ id: memberId, applicationId, email, role: options.role ?? 'admin', addedBy: 'public', addedAt: now });
-  const token = newToken(PARTNER_SESSION_PREFIX);
+  const token = newToken(systemRandom, PARTNER_SESSION_PREFIX);
   await store.createSession(hashToken(token), memberId, now, now + 3_600_000);
   return { bearer: { authorization: `Bearer ${token}` }, applicationId, memberId };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { JWK } from 'jose';
 import { sql } from 'kysely';
-import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
+import { AesKeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { createLogger } from '../../src/app/logger.ts';
 import { compose, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -132,7 +132,7 @@ for (const factory of testDatabases()) {
         .execute()) as KeyRow[];
 
     const openAll = async () => {
-      const vault = new KeyVault(MASTER_KEY);
+      const vault = new AesKeyVault(MASTER_KEY);
       return (await storedKeys()).map((row) => ({
         row,
         jwk: JSON.parse(vault.open(row.sealed_private_jwk, sealContext(row.tenant, row.kid))) as JWK,
@@ -204,11 +204,11 @@ for (const factory of testDatabases()) {
       const keys = await storedKeys();
       const [a, b] = keys;
       assert.ok(a && b);
-      const vault = new KeyVault(MASTER_KEY);
+      const vault = new AesKeyVault(MASTER_KEY);
       assert.throws(() => vault.open(a.sealed_private_jwk, sealContext(b.tenant, b.kid)));
       assert.throws(() => vault.open(a.sealed_private_jwk, sealContext(a.tenant, b.kid)));
       assert.throws(() => vault.open(a.sealed_private_jwk, `${sealContext(a.tenant, a.kid)} `));
-      assert.throws(() => new KeyVault(Buffer.alloc(32, 8)).open(a.sealed_private_jwk, sealContext(a.tenant, a.kid)));
+      assert.throws(() => new AesKeyVault(Buffer.alloc(32, 8)).open(a.sealed_private_jwk, sealContext(a.tenant, a.kid)));
       // Moving a sealed value onto another row does not make it open there.
       assert.throws(() => vault.open(b.sealed_private_jwk, sealContext(a.tenant, a.kid)));
     });
@@ -216,7 +216,7 @@ for (const factory of testDatabases()) {
 }
 
 describe('KeyVault', () => {
-  const vault = new KeyVault(MASTER_KEY);
+  const vault = new AesKeyVault(MASTER_KEY);
   const secret = JSON.stringify({ kty: 'EC', crv: 'P-256', d: 'private-scalar', x: 'x', y: 'y' });
   const context = sealContext('tenant-a', 'kid-1');
 
@@ -235,7 +235,7 @@ describe('KeyVault', () => {
     const sealed = vault.seal(secret, context);
     assert.throws(() => vault.open(sealed, sealContext('tenant-b', 'kid-1')));
     assert.throws(() => vault.open(sealed, sealContext('tenant-a', 'kid-2')));
-    assert.throws(() => new KeyVault(Buffer.alloc(32, 8)).open(sealed, context));
+    assert.throws(() => new AesKeyVault(Buffer.alloc(32, 8)).open(sealed, context));
     const [v, iv, ct, tag] = sealed.split('.') as [string, string, string, string];
     const flip = (s: string) => {
       const bytes = Buffer.from(s, 'base64url');
@@ -254,7 +254,7 @@ describe('KeyVault', () => {
   });
 
   test('refuses a master key that is not 32 bytes', () => {
-    assert.throws(() => new KeyVault(Buffer.alloc(16)));
-    assert.throws(() => new KeyVault(Buffer.alloc(33)));
+    assert.throws(() => new AesKeyVault(Buffer.alloc(16)));
+    assert.throws(() => new AesKeyVault(Buffer.alloc(33)));
   });
 });

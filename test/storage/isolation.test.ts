@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { KeyVault } from '../../src/adapters/crypto/key-vault.ts';
+import { AesKeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { SqlApprovalStore } from '../../src/adapters/sql/approvals/sql-approval-store.ts';
 import { SqlOrgStore } from '../../src/adapters/sql/backoffice/sql-org-store.ts';
@@ -586,7 +586,7 @@ for (const factory of testDatabases()) {
       await migrate(db);
       tenants = new SqlTenantStore(db);
       signingKeys = new SqlSigningKeyStore(db);
-      const vault = new KeyVault(Buffer.alloc(32, 3));
+      const vault = new AesKeyVault(Buffer.alloc(32, 3));
       certifier = await certifierOn(db, vault);
       keys = new LocalKeyStore(signingKeys, vault, systemClock, certifier);
       tokens = new SqlAccessTokenStore(db);
@@ -815,7 +815,7 @@ for (const factory of testDatabases()) {
           retired_at: null,
         })
         .execute();
-      const fresh = new LocalKeyStore(signingKeys, new KeyVault(Buffer.alloc(32, 3)), systemClock, certifier);
+      const fresh = new LocalKeyStore(signingKeys, new AesKeyVault(Buffer.alloc(32, 3)), systemClock, certifier);
       await assert.rejects(fresh.signJwt('alpha', 'verifier', { typ: 'JWT' }, {}));
     });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { NonceMinter } from './c-nonce.ts';
-import { KeyVault } from './key-vault.ts';
+import { AesKeyVault } from './key-vault.ts';
 
 /** A whole second, so minted expiries are exact. */
 const NOW = 1_700_000_000_000;
@@ -9,7 +9,7 @@ const EXPIRY = NOW + 300_000;
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
 
-const vault = new KeyVault(Buffer.alloc(32, 3));
+const vault = new AesKeyVault(Buffer.alloc(32, 3));
 const minter = new NonceMinter(vault.deriveKey('c_nonce'));
 
 const parts = (nonce: string) => nonce.split('.') as [string, string, string];
@@ -111,8 +111,11 @@ describe('NonceMinter: stateless c_nonces', () => {
 
   test('a nonce of another key is refused; the same master key is recognised by every instance', () => {
     const nonce = minter.mint('alpha', EXPIRY);
-    assert.equal(new NonceMinter(new KeyVault(Buffer.alloc(32, 3)).deriveKey('c_nonce')).check('alpha', nonce, NOW), EXPIRY);
-    assert.equal(new NonceMinter(new KeyVault(Buffer.alloc(32, 4)).deriveKey('c_nonce')).check('alpha', nonce, NOW), undefined);
+    assert.equal(new NonceMinter(new AesKeyVault(Buffer.alloc(32, 3)).deriveKey('c_nonce')).check('alpha', nonce, NOW), EXPIRY);
+    assert.equal(
+      new NonceMinter(new AesKeyVault(Buffer.alloc(32, 4)).deriveKey('c_nonce')).check('alpha', nonce, NOW),
+      undefined,
+    );
     assert.equal(new NonceMinter(vault.deriveKey('other purpose')).check('alpha', nonce, NOW), undefined);
     assert.equal(new NonceMinter(Buffer.alloc(32, 3)).check('alpha', nonce, NOW), undefined, 'not the master key itself');
   });

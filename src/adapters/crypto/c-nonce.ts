@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CNonces } from '../../ports/c-nonces.ts';
 import { randomText } from './random-pool.ts';
 
 /**
@@ -8,7 +9,7 @@ import { randomText } from './random-pool.ts';
  * database (same master key) recognises every other's nonces. Single use is enforced where a
  * nonce is spent: the credential transaction records it (IssuedCredentialStore.collect).
  */
-export class NonceMinter {
+export class NonceMinter implements CNonces {
   constructor(private readonly key: Buffer) {
     if (key.length < 32) throw new Error('the c_nonce key must be at least 32 bytes');
   }

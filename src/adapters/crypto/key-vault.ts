@@ -1,11 +1,12 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import type { KeyVault } from '../../ports/key-vault.ts';
 
 /**
  * Seals private keys at rest with AES-256-GCM under the master key. The associated data binds
  * each sealed blob to its tenant and key id, so a row copied onto another key fails to open.
  * Format: `v1.<iv>.<ciphertext>.<tag>`, each part base64url.
  */
-export class KeyVault {
+export class AesKeyVault implements KeyVault {
   constructor(private readonly masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
   }

@@ -6,9 +6,9 @@ import { ServiceError } from '../../core/errors.ts';
 import { signEs256 } from '../../core/jose/es256.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import { ACTIVE_KEY_TTL_MS, type JwsSigner, type KeyStore, type PublicKey } from '../../ports/key-store.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import { afterCommit } from '../sql/ambient.ts';
-import type { KeyVault } from './key-vault.ts';
 
 const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
 

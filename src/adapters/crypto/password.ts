@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../../core/errors.ts';
+import type { Passwords } from '../../ports/passwords.ts';
 
 // scrypt N=2^15, r=8, p=1: about 32 MiB and tens of milliseconds per hash.
 const N = 32768;
@@ -73,3 +74,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** Verified against when the username is unknown, so both cases take the same time. */
 export const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+/** The Passwords port over scrypt, for a module's wiring. */
+export const scryptPasswords: Passwords = { hash: hashPassword, verify: verifyPassword, dummyHash: DUMMY_PASSWORD_HASH };

@@ -25,7 +25,7 @@ import { type Db, migrate } from '../sql/connect.ts';
 import { SqlCertificateAuthorityStore } from '../sql/kernel/sql-certificate-authority-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../sql/kernel/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../sql/tenants/sql-tenant-store.ts';
-import { KeyVault } from './key-vault.ts';
+import { AesKeyVault } from './key-vault.ts';
 import { LocalKeyStore } from './local-key-store.ts';
 import {
   authorityEndingSoon,
@@ -52,7 +52,7 @@ for (const factory of testDatabases()) {
     let db: Db;
     let now = T0;
     const clock = { now: () => now };
-    const vault = new KeyVault(Buffer.alloc(32, 7));
+    const vault = new AesKeyVault(Buffer.alloc(32, 7));
     let certifier: KeyCertifier;
     let keys: LocalKeyStore;
 
@@ -78,7 +78,7 @@ for (const factory of testDatabases()) {
       const stored = await new SqlCertificateAuthorityStore(db).get();
       assert.ok(stored && !stored.sealedPrivateJwk.includes('"d"'), 'the private key is stored sealed');
       await assert.rejects(
-        certifierOn(db, new KeyVault(Buffer.alloc(32, 8)), clock, PUBLIC_URL),
+        certifierOn(db, new AesKeyVault(Buffer.alloc(32, 8)), clock, PUBLIC_URL),
         'another master key cannot open it',
       );
     });
@@ -249,7 +249,7 @@ describe('an operator’s own certificate authority', () => {
         get: () => Promise.reject(new Error('the platform root is not read')),
         putIfAbsent: () => Promise.reject(new Error('the platform root is not made')),
       },
-      vault: new KeyVault(Buffer.alloc(32, 7)),
+      vault: new AesKeyVault(Buffer.alloc(32, 7)),
       clock: { now: () => at },
       urls: new IssuerUrls(PUBLIC_URL),
       publicUrl: PUBLIC_URL,

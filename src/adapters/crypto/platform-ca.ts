@@ -11,8 +11,8 @@ import type {
   KeyCertificateRenewals,
   KeyCertifier,
 } from '../../ports/key-certifier.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
 import type { KeyPurpose } from '../../ports/signing-key-store.ts';
-import type { KeyVault } from './key-vault.ts';
 import { certifyKey, createRootCertificate, notAfterOf, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import type { Random } from '../../core/random.ts';
 
 const POOL_BYTES = 16 * 1024;
 let pool = Buffer.alloc(0);
@@ -24,3 +25,12 @@ export function pooledRandomBytes(n: number): Uint8Array {
 export function randomText(n: number): string {
   return Buffer.from(pooledRandomBytes(n)).toString('base64url');
 }
+
+/** The kernel's randomness (Context.random): the CSPRNG, through the pool. */
+export const systemRandom: Random = {
+  bytes: pooledRandomBytes,
+  text: randomText,
+  int: (below) => randomInt(below),
+  // 53 random bits, the precision of a double in [0, 1).
+  fraction: () => Number(Buffer.from(pooledRandomBytes(8)).readBigUInt64BE() >> 11n) / 2 ** 53,
+};

@@ -10,6 +10,8 @@
 import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
 import { createPrivateKey, type JsonWebKey, randomBytes, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { certificatesOfPem } from '../../core/pem.ts';
+import type { CertificateChains } from '../../ports/certificate-chains.ts';
 import type { CertificateBase64 } from '../../ports/key-certifier.ts';
 
 // The library's default provider is the browser's `crypto`; on Node it is set to WebCrypto once here.
@@ -184,12 +186,6 @@ export async function parseAuthority(chainPem: string, privateKeyPem: string, no
   };
 }
 
-/** The certificates of PEM text, each as base64 DER, in their order. */
-export const certificatesOfPem = (pem: string): CertificateBase64[] =>
-  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((block) =>
-    block.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, ''),
-  );
-
 /** A certificate as PEM text. */
 export const toPem = (certificate: CertificateBase64) =>
   `-----BEGIN CERTIFICATE-----\n${certificate.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
@@ -234,7 +230,7 @@ function mayCertify(certificate: x509.X509Certificate, below: number): boolean {
  * last is one of the anchors or signed by one of them; otherwise undefined. It never throws on
  * what a caller sent.
  */
-export class ChainVerifier {
+export class ChainVerifier implements CertificateChains {
   private readonly anchors: x509.X509Certificate[];
 
   constructor(anchors: readonly CertificateBase64[]) {

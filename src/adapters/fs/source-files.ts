@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { FileDigests } from '../../core/source-digest.ts';
+import type { RecordedBuild, ShippedBuild } from '../../ports/shipped-build.ts';
+
+export type { RecordedBuild };
 
 /** What the package ships and runs: the code, its entry point and its locked dependencies. */
 export const SHIPPED = ['bin', 'src', 'package.json', 'package-lock.json'];
@@ -9,13 +12,6 @@ export const SHIPPED = ['bin', 'src', 'package.json', 'package-lock.json'];
 const NOT_SHIPPED = /\.test\.ts$/;
 
 export const BUILD_INFO_FILE = 'build-info.json';
-
-export interface RecordedBuild {
-  commit: string;
-  recordedAt: string;
-  sourceDigest: string;
-  files: FileDigests;
-}
 
 function walk(root: string, path: string, out: FileDigests): void {
   const full = join(root, path);
@@ -44,4 +40,16 @@ export function readRecordedBuild(root: string): RecordedBuild | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The package installed at `root` (Context.shipped: the service's own, APP_ROOT). */
+export function shippedBuildAt(root: string): ShippedBuild {
+  return {
+    version: () => {
+      const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown };
+      return typeof pkg.version === 'string' ? pkg.version : undefined;
+    },
+    recorded: () => readRecordedBuild(root),
+    observed: () => hashShippedFiles(root),
+  };
 }

@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:https';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { hasOpenssl, selfSignedCertificate } from '../../../test/helpers/tls.ts';
+import { isPublicAddress } from '../../core/public-address.ts';
 import { FetchRefused } from '../../ports/http-fetcher.ts';
 import { GuardedFetcher, type Resolver } from './guarded-fetcher.ts';
-import { isPublicAddress } from './public-address.ts';
 
 describe('isPublicAddress', () => {
   const notPublic = [

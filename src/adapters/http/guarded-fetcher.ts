@@ -2,6 +2,7 @@ import { promises as dns, type LookupAddress } from 'node:dns';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from '../../core/public-address.ts';
 import {
   type FetchedResource,
   type FetchOptions,
@@ -10,7 +11,6 @@ import {
   type PostOptions,
   type PostOutcome,
 } from '../../ports/http-fetcher.ts';
-import { isPublicAddress } from './public-address.ts';
 
 export type Resolver = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
 

@@ -29,7 +29,13 @@ export const accountModule = defineModule({
   holderRecords,
   planes: ['browser-ticket', 'account-session'],
   async build(ctx) {
-    const signin = new SigninService(ctx.store(SqlAccountSessionStore), ctx.budgets, ctx.clock, ctx.config.publicUrl.origin);
+    const signin = new SigninService(
+      ctx.store(SqlAccountSessionStore),
+      ctx.budgets,
+      ctx.clock,
+      ctx.random,
+      ctx.config.publicUrl.origin,
+    );
     // Every owner's part of the holder-data registry, each run on its own tables (docs/holder-data.md).
     const holderData = new HolderData(ctx.holderRecords());
     const wallet = ctx.viewsOf(walletModule);

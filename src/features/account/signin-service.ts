@@ -1,7 +1,7 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken } from '../../core/secrets.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import type { AccountSessionStore } from '../../ports/account-session-store.ts';
 import { browserLabel } from './browser-label.ts';
@@ -30,6 +30,7 @@ export class SigninService {
     private readonly store: AccountSessionStore,
     private readonly budgets: AnonymousGate,
     private readonly clock: Clock,
+    private readonly random: Random,
     readonly origin: string,
   ) {
     this.approveAudience = `${origin}/account/approve`;
@@ -46,8 +47,8 @@ export class SigninService {
   ): Promise<{ ticket: string; browserSecret: string; expiresAt: number }> {
     await this.budgets.spend('account-signin', address);
     const now = this.clock.now();
-    const ticket = randomText(32);
-    const browserSecret = randomText(32);
+    const ticket = this.random.text(32);
+    const browserSecret = this.random.text(32);
     await this.store.openTicket({
       idHash: hashToken(ticket),
       browserHash: hashToken(browserSecret),
@@ -106,7 +107,7 @@ export class SigninService {
   /** A session for the account (a collected ticket, or a wallet's handoff): its secret, for the cookie. */
   async startSession(accountId: string): Promise<string> {
     const now = this.clock.now();
-    const session = randomText(32);
+    const session = this.random.text(32);
     await this.store.createSession(hashToken(session), accountId, now, now + SESSION_TTL_MS);
     return session;
   }

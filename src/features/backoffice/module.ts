@@ -1,3 +1,4 @@
+import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
@@ -10,19 +11,18 @@ import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlKernelViews } from '../../adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import type { Job } from '../../app/jobs.ts';
-import type { Context } from '../../app/module.ts';
+import type { Context, Replica } from '../../app/module.ts';
 import { defineModule } from '../../app/module.ts';
-import type { Openrail } from '../../app/start.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { AgentStore } from '../../ports/agent-store.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
+import type { KeyStore } from '../../ports/key-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
 import type { RetentionStore } from '../../ports/retention-store.ts';
-import type { SigningKeyStore } from '../../ports/signing-key-store.ts';
 import { approvalsModule } from '../approvals/module.ts';
 import { depositsModule } from '../deposits/module.ts';
 import { issuanceModule } from '../issuance/module.ts';
@@ -67,7 +67,8 @@ export interface BackofficeStores {
 /** What a restore drill reads of the service started on a restored copy (ops/backups.ts). */
 export interface ReplicaReads {
   audit: AuditLogReader;
-  signingKeys: SigningKeyStore;
+  /** The copy's signing keys, opened with this deployment's vault, clock and certifier. */
+  keys: KeyStore;
 }
 
 /** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
@@ -77,8 +78,8 @@ export interface Backoffice {
   orgs: OrgService;
   /** A subject's timeline, composed from its owners' views (views/timeline.ts). */
   timeline: SubjectTimeline;
-  /** The reads a restore drill makes, on the database of a replica (Context.startReplica). */
-  readsOn(replica: Openrail): ReplicaReads;
+  /** The reads a restore drill makes, on the database of a replica (Context.replicas). */
+  readsOn(replica: Replica): ReplicaReads;
 }
 
 /** A group's builder. */
@@ -155,8 +156,8 @@ export const backofficeModule = defineModule({
         accountSources: ACCOUNT_TIMELINE_SOURCES,
       }),
       readsOn: (replica) => ({
-        audit: new SqlKernelViews(replica.db),
-        signingKeys: new SqlSigningKeyStore(replica.db),
+        audit: replica.store(SqlKernelViews),
+        keys: new LocalKeyStore(replica.store(SqlSigningKeyStore), ctx.vault, ctx.clock, ctx.certifier),
       }),
     };
     const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));

@@ -28,23 +28,25 @@ export interface ListedChannel extends ChannelView {
   shared?: SharedItem[];
 }
 
+export interface ChannelServiceDeps {
+  uow: UnitOfWork<WalletScope>;
+  scope: () => WalletScope;
+  sharing: SharingService;
+  tenants: TenantService;
+  clock: Clock;
+  ids: Ids;
+}
+
 /** The organisation's side of channels (docs/wallet.md, "Channels"). */
 export class ChannelService {
-  constructor(
-    private readonly uow: UnitOfWork<WalletScope>,
-    private readonly scope: () => WalletScope,
-    private readonly sharing: SharingService,
-    private readonly tenants: TenantService,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-  ) {}
+  constructor(private readonly deps: ChannelServiceDeps) {}
 
   /** POST /api/org-channels/request: the organisation asks; the holder answers in its wallet. */
   async request(input: { tenant: string; accountId: string; elements: string[] }, actor: Actor) {
-    const tenant = await this.tenants.get(input.tenant);
+    const tenant = await this.deps.tenants.get(input.tenant);
     const elements = [...new Set(input.elements)].sort();
-    return this.uow.run(async ({ channels, items, audit, events }) => {
-      const now = this.clock.now();
+    return this.deps.uow.run(async ({ channels, items, audit, events }) => {
+      const now = this.deps.clock.now();
       const channel = {
         tenant: input.tenant,
         accountId: input.accountId,
@@ -57,7 +59,7 @@ export class ChannelService {
       if (!(await channels.request(channel))) {
         throw new ServiceError('channel_state', 'The account already has a requested or active channel with this tenant.');
       }
-      const itemId = this.ids.mint('item');
+      const itemId = this.deps.ids.mint('item');
       await items.add({
         id: itemId,
         tenant: input.tenant,
@@ -83,10 +85,10 @@ export class ChannelService {
   /** accept, decline (a holder's request) or revoke (either's), as the organisation. */
   async act(tenant: string, accountId: string, action: ChannelAction, actor: Actor): Promise<ChannelView> {
     const rule = ACTIONS[action];
-    return this.uow.run(async ({ channels, audit, events }) => {
+    return this.deps.uow.run(async ({ channels, audit, events }) => {
       const channel = await channels.get(tenant, accountId);
       if (!channel) throw new ServiceError('unknown_channel', 'The tenant has no channel with this account.');
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const allowed = rule.requestedBy === undefined || channel.requestedBy === rule.requestedBy;
       if (!allowed || !(await channels.move(tenant, accountId, rule.from, rule.to, now))) {
         throw new ServiceError(
@@ -108,7 +110,7 @@ export class ChannelService {
   /** GET /api/org-channels: a tenant's channels, each active one with what is shared over it now. */
   async list(filter: { tenant?: string | undefined; state?: ChannelState | undefined }, q: PageParams) {
     const after = cursorOf(q.after, ['string', 'string'] as const);
-    const scope = this.scope();
+    const scope = this.deps.scope();
     const rows = await scope.channels.list(filter, { ...windowOf(q), limit: q.limit + 1, after });
     const shown = page(
       rows,
@@ -119,7 +121,7 @@ export class ChannelService {
     const channels: ListedChannel[] = [];
     for (const c of shown.rows) {
       const view: ListedChannel = channelView(c);
-      if (c.state === 'active') view.shared = await this.sharing.sharedWith(scope, c.tenant, c.accountId);
+      if (c.state === 'active') view.shared = await this.deps.sharing.sharedWith(scope, c.tenant, c.accountId);
       channels.push(view);
     }
     return { channels, nextCursor: shown.nextCursor };

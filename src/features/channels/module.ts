@@ -15,7 +15,7 @@ export const channelsModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { sharing, scope, unitOfWork } = await ctx.use(walletModule);
-    const channels = new ChannelService(unitOfWork, scope, sharing, tenants, ctx.clock, ctx.ids);
+    const channels = new ChannelService({ uow: unitOfWork, scope, sharing, tenants, clock: ctx.clock, ids: ctx.ids });
     return { services: channels, routes: () => [channelRoutes(channels)] };
   },
 });

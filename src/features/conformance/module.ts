@@ -1,3 +1,4 @@
+import { mintFreshSet } from '../../adapters/crypto/conformance-mint.ts';
 import { defineModule } from '../../app/module.ts';
 import { conformanceRoutes } from './routes.ts';
 
@@ -5,5 +6,5 @@ import { conformanceRoutes } from './routes.ts';
 export const conformanceModule = defineModule({
   name: 'conformance',
   groups: ['conformance'],
-  build: (ctx) => ({ services: {}, routes: () => [conformanceRoutes(ctx.clock)] }),
+  build: (ctx) => ({ services: {}, routes: () => [conformanceRoutes(ctx.clock, mintFreshSet)] }),
 });

@@ -1,19 +1,26 @@
-import { mintFreshSet } from '../../adapters/crypto/conformance-mint.ts';
 import type { Clock } from '../../core/clock.ts';
-import { CONFORMANCE_SCHEMA, CONFORMANCE_SCHEMA_V2, type ConformanceSchema } from '../../core/conformance/vector-set.ts';
+import {
+  CONFORMANCE_SCHEMA,
+  CONFORMANCE_SCHEMA_V2,
+  type ConformanceSchema,
+  type ConformanceSet,
+} from '../../core/conformance/vector-set.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
+
+/** Mints a fresh set of `schema` at `now` (Unix seconds) with new keys: the wiring gives adapters/crypto/conformance-mint.ts. */
+export type MintSet = (schema: ConformanceSchema, now: number) => Promise<{ set: ConformanceSet; body: string }>;
 
 /**
  * GET /conformance/vectors and /conformance/vectors/2 (docs/conformance.md): each set is minted
  * on its first request with fresh keys and then served unchanged for the life of the process, so
  * a runner and its verifier see one set.
  */
-export function conformanceRoutes(clock: Clock): RouteGroup {
+export function conformanceRoutes(clock: Clock, mint: MintSet): RouteGroup {
   const minted = new Map<ConformanceSchema, Promise<string>>();
   const bodyOf = (schema: ConformanceSchema) => {
     let body = minted.get(schema);
     if (!body) {
-      body = mintFreshSet(schema, Math.floor(clock.now() / 1000)).then((m) => m.body);
+      body = mint(schema, Math.floor(clock.now() / 1000)).then((m) => m.body);
       // A mint that failed is tried again by the next request rather than remembered.
       body.catch(() => minted.delete(schema));
       minted.set(schema, body);

@@ -22,7 +22,14 @@ export const credentialTypesModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const uow = ctx.unitOfWork({ types: ctx.store(SqlCredentialTypeStore) });
     const trustsWalletProviders = ctx.config.walletAttestationAnchors.length > 0;
-    const types = new TypeService(ctx.store(SqlCredentialTypeStore), uow, tenants, ctx.urls, ctx.clock, trustsWalletProviders);
+    const types = new TypeService({
+      types: ctx.store(SqlCredentialTypeStore),
+      uow,
+      tenants,
+      urls: ctx.urls,
+      clock: ctx.clock,
+      trustsWalletProviders,
+    });
     if (ctx.config.demo) {
       for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
     }

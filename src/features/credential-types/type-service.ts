@@ -39,6 +39,16 @@ export const VALIDITY_TTL_MS = 30_000;
 /** The longest validity a type may have, in days (ten years). */
 export const MAX_VALIDITY_DAYS = 3650;
 
+export interface TypeServiceDeps {
+  types: CredentialTypeStore;
+  uow: UnitOfWork<{ types: CredentialTypeStore }>;
+  tenants: TenantService;
+  urls: IssuerUrls;
+  clock: Clock;
+  /** Whether this deployment trusts any wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
+  trustsWalletProviders: boolean;
+}
+
 /**
  * Credential types (docs/credential-types.md): registered whole, immutable, addressed by typeId.
  * Beside each, operations may set a validity (docs/operations.md, "Expiry"): the credentials
@@ -49,19 +59,11 @@ export class TypeService {
   private readonly validityCache = new Map<string, { value: number | null; until: number }>();
   private readonly attestationCache = new Map<string, { value: KeyAttestationRequirement | null; until: number }>();
 
-  constructor(
-    private readonly types: CredentialTypeStore,
-    private readonly uow: UnitOfWork<{ types: CredentialTypeStore }>,
-    private readonly tenants: TenantService,
-    private readonly urls: IssuerUrls,
-    private readonly clock: Clock,
-    /** Whether this deployment trusts any wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
-    private readonly trustsWalletProviders = false,
-  ) {}
+  constructor(private readonly deps: TypeServiceDeps) {}
 
   /** A type's setting read again at most every VALIDITY_TTL_MS, so a change reaches every process within that. */
   private async fresh<T>(cache: Map<string, { value: T; until: number }>, key: string, read: () => Promise<T>): Promise<T> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const cached = cache.get(key);
     if (cached && cached.until > now) return cached.value;
     const value = await read();
@@ -74,7 +76,7 @@ export class TypeService {
       tenant: t.tenant,
       typeId: t.typeId,
       name: t.name,
-      vct: this.urls.vct(t.tenant, t.typeId),
+      vct: this.deps.urls.vct(t.tenant, t.typeId),
       claims: t.claims.map(claimView),
     };
   }
@@ -91,7 +93,7 @@ export class TypeService {
     actor: Actor,
   ): Promise<{ type: TypeView; auditSeq: number }> {
     const record = await this.prepare(tenant, rawName, specs);
-    const auditSeq = await this.uow.run(async ({ types, audit }) => {
+    const auditSeq = await this.deps.uow.run(async ({ types, audit }) => {
       if (!(await types.create(record))) {
         throw new ServiceError(
           'conflict',
@@ -106,7 +108,7 @@ export class TypeService {
   /** Registers a type unless the tenant has one with its typeId already (seeding). */
   async ensure(tenant: string, name: string, specs: string[], actor: Actor): Promise<void> {
     const record = await this.prepare(tenant, name, specs);
-    await this.uow.run(async ({ types, audit }) => {
+    await this.deps.uow.run(async ({ types, audit }) => {
       if (await types.create(record)) {
         await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
       }
@@ -118,8 +120,8 @@ export class TypeService {
     const claims = parseClaimSpecs(specs);
     const typeId = slugify(name).slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
     if (!typeId) throw new ServiceError('invalid_request', 'body/name must contain at least one letter or digit.');
-    await this.tenants.get(tenant);
-    return { tenant, typeId, name, claims, createdAt: this.clock.now() };
+    await this.deps.tenants.get(tenant);
+    return { tenant, typeId, name, claims, createdAt: this.deps.clock.now() };
   }
 
   /** Types are immutable, so a type once read is kept (unknown ones are asked for every time). */
@@ -127,7 +129,7 @@ export class TypeService {
     const key = `${tenant}\u0000${typeId}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const type = await this.types.get(tenant, typeId);
+    const type = await this.deps.types.get(tenant, typeId);
     if (type) afterCommit(() => this.cache.set(key, type));
     return type;
   }
@@ -139,7 +141,7 @@ export class TypeService {
   }
 
   list(tenant: string): Promise<CredentialTypeRecord[]> {
-    return this.types.list(tenant);
+    return this.deps.types.list(tenant);
   }
 
   /**
@@ -147,14 +149,14 @@ export class TypeService {
    * reaches every process within that.
    */
   validityOf(tenant: string, typeId: string): Promise<number | null> {
-    return this.fresh(this.validityCache, `${tenant}\u0000${typeId}`, () => this.types.validity(tenant, typeId));
+    return this.fresh(this.validityCache, `${tenant}\u0000${typeId}`, () => this.deps.types.validity(tenant, typeId));
   }
 
   /** Sets (or with null clears) a type's validity, audited as `type.validity.set`. */
   async setValidity(tenant: string, typeId: string, days: number | null, actor: Actor, actorName: string) {
     await this.get(tenant, typeId);
-    const { previous, auditSeq } = await this.uow.run(async ({ types, audit }) => {
-      const previous = await types.setValidity(tenant, typeId, days, this.clock.now(), actorName);
+    const { previous, auditSeq } = await this.deps.uow.run(async ({ types, audit }) => {
+      const previous = await types.setValidity(tenant, typeId, days, this.deps.clock.now(), actorName);
       const auditSeq = await audit.append({
         actor,
         action: 'type.validity.set',
@@ -173,25 +175,25 @@ export class TypeService {
    * again at most every VALIDITY_TTL_MS, as its validity is.
    */
   keyAttestationOf(tenant: string, typeId: string): Promise<KeyAttestationRequirement | null> {
-    return this.fresh(this.attestationCache, `${tenant}\u0000${typeId}`, () => this.types.keyAttestation(tenant, typeId));
+    return this.fresh(this.attestationCache, `${tenant}\u0000${typeId}`, () => this.deps.types.keyAttestation(tenant, typeId));
   }
 
   /** The requirements of a tenant's types, read now (for its issuer metadata). */
   keyAttestations(tenant: string): Promise<Map<string, KeyAttestationRequirement>> {
-    return this.types.keyAttestations(tenant);
+    return this.deps.types.keyAttestations(tenant);
   }
 
   /** Sets (or with null clears) a type's key attestation requirement, audited as `type.key_attestation.set`. */
   async setKeyAttestation(tenant: string, typeId: string, required: KeyAttestationRequirement | null, actor: Actor) {
     await this.get(tenant, typeId);
-    if (required !== null && !this.trustsWalletProviders) {
+    if (required !== null && !this.deps.trustsWalletProviders) {
       throw new ServiceError(
         'wallet_trust_unconfigured',
         'This deployment trusts no wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE), so it could check no key attestation.',
       );
     }
-    const previous = await this.uow.run(async ({ types, audit }) => {
-      const previous = await types.setKeyAttestation(tenant, typeId, required, this.clock.now(), actorLabel(actor));
+    const previous = await this.deps.uow.run(async ({ types, audit }) => {
+      const previous = await types.setKeyAttestation(tenant, typeId, required, this.deps.clock.now(), actorLabel(actor));
       await audit.append({
         actor,
         action: 'type.key_attestation.set',
@@ -207,20 +209,20 @@ export class TypeService {
 
   /** The types that have a validity, of one tenant or every one. */
   validities(tenant: string | null) {
-    return this.types.validities(tenant);
+    return this.deps.types.validities(tenant);
   }
 
   /** Every tenant's types (the public verification catalog). */
   catalog(): Promise<CredentialTypeRecord[]> {
-    return this.types.catalog();
+    return this.deps.types.catalog();
   }
 
   /** GET /manifest: what a wallet needs to white-label the tenant and render its types. */
   async manifest(slug: string) {
-    const tenant = await this.tenants.get(slug);
+    const tenant = await this.deps.tenants.get(slug);
     return {
       name: tenant.displayName ?? tenant.name,
-      did: this.tenants.didOf(tenant.slug),
+      did: this.deps.tenants.didOf(tenant.slug),
       types: (await this.list(tenant.slug)).map((t) => {
         const v = this.view(t);
         return { typeId: v.typeId, name: v.name, vct: v.vct, manifest: { claims: v.claims } };

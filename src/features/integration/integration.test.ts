@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { hashToken } from '../../core/secrets.ts';
 import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
 import { approvalsModule } from '../approvals/module.ts';
 

@@ -28,14 +28,15 @@ export const integrationModule = defineModule({
   async build(ctx) {
     const [tenants, desk] = await Promise.all([ctx.use(tenantsModule), ctx.use(approvalsModule)]);
     const store = ctx.store(SqlIntegrationTokenStore);
-    const service = new IntegrationTokenService(store, ctx.unitOfWork({ tokens: store }), ctx.clock);
-    const provisioning = new Provisioning(
+    const service = new IntegrationTokenService(store, ctx.unitOfWork({ tokens: store }), ctx.clock, ctx.random);
+    const provisioning = new Provisioning({
       desk,
-      store,
-      ctx.clock,
-      ctx.ids,
-      async (slug) => (await tenants.find(slug)) !== undefined,
-    );
+      tokens: store,
+      clock: ctx.clock,
+      ids: ctx.ids,
+      random: ctx.random,
+      tenantExists: async (slug) => (await tenants.find(slug)) !== undefined,
+    });
     desk.register(provisioning.mintAction());
     const { views } = await ctx.use(depositsModule);
     // `partnerKeys`: the partners module mints, revokes and rotates its partners' keys through it.

@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { type IntegrationScope, RATE_CLASS_NAMES, type RateClass, SCOPE_NAMES } from '../../core/integration-scopes.ts';
+import type { Random } from '../../core/random.ts';
 import type { ApprovalAction, ApprovalView } from '../../http/admin/approval-desk.ts';
 import type { ListParams } from '../../http/admin/kit.ts';
 import { type OperatorPrincipal, operatorActor } from '../../http/auth/operator-bearer.ts';
@@ -84,6 +85,15 @@ function requestView(a: ApprovalView) {
   };
 }
 
+export interface ProvisioningDeps {
+  desk: ApprovalService;
+  tokens: IntegrationTokenStore;
+  clock: Clock;
+  ids: Ids;
+  random: Random;
+  tenantExists: (slug: string) => Promise<boolean>;
+}
+
 /**
  * The provisioning ceremony (docs/integration.md): a request for a tenant-scoped integration token
  * is an approval of the desk's `token.mint` action, filed by an operator and approved by another
@@ -92,13 +102,7 @@ function requestView(a: ApprovalView) {
  * only its hash is kept, and the approval's result names the token.
  */
 export class Provisioning {
-  constructor(
-    private readonly desk: ApprovalService,
-    private readonly tokens: IntegrationTokenStore,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly tenantExists: (slug: string) => Promise<boolean>,
-  ) {}
+  constructor(private readonly deps: ProvisioningDeps) {}
 
   /** The `token.mint` action, for the integration module to register with the desk. */
   mintAction(): ApprovalAction<MintParams> {
@@ -112,12 +116,13 @@ export class Provisioning {
       ttlMs: PROVISIONING_TTL_MS,
       tenantOf: (p) => p.tenant,
       check: async (p) => {
-        if (!(await this.tenantExists(p.tenant)))
+        if (!(await this.deps.tenantExists(p.tenant)))
           throw new ServiceError('unknown_tenant', `No tenant has the slug "${p.tenant}".`);
       },
       execute: async (tx, p, context) => {
         const { record, secret } = mintToken(
-          this.ids.mint('integrationToken'),
+          this.deps.random,
+          this.deps.ids.mint('integrationToken'),
           {
             tenant: p.tenant,
             label: p.label,
@@ -127,9 +132,9 @@ export class Provisioning {
             createdBy: actorLabel(context.actor),
             partnerId: null,
           },
-          this.clock.now(),
+          this.deps.clock.now(),
         );
-        await this.tokens.createToken(record);
+        await this.deps.tokens.createToken(record);
         await tx.audit.append({
           actor: context.actor,
           action: 'integration_token.minted',
@@ -150,18 +155,23 @@ export class Provisioning {
 
   async open(by: OperatorPrincipal, input: OpenRequest) {
     const { reason, ...params } = input;
-    const filed = await this.desk.request(MINT_ACTION, { ...params, scopes: [...new Set(params.scopes)].sort() }, by, reason);
+    const filed = await this.deps.desk.request(
+      MINT_ACTION,
+      { ...params, scopes: [...new Set(params.scopes)].sort() },
+      by,
+      reason,
+    );
     return { ok: true as const, auditSeq: filed.auditSeq, request: requestView(filed.approval) };
   }
 
   /** Newest first, on the back office's list convention (the desk's list of `token.mint` approvals). */
   async requests(by: OperatorPrincipal, p: ListParams) {
-    const shown = await this.desk.list(by, p, { action: MINT_ACTION });
+    const shown = await this.deps.desk.list(by, p, { action: MINT_ACTION });
     return { requests: shown.approvals.map(requestView), nextCursor: shown.nextCursor };
   }
 
   async request(by: OperatorPrincipal, id: string) {
-    const found = await asProvisioning(() => this.desk.get(by, id));
+    const found = await asProvisioning(() => this.deps.desk.get(by, id));
     if (found.action !== MINT_ACTION) throw unknownRequest();
     return requestView(found);
   }
@@ -170,17 +180,19 @@ export class Provisioning {
   async reject(by: OperatorPrincipal, id: string, note: string | null) {
     const found = await this.request(by, id);
     const mine = actorLabel(operatorActor(by)) === found.requestedBy;
-    const decided = await asProvisioning(() => (mine ? this.desk.withdraw(by, id, note) : this.desk.reject(by, id, note)));
+    const decided = await asProvisioning(() =>
+      mine ? this.deps.desk.withdraw(by, id, note) : this.deps.desk.reject(by, id, note),
+    );
     return { ok: true as const, auditSeq: decided.auditSeq, request: requestView(decided.approval) };
   }
 
   /** Approves the request: the token is minted in the approval's transaction, its secret in this answer only. */
   async approve(by: OperatorPrincipal, id: string) {
     await this.request(by, id);
-    const approved = await asProvisioning(() => this.desk.approve(by, id, null));
+    const approved = await asProvisioning(() => this.deps.desk.approve(by, id, null));
     const tokenId = approved.approval.result?.tokenId;
     const secret = approved.revealed?.secret;
-    const record = typeof tokenId === 'string' ? await this.tokens.token(tokenId, null) : undefined;
+    const record = typeof tokenId === 'string' ? await this.deps.tokens.token(tokenId, null) : undefined;
     if (!record || typeof secret !== 'string') throw new Error(`the approval ${id} minted no token`);
     return { ok: true as const, auditSeq: approved.auditSeq, token: { ...tokenView(record), secret } };
   }

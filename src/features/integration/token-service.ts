@@ -1,8 +1,9 @@
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { INTEGRATION_SCOPES, RATE_CLASSES } from '../../core/integration-scopes.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import { INTEGRATION_TOKEN_PREFIX } from '../../http/auth/operator-bearer.ts';
 import type { IntegrationTokenRecord, IntegrationTokenStore } from '../../ports/integration-token-store.ts';
@@ -35,11 +36,12 @@ export const tokenView = (t: IntegrationTokenRecord) => ({
  * the provisioning ceremony and a partner's portal mint through here.
  */
 export function mintToken(
+  random: Random,
   id: string,
   fields: Pick<IntegrationTokenRecord, 'tenant' | 'label' | 'scopes' | 'rateClass' | 'requestId' | 'createdBy' | 'partnerId'>,
   now: number,
 ): { record: IntegrationTokenRecord; secret: string } {
-  const secret = newToken(INTEGRATION_TOKEN_PREFIX);
+  const secret = newToken(random, INTEGRATION_TOKEN_PREFIX);
   const record: IntegrationTokenRecord = {
     ...fields,
     id,
@@ -65,6 +67,7 @@ export class IntegrationTokenService {
     private readonly store: IntegrationTokenStore,
     private readonly uow: UnitOfWork<Scope>,
     private readonly clock: Clock,
+    private readonly random: Random,
   ) {}
 
   keyOptions() {
@@ -107,7 +110,7 @@ export class IntegrationTokenService {
   async rotate(actor: Actor, within: string | null, id: string) {
     const found = await this.store.token(id, within);
     if (!found) throw unknownToken();
-    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
+    const secret = newToken(this.random, INTEGRATION_TOKEN_PREFIX);
     const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
       if (!(await tokens.rotate(id, within, hashToken(secret), this.clock.now()))) {
         throw new ServiceError('token_revoked', 'A revoked token cannot be rotated.');

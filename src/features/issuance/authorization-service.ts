@@ -10,15 +10,14 @@
  * tenant made (named by `issuer_state`), or one made when the issuer approves, with the subject
  * it gives. From the access token on, both flows are one.
  */
-import { randomBytes } from 'node:crypto';
-import { authorizationCodeGrantIdentifier, decodeJwt, type Jwk } from '@openid4vc/oauth2';
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import type { Jwk } from '@openid4vc/oauth2';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import type { AttestationPopReplayStore } from '../../ports/attestation-pop-replay-store.ts';
 import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
@@ -28,19 +27,13 @@ import type { TenantRow } from '../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
+import { CodeRedemption, servedSlug, takePop } from './code-redemption.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import {
-  type OauthChecks,
-  PROOF_WINDOW_S,
-  type RequestSeen,
-  refusalOf,
-  requestLike,
-  single,
-  thumbprintOf,
-} from './oauth-checks.ts';
+import { type OauthChecks, thumbprintOf } from './oauth-checks.ts';
+import { type RequestSeen, single } from './oauth-requests.ts';
 import { pushRefused, readPushedRequest } from './pushed-request.ts';
-import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
+import type { TokenResponse, TokenService } from './token-service.ts';
 
 /** RFC 9126 §2.2: a pushed request's request_uri is short-lived. */
 export const REQUEST_URI_TTL_S = 60;
@@ -59,49 +52,56 @@ export type Opening =
 const ended = (message = 'This authorization request is unknown, expired or finished; start again from your wallet.') =>
   new ServiceError('authorization_ended', message);
 
+export interface AuthorizationDeps {
+  store: AuthorizationRequestStore;
+  uow: UnitOfWork<{
+    authorizations: AuthorizationRequestStore;
+    offers: OfferStore;
+    pops: AttestationPopReplayStore;
+  }>;
+  offers: OfferStore;
+  offerService: Pick<OfferService, 'create'>;
+  types: Pick<TypeService, 'find'>;
+  tokens: TokenService;
+  checks: OauthChecks;
+  urls: IssuerUrls;
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+}
+
 export class AuthorizationService {
-  constructor(
-    private readonly store: AuthorizationRequestStore,
-    private readonly uow: UnitOfWork<{
-      authorizations: AuthorizationRequestStore;
-      offers: OfferStore;
-      pops: AttestationPopReplayStore;
-    }>,
-    private readonly offers: OfferStore,
-    private readonly offerService: Pick<OfferService, 'create'>,
-    private readonly types: Pick<TypeService, 'find'>,
-    private readonly tokens: TokenService,
-    private readonly checks: OauthChecks,
-    private readonly urls: IssuerUrls,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-  ) {}
+  private readonly redemption: CodeRedemption;
+
+  constructor(private readonly deps: AuthorizationDeps) {
+    this.redemption = new CodeRedemption(deps);
+  }
 
   /** POST /par (RFC 9126): checks the request and the wallet, stores it, answers its request_uri. */
   async push(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen) {
-    const slug = this.served(tenant);
-    const metadata = authorizationServerMetadata(this.urls, tenant);
+    const slug = servedSlug(tenant, this.deps.checks);
+    const metadata = authorizationServerMetadata(this.deps.urls, tenant);
     if (form.request !== undefined || form.request_uri !== undefined) {
       throw pushRefused('Send the authorization request as form parameters; request objects are not taken here.');
     }
-    this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
+    this.deps.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
     if (form.dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(form.dpop_jkt)) {
       throw pushRefused('dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters).');
     }
     // A DPoP proof at PAR names the key the token request must use (no server nonce asked here).
-    const proven = await this.checks.checkDpop(slug, seen, { required: false, nonce: false });
+    const proven = await this.deps.checks.checkDpop(slug, seen, { required: false, nonce: false });
     if (proven && form.dpop_jkt !== undefined && proven !== form.dpop_jkt) {
       throw new ServiceError('invalid_dpop_proof', 'dpop_jkt is not the thumbprint of the DPoP proof’s key.');
     }
     const dpopJkt = proven ?? form.dpop_jkt ?? null;
     // The wallet authenticates by its attestation (attest_jwt_client_auth), for the client it names.
-    const attested = (await this.checks.clientAttestation(seen, metadata.issuer, form.client_id)).payload;
+    const attested = (await this.deps.checks.clientAttestation(seen, metadata.issuer, form.client_id)).payload;
     const pushed = readPushedRequest(form);
     // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
     const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
     const configurationId = pushed.configurationId ?? offer?.typeId;
     if (!configurationId) throw pushRefused('Name the credential configuration in scope or authorization_details.');
-    const type = await this.types.find(slug, configurationId);
+    const type = await this.deps.types.find(slug, configurationId);
     if (!type) throw pushRefused(`This issuer has no credential configuration "${configurationId.slice(0, 80)}".`);
     if (offer && type.typeId !== offer.typeId) {
       throw pushRefused('The offer of this issuer_state is for another credential configuration.');
@@ -112,10 +112,10 @@ export class AuthorizationService {
         'This issuer starts the authorization code flow from its offers only: send the offer’s issuer_state.',
       );
     }
-    const requestUri = `${REQUEST_URI_PREFIX}${randomBytes(32).toString('base64url')}`;
-    const now = this.clock.now();
+    const requestUri = `${REQUEST_URI_PREFIX}${this.deps.random.text(32)}`;
+    const now = this.deps.clock.now();
     const record: AuthorizationRequestRecord = {
-      id: this.ids.mint('authorization'),
+      id: this.deps.ids.mint('authorization'),
       tenant: slug,
       requestUriHash: hashToken(requestUri),
       clientId: pushed.clientId,
@@ -134,8 +134,8 @@ export class AuthorizationService {
       expiresAt: now + REQUEST_URI_TTL_S * 1000,
     };
     // The proof of possession is taken once, with the request it let in.
-    await this.uow.run(async ({ authorizations, pops }) => {
-      await this.takePop(pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
+    await this.deps.uow.run(async ({ authorizations, pops }) => {
+      await takePop(pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
       await authorizations.push(record);
     });
     return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
@@ -146,10 +146,10 @@ export class AuthorizationService {
    * given a secret for its cookie: only that browser may approve, continue or decline it.
    */
   async open(tenant: TenantRow, clientId: string, requestUri: string): Promise<Opening> {
-    const slug = this.served(tenant);
-    const browserSecret = randomBytes(32).toString('base64url');
-    const now = this.clock.now();
-    const record = await this.store.open(
+    const slug = servedSlug(tenant, this.deps.checks);
+    const browserSecret = this.deps.random.text(32);
+    const now = this.deps.clock.now();
+    const record = await this.deps.store.open(
       slug,
       hashToken(requestUri),
       clientId,
@@ -158,7 +158,7 @@ export class AuthorizationService {
       now + SESSION_TTL_S * 1000,
     );
     if (!record) throw ended();
-    const type = await this.types.find(slug, record.typeId);
+    const type = await this.deps.types.find(slug, record.typeId);
     if (!type) throw ended('The credential type of this request is no longer issued.');
     if (record.offerId) return { mode: 'offer', record, type, browserSecret };
     if (tenant.signInUrl) {
@@ -172,8 +172,13 @@ export class AuthorizationService {
 
   /** The request a browser opened, or `authorization_ended` when it is not this browser's or is over. */
   async opened(slug: string, id: string, browserSecret: string | undefined): Promise<AuthorizationRequestRecord> {
-    const record = await this.store.get(slug, id);
-    if (!record || !browserSecret || record.browserHash !== hashToken(browserSecret) || record.expiresAt <= this.clock.now()) {
+    const record = await this.deps.store.get(slug, id);
+    if (
+      !record ||
+      !browserSecret ||
+      record.browserHash !== hashToken(browserSecret) ||
+      record.expiresAt <= this.deps.clock.now()
+    ) {
       throw ended();
     }
     return record;
@@ -185,7 +190,7 @@ export class AuthorizationService {
    * or with `error=access_denied`.
    */
   async decide(tenant: TenantRow, id: string, browserSecret: string | undefined, approve: boolean): Promise<string> {
-    const slug = this.served(tenant);
+    const slug = servedSlug(tenant, this.deps.checks);
     const record = await this.opened(slug, id, browserSecret);
     const browserHash = record.browserHash as string;
     if (!approve) {
@@ -196,9 +201,9 @@ export class AuthorizationService {
     if (record.offerId) return this.grant(record, 'opened', browserHash);
     // Only a demonstration tenant lets the holder approve a request that names no offer.
     if (!isDemoSlug(slug) || tenant.signInUrl) throw ended('This issuer approves through its own sign-in.');
-    const type = await this.types.find(slug, record.typeId);
+    const type = await this.deps.types.find(slug, record.typeId);
     if (!type) throw ended('The credential type of this request is no longer issued.');
-    await this.approveWith(record, exampleSubject(type.claims, this.clock.now()), { kind: 'public' }, null);
+    await this.approveWith(record, exampleSubject(type.claims, this.deps.clock.now()), { kind: 'public' }, null);
     return this.grant(record, 'approved', browserHash);
   }
 
@@ -209,14 +214,14 @@ export class AuthorizationService {
    * there, holding the cookie of the browser that opened the request, hands the wallet its code.
    */
   async approve(slug: string, id: string, subject: Record<string, unknown>, actor: Actor) {
-    const record = await this.store.get(slug, id);
-    if (record?.phase !== 'opened' || record.offerId !== null || record.expiresAt <= this.clock.now()) {
+    const record = await this.deps.store.get(slug, id);
+    if (record?.phase !== 'opened' || record.offerId !== null || record.expiresAt <= this.deps.clock.now()) {
       throw ended('This authorization request is unknown, not waiting for the issuer’s approval, or expired.');
     }
-    const continuation = randomBytes(32).toString('base64url');
+    const continuation = this.deps.random.text(32);
     const offerId = await this.approveWith(record, subject, actor, hashToken(continuation));
     const query = new URLSearchParams({ authorization: id, continuation });
-    return { authorizationId: id, offerId, continueUrl: `${this.urls.issuer(slug)}/authorize/continue?${query}` };
+    return { authorizationId: id, offerId, continueUrl: `${this.deps.urls.issuer(slug)}/authorize/continue?${query}` };
   }
 
   /**
@@ -226,9 +231,9 @@ export class AuthorizationService {
    * reaches the one who opened it.
    */
   async continue(tenant: TenantRow, id: string, continuation: string, browserSecret: string | undefined): Promise<string> {
-    const slug = this.served(tenant);
-    const record = await this.store.get(slug, id);
-    const now = this.clock.now();
+    const slug = servedSlug(tenant, this.deps.checks);
+    const record = await this.deps.store.get(slug, id);
+    const now = this.deps.clock.now();
     if (!record || record.expiresAt <= now) throw ended();
     const ours = browserSecret !== undefined && record.browserHash === hashToken(browserSecret);
     if (record.phase === 'opened' && ours) throw new ServiceError('authorization_pending');
@@ -249,13 +254,13 @@ export class AuthorizationService {
     actor: Actor,
     continueHash: string | null,
   ): Promise<string> {
-    const offer = await this.offerService.create(
+    const offer = await this.deps.offerService.create(
       { tenant: record.tenant, typeId: record.typeId, subject, expiresIn: SESSION_TTL_S },
       actor,
     );
-    const now = this.clock.now();
-    if (!(await this.store.approve(record.tenant, record.id, offer.offerId, continueHash, now))) {
-      await this.offers.withdraw(record.tenant, offer.offerId, now);
+    const now = this.deps.clock.now();
+    if (!(await this.deps.store.approve(record.tenant, record.id, offer.offerId, continueHash, now))) {
+      await this.deps.offers.withdraw(record.tenant, offer.offerId, now);
       throw ended('This authorization request was approved, declined or expired meanwhile.');
     }
     return offer.offerId;
@@ -267,8 +272,8 @@ export class AuthorizationService {
    * (`issuer_state`) is left for its holder.
    */
   private end(record: AuthorizationRequestRecord, browserHash: string): Promise<boolean> {
-    return this.uow.run(async ({ authorizations, offers }) => {
-      const now = this.clock.now();
+    return this.deps.uow.run(async ({ authorizations, offers }) => {
+      const now = this.deps.clock.now();
       const current = await authorizations.get(record.tenant, record.id);
       if (!(await authorizations.decline(record.tenant, record.id, browserHash, now))) return false;
       if (current?.phase === 'approved' && current.offerId) await offers.withdraw(record.tenant, current.offerId, now);
@@ -276,120 +281,18 @@ export class AuthorizationService {
     });
   }
 
-  /** POST /token with grant_type=authorization_code. */
-  async redeem(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse> {
-    if (!tenant.haipIssuance) {
-      throw new ServiceError(
-        'unsupported_grant_type',
-        'This issuer takes the pre-authorized code grant only (its HAIP issuance is off).',
-      );
-    }
-    const slug = this.served(tenant);
-    const code = form.code;
-    if (!code) throw new ServiceError('invalid_request', 'code is required.');
-    const record = await this.store.findByCode(slug, hashToken(code));
-    const now = this.clock.now();
-    if (record?.phase !== 'code' || record.expiresAt <= now || !record.offerId) {
-      throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
-    }
-    if (form.redirect_uri !== record.redirectUri) {
-      throw new ServiceError('invalid_grant', 'redirect_uri is not the one of the authorization request.');
-    }
-    this.checks.checkAttestationShape(header(seen, 'oauth-client-attestation'));
-    // The DPoP proof first: its nonce round trip must not cost the wallet its code.
-    const dpopJkt = (await this.checks.checkDpop(slug, seen, { required: true, nonce: true, jkt: record.dpopJkt })) as string;
-    const metadata = authorizationServerMetadata(this.urls, tenant);
-    try {
-      const request = requestLike(seen);
-      const parsed = this.checks.server.parseAccessTokenRequest({ request, accessTokenRequest: form });
-      if (parsed.grant.grantType !== authorizationCodeGrantIdentifier) throw new Error('dispatched on grant_type');
-      await this.checks.server.verifyAuthorizationCodeAccessTokenRequest({
-        authorizationServerMetadata: metadata,
-        grant: parsed.grant,
-        accessTokenRequest: parsed.accessTokenRequest,
-        request,
-        expectedCode: code,
-        codeExpiresAt: new Date(record.expiresAt),
-        now: this.checks.now,
-        pkce: { codeVerifier: form.code_verifier, codeChallenge: record.codeChallenge, codeChallengeMethod: 'S256' as never },
-      });
-    } catch (err) {
-      throw refusalOf(err);
-    }
-    // The same wallet instance, for the client the code was pushed by.
-    const attested = (await this.checks.clientAttestation(seen, metadata.issuer, record.clientId)).payload;
-    if ((await thumbprintOf(attested.cnf.jwk as Jwk)) !== record.attestationJkt) {
-      throw new ServiceError(
-        'invalid_client',
-        'The token request comes from another wallet instance than the authorization request.',
-      );
-    }
-    const offer = await this.offers.get(slug, record.offerId);
-    if (!offer) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
-    const accessToken = newToken('oat');
-    const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
-    const pop = header(seen, 'oauth-client-attestation-pop') as string;
-    const redeemed = await this.uow.run(async ({ authorizations, pops }) => {
-      await this.takePop(pops, slug, pop, now);
-      return authorizations.redeem(slug, record.id, now, {
-        offer,
-        now,
-        eraseAfter: tokenExpiry,
-        token: {
-          tenant: slug,
-          tokenHash: hashToken(accessToken),
-          grantId: offer.id,
-          createdAt: now,
-          expiresAt: tokenExpiry,
-          dpopJkt,
-        },
-      });
-    });
-    if (!redeemed) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
-    return {
-      access_token: accessToken,
-      token_type: 'DPoP',
-      expires_in: ACCESS_TOKEN_TTL_S,
-      c_nonce: this.tokens.nonce(slug),
-      c_nonce_expires_in: NONCE_TTL_S,
-    };
-  }
-
-  /**
-   * Marks a wallet attestation's proof of possession as used at this issuer, until its freshness
-   * window has passed (after which the proof is refused as stale anyway): a proof replayed within
-   * it, at PAR or the token endpoint, is `invalid_client`. Run in the transaction of the write the
-   * proof lets in, so that a refused request leaves the proof unused.
-   */
-  private async takePop(pops: AttestationPopReplayStore, slug: string, popJwt: string, now: number): Promise<void> {
-    const { jti, iat } = decodeJwt({ jwt: popJwt }).payload;
-    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
-      throw new ServiceError('invalid_client', 'The client attestation proof of possession must carry a jti.');
-    }
-    const until = ((iat as number) + PROOF_WINDOW_S) * 1000;
-    if (!(await pops.burn(slug, hashToken(jti), Math.max(until, now + 1), now))) {
-      throw new ServiceError('invalid_client', 'This client attestation proof of possession was used before (its jti).');
-    }
-  }
-
-  /** The slug of a tenant that serves the flow; `authorization_flow_off` otherwise. */
-  private served(tenant: TenantRow): string {
-    if (!servesCodeFlow(tenant, this.checks)) {
-      throw new ServiceError(
-        'authorization_flow_off',
-        tenant.haipIssuance ? 'This deployment trusts no wallet attestation yet (docs/haip.md).' : undefined,
-      );
-    }
-    return tenant.slug;
+  /** POST /token with grant_type=authorization_code (code-redemption.ts). */
+  redeem(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse> {
+    return this.redemption.redeem(tenant, form, seen);
   }
 
   /** The open offer an issuer_state names: unredeemed, unexpired, without a transaction code. */
   private async offerOf(slug: string, issuerState: string): Promise<OfferRecord> {
-    const offer = await this.offers.findByCode(slug, hashToken(issuerState));
+    const offer = await this.deps.offers.findByCode(slug, hashToken(issuerState));
     if (
       !offer ||
       offer.redeemedAt !== null ||
-      offer.expiresAt <= this.clock.now() ||
+      offer.expiresAt <= this.deps.clock.now() ||
       !offer.subject ||
       offer.txCodeHash !== null
     ) {
@@ -400,10 +303,18 @@ export class AuthorizationService {
 
   /** Moves the request to `code` for its browser and answers the wallet's redirect_uri with the code. */
   private async grant(record: AuthorizationRequestRecord, from: 'opened' | 'approved', browserHash: string): Promise<string> {
-    const code = newToken('azc');
-    const now = this.clock.now();
+    const code = newToken(this.deps.random, 'azc');
+    const now = this.deps.clock.now();
     if (
-      !(await this.store.grantCode(record.tenant, record.id, from, browserHash, hashToken(code), now, now + CODE_TTL_S * 1000))
+      !(await this.deps.store.grantCode(
+        record.tenant,
+        record.id,
+        from,
+        browserHash,
+        hashToken(code),
+        now,
+        now + CODE_TTL_S * 1000,
+      ))
     ) {
       throw ended();
     }
@@ -419,7 +330,7 @@ export class AuthorizationService {
     const url = new URL(record.redirectUri);
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     if (record.state !== null) url.searchParams.set('state', record.state);
-    url.searchParams.set('iss', this.urls.issuer(record.tenant));
+    url.searchParams.set('iss', this.deps.urls.issuer(record.tenant));
     return url.href;
   }
 }

@@ -24,8 +24,8 @@ import {
   requestCredential,
 } from '../../../test/helpers/issuance.ts';
 import { OWNER_TOKEN, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
+import { hashToken } from '../../core/secrets.ts';
 
 const TENANT = 'harbour-line';
 const OTHER_TENANT = 'river-ferries';

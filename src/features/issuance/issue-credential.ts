@@ -1,24 +1,23 @@
-import { randomInt } from 'node:crypto';
-import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { pooledRandomBytes } from '../../adapters/crypto/random-pool.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import type { Random } from '../../core/random.ts';
 import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose.ts';
+import { hashToken } from '../../core/secrets.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
+import type { CNonces } from '../../ports/c-nonces.ts';
 import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
 import { type KeyStore, x5c } from '../../ports/key-store.ts';
-import { type Meter, noMeter } from '../../ports/meter.ts';
+import type { Meter } from '../../ports/meter.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import { assertIssuing, type TenantService } from '../tenants/tenant-service.ts';
 import { type CredentialRequest, parseCredentialRequest } from './credential-request.ts';
+import type { KeyAttestations } from './key-attestations.ts';
 import { BATCH_SIZE } from './metadata.ts';
-import type { OauthChecks } from './oauth-checks.ts';
 import type { StatusSlots } from './status-slots.ts';
 import { type ProvenKey, verifyProof } from './verify-proof.ts';
 
@@ -38,24 +37,27 @@ const badNonce = () =>
 const tokenProblem = () =>
   new Unauthorized('The access token is unknown, spent or expired.', 'Bearer realm="openrail", error="invalid_token"');
 
+export interface CredentialIssuerDeps {
+  types: TypeService;
+  offers: OfferStore;
+  /** Writes a collection and its events all at once (one statement on PostgreSQL, docs/scaling.md). */
+  ledger: IssuedCredentialStore;
+  keys: KeyStore;
+  nonces: CNonces;
+  slots: StatusSlots;
+  tenants: TenantService;
+  urls: IssuerUrls;
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+  /** Checks a proof's key attestation for a type that requires one (oauth-checks.ts). */
+  attestations: KeyAttestations;
+  meter: Meter;
+}
+
 /** The credential endpoint (OID4VCI 1.0 §8): verify proofs, then collect and sign atomically. */
 export class CredentialIssuer {
-  constructor(
-    private readonly types: TypeService,
-    private readonly offers: OfferStore,
-    /** Writes a collection and its events all at once (one statement on PostgreSQL, docs/scaling.md). */
-    private readonly ledger: IssuedCredentialStore,
-    private readonly keys: KeyStore,
-    private readonly nonces: NonceMinter,
-    private readonly slots: StatusSlots,
-    private readonly tenants: TenantService,
-    private readonly urls: IssuerUrls,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    /** Checks a proof's key attestation for a type that requires one (oauth-checks.ts). */
-    private readonly attestations: Pick<OauthChecks, 'checkKeyAttestation' | 'attestedKeys'>,
-    private readonly meter: Meter = noMeter,
-  ) {}
+  constructor(private readonly deps: CredentialIssuerDeps) {}
 
   /**
    * The credentials of a request at issuer `tenant`. The first read is the issuer with the offer
@@ -63,12 +65,12 @@ export class CredentialIssuer {
    * suspended one `credential_request_denied`.
    */
   async issue(tenant: string, token: AccessTokenRecord, body: unknown): Promise<string[]> {
-    const { issuer: state, offer } = await this.offers.atIssuer(tenant, { id: token.grantId });
+    const { issuer: state, offer } = await this.deps.offers.atIssuer(tenant, { id: token.grantId });
     assertIssuing(tenant, state, (message) => new ServiceError('credential_request_denied', message));
     // A token is valid only at the issuer that granted it.
     if (token.tenant !== tenant) throw tokenProblem();
     const request = parseCredentialRequest(body);
-    const type = await this.types.find(tenant, request.configurationId);
+    const type = await this.deps.types.find(tenant, request.configurationId);
     if (!type) {
       throw new ServiceError(
         'unknown_credential_configuration',
@@ -79,9 +81,9 @@ export class CredentialIssuer {
     if (offer.typeId !== type.typeId) {
       throw new ServiceError('invalid_credential_request', `The access token grants "${offer.typeId}", not "${type.typeId}".`);
     }
-    const now = this.clock.now();
-    const issuer = this.urls.issuer(tenant);
-    const required = await this.types.keyAttestationOf(tenant, type.typeId);
+    const now = this.deps.clock.now();
+    const issuer = this.deps.urls.issuer(tenant);
+    const required = await this.deps.types.keyAttestationOf(tenant, type.typeId);
     const keys = await this.provenKeys(request.proofs, issuer, required, now);
     if (new Set(keys.map((k) => k.thumbprint)).size !== keys.length) {
       throw new ServiceError('invalid_proof', 'Each proof of a batch must use its own key.');
@@ -89,23 +91,23 @@ export class CredentialIssuer {
     // Proofs of one batch may share a c_nonce; each distinct nonce is spent once.
     const nonces = new Map<string, number>();
     for (const { nonce } of keys) {
-      const expiresAt = this.nonces.check(tenant, nonce, now);
+      const expiresAt = this.deps.nonces.check(tenant, nonce, now);
       if (expiresAt === undefined) throw badNonce();
       nonces.set(hashToken(nonce), expiresAt);
     }
-    const signer = await this.keys.signer(tenant, 'issuer');
-    const did = this.tenants.didOf(tenant);
-    const vct = this.urls.vct(tenant, type.typeId);
+    const signer = await this.deps.keys.signer(tenant, 'issuer');
+    const did = this.deps.tenants.didOf(tenant);
+    const vct = this.deps.urls.vct(tenant, type.typeId);
     const subject = offer.subject;
     const disclosed = keys.map(() =>
-      discloseClaims(disclosable(type.claims, subject), pooledRandomBytes, randomInt(1, MAX_DECOYS + 1)),
+      discloseClaims(disclosable(type.claims, subject), (n) => this.deps.random.bytes(n), 1 + this.deps.random.int(MAX_DECOYS)),
     );
-    const validityDays = await this.types.validityOf(tenant, type.typeId);
+    const validityDays = await this.deps.types.validityOf(tenant, type.typeId);
     const expiresAt = validityDays === null ? null : now + validityDays * DAY_MS;
-    const lists = await this.slots.take(tenant, keys.length);
-    const listUri = (slot: { listSeq: number }) => this.urls.statusList(tenant, slot.listSeq);
+    const lists = await this.deps.slots.take(tenant, keys.length);
+    const listUri = (slot: { listSeq: number }) => this.deps.urls.statusList(tenant, slot.listSeq);
     // The collection and its credential.issued events are written together.
-    const result = await this.ledger.collect(
+    const result = await this.deps.ledger.collect(
       {
         tenant,
         typeId: type.typeId,
@@ -116,8 +118,8 @@ export class CredentialIssuer {
         lists,
         now,
         expiresAt,
-        randomIndex: (size) => randomInt(size),
-        newCredentialId: () => this.ids.mint('credential'),
+        randomIndex: (size) => this.deps.random.int(size),
+        newCredentialId: () => this.deps.ids.mint('credential'),
         events: (slots) =>
           slots.map((slot) => ({
             type: 'credential.issued' as const,
@@ -139,9 +141,9 @@ export class CredentialIssuer {
             { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
             {
               iss: did,
-              iat: Math.floor(now / 1000) - randomInt(IAT_JITTER_S),
+              iat: Math.floor(now / 1000) - this.deps.random.int(IAT_JITTER_S),
               // Set back like iat, so that the credentials of one batch do not share an exp either.
-              ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - randomInt(IAT_JITTER_S) }),
+              ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - this.deps.random.int(IAT_JITTER_S) }),
               vct,
               cnf: { jwk: key.jwk },
               status: { status_list: { idx: slot.idx, uri: listUri(slot) } },
@@ -154,7 +156,7 @@ export class CredentialIssuer {
     );
     if (!result.ok) throw result.reason === 'nonce' ? badNonce() : tokenProblem();
     const issued = result.value.map((r) => r.credential);
-    this.meter.issued(issued.length);
+    this.deps.meter.issued(issued.length);
     return issued;
   }
 
@@ -176,14 +178,14 @@ export class CredentialIssuer {
           'This credential type takes jwt proofs; the attestation proof type is for types that require key attestation.',
         );
       }
-      const keys = await this.attestations.attestedKeys(proofs.attestation, required, { use: 'proof_type.attestation' });
+      const keys = await this.deps.attestations.attestedKeys(proofs.attestation, required, { use: 'proof_type.attestation' });
       if (keys.length > BATCH_SIZE) {
         throw new ServiceError('invalid_proof', `The key attestation attests more than ${BATCH_SIZE} keys (batch_size).`);
       }
       return keys;
     }
     const keys = proofs.jwts.map((jwt) => verifyProof(jwt, issuer, now));
-    if (required) for (const key of keys) await this.attestations.checkKeyAttestation(key, required);
+    if (required) for (const key of keys) await this.deps.attestations.checkKeyAttestation(key, required);
     return keys;
   }
 }

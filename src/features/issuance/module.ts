@@ -1,4 +1,5 @@
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
+import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
 import { SqlAttestationPopReplayStore } from '../../adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
@@ -8,7 +9,9 @@ import { SqlIssuedCredentialStore } from '../../adapters/sql/issuance/sql-issued
 import { defineModule } from '../../app/module.ts';
 import { type Config, ConfigError } from '../../config/config.ts';
 import type { Clock } from '../../core/clock.ts';
+import type { Random } from '../../core/random.ts';
 import { AccessTokenAuthenticator, type DpopResourceCheck } from '../../http/auth/access-token.ts';
+import type { CNonces } from '../../ports/c-nonces.ts';
 import type { LedgerWrites } from '../../ports/issued-credential-store.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
 import { offersModule } from '../offers/module.ts';
@@ -51,36 +54,38 @@ export const issuanceModule = defineModule({
     const ledger = ctx.store(SqlIssuedCredentialStore);
     const tokenStore = ctx.store(SqlAccessTokenStore);
     const nonces = new NonceMinter(ctx.vault.deriveKey('c_nonce'));
-    const tokens = new TokenService(offers, tokenStore, nonces, ctx.clock);
+    const tokens = new TokenService(offers, tokenStore, nonces, ctx.clock, ctx.random);
     const slots = new StatusSlots(ledger, { size: STATUS_LIST_SIZE, capacity: STATUS_LIST_CAPACITY }, STATUS_BLOCK, ctx.clock);
-    const checks = oauthChecks(ctx.config, nonces, ctx.clock);
-    const issuer = new CredentialIssuer(
+    const checks = oauthChecks(ctx.config, nonces, ctx.clock, ctx.random);
+    const issuer = new CredentialIssuer({
       types,
       offers,
       ledger,
-      ctx.keys,
+      keys: ctx.keys,
       nonces,
       slots,
       tenants,
-      ctx.urls,
-      ctx.clock,
-      ctx.ids,
-      checks,
-      ctx.meter,
-    );
+      urls: ctx.urls,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+      attestations: checks.keyAttestations,
+      meter: ctx.meter,
+    });
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
-    const authorizations = new AuthorizationService(
-      authorizationStore,
-      ctx.unitOfWork({ authorizations: authorizationStore, offers, pops: ctx.store(SqlAttestationPopReplayStore) }),
+    const authorizations = new AuthorizationService({
+      store: authorizationStore,
+      uow: ctx.unitOfWork({ authorizations: authorizationStore, offers, pops: ctx.store(SqlAttestationPopReplayStore) }),
       offers,
       offerService,
       types,
       tokens,
       checks,
-      ctx.urls,
-      ctx.clock,
-      ctx.ids,
-    );
+      urls: ctx.urls,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+    });
     const dpop: DpopResourceCheck = (tenant, token, jkt, request) => checks.checkResourceDpop(tenant, token, jkt, request);
     return {
       // `ledger`: what the status module changes of the record, revocations and a list's revision.
@@ -108,9 +113,10 @@ export const issuanceModule = defineModule({
 });
 
 /** The authorization code flow's checks over the configured wallet anchors: an anchor that is no certificate stops the start. */
-function oauthChecks(config: Config, nonces: NonceMinter, clock: Clock): OauthChecks {
+function oauthChecks(config: Config, nonces: CNonces, clock: Clock, random: Random): OauthChecks {
   try {
-    return new OauthChecks(config.walletAttestationAnchors, nonces, clock, config.publicUrl.protocol === 'http:');
+    const chains = new ChainVerifier(config.walletAttestationAnchors);
+    return new OauthChecks(chains, nonces, clock, random, config.publicUrl.protocol === 'http:');
   } catch (err) {
     throw new ConfigError(
       'OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE',

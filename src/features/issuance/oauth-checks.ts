@@ -5,7 +5,7 @@
  * DPoP nonces, the attestation's proof of possession by the draft's rules rather than the
  * library's stricter ones (client-attestation.ts), and how refusals read.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   type CallbackContext,
   calculateJwkThumbprint,
@@ -15,21 +15,17 @@ import {
   HashAlgorithm,
   type Jwk,
   Oauth2AuthorizationServer,
-  Oauth2Error,
-  Oauth2ServerErrorResponseError,
-  type RequestLike,
   setGlobalConfig,
 } from '@openid4vc/oauth2';
-import { Openid4vciError, verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
-import { compactVerify, importJWK, type JWK } from 'jose';
-import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { ChainVerifier } from '../../adapters/crypto/x509.ts';
+import { compactVerify, importJWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
-import { p256Thumbprint } from '../../core/jose/es256.ts';
-import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
-import type { CertificateBase64 } from '../../ports/key-certifier.ts';
+import type { Random } from '../../core/random.ts';
+import type { CNonces } from '../../ports/c-nonces.ts';
+import type { CertificateChains } from '../../ports/certificate-chains.ts';
 import { verifyClientAttestation } from './client-attestation.ts';
+import { KeyAttestations } from './key-attestations.ts';
+import { type RequestSeen, refusalOf, requestLike, single } from './oauth-requests.ts';
 
 /** The one signing algorithm of DPoP proofs, wallet attestations and their proofs (HAIP 1.0: ES256). */
 export const DPOP_ALGS = ['ES256'];
@@ -56,71 +52,27 @@ const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) =
  */
 const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestation+jwt', 'keyattestation+jwt']);
 
-const invalidProof = (why: string) => new ServiceError('invalid_proof', why);
-
 /** RFC 7638 thumbprint of a public JWK. */
 export const thumbprintOf = (jwk: Jwk) =>
   calculateJwkThumbprint({ jwk, hashAlgorithm: HashAlgorithm.Sha256, hashCallback: hash });
 
-/**
- * The library's refusal as ours: its RFC 6749 / RFC 9449 code and description. Any other error
- * the library raises on what a caller sent (a schema it does not fit, a JWT it cannot parse) is
- * `fallback`, with a fixed message (the library's would quote the input). Anything else is a
- * fault of ours and goes on as it is.
- */
-export function refusalOf(err: unknown, fallback: ErrorCode = 'invalid_request'): ServiceError {
-  if (err instanceof ServiceError) return err;
-  if (err instanceof Oauth2ServerErrorResponseError) {
-    const code = KNOWN_CODES[err.errorResponse.error] ?? fallback;
-    return new ServiceError(code, String(err.errorResponse.error_description ?? err.message).slice(0, 500));
-  }
-  if (err instanceof Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError')) {
-    return new ServiceError(fallback, 'A JWT or parameter of the request does not have the form the standard gives it.');
-  }
-  throw err;
-}
-
-const KNOWN_CODES: Record<string, ErrorCode> = {
-  invalid_client: 'invalid_client',
-  invalid_dpop_proof: 'invalid_dpop_proof',
-  invalid_grant: 'invalid_grant',
-  invalid_request: 'invalid_request',
-  use_dpop_nonce: 'use_dpop_nonce',
-};
-
-export interface RequestSeen {
-  method: string;
-  /** The absolute URL as the public sees it (what a DPoP proof's htu names). */
-  url: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-}
-
-/** A Fetch Headers of a request's headers (a header sent twice is kept joined, as Fetch does). */
-export function requestLike(seen: RequestSeen): RequestLike {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(seen.headers)) {
-    if (value === undefined) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return { method: seen.method as RequestLike['method'], url: seen.url, headers };
-}
-
 export class OauthChecks {
   readonly server: Oauth2AuthorizationServer;
-  private readonly chains: ChainVerifier;
-
+  /** A key proof's key attestation, trusted as a wallet attestation is (key-attestations.ts). */
+  readonly keyAttestations: KeyAttestations;
   constructor(
-    /** The certificates a wallet attestation's x5c chain must end at (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
-    anchors: readonly CertificateBase64[],
-    private readonly nonces: NonceMinter,
+    /** Trust in chains ending at the wallet attestation anchors (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE). */
+    private readonly chains: CertificateChains,
+    private readonly nonces: CNonces,
     private readonly clock: Clock,
+    private readonly random: Random,
     /** PUBLIC_URL is http (development only: production requires https), so audiences are http URLs. */
     insecureIssuer = false,
   ) {
     // The library refuses an http audience unless told otherwise, process-wide; only a development
     // deployment, whose issuer URLs are http, tells it so.
     if (insecureIssuer) setGlobalConfig({ ...getGlobalConfig(), allowInsecureUrls: true });
-    this.chains = new ChainVerifier(anchors);
+    this.keyAttestations = new KeyAttestations((signer, jwt) => this.verifyJwt(signer, jwt), clock);
     this.server = new Oauth2AuthorizationServer({
       callbacks: {
         hash,
@@ -128,7 +80,7 @@ export class OauthChecks {
         signJwt: () => {
           throw new Error('the authorization server checks; it signs nothing through the library');
         },
-        generateRandom: (bytes) => randomBytes(bytes),
+        generateRandom: (bytes) => Uint8Array.from(this.random.bytes(bytes)),
         clientAuthentication: clientAuthenticationNone({ clientId: 'openrail' }),
       },
     });
@@ -292,104 +244,6 @@ export class OauthChecks {
   }
 
   /**
-   * A key proof's key attestation (OID4VCI 1.0 Appendix D), for a type that requires one
-   * (docs/haip.md, "Key attestation"): it must hold (`attestedKeys`, with the proof's own c_nonce)
-   * and attest the proof's key. Every refusal is `invalid_proof`.
-   */
-  async checkKeyAttestation(
-    proof: { thumbprint: string; nonce: string; keyAttestation?: string },
-    required: KeyAttestationRequirement,
-  ): Promise<void> {
-    if (proof.keyAttestation === undefined) {
-      throw invalidProof('This credential type requires a key attestation in each proof’s key_attestation header.');
-    }
-    const keys = await this.attestedKeys(proof.keyAttestation, required, { use: 'proof_type.jwt', nonce: proof.nonce });
-    if (!keys.some((k) => k.thumbprint === proof.thumbprint)) {
-      throw invalidProof('The proof is not signed by a key its key attestation attests.');
-    }
-  }
-
-  /**
-   * The public P-256 keys a key attestation attests, once it holds: `typ` key-attestation+jwt,
-   * signed with ES256 by a wallet provider through its x5c chain to a configured anchor, unexpired
-   * (and with an `exp` in a `jwt` proof), carrying a `nonce` (in a `jwt` proof, that proof's own;
-   * the caller checks that an `attestation` proof's is one of this issuer's c_nonces), and naming
-   * at least one accepted value for each list `required` gives. In an `attestation` proof every
-   * key it attests must be a public P-256 key, since each gets a credential bound to it; in a
-   * `jwt` proof only the proof's key matters. Every refusal is `invalid_proof`.
-   */
-  async attestedKeys(
-    keyAttestation: string,
-    required: KeyAttestationRequirement,
-    o: { use: 'proof_type.jwt'; nonce: string } | { use: 'proof_type.attestation' },
-  ): Promise<Array<{ jwk: JWK; thumbprint: string; nonce: string }>> {
-    let decoded: { header: Record<string, unknown>; payload: Record<string, unknown> };
-    try {
-      decoded = decodeJwt({ jwt: keyAttestation });
-    } catch {
-      throw invalidProof('The key attestation is not a JWT.');
-    }
-    const { header, payload } = decoded;
-    if (header.typ !== 'key-attestation+jwt' && header.typ !== 'keyattestation+jwt') {
-      throw invalidProof('The key attestation’s typ must be key-attestation+jwt.');
-    }
-    const nowS = Math.floor(this.clock.now() / 1000);
-    if (o.use === 'proof_type.jwt' || payload.exp !== undefined) {
-      if (typeof payload.exp !== 'number' || payload.exp <= nowS)
-        throw invalidProof('The key attestation has no exp, or it has expired.');
-    }
-    const nonce = payload.nonce;
-    if (typeof nonce !== 'string' || (o.use === 'proof_type.jwt' && nonce !== o.nonce)) {
-      throw invalidProof(
-        o.use === 'proof_type.jwt'
-          ? 'The key attestation’s nonce must be the c_nonce of its proof.'
-          : 'The key attestation must carry a c_nonce from the nonce endpoint.',
-      );
-    }
-    let verified: Awaited<ReturnType<typeof verifyKeyAttestationJwt>>;
-    try {
-      verified = await verifyKeyAttestationJwt({
-        keyAttestationJwt: keyAttestation,
-        use: o.use,
-        expectedNonce: nonce,
-        now: this.now,
-        callbacks: { verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt) },
-      });
-    } catch (err) {
-      const libraries = err instanceof Oauth2Error || err instanceof Openid4vciError;
-      if (!libraries && !(err instanceof Error && err.constructor.name === 'ValidationError')) throw err;
-      throw invalidProof(
-        'The key attestation is not a key-attestation+jwt signed (ES256) by a wallet provider this deployment trusts, through its x5c chain.',
-      );
-    }
-    for (const [claim, accepted] of [
-      ['key_storage', required.keyStorage],
-      ['user_authentication', required.userAuthentication],
-    ] as const) {
-      if (accepted === undefined) continue;
-      const stated = verified.payload[claim];
-      if (!Array.isArray(stated) || !stated.some((v) => accepted.includes(String(v)))) {
-        throw invalidProof(
-          `The key attestation’s ${claim} names none of the values this credential type accepts: ${accepted.join(', ')}.`,
-        );
-      }
-    }
-    const keys: Array<{ jwk: JWK; thumbprint: string; nonce: string }> = [];
-    for (const key of verified.payload.attested_keys as Array<Record<string, unknown>>) {
-      const { kty, crv, x, y } = key;
-      const p256 = kty === 'EC' && crv === 'P-256' && typeof x === 'string' && typeof y === 'string' && key.d === undefined;
-      if (!p256) {
-        if (o.use === 'proof_type.jwt') continue;
-        throw invalidProof('The key attestation attests a key that is not a public P-256 key.');
-      }
-      const jwk: JWK = { kty, crv, x, y };
-      keys.push({ jwk, thumbprint: p256Thumbprint(jwk), nonce });
-    }
-    if (keys.length === 0) throw invalidProof('The key attestation attests no public P-256 key.');
-    return keys;
-  }
-
-  /**
    * The library's signature check. A wallet's or key attestation is trusted only through its x5c chain to
    * one of the configured anchors (never by a key it names itself); every other JWT the library
    * checks here (the attestation's proof of possession, a DPoP proof) is signed by the key the
@@ -415,10 +269,4 @@ export class OauthChecks {
       return { verified: false };
     }
   }
-}
-
-/** A header's value when it is sent once; undefined when absent or repeated. */
-export function single(seen: RequestSeen, name: string): string | undefined {
-  const value = seen.headers[name];
-  return typeof value === 'string' ? value : undefined;
 }

@@ -1,9 +1,10 @@
-import type { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
-import { constantTimeEqual, hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
+import type { Random } from '../../core/random.ts';
+import { constantTimeEqual, hashToken, newToken } from '../../core/secrets.ts';
 import type { AccessTokenStore } from '../../ports/access-token-store.ts';
+import type { CNonces } from '../../ports/c-nonces.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import { assertIssuing } from '../tenants/tenant-service.ts';
 
@@ -25,8 +26,9 @@ export class TokenService {
   constructor(
     private readonly offers: OfferStore,
     private readonly tokens: AccessTokenStore,
-    private readonly nonces: NonceMinter,
+    private readonly nonces: CNonces,
     private readonly clock: Clock,
+    private readonly random: Random,
   ) {}
 
   /**
@@ -67,7 +69,7 @@ export class TokenService {
     } else if (txCode !== undefined) {
       throw new ServiceError('invalid_request', 'This offer does not use a tx_code.');
     }
-    const accessToken = newToken('oat');
+    const accessToken = newToken(this.random, 'oat');
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
     const redeemed = await this.tokens.redeem({
       offer,

@@ -30,7 +30,15 @@ export const membershipModule = defineModule({
     const types = await ctx.use(credentialTypesModule);
     const store = ctx.store(SqlMembershipStore);
     const uow = ctx.unitOfWork({ membership: store });
-    const members = new MembershipService(store, uow, tenants, types, ctx.clock, ctx.ids, ctx.viewsOf(verificationModule));
+    const members = new MembershipService({
+      store,
+      uow,
+      tenants,
+      types,
+      clock: ctx.clock,
+      ids: ctx.ids,
+      transactions: ctx.viewsOf(verificationModule),
+    });
     return {
       // Clearing a demonstration tenant's members, proposals, votes and coin entries (the back office's fixtures).
       services: Object.assign(members, { demoFixtures: ctx.store(SqlMembershipDemoFixtures) }),

@@ -1,5 +1,5 @@
-import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
+import { constantTimeEqual } from '../../core/secrets.ts';
 import { type AuthPlane, parseAuthorization } from '../../http/auth/principal.ts';
 
 declare module '../../http/auth/principal.ts' {

@@ -1,8 +1,9 @@
-import { createHmac, randomInt } from 'node:crypto';
-import { constantTimeEqual } from '../../adapters/crypto/secrets.ts';
+import { createHmac } from 'node:crypto';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
+import type { Random } from '../../core/random.ts';
+import { constantTimeEqual } from '../../core/secrets.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import type { OnboardingStore } from '../../ports/onboarding-store.ts';
 
@@ -14,6 +15,15 @@ export const MAX_ATTEMPTS = 5;
 export const invalidCode = () =>
   new ServiceError('invalid_code', 'The code is wrong, expired, used or out of attempts; ask for a new one.');
 
+export interface MailedCodesDeps {
+  store: OnboardingStore;
+  mailer: Mailer;
+  hashKey: Buffer;
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+}
+
 /**
  * Six-digit codes sent by mail, proved once (docs/onboarding.md; docs/partners.md, "Sessions").
  * The address is stored only as a keyed hash, the code only as a keyed hash bound to its
@@ -21,17 +31,11 @@ export const invalidCode = () =>
  * Each use names its addresses in its own namespace (`email:…`, `partner:…`).
  */
 export class MailedCodes {
-  constructor(
-    private readonly store: OnboardingStore,
-    private readonly mailer: Mailer,
-    private readonly hashKey: Buffer,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-  ) {}
+  constructor(private readonly deps: MailedCodesDeps) {}
 
   /** The keyed hash under which an address's challenges are kept. */
   keyOf(namespacedAddress: string): string {
-    return createHmac('sha256', this.hashKey).update(namespacedAddress, 'utf8').digest('base64url');
+    return createHmac('sha256', this.deps.hashKey).update(namespacedAddress, 'utf8').digest('base64url');
   }
 
   /**
@@ -42,9 +46,9 @@ export class MailedCodes {
    * mail previews, so it is written before there is a code to put in it.
    */
   async send(identifierKey: string, to: string, subject: string, text: (code: string) => string): Promise<void> {
-    const now = this.clock.now();
-    const id = this.ids.mint('mailedCode');
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const now = this.deps.clock.now();
+    const id = this.deps.ids.mint('mailedCode');
+    const code = String(this.deps.random.int(1_000_000)).padStart(6, '0');
     const challenge = {
       id,
       identifierKey,
@@ -54,11 +58,11 @@ export class MailedCodes {
       attempts: 0,
       spentAt: null,
     };
-    const ended = await this.store.create(challenge);
+    const ended = await this.deps.store.create(challenge);
     try {
-      await this.mailer.send({ to, subject, text: text(code) });
+      await this.deps.mailer.send({ to, subject, text: text(code) });
     } catch (err) {
-      await this.store.undo(challenge, ended);
+      await this.deps.store.undo(challenge, ended);
       throw new ServiceError('mail_unavailable', 'The mail could not be sent; try again later.', { cause: err });
     }
   }
@@ -68,14 +72,15 @@ export class MailedCodes {
    * guesses cannot exceed the bound); answers the challenge to spend, or refuses `invalid_code`.
    */
   async check(identifierKey: string, code: string): Promise<string> {
-    const challenge = await this.store.current(identifierKey);
-    if (!challenge || !(await this.store.countAttempt(challenge.id, this.clock.now(), MAX_ATTEMPTS))) throw invalidCode();
+    const challenge = await this.deps.store.current(identifierKey);
+    if (!challenge || !(await this.deps.store.countAttempt(challenge.id, this.deps.clock.now(), MAX_ATTEMPTS)))
+      throw invalidCode();
     if (!constantTimeEqual(this.keyOf(`${challenge.id}:${code}`), challenge.codeHash)) throw invalidCode();
     return challenge.id;
   }
 
   /** Spends a checked challenge in one conditional write; `invalid_code` when another request spent it first. */
   async spend(challengeId: string): Promise<void> {
-    if (!(await this.store.spend(challengeId, this.clock.now()))) throw invalidCode();
+    if (!(await this.deps.store.spend(challengeId, this.deps.clock.now()))) throw invalidCode();
   }
 }

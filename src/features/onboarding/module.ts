@@ -21,21 +21,36 @@ export const onboardingModule = defineModule({
     const { authenticator } = await ctx.use(holdersModule);
     const { config } = ctx;
     const store = ctx.store(SqlOnboardingStore);
-    const codes = new MailedCodes(store, ctx.mailer, ctx.vault.deriveKey('onboarding'), ctx.clock, ctx.ids);
-    const onboarding = new OnboardingService(
+    const codes = new MailedCodes({
+      store,
+      mailer: ctx.mailer,
+      hashKey: ctx.vault.deriveKey('onboarding'),
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+    });
+    const onboarding = new OnboardingService({
       codes,
-      ctx.budgets,
-      ctx.keys,
-      authenticator,
-      { did: tenants.didOf(ROOT_SLUG), name: config.platformName, origin: config.publicUrl.origin },
-      ctx.clock,
-      ctx.ids,
-    );
+      budgets: ctx.budgets,
+      keys: ctx.keys,
+      holders: authenticator,
+      platform: { did: tenants.didOf(ROOT_SLUG), name: config.platformName, origin: config.publicUrl.origin },
+      clock: ctx.clock,
+      ids: ctx.ids,
+    });
     return {
       // `codesFor`: mailed codes of another purpose on the same challenges (the partner portal's sign-in).
       services: {
         onboarding,
-        codesFor: (purpose: string) => new MailedCodes(store, ctx.mailer, ctx.vault.deriveKey(purpose), ctx.clock, ctx.ids),
+        codesFor: (purpose: string) =>
+          new MailedCodes({
+            store,
+            mailer: ctx.mailer,
+            hashKey: ctx.vault.deriveKey(purpose),
+            clock: ctx.clock,
+            random: ctx.random,
+            ids: ctx.ids,
+          }),
       },
       routes: () => [onboardingRoutes(onboarding)],
       jobs: [

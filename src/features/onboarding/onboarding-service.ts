@@ -8,36 +8,38 @@ import type { HolderJwsAuthenticator, HolderPrincipal } from '../../http/auth/ho
 import type { KeyStore } from '../../ports/key-store.ts';
 import { CODE_TTL_MS, type MailedCodes } from './mailed-codes.ts';
 
+export interface OnboardingDeps {
+  codes: MailedCodes;
+  budgets: AnonymousGate;
+  keys: KeyStore;
+  holders: HolderJwsAuthenticator;
+  platform: { did: string; name: string; origin: string };
+  clock: Clock;
+  ids: Ids;
+}
+
 /**
  * Identifier ownership (docs/onboarding.md): a six-digit code mailed to an address, proved
  * together with a holder key, answered with an attestation signed by the platform DID binding the
  * address's hash to that key. Addresses and codes are stored only as keyed hashes.
  */
 export class OnboardingService {
-  constructor(
-    private readonly codes: MailedCodes,
-    private readonly budgets: AnonymousGate,
-    private readonly keys: KeyStore,
-    private readonly holders: HolderJwsAuthenticator,
-    private readonly platform: { did: string; name: string; origin: string },
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-  ) {}
+  constructor(private readonly deps: OnboardingDeps) {}
 
   /** The same answer whether or not the address was seen before; the mail is the only difference. */
   async start(identifier: string, address: string) {
     const normalised = normaliseContact('email', identifier);
-    const identifierKey = this.codes.keyOf(`email:${normalised}`);
+    const identifierKey = this.deps.codes.keyOf(`email:${normalised}`);
     // Per address, per identifier (known or not) and for the deployment (docs/security.md).
-    const limits = await this.budgets.spend('onboard-start', address, identifierKey);
-    await this.codes.send(identifierKey, normalised, `Your ${this.platform.name} code`, (code) =>
+    const limits = await this.deps.budgets.spend('onboard-start', address, identifierKey);
+    await this.deps.codes.send(identifierKey, normalised, `Your ${this.deps.platform.name} code`, (code) =>
       [
         `Your code is ${code}.`,
         '',
         `Enter it in your wallet to prove this address is yours. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
         `If you did not ask for it, ignore this mail: nothing happens without the code.`,
         '',
-        `${this.platform.name} (${this.platform.origin})`,
+        `${this.deps.platform.name} (${this.deps.platform.origin})`,
       ].join('\n'),
     );
     return { body: { sent: true as const, expiresIn: CODE_TTL_MS / 1000 }, headers: limits };
@@ -50,32 +52,32 @@ export class OnboardingService {
    */
   async verify(input: { identifier: string; code: string; proof: string }, address: string) {
     const normalised = normaliseContact('email', input.identifier);
-    const audience = `${this.platform.origin}/onboard/verify`;
+    const audience = `${this.deps.platform.origin}/onboard/verify`;
     const url = audience;
     let holder: HolderPrincipal;
     try {
-      holder = await this.holders.authenticate({ authorization: `Holder ${input.proof}`, method: 'POST', url }, audience);
+      holder = await this.deps.holders.authenticate({ authorization: `Holder ${input.proof}`, method: 'POST', url }, audience);
     } catch (err) {
       throw new ServiceError('invalid_proof', `The holder proof is refused: ${err instanceof Error ? err.message : 'invalid'}.`);
     }
-    const challenge = await this.codes.check(this.codes.keyOf(`email:${normalised}`), input.code);
+    const challenge = await this.deps.codes.check(this.deps.codes.keyOf(`email:${normalised}`), input.code);
     try {
-      await this.holders.admit(holder, { address });
+      await this.deps.holders.admit(holder, { address });
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'rate_limited') throw err;
       throw new ServiceError('invalid_proof', 'The holder proof was used before.');
     }
-    await this.codes.spend(challenge);
-    const now = this.clock.now();
-    const signer = await this.keys.signer('root', 'issuer');
+    await this.deps.codes.spend(challenge);
+    const now = this.deps.clock.now();
+    const signer = await this.deps.keys.signer('root', 'issuer');
     const claims = attestationClaims({
-      issuer: this.platform.did,
+      issuer: this.deps.platform.did,
       accountId: holder.accountId,
       normalised,
       nowS: Math.floor(now / 1000),
-      jti: this.ids.mint('attestation'),
+      jti: this.deps.ids.mint('attestation'),
     });
-    const attestation = signer.sign({ typ: ATTESTATION_TYP, kid: `${this.platform.did}#${signer.kid}` }, claims);
+    const attestation = signer.sign({ typ: ATTESTATION_TYP, kid: `${this.deps.platform.did}#${signer.kid}` }, claims);
     return {
       attestation,
       accountId: holder.accountId,

@@ -31,7 +31,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
 import { freePort, REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { hashToken } from '../../core/secrets.ts';
 import { appBearer } from '../../http/auth/enterprise-session.ts';
 
 const WAIT_MS = 20_000;

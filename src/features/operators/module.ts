@@ -1,3 +1,4 @@
+import { scryptPasswords } from '../../adapters/crypto/password.ts';
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
@@ -35,15 +36,17 @@ export const operatorsModule = defineModule({
     const uow = ctx.unitOfWork({ operators: ctx.store(SqlOperatorStore), sessions: ctx.store(SqlOperatorSessionStore) });
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
-    const operators = new OperatorService(
-      store,
+    const operators = new OperatorService({
+      operators: store,
       sessions,
       uow,
       tenantExists,
-      ctx.clock,
-      { mailer: ctx.mailer, platform },
-      ctx.config.outboundAllow,
-    );
+      clock: ctx.clock,
+      random: ctx.random,
+      passwords: scryptPasswords,
+      mail: { mailer: ctx.mailer, platform },
+      plainHttpIssuers: ctx.config.outboundAllow,
+    });
     const browser = ctx.store(SqlOperatorBrowserStore);
     const { oidc } = ctx.config;
     const signIn = new OperatorSignIn({
@@ -53,6 +56,7 @@ export const operatorsModule = defineModule({
       provider: oidc && new OpenIdClientProvider(oidc, `${platform.origin}/auth/callback`, () => ctx.clock.now()),
       uow: ctx.unitOfWork({ browser }),
       clock: ctx.clock,
+      random: ctx.random,
       origin: platform.origin,
     });
     const auth = operatorAuthRoutes(operators, platform);

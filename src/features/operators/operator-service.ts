@@ -1,9 +1,8 @@
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../adapters/crypto/password.ts';
-import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Forbidden, ServiceError } from '../../core/errors.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import type { Mailer } from '../../ports/mailer.ts';
 import {
   NO_PASSWORD,
@@ -14,6 +13,7 @@ import {
   type OperatorSessionStore,
   type OperatorStore,
 } from '../../ports/operator-store.ts';
+import type { Passwords } from '../../ports/passwords.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { checkIssuer, checkPassword, type FirstCredential, INVITATION_TTL_MS, invitationMail } from './operator-credentials.ts';
 
@@ -107,21 +107,25 @@ export interface OperatorDetail {
   activeSessions: number;
 }
 
+export interface OperatorServiceDeps {
+  operators: OperatorStore;
+  sessions: OperatorSessionStore;
+  uow: UnitOfWork<OperatorStores>;
+  tenantExists: (slug: string) => Promise<boolean>;
+  clock: Clock;
+  random: Random;
+  passwords: Passwords;
+  mail: InvitationMail;
+  /** Plain-http origins an identity's issuer may have (OPENRAIL_OUTBOUND_ALLOW: development and tests). */
+  plainHttpIssuers: readonly string[];
+}
+
 /**
  * Operators (docs/operators.md): the one service over them, for the console's routes, sign-in and
  * the back office's people group alike.
  */
 export class OperatorService {
-  constructor(
-    private readonly operators: OperatorStore,
-    private readonly sessions: OperatorSessionStore,
-    private readonly uow: UnitOfWork<OperatorStores>,
-    private readonly tenantExists: (slug: string) => Promise<boolean>,
-    private readonly clock: Clock,
-    private readonly mail: InvitationMail,
-    /** Plain-http origins an identity's issuer may have (OPENRAIL_OUTBOUND_ALLOW: development and tests). */
-    private readonly plainHttpIssuers: readonly string[] = [],
-  ) {}
+  constructor(private readonly deps: OperatorServiceDeps) {}
 
   /**
    * A new operator (docs/operators.md, "Creating an operator"), signing in as its `credential`
@@ -141,15 +145,15 @@ export class OperatorService {
       }
       checkPassword(credential.password, input.username);
     }
-    if (credential.kind === 'identity') checkIssuer(credential.issuer, this.plainHttpIssuers);
+    if (credential.kind === 'identity') checkIssuer(credential.issuer, this.deps.plainHttpIssuers);
     if (actor.kind === 'operator' && input.roles.includes('owner')) {
       throw needsApproval(`Creating ${input.username} with the owner role (create it without, then grant owner)`);
     }
     const tenant = await this.checkTenant(input.tenant ?? null);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const record: OperatorRecord = {
       username: input.username,
-      passwordHash: credential.kind === 'password' ? await hashPassword(credential.password) : NO_PASSWORD,
+      passwordHash: credential.kind === 'password' ? await this.deps.passwords.hash(credential.password) : NO_PASSWORD,
       roles: unique(input.roles),
       tenant,
       status: credential.kind === 'invitation' ? 'invited' : 'active',
@@ -164,15 +168,15 @@ export class OperatorService {
       new ServiceError('conflict', `The username "${input.username}" is taken (usernames of removed operators stay reserved).`);
     let invitation: { hash: string; expiresAt: number } | undefined;
     if (credential.kind === 'invitation') {
-      if (await this.operators.get(input.username)) throw taken();
+      if (await this.deps.operators.get(input.username)) throw taken();
       // Mailed before anything is stored, unlike a mailed code: a mail that cannot go must leave
       // no operator behind, and the audit chain cannot take an entry back. The insert follows at
       // once; a creation that then loses a race for the username leaves a link that never works.
-      const secret = randomText(32);
+      const secret = this.deps.random.text(32);
       await this.send(credential.email, { ...record, reset: false, secret, by: actorLabel(actor) });
       invitation = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
     }
-    return this.uow.run(async ({ operators, audit }) => {
+    return this.deps.uow.run(async ({ operators, audit }) => {
       if (!(await operators.create(record, invitation, usernameOf(actor) ?? undefined))) throw taken();
       if (credential.kind === 'identity') {
         const linked = await operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
@@ -203,7 +207,7 @@ export class OperatorService {
     // Sending an invitation to an address of one's choosing is choosing who takes the account:
     // only the operator that made the invitation (already linked to it), or the owner token.
     if (email !== undefined && actor.kind !== 'owner-token') {
-      const creator = await this.operators.creatorOf(username);
+      const creator = await this.deps.operators.creatorOf(username);
       if (creator === undefined || creator !== usernameOf(actor)) {
         throw new Forbidden(`Only the operator that invited ${username}, or the owner token, changes where its invitation goes.`);
       }
@@ -214,11 +218,11 @@ export class OperatorService {
         `${username} is ${target.status}${to ? '' : ' and has no e-mail address'}: an invitation or reset goes to an invited, or an active operator with an address.`,
       );
     }
-    const now = this.clock.now();
-    const secret = randomText(32);
+    const now = this.deps.clock.now();
+    const secret = this.deps.random.text(32);
     await this.send(to, { ...target, reset: target.status === 'active', secret, by: actorLabel(actor) });
     const grant = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
-    return this.uow.run(async ({ operators, audit }) => {
+    return this.deps.uow.run(async ({ operators, audit }) => {
       if (!(await operators.issueInvitation(username, grant, target.status === 'invited' ? email : undefined, now))) {
         throw new ServiceError('operator_state', `${username} changed meanwhile; ask again.`);
       }
@@ -241,12 +245,12 @@ export class OperatorService {
    */
   async acceptInvitation(secret: string, password: string): Promise<OperatorView> {
     const hash = hashToken(secret);
-    const holder = await this.operators.findByInvitation(hash, this.clock.now());
+    const holder = await this.deps.operators.findByInvitation(hash, this.deps.clock.now());
     if (!holder) throw invitationUnavailable();
     checkPassword(password, holder.username);
-    const passwordHash = await hashPassword(password);
-    const now = this.clock.now();
-    return this.uow.run(async ({ operators, sessions, audit }) => {
+    const passwordHash = await this.deps.passwords.hash(password);
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
       const username = await operators.acceptInvitation(hash, passwordHash, now);
       if (!username) throw invitationUnavailable();
       await sessions.revokeAll(username);
@@ -271,7 +275,8 @@ export class OperatorService {
   async samePersonAs(label: string): Promise<Set<string>> {
     const labels = new Set([label]);
     if (!label.startsWith('operator:')) return labels;
-    for (const username of await this.operators.relatedTo(label.slice('operator:'.length))) labels.add(`operator:${username}`);
+    for (const username of await this.deps.operators.relatedTo(label.slice('operator:'.length)))
+      labels.add(`operator:${username}`);
     return labels;
   }
 
@@ -279,9 +284,9 @@ export class OperatorService {
     to: string,
     about: Pick<OperatorRecord, 'username' | 'roles' | 'tenant'> & { reset: boolean; secret: string; by: string },
   ): Promise<void> {
-    const message = invitationMail({ ...about, platform: this.mail.platform });
+    const message = invitationMail({ ...about, platform: this.deps.mail.platform });
     try {
-      await this.mail.mailer.send({ to, ...message });
+      await this.deps.mail.mailer.send({ to, ...message });
     } catch (err) {
       throw new ServiceError('mail_unavailable', 'The invitation could not be mailed; nothing was changed. Try again later.', {
         cause: err,
@@ -299,7 +304,7 @@ export class OperatorService {
     // Undefined keeps the scope: the update leaves the column alone rather than writing back a
     // value read earlier, which a concurrent change of scope could have made stale.
     const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
-    return this.uow.run(async (stores) => {
+    return this.deps.uow.run(async (stores) => {
       const target = await stores.operators.get(username);
       if (target && demotesOwner(target, roles, scope)) throw needsApproval(`Taking the owner role away from ${username}`);
       if (target && actor.kind === 'operator' && grantsOwner(target, roles, scope)) {
@@ -320,7 +325,7 @@ export class OperatorService {
     scope: string | null | undefined,
     actor: Actor,
   ): Promise<OperatorChange> {
-    if (!(await operators.setRoles(username, unique(roles), scope, this.clock.now()))) throw unknown(username);
+    if (!(await operators.setRoles(username, unique(roles), scope, this.deps.clock.now()))) throw unknown(username);
     const after = await operators.get(username);
     if (!after) throw unknown(username);
     const auditSeq = await audit.append({
@@ -362,21 +367,21 @@ export class OperatorService {
       }
       // Proven as a sign-in is, and counted as one: a stolen session cannot guess its way to a
       // new password, and a lock holds here too.
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const locked = target.lockedUntil !== null && target.lockedUntil > now;
       const proven =
         target.passwordHash !== NO_PASSWORD &&
         currentPassword !== undefined &&
-        (await verifyPassword(currentPassword, target.passwordHash));
+        (await this.deps.passwords.verify(currentPassword, target.passwordHash));
       if (!proven || locked) {
-        if (!proven) await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
+        if (!proven) await this.deps.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
         throw new ServiceError('invalid_credentials', 'currentPassword is missing or wrong, or the account is locked.');
       }
     }
     checkPassword(password, username);
-    const hash = await hashPassword(password);
-    return this.uow.run(async ({ operators, sessions, audit }) => {
-      if (!(await operators.setPassword(username, hash, this.clock.now()))) throw unknown(username);
+    const hash = await this.deps.passwords.hash(password);
+    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
+      if (!(await operators.setPassword(username, hash, this.deps.clock.now()))) throw unknown(username);
       await sessions.revokeAll(username);
       const after = await operators.get(username);
       if (!after) throw unknown(username);
@@ -394,9 +399,9 @@ export class OperatorService {
     if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
       throw new Forbidden(`Only ${username} itself, or the owner token, links an enterprise identity to ${username}.`);
     }
-    checkIssuer(identity.issuer, this.plainHttpIssuers);
-    const now = this.clock.now();
-    return this.uow.run(async ({ operators, audit }) => {
+    checkIssuer(identity.issuer, this.deps.plainHttpIssuers);
+    const now = this.deps.clock.now();
+    return this.deps.uow.run(async ({ operators, audit }) => {
       const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
       if (linked === 'unknown') throw unknown(username);
       if (linked === 'taken') throw identityTaken();
@@ -419,7 +424,7 @@ export class OperatorService {
       throw new Forbidden(`Only ${username} itself, or the owner token, removes ${username}'s enterprise identity.`);
     }
     await this.require(username);
-    return this.uow.run(async ({ operators, audit }) => {
+    return this.deps.uow.run(async ({ operators, audit }) => {
       const after = await operators.get(username);
       if (!after || after.status === 'removed') throw unknown(username);
       const was = await operators.unlinkIdentity(username);
@@ -435,14 +440,14 @@ export class OperatorService {
   }
 
   async identityOf(username: string): Promise<OperatorIdentity | undefined> {
-    return this.operators.identityOf(username);
+    return this.deps.operators.identityOf(username);
   }
 
   async login(username: string, password: string): Promise<LoginResult> {
     const op = await this.checkPassword(username, password);
-    const now = this.clock.now();
-    const token = newToken('ors');
-    await this.uow.run(async ({ sessions, audit }) => {
+    const now = this.deps.clock.now();
+    const token = newToken(this.deps.random, 'ors');
+    await this.deps.uow.run(async ({ sessions, audit }) => {
       await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
       await audit.append({
         actor: { kind: 'operator', username },
@@ -460,20 +465,20 @@ export class OperatorService {
    * /api/login and the browser's password sign-in both check with it.
    */
   async checkPassword(username: string, password: string): Promise<OperatorRecord> {
-    const now = this.clock.now();
-    const op = await this.operators.get(username);
+    const now = this.deps.clock.now();
+    const op = await this.deps.operators.get(username);
     // Verify even for an unknown user, or one without a password, so that timing does not reveal
     // which usernames exist or how they sign in.
-    const stored = op && op.passwordHash !== NO_PASSWORD ? op.passwordHash : DUMMY_PASSWORD_HASH;
-    const passwordOk = (await verifyPassword(password, stored)) && stored !== DUMMY_PASSWORD_HASH;
+    const stored = op && op.passwordHash !== NO_PASSWORD ? op.passwordHash : this.deps.passwords.dummyHash;
+    const passwordOk = (await this.deps.passwords.verify(password, stored)) && stored !== this.deps.passwords.dummyHash;
     if (op?.status !== 'active' || (op.lockedUntil !== null && op.lockedUntil > now) || !passwordOk) {
       // Every refusal runs the same statement, which counts a failure only for an active operator
       // outside a lock and matches nothing otherwise: the time an answer takes does not tell an
       // unknown, invited, locked or suspended username from a wrong password (docs/security.md).
-      await this.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
+      await this.deps.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
       throw BAD_LOGIN();
     }
-    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.operators.clearFailedLogins(username, now);
+    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.deps.operators.clearFailedLogins(username, now);
     return op;
   }
 
@@ -482,7 +487,7 @@ export class OperatorService {
    * work again once enabled; removal is final and deletes them in the same transaction.
    */
   private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
-    return this.uow.run(async (stores) => {
+    return this.deps.uow.run(async (stores) => {
       const target = await stores.operators.get(username);
       if (status !== 'active' && target?.roles.includes('owner')) throw needsApproval(`Making owner ${username} ${status}`);
       return this.changeStatus(stores, username, status, actor);
@@ -501,7 +506,7 @@ export class OperatorService {
     if (status !== 'removed' && (await operators.get(username))?.status === 'invited') {
       throw new ServiceError('operator_state', `${username} is invited: remove it, or let its person accept the invitation.`);
     }
-    if (!(await operators.setStatus(username, status, this.clock.now()))) throw unknown(username);
+    if (!(await operators.setStatus(username, status, this.deps.clock.now()))) throw unknown(username);
     if (status === 'removed') {
       await sessions.revokeAll(username);
       await operators.unlinkIdentity(username);
@@ -519,27 +524,27 @@ export class OperatorService {
 
   /** The back office's list (docs/backoffice/people.md): by username, after `after`, at most `limit`. */
   list(filter: OperatorFilter, limit: number, after?: string): Promise<OperatorRecord[]> {
-    return this.operators.list(filter, limit, after);
+    return this.deps.operators.list(filter, limit, after);
   }
 
   /** The operator, removed ones included (the back office keeps their history). */
   record(username: string): Promise<OperatorRecord | undefined> {
-    return this.operators.get(username);
+    return this.deps.operators.get(username);
   }
 
   async detail(username: string): Promise<OperatorDetail | undefined> {
-    const record = await this.operators.get(username);
+    const record = await this.deps.operators.get(username);
     if (!record) return undefined;
     const [identity, activeSessions] = await Promise.all([
-      this.operators.identityOf(username),
-      this.sessions.countLive(username, this.clock.now()),
+      this.deps.operators.identityOf(username),
+      this.deps.sessions.countLive(username, this.deps.clock.now()),
     ]);
     return { record, identity, activeSessions };
   }
 
   /** The usernames of the active, platform-wide owner operators. */
   platformOwners(): Promise<string[]> {
-    return this.operators.platformOwners();
+    return this.deps.operators.platformOwners();
   }
 
   /**
@@ -552,7 +557,7 @@ export class OperatorService {
     needsApproval: (target: OperatorRecord) => boolean,
     run: (stores: OperatorScope) => Promise<OperatorChange>,
   ): Promise<OperatorChange> {
-    return this.uow.run(async (stores) => {
+    return this.deps.uow.run(async (stores) => {
       const target = await stores.operators.lock(username);
       if (!target || target.status === 'removed') throw unknown(username);
       if (needsApproval(target)) {
@@ -575,7 +580,7 @@ export class OperatorService {
     username: string,
     prepare: (target: OperatorRecord) => Promise<{ keeps: boolean; run: (stores: OperatorScope) => Promise<OperatorChange> }>,
   ): Promise<OperatorChange> {
-    return this.uow.run(async (stores) => {
+    return this.deps.uow.run(async (stores) => {
       const owners = await stores.operators.holdPlatformOwners();
       const target = await stores.operators.lock(username);
       if (!target || target.status === 'removed') throw unknown(username);
@@ -586,13 +591,13 @@ export class OperatorService {
   }
 
   private async require(username: string): Promise<OperatorRecord> {
-    const op = await this.operators.get(username);
+    const op = await this.deps.operators.get(username);
     if (!op || op.status === 'removed') throw unknown(username);
     return op;
   }
 
   private async checkTenant(tenant: string | null): Promise<string | null> {
-    if (tenant !== null && !(await this.tenantExists(tenant))) {
+    if (tenant !== null && !(await this.deps.tenantExists(tenant))) {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${tenant}".`);
     }
     return tenant;

@@ -1,7 +1,7 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import { appBearer } from '../../http/auth/enterprise-session.ts';
 import type { IdentityProvider } from '../../ports/identity-provider.ts';
 import type { BrowserSession, OperatorBrowserStore, SignInVia } from '../../ports/operator-browser-store.ts';
@@ -59,6 +59,7 @@ export interface SignInDeps {
   /** Over the browser store: a session, its app bearer and its audit entry are written together. */
   uow: UnitOfWork<{ browser: OperatorBrowserStore }>;
   clock: Clock;
+  random: Random;
   origin: string;
 }
 
@@ -81,7 +82,7 @@ export class OperatorSignIn {
     const started = await provider.start().catch(() => {
       throw new SignInRefused(502, 'The identity provider cannot be reached', 'Try again in a moment. Nothing was changed.');
     });
-    const binder = randomText(32);
+    const binder = this.deps.random.text(32);
     const now = this.deps.clock.now();
     await this.deps.store.addLogin({
       stateHash: hashToken(started.state),
@@ -147,7 +148,7 @@ export class OperatorSignIn {
    * session's cookie value: the web apps' own bearer, derived from it, is not counted.
    */
   async apiToken(session: BrowserSession, cookie: string): Promise<{ token: string; expiresIn: number }> {
-    const token = newToken('ors');
+    const token = newToken(this.deps.random, 'ors');
     const now = this.deps.clock.now();
     const expiresAt = Math.min(now + SIGN_IN.apiTokenMs, session.expiresAt);
     const minted = await this.deps.store.mintApiToken(
@@ -172,7 +173,7 @@ export class OperatorSignIn {
   }
 
   private async open(operator: OperatorRecord, via: SignInVia): Promise<string> {
-    const value = randomText(32);
+    const value = this.deps.random.text(32);
     const now = this.deps.clock.now();
     const expiresAt = now + SIGN_IN.sessionMs;
     await this.deps.uow.run(async ({ audit, browser }) => {

@@ -6,7 +6,7 @@ import type { JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { OIDC_CLIENT, OIDC_KEY_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { hashToken } from '../../core/secrets.ts';
 import { appBearer } from '../../http/auth/enterprise-session.ts';
 
 const CALLBACK = `${PUBLIC_URL}/auth/callback`;

@@ -5,11 +5,12 @@
  * with a demo token, an HMAC of the offer id under a key of its own, which only this service can
  * compute and which the page keeps in script memory (never in a URL or a QR code).
  */
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import type { Random } from '../../core/random.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import type { StatusService } from '../status/status-service.ts';
@@ -41,32 +42,35 @@ export interface DemoProgress {
   expired: boolean;
 }
 
+export interface DemoTryItDeps {
+  offers: OfferService;
+  offerStore: OfferStore;
+  status: StatusService;
+  urls: IssuerUrls;
+  tokenKey: Buffer;
+  clock: Clock;
+  random: Random;
+  /** Whether this deployment seeds the demonstration tenant (OPENRAIL_DEMO). */
+  enabled: boolean;
+}
+
 export class DemoTryIt {
-  constructor(
-    private readonly offers: OfferService,
-    private readonly offerStore: OfferStore,
-    private readonly status: StatusService,
-    private readonly urls: IssuerUrls,
-    private readonly tokenKey: Buffer,
-    private readonly clock: Clock,
-    /** Whether this deployment seeds the demonstration tenant (OPENRAIL_DEMO). */
-    private readonly enabled: boolean,
-  ) {}
+  constructor(private readonly deps: DemoTryItDeps) {}
 
   /** A fresh offer of a Transit Pass for a made-up rider, valid a month; no transaction code, so any wallet can take it. */
   async offer(): Promise<DemoOffer> {
-    if (!this.enabled) throw new ServiceError('demo_unavailable', 'This deployment runs with OPENRAIL_DEMO=off.');
-    const validUntil = new Date(this.clock.now() + 30 * DAY_MS).toISOString().slice(0, 10);
+    if (!this.deps.enabled) throw new ServiceError('demo_unavailable', 'This deployment runs with OPENRAIL_DEMO=off.');
+    const validUntil = new Date(this.deps.clock.now() + 30 * DAY_MS).toISOString().slice(0, 10);
     const subject = {
       given_name: 'Ada',
       family_name: 'Lovelace',
-      pass_number: `MT-${String(randomInt(1_000_000)).padStart(6, '0')}`,
+      pass_number: `MT-${String(this.deps.random.int(1_000_000)).padStart(6, '0')}`,
       fare_zone: 'central',
       valid_until: validUntil,
     };
     let created: Awaited<ReturnType<OfferService['create']>>;
     try {
-      created = await this.offers.create(
+      created = await this.deps.offers.create(
         { tenant: DEMO_TENANT.slug, typeId: DEMO_TYPE_ID, subject, byReference: true, expiresIn: DEMO_OFFER_TTL_S },
         VISITOR,
       );
@@ -82,7 +86,7 @@ export class DemoTryIt {
       offerUri: created.offerUri,
       expiresAt: created.expiresAt,
       demoToken: this.tokenOf(created.offerId),
-      vct: this.urls.vct(DEMO_TENANT.slug, DEMO_TYPE_ID),
+      vct: this.deps.urls.vct(DEMO_TENANT.slug, DEMO_TYPE_ID),
       askClaims: DEMO_ASKED_CLAIMS,
     };
   }
@@ -91,19 +95,22 @@ export class DemoTryIt {
   async progress(offerId: string, demoToken: string): Promise<DemoProgress> {
     const offer = await this.ownOffer(offerId, demoToken);
     // eraseAfter is the code's expiry, and once a wallet redeemed it, its access token's: past it, nothing can collect.
-    return { collected: offer.collectedAt !== null, expired: offer.collectedAt === null && offer.eraseAfter <= this.clock.now() };
+    return {
+      collected: offer.collectedAt !== null,
+      expired: offer.collectedAt === null && offer.eraseAfter <= this.deps.clock.now(),
+    };
   }
 
   /** Revokes what a wallet collected from the offer; repeating it changes nothing. */
   async revoke(offerId: string, demoToken: string): Promise<{ revoked: number }> {
     const offer = await this.ownOffer(offerId, demoToken);
     if (offer.collectedAt === null) throw new ServiceError('not_collected');
-    const { views } = await this.status.revoke(DEMO_TENANT.slug, { offerId }, VISITOR, 'revoked on the demo page');
+    const { views } = await this.deps.status.revoke(DEMO_TENANT.slug, { offerId }, VISITOR, 'revoked on the demo page');
     return { revoked: views.length };
   }
 
   private tokenOf(offerId: string): string {
-    return createHmac('sha256', this.tokenKey).update(offerId).digest('base64url');
+    return createHmac('sha256', this.deps.tokenKey).update(offerId).digest('base64url');
   }
 
   private async ownOffer(offerId: string, demoToken: string) {
@@ -111,7 +118,7 @@ export class DemoTryIt {
     const given = Buffer.from(demoToken);
     const offer =
       given.length === expected.length && timingSafeEqual(given, expected)
-        ? await this.offerStore.get(DEMO_TENANT.slug, offerId)
+        ? await this.deps.offerStore.get(DEMO_TENANT.slug, offerId)
         : undefined;
     if (!offer) throw new ServiceError('unknown_demo');
     return offer;

@@ -21,7 +21,16 @@ export const pagesModule = defineModule({
     const { partners } = await ctx.use(partnersModule);
     const { offers, store } = await ctx.use(offersModule);
     const status = await ctx.use(statusModule);
-    const demo = new DemoTryIt(offers, store, status, ctx.urls, ctx.vault.deriveKey('demo-page'), ctx.clock, ctx.config.demo);
+    const demo = new DemoTryIt({
+      offers,
+      offerStore: store,
+      status,
+      urls: ctx.urls,
+      tokenKey: ctx.vault.deriveKey('demo-page'),
+      clock: ctx.clock,
+      random: ctx.random,
+      enabled: ctx.config.demo,
+    });
     const deps = {
       siteName: ctx.config.platformName,
       assets: webAssets(),

@@ -34,23 +34,36 @@ export const partnersModule = defineModule({
     const integration = { views: ctx.viewsOf(integrationModule), keys: (await ctx.use(integrationModule)).partnerKeys };
     const platform = { name: config.platformName, origin: config.publicUrl.origin };
     const warn = (message: string, err: unknown) => ctx.log.warn({ err }, message);
-    const partners = new PartnerService(
+    const partners = new PartnerService({
       store,
       uow,
-      {
+      tenants: {
         exists: async (slug) => (await tenants.find(slug)) !== undefined,
         prepareCreation: (name) => tenants.prepareCreation(name),
         createIn: (prepared, actor) => tenants.createIn(prepared, actor),
       },
-      ctx.mailer,
+      mailer: ctx.mailer,
       platform,
-      ctx.clock,
-      ctx.ids,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
       warn,
-      integration.keys,
-    );
+      keys: integration.keys,
+    });
     const codes = (await ctx.use(onboardingModule)).codesFor('partner-signin');
-    const access = new PartnerAccess(store, integration, uow, codes, ctx.rates, ctx.budgets, platform, ctx.clock, ctx.ids, warn);
+    const access = new PartnerAccess({
+      store,
+      integration,
+      uow,
+      codes,
+      budget: ctx.rates,
+      budgets: ctx.budgets,
+      platform,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+      warn,
+    });
     return {
       services: { partners, access },
       routes: () => [

@@ -1,10 +1,11 @@
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { type IntegrationScope, RATE_CLASSES, ratePolicyOf, windowStart } from '../../core/integration-scopes.ts';
 import { SIGNED_IN_STAGES, type TeamRole } from '../../core/partner-pipeline.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import type { AnonymousGate } from '../../http/auth/anonymous-gate.ts';
 import { INTEGRATION_TOKEN_PREFIX, PARTNER_SESSION_PREFIX, type PartnerSessionInfo } from '../../http/auth/operator-bearer.ts';
 import type { IntegrationTokenRecord, PartnerKeyWrites, RateBudget } from '../../ports/integration-token-store.ts';
@@ -40,6 +41,22 @@ export const keyView = (t: IntegrationTokenRecord) => ({
 
 export const teamView = (m: TeamMember) => ({ memberId: m.id, email: m.email, role: m.role, addedAt: iso(m.addedAt) });
 
+export interface PartnerAccessDeps {
+  store: PartnerStore;
+  /** The integration module's keys: its views to read a partner's, its service to change them. */
+  integration: { views: IntegrationViews; keys: PartnerKeyWrites };
+  uow: UnitOfWork<PartnerScope>;
+  codes: MailedCodes;
+  /** The keys' rate windows, read for their usage. */
+  budget: RateBudget;
+  budgets: AnonymousGate;
+  platform: { name: string; origin: string };
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+  warn: (message: string, err: unknown) => void;
+}
+
 /**
  * What a partner's team does for itself (docs/partners.md): signs in with a code mailed to a
  * member's address, mints, rotates and revokes keys inside the grant an operator attached, and
@@ -47,23 +64,10 @@ export const teamView = (m: TeamMember) => ({ memberId: m.id, email: m.email, ro
  * never from the request.
  */
 export class PartnerAccess {
-  constructor(
-    private readonly store: PartnerStore,
-    /** The integration module's keys: its views to read a partner's, its service to change them. */
-    private readonly integration: { views: IntegrationViews; keys: PartnerKeyWrites },
-    private readonly uow: UnitOfWork<PartnerScope>,
-    private readonly codes: MailedCodes,
-    /** The keys' rate windows, read for their usage. */
-    private readonly budget: RateBudget,
-    private readonly budgets: AnonymousGate,
-    private readonly platform: { name: string; origin: string },
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly warn: (message: string, err: unknown) => void,
-  ) {}
+  constructor(private readonly deps: PartnerAccessDeps) {}
 
   private contactKey(email: string): string {
-    return this.codes.keyOf(`partner:${email}`);
+    return this.deps.codes.keyOf(`partner:${email}`);
   }
 
   /**
@@ -75,22 +79,22 @@ export class PartnerAccess {
     const email = contactEmail.trim().toLowerCase();
     const key = this.contactKey(email);
     // Per address, per contact (whether or not it is a member) and for the deployment (docs/security.md).
-    const limits = await this.budgets.spend('partner-signin', address, key);
-    void this.mailCode(email, key).catch((err) => this.warn('a partner sign-in code could not be mailed', err));
+    const limits = await this.deps.budgets.spend('partner-signin', address, key);
+    void this.mailCode(email, key).catch((err) => this.deps.warn('a partner sign-in code could not be mailed', err));
     return limits;
   }
 
   private async mailCode(email: string, key: string): Promise<void> {
-    const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
+    const [member] = await this.deps.store.membersByEmail(email, SIGNED_IN_STAGES);
     if (!member) return;
-    await this.codes.send(key, email, `Your ${this.platform.name} partner portal code`, (code) =>
+    await this.deps.codes.send(key, email, `Your ${this.deps.platform.name} partner portal code`, (code) =>
       [
         `Your code is ${code}.`,
         '',
-        `Enter it at ${this.platform.origin}/portal/signin to sign in to the partner portal. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
+        `Enter it at ${this.deps.platform.origin}/portal/signin to sign in to the partner portal. It works once, for ${CODE_TTL_MS / 60_000} minutes.`,
         'If you did not ask for it, ignore this mail: nothing happens without the code.',
         '',
-        `${this.platform.name} (${this.platform.origin})`,
+        `${this.deps.platform.name} (${this.deps.platform.origin})`,
       ].join('\n'),
     );
   }
@@ -98,27 +102,27 @@ export class PartnerAccess {
   /** Exchanges a mailed code for a session bearer of the member's partner. */
   async verify(contactEmail: string, code: string) {
     const email = contactEmail.trim().toLowerCase();
-    const challenge = await this.codes.check(this.contactKey(email), code);
-    const [member] = await this.store.membersByEmail(email, SIGNED_IN_STAGES);
+    const challenge = await this.deps.codes.check(this.contactKey(email), code);
+    const [member] = await this.deps.store.membersByEmail(email, SIGNED_IN_STAGES);
     if (!member) throw invalidCode();
-    await this.codes.spend(challenge);
-    const partner = await this.store.application(member.applicationId);
-    const now = this.clock.now();
-    const token = newToken(PARTNER_SESSION_PREFIX);
-    await this.store.createSession(hashToken(token), member.id, now, now + SESSION_TTL_MS);
+    await this.deps.codes.spend(challenge);
+    const partner = await this.deps.store.application(member.applicationId);
+    const now = this.deps.clock.now();
+    const token = newToken(this.deps.random, PARTNER_SESSION_PREFIX);
+    await this.deps.store.createSession(hashToken(token), member.id, now, now + SESSION_TTL_MS);
     return { token, expiresIn: SESSION_TTL_MS / 1000, tenant: partner?.tenant ?? null };
   }
 
   async signOut(token: string): Promise<void> {
-    await this.store.endSession(hashToken(token));
+    await this.deps.store.endSession(hashToken(token));
   }
 
   /** The portal's overview: the partner, its grant, and each active key's use of its rate class now. */
   async overview(session: PartnerSessionInfo) {
-    const partner = await this.store.application(session.applicationId);
+    const partner = await this.deps.store.application(session.applicationId);
     if (!partner) throw new ServiceError('unknown_application', 'No partner application has this id.');
     const keys = await this.keys(session);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const usage = await Promise.all(
       keys
         .filter((k) => k.state === 'active')
@@ -128,7 +132,7 @@ export class PartnerAccess {
           return {
             keyId: k.id,
             label: k.label,
-            used: await this.budget.used(k.id, start),
+            used: await this.deps.budget.used(k.id, start),
             quota: policy.quota,
             windowSeconds: policy.windowSeconds,
             windowEndsAt: new Date(start + policy.windowSeconds * 1000).toISOString(),
@@ -156,13 +160,13 @@ export class PartnerAccess {
   }
 
   async keys(session: PartnerSessionInfo) {
-    const rows = await this.integration.views.partnerKeys(session.applicationId, 200);
+    const rows = await this.deps.integration.views.partnerKeys(session.applicationId, 200);
     return rows.map(keyView);
   }
 
   /** A key inside the grant: its scopes a subset of the grant's, the grant's rate class and tenant. */
   async mint(session: PartnerSessionInfo, actor: Actor, input: { label: string; scopes: IntegrationScope[] }) {
-    const partner = await this.store.application(session.applicationId);
+    const partner = await this.deps.store.application(session.applicationId);
     if (!partner?.tenant || !partner.grant) {
       throw new ServiceError('no_grant', 'Your partner has no tenant and grant yet: an operator links it first.');
     }
@@ -175,7 +179,8 @@ export class PartnerAccess {
       );
     }
     const { record, secret } = mintToken(
-      this.ids.mint('integrationToken'),
+      this.deps.random,
+      this.deps.ids.mint('integrationToken'),
       {
         tenant: partner.tenant,
         label: input.label.trim(),
@@ -185,10 +190,10 @@ export class PartnerAccess {
         createdBy: actorLabel(actor),
         partnerId: partner.id,
       },
-      this.clock.now(),
+      this.deps.clock.now(),
     );
-    const tokens = this.integration.keys;
-    const auditSeq = await this.uow.run(async ({ partners, audit }) => {
+    const tokens = this.deps.integration.keys;
+    const auditSeq = await this.deps.uow.run(async ({ partners, audit }) => {
       // Counted under the partner's row: of mints at once, each counts the keys the ones before
       // it committed, so together they cannot pass the limit (a count read before the
       // transaction, or beside another's uncommitted key, would let them all through).
@@ -209,37 +214,37 @@ export class PartnerAccess {
   }
 
   private async ownKey(session: PartnerSessionInfo, id: string): Promise<IntegrationTokenRecord> {
-    const found = await this.integration.views.key(id);
+    const found = await this.deps.integration.views.key(id);
     if (!found || found.partnerId !== session.applicationId) throw unknownKey();
     return found;
   }
 
   async revoke(session: PartnerSessionInfo, actor: Actor, id: string) {
     const found = await this.ownKey(session, id);
-    const auditSeq = await this.uow.run(async ({ audit }) => {
-      if (!(await this.integration.keys.revoke(id, found.tenant, actorLabel(actor), this.clock.now()))) {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.integration.keys.revoke(id, found.tenant, actorLabel(actor), this.deps.clock.now()))) {
         throw new ServiceError('token_revoked', 'The key is already revoked.');
       }
       return audit.append({ actor, action: 'partner_key.revoked', tenant: found.tenant, target: id });
     });
-    return { ok: true as const, auditSeq, key: keyView((await this.integration.views.key(id)) ?? found) };
+    return { ok: true as const, auditSeq, key: keyView((await this.deps.integration.views.key(id)) ?? found) };
   }
 
   /** A new secret for the same key; the old one stops working at once, on every process. */
   async rotate(session: PartnerSessionInfo, actor: Actor, id: string) {
     const found = await this.ownKey(session, id);
-    const secret = newToken(INTEGRATION_TOKEN_PREFIX);
-    const auditSeq = await this.uow.run(async ({ audit }) => {
-      if (!(await this.integration.keys.rotate(id, found.tenant, hashToken(secret), this.clock.now()))) {
+    const secret = newToken(this.deps.random, INTEGRATION_TOKEN_PREFIX);
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.integration.keys.rotate(id, found.tenant, hashToken(secret), this.deps.clock.now()))) {
         throw new ServiceError('token_revoked', 'A revoked key cannot be rotated.');
       }
       return audit.append({ actor, action: 'partner_key.rotated', tenant: found.tenant, target: id });
     });
-    return { ok: true as const, auditSeq, key: { ...keyView((await this.integration.views.key(id)) ?? found), secret } };
+    return { ok: true as const, auditSeq, key: { ...keyView((await this.deps.integration.views.key(id)) ?? found), secret } };
   }
 
   async team(session: PartnerSessionInfo) {
-    return (await this.store.members(session.applicationId)).map(teamView);
+    return (await this.deps.store.members(session.applicationId)).map(teamView);
   }
 
   /**
@@ -248,7 +253,7 @@ export class PartnerAccess {
    * and two admins removing each other at once cannot leave the team without an admin.
    */
   private changeTeam<T>(session: PartnerSessionInfo, work: (scope: PartnerScope & Recorders, team: TeamMember[]) => Promise<T>) {
-    return this.uow.run(async (scope) => {
+    return this.deps.uow.run(async (scope) => {
       await scope.partners.lockTeam(session.applicationId);
       return work(scope, await scope.partners.members(session.applicationId));
     });
@@ -256,12 +261,12 @@ export class PartnerAccess {
 
   async addMember(session: PartnerSessionInfo, actor: Actor, input: { email: string; role: TeamRole }) {
     const member: TeamMember = {
-      id: this.ids.mint('teamMember'),
+      id: this.deps.ids.mint('teamMember'),
       applicationId: session.applicationId,
       email: input.email.trim().toLowerCase(),
       role: input.role,
       addedBy: actorLabel(actor),
-      addedAt: this.clock.now(),
+      addedAt: this.deps.clock.now(),
     };
     const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
       if (team.length >= MAX_TEAM) throw new ServiceError('conflict', `A team has at most ${MAX_TEAM} members.`);
@@ -319,6 +324,6 @@ export class PartnerAccess {
   }
 
   prune(now: number): Promise<void> {
-    return this.store.prune(now - 24 * 60 * 60 * 1000);
+    return this.deps.store.prune(now - 24 * 60 * 60 * 1000);
   }
 }

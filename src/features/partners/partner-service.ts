@@ -1,11 +1,11 @@
-import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IntegrationScope, RateClass } from '../../core/integration-scopes.ts';
 import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
+import type { Random } from '../../core/random.ts';
+import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { PartnerKeyWrites } from '../../ports/integration-token-store.ts';
 import type { Mailer } from '../../ports/mailer.ts';
@@ -64,30 +64,33 @@ export const applicationView = (a: ApplicationRecord) => ({
 
 const memberView = (m: TeamMember) => ({ memberId: m.id, email: m.email, role: m.role, addedAt: iso(m.addedAt) });
 
+export interface PartnerServiceDeps {
+  store: PartnerStore;
+  uow: UnitOfWork<PartnerScope>;
+  tenants: {
+    exists(slug: string): Promise<boolean>;
+    /** Checks a new tenant's name and makes its slug and key, before the unit of work opens. */
+    prepareCreation(name: string): Promise<PreparedTenant>;
+    /** Makes the prepared tenant in the caller's unit of work (the tenants module's service joins it). */
+    createIn(prepared: PreparedTenant, actor: Actor): Promise<{ slug: string }>;
+  };
+  mailer: Mailer;
+  platform: { name: string; origin: string };
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+  warn: (message: string, err: unknown) => void;
+  /** The integration module's service: a partner's keys revoked when it leaves or its grant narrows. */
+  keys: Pick<PartnerKeyWrites, 'revokePartnerKeys'>;
+}
+
 /**
  * Partner onboarding (docs/partners.md): the public intake and status, and the pipeline operators
  * run: stages moved by the transition table, each move recorded with its actor and audited, and
  * the link to a tenant with the grant that bounds the partner's keys.
  */
 export class PartnerService {
-  constructor(
-    private readonly store: PartnerStore,
-    private readonly uow: UnitOfWork<PartnerScope>,
-    private readonly tenants: {
-      exists(slug: string): Promise<boolean>;
-      /** Checks a new tenant's name and makes its slug and key, before the unit of work opens. */
-      prepareCreation(name: string): Promise<PreparedTenant>;
-      /** Makes the prepared tenant in the caller's unit of work (the tenants module's service joins it). */
-      createIn(prepared: PreparedTenant, actor: Actor): Promise<{ slug: string }>;
-    },
-    private readonly mailer: Mailer,
-    private readonly platform: { name: string; origin: string },
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly warn: (message: string, err: unknown) => void,
-    /** The integration module's service: a partner's keys revoked when it leaves or its grant narrows. */
-    private readonly keys: Pick<PartnerKeyWrites, 'revokePartnerKeys'>,
-  ) {}
+  constructor(private readonly deps: PartnerServiceDeps) {}
 
   /**
    * A new application at stage `applied`, with its contact as the first admin of its team. The
@@ -95,10 +98,10 @@ export class PartnerService {
    * commit: a mail that fails is logged, and the applicant still has its id and token.
    */
   async apply(input: ApplicationInput, actor: Actor) {
-    const now = this.clock.now();
-    const statusToken = randomText(32);
+    const now = this.deps.clock.now();
+    const statusToken = this.deps.random.text(32);
     const application: ApplicationRecord = {
-      id: this.ids.mint('application'),
+      id: this.deps.ids.mint('application'),
       kind: input.kind,
       organisation: input.organisation.trim(),
       contactName: input.contactName.trim(),
@@ -115,7 +118,7 @@ export class PartnerService {
       createdAt: now,
       updatedAt: now,
     };
-    const auditSeq = await this.uow.run(async ({ partners, audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ partners, audit, events }) => {
       await partners.createApplication(application);
       await partners.appendHistory({
         applicationId: application.id,
@@ -126,7 +129,7 @@ export class PartnerService {
         at: now,
       });
       await partners.addMember({
-        id: this.ids.mint('teamMember'),
+        id: this.deps.ids.mint('teamMember'),
         applicationId: application.id,
         email: application.contactEmail,
         role: 'admin',
@@ -146,29 +149,29 @@ export class PartnerService {
         detail: { kind: application.kind },
       });
     });
-    await this.mailer
+    await this.deps.mailer
       .send({
         to: application.contactEmail,
-        subject: `${this.platform.name}: we received your partner application`,
+        subject: `${this.deps.platform.name}: we received your partner application`,
         text: [
           `Hello ${application.contactName},`,
           '',
-          `Thank you for applying to the ${this.platform.name} partner programme as ${kindWords[application.kind]} for ${application.organisation}.`,
+          `Thank you for applying to the ${this.deps.platform.name} partner programme as ${kindWords[application.kind]} for ${application.organisation}.`,
           `Your application is ${application.id}. It starts at the "applied" stage; our operators screen it next.`,
           '',
-          `Follow it at ${this.platform.origin}/partners/status with the application id and the status token you were shown when you applied.`,
+          `Follow it at ${this.deps.platform.origin}/partners/status with the application id and the status token you were shown when you applied.`,
           'We never send the status token by mail: keep it where you keep other credentials.',
           '',
-          `${this.platform.name} (${this.platform.origin})`,
+          `${this.deps.platform.name} (${this.deps.platform.origin})`,
         ].join('\n'),
       })
-      .catch((err) => this.warn('the partner application acknowledgement could not be mailed', err));
+      .catch((err) => this.deps.warn('the partner application acknowledgement could not be mailed', err));
     return { applicationId: application.id, statusToken, auditSeq };
   }
 
   /** The applicant reads its own application; a wrong id and a wrong token are one refusal. */
   async status(applicationId: string, statusToken: string) {
-    const found = await this.store.application(applicationId);
+    const found = await this.deps.store.application(applicationId);
     const presented = hashToken(statusToken);
     if (!found || !constantTimeEqual(presented, found.statusTokenHash)) throw unknownApplication();
     return {
@@ -178,14 +181,14 @@ export class PartnerService {
       stage: found.stage,
       stageSince: iso(found.stageAt),
       submittedAt: iso(found.createdAt),
-      history: publicHistory(await this.store.history(found.id)),
+      history: publicHistory(await this.deps.store.history(found.id)),
     };
   }
 
   /** Newest first, on the back office's list convention (`tenant`: the applications linked to it). */
   async list(p: ListParams, filter: { stage?: PartnerStage; kind?: PartnerKind }) {
     const after = cursorOf(p.after, ['number', 'string']);
-    const rows = await this.store.applications({
+    const rows = await this.deps.store.applications({
       ...filter,
       ...windowOf(p),
       ...(p.tenant === null ? {} : { tenant: p.tenant }),
@@ -197,14 +200,14 @@ export class PartnerService {
   }
 
   async get(id: string) {
-    const found = await this.store.application(id);
+    const found = await this.deps.store.application(id);
     if (!found) throw unknownPartner();
-    const history = await this.store.history(id);
+    const history = await this.deps.store.history(id);
     return {
       ...applicationView(found),
       allowedStages: [...TRANSITIONS[found.stage]],
       history: history.map((h) => ({ from: h.from, to: h.to, actor: h.actor, note: h.note, at: iso(h.at) })),
-      team: (await this.store.members(id)).map(memberView),
+      team: (await this.deps.store.members(id)).map(memberView),
     };
   }
 
@@ -214,12 +217,12 @@ export class PartnerService {
    * loses its keys and its team's sessions in the same transaction.
    */
   async move(actor: Actor, id: string, to: PartnerStage, note: string | null) {
-    const found = await this.store.application(id);
+    const found = await this.deps.store.application(id);
     if (!found) throw unknownPartner();
     if (!canMove(found.stage, to)) throw illegal(found.stage, to);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const label = actorLabel(actor);
-    const auditSeq = await this.uow.run(async ({ partners, audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ partners, audit, events }) => {
       if (!(await partners.moveStage(id, found.stage, to, now))) {
         const current = (await partners.application(id))?.stage ?? found.stage;
         throw illegal(current, to);
@@ -227,7 +230,7 @@ export class PartnerService {
       await partners.appendHistory({ applicationId: id, from: found.stage, to, actor: label, note, at: now });
       let revokedKeys: string[] = [];
       if (!SIGNED_IN_STAGES.includes(to)) {
-        revokedKeys = await this.keys.revokePartnerKeys(id, label, now);
+        revokedKeys = await this.deps.keys.revokePartnerKeys(id, label, now);
         await partners.endSessions({ applicationId: id });
       }
       await events.emit({
@@ -243,7 +246,7 @@ export class PartnerService {
         detail: { from: found.stage, to, ...(revokedKeys.length > 0 ? { revokedKeys } : {}) },
       });
     });
-    return { ok: true as const, auditSeq, partner: applicationView((await this.store.application(id)) ?? found) };
+    return { ok: true as const, auditSeq, partner: applicationView((await this.deps.store.application(id)) ?? found) };
   }
 
   /**
@@ -252,7 +255,7 @@ export class PartnerService {
    * stays with the tenant it was first linked to.
    */
   async linkTenant(actor: Actor, id: string, input: GrantInput) {
-    const found = await this.store.application(id);
+    const found = await this.deps.store.application(id);
     if (!found) throw unknownPartner();
     if (!SIGNED_IN_STAGES.includes(found.stage)) {
       throw new ServiceError('partner_not_approved', `The partner is at stage ${found.stage}; link it once it is approved.`);
@@ -260,7 +263,7 @@ export class PartnerService {
     if ((input.tenant === undefined) === (input.tenantName === undefined)) {
       throw new ServiceError('invalid_request', 'Name exactly one of tenant (an existing one) and tenantName (a new one).');
     }
-    if (input.tenant !== undefined && !(await this.tenants.exists(input.tenant))) {
+    if (input.tenant !== undefined && !(await this.deps.tenants.exists(input.tenant))) {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
     }
     const linked = (to: string) =>
@@ -269,11 +272,11 @@ export class PartnerService {
     if (refused(found.tenant)) throw linked(found.tenant as string);
     const scopes = [...new Set(input.scopes)].sort();
     const grant = { scopes, rateClass: input.rateClass };
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const label = actorLabel(actor);
     // A new tenant's slug and key are made before the transaction, which never waits for them.
-    const prepared = input.tenantName === undefined ? undefined : await this.tenants.prepareCreation(input.tenantName);
-    const auditSeq = await this.uow.run(async (scope) => {
+    const prepared = input.tenantName === undefined ? undefined : await this.deps.tenants.prepareCreation(input.tenantName);
+    const auditSeq = await this.deps.uow.run(async (scope) => {
       const { partners, audit } = scope;
       // The row is held, then read again: of links at once, each waits here for the one before
       // and finds its tenant, as it would one after another. So a refused link makes no tenant:
@@ -281,12 +284,12 @@ export class PartnerService {
       await partners.lockTeam(id);
       const current = (await partners.application(id))?.tenant ?? null;
       if (refused(current)) throw linked(current as string);
-      const tenant = input.tenant ?? (await this.tenants.createIn(prepared as PreparedTenant, actor)).slug;
+      const tenant = input.tenant ?? (await this.deps.tenants.createIn(prepared as PreparedTenant, actor)).slug;
       // Conditional as well: the first link stands even for a caller that does not hold the row.
       if (!(await partners.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
       const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>
         t.rateClass === grant.rateClass && t.scopes.every((s) => scopes.includes(s));
-      const revokedKeys = await this.keys.revokePartnerKeys(id, label, now, inside);
+      const revokedKeys = await this.deps.keys.revokePartnerKeys(id, label, now, inside);
       return audit.append({
         actor,
         action: 'partner.linked',
@@ -295,14 +298,14 @@ export class PartnerService {
         detail: { scopes, rateClass: grant.rateClass, created: input.tenantName !== undefined, revokedKeys },
       });
     });
-    return { ok: true as const, auditSeq, partner: applicationView((await this.store.application(id)) ?? found) };
+    return { ok: true as const, auditSeq, partner: applicationView((await this.deps.store.application(id)) ?? found) };
   }
 
   /** Partners by kind and stage, and how long they have been in their stage (days). */
   async portfolio() {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const days = (ms: number) => Math.round((ms / 86_400_000) * 10) / 10;
-    const cells = await this.store.portfolio();
+    const cells = await this.deps.store.portfolio();
     return {
       total: cells.reduce((n, c) => n + c.count, 0),
       cells: cells

@@ -14,15 +14,15 @@ export const statusModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { ledger } = await ctx.use(issuanceModule);
-    const status = new StatusService(
-      ctx.viewsOf(issuanceModule),
+    const status = new StatusService({
+      views: ctx.viewsOf(issuanceModule),
       ledger,
-      ctx.unitOfWork({}),
-      ctx.keys,
+      uow: ctx.unitOfWork({}),
+      keys: ctx.keys,
       tenants,
-      ctx.urls,
-      ctx.clock,
-    );
+      urls: ctx.urls,
+      clock: ctx.clock,
+    });
     return { services: status, routes: () => [statusRoutes(status)] };
   },
 });

@@ -30,6 +30,16 @@ export interface RevocationView {
 
 export type RevokeSelector = { status: { uri: string; idx: number } } | { credentialId: string } | { offerId: string };
 
+export interface StatusServiceDeps {
+  views: Pick<IssuanceViews, 'statusList' | 'revokedIndices'>;
+  ledger: LedgerWrites;
+  uow: UnitOfWork<object>;
+  keys: KeyStore;
+  tenants: TenantService;
+  urls: IssuerUrls;
+  clock: Clock;
+}
+
 /**
  * Token status lists and revocation (docs/status-lists.md), over the issuance module's record of
  * issued credentials: its views to read a list, its ledger to revoke.
@@ -42,15 +52,7 @@ export class StatusService {
    */
   private readonly signed = new Map<string, { revision: number; token: string; signedAt: number }>();
 
-  constructor(
-    private readonly views: Pick<IssuanceViews, 'statusList' | 'revokedIndices'>,
-    private readonly ledger: LedgerWrites,
-    private readonly uow: UnitOfWork<object>,
-    private readonly keys: KeyStore,
-    private readonly tenants: TenantService,
-    private readonly urls: IssuerUrls,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: StatusServiceDeps) {}
 
   /**
    * The signed Status List Token (draft-ietf-oauth-status-list §5.1) of the record as it is now:
@@ -58,16 +60,16 @@ export class StatusService {
    * older than the ttl.
    */
   async token(tenant: string, seq: number): Promise<string> {
-    await this.tenants.existing(tenant);
-    const list = await this.views.statusList(tenant, seq);
+    await this.deps.tenants.existing(tenant);
+    const list = await this.deps.views.statusList(tenant, seq);
     if (!list) throw new ServiceError('unknown_status_list', `Tenant ${tenant} has no status list ${seq}.`);
     const key = `${tenant}\u0000${seq}`;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const cached = this.signed.get(key);
     if (cached && cached.revision === list.revision && now - cached.signedAt < STATUS_LIST_TTL_S * 1000) return cached.token;
     // The revision was read first: a revocation committed meanwhile is in this token, under the older
     // revision, and only makes the next fetch sign again.
-    const revoked = await this.views.revokedIndices(tenant, seq);
+    const revoked = await this.deps.views.revokedIndices(tenant, seq);
     const lst = compressStatusList(
       packStatuses(
         list.size,
@@ -76,13 +78,13 @@ export class StatusService {
       ),
       SERVED_LEVEL,
     );
-    const signer = await this.keys.signer(tenant, 'issuer');
+    const signer = await this.deps.keys.signer(tenant, 'issuer');
     const iat = Math.floor(now / 1000);
     const token = signer.sign(
       { typ: 'statuslist+jwt', kid: signer.kid, ...x5c(signer) },
       {
-        iss: this.tenants.didOf(tenant),
-        sub: this.urls.statusList(tenant, seq),
+        iss: this.deps.tenants.didOf(tenant),
+        sub: this.deps.urls.statusList(tenant, seq),
         iat,
         exp: iat + STATUS_LIST_VALIDITY_S,
         ttl: STATUS_LIST_TTL_S,
@@ -102,12 +104,12 @@ export class StatusService {
    * every process signs a fresh token on its next fetch, whatever it cached. Answers how many lists.
    */
   resignAll(tenant: string): Promise<number> {
-    return this.ledger.touchLists(tenant);
+    return this.deps.ledger.touchLists(tenant);
   }
 
   /** The revoked indices of a list, as the issued-credential record holds them. */
   revokedIndices(tenant: string, seq: number): Promise<number[]> {
-    return this.views.revokedIndices(tenant, seq);
+    return this.deps.views.revokedIndices(tenant, seq);
   }
 
   /**
@@ -120,9 +122,9 @@ export class StatusService {
     actor: Actor,
     reason?: string,
   ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
-    await this.tenants.get(tenant);
+    await this.deps.tenants.get(tenant);
     const target = this.target(tenant, selector);
-    return this.uow.run((scope) => this.revokeWithin(scope, tenant, target, actor, reason));
+    return this.deps.uow.run((scope) => this.revokeWithin(scope, tenant, target, actor, reason));
   }
 
   /**
@@ -130,7 +132,7 @@ export class StatusService {
    * which were revoked now, and every one matched. Called inside another unit of work, it joins it.
    */
   async revokeEach(tenant: string, ids: string[], actor: Actor): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
-    return this.uow.run((scope) => this.revokeWithin(scope, tenant, { by: 'credentials', ids }, actor));
+    return this.deps.uow.run((scope) => this.revokeWithin(scope, tenant, { by: 'credentials', ids }, actor));
   }
 
   /**
@@ -145,7 +147,7 @@ export class StatusService {
     actor: Actor,
     reason?: string,
   ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
-    const { matched, newlyRevoked } = await this.ledger.revoke(tenant, target, this.clock.now());
+    const { matched, newlyRevoked } = await this.deps.ledger.revoke(tenant, target, this.deps.clock.now());
     if (matched.length === 0) {
       throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
     }
@@ -167,7 +169,7 @@ export class StatusService {
   private target(tenant: string, selector: RevokeSelector): RevocationTarget {
     if ('credentialId' in selector) return { by: 'credential', id: selector.credentialId };
     if ('offerId' in selector) return { by: 'offer', offerId: selector.offerId };
-    const list = this.urls.parseStatusList(selector.status.uri);
+    const list = this.deps.urls.parseStatusList(selector.status.uri);
     // Another tenant's (or another service's) status reference is refused like an unknown one.
     if (!list || list.tenant !== tenant) {
       throw new ServiceError('unknown_credential', `No credential of tenant ${tenant} matches this reference.`);
@@ -179,7 +181,7 @@ export class StatusService {
     return {
       credentialId: r.id,
       typeId: r.typeId,
-      status: { uri: this.urls.statusList(r.tenant, r.listSeq), idx: r.idx },
+      status: { uri: this.deps.urls.statusList(r.tenant, r.listSeq), idx: r.idx },
       issuedAt: new Date(r.issuedAt).toISOString(),
       revokedAt: new Date(r.revokedAt ?? 0).toISOString(),
     };

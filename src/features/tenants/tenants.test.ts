@@ -6,9 +6,10 @@ import { holderJws } from '../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../test/helpers/operators.ts';
 import { livePartnerSession } from '../../../test/helpers/partners.ts';
 import { bearer, owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
+import { systemRandom } from '../../adapters/crypto/random-pool.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { INTEGRATION_SCOPES, type IntegrationScope } from '../../core/integration-scopes.ts';
+import { hashToken } from '../../core/secrets.ts';
 import { OPERATOR_ROLES } from '../../ports/operator-store.ts';
 import { mintToken } from '../integration/token-service.ts';
 
@@ -97,6 +98,7 @@ for (const factory of testDatabases()) {
       ];
       // An integration token with every scope, written as the provisioning ceremony would.
       const key = mintToken(
+        systemRandom,
         'itk_provisioning-test-key',
         {
           tenant: 'demo-transit',

@@ -1,5 +1,5 @@
-import { hashShippedFiles, readRecordedBuild } from '../../adapters/fs/source-files.ts';
 import { type Divergence, divergence, sourceDigest } from '../../core/source-digest.ts';
+import type { ShippedBuild } from '../../ports/shipped-build.ts';
 
 export interface BuildReport {
   commit: string;
@@ -11,9 +11,9 @@ export interface BuildReport {
 }
 
 /** GET /build: what was recorded at install time against what is on disk now. */
-export function buildReport(root: string): BuildReport {
-  const recorded = readRecordedBuild(root);
-  const observedFiles = hashShippedFiles(root);
+export function buildReport(shipped: ShippedBuild): BuildReport {
+  const recorded = shipped.recorded();
+  const observedFiles = shipped.observed();
   const observedSourceDigest = sourceDigest(observedFiles);
   if (!recorded) {
     return {

@@ -1,5 +1,4 @@
 import { defineModule } from '../../app/module.ts';
-import { APP_ROOT } from '../../app/start.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { ReadinessProbe } from './readiness.ts';
 import { trustRoutes } from './routes.ts';
@@ -20,7 +19,7 @@ export const trustModule = defineModule({
           anchorPem: ctx.certifier.anchorPem,
           clock: ctx.clock,
           readiness,
-          appRoot: APP_ROOT,
+          shipped: ctx.shipped,
           publicUrl: ctx.config.publicUrl,
           security: ctx.config.security,
           openApi: ctx.openApi,

@@ -7,6 +7,7 @@ import { PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { errorResponse, Slug } from '../../http/schemas/common.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
+import type { ShippedBuild } from '../../ports/shipped-build.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { buildReport } from './build-provenance.ts';
 import type { ReadinessProbe } from './readiness.ts';
@@ -55,7 +56,8 @@ export interface TrustDeps {
   anchorPem: string;
   readiness: ReadinessProbe;
   clock: Clock;
-  appRoot: string;
+  /** The package as installed: GET /build compares its record with its files. */
+  shipped: ShippedBuild;
   publicUrl: URL;
   security: { contacts: string[]; expires?: Date; policy?: string };
   /** The contract document of the mounted routes, built once at start. */
@@ -127,7 +129,7 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
         stability: 'unpromised',
         summary: 'Provenance of the running instance: recorded and observed source digests.',
         responses: { 200: { description: 'Build provenance.', schema: Build } },
-        handler: async () => buildReport(deps.appRoot),
+        handler: async () => buildReport(deps.shipped),
       }),
       defineRoute({
         method: 'GET',

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint, importJWK, type JWK } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { owner, railOn, startRail, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { BUILD_INFO_FILE, hashShippedFiles, type RecordedBuild } from '../../adapters/fs/source-files.ts';
+import { BUILD_INFO_FILE, hashShippedFiles, type RecordedBuild, shippedBuildAt } from '../../adapters/fs/source-files.ts';
 import { APP_ROOT } from '../../compose.ts';
 import { sourceDigest } from '../../core/source-digest.ts';
 import { buildReport } from './build-provenance.ts';
@@ -317,7 +317,7 @@ describe('buildReport(root)', () => {
 
   test('unchanged files match with zero divergence', () => {
     const root = fixture();
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.commit, 'abc123def');
     assert.match(r.sourceDigest, SHA256);
     assert.equal(r.observedSourceDigest, r.sourceDigest);
@@ -332,7 +332,7 @@ describe('buildReport(root)', () => {
     writeFileSync(join(root, 'README.md'), 'edited\n');
     mkdirSync(join(root, 'test'));
     writeFileSync(join(root, 'test', 'x.test.ts'), 'x\n');
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.matches, true);
     assert.deepEqual(r.divergence, { missing: 0, changed: 0, extra: 0 });
   });
@@ -340,7 +340,7 @@ describe('buildReport(root)', () => {
   test('one changed file: changed 1, no match', () => {
     const root = fixture();
     writeFileSync(join(root, 'src', 'core', 'util.ts'), 'export const util = 3;\n');
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.matches, false);
     assert.deepEqual(r.divergence, { missing: 0, changed: 1, extra: 0 });
     assert.notEqual(r.observedSourceDigest, r.sourceDigest);
@@ -350,7 +350,7 @@ describe('buildReport(root)', () => {
   test('one deleted file: missing 1, no match', () => {
     const root = fixture();
     unlinkSync(join(root, 'src', 'main.ts'));
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.matches, false);
     assert.deepEqual(r.divergence, { missing: 1, changed: 0, extra: 0 });
     assert.notEqual(r.observedSourceDigest, r.sourceDigest);
@@ -359,7 +359,7 @@ describe('buildReport(root)', () => {
   test('one added file: extra 1, no match', () => {
     const root = fixture();
     writeFileSync(join(root, 'src', 'core', 'added.ts'), 'export const added = true;\n');
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.matches, false);
     assert.deepEqual(r.divergence, { missing: 0, changed: 0, extra: 1 });
     assert.notEqual(r.observedSourceDigest, r.sourceDigest);
@@ -369,14 +369,14 @@ describe('buildReport(root)', () => {
     const root = fixture();
     cpSync(join(root, 'src', 'main.ts'), join(root, 'src', 'renamed.ts'));
     unlinkSync(join(root, 'src', 'main.ts'));
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.matches, false);
     assert.deepEqual(r.divergence, { missing: 1, changed: 0, extra: 1 });
   });
 
   test('a recorded digest that disagrees with the recorded files does not match', () => {
     const root = fixture();
-    assert.equal(buildReport(root).matches, true);
+    assert.equal(buildReport(shippedBuildAt(root)).matches, true);
     const build: RecordedBuild = {
       commit: 'abc123def',
       recordedAt: new Date().toISOString(),
@@ -384,14 +384,14 @@ describe('buildReport(root)', () => {
       files: hashShippedFiles(root),
     };
     writeFileSync(join(root, BUILD_INFO_FILE), JSON.stringify(build));
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.deepEqual(r.divergence, { missing: 0, changed: 0, extra: 0 });
     assert.equal(r.matches, false);
   });
 
   test('without build-info.json the source digest is unrecorded and nothing matches', () => {
     const root = fixture({ record: false });
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.sourceDigest, 'unrecorded');
     assert.equal(r.matches, false);
     assert.match(r.observedSourceDigest, SHA256);
@@ -403,7 +403,7 @@ describe('buildReport(root)', () => {
   test('an unreadable build-info.json counts as unrecorded', () => {
     const root = fixture();
     writeFileSync(join(root, BUILD_INFO_FILE), '{ not json');
-    const r = buildReport(root);
+    const r = buildReport(shippedBuildAt(root));
     assert.equal(r.sourceDigest, 'unrecorded');
     assert.equal(r.matches, false);
   });

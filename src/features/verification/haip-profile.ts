@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { compactDecrypt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import { isObject } from '../../core/jose/es256.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
 
 /** The key agreement the response key is for; the only one accepted. */
 export const RESPONSE_ALG = 'ECDH-ES';

@@ -20,7 +20,7 @@ import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
-import { KeyVault } from '../../adapters/crypto/key-vault.ts';
+import { AesKeyVault } from '../../adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import { systemClock } from '../../core/clock.ts';
@@ -162,7 +162,7 @@ for (const factory of testDatabases()) {
       const keys = new SqlSigningKeyStore(rail.db);
       const verifierKey = await keys.active('root', 'verifier');
       assert.ok(verifierKey);
-      const certifier = await certifierOn(rail.db, new KeyVault(Buffer.alloc(32, 7)), systemClock, new URL(PUBLIC_URL));
+      const certifier = await certifierOn(rail.db, new AesKeyVault(Buffer.alloc(32, 7)), systemClock, new URL(PUBLIC_URL));
       const fresh = await certifier.certify('root', 'verifier', verifierKey.publicJwk);
       assert.equal(await new SqlKeyCertificateRenewals(rail.db).renew(verifierKey, fresh), true);
       const other = await startRail(db);
@@ -386,7 +386,7 @@ for (const factory of testDatabases()) {
       const { header, payload } = { header: decodeProtectedHeader(issuerJwt), payload: decodeJwt(issuerJwt) };
       assert.ok(Array.isArray(header.x5c), 'the issued credential carries x5c');
       const slug = String(payload.iss).split(':').pop() as string;
-      const vault = new KeyVault(Buffer.alloc(32, 7));
+      const vault = new AesKeyVault(Buffer.alloc(32, 7));
       const certifier = await certifierOn(rail.db, vault, systemClock, new URL(PUBLIC_URL));
       const keys = new LocalKeyStore(new SqlSigningKeyStore(rail.db), vault, systemClock, certifier);
       const issuer = await keys.signer(slug, 'issuer');

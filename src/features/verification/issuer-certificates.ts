@@ -1,8 +1,9 @@
-import { ChainVerifier, certificatesOfPem } from '../../adapters/crypto/x509.ts';
 import type { Clock } from '../../core/clock.ts';
 import { decodeJws } from '../../core/jose/es256.ts';
+import { certificatesOfPem } from '../../core/pem.ts';
 import { assertionKey } from '../../core/verifier/did-keys.ts';
 import { certificateProblem, certifiedKeyOf } from '../../core/verifier/issuer-certificate.ts';
+import type { CertificateChains, ChainsOf } from '../../ports/certificate-chains.ts';
 
 /**
  * The issuer's key resolved by its certificate (HAIP 1.0 §6.1; docs/haip.md, "Verification"): a
@@ -11,12 +12,13 @@ import { certificateProblem, certifiedKeyOf } from '../../core/verifier/issuer-c
  * presentation was verified with). The rule is the reference verifier's (core/verifier/issuer-certificate.ts).
  */
 export class IssuerCertificates {
-  private trust?: { anchors: string[]; chains: ChainVerifier };
+  private trust?: { anchors: string[]; chains: CertificateChains };
 
   constructor(
     /** The deployment's trust anchor, PEM (the platform root, or the operator's). */
     private readonly anchorPem: string,
     private readonly clock: Clock,
+    private readonly chainsOf: ChainsOf,
   ) {}
 
   /** Why the presentation's issuer JWT fails that, or undefined when it holds. */
@@ -25,7 +27,7 @@ export class IssuerCertificates {
     // The deployment's anchor, parsed once.
     this.trust ??= (() => {
       const anchors = certificatesOfPem(this.anchorPem);
-      return { anchors, chains: new ChainVerifier(anchors) };
+      return { anchors, chains: this.chainsOf(anchors) };
     })();
     const { anchors, chains } = this.trust;
     const found = await certifiedKeyOf(header, anchors, this.clock.now() / 1000, (chain, _anchors, now) =>

@@ -1,3 +1,4 @@
+import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlPresentationTransactionStore } from '../../adapters/sql/verification/sql-presentation-transaction-store.ts';
 import { SqlVerificationViews } from '../../adapters/sql/verification/sql-verification-views.ts';
@@ -39,22 +40,24 @@ export const verificationModule = defineModule({
     const uow = ctx.unitOfWork({ transactions: ctx.store(SqlPresentationTransactionStore) });
     const trust = await ctx.use(issuerTrustModule);
     const statusLists = new StatusListSource(ctx.urls, (t, seq) => status.token(t, seq), ctx.fetcher, ctx.clock);
-    const verifier = new HostedVerifier(
-      store,
+    const verifier = new HostedVerifier({
+      transactions: store,
       uow,
       types,
       tenants,
-      ctx.keys,
+      keys: ctx.keys,
       statusLists,
-      ctx.urls,
-      ctx.clock,
-      ctx.ids,
+      urls: ctx.urls,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
       trust,
-      ctx.vault,
-      ctx.certifier,
-      ctx.meter,
-      ctx.config.dcApiUnsigned,
-    );
+      vault: ctx.vault,
+      certifier: ctx.certifier,
+      meter: ctx.meter,
+      dcApiUnsigned: ctx.config.dcApiUnsigned,
+      chainsOf: (anchors) => new ChainVerifier(anchors),
+    });
     return {
       services: verifier,
       routes: () => [verificationRoutes(verifier)],

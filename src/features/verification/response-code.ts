@@ -1,5 +1,5 @@
-import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
 
 /**
  * A transaction a wallet on the same device answered is bound to the browser that wallet returned

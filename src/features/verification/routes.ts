@@ -8,8 +8,9 @@ import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/c
 import { VERIFICATION_PROFILES } from '../../ports/presentation-transaction-store.ts';
 import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
 import { MAX_RESPONSE_JWE, WEB_ORIGIN } from './haip-profile.ts';
-import { type HostedVerifier, REQUEST_OBJECT_TYP, type RequestInput } from './hosted-verifier.ts';
+import type { HostedVerifier, RequestInput } from './hosted-verifier.ts';
 import { POLL_REASONS } from './result-poll.ts';
+import { REQUEST_OBJECT_TYP } from './verifier-requests.ts';
 
 const TransactionId = Type.String({ pattern: idPattern('transaction') });
 

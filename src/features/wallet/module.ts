@@ -30,7 +30,14 @@ export const walletModule = defineModule({
     const { offers } = await ctx.use(offersModule);
     const scope = { items: ctx.store(SqlWalletItemStore), channels: ctx.store(SqlChannelStore) };
     const uow = ctx.unitOfWork(scope);
-    const wallet = new WalletService(ctx.store(SqlWalletItemStore), uow, tenants, offers, ctx.viewsOf(depositsModule), ctx.clock);
+    const wallet = new WalletService({
+      items: ctx.store(SqlWalletItemStore),
+      uow,
+      tenants,
+      offers,
+      deposits: ctx.viewsOf(depositsModule),
+      clock: ctx.clock,
+    });
     const sharing = new SharingService(wallet, uow, tenants, ctx.clock, ctx.ids);
     return {
       services: { wallet, sharing, scope: () => scope, unitOfWork: uow, demoFixtures: ctx.store(SqlWalletDemoFixtures) },

@@ -86,26 +86,28 @@ interface KindRules {
 /** What of a deposit its holder may share: the document, not the rail's bookkeeping. */
 const DEPOSIT_ELEMENTS = ['kind', 'title', 'issuedAt', 'amount', 'dueAt', 'reference', 'lines'] as const;
 
+export interface WalletServiceDeps {
+  items: WalletItemStore;
+  uow: UnitOfWork<WalletScope>;
+  tenants: TenantService;
+  offers: Pick<OfferService, 'addressedUri' | 'withdraw'>;
+  /** The deposits module's views: the body of a deposit item's deposit. */
+  deposits: Pick<DepositsViews, 'body'>;
+  clock: Clock;
+}
+
 /** Wallet items (docs/wallet.md): the public list of envelopes, and the holder's decisions. */
 export class WalletService {
   private readonly kinds: Record<ItemKind, KindRules>;
 
-  constructor(
-    private readonly items: WalletItemStore,
-    private readonly uow: UnitOfWork<WalletScope>,
-    private readonly tenants: TenantService,
-    offers: Pick<OfferService, 'addressedUri' | 'withdraw'>,
-    /** The deposits module's views: the body of a deposit item's deposit. */
-    private readonly deposits: Pick<DepositsViews, 'body'>,
-    private readonly clock: Clock,
-  ) {
+  constructor(private readonly deps: WalletServiceDeps) {
     this.kinds = {
       offer: {
         // The credential itself is collected over OID4VCI with the URI; accepting only hands it out.
         onAccept: async () => {},
         // A declined offer stops working at once and its subject is erased with the next sweep.
-        onDecline: async (_scope, item, now) => void (await offers.withdraw(item.tenant, item.ref, now)),
-        contents: async (_scope, item) => ({ offerUri: offers.addressedUri(item.tenant, item.ref) }),
+        onDecline: async (_scope, item, now) => void (await deps.offers.withdraw(item.tenant, item.ref, now)),
+        contents: async (_scope, item) => ({ offerUri: deps.offers.addressedUri(item.tenant, item.ref) }),
       },
       deposit: {
         onAccept: async ({ events }, item) => {
@@ -154,8 +156,8 @@ export class WalletService {
   /** The account's visible items, newest first (the list convention, http/list.ts). */
   async list(accountId: string, q: PageParams): Promise<ItemPage> {
     const after = cursorOf(q.after, ['number', 'string'] as const);
-    const rows = await this.items.list(accountId, { ...windowOf(q), limit: q.limit + 1, after });
-    const now = this.clock.now();
+    const rows = await this.deps.items.list(accountId, { ...windowOf(q), limit: q.limit + 1, after });
+    const now = this.deps.clock.now();
     const shown = page(
       rows,
       q.limit,
@@ -173,8 +175,8 @@ export class WalletService {
    */
   async decide(accountId: string, itemId: string, decision: Decision): Promise<DecisionAnswer> {
     const actor: Actor = { kind: 'holder', accountId };
-    return this.uow.run(async (scope) => {
-      const now = this.clock.now();
+    return this.deps.uow.run(async (scope) => {
+      const now = this.deps.clock.now();
       const item = await scope.items.get(accountId, itemId);
       if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
       const rules = this.kinds[item.kind];
@@ -201,7 +203,7 @@ export class WalletService {
   }
 
   private async depositOf(item: ListedItem): Promise<DepositContents> {
-    const body = await this.deposits.body(item.tenant, item.ref);
+    const body = await this.deps.deposits.body(item.tenant, item.ref);
     if (body === undefined) throw new Error(`wallet item ${item.id} names a deposit that does not exist`);
     return DepositService.contents(item.tenant, item.id, body);
   }
@@ -211,7 +213,7 @@ export class WalletService {
     return {
       itemId: i.id,
       kind: i.kind,
-      tenant: { slug: i.tenant, name: i.tenantName, did: this.tenants.didOf(i.tenant) },
+      tenant: { slug: i.tenant, name: i.tenantName, did: this.deps.tenants.didOf(i.tenant) },
       title: i.title,
       state: effectiveState(i, now),
       demo: i.demo,

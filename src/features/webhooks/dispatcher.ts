@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
+import type { Random } from '../../core/random.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
 import { signBody } from '../../core/webhook-signature.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
 import type { Meter } from '../../ports/meter.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptResult, LaneDelivery, WebhookLanes } from '../../ports/webhook-lanes.ts';
@@ -34,6 +34,18 @@ const LANE_BATCH = 100;
 /** After a commit, the dispatcher looks again at most this often, so busy writers share its passes. */
 const COMMIT_GAP_MS = 5;
 
+export interface DispatcherDeps {
+  /** The lanes outside a unit of work: its reads, and the records that are all or nothing on their own. */
+  laneStore: WebhookLanes;
+  uow: UnitOfWork<{ lanes: WebhookLanes }>;
+  fetcher: HttpFetcher;
+  vault: KeyVault;
+  clock: Clock;
+  random: Random;
+  log: FastifyBaseLogger;
+  options: DispatcherOptions;
+}
+
 /**
  * Sends webhook deliveries (docs/webhooks.md, "How delivery works"). Routing turns outbox events
  * into one delivery per subscribed endpoint, in one transaction with marking the events routed.
@@ -43,7 +55,7 @@ const COMMIT_GAP_MS = 5;
  * being retried.
  */
 export class WebhookDispatcher {
-  readonly holder = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly holder: string;
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly maxLanes: number;
   private readonly timeoutMs: number;
@@ -63,19 +75,11 @@ export class WebhookDispatcher {
   private soon: NodeJS.Timeout | undefined;
   /** Events were committed during a pass: look again after it, keeping the gap. */
   private committedMeanwhile = false;
-  constructor(
-    /** The lanes outside a unit of work: its reads, and the records that are all or nothing on their own. */
-    private readonly laneStore: WebhookLanes,
-    private readonly uow: UnitOfWork<{ lanes: WebhookLanes }>,
-    private readonly fetcher: HttpFetcher,
-    private readonly vault: KeyVault,
-    private readonly clock: Clock,
-    private readonly log: FastifyBaseLogger,
-    private readonly options: DispatcherOptions,
-  ) {
-    this.maxLanes = options.lanes ?? 8;
-    this.timeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
-    this.pollMs = options.pollMs ?? 500;
+  constructor(private readonly deps: DispatcherDeps) {
+    this.holder = `${hostname()}:${process.pid}:${Buffer.from(deps.random.bytes(4)).toString('hex')}`;
+    this.maxLanes = deps.options.lanes ?? 8;
+    this.timeoutMs = deps.options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.pollMs = deps.options.pollMs ?? 500;
   }
 
   start(): void {
@@ -114,7 +118,7 @@ export class WebhookDispatcher {
       return;
     }
     this.pumping = this.pump()
-      .catch((err) => this.log.error({ err }, 'webhook dispatch failed'))
+      .catch((err) => this.deps.log.error({ err }, 'webhook dispatch failed'))
       .finally(() => {
         this.pumping = undefined;
         if (this.committedMeanwhile) {
@@ -143,8 +147,8 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       this.lastPump = Date.now();
-      while (!this.stopping && (await this.laneStore.routingDue())) {
-        const routed = await this.uow.run(({ lanes }) => lanes.route(this.clock.now(), ROUTE_BATCH));
+      while (!this.stopping && (await this.deps.laneStore.routingDue())) {
+        const routed = await this.deps.uow.run(({ lanes }) => lanes.route(this.deps.clock.now(), ROUTE_BATCH));
         if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
         if (routed.events === 0) break; // another process holds the router
       }
@@ -154,12 +158,12 @@ export class WebhookDispatcher {
 
   private async claimLanes(): Promise<void> {
     const free = this.maxLanes - this.lanes.size;
-    const now = this.clock.now();
-    if (free <= 0 || this.stopping || !(await this.laneStore.lanesDue(now))) return;
-    const claimed = await this.laneStore.claim(this.holder, now, now + this.leaseMs(), free);
+    const now = this.deps.clock.now();
+    if (free <= 0 || this.stopping || !(await this.deps.laneStore.lanesDue(now))) return;
+    const claimed = await this.deps.laneStore.claim(this.holder, now, now + this.leaseMs(), free);
     for (const webhookId of claimed) {
       const lane = this.runLane(webhookId)
-        .catch((err) => this.log.error({ err, webhookId }, 'webhook lane failed'))
+        .catch((err) => this.deps.log.error({ err, webhookId }, 'webhook lane failed'))
         .finally(() => {
           this.lanes.delete(webhookId);
           this.wake();
@@ -181,22 +185,22 @@ export class WebhookDispatcher {
     let sent = 0;
     let keep = true;
     while (keep && !this.stopping && sent < LANE_BATCH) {
-      const target = await this.laneStore.target(webhookId, this.holder);
+      const target = await this.deps.laneStore.target(webhookId, this.holder);
       // The lane was lost, or the endpoint deactivated meanwhile: give back whatever is still ours.
-      if (!target) return this.laneStore.release(webhookId, this.holder);
-      const queue = await this.laneStore.queue(webhookId, Math.min(20, LANE_BATCH - sent));
+      if (!target) return this.deps.laneStore.release(webhookId, this.holder);
+      const queue = await this.deps.laneStore.queue(webhookId, Math.min(20, LANE_BATCH - sent));
       if (queue.length === 0) break;
-      const secret = this.vault.open(target.sealedSecret, `webhook:${webhookId}`);
+      const secret = this.deps.vault.open(target.sealedSecret, `webhook:${webhookId}`);
       let recorded: Promise<void> = Promise.resolve();
       for (const delivery of queue) {
-        const at = this.clock.now();
+        const at = this.deps.clock.now();
         const outcome = await this.send(target.url, secret, delivery);
         await recorded;
         const result = { deliveryId: delivery.id, webhookId, holder: this.holder, n: delivery.attempts + 1, at, ...outcome };
         sent++;
         if (outcome.ok) {
-          this.options.meter?.delivery('delivered');
-          recorded = this.laneStore.delivered(result, this.clock.now() + this.leaseMs());
+          this.deps.options.meter?.delivery('delivered');
+          recorded = this.deps.laneStore.delivered(result, this.deps.clock.now() + this.leaseMs());
           // Awaited before the next record or failure; until then a rejection must not count as unhandled.
           recorded.catch(() => {});
         } else {
@@ -207,19 +211,19 @@ export class WebhookDispatcher {
       }
       await recorded;
     }
-    if (keep) await this.laneStore.release(webhookId, this.holder);
+    if (keep) await this.deps.laneStore.release(webhookId, this.holder);
   }
 
   /** Records a failed attempt: a retry later (the lane stops), or a dead letter; answers whether the lane goes on. */
   private async failed(webhookId: string, d: LaneDelivery, result: AttemptResult): Promise<boolean> {
-    const retryAt = nextAttemptAt(this.options.schedule, d.failures + 1, this.clock.now(), Math.random());
-    this.options.meter?.delivery(retryAt === null ? 'dead' : 'failed');
+    const retryAt = nextAttemptAt(this.deps.options.schedule, d.failures + 1, this.deps.clock.now(), this.deps.random.fraction());
+    this.deps.options.meter?.delivery(retryAt === null ? 'dead' : 'failed');
     if (retryAt !== null) {
-      await this.laneStore.retryLater(result, retryAt);
+      await this.deps.laneStore.retryLater(result, retryAt);
       return false;
     }
-    return this.uow.run(async ({ lanes, audit }) => {
-      const disabledTenant = await lanes.deadLetter(result, this.clock.now() + this.leaseMs(), DISABLE_AFTER_DEAD_LETTERS);
+    return this.deps.uow.run(async ({ lanes, audit }) => {
+      const disabledTenant = await lanes.deadLetter(result, this.deps.clock.now() + this.leaseMs(), DISABLE_AFTER_DEAD_LETTERS);
       if (disabledTenant === null) return true;
       await audit.append({
         actor: WEBHOOK_DISPATCHER,
@@ -239,13 +243,13 @@ export class WebhookDispatcher {
   ): Promise<{ ok: boolean; status: number | null; latencyMs: number; error: string | null }> {
     const began = performance.now();
     try {
-      const { status, latencyMs } = await this.fetcher.post(url, {
+      const { status, latencyMs } = await this.deps.fetcher.post(url, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'openrail-webhooks/1',
           'x-svc-event': d.eventType,
           'x-svc-delivery': d.id,
-          'x-svc-timestamp': String(Math.floor(this.clock.now() / 1000)),
+          'x-svc-timestamp': String(Math.floor(this.deps.clock.now() / 1000)),
           'x-svc-signature': signBody(secret, d.payload),
         },
         body: d.payload,

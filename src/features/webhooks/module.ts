@@ -31,21 +31,31 @@ export const webhooksModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const lanes = ctx.store(SqlWebhookLanes);
-    const dispatcher = new WebhookDispatcher(lanes, ctx.unitOfWork({ lanes }), ctx.fetcher, ctx.vault, ctx.clock, ctx.log, {
-      schedule: ctx.config.webhookRetrySchedule,
-      meter: ctx.meter,
+    const dispatcher = new WebhookDispatcher({
+      laneStore: lanes,
+      uow: ctx.unitOfWork({ lanes }),
+      fetcher: ctx.fetcher,
+      vault: ctx.vault,
+      clock: ctx.clock,
+      random: ctx.random,
+      log: ctx.log,
+      options: {
+        schedule: ctx.config.webhookRetrySchedule,
+        meter: ctx.meter,
+      },
     });
-    const webhooks = new WebhookService(
-      ctx.store(SqlWebhookStore),
-      ctx.views,
-      ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
-      ctx.vault,
-      ctx.clock,
-      ctx.ids,
-      async (slug) => (await tenants.find(slug)) !== undefined,
-      ctx.config.outboundAllow,
-      () => dispatcher.wake(),
-    );
+    const webhooks = new WebhookService({
+      store: ctx.store(SqlWebhookStore),
+      events: ctx.views,
+      uow: ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
+      vault: ctx.vault,
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+      tenantExists: async (slug) => (await tenants.find(slug)) !== undefined,
+      allowOrigins: ctx.config.outboundAllow,
+      wake: () => dispatcher.wake(),
+    });
     const pruner = ctx.unitOfWork({ lanes });
     let unsubscribe = () => {};
     return {

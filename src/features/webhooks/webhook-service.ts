@@ -1,15 +1,15 @@
 import { isIP } from 'node:net';
 import type { Static } from '@sinclair/typebox';
-import type { KeyVault } from '../../adapters/crypto/key-vault.ts';
-import { randomText } from '../../adapters/crypto/random-pool.ts';
-import { isPublicAddress } from '../../adapters/http/public-address.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { EventType } from '../../core/events.ts';
 import type { Ids } from '../../core/ids.ts';
+import { isPublicAddress } from '../../core/public-address.ts';
+import type { Random } from '../../core/random.ts';
 import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { KernelViews } from '../../ports/kernel-views.ts';
+import type { KeyVault } from '../../ports/key-vault.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { AttemptRecord, DeliveryRecord, DeliveryState, WebhookRecord, WebhookStore } from '../../ports/webhook-store.ts';
 import type { Delivery, Webhook } from './schemas.ts';
@@ -83,36 +83,39 @@ interface Scope {
   webhooks: WebhookStore;
 }
 
+export interface WebhookServiceDeps {
+  store: WebhookStore;
+  /** The kernel's view of the outbox: which events each tenant wrote, and where they went. */
+  events: Pick<KernelViews, 'eventCoverage'>;
+  uow: UnitOfWork<Scope>;
+  vault: KeyVault;
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+  tenantExists: (slug: string) => Promise<boolean>;
+  allowOrigins: readonly string[];
+  /** Wakes the dispatcher, so a ping or a re-drive goes out at once. */
+  wake: () => void;
+}
+
 /** The operator's side of webhooks: endpoints, their secrets, deliveries and re-drives. */
 export class WebhookService {
-  constructor(
-    private readonly store: WebhookStore,
-    /** The kernel's view of the outbox: which events each tenant wrote, and where they went. */
-    private readonly events: Pick<KernelViews, 'eventCoverage'>,
-    private readonly uow: UnitOfWork<Scope>,
-    private readonly vault: KeyVault,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly tenantExists: (slug: string) => Promise<boolean>,
-    private readonly allowOrigins: readonly string[],
-    /** Wakes the dispatcher, so a ping or a re-drive goes out at once. */
-    private readonly wake: () => void,
-  ) {}
+  constructor(private readonly deps: WebhookServiceDeps) {}
 
   private newSecret(id: string): { secret: string; sealed: string } {
-    const secret = `whsec_${randomText(32)}`;
-    return { secret, sealed: this.vault.seal(secret, `webhook:${id}`) };
+    const secret = `whsec_${this.deps.random.text(32)}`;
+    return { secret, sealed: this.deps.vault.seal(secret, `webhook:${id}`) };
   }
 
   async register(actor: Actor, input: { tenant: string; url: string; events: EventType[] }) {
-    const url = checkWebhookUrl(input.url, this.allowOrigins);
-    if (!(await this.tenantExists(input.tenant))) {
+    const url = checkWebhookUrl(input.url, this.deps.allowOrigins);
+    if (!(await this.deps.tenantExists(input.tenant))) {
       throw new ServiceError('unknown_tenant', `No tenant has the slug "${input.tenant}".`);
     }
     const events = [...new Set(input.events)].sort();
-    const id = this.ids.mint('webhook');
+    const id = this.deps.ids.mint('webhook');
     const { secret, sealed } = this.newSecret(id);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const record: WebhookRecord = {
       id,
       tenant: input.tenant,
@@ -127,7 +130,7 @@ export class WebhookService {
       deadStreak: 0,
       lastSuccessAt: null,
     };
-    const auditSeq = await this.uow.run(async ({ webhooks, audit, events: outbox }) => {
+    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events: outbox }) => {
       // The store counts and writes as one operation: a count read here first would let
       // registrations at once all pass it.
       if (!(await webhooks.create(record, MAX_WEBHOOKS_PER_TENANT))) {
@@ -137,7 +140,7 @@ export class WebhookService {
       await outbox.emit({ type: 'webhook.ping', tenant: input.tenant, data: { webhookId: id, reason: 'registered' } });
       return audit.append({ actor, action: 'webhook.registered', tenant: input.tenant, target: id, detail: { events } });
     });
-    this.wake();
+    this.deps.wake();
     return { ok: true as const, auditSeq, webhook: { ...webhookView(record), secret } };
   }
 
@@ -146,7 +149,7 @@ export class WebhookService {
   }
 
   private async found(within: string | null, id: string): Promise<WebhookRecord> {
-    const webhook = await this.store.get(id, within);
+    const webhook = await this.deps.store.get(id, within);
     if (!webhook) throw new ServiceError('unknown_webhook', 'No webhook endpoint you may see has this id.');
     return webhook;
   }
@@ -154,7 +157,7 @@ export class WebhookService {
   /** Newest first, on the back office's list convention (docs/backoffice.md, "Conventions"). */
   async list(p: ListParams) {
     const after = cursorOf(p.after, ['number', 'string']);
-    const rows = await this.store.list(p.tenant, { limit: p.limit + 1, ...windowOf(p), ...(after ? { after } : {}) });
+    const rows = await this.deps.store.list(p.tenant, { limit: p.limit + 1, ...windowOf(p), ...(after ? { after } : {}) });
     const shown = page(rows, p.limit, (w) => [w.createdAt, w.id], webhookView);
     return { webhooks: shown.rows, nextCursor: shown.nextCursor };
   }
@@ -165,8 +168,8 @@ export class WebhookService {
    */
   async setActive(actor: Actor, within: string | null, id: string, active: boolean) {
     const before = await this.found(within, id);
-    const auditSeq = await this.uow.run(async ({ webhooks, audit, events }) => {
-      if (!(await webhooks.setActive(id, within, active, this.clock.now()))) throw new ServiceError('unknown_webhook');
+    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events }) => {
+      if (!(await webhooks.setActive(id, within, active, this.deps.clock.now()))) throw new ServiceError('unknown_webhook');
       if (active) {
         const reason = before.active ? 'ping' : 'activated';
         await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason } });
@@ -178,7 +181,7 @@ export class WebhookService {
         target: id,
       });
     });
-    this.wake();
+    this.deps.wake();
     return { ok: true as const, auditSeq, webhook: webhookView(await this.found(within, id)) };
   }
 
@@ -186,21 +189,21 @@ export class WebhookService {
   async rotateSecret(actor: Actor, within: string | null, id: string) {
     const before = await this.found(within, id);
     const { secret, sealed } = this.newSecret(id);
-    const auditSeq = await this.uow.run(async ({ webhooks, audit, events }) => {
-      if (!(await webhooks.setSecret(id, within, sealed, this.clock.now()))) throw new ServiceError('unknown_webhook');
+    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events }) => {
+      if (!(await webhooks.setSecret(id, within, sealed, this.deps.clock.now()))) throw new ServiceError('unknown_webhook');
       if (before.active) {
         await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason: 'secret-rotated' } });
       }
       return audit.append({ actor, action: 'webhook.secret_rotated', tenant: before.tenant, target: id });
     });
-    this.wake();
+    this.deps.wake();
     return { ok: true as const, auditSeq, webhook: { ...webhookView(before), secret } };
   }
 
   /** Newest first, on the back office's list convention, with the endpoint and state filters. */
   async deliveries(p: ListParams, filter: { webhookId?: string; state?: DeliveryState }) {
     const after = cursorOf(p.after, ['number']);
-    const rows = await this.store.deliveries(p.tenant, {
+    const rows = await this.deps.store.deliveries(p.tenant, {
       ...filter,
       ...windowOf(p),
       limit: p.limit + 1,
@@ -211,19 +214,19 @@ export class WebhookService {
   }
 
   async delivery(within: string | null, id: string) {
-    const found = await this.store.delivery(id, within);
+    const found = await this.deps.store.delivery(id, within);
     if (!found) throw new ServiceError('unknown_delivery', 'No webhook delivery you may see has this id.');
     return { ...deliveryView(found), attemptLog: found.attemptLog.map(attemptView) };
   }
 
   /** A dead delivery, or a failed one waiting for its retry, is sent again now, ahead of later ones. */
   async redrive(actor: Actor, within: string | null, id: string) {
-    const found = await this.store.delivery(id, within);
+    const found = await this.deps.store.delivery(id, within);
     if (!found) throw new ServiceError('unknown_delivery', 'No webhook delivery you may see has this id.');
     const webhook = await this.found(within, found.webhookId);
     if (!webhook.active) throw new ServiceError('webhook_inactive', 'The endpoint is inactive: activate it, then re-drive.');
-    const auditSeq = await this.uow.run(async ({ webhooks, audit }) => {
-      if (!(await webhooks.redrive(id, within, this.clock.now()))) {
+    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit }) => {
+      if (!(await webhooks.redrive(id, within, this.deps.clock.now()))) {
         throw new ServiceError('delivery_state', `The delivery is ${found.state}: only a dead or failed delivery is re-driven.`);
       }
       return audit.append({
@@ -234,7 +237,7 @@ export class WebhookService {
         detail: { webhookId: found.webhookId, was: found.state },
       });
     });
-    this.wake();
+    this.deps.wake();
     return { ok: true as const, auditSeq, delivery: await this.delivery(within, id) };
   }
 
@@ -243,8 +246,8 @@ export class WebhookService {
    * events were written and how many of them went to no endpoint.
    */
   async coverage(within: string | null, days: number) {
-    const since = this.clock.now() - days * 86_400_000;
-    const [active, seen] = await Promise.all([this.store.listActive(within), this.events.eventCoverage(within, since)]);
+    const since = this.deps.clock.now() - days * 86_400_000;
+    const [active, seen] = await Promise.all([this.deps.store.listActive(within), this.deps.events.eventCoverage(within, since)]);
     const tenants = new Map<string, { endpoints: number; covered: Set<string>; events: typeof seen }>();
     const entry = (tenant: string) => {
       const known = tenants.get(tenant);

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { Unauthorized } from '../../core/errors.ts';
+import { hashToken } from '../../core/secrets.ts';
 import type { AccessTokenRecord, AccessTokenStore } from '../../ports/access-token-store.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 

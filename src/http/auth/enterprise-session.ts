@@ -1,8 +1,8 @@
 import { parse } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { constantTimeEqual, derivedSecret, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { constantTimeEqual, derivedSecret, hashToken } from '../../core/secrets.ts';
 import type { BrowserSession, OperatorBrowserStore } from '../../ports/operator-browser-store.ts';
 import type { OperatorRole, OperatorStore } from '../../ports/operator-store.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';

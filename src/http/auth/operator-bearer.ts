@@ -1,11 +1,11 @@
 import { parse as parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { constantTimeEqual, hashToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import { type IntegrationScope, type RateClass, ratePolicyOf } from '../../core/integration-scopes.ts';
 import { type PartnerRole, partnerRole, SIGNED_IN_STAGES } from '../../core/partner-pipeline.ts';
+import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
 import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
 import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
 import type { PartnerStore } from '../../ports/partner-store.ts';

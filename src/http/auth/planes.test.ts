@@ -9,7 +9,7 @@ import {
   testDatabases,
 } from '../../../test/helpers/databases.ts';
 import { holderJws } from '../../../test/helpers/holder.ts';
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
+import { systemRandom } from '../../adapters/crypto/random-pool.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
 import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
@@ -20,6 +20,7 @@ import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.t
 import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import { AccessTokenAuthenticator } from './access-token.ts';
 import { AnonymousGate } from './anonymous-gate.ts';
 import { HolderJwsAuthenticator } from './holder-jws.ts';
@@ -67,7 +68,7 @@ for (const factory of testDatabases()) {
 
     /** Issues an access token for `tenantSlug` expiring at `expiresAt`; returns the bearer. */
     async function issue(tenantSlug = 'alpha', expiresAt = NOW_MS + 300_000): Promise<string> {
-      const token = newToken('orat');
+      const token = newToken(systemRandom, 'orat');
       await insertAccessToken(db, {
         tenant: tenantSlug,
         tokenHash: hashToken(token),
@@ -113,7 +114,7 @@ for (const factory of testDatabases()) {
         }),
         true,
       );
-      sessionToken = newToken('orsess');
+      sessionToken = newToken(systemRandom, 'orsess');
       await sessions.create(hashToken(sessionToken), 'olivia', NOW_MS, NOW_MS + 3_600_000);
 
       tokens = new SqlAccessTokenStore(db);

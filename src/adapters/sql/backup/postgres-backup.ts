@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
+import { fileDigest } from '../../fs/file-digest.ts';
 import { type Db, poolOf } from '../connect.ts';
 import { contentsOf, restoredContents } from './contents.ts';
 
@@ -89,6 +90,7 @@ async function dropScratch(pool: pg.Pool, database: string): Promise<void> {
 export class PostgresBackup implements BackupEngine {
   readonly engine = 'postgres' as const;
   readonly extension = 'pgdump';
+  readonly digest = fileDigest;
 
   constructor(
     private readonly db: Db,

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
+import { fileDigest } from '../../fs/file-digest.ts';
 import { contentsOf, restoredContents } from './contents.ts';
 
 /*
@@ -84,6 +85,7 @@ class BackupThread {
 export class SqliteBackup implements BackupEngine {
   readonly engine = 'sqlite' as const;
   readonly extension = 'sqlite';
+  readonly digest = fileDigest;
 
   constructor(
     private readonly file: string,

@@ -1,6 +1,5 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileDigest } from '../../../adapters/fs/file-digest.ts';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
@@ -138,7 +137,7 @@ export class Backups {
         if (err instanceof ServiceError) throw err;
         throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
       }
-      const { sha256, bytes } = await fileDigest(`${path}${PARTIAL}`);
+      const { sha256, bytes } = await engine.digest(`${path}${PARTIAL}`);
       await rename(`${path}${PARTIAL}`, path);
       const { schema, ...held } = contents;
       const manifest: BackupManifest & { schema?: string } = {
@@ -265,7 +264,7 @@ export class Backups {
       () => undefined,
     );
     const path = join(dir, backup.file);
-    const digest = await fileDigest(path).catch(() => undefined);
+    const digest = await this.deps.engine.digest(path).catch(() => undefined);
     if (
       !pass(
         'file',

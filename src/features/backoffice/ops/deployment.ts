@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { readRecordedBuild } from '../../../adapters/fs/source-files.ts';
 import { type DatabaseLocation, storageOf } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { ShippedBuild } from '../../../ports/shipped-build.ts';
 import type { CloudView } from './schemas.ts';
 
 /** A process that ran a job this recently counts as running. */
@@ -13,7 +11,7 @@ export interface DeploymentDeps {
   /** Job leases: who ran a job, when. */
   kernel: KernelViews;
   database: DatabaseLocation;
-  appRoot: string;
+  shipped: ShippedBuild;
   processName: string;
   mountedGroups: () => readonly string[];
   metrics: boolean;
@@ -25,8 +23,7 @@ export class Deployment {
   private readonly version: string;
 
   constructor(private readonly deps: DeploymentDeps) {
-    const pkg = JSON.parse(readFileSync(join(deps.appRoot, 'package.json'), 'utf8')) as { version?: unknown };
-    this.version = typeof pkg.version === 'string' ? pkg.version : 'unknown';
+    this.version = deps.shipped.version() ?? 'unknown';
   }
 
   async describe(): Promise<CloudView> {
@@ -38,7 +35,7 @@ export class Deployment {
     }
     // The process answering is running, jobs or none: seen now, under the name its leases carry.
     seen.set(this.deps.processName, now);
-    const build = readRecordedBuild(this.deps.appRoot);
+    const build = this.deps.shipped.recorded();
     const storage = storageOf(this.deps.database);
     return {
       engine: storage.engine,

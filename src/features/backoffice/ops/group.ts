@@ -1,5 +1,3 @@
-import { LocalKeyStore } from '../../../adapters/crypto/local-key-store.ts';
-import { APP_ROOT } from '../../../app/start.ts';
 import type { RouteGroup } from '../../../http/route.ts';
 import { approvalsModule } from '../../approvals/module.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
@@ -80,7 +78,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
   const deployment = new Deployment({
     kernel: reads.kernel,
     database: ctx.config.database,
-    appRoot: APP_ROOT,
+    shipped: ctx.shipped,
     processName: ctx.processName,
     mountedGroups: () => ctx.mountedGroups(),
     metrics: ctx.config.metricsToken !== undefined,
@@ -109,7 +107,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
     ids: ctx.ids,
     clock: ctx.clock,
     replicaOn: async (scratch) => {
-      const replica = await ctx.startReplica(scratch.location, scratch.schema ? { schema: scratch.schema } : {});
+      const replica = await ctx.replicas.start(scratch.location, scratch.schema ? { schema: scratch.schema } : {});
       try {
         const [replicaStatus, replicaTenants, replicaDeposits] = await Promise.all([
           replica.services(statusModule),
@@ -124,7 +122,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
             issuance: replica.viewsOf(issuanceModule),
             status: replicaStatus,
             tenants: replicaTenants,
-            keys: new LocalKeyStore(onReplica.signingKeys, ctx.vault, ctx.clock, ctx.certifier),
+            keys: onReplica.keys,
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),

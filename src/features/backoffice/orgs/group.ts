@@ -62,6 +62,7 @@ export async function buildOrgService(ctx: Context, stores: BackofficeStores): P
     fetcher: ctx.fetcher,
     publicUrl: ctx.config.publicUrl,
     clock: ctx.clock,
+    random: ctx.random,
   });
 }
 

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { constantTimeEqual } from '../../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
+import { constantTimeEqual } from '../../../core/secrets.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { FetchRefused } from '../../../ports/http-fetcher.ts';
 import type { OrgDomain } from '../../../ports/org-store.ts';
@@ -54,7 +53,7 @@ export class OrgDomains {
       tenant: slug,
       domain,
       state: 'pending',
-      token: randomBytes(24).toString('base64url'),
+      token: this.d.random.text(24),
       requestedAt: now,
       verifiedAt: null,
       activatedAt: null,

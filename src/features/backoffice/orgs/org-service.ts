@@ -4,6 +4,7 @@ import type { Clock } from '../../../core/clock.ts';
 import { normaliseName } from '../../../core/display-text.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import type { Random } from '../../../core/random.ts';
 import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
@@ -82,6 +83,7 @@ export interface OrgServiceDeps {
   fetcher: HttpFetcher;
   publicUrl: URL;
   clock: Clock;
+  random: Random;
 }
 
 const unknownTenant = (slug: string) => new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
