@@ -80,7 +80,7 @@ export class OauthChecks {
         signJwt: () => {
           throw new Error('the authorization server checks; it signs nothing through the library');
         },
-        generateRandom: (bytes) => Uint8Array.from(this.random.bytes(bytes)),
+        generateRandom: (bytes) => Buffer.from(this.random.bytes(bytes)),
         clientAuthentication: clientAuthenticationNone({ clientId: 'openrail' }),
       },
     });
