@@ -1,8 +1,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { adminRoute, Instant, iso, LIST_SCOPE, listParams } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { DateTimeView, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { Instant, iso, LIST_SCOPE, listParams } from '../../../http/admin/kit.ts';
+import { adminOperations } from '../../../http/admin/operations.ts';
+import { DateTimeView, Nullable, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { issuanceModule } from '../../issuance/module.ts';
 import { membershipModule } from '../../membership/module.ts';
@@ -36,47 +35,41 @@ export const analyticsGroup: GroupBuilder = async (ctx) => {
     kernel: ctx.views,
   };
   const service = new AnalyticsService(reads, ctx.urls, () => ctx.clock.now());
+  const { detail } = adminOperations({
+    doc: 'docs/backoffice/audit.md',
+    base: '/api/admin',
+    read: 'analytics',
+    scope: LIST_SCOPE,
+  });
   return {
     group: {
       name: 'admin-analytics',
       routes: [
-        defineRoute({
-          ...adminRoute('docs/backoffice/audit.md'),
-          method: 'GET',
-          path: '/api/admin/analytics',
-          roles: ROLE_MATRIX.analytics,
-          scope: LIST_SCOPE,
+        detail('/analytics', {
           summary: 'Issuance, verification, enrolment and offer conversion over time, per tenant and per type.',
-          querystring: Type.Object(
-            {
-              tenant: Type.Optional(Slug),
-              typeId: Type.Optional(TypeId),
-              since: Type.Optional(Instant),
-              until: Type.Optional(Instant),
-              bucket: Type.Optional(Type.Union(BUCKETS.map((b) => Type.Literal(b)))),
-            },
-            { additionalProperties: false },
-          ),
-          responses: {
-            200: {
-              description: 'Totals and series over the window.',
-              schema: Type.Object({
-                since: DateTimeView,
-                until: DateTimeView,
-                bucket: Type.String(),
-                tenant: Nullable(Type.String()),
-                typeId: Nullable(Type.String()),
-                totals: Totals,
-                points: Type.Array(Point),
-                tenants: SeriesList('Per tenant.'),
-                types: SeriesList('Per tenant and credential type.'),
-              }),
-            },
-            ...OPERATOR_ERRORS,
+          query: {
+            tenant: Type.Optional(Slug),
+            typeId: Type.Optional(TypeId),
+            since: Type.Optional(Instant),
+            until: Type.Optional(Instant),
+            bucket: Type.Optional(Type.Union(BUCKETS.map((b) => Type.Literal(b)))),
           },
-          handler: async (request) => {
+          answer: [
+            'Totals and series over the window.',
+            Type.Object({
+              since: DateTimeView,
+              until: DateTimeView,
+              bucket: Type.String(),
+              tenant: Nullable(Type.String()),
+              typeId: Nullable(Type.String()),
+              totals: Totals,
+              points: Type.Array(Point),
+              tenants: SeriesList('Per tenant.'),
+              types: SeriesList('Per tenant and credential type.'),
+            }),
+          ],
+          read: async ({ request, query: { typeId, bucket } }) => {
             const { tenant, since, until } = listParams(request);
-            const { typeId, bucket } = request.query;
             const answer = await service.counts({
               tenant,
               ...(typeId === undefined ? {} : { typeId }),

@@ -1,9 +1,9 @@
 import { type AuditEntry, firstBrokenEntry, GENESIS_HASH } from '../../../core/audit-chain.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
-import { encodeCursor, type ListParams, windowOf } from '../../../http/admin/kit.ts';
+import { windowOf } from '../../../http/admin/kit.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
-import { type ActivityItem, activityItem, typesOfKinds } from './activity.ts';
+import { activityItem, typesOfKinds } from './activity.ts';
 
 /**
  * Reading the audit log and the activity feed (docs/backoffice/audit.md), and verifying the audit
@@ -86,10 +86,10 @@ export interface AuditFilters {
 }
 
 /** A cursor names its direction, so one taken oldest first cannot page a list newest first. */
-const ORDER_MARK = { asc: 'a', desc: 'd' } as const;
+export const ORDER_MARK = { asc: 'a', desc: 'd' } as const;
 
-function cursorSeq(after: ListParams['after'], mark?: string): number | undefined {
-  if (after === undefined) return undefined;
+/** A cursor of the log or the feed: the last row's seq (with the log's direction), or `400 invalid_request`. */
+export function cursorSeq(after: readonly (string | number)[], mark?: string): number {
   const [seq, m] = after;
   if (Number.isSafeInteger(seq) && (seq as number) >= 0 && after.length === (mark ? 2 : 1) && m === mark) return seq as number;
   throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
@@ -102,31 +102,26 @@ export function checkWindow(since: number | undefined, until: number | undefined
   }
 }
 
+type Window = { tenant: string | null; since?: number; until?: number; after?: number; limit: number };
+
 export class AuditReader {
   constructor(
     private readonly log: Pick<KernelViews, 'auditPage' | 'auditEntry' | 'activity'> & AuditLogReader,
     private readonly urls: IssuerUrls,
   ) {}
 
-  /** A page of entries in the list's order; the cursor is the last entry's seq. */
-  async page(params: ListParams, filters: AuditFilters): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
-    const afterSeq = cursorSeq(params.after, ORDER_MARK[filters.order]);
-    checkWindow(params.since, params.until);
-    const rows = await this.log.auditPage({
-      tenant: params.tenant,
+  /** Entries in the list's order after the entry `after`. */
+  entries(filters: AuditFilters, { tenant, since, until, after, limit }: Window): Promise<AuditEntry[]> {
+    checkWindow(since, until);
+    return this.log.auditPage({
+      tenant,
       ...(filters.actor === undefined ? {} : { actor: filters.actor }),
       ...(filters.action === undefined ? {} : { action: filters.action }),
-      ...windowOf(params),
+      ...windowOf({ since, until }),
       order: filters.order,
-      ...(afterSeq === undefined ? {} : { afterSeq }),
-      limit: params.limit + 1,
+      ...(after === undefined ? {} : { afterSeq: after }),
+      limit,
     });
-    const entries = rows.slice(0, params.limit);
-    const last = entries.at(-1);
-    return {
-      entries,
-      nextCursor: rows.length > params.limit && last ? encodeCursor([last.seq, ORDER_MARK[filters.order]]) : null,
-    };
   }
 
   /**
@@ -145,26 +140,17 @@ export class AuditReader {
     return verifyAuditChain(this.log, batch);
   }
 
-  /** A page of the activity feed, newest first; the cursor is the last item's outbox seq. */
-  async activity(
-    params: ListParams,
-    kinds: readonly string[] | undefined,
-  ): Promise<{ items: ActivityItem[]; nextCursor: string | null }> {
-    const beforeSeq = cursorSeq(params.after);
-    checkWindow(params.since, params.until);
+  /** The activity feed, newest first, before the outbox seq `after`. */
+  async activity(kinds: readonly string[] | undefined, { tenant, since, until, after, limit }: Window) {
+    checkWindow(since, until);
     const rows = await this.log.activity({
-      tenant: params.tenant,
-      ...(params.tenant === null ? {} : { vctPrefix: `${this.urls.issuer(params.tenant)}/types/` }),
+      tenant,
+      ...(tenant === null ? {} : { vctPrefix: `${this.urls.issuer(tenant)}/types/` }),
       ...(kinds === undefined ? {} : { types: typesOfKinds(kinds) }),
-      ...windowOf(params),
-      ...(beforeSeq === undefined ? {} : { beforeSeq }),
-      limit: params.limit + 1,
+      ...windowOf({ since, until }),
+      ...(after === undefined ? {} : { beforeSeq: after }),
+      limit,
     });
-    const shown = rows.slice(0, params.limit);
-    const last = shown.at(-1);
-    return {
-      items: shown.map((row) => activityItem(row, this.urls)),
-      nextCursor: rows.length > params.limit && last ? encodeCursor([last.seq]) : null,
-    };
+    return rows.map((row) => activityItem(row, this.urls));
   }
 }

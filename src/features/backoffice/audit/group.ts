@@ -1,16 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
-import { ActorLabel, adminRoute, iso, LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../../http/admin/kit.ts';
-import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
-import { defineRoute } from '../../../http/route.ts';
-import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { ActorLabel, iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
+import { adminOperations } from '../../../http/admin/operations.ts';
+import { DateTimeView, Nullable, Slug } from '../../../http/schemas/common.ts';
 import type { GroupBuilder } from '../module.ts';
 import { ACTIVITY_KINDS, REF_FIELDS } from './activity.ts';
-import { AuditReader } from './audit-reader.ts';
-
-export { AuditReader, type ChainVerification, VERIFY_BATCH, verifyAuditChain } from './audit-reader.ts';
-
-const DOC = 'docs/backoffice/audit.md';
+import { AuditReader, cursorSeq, ORDER_MARK } from './audit-reader.ts';
 
 /** An exact action (`org.created`), or a prefix ending in a dot (`org.`). */
 const ActionFilter = Type.String({
@@ -52,61 +47,47 @@ const entryView = (e: AuditEntry) => ({ ...e, at: iso(e.at) });
  */
 export const auditGroup: GroupBuilder = async (ctx) => {
   const reader = new AuditReader(ctx.views, ctx.urls);
-  const common = { ...adminRoute(DOC), roles: ROLE_MATRIX.audit, scope: LIST_SCOPE } as const;
+  const { list, detail } = adminOperations({
+    doc: 'docs/backoffice/audit.md',
+    base: '/api/admin',
+    params: { seq: Seq },
+    read: 'audit',
+    scope: LIST_SCOPE,
+  });
+  const order = (query: { order?: string }) => (query.order ?? 'desc') as 'asc' | 'desc';
   return {
     group: {
       name: 'admin-audit',
       routes: [
-        defineRoute({
-          ...common,
-          method: 'GET',
-          path: '/api/admin/audit',
+        list('/audit', {
           summary: 'The audit log, newest first (or oldest first), with every field and the hash chain.',
-          querystring: ListQuery({
+          filters: {
             actor: Type.Optional(ActorLabel),
             action: Type.Optional(ActionFilter),
             order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')])),
-          }),
-          responses: { 200: { description: 'A page of entries.', schema: ListPage('entries', Entry) }, ...OPERATOR_ERRORS },
-          handler: async (request) => {
-            const { actor, action, order } = request.query;
-            const page = await reader.page(listParams(request), {
-              ...(actor === undefined ? {} : { actor }),
-              ...(action === undefined ? {} : { action }),
-              order: order ?? 'desc',
-            });
-            return { entries: page.entries.map(entryView), nextCursor: page.nextCursor };
           },
+          page: ['entries', Entry, 'A page of entries.'],
+          cursor: (after, { query }) => cursorSeq(after, ORDER_MARK[order(query)]),
+          read: ({ actor, action, order: _order, ...window }, { query }) =>
+            reader.entries({ actor, action, order: order(query) }, window),
+          order: (e, { query }) => [e.seq, ORDER_MARK[order(query)]],
+          view: entryView,
         }),
-        defineRoute({
-          ...common,
-          method: 'GET',
-          path: '/api/admin/audit/{seq}',
+        detail('/audit/{seq}', {
           summary: 'One audit entry, with its hash and the hash it links to.',
-          params: Type.Object({ seq: Seq }),
-          querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
-          responses: {
-            200: { description: 'The entry.', schema: Entry },
-            ...OPERATOR_ERRORS,
-            404: errorResponse('unknown_audit_entry: no entry has this seq, or it is not one the caller may see.'),
-          },
-          handler: async (request) => entryView(await reader.entry(Number(request.params.seq), listTenant(request))),
+          query: { tenant: Type.Optional(Slug) },
+          answer: ['The entry.', Entry],
+          refusals: { 404: 'unknown_audit_entry: no entry has this seq, or it is not one the caller may see.' },
+          read: async ({ params, tenant }) => entryView(await reader.entry(Number(params.seq), tenant)),
         }),
-        defineRoute({
-          ...common,
-          method: 'GET',
-          path: '/api/admin/activity',
+        list('/activity', {
           summary: 'What happened, newest first: one sentence per event of the outbox, with the ids it refers to.',
-          querystring: ListQuery({ kind: Type.Optional(Type.Union(ACTIVITY_KINDS.map((k) => Type.Literal(k)))) }),
-          responses: { 200: { description: 'A page of the feed.', schema: ListPage('items', Item) }, ...OPERATOR_ERRORS },
-          handler: async (request) => {
-            const { kind } = request.query;
-            const page = await reader.activity(listParams(request), kind === undefined ? undefined : [kind]);
-            return {
-              items: page.items.map(({ seq: _seq, at, ...item }) => ({ at: iso(at), ...item })),
-              nextCursor: page.nextCursor,
-            };
-          },
+          filters: { kind: Type.Optional(Type.Union(ACTIVITY_KINDS.map((k) => Type.Literal(k)))) },
+          page: ['items', Item, 'A page of the feed.'],
+          cursor: (after) => cursorSeq(after),
+          read: ({ kind, ...window }) => reader.activity(kind === undefined ? undefined : [kind], window),
+          order: (item) => [item.seq],
+          view: ({ seq: _seq, at, ...item }) => ({ at: iso(at), ...item }),
         }),
       ],
     },
