@@ -1,59 +1,30 @@
-import { type Actor, actorLabel } from '../../core/actor.ts';
+import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
-import { Forbidden, ServiceError } from '../../core/errors.ts';
+import { ServiceError } from '../../core/errors.ts';
 import type { Random } from '../../core/random.ts';
-import { hashToken, newToken } from '../../core/secrets.ts';
-import type { Mailer } from '../../ports/mailer.ts';
-import {
-  NO_PASSWORD,
-  type OperatorFilter,
-  type OperatorIdentity,
-  type OperatorRecord,
-  type OperatorRole,
-  type OperatorSessionStore,
-  type OperatorStore,
+import type {
+  OperatorFilter,
+  OperatorIdentity,
+  OperatorRecord,
+  OperatorRole,
+  OperatorSessionStore,
+  OperatorStore,
 } from '../../ports/operator-store.ts';
 import type { Passwords } from '../../ports/passwords.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
-import { checkIssuer, checkPassword, type FirstCredential, INVITATION_TTL_MS, invitationMail } from './operator-credentials.ts';
+import { checkTenant, needsApproval, requireOperator, unique, unknownOperator } from './operator-checks.ts';
+import { OperatorIdentities } from './operator-identities.ts';
+import { type InvitationMail, OperatorInvitations } from './operator-invitations.ts';
+import { OperatorPasswords } from './operator-passwords.ts';
+import { type OperatorView, operatorView } from './schemas.ts';
 
 export type OperatorStores = { operators: OperatorStore; sessions: OperatorSessionStore };
 /** Operator stores and the audit trail bound to one transaction: the service's own, or a caller's (an approval's). */
 export type OperatorScope = OperatorStores & Pick<Recorders, 'audit'>;
 
-export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-export const MAX_FAILED_LOGINS = 5;
-export const LOCKOUT_MS = 15 * 60 * 1000;
-
-export interface OperatorView {
-  username: string;
-  roles: OperatorRole[];
-  tenant: string | null;
-  status: OperatorRecord['status'];
-}
-
 /** An operator after a change, with the sequence number of the change's audit entry. */
-export interface OperatorChange extends OperatorView {
-  auditSeq: number;
-}
+export type OperatorChange = OperatorView & { auditSeq: number };
 
-export interface LoginResult extends OperatorView {
-  token: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-}
-
-const view = (op: OperatorRecord): OperatorView => ({
-  username: op.username,
-  roles: op.roles,
-  tenant: op.tenant,
-  status: op.status,
-});
-
-const BAD_LOGIN = () =>
-  new ServiceError('invalid_credentials', 'The username or password is wrong, or this operator cannot sign in.');
-
-/** Operator accounts and sign-in (docs/operators.md). */
 /**
  * Whether a role change takes the owner role away from an owner (or narrows a platform owner to one
  * tenant, which takes the platform's owner operations away just as well): such a change, like
@@ -84,22 +55,6 @@ export function grantsOwner(
   return !target.roles.includes('owner') || (target.tenant !== null && tenant === null);
 }
 
-/** The console's direct changes refuse what only an approval may do (docs/operators.md). */
-const needsApproval = (what: string) =>
-  new ServiceError(
-    'approval_required',
-    `${what} needs a second owner: the back office (POST /api/admin/people/operators/{username}/roles, /suspend or /remove) files it for approval.`,
-  );
-
-/** Where invitations go out from, and what they say this deployment is. */
-export interface InvitationMail {
-  mailer: Mailer;
-  platform: { name: string; origin: string };
-}
-
-/** The username an actor acts as, for `created_by` and the four-eyes links; null for the owner token. */
-const usernameOf = (actor: Actor): string | null => (actor.kind === 'operator' ? actor.username : null);
-
 /** One operator as the back office shows it: the record, its enterprise identity and its live sessions. */
 export interface OperatorDetail {
   record: OperatorRecord;
@@ -122,148 +77,64 @@ export interface OperatorServiceDeps {
 
 /**
  * Operators (docs/operators.md): the one service over them, for the console's routes, sign-in and
- * the back office's people group alike.
+ * the back office's people group alike. Their roles and status are changed here; their creation
+ * and invitations, passwords and enterprise identities are each a part of their own, which this
+ * service answers for.
  */
 export class OperatorService {
-  constructor(private readonly deps: OperatorServiceDeps) {}
+  private readonly invitations: OperatorInvitations;
+  private readonly passwords: OperatorPasswords;
+  private readonly identities: OperatorIdentities;
 
-  /**
-   * A new operator (docs/operators.md, "Creating an operator"), signing in as its `credential`
-   * says: an invitation mailed to the person, or an enterprise identity; an initial password only
-   * when the break-glass owner token asks. No operator ever chooses another's password.
-   */
-  async create(
-    input: { username: string; roles: OperatorRole[]; tenant?: string | null; credential: FirstCredential },
-    actor: Actor,
-  ): Promise<OperatorChange> {
-    const { credential } = input;
-    if (credential.kind === 'password') {
-      if (actor.kind !== 'owner-token') {
-        throw new Forbidden(
-          'An operator never chooses another operator’s password: invite the person by e-mail, or link their enterprise identity (only the owner token sets a first password).',
-        );
-      }
-      checkPassword(credential.password, input.username);
-    }
-    if (credential.kind === 'identity') checkIssuer(credential.issuer, this.deps.plainHttpIssuers);
-    if (actor.kind === 'operator' && input.roles.includes('owner')) {
-      throw needsApproval(`Creating ${input.username} with the owner role (create it without, then grant owner)`);
-    }
-    const tenant = await this.checkTenant(input.tenant ?? null);
-    const now = this.deps.clock.now();
-    const record: OperatorRecord = {
-      username: input.username,
-      passwordHash: credential.kind === 'password' ? await this.deps.passwords.hash(credential.password) : NO_PASSWORD,
-      roles: unique(input.roles),
-      tenant,
-      status: credential.kind === 'invitation' ? 'invited' : 'active',
-      failedAttempts: 0,
-      lockedUntil: null,
-      createdAt: now,
-      updatedAt: now,
-      email: credential.kind === 'invitation' ? credential.email : null,
-      invitationExpiresAt: credential.kind === 'invitation' ? now + INVITATION_TTL_MS : null,
-    };
-    const taken = () =>
-      new ServiceError('conflict', `The username "${input.username}" is taken (usernames of removed operators stay reserved).`);
-    let invitation: { hash: string; expiresAt: number } | undefined;
-    if (credential.kind === 'invitation') {
-      if (await this.deps.operators.get(input.username)) throw taken();
-      // Mailed before anything is stored, unlike a mailed code: a mail that cannot go must leave
-      // no operator behind, and the audit chain cannot take an entry back. The insert follows at
-      // once; a creation that then loses a race for the username leaves a link that never works.
-      const secret = this.deps.random.text(32);
-      await this.send(credential.email, { ...record, reset: false, secret, by: actorLabel(actor) });
-      invitation = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
-    }
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.create(record, invitation, usernameOf(actor) ?? undefined))) throw taken();
-      if (credential.kind === 'identity') {
-        const linked = await operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
-        if (linked !== 'linked') throw identityTaken();
-      }
-      const auditSeq = await audit.append({
-        actor,
-        action: 'operator.created',
-        tenant,
-        target: record.username,
-        detail: { roles: record.roles, via: credential.kind },
-      });
-      return { ...view(record), auditSeq };
-    });
+  constructor(private readonly deps: OperatorServiceDeps) {
+    this.invitations = new OperatorInvitations(deps);
+    this.passwords = new OperatorPasswords(deps);
+    this.identities = new OperatorIdentities(deps);
   }
 
-  /**
-   * Mails a new one-time link (docs/operators.md, "Invitations"): to an invited operator again
-   * (to `email`, which may correct the address until the invitation is accepted), or a password
-   * reset to an active operator, at the address on record. The old link stops working.
-   */
-  async invite(username: string, email: string | undefined, actor: Actor): Promise<OperatorChange> {
-    const target = await this.require(username);
-    const to = target.status === 'invited' ? (email ?? target.email) : target.email;
-    if (target.status === 'active' && email !== undefined) {
-      throw new Forbidden(`${username} has accepted its invitation: only ${username} changes its address.`);
-    }
-    // Sending an invitation to an address of one's choosing is choosing who takes the account:
-    // only the operator that made the invitation (already linked to it), or the owner token.
-    if (email !== undefined && actor.kind !== 'owner-token') {
-      const creator = await this.deps.operators.creatorOf(username);
-      if (creator === undefined || creator !== usernameOf(actor)) {
-        throw new Forbidden(`Only the operator that invited ${username}, or the owner token, changes where its invitation goes.`);
-      }
-    }
-    if ((target.status !== 'invited' && target.status !== 'active') || !to) {
-      throw new ServiceError(
-        'operator_state',
-        `${username} is ${target.status}${to ? '' : ' and has no e-mail address'}: an invitation or reset goes to an invited, or an active operator with an address.`,
-      );
-    }
-    const now = this.deps.clock.now();
-    const secret = this.deps.random.text(32);
-    await this.send(to, { ...target, reset: target.status === 'active', secret, by: actorLabel(actor) });
-    const grant = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.issueInvitation(username, grant, target.status === 'invited' ? email : undefined, now))) {
-        throw new ServiceError('operator_state', `${username} changed meanwhile; ask again.`);
-      }
-      const after = await operators.get(username);
-      if (!after) throw unknown(username);
-      const auditSeq = await audit.append({
-        actor,
-        action: target.status === 'invited' ? 'operator.invited' : 'operator.password_reset_sent',
-        tenant: after.tenant,
-        target: username,
-        detail: { expiresAt: new Date(grant.expiresAt).toISOString() },
-      });
-      return { ...view(after), auditSeq };
-    });
+  /** A new operator (operator-invitations.ts). */
+  create(...args: Parameters<OperatorInvitations['create']>) {
+    return this.invitations.create(...args);
   }
 
-  /**
-   * The person behind an invitation or a reset chooses a password (anonymous: the link's secret is
-   * the credential). One conditional write spends the link; a reset also ends every session.
-   */
-  async acceptInvitation(secret: string, password: string): Promise<OperatorView> {
-    const hash = hashToken(secret);
-    const holder = await this.deps.operators.findByInvitation(hash, this.deps.clock.now());
-    if (!holder) throw invitationUnavailable();
-    checkPassword(password, holder.username);
-    const passwordHash = await this.deps.passwords.hash(password);
-    const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
-      const username = await operators.acceptInvitation(hash, passwordHash, now);
-      if (!username) throw invitationUnavailable();
-      await sessions.revokeAll(username);
-      const after = await operators.get(username);
-      if (!after) throw invitationUnavailable();
-      await audit.append({
-        actor: { kind: 'operator', username },
-        action: holder.status === 'invited' ? 'operator.invitation_accepted' : 'operator.password_changed',
-        tenant: after.tenant,
-        target: username,
-      });
-      return view(after);
-    });
+  /** An invitation mailed again, or a password reset (operator-invitations.ts). */
+  invite(...args: Parameters<OperatorInvitations['invite']>) {
+    return this.invitations.invite(...args);
+  }
+
+  /** An invitation or reset spent by its person (operator-invitations.ts). */
+  acceptInvitation(...args: Parameters<OperatorInvitations['acceptInvitation']>) {
+    return this.invitations.acceptInvitation(...args);
+  }
+
+  /** An operator's own new password, or the owner token's (operator-passwords.ts). */
+  setPassword(...args: Parameters<OperatorPasswords['setPassword']>) {
+    return this.passwords.setPassword(...args);
+  }
+
+  /** POST /api/login (operator-passwords.ts). */
+  login(...args: Parameters<OperatorPasswords['login']>) {
+    return this.passwords.login(...args);
+  }
+
+  /** The password check of every sign-in, with its lock-out (operator-passwords.ts). */
+  checkPassword(...args: Parameters<OperatorPasswords['checkPassword']>) {
+    return this.passwords.checkPassword(...args);
+  }
+
+  /** An enterprise identity linked (operator-identities.ts). */
+  linkIdentity(...args: Parameters<OperatorIdentities['linkIdentity']>) {
+    return this.identities.linkIdentity(...args);
+  }
+
+  /** An operator's enterprise identity unlinked (operator-identities.ts). */
+  unlinkIdentity(...args: Parameters<OperatorIdentities['unlinkIdentity']>) {
+    return this.identities.unlinkIdentity(...args);
+  }
+
+  /** An operator's enterprise identity (operator-identities.ts). */
+  identityOf(...args: Parameters<OperatorIdentities['identityOf']>) {
+    return this.identities.identityOf(...args);
   }
 
   /**
@@ -280,30 +151,16 @@ export class OperatorService {
     return labels;
   }
 
-  private async send(
-    to: string,
-    about: Pick<OperatorRecord, 'username' | 'roles' | 'tenant'> & { reset: boolean; secret: string; by: string },
-  ): Promise<void> {
-    const message = invitationMail({ ...about, platform: this.deps.mail.platform });
-    try {
-      await this.deps.mail.mailer.send({ to, ...message });
-    } catch (err) {
-      throw new ServiceError('mail_unavailable', 'The invitation could not be mailed; nothing was changed. Try again later.', {
-        cause: err,
-      });
-    }
-  }
-
   async setRoles(
     username: string,
     roles: OperatorRole[],
     tenant: string | null | undefined,
     actor: Actor,
   ): Promise<OperatorChange> {
-    await this.require(username);
+    await requireOperator(this.deps.operators, username);
     // Undefined keeps the scope: the update leaves the column alone rather than writing back a
     // value read earlier, which a concurrent change of scope could have made stale.
-    const scope = tenant === undefined ? undefined : await this.checkTenant(tenant);
+    const scope = tenant === undefined ? undefined : await checkTenant(this.deps.tenantExists, tenant);
     return this.deps.uow.run(async (stores) => {
       const target = await stores.operators.get(username);
       if (target && demotesOwner(target, roles, scope)) throw needsApproval(`Taking the owner role away from ${username}`);
@@ -325,9 +182,9 @@ export class OperatorService {
     scope: string | null | undefined,
     actor: Actor,
   ): Promise<OperatorChange> {
-    if (!(await operators.setRoles(username, unique(roles), scope, this.deps.clock.now()))) throw unknown(username);
+    if (!(await operators.setRoles(username, unique(roles), scope, this.deps.clock.now()))) throw unknownOperator(username);
     const after = await operators.get(username);
-    if (!after) throw unknown(username);
+    if (!after) throw unknownOperator(username);
     const auditSeq = await audit.append({
       actor,
       action: 'operator.roles_changed',
@@ -335,7 +192,7 @@ export class OperatorService {
       target: username,
       detail: { roles: after.roles },
     });
-    return { ...view(after), auditSeq };
+    return { ...operatorView(after), auditSeq };
   }
 
   async suspend(username: string, actor: Actor): Promise<OperatorChange> {
@@ -349,137 +206,6 @@ export class OperatorService {
   /** Removal is final: sessions end now, any identity link goes, and the username stays reserved. */
   async remove(username: string, actor: Actor): Promise<OperatorChange> {
     return this.setStatus(username, 'removed', actor);
-  }
-
-  /**
-   * A new password under the same policy (docs/operators.md, "Passwords"), set by the operator
-   * itself (proving its current one, when it has one) or by the break-glass owner token; never by
-   * another operator, who sends a reset instead (`invite`). Every session of the operator ends,
-   * failed sign-ins and any lock are cleared; the audit entry carries no secret.
-   */
-  async setPassword(username: string, password: string, actor: Actor, currentPassword?: string): Promise<OperatorChange> {
-    const target = await this.require(username);
-    if (actor.kind !== 'owner-token') {
-      if (usernameOf(actor) !== username) {
-        throw new Forbidden(
-          `An operator never sets another operator’s password: send ${username} a reset (POST /api/admin/people/operators/${username}/invite).`,
-        );
-      }
-      // Proven as a sign-in is, and counted as one: a stolen session cannot guess its way to a
-      // new password, and a lock holds here too.
-      const now = this.deps.clock.now();
-      const locked = target.lockedUntil !== null && target.lockedUntil > now;
-      const proven =
-        target.passwordHash !== NO_PASSWORD &&
-        currentPassword !== undefined &&
-        (await this.deps.passwords.verify(currentPassword, target.passwordHash));
-      if (!proven || locked) {
-        if (!proven) await this.deps.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
-        throw new ServiceError('invalid_credentials', 'currentPassword is missing or wrong, or the account is locked.');
-      }
-    }
-    checkPassword(password, username);
-    const hash = await this.deps.passwords.hash(password);
-    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
-      if (!(await operators.setPassword(username, hash, this.deps.clock.now()))) throw unknown(username);
-      await sessions.revokeAll(username);
-      const after = await operators.get(username);
-      if (!after) throw unknown(username);
-      const auditSeq = await audit.append({ actor, action: 'operator.password_changed', tenant: after.tenant, target: username });
-      return { ...view(after), auditSeq };
-    });
-  }
-
-  /**
-   * Links an enterprise identity to the operator, in place of its previous one; one identity, one
-   * operator. An identity is how its holder signs in, so only the operator itself or the owner
-   * token links one; another operator removes a link (`unlinkIdentity`) but never sets one.
-   */
-  async linkIdentity(username: string, identity: { issuer: string; subject: string }, actor: Actor): Promise<OperatorChange> {
-    if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
-      throw new Forbidden(`Only ${username} itself, or the owner token, links an enterprise identity to ${username}.`);
-    }
-    checkIssuer(identity.issuer, this.deps.plainHttpIssuers);
-    const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
-      if (linked === 'unknown') throw unknown(username);
-      if (linked === 'taken') throw identityTaken();
-      const after = await operators.get(username);
-      if (!after) throw unknown(username);
-      const auditSeq = await audit.append({
-        actor,
-        action: 'operator.idp_linked',
-        tenant: after.tenant,
-        target: username,
-        detail: { issuer: identity.issuer, subject: identity.subject },
-      });
-      return { ...view(after), auditSeq };
-    });
-  }
-
-  /** Removes the operator's identity link, if it has one (the entry says which it was): as linking, its own or the owner token's. */
-  async unlinkIdentity(username: string, actor: Actor): Promise<OperatorChange> {
-    if (actor.kind !== 'owner-token' && usernameOf(actor) !== username) {
-      throw new Forbidden(`Only ${username} itself, or the owner token, removes ${username}'s enterprise identity.`);
-    }
-    await this.require(username);
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      const after = await operators.get(username);
-      if (!after || after.status === 'removed') throw unknown(username);
-      const was = await operators.unlinkIdentity(username);
-      const auditSeq = await audit.append({
-        actor,
-        action: 'operator.idp_unlinked',
-        tenant: after.tenant,
-        target: username,
-        detail: was ? { issuer: was.issuer, subject: was.subject } : {},
-      });
-      return { ...view(after), auditSeq };
-    });
-  }
-
-  async identityOf(username: string): Promise<OperatorIdentity | undefined> {
-    return this.deps.operators.identityOf(username);
-  }
-
-  async login(username: string, password: string): Promise<LoginResult> {
-    const op = await this.checkPassword(username, password);
-    const now = this.deps.clock.now();
-    const token = newToken(this.deps.random, 'ors');
-    await this.deps.uow.run(async ({ sessions, audit }) => {
-      await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
-      await audit.append({
-        actor: { kind: 'operator', username },
-        action: 'operator.signed_in',
-        tenant: op.tenant,
-        target: username,
-      });
-    });
-    return { ...view(op), token, tokenType: 'Bearer', expiresIn: SESSION_TTL_MS / 1000 };
-  }
-
-  /**
-   * The operator whose username and password these are, active and not locked out; a wrong
-   * password counts towards the lock-out and is refused (`401 invalid_credentials`). POST
-   * /api/login and the browser's password sign-in both check with it.
-   */
-  async checkPassword(username: string, password: string): Promise<OperatorRecord> {
-    const now = this.deps.clock.now();
-    const op = await this.deps.operators.get(username);
-    // Verify even for an unknown user, or one without a password, so that timing does not reveal
-    // which usernames exist or how they sign in.
-    const stored = op && op.passwordHash !== NO_PASSWORD ? op.passwordHash : this.deps.passwords.dummyHash;
-    const passwordOk = (await this.deps.passwords.verify(password, stored)) && stored !== this.deps.passwords.dummyHash;
-    if (op?.status !== 'active' || (op.lockedUntil !== null && op.lockedUntil > now) || !passwordOk) {
-      // Every refusal runs the same statement, which counts a failure only for an active operator
-      // outside a lock and matches nothing otherwise: the time an answer takes does not tell an
-      // unknown, invited, locked or suspended username from a wrong password (docs/security.md).
-      await this.deps.operators.recordFailedLogin(username, now, MAX_FAILED_LOGINS, LOCKOUT_MS);
-      throw BAD_LOGIN();
-    }
-    if (op.failedAttempts > 0 || op.lockedUntil !== null) await this.deps.operators.clearFailedLogins(username, now);
-    return op;
   }
 
   /**
@@ -506,20 +232,20 @@ export class OperatorService {
     if (status !== 'removed' && (await operators.get(username))?.status === 'invited') {
       throw new ServiceError('operator_state', `${username} is invited: remove it, or let its person accept the invitation.`);
     }
-    if (!(await operators.setStatus(username, status, this.deps.clock.now()))) throw unknown(username);
+    if (!(await operators.setStatus(username, status, this.deps.clock.now()))) throw unknownOperator(username);
     if (status === 'removed') {
       await sessions.revokeAll(username);
       await operators.unlinkIdentity(username);
     }
     const after = await operators.get(username);
-    if (!after) throw unknown(username);
+    if (!after) throw unknownOperator(username);
     const auditSeq = await audit.append({
       actor,
       action: `operator.${STATUS_ACTIONS[status]}`,
       tenant: after.tenant,
       target: username,
     });
-    return { ...view(after), auditSeq };
+    return { ...operatorView(after), auditSeq };
   }
 
   /** The back office's list (docs/backoffice/people.md): by username, after `after`, at most `limit`. */
@@ -559,7 +285,7 @@ export class OperatorService {
   ): Promise<OperatorChange> {
     return this.deps.uow.run(async (stores) => {
       const target = await stores.operators.lock(username);
-      if (!target || target.status === 'removed') throw unknown(username);
+      if (!target || target.status === 'removed') throw unknownOperator(username);
       if (needsApproval(target)) {
         throw new ServiceError(
           'conflict',
@@ -583,32 +309,15 @@ export class OperatorService {
     return this.deps.uow.run(async (stores) => {
       const owners = await stores.operators.holdPlatformOwners();
       const target = await stores.operators.lock(username);
-      if (!target || target.status === 'removed') throw unknown(username);
+      if (!target || target.status === 'removed') throw unknownOperator(username);
       const { keeps, run } = await prepare(target);
       if (owners.includes(username) && !keeps && owners.length === 1) throw lastOwner(username);
       return run(stores);
     });
   }
-
-  private async require(username: string): Promise<OperatorRecord> {
-    const op = await this.deps.operators.get(username);
-    if (!op || op.status === 'removed') throw unknown(username);
-    return op;
-  }
-
-  private async checkTenant(tenant: string | null): Promise<string | null> {
-    if (tenant !== null && !(await this.deps.tenantExists(tenant))) {
-      throw new ServiceError('unknown_tenant', `No tenant has the slug "${tenant}".`);
-    }
-    return tenant;
-  }
 }
 
-const unique = <T>(xs: T[]): T[] => [...new Set(xs)];
-
 const STATUS_ACTIONS = { invited: 'invited', active: 'enabled', suspended: 'suspended', removed: 'removed' } as const;
-
-const unknown = (username: string) => new ServiceError('unknown_operator', `No operator "${username}" (or it was removed).`);
 
 /** Refused: the change would leave no active platform owner. */
 export const lastOwner = (username: string) =>
@@ -616,8 +325,3 @@ export const lastOwner = (username: string) =>
     'last_owner',
     `${username} is the last active platform owner operator: make another operator owner first (the owner token does not count).`,
   );
-
-const identityTaken = () => new ServiceError('identity_linked', 'This enterprise identity is linked to another operator.');
-
-const invitationUnavailable = () =>
-  new ServiceError('invitation_unavailable', 'This invitation is unknown, used or expired: ask for a new one.');
