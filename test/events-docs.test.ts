@@ -1,12 +1,12 @@
 /**
  * docs/events.md and docs/webhooks.md state the events the service writes and what each carries:
- * both are held to EVENT_FIELDS and RESERVED_EVENT_TYPES (src/core/events.ts), so a page cannot
+ * both are held to the event map and RESERVED_EVENT_TYPES (src/core/events.ts), so a page cannot
  * call an emitted event reserved, leave one out, or name a member its payload does not have.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { EVENT_FIELDS, EVENT_TYPES, type EventType, RESERVED_EVENT_TYPES } from '../src/core/events.ts';
+import { EVENT_TYPES, type EventType, eventFields, RESERVED_EVENT_TYPES } from '../src/core/events.ts';
 
 const page = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8');
 const reserved: readonly string[] = RESERVED_EVENT_TYPES;
@@ -40,7 +40,7 @@ describe('the event pages', () => {
     for (const [type, cells] of rows) {
       const data = cells.at(-1) ?? '';
       const named = new Set([...data.matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1] as string));
-      for (const field of Object.keys(EVENT_FIELDS[type as EventType])) {
+      for (const field of eventFields(type as EventType)) {
         assert.ok(named.has(field), `events.md: ${type} does not name its member ${field}`);
       }
     }
@@ -56,7 +56,7 @@ describe('the event pages', () => {
     for (const [type, cells] of rows) {
       const examples = exampleKeys(cells[1] ?? '');
       assert.ok(examples.length > 0, `webhooks.md: ${type} has no JSON example`);
-      const fields = Object.keys(EVENT_FIELDS[type as EventType]);
+      const fields = eventFields(type as EventType);
       for (const keys of examples) {
         for (const key of keys) assert.ok(fields.includes(key), `webhooks.md: ${type}'s example has ${key}, not a member`);
       }
@@ -77,6 +77,6 @@ describe('the event pages', () => {
 
 test("the activity feed's reference members are members of some event's payload", async () => {
   const { REF_FIELDS } = await import('../src/features/backoffice/audit/activity.ts');
-  const members = new Set(Object.values(EVENT_FIELDS).flatMap((fields) => Object.keys(fields)));
+  const members = new Set(EVENT_TYPES.flatMap(eventFields));
   for (const field of REF_FIELDS) assert.ok(members.has(field), `activity.ts refers to ${field}, which no event carries`);
 });

@@ -27,6 +27,7 @@ import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import { SqlTenantStore } from '../adapters/sql/tenants/sql-tenant-store.ts';
 import { firstBrokenEntry, GENESIS_HASH } from '../core/audit-chain.ts';
 import { systemClock } from '../core/clock.ts';
+import type { EventPayloads, EventType } from '../core/events.ts';
 
 const CLAIMS = ['holder_name', 'level:enum(gold|silver)'];
 const SUBJECT = { holder_name: 'Ada Lovelace', level: 'gold' };
@@ -144,14 +145,19 @@ for (const factory of testDatabases()) {
           ['credential.revoked', slug],
         ],
       );
-      const [org, created, collected, completed, failed, revokedEvent] = events;
-      assert.deepEqual(org?.data, { slug, did: tenant.json().did, demo: false });
-      assert.equal(created?.data.offerId, offer.offerId);
-      assert.equal(collected?.data.offerId, offer.offerId);
-      assert.equal(collected?.data.typeId, typeId);
-      assert.equal(completed?.data.vct, vct);
-      assert.equal(failed?.data.error, 'nonce_mismatch');
-      assert.equal(revokedEvent?.data.credentialId, collected?.data.credentialId);
+      /** The payload of the event at `i`, read as its type's (the order is asserted above). */
+      const data = <T extends EventType>(i: number, type: T) => {
+        const event = events[i];
+        assert.equal(event?.type, type);
+        return event?.data as EventPayloads[T];
+      };
+      assert.deepEqual(data(0, 'org.created'), { slug, did: tenant.json().did, demo: false });
+      assert.equal(data(1, 'offer.created').offerId, offer.offerId);
+      assert.equal(data(2, 'credential.issued').offerId, offer.offerId);
+      assert.equal(data(2, 'credential.issued').typeId, typeId);
+      assert.equal(data(3, 'presentation.completed').vct, vct);
+      assert.equal(data(4, 'presentation.failed').error, 'nonce_mismatch');
+      assert.equal(data(5, 'credential.revoked').credentialId, data(2, 'credential.issued').credentialId);
       for (const e of events) {
         assert.match(e.id, /^evt_[A-Za-z0-9_-]{22}$/);
         assert.ok(!JSON.stringify(e.data).includes('Ada Lovelace'), `${e.type} carries no claim value`);

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../core/clock.ts';
-import type { EventEnvelope, EventInput, EventType } from '../../../core/events.ts';
+import type { EventEnvelope, EventInput } from '../../../core/events.ts';
 import type { EventOutbox } from '../../../ports/event-outbox.ts';
 import type { Db } from '../connect.ts';
 import { inTransactionOnly } from '../sql-unit-of-work.ts';
@@ -31,15 +31,21 @@ export class SqlEventOutbox implements EventOutbox {
   }
 }
 
-/** Events in the order they were written (tests and, later, delivery). */
+/**
+ * Events in the order they were written (tests), each read as its type's payload: the outbox holds
+ * only what `emit` wrote, which the map typed.
+ */
 export async function readOutbox(db: Db, afterSeq = 0, limit = 1000): Promise<Array<EventEnvelope & { seq: number }>> {
   const rows = await db.selectFrom('outbox').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
-  return rows.map((r) => ({
-    seq: Number(r.seq),
-    id: r.id,
-    type: r.type as EventType,
-    createdAt: new Date(Number(r.created_at)).toISOString(),
-    tenant: r.tenant,
-    data: JSON.parse(r.data) as Record<string, unknown>,
-  }));
+  return rows.map(
+    (r) =>
+      ({
+        seq: Number(r.seq),
+        id: r.id,
+        type: r.type,
+        createdAt: new Date(Number(r.created_at)).toISOString(),
+        tenant: r.tenant,
+        data: JSON.parse(r.data),
+      }) as EventEnvelope & { seq: number },
+  );
 }

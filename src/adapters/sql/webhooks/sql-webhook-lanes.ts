@@ -1,4 +1,5 @@
 import { type Insertable, PostgresAdapter, sql } from 'kysely';
+import type { EventPayloads } from '../../../core/events.ts';
 import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../../ports/webhook-lanes.ts';
 import { systemIds } from '../../crypto/ids.ts';
 import type { Db } from '../connect.ts';
@@ -93,7 +94,9 @@ export class SqlWebhookLanes implements WebhookLanes {
         endpoints.length === 0
           ? []
           : e.type === 'webhook.ping'
-            ? endpoints.filter((w) => w.id === (JSON.parse(e.data) as { webhookId?: string }).webhookId && w.tenant === e.tenant)
+            ? endpoints.filter(
+                (w) => w.id === (JSON.parse(e.data) as EventPayloads['webhook.ping']).webhookId && w.tenant === e.tenant,
+              )
             : endpoints.filter((w) => w.tenant === e.tenant && w.events.has(e.type) && w.since <= createdAt);
       for (const w of targets) {
         const id = systemIds.mint('delivery');

@@ -71,7 +71,9 @@ for (const factory of testDatabases()) {
     const outbox = async () =>
       (await readOutbox(rail.db, 0, 10_000)).reverse().map((e) => ({
         ...e,
-        concerns: e.type.startsWith('presentation.') ? (urls.parseVct(String(e.data.vct))?.tenant ?? e.tenant) : e.tenant,
+        concerns: e.type.startsWith('presentation.')
+          ? (urls.parseVct(String('vct' in e.data ? e.data.vct : undefined))?.tenant ?? e.tenant)
+          : e.tenant,
       }));
 
     /** A hosted verification of `credential`: accepted, or refused for a wrong nonce. */
