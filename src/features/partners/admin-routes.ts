@@ -1,25 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
-import { adminRoute, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { adminOperations } from '../../http/admin/operations.ts';
-import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
-import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { DateTimeView, DisplayName, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import type { PartnerService } from './partner-service.ts';
+import type { RouteGroup } from '../../http/route.ts';
+import { DateTimeView, DisplayName, Nullable, Slug } from '../../http/schemas/common.ts';
+import { applicationView, type PartnerService } from './partner-service.ts';
 import { ApplicationBody, ApplicationId, ApplicationView, Kind, ScopeName, Stage, TeamMemberView } from './schemas.ts';
-
-/**
- * Who runs the pipeline (docs/partners.md, "Roles"; rows of the back office's role matrix):
- * partners come before any tenant, so these are platform operations; tenant-scoped operators, and
- * the legacy issuer and verifier roles, are refused.
- */
-export const PARTNERS_READ = ROLE_MATRIX.partnersRead;
 
 const RateClassName = Type.Union(RATE_CLASS_NAMES.map((c) => Type.Literal(c)));
 
 /** The partner pipeline as operators run it (docs/partners.md, "The pipeline"). */
 export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
-  const { detail, action } = adminOperations({
+  /*
+   * Who runs the pipeline (docs/partners.md, "Roles"; rows of the back office's role matrix):
+   * partners come before any tenant, so these are platform operations; tenant-scoped operators,
+   * and the legacy issuer and verifier roles, are refused.
+   */
+  const { list, detail, action } = adminOperations({
     doc: 'docs/partners.md',
     base: '/api/admin/partners',
     params: { id: ApplicationId },
@@ -30,22 +26,15 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
   return {
     name: 'admin-partners',
     routes: [
-      defineRoute({
-        ...adminRoute('docs/partners.md'),
-        scope: 'platform',
-        method: 'GET',
-        path: '/api/admin/partners',
-        roles: PARTNERS_READ,
+      list('', {
         summary: 'Applications, newest first; filter by stage and kind.',
-        querystring: ListQuery({ stage: Type.Optional(Stage), kind: Type.Optional(Kind) }),
-        responses: {
-          200: { description: 'A page of applications.', schema: ListPage('partners', ApplicationView) },
-          ...OPERATOR_ERRORS,
-        },
-        handler: async (request) => {
-          const { stage, kind } = request.query;
-          return partners.list(listParams(request), { ...(stage ? { stage } : {}), ...(kind ? { kind } : {}) });
-        },
+        scope: 'platform',
+        filters: { stage: Type.Optional(Stage), kind: Type.Optional(Kind) },
+        page: ['partners', ApplicationView, 'A page of applications.'],
+        cursor: ['number', 'string'],
+        read: ({ tenant, ...window }) => partners.applications({ ...window, ...(tenant === null ? {} : { tenant }) }),
+        order: (a) => [a.createdAt, a.id],
+        view: applicationView,
       }),
       action('', {
         summary: 'File an application for a partner (an operator on its behalf): the intake’s body, at stage applied.',

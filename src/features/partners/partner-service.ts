@@ -6,10 +6,9 @@ import type { IntegrationScope, RateClass } from '../../core/integration-scopes.
 import { canMove, type PartnerKind, type PartnerStage, SIGNED_IN_STAGES, TRANSITIONS } from '../../core/partner-pipeline.ts';
 import type { Random } from '../../core/random.ts';
 import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
-import { cursorOf, type ListParams, page, windowOf } from '../../http/admin/kit.ts';
 import type { PartnerKeyWrites } from '../../ports/integration-token-store.ts';
 import type { Mailer } from '../../ports/mailer.ts';
-import type { ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
+import type { ApplicationPage, ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { PreparedTenant } from '../tenants/tenant-service.ts';
 
@@ -186,17 +185,8 @@ export class PartnerService {
   }
 
   /** Newest first, on the back office's list convention (`tenant`: the applications linked to it). */
-  async list(p: ListParams, filter: { stage?: PartnerStage; kind?: PartnerKind }) {
-    const after = cursorOf(p.after, ['number', 'string']);
-    const rows = await this.deps.store.applications({
-      ...filter,
-      ...windowOf(p),
-      ...(p.tenant === null ? {} : { tenant: p.tenant }),
-      ...(after ? { after } : {}),
-      limit: p.limit + 1,
-    });
-    const shown = page(rows, p.limit, (a) => [a.createdAt, a.id], applicationView);
-    return { partners: shown.rows, nextCursor: shown.nextCursor };
+  applications(page: ApplicationPage): Promise<ApplicationRecord[]> {
+    return this.deps.store.applications(page);
   }
 
   async get(id: string) {
