@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import type { ClaimKind } from '../../core/claims/claim-spec.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, errorResponse, Narrowed, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
@@ -23,8 +24,9 @@ export const TypeId = Type.String({
 
 export const Claim = Type.Object({
   name: Type.String(),
-  kind: Type.String({ description: 'text, date, number, money, bool, enum, array(text) or array(object).' }),
-  mandatory: Type.Boolean(),
+  kind: Narrowed<ClaimKind>(Type.String({ description: 'text, date, number, money, bool, enum, array(text) or array(object).' })),
+  /** Every claim of a type is required in the subject (docs/credential-types.md). */
+  mandatory: Narrowed<true>(Type.Boolean()),
   options: Type.Optional(Type.Array(Type.String(), { description: 'enum only.' })),
 });
 

@@ -1,6 +1,7 @@
+import type { Static } from '@sinclair/typebox';
 import { afterCommit } from '../../app/transactions.ts';
 import { type Actor, actorLabel } from '../../core/actor.ts';
-import type { ClaimKind, ClaimSpec } from '../../core/claims/claim-spec.ts';
+import type { ClaimSpec } from '../../core/claims/claim-spec.ts';
 import { parseClaimSpecs } from '../../core/claims/claim-spec.ts';
 import type { Clock } from '../../core/clock.ts';
 import { normaliseName } from '../../core/display-text.ts';
@@ -10,22 +11,11 @@ import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
 import type { CredentialTypeRecord, CredentialTypeStore, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { Claim, TypeBody } from './routes.ts';
 
-export interface ClaimView {
-  name: string;
-  kind: ClaimKind;
-  /** Every claim of a type is required in the subject (docs/credential-types.md). */
-  mandatory: true;
-  options?: string[];
-}
+export type ClaimView = Static<typeof Claim>;
 
-export interface TypeView {
-  tenant: string;
-  typeId: string;
-  name: string;
-  vct: string;
-  claims: ClaimView[];
-}
+export type TypeView = Static<typeof TypeBody>;
 
 export const claimView = (c: ClaimSpec): ClaimView => ({
   name: c.key,

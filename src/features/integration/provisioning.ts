@@ -1,9 +1,9 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
-import { type IntegrationScope, RATE_CLASS_NAMES, type RateClass, SCOPE_NAMES } from '../../core/integration-scopes.ts';
+import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts';
 import type { Random } from '../../core/random.ts';
 import type { ApprovalAction, ApprovalView } from '../../http/admin/approval-desk.ts';
 import type { ListParams } from '../../http/admin/kit.ts';
@@ -20,17 +20,6 @@ export const MINT_ACTION = 'token.mint';
 /** A provisioning request not decided within this time expires. */
 export const PROVISIONING_TTL_MS = 7 * 86_400_000;
 
-export interface MintParams {
-  tenant: string;
-  label: string;
-  scopes: IntegrationScope[];
-  rateClass: RateClass;
-}
-
-export interface OpenRequest extends MintParams {
-  reason: string;
-}
-
 const MintParamsSchema = Type.Object(
   {
     tenant: Slug,
@@ -44,6 +33,12 @@ const MintParamsSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export type MintParams = Static<typeof MintParamsSchema>;
+
+export interface OpenRequest extends MintParams {
+  reason: string;
+}
 
 const unknownRequest = () => new ServiceError('unknown_provisioning_request');
 

@@ -8,7 +8,11 @@ import { defineRoute, type RouteDef } from '../../http/route.ts';
 import { errorResponse } from '../../http/schemas/common.ts';
 import type { DemoTryIt } from './demo-try-it.ts';
 
-const OfferCreated = Type.Object({
+/** Whether a wallet collected a demonstration offer, or no wallet took it in time. */
+export const Progress = Type.Object({ collected: Type.Boolean(), expired: Type.Boolean() });
+
+/** A demonstration offer, and the demo token that follows it. */
+export const OfferCreated = Type.Object({
   offerId: Type.String(),
   offerUri: Type.String({
     description: 'openid-credential-offer:// by reference: for the QR code, a wallet link or `openrail wallet collect`.',
@@ -60,7 +64,7 @@ export function demoRoutes(demo: DemoTryIt): RouteDef[] {
       responses: {
         200: {
           description: '`collected` once a wallet holds the credential; `expired` when no wallet took it in time.',
-          schema: Type.Object({ collected: Type.Boolean(), expired: Type.Boolean() }),
+          schema: Progress,
         },
         404: UNKNOWN,
       },

@@ -6,6 +6,7 @@
  * compute and which the page keeps in script memory (never in a URL or a QR code).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -15,6 +16,7 @@ import type { OfferStore } from '../../ports/offer-store.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import type { StatusService } from '../status/status-service.ts';
 import { DEMO_TENANT } from '../tenants/tenant-service.ts';
+import type { OfferCreated, Progress } from './demo-routes.ts';
 
 /** The demonstration type the page offers (seeded with the demo tenant, features/credential-types/demo-types.ts). */
 export const DEMO_TYPE_ID = 'transit-pass';
@@ -26,21 +28,9 @@ export const DEMO_ASKED_CLAIMS = ['given_name', 'fare_zone', 'valid_until'] as c
 const VISITOR: Actor = { kind: 'public' };
 const DAY_MS = 24 * 3600 * 1000;
 
-export interface DemoOffer {
-  offerId: string;
-  offerUri: string;
-  expiresAt: string;
-  /** Proves to progress and revoke that this caller got the offer; kept by the page, never shown. */
-  demoToken: string;
-  /** The vct a relying party asks for, and the claims the page asks it to present. */
-  vct: string;
-  askClaims: readonly string[];
-}
+export type DemoOffer = Static<typeof OfferCreated>;
 
-export interface DemoProgress {
-  collected: boolean;
-  expired: boolean;
-}
+export type DemoProgress = Static<typeof Progress>;
 
 export interface DemoTryItDeps {
   offers: OfferService;
@@ -87,7 +77,7 @@ export class DemoTryIt {
       expiresAt: created.expiresAt,
       demoToken: this.tokenOf(created.offerId),
       vct: this.deps.urls.vct(DEMO_TENANT.slug, DEMO_TYPE_ID),
-      askClaims: DEMO_ASKED_CLAIMS,
+      askClaims: [...DEMO_ASKED_CLAIMS],
     };
   }
 

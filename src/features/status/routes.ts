@@ -21,17 +21,16 @@ export const SelectorFields = {
   ),
 };
 
-export const Revoked = Type.Object({
-  revoked: Type.Array(
-    Type.Object({
-      credentialId: Type.String(),
-      typeId: Type.String(),
-      status: Type.Object({ uri: Type.String(), idx: Type.Integer() }),
-      issuedAt: Type.String({ format: 'date-time' }),
-      revokedAt: Type.String({ format: 'date-time', description: 'The first revocation; repeating it keeps this time.' }),
-    }),
-  ),
+/** A revoked credential, as every revocation answers it. */
+export const Revocation = Type.Object({
+  credentialId: Type.String(),
+  typeId: Type.String(),
+  status: Type.Object({ uri: Type.String(), idx: Type.Integer() }),
+  issuedAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.String({ format: 'date-time', description: 'The first revocation; repeating it keeps this time.' }),
 });
+
+export const Revoked = Type.Object({ revoked: Type.Array(Revocation) });
 
 /** Exactly one of status, credentialId and offerId names what to revoke. */
 export function selectorOf(body: Record<string, unknown>): RevokeSelector {

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { afterCommit } from '../../app/transactions.ts';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -9,6 +10,7 @@ import type { IssuedCredentialRecord, LedgerWrites, RevocationTarget } from '../
 import { type KeyStore, x5c } from '../../ports/key-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { Revocation } from './routes.ts';
 
 /** Seconds a relying party may cache a list (its `ttl`, and the HTTP max-age). */
 export const STATUS_LIST_TTL_S = 300;
@@ -20,13 +22,7 @@ const SERVED_LEVEL = 6;
 const TOKEN_CACHE_ENTRIES = 1024;
 export const STATUS_LIST_MEDIA_TYPE = 'application/statuslist+jwt';
 
-export interface RevocationView {
-  credentialId: string;
-  typeId: string;
-  status: { uri: string; idx: number };
-  issuedAt: string;
-  revokedAt: string;
-}
+export type RevocationView = Static<typeof Revocation>;
 
 export type RevokeSelector = { status: { uri: string; idx: number } } | { credentialId: string } | { offerId: string };
 

@@ -1,14 +1,9 @@
-import { type Divergence, divergence, sourceDigest } from '../../core/source-digest.ts';
+import type { Static } from '@sinclair/typebox';
+import { divergence, sourceDigest } from '../../core/source-digest.ts';
 import type { ShippedBuild } from '../../ports/shipped-build.ts';
+import type { Build } from './routes.ts';
 
-export interface BuildReport {
-  commit: string;
-  sourceDigest: string;
-  observedSourceDigest: string;
-  matches: boolean;
-  divergence: Divergence;
-  attestation: { available: boolean; reason: string };
-}
+export type BuildReport = Static<typeof Build>;
 
 /** GET /build: what was recorded at install time against what is on disk now. */
 export function buildReport(shipped: ShippedBuild): BuildReport {

@@ -1,30 +1,14 @@
+import type { Static } from '@sinclair/typebox';
 import { compactVerify, importJWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { toSeconds } from '../../core/clock.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
+import type { Readiness } from './routes.ts';
 
-export interface PartReadiness {
-  ok: boolean;
-  required: boolean;
-}
+export type ReadinessReport = Static<typeof Readiness>;
 
-export interface SigningReadiness extends PartReadiness {
-  state: 'ok' | 'failed';
-  latencyMs: number;
-  attempts: number;
-  failures: number;
-}
-
-export interface ReadinessReport {
-  status: 'ready' | 'not_ready';
-  readiness: {
-    db: PartReadiness;
-    signing: SigningReadiness;
-    issuerIdentity: PartReadiness;
-    verifierIdentity: PartReadiness;
-  };
-}
+type SigningReadiness = ReadinessReport['readiness']['signing'];
 
 /**
  * GET /readyz. Each probe does the real thing: a database round trip, and a signature made with

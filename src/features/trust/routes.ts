@@ -5,7 +5,7 @@ import { renderSecurityTxt } from '../../core/security-txt.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, Slug } from '../../http/schemas/common.ts';
+import { errorResponse, Narrowed, Slug } from '../../http/schemas/common.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { ShippedBuild } from '../../ports/shipped-build.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -24,13 +24,14 @@ const DidDoc = Type.Object({
 });
 
 const Part = { ok: Type.Boolean(), required: Type.Boolean() };
-const Readiness = Type.Object({
-  status: Type.String({ description: 'ready or not_ready' }),
+/** GET /readyz's answer: each part's state, the signing probe's with its counters. */
+export const Readiness = Type.Object({
+  status: Narrowed<'ready' | 'not_ready'>(Type.String({ description: 'ready or not_ready' })),
   readiness: Type.Object({
     db: Type.Object(Part),
     signing: Type.Object({
       ...Part,
-      state: Type.String(),
+      state: Narrowed<'ok' | 'failed'>(Type.String()),
       latencyMs: Type.Number(),
       attempts: Type.Integer(),
       failures: Type.Integer(),
@@ -40,7 +41,8 @@ const Readiness = Type.Object({
   }),
 });
 
-const Build = Type.Object({
+/** GET /build's answer: what was recorded at install time against what is on disk now. */
+export const Build = Type.Object({
   commit: Type.String(),
   sourceDigest: Type.String(),
   observedSourceDigest: Type.String(),

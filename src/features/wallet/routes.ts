@@ -2,7 +2,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, Slug } from '../../http/schemas/common.ts';
+import { AccountId, errorResponse, Narrowed, Slug } from '../../http/schemas/common.ts';
+import type { ItemKind, ItemState } from '../../ports/wallet-item-store.ts';
 import { DepositView } from '../deposits/routes.ts';
 import type { SharingInput, SharingService } from './sharing.ts';
 import type { WalletService } from './wallet-service.ts';
@@ -10,12 +11,13 @@ import type { WalletService } from './wallet-service.ts';
 const ItemId = Type.String({ pattern: idPattern('item') });
 const DateTime = Type.String({ format: 'date-time' });
 
-const Envelope = Type.Object({
+/** What a wallet sees of an item without signing anything: never a claim value or an amount. */
+export const Envelope = Type.Object({
   itemId: Type.String(),
-  kind: Type.String({ description: 'offer, deposit or channel-request.' }),
+  kind: Narrowed<ItemKind>(Type.String({ description: 'offer, deposit or channel-request.' })),
   tenant: Type.Object({ slug: Type.String(), name: Type.String(), did: Type.String() }),
   title: Type.String(),
-  state: Type.String({ description: 'pending, accepted, declined or expired.' }),
+  state: Narrowed<ItemState>(Type.String({ description: 'pending, accepted, declined or expired.' })),
   demo: Type.Boolean({ description: 'Demonstration data of a demo- tenant.' }),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -43,6 +45,17 @@ export const SharedItem = Type.Object({
   elements: Type.Record(Type.String(), Type.Unknown()),
 });
 
+/** An account's items, newest first; `fixtures` is true when a listed item is demonstration data. */
+export const ItemPage = ListPage('items', Envelope, { accountId: Type.String(), fixtures: Type.Boolean() });
+
+/** An item accept or decline answers: its envelope, and on acceptance its contents. */
+export const Decided = Type.Object({
+  item: Envelope,
+  offerUri: Type.Optional(Type.String()),
+  deposit: Type.Optional(DepositView),
+  channel: Type.Optional(ChannelView),
+});
+
 /** An item's sharing settings, each with its channel's state, and its sharing log. */
 export const Sharing = Type.Object({
   itemId: Type.String(),
@@ -66,7 +79,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
           200: {
             description:
               'Envelopes only. Offers and deposits appear once the account is a member of their tenant; fixtures is true when a listed item is demonstration data.',
-            schema: ListPage('items', Envelope, { accountId: Type.String(), fixtures: Type.Boolean() }),
+            schema: ItemPage,
           },
           400: errorResponse('invalid_request: a malformed account id, limit, cursor, since or until.'),
         },
@@ -95,12 +108,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
         responses: {
           200: {
             description: 'The item as decided; once accepted, its contents (an offer: offerUri).',
-            schema: Type.Object({
-              item: Envelope,
-              offerUri: Type.Optional(Type.String()),
-              deposit: Type.Optional(DepositView),
-              channel: Type.Optional(ChannelView),
-            }),
+            schema: Decided,
           },
           400: errorResponse('invalid_request or malformed_json.'),
           401: errorResponse('unauthorized'),

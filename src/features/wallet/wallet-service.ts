@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -5,47 +6,19 @@ import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositsViews } from '../../ports/deposits-views.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
-import {
-  effectiveState,
-  type ItemKind,
-  type ItemState,
-  type ListedItem,
-  type WalletItemStore,
-} from '../../ports/wallet-item-store.ts';
+import { effectiveState, type ItemKind, type ListedItem, type WalletItemStore } from '../../ports/wallet-item-store.ts';
 import { type DepositContents, DepositService } from '../deposits/deposit-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
-import type { ChannelView } from './routes.ts';
+import type { ChannelView, Decided, Envelope, ItemPage as ItemPageView } from './routes.ts';
 
-/** What a wallet sees of an item without signing anything: never a claim value or an amount. */
-export interface ItemEnvelope {
-  itemId: string;
-  kind: ItemKind;
-  tenant: { slug: string; name: string; did: string };
-  title: string;
-  state: ItemState;
-  demo: boolean;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-}
+export type ItemEnvelope = Static<typeof Envelope>;
 
-export interface ItemPage {
-  accountId: string;
-  fixtures: boolean;
-  items: ItemEnvelope[];
-  nextCursor: string | null;
-}
+export type ItemPage = Static<typeof ItemPageView>;
 
 export type Decision = 'accept' | 'decline';
 
-/** The answer to accept or decline: the envelope, and on acceptance the item's contents. */
-export interface DecisionAnswer {
-  item: ItemEnvelope;
-  offerUri?: string;
-  deposit?: DepositContents;
-  channel?: ChannelView;
-}
+export type DecisionAnswer = Static<typeof Decided>;
 
 export const channelView = (c: ChannelRecord): ChannelView => ({
   tenant: c.tenant,

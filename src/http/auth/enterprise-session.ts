@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { constantTimeEqual, derivedSecret, hashToken } from '../../core/secrets.ts';
 import type { BrowserSession, OperatorBrowserStore } from '../../ports/operator-browser-store.ts';
-import type { OperatorRole, OperatorStore } from '../../ports/operator-store.ts';
+import type { OperatorRecord, OperatorStore } from '../../ports/operator-store.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { type AuthInput, type AuthPlane, principalOf } from './principal.ts';
 
@@ -12,11 +12,9 @@ import { type AuthInput, type AuthPlane, principalOf } from './principal.ts';
 export const OPERATOR_SESSION_COOKIE = 'session';
 const VALUE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface EnterpriseSessionPrincipal {
+/** The operator a browser session signs in: its name, roles and scope, read on every request. */
+export interface EnterpriseSessionPrincipal extends Pick<OperatorRecord, 'username' | 'roles' | 'tenant'> {
   plane: 'enterprise-session';
-  username: string;
-  roles: OperatorRole[];
-  tenant: string | null;
   session: BrowserSession;
   /** The anti-forgery token this session's forms carry (`_csrf`), for the page to put in them. */
   formToken: string;
