@@ -1,6 +1,5 @@
 import type { Actor } from '../../core/actor.ts';
 import { Forbidden } from '../../core/errors.ts';
-import type { OperatorIdentity } from '../../ports/operator-store.ts';
 import { identityTaken, requireOperator, unknownOperator, usernameOf } from './operator-checks.ts';
 import { checkIssuer } from './operator-credentials.ts';
 import type { OperatorChange, OperatorServiceDeps } from './operator-service.ts';
@@ -60,9 +59,5 @@ export class OperatorIdentities {
       });
       return { ...operatorView(after), auditSeq };
     });
-  }
-
-  async identityOf(username: string): Promise<OperatorIdentity | undefined> {
-    return this.deps.operators.identityOf(username);
   }
 }

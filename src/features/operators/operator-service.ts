@@ -92,50 +92,17 @@ export class OperatorService {
     this.identities = new OperatorIdentities(deps);
   }
 
-  /** A new operator (operator-invitations.ts). */
-  create(...args: Parameters<OperatorInvitations['create']>) {
-    return this.invitations.create(...args);
-  }
-
-  /** An invitation mailed again, or a password reset (operator-invitations.ts). */
-  invite(...args: Parameters<OperatorInvitations['invite']>) {
-    return this.invitations.invite(...args);
-  }
-
-  /** An invitation or reset spent by its person (operator-invitations.ts). */
-  acceptInvitation(...args: Parameters<OperatorInvitations['acceptInvitation']>) {
-    return this.invitations.acceptInvitation(...args);
-  }
-
-  /** An operator's own new password, or the owner token's (operator-passwords.ts). */
-  setPassword(...args: Parameters<OperatorPasswords['setPassword']>) {
-    return this.passwords.setPassword(...args);
-  }
-
-  /** POST /api/login (operator-passwords.ts). */
-  login(...args: Parameters<OperatorPasswords['login']>) {
-    return this.passwords.login(...args);
-  }
-
-  /** The password check of every sign-in, with its lock-out (operator-passwords.ts). */
-  checkPassword(...args: Parameters<OperatorPasswords['checkPassword']>) {
-    return this.passwords.checkPassword(...args);
-  }
-
-  /** An enterprise identity linked (operator-identities.ts). */
-  linkIdentity(...args: Parameters<OperatorIdentities['linkIdentity']>) {
-    return this.identities.linkIdentity(...args);
-  }
-
-  /** An operator's enterprise identity unlinked (operator-identities.ts). */
-  unlinkIdentity(...args: Parameters<OperatorIdentities['unlinkIdentity']>) {
-    return this.identities.unlinkIdentity(...args);
-  }
-
-  /** An operator's enterprise identity (operator-identities.ts). */
-  identityOf(...args: Parameters<OperatorIdentities['identityOf']>) {
-    return this.identities.identityOf(...args);
-  }
+  // The parts' operations, answered here so that a caller needs the one service.
+  readonly create = (...args: Parameters<OperatorInvitations['create']>) => this.invitations.create(...args);
+  readonly invite = (...args: Parameters<OperatorInvitations['invite']>) => this.invitations.invite(...args);
+  readonly acceptInvitation = (...args: Parameters<OperatorInvitations['acceptInvitation']>) =>
+    this.invitations.acceptInvitation(...args);
+  readonly setPassword = (...args: Parameters<OperatorPasswords['setPassword']>) => this.passwords.setPassword(...args);
+  readonly login = (...args: Parameters<OperatorPasswords['login']>) => this.passwords.login(...args);
+  readonly checkPassword = (...args: Parameters<OperatorPasswords['checkPassword']>) => this.passwords.checkPassword(...args);
+  readonly linkIdentity = (...args: Parameters<OperatorIdentities['linkIdentity']>) => this.identities.linkIdentity(...args);
+  readonly unlinkIdentity = (...args: Parameters<OperatorIdentities['unlinkIdentity']>) =>
+    this.identities.unlinkIdentity(...args);
 
   /**
    * Four eyes (docs/security.md, "Four eyes"): the audit labels of every actor that may be the
