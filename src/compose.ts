@@ -17,6 +17,7 @@ import { metricsModule } from './features/metrics/module.ts';
 import { offersModule } from './features/offers/module.ts';
 import { onboardingModule } from './features/onboarding/module.ts';
 import { operatorAppsModule } from './features/operator-apps/module.ts';
+import { operatorPlaneModule } from './features/operator-plane/module.ts';
 import { operatorsModule } from './features/operators/module.ts';
 import { pagesModule } from './features/pages/module.ts';
 import { partnersModule } from './features/partners/module.ts';
@@ -54,6 +55,7 @@ export const MODULES = [
   webhooksModule,
   integrationModule,
   partnersModule,
+  operatorPlaneModule,
   approvalsModule,
   backofficeModule,
   conformanceModule,

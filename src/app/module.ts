@@ -47,14 +47,9 @@ export interface Module<S = unknown, V = unknown> {
   /**
    * The stores of the tables it owns (docs/architecture.md, "Data belongs to its module"): only
    * this module builds them (`Context.store`); every other module reaches that data through its
-   * services. A store class is owned by one module.
+   * views and services. A store class is owned by one module.
    */
   readonly owns?: readonly StoreClass[];
-  /**
-   * Stores of another module that this one still builds itself: each is a way around the owner's
-   * services, listed so that it is seen and counted until it is gone.
-   */
-  readonly borrows?: readonly StoreClass[];
   /**
    * The read port it publishes of its tables (docs/architecture.md, "Tables, owners and views"): a
    * store it owns, which another module reads through `Context.viewsOf`. That builds this store
@@ -153,7 +148,7 @@ export interface Context {
   viewsOf<V>(module: Module<unknown, V>): V;
   /** Every module's part of the holder-data registry (`Module.holderRecords`) and the kernel's, covering it whole. */
   holderRecords(): readonly HolderRecords[];
-  /** One of this module's stores (`Module.owns`, or for now `borrows`), built once. */
+  /** One of this module's stores (`Module.owns`), built once. */
   store<T>(store: StoreClass<T>): T;
   /**
    * A unit of work over `stores` (this module's, from `store`): inside `run` they, and every

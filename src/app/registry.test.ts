@@ -75,25 +75,15 @@ describe('the module registry', () => {
     assert.throws(() => new ModuleRegistry([m.a, { ...m.c, name: 'a' }], context, makeStore), /two modules are named a/);
   });
 
-  test('a store is built once, by its owner or a module that declares it borrows it; any other module is refused', async () => {
+  test('a store is built once, by its owner only; any other module is refused', async () => {
     made.length = 0;
-    let ownersLedger: unknown;
-    let borrowersLedger: unknown;
+    const ledgers: unknown[] = [];
     const owner = defineModule({
       name: 'owner',
       groups: [],
       owns: [LedgerStore],
       build: (ctx) => {
-        ownersLedger = ctx.store(LedgerStore);
-        return { services: {} };
-      },
-    });
-    const borrower = defineModule({
-      name: 'borrower',
-      groups: [],
-      borrows: [LedgerStore],
-      build: (ctx) => {
-        borrowersLedger = ctx.store(LedgerStore);
+        ledgers.push(ctx.store(LedgerStore), ctx.store(LedgerStore));
         return { services: {} };
       },
     });
@@ -107,15 +97,16 @@ describe('the module registry', () => {
       groups: [],
       build: (ctx) => ({ services: ctx.store(TenantStore) }),
     });
-    const registry = new ModuleRegistry([owner, borrower, trespasser, stray], context, makeStore);
+    const registry = new ModuleRegistry([owner, trespasser, stray], context, makeStore);
     await registry.build(owner);
-    await registry.build(borrower);
-    assert.ok(ownersLedger instanceof LedgerStore);
-    assert.equal(borrowersLedger, ownersLedger, 'one instance');
+    assert.ok(ledgers[0] instanceof LedgerStore);
+    assert.equal(ledgers[1], ledgers[0], 'one instance');
     assert.deepEqual(made, ['LedgerStore']);
-    await assert.rejects(async () => registry.build(trespasser), /trespasser builds LedgerStore, which belongs to owner/);
+    await assert.rejects(
+      async () => registry.build(trespasser),
+      /trespasser builds LedgerStore, which belongs to owner: use owner's views or services/,
+    );
     await assert.rejects(async () => registry.build(stray), /stray builds TenantStore, which no module owns/);
-    assert.deepEqual(registry.borrowed(), [{ module: 'borrower', store: 'LedgerStore', owner: 'owner' }]);
   });
 
   test('a module’s views are built alone: reading them builds neither the owner nor its jobs', async () => {
@@ -152,18 +143,10 @@ describe('the module registry', () => {
     );
   });
 
-  test('a store has one owner, and a module does not borrow what it owns', () => {
+  test('a store has one owner', () => {
     const one = defineModule({ name: 'one', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });
     const two = defineModule({ name: 'two', groups: [], owns: [LedgerStore], build: () => ({ services: {} }) });
     assert.throws(() => new ModuleRegistry([one, two], context, makeStore), /LedgerStore is owned by one and two/);
-    const both = defineModule({
-      name: 'both',
-      groups: [],
-      owns: [LedgerStore],
-      borrows: [LedgerStore],
-      build: () => ({ services: {} }),
-    });
-    assert.throws(() => new ModuleRegistry([both], context, makeStore), /both borrows LedgerStore, which it owns/);
   });
 });
 

@@ -39,25 +39,20 @@ export class ModuleRegistry {
         throw new Error(`module ${m.name} publishes ${m.holderRecords.name} as its holder records but does not own it`);
       }
     }
-    for (const m of modules) {
-      for (const store of m.borrows ?? []) {
-        if (this.owners.get(store) === m) throw new Error(`${m.name} borrows ${store.name}, which it owns`);
-      }
-    }
   }
 
-  /** The context one module builds from: its `store` builds only what the module owns or borrows. */
+  /** The context one module builds from: its `store` builds only what the module owns. */
   private contextOf(module: Module): Context {
     return {
       ...this.base,
       use: async (other) => (await this.build(other)).services,
       viewsOf: (other) => this.viewsOf(other),
       store: <T>(store: StoreClass<T>): T => {
-        if (!module.owns?.includes(store) && !module.borrows?.includes(store)) {
+        if (!module.owns?.includes(store)) {
           const owner = this.owners.get(store);
           throw new Error(
             owner
-              ? `module ${module.name} builds ${store.name}, which belongs to ${owner.name}: use ${owner.name}'s services`
+              ? `module ${module.name} builds ${store.name}, which belongs to ${owner.name}: use ${owner.name}'s views or services`
               : `module ${module.name} builds ${store.name}, which no module owns: name it in the owner's \`owns\``,
           );
         }
@@ -94,13 +89,6 @@ export class ModuleRegistry {
       this.stores.set(store, built);
     }
     return built;
-  }
-
-  /** Every store a module builds beside its own: the debt `Module.borrows` lists. */
-  borrowed(): Array<{ module: string; store: string; owner: string | undefined }> {
-    return this.modules.flatMap((m) =>
-      (m.borrows ?? []).map((store) => ({ module: m.name, store: store.name, owner: this.owners.get(store)?.name })),
-    );
   }
 
   build<S>(module: Module<S>): Promise<Built<S>> {

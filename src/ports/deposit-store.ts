@@ -1,4 +1,6 @@
 import type { PageWindow } from '../core/page.ts';
+import type { ChannelState } from './channel-store.ts';
+import type { StoredItemState, WalletItemRecord } from './wallet-item-store.ts';
 /** The deposit rail (docs/deposits.md): products and deposits, each one tenant's. */
 
 export const DEPOSIT_KINDS = ['bill', 'receipt', 'ticket', 'statement'] as const;
@@ -41,6 +43,15 @@ export interface DepositStore {
   /** False when the tenant already has a deposit under this id (the caller reads it then). */
   addDeposit(deposit: DepositRecord): Promise<boolean>;
   deposit(tenant: string, depositId: string): Promise<ChainedDeposit | undefined>;
+  /**
+   * Puts a deposit's item in its holder's wallet, in the deposit's transaction. This and the next
+   * two are the wallet's side of a deposit, the wallet module's statements (decision 0025).
+   */
+  putInWallet(item: WalletItemRecord): Promise<void>;
+  /** The stored state of the wallet item of the tenant's deposit, visible to its holder or not. */
+  itemState(tenant: string, depositId: string): Promise<StoredItemState | undefined>;
+  /** The state of the account's channel with the tenant (a product may require an active one). */
+  channelState(tenant: string, accountId: string): Promise<ChannelState | undefined>;
   /**
    * The tenant's deposits, newest first (chain number descending): those before chain number
    * `beforeSeq`, made within the window (`createdAt`, ms: since inclusive, until exclusive).

@@ -12,4 +12,6 @@ export interface IntegrationViews {
   partnerKeys(partnerId: string, limit: number): Promise<IntegrationTokenRecord[]>;
   /** One key by id. */
   key(id: string): Promise<IntegrationTokenRecord | undefined>;
+  /** The active key a bearer (by its hash) is, whatever its tenant: the operator plane's read on every key request. */
+  activeKey(tokenHash: string): Promise<IntegrationTokenRecord | undefined>;
 }

@@ -1,4 +1,5 @@
 import type { TenantStatusName } from './tenant-store.ts';
+import type { WalletItemRecord } from './wallet-item-store.ts';
 
 /** OID4VCI 1.0 §4.1.1: the tx_code object a wallet reads to prompt for the code. */
 export interface TxCodeSpec {
@@ -39,6 +40,11 @@ export interface IssuerState {
  */
 export interface OfferStore {
   create(offer: OfferRecord): Promise<void>;
+  /**
+   * Puts the item of an offer addressed to an account in that account's wallet, in the offer's
+   * transaction (the wallet module's statement, decision 0025).
+   */
+  putInWallet(item: WalletItemRecord): Promise<void>;
   get(tenant: string, id: string): Promise<OfferRecord | undefined>;
   findByCode(tenant: string, codeHash: string): Promise<OfferRecord | undefined>;
   /**

@@ -1,4 +1,4 @@
-import type { OperatorStatus } from './operator-store.ts';
+import type { OperatorRole, OperatorStatus } from './operator-store.ts';
 import type { TenantWindow, TimeKeyset } from './view-records.ts';
 
 /**
@@ -17,6 +17,18 @@ export interface OperatorsViews {
   tenantAdmins(tenants: readonly string[]): Promise<TenantAdmin[]>;
   /** Suspended and removed operators, by the time of that change then username, descending, at most `limit`. */
   offboarded(filter: TenantWindow & { before?: TimeKeyset; limit: number }): Promise<OffboardedOperator[]>;
+  /**
+   * The operator a session bearer (by its hash) signs in, while the session lives, whatever the
+   * operator's status: the operator plane admits an active one only (http/auth/operator-bearer.ts).
+   */
+  sessionOperator(tokenHash: string, now: number): Promise<SessionOperator | undefined>;
+}
+
+export interface SessionOperator {
+  username: string;
+  roles: OperatorRole[];
+  tenant: string | null;
+  status: OperatorStatus;
 }
 
 export interface OperatorHit {

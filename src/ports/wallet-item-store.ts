@@ -45,8 +45,6 @@ export interface WalletItemStore {
   add(item: WalletItemRecord): Promise<void>;
   /** The account's item with this id, if it is visible. */
   get(accountId: string, itemId: string): Promise<ListedItem | undefined>;
-  /** The item a kind's record stands for, visible or not. */
-  findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined>;
   /** Visible items, newest first, past the cursor, created within the window. */
   list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]>;
   /** Moves a pending item to `to`; false when it was not pending (one conditional write). */

@@ -6,10 +6,8 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
-import type { ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositKind, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
-import type { WalletItemStore } from '../../ports/wallet-item-store.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 
 /** The deposit contracts this service speaks (docs/deposits.md). */
@@ -79,7 +77,7 @@ const productView = (p: ProductRecord): ProductView => ({
   createdAt: new Date(p.createdAt).toISOString(),
 });
 
-type Scope = { deposits: DepositStore; items: WalletItemStore; channels: ChannelStore };
+type Scope = { deposits: DepositStore };
 
 /** The deposit rail and its products (docs/deposits.md). */
 export class DepositService {
@@ -109,14 +107,14 @@ export class DepositService {
     checkMoney(body);
     const canonical = canonicalJson(body);
     const bodyHash = bodyHashOf(canonical);
-    return this.uow.run(async ({ deposits, items, channels, audit, events }) => {
+    return this.uow.run(async ({ deposits, audit, events }) => {
       const earlier = await deposits.deposit(tenant, body.depositId);
-      if (earlier) return { created: false, answer: await replay(items, earlier, bodyHash) };
+      if (earlier) return { created: false, answer: await replay(deposits, earlier, bodyHash) };
       const product = await deposits.productFor(tenant, body.kind);
       if (!product || product.approvedAt === null) {
         throw new ServiceError('no_approved_product', `The tenant has no approved product for ${body.kind} deposits.`);
       }
-      if (product.requireChannel && (await channels.get(tenant, body.accountId))?.state !== 'active') {
+      if (product.requireChannel && (await deposits.channelState(tenant, body.accountId)) !== 'active') {
         throw new ServiceError('channel_required', 'This product deposits only over an active channel with the account.');
       }
       const now = this.clock.now();
@@ -135,9 +133,9 @@ export class DepositService {
         // A concurrent first delivery committed between the read above and this insert.
         const winner = await deposits.deposit(tenant, body.depositId);
         if (!winner) throw new Error('deposit vanished after a conflicting insert');
-        return { created: false, answer: await replay(items, winner, bodyHash) };
+        return { created: false, answer: await replay(deposits, winner, bodyHash) };
       }
-      await items.add({
+      await deposits.putInWallet({
         id: itemId,
         tenant,
         accountId: body.accountId,
@@ -227,7 +225,7 @@ export class DepositService {
 }
 
 async function replay(
-  items: WalletItemStore,
+  deposits: DepositStore,
   earlier: { bodyHash: string; depositId: string; itemId: string; tenant: string; erasedAt?: number | null },
   bodyHash: string,
 ) {
@@ -240,8 +238,8 @@ async function replay(
   if (earlier.bodyHash !== bodyHash) {
     throw new ServiceError('deposit_conflict', 'A different deposit was delivered under this depositId.');
   }
-  const item = await items.findByRef(earlier.tenant, 'deposit', earlier.depositId);
-  return { depositId: earlier.depositId, itemId: earlier.itemId, state: item?.state ?? 'pending' };
+  const state = await deposits.itemState(earlier.tenant, earlier.depositId);
+  return { depositId: earlier.depositId, itemId: earlier.itemId, state: state ?? 'pending' };
 }
 
 /** Currencies are ISO 4217 codes; a deposit and its lines carry one currency. */

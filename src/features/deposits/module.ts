@@ -2,8 +2,6 @@ import { SqlDepositDemoFixtures } from '../../adapters/sql/deposits/sql-deposit-
 import { SqlDepositStore } from '../../adapters/sql/deposits/sql-deposit-store.ts';
 import { SqlDepositsViews } from '../../adapters/sql/deposits/sql-deposits-views.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
-import { SqlChannelStore } from '../../adapters/sql/wallet/sql-channel-store.ts';
-import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { membershipModule } from '../membership/module.ts';
 import { tenantsModule } from '../tenants/module.ts';
@@ -26,15 +24,10 @@ export const depositsModule = defineModule({
   owns: [SqlDepositStore, SqlDepositDemoFixtures, SqlDepositsViews, holderRecords],
   holderRecords,
   views: SqlDepositsViews,
-  borrows: [SqlChannelStore, SqlWalletItemStore],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const members = await ctx.use(membershipModule);
-    const uow = ctx.unitOfWork({
-      deposits: ctx.store(SqlDepositStore),
-      items: ctx.store(SqlWalletItemStore),
-      channels: ctx.store(SqlChannelStore),
-    });
+    const uow = ctx.unitOfWork({ deposits: ctx.store(SqlDepositStore) });
     const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock, ctx.ids);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
     return {

@@ -2,7 +2,6 @@ import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
 import { SqlOfferErasure } from '../../adapters/sql/offers/sql-offer-erasure.ts';
 import { SqlOfferStore } from '../../adapters/sql/offers/sql-offer-store.ts';
 import { SqlOffersViews } from '../../adapters/sql/offers/sql-offers-views.ts';
-import { SqlWalletItemStore } from '../../adapters/sql/wallet/sql-wallet-item-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
 import { credentialTypesModule } from '../credential-types/module.ts';
@@ -25,25 +24,25 @@ export const offersModule = defineModule({
   owns: [SqlOfferStore, SqlOffersViews, SqlOfferErasure, holderRecords],
   holderRecords,
   views: SqlOffersViews,
-  borrows: [SqlWalletItemStore],
   async build(ctx) {
     const types = await ctx.use(credentialTypesModule);
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOfferStore);
     // A wallet provider is trusted when its anchors are configured (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE).
     const deployment = { trustsWallets: ctx.config.walletAttestationAnchors.length > 0 };
-    const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore), items: ctx.store(SqlWalletItemStore) });
-    const offers = new OfferService(
-      store,
+    const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore) });
+    const offers = new OfferService({
+      offers: store,
       uow,
       types,
-      ctx.urls,
-      ctx.vault.deriveKey('pre-authorized-code'),
-      ctx.clock,
-      ctx.ids,
-      (slug) => tenants.issuing(slug),
-      async (slug) => servesCodeFlow(await tenants.get(slug), deployment),
-    );
+      urls: ctx.urls,
+      codeKey: ctx.vault.deriveKey('pre-authorized-code'),
+      clock: ctx.clock,
+      random: ctx.random,
+      ids: ctx.ids,
+      issuing: (slug) => tenants.issuing(slug),
+      authorizationCodeFlow: async (slug) => servesCodeFlow(await tenants.get(slug), deployment),
+    });
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.
       for (let round = 0; round < ERASE_ROUNDS; round++) {

@@ -1,5 +1,3 @@
-import { randomBytes, randomInt } from 'node:crypto';
-import { hashToken, newToken } from '../../adapters/crypto/secrets.ts';
 import type { Actor } from '../../core/actor.ts';
 import { checkSubject } from '../../core/claims/subject.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -7,10 +5,12 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { codeFromHandle, handleOfOffer, PRE_AUTHORIZED_GRANT, txCodeHash } from '../../core/pre-authorized-code.ts';
+import type { Random } from '../../core/random.ts';
+import { hashToken, newToken } from '../../core/secrets.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
-import type { WalletItemRecord, WalletItemStore } from '../../ports/wallet-item-store.ts';
+import type { WalletItemRecord } from '../../ports/wallet-item-store.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 
 export const OFFER_TTL_DEFAULT_S = 900;
@@ -52,38 +52,37 @@ export interface CredentialOffer {
   };
 }
 
+export interface OfferServiceDeps {
+  offers: OfferStore;
+  uow: UnitOfWork<{ offers: OfferStore }>;
+  types: TypeService;
+  urls: IssuerUrls;
+  /** Keys the derivation of a by-reference offer's code from its handle. */
+  codeKey: Buffer;
+  clock: Clock;
+  random: Random;
+  ids: Ids;
+  /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
+  issuing: (tenant: string) => Promise<string>;
+  /** Whether the tenant serves the authorization code flow (core/code-flow.ts: HAIP issuance on, a wallet provider trusted). */
+  authorizationCodeFlow: (tenant: string) => Promise<boolean>;
+}
+
 /** Credential offers (docs/offers.md). */
 export class OfferService {
-  constructor(
-    private readonly offers: OfferStore,
-    private readonly uow: UnitOfWork<{ offers: OfferStore; items: WalletItemStore }>,
-    private readonly types: TypeService,
-    private readonly urls: IssuerUrls,
-    /** Keys the derivation of a by-reference offer's code from its handle. */
-    private readonly codeKey: Buffer,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    /** Refuses a suspended tenant with `tenant_suspended` (TenantService.issuing): it offers nothing. */
-    private readonly issuing: (tenant: string) => Promise<string>,
-    /** Whether the tenant serves the authorization code flow (core/code-flow.ts: HAIP issuance on, a wallet provider trusted). */
-    private readonly authorizationCodeFlow: (tenant: string) => Promise<boolean> = async () => false,
-  ) {}
+  constructor(private readonly deps: OfferServiceDeps) {}
 
   async create(req: OfferRequest, actor: Actor): Promise<CreatedOffer> {
     // The tenant first: an unknown one is `unknown_tenant`, not a type it could never have.
-    await this.issuing(req.tenant);
-    const type = await this.types.get(req.tenant, req.typeId);
+    await this.deps.issuing(req.tenant);
+    const type = await this.deps.types.get(req.tenant, req.typeId);
     checkSubject(type.claims, req.subject);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const expiresAt = now + (req.expiresIn ?? OFFER_TTL_DEFAULT_S) * 1000;
-    const id = this.ids.mint('offer');
-    const handle = req.accountId
-      ? handleOfOffer(this.codeKey, id)
-      : req.byReference
-        ? randomBytes(32).toString('base64url')
-        : undefined;
-    const code = handle ? codeFromHandle(this.codeKey, handle) : newToken('pac');
-    const tx = req.txCode ? newTxCode(req.txCode === true ? {} : req.txCode) : undefined;
+    const id = this.deps.ids.mint('offer');
+    const handle = req.accountId ? handleOfOffer(this.deps.codeKey, id) : req.byReference ? this.deps.random.text(32) : undefined;
+    const code = handle ? codeFromHandle(this.deps.codeKey, handle) : newToken(this.deps.random, 'pac');
+    const tx = req.txCode ? newTxCode(this.deps.random, req.txCode === true ? {} : req.txCode) : undefined;
     const offer: OfferRecord = {
       id,
       tenant: req.tenant,
@@ -100,10 +99,10 @@ export class OfferService {
       redeemedAt: null,
       collectedAt: null,
     };
-    const item = req.accountId ? addressedItem(this.ids.mint('item'), offer, req.accountId, type.name, now) : undefined;
-    await this.uow.run(async ({ offers, items, audit, events }) => {
+    const item = req.accountId ? addressedItem(this.deps.ids.mint('item'), offer, req.accountId, type.name, now) : undefined;
+    await this.deps.uow.run(async ({ offers, audit, events }) => {
       await offers.create(offer);
-      if (item) await items.add(item);
+      if (item) await offers.putInWallet(item);
       const detail = {
         typeId: offer.typeId,
         expiresAt: new Date(expiresAt).toISOString(),
@@ -123,7 +122,7 @@ export class OfferService {
 
   /** The URI of an offer addressed to a wallet, answered again whenever its holder accepts it. */
   addressedUri(tenant: string, offerId: string): string {
-    return this.uriByReference(tenant, handleOfOffer(this.codeKey, offerId));
+    return this.uriByReference(tenant, handleOfOffer(this.deps.codeKey, offerId));
   }
 
   /**
@@ -132,11 +131,11 @@ export class OfferService {
    * offer was already redeemed.
    */
   withdraw(tenant: string, offerId: string, now: number): Promise<boolean> {
-    return this.offers.withdraw(tenant, offerId, now);
+    return this.deps.offers.withdraw(tenant, offerId, now);
   }
 
   private uriByReference(tenant: string, handle: string): string {
-    const uri = `${this.urls.issuer(tenant)}/credential-offer/${handle}`;
+    const uri = `${this.deps.urls.issuer(tenant)}/credential-offer/${handle}`;
     return `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(uri)}`;
   }
 
@@ -147,11 +146,11 @@ export class OfferService {
 
   /** GET credential_offer_uri: the offer object while its code is unredeemed and unexpired. */
   async byReference(tenant: string, handle: string): Promise<CredentialOffer> {
-    const offer = await this.offers.findByRef(tenant, hashToken(handle));
-    if (!offer || offer.redeemedAt !== null || offer.expiresAt <= this.clock.now()) {
+    const offer = await this.deps.offers.findByRef(tenant, hashToken(handle));
+    if (!offer || offer.redeemedAt !== null || offer.expiresAt <= this.deps.clock.now()) {
       throw new ServiceError('unknown_offer', 'This credential offer is unknown, already used or expired.');
     }
-    return this.offerObject(offer, codeFromHandle(this.codeKey, handle));
+    return this.offerObject(offer, codeFromHandle(this.deps.codeKey, handle));
   }
 
   /**
@@ -161,9 +160,9 @@ export class OfferService {
    * the flow having no place for the code the holder got apart (docs/haip.md).
    */
   private async offerObject(offer: OfferRecord, code: string): Promise<CredentialOffer> {
-    const authorizationCode = !offer.txCode && (await this.authorizationCodeFlow(offer.tenant));
+    const authorizationCode = !offer.txCode && (await this.deps.authorizationCodeFlow(offer.tenant));
     return {
-      credential_issuer: this.urls.issuer(offer.tenant),
+      credential_issuer: this.deps.urls.issuer(offer.tenant),
       credential_configuration_ids: [offer.typeId],
       grants: {
         [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': code, ...(offer.txCode ? { tx_code: offer.txCode } : {}) },
@@ -190,11 +189,11 @@ function addressedItem(id: string, offer: OfferRecord, accountId: string, title:
   };
 }
 
-function newTxCode(opts: { length?: number; inputMode?: 'numeric' | 'text'; description?: string }) {
+function newTxCode(random: Random, opts: { length?: number; inputMode?: 'numeric' | 'text'; description?: string }) {
   const length = opts.length ?? TX_CODE_DEFAULT_LENGTH;
   const mode = opts.inputMode ?? 'numeric';
   const alphabet = mode === 'numeric' ? '0123456789' : TX_TEXT_ALPHABET;
-  const value = Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
+  const value = Array.from({ length }, () => alphabet[random.int(alphabet.length)]).join('');
   const spec: TxCodeSpec = { input_mode: mode, length, ...(opts.description ? { description: opts.description } : {}) };
   return { value, spec };
 }

@@ -1,14 +1,11 @@
 import { scryptPasswords } from '../../adapters/crypto/password.ts';
 import { OpenIdClientProvider } from '../../adapters/oidc/openid-client.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
-import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
 import { SqlOperatorBrowserStore } from '../../adapters/sql/operators/sql-operator-browser-store.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
 import { SqlOperatorsViews } from '../../adapters/sql/operators/sql-operators-views.ts';
-import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
 import { defineModule } from '../../app/module.ts';
 import { EnterpriseSessionPlane } from '../../http/auth/enterprise-session.ts';
-import { OperatorBearerAuthenticator } from '../../http/auth/operator-bearer.ts';
 import { tenantsModule } from '../tenants/module.ts';
 import { OperatorService } from './operator-service.ts';
 import { operatorAuthRoutes, operatorConsoleRoutes } from './routes.ts';
@@ -20,15 +17,18 @@ const SESSION_PRUNE_MS = 10 * 60 * 1000;
 
 const holderRecords = holderRecordsOf('operators');
 
-/** Operator accounts, sign-in, and the operator bearer plane every console operation uses. */
+/**
+ * Operator accounts and sign-in. The operator bearer plane every console operation uses is the
+ * operator-plane module's, which reads these sessions beside the keys and partner sessions of
+ * modules that depend on this one (features/operator-plane/module.ts).
+ */
 export const operatorsModule = defineModule({
   name: 'operators',
   groups: ['operator-auth', 'console-operators'],
   owns: [SqlOperatorStore, SqlOperatorSessionStore, SqlOperatorBrowserStore, SqlOperatorsViews, holderRecords],
   holderRecords,
   views: SqlOperatorsViews,
-  borrows: [SqlIntegrationTokenStore, SqlPartnerStore],
-  planes: ['operator', 'enterprise-session'],
+  planes: ['enterprise-session'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOperatorStore);
@@ -63,19 +63,7 @@ export const operatorsModule = defineModule({
     return {
       services: operators,
       routes: () => [{ ...auth, routes: [...auth.routes, ...signInRoutes(signIn, platform)] }, operatorConsoleRoutes(operators)],
-      planes: {
-        'enterprise-session': new EnterpriseSessionPlane(browser, store, ctx.clock),
-        operator: new OperatorBearerAuthenticator(
-          ctx.ownerTokenHash,
-          store,
-          sessions,
-          ctx.clock,
-          ctx.store(SqlIntegrationTokenStore),
-          ctx.rates,
-          ctx.store(SqlPartnerStore),
-          ctx.viewsOf(tenantsModule),
-        ),
-      },
+      planes: { 'enterprise-session': new EnterpriseSessionPlane(browser, store, ctx.clock) },
       jobs: [
         { name: 'operators.prune-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => sessions.prune(now) },
         { name: 'operators.prune-browser-sessions', everyMs: SESSION_PRUNE_MS, run: (now) => browser.prune(now) },

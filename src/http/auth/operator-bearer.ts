@@ -6,9 +6,11 @@ import { ServiceError, Unauthorized } from '../../core/errors.ts';
 import { type IntegrationScope, type RateClass, ratePolicyOf } from '../../core/integration-scopes.ts';
 import { type PartnerRole, partnerRole, SIGNED_IN_STAGES } from '../../core/partner-pipeline.ts';
 import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
-import type { IntegrationTokenStore, RateBudget } from '../../ports/integration-token-store.ts';
-import type { OperatorRole, OperatorSessionStore, OperatorStore } from '../../ports/operator-store.ts';
-import type { PartnerStore } from '../../ports/partner-store.ts';
+import type { RateBudget } from '../../ports/integration-token-store.ts';
+import type { IntegrationViews } from '../../ports/integration-views.ts';
+import type { OperatorRole } from '../../ports/operator-store.ts';
+import type { OperatorsViews } from '../../ports/operators-views.ts';
+import type { PartnersViews } from '../../ports/partners-views.ts';
 import type { TenantsViews } from '../../ports/tenants-views.ts';
 import { type AuthInput, type AuthPlane, parseAuthorization, principalOf } from './principal.ts';
 import { consumeBudget } from './rate-limit.ts';
@@ -74,6 +76,24 @@ function portalCookie(input: AuthInput): string | undefined {
   return value?.startsWith(`${PARTNER_SESSION_PREFIX}_`) ? `Bearer ${value}` : undefined;
 }
 
+/**
+ * What the plane reads on every request, each from its owner's views (the operators module's
+ * sessions and accounts, the integration module's keys, the partners module's sessions, the tenants'
+ * status), so that a change anywhere is followed on the next call, on every process.
+ */
+export interface OperatorBearerDeps {
+  /** Read per request, so every process follows the database (and a rotation) at once. */
+  ownerTokenHash: () => Promise<string | undefined>;
+  operators: Pick<OperatorsViews, 'sessionOperator'>;
+  keys: Pick<IntegrationViews, 'activeKey'>;
+  partners: Pick<PartnersViews, 'partnerSession'>;
+  /** A key of a suspended tenant is refused (docs/backoffice/orgs.md): its status is read on every request. */
+  tenants: Pick<TenantsViews, 'status'>;
+  /** The keys' rate windows, shared by every process. */
+  budget: RateBudget;
+  clock: Clock;
+}
+
 const CHALLENGE = 'Bearer realm="openrail"';
 const INVALID = 'Bearer realm="openrail", error="invalid_token"';
 
@@ -96,32 +116,21 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     },
   };
 
-  constructor(
-    /** Read per request, so every process follows the database (and a rotation) at once. */
-    private readonly ownerTokenHash: () => Promise<string | undefined>,
-    private readonly operators: OperatorStore,
-    private readonly sessions: OperatorSessionStore,
-    private readonly clock: Clock,
-    private readonly tokens: IntegrationTokenStore,
-    private readonly budget: RateBudget,
-    private readonly partners: PartnerStore,
-    /** A key of a suspended tenant is refused (docs/backoffice/orgs.md): its status is read on every request. */
-    private readonly tenants: Pick<TenantsViews, 'status'>,
-  ) {}
+  constructor(private readonly deps: OperatorBearerDeps) {}
 
   async authenticate(input: AuthInput): Promise<OperatorPrincipal> {
     const auth = parseAuthorization(input.authorization ?? portalCookie(input));
     if (!auth) throw new Unauthorized('This operation needs an operator bearer token.', CHALLENGE);
     if (auth.scheme !== 'bearer') throw new Unauthorized('Only an operator bearer token is accepted here.', INVALID);
     const hash = hashToken(auth.credential);
-    const ownerHash = await this.ownerTokenHash();
+    const ownerHash = await this.deps.ownerTokenHash();
     if (ownerHash !== undefined && constantTimeEqual(hash, ownerHash)) {
       return { plane: 'operator', via: 'owner-token', username: null, roles: ['owner'], tenant: null };
     }
     if (auth.credential.startsWith(`${INTEGRATION_TOKEN_PREFIX}_`)) {
-      const token = await this.tokens.findActive(hash);
+      const token = await this.deps.keys.activeKey(hash);
       if (!token) throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
-      if ((await this.tenants.status(token.tenant))?.status === 'suspended') {
+      if ((await this.deps.tenants.status(token.tenant))?.status === 'suspended') {
         throw new ServiceError(
           'tenant_suspended',
           `The tenant ${token.tenant} is suspended: its tokens are refused until it is reactivated.`,
@@ -137,8 +146,7 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
       };
     }
     if (auth.credential.startsWith(`${PARTNER_SESSION_PREFIX}_`)) return this.partnerSession(hash);
-    const session = await this.sessions.find(hash, this.clock.now());
-    const operator = session && (await this.operators.get(session.username));
+    const operator = await this.deps.operators.sessionOperator(hash, this.deps.clock.now());
     if (operator?.status !== 'active') {
       throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
     }
@@ -151,18 +159,18 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
    * operator's; the tenant and grant are the partner's, as stored.
    */
   private async partnerSession(hash: string): Promise<OperatorPrincipal> {
-    const member = await this.partners.session(hash, this.clock.now());
-    const partner = member && (await this.partners.application(member.applicationId));
-    if (!member || !partner || !SIGNED_IN_STAGES.includes(partner.stage)) {
+    const session = await this.deps.partners.partnerSession(hash, this.deps.clock.now());
+    if (!session || !SIGNED_IN_STAGES.includes(session.stage)) {
       throw new Unauthorized('The bearer token is unknown, expired or no longer valid.', INVALID);
     }
+    const { applicationId, memberId, email, grant } = session;
     return {
       plane: 'operator',
       via: 'partner-session',
       username: null,
-      roles: [partnerRole(member.role)],
-      tenant: partner.tenant,
-      partner: { applicationId: partner.id, memberId: member.id, email: member.email, grant: partner.grant },
+      roles: [partnerRole(session.role)],
+      tenant: session.tenant,
+      partner: { applicationId, memberId, email, grant },
     };
   }
 
@@ -175,6 +183,6 @@ export class OperatorBearerAuthenticator implements AuthPlane<'operator'> {
     if (!principal.key) return undefined;
     const policy = ratePolicyOf(principal.key.rateClass);
     const refusal = `This key's rate class allows ${policy.quota} requests per ${policy.windowSeconds} s.`;
-    return consumeBudget(this.budget, principal.key.id, policy, this.clock.now(), refusal);
+    return consumeBudget(this.deps.budget, principal.key.id, policy, this.deps.clock.now(), refusal);
   }
 }

@@ -12,12 +12,14 @@ import { holderJws } from '../../../test/helpers/holder.ts';
 import { systemRandom } from '../../adapters/crypto/random-pool.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
-import { SqlIntegrationTokenStore } from '../../adapters/sql/integration/sql-integration-token-store.ts';
+import { SqlIntegrationViews } from '../../adapters/sql/integration/sql-integration-views.ts';
 import { SqlAccessTokenStore } from '../../adapters/sql/issuance/sql-access-token-store.ts';
 import { SqlRateBudget } from '../../adapters/sql/kernel/sql-rate-budget.ts';
 import { SqlOperatorSessionStore, SqlOperatorStore } from '../../adapters/sql/operators/sql-operator-store.ts';
-import { SqlPartnerStore } from '../../adapters/sql/partners/sql-partner-store.ts';
+import { SqlOperatorsViews } from '../../adapters/sql/operators/sql-operators-views.ts';
+import { SqlPartnersViews } from '../../adapters/sql/partners/sql-partners-views.ts';
 import { SqlTenantStore } from '../../adapters/sql/tenants/sql-tenant-store.ts';
+import { SqlTenantsViews } from '../../adapters/sql/tenants/sql-tenants-views.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { hashToken, newToken } from '../../core/secrets.ts';
@@ -118,16 +120,15 @@ for (const factory of testDatabases()) {
       await sessions.create(hashToken(sessionToken), 'olivia', NOW_MS, NOW_MS + 3_600_000);
 
       tokens = new SqlAccessTokenStore(db);
-      operatorAuth = new OperatorBearerAuthenticator(
-        async () => hashToken(OWNER_TOKEN),
-        operators,
-        sessions,
+      operatorAuth = new OperatorBearerAuthenticator({
+        ownerTokenHash: async () => hashToken(OWNER_TOKEN),
+        operators: new SqlOperatorsViews(db),
+        keys: new SqlIntegrationViews(db),
+        partners: new SqlPartnersViews(db),
+        tenants: new SqlTenantsViews(db),
+        budget: new SqlRateBudget(db),
         clock,
-        new SqlIntegrationTokenStore(db),
-        new SqlRateBudget(db),
-        new SqlPartnerStore(db),
-        tenants,
-      );
+      });
       accessAuth = new AccessTokenAuthenticator(tokens, clock, async () => {
         throw new Error('no token of these tests is DPoP-bound');
       });

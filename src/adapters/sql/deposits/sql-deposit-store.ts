@@ -1,12 +1,15 @@
 import { PostgresAdapter } from 'kysely';
 import { depositHash, GENESIS_HASH } from '../../../core/deposit-chain.ts';
 import type { PageWindow } from '../../../core/page.ts';
+import type { ChannelState } from '../../../ports/channel-store.ts';
 import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../../ports/deposit-store.ts';
+import type { StoredItemState, WalletItemRecord } from '../../../ports/wallet-item-store.ts';
 import type { Db } from '../connect.ts';
 import { bool, type Conv, num, rowCodec } from '../row-codec.ts';
 import type { DepositsTable, ProductsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
 import { Statement } from '../statement.ts';
+import { addItem, channelState, itemState } from '../wallet/wallet-statements.ts';
 import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 
 const products = rowCodec<ProductRecord, ProductsTable>()('id tenant kind name approvedAt createdAt updatedAt', {
@@ -191,5 +194,17 @@ export class SqlDepositStore implements DepositStore {
       .where('deposit_id', '=', depositId)
       .executeTakeFirst();
     return row && toDeposit(row);
+  }
+
+  putInWallet(item: WalletItemRecord): Promise<void> {
+    return addItem(this.db, item);
+  }
+
+  itemState(tenant: string, depositId: string): Promise<StoredItemState | undefined> {
+    return itemState(this.db, tenant, 'deposit', depositId);
+  }
+
+  channelState(tenant: string, accountId: string): Promise<ChannelState | undefined> {
+    return channelState(this.db, tenant, accountId);
   }
 }

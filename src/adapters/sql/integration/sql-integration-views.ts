@@ -14,4 +14,8 @@ export class SqlIntegrationViews implements IntegrationViews {
   key(id: string): Promise<IntegrationTokenRecord | undefined> {
     return new SqlIntegrationTokenStore(this.db).token(id, null);
   }
+
+  activeKey(tokenHash: string): Promise<IntegrationTokenRecord | undefined> {
+    return new SqlIntegrationTokenStore(this.db).findActive(tokenHash);
+  }
 }

@@ -1,11 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { ErasedOffer, IssuerState, OfferRecord, OfferStore } from '../../../ports/offer-store.ts';
 import type { TenantStatusName } from '../../../ports/tenant-store.ts';
+import type { WalletItemRecord } from '../../../ports/wallet-item-store.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { OffersTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
 import { ISSUER_ROW } from '../tenants/tenants-statements.ts';
+import { addItem } from '../wallet/wallet-statements.ts';
 
 const offers = rowCodec<OfferRecord, OffersTable>()(
   'id tenant typeId codeHash refHash txCodeHash txAttempts createdAt expiresAt eraseAfter redeemedAt collectedAt',
@@ -30,6 +32,10 @@ export class SqlOfferStore implements OfferStore {
 
   async create(o: OfferRecord): Promise<void> {
     await this.db.insertInto('offers').values(offers.row(o)).execute();
+  }
+
+  putInWallet(item: WalletItemRecord): Promise<void> {
+    return addItem(this.db, item);
   }
 
   async get(tenant: string, id: string): Promise<OfferRecord | undefined> {

@@ -1,9 +1,16 @@
-import type { OffboardedOperator, OperatorHit, OperatorsViews, TenantAdmin } from '../../../ports/operators-views.ts';
+import type {
+  OffboardedOperator,
+  OperatorHit,
+  OperatorsViews,
+  SessionOperator,
+  TenantAdmin,
+} from '../../../ports/operators-views.ts';
 import type { TenantWindow, TimeKeyset } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { beforeKeyset } from '../keyset.ts';
 import { startsWithCi } from '../text-match.ts';
 import { inTenant, inWindow } from '../windowed.ts';
+import { SqlOperatorSessionStore, SqlOperatorStore } from './sql-operator-store.ts';
 
 /** The operators module's published views of `operators` (ports/operators-views.ts); never a secret. */
 export class SqlOperatorsViews implements OperatorsViews {
@@ -72,5 +79,11 @@ export class SqlOperatorsViews implements OperatorsViews {
       tenant: r.tenant,
       since: Number(r.updated_at),
     }));
+  }
+
+  async sessionOperator(tokenHash: string, now: number): Promise<SessionOperator | undefined> {
+    const session = await new SqlOperatorSessionStore(this.db).find(tokenHash, now);
+    const operator = session && (await new SqlOperatorStore(this.db).get(session.username));
+    return operator && { username: operator.username, roles: operator.roles, tenant: operator.tenant, status: operator.status };
   }
 }

@@ -1,10 +1,11 @@
 import { type SqlBool, sql } from 'kysely';
-import type { ApplicationInStage, PartnerHit, PartnersViews } from '../../../ports/partners-views.ts';
+import type { ApplicationInStage, PartnerHit, PartnerSession, PartnersViews } from '../../../ports/partners-views.ts';
 import type { Counted } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
 import { containsCi, startsWith } from '../text-match.ts';
 import { inTenant } from '../windowed.ts';
+import { SqlPartnerStore } from './sql-partner-store.ts';
 
 /** The partners module's published views (ports/partners-views.ts). */
 export class SqlPartnersViews implements PartnersViews {
@@ -53,5 +54,14 @@ export class SqlPartnersViews implements PartnersViews {
       .orderBy('id')
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  async partnerSession(tokenHash: string, now: number): Promise<PartnerSession | undefined> {
+    const store = new SqlPartnerStore(this.db);
+    const member = await store.session(tokenHash, now);
+    const partner = member && (await store.application(member.applicationId));
+    if (!member || !partner) return undefined;
+    const { id: memberId, applicationId, email, role } = member;
+    return { memberId, applicationId, email, role, stage: partner.stage, tenant: partner.tenant, grant: partner.grant };
   }
 }

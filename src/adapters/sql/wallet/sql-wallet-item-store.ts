@@ -1,18 +1,14 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { PageWindow } from '../../../core/page.ts';
-import type { ItemCursor, ItemKind, ListedItem, WalletItemRecord, WalletItemStore } from '../../../ports/wallet-item-store.ts';
+import type { ItemCursor, ListedItem, WalletItemRecord, WalletItemStore } from '../../../ports/wallet-item-store.ts';
 import { type Db, onPostgres } from '../connect.ts';
 import { enrolledMembers } from '../membership/membership-statements.ts';
-import { bool, rowCodec } from '../row-codec.ts';
 import type { Database, WalletItemsTable } from '../schema.ts';
 import { tenantNames } from '../tenants/tenants-statements.ts';
 import { inWindow, pastCursor } from '../windowed.ts';
+import { addItem, itemRows } from './wallet-statements.ts';
 
-const items = rowCodec<WalletItemRecord, WalletItemsTable>()(
-  'id tenant accountId kind ref title state createdAt updatedAt expiresAt',
-  { demo: bool },
-);
-const toItem = items.record;
+const toItem = itemRows.record;
 
 /**
  * The materialisation rule of the port: a channel request, or the account is an enrolled member
@@ -33,8 +29,8 @@ const visible = (db: Db) => (eb: ExpressionBuilder<Database & { i: WalletItemsTa
 export class SqlWalletItemStore implements WalletItemStore {
   constructor(private readonly db: Db) {}
 
-  async add(item: WalletItemRecord): Promise<void> {
-    await this.db.insertInto('wallet_items').values(items.row(item)).execute();
+  add(item: WalletItemRecord): Promise<void> {
+    return addItem(this.db, item);
   }
 
   private listed() {
@@ -49,17 +45,6 @@ export class SqlWalletItemStore implements WalletItemStore {
   async get(accountId: string, itemId: string): Promise<ListedItem | undefined> {
     const row = await this.listed().where('i.id', '=', itemId).where('i.account_id', '=', accountId).executeTakeFirst();
     return row && { ...toItem(row), tenantName: row.tenant_name };
-  }
-
-  async findByRef(tenant: string, kind: ItemKind, ref: string): Promise<WalletItemRecord | undefined> {
-    const row = await this.db
-      .selectFrom('wallet_items')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('kind', '=', kind)
-      .where('ref', '=', ref)
-      .executeTakeFirst();
-    return row && toItem(row);
   }
 
   async list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]> {
