@@ -21,10 +21,10 @@ import { SqlPartnersViews } from '../../src/adapters/sql/partners/sql-partners-v
 import { SqlTenantsViews } from '../../src/adapters/sql/tenants/sql-tenants-views.ts';
 import { SqlVerificationViews } from '../../src/adapters/sql/verification/sql-verification-views.ts';
 import { SqlWalletViews } from '../../src/adapters/sql/wallet/sql-wallet-views.ts';
-import { Catalogue } from '../../src/features/backoffice/views/catalogue.ts';
-import { lookup } from '../../src/features/backoffice/views/lookup.ts';
-import { SearchBox } from '../../src/features/backoffice/views/search-box.ts';
-import type { FinderSources } from '../../src/features/backoffice/views/sources.ts';
+import { Catalogue } from '../../src/features/backoffice/credentials/catalogue.ts';
+import type { FinderSources } from '../../src/features/backoffice/credentials/sources.ts';
+import { lookup } from '../../src/features/backoffice/session/lookup.ts';
+import { SearchBox } from '../../src/features/backoffice/session/search-box.ts';
 import type { OperatorPrincipal } from '../../src/http/auth/operator-bearer.ts';
 import { narrowed, ownOnly, TENANTS, type Tenant, tenantOf } from './isolation-reads.ts';
 import {

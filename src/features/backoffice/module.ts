@@ -34,12 +34,12 @@ import { analyticsGroup } from './audit/analytics-group.ts';
 import type { AuditLogReader } from './audit/audit-reader.ts';
 import { auditGroup } from './audit/group.ts';
 import { complianceGroup } from './compliance/group.ts';
+import { credentialsGroup } from './credentials/group.ts';
 import { opsGroup } from './ops/group.ts';
 import { buildOrgService, orgsGroup } from './orgs/group.ts';
 import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
-import { credentialsGroup } from './views/credentials-group.ts';
-import { sessionGroup } from './views/session-group.ts';
+import { sessionGroup } from './session/group.ts';
 import { SubjectTimeline } from './views/timeline.ts';
 
 /** What one back-office group builds: its routes, and the jobs that keep its data in order. */

@@ -9,7 +9,7 @@ import { partnerAdminRoutes } from './admin-routes.ts';
 import { partnerApiRoutes } from './api-routes.ts';
 import { PartnerAccess } from './partner-access.ts';
 import { PartnerService } from './partner-service.ts';
-import { portalRoutes } from './portal-routes.ts';
+import { portalGroup } from './portal/group.ts';
 
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
@@ -68,7 +68,7 @@ export const partnersModule = defineModule({
       services: { partners, access },
       routes: () => [
         partnerApiRoutes(partners, access),
-        portalRoutes(access, config.platformName, config.publicUrl.origin),
+        portalGroup(access, config.platformName, config.publicUrl.origin),
         partnerAdminRoutes(partners),
       ],
       jobs: [{ name: 'partners.prune', everyMs: PRUNE_EVERY_MS, run: (now) => access.prune(now) }],

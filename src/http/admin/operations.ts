@@ -71,6 +71,9 @@ interface Declared {
   budget?: Pick<RouteDef, 'budget' | 'budgetSubject'>;
 }
 
+/** A detail's 404: the catalogue code, and the message naming what was not found. */
+type Missing<C> = readonly [code: ErrorCode, message: (call: C) => string];
+
 type Body<B> = B extends TSchema ? Static<B> : B extends TProperties ? Static<TObject<B>> : undefined;
 type Query<Q> = Q extends TProperties ? Static<TObject<Q>> : Record<string, never>;
 
@@ -174,10 +177,11 @@ export function adminOperations(group: GroupOptions) {
     /**
      * A page of rows in the list's order (http/list.ts): the query is the list convention's with
      * `tenant` and the filters, the scope LIST_SCOPE (a list of the platform's own records,
-     * `tenanted: false`, has no `tenant` and is a platform operation); `read` is given the window and the filters the caller set, and answers
-     * the rows after the cursor (`limit` is one more than the page, so the kit knows whether
-     * another follows); `order` is a row's cursor, `view` (or `views`, for a page at once) what the
-     * list answers of it, and `beside` what the page says beside its rows (`page`'s fields).
+     * `tenanted: false`, has no `tenant` and is a platform operation); `read` is given the window
+     * and the filters the caller set, and answers the rows after the cursor (`limit` is one more
+     * than the page, so the kit knows whether another follows); `order` is a row's cursor, `view`
+     * (or `views`, for a page at once) what the list answers of it, and `beside` what the page
+     * says beside its rows (`page`'s fields).
      */
     list<
       const P extends string,
@@ -258,8 +262,9 @@ export function adminOperations(group: GroupOptions) {
         query?: Q;
         body?: B;
         answer: readonly [description: string, view: V];
+        /** Undefined only where the detail declares what is `missing` (its 404); elsewhere a programming error. */
         read: (call: Call<P, Query<Q>, Body<B>>) => Promise<Static<V> | undefined>;
-        missing?: readonly [code: ErrorCode, message: (call: Call<P, Query<Q>, Body<B>>) => string];
+        missing?: Missing<Call<P, Query<Q>, Body<B>>>;
       },
     ): RouteDef {
       const [description, view] = def.answer;
@@ -274,11 +279,9 @@ export function adminOperations(group: GroupOptions) {
         handler: async (request, reply) => {
           const call = callOf(request, reply) as Call<P, Query<Q>, Body<B>>;
           const found = await def.read(call);
-          if (found === undefined) {
-            if (!missing) throw new Error(`${path} read nothing and declares no missing`);
-            throw new ServiceError(missing[0], missing[1](call));
-          }
-          return found;
+          if (found !== undefined) return found;
+          if (missing) throw new ServiceError(missing[0], missing[1](call));
+          throw new Error(`${path} read nothing and declares nothing missing`);
         },
       });
     },
@@ -293,6 +296,7 @@ export function adminOperations(group: GroupOptions) {
       F extends TProperties,
       B extends TSchema | TProperties | undefined = undefined,
       Q extends TProperties | undefined = undefined,
+      D extends string | undefined = undefined,
     >(
       path: P,
       def: Declared & {
@@ -300,10 +304,12 @@ export function adminOperations(group: GroupOptions) {
         body?: B;
         answer: readonly [status: 200 | 201 | 202, description: string, changes: F];
         /** A change that may instead be filed for a second operator: the 202 that answers its approval. */
-        filed?: string;
+        filed?: D;
         write: (
           call: Call<P, Query<Q>, Body<B>>,
-        ) => Promise<({ auditSeq: number } & Static<TObject<F>>) | { auditSeq: number; approval: ApprovalView }>;
+        ) => Promise<
+          ({ auditSeq: number } & Static<TObject<F>>) | (D extends string ? { auditSeq: number; approval: ApprovalView } : never)
+        >;
       },
     ): RouteDef {
       const [status, description, changes] = def.answer;

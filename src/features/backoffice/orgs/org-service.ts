@@ -7,24 +7,23 @@ import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import type { Random } from '../../../core/random.ts';
 import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
-import { cursorOf, iso, isoOrNull, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
+import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
 import type { OperatorStatus } from '../../../ports/operator-store.ts';
 import type { TenantAdmin } from '../../../ports/operators-views.ts';
 import type { OrgStore } from '../../../ports/org-store.ts';
 import {
   emptyProfile,
+  type TenantListFilter,
   type TenantProfile,
   type TenantRecord,
   type TenantRow,
-  type TenantStatusName,
 } from '../../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { TypeService } from '../../credential-types/type-service.ts';
 import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
-import { type OffboardingReads, type OffboardingRow, offboarding } from './offboarding.ts';
 import { OrgDomains } from './org-domains.ts';
 import type { LifecycleView, OrgView } from './schemas.ts';
 
@@ -61,7 +60,7 @@ export interface OrgAdmin {
 type PerTenant = (tenants: readonly string[]) => Promise<Array<{ tenant: string; count: number }>>;
 
 /** What the organisations read of other modules, each through its owner's view, one call per page. */
-export interface OrgReads extends OffboardingReads {
+export interface OrgReads {
   /** Credential types per tenant (credential-types). */
   types: PerTenant;
   /** Credentials issued per tenant (issuance). */
@@ -106,51 +105,34 @@ export class OrgService {
     return { auditSeq: created.auditSeq, org: await this.get(created.slug) };
   }
 
-  async list(params: ListParams, filters: { status?: TenantStatusName; q?: string }) {
-    const after = cursorOf(params.after, ['number', 'string']);
-    const rows = await this.d.tenants.list({
-      tenant: params.tenant,
-      ...filters,
-      ...windowOf(params),
-      ...(after ? { after } : {}),
-      limit: params.limit + 1,
-    });
-    const views = await this.views(rows.slice(0, params.limit));
-    const shown = page(
-      rows,
-      params.limit,
-      (r) => [r.createdAt, r.slug],
-      (r) => r.slug,
-    );
-    return { orgs: shown.rows.map((slug) => views.get(slug) as OrgView), nextCursor: shown.nextCursor };
+  /** A page of organisations' rows, by (createdAt, slug); `views` answers them. */
+  list(filter: TenantListFilter): Promise<TenantRow[]> {
+    return this.d.tenants.list(filter);
   }
 
   async get(slug: string): Promise<OrgView> {
-    const row = await this.requireOrg(slug);
-    return (await this.views([row])).get(slug) as OrgView;
+    return (await this.views([await this.requireOrg(slug)]))[0] as OrgView;
   }
 
-  private async views(rows: TenantRow[]): Promise<Map<string, OrgView>> {
+  /** The organisations' views, with each owner's counts and the admins read once for them all. */
+  async views(rows: readonly TenantRow[]): Promise<OrgView[]> {
     const slugs = rows.map((r) => r.slug);
     const [counts, admins, domains] = await Promise.all([this.counts(slugs), this.adminsOf(slugs), this.d.orgs.domains(slugs)]);
-    return new Map(
-      rows.map((r) => {
-        const domain = domains.get(r.slug);
-        const view: OrgView = {
-          slug: r.slug,
-          name: r.name,
-          did: this.d.tenants.didOf(r.slug),
-          status: r.status,
-          statusSince: isoOrNull(r.statusSince),
-          createdAt: iso(r.createdAt),
-          profile: Object.fromEntries(PROFILE_KEYS.map((k) => [k, r[k]])) as unknown as TenantProfile,
-          counts: counts.get(r.slug) ?? { types: 0, credentials: 0, members: 0 },
-          domain: { state: domain?.state ?? 'none', domain: domain?.domain ?? null },
-          admins: admins.get(r.slug) ?? [],
-        };
-        return [r.slug, view];
-      }),
-    );
+    return rows.map((r) => {
+      const domain = domains.get(r.slug);
+      return {
+        slug: r.slug,
+        name: r.name,
+        did: this.d.tenants.didOf(r.slug),
+        status: r.status,
+        statusSince: isoOrNull(r.statusSince),
+        createdAt: iso(r.createdAt),
+        profile: Object.fromEntries(PROFILE_KEYS.map((k) => [k, r[k]])) as unknown as TenantProfile,
+        counts: counts.get(r.slug) ?? { types: 0, credentials: 0, members: 0 },
+        domain: { state: domain?.state ?? 'none', domain: domain?.domain ?? null },
+        admins: admins.get(r.slug) ?? [],
+      };
+    });
   }
 
   /** Each organisation's counts: one read of each owner for them all. */
@@ -376,11 +358,5 @@ export class OrgService {
       ),
       manifest,
     };
-  }
-
-  // ----- offboarding -----
-
-  offboarding(params: ListParams, kind: OffboardingRow['kind'] | undefined) {
-    return offboarding(this.d.reads, params, kind);
   }
 }

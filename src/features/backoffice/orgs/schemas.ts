@@ -5,8 +5,6 @@ import { ProfileView } from '../../tenants/routes.ts';
 
 /** Schemas of the organisations group (docs/backoffice/orgs.md). */
 
-export const SlugParams = Type.Object({ slug: Slug });
-
 /** Why an organisation is suspended or reactivated: kept in its history and the audit entry. */
 export const Reason = DisplayText(500);
 
@@ -17,6 +15,9 @@ export const Username = Type.String({
 });
 
 export const Status = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
+
+/** What the list's `q` finds. */
+export const NamePart = Type.String({ minLength: 1, maxLength: 64, description: 'A substring of the name or slug.' });
 
 export const AdminView = Type.Object({ username: Type.String(), status: Type.String() });
 
@@ -66,6 +67,12 @@ export const LifecycleView = Type.Object({
 });
 export type LifecycleView = Static<typeof LifecycleView>;
 
+/** The verification document and where it is published (docs/backoffice/orgs.md, "Custom domain"). */
+export const DomainDocument = Type.Object({
+  url: Type.String(),
+  document: Type.Object({ tenant: Type.String(), did: Type.String(), token: Type.String(), issuedAt: Type.String() }),
+});
+
 const Display = Type.Array(Type.Record(Type.String(), Type.Unknown()));
 
 export const BrandingPreview = Type.Object({
@@ -73,15 +80,6 @@ export const BrandingPreview = Type.Object({
   display: Display,
   configurations: Type.Record(Type.String(), Display),
   manifest: Manifest,
-});
-
-export const OffboardingEntry = Type.Object({
-  kind: Type.String({ description: 'tenant or operator' }),
-  id: Type.String({ description: "The tenant's slug or the operator's username." }),
-  status: Type.String({ description: 'suspended or removed' }),
-  tenant: Nullable(Type.String()),
-  since: DateTimeView,
-  reason: Nullable(Type.String()),
 });
 
 export { Slug };

@@ -3,18 +3,12 @@ import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { DateTimeView, Nullable } from '../../../http/schemas/common.ts';
 import type { CredentialRow } from '../../../ports/backoffice-views.ts';
+import { Claim } from '../../credential-types/routes.ts';
 
-/** Schemas and views the session and credentials groups share (docs/backoffice/views.md). */
+/** Schemas of the credentials group, and the credential views the session group answers too (docs/backoffice/views.md). */
 
-/** Whether the caller holds a role of a matrix row: a kind of data it may not read elsewhere is left out here too. */
 export { CredentialId } from '../../../http/schemas/common.ts';
 export { TypeId } from '../../credential-types/routes.ts';
-/** A status list's sequence number, as in its address `<issuer>/status/<seq>`. */
-export const ListSeq = Type.String({
-  pattern: '^[1-9][0-9]{0,8}$',
-  description: 'The status list number (the last segment of status.uri).',
-});
-export const Json = Type.Record(Type.String(), Type.Unknown());
 
 const StatusView = Type.Object({
   list: Type.Integer(),
@@ -68,4 +62,66 @@ export const CredentialDetail = Type.Object({
   ),
   revokedBy: Nullable(Type.String({ description: 'The actor of its credential.revoked audit entry.' })),
   revocationAuditSeq: Nullable(Type.Integer()),
+});
+
+export const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('revoked'), Type.Literal('expired')]);
+
+const Usage = {
+  offers: Type.Integer({ description: 'Offers made for the type.' }),
+  issued: Type.Integer({ description: 'Credentials issued of the type.' }),
+  revoked: Type.Integer({ description: 'Of those, revoked.' }),
+};
+
+/** A credential type of a tenant, with how much it is used. */
+export const TypeRow = Type.Object({
+  tenant: Type.String(),
+  typeId: Type.String(),
+  name: Type.String(),
+  vct: Type.String(),
+  claimCount: Type.Integer(),
+  createdAt: DateTimeView,
+  ...Usage,
+});
+
+export const TypeDetail = Type.Object({
+  ...TypeRow.properties,
+  claims: Type.Array(Claim),
+  valid: Type.Integer({ description: 'Issued and not revoked.' }),
+});
+
+/** The types of one typeId across tenants. */
+export const TypeGroup = Type.Object({
+  typeId: Type.String(),
+  tenants: Type.Integer({ description: 'How many tenants (of those shown) have a type of this id.' }),
+  ...Usage,
+  uses: Type.Array(TypeRow),
+});
+
+export const HolderRow = Type.Object({
+  accountId: Type.String(),
+  tenants: Type.Array(Type.String()),
+  memberships: Type.Integer(),
+  items: Type.Integer(),
+});
+
+export const HolderDetail = Type.Object({
+  accountId: Type.String(),
+  tenant: Nullable(Type.String()),
+  memberships: Type.Array(
+    Type.Object({ tenant: Type.String(), tier: Type.String(), status: Type.String(), joinedAt: DateTimeView }),
+  ),
+  items: Type.Array(Type.Object({ tenant: Type.String(), kind: Type.String(), state: Type.String(), count: Type.Integer() })),
+  channels: Type.Array(
+    Type.Object({
+      tenant: Type.String(),
+      state: Type.String(),
+      elements: Type.Array(Type.String()),
+      requestedBy: Type.String(),
+      createdAt: DateTimeView,
+      updatedAt: DateTimeView,
+    }),
+  ),
+  credentials: Type.Array(Type.Object({ tenant: Type.String(), issued: Type.Integer(), revoked: Type.Integer() })),
+  deposits: Type.Array(Type.Object({ tenant: Type.String(), count: Type.Integer() })),
+  directoryListed: Type.Boolean(),
 });

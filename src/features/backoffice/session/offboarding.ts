@@ -1,5 +1,4 @@
 import { ServiceError } from '../../../core/errors.ts';
-import { iso, type ListParams, page, windowOf } from '../../../http/admin/kit.ts';
 import type { OffboardedOperator } from '../../../ports/operators-views.ts';
 import type { SuspendedTenant } from '../../../ports/tenants-views.ts';
 import type { TenantWindow, TimeKeyset } from '../../../ports/view-records.ts';
@@ -37,26 +36,25 @@ function keysetOf(kind: OffboardingRow['kind'], after: readonly [number, string,
   return { op: 'tie', at: since, id };
 }
 
+/** The offboarding list's cursor, [since, kind, id]: what keysetOf reads, or `400 invalid_request`. */
+export function offboardingCursor(after: readonly (string | number)[]): readonly [number, OffboardingRow['kind'], string] {
+  const [since, kind, id] = after;
+  if (after.length !== 3 || typeof since !== 'number' || (kind !== 'tenant' && kind !== 'operator') || typeof id !== 'string') {
+    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
+  }
+  return [since, kind, id];
+}
+
 /**
  * GET /api/admin/offboarding (docs/backoffice/orgs.md, "Offboarding"): suspended tenants and
  * suspended or removed operators, newest change first, a page of each source merged.
  */
-export async function offboarding(reads: OffboardingReads, params: ListParams, kind: OffboardingRow['kind'] | undefined) {
-  const after = params.after;
-  if (
-    after !== undefined &&
-    (after.length !== 3 ||
-      typeof after[0] !== 'number' ||
-      (after[1] !== 'tenant' && after[1] !== 'operator') ||
-      typeof after[2] !== 'string')
-  ) {
-    throw new ServiceError('invalid_request', 'cursor is not a cursor this list answered.');
-  }
-  const cursor = after && ([after[0] as number, after[1] as string, after[2] as string] as const);
-  const limit = params.limit + 1;
-  const window = { tenant: params.tenant, ...windowOf(params), limit };
+export async function offboarding(
+  reads: OffboardingReads,
+  { after, kind, ...window }: Window & { after?: readonly [number, string, string]; kind?: OffboardingRow['kind'] },
+): Promise<OffboardingRow[]> {
   const of = (source: OffboardingRow['kind']) => {
-    const before = keysetOf(source, cursor);
+    const before = keysetOf(source, after);
     return before ? { ...window, before } : window;
   };
   const [tenants, operators] = await Promise.all([
@@ -79,13 +77,7 @@ export async function offboarding(reads: OffboardingReads, params: ListParams, k
     since: o.since,
     reason: null,
   }));
-  const shown = page(
-    merged(tenantRows, operatorRows, limit),
-    params.limit,
-    (r) => [r.since, r.kind, r.id],
-    (r) => ({ kind: r.kind, id: r.id, status: r.status, tenant: r.tenant, since: iso(r.since), reason: r.reason }),
-  );
-  return { entries: shown.rows, nextCursor: shown.nextCursor };
+  return merged(tenantRows, operatorRows, window.limit);
 }
 
 /**

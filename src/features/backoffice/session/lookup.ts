@@ -1,6 +1,6 @@
 import { isIdLike } from '../../../core/ids.ts';
 import type { CredentialRow } from '../../../ports/issuance-views.ts';
-import type { FinderSources } from './sources.ts';
+import type { FinderSources } from '../credentials/sources.ts';
 
 /** One thing a caller can name, found by the lookup. */
 export interface LookupMatch {

@@ -1,8 +1,8 @@
-import { INTEGRATION_SCOPES, type IntegrationScope } from '../../core/integration-scopes.ts';
-import { TEAM_ROLES, type TeamRole } from '../../core/partner-pipeline.ts';
-import { html, type SafeHtml } from '../../web/html.ts';
-import { type RenderedPage, renderPage } from '../../web/layout.ts';
-import type { keyView, PartnerAccess, teamView } from './partner-access.ts';
+import { INTEGRATION_SCOPES, type IntegrationScope } from '../../../core/integration-scopes.ts';
+import { TEAM_ROLES, type TeamRole } from '../../../core/partner-pipeline.ts';
+import { html, type SafeHtml } from '../../../web/html.ts';
+import { type RenderedPage, renderPage } from '../../../web/layout.ts';
+import type { keyView, PartnerAccess, teamView } from '../partner-access.ts';
 
 type Key = ReturnType<typeof keyView>;
 type Member = ReturnType<typeof teamView>;

@@ -3,9 +3,9 @@ import type { IssuerUrls } from '../../../core/issuer-urls.ts';
 import { holds } from '../../../http/admin/role-matrix.ts';
 import type { OperatorPrincipal } from '../../../http/auth/operator-bearer.ts';
 import type { AccountInTenant } from '../../../ports/view-records.ts';
-import { mergeOrdered } from './merged.ts';
-import { credentialView } from './schemas.ts';
-import type { FinderSources } from './sources.ts';
+import { mergeOrdered } from '../credentials/merged.ts';
+import { credentialView } from '../credentials/schemas.ts';
+import type { FinderSources } from '../credentials/sources.ts';
 
 /** A credential id or the start of one: the prefix and any base64url characters. */
 const CREDENTIAL_ID_PREFIX = new RegExp(`^${ID_PREFIXES.credential}_[A-Za-z0-9_-]+$`);
