@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../core/audit-chain.ts';
+import type { EventOf } from '../core/events.ts';
 import type { PageWindow } from '../core/page.ts';
 import type { SourcePage } from './timeline-page.ts';
 
@@ -147,15 +148,8 @@ export interface AuditMark {
   actor: string;
 }
 
-/** One outbox row. */
-export interface OutboxRow {
-  seq: number;
-  id: string;
-  type: string;
-  tenant: string;
-  createdAt: number;
-  data: Record<string, unknown>;
-}
+/** One outbox row: an event as the map types it (core/events.ts), its time in milliseconds. */
+export type OutboxRow = EventOf<{ seq: number; id: string; createdAt: number }>;
 
 export interface ActivityQuery {
   /**

@@ -65,7 +65,9 @@ export function auditViewsIsolation(isolated: (name: string, fn: () => Promise<v
             ...WINDOW,
             limit: 50,
           })
-        ).map((e) => ({ tenant: e.tenant === 'root' ? (tenantIn(String(e.data.vct))[0] as string) : e.tenant })),
+        ).map((e) => ({
+          tenant: e.tenant === 'root' ? (tenantIn(String('vct' in e.data ? e.data.vct : undefined))[0] as string) : e.tenant,
+        })),
       tenantOf,
     );
     await narrowed('eventsNaming', (t) => kernel.eventsNaming(ACCOUNT, t, PAGE), tenantOf);

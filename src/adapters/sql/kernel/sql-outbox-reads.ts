@@ -30,14 +30,16 @@ const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} /
 
 const OUTBOX_COLUMNS = ['seq', 'id', 'type', 'tenant', 'created_at', 'data'] as const;
 
-const toOutboxRow = (r: Selectable<Pick<OutboxTable, (typeof OUTBOX_COLUMNS)[number]>>): OutboxRow => ({
-  seq: Number(r.seq),
-  id: r.id,
-  type: r.type,
-  tenant: r.tenant,
-  createdAt: Number(r.created_at),
-  data: JSON.parse(r.data) as Record<string, unknown>,
-});
+/** A row as its type's event: the outbox holds only what `emit` wrote, which the map typed. */
+const toOutboxRow = (r: Selectable<Pick<OutboxTable, (typeof OUTBOX_COLUMNS)[number]>>) =>
+  ({
+    seq: Number(r.seq),
+    id: r.id,
+    type: r.type,
+    tenant: r.tenant,
+    createdAt: Number(r.created_at),
+    data: JSON.parse(r.data),
+  }) as OutboxRow;
 
 export async function activity(db: Db, q: ActivityQuery): Promise<OutboxRow[]> {
   let query = db.selectFrom('outbox').select(OUTBOX_COLUMNS);

@@ -80,10 +80,13 @@ const id = (value: unknown) => (typeof value === 'string' && IDENTIFIER.test(val
 const count = (value: unknown) => (Number.isSafeInteger(value) ? String(value) : '?');
 const names = (value: unknown) => (Array.isArray(value) && value.length > 0 ? value.slice(0, 10).map(id).join(', ') : '?');
 
-/** The sentence of one event; `tenant` is the tenant the event concerns (the type's, for a presentation). */
-function sentence(type: string, tenant: string, d: Record<string, unknown>, urls: IssuerUrls): string {
+/**
+ * The sentence of one event, its payload read as its type's; `tenant` is the tenant the event
+ * concerns (the type's, for a presentation).
+ */
+function sentence({ type, data: d }: OutboxRow, tenant: string, urls: IssuerUrls): string {
   const t = id(tenant);
-  switch (type as EventType) {
+  switch (type) {
     case 'offer.created':
       return `${t} created offer ${id(d.offerId)} of type ${id(d.typeId)}${d.itemId === undefined ? '' : ` for wallet item ${id(d.itemId)}`}.`;
     case 'offer.expired':
@@ -153,12 +156,13 @@ function sentence(type: string, tenant: string, d: Record<string, unknown>, urls
 
 /** An outbox row as a feed item. */
 export function activityItem(row: OutboxRow, urls: IssuerUrls): ActivityItem {
+  const data: Readonly<Record<string, unknown>> = row.data;
   const presentation = row.type.startsWith('presentation.');
-  const named = presentation && typeof row.data.vct === 'string' ? urls.parseVct(row.data.vct) : undefined;
+  const named = presentation && typeof data.vct === 'string' ? urls.parseVct(data.vct) : undefined;
   const tenant = named?.tenant ?? row.tenant;
   const refs: Refs = { eventId: row.id };
   for (const field of REF_FIELDS) {
-    const value = row.data[field];
+    const value = data[field];
     if (typeof value === 'string' && IDENTIFIER.test(value)) refs[field] = value;
   }
   if (named && refs.typeId === undefined) refs.typeId = named.typeId;
@@ -166,9 +170,9 @@ export function activityItem(row: OutboxRow, urls: IssuerUrls): ActivityItem {
     seq: row.seq,
     at: row.createdAt,
     type: row.type,
-    kind: KIND_OF[row.type as EventType] ?? 'other',
+    kind: KIND_OF[row.type] ?? 'other',
     tenant,
-    summary: sentence(row.type, tenant, row.data, urls),
+    summary: sentence(row, tenant, urls),
     refs,
   };
 }
