@@ -1,4 +1,4 @@
-import type { OperatorRole, OperatorStatus } from './operator-store.ts';
+import type { OperatorRecord } from './operator-store.ts';
 import type { TenantWindow, TimeKeyset } from './view-records.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { TenantWindow, TimeKeyset } from './view-records.ts';
  */
 export interface OperatorsViews {
   /** Operators not removed whose username starts with `prefix` (any case), by username, at most `cap`. */
-  byPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorHit[]>;
+  byPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorSummary[]>;
   /** The usernames of the active operators holding one of `roles`, by username. */
   activeHolding(roles: readonly string[]): Promise<string[]>;
   /** The operators scoped to each of `tenants` that hold the tenant-admin role, removed ones left out; by username. */
@@ -21,34 +21,20 @@ export interface OperatorsViews {
    * The operator a session bearer (by its hash) signs in, while the session lives, whatever the
    * operator's status: the operator plane admits an active one only (http/auth/operator-bearer.ts).
    */
-  sessionOperator(tokenHash: string, now: number): Promise<SessionOperator | undefined>;
+  sessionOperator(tokenHash: string, now: number): Promise<OperatorSummary | undefined>;
 }
 
-export interface SessionOperator {
-  username: string;
-  roles: OperatorRole[];
-  tenant: string | null;
-  status: OperatorStatus;
-}
+/**
+ * An operator as the module publishes it: its record's public part, the OperatorView the
+ * operations answer (features/operators/schemas.ts).
+ */
+export type OperatorSummary = Pick<OperatorRecord, 'username' | 'roles' | 'tenant' | 'status'>;
 
-export interface OperatorHit {
-  username: string;
-  roles: string[];
-  /** The tenant it is scoped to; null for a platform operator. */
-  tenant: string | null;
-  status: string;
-}
+/** A tenant-admin operator of a tenant. */
+export type TenantAdmin = Pick<OperatorRecord, 'username' | 'status'> & { tenant: string };
 
-export interface TenantAdmin {
-  tenant: string;
-  username: string;
-  status: OperatorStatus;
-}
-
-export interface OffboardedOperator {
-  username: string;
-  status: 'suspended' | 'removed';
-  tenant: string | null;
+export type OffboardedOperator = Pick<OperatorRecord, 'username' | 'tenant'> & {
+  status: Extract<OperatorRecord['status'], 'suspended' | 'removed'>;
   /** When its status last changed. */
   since: number;
-}
+};

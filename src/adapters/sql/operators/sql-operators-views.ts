@@ -1,10 +1,5 @@
-import type {
-  OffboardedOperator,
-  OperatorHit,
-  OperatorsViews,
-  SessionOperator,
-  TenantAdmin,
-} from '../../../ports/operators-views.ts';
+import type { OperatorRecord } from '../../../ports/operator-store.ts';
+import type { OffboardedOperator, OperatorSummary, OperatorsViews, TenantAdmin } from '../../../ports/operators-views.ts';
 import type { TenantWindow, TimeKeyset } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { beforeKeyset } from '../keyset.ts';
@@ -16,7 +11,7 @@ import { SqlOperatorSessionStore, SqlOperatorStore } from './sql-operator-store.
 export class SqlOperatorsViews implements OperatorsViews {
   constructor(private readonly db: Db) {}
 
-  async byPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorHit[]> {
+  async byPrefix(prefix: string, tenant: string | null, cap: number): Promise<OperatorSummary[]> {
     const rows = await this.db
       .selectFrom('operators')
       .select(['username', 'roles', 'tenant', 'status'])
@@ -28,9 +23,9 @@ export class SqlOperatorsViews implements OperatorsViews {
       .execute();
     return rows.map((r) => ({
       username: r.username,
-      roles: JSON.parse(r.roles) as string[],
+      roles: JSON.parse(r.roles) as OperatorRecord['roles'],
       tenant: r.tenant,
-      status: r.status,
+      status: r.status as OperatorRecord['status'],
     }));
   }
 
@@ -81,7 +76,7 @@ export class SqlOperatorsViews implements OperatorsViews {
     }));
   }
 
-  async sessionOperator(tokenHash: string, now: number): Promise<SessionOperator | undefined> {
+  async sessionOperator(tokenHash: string, now: number): Promise<OperatorSummary | undefined> {
     const session = await new SqlOperatorSessionStore(this.db).find(tokenHash, now);
     const operator = session && (await new SqlOperatorStore(this.db).get(session.username));
     return operator && { username: operator.username, roles: operator.roles, tenant: operator.tenant, status: operator.status };
