@@ -14,7 +14,7 @@ import { SqlKernelViews } from '../../src/adapters/sql/kernel/sql-kernel-views.t
 import { SqlMembershipViews } from '../../src/adapters/sql/membership/sql-membership-views.ts';
 import { SqlOffersViews } from '../../src/adapters/sql/offers/sql-offers-views.ts';
 import { SqlWalletViews } from '../../src/adapters/sql/wallet/sql-wallet-views.ts';
-import { SubjectTimeline } from '../../src/features/backoffice/views/timeline.ts';
+import { SubjectTimeline } from '../../src/features/backoffice/session/timeline.ts';
 import { TIMELINE_SOURCES } from '../../src/ports/backoffice-views.ts';
 import { narrowed, ownOnly, TENANTS, tenantOf } from './isolation-reads.ts';
 import { ACCOUNT, AT, DAY, ids, PAGE, SEQ, seed, WINDOW } from './isolation-views-audit-seed.ts';

@@ -40,7 +40,7 @@ import { buildOrgService, orgsGroup } from './orgs/group.ts';
 import type { OrgService } from './orgs/org-service.ts';
 import { peopleGroup } from './people/group.ts';
 import { sessionGroup } from './session/group.ts';
-import { SubjectTimeline } from './views/timeline.ts';
+import { SubjectTimeline } from './session/timeline.ts';
 
 /** What one back-office group builds: its routes, and the jobs that keep its data in order. */
 export interface GroupBuild {
@@ -76,7 +76,7 @@ export interface Backoffice {
   desk: ApprovalDesk;
   stores: BackofficeStores;
   orgs: OrgService;
-  /** A subject's timeline, composed from its owners' views (views/timeline.ts). */
+  /** A subject's timeline, composed from its owners' views (session/timeline.ts). */
   timeline: SubjectTimeline;
   /** The reads a restore drill makes, on the database of a replica (Context.replicas). */
   readsOn(replica: Replica): ReplicaReads;
