@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { bodyHashOf } from '../../core/deposit-chain.ts';
@@ -9,47 +10,21 @@ import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { DepositKind, DepositStore, ProductRecord } from '../../ports/deposit-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { DepositAnswer as DepositAnswerSchema, DepositContract, Money as MoneySchema, Product } from './routes.ts';
 
 /** The deposit contracts this service speaks (docs/deposits.md). */
 export const SUPPORTED_CONTRACTS = ['0.3.0'] as const;
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
-export interface Money {
-  value: number;
-  currency: string;
-}
+export type Money = Static<typeof MoneySchema>;
 
 /** Contract 0.3.0 (fixed, docs/deposits.md). */
-export interface DepositBody {
-  contractVersion: string;
-  depositId: string;
-  accountId: string;
-  kind: DepositKind;
-  title: string;
-  issuedAt: string;
-  amount?: Money;
-  dueAt?: string;
-  reference?: string;
-  lines?: { label: string; amount?: Money }[];
-}
+export type DepositBody = Static<typeof DepositContract>;
 
-export interface DepositAnswer {
-  depositId: string;
-  itemId: string;
-  state: string;
-}
+export type DepositAnswer = Static<typeof DepositAnswerSchema>;
 
-export interface ProductView {
-  productId: string;
-  tenant: string;
-  kind: DepositKind;
-  name: string;
-  requireChannel: boolean;
-  approved: boolean;
-  approvedAt: string | null;
-  createdAt: string;
-}
+export type ProductView = Static<typeof Product>;
 
 /** The deposit as its holder receives it on acceptance: the body, its tenant and its item. */
 export type DepositContents = DepositBody & { tenant: string; itemId: string };

@@ -3,15 +3,23 @@ import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
-import { DEPOSIT_KINDS } from '../../ports/deposit-store.ts';
+import {
+  AccountId,
+  DisplayName,
+  DisplayText,
+  errorResponse,
+  Narrowed,
+  OPERATOR_ERRORS,
+  Slug,
+} from '../../http/schemas/common.ts';
+import { DEPOSIT_KINDS, type DepositKind } from '../../ports/deposit-store.ts';
 import type { DemoSeed } from './demo-seed.ts';
 import { type DepositBody, DepositService, SUPPORTED_CONTRACTS } from './deposit-service.ts';
 
 const Kind = Type.Union(DEPOSIT_KINDS.map((k) => Type.Literal(k)));
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 /** Minor units, so integers; bounded well inside the doubles JSON numbers are read as. */
-const Money = Type.Object(
+export const Money = Type.Object(
   {
     value: Type.Integer({ minimum: -1e15, maximum: 1e15, description: 'Minor units (cents for EUR).' }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217.' }),
@@ -80,12 +88,13 @@ export const DepositView = Type.Object(
   { description: 'The deposit as delivered (contract 0.3.0), its tenant and item (docs/deposits.md).' },
 );
 
-const DepositAnswer = Type.Object({ depositId: Type.String(), itemId: Type.String(), state: Type.String() });
+/** What a deposit answers: the deposit, the wallet item it made, and that item's state. */
+export const DepositAnswer = Type.Object({ depositId: Type.String(), itemId: Type.String(), state: Type.String() });
 
-const Product = Type.Object({
+export const Product = Type.Object({
   productId: Type.String(),
   tenant: Type.String(),
-  kind: Type.String(),
+  kind: Narrowed<DepositKind>(Type.String()),
   name: Type.String(),
   requireChannel: Type.Boolean(),
   approved: Type.Boolean(),

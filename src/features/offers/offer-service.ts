@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import { checkSubject } from '../../core/claims/subject.ts';
 import type { Clock } from '../../core/clock.ts';
@@ -12,6 +13,7 @@ import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-stor
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { WalletItemRecord } from '../../ports/wallet-item-store.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
+import type { CredentialOffer as CredentialOfferSchema, OfferCreated } from './routes.ts';
 
 export const OFFER_TTL_DEFAULT_S = 900;
 export const OFFER_TTL_MIN_S = 60;
@@ -31,26 +33,10 @@ export interface OfferRequest {
   accountId?: string;
 }
 
-export interface CreatedOffer {
-  offerId: string;
-  offerUri: string;
-  expiresAt: string;
-  /** Shown once, for delivery to the holder out of band; only its hash is kept. */
-  txCode?: string;
-  /** The wallet item of an addressed offer. */
-  itemId?: string;
-}
+export type CreatedOffer = Static<typeof OfferCreated>;
 
 /** OID4VCI 1.0 §4.1.1 Credential Offer object. */
-export interface CredentialOffer {
-  credential_issuer: string;
-  credential_configuration_ids: string[];
-  grants: {
-    'urn:ietf:params:oauth:grant-type:pre-authorized_code': { 'pre-authorized_code': string; tx_code?: TxCodeSpec };
-    /** Where the issuer serves the authorization code flow and the offer has no transaction code (docs/haip.md). */
-    authorization_code?: { issuer_state: string };
-  };
-}
+export type CredentialOffer = Static<typeof CredentialOfferSchema>;
 
 export interface OfferServiceDeps {
   offers: OfferStore;

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, DisplayText, errorResponse, Narrowed, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import type { TxCodeSpec as TxCode } from '../../ports/offer-store.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
 
@@ -18,12 +19,22 @@ const TxCodeOptions = Type.Object(
 );
 
 const TxCodeSpec = Type.Object({
-  input_mode: Type.String(),
+  input_mode: Narrowed<TxCode['input_mode']>(Type.String()),
   length: Type.Integer(),
   description: Type.Optional(Type.String()),
 });
 
-const CredentialOffer = Type.Object({
+/** A new offer; `txCode` is shown this once, for delivery to the holder out of band (only its hash is kept). */
+export const OfferCreated = Type.Object({
+  offerUri: Type.String(),
+  offerId: Type.String(),
+  expiresAt: Type.String({ format: 'date-time' }),
+  txCode: Type.Optional(Type.String()),
+  itemId: Type.Optional(Type.String({ description: 'The wallet item, when addressed to an account.' })),
+});
+
+/** The Credential Offer object (OID4VCI 1.0 §4.1.1), as an offer's reference serves it. */
+export const CredentialOffer = Type.Object({
   credential_issuer: Type.String(),
   credential_configuration_ids: Type.Array(Type.String()),
   grants: Type.Object({
@@ -87,13 +98,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
         responses: {
           201: {
             description: 'The offer. txCode, when asked for, is shown this once.',
-            schema: Type.Object({
-              offerUri: Type.String(),
-              offerId: Type.String(),
-              expiresAt: Type.String({ format: 'date-time' }),
-              txCode: Type.Optional(Type.String()),
-              itemId: Type.Optional(Type.String({ description: 'The wallet item, when addressed to an account.' })),
-            }),
+            schema: OfferCreated,
           },
           ...OPERATOR_ERRORS,
           400: errorResponse('invalid_subject, reserved_claim, invalid_request or malformed_json.'),
