@@ -1,12 +1,6 @@
+import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../core/clock.ts';
-import {
-  type ContactKind,
-  contactEntry,
-  directoryBudgetKey,
-  nameKey,
-  normaliseContact,
-  pepperId,
-} from '../../core/directory-entry.ts';
+import { contactEntry, directoryBudgetKey, nameKey, normaliseContact, pepperId } from '../../core/directory-entry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { RatePolicy } from '../../core/integration-scopes.ts';
 import { consumeBudget } from '../../http/auth/rate-limit.ts';
@@ -14,6 +8,7 @@ import { cursorOf, decodeCursor, page } from '../../http/list.ts';
 import type { DirectoryStore, FoundListing } from '../../ports/directory-store.ts';
 import type { RateBudget } from '../../ports/integration-token-store.ts';
 import type { MemberRecord } from '../../ports/membership-store.ts';
+import type { Contact } from './routes.ts';
 
 /** Contacts one listing may carry. */
 export const MAX_CONTACTS = 5;
@@ -24,10 +19,7 @@ export const LOOKUP_MAX = 10;
 /** Descriptors and lookups per account and hour: each tells whether a contact is listed. */
 export const ORACLE_POLICY: RatePolicy = { name: 'directory', quota: 60, windowSeconds: 3600 };
 
-export interface ContactInput {
-  kind: ContactKind;
-  value: string;
-}
+export type ContactInput = Static<typeof Contact>;
 
 type Row = FoundListing & { nameKey: string };
 

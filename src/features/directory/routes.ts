@@ -9,7 +9,8 @@ import { type DirectoryService, MAX_CONTACTS, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_M
 
 const UNDOCUMENTED = 'The interface does not show the directory’s bodies; docs/directory.md states ours.';
 const Kind = Type.Union(CONTACT_KINDS.map((k) => Type.Literal(k)));
-const Contact = Type.Object(
+/** A contact a holder lists or looks up by: its kind and its value (never stored as given). */
+export const Contact = Type.Object(
   { kind: Kind, value: Type.String({ minLength: 1, maxLength: 320 }) },
   { additionalProperties: false },
 );

@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import { type Actor, actorLabel } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -11,21 +12,14 @@ import type { Mailer } from '../../ports/mailer.ts';
 import type { ApplicationPage, ApplicationRecord, PartnerStore, StageEntry, TeamMember } from '../../ports/partner-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { PreparedTenant } from '../tenants/tenant-service.ts';
+import type { ApplicationBody } from './schemas.ts';
 
 export interface PartnerScope {
   partners: PartnerStore;
 }
 
 /** What an applicant (or an operator on its behalf) gives: the intake's fixed body. */
-export interface ApplicationInput {
-  kind: PartnerKind;
-  organisation: string;
-  contactName: string;
-  contactEmail: string;
-  country?: string | undefined;
-  website?: string | undefined;
-  useCase: string;
-}
+export type ApplicationInput = Static<typeof ApplicationBody>;
 
 export interface GrantInput {
   tenant?: string | undefined;
