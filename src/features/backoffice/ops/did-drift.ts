@@ -3,28 +3,10 @@ import { isObject } from '../../../core/jose/es256.ts';
 import type { KeyStore, PublicKey } from '../../../ports/key-store.ts';
 import type { OrgDomain } from '../../../ports/org-store.ts';
 import type { TenantRow } from '../../../ports/tenant-store.ts';
+import type { DriftView } from './schemas.ts';
 
 /** One published DID document against the stored keys. */
-export interface DocumentDrift {
-  /** Where it was read. */
-  url: string;
-  ok: boolean;
-  /** Stored, published keys the document does not list (under the relationship their purpose needs). */
-  missing: string[];
-  /** Keys the document lists that are not the tenant's published keys. */
-  extra: string[];
-  /** Keys the document lists under a stored kid with other key material. */
-  changed: string[];
-  /** Why the document could not be compared (unreachable, not JSON, not the DID's own). */
-  error: string | null;
-}
-
-export interface TenantDrift {
-  tenant: string;
-  did: string;
-  ok: boolean;
-  documents: DocumentDrift[];
-}
+type DocumentDrift = DriftView['documents'][number];
 
 export interface DriftDeps {
   keys: KeyStore;
@@ -46,7 +28,7 @@ const RELATIONSHIP = { issuer: 'assertionMethod', verifier: 'authentication' } a
 export class DidDrift {
   constructor(private readonly deps: DriftDeps) {}
 
-  async of(tenant: TenantRow): Promise<TenantDrift> {
+  async of(tenant: TenantRow): Promise<DriftView> {
     const did = this.deps.didOf(tenant.slug);
     const stored = await this.deps.keys.publishedKeys(tenant.slug);
     const url = this.deps.urlOf(did);

@@ -122,15 +122,18 @@ export const StatusListView = Type.Object({
 });
 export type StatusListView = Static<typeof StatusListView>;
 
+/** What one list's integrity check found: `ok`, or every way the served token differs from the record. */
 export const IntegrityView = Type.Object({
   tenant: Type.String(),
   issuerDid: Type.String(),
   seq: Type.Integer(),
   uri: Type.String(),
   ok: Type.Boolean(),
+  /** What failed, in words: the signature, the key, the subject, an index whose bit differs. */
   problems: Type.Array(Type.String()),
   mismatched: Type.Array(Type.Integer(), { description: 'Indices whose served bit is not the recorded one (the first 20).' }),
 });
+export type IntegrityView = Static<typeof IntegrityView>;
 
 export const RevocationLogView = Type.Object({
   auditSeq: Type.Integer(),
@@ -187,10 +190,12 @@ export const DriftView = Type.Object({
       }),
       extra: Type.Array(Type.String(), { description: 'Keys the document lists that are not the tenant’s.' }),
       changed: Type.Array(Type.String(), { description: 'Stored kids listed with other key material.' }),
+      /** Why the document could not be compared (unreachable, not JSON, not the DID's own). */
       error: Nullable(Type.String()),
     }),
   ),
 });
+export type DriftView = Static<typeof DriftView>;
 
 export const StuckView = Type.Object({
   checkedAt: DateTimeView,

@@ -8,19 +8,7 @@ import type { IssuanceViews, StatusListRow } from '../../../ports/issuance-views
 import type { KeyStore } from '../../../ports/key-store.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
-
-/** What one list's integrity check found: `ok`, or every way the served token differs from the record. */
-export interface ListIntegrity {
-  tenant: string;
-  issuerDid: string;
-  seq: number;
-  uri: string;
-  ok: boolean;
-  /** What failed, in words: the signature, the key, the subject, an index whose bit differs. */
-  problems: string[];
-  /** Indices whose served bit is not the stored one (at most the first 20). */
-  mismatched: number[];
-}
+import type { IntegrityView } from './schemas.ts';
 
 /** Mismatched indices named per list, at most. */
 const MISMATCHES_NAMED = 20;
@@ -58,13 +46,13 @@ export class StatusChecks {
     return this.deps.issuance.statusLists(tenant, page);
   }
 
-  async integrity(row: Pick<StatusListRow, 'tenant' | 'seq' | 'size'>): Promise<ListIntegrity> {
+  async integrity(row: Pick<StatusListRow, 'tenant' | 'seq' | 'size'>): Promise<IntegrityView> {
     const { tenant, seq } = row;
     const uri = this.deps.urls.statusList(tenant, seq);
     const issuerDid = this.deps.tenants.didOf(tenant);
     const problems: string[] = [];
     const mismatched: number[] = [];
-    const result = (): ListIntegrity => ({ tenant, issuerDid, seq, uri, ok: problems.length === 0, problems, mismatched });
+    const result = (): IntegrityView => ({ tenant, issuerDid, seq, uri, ok: problems.length === 0, problems, mismatched });
     let token: string;
     try {
       token = await this.deps.status.token(tenant, seq);
