@@ -7,24 +7,10 @@ import { issuanceModule } from '../../issuance/module.ts';
 import { membershipModule } from '../../membership/module.ts';
 import { offersModule } from '../../offers/module.ts';
 import type { GroupBuilder } from '../module.ts';
-import { AnalyticsService, BUCKETS, SERIES_MAX } from './analytics.ts';
+import { AnalyticsService, BUCKETS, PointView, RemainderView, SERIES_MAX, SeriesView, TotalsView } from './analytics.ts';
 
-const Count = Type.Integer({ minimum: 0 });
-const CountFields = {
-  issued: Count,
-  verified: Count,
-  verificationsFailed: Count,
-  enrolled: Nullable(Count),
-  offersCreated: Count,
-  offersRedeemed: Count,
-  offersCollected: Count,
-};
-const Point = Type.Object({ start: Type.String({ description: 'YYYY-MM-DD, UTC' }), ...CountFields });
-const Totals = Type.Object({ ...CountFields, conversion: Nullable(Type.Number()) });
-const Series = Type.Object({ tenant: Type.String(), typeId: Nullable(Type.String()), totals: Totals, points: Type.Array(Point) });
-const Remainder = Type.Object({ series: Type.Integer(), totals: Totals, points: Type.Array(Point) });
 const SeriesList = (description: string): TSchema =>
-  Type.Object({ series: Type.Array(Series, { maxItems: SERIES_MAX }), others: Nullable(Remainder) }, { description });
+  Type.Object({ series: Type.Array(SeriesView, { maxItems: SERIES_MAX }), others: Nullable(RemainderView) }, { description });
 
 /** GET /api/admin/analytics (docs/backoffice/audit.md, "Analytics"). */
 export const analyticsGroup: GroupBuilder = async (ctx) => {
@@ -62,8 +48,8 @@ export const analyticsGroup: GroupBuilder = async (ctx) => {
               bucket: Type.String(),
               tenant: Nullable(Type.String()),
               typeId: Nullable(Type.String()),
-              totals: Totals,
-              points: Type.Array(Point),
+              totals: TotalsView,
+              points: Type.Array(PointView),
               tenants: SeriesList('Per tenant.'),
               types: SeriesList('Per tenant and credential type.'),
             }),

@@ -1,5 +1,7 @@
+import { type Static, type TObject, Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
 import type { IssuerUrls } from '../../../core/issuer-urls.ts';
+import { Nullable } from '../../../http/schemas/common.ts';
 import type { CountWindow } from '../../../ports/day-counts.ts';
 import type { IssuanceViews } from '../../../ports/issuance-views.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
@@ -22,40 +24,37 @@ export const SERIES_MAX = 20;
 export const BUCKETS = ['day', 'week', 'month'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
-export interface Counts {
-  issued: number;
-  verified: number;
-  verificationsFailed: number;
+const Count = Type.Integer({ minimum: 0 });
+const CountFields = {
+  issued: Count,
+  verified: Count,
+  verificationsFailed: Count,
   /** Null where enrolments cannot be told apart (a type's series, a query narrowed to a type). */
-  enrolled: number | null;
-  offersCreated: number;
-  offersRedeemed: number;
-  offersCollected: number;
-}
-
-export interface Totals extends Counts {
+  enrolled: Nullable(Count),
+  offersCreated: Count,
+  offersRedeemed: Count,
+  offersCollected: Count,
+};
+export const PointView = Type.Object({ start: Type.String({ description: 'YYYY-MM-DD, UTC' }), ...CountFields });
+export const TotalsView = Type.Object({
+  ...CountFields,
   /** offersCollected / offersCreated, to four decimals; null when no offer was created. */
-  conversion: number | null;
-}
+  conversion: Nullable(Type.Number()),
+});
+export const SeriesView = Type.Object({
+  tenant: Type.String(),
+  typeId: Nullable(Type.String()),
+  totals: TotalsView,
+  points: Type.Array(PointView),
+});
+/** The series beyond the busiest, folded into one; `series` is how many. */
+export const RemainderView = Type.Object({ series: Type.Integer(), totals: TotalsView, points: Type.Array(PointView) });
 
-export interface Point extends Counts {
-  /** The bucket's first day (UTC), `YYYY-MM-DD`. */
-  start: string;
-}
-
-export interface Series {
-  tenant: string;
-  typeId: string | null;
-  totals: Totals;
-  points: Point[];
-}
-
-export interface Remainder {
-  /** How many series are folded in. */
-  series: number;
-  totals: Totals;
-  points: Point[];
-}
+export type Counts = Static<TObject<typeof CountFields>>;
+export type Totals = Static<typeof TotalsView>;
+export type Point = Static<typeof PointView>;
+export type Series = Static<typeof SeriesView>;
+export type Remainder = Static<typeof RemainderView>;
 
 export interface Analytics {
   since: number;
