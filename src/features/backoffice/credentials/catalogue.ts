@@ -1,6 +1,8 @@
+import type { Static } from '@sinclair/typebox';
 import type { TypeSummary, TypeWindow } from '../../../ports/credential-types-views.ts';
 import type { TypeRef } from '../../../ports/view-records.ts';
 import { mergeOrdered } from './merged.ts';
+import type { HolderRow } from './schemas.ts';
 import type { FinderSources } from './sources.ts';
 
 /** A credential type with how many offers and credentials it has. */
@@ -10,12 +12,7 @@ export interface TypeUsage extends TypeSummary {
   revoked: number;
 }
 
-export interface HolderSummary {
-  accountId: string;
-  tenants: string[];
-  memberships: number;
-  items: number;
-}
+export type HolderSummary = Static<typeof HolderRow>;
 
 export interface HolderDetail {
   accountId: string;

@@ -97,6 +97,7 @@ export const TypeGroup = Type.Object({
   uses: Type.Array(TypeRow),
 });
 
+/** A holder in the catalogue's list: its tenants, and how many memberships and items it has. */
 export const HolderRow = Type.Object({
   accountId: Type.String(),
   tenants: Type.Array(Type.String()),

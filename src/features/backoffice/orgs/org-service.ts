@@ -9,7 +9,6 @@ import { baseSlug, isDemoSlug, ROOT_SLUG } from '../../../core/slug.ts';
 import type { ApprovalAction } from '../../../http/admin/approval-desk.ts';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import type { HttpFetcher } from '../../../ports/http-fetcher.ts';
-import type { OperatorStatus } from '../../../ports/operator-store.ts';
 import type { TenantAdmin } from '../../../ports/operators-views.ts';
 import type { OrgStore } from '../../../ports/org-store.ts';
 import {
@@ -25,7 +24,7 @@ import { issuerMetadata } from '../../issuance/metadata.ts';
 import type { OperatorService } from '../../operators/operator-service.ts';
 import { checkDemoMarks, type TenantService } from '../../tenants/tenant-service.ts';
 import { OrgDomains } from './org-domains.ts';
-import type { LifecycleView, OrgView } from './schemas.ts';
+import type { AdminView, LifecycleView, OrgView } from './schemas.ts';
 
 /** The four-eyes action a suspension is filed as (docs/backoffice/orgs.md, "Suspension"). */
 export const SUSPEND_ACTION = 'org.suspend';
@@ -50,11 +49,6 @@ export interface OrgCounts {
   credentials: number;
   /** Members of its programme that are not erased. */
   members: number;
-}
-
-export interface OrgAdmin {
-  username: string;
-  status: OperatorStatus;
 }
 
 type PerTenant = (tenants: readonly string[]) => Promise<Array<{ tenant: string; count: number }>>;
@@ -151,8 +145,8 @@ export class OrgService {
   }
 
   /** Each organisation's tenant-admins, by username. */
-  private async adminsOf(slugs: readonly string[]): Promise<Map<string, OrgAdmin[]>> {
-    const out = new Map<string, OrgAdmin[]>(slugs.map((s) => [s, []]));
+  private async adminsOf(slugs: readonly string[]): Promise<Map<string, AdminView[]>> {
+    const out = new Map<string, AdminView[]>(slugs.map((s) => [s, []]));
     if (slugs.length === 0) return out;
     for (const a of await this.d.reads.tenantAdmins(slugs)) out.get(a.tenant)?.push({ username: a.username, status: a.status });
     return out;
@@ -166,7 +160,7 @@ export class OrgService {
 
   // ----- admins -----
 
-  async admins(slug: string): Promise<{ slug: string; admins: OrgAdmin[] }> {
+  async admins(slug: string): Promise<{ slug: string; admins: AdminView[] }> {
     await this.requireOrg(slug);
     return { slug, admins: (await this.adminsOf([slug])).get(slug) ?? [] };
   }

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { DateTimeView, DisplayText, Narrowed, Nullable, Slug } from '../../../http/schemas/common.ts';
+import type { OperatorRecord } from '../../../ports/operator-store.ts';
 import { Manifest } from '../../credential-types/routes.ts';
 import { ProfileView } from '../../tenants/routes.ts';
 
@@ -19,7 +20,12 @@ export const Status = Type.Union([Type.Literal('active'), Type.Literal('suspende
 /** What the list's `q` finds. */
 export const NamePart = Type.String({ minLength: 1, maxLength: 64, description: 'A substring of the name or slug.' });
 
-export const AdminView = Type.Object({ username: Type.String(), status: Type.String() });
+/** A tenant-admin operator of an organisation. */
+export const AdminView = Type.Object({
+  username: Type.String(),
+  status: Narrowed<OperatorRecord['status']>(Type.String()),
+});
+export type AdminView = Static<typeof AdminView>;
 
 const DomainState = Type.String({ description: 'none, pending, verified, active or revoked' });
 
