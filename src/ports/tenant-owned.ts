@@ -4,6 +4,7 @@ import type { ApprovalStore } from './approval-store.ts';
 import type { ApprovalsViews } from './approvals-views.ts';
 import type { AttestationPopReplayStore } from './attestation-pop-replay-store.ts';
 import type { AuthorizationRequestStore } from './authorization-request-store.ts';
+import type { CNonces } from './c-nonces.ts';
 import type { ChannelStore } from './channel-store.ts';
 import type { ComplianceStore } from './compliance-store.ts';
 import type { CredentialTypeStore } from './credential-type-store.ts';
@@ -54,6 +55,7 @@ export interface TenantOwnedPorts {
   SigningKeyStore: SigningKeyStore;
   KeyStore: KeyStore;
   KeyCertifier: KeyCertifier;
+  CNonces: CNonces;
   AccessTokenStore: AccessTokenStore;
   AuthorizationRequestStore: AuthorizationRequestStore;
   AttestationPopReplayStore: AttestationPopReplayStore;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { NonceMinter } from '../../src/adapters/crypto/c-nonce.ts';
 import { AesKeyVault } from '../../src/adapters/crypto/key-vault.ts';
 import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
 import { SqlApprovalStore } from '../../src/adapters/sql/approvals/sql-approval-store.ts';
@@ -109,6 +110,7 @@ const T = {
   signingKeys: 'SigningKeyStore: insert, active and published are scoped to the tenant',
   keyStore: 'KeyStore: keys are made, found, published and opened as their own tenant only',
   keyCertificates: 'KeyCertifier: a key’s certificate names its own tenant’s DID and issuer URL, never another’s',
+  cNonces: 'CNonces: a c_nonce one tenant minted is never recognised for another, however fresh',
   keyRotation: 'SigningKeyStore and KeyStore: a rotation supersedes, and a retirement removes, the named tenant’s own key only',
   accessTokens: 'AccessTokenStore.findUsable reads a token whichever tenant owns it, and never spends it',
   types:
@@ -191,6 +193,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     retire: T.keyRotation,
   },
   KeyCertifier: { certify: T.keyCertificates },
+  CNonces: { mint: T.cNonces, check: T.cNonces },
   KeyStore: {
     prepareKey: T.keyStore,
     ensureKey: T.keyStore,
@@ -798,6 +801,17 @@ for (const factory of testDatabases()) {
         const leaf = new X509Certificate(Buffer.from(stored?.certificate?.chain[0] ?? '', 'base64'));
         assert.ok(uriNames(leaf).every((n) => n.endsWith(`:t:${tenant}`) || n.endsWith(`/t/${tenant}`)));
       }
+    });
+
+    isolated(T.cNonces, async () => {
+      const nonces = new NonceMinter(Buffer.alloc(32, 9));
+      const expires = 2_000_000_000_000;
+      const alpha = nonces.mint('alpha', expires);
+      const beta = nonces.mint('beta', expires);
+      assert.equal(nonces.check('alpha', alpha, expires - 1000), expires);
+      assert.equal(nonces.check('beta', beta, expires - 1000), expires);
+      assert.equal(nonces.check('beta', alpha, expires - 1000), undefined);
+      assert.equal(nonces.check('alpha', beta, expires - 1000), undefined);
     });
 
     isolated(T.keyStore, async () => {
