@@ -50,11 +50,13 @@ async function groupOperations(): Promise<Map<string, number>> {
   }
 }
 
+/** The file that names a route group (its `name: '...'`), or undefined. */
+const homeOf = (group: string) =>
+  SOURCES.find((f) => f.startsWith('src/features/') && readFileSync(join(ROOT, f), 'utf8').includes(`name: '${group}'`));
+
 /** The file that names a group, and the files of its folder it reaches from there (its feature code). */
 function featureFilesOf(group: string): string[] {
-  const home = SOURCES.find(
-    (f) => f.startsWith('src/features/') && readFileSync(join(ROOT, f), 'utf8').includes(`name: '${group}'`),
-  );
+  const home = homeOf(group);
   if (!home) return [];
   const folder = dirname(home);
   const seen = new Set<string>();
@@ -75,26 +77,51 @@ interface GroupShape {
   sql: number;
 }
 
-/** Lines per back-office group: a file several groups share is divided among them by their operations. */
+/**
+ * Lines per back-office group. A feature file several groups use is divided among them by their
+ * operations; a port, or a SQL adapter behind it, among everything that reads it: the back-office
+ * groups by their operations, and every other module (its folder under src/features/) by the
+ * operations of its own route groups (at least one). An owner's views serve its own module and
+ * the back office alike, so the back office is charged its share of them, not the whole.
+ */
 function groupShapes(operations: Map<string, number>): GroupShape[] {
   const groups = [...operations.keys()].filter((g) => /^(admin|console)-/.test(g)).sort();
   const features = new Map(groups.map((g) => [g, featureFilesOf(g)]));
-  const portsOf = (g: string) => [
-    ...new Set((features.get(g) ?? []).flatMap((f) => (IMPORTS.get(f) ?? []).filter((t) => t.startsWith('src/ports/')))),
-  ];
-  const adaptersOf = (g: string) => {
-    const ports = portsOf(g);
-    return SOURCES.filter((f) => f.startsWith('src/adapters/sql/') && (IMPORTS.get(f) ?? []).some((t) => ports.includes(t)));
+  const backoffice = new Set(groups.flatMap((g) => features.get(g) ?? []));
+  // Every other reader of ports: a module's folder, weighed by the operations of the groups it serves.
+  const moduleOf = (f: string) => /^src\/features\/([^/]+)\//.exec(f)?.[1];
+  const moduleWeight = new Map<string, number>();
+  for (const [group, count] of operations) {
+    const m = moduleOf(homeOf(group) ?? '');
+    if (m && !/^(admin|console)-/.test(group)) moduleWeight.set(m, (moduleWeight.get(m) ?? 0) + count);
+  }
+  const portsIn = (files: string[]) =>
+    new Set(files.flatMap((f) => (IMPORTS.get(f) ?? []).filter((t) => t.startsWith('src/ports/'))));
+  const readers = new Map<string, number>(groups.map((g) => [g, operations.get(g) || 1]));
+  const readerPorts = new Map<string, Set<string>>(groups.map((g) => [g, portsIn(features.get(g) ?? [])]));
+  const others = new Map<string, string[]>();
+  for (const f of SOURCES) {
+    const m = moduleOf(f);
+    if (m && !backoffice.has(f) && !f.endsWith('.test.ts')) others.set(`module:${m}`, [...(others.get(`module:${m}`) ?? []), f]);
+  }
+  for (const [reader, files] of others) {
+    readers.set(reader, moduleWeight.get(reader.slice('module:'.length)) || 1);
+    readerPorts.set(reader, portsIn(files));
+  }
+  const adaptersOf = (ports: Set<string>) =>
+    SOURCES.filter((f) => f.startsWith('src/adapters/sql/') && (IMPORTS.get(f) ?? []).some((t) => ports.has(t)));
+  const readerAdapters = new Map([...readerPorts].map(([r, ports]) => [r, adaptersOf(ports)]));
+  /** A group's share of files: each file's lines times the group's weight over the weight of all its readers. */
+  const share = (filesOf: (reader: string) => Iterable<string>, among: string[]) => {
+    const weightOf = new Map<string, number>();
+    for (const r of among) for (const f of filesOf(r)) weightOf.set(f, (weightOf.get(f) ?? 0) + (readers.get(r) ?? 1));
+    return (g: string) =>
+      [...filesOf(g)].reduce((sum, f) => sum + (lines(f) * (readers.get(g) ?? 1)) / (weightOf.get(f) ?? 1), 0);
   };
-  const weight = (g: string) => operations.get(g) || 1;
-  const share = (files: (g: string) => string[]) => {
-    const users = new Map<string, number>();
-    for (const g of groups) for (const f of files(g)) users.set(f, (users.get(f) ?? 0) + weight(g));
-    return (g: string) => files(g).reduce((sum, f) => sum + (lines(f) * weight(g)) / (users.get(f) ?? 1), 0);
-  };
-  const feature = share((g) => features.get(g) ?? []);
-  const ports = share(portsOf);
-  const sql = share(adaptersOf);
+  const everyone = [...readers.keys()];
+  const feature = share((g) => features.get(g) ?? [], groups);
+  const ports = share((r) => readerPorts.get(r) ?? [], everyone);
+  const sql = share((r) => readerAdapters.get(r) ?? [], everyone);
   return groups.map((g) => ({
     group: g,
     operations: operations.get(g) ?? 0,
