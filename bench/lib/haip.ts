@@ -9,7 +9,7 @@
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { certifyKey, createRootCertificate, toPem } from '../../src/adapters/crypto/x509.ts';
+import { certifyKey, createRootCertificate, fileAuthorityKey, toPem } from '../../src/adapters/crypto/x509.ts';
 import { request } from './http.ts';
 import { type Failure, type IssueResult, type PoolItem, proofJwt, type Target } from './wallet.ts';
 
@@ -51,12 +51,12 @@ export async function benchWalletProvider(dir: string): Promise<BenchWalletProvi
   const rootJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
   const root = await createRootCertificate({
     subject: { commonName: 'Bench Wallet Provider Root' },
-    privateJwk: rootJwk,
+    key: fileAuthorityKey(rootJwk),
     validity,
   });
   const leafKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const leaf = await certifyKey({
-    ca: { certificate: root, privateJwk: rootJwk },
+    ca: { certificate: root, key: fileAuthorityKey(rootJwk) },
     subject: { commonName: 'Bench Wallet Attestation' },
     publicJwk: leafKeys.publicKey.export({ format: 'jwk' }),
     validity,

@@ -14,6 +14,7 @@ import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KernelViews } from '../ports/kernel-views.ts';
+import type { KeyBackend } from '../ports/key-backend.ts';
 import type { KeyCertifier } from '../ports/key-certifier.ts';
 import type { KeyStore } from '../ports/key-store.ts';
 import type { KeyVault } from '../ports/key-vault.ts';
@@ -119,8 +120,10 @@ export interface Context {
   /** Every other random value a feature draws (secrets, handles, salts, jitter): the CSPRNG, or a test's own. */
   readonly random: Random;
   readonly log: FastifyBaseLogger;
-  /** Tenant signing keys, sealed at rest under the master key. */
+  /** Tenant signing keys, wherever the deployment keeps them (docs/keys.md). */
   readonly keys: KeyStore;
+  /** Where private keys are made and sign (OPENRAIL_KEYS): for a store of keys on another database (a drill's replica). */
+  readonly keyBackend: KeyBackend;
   /** The certificate authority behind every signing key's certificate (docs/haip.md). */
   readonly certifier: KeyCertifier;
   /** Keys derived from the master key, one per purpose. */

@@ -5,9 +5,10 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { AesKeyVault } from '../adapters/crypto/key-vault.ts';
-import { LocalKeyStore } from '../adapters/crypto/local-key-store.ts';
+import { KeyBackends } from '../adapters/crypto/keys/key-backends.ts';
 import { authorityEndingSoon, openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
 import { systemRandom } from '../adapters/crypto/random-pool.ts';
+import { TenantKeyStore } from '../adapters/crypto/tenant-key-store.ts';
 import { shippedBuildAt } from '../adapters/fs/source-files.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
@@ -37,6 +38,7 @@ import type { RouteGroup } from '../http/route.ts';
 import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
+import type { KeyBackend } from '../ports/key-backend.ts';
 import type { KeyCertificateRenewals, KeyCertifier } from '../ports/key-certifier.ts';
 import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
@@ -76,6 +78,11 @@ export interface StartOptions {
   fetcher?: HttpFetcher;
   /** false: jobs and daemons are not started (tests tick `jobs` and drive daemons by hand). Default true. */
   runJobs?: boolean;
+  /**
+   * Where private keys are made and sign; default: the one OPENRAIL_KEYS configures, made here and
+   * closed with the service. A replica shares its process's (one PKCS#11 library per process).
+   */
+  keyBackend?: KeyBackend;
 }
 
 /**
@@ -91,6 +98,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   const vault = new AesKeyVault(resolveMasterKey(config, warn));
   const unmounted = new Set(config.unmountedGroups);
   checkGroupNames(modules, unmounted);
+  const keyBackend = options.keyBackend ?? new KeyBackends(config.keys, vault);
+  const closeKeys = options.keyBackend ? async () => undefined : () => keyBackend.close();
 
   const db = openDatabase(config.database, { poolSize: config.dbPoolSize, ...options.database });
   try {
@@ -98,7 +107,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const settings = new SqlSettingsStore(db);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
-    const certifier = await certifierFor(config, db, vault, clock, urls);
+    const certifier = await certifierFor(config, db, keyBackend, clock, urls);
     const renewals = new SqlKeyCertificateRenewals(db);
     // Keys made before certificates existed get theirs before the first request is served.
     await renewKeyCertificates(renewals, certifier, clock.now());
@@ -136,7 +145,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       random,
       log,
       vault,
-      keys: new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock, certifier),
+      keyBackend,
+      keys: new TenantKeyStore(new SqlSigningKeyStore(db), keyBackend, clock, certifier),
       certifier,
       urls,
       fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
@@ -176,6 +186,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
             database: open,
             ...(options.fetcher ? { fetcher: options.fetcher } : {}),
             runJobs: false,
+            keyBackend,
           });
           return {
             services: (module) => replica.services(module),
@@ -243,12 +254,14 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         for (const daemon of daemons) await daemon.stop();
         await app.close();
         await db.destroy();
+        await closeKeys();
       },
     };
     if (revealed) result.revealedOwnerToken = revealed;
     return result;
   } catch (err) {
     await db.destroy();
+    await closeKeys();
     throw err;
   }
 }
@@ -257,10 +270,10 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
  * The certifier for signing keys: the operator's chain (whose faults are configuration errors,
  * naming the variable) or the platform root.
  */
-async function certifierFor(config: Config, db: Db, vault: KeyVault, clock: Clock, urls: IssuerUrls): Promise<KeyCertifier> {
+async function certifierFor(config: Config, db: Db, backend: KeyBackend, clock: Clock, urls: IssuerUrls): Promise<KeyCertifier> {
   const options = {
     store: new SqlCertificateAuthorityStore(db),
-    vault,
+    backend,
     clock,
     urls,
     publicUrl: config.publicUrl,

@@ -2,10 +2,12 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { certificateAuthority, walletAttestationAnchors } from './config-files.ts';
 import { ConfigError, type Env, integerIn, oneOf, optionalHttpsUrl, read, secret } from './env.ts';
+import { type KeysConfig, keysConfig } from './keys-config.ts';
 import { type OidcConfig, oidcConfig } from './oidc-config.ts';
 import { DEFAULT_RETRY_SCHEDULE, retrySchedule } from './retry-schedule.ts';
 
 export { ConfigError } from './env.ts';
+export type { KeysConfig } from './keys-config.ts';
 export type { OidcConfig } from './oidc-config.ts';
 export { DEFAULT_RETRY_SCHEDULE, retrySchedule } from './retry-schedule.ts';
 
@@ -39,6 +41,8 @@ export interface Config {
   /** The bearer a Prometheus scraper presents at GET /metrics; unset: metrics are off (docs/operations.md). */
   metricsToken?: string;
   masterKey?: Buffer;
+  /** Where private keys are kept: sealed under the master key, or in a PKCS#11 token (docs/keys.md). */
+  keys: KeysConfig;
   directoryPepper?: string;
   demo: boolean;
   /** Whether Digital Credentials API requests also offer the unsigned form (docs/dc-api.md); default on. */
@@ -253,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     anonymousBudgetScale: budgetScale(env),
     walletAttestationAnchors: walletAttestationAnchors(env),
+    keys: keysConfig(env),
   };
   const ownerToken = secret(env, 'OPENRAIL_OWNER_TOKEN', 32);
   if (ownerToken) config.ownerToken = ownerToken;
@@ -263,6 +268,12 @@ export function loadConfig(env: Env = process.env): Config {
   const oidc = oidcConfig(env, config.outboundAllow);
   if (oidc) config.oidc = oidc;
   const authority = certificateAuthority(env);
+  if (authority && config.keys.backend === 'pkcs11') {
+    throw new ConfigError(
+      'OPENRAIL_CA_KEY_FILE',
+      'holds a private key outside the token: with OPENRAIL_KEYS=pkcs11 the platform root is made in the token (docs/keys.md)',
+    );
+  }
   if (authority) config.certificateAuthority = authority;
   const smtp = read(env, 'OPENRAIL_SMTP_URL');
   if (smtp) {

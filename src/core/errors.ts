@@ -237,6 +237,11 @@ export const ERROR_CATALOGUE = {
     status: 503,
     description: 'The database cannot be reached just now; nothing was changed. Try again in a few seconds.',
   },
+  signing_unavailable: {
+    status: 503,
+    description:
+      'The key that must sign cannot be used just now (its hardware token is unreachable, refused the PIN, or lacks the key); nothing was changed. Try again after Retry-After seconds.',
+  },
   domain_unreachable: { status: 502, description: "The domain's verification document could not be fetched." },
   did_unresolvable: {
     status: 502,

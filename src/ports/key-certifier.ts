@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { PrivateKeyRef } from './key-backend.ts';
 import type { KeyPurpose, StoredSigningKey } from './signing-key-store.ts';
 
 /** A certificate as `x5c` carries it: standard base64 of its DER (RFC 7515 §4.1.6). */
@@ -53,8 +54,8 @@ export interface KeyCertificateRenewals {
 /** The platform certificate authority's key and certificate, kept in the database (sealed). */
 export interface StoredAuthority {
   certificate: CertificateBase64;
-  /** The private JWK sealed under the master key; never clear text. */
-  sealedPrivateJwk: string;
+  /** Where the authority's private key is: sealed under the master key, or an object in a PKCS#11 token. */
+  privateKey: PrivateKeyRef;
   createdAt: number;
 }
 

@@ -14,7 +14,11 @@ export interface PublicKey {
   publicJwk: JWK;
 }
 
-/** A handle on one key: signs without touching storage again (safe inside a transaction). */
+/**
+ * A handle on one key: signs without touching storage again (safe inside a transaction). Where
+ * the key lives in a hardware token the signature is the token's; a token that cannot sign just
+ * now makes `sign` refuse with 503 `signing_unavailable`.
+ */
 export interface JwsSigner extends PublicKey {
   /**
    * The key's certificate chain for the `x5c` header (docs/haip.md): the key's certificate first, no
@@ -22,7 +26,7 @@ export interface JwsSigner extends PublicKey {
    */
   x5c?: readonly string[];
   /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
-  sign(header: Record<string, unknown>, payload: Record<string, unknown>): string;
+  sign(header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
 }
 
 /**
@@ -31,7 +35,7 @@ export interface JwsSigner extends PublicKey {
  * @tenantOwned
  */
 export interface KeyStore {
-  /** A fresh key, sealed and ready to store, for a tenant being created in one transaction. */
+  /** A fresh key, made where the deployment keeps keys and ready to store, for a tenant being created in one transaction. */
   prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey>;
   /** The tenant's active key for `purpose`, created if it has none (safe under concurrent calls). */
   ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey>;

@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { PrivateKeyRef } from './key-backend.ts';
 import type { KeyCertificate } from './key-certifier.ts';
 
 export type KeyPurpose = 'issuer' | 'verifier';
@@ -8,8 +9,8 @@ export interface StoredSigningKey {
   kid: string;
   purpose: KeyPurpose;
   publicJwk: JWK;
-  /** The private JWK sealed under the master key (see adapters/crypto/key-vault.ts); never clear text. */
-  sealedPrivateJwk: string;
+  /** Where the private key is: sealed under the master key, or an object in a PKCS#11 token (ports/key-backend.ts). */
+  privateKey: PrivateKeyRef;
   createdAt: number;
   /** The key's certificate chain (docs/haip.md); absent on a key made before certificates, until renewal gives it one. */
   certificate?: KeyCertificate;

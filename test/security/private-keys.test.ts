@@ -21,7 +21,7 @@ interface KeyRow {
   kid: string;
   purpose: string;
   public_jwk: string;
-  sealed_private_jwk: string;
+  sealed_private_key: string;
 }
 
 /** Every value of every column of every row of every table, as text, labelled `table.column`. */
@@ -128,14 +128,14 @@ for (const factory of testDatabases()) {
     const storedKeys = async () =>
       (await rail.db
         .selectFrom('signing_keys')
-        .select(['tenant', 'kid', 'purpose', 'public_jwk', 'sealed_private_jwk'])
+        .select(['tenant', 'kid', 'purpose', 'public_jwk', 'sealed_private_key'])
         .execute()) as KeyRow[];
 
     const openAll = async () => {
       const vault = new AesKeyVault(MASTER_KEY);
       return (await storedKeys()).map((row) => ({
         row,
-        jwk: JSON.parse(vault.open(row.sealed_private_jwk, sealContext(row.tenant, row.kid))) as JWK,
+        jwk: JSON.parse(vault.open(row.sealed_private_key, sealContext(row.tenant, row.kid))) as JWK,
       }));
     };
 
@@ -169,7 +169,7 @@ for (const factory of testDatabases()) {
     test('no d (nor the private JWK) appears in any log line', async () => {
       assert.equal(logs.filter((l) => l.includes('"msg":"request"')).length, bodies.length, 'one log line per request');
       for (const { row, jwk } of await openAll()) {
-        for (const needle of [...forms(jwk.d ?? ''), JSON.stringify(jwk), row.sealed_private_jwk]) {
+        for (const needle of [...forms(jwk.d ?? ''), JSON.stringify(jwk), row.sealed_private_key]) {
           const leak = logs.find((l) => l.includes(needle));
           assert.equal(leak, undefined, `private key of ${row.tenant}/${row.kid} in the log: ${leak}`);
         }
@@ -189,7 +189,7 @@ for (const factory of testDatabases()) {
       const keys = await openAll();
       // The dump is real: it sees every sealed value and every public key.
       for (const { row } of keys) {
-        assert.ok(cells.includes(`signing_keys.sealed_private_jwk=${row.sealed_private_jwk}`));
+        assert.ok(cells.includes(`signing_keys.sealed_private_key=${row.sealed_private_key}`));
         assert.ok(cells.some((c) => c.includes((JSON.parse(row.public_jwk) as JWK).x ?? '?')));
       }
       for (const { row, jwk } of keys) {
@@ -205,12 +205,12 @@ for (const factory of testDatabases()) {
       const [a, b] = keys;
       assert.ok(a && b);
       const vault = new AesKeyVault(MASTER_KEY);
-      assert.throws(() => vault.open(a.sealed_private_jwk, sealContext(b.tenant, b.kid)));
-      assert.throws(() => vault.open(a.sealed_private_jwk, sealContext(a.tenant, b.kid)));
-      assert.throws(() => vault.open(a.sealed_private_jwk, `${sealContext(a.tenant, a.kid)} `));
-      assert.throws(() => new AesKeyVault(Buffer.alloc(32, 8)).open(a.sealed_private_jwk, sealContext(a.tenant, a.kid)));
+      assert.throws(() => vault.open(a.sealed_private_key, sealContext(b.tenant, b.kid)));
+      assert.throws(() => vault.open(a.sealed_private_key, sealContext(a.tenant, b.kid)));
+      assert.throws(() => vault.open(a.sealed_private_key, `${sealContext(a.tenant, a.kid)} `));
+      assert.throws(() => new AesKeyVault(Buffer.alloc(32, 8)).open(a.sealed_private_key, sealContext(a.tenant, a.kid)));
       // Moving a sealed value onto another row does not make it open there.
-      assert.throws(() => vault.open(b.sealed_private_jwk, sealContext(a.tenant, a.kid)));
+      assert.throws(() => vault.open(b.sealed_private_key, sealContext(a.tenant, a.kid)));
     });
   });
 }

@@ -3,7 +3,8 @@ import { X509Certificate } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { NonceMinter } from '../../src/adapters/crypto/c-nonce.ts';
 import { AesKeyVault } from '../../src/adapters/crypto/key-vault.ts';
-import { LocalKeyStore } from '../../src/adapters/crypto/local-key-store.ts';
+import { SealedKeyBackend } from '../../src/adapters/crypto/keys/sealed-backend.ts';
+import { TenantKeyStore } from '../../src/adapters/crypto/tenant-key-store.ts';
 import { SqlApprovalStore } from '../../src/adapters/sql/approvals/sql-approval-store.ts';
 import { SqlOrgStore } from '../../src/adapters/sql/backoffice/sql-org-store.ts';
 import { type Db, migrate } from '../../src/adapters/sql/connect.ts';
@@ -15,6 +16,7 @@ import { SqlAccessTokenStore } from '../../src/adapters/sql/issuance/sql-access-
 import { SqlAttestationPopReplayStore } from '../../src/adapters/sql/issuance/sql-attestation-pop-replay-store.ts';
 import { SqlAuthorizationRequestStore } from '../../src/adapters/sql/issuance/sql-authorization-request-store.ts';
 import { SqlIssuedCredentialStore } from '../../src/adapters/sql/issuance/sql-issued-credential-store.ts';
+import { privateKeyColumns } from '../../src/adapters/sql/kernel/private-key-columns.ts';
 import { SqlSigningKeyStore } from '../../src/adapters/sql/kernel/sql-signing-key-store.ts';
 import { SqlMembershipStore } from '../../src/adapters/sql/membership/sql-membership-store.ts';
 import { SqlOfferStore } from '../../src/adapters/sql/offers/sql-offer-store.ts';
@@ -583,7 +585,7 @@ for (const factory of testDatabases()) {
     let db: Db;
     let tenants: SqlTenantStore;
     let signingKeys: SqlSigningKeyStore;
-    let keys: LocalKeyStore;
+    let keys: TenantKeyStore;
     let certifier: KeyCertifier;
     let tokens: SqlAccessTokenStore;
     let types: SqlCredentialTypeStore;
@@ -607,7 +609,7 @@ for (const factory of testDatabases()) {
       signingKeys = new SqlSigningKeyStore(db);
       const vault = new AesKeyVault(Buffer.alloc(32, 3));
       certifier = await certifierOn(db, vault);
-      keys = new LocalKeyStore(signingKeys, vault, systemClock, certifier);
+      keys = new TenantKeyStore(signingKeys, new SealedKeyBackend(vault), systemClock, certifier);
       tokens = new SqlAccessTokenStore(db);
       types = new SqlCredentialTypeStore(db);
       offers = new SqlOfferStore(db);
@@ -840,12 +842,17 @@ for (const factory of testDatabases()) {
           kid: beta.kid,
           purpose: 'verifier',
           public_jwk: JSON.stringify(beta.publicJwk),
-          sealed_private_jwk: beta.sealedPrivateJwk,
+          ...privateKeyColumns(beta.privateKey),
           created_at: 3,
           retired_at: null,
         })
         .execute();
-      const fresh = new LocalKeyStore(signingKeys, new AesKeyVault(Buffer.alloc(32, 3)), systemClock, certifier);
+      const fresh = new TenantKeyStore(
+        signingKeys,
+        new SealedKeyBackend(new AesKeyVault(Buffer.alloc(32, 3))),
+        systemClock,
+        certifier,
+      );
       await assert.rejects(fresh.signJwt('alpha', 'verifier', { typ: 'JWT' }, {}));
     });
 

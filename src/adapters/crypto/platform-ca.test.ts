@@ -26,7 +26,7 @@ import { SqlCertificateAuthorityStore } from '../sql/kernel/sql-certificate-auth
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../sql/kernel/sql-signing-key-store.ts';
 import { SqlTenantStore } from '../sql/tenants/sql-tenant-store.ts';
 import { AesKeyVault } from './key-vault.ts';
-import { LocalKeyStore } from './local-key-store.ts';
+import { SealedKeyBackend } from './keys/sealed-backend.ts';
 import {
   authorityEndingSoon,
   KEY_CERTIFICATE_DAYS,
@@ -34,14 +34,15 @@ import {
   RENEW_WITHIN_DAYS,
   renewKeyCertificates,
 } from './platform-ca.ts';
-import { createRootCertificate, toPem } from './x509.ts';
+import { TenantKeyStore } from './tenant-key-store.ts';
+import { createRootCertificate, fileAuthorityKey, toPem } from './x509.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-06-01T00:00:00Z');
 const PUBLIC_URL = new URL('https://rail.example.org');
 
 /** A JWS signed by a key the store holds, as the service's signer makes it, header and all. */
-async function signedBy(keys: LocalKeyStore, tenant: string): Promise<string> {
+async function signedBy(keys: TenantKeyStore, tenant: string): Promise<string> {
   const signer = await keys.signer(tenant, 'issuer');
   return signer.sign({ typ: 'JWT', kid: signer.kid, ...(signer.x5c ? { x5c: [...signer.x5c] } : {}) }, { sub: 'x' });
 }
@@ -54,7 +55,7 @@ for (const factory of testDatabases()) {
     const clock = { now: () => now };
     const vault = new AesKeyVault(Buffer.alloc(32, 7));
     let certifier: KeyCertifier;
-    let keys: LocalKeyStore;
+    let keys: TenantKeyStore;
 
     before(async () => {
       target = await factory.create();
@@ -62,7 +63,7 @@ for (const factory of testDatabases()) {
       await migrate(db);
       for (const slug of ['alpha', 'beta', 'gamma']) await new SqlTenantStore(db).create(tenantRecord(slug), []);
       certifier = await certifierOn(db, vault, clock, PUBLIC_URL);
-      keys = new LocalKeyStore(new SqlSigningKeyStore(db), vault, clock, certifier);
+      keys = new TenantKeyStore(new SqlSigningKeyStore(db), new SealedKeyBackend(vault), clock, certifier);
     });
     after(async () => {
       await db.destroy();
@@ -76,7 +77,10 @@ for (const factory of testDatabases()) {
       assert.ok(root.ca && root.verify(root.publicKey), 'the anchor is a self-signed CA');
       assert.match(root.subject, /CN=openrail root CA \(rail\.example\.org\)/);
       const stored = await new SqlCertificateAuthorityStore(db).get();
-      assert.ok(stored && !stored.sealedPrivateJwk.includes('"d"'), 'the private key is stored sealed');
+      assert.ok(
+        stored?.privateKey.backend === 'sealed' && !stored.privateKey.sealed.includes('"d"'),
+        'the private key is stored sealed',
+      );
       await assert.rejects(
         certifierOn(db, new AesKeyVault(Buffer.alloc(32, 8)), clock, PUBLIC_URL),
         'another master key cannot open it',
@@ -99,7 +103,7 @@ for (const factory of testDatabases()) {
       const caKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
       const otherRoot = await createRootCertificate({
         subject: { commonName: 'not ours' },
-        privateJwk: caKey,
+        key: fileAuthorityKey(caKey),
         validity: { notBefore: new Date(T0 - DAY), notAfter: new Date(T0 + 400 * DAY) },
       });
       const jws = await signedBy(keys, 'alpha');
@@ -165,7 +169,7 @@ for (const factory of testDatabases()) {
       const chain = await operatorChain({ issuingDays: 30 });
       const operator = await openCertifier({
         store: new SqlCertificateAuthorityStore(db),
-        vault,
+        backend: new SealedKeyBackend(vault),
         clock,
         urls: new IssuerUrls(PUBLIC_URL),
         publicUrl: PUBLIC_URL,
@@ -206,7 +210,7 @@ async function operatorChain(opts: { issuingIsCa?: boolean; withoutKeyId?: boole
   const rootPem = toPem(
     await createRootCertificate({
       subject: { commonName: 'Operator Root' },
-      privateJwk: root,
+      key: fileAuthorityKey(root),
       validity: { notBefore: new Date(T0 - DAY), notAfter: new Date(T0 + 3650 * DAY) },
     }),
   );
@@ -249,7 +253,7 @@ describe('an operator’s own certificate authority', () => {
         get: () => Promise.reject(new Error('the platform root is not read')),
         putIfAbsent: () => Promise.reject(new Error('the platform root is not made')),
       },
-      vault: new AesKeyVault(Buffer.alloc(32, 7)),
+      backend: new SealedKeyBackend(new AesKeyVault(Buffer.alloc(32, 7))),
       clock: { now: () => at },
       urls: new IssuerUrls(PUBLIC_URL),
       publicUrl: PUBLIC_URL,
@@ -278,7 +282,7 @@ describe('an operator’s own certificate authority', () => {
     const rootPem = toPem(
       await createRootCertificate({
         subject: { commonName: 'Single Root' },
-        privateJwk: root.privateKey.export({ format: 'jwk' }) as JsonWebKey,
+        key: fileAuthorityKey(root.privateKey.export({ format: 'jwk' }) as JsonWebKey),
         validity: { notBefore: new Date(T0 - DAY), notAfter: new Date(T0 + 3650 * DAY) },
       }),
     );

@@ -1,9 +1,11 @@
 import { isIP } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
+import { ServiceError } from '../../core/errors.ts';
 import { platformDid, tenantDid } from '../../core/did-web.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
+import type { KeyBackend, KeyOwner, PrivateKeyRef } from '../../ports/key-backend.ts';
 import type {
   CertificateAuthorityStore,
   CertificateBase64,
@@ -11,9 +13,18 @@ import type {
   KeyCertificateRenewals,
   KeyCertifier,
 } from '../../ports/key-certifier.ts';
-import type { KeyVault } from '../../ports/key-vault.ts';
 import type { KeyPurpose } from '../../ports/signing-key-store.ts';
-import { certifyKey, createRootCertificate, notAfterOf, parseAuthority, subjectKeyIdOf, toPem } from './x509.ts';
+import {
+  type AuthorityKey,
+  certifyKey,
+  createRootCertificate,
+  fileAuthorityKey,
+  notAfterOf,
+  parseAuthority,
+  publicJwkOf,
+  subjectKeyIdOf,
+  toPem,
+} from './x509.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The platform root's life: long, as a trust anchor's is; replacing it is an operator's decision (docs/haip.md). */
@@ -25,12 +36,12 @@ export const RENEW_WITHIN_DAYS = 60;
 /** Certificates start a little in the past, for relying parties whose clocks run behind. */
 const BACKDATE_MS = 5 * 60 * 1000;
 
-const SEAL_CONTEXT = 'openrail:certificate-authority:platform';
+const PLATFORM: KeyOwner = { authority: 'platform' };
 
 /** The authority that signs key certificates, opened: its certificate, key, intermediates and anchor. */
 interface Authority {
   certificate: CertificateBase64;
-  privateJwk: JWK;
+  key: AuthorityKey;
   intermediates: CertificateBase64[];
   anchor: CertificateBase64;
   notAfter: number;
@@ -44,7 +55,8 @@ export interface ExternalAuthority {
 
 export interface CertifierOptions {
   store: CertificateAuthorityStore;
-  vault: KeyVault;
+  /** Where the platform root's key is made and signs (OPENRAIL_KEYS). */
+  backend: KeyBackend;
   clock: Clock;
   urls: IssuerUrls;
   publicUrl: URL;
@@ -54,8 +66,9 @@ export interface CertifierOptions {
 
 /**
  * The service's certifier: the operator's chain when one is configured, otherwise the platform
- * root, made on the first start (sealed under the master key, like signing keys) and read on
- * every later one. Several processes starting together agree on one root: the first stored wins.
+ * root, made on the first start where the deployment keeps its keys (sealed under the master key,
+ * or in the token, like signing keys) and read on every later one. Several processes starting
+ * together agree on one root: the first stored wins, and the others' keys are destroyed.
  */
 export async function openCertifier(opts: CertifierOptions): Promise<KeyCertifier> {
   const authority = opts.external ? await external(opts.external, opts.clock) : await platformRoot(opts);
@@ -64,31 +77,44 @@ export async function openCertifier(opts: CertifierOptions): Promise<KeyCertifie
 
 async function external(given: ExternalAuthority, clock: Clock): Promise<Authority> {
   const parsed = await parseAuthority(given.chainPem, given.privateKeyPem, new Date(clock.now()));
-  return { ...parsed, privateJwk: parsed.privateJwk as JWK, notAfter: parsed.notAfter.getTime() };
+  return { ...parsed, key: fileAuthorityKey(parsed.privateJwk), notAfter: parsed.notAfter.getTime() };
+}
+
+/** The stored authority key `ref`, signing through the backend; its public key is the certificate's. */
+async function platformKey(backend: KeyBackend, certificate: CertificateBase64, ref: PrivateKeyRef): Promise<AuthorityKey> {
+  const publicJwk = await publicJwkOf(certificate);
+  const kid = await calculateJwkThumbprint(publicJwk as JWK, 'sha256');
+  // A key the backend says is not there (sealed under another master key, gone from the token)
+  // stops the start; a token that cannot be asked just now does not: signing waits for it.
+  let present = true;
+  try {
+    present = (await backend.inspect(PLATFORM, kid, ref)).present;
+  } catch (err) {
+    if (!(err instanceof ServiceError && err.code === 'signing_unavailable')) throw err;
+  }
+  if (!present) throw new Error(`the platform certificate authority's key (${kid}) cannot be opened where it is kept`);
+  return { publicJwk, sign: (data) => backend.sign(PLATFORM, kid, ref, data) };
 }
 
 async function platformRoot(opts: CertifierOptions): Promise<Authority> {
   let stored = await opts.store.get();
   if (!stored) {
-    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-    const privateJwk = await exportJWK(privateKey);
+    const made = await opts.backend.generate(PLATFORM);
     const now = opts.clock.now();
     const certificate = await createRootCertificate({
       subject: { commonName: `${opts.platformName} root CA (${opts.publicUrl.host})` },
-      privateJwk,
+      key: { publicJwk: made.publicJwk, sign: (data) => opts.backend.sign(PLATFORM, made.kid, made.ref, data) },
       validity: { notBefore: new Date(now - BACKDATE_MS), notAfter: new Date(now + ROOT_VALIDITY_DAYS * DAY_MS) },
     });
-    await opts.store.putIfAbsent({
-      certificate,
-      sealedPrivateJwk: opts.vault.seal(JSON.stringify(privateJwk), SEAL_CONTEXT),
-      createdAt: now,
-    });
+    if (!(await opts.store.putIfAbsent({ certificate, privateKey: made.ref, createdAt: now }))) {
+      await opts.backend.destroy(made.ref);
+    }
     stored = await opts.store.get();
     if (!stored) throw new Error('the platform certificate authority was stored but cannot be read back');
   }
-  const privateJwk = JSON.parse(opts.vault.open(stored.sealedPrivateJwk, SEAL_CONTEXT)) as JWK;
+  const key = await platformKey(opts.backend, stored.certificate, stored.privateKey);
   const notAfter = notAfterOf(stored.certificate);
-  return { certificate: stored.certificate, privateJwk, intermediates: [], anchor: stored.certificate, notAfter };
+  return { certificate: stored.certificate, key, intermediates: [], anchor: stored.certificate, notAfter };
 }
 
 class AuthorityCertifier implements KeyCertifier {
@@ -113,7 +139,7 @@ class AuthorityCertifier implements KeyCertifier {
     const did = tenant === ROOT_SLUG ? platformDid(this.opts.publicUrl) : tenantDid(this.opts.publicUrl, tenant);
     const host = this.opts.publicUrl.hostname;
     const leaf = await certifyKey({
-      ca: { certificate: this.authority.certificate, privateJwk: this.authority.privateJwk },
+      ca: { certificate: this.authority.certificate, key: this.authority.key },
       subject: {
         commonName: `${issuer} (${purpose})`,
         uris: [did, issuer],

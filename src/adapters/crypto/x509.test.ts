@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, type JsonWebKey, webcrypto, X509Certificate } from 'node:crypto';
 import { describe, test } from 'node:test';
 import * as x509 from '@peculiar/x509';
-import { ChainVerifier, certifyKey, createRootCertificate } from './x509.ts';
+import { ChainVerifier, certifyKey, createRootCertificate, fileAuthorityKey } from './x509.ts';
 
 const newKey = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JsonWebKey;
 const publicOf = ({ kty, crv, x, y }: JsonWebKey) => ({ kty, crv, x, y });
@@ -33,13 +33,15 @@ if (noOpenssl && process.env.CI === 'true') throw new Error(noOpenssl);
 
 describe('platform CA and key certificates', { skip: noOpenssl }, async () => {
   const caKey = newKey();
-  const root = der(await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, privateJwk: caKey, validity }));
+  const root = der(
+    await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, key: fileAuthorityKey(caKey), validity }),
+  );
   const tenantKey = newKey();
   const did = 'did:web:rail.example.org:t:city-of-ghent';
   const issuerUrl = 'https://rail.example.org/t/city-of-ghent';
   const leaf = der(
     await certifyKey({
-      ca: { certificate: root.raw.toString('base64'), privateJwk: caKey },
+      ca: { certificate: root.raw.toString('base64'), key: fileAuthorityKey(caKey) },
       subject: { commonName: 'City of Ghent, "Stad Gent"=city', uris: [did, issuerUrl], dnsNames: ['rail.example.org'] },
       publicJwk: publicOf(tenantKey),
       validity,
@@ -91,11 +93,11 @@ describe('platform CA and key certificates', { skip: noOpenssl }, async () => {
   test('a certificate from another root does not verify against this one', async () => {
     const otherKey = newKey();
     const other = der(
-      await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, privateJwk: otherKey, validity }),
+      await createRootCertificate({ subject: { commonName: 'openrail platform CA' }, key: fileAuthorityKey(otherKey), validity }),
     );
     const stranger = der(
       await certifyKey({
-        ca: { certificate: other.raw.toString('base64'), privateJwk: otherKey },
+        ca: { certificate: other.raw.toString('base64'), key: fileAuthorityKey(otherKey) },
         subject: { commonName: 'City of Ghent', uris: [did] },
         publicJwk: publicOf(tenantKey),
         validity,
@@ -113,18 +115,26 @@ describe('platform CA and key certificates', { skip: noOpenssl }, async () => {
  */
 describe('x5c chains against anchors', async () => {
   const rootKey = newKey();
-  const root = await createRootCertificate({ subject: { commonName: 'Wallet Provider Root' }, privateJwk: rootKey, validity });
-  const otherRoot = await createRootCertificate({ subject: { commonName: 'Someone Else' }, privateJwk: newKey(), validity });
+  const root = await createRootCertificate({
+    subject: { commonName: 'Wallet Provider Root' },
+    key: fileAuthorityKey(rootKey),
+    validity,
+  });
+  const otherRoot = await createRootCertificate({
+    subject: { commonName: 'Someone Else' },
+    key: fileAuthorityKey(newKey()),
+    validity,
+  });
   const leafKey = newKey();
   const leaf = await certifyKey({
-    ca: { certificate: root, privateJwk: rootKey },
+    ca: { certificate: root, key: fileAuthorityKey(rootKey) },
     subject: { commonName: 'Wallet Attestation Signer' },
     publicJwk: publicOf(leafKey),
     validity,
   });
   // A certificate signed by the leaf, which is not a CA: a chain through it is no chain.
   const underLeaf = await certifyKey({
-    ca: { certificate: leaf, privateJwk: leafKey },
+    ca: { certificate: leaf, key: fileAuthorityKey(leafKey) },
     subject: { commonName: 'Not Really' },
     publicJwk: publicOf(newKey()),
     validity,

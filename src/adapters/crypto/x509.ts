@@ -8,7 +8,7 @@
  * tenant name with a comma, a quote or an equals sign stays, whole, inside its common name.
  */
 import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
-import { createPrivateKey, type JsonWebKey, randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey, randomBytes, sign, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { certificatesOfPem } from '../../core/pem.ts';
 import type { CertificateChains } from '../../ports/certificate-chains.ts';
@@ -49,7 +49,51 @@ function serialNumber(): string {
  */
 const nameOf = (commonName: string) => new x509.Name([{ CN: [{ utf8String: commonName }] }]);
 
-const importPrivate = (jwk: JsonWebKey) => webcrypto.subtle.importKey('jwk', jwk, P256, false, ['sign']);
+/**
+ * A certificate authority's key, wherever it lives: its public JWK, and ES256 signatures (r||s, as
+ * WebCrypto makes them) over what it is given. A key in a hardware token signs there
+ * (ports/key-backend.ts); a key from a file signs here (`fileAuthorityKey`).
+ */
+export interface AuthorityKey {
+  publicJwk: JsonWebKey;
+  sign(data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** An authority key whose private JWK this process holds (an operator's CA key file). */
+export function fileAuthorityKey(privateJwk: JsonWebKey): AuthorityKey {
+  const key = createPrivateKey({ key: privateJwk, format: 'jwk' });
+  const { kty, crv, x, y } = privateJwk;
+  return { publicJwk: { kty, crv, x, y }, sign: async (data) => sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) };
+}
+
+/**
+ * What @peculiar/x509 signs with, for an authority key it cannot hold: a stand-in private
+ * CryptoKey (the library reads only its algorithm) and a crypto whose `subtle.sign` hands that
+ * key's signatures to `key.sign`, everything else to Node's WebCrypto.
+ */
+function signingWith(key: AuthorityKey): { privateKey: webcrypto.CryptoKey; crypto: webcrypto.Crypto } {
+  const privateKey = { type: 'private', extractable: false, usages: ['sign'], algorithm: P256 } as unknown as webcrypto.CryptoKey;
+  const subtle = new Proxy(webcrypto.subtle, {
+    get(target, property) {
+      if (property === 'sign') {
+        return async (algorithm: webcrypto.EcdsaParams, signingKey: webcrypto.CryptoKey, data: webcrypto.BufferSource) => {
+          if (signingKey !== privateKey) return target.sign(algorithm, signingKey, data);
+          const hash = typeof algorithm.hash === 'string' ? algorithm.hash : algorithm.hash.name;
+          if (hash !== 'SHA-256') throw new Error(`an authority key signs with SHA-256 only, not ${hash}`);
+          const bytes = ArrayBuffer.isView(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : new Uint8Array(data);
+          const signature = await key.sign(bytes);
+          return signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const crypto = { subtle, getRandomValues: webcrypto.getRandomValues.bind(webcrypto) } as unknown as webcrypto.Crypto;
+  return { privateKey, crypto };
+}
 
 function importPublic(jwk: JsonWebKey) {
   const { kty, crv, x, y } = jwk;
@@ -59,34 +103,37 @@ function importPublic(jwk: JsonWebKey) {
 /** The platform's root: self-signed, a CA that may sign end-entity certificates only (path length 0). */
 export async function createRootCertificate(opts: {
   subject: CertificateSubject;
-  privateJwk: JsonWebKey;
+  key: AuthorityKey;
   validity: Validity;
 }): Promise<CertificateBase64> {
-  const publicKey = await importPublic(opts.privateJwk);
-  const privateKey = await importPrivate(opts.privateJwk);
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(),
-    name: nameOf(opts.subject.commonName),
-    notBefore: opts.validity.notBefore,
-    notAfter: opts.validity.notAfter,
-    keys: { publicKey, privateKey },
-    signingAlgorithm: ES256,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(publicKey),
-    ],
-  });
+  const publicKey = await importPublic(opts.key.publicJwk);
+  const { privateKey, crypto } = signingWith(opts.key);
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: serialNumber(),
+      name: nameOf(opts.subject.commonName),
+      notBefore: opts.validity.notBefore,
+      notAfter: opts.validity.notAfter,
+      keys: { publicKey, privateKey },
+      signingAlgorithm: ES256,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        await x509.SubjectKeyIdentifierExtension.create(publicKey),
+      ],
+    },
+    crypto,
+  );
   return Buffer.from(certificate.rawData).toString('base64');
 }
 
 /**
- * A certificate for a signing key, issued by the CA whose certificate and private key are given:
- * an end entity that may sign (digitalSignature) and nothing else, with the CA's key identifier as
- * its authority key identifier.
+ * A certificate for a signing key, issued by the CA whose certificate and key are given: an end
+ * entity that may sign (digitalSignature) and nothing else, with the CA's key identifier as its
+ * authority key identifier.
  */
 export async function certifyKey(opts: {
-  ca: { certificate: CertificateBase64; privateJwk: JsonWebKey };
+  ca: { certificate: CertificateBase64; key: AuthorityKey };
   subject: CertificateSubject;
   publicJwk: JsonWebKey;
   validity: Validity;
@@ -97,23 +144,27 @@ export async function certifyKey(opts: {
     ...(opts.subject.uris ?? []).map((value) => ({ type: 'url' as const, value })),
     ...(opts.subject.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
   ];
-  const certificate = await x509.X509CertificateGenerator.create({
-    serialNumber: serialNumber(),
-    subject: nameOf(opts.subject.commonName),
-    issuer: caCertificate.subjectName,
-    notBefore: opts.validity.notBefore,
-    notAfter: opts.validity.notAfter,
-    publicKey,
-    signingKey: await importPrivate(opts.ca.privateJwk),
-    signingAlgorithm: ES256,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      await x509.SubjectKeyIdentifierExtension.create(publicKey),
-      new x509.AuthorityKeyIdentifierExtension(subjectKeyIdHex(caCertificate)),
-      ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
-    ],
-  });
+  const { privateKey, crypto } = signingWith(opts.ca.key);
+  const certificate = await x509.X509CertificateGenerator.create(
+    {
+      serialNumber: serialNumber(),
+      subject: nameOf(opts.subject.commonName),
+      issuer: caCertificate.subjectName,
+      notBefore: opts.validity.notBefore,
+      notAfter: opts.validity.notAfter,
+      publicKey,
+      signingKey: privateKey,
+      signingAlgorithm: ES256,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        await x509.SubjectKeyIdentifierExtension.create(publicKey),
+        new x509.AuthorityKeyIdentifierExtension(subjectKeyIdHex(caCertificate)),
+        ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
+      ],
+    },
+    crypto,
+  );
   return Buffer.from(certificate.rawData).toString('base64');
 }
 
@@ -203,6 +254,13 @@ function subjectKeyIdHex(certificate: x509.X509Certificate): string {
 /** That identifier in base64url: what a DCQL `trusted_authorities` entry of type `aki` lists. */
 export const subjectKeyIdOf = (certificate: CertificateBase64): string =>
   Buffer.from(subjectKeyIdHex(new x509.X509Certificate(Buffer.from(certificate, 'base64'))), 'hex').toString('base64url');
+
+/** The public key a certificate certifies, as a JWK. */
+export async function publicJwkOf(certificate: CertificateBase64): Promise<JsonWebKey> {
+  const parsed = new x509.X509Certificate(Buffer.from(certificate, 'base64'));
+  const { kty, crv, x, y } = await webcrypto.subtle.exportKey('jwk', await parsed.publicKey.export(P256, ['verify']));
+  return { kty, crv, x, y };
+}
 
 /** When a certificate ends (ms since the epoch). */
 export const notAfterOf = (certificate: CertificateBase64): number =>

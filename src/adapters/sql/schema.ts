@@ -58,7 +58,6 @@ export interface SigningKeysTable {
   kid: string;
   purpose: 'issuer' | 'verifier';
   public_jwk: string;
-  sealed_private_jwk: string;
   created_at: number;
   retired_at: number | null;
   /** Migration 0031: replaced by a rotation; still published until it is retired. */
@@ -69,14 +68,33 @@ export interface SigningKeysTable {
   certificate_not_after: number | null;
   /** Migration 0037: the key identifier (base64url) of the authority that issued the certificate. */
   certificate_authority: string | null;
+  /** Migration 0045: `sealed` or `pkcs11` (ports/key-backend.ts). */
+  key_backend: Generated<string>;
+  /** Migration 0045, sealed: the private JWK sealed under the master key. */
+  sealed_private_key: string | null;
+  /** Migration 0045, pkcs11: the token's label, and the key object's CKA_LABEL and CKA_ID (hex). */
+  token_label: string | null;
+  object_label: string | null;
+  object_id: string | null;
 }
+
+/** Migration 0045: where a key's private part is (ports/key-backend.ts PrivateKeyRef), on its row. */
+export type PrivateKeyColumns = Pick<
+  SigningKeysTable,
+  'key_backend' | 'sealed_private_key' | 'token_label' | 'object_label' | 'object_id'
+>;
 
 /** Migration 0037: the platform certificate authority, one row (id `platform`). */
 export interface CertificateAuthorityTable {
   id: string;
   certificate: string;
-  sealed_private_jwk: string;
   created_at: number;
+  /** Migration 0045: where the authority's key is, in the columns signing keys use. */
+  key_backend: Generated<string>;
+  sealed_private_key: string | null;
+  token_label: string | null;
+  object_label: string | null;
+  object_id: string | null;
 }
 
 export interface OperatorsTable {

@@ -136,11 +136,30 @@ export function verifyEs256(jws: Pick<DecodedJws, 'signingInput' | 'signature'>,
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
+/** What an ES256 JWS's signature covers: the encoded header (with `alg`) and payload. */
+const signingInputOf = (header: Record<string, unknown>, payload: Record<string, unknown>) =>
+  `${b64json({ ...header, alg: 'ES256' })}.${b64json(payload)}`;
+
 /** A compact ES256 JWS; `alg` is set here, everything else in the header is the caller's. */
 export function signEs256(key: KeyObject, header: Record<string, unknown>, payload: Record<string, unknown>): string {
-  const input = `${b64json({ ...header, alg: 'ES256' })}.${b64json(payload)}`;
+  const input = signingInputOf(header, payload);
   const signature = sign('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' });
   return `${input}.${signature.toString('base64url')}`;
+}
+
+/**
+ * The same JWS signed by a key held elsewhere (a key backend, ports/key-backend.ts): `signature`
+ * answers the ES256 signature, r||s, of the bytes it is given.
+ */
+export async function signEs256With(
+  signature: (input: Uint8Array) => Promise<Uint8Array>,
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+): Promise<string> {
+  const input = signingInputOf(header, payload);
+  const signed = Buffer.from(await signature(Buffer.from(input, 'ascii')));
+  if (signed.length !== 64) throw new Error(`an ES256 signature is 64 bytes, not ${signed.length}`);
+  return `${input}.${signed.toString('base64url')}`;
 }
 
 /** RFC 7638 SHA-256 thumbprint of a P-256 key: the required members in lexicographic order. */

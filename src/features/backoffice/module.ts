@@ -1,4 +1,4 @@
-import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
+import { TenantKeyStore } from '../../adapters/crypto/tenant-key-store.ts';
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
@@ -157,7 +157,7 @@ export const backofficeModule = defineModule({
       }),
       readsOn: (replica) => ({
         audit: replica.store(SqlKernelViews),
-        keys: new LocalKeyStore(replica.store(SqlSigningKeyStore), ctx.vault, ctx.clock, ctx.certifier),
+        keys: new TenantKeyStore(replica.store(SqlSigningKeyStore), ctx.keyBackend, ctx.clock, ctx.certifier),
       }),
     };
     const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));

@@ -133,26 +133,28 @@ export class CredentialIssuer {
           })),
       },
       async (slots) =>
-        slots.map((slot, i) => {
-          const d = disclosed[i];
-          const key = keys[i];
-          if (!d || !key) throw new Error('one slot per proof');
-          const jwt = signer.sign(
-            { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
-            {
-              iss: did,
-              iat: Math.floor(now / 1000) - this.deps.random.int(IAT_JITTER_S),
-              // Set back like iat, so that the credentials of one batch do not share an exp either.
-              ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - this.deps.random.int(IAT_JITTER_S) }),
-              vct,
-              cnf: { jwk: key.jwk },
-              status: { status_list: { idx: slot.idx, uri: listUri(slot) } },
-              _sd: d.sd,
-              _sd_alg: SD_ALG,
-            },
-          );
-          return { slot, credential: compactSdJwt(jwt, d.disclosures) };
-        }),
+        Promise.all(
+          slots.map(async (slot, i) => {
+            const d = disclosed[i];
+            const key = keys[i];
+            if (!d || !key) throw new Error('one slot per proof');
+            const jwt = await signer.sign(
+              { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
+              {
+                iss: did,
+                iat: Math.floor(now / 1000) - this.deps.random.int(IAT_JITTER_S),
+                // Set back like iat, so that the credentials of one batch do not share an exp either.
+                ...(expiresAt === null ? {} : { exp: Math.floor(expiresAt / 1000) - this.deps.random.int(IAT_JITTER_S) }),
+                vct,
+                cnf: { jwk: key.jwk },
+                status: { status_list: { idx: slot.idx, uri: listUri(slot) } },
+                _sd: d.sd,
+                _sd_alg: SD_ALG,
+              },
+            );
+            return { slot, credential: compactSdJwt(jwt, d.disclosures) };
+          }),
+        ),
     );
     if (!result.ok) throw result.reason === 'nonce' ? badNonce() : tokenProblem();
     const issued = result.value.map((r) => r.credential);

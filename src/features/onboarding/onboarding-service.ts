@@ -48,7 +48,8 @@ export class OnboardingService {
   /**
    * Proves the code together with a holder proof (a holder JWS whose aud is this operation's
    * URL); answers the attestation. The proof is checked before the code and its jti spent only
-   * when the code holds, so a wrong code wastes an attempt and nothing else.
+   * when the code holds and the attestation is signed, so a wrong code wastes an attempt and
+   * nothing else.
    */
   async verify(input: { identifier: string; code: string; proof: string }, address: string) {
     const normalised = normaliseContact('email', input.identifier);
@@ -61,13 +62,8 @@ export class OnboardingService {
       throw new ServiceError('invalid_proof', `The holder proof is refused: ${err instanceof Error ? err.message : 'invalid'}.`);
     }
     const challenge = await this.deps.codes.check(this.deps.codes.keyOf(`email:${normalised}`), input.code);
-    try {
-      await this.deps.holders.admit(holder, { address });
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'rate_limited') throw err;
-      throw new ServiceError('invalid_proof', 'The holder proof was used before.');
-    }
-    await this.deps.codes.spend(challenge);
+    // Signed before the proof's jti and the code are spent: a key that cannot sign just now (503)
+    // leaves both to be used again.
     const now = this.deps.clock.now();
     const signer = await this.deps.keys.signer('root', 'issuer');
     const claims = attestationClaims({
@@ -77,7 +73,14 @@ export class OnboardingService {
       nowS: Math.floor(now / 1000),
       jti: this.deps.ids.mint('attestation'),
     });
-    const attestation = signer.sign({ typ: ATTESTATION_TYP, kid: `${this.deps.platform.did}#${signer.kid}` }, claims);
+    const attestation = await signer.sign({ typ: ATTESTATION_TYP, kid: `${this.deps.platform.did}#${signer.kid}` }, claims);
+    try {
+      await this.deps.holders.admit(holder, { address });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === 'rate_limited') throw err;
+      throw new ServiceError('invalid_proof', 'The holder proof was used before.');
+    }
+    await this.deps.codes.spend(challenge);
     return {
       attestation,
       accountId: holder.accountId,

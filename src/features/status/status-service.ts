@@ -76,7 +76,7 @@ export class StatusService {
     );
     const signer = await this.deps.keys.signer(tenant, 'issuer');
     const iat = Math.floor(now / 1000);
-    const token = signer.sign(
+    const token = await signer.sign(
       { typ: 'statuslist+jwt', kid: signer.kid, ...x5c(signer) },
       {
         iss: this.deps.tenants.didOf(tenant),

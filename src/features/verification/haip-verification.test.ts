@@ -21,7 +21,8 @@ import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail
 import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { AesKeyVault } from '../../adapters/crypto/key-vault.ts';
-import { LocalKeyStore } from '../../adapters/crypto/local-key-store.ts';
+import { SealedKeyBackend } from '../../adapters/crypto/keys/sealed-backend.ts';
+import { TenantKeyStore } from '../../adapters/crypto/tenant-key-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import { systemClock } from '../../core/clock.ts';
 
@@ -388,7 +389,7 @@ for (const factory of testDatabases()) {
       const slug = String(payload.iss).split(':').pop() as string;
       const vault = new AesKeyVault(Buffer.alloc(32, 7));
       const certifier = await certifierOn(rail.db, vault, systemClock, new URL(PUBLIC_URL));
-      const keys = new LocalKeyStore(new SqlSigningKeyStore(rail.db), vault, systemClock, certifier);
+      const keys = new TenantKeyStore(new SqlSigningKeyStore(rail.db), new SealedKeyBackend(vault), systemClock, certifier);
       const issuer = await keys.signer(slug, 'issuer');
       const verifierChain = (await keys.signer('root', 'verifier')).x5c;
       const stranger = await newWalletProvider();

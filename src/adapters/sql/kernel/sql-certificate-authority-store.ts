@@ -1,5 +1,6 @@
 import type { CertificateAuthorityStore, StoredAuthority } from '../../../ports/key-certifier.ts';
 import type { Db } from '../connect.ts';
+import { privateKeyColumns, privateKeyOf } from './private-key-columns.ts';
 
 /** The one platform authority's row. */
 const PLATFORM = 'platform';
@@ -10,7 +11,11 @@ export class SqlCertificateAuthorityStore implements CertificateAuthorityStore {
   async get(): Promise<StoredAuthority | undefined> {
     const row = await this.db.selectFrom('certificate_authority').selectAll().where('id', '=', PLATFORM).executeTakeFirst();
     return row
-      ? { certificate: row.certificate, sealedPrivateJwk: row.sealed_private_jwk, createdAt: Number(row.created_at) }
+      ? {
+          certificate: row.certificate,
+          privateKey: privateKeyOf(row, 'the platform authority'),
+          createdAt: Number(row.created_at),
+        }
       : undefined;
   }
 
@@ -20,7 +25,7 @@ export class SqlCertificateAuthorityStore implements CertificateAuthorityStore {
       .values({
         id: PLATFORM,
         certificate: authority.certificate,
-        sealed_private_jwk: authority.sealedPrivateJwk,
+        ...privateKeyColumns(authority.privateKey),
         created_at: authority.createdAt,
       })
       .onConflict((oc) => oc.doNothing())

@@ -3,14 +3,16 @@ import type { KeyCertificate, KeyCertificateRenewals } from '../../../ports/key-
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../../ports/signing-key-store.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
-import type { SigningKeysTable } from '../schema.ts';
+import type { PrivateKeyColumns, SigningKeysTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
+import { privateKeyColumns, privateKeyOf } from './private-key-columns.ts';
 
-const keys = rowCodec<Omit<StoredSigningKey, 'certificate'>, Omit<SigningKeysTable, CertificateColumns>>()(
-  'tenant kid purpose sealedPrivateJwk createdAt',
+const keys = rowCodec<Omit<StoredSigningKey, 'certificate' | 'privateKey'>, Omit<SigningKeysTable, OtherColumns>>()(
+  'tenant kid purpose createdAt',
   { publicJwk: json },
 );
 type CertificateColumns = 'certificate_chain' | 'certificate_not_after' | 'certificate_authority';
+type OtherColumns = CertificateColumns | keyof PrivateKeyColumns;
 
 /** The certificate sits in two columns: the chain, and when it ends (which renewal looks for). */
 const certificateColumns = (c: KeyCertificate | undefined) => ({
@@ -20,7 +22,7 @@ const certificateColumns = (c: KeyCertificate | undefined) => ({
 });
 
 function toKey(row: Selectable<SigningKeysTable>): StoredSigningKey {
-  const key: StoredSigningKey = keys.record(row);
+  const key: StoredSigningKey = { ...keys.record(row), privateKey: privateKeyOf(row, `signing key ${row.kid}`) };
   if (row.certificate_chain !== null && row.certificate_not_after !== null && row.certificate_authority !== null) {
     key.certificate = {
       chain: JSON.parse(row.certificate_chain) as string[],
@@ -43,7 +45,7 @@ export async function insertSigningKey(db: Db, key: StoredSigningKey): Promise<b
   // The partial unique index signing_keys_one_active makes a second active key a no-op.
   const result = await db
     .insertInto('signing_keys')
-    .values({ ...keys.row(key), ...certificateColumns(key.certificate) })
+    .values({ ...keys.row(key), ...privateKeyColumns(key.privateKey), ...certificateColumns(key.certificate) })
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;

@@ -134,7 +134,7 @@ export class ComplianceService {
         receiptDisk: null,
       };
       const did = this.deps.didOf(ROOT_SLUG);
-      const statement = signer.sign(
+      const statement = await signer.sign(
         { typ: NEGATIVE_RESPONSE_TYP, kid: `${did}#${signer.kid}` },
         {
           iss: did,

@@ -563,7 +563,7 @@ for (const factory of testDatabases()) {
           kid: 'retired-before-the-window',
           purpose: 'issuer',
           public_jwk: '{}',
-          sealed_private_jwk: '',
+          sealed_private_key: '',
           created_at: windowStart - 10 * HOUR,
           retired_at: windowStart - HOUR,
         })

@@ -1,41 +1,36 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { Clock } from '../../core/clock.ts';
-import { publicP256 } from '../../core/did-web.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { signEs256 } from '../../core/jose/es256.ts';
+import { signEs256With } from '../../core/jose/es256.ts';
+import type { KeyBackend } from '../../ports/key-backend.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import { ACTIVE_KEY_TTL_MS, type JwsSigner, type KeyStore, type PublicKey } from '../../ports/key-store.ts';
-import type { KeyVault } from '../../ports/key-vault.ts';
 import type { KeyPurpose, SigningKeyStore, StoredSigningKey } from '../../ports/signing-key-store.ts';
 import { afterCommit } from '../sql/ambient.ts';
 
-const sealContext = (tenant: string, kid: string) => `openrail:signing-key:${tenant}:${kid}`;
-
-/** Keys generated and used in this process, sealed at rest in the database under the master key. */
-export class LocalKeyStore implements KeyStore {
-  // Opened private keys, by tenant and kid. A cache only: the database stays the source of truth.
-  private readonly opened = new Map<string, KeyObject>();
+/**
+ * The tenants' signing keys: their rows in the database (public key, kid, where the private part
+ * is), their private parts wherever the key backend keeps them (sealed in the row, or in a PKCS#11
+ * token: docs/keys.md).
+ */
+export class TenantKeyStore implements KeyStore {
   private readonly activeCache = new Map<string, { key: StoredSigningKey; until: number }>();
 
   constructor(
     private readonly keys: SigningKeyStore,
-    private readonly vault: KeyVault,
+    private readonly backend: KeyBackend,
     private readonly clock: Clock,
     private readonly certifier: KeyCertifier,
   ) {}
 
   async prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey> {
-    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    const publicJwk = publicP256(await exportJWK(publicKey));
-    const kid = await calculateJwkThumbprint(publicJwk, 'sha256');
-    const privateJwk = await exportJWK(privateKey);
+    const { publicJwk, kid, ref } = await this.backend.generate({ tenant, purpose });
     return {
       tenant,
       kid,
       purpose,
       publicJwk,
-      sealedPrivateJwk: this.vault.seal(JSON.stringify(privateJwk), sealContext(tenant, kid)),
+      privateKey: ref,
       createdAt: this.clock.now(),
       certificate: await this.certifier.certify(tenant, purpose, publicJwk),
     };
@@ -44,8 +39,11 @@ export class LocalKeyStore implements KeyStore {
   async ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey> {
     const existing = await this.keys.active(tenant, purpose);
     if (existing) return toPublic(existing);
-    await this.keys.insert(await this.prepareKey(tenant, purpose));
-    // Another process may have won the race; whichever key is active is the tenant's key.
+    const made = await this.prepareKey(tenant, purpose);
+    if (!(await this.keys.insert(made))) {
+      // Another process won the race; whichever key is active is the tenant's key, and ours goes.
+      await this.backend.destroy(made.privateKey);
+    }
     const active = await this.keys.active(tenant, purpose);
     if (!active) throw new Error(`no active ${purpose} key for tenant ${tenant} after provisioning`);
     return toPublic(active);
@@ -81,11 +79,12 @@ export class LocalKeyStore implements KeyStore {
 
   async signer(tenant: string, purpose: KeyPurpose): Promise<JwsSigner> {
     const key = await this.activeForSigning(tenant, purpose);
-    const privateKey = this.open(key);
+    const owner = { tenant, purpose };
     return {
       ...toPublic(key),
       ...(key.certificate ? { x5c: key.certificate.chain } : {}),
-      sign: (header, payload) => signEs256(privateKey, header, payload),
+      sign: (header, payload) =>
+        signEs256With((input) => this.backend.sign(owner, key.kid, key.privateKey, input), header, payload),
     };
   }
 
@@ -106,16 +105,6 @@ export class LocalKeyStore implements KeyStore {
     if (!key) throw new Error(`tenant ${tenant} has no active ${purpose} key`);
     afterCommit(() => this.activeCache.set(cacheKey, { key, until: now + ACTIVE_KEY_TTL_MS }));
     return key;
-  }
-
-  private open(key: StoredSigningKey): KeyObject {
-    const cacheKey = `${key.tenant}\u0000${key.kid}`;
-    const cached = this.opened.get(cacheKey);
-    if (cached) return cached;
-    const jwk = JSON.parse(this.vault.open(key.sealedPrivateJwk, sealContext(key.tenant, key.kid))) as JWK;
-    const opened = createPrivateKey({ key: jwk as import('node:crypto').JsonWebKey, format: 'jwk' });
-    afterCommit(() => this.opened.set(cacheKey, opened));
-    return opened;
   }
 }
 

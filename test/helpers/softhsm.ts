@@ -1,0 +1,66 @@
+/**
+ * A throw-away PKCS#11 token: Debian's SoftHSM 2 (`apt-get install -y softhsm2`), one token per
+ * test file under /dev/shm (a token on disk makes key generation 10 to 100 times slower). SoftHSM
+ * reads SOFTHSM2_CONF when the library is initialised, once per process, so a test file sets it
+ * before its first key backend opens and keeps one token for all its tests (node --test runs each
+ * file in a process of its own). CI installs SoftHSM (.ci/run); outside CI a suite that needs it
+ * skips, saying why; in CI a missing SoftHSM is an error, never a silent skip.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
+const UTIL = '/usr/bin/softhsm2-util';
+
+/** Undefined when SoftHSM can run here, else why the token suites are skipped. */
+export function softhsmMissing(): string | undefined {
+  if (existsSync(SOFTHSM_MODULE) && existsSync(UTIL)) return undefined;
+  const why = `${SOFTHSM_MODULE} does not exist: install Debian's SoftHSM (apt-get install -y softhsm2) to run the token tests`;
+  if (process.env.CI === 'true') throw new Error(why);
+  return why;
+}
+
+export interface SoftToken {
+  module: string;
+  label: string;
+  pin: string;
+  /** The token's folder: removing it is how a test loses the token. */
+  tokens: string;
+  /** The variables that point openrail at it (OPENRAIL_KEYS=pkcs11 and the PKCS#11 ones). */
+  env: Record<string, string>;
+  /** Deletes the token and its folder. */
+  remove(): void;
+}
+
+/**
+ * A fresh token labelled `label`, its user PIN `pin`, with SOFTHSM2_CONF set for this process.
+ * Call it once per test file, before any key backend is opened.
+ */
+export function softToken(label = 'openrail-test', pin = '246810'): SoftToken {
+  const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'openrail-softhsm-'));
+  const tokens = join(root, 'tokens');
+  mkdirSync(tokens);
+  const conf = join(root, 'softhsm2.conf');
+  writeFileSync(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  process.env.SOFTHSM2_CONF = conf;
+  execFileSync(UTIL, ['--init-token', '--free', '--label', label, '--so-pin', `so-${pin}`, '--pin', pin], {
+    env: { ...process.env, SOFTHSM2_CONF: conf },
+    stdio: 'ignore',
+  });
+  return {
+    module: SOFTHSM_MODULE,
+    label,
+    pin,
+    tokens,
+    env: {
+      SOFTHSM2_CONF: conf,
+      OPENRAIL_KEYS: 'pkcs11',
+      OPENRAIL_PKCS11_MODULE: SOFTHSM_MODULE,
+      OPENRAIL_PKCS11_TOKEN: label,
+      OPENRAIL_PKCS11_PIN: pin,
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
