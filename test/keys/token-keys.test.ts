@@ -1,0 +1,286 @@
+/**
+ * openrail with OPENRAIL_KEYS=pkcs11 on a SoftHSM token, on each engine: every key that signs is
+ * made in the token and signs there (a tenant's credentials and status lists, the platform root
+ * behind each x5c chain, the verifier's request objects, the platform's negative responses), a
+ * four-eyes rotation makes the next key in the token while credentials issued before still verify,
+ * no row of the database holds private key material, and a token that fails answers 503
+ * signing_unavailable where a signature is needed while everything else answers; signing resumes
+ * when the token is back, without a restart.
+ */
+import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { sql } from 'kysely';
+import pkcs11js from 'pkcs11js';
+import { TOKEN_RETRY_SECONDS } from '../../src/adapters/crypto/keys/unavailable.ts';
+import type { Clock } from '../../src/core/clock.ts';
+import { ISSUER_DOCUMENT_TTL_MS } from '../../src/features/verification/issuer-documents.ts';
+import { ACTIVE_KEY_TTL_MS } from '../../src/ports/key-store.ts';
+import type { TestDatabase } from '../helpers/databases.ts';
+import { testDatabases } from '../helpers/databases.ts';
+import { accountOf, newHolderKey } from '../helpers/holder.ts';
+import {
+  accessToken,
+  createOffer,
+  issueOne,
+  issuerId,
+  PASS_SUBJECT,
+  proofJwt,
+  registerType,
+  requestCredential,
+} from '../helpers/issuance.ts';
+import { signedInOperator } from '../helpers/operators.ts';
+import { verifiedOn } from '../helpers/presentation.ts';
+import { owner, railOn, railSeconds, stopRail, type TestRail } from '../helpers/rail.ts';
+import { type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
+import { verifyByX5c } from '../helpers/x5c.ts';
+
+const skip = softhsmMissing();
+const kidOf = (jws: string) =>
+  String(decodeProtectedHeader(jws.split('~')[0] as string).kid)
+    .split('#')
+    .pop();
+
+/** The token's key objects as another application lists them: label and the attributes that keep a key in. */
+function tokenObjects(token: SoftToken) {
+  const lib = new pkcs11js.PKCS11();
+  lib.load(token.module);
+  try {
+    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
+  } catch (err) {
+    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
+  }
+  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
+  assert.ok(slot);
+  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION);
+  try {
+    try {
+      lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
+    } catch (err) {
+      if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
+    }
+    lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
+    const handles = lib.C_FindObjects(session, 1000);
+    lib.C_FindObjectsFinal(session);
+    return handles.map((h) => {
+      const [label, sensitive, extractable] = lib.C_GetAttributeValue(session, h, [
+        { type: pkcs11js.CKA_LABEL },
+        { type: pkcs11js.CKA_SENSITIVE },
+        { type: pkcs11js.CKA_EXTRACTABLE },
+      ]);
+      return {
+        label: label?.value.toString('utf8') ?? '',
+        sensitive: sensitive?.value[0] === 1,
+        extractable: extractable?.value[0] === 1,
+      };
+    });
+  } finally {
+    lib.C_CloseSession(session);
+  }
+}
+
+describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
+  let token: SoftToken;
+  before(() => {
+    token = softToken();
+  });
+  after(() => token?.remove());
+
+  for (const factory of testDatabases()) {
+    describe(factory.name, () => {
+      let db: TestDatabase;
+      let rail: TestRail;
+      let typeId: string;
+      let now = Date.now();
+      const clock: Clock = { now: () => now };
+      before(async () => {
+        ({ db, rail } = await railOn(factory, { ...token.env, OPENRAIL_DEMO: 'off' }, clock, { runJobs: false }));
+        const made = await rail.app.inject({
+          method: 'POST',
+          url: '/api/tenants',
+          headers: owner,
+          payload: { name: `Alpha ${factory.name}` },
+        });
+        assert.equal(made.statusCode, 201, made.body);
+        typeId = (await registerType(rail.app, made.json().slug, 'pass')).typeId;
+      });
+      after(() => stopRail(rail, db));
+      const tenant = () => `alpha-${factory.name}`;
+
+      test('issuance, hosted verification, revocation and the re-signed status list: every signature by a token key', async () => {
+        const issued = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        const did = (await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/did.json` })).json() as {
+          assertionMethod: string[];
+        };
+        assert.deepEqual(
+          did.assertionMethod.map((m) => m.split('#').pop()),
+          [kidOf(issued.credential)],
+        );
+        // The x5c chain ends at the platform root, whose key is in the token too.
+        const anchor = (await rail.app.inject({ method: 'GET', url: '/.well-known/openrail-ca.pem' })).body;
+        const claims = await verifyByX5c(issued.credential.split('~')[0] as string, anchor);
+        assert.equal(claims.vct, decodeJwt(issued.credential.split('~')[0] as string).vct);
+        const outcome = await verifiedOn(rail.app, issued);
+        assert.equal(outcome.ok, true, JSON.stringify(outcome));
+
+        const credentialId = (
+          await rail.db.selectFrom('issued_credentials').select('id').where('tenant', '=', tenant()).executeTakeFirstOrThrow()
+        ).id;
+        const revoked = await rail.app.inject({
+          method: 'POST',
+          url: '/api/revoke',
+          headers: owner,
+          payload: { tenant: tenant(), credentialId, reason: 'Reported stolen.' },
+        });
+        assert.equal(revoked.statusCode, 200, revoked.body);
+        const list = (await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/status/1` })).body;
+        assert.equal(kidOf(list), kidOf(issued.credential));
+        const after = await verifiedOn(rail.app, issued);
+        assert.equal(after.ok, false);
+        assert.match(JSON.stringify(after), /revoked/);
+      });
+
+      test('a negative response is signed by the platform key in the token', async () => {
+        const support = await signedInOperator(rail.app, `support-${factory.name}`, ['support']);
+        const accountId = accountOf(await newHolderKey());
+        const res = await rail.app.inject({
+          method: 'POST',
+          url: '/api/admin/compliance/dsar/negative-response',
+          headers: support,
+          payload: { subject: { accountId }, source: 'Letter' },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        const platform = (await rail.app.inject({ method: 'GET', url: '/.well-known/did.json' })).json() as {
+          assertionMethod: string[];
+        };
+        assert.ok(platform.assertionMethod.some((m) => m.endsWith(`#${kidOf(res.json().statement)}`)));
+      });
+
+      test('a four-eyes rotation makes the next key in the token; a credential issued before still verifies', async () => {
+        const before = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        const [ops1, ops2] = await Promise.all(
+          ['one', 'two'].map((n) => signedInOperator(rail.app, `ops-${n}-${factory.name}`, ['ops'])),
+        );
+        const filed = await rail.app.inject({
+          method: 'POST',
+          url: '/api/admin/approvals',
+          headers: ops1,
+          payload: { action: 'key.rotate', params: { tenant: tenant() } },
+        });
+        assert.equal(filed.statusCode, 201, filed.body);
+        const approved = await rail.app.inject({
+          method: 'POST',
+          url: `/api/admin/approvals/${filed.json().approval.approvalId}/approve`,
+          headers: ops2,
+          payload: {},
+        });
+        assert.equal(approved.statusCode, 200, approved.body);
+        const { kid } = approved.json().approval.result;
+        const row = await rail.db
+          .selectFrom('signing_keys')
+          .select(['key_backend', 'object_label', 'sealed_private_key'])
+          .where('kid', '=', kid)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(row, {
+          key_backend: 'pkcs11',
+          object_label: `openrail/${tenant()}/issuer/${kid}`,
+          sealed_private_key: null,
+        });
+        // As after any rotation, a verifier reads the issuer's DID document again once it has kept it
+        // ISSUER_DOCUMENT_TTL_MS (the status list is signed by the new key already).
+        now += Math.max(ISSUER_DOCUMENT_TTL_MS, ACTIVE_KEY_TTL_MS) + 1;
+        const outcome = await verifiedOn(rail.app, before);
+        assert.equal(outcome.ok, true, JSON.stringify(outcome));
+      });
+
+      test('no row holds private key material; every key object in the token is sensitive and not extractable', async () => {
+        for (const table of ['signing_keys', 'certificate_authority'] as const) {
+          const rows = await sql<{ key_backend: string; sealed_private_key: string | null; object_label: string }>`
+            select key_backend, sealed_private_key, object_label from ${sql.table(table)}`.execute(rail.db);
+          assert.ok(rows.rows.length > 0);
+          for (const r of rows.rows) {
+            assert.equal(r.key_backend, 'pkcs11', `${table}: ${r.object_label}`);
+            assert.equal(r.sealed_private_key, null);
+          }
+        }
+        const labels = (await rail.db.selectFrom('signing_keys').select('object_label').execute()).map((r) => r.object_label);
+        const objects = tokenObjects(token);
+        for (const label of labels) {
+          const object = objects.find((o) => o.label === label);
+          assert.ok(object, `the token holds ${label}`);
+          assert.deepEqual([object.sensitive, object.extractable], [true, false]);
+        }
+        assert.ok(
+          objects.some((o) => o.label.startsWith('openrail/platform-ca/')),
+          'the platform root is in the token',
+        );
+      });
+
+      test('a token lost: signing answers 503 signing_unavailable with Retry-After and spends nothing, the rest answers; back, it signs again without a restart', async () => {
+        const issued = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        // A credential request made ready before the token goes: its access token and proof.
+        const { code } = await createOffer(rail.app, { tenant: tenant(), typeId, subject: PASS_SUBJECT });
+        const { access_token, c_nonce } = await accessToken(rail.app, tenant(), code);
+        const holder = await newHolderKey();
+        const request = {
+          credential_configuration_id: typeId,
+          proofs: { jwt: [await proofJwt(holder, { aud: issuerId(tenant()), nonce: c_nonce, iat: railSeconds(rail.app) })] },
+        };
+        const support = await signedInOperator(rail.app, `support-lost-${factory.name}`, ['support']);
+        const requestsBefore = (await rail.db.selectFrom('compliance_requests').select('id').execute()).length;
+        const away = `${token.tokens}-away`;
+        renameSync(token.tokens, away);
+        try {
+          const refusals = [
+            await requestCredential(rail.app, tenant(), access_token, request),
+            await rail.app.inject({
+              method: 'POST',
+              url: '/api/admin/compliance/dsar/negative-response',
+              headers: support,
+              payload: { subject: { accountId: accountOf(await newHolderKey()) }, source: 'Letter' },
+            }),
+          ];
+          for (const refused of refusals) {
+            assert.equal(refused.statusCode, 503, refused.body);
+            assert.equal(refused.json().error, 'signing_unavailable');
+            assert.equal(refused.headers['retry-after'], String(TOKEN_RETRY_SECONDS));
+          }
+          assert.equal((await rail.db.selectFrom('compliance_requests').select('id').execute()).length, requestsBefore);
+          // What needs no new signature answers: DID documents, the signed status list, the CA,
+          // the verification page and catalogue, and a hosted verification being opened.
+          for (const url of [
+            `/t/${tenant()}/did.json`,
+            '/.well-known/did.json',
+            `/t/${tenant()}/status/1`,
+            '/.well-known/openrail-ca.pem',
+            '/verify',
+            '/verify/catalog',
+          ]) {
+            assert.equal((await rail.app.inject({ method: 'GET', url })).statusCode, 200, url);
+          }
+          const opened = await rail.app.inject({
+            method: 'POST',
+            url: '/verify/request',
+            payload: {
+              vct: decodeJwt(issued.credential.split('~')[0] as string).vct,
+              claims: ['holder_name'],
+              nonce: 'n-0123456789abcdef',
+              aud: 'https://shop.example',
+            },
+          });
+          assert.equal(opened.statusCode, 201, opened.body);
+        } finally {
+          renameSync(away, token.tokens);
+        }
+        await new Promise((r) => setTimeout(r, TOKEN_RETRY_SECONDS * 1000 + 100));
+        // The same request, refused while the token was gone, is answered now: nothing was spent.
+        const answered = await requestCredential(rail.app, tenant(), access_token, request);
+        assert.equal(answered.statusCode, 200, answered.body);
+        const credential = answered.json().credentials[0].credential as string;
+        assert.equal((await verifiedOn(rail.app, { credential, key: holder })).ok, true);
+        assert.equal((await verifiedOn(rail.app, issued)).ok, true);
+      });
+    });
+  }
+});
