@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../core/audit-chain.ts';
 import type { EventOf } from '../core/events.ts';
 import type { PageWindow } from '../core/page.ts';
+import type { KeyPurpose } from './signing-key-store.ts';
 import type { SourcePage } from './timeline-page.ts';
 
 /**
@@ -58,7 +59,7 @@ export interface KernelViews {
   /** Signing keys (no private part), of one tenant or all, newest first ([createdAt, kid] descending). */
   signingKeys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]>;
   /** Issuer keys superseded by a rotation and not retired yet, of every tenant, oldest superseded first (at most `limit`). */
-  supersededKeys(limit: number): Promise<KeyRow[]>;
+  supersededKeys(limit: number, purpose: KeyPurpose): Promise<KeyRow[]>;
   /** Issuer keys that sign now (not superseded or retired) created before `before`, oldest first, at most `limit`. */
   signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]>;
   /** The issuer keys among `keys` (each named by its tenant and kid), found or not, in no order. */

@@ -43,7 +43,10 @@ export function softToken(label = 'openrail-test', pin = '246810'): SoftToken {
   const tokens = join(root, 'tokens');
   mkdirSync(tokens);
   const conf = join(root, 'softhsm2.conf');
-  writeFileSync(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  writeFileSync(
+    conf,
+    `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`,
+  );
   process.env.SOFTHSM2_CONF = conf;
   execFileSync(UTIL, ['--init-token', '--free', '--label', label, '--so-pin', `so-${pin}`, '--pin', pin], {
     env: { ...process.env, SOFTHSM2_CONF: conf },

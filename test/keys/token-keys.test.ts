@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import pkcs11js from 'pkcs11js';
 import { TOKEN_RETRY_SECONDS } from '../../src/adapters/crypto/keys/unavailable.ts';
 import type { Clock } from '../../src/core/clock.ts';
+import { RETIREMENT } from '../../src/features/backoffice/ops/rotation.ts';
 import { ISSUER_DOCUMENT_TTL_MS } from '../../src/features/verification/issuer-documents.ts';
 import { ACTIVE_KEY_TTL_MS } from '../../src/ports/key-store.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
@@ -37,6 +38,9 @@ import { type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts
 import { verifyByX5c } from '../helpers/x5c.ts';
 
 const skip = softhsmMissing();
+/** A credential's status list reference. */
+const statusOf = (credential: string) =>
+  (decodeJwt(credential.split('~')[0] as string) as { status: { status_list: { uri: string; idx: number } } }).status.status_list;
 const kidOf = (jws: string) =>
   String(decodeProtectedHeader(jws.split('~')[0] as string).kid)
     .split('#')
@@ -194,6 +198,57 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         assert.equal(outcome.ok, true, JSON.stringify(outcome));
       });
 
+      test('the platform verifier key rotates into the token too; once retired, its token object is deleted', async () => {
+        const [ops1, ops2] = await Promise.all(
+          ['three', 'four'].map((n) => signedInOperator(rail.app, `ops-${n}-${factory.name}`, ['ops'])),
+        );
+        const previous = await rail.db
+          .selectFrom('signing_keys')
+          .select(['kid', 'object_label'])
+          .where('tenant', '=', 'root')
+          .where('purpose', '=', 'verifier')
+          .where('superseded_at', 'is', null)
+          .executeTakeFirstOrThrow();
+        const filed = await rail.app.inject({
+          method: 'POST',
+          url: '/api/admin/approvals',
+          headers: ops1,
+          payload: { action: 'key.rotate', params: { tenant: 'root', purpose: 'verifier' } },
+        });
+        assert.equal(filed.statusCode, 201, filed.body);
+        const approved = await rail.app.inject({
+          method: 'POST',
+          url: `/api/admin/approvals/${filed.json().approval.approvalId}/approve`,
+          headers: ops2,
+          payload: {},
+        });
+        assert.equal(approved.statusCode, 200, approved.body);
+        assert.deepEqual(
+          [
+            approved.json().approval.result.purpose,
+            approved.json().approval.result.previousKid,
+            approved.json().approval.result.listsResigned,
+          ],
+          ['verifier', previous.kid, 0],
+        );
+        now += Math.max(ISSUER_DOCUMENT_TTL_MS, ACTIVE_KEY_TTL_MS) + 1;
+        const issued = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        assert.equal((await verifiedOn(rail.app, issued)).ok, true, 'request objects signed by the new verifier key');
+        assert.ok(
+          tokenObjects(token).some((o) => o.label === previous.object_label),
+          'superseded, still in the token',
+        );
+        now += RETIREMENT.everyMs;
+        await rail.jobs.tick();
+        const retired = await rail.db
+          .selectFrom('signing_keys')
+          .select('retired_at')
+          .where('kid', '=', previous.kid)
+          .executeTakeFirstOrThrow();
+        assert.notEqual(retired.retired_at, null, 'nothing it signed can be presented: retired');
+        assert.ok(!tokenObjects(token).some((o) => o.label === previous.object_label), 'and its token object deleted');
+      });
+
       test('no row holds private key material; every key object in the token is sensitive and not extractable', async () => {
         for (const table of ['signing_keys', 'certificate_authority'] as const) {
           const rows = await sql<{ key_backend: string; sealed_private_key: string | null; object_label: string }>`
@@ -204,7 +259,10 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
             assert.equal(r.sealed_private_key, null);
           }
         }
-        const labels = (await rail.db.selectFrom('signing_keys').select('object_label').execute()).map((r) => r.object_label);
+        // Every key not retired is in the token (a retired key's objects are deleted).
+        const labels = (
+          await rail.db.selectFrom('signing_keys').select('object_label').where('retired_at', 'is', null).execute()
+        ).map((r) => r.object_label);
         const objects = tokenObjects(token);
         for (const label of labels) {
           const object = objects.find((o) => o.label === label);
@@ -219,6 +277,9 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
 
       test('a token lost: signing answers 503 signing_unavailable with Retry-After and spends nothing, the rest answers; back, it signs again without a restart', async () => {
         const issued = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        const victim = await issueOne(rail.app, tenant(), typeId, PASS_SUBJECT);
+        // The list as signed now, served while the token is gone.
+        assert.equal((await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/status/1` })).statusCode, 200);
         // A credential request made ready before the token goes: its access token and proof.
         const { code } = await createOffer(rail.app, { tenant: tenant(), typeId, subject: PASS_SUBJECT });
         const { access_token, c_nonce } = await accessToken(rail.app, tenant(), code);
@@ -270,6 +331,17 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
             },
           });
           assert.equal(opened.statusCode, 201, opened.body);
+          // A revocation needs no signature; the list it changes is not served as last signed.
+          const revoked = await rail.app.inject({
+            method: 'POST',
+            url: '/api/revoke',
+            headers: owner,
+            payload: { tenant: tenant(), status: statusOf(victim.credential), reason: 'Lost.' },
+          });
+          assert.equal(revoked.statusCode, 200, revoked.body);
+          const stale = await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/status/1` });
+          assert.equal(stale.statusCode, 503, stale.body);
+          assert.equal(stale.json().error, 'signing_unavailable');
         } finally {
           renameSync(away, token.tokens);
         }
@@ -280,6 +352,7 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         const credential = answered.json().credentials[0].credential as string;
         assert.equal((await verifiedOn(rail.app, { credential, key: holder })).ok, true);
         assert.equal((await verifiedOn(rail.app, issued)).ok, true);
+        assert.equal((await verifiedOn(rail.app, victim)).ok, false, 'revoked while the token was gone');
       });
     });
   }

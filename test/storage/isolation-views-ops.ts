@@ -289,7 +289,13 @@ export function opsViewsIsolation(isolated: (name: string, fn: () => Promise<voi
     assert.ok(Array.isArray(await kernel.jobLeases()));
     assert.ok((await kernel.unroutedEvents()).count >= 0);
     assert.ok((await kernel.mailRates(AT)).sent >= 0);
-    assert.ok((await kernel.supersededKeys(100)).every((k) => k.supersededAt !== null && k.retiredAt === null));
+    for (const purpose of ['issuer', 'verifier'] as const) {
+      assert.ok(
+        (await kernel.supersededKeys(100, purpose)).every(
+          (k) => k.purpose === purpose && k.supersededAt !== null && k.retiredAt === null,
+        ),
+      );
+    }
     assert.ok(Array.isArray(await kernel.auditEntries(SEQ, 10)), 'the chain is read from a seq, every tenant’s, by design');
   });
 

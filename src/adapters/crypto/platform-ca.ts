@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
-import { ServiceError } from '../../core/errors.ts';
 import { platformDid, tenantDid } from '../../core/did-web.ts';
+import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import type { KeyBackend, KeyOwner, PrivateKeyRef } from '../../ports/key-backend.ts';

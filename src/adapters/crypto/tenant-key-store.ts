@@ -64,8 +64,20 @@ export class TenantKeyStore implements KeyStore {
     return { previous: active.kid, current: next.kid };
   }
 
-  retire(tenant: string, kid: string): Promise<boolean> {
-    return this.keys.retire(tenant, kid, this.clock.now());
+  /**
+   * Takes a superseded key out of the DID document, and once that has committed deletes its token
+   * objects (a sealed key has nothing outside its row): nothing it signed can be presented any more
+   * (the retirement job's rule). A token that cannot delete just now leaves an object no row names,
+   * which signs nothing (docs/keys.md, "Objects no key names").
+   */
+  async retire(tenant: string, kid: string): Promise<boolean> {
+    const key = (await this.keys.published(tenant)).find((k) => k.kid === kid);
+    if (!(await this.keys.retire(tenant, kid, this.clock.now()))) return false;
+    if (key?.privateKey.backend === 'pkcs11') {
+      const ref = key.privateKey;
+      afterCommit(() => void this.backend.destroy(ref).catch(() => undefined));
+    }
+    return true;
   }
 
   async activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined> {

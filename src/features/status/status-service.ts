@@ -76,17 +76,26 @@ export class StatusService {
     );
     const signer = await this.deps.keys.signer(tenant, 'issuer');
     const iat = Math.floor(now / 1000);
-    const token = await signer.sign(
-      { typ: 'statuslist+jwt', kid: signer.kid, ...x5c(signer) },
-      {
-        iss: this.deps.tenants.didOf(tenant),
-        sub: this.deps.urls.statusList(tenant, seq),
-        iat,
-        exp: iat + STATUS_LIST_VALIDITY_S,
-        ttl: STATUS_LIST_TTL_S,
-        status_list: { bits: 1, lst },
-      },
-    );
+    let token: string;
+    try {
+      token = await signer.sign(
+        { typ: 'statuslist+jwt', kid: signer.kid, ...x5c(signer) },
+        {
+          iss: this.deps.tenants.didOf(tenant),
+          sub: this.deps.urls.statusList(tenant, seq),
+          iat,
+          exp: iat + STATUS_LIST_VALIDITY_S,
+          ttl: STATUS_LIST_TTL_S,
+          status_list: { bits: 1, lst },
+        },
+      );
+    } catch (err) {
+      // A key that cannot sign just now (its token lost): the list as last signed is still true when
+      // nothing was revoked since, and still valid until its exp; a list that changed is not served stale.
+      const stale = cached && cached.revision === list.revision && now < cached.signedAt + STATUS_LIST_VALIDITY_S * 1000;
+      if (stale && err instanceof ServiceError && err.code === 'signing_unavailable') return cached.token;
+      throw err;
+    }
     afterCommit(() => {
       if (this.signed.size >= TOKEN_CACHE_ENTRIES && !this.signed.has(key))
         this.signed.delete(this.signed.keys().next().value as string);

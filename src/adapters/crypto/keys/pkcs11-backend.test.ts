@@ -71,14 +71,20 @@ describe('keys in a PKCS#11 token (SoftHSM)', { skip }, () => {
     writeFileSync(pinFile, 'not-the-pin\n');
     const backend = new Pkcs11KeyBackend({ module: token.module, token: { label: token.label }, pin: { file: pinFile } });
     try {
-      await assert.rejects(backend.generate(OWNER), (err) => isUnavailable(err) && /CKR_PIN_INCORRECT/.test((err as Error).message));
+      await assert.rejects(
+        backend.generate(OWNER),
+        (err) => isUnavailable(err) && /CKR_PIN_INCORRECT/.test((err as Error).message),
+      );
       const health = await backend.health();
       assert.equal(health.loggedIn, false);
       assert.match(health.problem ?? '', /CKR_PIN_INCORRECT/);
       assert.ok(!JSON.stringify(health).includes('not-the-pin'), 'health never shows the PIN');
       // Within the retry window nothing is tried; after it, the same refused PIN is still not presented.
       await new Promise((r) => setTimeout(r, TOKEN_RETRY_SECONDS * 1000 + 100));
-      await assert.rejects(backend.generate(OWNER), (err) => isUnavailable(err) && /not presented again/.test((err as Error).message));
+      await assert.rejects(
+        backend.generate(OWNER),
+        (err) => isUnavailable(err) && /not presented again/.test((err as Error).message),
+      );
       writeFileSync(pinFile, `${token.pin}\n`);
       await new Promise((r) => setTimeout(r, TOKEN_RETRY_SECONDS * 1000 + 100));
       const key = await backend.generate(OWNER);
@@ -92,7 +98,12 @@ describe('keys in a PKCS#11 token (SoftHSM)', { skip }, () => {
     let backend: Pkcs11KeyBackend;
     let key: GeneratedKey;
     before(async () => {
-      backend = new Pkcs11KeyBackend({ module: token.module, token: { label: token.label }, pin: { value: token.pin }, sessions: 3 });
+      backend = new Pkcs11KeyBackend({
+        module: token.module,
+        token: { label: token.label },
+        pin: { value: token.pin },
+        sessions: 3,
+      });
       key = await backend.generate(OWNER);
     });
     after(() => backend.close());
@@ -115,7 +126,10 @@ describe('keys in a PKCS#11 token (SoftHSM)', { skip }, () => {
         { type: pkcs11js.CKA_LABEL, value: key.ref.label },
       ]);
       assert.ok(privateKey);
-      assert.throws(() => raw.lib.C_GetAttributeValue(raw.session, privateKey, [{ type: pkcs11js.CKA_VALUE }]), /CKR_ATTRIBUTE_SENSITIVE/);
+      assert.throws(
+        () => raw.lib.C_GetAttributeValue(raw.session, privateKey, [{ type: pkcs11js.CKA_VALUE }]),
+        /CKR_ATTRIBUTE_SENSITIVE/,
+      );
       const usage = raw.lib.C_GetAttributeValue(raw.session, privateKey, [
         { type: pkcs11js.CKA_DECRYPT },
         { type: pkcs11js.CKA_UNWRAP },

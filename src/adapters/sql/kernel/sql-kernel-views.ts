@@ -15,6 +15,7 @@ import type {
   OutboxRow,
   VerificationDayCount,
 } from '../../../ports/kernel-views.ts';
+import type { KeyPurpose } from '../../../ports/signing-key-store.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
@@ -170,11 +171,11 @@ export class SqlKernelViews implements KernelViews {
     return rows.map(keyRow);
   }
 
-  async supersededKeys(limit: number): Promise<KeyRow[]> {
+  async supersededKeys(limit: number, purpose: KeyPurpose): Promise<KeyRow[]> {
     const rows = await this.db
       .selectFrom('signing_keys')
       .select(KEY_COLUMNS)
-      .where('purpose', '=', 'issuer')
+      .where('purpose', '=', purpose)
       .where('superseded_at', 'is not', null)
       .where('retired_at', 'is', null)
       .orderBy('superseded_at')

@@ -21,7 +21,7 @@ export function rotationRoutes(reads: Pick<OpsReads, 'kernel' | 'issuance'>, ten
       order: (r) => [r.seq],
       view: (r) => ({ ...auditRow(r), kid: r.target, previousKid: detailText(r, 'previousKid') }),
       beside: async (_rotations, { tenant }) => {
-        const superseded = (await reads.kernel.supersededKeys(AWAITING_SHOWN)).filter(
+        const superseded = (await reads.kernel.supersededKeys(AWAITING_SHOWN, 'issuer')).filter(
           (k) => tenant === null || k.tenant === tenant,
         );
         const outstanding = await reads.issuance.outstandingIn(

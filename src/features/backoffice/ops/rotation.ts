@@ -11,6 +11,7 @@ import type { StoredSigningKey } from '../../../ports/signing-key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { StatusService } from '../../status/status-service.ts';
 import type { TenantService } from '../../tenants/tenant-service.ts';
+import { TRANSACTION_TTL_MS } from '../../verification/hosted-verifier.ts';
 
 export const ROTATE_ACTION = 'key.rotate';
 /** Superseded keys looked at per run of the retirement job. */
@@ -23,8 +24,14 @@ export const RETIREMENT: { actor: Actor; everyMs: number } = {
 export const RotateParams = Type.Object(
   {
     tenant: Type.Union([Slug, Type.Literal(ROOT_SLUG)], {
-      description: 'The tenant whose issuer key rotates; root for the platform.',
+      description: 'The tenant whose key rotates; root for the platform.',
     }),
+    purpose: Type.Optional(
+      Type.Union([Type.Literal('issuer'), Type.Literal('verifier')], {
+        description:
+          'The key that rotates: issuer (the default) signs credentials and status lists; verifier signs request objects (the platform’s).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,15 +51,16 @@ export interface RotationDeps {
 
 /**
  * `key.rotate` (docs/operations.md, "Key rotation"), four eyes: on approval, in the approval's
- * transaction, the tenant's issuer key is superseded by a fresh one, which signs from then on; the
- * old one stays in the DID document, so every credential it signed keeps verifying; every status
- * list of the tenant is signed again; `key.rotated` is audited and emitted.
+ * transaction, the tenant's issuer (or verifier) key is superseded by a fresh one, made where the
+ * deployment keeps keys (docs/keys.md), which signs from then on; the old one stays in the DID
+ * document, so every credential it signed keeps verifying; an issuer key's rotation signs every
+ * status list of the tenant again; `key.rotated` is audited and emitted.
  */
 export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredSigningKey> {
   return {
     name: ROTATE_ACTION,
     summary:
-      "Rotate a tenant's issuer key: a new key signs, the old one stays published until nothing it signed can be presented.",
+      "Rotate a tenant's issuer (or verifier) key: a new key signs, the old one stays published until nothing it signed can be presented.",
     params: RotateParams,
     roles: ['owner', 'ops'],
     tenantOf: () => null,
@@ -60,24 +68,25 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredS
       await deps.tenants.existing(p.tenant);
     },
     // The key is generated and certified before the approval's transaction opens.
-    prepare: (p) => deps.keys.prepareKey(p.tenant, 'issuer'),
+    prepare: (p) => deps.keys.prepareKey(p.tenant, p.purpose ?? 'issuer'),
     async execute({ audit, events }, p, context) {
-      const { previous, current } = await deps.keys.rotate(p.tenant, 'issuer', context.prepared);
-      const listsResigned = await deps.status.resignAll(p.tenant);
+      const purpose = p.purpose ?? 'issuer';
+      const { previous, current } = await deps.keys.rotate(p.tenant, purpose, context.prepared);
+      const listsResigned = purpose === 'issuer' ? await deps.status.resignAll(p.tenant) : 0;
       const did = deps.tenants.didOf(p.tenant);
       await audit.append({
         actor: context.actor,
         action: 'key.rotated',
         tenant: p.tenant,
         target: current,
-        detail: { purpose: 'issuer', previousKid: previous, listsResigned, approvalId: context.approvalId },
+        detail: { purpose, previousKid: previous, listsResigned, approvalId: context.approvalId },
       });
       await events.emit({
         type: 'key.rotated',
         tenant: p.tenant,
         data: { did, kid: current, previousKid: previous, approvalId: context.approvalId },
       });
-      return { tenant: p.tenant, kid: current, previousKid: previous, listsResigned };
+      return { tenant: p.tenant, purpose, kid: current, previousKid: previous, listsResigned };
     },
   };
 }
@@ -86,18 +95,22 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredS
  * The retirement job: a superseded issuer key leaves the DID document once no credential it
  * signed can still be presented, that is once every credential the tenant issued while it signed
  * is revoked or past its expiry (docs/operations.md, "Expiry"); one without expiry keeps it
- * published until it is revoked. Each retirement is audited (`key.retired`).
+ * published until it is revoked. A superseded verifier key signed request objects only: it leaves
+ * once every transaction opened while it signed has expired. Each retirement is audited
+ * (`key.retired`); a retired key's token objects are deleted (docs/keys.md).
  */
 export async function retireSuperseded(deps: RotationDeps): Promise<number> {
-  let retired = 0;
   const now = deps.clock.now();
-  const due = (await deps.kernel.supersededKeys(RETIRE_BATCH)).filter((k) => signedUntil(k) <= now);
+  const issuers = (await deps.kernel.supersededKeys(RETIRE_BATCH, 'issuer')).filter((k) => signedUntil(k) <= now);
   const outstanding = await deps.issuance.outstandingIn(
-    due.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: signedUntil(k) })),
+    issuers.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: signedUntil(k) })),
     now,
   );
-  for (const [i, key] of due.entries()) {
-    if ((outstanding[i] ?? 0) > 0) continue;
+  const verifiers = (await deps.kernel.supersededKeys(RETIRE_BATCH, 'verifier')).filter(
+    (k) => signedUntil(k) + TRANSACTION_TTL_MS <= now,
+  );
+  let retired = 0;
+  for (const key of [...issuers.filter((_, i) => (outstanding[i] ?? 0) === 0), ...verifiers]) {
     await deps.uow.run(async ({ audit }) => {
       if (!(await deps.keys.retire(key.tenant, key.kid))) return;
       retired++;
