@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { defineModule } from '../src/app/module.ts';
 import { holderOf } from '../src/http/auth/holder-jws.ts';
 import { defineRoute, type RouteDef } from '../src/http/route.ts';
-import { errorResponse } from '../src/http/schemas/common.ts';
+import { refusal } from '../src/http/schemas/common.ts';
 import { OPERATOR_ROLES } from '../src/ports/operator-store.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { holderJws, newHolderKey } from './helpers/holder.ts';
@@ -41,8 +41,8 @@ const probeModule = defineModule({
             body: Type.Object({ note: Type.String({ maxLength: 10 }) }, { additionalProperties: false }),
             responses: {
               200: { description: 'The signer.', schema: Type.Object({ accountId: Type.String() }) },
-              401: errorResponse('unauthorized'),
-              403: errorResponse('account_mismatch'),
+              401: refusal('unauthorized'),
+              403: refusal('account_mismatch'),
             },
             handler: async (request) => ({ accountId: holderOf(request).accountId }),
           }),
