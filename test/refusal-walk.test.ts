@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { defineModule } from '../src/app/module.ts';
+import type { ErrorCode } from '../src/core/errors.ts';
 import { holderOf } from '../src/http/auth/holder-jws.ts';
 import { defineRoute, type RouteDef } from '../src/http/route.ts';
 import { refusal } from '../src/http/schemas/common.ts';
@@ -138,13 +139,17 @@ for (const factory of testDatabases()) {
         ...(route.body ? { payload: JSON.stringify({ tenant: 'beta' }) } : {}),
       });
 
-    /** Asserts the answer is the refusal `status` with `code`, and that the operation documents it. */
+    /** Asserts the answer is the refusal `status` with `code`, and that the operation documents it by that code. */
     function refused(route: RouteDef, res: { statusCode: number; body: string }, status: number, code: string, why: string) {
       const what = `${route.method} ${route.path} ${why}: ${res.statusCode} ${res.body}`;
       assert.equal(res.statusCode, status, what);
       const body = JSON.parse(res.body) as { error?: string };
       assert.equal(body.error, code, what);
       assert.ok(route.responses[status], `${route.method} ${route.path} does not document its ${status}`);
+      assert.ok(
+        route.responses[status]?.codes?.includes(code as ErrorCode),
+        `${route.method} ${route.path} does not name ${code} among its ${status} refusals`,
+      );
     }
 
     test('the walk covers the operator plane and the holder plane', () => {

@@ -213,7 +213,14 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         stability: 'unpromised',
         summary: 'Open an OID4VP presentation transaction on the operator plane (recorded with the operator).',
         body: RequestBody,
-        responses: { ...OPERATOR_ERRORS, ...requestResponses },
+        responses: {
+          ...OPERATOR_ERRORS,
+          ...requestResponses,
+          403: refusal(
+            ['forbidden', 'untrusted_issuer'],
+            'untrusted_issuer: the issuer is not in the trust registry, or it is suspended or removed.',
+          ),
+        },
         handler: async (request, reply) =>
           reply.code(201).send(await verifier.open(request.body as RequestInput, operatorActor(operatorOf(request)))),
       }),

@@ -138,7 +138,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       answer: [200, 'Changed; the operator signs in again.', Changed],
       refusals: {
         400: ['invalid_request', 'malformed_json', 'weak_password'],
-        401: refusal('invalid_credentials', 'currentPassword is missing or wrong'),
+        401: refusal(['unauthorized', 'invalid_credentials'], 'invalid_credentials: currentPassword is missing or wrong.'),
         403: refusal('forbidden', 'another operator’s password (send it a reset: /invite)'),
         404: 'unknown_operator',
       },
