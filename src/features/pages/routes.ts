@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
 import type { WebAssets } from '../../web/assets.ts';
 import { sendPage, sendStaticFile } from '../../web/serve.ts';
 import { demoRoutes } from './demo-routes.ts';
@@ -90,7 +90,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       params: Type.Object({ file: FileName }),
       responses: {
         200: { description: 'The file; fingerprinted names are immutable, plain names revalidate by ETag.', contentType: '*/*' },
-        404: errorResponse('unknown_asset'),
+        404: refusal('unknown_asset'),
       },
       handler: async (request, reply) => {
         const file = deps.assets.files.get(`${prefix}/${request.params.file}`);
@@ -151,7 +151,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
         surface: 'page',
         summary: 'One of the project’s documents, rendered as a page (docs/public-pages.md, "Documents").',
         params: Type.Object({ name: DocName }),
-        responses: { ...HTML, 404: errorResponse('unknown_document') },
+        responses: { ...HTML, 404: refusal('unknown_document') },
         handler: async (request, reply) => {
           const found = reader.page(request.params.name);
           if (!found) throw new ServiceError('unknown_document', 'No document of this deployment has this name.');
