@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { refusal } from '../../http/schemas/common.ts';
+import type { ShippedDocs } from '../../ports/shipped-docs.ts';
 import type { WebAssets } from '../../web/assets.ts';
 import { sendPage, sendStaticFile } from '../../web/serve.ts';
 import { demoRoutes } from './demo-routes.ts';
@@ -27,6 +28,8 @@ import { renderVerifyPage } from './verify-page.ts';
 export interface PageDeps {
   siteName: string;
   assets: WebAssets;
+  /** The project's documents as shipped, served under /developers/docs. */
+  docs: ShippedDocs;
   /** The contract document of the mounted routes: the home page says what this deployment serves. */
   openApi: () => Record<string, unknown>;
   /** The wallet providers this deployment admits, which /verify lists (docs/wallet.md). */
@@ -59,7 +62,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       return served(path);
     },
   };
-  const reader = new DocsReader(deps.siteName);
+  const reader = new DocsReader(deps.siteName, deps.docs);
   const once = <T>(render: () => T) => {
     let rendered: T | undefined;
     return () => {
