@@ -11,9 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { defineModule } from '../src/app/module.ts';
+import type { ErrorCode } from '../src/core/errors.ts';
 import { holderOf } from '../src/http/auth/holder-jws.ts';
 import { defineRoute, type RouteDef } from '../src/http/route.ts';
-import { errorResponse } from '../src/http/schemas/common.ts';
+import { refusal } from '../src/http/schemas/common.ts';
 import { OPERATOR_ROLES } from '../src/ports/operator-store.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { holderJws, newHolderKey } from './helpers/holder.ts';
@@ -41,8 +42,8 @@ const probeModule = defineModule({
             body: Type.Object({ note: Type.String({ maxLength: 10 }) }, { additionalProperties: false }),
             responses: {
               200: { description: 'The signer.', schema: Type.Object({ accountId: Type.String() }) },
-              401: errorResponse('unauthorized'),
-              403: errorResponse('account_mismatch'),
+              401: refusal('unauthorized'),
+              403: refusal('account_mismatch'),
             },
             handler: async (request) => ({ accountId: holderOf(request).accountId }),
           }),
@@ -138,13 +139,17 @@ for (const factory of testDatabases()) {
         ...(route.body ? { payload: JSON.stringify({ tenant: 'beta' }) } : {}),
       });
 
-    /** Asserts the answer is the refusal `status` with `code`, and that the operation documents it. */
+    /** Asserts the answer is the refusal `status` with `code`, and that the operation documents it by that code. */
     function refused(route: RouteDef, res: { statusCode: number; body: string }, status: number, code: string, why: string) {
       const what = `${route.method} ${route.path} ${why}: ${res.statusCode} ${res.body}`;
       assert.equal(res.statusCode, status, what);
       const body = JSON.parse(res.body) as { error?: string };
       assert.equal(body.error, code, what);
       assert.ok(route.responses[status], `${route.method} ${route.path} does not document its ${status}`);
+      assert.ok(
+        route.responses[status]?.codes?.includes(code as ErrorCode),
+        `${route.method} ${route.path} does not name ${code} among its ${status} refusals`,
+      );
     }
 
     test('the walk covers the operator plane and the holder plane', () => {

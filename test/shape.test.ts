@@ -182,3 +182,33 @@ test('the lint rule refuses a crypto adapter and node:crypto randomness in a fea
   assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
   assert.match(out, /Found 2 errors/);
 });
+
+/**
+ * Files are a port as the rest of I/O is: the rule refuses node:fs and node:fs/promises (and their
+ * bare names) in a feature file and in the web kit, while a module's wiring and a test may use them.
+ */
+test('the lint rule refuses node:fs in a feature and in the web kit, and lets the module and a test use it', () => {
+  const sync = "import { readFileSync } from 'node:fs';\n\nexport const read = readFileSync;\n";
+  const promises = "import { readFile } from 'node:fs/promises';\n\nexport const read = readFile;\n";
+  const bare = "import { stat } from 'fs/promises';\n\nexport const size = stat;\n";
+  const { out, status } = lintScratch({
+    'features/probe/probe-docs.ts': sync,
+    'features/probe/probe-folder.ts': promises,
+    'features/probe/probe-disk.ts': bare,
+    'web/probe-assets.ts': sync,
+    'features/probe/module.ts': promises,
+    'features/probe/probe.test.ts': sync,
+  });
+  assert.notEqual(status, 0, out);
+  for (const file of [
+    'features/probe/probe-docs',
+    'features/probe/probe-folder',
+    'features/probe/probe-disk',
+    'web/probe-assets',
+  ]) {
+    assert.match(out, new RegExp(`${file.replace(/\//g, '\\/')}\\.ts:1:\\d+ lint\\/style\\/noRestrictedImports`), file);
+  }
+  assert.doesNotMatch(out, /features\/probe\/module\.ts:/);
+  assert.doesNotMatch(out, /features\/probe\/probe\.test\.ts:/);
+  assert.match(out, /Found 4 errors/);
+});

@@ -10,6 +10,7 @@ import { authorityEndingSoon, openCertifier, renewKeyCertificates } from '../ada
 import { systemRandom } from '../adapters/crypto/random-pool.ts';
 import { TenantKeyStore } from '../adapters/crypto/tenant-key-store.ts';
 import { shippedBuildAt } from '../adapters/fs/source-files.ts';
+import { webAssetFilesAt } from '../adapters/fs/web-asset-files.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
 import { configuredMailer } from '../adapters/mail/configured-mailer.ts';
 import { RecordedMailer } from '../adapters/mail/recorded-mailer.ts';
@@ -44,12 +45,16 @@ import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
+import { installWebAssets, loadWebAssets, type WebAssets } from '../web/assets.ts';
 import { type Job, JobRunner, processName } from './jobs.ts';
 import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
 import { type BaseContext, ModuleRegistry } from './registry.ts';
 
 export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The web kit's files, read on the first start in this process and kept. */
+let webFiles: WebAssets | undefined;
 
 export interface Openrail {
   app: FastifyInstance;
@@ -100,6 +105,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   checkGroupNames(modules, unmounted);
   const keyBackend = options.keyBackend ?? new KeyBackends(config.keys, vault);
   const closeKeys = options.keyBackend ? async () => undefined : () => keyBackend.close();
+  webFiles ??= loadWebAssets(webAssetFilesAt());
+  installWebAssets(webFiles);
 
   const db = openDatabase(config.database, { poolSize: config.dbPoolSize, ...options.database });
   try {

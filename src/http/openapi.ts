@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import type { RouteDef, RouteGroup, TenantScope } from './route.ts';
-import { errorResponse } from './schemas/common.ts';
+import { refusal } from './schemas/common.ts';
 
 export const OPENAPI_INFO_VERSION = '0.1.0';
 
@@ -33,8 +33,9 @@ function operationId(method: string, path: string): string {
  * The refusal every operation that spends an anonymous budget can give (its own, or the holder
  * plane's for the replay mark it stores): listed whether or not the route names it.
  */
-const BUDGET_REFUSAL = errorResponse(
-  'rate_limited: an anonymous budget is spent (docs/security.md, "Anonymous budgets"); Retry-After says when to ask again.',
+const BUDGET_REFUSAL = refusal(
+  'rate_limited',
+  'an anonymous budget is spent (docs/security.md, "Anonymous budgets"); Retry-After says when to ask again.',
 );
 
 /** Every anonymous budget an operation spends: its own, its handler's, and the holder plane's. */
@@ -55,10 +56,13 @@ function operation(route: RouteDef, path: string, group: string, plane: AuthPlan
   for (const [status, r] of Object.entries(declared)) {
     const published = !route.undocumented || Number(status) >= 400;
     const media = r.contentType ?? 'application/json';
-    responses[status] =
-      published && (r.schema || r.contentType)
+    responses[status] = {
+      ...(published && (r.schema || r.contentType)
         ? { description: r.description, content: { [media]: r.schema ? { schema: plain(r.schema) } : {} } }
-        : { description: r.description };
+        : { description: r.description }),
+      // The catalogue codes a refusal answers with (http/schemas/common.ts, `refusal`).
+      ...(r.codes ? { 'x-svc-error-codes': [...r.codes] } : {}),
+    };
   }
   const alias = path !== route.path;
   const op: Record<string, unknown> = {

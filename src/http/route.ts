@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AnonymousBudgetName } from '../core/anonymous-budgets.ts';
-import type { ServiceError } from '../core/errors.ts';
+import type { ErrorCode, ServiceError } from '../core/errors.ts';
 import type { IntegrationScope } from '../core/integration-scopes.ts';
 import type { PartnerRole } from '../core/partner-pipeline.ts';
 import type { OperatorRole } from '../ports/operator-store.ts';
@@ -43,6 +43,12 @@ export interface RouteResponse {
   schema?: TSchema;
   /** A non-JSON media type (text/plain, application/statuslist+jwt); the handler sends a string. */
   contentType?: string;
+  /**
+   * A refusal in the service envelope: the catalogue codes it answers with (core/errors.ts), each
+   * of this status. Declared with `refusal` (http/schemas/common.ts); /openapi.json lists them as
+   * `x-svc-error-codes`.
+   */
+  codes?: readonly ErrorCode[];
 }
 
 /**

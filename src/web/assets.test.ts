@@ -4,18 +4,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import {
-  ASSETS_DIR,
-  cspHashOf,
-  EMBEDDABLE_SCRIPTS,
-  IMMUTABLE,
-  loadWebAssets,
-  REVALIDATE,
-  VENDOR_FILES,
-  webStaticFiles,
-} from './assets.ts';
+import { ASSETS_DIR, webAssetFilesAt } from '../adapters/fs/web-asset-files.ts';
+import { cspHashOf, EMBEDDABLE_SCRIPTS, IMMUTABLE, loadWebAssets, REVALIDATE, VENDOR_FILES, webStaticFiles } from './assets.ts';
 
-const assets = loadWebAssets();
+const assets = loadWebAssets(webAssetFilesAt());
 
 describe('page scripts', () => {
   const scripts = readdirSync(ASSETS_DIR).filter((f) => f.endsWith('.js'));
@@ -69,12 +61,12 @@ describe('files the HTML parser would change are refused at start', () => {
   ];
   for (const [what, content, error] of cases) {
     test(what, () => {
-      assert.throws(() => loadWebAssets(folderWith('bad.js', content)), error);
+      assert.throws(() => loadWebAssets(webAssetFilesAt(folderWith('bad.js', content))), error);
     });
   }
 
   test('a file type with no known content type', () => {
-    assert.throws(() => loadWebAssets(folderWith('notes.txt', 'x')), /no content type/);
+    assert.throws(() => loadWebAssets(webAssetFilesAt(folderWith('notes.txt', 'x'))), /no content type/);
   });
 });
 

@@ -17,12 +17,8 @@
  * its plain name (`/assets/site.css`), revalidated on each use by its ETag.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'assets');
+import { extname } from 'node:path';
+import type { WebAssetFiles } from '../ports/web-asset-files.ts';
 
 /** What a route handler needs to answer GET <path>. */
 export interface StaticAsset {
@@ -119,13 +115,12 @@ function publish(
 }
 
 /** Reads the assets folder and the vendor files. Throws, naming the file, on anything it would not serve as is. */
-export function loadWebAssets(dir: string = ASSETS_DIR): WebAssets {
+export function loadWebAssets(source: WebAssetFiles): WebAssets {
   const scripts = new Map<string, InlineScript>();
   const files = new Map<string, StaticAsset>();
   const linked = new Map<string, LinkedAsset>();
 
-  for (const name of readdirSync(dir).sort()) {
-    const bytes = readFileSync(join(dir, name));
+  for (const { name, bytes } of source.assets()) {
     if (name.endsWith('.js')) {
       scripts.set(name, { name, source: inlineScriptText(name, bytes), cspHash: cspHashOf(bytes) });
       if (EMBEDDABLE_SCRIPTS.includes(name)) publish(files, linked, `/assets/${name}`, bytes, true);
@@ -134,16 +129,14 @@ export function loadWebAssets(dir: string = ASSETS_DIR): WebAssets {
     }
   }
 
-  const require = createRequire(import.meta.url);
   for (const vendor of VENDOR_FILES) {
-    const root = dirname(require.resolve(`${vendor.packageName}/package.json`));
-    publish(files, linked, vendor.path, readFileSync(join(root, vendor.file)));
+    publish(files, linked, vendor.path, source.packageFile(vendor.packageName, vendor.file));
   }
 
   return {
     script(name) {
       const script = scripts.get(name);
-      if (!script) throw new Error(`no page script ${name} in ${dir}`);
+      if (!script) throw new Error(`no page script ${name} in ${source.folder}`);
       return script;
     },
     linked(plainPath) {
@@ -157,9 +150,17 @@ export function loadWebAssets(dir: string = ASSETS_DIR): WebAssets {
 
 let shared: WebAssets | undefined;
 
-/** The assets of this installation, read on the first call (call it at start) and kept. */
+/**
+ * Makes `assets` those of this installation, what pages link and inline: the composition root
+ * (app/start.ts) reads them once, when the service starts, from the files as installed.
+ */
+export function installWebAssets(assets: WebAssets): void {
+  shared = assets;
+}
+
+/** The assets of this installation (installWebAssets); throws before they are installed. */
 export function webAssets(): WebAssets {
-  shared ??= loadWebAssets();
+  if (!shared) throw new Error('the web assets are read when the service starts (installWebAssets in app/start.ts)');
   return shared;
 }
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { webAssets } from './assets.ts';
+import { installedWebAssets } from '../../test/helpers/web-assets.ts';
 import { html } from './html.ts';
 import { contentSecurityPolicy, MAIN_NAV, renderPage } from './layout.ts';
 
-const assets = webAssets();
+const assets = installedWebAssets();
 
 /** Every inline script's text in a page. */
 const inlineScripts = (page: string) => [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');

@@ -6,10 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { defineModule } from '../../src/app/module.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/core/errors.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { publicPlane } from '../../src/http/auth/principal.ts';
-import { defineRoute } from '../../src/http/route.ts';
-import { errorResponse } from '../../src/http/schemas/common.ts';
+import { defineRoute, type RouteDef } from '../../src/http/route.ts';
+import { ErrorBody, refusal } from '../../src/http/schemas/common.ts';
 import { requestAjv } from '../../src/http/schemas/request-ajv.ts';
 import { assertWellFormedBody } from '../../src/http/well-formed.ts';
 import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
@@ -119,6 +120,26 @@ function servedRoutes(app: FastifyInstance): Array<{ method: string; path: strin
     }
   }
   return out;
+}
+
+/**
+ * What is wrong with the refusals a route table declares: an answer in the service envelope
+ * (ErrorBody) that names no catalogue code, and a code whose catalogue status is not the status
+ * it is declared under. OAuth errors and HTML pages are not catalogue bodies and are not held.
+ */
+function refusalFaults(routes: readonly RouteDef[]): string[] {
+  const faults: string[] = [];
+  for (const route of routes) {
+    for (const [status, answer] of Object.entries(route.responses)) {
+      const where = `${route.method} ${route.path} ${status}`;
+      if (answer.schema === ErrorBody && !answer.codes?.length) faults.push(`${where}: an error body with no catalogue code`);
+      for (const code of answer.codes ?? []) {
+        const listed = ERROR_CATALOGUE[code as ErrorCode]?.status;
+        if (listed !== Number(status)) faults.push(`${where}: ${code} is ${listed ?? 'not in the catalogue'}`);
+      }
+    }
+  }
+  return faults;
 }
 
 const getDoc = async (rail: TestRail) => {
@@ -257,6 +278,31 @@ for (const factory of testDatabases()) {
         assert.ok(doc.paths[of]?.[method], `${method} ${path} aliases ${method} ${of}, which is listed`);
         assert.notDeepEqual(doc.paths[of]?.[method]?.tags, ['v1-aliases']);
       }
+    });
+
+    test('every refusal in the error envelope names its catalogue codes, each of the status it is declared under', () => {
+      const routes = rail.routes.flatMap((group) => group.routes);
+      assert.deepEqual(refusalFaults(routes), []);
+      // The document publishes them: the description starts with the codes, and x-svc-error-codes lists them.
+      let coded = 0;
+      for (const { path, method, op } of operations(doc)) {
+        const responses = op.responses as Record<
+          string,
+          { description: string; content?: Record<string, { schema?: { properties?: object } }>; 'x-svc-error-codes'?: string[] }
+        >;
+        for (const [status, answer] of Object.entries(responses)) {
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const codes = answer['x-svc-error-codes'];
+          const envelope = answer.content?.['application/json']?.schema?.properties;
+          if (Number(status) >= 400 && envelope && 'message' in envelope) assert.ok(codes?.length, `${where} names no code`);
+          if (!codes) continue;
+          coded++;
+          for (const code of codes) assert.equal(ERROR_CATALOGUE[code as ErrorCode]?.status, Number(status), `${where}: ${code}`);
+          assert.ok(answer.description.startsWith(codes[0] as string), `${where}: the description starts with the codes`);
+          for (const code of codes) assert.ok(answer.description.includes(code), `${where}: the description names ${code}`);
+        }
+      }
+      assert.ok(coded > 100, `${coded} coded refusals`);
     });
 
     test('operator console operations are internal and say why their shape is undocumented', () => {
@@ -558,6 +604,44 @@ for (const factory of testDatabases()) {
  */
 const DEPRECATION = { since: '2026-01-15', sunset: '2026-07-15', link: 'https://rail.example.test/docs/deprecations' };
 
+describe('the refusal check, on fixture declarations', () => {
+  const declaring = (responses: RouteDef['responses']) =>
+    defineRoute({
+      method: 'GET',
+      path: '/fixture/refusals',
+      auth: 'public',
+      stability: 'unpromised',
+      summary: 'A fixture operation.',
+      responses: { 200: { description: 'Fine.' }, ...responses },
+      handler: async () => ({}),
+    });
+
+  test('a refusal of its own status passes', () => {
+    assert.deepEqual(refusalFaults([declaring({ 404: refusal(['unknown_tenant', 'unknown_type'], 'a note.') })]), []);
+  });
+
+  test('a code declared under another status than its own fails', () => {
+    assert.deepEqual(refusalFaults([declaring({ 409: refusal(['conflict', 'unknown_tenant']) })]), [
+      'GET /fixture/refusals 409: unknown_tenant is 404',
+    ]);
+  });
+
+  test('an error body that names no code fails', () => {
+    assert.deepEqual(refusalFaults([declaring({ 400: { description: 'Bad.', schema: ErrorBody } })]), [
+      'GET /fixture/refusals 400: an error body with no catalogue code',
+    ]);
+  });
+
+  test('a refusal names at least one code, and only catalogue codes (the typecheck refuses another)', () => {
+    assert.throws(() => refusal([]), /at least one/);
+    // @ts-expect-error: not a catalogue code
+    const typo = refusal('unknown_tenat');
+    assert.deepEqual(refusalFaults([declaring({ 404: typo })]), [
+      'GET /fixture/refusals 404: unknown_tenat is not in the catalogue',
+    ]);
+  });
+});
+
 const fixtureRoute = (deprecated: Partial<typeof DEPRECATION> | undefined) =>
   defineRoute({
     method: 'GET',
@@ -572,7 +656,7 @@ const fixtureRoute = (deprecated: Partial<typeof DEPRECATION> | undefined) =>
     querystring: Type.Object({}, { additionalProperties: false }),
     responses: {
       200: { description: 'The thing.', schema: Type.Object({ thing: Type.String() }) },
-      400: errorResponse('invalid_request'),
+      400: refusal('invalid_request'),
     },
     handler: async (request) => ({ thing: request.params.thing }),
   });

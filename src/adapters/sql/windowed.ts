@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /**
  * The pieces every list query shares (docs/architecture.md, "Rules that hold everywhere"): the tenant a reader is
@@ -13,6 +13,11 @@ const always = sql<SqlBool>`1 = 1`;
 export function inTenant(tenant: string | null, column = 'tenant'): Expression<SqlBool> {
   return tenant === null ? always : sql<SqlBool>`${sql.ref(column)} = ${tenant}`;
 }
+
+const DAY_MS = 86_400_000;
+
+/** The UTC day (days since the epoch) of a millisecond column; a literal divisor, so GROUP BY matches the SELECT on PostgreSQL. */
+export const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} / ${sql.lit(DAY_MS)} as bigint)`;
 
 /** A list's time window over one column. */
 export interface TimeWindow {
@@ -45,6 +50,30 @@ export function pastCursor(
   if (after === undefined) return always;
   const [first, key] = columns;
   return sql<SqlBool>`(${sql.ref(first)}, ${sql.ref(key)}) ${sql.raw(order === 'desc' ? '<' : '>')} (${after[0]}, ${after[1]})`;
+}
+
+/** A page of a list read newest first: its window, the cursor of the last row answered, and how many rows. */
+export interface NewestPage extends TimeWindow {
+  after?: readonly [number | string, number | string] | undefined;
+  limit: number;
+}
+
+/**
+ * One page of `query` newest first by `columns` (a time, then the key that breaks ties): the rows
+ * in the page's window on the time, past its cursor, in that order, up to its limit.
+ */
+export function newestFirst<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  columns: readonly [string, string],
+  page: NewestPage,
+): SelectQueryBuilder<DB, TB, O> {
+  const [time, key] = columns;
+  return query
+    .where(inWindow(time, page))
+    .where(pastCursor(columns, page.after, 'desc'))
+    .orderBy(sql.ref(time), 'desc')
+    .orderBy(sql.ref(key), 'desc')
+    .limit(page.limit);
 }
 
 /**

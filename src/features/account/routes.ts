@@ -10,7 +10,7 @@ import {
 } from '../../http/auth/account-cookies.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
+import { htmlResponse, refusal } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -71,7 +71,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         spends: ['account-signin'],
         summary:
           'The sign-in page: a QR code of the approval for the wallet; the browser’s own secret for the ticket is held in an HttpOnly cookie.',
-        responses: { 200: HTML('The sign-in page.'), 429: errorResponse('rate_limited') },
+        responses: { 200: HTML('The sign-in page.'), 429: refusal('rate_limited') },
         handler: async (request, reply) => signinPage(request, reply),
       }),
       defineRoute({
@@ -87,7 +87,7 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
             contentType: 'text/html',
             schema: Type.Object({ askedBy: Type.String(), approved: Type.Boolean() }),
           },
-          400: errorResponse('invalid_request: no ticket, or not one'),
+          400: refusal('invalid_request', 'no ticket, or not one'),
           410: {
             description: 'The ticket is spent, expired or unknown: a page, or {error: signin_ended, message}.',
             contentType: 'text/html',
@@ -124,11 +124,9 @@ export function accountRoutes(deps: AccountDeps): RouteGroup {
         ),
         responses: {
           200: { description: 'Approved.', schema: Type.Object({ ok: Type.Literal(true) }) },
-          400: errorResponse('invalid_request or malformed_json: no t, another member, or not a JSON object'),
-          401: errorResponse('unauthorized: no holder JWS for the approve audience'),
-          409: errorResponse(
-            'signin_unavailable: malformed, unknown, expired or already approved (one identical answer for all)',
-          ),
+          400: refusal(['invalid_request', 'malformed_json'], 'no t, another member, or not a JSON object'),
+          401: refusal('unauthorized', 'no holder JWS for the approve audience'),
+          409: refusal('signin_unavailable', 'malformed, unknown, expired or already approved (one identical answer for all)'),
         },
         handler: async (request) => {
           await signin.approve(holderOf(request).accountId, request.body.t);

@@ -5,7 +5,7 @@ import { ActorLabel, adminRoute, LIST_SCOPE, ListPage, ListQuery, listParams } f
 import { ROLE_MATRIX } from '../../http/admin/role-matrix.ts';
 import { operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
+import { AdminMutation, DisplayText, OPERATOR_ERRORS, refusal } from '../../http/schemas/common.ts';
 import { APPROVAL_STATES } from '../../ports/approval-store.ts';
 import { type ApprovalService, NOTE_MAX, REASON_MAX } from './desk.ts';
 
@@ -39,13 +39,12 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
       responses: {
         200: { description: answer, schema: verb === 'approve' ? ApprovedSchema : Decided },
         ...OPERATOR_ERRORS,
-        403: errorResponse(
+        403:
           verb === 'withdraw'
-            ? 'forbidden: not the requester, or the credential lacks the role.'
-            : "forbidden: the action's roles are not the caller's; same_operator: the requester cannot decide it.",
-        ),
-        404: errorResponse('unknown_approval'),
-        409: errorResponse('approval_state: approved, rejected, withdrawn or expired.'),
+            ? refusal('forbidden', 'not the requester, or the credential lacks the role.')
+            : refusal(['forbidden', 'same_operator'], "forbidden: the action's roles are not the caller's."),
+        404: refusal('unknown_approval'),
+        409: refusal('approval_state', 'approved, rejected, withdrawn or expired.'),
       },
       handler: async (request) => {
         const by = operatorOf(request);
@@ -93,7 +92,7 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
         responses: {
           200: { description: 'The approval.', schema: ApprovalSchema },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_approval'),
+          404: refusal('unknown_approval'),
         },
         handler: async (request) => desk.get(operatorOf(request), request.params.approvalId),
       }),
@@ -116,10 +115,10 @@ export function approvalRoutes(desk: ApprovalService): RouteGroup {
         responses: {
           201: { description: 'The approval, pending.', schema: AdminMutation({ approval: ApprovalSchema }) },
           ...OPERATOR_ERRORS,
-          400: errorResponse('invalid_request (the message names the field), malformed_json, or unknown_action.'),
-          403: errorResponse("forbidden: the action's roles or tenant are not the caller's."),
-          404: errorResponse('unknown_tenant, unknown_type, unknown_credential or unknown_account: the target does not exist.'),
-          409: errorResponse('bulk_too_large'),
+          400: refusal(['invalid_request', 'malformed_json', 'unknown_action'], 'invalid_request names the field.'),
+          403: refusal('forbidden', "the action's roles or tenant are not the caller's."),
+          404: refusal(['unknown_tenant', 'unknown_type', 'unknown_credential', 'unknown_account'], 'the target does not exist.'),
+          409: refusal('bulk_too_large'),
         },
         handler: async (request, reply) => {
           const { action, params, reason } = request.body;

@@ -1,4 +1,6 @@
 import { TenantKeyStore } from '../../adapters/crypto/tenant-key-store.ts';
+import { backupFolderAt } from '../../adapters/fs/backup-folder.ts';
+import { localDiskSpace } from '../../adapters/fs/disk-space.ts';
 import { SqlAgentStore } from '../../adapters/sql/backoffice/sql-agent-store.ts';
 import { SqlBackupStore } from '../../adapters/sql/backoffice/sql-backup-store.ts';
 import { SqlComplianceStore } from '../../adapters/sql/backoffice/sql-compliance-store.ts';
@@ -16,8 +18,10 @@ import { defineModule } from '../../app/module.ts';
 import type { ApprovalDesk } from '../../http/admin/approval-desk.ts';
 import type { RouteGroup } from '../../http/route.ts';
 import type { AgentStore } from '../../ports/agent-store.ts';
+import type { BackupFolder } from '../../ports/backup-folder.ts';
 import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
+import type { DiskSpace } from '../../ports/disk-space.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
@@ -71,10 +75,19 @@ export interface ReplicaReads {
   keys: KeyStore;
 }
 
-/** What every group builds on: the approval desk its four-eyes actions register with, the stores, the organisations. */
+/** The files the operations group reads and writes, through their ports (adapters/fs/). */
+export interface BackofficeFiles {
+  /** The backup folder (OPENRAIL_BACKUP_DIR). */
+  backups: BackupFolder;
+  /** The disk under the data folder, for the health check. */
+  disk: DiskSpace;
+}
+
+/** What every group builds on: the approval desk its four-eyes actions register with, the stores, the files, the organisations. */
 export interface Backoffice {
   desk: ApprovalDesk;
   stores: BackofficeStores;
+  files: BackofficeFiles;
   orgs: OrgService;
   /** A subject's timeline, composed from its owners' views (session/timeline.ts). */
   timeline: SubjectTimeline;
@@ -145,6 +158,7 @@ export const backofficeModule = defineModule({
     const office: Backoffice = {
       desk,
       stores,
+      files: { backups: backupFolderAt(ctx.config.backupDir), disk: localDiskSpace },
       orgs: await buildOrgService(ctx, stores),
       timeline: new SubjectTimeline({
         kernel: ctx.views,

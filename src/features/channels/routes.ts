@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, internalOperatorRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { CHANNEL_STATES, type ChannelState } from '../../ports/channel-store.ts';
 import { ChannelView, SharedItem } from '../wallet/routes.ts';
 import type { ChannelAction, ChannelService } from './channel-service.ts';
@@ -23,8 +23,8 @@ const actionRoute = (channels: ChannelService, action: ChannelAction, summary: s
     responses: {
       200: { description: 'The channel after the action.', schema: ChannelView },
       ...OPERATOR_ERRORS,
-      404: errorResponse('unknown_channel'),
-      409: errorResponse('channel_state'),
+      404: refusal('unknown_channel'),
+      409: refusal('channel_state'),
     },
     handler: async (request) => {
       const { tenant, accountId } = request.params;
@@ -55,8 +55,8 @@ export function channelRoutes(channels: ChannelService): RouteGroup {
             schema: Type.Object({ channel: ChannelView, itemId: Type.String() }),
           },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('channel_state: the pair already has a requested or active channel.'),
+          404: refusal('unknown_tenant'),
+          409: refusal('channel_state', 'the pair already has a requested or active channel.'),
         },
         handler: async (request, reply) =>
           reply.code(201).send(await channels.request(request.body, operatorActor(operatorOf(request)))),

@@ -5,16 +5,16 @@ import { ROOT_SLUG } from '../../core/slug.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, errorResponse, Narrowed, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, Narrowed, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
 
 /** How registering a type is refused, wherever it is offered (POST /api/types, POST /api/admin/types). */
 export const REGISTER_TYPE_REFUSALS = {
-  400: errorResponse('invalid_claim_spec, reserved_claim, invalid_request or malformed_json.'),
-  404: errorResponse('unknown_tenant'),
-  409: errorResponse('conflict: the tenant already has a type with this typeId.'),
+  400: refusal(['invalid_claim_spec', 'reserved_claim', 'invalid_request', 'malformed_json']),
+  404: refusal('unknown_tenant'),
+  409: refusal('conflict', 'the tenant already has a type with this typeId.'),
 } as const;
 
 export const TypeId = Type.String({
@@ -98,7 +98,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
       params: Type.Object({ typeId: TypeId, ...tenantParam }),
       responses: {
         200: { description: 'Type Metadata.', schema: TypeMetadata },
-        404: errorResponse('unknown_tenant or unknown_type'),
+        404: refusal(['unknown_tenant', 'unknown_type']),
       },
       handler: async (request) => {
         const params = request.params as Record<string, string>;
@@ -177,9 +177,10 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
             }),
           },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant or unknown_type'),
-          409: errorResponse(
-            'wallet_trust_unconfigured: this deployment trusts no wallet provider, so it could check no key attestation.',
+          404: refusal(['unknown_tenant', 'unknown_type']),
+          409: refusal(
+            'wallet_trust_unconfigured',
+            'this deployment trusts no wallet provider, so it could check no key attestation.',
           ),
         },
         handler: async (request) => {
@@ -196,7 +197,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
         cors: true,
         summary: "A tenant's manifest for wallet white-labelling: ?tenant=<slug>, the platform (root) without it.",
         querystring: Type.Object({ tenant: Type.Optional(Slug) }, { additionalProperties: false }),
-        responses: { 200: { description: 'The manifest.', schema: Manifest }, 404: errorResponse('unknown_tenant') },
+        responses: { 200: { description: 'The manifest.', schema: Manifest }, 404: refusal('unknown_tenant') },
         handler: async (request) => types.manifest(request.query.tenant ?? ROOT_SLUG),
       }),
       ...metadataRoutes,

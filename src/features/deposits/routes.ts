@@ -3,15 +3,7 @@ import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import {
-  AccountId,
-  DisplayName,
-  DisplayText,
-  errorResponse,
-  Narrowed,
-  OPERATOR_ERRORS,
-  Slug,
-} from '../../http/schemas/common.ts';
+import { AccountId, DisplayName, DisplayText, Narrowed, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { DEPOSIT_KINDS, type DepositKind } from '../../ports/deposit-store.ts';
 import type { DemoSeed } from './demo-seed.ts';
 import { type DepositBody, DepositService, SUPPORTED_CONTRACTS } from './deposit-service.ts';
@@ -131,12 +123,10 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
           200: { description: 'The same body was delivered before: the same answer.', schema: DepositAnswer },
           201: { description: 'The deposit, now a wallet item.', schema: DepositAnswer },
           ...OPERATOR_ERRORS,
-          400: errorResponse('unsupported_contract, invalid_currency, invalid_request or malformed_json.'),
-          403: errorResponse(
-            'forbidden: the credential lacks the role or tenant scope; tenant_suspended: the tenant is suspended.',
-          ),
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('deposit_conflict, no_approved_product or channel_required.'),
+          400: refusal(['unsupported_contract', 'invalid_currency', 'invalid_request', 'malformed_json']),
+          403: refusal(['forbidden', 'tenant_suspended'], 'forbidden: the credential lacks the role or tenant scope.'),
+          404: refusal('unknown_tenant'),
+          409: refusal(['deposit_conflict', 'no_approved_product', 'channel_required']),
         },
         handler: async (request, reply) => {
           const { created, answer } = await deposits.deposit(
@@ -187,8 +177,8 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         responses: {
           201: { description: 'The product, not yet approved.', schema: Product },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('conflict: the tenant has a product of this kind.'),
+          404: refusal('unknown_tenant'),
+          409: refusal('conflict', 'the tenant has a product of this kind.'),
         },
         handler: async (request, reply) =>
           reply.code(201).send(await deposits.createProduct(request.body, operatorActor(operatorOf(request)))),
@@ -206,7 +196,7 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         responses: {
           200: { description: 'The product, approved.', schema: Product },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_product'),
+          404: refusal('unknown_product'),
         },
         handler: async (request) => deposits.approve(request.params.productId, operatorActor(operatorOf(request))),
       }),
@@ -227,7 +217,7 @@ export function depositRoutes(deposits: DepositService, demo: DemoSeed): RouteGr
         responses: {
           200: { description: 'The product.', schema: Product },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_product'),
+          404: refusal('unknown_product'),
         },
         handler: async (request) =>
           deposits.requireChannel(

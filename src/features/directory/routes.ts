@@ -4,7 +4,7 @@ import { ServiceError } from '../../core/errors.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { Cursor, ListPage } from '../../http/list.ts';
 import { defineRoute, type RouteDef, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, errorResponse, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, refusal, Slug } from '../../http/schemas/common.ts';
 import { type DirectoryService, MAX_CONTACTS, SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX } from './directory-service.ts';
 
 const UNDOCUMENTED = 'The interface does not show the directory’s bodies; docs/directory.md states ours.';
@@ -41,10 +41,10 @@ const Listing = Type.Object({
 const Page = ListPage('listings', Found);
 
 const COMMON_REFUSALS = {
-  400: errorResponse('invalid_request, malformed_json or invalid_contact'),
-  401: errorResponse('unauthorized'),
-  403: errorResponse('not_enrolled: the holder is not an active member of a programme (or of that community)'),
-  503: errorResponse('directory_unconfigured: OPENRAIL_DIRECTORY_PEPPER is not set'),
+  400: refusal(['invalid_request', 'malformed_json', 'invalid_contact']),
+  401: refusal('unauthorized'),
+  403: refusal('not_enrolled', 'the holder is not an active member of a programme (or of that community)'),
+  503: refusal('directory_unconfigured', 'OPENRAIL_DIRECTORY_PEPPER is not set'),
 };
 
 /** The holder directory's routes (docs/directory.md); without a service they answer 503 directory_unconfigured. */
@@ -76,7 +76,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         responses: {
           200: { description: 'The entry.', schema: Type.Object({ kind: Type.String(), entry: Type.String() }) },
           ...COMMON_REFUSALS,
-          429: errorResponse('rate_limited'),
+          429: refusal('rate_limited'),
         },
         handler: async (request, reply) => {
           const { body, headers } = await configured().descriptor(holderOf(request).accountId, request.body);
@@ -108,7 +108,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         method: 'DELETE',
         path: '/directory/listing',
         summary: 'Remove the holder’s own listing and its contacts.',
-        responses: { 204: { description: 'Removed.' }, ...COMMON_REFUSALS, 404: errorResponse('unknown_listing') },
+        responses: { 204: { description: 'Removed.' }, ...COMMON_REFUSALS, 404: refusal('unknown_listing') },
         handler: async (request, reply) => {
           await configured().remove(holderOf(request).accountId);
           return reply.code(204).send();
@@ -122,7 +122,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         responses: {
           200: { description: 'The listing.', schema: Listing },
           ...COMMON_REFUSALS,
-          404: errorResponse('unknown_listing'),
+          404: refusal('unknown_listing'),
         },
         handler: async (request) => configured().me(holderOf(request).accountId),
       }),
@@ -135,7 +135,7 @@ export function directoryRoutes(directory: DirectoryService | undefined): RouteG
         responses: {
           200: { description: 'Listings with that entry.', schema: Type.Object({ listings: Type.Array(Found) }) },
           ...COMMON_REFUSALS,
-          429: errorResponse('rate_limited'),
+          429: refusal('rate_limited'),
         },
         handler: async (request, reply) => {
           const { body, headers } = await configured().lookup(holderOf(request).accountId, request.body.entry);

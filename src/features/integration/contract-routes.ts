@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { LIST_SCOPE, ListPage, ListQuery, listParams, listTenant } from '../../http/admin/kit.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DateTimeView, Nullable, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { DepositViews } from '../deposits/deposit-views.ts';
 import { CONTRACT_NAMES, Handshake, handshake, listContracts } from './contracts.ts';
 import { INTEGRATION_READ } from './roles.ts';
@@ -159,7 +159,7 @@ export function contractRoutes(deposits: DepositViews): RouteGroup {
             }),
           },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_deposit'),
+          404: refusal('unknown_deposit'),
         },
         handler: async (request) => deposits.get(request.query.tenant, request.params.depositId),
       }),

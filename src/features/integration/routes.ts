@@ -4,15 +4,7 @@ import { RATE_CLASS_NAMES, SCOPE_NAMES } from '../../core/integration-scopes.ts'
 import { LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import {
-  AdminMutation,
-  DateTimeView,
-  DisplayText,
-  errorResponse,
-  Nullable,
-  OPERATOR_ERRORS,
-  Slug,
-} from '../../http/schemas/common.ts';
+import { AdminMutation, DateTimeView, DisplayText, Nullable, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { Provisioning } from './provisioning.ts';
 import { INTEGRATION_MINT, INTEGRATION_READ, INTEGRATION_SECRETS, INTEGRATION_WRITE } from './roles.ts';
 import type { IntegrationTokenService } from './token-service.ts';
@@ -115,7 +107,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           201: { description: 'The request, pending.', schema: AdminMutation({ request: Request }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
+          404: refusal('unknown_tenant'),
         },
         handler: async (request, reply) => {
           reply.code(201);
@@ -150,7 +142,7 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: { description: 'The request.', schema: Request },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_provisioning_request'),
+          404: refusal('unknown_provisioning_request'),
         },
         handler: async (request) => provisioning.request(operatorOf(request), request.params.requestId),
       }),
@@ -167,8 +159,8 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: { description: 'The request, rejected.', schema: AdminMutation({ request: Request }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_provisioning_request'),
-          409: errorResponse('provisioning_state'),
+          404: refusal('unknown_provisioning_request'),
+          409: refusal('provisioning_state'),
         },
         handler: async (request) => {
           return provisioning.reject(operatorOf(request), request.params.requestId, request.body?.note ?? null);
@@ -186,8 +178,8 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           201: { description: 'The token, with its secret.', schema: AdminMutation({ token: WithSecret }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_provisioning_request'),
-          409: errorResponse('provisioning_state'),
+          404: refusal('unknown_provisioning_request'),
+          409: refusal('provisioning_state'),
         },
         handler: async (request, reply) => {
           reply.code(201);
@@ -222,8 +214,8 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: { description: 'The token, revoked.', schema: AdminMutation({ token: Token }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_token'),
-          409: errorResponse('token_revoked'),
+          404: refusal('unknown_token'),
+          409: refusal('token_revoked'),
         },
         handler: async (request) => {
           const principal = operatorOf(request);
@@ -241,8 +233,8 @@ export function integrationTokenRoutes(service: IntegrationTokenService, provisi
         responses: {
           200: { description: 'The token, with its new secret.', schema: AdminMutation({ token: WithSecret }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_token'),
-          409: errorResponse('token_revoked'),
+          404: refusal('unknown_token'),
+          409: refusal('token_revoked'),
         },
         handler: async (request) => {
           const principal = operatorOf(request);

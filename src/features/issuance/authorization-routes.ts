@@ -13,7 +13,7 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteDef } from '../../http/route.ts';
-import { errorResponse, htmlResponse, OPERATOR_ERRORS, oauthError, Slug } from '../../http/schemas/common.ts';
+import { htmlResponse, OPERATOR_ERRORS, oauthError, refusal, Slug } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
@@ -211,9 +211,10 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           schema: Type.Object({ authorizationId: Type.String(), offerId: Type.String(), continueUrl: Type.String() }),
         },
         ...OPERATOR_ERRORS,
-        400: errorResponse('invalid_request, invalid_subject (the subject does not fit the type), or tenant_suspended.'),
-        404: errorResponse('unknown_tenant'),
-        410: errorResponse('authorization_ended: unknown, not waiting for approval, or expired.'),
+        400: refusal(['invalid_request', 'invalid_subject'], 'invalid_subject: the subject does not fit the type.'),
+        403: refusal(['forbidden', 'tenant_suspended'], 'forbidden: the credential lacks the role or tenant scope.'),
+        404: refusal('unknown_tenant'),
+        410: refusal('authorization_ended', 'unknown, not waiting for approval, or expired.'),
       },
       handler: async (request) => {
         const { tenant, authorizationId } = request.params;
@@ -258,7 +259,7 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           }),
         },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_tenant'),
+        404: refusal('unknown_tenant'),
       },
       handler: async (request) => {
         const { tenant, ...patch } = request.body;

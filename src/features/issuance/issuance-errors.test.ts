@@ -182,6 +182,23 @@ for (const factory of testDatabases()) {
       assert.ok((await allocated()) >= (await issued()), 'every credential is counted against its list');
     };
 
+    /**
+     * A credential request with `token` refused with 401 invalid_token, leaving everything as it was:
+     * the nonce `n` it carried is then collected with a fresh token.
+     */
+    const refusedToken = async (issuer: string, token: string, n: string) => {
+      const before = await snapshot();
+      assertOAuthError(
+        await requestCredential(rail.app, issuer, token, await validBody(issuer, n)),
+        401,
+        'invalid_token',
+        TOKEN_PROBLEM,
+        INVALID_TOKEN_CHALLENGE,
+      );
+      await assertUnchanged(before);
+      await collectOk(issuer, (await grant(issuer)).access_token, [n]);
+    };
+
     // ---------------------------------------------------------------- token endpoint (§6)
 
     for (const issuer of ISSUERS) {
@@ -584,32 +601,14 @@ for (const factory of testDatabases()) {
           const { access_token, c_nonce } = await grant(issuer);
           await collectOk(issuer, access_token, [c_nonce]);
           const n = await nonce(issuer);
-          const before = await snapshot();
-          assertOAuthError(
-            await requestCredential(rail.app, issuer, access_token, await validBody(issuer, n)),
-            401,
-            'invalid_token',
-            TOKEN_PROBLEM,
-            INVALID_TOKEN_CHALLENGE,
-          );
-          await assertUnchanged(before);
-          await collectOk(issuer, (await grant(issuer)).access_token, [n]);
+          await refusedToken(issuer, access_token, n);
         });
 
         test('an expired token: 401 invalid_token, and the nonce stays usable', async () => {
           const { access_token } = await grant(issuer);
           await at(TTL_S + 1, async () => {
             const n = await nonce(issuer);
-            const before = await snapshot();
-            assertOAuthError(
-              await requestCredential(rail.app, issuer, access_token, await validBody(issuer, n)),
-              401,
-              'invalid_token',
-              TOKEN_PROBLEM,
-              INVALID_TOKEN_CHALLENGE,
-            );
-            await assertUnchanged(before);
-            await collectOk(issuer, (await grant(issuer)).access_token, [n]);
+            await refusedToken(issuer, access_token, n);
           });
         });
 
@@ -645,16 +644,7 @@ for (const factory of testDatabases()) {
           for (const other of othersOf(issuer)) {
             // Right in every other respect there: its configuration, audience and nonce.
             const n = await nonce(other);
-            const before = await snapshot();
-            assertOAuthError(
-              await requestCredential(rail.app, other, access_token, await validBody(other, n)),
-              401,
-              'invalid_token',
-              TOKEN_PROBLEM,
-              INVALID_TOKEN_CHALLENGE,
-            );
-            await assertUnchanged(before);
-            await collectOk(other, (await grant(other)).access_token, [n]);
+            await refusedToken(other, access_token, n);
           }
           await collectOk(issuer, access_token, [c_nonce]);
         });

@@ -3,7 +3,7 @@ import { idPattern } from '../../core/ids.ts';
 import { holderOf } from '../../http/auth/holder-jws.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, DisplayName, DisplayText, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import type { MembershipService, ProposalBody, UpdateInput } from './membership-service.ts';
 import { Member, Option, PROPOSAL_FIELDS, Proposal, ProposalId, Tier } from './schemas.ts';
@@ -28,10 +28,10 @@ const Vote = Type.Object({
 });
 
 const VOTE_REFUSALS = {
-  400: errorResponse('invalid_request, malformed_json or unknown_option.'),
-  403: errorResponse('not_a_member, member_inactive or not_eligible (and forbidden on the operator plane).'),
-  404: errorResponse('unknown_proposal'),
-  409: errorResponse('already_voted or proposal_not_open.'),
+  400: refusal(['invalid_request', 'malformed_json', 'unknown_option']),
+  403: refusal(['not_a_member', 'member_inactive', 'not_eligible', 'forbidden'], 'forbidden: only on the operator plane.'),
+  404: refusal('unknown_proposal'),
+  409: refusal(['already_voted', 'proposal_not_open']),
 } as const;
 
 const MEMBER_ROLES = ['owner', 'tenant-admin', 'issuer'] as const;
@@ -68,8 +68,8 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         responses: {
           201: { description: 'The new member.', schema: Member },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('already_member'),
+          404: refusal('unknown_tenant'),
+          409: refusal('already_member'),
         },
         handler: async (request, reply) =>
           reply.code(201).send(await members.enrolByOperator(request.body, operatorActor(operatorOf(request)))),
@@ -119,8 +119,8 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
             schema: Type.Object({ member: Member, coinEntry: Type.Optional(CoinEntry) }),
           },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_member'),
-          409: errorResponse('member_erased, insufficient_balance or idempotency_conflict.'),
+          404: refusal('unknown_member'),
+          409: refusal(['member_erased', 'insufficient_balance', 'idempotency_conflict']),
         },
         handler: async (request) => members.update(request.body as UpdateInput, operatorActor(operatorOf(request))),
       }),
@@ -143,7 +143,7 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
             schema: Type.Object({ tenant: Type.String(), typeIds: Type.Array(Type.String()) }),
           },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant or unknown_type'),
+          404: refusal(['unknown_tenant', 'unknown_type']),
         },
         handler: async (request) =>
           members.setEnrolmentTypes(request.body.tenant, request.body.typeIds, operatorActor(operatorOf(request))),
@@ -184,8 +184,8 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
           200: { description: 'open, close or show: the proposal; its tally once closed.', schema: Proposal },
           201: { description: 'create: the draft.', schema: Proposal },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant or unknown_proposal'),
-          409: errorResponse('proposal_state'),
+          404: refusal(['unknown_tenant', 'unknown_proposal']),
+          409: refusal('proposal_state'),
         },
         handler: async (request, reply) => {
           const body = request.body as ProposalBody;
@@ -240,12 +240,13 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         ),
         responses: {
           201: { description: 'The new member.', schema: Member },
-          400: errorResponse('invalid_request or malformed_json.'),
-          403: errorResponse(
-            'type_not_enrolling; response_code_required or wrong_response_code: a same-device answer enrols only with the response code its browser brought back.',
+          400: refusal(['invalid_request', 'malformed_json']),
+          403: refusal(
+            ['type_not_enrolling', 'response_code_required', 'wrong_response_code'],
+            'a same-device answer enrols only with the response code its browser brought back.',
           ),
-          404: errorResponse('unknown_transaction: unknown, expired, or the result token is wrong.'),
-          409: errorResponse('verification_pending, verification_failed, transaction_used or already_member.'),
+          404: refusal('unknown_transaction', 'unknown, expired, or the result token is wrong.'),
+          409: refusal(['verification_pending', 'verification_failed', 'transaction_used', 'already_member']),
         },
         handler: async (request, reply) => {
           const code = request.headers['response-code'];
@@ -269,7 +270,7 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
         ),
         responses: {
           201: { description: 'The vote was recorded.', schema: Vote },
-          401: errorResponse('unauthorized'),
+          401: refusal('unauthorized'),
           ...VOTE_REFUSALS,
         },
         handler: async (request, reply) => {
@@ -304,7 +305,7 @@ export function membershipRoutes(members: MembershipService): RouteGroup {
               ),
             }),
           },
-          401: errorResponse('unauthorized'),
+          401: refusal('unauthorized'),
         },
         handler: async (request) => members.me(holderOf(request).accountId),
       }),

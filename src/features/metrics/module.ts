@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineModule } from '../../app/module.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { defineRoute } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
 import { metricsPlane } from './metrics-plane.ts';
 
 /**
@@ -32,8 +32,8 @@ export const metricsModule = defineModule({
               summary: 'This process’s metrics in Prometheus text (off unless OPENRAIL_METRICS_TOKEN is set).',
               responses: {
                 200: { description: 'Prometheus text exposition format 0.0.4.', schema: Type.String() },
-                401: errorResponse('unauthorized'),
-                404: errorResponse('metrics_off'),
+                401: refusal('unauthorized'),
+                404: refusal('metrics_off'),
               },
               handler: async (_request, reply) => {
                 const exposition = await ctx.meter.exposition();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, DisplayText, errorResponse, Narrowed, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AccountId, DisplayText, Narrowed, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { TxCodeSpec as TxCode } from '../../ports/offer-store.ts';
 import { TypeId } from '../credential-types/routes.ts';
 import { OFFER_TTL_MAX_S, OFFER_TTL_MIN_S, type OfferRequest, type OfferService } from './offer-service.ts';
@@ -101,11 +101,9 @@ export function offerRoutes(offers: OfferService): RouteGroup {
             schema: OfferCreated,
           },
           ...OPERATOR_ERRORS,
-          400: errorResponse('invalid_subject, reserved_claim, invalid_request or malformed_json.'),
-          403: errorResponse(
-            'forbidden: the credential lacks the role or tenant scope; tenant_suspended: the tenant issues nothing.',
-          ),
-          404: errorResponse('unknown_tenant: no tenant has this slug; unknown_type: the tenant has no such type.'),
+          400: refusal(['invalid_subject', 'reserved_claim', 'invalid_request', 'malformed_json']),
+          403: refusal(['forbidden', 'tenant_suspended'], 'forbidden: the credential lacks the role or tenant scope.'),
+          404: refusal(['unknown_tenant', 'unknown_type']),
         },
         handler: async (request, reply) => {
           return reply.code(201).send(await offers.create(request.body as OfferRequest, operatorActor(operatorOf(request))));
@@ -121,7 +119,7 @@ export function offerRoutes(offers: OfferService): RouteGroup {
           params: Type.Object({ handle: Handle, ...tenantParam }),
           responses: {
             200: { description: 'The Credential Offer object.', schema: CredentialOffer },
-            404: errorResponse('unknown_tenant or unknown_offer'),
+            404: refusal(['unknown_tenant', 'unknown_offer']),
           },
           handler: async (request, reply) => {
             const params = request.params as Record<string, string>;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
 import type { OnboardingService } from './onboarding-service.ts';
 
 const UNDOCUMENTED = 'The interface does not show onboarding’s bodies; docs/onboarding.md states ours.';
@@ -25,9 +25,9 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteGroup {
             description: 'A code was mailed.',
             schema: Type.Object({ sent: Type.Literal(true), expiresIn: Type.Integer() }),
           },
-          400: errorResponse('invalid_request, malformed_json or invalid_contact'),
-          429: errorResponse('rate_limited: too many codes for this address or from this caller'),
-          503: errorResponse('mail_unavailable'),
+          400: refusal(['invalid_request', 'malformed_json', 'invalid_contact']),
+          429: refusal('rate_limited', 'too many codes for this address or from this caller'),
+          503: refusal('mail_unavailable'),
         },
         handler: async (request, reply) => {
           const { body, headers } = await onboarding.start(request.body.identifier, request.ip);
@@ -65,7 +65,7 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteGroup {
               expiresAt: Type.String({ format: 'date-time' }),
             }),
           },
-          400: errorResponse('invalid_request, malformed_json, invalid_contact, invalid_code or invalid_proof'),
+          400: refusal(['invalid_request', 'malformed_json', 'invalid_contact', 'invalid_code', 'invalid_proof']),
         },
         handler: async (request) => onboarding.verify(request.body, request.ip),
       }),

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, htmlResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { htmlResponse, Nullable, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { assertSameOriginForm } from '../../web/forms.ts';
 import { sendPage } from '../../web/serve.ts';
 import { renderInvitationDonePage, renderInvitationPage } from './invitation-page.ts';
@@ -95,10 +95,11 @@ export function operatorAuthRoutes(operators: OperatorService, site: { name: str
             description: 'A session bearer for the operator plane.',
             schema: LoginAnswer,
           },
-          400: errorResponse('invalid_request or malformed_json'),
-          401: errorResponse('invalid_credentials: identical for unknown user, wrong password, suspended or locked.'),
-          429: errorResponse(
-            'rate_limited: too many sign-ins from this address, for this username or on this deployment, or too many password checks waiting.',
+          400: refusal(['invalid_request', 'malformed_json']),
+          401: refusal('invalid_credentials', 'identical for unknown user, wrong password, suspended or locked.'),
+          429: refusal(
+            'rate_limited',
+            'too many sign-ins from this address, for this username or on this deployment, or too many password checks waiting.',
           ),
         },
         handler: async (request) => operators.login(request.body.username, request.body.password),
@@ -121,8 +122,8 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
       responses: {
         200: { description: 'The operator after the change.', schema: OperatorView },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_operator'),
-        409: errorResponse('approval_required: suspending or removing an owner needs a second owner (the back office).'),
+        404: refusal('unknown_operator'),
+        409: refusal('approval_required', 'suspending or removing an owner needs a second owner (the back office).'),
       },
       handler: async (request) => act.call(operators, request.body.username, operatorActor(operatorOf(request))),
     });
@@ -141,13 +142,17 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         responses: {
           201: { description: 'The operator was created (status invited until its person accepts).', schema: OperatorView },
           ...OPERATOR_ERRORS,
-          400: errorResponse('invalid_request (not exactly one of email, identity, password), malformed_json or weak_password'),
-          403: errorResponse('forbidden: a password from an operator (never another’s password), or a scoped credential.'),
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse(
-            'conflict: the username is taken; identity_linked; approval_required: an operator (not the owner token) gives owner.',
+          400: refusal(
+            ['invalid_request', 'malformed_json', 'weak_password'],
+            'invalid_request when not exactly one of email, identity, password.',
           ),
-          503: errorResponse('mail_unavailable: the invitation could not be mailed; nothing was created.'),
+          403: refusal('forbidden', 'a password from an operator (never another’s password), or a scoped credential.'),
+          404: refusal('unknown_tenant'),
+          409: refusal(
+            ['conflict', 'identity_linked', 'approval_required'],
+            'conflict: the username is taken; approval_required: an operator (not the owner token) gives owner.',
+          ),
+          503: refusal('mail_unavailable', 'the invitation could not be mailed; nothing was created.'),
         },
         handler: async (request, reply) => {
           const { username, roles, tenant } = request.body;
@@ -173,9 +178,10 @@ export function operatorConsoleRoutes(operators: OperatorService): RouteGroup {
         responses: {
           200: { description: 'The operator after the change.', schema: OperatorView },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_operator or unknown_tenant'),
-          409: errorResponse(
-            'approval_required: taking owner away, or an operator granting it, needs a second owner (the back office).',
+          404: refusal(['unknown_operator', 'unknown_tenant']),
+          409: refusal(
+            'approval_required',
+            'taking owner away, or an operator granting it, needs a second owner (the back office).',
           ),
         },
         handler: async (request) =>

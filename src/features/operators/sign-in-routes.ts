@@ -9,7 +9,7 @@ import {
   sessionCookie,
 } from '../../http/auth/enterprise-session.ts';
 import { defineRoute } from '../../http/route.ts';
-import { errorResponse, htmlResponse } from '../../http/schemas/common.ts';
+import { htmlResponse, refusal } from '../../http/schemas/common.ts';
 import { setSessionCookie } from '../../web/cookies.ts';
 import { assertNotCrossSite } from '../../web/fetch-metadata.ts';
 import { assertSameOriginForm, seeOther } from '../../web/forms.ts';
@@ -85,7 +85,7 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
       responses: {
         200: HTML('The password form: no provider is configured, or with=password asked for it.'),
         303: { description: 'To the identity provider; the binding cookie is set for the callback.' },
-        429: errorResponse('rate_limited'),
+        429: refusal('rate_limited'),
         502: HTML('The identity provider cannot be reached: a page, and nothing stored.'),
       },
       handler: async (request, reply) => {
@@ -242,7 +242,7 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
             expiresAt: Type.String({ format: 'date-time' }),
           }),
         },
-        401: errorResponse('unauthorized: not signed in'),
+        401: refusal('unauthorized', 'not signed in'),
       },
       handler: async (request, reply) => {
         const { username, roles, tenant, session } = enterpriseSessionOf(request);
@@ -273,9 +273,9 @@ export function signInRoutes(signIn: OperatorSignIn, site: { name: string; origi
             expiresIn: Type.Integer({ description: 'Seconds until it ends (at the latest with the session).' }),
           }),
         },
-        401: errorResponse('unauthorized: not signed in'),
-        403: errorResponse('cross_site_request: Sec-Fetch-Site says another site sent it; nothing is made.'),
-        409: errorResponse(`api_token_limit: the session has ${SIGN_IN.apiTokenCap} live API tokens already; nothing is made.`),
+        401: refusal('unauthorized', 'not signed in'),
+        403: refusal('cross_site_request', 'Sec-Fetch-Site says another site sent it; nothing is made.'),
+        409: refusal('api_token_limit', `the session has ${SIGN_IN.apiTokenCap} live API tokens already; nothing is made.`),
       },
       handler: async (request, reply) => {
         // A SameSite=Lax cookie rides on a top-level GET from any site: refuse those before minting.

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteDef } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
 import type { DemoTryIt } from './demo-try-it.ts';
 
 /** Whether a wallet collected a demonstration offer, or no wallet took it in time. */
@@ -36,7 +36,7 @@ const Ownership = Type.Object(
   },
 );
 
-const UNKNOWN = errorResponse('unknown_demo: no demonstration offer has this id and demo token.');
+const UNKNOWN = refusal('unknown_demo', 'no demonstration offer has this id and demo token.');
 
 export function demoRoutes(demo: DemoTryIt): RouteDef[] {
   return [
@@ -49,8 +49,8 @@ export function demoRoutes(demo: DemoTryIt): RouteDef[] {
       summary: 'A demonstration offer of the demo tenant’s Transit Pass, for the /demo page; no transaction code.',
       responses: {
         201: { description: 'The offer, and the demo token that follows it.', schema: OfferCreated },
-        403: errorResponse('tenant_suspended: the demonstration tenant is suspended.'),
-        404: errorResponse('demo_unavailable: this deployment runs no demonstration tenant.'),
+        403: refusal('tenant_suspended', 'the demonstration tenant is suspended.'),
+        404: refusal('demo_unavailable', 'this deployment runs no demonstration tenant.'),
       },
       handler: async (_request, reply) => reply.code(201).send(await demo.offer()),
     }),
@@ -87,7 +87,7 @@ export function demoRoutes(demo: DemoTryIt): RouteDef[] {
           schema: Type.Object({ revoked: Type.Integer() }),
         },
         404: UNKNOWN,
-        409: errorResponse('not_collected: no wallet has collected it yet.'),
+        409: refusal('not_collected', 'no wallet has collected it yet.'),
       },
       handler: async (request) => {
         const { offerId, demoToken } = request.body as { offerId: string; demoToken: string };

@@ -5,11 +5,10 @@
  * them with raw HTML off; links between documents are rewritten to their served names, and a link
  * to a file that is not served (source code, decision records) keeps its text without a link.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import type { RenderRule } from 'markdown-it/lib/renderer.mjs';
+import type { ShippedDocs } from '../../ports/shipped-docs.ts';
 import { html, raw } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
 
@@ -19,7 +18,6 @@ const FOLDERS: ReadonlyArray<{ dir: string; prefix: string }> = [
   { dir: '', prefix: '' },
   { dir: 'backoffice', prefix: 'backoffice-' },
 ];
-const DOCS_ROOT = fileURLToPath(new URL('../../../docs/', import.meta.url));
 
 export interface ServedDoc {
   name: string;
@@ -39,19 +37,14 @@ export class DocsReader {
 
   constructor(
     private readonly siteName: string,
-    private readonly root: string = DOCS_ROOT,
+    private readonly files: ShippedDocs,
   ) {
     const docs = new Map<string, ServedDoc>();
     for (const { dir, prefix } of FOLDERS) {
-      let names: string[];
-      try {
-        names = readdirSync(join(root, dir)).filter((f) => f.endsWith('.md'));
-      } catch {
-        continue; // a deployment shipped without its docs serves none
-      }
-      for (const fileName of names.sort()) {
+      for (const fileName of files.list(dir).sort()) {
         const file = dir ? `${dir}/${fileName}` : fileName;
-        const source = readFileSync(join(root, file), 'utf8');
+        const source = files.read(file);
+        if (source === undefined) continue;
         const name = `${prefix}${basename(fileName, '.md')}`;
         const title = /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '') ?? name;
         docs.set(name, { name, title, file });
@@ -68,12 +61,8 @@ export class DocsReader {
     if (!served) return undefined;
     let page = this.rendered.get(name);
     if (!page) {
-      let source: string;
-      try {
-        source = readFileSync(join(this.root, served.file), 'utf8');
-      } catch {
-        return undefined; // removed from disk since the start: as unknown as any other name
-      }
+      const source = this.files.read(served.file);
+      if (source === undefined) return undefined; // removed from disk since the start: as unknown as any other name
       this.tables = 0;
       const body = this.markdown.render(source, { file: served.file });
       const main = html`<nav class="breadcrumb" aria-label="Breadcrumb"><ol><li><a href="/developers">Developers</a></li><li><a href="${DOCS_PATH}">Documents</a></li></ol></nav>

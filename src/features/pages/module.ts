@@ -1,3 +1,4 @@
+import { shippedDocsAt } from '../../adapters/fs/shipped-docs.ts';
 import { defineModule } from '../../app/module.ts';
 import { webAssets } from '../../web/assets.ts';
 import { offersModule } from '../offers/module.ts';
@@ -34,6 +35,7 @@ export const pagesModule = defineModule({
     const deps = {
       siteName: ctx.config.platformName,
       assets: webAssets(),
+      docs: shippedDocsAt(),
       openApi: ctx.openApi,
       admittedWallets: () => wallets.admitted(),
       partnerPages: { origin: ctx.config.publicUrl.origin, partners, budgets: ctx.budgets },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { webAssets } from '../../web/assets.ts';
+import { installedWebAssets } from '../../../test/helpers/web-assets.ts';
 import { MAIN_NAV } from '../../web/layout.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { summarizeOpenApi } from './openapi-summary.ts';
@@ -17,7 +17,7 @@ import {
   renderStandards,
 } from './public-pages.ts';
 
-const assets = webAssets();
+const assets = installedWebAssets();
 
 /** Every inline script's text in a page. */
 const inlineScripts = (page: string) => [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');

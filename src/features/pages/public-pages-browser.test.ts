@@ -28,6 +28,7 @@ import {
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
 import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { shippedDocsAt } from '../../adapters/fs/shipped-docs.ts';
 import { DOCS_PATH, DocsReader } from './docs-reader.ts';
 import { AUDIENCES } from './public-content.ts';
 
@@ -111,7 +112,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     try {
       const page = await context.newPage();
       const watch = await watchPage(page);
-      for (const name of new DocsReader('openrail').docs.keys()) {
+      for (const name of new DocsReader('openrail', shippedDocsAt()).docs.keys()) {
         const path = `${DOCS_PATH}/${name}`;
         assert.equal((await page.goto(`${origin}${path}`))?.status(), 200, path);
         await assertClean(page, watch, path);

@@ -13,6 +13,7 @@ import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { collectWithWallet, presentWithWallet } from '../../../test/helpers/oid4vp-wallet.ts';
 import { startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { shippedDocsAt } from '../../adapters/fs/shipped-docs.ts';
 import { ANONYMOUS_BUDGETS } from '../../core/anonymous-budgets.ts';
 import { MAIN_NAV } from '../../web/layout.ts';
 import { DOCS_PATH, DocsReader } from './docs-reader.ts';
@@ -73,7 +74,7 @@ for (const factory of testDatabases()) {
     });
 
     test('every shipped document is served, its links lead to served documents, and raw HTML in it stays text', async () => {
-      const reader = new DocsReader('openrail');
+      const reader = new DocsReader('openrail', shippedDocsAt());
       assert.ok(reader.docs.size >= 30, 'docs/ and docs/backoffice/ are served');
       const index = await get(DOCS_PATH);
       for (const name of reader.docs.keys()) {

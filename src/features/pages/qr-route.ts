@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
 
 /** Long enough for an openid4vp:// or openid-credential-offer:// URI, short enough for a phone camera. */
 const MAX_QR_TEXT = 2048;
@@ -24,7 +24,7 @@ export function qrRoutes(): RouteGroup {
         ),
         responses: {
           200: { description: 'The QR code.', contentType: 'image/svg+xml' },
-          400: errorResponse('invalid_request: data is missing, empty or longer than 2048 characters.'),
+          400: refusal('invalid_request', 'data is missing, empty or longer than 2048 characters.'),
         },
         handler: async (request, reply) => {
           const svg = await QRCode.toString(request.query.data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

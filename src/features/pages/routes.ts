@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse } from '../../http/schemas/common.ts';
+import { refusal } from '../../http/schemas/common.ts';
+import type { ShippedDocs } from '../../ports/shipped-docs.ts';
 import type { WebAssets } from '../../web/assets.ts';
 import { sendPage, sendStaticFile } from '../../web/serve.ts';
 import { demoRoutes } from './demo-routes.ts';
@@ -27,6 +28,8 @@ import { renderVerifyPage } from './verify-page.ts';
 export interface PageDeps {
   siteName: string;
   assets: WebAssets;
+  /** The project's documents as shipped, served under /developers/docs. */
+  docs: ShippedDocs;
   /** The contract document of the mounted routes: the home page says what this deployment serves. */
   openApi: () => Record<string, unknown>;
   /** The wallet providers this deployment admits, which /verify lists (docs/wallet.md). */
@@ -59,7 +62,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       return served(path);
     },
   };
-  const reader = new DocsReader(deps.siteName);
+  const reader = new DocsReader(deps.siteName, deps.docs);
   const once = <T>(render: () => T) => {
     let rendered: T | undefined;
     return () => {
@@ -90,7 +93,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
       params: Type.Object({ file: FileName }),
       responses: {
         200: { description: 'The file; fingerprinted names are immutable, plain names revalidate by ETag.', contentType: '*/*' },
-        404: errorResponse('unknown_asset'),
+        404: refusal('unknown_asset'),
       },
       handler: async (request, reply) => {
         const file = deps.assets.files.get(`${prefix}/${request.params.file}`);
@@ -151,7 +154,7 @@ export function pageRoutes(deps: PageDeps): RouteGroup {
         surface: 'page',
         summary: 'One of the project’s documents, rendered as a page (docs/public-pages.md, "Documents").',
         params: Type.Object({ name: DocName }),
-        responses: { ...HTML, 404: errorResponse('unknown_document') },
+        responses: { ...HTML, 404: refusal('unknown_document') },
         handler: async (request, reply) => {
           const found = reader.page(request.params.name);
           if (!found) throw new ServiceError('unknown_document', 'No document of this deployment has this name.');

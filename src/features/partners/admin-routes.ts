@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { RATE_CLASS_NAMES } from '../../core/integration-scopes.ts';
 import { adminOperations } from '../../http/admin/operations.ts';
 import type { RouteGroup } from '../../http/route.ts';
-import { DateTimeView, DisplayName, Nullable, Slug } from '../../http/schemas/common.ts';
+import { DateTimeView, DisplayName, Nullable, refusal, Slug } from '../../http/schemas/common.ts';
 import { applicationView, type PartnerService } from './partner-service.ts';
 import { ApplicationBody, ApplicationId, ApplicationView, Kind, ScopeName, Stage, TeamMemberView } from './schemas.ts';
 
@@ -61,7 +61,10 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
         summary: 'Move the application to a stage the transition table allows, with an internal note.',
         body: { stage: Stage, note: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))) },
         answer: [200, 'Moved.', { partner: ApplicationView }],
-        refusals: { 404: 'unknown_application', 409: 'illegal_transition: the message names the stages it may move to' },
+        refusals: {
+          404: 'unknown_application',
+          409: refusal('illegal_transition', 'the message names the stages it may move to'),
+        },
         write: ({ actor, params, body }) => partners.move(actor, params.id, body.stage, body.note ?? null),
       }),
       action('/{id}/link-tenant', {
@@ -74,8 +77,8 @@ export function partnerAdminRoutes(partners: PartnerService): RouteGroup {
         },
         answer: [200, 'Linked; the grant is attached.', { partner: ApplicationView }],
         refusals: {
-          404: 'unknown_application or unknown_tenant',
-          409: 'partner_not_approved, or partner_linked (to another tenant)',
+          404: ['unknown_application', 'unknown_tenant'],
+          409: refusal(['partner_not_approved', 'partner_linked'], 'partner_linked: to another tenant.'),
         },
         write: ({ actor, params, body: { tenant, tenantName, scopes, rateClass } }) =>
           partners.linkTenant(actor, params.id, { tenant, tenantName, scopes, rateClass }),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PARTNER_KEYS, PARTNER_READ } from '../../core/partner-pipeline.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
+import { AdminMutation, OPERATOR_ERRORS, refusal } from '../../http/schemas/common.ts';
 import type { PartnerAccess } from './partner-access.ts';
 import type { PartnerService } from './partner-service.ts';
 import {
@@ -52,8 +52,11 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
             description: 'Filed. The status token is shown this once; only its hash is kept.',
             schema: Type.Object({ applicationId: Type.String(), statusToken: Type.String() }),
           },
-          400: errorResponse('invalid_request (naming the field: an unknown one, a stage, a tenant, a scope…) or malformed_json'),
-          429: errorResponse('rate_limited: this address has filed its applications for the hour'),
+          400: refusal(
+            ['invalid_request', 'malformed_json'],
+            'invalid_request names the field: an unknown one, a stage, a tenant, a scope…',
+          ),
+          429: refusal('rate_limited', 'this address has filed its applications for the hour'),
         },
         handler: async (request, reply) => {
           const { applicationId, statusToken } = await partners.apply(request.body, { kind: 'public' });
@@ -70,9 +73,9 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         body: StatusBody,
         responses: {
           200: { description: 'The application as its applicant sees it.', schema: StatusView },
-          400: errorResponse('invalid_request or malformed_json'),
-          404: errorResponse('unknown_application: no application matches this id and token (one answer for both)'),
-          429: errorResponse('rate_limited'),
+          400: refusal(['invalid_request', 'malformed_json']),
+          404: refusal('unknown_application', 'no application matches this id and token (one answer for both)'),
+          429: refusal('rate_limited'),
         },
         handler: async (request) => partners.status(request.body.applicationId, request.body.statusToken),
       }),
@@ -89,8 +92,8 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
             description: 'Accepted: a code is mailed if the address may sign in.',
             schema: Type.Object({ sent: Type.Literal(true) }),
           },
-          400: errorResponse('invalid_request or malformed_json'),
-          429: errorResponse('rate_limited: too many codes for this address or from this caller'),
+          400: refusal(['invalid_request', 'malformed_json']),
+          429: refusal('rate_limited', 'too many codes for this address or from this caller'),
         },
         handler: async (request, reply) => {
           const limits = await access.start(request.body.contactEmail, request.ip);
@@ -116,7 +119,7 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
               tenant: Type.Union([Type.String(), Type.Null()]),
             }),
           },
-          400: errorResponse('invalid_code: wrong, expired, used or out of attempts; invalid_request'),
+          400: refusal(['invalid_code', 'invalid_request']),
         },
         handler: async (request) => access.verify(request.body.contactEmail, request.body.code),
       }),
@@ -145,8 +148,11 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         responses: {
           201: { description: 'Minted; the secret is shown this once.', schema: AdminMutation({ key: KeyWithSecret }) },
           ...OPERATOR_ERRORS,
-          403: errorResponse('forbidden (a viewer), or outside_grant: a scope the grant does not include'),
-          409: errorResponse('no_grant: the partner is not linked to a tenant yet; conflict: too many active keys'),
+          403: refusal(
+            ['forbidden', 'outside_grant'],
+            'forbidden to a viewer; outside_grant: a scope the grant does not include.',
+          ),
+          409: refusal(['no_grant', 'conflict'], 'no_grant: not linked to a tenant yet; conflict: too many active keys.'),
         },
         handler: async (request, reply) => {
           const principal = operatorOf(request);
@@ -166,8 +172,8 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         responses: {
           200: { description: 'Revoked.', schema: AdminMutation({ key: KeyView }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_token: your partner has no key with this id'),
-          409: errorResponse('token_revoked'),
+          404: refusal('unknown_token', 'your partner has no key with this id'),
+          409: refusal('token_revoked'),
         },
         handler: async (request) =>
           access.revoke(partnerSessionOf(request), operatorActor(operatorOf(request)), request.params.id),
@@ -184,8 +190,8 @@ export function partnerApiRoutes(partners: PartnerService, access: PartnerAccess
         responses: {
           200: { description: 'Rotated; the new secret is shown this once.', schema: AdminMutation({ key: KeyWithSecret }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_token'),
-          409: errorResponse('token_revoked'),
+          404: refusal('unknown_token'),
+          409: refusal('token_revoked'),
         },
         handler: async (request) =>
           access.rotate(partnerSessionOf(request), operatorActor(operatorOf(request)), request.params.id),

@@ -3,7 +3,7 @@ import { ServiceError } from '../../core/errors.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { type RevokeSelector, STATUS_LIST_MEDIA_TYPE, STATUS_LIST_TTL_S, type StatusService } from './status-service.ts';
 
 const Seq = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'List sequence number, from 1.' });
@@ -50,7 +50,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
       params: Type.Object({ seq: Seq, ...tenantParam }),
       responses: {
         200: { description: 'The Status List Token.', contentType: STATUS_LIST_MEDIA_TYPE },
-        404: errorResponse('unknown_tenant or unknown_status_list'),
+        404: refusal(['unknown_tenant', 'unknown_status_list']),
       },
       handler: async (request, reply) => {
         const params = request.params as Record<string, string>;
@@ -65,7 +65,7 @@ export function statusRoutes(status: StatusService): RouteGroup {
   const responses = {
     200: { description: 'The revoked credentials, revoked now or before.', schema: Revoked },
     ...OPERATOR_ERRORS,
-    404: errorResponse('unknown_tenant or unknown_credential: nothing of this tenant matches.'),
+    404: refusal(['unknown_tenant', 'unknown_credential'], 'nothing of this tenant matches.'),
   };
 
   return {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, DisplayText, errorResponse, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { DisplayName, DisplayText, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { TenantProfile, TenantRecord } from '../../ports/tenant-store.ts';
 import type { TenantService } from './tenant-service.ts';
 
@@ -57,7 +57,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         responses: {
           201: { description: 'The tenant was created.', schema: Tenant },
           ...OPERATOR_ERRORS,
-          409: errorResponse('conflict: no free slug could be found for this name.'),
+          409: refusal('conflict', 'no free slug could be found for this name.'),
         },
         handler: async (request, reply) => {
           const tenant = await tenants.create(request.body.name, operatorActor(operatorOf(request)));
@@ -92,7 +92,7 @@ export function tenantRoutes(tenants: TenantService): RouteGroup {
         responses: {
           200: { description: 'The tenant with its profile after the change.', schema: TenantWithProfile },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
+          404: refusal('unknown_tenant'),
         },
         handler: async (request) => {
           const { tenant: slug, ...patch } = request.body as { tenant: string } & Partial<TenantProfile>;

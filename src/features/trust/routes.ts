@@ -5,7 +5,7 @@ import { renderSecurityTxt } from '../../core/security-txt.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import { PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, Narrowed, Slug } from '../../http/schemas/common.ts';
+import { Narrowed, refusal, Slug } from '../../http/schemas/common.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { ShippedBuild } from '../../ports/shipped-build.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -87,7 +87,7 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
         params: Type.Object({ tenant: Slug }),
         responses: {
           200: { description: 'DID document.', schema: DidDoc },
-          404: errorResponse('unknown_tenant (the root tenant is published at /.well-known/did.json).'),
+          404: refusal('unknown_tenant', 'the root tenant is published at /.well-known/did.json.'),
         },
         handler: async (request) => {
           const slug = request.params.tenant;

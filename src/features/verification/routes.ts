@@ -4,7 +4,7 @@ import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { requiredResultTokenOf, resultTokenOf } from '../../http/auth/result-token.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, oauthError } from '../../http/schemas/common.ts';
+import { OPERATOR_ERRORS, oauthError, refusal } from '../../http/schemas/common.ts';
 import { VERIFICATION_PROFILES } from '../../ports/presentation-transaction-store.ts';
 import { DID_WEB } from '../issuer-trust/did-web-resolver.ts';
 import { MAX_RESPONSE_JWE, WEB_ORIGIN } from './haip-profile.ts';
@@ -171,10 +171,10 @@ const CatalogBody = Type.Object({
 
 const requestResponses = {
   201: { description: 'The presentation transaction.', schema: RequestCreated },
-  400: errorResponse('invalid_request, malformed_json, unknown_claim or unsupported_claim.'),
-  403: errorResponse('untrusted_issuer: the issuer is not in the trust registry, or it is suspended or removed.'),
-  404: errorResponse('unknown_type: the vct is not in the catalog.'),
-  409: errorResponse('nonce_reused: a live transaction already has this nonce.'),
+  400: refusal(['invalid_request', 'malformed_json', 'unknown_claim', 'unsupported_claim']),
+  403: refusal('untrusted_issuer', 'the issuer is not in the trust registry, or it is suspended or removed.'),
+  404: refusal('unknown_type', 'the vct is not in the catalog.'),
+  409: refusal('nonce_reused', 'a live transaction already has this nonce.'),
 };
 
 /** Hosted verification over OID4VP (docs/verification.md). Public and never metered. */
@@ -213,7 +213,14 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         stability: 'unpromised',
         summary: 'Open an OID4VP presentation transaction on the operator plane (recorded with the operator).',
         body: RequestBody,
-        responses: { ...OPERATOR_ERRORS, ...requestResponses },
+        responses: {
+          ...OPERATOR_ERRORS,
+          ...requestResponses,
+          403: refusal(
+            ['forbidden', 'untrusted_issuer'],
+            'untrusted_issuer: the issuer is not in the trust registry, or it is suspended or removed.',
+          ),
+        },
         handler: async (request, reply) =>
           reply.code(201).send(await verifier.open(request.body as RequestInput, operatorActor(operatorOf(request)))),
       }),
@@ -257,13 +264,14 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         body: DcApiAnswer,
         responses: {
           200: { description: 'The transaction’s outcome.', schema: Type.Object({ outcome: Outcome }) },
-          400: errorResponse(
-            'unreadable_response: not encrypted to this transaction’s key, another algorithm, or neither response nor error.',
+          400: refusal(
+            'unreadable_response',
+            'not encrypted to this transaction’s key, another algorithm, or neither response nor error.',
           ),
-          401: errorResponse('unauthorized: no resultToken was sent.'),
-          403: errorResponse('wrong_result_token: the bearer is not this transaction’s resultToken.'),
-          404: errorResponse('unknown_transaction: no live transaction has this id (never made, or expired).'),
-          409: errorResponse('transaction_complete, or dc_api_not_requested (opened without an origin).'),
+          401: refusal('unauthorized', 'no resultToken was sent.'),
+          403: refusal('wrong_result_token', 'the bearer is not this transaction’s resultToken.'),
+          404: refusal('unknown_transaction', 'no live transaction has this id (never made, or expired).'),
+          409: refusal(['transaction_complete', 'dc_api_not_requested']),
         },
         handler: async (request, reply) => {
           const body = request.body as {
@@ -284,7 +292,7 @@ export function verificationRoutes(verifier: HostedVerifier): RouteGroup {
         params: Type.Object({ transactionId: TransactionId }),
         responses: {
           200: { description: 'Compact JWS, typ oauth-authz-req+jwt.', contentType: `application/${REQUEST_OBJECT_TYP}` },
-          404: errorResponse('unknown_transaction'),
+          404: refusal('unknown_transaction'),
         },
         handler: async (request, reply) => {
           const jwt = await verifier.requestObject(request.params.transactionId);

@@ -4,7 +4,7 @@ import { idPattern } from '../../core/ids.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { ListPage, PAGE_QUERY, pageParams } from '../../http/list.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { DisplayName, DisplayText, errorResponse, Narrowed, OPERATOR_ERRORS } from '../../http/schemas/common.ts';
+import { DisplayName, DisplayText, Narrowed, OPERATOR_ERRORS, refusal } from '../../http/schemas/common.ts';
 import { PROVIDER_STATES, type ProviderState } from '../../ports/wallet-provider-store.ts';
 import type { ProviderView, WalletProviderService } from './provider-service.ts';
 
@@ -56,7 +56,7 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
           },
           201: { description: 'register: the provider, requested.', schema: Provider },
           ...OPERATOR_ERRORS,
-          409: errorResponse('conflict: a provider with this homepage is registered.'),
+          409: refusal('conflict', 'a provider with this homepage is registered.'),
         },
         handler: async (request, reply) => {
           const { action, name, homepage, contact, state } = request.body;
@@ -85,8 +85,8 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
         responses: {
           200: { description: 'The provider, admitted.', schema: Provider },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_wallet'),
-          409: errorResponse('wallet_state'),
+          404: refusal('unknown_wallet'),
+          409: refusal('wallet_state'),
         },
         handler: async (request) =>
           providers.decide(request.body.walletId, 'accept', undefined, operatorActor(operatorOf(request))),
@@ -110,8 +110,8 @@ export function providerRoutes(providers: WalletProviderService): RouteGroup {
         responses: {
           200: { description: 'The provider after the decision.', schema: Provider },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_wallet'),
-          409: errorResponse('wallet_state'),
+          404: refusal('unknown_wallet'),
+          409: refusal('wallet_state'),
         },
         handler: async (request) =>
           providers.decide(request.body.walletId, request.body.decision, request.body.reason, operatorActor(operatorOf(request))),

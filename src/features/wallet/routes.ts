@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { idPattern } from '../../core/ids.ts';
 import { ListPage, PageQuery, pageParams } from '../../http/list.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
-import { AccountId, errorResponse, Narrowed, Slug } from '../../http/schemas/common.ts';
+import { AccountId, Narrowed, refusal, Slug } from '../../http/schemas/common.ts';
 import type { ItemKind, ItemState } from '../../ports/wallet-item-store.ts';
 import { DepositView } from '../deposits/routes.ts';
 import type { SharingInput, SharingService } from './sharing.ts';
@@ -81,7 +81,7 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
               'Envelopes only. Offers and deposits appear once the account is a member of their tenant; fixtures is true when a listed item is demonstration data.',
             schema: ItemPage,
           },
-          400: errorResponse('invalid_request: a malformed account id, limit, cursor, since or until.'),
+          400: refusal('invalid_request', 'a malformed account id, limit, cursor, since or until.'),
         },
         handler: async (request) => {
           return wallet.list(request.params.accountId, pageParams(request.query));
@@ -110,11 +110,14 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
             description: 'The item as decided; once accepted, its contents (an offer: offerUri).',
             schema: Decided,
           },
-          400: errorResponse('invalid_request or malformed_json.'),
-          401: errorResponse('unauthorized'),
-          403: errorResponse('account_mismatch: the path names another account than the signer.'),
-          404: errorResponse('unknown_item'),
-          409: errorResponse('item_expired, item_decided, or channel_state (the organisation withdrew its request).'),
+          400: refusal(['invalid_request', 'malformed_json']),
+          401: refusal('unauthorized'),
+          403: refusal('account_mismatch', 'the path names another account than the signer.'),
+          404: refusal('unknown_item'),
+          409: refusal(
+            ['item_expired', 'item_decided', 'channel_state'],
+            'channel_state when the organisation withdrew its request.',
+          ),
         },
         handler: async (request) => {
           const { accountId, itemId } = request.params;
@@ -152,11 +155,14 @@ export function walletRoutes(wallet: WalletService, sharing: SharingService): Ro
             description: 'The item’s settings now, each with its channel’s state, and its sharing log, newest first.',
             schema: Sharing,
           },
-          400: errorResponse('invalid_request, malformed_json or unknown_element.'),
-          401: errorResponse('unauthorized'),
-          403: errorResponse('account_mismatch'),
-          404: errorResponse('unknown_item or unknown_tenant.'),
-          409: errorResponse('item_not_accepted, item_not_shareable or channel_state (nothing live to revoke).'),
+          400: refusal(['invalid_request', 'malformed_json', 'unknown_element']),
+          401: refusal('unauthorized'),
+          403: refusal('account_mismatch'),
+          404: refusal(['unknown_item', 'unknown_tenant']),
+          409: refusal(
+            ['item_not_accepted', 'item_not_shareable', 'channel_state'],
+            'channel_state when there is nothing live to revoke.',
+          ),
         },
         handler: async (request) => sharing.share(request.params.accountId, request.params.itemId, request.body as SharingInput),
       }),

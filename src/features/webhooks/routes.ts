@@ -4,7 +4,7 @@ import { idPattern } from '../../core/ids.ts';
 import { LIST_SCOPE, ListPage, ListQuery, listParams } from '../../http/admin/kit.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../http/route.ts';
-import { AdminMutation, DateTimeView, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../http/schemas/common.ts';
+import { AdminMutation, DateTimeView, Nullable, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import { INTEGRATION_READ, INTEGRATION_WRITE } from '../integration/roles.ts';
 import { Delivery, Webhook, WithSecret } from './schemas.ts';
 import { MAX_COVERAGE_DAYS, type WebhookService } from './webhook-service.ts';
@@ -24,8 +24,8 @@ const Attempt = Type.Object({
   error: Nullable(Type.String()),
 });
 
-const unknownWebhook = { 404: errorResponse('unknown_webhook') };
-const unknownDelivery = { 404: errorResponse('unknown_delivery') };
+const unknownWebhook = { 404: refusal('unknown_webhook') };
+const unknownDelivery = { 404: refusal('unknown_delivery') };
 
 /** Webhook endpoints and their deliveries (docs/webhooks.md), under /api/admin/integration. */
 export function webhookRoutes(webhooks: WebhookService): RouteGroup {
@@ -52,8 +52,8 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
         responses: {
           201: { description: 'The endpoint, with its secret.', schema: AdminMutation({ webhook: WithSecret }) },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant'),
-          409: errorResponse('webhook_limit'),
+          404: refusal('unknown_tenant'),
+          409: refusal('webhook_limit'),
         },
         handler: async (request, reply) => {
           reply.code(201);
@@ -226,7 +226,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteGroup {
           },
           ...OPERATOR_ERRORS,
           ...unknownDelivery,
-          409: errorResponse('delivery_state or webhook_inactive'),
+          409: refusal(['delivery_state', 'webhook_inactive']),
         },
         handler: async (request) => {
           const principal = operatorOf(request);

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../../core/errors.ts';
 import type { OperatorPrincipal } from '../auth/operator-bearer.ts';
 import { encodeCursor, ListPage } from '../list.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS, Slug } from '../schemas/common.ts';
+import { AdminMutation, OPERATOR_ERRORS, refusal, Slug } from '../schemas/common.ts';
 import { LIST_SCOPE, ListQuery } from './kit.ts';
 import { adminOperations } from './operations.ts';
 import { ROLE_MATRIX } from './role-matrix.ts';
@@ -84,7 +84,7 @@ describe('the back-office kit', () => {
     assert.deepEqual(action.responses, {
       201: { description: 'Gone.', schema: AdminMutation({ thing: Thing }) },
       ...OPERATOR_ERRORS,
-      409: errorResponse('conflict'),
+      409: refusal('conflict'),
     });
   });
 
@@ -121,7 +121,7 @@ describe('the back-office kit', () => {
       missing: ['unknown_tenant', ({ params }) => `No thing ${params.id}.`],
       read: async () => undefined,
     });
-    assert.deepEqual(detail.responses[404], errorResponse('unknown_tenant'));
+    assert.deepEqual(detail.responses[404], refusal('unknown_tenant'));
     const asked = call({}, { id: 'a' });
     await assert.rejects(detail.handler(asked.request, asked.reply), (err) => refused('unknown_tenant')(err));
 

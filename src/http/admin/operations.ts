@@ -5,7 +5,7 @@ import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import { type OperatorPrincipal, operatorActor, operatorOf } from '../auth/operator-bearer.ts';
 import { cursorOf, ListPage, PageQuery, page, windowOf } from '../list.ts';
 import { internalOperatorRoute, type RouteDef, type RouteResponse, type TenantScope } from '../route.ts';
-import { AdminMutation, errorResponse, OPERATOR_ERRORS } from '../schemas/common.ts';
+import { AdminMutation, OPERATOR_ERRORS, refusal } from '../schemas/common.ts';
 import { ApprovalSchema, type ApprovalView } from './approval-desk.ts';
 import { adminRoute, LIST_SCOPE, ListQuery, listParams, listTenant } from './kit.ts';
 import { type MatrixRow, ROLE_MATRIX } from './role-matrix.ts';
@@ -64,8 +64,11 @@ interface Declared {
   roles?: MatrixRow;
   /** Default: LIST_SCOPE for a list, the group's `scope` otherwise. */
   scope?: TenantScope;
-  /** Refusals beyond the operator plane's own, by status: the catalogue codes and when (or the whole answer). */
-  refusals?: Record<number, string | RouteResponse>;
+  /**
+   * Refusals beyond the operator plane's own, by status: the catalogue code or codes, or a
+   * `refusal` that adds a note (or, rarely, another whole answer).
+   */
+  refusals?: Record<number, ErrorCode | readonly ErrorCode[] | RouteResponse>;
   bodyOptional?: boolean;
   /** The anonymous budget the operation spends, per the subject its path names (route.ts, `budget`). */
   budget?: Pick<RouteDef, 'budget' | 'budgetSubject'>;
@@ -127,7 +130,10 @@ export function adminOperations(group: GroupOptions) {
     ...success,
     ...OPERATOR_ERRORS,
     ...Object.fromEntries(
-      Object.entries(refusals).map(([status, answer]) => [status, typeof answer === 'string' ? errorResponse(answer) : answer]),
+      Object.entries(refusals).map(([status, answer]) => [
+        status,
+        typeof answer === 'string' || Array.isArray(answer) ? refusal(answer as ErrorCode | readonly ErrorCode[]) : answer,
+      ]),
     ),
   });
   const callOf = (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,8 +1,9 @@
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { DISPLAY_NAME_PATTERN, DISPLAY_TEXT_PATTERN } from '../../core/display-text.ts';
-import { ServiceError } from '../../core/errors.ts';
+import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import { idLikePattern } from '../../core/ids.ts';
 import { SLUG_PATTERN } from '../../core/slug.ts';
+import type { RouteResponse } from '../route.ts';
 
 /** Schemas shared by several operations. */
 export const ErrorBody = Type.Object({
@@ -28,7 +29,21 @@ export const AccountId = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' });
 export const DisplayName = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: DISPLAY_NAME_PATTERN });
 export const DisplayText = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: DISPLAY_TEXT_PATTERN });
 
-export const errorResponse = (description: string) => ({ description, schema: ErrorBody });
+/**
+ * A refusal an operation declares: the catalogue codes it answers with under this status
+ * (core/errors.ts; a code that is not in the catalogue fails the typecheck), and a short note
+ * for what the codes do not say themselves. The description starts with the codes, and
+ * /openapi.json lists them as the response's `x-svc-error-codes`; test/http/openapi.test.ts
+ * holds each code to the status it is declared under.
+ */
+export function refusal(codes: ErrorCode | readonly ErrorCode[], note?: string): RouteResponse {
+  const list: readonly ErrorCode[] = typeof codes === 'string' ? [codes] : codes;
+  if (list.length === 0) throw new Error('a refusal names at least one catalogue code');
+  const named = list.length === 1 ? `${list[0]}` : `${list.slice(0, -1).join(', ')} or ${list.at(-1)}`;
+  // A note about one of several codes starts with that code: a sentence of its own reads better.
+  const own = note !== undefined && list.length > 1 && list.some((code) => note.startsWith(code));
+  return { description: note ? `${named}${own ? '. ' : ': '}${note}` : named, schema: ErrorBody, codes: list };
+}
 
 /** RFC 6749 §5.2 error body, answered by OAuth and OID4VC endpoints. */
 export const OAuthError = Type.Object({ error: Type.String(), error_description: Type.String() });
@@ -39,9 +54,9 @@ export const htmlResponse = (description: string) => ({ description, contentType
 
 /** The refusals every authenticated operator operation can give. */
 export const OPERATOR_ERRORS = {
-  400: errorResponse('invalid_request or malformed_json: the body fails the schema.'),
-  401: errorResponse('unauthorized: missing, invalid or wrong-plane credential; WWW-Authenticate is set.'),
-  403: errorResponse('forbidden: the credential lacks the role or tenant scope.'),
+  400: refusal(['invalid_request', 'malformed_json'], 'the body fails the schema.'),
+  401: refusal('unauthorized', 'missing, invalid or wrong-plane credential; WWW-Authenticate is set.'),
+  403: refusal('forbidden', 'the credential lacks the role or tenant scope.'),
 } as const;
 
 /**

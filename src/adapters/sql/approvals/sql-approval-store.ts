@@ -2,7 +2,7 @@ import type { ApprovalFilter, ApprovalRecord, ApprovalStore, Decision, PendingFi
 import type { Db } from '../connect.ts';
 import { bool, json, rowCodec } from '../row-codec.ts';
 import type { ApprovalsTable } from '../schema.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inTenant, newestFirst } from '../windowed.ts';
 
 const approvals = rowCodec<ApprovalRecord, ApprovalsTable>()(
   'id action tenant accountId state reason requestedBy requestedAt expiresAt decidedBy decidedAt note resultExpiresAt',
@@ -31,7 +31,6 @@ export class SqlApprovalStore implements ApprovalStore {
     q = q.where(inTenant(f.tenant));
     if (f.action !== undefined) q = q.where('action', '=', f.action);
     if (f.requestedBy !== undefined) q = q.where('requested_by', '=', f.requestedBy);
-    q = q.where(inWindow('requested_at', f));
     // Expiry is judged on read: a pending row past its time is expired before the job marks it.
     if (f.state === 'pending') q = q.where('state', '=', 'pending').where('expires_at', '>', f.now);
     else if (f.state === 'expired') {
@@ -39,8 +38,7 @@ export class SqlApprovalStore implements ApprovalStore {
         eb.or([eb('state', '=', 'expired'), eb.and([eb('state', '=', 'pending'), eb('expires_at', '<=', f.now)])]),
       );
     } else if (f.state !== undefined) q = q.where('state', '=', f.state);
-    q = q.where(pastCursor(['requested_at', 'id'], f.after, 'desc'));
-    const rows = await q.orderBy('requested_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    const rows = await newestFirst(q, ['requested_at', 'id'], f).execute();
     return rows.map(toRecord);
   }
 

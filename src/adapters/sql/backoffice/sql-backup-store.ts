@@ -3,7 +3,7 @@ import type { BackupRecord, BackupStore, DrillRecord } from '../../../ports/back
 import type { Db } from '../connect.ts';
 import { bool, json, num, rowCodec } from '../row-codec.ts';
 import type { BackupDrillsTable, BackupsTable } from '../schema.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { newestFirst } from '../windowed.ts';
 
 const backups = rowCodec<BackupRecord, BackupsTable>()('id takenBy engine file sha256', {
   takenAt: num,
@@ -34,11 +34,7 @@ export class SqlBackupStore implements BackupStore {
     const rows = await this.db
       .selectFrom('backups')
       .selectAll()
-      .where(inWindow('taken_at', page))
-      .where(pastCursor(['taken_at', 'id'], page.after, 'desc'))
-      .orderBy('taken_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
+      .$call((q) => newestFirst(q, ['taken_at', 'id'], page))
       .execute();
     return rows.map(backups.record);
   }
@@ -48,13 +44,9 @@ export class SqlBackupStore implements BackupStore {
   }
 
   async drills(backupId: string | undefined, page: PageWindow<readonly [number, string]>): Promise<DrillRecord[]> {
-    let query = this.db
-      .selectFrom('backup_drills')
-      .selectAll()
-      .where(inWindow('started_at', page))
-      .where(pastCursor(['started_at', 'id'], page.after, 'desc'));
+    let query = this.db.selectFrom('backup_drills').selectAll();
     if (backupId !== undefined) query = query.where('backup_id', '=', backupId);
-    const rows = await query.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const rows = await newestFirst(query, ['started_at', 'id'], page).execute();
     return rows.map(drills.record);
   }
 

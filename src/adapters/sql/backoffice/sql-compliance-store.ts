@@ -13,7 +13,7 @@ import { approvalLive } from '../approvals/approvals-statements.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from '../schema.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { inWindow, newestFirst, pastCursor } from '../windowed.ts';
 
 const requests = rowCodec<ComplianceRequestRecord, ComplianceRequestsTable>()(
   'id kind state subjectKind accountId identifier source identityCheck receivedAt dueAt filedBy filedAt decidedBy decidedAt outcome ground note approvalId receiptId statement',
@@ -50,14 +50,9 @@ export class SqlComplianceStore implements ComplianceStore {
   }
 
   async list(filter: RequestFilter, page: PageWindow<readonly [number, string]>): Promise<ComplianceRequestRecord[]> {
-    let query = this.db
-      .selectFrom('compliance_requests')
-      .selectAll()
-      .where('kind', '=', filter.kind)
-      .where(inWindow('received_at', page))
-      .where(pastCursor(['received_at', 'id'], page.after, 'desc'));
+    let query = this.db.selectFrom('compliance_requests').selectAll().where('kind', '=', filter.kind);
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
-    const rows = await query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const rows = await newestFirst(query, ['received_at', 'id'], page).execute();
     return rows.map(toRequest);
   }
 
@@ -118,10 +113,7 @@ export class SqlComplianceStore implements ComplianceStore {
       .selectFrom('compliance_requests')
       .selectAll()
       .where('account_id', 'is not', null)
-      .where(pastCursor(['received_at', 'id'], before, 'desc'))
-      .orderBy('received_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
+      .$call((q) => newestFirst(q, ['received_at', 'id'], { after: before, limit }))
       .execute();
     return rows.map(toRequest);
   }

@@ -3,7 +3,7 @@ import type { IncidentRecord, IncidentState, IncidentStore, Severity } from '../
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { IncidentsTable } from '../schema.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { newestFirst } from '../windowed.ts';
 
 /** Incidents read to find those touching a tenant, at most: the register is small. */
 const TOUCHING_READ = 1000;
@@ -31,14 +31,10 @@ export class SqlIncidentStore implements IncidentStore {
     filter: { state?: IncidentState | undefined; severity?: Severity | undefined },
     page: PageWindow<readonly [number, string]>,
   ): Promise<IncidentRecord[]> {
-    let query = this.db
-      .selectFrom('incidents')
-      .selectAll()
-      .where(inWindow('detected_at', page))
-      .where(pastCursor(['detected_at', 'id'], page.after, 'desc'));
+    let query = this.db.selectFrom('incidents').selectAll();
     if (filter.state !== undefined) query = query.where('state', '=', filter.state);
     if (filter.severity !== undefined) query = query.where('severity', '=', filter.severity);
-    const rows = await query.orderBy('detected_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const rows = await newestFirst(query, ['detected_at', 'id'], page).execute();
     return rows.map(toIncident);
   }
 

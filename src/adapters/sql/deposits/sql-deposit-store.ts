@@ -10,7 +10,7 @@ import type { DepositsTable, ProductsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
 import { Statement } from '../statement.ts';
 import { addItem, channelState, itemState } from '../wallet/wallet-statements.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inTenant, inWindow, newestFirst } from '../windowed.ts';
 
 const products = rowCodec<ProductRecord, ProductsTable>()('id tenant kind name approvedAt createdAt updatedAt', {
   requireChannel: bool,
@@ -70,11 +70,7 @@ export class SqlDepositStore implements DepositStore {
       .selectFrom('products')
       .selectAll()
       .where(inTenant(tenant ?? null))
-      .where(inWindow('created_at', page))
-      .where(pastCursor(['created_at', 'id'], page.after, 'desc'))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
+      .$call((q) => newestFirst(q, ['created_at', 'id'], page))
       .execute();
     return rows.map(toProduct);
   }

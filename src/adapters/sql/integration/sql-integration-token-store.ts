@@ -4,7 +4,7 @@ import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { IntegrationTokensTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inTenant, newestFirst } from '../windowed.ts';
 
 const tokens = rowCodec<IntegrationTokenRecord, IntegrationTokensTable>()(
   'id tenant label rateClass tokenHash state requestId createdBy createdAt rotatedAt revokedAt revokedBy partnerId',
@@ -43,9 +43,7 @@ export class SqlIntegrationTokenStore implements IntegrationTokenStore {
     let q = this.db.selectFrom('integration_tokens').selectAll().where(inTenant(within));
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
     if (page.partnerId !== undefined) q = q.where('partner_id', '=', page.partnerId);
-    q = q.where(inWindow('created_at', page));
-    q = q.where(pastCursor(['created_at', 'id'], page.after, 'desc'));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const rows = await newestFirst(q, ['created_at', 'id'], page).execute();
     return rows.map(toToken);
   }
 

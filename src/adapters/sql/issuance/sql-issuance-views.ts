@@ -19,10 +19,9 @@ import { type Conv, col, rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
 import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inPairs, inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { dayOf, inPairs, inTenant, inWindow, newestFirst, pastCursor } from '../windowed.ts';
 import { SqlIssuedCredentialStore } from './sql-issued-credential-store.ts';
 
-const DAY_MS = 86_400_000;
 /** Ids per `in` list: well under every engine's bound on parameters. */
 const IDS_PER_QUERY = 500;
 
@@ -44,9 +43,6 @@ const COLUMNS = [
   'revoked_at',
   'expires_at',
 ] as const;
-
-/** The UTC day (days since the epoch) of a millisecond column; a literal divisor, so GROUP BY matches the SELECT on PostgreSQL. */
-const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} / ${sql.lit(DAY_MS)} as bigint)`;
 
 /**
  * The issuance module's published views of `issued_credentials` (ports/issuance-views.ts): the
@@ -73,11 +69,7 @@ export class SqlIssuanceViews implements IssuanceViews {
       .$if(f.typeId !== undefined, (qb) => qb.where('type_id', '=', f.typeId as string))
       .$if(f.status === 'valid', (qb) => qb.where('revoked_at', 'is', null))
       .$if(f.status === 'revoked', (qb) => qb.where('revoked_at', 'is not', null))
-      .where(inWindow('issued_at', f))
-      .where(pastCursor(['issued_at', 'id'], f.after, 'desc'))
-      .orderBy('issued_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(f.limit)
+      .$call((q) => newestFirst(q, ['issued_at', 'id'], f))
       .execute();
     return rows.map(credentials.record);
   }

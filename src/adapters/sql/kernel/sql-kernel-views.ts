@@ -20,7 +20,7 @@ import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { JobLeasesTable, SigningKeysTable } from '../schema.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inTenant, inWindow, newestFirst } from '../windowed.ts';
 import * as audit from './sql-audit-reads.ts';
 import { readAuditLog, toAuditEntry } from './sql-audit-trail.ts';
 import * as outbox from './sql-outbox-reads.ts';
@@ -162,11 +162,7 @@ export class SqlKernelViews implements KernelViews {
       .selectFrom('signing_keys')
       .select(KEY_COLUMNS)
       .where(inTenant(tenant))
-      .where(inWindow('created_at', page))
-      .where(pastCursor(['created_at', 'kid'], page.after, 'desc'))
-      .orderBy('created_at', 'desc')
-      .orderBy('kid', 'desc')
-      .limit(page.limit)
+      .$call((q) => newestFirst(q, ['created_at', 'kid'], page))
       .execute();
     return rows.map(keyRow);
   }

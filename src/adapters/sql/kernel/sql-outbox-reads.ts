@@ -5,7 +5,7 @@ import type { Db } from '../connect.ts';
 import type { OutboxTable } from '../schema.ts';
 import { mentions } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant, inWindow } from '../windowed.ts';
+import { dayOf, inTenant, inWindow } from '../windowed.ts';
 import { hasPrefix } from './sql-audit-reads.ts';
 
 /**
@@ -13,8 +13,6 @@ import { hasPrefix } from './sql-audit-reads.ts';
  * SqlKernelViews): the activity feed's pages, the events a timeline shows, and the hosted
  * verifier's outcomes counted per day (at most the window's days, in SQL).
  */
-
-const DAY_MS = 86_400_000;
 
 /** The events of hosted verification: written to `root`, their tenant is in the `vct`. */
 export const PRESENTATION_EVENTS = ['presentation.completed', 'presentation.failed'] as const;
@@ -24,9 +22,6 @@ const vctOf = (db: Db): RawBuilder<string | null> =>
   db.getExecutor().adapter instanceof PostgresAdapter
     ? sql`(${sql.ref('data')}::json ->> 'vct')`
     : sql`json_extract(${sql.ref('data')}, '$.vct')`;
-
-/** The UTC day (days since the epoch) of a millisecond column; a literal divisor, so GROUP BY matches the SELECT on PostgreSQL. */
-const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} / ${sql.lit(DAY_MS)} as bigint)`;
 
 const OUTBOX_COLUMNS = ['seq', 'id', 'type', 'tenant', 'created_at', 'data'] as const;
 

@@ -11,16 +11,11 @@ import type {
 } from '../../../ports/membership-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { AccountInTenant, TenantCount, TenantWindow } from '../../../ports/view-records.ts';
+import { accountLists } from '../account-lists.ts';
 import type { Db } from '../connect.ts';
-import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant, inWindow, pastCursor, type TimeWindow } from '../windowed.ts';
+import { dayOf, inTenant, inWindow, newestFirst, type TimeWindow } from '../windowed.ts';
 import { toCoinEntry, toProposal } from './sql-membership-store.ts';
-
-const DAY_MS = 86_400_000;
-
-/** The UTC day (days since the epoch) of a millisecond column; a literal divisor, so GROUP BY matches the SELECT on PostgreSQL. */
-const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} / ${sql.lit(DAY_MS)} as bigint)`;
 
 /** The membership module's published views of `members` (ports/membership-views.ts). */
 export class SqlMembershipViews implements MembershipViews {
@@ -95,11 +90,7 @@ export class SqlMembershipViews implements MembershipViews {
       .selectAll()
       .where(inTenant(filter.tenant))
       .$if(filter.accountId !== undefined, (qb) => qb.where('account_id', '=', filter.accountId as string))
-      .where(inWindow('created_at', filter))
-      .where(pastCursor(['created_at', 'id'], after, 'desc'))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
+      .$call((q) => newestFirst(q, ['created_at', 'id'], { ...filter, after, limit }))
       .execute();
     return rows.map(toCoinEntry);
   }
@@ -114,11 +105,7 @@ export class SqlMembershipViews implements MembershipViews {
       .selectAll()
       .where(inTenant(filter.tenant))
       .$if(filter.state !== undefined, (qb) => qb.where('state', '=', filter.state as string))
-      .where(inWindow('created_at', filter))
-      .where(pastCursor(['created_at', 'id'], after, 'desc'))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
+      .$call((q) => newestFirst(q, ['created_at', 'id'], { ...filter, after, limit }))
       .execute();
     return rows.map(toProposal);
   }
@@ -186,32 +173,12 @@ export class SqlMembershipViews implements MembershipViews {
     });
   }
 
-  async accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]> {
-    const rows = await this.db
-      .selectFrom('members')
-      .select(['account_id', 'tenant'])
-      .where(startsWith('account_id', prefix))
-      .where(inTenant(tenant))
-      .orderBy('account_id')
-      .orderBy('tenant')
-      .limit(cap)
-      .execute();
-    return rows.map((r) => ({ accountId: r.account_id, tenant: r.tenant }));
+  accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]> {
+    return accountLists(this.db, 'members', 'joined_at').accountsByPrefix(prefix, tenant, cap);
   }
 
-  async accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('members')
-      .select('account_id')
-      .distinct()
-      .where(inTenant(window.tenant))
-      .where(inWindow('joined_at', window))
-      .where('account_id', '<>', '')
-      .$if(after !== undefined, (qb) => qb.where('account_id', '>', after as string))
-      .orderBy('account_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.account_id);
+  accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]> {
+    return accountLists(this.db, 'members', 'joined_at').accounts(window, after, limit);
   }
 
   async memberships(accountIds: readonly string[], tenant: string | null): Promise<AccountMembership[]> {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { CountWindow } from '../../../ports/day-counts.ts';
 import type { OfferDayCount, OfferRow, OffersViews } from '../../../ports/offers-views.ts';
 import type { SourcePage } from '../../../ports/timeline-page.ts';
@@ -6,9 +5,7 @@ import type { Counted, FunnelRow, Overdue, TypeCount, TypeRef } from '../../../p
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inPairs, inTenant } from '../windowed.ts';
-
-const DAY_MS = 86_400_000;
+import { dayOf, inPairs, inTenant } from '../windowed.ts';
 
 /** Every column but the subject, whose claim values are never read here. */
 const COLUMNS = ['id', 'tenant', 'type_id', 'created_at', 'expires_at', 'redeemed_at', 'collected_at'] as const;
@@ -32,9 +29,6 @@ const toOffer = (r: {
   redeemedAt: numOrNull(r.redeemed_at),
   collectedAt: numOrNull(r.collected_at),
 });
-
-/** The UTC day (days since the epoch) of a millisecond column; a literal divisor, so GROUP BY matches the SELECT on PostgreSQL. */
-const dayOf = (column: string) => sql<number | string>`cast(${sql.ref(column)} / ${sql.lit(DAY_MS)} as bigint)`;
 
 /** The offers module's published views of `offers` (ports/offers-views.ts). The subject is never selected. */
 export class SqlOffersViews implements OffersViews {

@@ -12,7 +12,7 @@ import type {
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { PartnerApplicationsTable, PartnerTeamTable } from '../schema.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { newestFirst } from '../windowed.ts';
 
 /** Everything but the grant, which two columns hold (both null: no grant yet). */
 const applications = rowCodec<Omit<ApplicationRecord, 'grant'>, PartnerApplicationsTable>()(
@@ -53,12 +53,11 @@ export class SqlPartnerStore implements PartnerStore {
   }
 
   async applications(page: ApplicationPage): Promise<ApplicationRecord[]> {
-    let q = this.db.selectFrom('partner_applications').selectAll().where(inWindow('created_at', page));
-    q = q.where(pastCursor(['created_at', 'id'], page.after, 'desc'));
+    let q = this.db.selectFrom('partner_applications').selectAll();
     if (page.stage !== undefined) q = q.where('stage', '=', page.stage);
     if (page.kind !== undefined) q = q.where('kind', '=', page.kind);
     if (page.tenant !== undefined) q = q.where('tenant', '=', page.tenant);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const rows = await newestFirst(q, ['created_at', 'id'], page).execute();
     return rows.map(toApplication);
   }
 

@@ -3,7 +3,7 @@ import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '.
 import type { Db } from '../connect.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { WalletProvidersTable } from '../schema.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { newestFirst } from '../windowed.ts';
 
 const providers = rowCodec<WalletProviderRecord, WalletProvidersTable>()(
   'id name homepage contact state reason createdAt updatedAt',
@@ -29,13 +29,9 @@ export class SqlWalletProviderStore implements WalletProviderStore {
   }
 
   async list(state: ProviderState | undefined, page: PageWindow<readonly [number, string]>): Promise<WalletProviderRecord[]> {
-    let query = this.db
-      .selectFrom('wallet_providers')
-      .selectAll()
-      .where(inWindow('created_at', page))
-      .where(pastCursor(['created_at', 'id'], page.after, 'desc'));
+    let query = this.db.selectFrom('wallet_providers').selectAll();
     if (state !== undefined) query = query.where('state', '=', state);
-    return (await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute()).map(toProvider);
+    return (await newestFirst(query, ['created_at', 'id'], page).execute()).map(toProvider);
   }
 
   async move(id: string, from: readonly ProviderState[], to: ProviderState, reason: string | null, now: number) {

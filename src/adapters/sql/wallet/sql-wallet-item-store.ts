@@ -5,7 +5,7 @@ import { type Db, onPostgres } from '../connect.ts';
 import { enrolledMembers } from '../membership/membership-statements.ts';
 import type { Database, WalletItemsTable } from '../schema.ts';
 import { tenantNames } from '../tenants/tenants-statements.ts';
-import { inWindow, pastCursor } from '../windowed.ts';
+import { newestFirst } from '../windowed.ts';
 import { addItem, itemRows } from './wallet-statements.ts';
 
 const toItem = itemRows.record;
@@ -50,11 +50,7 @@ export class SqlWalletItemStore implements WalletItemStore {
   async list(accountId: string, page: PageWindow<ItemCursor>): Promise<ListedItem[]> {
     const rows = await this.listed()
       .where('i.account_id', '=', accountId)
-      .where(inWindow('i.created_at', page))
-      .where(pastCursor(['i.created_at', 'i.id'], page.after, 'desc'))
-      .orderBy('i.created_at', 'desc')
-      .orderBy('i.id', 'desc')
-      .limit(page.limit)
+      .$call((q) => newestFirst(q, ['i.created_at', 'i.id'], page))
       .execute();
     return rows.map((row) => ({ ...toItem(row), tenantName: row.tenant_name }));
   }

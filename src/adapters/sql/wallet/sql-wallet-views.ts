@@ -9,10 +9,10 @@ import type {
   WalletItemsOf,
   WalletViews,
 } from '../../../ports/wallet-views.ts';
+import { accountLists } from '../account-lists.ts';
 import type { Db } from '../connect.ts';
-import { startsWith } from '../text-match.ts';
 import { sourcePage } from '../timeline-page.ts';
-import { inTenant, inWindow } from '../windowed.ts';
+import { inTenant } from '../windowed.ts';
 import { consentPage } from './sql-consent-reads.ts';
 
 /** The wallet module's published views of its items and channels (ports/wallet-views.ts); never an item's title. */
@@ -105,33 +105,12 @@ export class SqlWalletViews implements WalletViews {
     );
   }
 
-  async accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]> {
-    const rows = await this.db
-      .selectFrom('wallet_items')
-      .select(['account_id', 'tenant'])
-      .distinct()
-      .where(startsWith('account_id', prefix))
-      .where(inTenant(tenant))
-      .orderBy('account_id')
-      .orderBy('tenant')
-      .limit(cap)
-      .execute();
-    return rows.map((r) => ({ accountId: r.account_id, tenant: r.tenant }));
+  accountsByPrefix(prefix: string, tenant: string | null, cap: number): Promise<AccountInTenant[]> {
+    return accountLists(this.db, 'wallet_items', 'created_at').accountsByPrefix(prefix, tenant, cap);
   }
 
-  async accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('wallet_items')
-      .select('account_id')
-      .distinct()
-      .where(inTenant(window.tenant))
-      .where(inWindow('created_at', window))
-      .where('account_id', '<>', '')
-      .$if(after !== undefined, (qb) => qb.where('account_id', '>', after as string))
-      .orderBy('account_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => r.account_id);
+  accounts(window: TenantWindow, after: string | undefined, limit: number): Promise<string[]> {
+    return accountLists(this.db, 'wallet_items', 'created_at').accounts(window, after, limit);
   }
 
   async itemCounts(accountIds: readonly string[], tenant: string | null): Promise<Array<AccountInTenant & { count: number }>> {

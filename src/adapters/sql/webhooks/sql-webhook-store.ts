@@ -13,7 +13,7 @@ import { bool, json, rowCodec } from '../row-codec.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
 import { holdTenant } from '../tenants/tenants-statements.ts';
-import { inTenant, inWindow, pastCursor } from '../windowed.ts';
+import { inTenant, inWindow, newestFirst } from '../windowed.ts';
 
 type WebhookRow = Omit<Selectable<WebhooksTable>, 'lane_holder' | 'lane_until' | 'next_at'>;
 
@@ -108,10 +108,8 @@ export class SqlWebhookStore implements WebhookStore {
   }
 
   async list(within: string | null, page: WebhookPage): Promise<WebhookRecord[]> {
-    const q = this.webhooks(within)
-      .where(inWindow('created_at', page))
-      .where(pastCursor(['created_at', 'id'], page.after, 'desc'));
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+    const q = this.webhooks(within);
+    const rows = await newestFirst(q, ['created_at', 'id'], page).execute();
     return rows.map(toWebhook);
   }
 

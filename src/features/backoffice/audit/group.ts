@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import { ActorLabel, iso, LIST_SCOPE } from '../../../http/admin/kit.ts';
 import { adminOperations } from '../../../http/admin/operations.ts';
-import { DateTimeView, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { DateTimeView, Nullable, refusal, Slug } from '../../../http/schemas/common.ts';
 import type { GroupBuilder } from '../module.ts';
 import { ACTIVITY_KINDS, REF_FIELDS } from './activity.ts';
 import { AuditReader, cursorSeq, ORDER_MARK } from './audit-reader.ts';
@@ -77,7 +77,7 @@ export const auditGroup: GroupBuilder = async (ctx) => {
           summary: 'One audit entry, with its hash and the hash it links to.',
           query: { tenant: Type.Optional(Slug) },
           answer: ['The entry.', Entry],
-          refusals: { 404: 'unknown_audit_entry: no entry has this seq, or it is not one the caller may see.' },
+          refusals: { 404: refusal('unknown_audit_entry', 'no entry has this seq, or it is not one the caller may see.') },
           read: async ({ params, tenant }) => entryView(await reader.entry(Number(params.seq), tenant)),
         }),
         list('/activity', {

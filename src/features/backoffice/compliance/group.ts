@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { storageOf } from '../../../config/config.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { defineRoute, internalOperatorRoute, type RouteGroup } from '../../../http/route.ts';
-import { errorResponse, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { OPERATOR_ERRORS, refusal, Slug } from '../../../http/schemas/common.ts';
 import { HolderData } from '../../account/holder-data.ts';
 import { accountModule } from '../../account/module.ts';
 import { approvalsModule } from '../../approvals/module.ts';
@@ -186,7 +186,7 @@ export function consoleComplianceRoutes(
         responses: {
           200: { description: 'The organisation’s view.', schema: ConsoleComplianceView },
           ...OPERATOR_ERRORS,
-          404: errorResponse('unknown_tenant: no organisation has this slug.'),
+          404: refusal('unknown_tenant', 'no organisation has this slug.'),
         },
         handler: async (request) => {
           const { tenant } = request.query;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../../../http/route.ts';
-import { DateTimeView, DisplayText, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { DateTimeView, DisplayText, Nullable, refusal, Slug } from '../../../http/schemas/common.ts';
 import { INCIDENT_STATES, type IncidentState, SEVERITIES, type Severity } from '../../../ports/incident-store.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import type { Incidents } from './incidents.ts';
@@ -120,7 +120,7 @@ export function incidentRoutes(incidents: Incidents): RouteDef[] {
         { additionalProperties: false, minProperties: 1 },
       ),
       answer: [200, 'The incident after the change.', { incident: IncidentView }],
-      refusals: { 404: 'unknown_incident', 409: 'incident_state: not a move the incident makes from its state.' },
+      refusals: { 404: 'unknown_incident', 409: refusal('incident_state', 'not a move the incident makes from its state.') },
       write: ({ params, body, actor }) =>
         incidents.update(
           params.incidentId,

@@ -3,7 +3,7 @@ import { adminRoute } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import { AdminMutation, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { AdminMutation, OPERATOR_ERRORS, refusal, Slug } from '../../../http/schemas/common.ts';
 import { TypeId } from '../../credential-types/routes.ts';
 import { KEEP_DAYS_MAX } from './retention.ts';
 import { type Compliance, complianceOperations } from './routes-common.ts';
@@ -46,7 +46,7 @@ export function recordRoutes(
           }),
         },
       ],
-      refusals: { 409: 'retention_floor: below the floor, or a category never purged.' },
+      refusals: { 409: refusal('retention_floor', 'below the floor, or a category never purged.') },
       write: ({ body, actor }) => retention.setRule(body.category, body.keepDays, actor),
     }),
     defineRoute({

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApprovalSchema } from '../../../http/admin/approval-desk.ts';
 import type { RouteDef } from '../../../http/route.ts';
-import { AccountId, DisplayText } from '../../../http/schemas/common.ts';
+import { AccountId, DisplayText, refusal } from '../../../http/schemas/common.ts';
 import type { StoredRequestState } from '../../../ports/compliance-store.ts';
 import type { ComplianceService } from './compliance-service.ts';
 import type { ErasureRequests } from './erasure-requests.ts';
@@ -52,8 +52,11 @@ export function requestRoutes(compliance: ComplianceService, erasures: ErasureRe
         { request: AccessRequestView, statement: Type.String() },
       ],
       refusals: {
-        404: 'unknown_request: requestId names no access request.',
-        409: 'subject_held: the lookup finds the subject, or a negative response for it stands; request_state: the request was answered.',
+        404: refusal('unknown_request', 'requestId names no access request.'),
+        409: refusal(
+          ['subject_held', 'request_state'],
+          'subject_held: the lookup finds the subject, or a negative response for it stands; request_state: the request was answered.',
+        ),
       },
       write: ({ body: { subject, ...input }, actor }) => compliance.negativeResponse(subject, input, actor),
     }),
@@ -72,8 +75,8 @@ export function requestRoutes(compliance: ComplianceService, erasures: ErasureRe
         { request: AccessRequestView, approval: ApprovalSchema },
       ],
       refusals: {
-        404: 'unknown_account: the lookup finds the account nowhere; unknown_request.',
-        409: 'request_state: the access request was answered or refused, or its export is pending.',
+        404: ['unknown_account', 'unknown_request'],
+        409: refusal('request_state', 'the access request was answered or refused, or its export is pending.'),
       },
       write: ({ body: { accountId, ...input }, principal, actor }) =>
         compliance.requestExport(accountId, input, principal, actor),
@@ -89,8 +92,8 @@ export function requestRoutes(compliance: ComplianceService, erasures: ErasureRe
       },
       answer: [200, 'The access request, refused.', { request: AccessRequestView }],
       refusals: {
-        404: 'unknown_request: requestId names no access request.',
-        409: 'request_state: the request was answered or refused already, or its export is pending.',
+        404: refusal('unknown_request', 'requestId names no access request.'),
+        409: refusal('request_state', 'the request was answered or refused already, or its export is pending.'),
       },
       write: ({ body: { subject, ...input }, actor }) => compliance.refuseAccess(subject, input, actor),
     }),
@@ -120,7 +123,7 @@ export function requestRoutes(compliance: ComplianceService, erasures: ErasureRe
       summary: 'Refuse an erasure request on a ground: legal hold, cannot identify, manifestly unfounded.',
       body: { ground: Ground, note: Type.Optional(DisplayText(500)) },
       answer: [200, 'The erasure request, refused.', { request: ErasureRequestView }],
-      refusals: { 404: 'unknown_request', 409: 'request_state: the request was completed or refused already.' },
+      refusals: { 404: 'unknown_request', 409: refusal('request_state', 'the request was completed or refused already.') },
       write: ({ params, body, actor }) => erasures.refuse(params.requestId, body.ground, body.note, actor),
     }),
     action('/erasure/requests/{requestId}/verify', {
@@ -131,7 +134,7 @@ export function requestRoutes(compliance: ComplianceService, erasures: ErasureRe
         'The erasure request, completed (or verified while the disk check is pending), and its receipt.',
         { request: ErasureRequestView, receipt: Type.Object({ receiptId: Type.String(), disk: Type.String() }) },
       ],
-      refusals: { 404: 'unknown_request', 409: 'request_state: the request was completed or refused already.' },
+      refusals: { 404: 'unknown_request', 409: refusal('request_state', 'the request was completed or refused already.') },
       write: ({ params, body, actor }) => erasures.verify(params.requestId, body.identityCheck, actor),
     }),
   ];

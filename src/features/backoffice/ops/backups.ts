@@ -1,10 +1,9 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { type Ids, idLikePattern } from '../../../core/ids.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
+import type { BackupFolder } from '../../../ports/backup-folder.ts';
 import type {
   BackupContents,
   BackupManifest,
@@ -33,7 +32,7 @@ export interface BackupDeps {
   log?: { info(fields: object, message: string): void };
   store: BackupStore;
   /** The backup folder (OPENRAIL_BACKUP_DIR). */
-  dir: string;
+  folder: BackupFolder;
   uow: UnitOfWork<object>;
   ids: Ids;
   clock: Clock;
@@ -113,32 +112,32 @@ export class Backups {
   constructor(private readonly deps: BackupDeps) {}
 
   async take(actor: Actor, actorName: string): Promise<{ backup: BackupRecord; auditSeq: number }> {
-    const { engine, dir, clock } = this.deps;
+    const { engine, folder, clock } = this.deps;
     const id = this.deps.ids.mint('backup');
     const file = `${id}.${engine.extension}`;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const path = join(dir, file);
-    const manifestPath = join(dir, manifestFile(id));
-    const sidecar = join(dir, `${id}.sha256`);
+    await folder.ensure();
+    const partial = `${file}${PARTIAL}`;
+    const manifestName = manifestFile(id);
+    const sidecar = `${id}.sha256`;
     // Written whole or not at all: under a temporary name until complete, then renamed, then its
     // checksum line and (renamed into place last) its manifest. A backup killed on the way leaves a
     // temporary file, or a copy no manifest names, which nothing lists and the drill job removes
     // (removeLeftovers); a refusal removes what it wrote.
-    const written = [`${path}${PARTIAL}`, path, sidecar, `${manifestPath}${PARTIAL}`, manifestPath];
+    const written = [partial, file, sidecar, `${manifestName}${PARTIAL}`, manifestName];
     const takenAt = clock.now();
     try {
       // The copy holds what the database holds (sealed keys, personal data): its owner's only from
       // its first byte. The engine writes into this file (pg_dump and SQLite keep its mode).
-      await writeFile(`${path}${PARTIAL}`, '', { mode: 0o600, flag: 'wx' });
+      await folder.create(partial, '');
       let contents: BackupContents & { schema?: string };
       try {
-        contents = await engine.take(`${path}${PARTIAL}`);
+        contents = await engine.take(folder.path(partial));
       } catch (err) {
         if (err instanceof ServiceError) throw err;
         throw new ServiceError('backup_unavailable', 'The backup could not be written.', { cause: err });
       }
-      const { sha256, bytes } = await engine.digest(`${path}${PARTIAL}`);
-      await rename(`${path}${PARTIAL}`, path);
+      const { sha256, bytes } = await engine.digest(folder.path(partial));
+      await folder.rename(partial, file);
       const { schema, ...held } = contents;
       const manifest: BackupManifest & { schema?: string } = {
         format: 'openrail-backup/1',
@@ -151,9 +150,9 @@ export class Backups {
         ...(schema ? { schema } : {}),
         ...held,
       };
-      await writeFile(sidecar, `${sha256}  ${file}\n`, { mode: 0o600, flag: 'wx' });
-      await writeFile(`${manifestPath}${PARTIAL}`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-      await rename(`${manifestPath}${PARTIAL}`, manifestPath);
+      await folder.create(sidecar, `${sha256}  ${file}\n`);
+      await folder.create(`${manifestName}${PARTIAL}`, `${JSON.stringify(manifest, null, 2)}\n`);
+      await folder.rename(`${manifestName}${PARTIAL}`, manifestName);
       const backup: BackupRecord = {
         id,
         takenAt,
@@ -177,7 +176,7 @@ export class Backups {
       });
       return { backup, auditSeq };
     } catch (err) {
-      for (const f of written) await rm(f, { force: true });
+      for (const f of written) await folder.remove(f);
       throw err;
     }
   }
@@ -189,19 +188,16 @@ export class Backups {
    * touched. Answers the names removed.
    */
   async removeLeftovers(): Promise<string[]> {
-    const { dir, clock } = this.deps;
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    const files = entries.filter((e) => e.isFile()).map((e) => e.name);
+    const { folder, clock } = this.deps;
+    const files = await folder.files();
     // A backup whose manifest is here keeps every file of its id, and whatever its manifest names.
     const kept = new Set<string>();
     for (const name of files) {
       const id = MANIFEST.exec(name)?.[1];
       if (!id) continue;
       kept.add(id);
-      const named = await readFile(join(dir, name), 'utf8').then(
-        (text) => (JSON.parse(text) as { file?: unknown }).file,
-        () => undefined,
-      );
+      const text = await folder.read(name);
+      const named = text === undefined ? undefined : (JSON.parse(text) as { file?: unknown }).file;
       if (typeof named === 'string') kept.add(named);
     }
     const removed: string[] = [];
@@ -209,12 +205,9 @@ export class Backups {
       const id = BACKUP_FILE.exec(name)?.[1];
       const leftover = TEMPORARY.test(name) || (id !== undefined && !kept.has(id) && !kept.has(name));
       if (!leftover) continue;
-      const at = await stat(join(dir, name)).then(
-        (s) => s.mtimeMs,
-        () => undefined,
-      );
+      const at = await folder.modifiedAt(name);
       if (at === undefined || clock.now() - at <= LEFTOVERS_AFTER_MS) continue;
-      await rm(join(dir, name), { force: true });
+      await folder.remove(name);
       removed.push(name);
     }
     if (removed.length > 0) this.deps.log?.info({ removed }, 'backup leftovers removed from the backup folder');
@@ -258,12 +251,10 @@ export class Backups {
   }
 
   private async prove(backup: BackupRecord, pass: (check: DrillCheck['check'], ok: boolean, detail: string) => boolean) {
-    const { dir } = this.deps;
-    const manifest = await readFile(join(dir, manifestFile(backup.id)), 'utf8').then(
-      (text) => JSON.parse(text) as BackupManifest,
-      () => undefined,
-    );
-    const path = join(dir, backup.file);
+    const { folder } = this.deps;
+    const text = await folder.read(manifestFile(backup.id));
+    const manifest = text === undefined ? undefined : (JSON.parse(text) as BackupManifest);
+    const path = folder.path(backup.file);
     const digest = await this.deps.engine.digest(path).catch(() => undefined);
     if (
       !pass(

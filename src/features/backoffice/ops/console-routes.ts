@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { iso, isoOrNull } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute, internalOperatorRoute } from '../../../http/route.ts';
-import { DateTimeView, DisplayText, errorResponse, Nullable, OPERATOR_ERRORS, Slug } from '../../../http/schemas/common.ts';
+import { DateTimeView, DisplayText, Nullable, OPERATOR_ERRORS, refusal, Slug } from '../../../http/schemas/common.ts';
 import type { IssuanceViews } from '../../../ports/issuance-views.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
 import type { OrgStore } from '../../../ports/org-store.ts';
@@ -39,7 +39,7 @@ export function consoleStateRoutes(deps: StateDeps) {
       responses: {
         200: { description: 'The snapshot.', schema: ConsoleStateView },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_tenant'),
+        404: refusal('unknown_tenant'),
       },
       handler: async (request) => {
         const tenant = await deps.tenants.get(request.query.tenant);
@@ -106,8 +106,8 @@ export function agentRoutes(agents: AgentActivity) {
           }),
         },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_tenant'),
-        409: errorResponse('conflict: the tenant already has 100 agents reporting.'),
+        404: refusal('unknown_tenant'),
+        409: refusal('conflict', 'the tenant already has 100 agents reporting.'),
       },
       handler: async (request) => agents.report(request.body, actorOf(request)),
     }),

@@ -96,7 +96,7 @@ export function expiryRoutes(deps: {
           previousDays: Type.Union([Type.Integer(), Type.Null()]),
         },
       ],
-      refusals: { 404: 'unknown_tenant or unknown_type' },
+      refusals: { 404: ['unknown_tenant', 'unknown_type'] },
       write: async ({ body: { tenant, typeId, validityDays }, actor }) => {
         await tenants.existing(tenant);
         const { previous, auditSeq } = await types.setValidity(tenant, typeId, validityDays, actor, actorLabel(actor));

@@ -43,7 +43,7 @@ import { upkeepRoutes } from './upkeep-routes.ts';
  * (backups.ts, backup-routes.ts; the engines' own methods in adapters/sql/backup/); the console's snapshot of an organisation and the automation
  * agents' reports (agents.ts, console-routes.ts).
  */
-export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn }) => {
+export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, readsOn }) => {
   const [status, tenants, trust, types, deposits, members, wallet] = await Promise.all([
     ctx.use(statusModule),
     ctx.use(tenantsModule),
@@ -72,6 +72,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
     ping: () => ctx.database.ping(),
     database: ctx.config.database,
     dataDir: ctx.config.dataDir,
+    disk: files.disk,
     mailTransport: ctx.config.smtpUrl ? 'smtp' : 'outbox',
     clock: ctx.clock,
   });
@@ -102,7 +103,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
     engine: ctx.database.backups,
     log: ctx.log,
     store: stores.backups,
-    dir: ctx.config.backupDir,
+    folder: files.backups,
     uow: ctx.unitOfWork({ backups: stores.backups }),
     ids: ctx.ids,
     clock: ctx.clock,

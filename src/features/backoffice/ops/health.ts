@@ -1,7 +1,7 @@
-import { stat, statfs } from 'node:fs/promises';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { isoOrNull } from '../../../http/admin/kit.ts';
+import type { DiskSpace } from '../../../ports/disk-space.ts';
 import type { KernelViews } from '../../../ports/kernel-views.ts';
 import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
 import type { CommsHealthView, HealthView, State } from './schemas.ts';
@@ -27,6 +27,8 @@ export interface HealthDeps {
   ping: () => Promise<void>;
   database: DatabaseLocation;
   dataDir: string;
+  /** Reads the data folder's disk and the SQLite log's size. */
+  disk: DiskSpace;
   mailTransport: 'smtp' | 'outbox';
   clock: Clock;
 }
@@ -117,17 +119,9 @@ export class OpsHealth {
     const path = this.deps.dataDir;
     const wal =
       this.deps.database.kind === 'sqlite' && this.deps.database.file !== ':memory:' ? `${this.deps.database.file}-wal` : null;
-    const walBytes =
-      wal === null
-        ? null
-        : await stat(wal).then(
-            (s) => s.size,
-            () => 0,
-          );
+    const walBytes = wal === null ? null : await this.deps.disk.size(wal);
     try {
-      const fs = await statfs(path);
-      const freeBytes = fs.bavail * fs.bsize;
-      const totalBytes = fs.blocks * fs.bsize;
+      const { freeBytes, totalBytes } = await this.deps.disk.space(path);
       const share = totalBytes === 0 ? 0 : freeBytes / totalBytes;
       const state: State =
         share < DISK_FULL.share || freeBytes < DISK_FULL.bytes

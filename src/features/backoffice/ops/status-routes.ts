@@ -145,7 +145,7 @@ export function statusRoutes(ops: StatusOps) {
         reason: Type.String({ minLength: 3, maxLength: 500, description: 'Why, kept in the audit log.' }),
       },
       answer: [200, 'What the call matched, and when each was first revoked.', Revoked.properties],
-      refusals: { 404: 'unknown_tenant or unknown_credential' },
+      refusals: { 404: ['unknown_tenant', 'unknown_credential'] },
       write: ({ body: { tenant, reason, ...selector }, actor }) =>
         ops.uow.run(async ({ audit }) => {
           const { views, newlyRevoked } = await ops.status.revoke(tenant, selectorOf(selector), actor, reason);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { adminRoute, iso } from '../../../http/admin/kit.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { defineRoute, internalOperatorRoute } from '../../../http/route.ts';
-import { AdminMutation, DisplayText, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { AdminMutation, DisplayText, OPERATOR_ERRORS, refusal } from '../../../http/schemas/common.ts';
 import type { TrustedIssuer, TrustState } from '../../../ports/trust-registry.ts';
 import { DID_WEB } from '../../issuer-trust/did-web-resolver.ts';
 import type { TrustChange, TrustService } from '../../issuer-trust/trust-service.ts';
@@ -32,8 +32,8 @@ export const issuerView = (t: TrustedIssuer): TrustedIssuerView => ({
 const changed = ({ ok, auditSeq, issuer }: TrustChange) => ({ ok, auditSeq, issuer: issuerView(issuer) });
 const Changed = AdminMutation({ issuer: TrustedIssuerView });
 const CHANGE_REFUSALS = {
-  404: 'unknown_issuer: the DID is not in the trust registry.',
-  409: 'issuer_state: the issuer is not in a state this change starts from.',
+  404: refusal('unknown_issuer', 'the DID is not in the trust registry.'),
+  409: refusal('issuer_state', 'the issuer is not in a state this change starts from.'),
 };
 const platformRoute = { ...adminRoute(DOC), scope: 'platform' as const };
 
@@ -48,9 +48,9 @@ const restoreRoute = (trust: TrustService, where: typeof platformRoute & { path:
     responses: {
       200: { description: 'The issuer, trusted again.', schema: Changed },
       ...OPERATOR_ERRORS,
-      404: errorResponse(CHANGE_REFUSALS[404]),
-      409: errorResponse(CHANGE_REFUSALS[409]),
-      502: errorResponse('did_unresolvable'),
+      404: CHANGE_REFUSALS[404],
+      409: CHANGE_REFUSALS[409],
+      502: refusal('did_unresolvable'),
     },
     handler: async (request) => changed(await trust.restore(request.body.did, request.body.reason ?? null, actorOf(request))),
   });
@@ -74,8 +74,8 @@ export function trustRoutes(trust: TrustService) {
       body: { did: Did, label: DisplayText(100) },
       answer: [200, 'The issuer, trusted.', { issuer: TrustedIssuerView }],
       refusals: {
-        409: 'issuer_known or issuer_is_tenant.',
-        502: 'did_unresolvable: the DID document could not be read, is not its own, or names no P-256 key.',
+        409: ['issuer_known', 'issuer_is_tenant'],
+        502: refusal('did_unresolvable', 'the DID document could not be read, is not its own, or names no P-256 key.'),
       },
       write: async ({ body, actor }) => changed(await trust.add(body.did, body.label, actor)),
     }),
@@ -104,8 +104,8 @@ export function consoleTrustRoutes(trust: TrustService) {
       responses: {
         200: { description: 'The issuer, removed.', schema: Changed },
         ...OPERATOR_ERRORS,
-        404: errorResponse(CHANGE_REFUSALS[404]),
-        409: errorResponse(CHANGE_REFUSALS[409]),
+        404: CHANGE_REFUSALS[404],
+        409: CHANGE_REFUSALS[409],
       },
       handler: async (request) => changed(await trust.remove(request.body.did, request.body.reason, actorOf(request))),
     }),

@@ -3,7 +3,7 @@ import type { Context } from '../../../app/module.ts';
 import { type ApprovalDesk, ApprovalSchema } from '../../../http/admin/approval-desk.ts';
 import { adminOperations } from '../../../http/admin/operations.ts';
 import type { RouteGroup, TenantScope } from '../../../http/route.ts';
-import { DisplayName, Slug } from '../../../http/schemas/common.ts';
+import { DisplayName, refusal, Slug } from '../../../http/schemas/common.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
 import { issuanceModule } from '../../issuance/module.ts';
 import { membershipModule } from '../../membership/module.ts';
@@ -96,8 +96,8 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         body: { name: DisplayName(100), ...OptionalProfile },
         answer: [201, 'The organisation was created.', { org: OrgView }],
         refusals: {
-          400: 'invalid_request, malformed_json, or reserved_name: a "(Demo)" name.',
-          409: 'conflict: no free slug could be found for this name.',
+          400: refusal(['invalid_request', 'malformed_json', 'reserved_name'], 'a "(Demo)" name.'),
+          409: refusal('conflict', 'no free slug could be found for this name.'),
         },
         write: ({ body, actor }) => orgs.create(body, actor),
       }),
@@ -107,7 +107,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         summary: 'The issuer metadata display and the manifest as they would be with these settings; writes nothing.',
         body: { tenant: Type.Optional(Slug), name: DisplayName(100), ...OptionalProfile },
         answer: ['The preview.', BrandingPreview],
-        refusals: { 400: 'invalid_request, malformed_json, or reserved_name.', 404: UNKNOWN },
+        refusals: { 400: ['invalid_request', 'malformed_json', 'reserved_name'], 404: UNKNOWN },
         read: ({ body }) => orgs.previewBranding(body),
       }),
       detail('/{slug}', {
@@ -128,8 +128,8 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         body: { username: Username },
         answer: [200, 'The admin, after the change.', { admin: AdminView }],
         refusals: {
-          404: 'unknown_tenant, or unknown_operator (no such operator: invite one first).',
-          409: 'operator_scope: scoped elsewhere or platform-wide.',
+          404: refusal(['unknown_tenant', 'unknown_operator'], 'unknown_operator: invite one first.'),
+          409: refusal('operator_scope', 'scoped elsewhere or platform-wide.'),
         },
         write: ({ params, body, actor }) => orgs.addAdmin(params.slug, body, actor),
       }),
@@ -137,7 +137,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         summary: 'Take the tenant-admin role away from an admin of the organisation.',
         body: { username: Username },
         answer: [200, 'The operator, after the change.', { admin: AdminView }],
-        refusals: { 404: 'unknown_tenant, or unknown_operator: the organisation has no admin of this name.' },
+        refusals: { 404: refusal(['unknown_tenant', 'unknown_operator'], 'the organisation has no admin of this name.') },
         write: ({ params, body, actor }) => orgs.removeAdmin(params.slug, body.username, actor),
       }),
       detail('/{slug}/lifecycle', {
@@ -152,7 +152,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
           'Ask for the organisation’s suspension: files a four-eyes approval (org.suspend); a second operator approves it.',
         body: { reason: Reason },
         answer: [202, 'The approval was filed; nothing is suspended yet.', { approval: ApprovalSchema }],
-        refusals: { 404: UNKNOWN, 409: 'org_state: already suspended, or the platform tenant root.' },
+        refusals: { 404: UNKNOWN, 409: refusal('org_state', 'already suspended, or the platform tenant root.') },
         write: async ({ params: { slug }, body: { reason }, principal }) => {
           // Refused here as at the desk's own check: the route answers the same whatever the desk does.
           await orgs.checkSuspendable(slug);
@@ -164,7 +164,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         summary: 'Reactivate a suspended organisation: it issues again, and its integration tokens work again.',
         body: { reason: Reason },
         answer: [200, 'Reactivated.', { lifecycle: LifecycleView }],
-        refusals: { 404: UNKNOWN, 409: 'org_state: the organisation is not suspended.' },
+        refusals: { 404: UNKNOWN, 409: refusal('org_state', 'the organisation is not suspended.') },
         write: ({ params, body, actor }) => orgs.reactivate(params.slug, body.reason, actor),
       }),
       detail('/{slug}/domain', {
@@ -178,16 +178,16 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         body: { domain: Type.String({ minLength: 3, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' }) },
         answer: [200, 'The domain, pending.', { domain: DomainView }],
         refusals: {
-          400: 'invalid_request, malformed_json, or invalid_domain.',
+          400: ['invalid_request', 'malformed_json', 'invalid_domain'],
           404: UNKNOWN,
-          409: 'domain_state: a verified or active domain is revoked first; domain_taken.',
+          409: refusal(['domain_state', 'domain_taken'], 'domain_state: a verified or active domain is revoked first.'),
         },
         write: ({ params, body, actor }) => orgs.domains.request(params.slug, body.domain, actor),
       }),
       detail('/{slug}/domain/document', {
         summary: 'The JSON file to publish at https://<domain>/.well-known/openrail-domain.json.',
         answer: ['Where to publish it, and the document.', DomainDocument],
-        refusals: { 404: UNKNOWN, 409: 'domain_state: no custom domain (none, or revoked).' },
+        refusals: { 404: UNKNOWN, 409: refusal('domain_state', 'no custom domain (none, or revoked).') },
         read: ({ params }) => orgs.domains.document(params.slug),
       }),
       action('/{slug}/domain/verify', {
@@ -197,8 +197,8 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         answer: [200, 'Verified.', { domain: DomainView }],
         refusals: {
           404: UNKNOWN,
-          409: 'domain_state: no pending domain; domain_mismatch: the document does not match.',
-          502: 'domain_unreachable: the document could not be fetched.',
+          409: refusal(['domain_state', 'domain_mismatch'], 'domain_state: no pending domain.'),
+          502: refusal('domain_unreachable', 'the document could not be fetched.'),
         },
         write: ({ params, actor }) => orgs.domains.verify(params.slug, actor),
       }),
@@ -208,7 +208,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         body: {},
         bodyOptional: true,
         answer: [200, 'Active.', { domain: DomainView }],
-        refusals: { 404: UNKNOWN, 409: 'domain_state: the domain is not verified.' },
+        refusals: { 404: UNKNOWN, 409: refusal('domain_state', 'the domain is not verified.') },
         write: ({ params, actor }) => orgs.domains.activate(params.slug, actor),
       }),
       action('/{slug}/domain/revoke', {
@@ -216,7 +216,7 @@ export function orgRoutes(orgs: OrgService, desk: ApprovalDesk): RouteGroup {
         body: {},
         bodyOptional: true,
         answer: [200, 'Revoked.', { domain: DomainView }],
-        refusals: { 404: UNKNOWN, 409: 'domain_state: no domain to revoke.' },
+        refusals: { 404: UNKNOWN, 409: refusal('domain_state', 'no domain to revoke.') },
         write: ({ params, actor }) => orgs.domains.revoke(params.slug, actor),
       }),
     ],

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../../core/errors.ts';
 import { adminOperations } from '../../../http/admin/operations.ts';
 import type { RouteDef } from '../../../http/route.ts';
-import { EmailAddress, Nullable, Slug } from '../../../http/schemas/common.ts';
+import { EmailAddress, Nullable, refusal, Slug } from '../../../http/schemas/common.ts';
 import { CreateOperatorBody, firstCredentialOf } from '../../operators/schemas.ts';
 import type { OperatorAdmin } from './operator-admin.ts';
 import {
@@ -52,11 +52,17 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       body: CreateOperatorBody,
       answer: [201, 'Created (status invited until its person accepts the mailed invitation).', Changed],
       refusals: {
-        400: 'invalid_request (not exactly one of email, identity, password), malformed_json or weak_password',
-        403: 'forbidden: a password from an operator (no operator sets another’s), or the roles.',
+        400: refusal(
+          ['invalid_request', 'malformed_json', 'weak_password'],
+          'invalid_request when not exactly one of email, identity, password.',
+        ),
+        403: refusal('forbidden', 'a password from an operator (no operator sets another’s), or the roles.'),
         404: 'unknown_tenant',
-        409: 'conflict: the username is taken (removed operators keep theirs); identity_linked; approval_required: owner given by an operator.',
-        503: 'mail_unavailable: the invitation could not be mailed; nothing was created.',
+        409: refusal(
+          ['conflict', 'identity_linked', 'approval_required'],
+          'conflict: the username is taken (removed operators keep theirs); approval_required: owner given by an operator.',
+        ),
+        503: refusal('mail_unavailable', 'the invitation could not be mailed; nothing was created.'),
       },
       write: ({ body, principal }) => {
         const { username, roles, tenant } = body;
@@ -71,10 +77,10 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       bodyOptional: true,
       answer: [200, 'Mailed; the earlier link no longer works.', Changed],
       refusals: {
-        403: 'forbidden: an active operator’s address is changed by that operator only',
+        403: refusal('forbidden', 'an active operator’s address is changed by that operator only'),
         404: 'unknown_operator',
-        409: 'operator_state: suspended or removed, or active without an address',
-        503: 'mail_unavailable: nothing was changed',
+        409: refusal('operator_state', 'suspended or removed, or active without an address'),
+        503: refusal('mail_unavailable', 'nothing was changed'),
       },
       write: ({ params, body, principal }) => admin.invite(params.username, body.email, principal),
     }),
@@ -98,7 +104,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       bodyOptional: true,
       answer: [200, 'Suspended.', Changed],
       filed: OWNER_FILED,
-      refusals: { 404: 'unknown_operator', 409: 'last_owner, or conflict (its roles changed meanwhile)' },
+      refusals: { 404: 'unknown_operator', 409: refusal(['last_owner', 'conflict'], 'conflict: its roles changed meanwhile.') },
       write: ({ params, body, principal }) => admin.setStatus('suspended', params.username, principal, body.reason),
     }),
     action('/{username}/remove', {
@@ -107,7 +113,7 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       bodyOptional: true,
       answer: [200, 'Removed.', Changed],
       filed: OWNER_FILED,
-      refusals: { 404: 'unknown_operator', 409: 'last_owner, or conflict (its roles changed meanwhile)' },
+      refusals: { 404: 'unknown_operator', 409: refusal(['last_owner', 'conflict'], 'conflict: its roles changed meanwhile.') },
       write: ({ params, body, principal }) => admin.setStatus('removed', params.username, principal, body.reason),
     }),
     action('/{username}/roles', {
@@ -115,7 +121,10 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       body: { roles: Roles, tenant: Type.Optional(Nullable(Slug)), reason: Type.Optional(Reason) },
       answer: [200, 'Changed.', Changed],
       filed: OWNER_FILED,
-      refusals: { 404: 'unknown_operator or unknown_tenant', 409: 'last_owner, or conflict (its roles changed meanwhile)' },
+      refusals: {
+        404: ['unknown_operator', 'unknown_tenant'],
+        409: refusal(['last_owner', 'conflict'], 'conflict: its roles changed meanwhile.'),
+      },
       write: ({ params: { username }, body: { roles, tenant, reason }, principal }) =>
         admin.setRoles({ username, roles, ...(tenant === undefined ? {} : { tenant }) }, principal, reason),
     }),
@@ -128,9 +137,9 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       body: { password: Password, currentPassword: Type.Optional(Password) },
       answer: [200, 'Changed; the operator signs in again.', Changed],
       refusals: {
-        400: 'invalid_request, malformed_json or weak_password',
-        401: 'invalid_credentials: currentPassword is missing or wrong',
-        403: 'forbidden: another operator’s password (send it a reset: /invite)',
+        400: ['invalid_request', 'malformed_json', 'weak_password'],
+        401: refusal(['unauthorized', 'invalid_credentials'], 'invalid_credentials: currentPassword is missing or wrong.'),
+        403: refusal('forbidden', 'another operator’s password (send it a reset: /invite)'),
         404: 'unknown_operator',
       },
       write: ({ params, body, principal }) => admin.setPassword(params.username, body.password, body.currentPassword, principal),
@@ -142,9 +151,9 @@ export function operatorRoutes(admin: OperatorAdmin): RouteDef[] {
       body: { issuer: Nullable(Issuer), subject: Type.Optional(Subject) },
       answer: [200, 'Linked or unlinked.', Changed],
       refusals: {
-        403: 'forbidden: another operator’s identity link',
+        403: refusal('forbidden', 'another operator’s identity link'),
         404: 'unknown_operator',
-        409: 'identity_linked: another operator holds this identity',
+        409: refusal('identity_linked', 'another operator holds this identity'),
       },
       write: ({ params, body: { issuer, subject }, principal }) => {
         if ((issuer === null) !== (subject === undefined)) {

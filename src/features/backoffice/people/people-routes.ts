@@ -4,7 +4,7 @@ import { adminOperations } from '../../../http/admin/operations.ts';
 import { ROLE_MATRIX } from '../../../http/admin/role-matrix.ts';
 import { operatorActor, operatorOf } from '../../../http/auth/operator-bearer.ts';
 import { defineRoute, type RouteDef } from '../../../http/route.ts';
-import { AccountId, AdminMutation, errorResponse, OPERATOR_ERRORS } from '../../../http/schemas/common.ts';
+import { AccountId, AdminMutation, OPERATOR_ERRORS, refusal } from '../../../http/schemas/common.ts';
 import type { ProposalRecord } from '../../../ports/membership-store.ts';
 import type { MembershipViews, OptionCount } from '../../../ports/membership-views.ts';
 import type { TenantsViews } from '../../../ports/tenants-views.ts';
@@ -83,8 +83,8 @@ export function peopleRoutes({ membership, wallet, tenants }: PeopleSources, mem
         },
         201: { description: 'create: the draft.', schema: AdminMutation({ proposal: Proposal }) },
         ...OPERATOR_ERRORS,
-        404: errorResponse('unknown_tenant or unknown_proposal'),
-        409: errorResponse('proposal_state'),
+        404: refusal(['unknown_tenant', 'unknown_proposal']),
+        409: refusal('proposal_state'),
       },
       handler: async (request, reply) => {
         const { proposal, auditSeq } = await members.changeProposal(request.body, operatorActor(operatorOf(request)));
