@@ -103,7 +103,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   const vault = new AesKeyVault(resolveMasterKey(config, warn));
   const unmounted = new Set(config.unmountedGroups);
   checkGroupNames(modules, unmounted);
-  const keyBackend = options.keyBackend ?? new KeyBackends(config.keys, vault);
+  const meter = config.metricsToken ? promMeter() : noMeter;
+  const keyBackend = options.keyBackend ?? new KeyBackends(config.keys, vault, meter);
   const closeKeys = options.keyBackend ? async () => undefined : () => keyBackend.close();
   webFiles ??= loadWebAssets(webAssetFilesAt());
   installWebAssets(webFiles);
@@ -130,7 +131,6 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const thisProcess = processName();
     const rateWindows = new SqlRateBudget(db);
     const mailOutcomes = new SqlMailOutcomes(db);
-    const meter = config.metricsToken ? promMeter() : noMeter;
     const pool = poolStats(db);
     if (pool) {
       meter.gauge(

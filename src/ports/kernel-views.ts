@@ -60,6 +60,8 @@ export interface KernelViews {
   signingKeys(tenant: string | null, page: PageWindow<readonly [number, string]>): Promise<KeyRow[]>;
   /** Issuer keys superseded by a rotation and not retired yet, of every tenant, oldest superseded first (at most `limit`). */
   supersededKeys(limit: number, purpose: KeyPurpose): Promise<KeyRow[]>;
+  /** The keys that sign now (neither superseded nor retired), of every tenant, by tenant and purpose: at most `limit`. */
+  activeKeys(limit: number): Promise<KeyRow[]>;
   /** Issuer keys that sign now (not superseded or retired) created before `before`, oldest first, at most `limit`. */
   signingKeysOlderThan(tenant: string | null, before: number, limit: number): Promise<KeyRow[]>;
   /** The issuer keys among `keys` (each named by its tenant and kid), found or not, in no order. */
@@ -116,6 +118,8 @@ export interface KeyRow {
   /** Replaced by a rotation: still published, no longer signing. */
   supersededAt: number | null;
   retiredAt: number | null;
+  /** Where its private part is, for a key in a PKCS#11 token (docs/keys.md); null for a sealed key. */
+  keyObject: { token: string; label: string; id: string } | null;
 }
 
 /** A page of the audit log: newest first (`desc`) or oldest first (`asc`), after the cursor's seq. */

@@ -17,6 +17,8 @@ export interface Meter {
   jobRun(job: string, ok: boolean): void;
   /** A mail sent or refused by the transport. */
   mail(ok: boolean): void;
+  /** A signature asked of the key backend (`sealed` or `pkcs11`): whether it was made, and its time. */
+  signature(backend: string, ok: boolean, seconds: number): void;
   /** A gauge read when scraped (a backlog, a lag, a pool): `read` answers its value, or values by label. */
   gauge(name: string, help: string, read: () => Promise<number | Record<string, number>>, label?: string): void;
   /** The exposition, in Prometheus text; undefined with metrics off. */
@@ -30,6 +32,7 @@ export const noMeter: Meter = {
   delivery: () => {},
   jobRun: () => {},
   mail: () => {},
+  signature: () => {},
   gauge: () => {},
   exposition: async () => undefined,
 };

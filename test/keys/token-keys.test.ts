@@ -84,6 +84,34 @@ function tokenObjects(token: SoftToken) {
   }
 }
 
+/** Deletes the token's objects labelled `label`, as an operator with the token's tools would. */
+function deleteObjects(token: SoftToken, label: string): void {
+  const lib = new pkcs11js.PKCS11();
+  lib.load(token.module);
+  try {
+    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
+  } catch (err) {
+    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
+  }
+  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
+  assert.ok(slot);
+  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+  try {
+    try {
+      lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
+    } catch (err) {
+      if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
+    }
+    lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_LABEL, value: label }]);
+    const found = lib.C_FindObjects(session, 10);
+    lib.C_FindObjectsFinal(session);
+    assert.ok(found.length > 0, `the token holds ${label}`);
+    for (const object of found) lib.C_DestroyObject(session, object);
+  } finally {
+    lib.C_CloseSession(session);
+  }
+}
+
 describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
   let token: SoftToken;
   before(() => {
@@ -273,6 +301,66 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
           objects.some((o) => o.label.startsWith('openrail/platform-ca/')),
           'the platform root is in the token',
         );
+      });
+
+      test('ops/keys shows each key where it lives; ops/health finds every active key in the token, and names one deleted', async () => {
+        const ops = await signedInOperator(rail.app, `ops-health-${factory.name}`, ['ops']);
+        const keys = (await rail.app.inject({ method: 'GET', url: '/api/admin/ops/keys?limit=200', headers: ops })).json()
+          .keys as Array<{
+          kid: string;
+          retiredAt: string | null;
+          backend: string;
+          keyObject: { label: string; present: boolean; sensitive: boolean; extractable: boolean } | null;
+        }>;
+        assert.ok(keys.length >= 4);
+        for (const k of keys) {
+          assert.equal(k.backend, 'pkcs11');
+          assert.ok(k.keyObject?.label.endsWith(`/${k.kid}`), k.kid);
+          if (k.retiredAt === null)
+            assert.deepEqual([k.keyObject?.present, k.keyObject?.sensitive, k.keyObject?.extractable], [true, true, false]);
+          else assert.equal(k.keyObject?.present, false, 'a retired key’s object is gone');
+        }
+        const health = async () =>
+          (await rail.app.inject({ method: 'GET', url: '/api/admin/ops/health', headers: ops })).json().components.keys as {
+            state: string;
+            token: string;
+            loggedIn: boolean;
+            signLatencyMs: number | null;
+            activeKeys: number;
+            missing: Array<{ tenant: string; kid: string }>;
+          };
+        const well = await health();
+        assert.deepEqual([well.state, well.token, well.loggedIn, well.missing], ['ok', token.label, true, []]);
+        assert.equal(typeof well.signLatencyMs, 'number');
+        // A tenant whose key someone deletes from the token: health names it, and the tenant cannot issue.
+        const beta = `beta-${factory.name}`;
+        const made = await rail.app.inject({
+          method: 'POST',
+          url: '/api/tenants',
+          headers: owner,
+          payload: { name: `Beta ${factory.name}` },
+        });
+        assert.equal(made.statusCode, 201, made.body);
+        const betaKey = await rail.db
+          .selectFrom('signing_keys')
+          .select(['kid', 'object_label'])
+          .where('tenant', '=', beta)
+          .where('purpose', '=', 'issuer')
+          .executeTakeFirstOrThrow();
+        deleteObjects(token, betaKey.object_label as string);
+        const ill = await health();
+        assert.equal(ill.state, 'down');
+        assert.deepEqual(ill.missing, [{ tenant: beta, kid: betaKey.kid, label: betaKey.object_label }]);
+        const betaType = (await registerType(rail.app, beta, 'pass')).typeId;
+        const { code } = await createOffer(rail.app, { tenant: beta, typeId: betaType, subject: PASS_SUBJECT });
+        const { access_token, c_nonce } = await accessToken(rail.app, beta, code);
+        const holder = await newHolderKey();
+        const refused = await requestCredential(rail.app, beta, access_token, {
+          credential_configuration_id: betaType,
+          proofs: { jwt: [await proofJwt(holder, { aud: issuerId(beta), nonce: c_nonce, iat: railSeconds(rail.app) })] },
+        });
+        assert.equal(refused.statusCode, 503, refused.body);
+        assert.equal(refused.json().error, 'signing_unavailable');
       });
 
       test('a token lost: signing answers 503 signing_unavailable with Retry-After and spends nothing, the rest answers; back, it signs again without a restart', async () => {

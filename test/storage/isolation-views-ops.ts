@@ -289,6 +289,13 @@ export function opsViewsIsolation(isolated: (name: string, fn: () => Promise<voi
     assert.ok(Array.isArray(await kernel.jobLeases()));
     assert.ok((await kernel.unroutedEvents()).count >= 0);
     assert.ok((await kernel.mailRates(AT)).sent >= 0);
+    const active = await kernel.activeKeys(10_000);
+    assert.ok(active.every((k) => k.supersededAt === null && k.retiredAt === null));
+    assert.deepEqual(
+      active.map((k) => `${k.tenant}/${k.purpose}`),
+      active.map((k) => `${k.tenant}/${k.purpose}`).sort(),
+      'every tenant’s, by tenant and purpose, by design',
+    );
     for (const purpose of ['issuer', 'verifier'] as const) {
       assert.ok(
         (await kernel.supersededKeys(100, purpose)).every(

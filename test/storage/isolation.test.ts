@@ -414,6 +414,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     mailRates: OV.kernel,
     signingKeys: OV.kernel,
     supersededKeys: OV.kernel,
+    activeKeys: OV.kernel,
     signingKeysOlderThan: OV.kernel,
     issuerKeys: OV.kernel,
     auditHead: AV.kernelAudit,

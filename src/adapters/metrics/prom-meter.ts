@@ -3,6 +3,8 @@ import type { Meter } from '../../ports/meter.ts';
 
 /** Latency buckets in seconds: from a cached status list (about a millisecond) to a slow outbound call. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Signing buckets in seconds: an in-process signature (a tenth of a millisecond) to a network HSM's round trips. */
+const SIGNING_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** The Meter of a deployment with metrics on, through prom-client, on its own registry (one per started service, so two in one process never share counts). */
 export function promMeter(): Meter {
@@ -46,7 +48,24 @@ export function promMeter(): Meter {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const signatures = new Counter({
+    name: 'openrail_signatures_total',
+    help: 'Signatures asked of the key backend, by backend (sealed or pkcs11) and result (signed or error).',
+    labelNames: ['backend', 'result'] as const,
+    registers: [registry],
+  });
+  const signing = new Histogram({
+    name: 'openrail_signature_duration_seconds',
+    help: 'Time the key backend took to sign, by backend.',
+    labelNames: ['backend'] as const,
+    buckets: SIGNING_BUCKETS,
+    registers: [registry],
+  });
   return {
+    signature: (backend, ok, seconds) => {
+      signatures.inc({ backend, result: ok ? 'signed' : 'error' });
+      if (ok) signing.observe({ backend }, seconds);
+    },
     request: (method, route, status, seconds) => {
       requests.inc({ method, route, status: String(status) });
       latency.observe({ method, route }, seconds);

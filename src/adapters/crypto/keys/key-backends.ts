@@ -8,6 +8,7 @@ import type {
   PrivateKeyRef,
 } from '../../../ports/key-backend.ts';
 import type { KeyVault } from '../../../ports/key-vault.ts';
+import { type Meter, noMeter } from '../../../ports/meter.ts';
 import { Pkcs11KeyBackend, type Pkcs11Options } from './pkcs11-backend.ts';
 import { SealedKeyBackend } from './sealed-backend.ts';
 import { signingUnavailable } from './unavailable.ts';
@@ -27,7 +28,11 @@ export class KeyBackends implements KeyBackend {
   private readonly sealed: SealedKeyBackend;
   private readonly token: Pkcs11KeyBackend | undefined;
 
-  constructor(config: KeysConfig, vault: KeyVault) {
+  constructor(
+    config: KeysConfig,
+    vault: KeyVault,
+    private readonly meter: Meter = noMeter,
+  ) {
     this.kind = config.backend;
     this.sealed = new SealedKeyBackend(vault);
     this.token = config.backend === 'pkcs11' ? new Pkcs11KeyBackend(config) : undefined;
@@ -37,8 +42,18 @@ export class KeyBackends implements KeyBackend {
     return (this.token ?? this.sealed).generate(owner);
   }
 
-  sign(owner: KeyOwner, kid: string, ref: PrivateKeyRef, data: Uint8Array): Promise<Uint8Array> {
-    return this.holding(ref, kid).sign(owner, kid, ref, data);
+  /** Signs where the key lives, counted and timed per backend (`openrail_signatures_total`, docs/operations.md). */
+  async sign(owner: KeyOwner, kid: string, ref: PrivateKeyRef, data: Uint8Array): Promise<Uint8Array> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const signature = await this.holding(ref, kid).sign(owner, kid, ref, data);
+      this.meter.signature(ref.backend, true, seconds());
+      return signature;
+    } catch (err) {
+      this.meter.signature(ref.backend, false, seconds());
+      throw err;
+    }
   }
 
   inspect(owner: KeyOwner, kid: string, ref: PrivateKeyRef): Promise<KeyObjectState> {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../../../core/audit-chain.ts';
 import type { PageWindow } from '../../../core/page.ts';
 import type {
@@ -26,14 +26,29 @@ import { readAuditLog, toAuditEntry } from './sql-audit-trail.ts';
 import * as outbox from './sql-outbox-reads.ts';
 
 const leases = rowCodec<JobLeaseRow, JobLeasesTable>()('name holder leaseUntil startedAt finishedAt lastError', {});
-const KEY_COLUMNS = ['tenant', 'kid', 'purpose', 'created_at', 'superseded_at', 'retired_at'] as const;
-const keyRow = (r: Pick<SigningKeysTable, (typeof KEY_COLUMNS)[number]>): KeyRow => ({
+const KEY_COLUMNS = [
+  'tenant',
+  'kid',
+  'purpose',
+  'created_at',
+  'superseded_at',
+  'retired_at',
+  'key_backend',
+  'token_label',
+  'object_label',
+  'object_id',
+] as const;
+const keyRow = (r: Selectable<Pick<SigningKeysTable, (typeof KEY_COLUMNS)[number]>>): KeyRow => ({
   tenant: r.tenant,
   kid: r.kid,
   purpose: r.purpose,
   createdAt: Number(r.created_at),
   supersededAt: r.superseded_at === null ? null : Number(r.superseded_at),
   retiredAt: r.retired_at === null ? null : Number(r.retired_at),
+  keyObject:
+    r.key_backend === 'pkcs11' && r.token_label !== null && r.object_label !== null && r.object_id !== null
+      ? { token: r.token_label, label: r.object_label, id: r.object_id }
+      : null,
 });
 const detailOf = (text: string): Record<string, unknown> => {
   const value = JSON.parse(text) as unknown;
@@ -175,6 +190,19 @@ export class SqlKernelViews implements KernelViews {
       .where('superseded_at', 'is not', null)
       .where('retired_at', 'is', null)
       .orderBy('superseded_at')
+      .limit(limit)
+      .execute();
+    return rows.map(keyRow);
+  }
+
+  async activeKeys(limit: number): Promise<KeyRow[]> {
+    const rows = await this.db
+      .selectFrom('signing_keys')
+      .select(KEY_COLUMNS)
+      .where('superseded_at', 'is', null)
+      .where('retired_at', 'is', null)
+      .orderBy('tenant')
+      .orderBy('purpose')
       .limit(limit)
       .execute();
     return rows.map(keyRow);

@@ -74,6 +74,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     dataDir: ctx.config.dataDir,
     disk: files.disk,
     mailTransport: ctx.config.smtpUrl ? 'smtp' : 'outbox',
+    keyBackend: ctx.keyBackend,
     clock: ctx.clock,
   });
   const deployment = new Deployment({
@@ -157,6 +158,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
         uow: ctx.unitOfWork({}),
         statusUri: (tenant, seq) => ctx.urls.statusList(tenant, seq),
         clockNow,
+        keyBackend: ctx.keyBackend,
       }),
       ...trustRoutes(trust),
       ...rotationRoutes(reads, tenants, clockNow),

@@ -1,8 +1,10 @@
 import type { DatabaseLocation } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
+import { ROOT_SLUG } from '../../../core/slug.ts';
 import { isoOrNull } from '../../../http/admin/kit.ts';
 import type { DiskSpace } from '../../../ports/disk-space.ts';
-import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
+import type { KeyBackend, PrivateKeyRef } from '../../../ports/key-backend.ts';
 import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
 import type { CommsHealthView, HealthView, State } from './schemas.ts';
 
@@ -20,6 +22,13 @@ const FAILURE_DOWN = 0.5;
 const FAILURE_MIN_SAMPLE = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** A token signing slower than this is degraded. */
+const SLOW_SIGN_MS = 100;
+/** Active keys whose objects the health looks for, at most (each is one search in the token). */
+const KEYS_CHECKED = 5000;
+/** What the probe signature covers: no JWS can have this signing input, so the signature is good for nothing else. */
+const PROBE = Buffer.from('openrail health probe: not a JWS', 'ascii');
+
 export interface HealthDeps {
   /** Job leases, the outbox and mail outcomes. */
   kernel: KernelViews;
@@ -30,6 +39,8 @@ export interface HealthDeps {
   /** Reads the data folder's disk and the SQLite log's size. */
   disk: DiskSpace;
   mailTransport: 'smtp' | 'outbox';
+  /** Where the keys are: asked whether it can sign and whether each active key's object is there. */
+  keyBackend: KeyBackend;
   clock: Clock;
 }
 
@@ -50,14 +61,15 @@ export class OpsHealth {
 
   async health(): Promise<HealthView> {
     const now = this.deps.clock.now();
-    const [database, disk, jobs, webhooks, mail] = await Promise.all([
+    const [database, disk, jobs, webhooks, mail, keys] = await Promise.all([
       this.database(),
       this.disk(),
       this.jobs(now),
       this.webhooks(now),
       this.mail(now),
+      this.keys(),
     ]);
-    const components = { database, disk, jobs, webhooks, mail };
+    const components = { database, disk, jobs, webhooks, mail, keys };
     return { state: worst(Object.values(components).map((c) => c.state)), checkedAt: new Date(now).toISOString(), components };
   }
 
@@ -89,6 +101,75 @@ export class OpsHealth {
         endpointsFailing: hooks.endpointsFailing,
         endpointsDisabled: hooks.endpointsDisabled,
       },
+    };
+  }
+
+  /**
+   * Where the keys are (docs/keys.md): for a token, whether this process is logged in, a probe
+   * signature's time, and whether every key that signs now has its object in the token. A key
+   * missing is `down`: its tenant cannot issue.
+   */
+  private async keys(): Promise<HealthView['components']['keys']> {
+    const backend = this.deps.keyBackend;
+    const [health, active] = await Promise.all([backend.health(), this.deps.kernel.activeKeys(KEYS_CHECKED)]);
+    const inToken = active.filter((k) => k.keyObject !== null);
+    const base = { backend: health.kind, token: health.token ?? null, loggedIn: health.loggedIn, activeKeys: active.length };
+    if (health.kind === 'sealed') {
+      const missing = inToken.slice(0, 20).map((k) => ({ tenant: k.tenant, kid: k.kid, label: k.keyObject?.label ?? null }));
+      return {
+        state: missing.length > 0 ? 'down' : 'ok',
+        note: missing.length > 0 ? `${inToken.length} keys that sign now are in a token, and OPENRAIL_KEYS is sealed` : null,
+        ...base,
+        signLatencyMs: null,
+        missing,
+      };
+    }
+    if (!health.loggedIn) {
+      return {
+        state: 'down',
+        note: `the token cannot sign (${health.problem ?? 'unavailable'})`,
+        ...base,
+        signLatencyMs: null,
+        missing: [],
+      };
+    }
+    const refOf = (k: KeyRow) => (k.keyObject ? { backend: 'pkcs11' as const, ...k.keyObject } : undefined);
+    const present = await Promise.all(
+      inToken.map((k) =>
+        backend.inspect({ tenant: k.tenant, purpose: k.purpose }, k.kid, refOf(k) as PrivateKeyRef).then(
+          (s) => s.present,
+          () => null,
+        ),
+      ),
+    );
+    const missing = inToken.filter((_, i) => present[i] === false);
+    const probe =
+      inToken.find((k, i) => k.tenant === ROOT_SLUG && k.purpose === 'issuer' && present[i]) ??
+      inToken.find((_, i) => present[i]);
+    let signLatencyMs: number | null = null;
+    if (probe) {
+      const started = performance.now();
+      try {
+        await backend.sign({ tenant: probe.tenant, purpose: probe.purpose }, probe.kid, refOf(probe) as PrivateKeyRef, PROBE);
+        signLatencyMs = Math.round((performance.now() - started) * 100) / 100;
+      } catch {
+        signLatencyMs = null;
+      }
+    }
+    const slow = signLatencyMs !== null && signLatencyMs > SLOW_SIGN_MS;
+    return {
+      state: missing.length > 0 || (probe && signLatencyMs === null) ? 'down' : slow ? 'degraded' : 'ok',
+      note:
+        missing.length > 0
+          ? `${missing.length} keys that sign now are not in the token`
+          : probe && signLatencyMs === null
+            ? 'the probe signature failed'
+            : slow
+              ? 'the token is slow to sign'
+              : null,
+      ...base,
+      signLatencyMs,
+      missing: missing.slice(0, 20).map((k) => ({ tenant: k.tenant, kid: k.kid, label: k.keyObject?.label ?? null })),
     };
   }
 

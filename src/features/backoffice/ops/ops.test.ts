@@ -45,7 +45,12 @@ for (const factory of testDatabases()) {
       const healthy = await get('/health');
       assert.equal(healthy.statusCode, 200, healthy.body);
       const h = healthy.json();
-      assert.deepEqual(Object.keys(h.components).sort(), ['database', 'disk', 'jobs', 'mail', 'webhooks']);
+      assert.deepEqual(Object.keys(h.components).sort(), ['database', 'disk', 'jobs', 'keys', 'mail', 'webhooks']);
+      assert.deepEqual(
+        [h.components.keys.state, h.components.keys.backend, h.components.keys.loggedIn, h.components.keys.missing],
+        ['ok', 'sealed', true, []],
+      );
+      assert.ok(h.components.keys.activeKeys >= 2, 'the platform’s keys and alpha’s');
       assert.equal(h.components.database.engine, factory.name);
       assert.equal(typeof h.components.database.latencyMs, 'number');
       assert.ok(h.components.disk.freeBytes > 0);

@@ -36,6 +36,23 @@ export const HealthView = Type.Object({
       sent24h: Type.Integer(),
       refused24h: Type.Integer(),
     }),
+    keys: Component({
+      backend: Type.String({ description: 'sealed or pkcs11 (OPENRAIL_KEYS, docs/keys.md).' }),
+      token: Nullable(Type.String({ description: 'The token’s label; null for sealed.' })),
+      loggedIn: Type.Boolean({ description: 'The process has a session on the token, logged in (always true for sealed).' }),
+      signLatencyMs: Nullable(
+        Type.Number({
+          description: 'A probe signature by the platform’s key in the token, timed; null for sealed or when it failed.',
+        }),
+      ),
+      activeKeys: Type.Integer({ description: 'Keys that sign now, checked.' }),
+      missing: Type.Array(
+        Type.Object({ tenant: Type.String(), kid: Type.String(), label: Type.Union([Type.String(), Type.Null()]) }),
+        {
+          description: 'Keys that sign now whose private part cannot be found where their row says (at most 20).',
+        },
+      ),
+    }),
   }),
 });
 export type HealthView = Static<typeof HealthView>;
@@ -103,6 +120,21 @@ export const KeyView = Type.Object({
     Type.Integer({
       description: 'Issuer keys: credentials the tenant issued while this key was its signing key (to its supersession).',
     }),
+  ),
+  backend: Type.String({
+    description: 'Where its private part is: sealed (under the master key) or pkcs11 (a token; docs/keys.md).',
+  }),
+  keyObject: Nullable(
+    Type.Object(
+      {
+        token: Type.String({ description: 'The token’s label.' }),
+        label: Type.String({ description: 'The key object’s label (CKA_LABEL).' }),
+        present: Nullable(Type.Boolean({ description: 'Found in the token; null when the token cannot be asked just now.' })),
+        sensitive: Nullable(Type.Boolean()),
+        extractable: Nullable(Type.Boolean({ description: 'false: the token never lets the private key out.' })),
+      },
+      { description: 'A key in a PKCS#11 token, as the token reports it now; null for a sealed key.' },
+    ),
   ),
 });
 export type KeyView = Static<typeof KeyView>;

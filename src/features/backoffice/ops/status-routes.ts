@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../../../core/errors.ts';
 import { iso, isoOrNull, LIST_SCOPE } from '../../../http/admin/kit.ts';
 import { Slug } from '../../../http/schemas/common.ts';
 import type { StatusListRow } from '../../../ports/issuance-views.ts';
 import type { KeyRow } from '../../../ports/kernel-views.ts';
+import type { KeyBackend } from '../../../ports/key-backend.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { Revoked, SelectorFields, selectorOf } from '../../status/routes.ts';
 import type { StatusService } from '../../status/status-service.ts';
@@ -24,6 +26,8 @@ export interface StatusOps {
   uow: UnitOfWork<object>;
   statusUri: (tenant: string, seq: number) => string;
   clockNow: () => number;
+  /** Asked, for each key in a token, whether its object is there and what it allows. */
+  keyBackend: KeyBackend;
 }
 
 /** Keys, status lists, their integrity, revocations and the ops revoke (docs/operations.md, "Keys" and "Status lists"). */
@@ -41,7 +45,26 @@ export function statusRoutes(ops: StatusOps) {
     revision: r.revision,
     createdAt: iso(r.createdAt),
   });
-  const keyView = (k: KeyRow, credentialsSigned: number | null): KeyView => ({
+  /** A token key's object as the token reports it now; the token's own answer, or nulls when it cannot be asked. */
+  const keyObjectOf = async (k: KeyRow): Promise<KeyView['keyObject']> => {
+    if (!k.keyObject) return null;
+    const { token, label, id } = k.keyObject;
+    const owner = { tenant: k.tenant, purpose: k.purpose };
+    try {
+      const state = await ops.keyBackend.inspect(owner, k.kid, { backend: 'pkcs11', token, label, id });
+      return {
+        token,
+        label,
+        present: state.present,
+        sensitive: state.token?.sensitive ?? null,
+        extractable: state.token?.extractable ?? null,
+      };
+    } catch (err) {
+      if (!(err instanceof ServiceError && err.code === 'signing_unavailable')) throw err;
+      return { token, label, present: null, sensitive: null, extractable: null };
+    }
+  };
+  const keyView = (k: KeyRow, credentialsSigned: number | null, keyObject: KeyView['keyObject']): KeyView => ({
     tenant: k.tenant,
     issuerDid: ops.tenants.didOf(k.tenant),
     kid: k.kid,
@@ -52,12 +75,15 @@ export function statusRoutes(ops: StatusOps) {
     inUse: k.retiredAt === null && k.supersededAt === null,
     ageDays: Math.floor((ops.clockNow() - k.createdAt) / DAY_MS),
     credentialsSigned,
+    backend: k.keyObject ? 'pkcs11' : 'sealed',
+    keyObject,
   });
   const { list, detail, action } = opsOperations;
   return [
     list('/keys', {
       scope: LIST_SCOPE,
-      summary: 'Signing keys of every tenant and the platform: age, whether each signs now, credentials it signed.',
+      summary:
+        'Signing keys of every tenant and the platform: age, whether each signs now, credentials it signed, and where its private part is (a token key as the token reports it).',
       page: ['keys', KeyView, 'A page of keys, newest first.'],
       cursor: ['number', 'string'],
       read: ({ tenant, ...window }) => ops.reads.kernel.signingKeys(tenant, window),
@@ -69,7 +95,8 @@ export function statusRoutes(ops: StatusOps) {
           issuers.map((k) => ({ tenant: k.tenant, from: k.createdAt, to: k.supersededAt ?? k.retiredAt })),
         );
         const signed = new Map(issuers.map((k, i) => [k, counts[i] ?? 0]));
-        return keys.map((k) => keyView(k, signed.get(k) ?? null));
+        const objects = await Promise.all(keys.map(keyObjectOf));
+        return keys.map((k, i) => keyView(k, signed.get(k) ?? null, objects[i] ?? null));
       },
     }),
     list('/status-lists', {
