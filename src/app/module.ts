@@ -154,7 +154,8 @@ export interface Context {
    * A unit of work over `stores` (this module's, from `store`): inside `run` they, and every
    * store and service called from there, write in its one transaction.
    */
-  unitOfWork<S>(stores: S): UnitOfWork<S>;
+  // biome-ignore lint/complexity/noBannedTypes: the empty bag, while the older binding lasts.
+  unitOfWork<S = {}>(stores?: S): UnitOfWork<S>;
   /** The contract document of the mounted routes (complete once the service has started). */
   openApi(): Record<string, unknown>;
   /** This process among those sharing the database (`host:pid:nonce`): the holder of its job leases. */

@@ -42,6 +42,7 @@ import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
+import type { Recorders, UnitOfWork } from '../ports/unit-of-work.ts';
 import { type Job, JobRunner, processName } from './jobs.ts';
 import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
@@ -96,6 +97,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   try {
     await migrate(db);
     const settings = new SqlSettingsStore(db);
+    const transactions = new SqlUnitOfWork(db, clock);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
     const certifier = await certifierFor(config, db, vault, clock, urls);
@@ -162,7 +164,10 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         clock,
         systemIds,
       ),
-      unitOfWork: (stores) => new SqlUnitOfWork(db, () => stores, clock),
+      // Transitional: the older binding's store bag, spread beside the recorders until no module hands one.
+      unitOfWork: <S>(stores?: S): UnitOfWork<S> => ({
+        run: (work) => transactions.run((recorders) => work({ ...stores, ...recorders } as S & Recorders)),
+      }),
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,
