@@ -94,7 +94,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
   });
   const agents = new AgentActivity({
     store: stores.agents,
-    uow: ctx.unitOfWork({ agents: stores.agents }),
+    uow: ctx.unitOfWork(),
     checkTenant: (slug) => tenants.existing(slug),
     clock: ctx.clock,
   });
@@ -103,7 +103,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
     log: ctx.log,
     store: stores.backups,
     dir: ctx.config.backupDir,
-    uow: ctx.unitOfWork({ backups: stores.backups }),
+    uow: ctx.unitOfWork(),
     ids: ctx.ids,
     clock: ctx.clock,
     replicaOn: async (scratch) => {
@@ -140,7 +140,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
     status,
     kernel: reads.kernel,
     issuance: reads.issuance,
-    uow: ctx.unitOfWork({}),
+    uow: ctx.unitOfWork(),
     clock: ctx.clock,
   };
   desk.register(rotateAction(rotation));
@@ -153,7 +153,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
         checks,
         status,
         tenants,
-        uow: ctx.unitOfWork({}),
+        uow: ctx.unitOfWork(),
         statusUri: (tenant, seq) => ctx.urls.statusList(tenant, seq),
         clockNow,
       }),
@@ -168,7 +168,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, orgs, readsOn 
         tenants: reads.tenants,
         demo: deposits.demo,
         types,
-        uow: ctx.unitOfWork({}),
+        uow: ctx.unitOfWork(),
       }),
       ...driftRoutes(
         new DidDrift({
