@@ -42,7 +42,6 @@ import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
-import type { Recorders, UnitOfWork } from '../ports/unit-of-work.ts';
 import { type Job, JobRunner, processName } from './jobs.ts';
 import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
@@ -164,10 +163,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         clock,
         systemIds,
       ),
-      // Transitional: the older binding's store bag, spread beside the recorders until no module hands one.
-      unitOfWork: <S>(stores?: S): UnitOfWork<S> => ({
-        run: (work) => transactions.run((recorders) => work({ ...stores, ...recorders } as S & Recorders)),
-      }),
+      unitOfWork: () => transactions,
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,

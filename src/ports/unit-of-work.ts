@@ -18,8 +18,6 @@ export interface Recorders {
  * The stores are not handed to the function: the service holds them, once, in its deps, and they
  * join the running transaction by themselves (the ambient transaction, decision 0020).
  */
-// Transitional: `S` is the store bag of the older binding, gone once no module hands one.
-// biome-ignore lint/complexity/noBannedTypes: the empty bag, while the older binding lasts.
-export interface UnitOfWork<S = {}> {
-  run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T>;
+export interface UnitOfWork {
+  run<T>(work: (recorders: Recorders) => Promise<T>): Promise<T>;
 }
