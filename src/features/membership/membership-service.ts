@@ -114,7 +114,7 @@ export class MembershipService {
       await this.deps.store.setEnrolmentTypes(tenant, unique, this.deps.clock.now());
       await audit.append({
         actor,
-        action: 'this.deps.store.enrolment_types',
+        action: 'membership.enrolment_types',
         tenant,
         target: tenant,
         detail: { typeIds: unique },

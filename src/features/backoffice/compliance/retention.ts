@@ -73,7 +73,7 @@ export class Retention {
       await this.deps.store.setRule({ category, keepDays, updatedAt: now, updatedBy: actorLabel(actor) });
       const auditSeq = await audit.append({
         actor,
-        action: 'this.deps.store.rule_changed',
+        action: 'retention.rule_changed',
         tenant: null,
         target: category,
         detail: { keepDays, before },
@@ -106,7 +106,7 @@ export class Retention {
           const id = this.deps.ids.mint('purgeRun');
           const auditSeq = await audit.append({
             actor,
-            action: 'this.deps.store.purge_started',
+            action: 'retention.purge_started',
             tenant: null,
             target: id,
             detail: { cutoffs: isoCutoffs(cutoffs) },
@@ -162,7 +162,7 @@ export class Retention {
       const done = (await this.deps.store.lastRun()) ?? run;
       await audit.append({
         actor: { kind: 'system', what: 'retention' },
-        action: 'this.deps.store.purged',
+        action: 'retention.purged',
         tenant: null,
         target: run.id,
         detail: { counts: done.counts },
