@@ -103,6 +103,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   try {
     await migrate(db);
     const settings = new SqlSettingsStore(db);
+    const transactions = new SqlUnitOfWork(db, clock);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
     const certifier = await certifierFor(config, db, vault, clock, urls);
@@ -169,7 +170,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         clock,
         systemIds,
       ),
-      unitOfWork: (stores) => new SqlUnitOfWork(db, () => stores, clock),
+      unitOfWork: () => transactions,
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,

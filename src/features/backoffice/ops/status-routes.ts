@@ -21,7 +21,7 @@ export interface StatusOps {
   checks: StatusChecks;
   status: StatusService;
   tenants: TenantService;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
   statusUri: (tenant: string, seq: number) => string;
   clockNow: () => number;
 }
