@@ -285,13 +285,14 @@ for (const factory of testDatabases()) {
     // connections of one process cannot wait on each other without blocking the only thread: there
     // they alternate, which still checks that each connection continues the chain of the other.
     test('50 appends from each of two connections', async () => {
+      // Each connection's store and unit of work, built once: the store joins its handle's transaction.
+      const stores = handles.map((h) => new SqlTenantStore(h));
+      const units = handles.map((h) => new SqlUnitOfWork(h, systemClock));
       const append = (p: number, i: number) =>
-        new SqlUnitOfWork(handles[p] as Db, (trx) => ({ tenants: new SqlTenantStore(trx) }), systemClock).run(
-          async ({ audit, tenants }) => {
-            await tenants.create(tenantRecord(`p${p}-t${i}`), []);
-            return audit.append({ actor: { kind: 'system', what: `p${p}` }, action: 'tenant.created', tenant: `p${p}-t${i}` });
-          },
-        );
+        (units[p] as SqlUnitOfWork).run(async ({ audit }) => {
+          await (stores[p] as SqlTenantStore).create(tenantRecord(`p${p}-t${i}`), []);
+          return audit.append({ actor: { kind: 'system', what: `p${p}` }, action: 'tenant.created', tenant: `p${p}-t${i}` });
+        });
       const pairs = Array.from({ length: 50 }, (_, i) => [0, 1].map((p) => () => append(p, i))).flat();
       const seqs: number[] = [];
       // In waves of one pool's size per connection: all of a wave contend for the head at once,

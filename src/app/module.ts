@@ -154,10 +154,11 @@ export interface Context {
   /** One of this module's stores (`Module.owns`), built once. */
   store<T>(store: StoreClass<T>): T;
   /**
-   * A unit of work over `stores` (this module's, from `store`): inside `run` they, and every
-   * store and service called from there, write in its one transaction.
+   * The unit of work (ports/unit-of-work.ts): what a use case calls inside its `run`, this
+   * module's stores and every other module's services, is in its one transaction. It takes no
+   * stores: they join the transaction by themselves (decision 0020).
    */
-  unitOfWork<S>(stores: S): UnitOfWork<S>;
+  unitOfWork(): UnitOfWork;
   /** The contract document of the mounted routes (complete once the service has started). */
   openApi(): Record<string, unknown>;
   /** This process among those sharing the database (`host:pid:nonce`): the holder of its job leases. */

@@ -113,6 +113,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   try {
     await migrate(db);
     const settings = new SqlSettingsStore(db);
+    const transactions = new SqlUnitOfWork(db, clock);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
     const certifier = await certifierFor(config, db, keyBackend, clock, urls);
@@ -179,7 +180,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         clock,
         systemIds,
       ),
-      unitOfWork: (stores) => new SqlUnitOfWork(db, () => stores, clock),
+      unitOfWork: () => transactions,
       openApi: () => openApi,
       mountedGroups: () => served,
       processName: thisProcess,

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { startRail, type TestRail } from '../../test/helpers/rail.ts';
 import type { Db } from '../adapters/sql/connect.ts';
+import { readAuditLog } from '../adapters/sql/kernel/sql-audit-trail.ts';
 import { SYSTEM_SEED } from '../core/actor.ts';
 import { ServiceError } from '../core/errors.ts';
 import { ROOT_SLUG } from '../core/slug.ts';
@@ -25,7 +26,8 @@ class Refused extends Error {}
 /**
  * A module whose use case writes its own row and calls the tenants module's service, a read and a
  * write, from inside its unit of work (decision 0020): on SQLite the read used to wait for ever on
- * the connection the transaction held; now the other module's service joins the transaction.
+ * the connection the transaction held; now the other module's service joins the transaction. The
+ * module holds its store once and hands the unit of work none: the store joins by itself.
  */
 const probeModule = defineModule({
   name: 'ambient-probe',
@@ -35,20 +37,27 @@ const probeModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const probe = ctx.store(ProbeStore);
-    const uow = ctx.unitOfWork({ probe });
+    const uow = ctx.unitOfWork();
     return {
       services: {
         probe,
-        /** Marks `name`, reads a tenant and creates one named `org`; throws at the end when `refuse`. */
-        run: (name: string, org: string, refuse: boolean) =>
-          uow.run(async ({ probe }) => {
-            await probe.mark(name);
+        /**
+         * Marks `name` before the unit of work (outside it), then inside it marks `name` again
+         * under `-inside`, audits it, reads a tenant and creates one named `org`; throws at the
+         * end when `refuse`.
+         */
+        run: async (name: string, org: string, refuse: boolean) => {
+          await probe.mark(`${name}-before`);
+          return uow.run(async ({ audit }) => {
+            await probe.mark(`${name}-inside`);
+            await audit.append({ actor: { kind: 'system', what: 'probe' }, action: 'probe.marked', tenant: null, target: name });
             const root = await tenants.get(ROOT_SLUG);
             const created = await tenants.create(org, SYSTEM_SEED);
             assert.equal(await tenants.existing(created.slug), created.slug, 'the tenant is seen inside the transaction');
             if (refuse) throw new Refused();
             return { slug: created.slug, root: root.slug };
-          }),
+          });
+        },
       },
     };
   },
@@ -67,11 +76,16 @@ for (const factory of testDatabases()) {
       await db?.drop();
     });
 
+    const audited = async (name: string) =>
+      (await readAuditLog(rail.db)).filter((e) => e.target === name && e.action === 'probe.marked');
+
     test('the read and the write complete, in the one transaction, and commit with it', { timeout: 30_000 }, async () => {
       const { run, probe } = await rail.services(probeModule);
       const tenants = await rail.services(tenantsModule);
       const done = await run('probe-committed', 'Joined Org', false);
-      assert.ok(await probe.marked('probe-committed'));
+      assert.ok(await probe.marked('probe-committed-before'));
+      assert.ok(await probe.marked('probe-committed-inside'));
+      assert.equal((await audited('probe-committed')).length, 1);
       assert.equal(done.root, ROOT_SLUG);
       assert.equal((await tenants.get(done.slug)).slug, done.slug);
     });
@@ -80,7 +94,9 @@ for (const factory of testDatabases()) {
       const { run, probe } = await rail.services(probeModule);
       const tenants = await rail.services(tenantsModule);
       await assert.rejects(run('probe-refused', 'Ghost Org', true), Refused);
-      assert.equal(await probe.marked('probe-refused'), false);
+      assert.equal(await probe.marked('probe-refused-inside'), false, 'the store the module holds wrote in the transaction');
+      assert.deepEqual(await audited('probe-refused'), [], 'and so did the audit trail');
+      assert.ok(await probe.marked('probe-refused-before'), 'a store call outside run is its own, and stays');
       const unknown = (err: unknown) => err instanceof ServiceError && err.code === 'unknown_tenant';
       await assert.rejects(tenants.get('ghost-org'), unknown);
       await assert.rejects(tenants.existing('ghost-org'), unknown);

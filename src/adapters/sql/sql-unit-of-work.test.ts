@@ -4,6 +4,8 @@ import { openTestDb, type TestDatabase, testDatabases } from '../../../test/help
 import { systemClock } from '../../core/clock.ts';
 import { afterCommit, insideTransaction } from './ambient.ts';
 import { type Db, migrate } from './connect.ts';
+import { readAuditLog } from './kernel/sql-audit-trail.ts';
+import { readOutbox } from './kernel/sql-event-outbox.ts';
 import { atomically, SqlUnitOfWork } from './sql-unit-of-work.ts';
 
 const readSetting = async (handle: Db, key: string) =>
@@ -30,7 +32,7 @@ for (const engine of testDatabases()) {
     // Before decision 0020 this read waited for ever on SQLite (the transaction held the one
     // connection) and ran outside the transaction on PostgreSQL. The timeout only ends a hang.
     test('the root handle, used from inside a unit of work, is its transaction', { timeout: 20_000 }, async () => {
-      const uow = new SqlUnitOfWork(db, () => ({}), systemClock);
+      const uow = new SqlUnitOfWork(db, systemClock);
       const seen = await uow.run(async () => {
         await writeSetting(db, 'ambient-1', 'inside');
         return readSetting(db, 'ambient-1');
@@ -40,7 +42,7 @@ for (const engine of testDatabases()) {
     });
 
     test('what the root handle wrote inside a refused unit of work is undone with it', async () => {
-      const uow = new SqlUnitOfWork(db, () => ({}), systemClock);
+      const uow = new SqlUnitOfWork(db, systemClock);
       await assert.rejects(
         uow.run(async () => {
           await writeSetting(db, 'ambient-2', 'never');
@@ -51,14 +53,23 @@ for (const engine of testDatabases()) {
       assert.equal(await readSetting(db, 'ambient-2'), undefined);
     });
 
-    test('a unit of work inside another joins it; atomically inside it is a savepoint', async () => {
-      const outer = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
-      const inner = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
+    test('a unit of work inside another joins it, its recorders too; atomically inside it is a savepoint', async () => {
+      const outer = new SqlUnitOfWork(db, systemClock);
+      const inner = new SqlUnitOfWork(db, systemClock);
+      const entries = (await readAuditLog(db)).length;
       await assert.rejects(
-        outer.run(async ({ trx: outerTrx }) => {
-          await inner.run(async ({ trx }) => {
-            assert.equal(trx, outerTrx, 'the inner unit of work is handed the outer transaction');
+        outer.run(async () => {
+          // The root handle's executor, from inside the work, is the transaction's own.
+          const outerExecutor = db.getExecutor();
+          await inner.run(async ({ audit, events }) => {
+            assert.equal(db.getExecutor(), outerExecutor, 'the inner unit of work runs in the outer transaction');
             await writeSetting(db, 'ambient-3', 'joined');
+            await audit.append({ actor: { kind: 'system', what: 'ambient-3' }, action: 'tenant.created', tenant: 'ambient-3' });
+            await events.emit({
+              type: 'org.created',
+              tenant: 'ambient-3',
+              data: { slug: 'ambient-3', did: 'did:web:ambient-3', demo: false },
+            });
           });
           await assert.rejects(
             atomically(db, async (trx) => {
@@ -69,16 +80,23 @@ for (const engine of testDatabases()) {
           );
           assert.equal(await readSetting(db, 'ambient-4'), undefined, 'the savepoint undid its own write only');
           assert.equal(await readSetting(db, 'ambient-3'), 'joined');
+          assert.equal((await readAuditLog(db)).length, entries + 1, 'the inner audit entry is seen in the outer transaction');
           throw new Refused();
         }),
         Refused,
       );
       assert.equal(await readSetting(db, 'ambient-3'), undefined, 'the joined write went with the outer transaction');
+      assert.equal((await readAuditLog(db)).length, entries, 'and so did the inner audit entry');
+      assert.deepEqual(
+        (await readOutbox(db)).filter((e) => e.tenant === 'ambient-3'),
+        [],
+        'and the inner event',
+      );
     });
 
     test('a cache fills after the commit, never after a rollback, at once outside a transaction', async () => {
-      const outer = new SqlUnitOfWork(db, () => ({}), systemClock);
-      const inner = new SqlUnitOfWork(db, () => ({}), systemClock);
+      const outer = new SqlUnitOfWork(db, systemClock);
+      const inner = new SqlUnitOfWork(db, systemClock);
       const filled: string[] = [];
       afterCommit(() => filled.push('outside'));
       assert.deepEqual(filled, ['outside']);
@@ -102,7 +120,7 @@ for (const engine of testDatabases()) {
     });
 
     test('other work, and work left running after the transaction ended, use the root', { timeout: 20_000 }, async () => {
-      const uow = new SqlUnitOfWork(db, () => ({}), systemClock);
+      const uow = new SqlUnitOfWork(db, systemClock);
       let release: () => void = () => {};
       let started: () => void = () => {};
       const running = new Promise<void>((resolve) => (started = resolve));

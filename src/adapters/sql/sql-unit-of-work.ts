@@ -7,25 +7,24 @@ import { SqlAuditTrail } from './kernel/sql-audit-trail.ts';
 import { eventsCommitted, SqlEventOutbox } from './kernel/sql-event-outbox.ts';
 
 /**
- * One database transaction per unit of work. `bind` builds the use case's stores on the
- * transaction (a Kysely transaction is a Kysely, so `new SqlOfferStore(trx)` works). Called from
- * inside another unit of work (the ambient transaction, ambient.ts), it joins it instead of
- * nesting: a service of another module called from a use case writes in the use case's
+ * One database transaction per unit of work. The function is handed the audit trail and the event
+ * outbox on the transaction; the stores a service holds, built once on the ambient database,
+ * join it by themselves (ambient.ts). Called from inside another unit of work, it joins it instead
+ * of nesting: a service of another module called from a use case writes in the use case's
  * transaction.
  */
-export class SqlUnitOfWork<S> implements UnitOfWork<S> {
+export class SqlUnitOfWork implements UnitOfWork {
   constructor(
     private readonly db: Db,
-    private readonly bind: (db: Db) => S,
     private readonly clock: Clock,
   ) {}
 
-  async run<T>(work: (scope: S & Recorders) => Promise<T>): Promise<T> {
+  async run<T>(work: (recorders: Recorders) => Promise<T>): Promise<T> {
     const joined = this.db.isTransaction;
     let used: Db | undefined;
     const result = await transactionally(this.db, (trx) => {
       used = trx;
-      return work({ ...this.bind(trx), audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
+      return work({ audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
     });
     if (!joined && used) eventsCommitted(used);
     return result;

@@ -150,15 +150,15 @@ describe('SQLite batches under a storm', () => {
     timeout: 30_000,
   }, async () => {
     const { db, flushes } = await watchedDatabase(2);
-    const uow = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
+    const uow = new SqlUnitOfWork(db, systemClock);
     const kept: string[] = [];
     const work = Array.from({ length: 400 }, async (_, i) => {
       // Some units of work wait between their statements, so others queue for the connection.
       const pause = () => new Promise((r) => setTimeout(r, i % 3));
       if (i % 5 === 0) {
         await assert.rejects(
-          uow.run(async ({ trx }) => {
-            await put(trx, `refused-${i}`);
+          uow.run(async () => {
+            await put(db, `refused-${i}`);
             await pause();
             throw new Error('refused');
           }),
@@ -170,10 +170,10 @@ describe('SQLite batches under a storm', () => {
       } else if (i % 5 === 2) {
         await db.selectFrom('settings').select('name').where('name', 'like', 'uow-%').execute();
       } else {
-        await uow.run(async ({ trx }) => {
-          await put(trx, `uow-${i}`);
+        await uow.run(async () => {
+          await put(db, `uow-${i}`);
           await pause();
-          await put(trx, `uow-${i}-second`);
+          await put(db, `uow-${i}-second`);
         });
         kept.push(`uow-${i}`, `uow-${i}-second`);
       }
@@ -193,11 +193,11 @@ describe('SQLite batches under a storm', () => {
 describe('statements that cannot run in a transaction', () => {
   test('a checkpoint commits the open batch first, and is refused inside a unit of work, which then writes nothing', async () => {
     const { db } = await watchedDatabase();
-    const uow = new SqlUnitOfWork(db, (trx) => ({ trx }), systemClock);
+    const uow = new SqlUnitOfWork(db, systemClock);
     await assert.rejects(
-      uow.run(async ({ trx }) => {
-        await put(trx, 'half-done');
-        await sql`pragma wal_checkpoint(PASSIVE)`.execute(trx);
+      uow.run(async () => {
+        await put(db, 'half-done');
+        await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
       }),
       /cannot run inside a unit of work/,
     );

@@ -17,12 +17,8 @@ export interface ErasureOptions {
   alongside?: (receipt: ErasureReceipt) => Promise<void>;
 }
 
-export interface ErasureScope {
-  erasure: AccountErasureStore;
-}
-
 export interface ErasureDeps {
-  uow: UnitOfWork<ErasureScope>;
+  uow: UnitOfWork;
   /** The receipts. */
   store: AccountErasureStore;
   /** Each owner's part of the erasure, composed. */
@@ -90,7 +86,7 @@ export class ErasureService {
   private async eraseOnce(accountId: string, options: ErasureOptions): Promise<ErasureReceipt> {
     const now = this.d.clock.now();
     const rateKeys = [directoryBudgetKey(accountId)];
-    return this.d.uow.run(async ({ erasure, audit, events }) => {
+    return this.d.uow.run(async ({ audit, events }) => {
       const { counts, tenants, endedOffers } = await this.d.pipeline.erase(accountId, now, rateKeys);
       const remaining = await this.d.pipeline.remaining(accountId, endedOffers, rateKeys);
       const left = ERASURE_PARTS.filter((part) => remaining[part] !== 0);
@@ -104,7 +100,7 @@ export class ErasureService {
         disk: 'pending',
         diskCheckedAt: null,
       };
-      await erasure.saveReceipt(receipt);
+      await this.d.store.saveReceipt(receipt);
       for (const offer of endedOffers) {
         await events.emit({
           type: 'offer.expired',

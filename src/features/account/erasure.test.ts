@@ -301,7 +301,7 @@ for (const factory of testDatabases()) {
     test('a row for the account left after the pipeline ran undoes the whole erasure: nothing erased, no receipt, no event', async () => {
       const holder = await fullHolder();
       const service = new ErasureService({
-        uow: new SqlUnitOfWork(rail.db, (trx) => ({ erasure: new SqlAccountErasureStore(trx) }), clock),
+        uow: new SqlUnitOfWork(rail.db, clock),
         store: new SqlAccountErasureStore(rail.db),
         pipeline: raceyPipeline(rail.db),
         dropFreedBytes: async () => 'zeroed',

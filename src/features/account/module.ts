@@ -40,7 +40,7 @@ export const accountModule = defineModule({
     const holderData = new HolderData(ctx.holderRecords());
     const wallet = ctx.viewsOf(walletModule);
     const erasure = new ErasureService({
-      uow: ctx.unitOfWork({ erasure: ctx.store(SqlAccountErasureStore) }),
+      uow: ctx.unitOfWork(),
       store: ctx.store(SqlAccountErasureStore),
       pipeline: new ErasurePipeline({
         holderData,

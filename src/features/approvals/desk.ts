@@ -18,10 +18,6 @@ export const REASON_MAX = 500;
 export const NOTE_MAX = 500;
 const PENDING_MAX = 200;
 
-export interface DeskScope {
-  approvals: ApprovalStore;
-}
-
 export interface ListFilters {
   state?: ApprovalState;
   action?: string;
@@ -48,7 +44,7 @@ export class ApprovalService implements ApprovalDesk {
 
   constructor(
     private readonly store: ApprovalStore,
-    private readonly uow: UnitOfWork<DeskScope>,
+    private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: Ids,
     /** The labels of every actor that may be the same person as this one (OperatorService.samePersonAs). */
@@ -113,8 +109,8 @@ export class ApprovalService implements ApprovalDesk {
       resultPrivate: false,
       resultExpiresAt: null,
     };
-    const auditSeq = await this.uow.run(async ({ approvals, audit }) => {
-      await approvals.create(record);
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      await this.store.create(record);
       return audit.append({
         actor,
         action: 'approval.requested',
@@ -193,8 +189,8 @@ export class ApprovalService implements ApprovalDesk {
     this.assertPending(found, now);
     let revealed: Record<string, unknown> | undefined;
     const prepared = await action.prepare?.(found.params);
-    const auditSeq = await this.uow.run(async ({ approvals, audit, events }) => {
-      if (!(await approvals.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
+    const auditSeq = await this.uow.run(async ({ audit, events }) => {
+      if (!(await this.store.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
       const result = await action.execute({ audit, events }, found.params, {
         approvalId: id,
         prepared,
@@ -206,7 +202,7 @@ export class ApprovalService implements ApprovalDesk {
         },
       });
       const priv = action.privateResult;
-      await approvals.saveResult(id, result, priv !== undefined, priv === undefined ? null : now + priv.ttlMs);
+      await this.store.saveResult(id, result, priv !== undefined, priv === undefined ? null : now + priv.ttlMs);
       return audit.append({
         actor,
         action: 'approval.approved',
@@ -260,8 +256,8 @@ export class ApprovalService implements ApprovalDesk {
   ) {
     const now = this.clock.now();
     this.assertPending(found, now);
-    const auditSeq = await this.uow.run(async ({ approvals, audit }) => {
-      if (!(await approvals.decide(found.id, { state, by: actorLabel(actor), note, now }))) throw this.notPending();
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      if (!(await this.store.decide(found.id, { state, by: actorLabel(actor), note, now }))) throw this.notPending();
       return audit.append({
         actor,
         action: `approval.${state}`,

@@ -26,9 +26,7 @@ export const approvalsModule = defineModule({
   async build(ctx) {
     const operators = await ctx.use(operatorsModule);
     const store = ctx.store(SqlApprovalStore);
-    const desk = new ApprovalService(store, ctx.unitOfWork({ approvals: store }), ctx.clock, ctx.ids, (label) =>
-      operators.samePersonAs(label),
-    );
+    const desk = new ApprovalService(store, ctx.unitOfWork(), ctx.clock, ctx.ids, (label) => operators.samePersonAs(label));
     return {
       services: desk,
       routes: () => [approvalRoutes(desk)],

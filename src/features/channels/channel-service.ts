@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { ChannelView } from '../wallet/routes.ts';
 import type { SharedItem, SharingService } from '../wallet/sharing.ts';
-import { channelView, type WalletScope } from '../wallet/wallet-service.ts';
+import { channelView, type WalletStores } from '../wallet/wallet-service.ts';
 
 /** An organisation's request waits this long in the holder's wallet. */
 export const CHANNEL_REQUEST_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -29,8 +29,9 @@ export interface ListedChannel extends ChannelView {
 }
 
 export interface ChannelServiceDeps {
-  uow: UnitOfWork<WalletScope>;
-  scope: () => WalletScope;
+  uow: UnitOfWork;
+  /** The wallet's stores: channels and the items that ask for them. */
+  stores: WalletStores;
   sharing: SharingService;
   tenants: TenantService;
   clock: Clock;
@@ -45,7 +46,7 @@ export class ChannelService {
   async request(input: { tenant: string; accountId: string; elements: string[] }, actor: Actor) {
     const tenant = await this.deps.tenants.get(input.tenant);
     const elements = [...new Set(input.elements)].sort();
-    return this.deps.uow.run(async ({ channels, items, audit, events }) => {
+    return this.deps.uow.run(async ({ audit, events }) => {
       const now = this.deps.clock.now();
       const channel = {
         tenant: input.tenant,
@@ -56,11 +57,11 @@ export class ChannelService {
         createdAt: now,
         updatedAt: now,
       };
-      if (!(await channels.request(channel))) {
+      if (!(await this.deps.stores.channels.request(channel))) {
         throw new ServiceError('channel_state', 'The account already has a requested or active channel with this tenant.');
       }
       const itemId = this.deps.ids.mint('item');
-      await items.add({
+      await this.deps.stores.items.add({
         id: itemId,
         tenant: input.tenant,
         accountId: input.accountId,
@@ -76,7 +77,7 @@ export class ChannelService {
       const data = { accountId: input.accountId, elements, by: 'tenant' as const, itemId };
       await audit.append({ actor, action: 'channel.requested', tenant: input.tenant, target: input.accountId, detail: data });
       await events.emit({ type: 'channel.requested', tenant: input.tenant, data });
-      const stored = await channels.get(input.tenant, input.accountId);
+      const stored = await this.deps.stores.channels.get(input.tenant, input.accountId);
       if (!stored) throw new Error('channel vanished inside its own transaction');
       return { channel: channelView(stored), itemId };
     });
@@ -85,12 +86,12 @@ export class ChannelService {
   /** accept, decline (a holder's request) or revoke (either's), as the organisation. */
   async act(tenant: string, accountId: string, action: ChannelAction, actor: Actor): Promise<ChannelView> {
     const rule = ACTIONS[action];
-    return this.deps.uow.run(async ({ channels, audit, events }) => {
-      const channel = await channels.get(tenant, accountId);
+    return this.deps.uow.run(async ({ audit, events }) => {
+      const channel = await this.deps.stores.channels.get(tenant, accountId);
       if (!channel) throw new ServiceError('unknown_channel', 'The tenant has no channel with this account.');
       const now = this.deps.clock.now();
       const allowed = rule.requestedBy === undefined || channel.requestedBy === rule.requestedBy;
-      if (!allowed || !(await channels.move(tenant, accountId, rule.from, rule.to, now))) {
+      if (!allowed || !(await this.deps.stores.channels.move(tenant, accountId, rule.from, rule.to, now))) {
         throw new ServiceError(
           'channel_state',
           `The channel is ${channel.state}${allowed ? '' : `, asked by the ${channel.requestedBy}`}: it cannot be ${action}ed here.`,
@@ -110,8 +111,7 @@ export class ChannelService {
   /** GET /api/org-channels: a tenant's channels, each active one with what is shared over it now. */
   async list(filter: { tenant?: string | undefined; state?: ChannelState | undefined }, q: PageParams) {
     const after = cursorOf(q.after, ['string', 'string'] as const);
-    const scope = this.deps.scope();
-    const rows = await scope.channels.list(filter, { ...windowOf(q), limit: q.limit + 1, after });
+    const rows = await this.deps.stores.channels.list(filter, { ...windowOf(q), limit: q.limit + 1, after });
     const shown = page(
       rows,
       q.limit,
@@ -121,7 +121,7 @@ export class ChannelService {
     const channels: ListedChannel[] = [];
     for (const c of shown.rows) {
       const view: ListedChannel = channelView(c);
-      if (c.state === 'active') view.shared = await this.deps.sharing.sharedWith(scope, c.tenant, c.accountId);
+      if (c.state === 'active') view.shared = await this.deps.sharing.sharedWith(c.tenant, c.accountId);
       channels.push(view);
     }
     return { channels, nextCursor: shown.nextCursor };

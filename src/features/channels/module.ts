@@ -14,8 +14,8 @@ export const channelsModule = defineModule({
   groups: ['org-channels'],
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const { sharing, scope, unitOfWork } = await ctx.use(walletModule);
-    const channels = new ChannelService({ uow: unitOfWork, scope, sharing, tenants, clock: ctx.clock, ids: ctx.ids });
+    const { sharing, stores } = await ctx.use(walletModule);
+    const channels = new ChannelService({ uow: ctx.unitOfWork(), stores, sharing, tenants, clock: ctx.clock, ids: ctx.ids });
     return { services: channels, routes: () => [channelRoutes(channels)] };
   },
 });

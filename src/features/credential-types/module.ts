@@ -20,11 +20,10 @@ export const credentialTypesModule = defineModule({
   views: SqlCredentialTypesViews,
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
-    const uow = ctx.unitOfWork({ types: ctx.store(SqlCredentialTypeStore) });
     const trustsWalletProviders = ctx.config.walletAttestationAnchors.length > 0;
     const types = new TypeService({
       types: ctx.store(SqlCredentialTypeStore),
-      uow,
+      uow: ctx.unitOfWork(),
       tenants,
       urls: ctx.urls,
       clock: ctx.clock,

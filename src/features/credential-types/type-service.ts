@@ -31,7 +31,7 @@ export const MAX_VALIDITY_DAYS = 3650;
 
 export interface TypeServiceDeps {
   types: CredentialTypeStore;
-  uow: UnitOfWork<{ types: CredentialTypeStore }>;
+  uow: UnitOfWork;
   tenants: TenantService;
   urls: IssuerUrls;
   clock: Clock;
@@ -83,8 +83,8 @@ export class TypeService {
     actor: Actor,
   ): Promise<{ type: TypeView; auditSeq: number }> {
     const record = await this.prepare(tenant, rawName, specs);
-    const auditSeq = await this.deps.uow.run(async ({ types, audit }) => {
-      if (!(await types.create(record))) {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.types.create(record))) {
         throw new ServiceError(
           'conflict',
           `Tenant ${tenant} already has a credential type "${record.typeId}"; types are immutable.`,
@@ -98,8 +98,8 @@ export class TypeService {
   /** Registers a type unless the tenant has one with its typeId already (seeding). */
   async ensure(tenant: string, name: string, specs: string[], actor: Actor): Promise<void> {
     const record = await this.prepare(tenant, name, specs);
-    await this.deps.uow.run(async ({ types, audit }) => {
-      if (await types.create(record)) {
+    await this.deps.uow.run(async ({ audit }) => {
+      if (await this.deps.types.create(record)) {
         await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
       }
     });
@@ -145,8 +145,8 @@ export class TypeService {
   /** Sets (or with null clears) a type's validity, audited as `type.validity.set`. */
   async setValidity(tenant: string, typeId: string, days: number | null, actor: Actor, actorName: string) {
     await this.get(tenant, typeId);
-    const { previous, auditSeq } = await this.deps.uow.run(async ({ types, audit }) => {
-      const previous = await types.setValidity(tenant, typeId, days, this.deps.clock.now(), actorName);
+    const { previous, auditSeq } = await this.deps.uow.run(async ({ audit }) => {
+      const previous = await this.deps.types.setValidity(tenant, typeId, days, this.deps.clock.now(), actorName);
       const auditSeq = await audit.append({
         actor,
         action: 'type.validity.set',
@@ -182,8 +182,14 @@ export class TypeService {
         'This deployment trusts no wallet provider (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE), so it could check no key attestation.',
       );
     }
-    const previous = await this.deps.uow.run(async ({ types, audit }) => {
-      const previous = await types.setKeyAttestation(tenant, typeId, required, this.deps.clock.now(), actorLabel(actor));
+    const previous = await this.deps.uow.run(async ({ audit }) => {
+      const previous = await this.deps.types.setKeyAttestation(
+        tenant,
+        typeId,
+        required,
+        this.deps.clock.now(),
+        actorLabel(actor),
+      );
       await audit.append({
         actor,
         action: 'type.key_attestation.set',

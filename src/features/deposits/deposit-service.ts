@@ -52,13 +52,11 @@ const productView = (p: ProductRecord): ProductView => ({
   createdAt: new Date(p.createdAt).toISOString(),
 });
 
-type Scope = { deposits: DepositStore };
-
 /** The deposit rail and its products (docs/deposits.md). */
 export class DepositService {
   constructor(
     private readonly store: DepositStore,
-    private readonly uow: UnitOfWork<Scope>,
+    private readonly uow: UnitOfWork,
     private readonly tenants: TenantService,
     private readonly clock: Clock,
     private readonly ids: Ids,
@@ -82,19 +80,19 @@ export class DepositService {
     checkMoney(body);
     const canonical = canonicalJson(body);
     const bodyHash = bodyHashOf(canonical);
-    return this.uow.run(async ({ deposits, audit, events }) => {
-      const earlier = await deposits.deposit(tenant, body.depositId);
-      if (earlier) return { created: false, answer: await replay(deposits, earlier, bodyHash) };
-      const product = await deposits.productFor(tenant, body.kind);
+    return this.uow.run(async ({ audit, events }) => {
+      const earlier = await this.store.deposit(tenant, body.depositId);
+      if (earlier) return { created: false, answer: await replay(this.store, earlier, bodyHash) };
+      const product = await this.store.productFor(tenant, body.kind);
       if (!product || product.approvedAt === null) {
         throw new ServiceError('no_approved_product', `The tenant has no approved product for ${body.kind} deposits.`);
       }
-      if (product.requireChannel && (await deposits.channelState(tenant, body.accountId)) !== 'active') {
+      if (product.requireChannel && (await this.store.channelState(tenant, body.accountId)) !== 'active') {
         throw new ServiceError('channel_required', 'This product deposits only over an active channel with the account.');
       }
       const now = this.clock.now();
       const itemId = this.ids.mint('item');
-      const added = await deposits.addDeposit({
+      const added = await this.store.addDeposit({
         tenant,
         depositId: body.depositId,
         accountId: body.accountId,
@@ -106,11 +104,11 @@ export class DepositService {
       });
       if (!added) {
         // A concurrent first delivery committed between the read above and this insert.
-        const winner = await deposits.deposit(tenant, body.depositId);
+        const winner = await this.store.deposit(tenant, body.depositId);
         if (!winner) throw new Error('deposit vanished after a conflicting insert');
-        return { created: false, answer: await replay(deposits, winner, bodyHash) };
+        return { created: false, answer: await replay(this.store, winner, bodyHash) };
       }
-      await deposits.putInWallet({
+      await this.store.putInWallet({
         id: itemId,
         tenant,
         accountId: body.accountId,
@@ -146,8 +144,8 @@ export class DepositService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.uow.run(async ({ deposits, audit }) => {
-      if (!(await deposits.addProduct(product))) {
+    await this.uow.run(async ({ audit }) => {
+      if (!(await this.store.addProduct(product))) {
         throw new ServiceError('conflict', `The tenant already has a product for ${input.kind} deposits.`);
       }
       const detail = { kind: product.kind, name: product.name, requireChannel: product.requireChannel };
@@ -171,23 +169,23 @@ export class DepositService {
 
   /** Platform operators approve; approving an approved product answers it unchanged. */
   async approve(productId: string, actor: Actor): Promise<ProductView> {
-    return this.uow.run(async ({ deposits, audit }) => {
-      const product = await deposits.product(productId);
+    return this.uow.run(async ({ audit }) => {
+      const product = await this.store.product(productId);
       if (!product) throw new ServiceError('unknown_product', 'No product has this id.');
       const now = this.clock.now();
-      if (!(await deposits.approve(productId, now))) return productView(product);
+      if (!(await this.store.approve(productId, now))) return productView(product);
       await audit.append({ actor, action: 'product.approved', tenant: product.tenant, target: product.id, detail: {} });
       return productView({ ...product, approvedAt: now, updatedAt: now });
     });
   }
 
   async requireChannel(tenant: string, productId: string, required: boolean, actor: Actor): Promise<ProductView> {
-    return this.uow.run(async ({ deposits, audit }) => {
-      const product = await deposits.product(productId);
+    return this.uow.run(async ({ audit }) => {
+      const product = await this.store.product(productId);
       if (!product || product.tenant !== tenant)
         throw new ServiceError('unknown_product', 'The tenant has no product with this id.');
       const now = this.clock.now();
-      await deposits.setRequireChannel(tenant, productId, required, now);
+      await this.store.setRequireChannel(tenant, productId, required, now);
       await audit.append({ actor, action: 'product.require_channel', tenant, target: productId, detail: { required } });
       return productView({ ...product, requireChannel: required, updatedAt: now });
     });

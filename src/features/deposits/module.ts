@@ -27,8 +27,7 @@ export const depositsModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const members = await ctx.use(membershipModule);
-    const uow = ctx.unitOfWork({ deposits: ctx.store(SqlDepositStore) });
-    const deposits = new DepositService(ctx.store(SqlDepositStore), uow, tenants, ctx.clock, ctx.ids);
+    const deposits = new DepositService(ctx.store(SqlDepositStore), ctx.unitOfWork(), tenants, ctx.clock, ctx.ids);
     const demo = new DemoSeed(tenants, deposits, members, ctx.config.platformName);
     return {
       services: {

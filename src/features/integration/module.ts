@@ -28,7 +28,7 @@ export const integrationModule = defineModule({
   async build(ctx) {
     const [tenants, desk] = await Promise.all([ctx.use(tenantsModule), ctx.use(approvalsModule)]);
     const store = ctx.store(SqlIntegrationTokenStore);
-    const service = new IntegrationTokenService(store, ctx.unitOfWork({ tokens: store }), ctx.clock, ctx.random);
+    const service = new IntegrationTokenService(store, ctx.unitOfWork(), ctx.clock, ctx.random);
     const provisioning = new Provisioning({
       desk,
       tokens: store,

@@ -11,10 +11,6 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-interface Scope {
-  tokens: IntegrationTokenStore;
-}
-
 export const tokenView = (t: IntegrationTokenRecord) => ({
   id: t.id,
   tenant: t.tenant,
@@ -65,7 +61,7 @@ const unknownToken = () => new ServiceError('unknown_token', 'No integration tok
 export class IntegrationTokenService {
   constructor(
     private readonly store: IntegrationTokenStore,
-    private readonly uow: UnitOfWork<Scope>,
+    private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {}
@@ -97,8 +93,8 @@ export class IntegrationTokenService {
   async revoke(actor: Actor, within: string | null, id: string) {
     const found = await this.store.token(id, within);
     if (!found) throw unknownToken();
-    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
-      if (!(await tokens.revoke(id, within, actorLabel(actor), this.clock.now()))) {
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      if (!(await this.store.revoke(id, within, actorLabel(actor), this.clock.now()))) {
         throw new ServiceError('token_revoked', 'The token is already revoked.');
       }
       return audit.append({ actor, action: 'integration_token.revoked', tenant: found.tenant, target: id });
@@ -111,8 +107,8 @@ export class IntegrationTokenService {
     const found = await this.store.token(id, within);
     if (!found) throw unknownToken();
     const secret = newToken(this.random, INTEGRATION_TOKEN_PREFIX);
-    const auditSeq = await this.uow.run(async ({ tokens, audit }) => {
-      if (!(await tokens.rotate(id, within, hashToken(secret), this.clock.now()))) {
+    const auditSeq = await this.uow.run(async ({ audit }) => {
+      if (!(await this.store.rotate(id, within, hashToken(secret), this.clock.now()))) {
         throw new ServiceError('token_revoked', 'A revoked token cannot be rotated.');
       }
       return audit.append({ actor, action: 'integration_token.rotated', tenant: found.tenant, target: id });

@@ -54,11 +54,9 @@ const ended = (message = 'This authorization request is unknown, expired or fini
 
 export interface AuthorizationDeps {
   store: AuthorizationRequestStore;
-  uow: UnitOfWork<{
-    authorizations: AuthorizationRequestStore;
-    offers: OfferStore;
-    pops: AttestationPopReplayStore;
-  }>;
+  /** The wallet attestations' proofs of possession already used: each is taken once. */
+  pops: AttestationPopReplayStore;
+  uow: UnitOfWork;
   offers: OfferStore;
   offerService: Pick<OfferService, 'create'>;
   types: Pick<TypeService, 'find'>;
@@ -134,9 +132,9 @@ export class AuthorizationService {
       expiresAt: now + REQUEST_URI_TTL_S * 1000,
     };
     // The proof of possession is taken once, with the request it let in.
-    await this.deps.uow.run(async ({ authorizations, pops }) => {
-      await takePop(pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
-      await authorizations.push(record);
+    await this.deps.uow.run(async () => {
+      await takePop(this.deps.pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
+      await this.deps.store.push(record);
     });
     return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
   }
@@ -272,11 +270,11 @@ export class AuthorizationService {
    * (`issuer_state`) is left for its holder.
    */
   private end(record: AuthorizationRequestRecord, browserHash: string): Promise<boolean> {
-    return this.deps.uow.run(async ({ authorizations, offers }) => {
+    return this.deps.uow.run(async () => {
       const now = this.deps.clock.now();
-      const current = await authorizations.get(record.tenant, record.id);
-      if (!(await authorizations.decline(record.tenant, record.id, browserHash, now))) return false;
-      if (current?.phase === 'approved' && current.offerId) await offers.withdraw(record.tenant, current.offerId, now);
+      const current = await this.deps.store.get(record.tenant, record.id);
+      if (!(await this.deps.store.decline(record.tenant, record.id, browserHash, now))) return false;
+      if (current?.phase === 'approved' && current.offerId) await this.deps.offers.withdraw(record.tenant, current.offerId, now);
       return true;
     });
   }

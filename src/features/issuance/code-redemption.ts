@@ -17,7 +17,8 @@ import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService 
 
 export interface CodeRedemptionDeps {
   store: AuthorizationRequestStore;
-  uow: UnitOfWork<{ authorizations: AuthorizationRequestStore; pops: AttestationPopReplayStore }>;
+  pops: AttestationPopReplayStore;
+  uow: UnitOfWork;
   offers: OfferStore;
   tokens: TokenService;
   checks: OauthChecks;
@@ -91,9 +92,9 @@ export class CodeRedemption {
     const accessToken = newToken(this.deps.random, 'oat');
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
     const pop = single(seen, 'oauth-client-attestation-pop') as string;
-    const redeemed = await this.deps.uow.run(async ({ authorizations, pops }) => {
-      await takePop(pops, slug, pop, now);
-      return authorizations.redeem(slug, record.id, now, {
+    const redeemed = await this.deps.uow.run(async () => {
+      await takePop(this.deps.pops, slug, pop, now);
+      return this.deps.store.redeem(slug, record.id, now, {
         offer,
         now,
         eraseAfter: tokenExpiry,

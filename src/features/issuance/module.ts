@@ -75,7 +75,8 @@ export const issuanceModule = defineModule({
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService({
       store: authorizationStore,
-      uow: ctx.unitOfWork({ authorizations: authorizationStore, offers, pops: ctx.store(SqlAttestationPopReplayStore) }),
+      pops: ctx.store(SqlAttestationPopReplayStore),
+      uow: ctx.unitOfWork(),
       offers,
       offerService,
       types,

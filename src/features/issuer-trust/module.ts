@@ -24,7 +24,7 @@ export const issuerTrustModule = defineModule({
     return {
       services: new TrustService({
         registry,
-        uow: ctx.unitOfWork({ registry }),
+        uow: ctx.unitOfWork(),
         resolve: (did) => resolveDidWeb(did, ctx.fetcher, ctx.config.outboundAllow),
         platformDid: tenants.didOf(ROOT_SLUG),
         clock: ctx.clock,

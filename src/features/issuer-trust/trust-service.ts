@@ -14,7 +14,7 @@ export interface TrustChange {
 
 export interface TrustDeps {
   registry: TrustRegistry;
-  uow: UnitOfWork<{ registry: TrustRegistry }>;
+  uow: UnitOfWork;
   /** Resolves a did:web DID to its document (did-web-resolver.ts). */
   resolve: (did: string) => Promise<Record<string, unknown>>;
   /** The DID of a tenant of this deployment, for the refusal of one. */
@@ -51,8 +51,9 @@ export class TrustService {
       changedAt: now,
       reason: null,
     };
-    return this.deps.uow.run(async ({ registry, audit }) => {
-      if (!(await registry.add(entry))) throw new ServiceError('issuer_known', `${did} is already in the trust registry.`);
+    return this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.registry.add(entry)))
+        throw new ServiceError('issuer_known', `${did} is already in the trust registry.`);
       const auditSeq = await audit.append({ actor, action: 'trust.added', tenant: null, target: did, detail: { label } });
       return { ok: true as const, auditSeq, issuer: entry };
     });
@@ -101,8 +102,8 @@ export class TrustService {
   ): Promise<TrustChange> {
     const current = await this.entry(did);
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ registry, audit }) => {
-      const moved = await registry.move(did, from, {
+    return this.deps.uow.run(async ({ audit }) => {
+      const moved = await this.deps.registry.move(did, from, {
         to,
         by: actorLabel(actor),
         at: now,
@@ -117,7 +118,7 @@ export class TrustService {
         target: did,
         detail: { from: current.state, to, ...(reason === null ? {} : { reason }) },
       });
-      const issuer = (await registry.get(did)) as TrustedIssuer;
+      const issuer = (await this.deps.registry.get(did)) as TrustedIssuer;
       return { ok: true as const, auditSeq, issuer };
     });
   }

@@ -6,7 +6,7 @@ import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import { constantTimeEqual, hashToken } from '../../core/secrets.ts';
 import type { CoinEntry, MemberPatch, MemberRecord, MemberStatus, MembershipStore } from '../../ports/membership-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { VerificationViews } from '../../ports/verification-views.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -20,8 +20,6 @@ export { type ProposalBody, proposalView } from './proposals.ts';
 export const DEFAULT_TIER = 'member';
 /** At most this many memberships and open proposals are listed for one holder. */
 const ME_LIMIT = 100;
-
-type Scope = { membership: MembershipStore };
 
 export interface EnrolInput {
   tenant: string;
@@ -71,7 +69,7 @@ const entryView = (e: CoinEntry) => ({
 
 export interface MembershipDeps {
   store: MembershipStore;
-  uow: UnitOfWork<Scope>;
+  uow: UnitOfWork;
   tenants: TenantService;
   types: TypeService;
   clock: Clock;
@@ -112,9 +110,15 @@ export class MembershipService {
     const unique = [...new Set(typeIds)].sort();
     if (unique.length !== typeIds.length) throw new ServiceError('invalid_request', 'A type id is named twice.');
     for (const typeId of unique) await this.deps.types.get(tenant, typeId);
-    await this.deps.uow.run(async ({ membership, audit }) => {
-      await membership.setEnrolmentTypes(tenant, unique, this.deps.clock.now());
-      await audit.append({ actor, action: 'membership.enrolment_types', tenant, target: tenant, detail: { typeIds: unique } });
+    await this.deps.uow.run(async ({ audit }) => {
+      await this.deps.store.setEnrolmentTypes(tenant, unique, this.deps.clock.now());
+      await audit.append({
+        actor,
+        action: 'membership.enrolment_types',
+        tenant,
+        target: tenant,
+        detail: { typeIds: unique },
+      });
     });
     return { tenant, typeIds: unique };
   }
@@ -133,9 +137,9 @@ export class MembershipService {
       joinedAt: now,
       updatedAt: now,
     };
-    await this.deps.uow.run(async ({ membership, audit, events }) => {
-      if (!(await membership.enrol(member))) throw alreadyMember();
-      await this.recordEnrolment(member, 'operator', actor, audit, events);
+    await this.deps.uow.run(async (recorders) => {
+      if (!(await this.deps.store.enrol(member))) throw alreadyMember();
+      await this.recordEnrolment(member, 'operator', actor, recorders);
     });
     return memberView(member);
   }
@@ -146,7 +150,7 @@ export class MembershipService {
    */
   async enrolByPresentation(transactionId: string, resultToken: string, responseCode?: string): Promise<MemberView> {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ membership, audit, events }) => {
+    return this.deps.uow.run(async (recorders) => {
       const tx = await this.deps.transactions.enrolment(transactionId);
       if (!tx || tx.expiresAt <= now || !constantTimeEqual(hashToken(resultToken), tx.resultTokenHash)) {
         throw new ServiceError('unknown_transaction', 'No live presentation transaction has this id and result token.');
@@ -157,11 +161,11 @@ export class MembershipService {
         throw new ServiceError('verification_failed', 'The presentation was not accepted, so it enrols no one.');
       }
       if (tx.enrolledAt !== null) throw transactionUsed();
-      const accepted = await membership.enrolmentTypes(tx.typeTenant);
+      const accepted = await this.deps.store.enrolmentTypes(tx.typeTenant);
       if (!accepted.includes(tx.typeId)) {
         throw new ServiceError('type_not_enrolling', `The tenant ${tx.typeTenant} does not enrol with this credential type.`);
       }
-      if (!(await membership.spendTransaction(tx.id, now))) throw transactionUsed();
+      if (!(await this.deps.store.spendTransaction(tx.id, now))) throw transactionUsed();
       const member: MemberRecord = {
         tenant: tx.typeTenant,
         accountId: tx.holder,
@@ -172,8 +176,8 @@ export class MembershipService {
         joinedAt: now,
         updatedAt: now,
       };
-      if (!(await membership.enrol(member))) throw alreadyMember();
-      await this.recordEnrolment(member, 'presentation', { kind: 'holder', accountId: member.accountId }, audit, events, tx.id);
+      if (!(await this.deps.store.enrol(member))) throw alreadyMember();
+      await this.recordEnrolment(member, 'presentation', { kind: 'holder', accountId: member.accountId }, recorders, tx.id);
       return memberView(member);
     });
   }
@@ -182,8 +186,7 @@ export class MembershipService {
     member: MemberRecord,
     via: 'operator' | 'presentation',
     actor: Actor,
-    audit: Parameters<Parameters<UnitOfWork<Scope>['run']>[0]>[0]['audit'],
-    events: Parameters<Parameters<UnitOfWork<Scope>['run']>[0]>[0]['events'],
+    { audit, events }: Recorders,
     transactionId?: string,
   ) {
     const detail = { via, tier: member.tier, ...(transactionId ? { transactionId } : {}) };
@@ -202,14 +205,14 @@ export class MembershipService {
       throw new ServiceError('invalid_request', 'A coin entry travels alone: send tier, display name or status separately.');
     }
     if (!input.coins && changes.length === 0) throw new ServiceError('invalid_request', 'Nothing to change.');
-    return this.deps.uow.run(async ({ membership, audit, events }) => {
-      const member = await membership.getMember(input.tenant, input.accountId);
+    return this.deps.uow.run(async ({ audit, events }) => {
+      const member = await this.deps.store.getMember(input.tenant, input.accountId);
       if (!member) throw new ServiceError('unknown_member', 'The tenant has no member with this account id.');
       if (member.status === 'erased') throw memberErased();
       const now = this.deps.clock.now();
       if (input.coins) {
         const c = input.coins;
-        const result = await membership.applyCoins({
+        const result = await this.deps.store.applyCoins({
           id: this.deps.ids.mint('coinEntry'),
           tenant: input.tenant,
           accountId: input.accountId,
@@ -229,7 +232,7 @@ export class MembershipService {
           if (e.accountId !== input.accountId || e.delta !== c.delta || e.reason !== c.reason) {
             throw new ServiceError('idempotency_conflict', 'This idempotency key was used with a different body.');
           }
-          const current = (await membership.getMember(input.tenant, input.accountId)) ?? member;
+          const current = (await this.deps.store.getMember(input.tenant, input.accountId)) ?? member;
           return { member: memberView(current), coinEntry: entryView(e) };
         }
         const detail = { delta: e.delta, reason: e.reason, idempotencyKey: e.idempotencyKey, balanceAfter: e.balanceAfter };
@@ -248,7 +251,7 @@ export class MembershipService {
         patch.displayName = input.displayName === null ? null : normaliseName(input.displayName);
       // An erased record keeps only what the programme needs: no display name.
       if (patch.status === 'erased') patch.displayName = null;
-      if (!(await membership.updateMember(input.tenant, input.accountId, patch, now))) throw memberErased();
+      if (!(await this.deps.store.updateMember(input.tenant, input.accountId, patch, now))) throw memberErased();
       const updated: MemberRecord = { ...member, ...patch, updatedAt: now };
       const changed = changes.map((k) => k);
       const detail = { changed, tier: updated.tier, status: updated.status };

@@ -29,10 +29,9 @@ export const membershipModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const types = await ctx.use(credentialTypesModule);
     const store = ctx.store(SqlMembershipStore);
-    const uow = ctx.unitOfWork({ membership: store });
     const members = new MembershipService({
       store,
-      uow,
+      uow: ctx.unitOfWork(),
       tenants,
       types,
       clock: ctx.clock,

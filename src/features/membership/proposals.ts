@@ -109,7 +109,7 @@ export function proposalView(p: ProposalRecord, tally?: TallyView) {
 
 export interface ProposalsDeps {
   store: MembershipStore;
-  uow: UnitOfWork<{ membership: MembershipStore }>;
+  uow: UnitOfWork;
   tenants: TenantService;
   clock: Clock;
   ids: Ids;
@@ -140,13 +140,13 @@ export class Proposals {
   private async change(input: ProposalChange, actor: Actor) {
     if (input.action === 'create') return this.createProposal(input, actor);
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ membership, audit, events }) => {
-      const p = await membership.getProposal(input.tenant, input.proposalId);
+    return this.deps.uow.run(async ({ audit, events }) => {
+      const p = await this.deps.store.getProposal(input.tenant, input.proposalId);
       if (!p) throw new ServiceError('unknown_proposal', 'The tenant has no proposal with this id.');
       if (input.action === 'open') {
         if (p.state !== 'draft') throw new ServiceError('proposal_state', `The proposal is ${p.state}; only a draft opens.`);
         if (p.closesAt <= now) throw new ServiceError('proposal_state', 'The proposal’s window has already ended.');
-        if (!(await membership.moveProposal(p.tenant, p.id, 'draft', 'open', now))) {
+        if (!(await this.deps.store.moveProposal(p.tenant, p.id, 'draft', 'open', now))) {
           throw new ServiceError('proposal_state', 'The proposal is no longer a draft.');
         }
         const opened: ProposalRecord = { ...p, state: 'open', openedAt: now };
@@ -157,11 +157,11 @@ export class Proposals {
       }
       if (p.state !== 'open') throw new ServiceError('proposal_state', `The proposal is ${p.state}; only an open one closes.`);
       // The close takes the proposal's row lock: a vote either counted before it or is refused.
-      if (!(await membership.moveProposal(p.tenant, p.id, 'open', 'closed', now))) {
+      if (!(await this.deps.store.moveProposal(p.tenant, p.id, 'open', 'closed', now))) {
         throw new ServiceError('proposal_state', 'The proposal is no longer open.');
       }
-      const fresh = (await membership.getProposal(p.tenant, p.id)) ?? { ...p, state: 'closed' as const, closedAt: now };
-      const tally = tallyView(fresh, await membership.tally(p.tenant, p.id));
+      const fresh = (await this.deps.store.getProposal(p.tenant, p.id)) ?? { ...p, state: 'closed' as const, closedAt: now };
+      const tally = tallyView(fresh, await this.deps.store.tally(p.tenant, p.id));
       const auditSeq = await audit.append({
         actor,
         action: 'proposal.closed',
@@ -203,8 +203,8 @@ export class Proposals {
       openedAt: null,
       closedAt: null,
     };
-    const auditSeq = await this.deps.uow.run(async ({ membership, audit, events }) => {
-      await membership.createProposal(p);
+    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+      await this.deps.store.createProposal(p);
       const data = {
         proposalId: p.id,
         optionCount: p.options.length,
@@ -222,13 +222,13 @@ export class Proposals {
   /** POST /member/vote (the holder) and POST /api/proposals/vote (at a desk, `assisted`). */
   async vote(input: { tenant?: string; proposalId: string; accountId: string; option: string }, actor: Actor, assisted: boolean) {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ membership, audit, events }) => {
+    return this.deps.uow.run(async ({ audit, events }) => {
       const p =
         input.tenant === undefined
-          ? await membership.findProposal(input.proposalId)
-          : await membership.getProposal(input.tenant, input.proposalId);
+          ? await this.deps.store.findProposal(input.proposalId)
+          : await this.deps.store.getProposal(input.tenant, input.proposalId);
       if (!p) throw new ServiceError('unknown_proposal', 'No proposal has this id.');
-      const member = await membership.getMember(p.tenant, input.accountId);
+      const member = await this.deps.store.getMember(p.tenant, input.accountId);
       if (!member) throw new ServiceError('not_a_member', 'The account is not a member of this proposal’s programme.');
       if (member.status !== 'active') throw new ServiceError('member_inactive', `The member is ${member.status}.`);
       if (p.state !== 'open' || now < p.opensAt || now >= p.closesAt) throw proposalNotOpen(p, now);
@@ -238,7 +238,7 @@ export class Proposals {
       if (!p.options.includes(input.option)) throw new ServiceError('unknown_option', 'The option is not one of the proposal’s.');
       let cast: boolean;
       try {
-        cast = await membership.castVote({
+        cast = await this.deps.store.castVote({
           tenant: p.tenant,
           proposalId: p.id,
           accountId: member.accountId,

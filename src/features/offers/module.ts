@@ -30,7 +30,7 @@ export const offersModule = defineModule({
     const store = ctx.store(SqlOfferStore);
     // A wallet provider is trusted when its anchors are configured (OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE).
     const deployment = { trustsWallets: ctx.config.walletAttestationAnchors.length > 0 };
-    const uow = ctx.unitOfWork({ offers: ctx.store(SqlOfferStore) });
+    const uow = ctx.unitOfWork();
     const offers = new OfferService({
       offers: store,
       uow,
@@ -46,8 +46,8 @@ export const offersModule = defineModule({
     const erase = async (now: number) => {
       // Each batch erases its subjects and writes their offer.expired events in one transaction.
       for (let round = 0; round < ERASE_ROUNDS; round++) {
-        const erased = await uow.run(async ({ offers: scoped, events }) => {
-          const ended = await scoped.eraseDue(now, ERASE_BATCH);
+        const erased = await uow.run(async ({ events }) => {
+          const ended = await store.eraseDue(now, ERASE_BATCH);
           for (const offer of ended) {
             await events.emit({
               type: 'offer.expired',

@@ -40,7 +40,7 @@ export type CredentialOffer = Static<typeof CredentialOfferSchema>;
 
 export interface OfferServiceDeps {
   offers: OfferStore;
-  uow: UnitOfWork<{ offers: OfferStore }>;
+  uow: UnitOfWork;
   types: TypeService;
   urls: IssuerUrls;
   /** Keys the derivation of a by-reference offer's code from its handle. */
@@ -86,9 +86,9 @@ export class OfferService {
       collectedAt: null,
     };
     const item = req.accountId ? addressedItem(this.deps.ids.mint('item'), offer, req.accountId, type.name, now) : undefined;
-    await this.deps.uow.run(async ({ offers, audit, events }) => {
-      await offers.create(offer);
-      if (item) await offers.putInWallet(item);
+    await this.deps.uow.run(async ({ audit, events }) => {
+      await this.deps.offers.create(offer);
+      if (item) await this.deps.offers.putInWallet(item);
       const detail = {
         typeId: offer.typeId,
         expiresAt: new Date(expiresAt).toISOString(),

@@ -33,13 +33,12 @@ export const operatorsModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const store = ctx.store(SqlOperatorStore);
     const sessions = ctx.store(SqlOperatorSessionStore);
-    const uow = ctx.unitOfWork({ operators: ctx.store(SqlOperatorStore), sessions: ctx.store(SqlOperatorSessionStore) });
     const tenantExists = async (slug: string) => (await tenants.find(slug)) !== undefined;
     const platform = { name: ctx.config.platformName, origin: ctx.config.publicUrl.origin };
     const operators = new OperatorService({
       operators: store,
       sessions,
-      uow,
+      uow: ctx.unitOfWork(),
       tenantExists,
       clock: ctx.clock,
       random: ctx.random,
@@ -54,7 +53,7 @@ export const operatorsModule = defineModule({
       operators: store,
       checkPassword: (username, password) => operators.checkPassword(username, password),
       provider: oidc && new OpenIdClientProvider(oidc, `${platform.origin}/auth/callback`, () => ctx.clock.now()),
-      uow: ctx.unitOfWork({ browser }),
+      uow: ctx.unitOfWork(),
       clock: ctx.clock,
       random: ctx.random,
       origin: platform.origin,

@@ -23,11 +23,11 @@ export class OperatorIdentities {
     }
     checkIssuer(identity.issuer, this.deps.plainHttpIssuers);
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      const linked = await operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
+    return this.deps.uow.run(async ({ audit }) => {
+      const linked = await this.deps.operators.linkIdentity(username, { ...identity, linkedAt: now }, now);
       if (linked === 'unknown') throw unknownOperator(username);
       if (linked === 'taken') throw identityTaken();
-      const after = await operators.get(username);
+      const after = await this.deps.operators.get(username);
       if (!after) throw unknownOperator(username);
       const auditSeq = await audit.append({
         actor,
@@ -46,10 +46,10 @@ export class OperatorIdentities {
       throw new Forbidden(`Only ${username} itself, or the owner token, removes ${username}'s enterprise identity.`);
     }
     await requireOperator(this.deps.operators, username);
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      const after = await operators.get(username);
+    return this.deps.uow.run(async ({ audit }) => {
+      const after = await this.deps.operators.get(username);
       if (!after || after.status === 'removed') throw unknownOperator(username);
-      const was = await operators.unlinkIdentity(username);
+      const was = await this.deps.operators.unlinkIdentity(username);
       const auditSeq = await audit.append({
         actor,
         action: 'operator.idp_unlinked',

@@ -79,10 +79,10 @@ export class OperatorInvitations {
       await this.send(credential.email, { ...record, reset: false, secret, by: actorLabel(actor) });
       invitation = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
     }
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.create(record, invitation, usernameOf(actor) ?? undefined))) throw taken();
+    return this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.operators.create(record, invitation, usernameOf(actor) ?? undefined))) throw taken();
       if (credential.kind === 'identity') {
-        const linked = await operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
+        const linked = await this.deps.operators.linkIdentity(record.username, { ...credential, linkedAt: now }, now);
         if (linked !== 'linked') throw identityTaken();
       }
       const auditSeq = await audit.append({
@@ -125,11 +125,11 @@ export class OperatorInvitations {
     const secret = this.deps.random.text(32);
     await this.send(to, { ...target, reset: target.status === 'active', secret, by: actorLabel(actor) });
     const grant = { hash: hashToken(secret), expiresAt: now + INVITATION_TTL_MS };
-    return this.deps.uow.run(async ({ operators, audit }) => {
-      if (!(await operators.issueInvitation(username, grant, target.status === 'invited' ? email : undefined, now))) {
+    return this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.operators.issueInvitation(username, grant, target.status === 'invited' ? email : undefined, now))) {
         throw new ServiceError('operator_state', `${username} changed meanwhile; ask again.`);
       }
-      const after = await operators.get(username);
+      const after = await this.deps.operators.get(username);
       if (!after) throw unknownOperator(username);
       const auditSeq = await audit.append({
         actor,
@@ -153,11 +153,11 @@ export class OperatorInvitations {
     checkPassword(password, holder.username);
     const passwordHash = await this.deps.passwords.hash(password);
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
-      const username = await operators.acceptInvitation(hash, passwordHash, now);
+    return this.deps.uow.run(async ({ audit }) => {
+      const username = await this.deps.operators.acceptInvitation(hash, passwordHash, now);
       if (!username) throw invitationUnavailable();
-      await sessions.revokeAll(username);
-      const after = await operators.get(username);
+      await this.deps.sessions.revokeAll(username);
+      const after = await this.deps.operators.get(username);
       if (!after) throw invitationUnavailable();
       await audit.append({
         actor: { kind: 'operator', username },

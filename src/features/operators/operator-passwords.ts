@@ -51,10 +51,10 @@ export class OperatorPasswords {
     }
     checkPassword(password, username);
     const hash = await this.deps.passwords.hash(password);
-    return this.deps.uow.run(async ({ operators, sessions, audit }) => {
-      if (!(await operators.setPassword(username, hash, this.deps.clock.now()))) throw unknownOperator(username);
-      await sessions.revokeAll(username);
-      const after = await operators.get(username);
+    return this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.operators.setPassword(username, hash, this.deps.clock.now()))) throw unknownOperator(username);
+      await this.deps.sessions.revokeAll(username);
+      const after = await this.deps.operators.get(username);
       if (!after) throw unknownOperator(username);
       const auditSeq = await audit.append({ actor, action: 'operator.password_changed', tenant: after.tenant, target: username });
       return { ...operatorView(after), auditSeq };
@@ -65,8 +65,8 @@ export class OperatorPasswords {
     const op = await this.checkPassword(username, password);
     const now = this.deps.clock.now();
     const token = newToken(this.deps.random, 'ors');
-    await this.deps.uow.run(async ({ sessions, audit }) => {
-      await sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
+    await this.deps.uow.run(async ({ audit }) => {
+      await this.deps.sessions.create(hashToken(token), username, now, now + SESSION_TTL_MS);
       await audit.append({
         actor: { kind: 'operator', username },
         action: 'operator.signed_in',

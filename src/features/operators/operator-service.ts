@@ -11,16 +11,12 @@ import type {
   OperatorStore,
 } from '../../ports/operator-store.ts';
 import type { Passwords } from '../../ports/passwords.ts';
-import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import { checkTenant, needsApproval, requireOperator, unique, unknownOperator } from './operator-checks.ts';
 import { OperatorIdentities } from './operator-identities.ts';
 import { type InvitationMail, OperatorInvitations } from './operator-invitations.ts';
 import { OperatorPasswords } from './operator-passwords.ts';
 import { type OperatorView, operatorView } from './schemas.ts';
-
-export type OperatorStores = { operators: OperatorStore; sessions: OperatorSessionStore };
-/** Operator stores and the audit trail bound to one transaction: the service's own, or a caller's (an approval's). */
-export type OperatorScope = OperatorStores & Pick<Recorders, 'audit'>;
 
 /** An operator after a change, with the sequence number of the change's audit entry. */
 export type OperatorChange = OperatorView & { auditSeq: number };
@@ -65,7 +61,7 @@ export interface OperatorDetail {
 export interface OperatorServiceDeps {
   operators: OperatorStore;
   sessions: OperatorSessionStore;
-  uow: UnitOfWork<OperatorStores>;
+  uow: UnitOfWork;
   tenantExists: (slug: string) => Promise<boolean>;
   clock: Clock;
   random: Random;
@@ -128,38 +124,41 @@ export class OperatorService {
     // Undefined keeps the scope: the update leaves the column alone rather than writing back a
     // value read earlier, which a concurrent change of scope could have made stale.
     const scope = tenant === undefined ? undefined : await checkTenant(this.deps.tenantExists, tenant);
-    return this.deps.uow.run(async (stores) => {
-      const target = await stores.operators.get(username);
+    return this.deps.uow.run(async () => {
+      const target = await this.deps.operators.get(username);
       if (target && demotesOwner(target, roles, scope)) throw needsApproval(`Taking the owner role away from ${username}`);
       if (target && actor.kind === 'operator' && grantsOwner(target, roles, scope)) {
         throw needsApproval(`Granting the owner role to ${username}`);
       }
-      return this.changeRoles(stores, username, roles, scope, actor);
+      return this.changeRoles(username, roles, scope, actor);
     });
   }
 
   /**
-   * The role change inside a transaction the caller holds (the back office's approvals,
-   * docs/backoffice/people.md); the tenant scope must be checked already.
+   * The role change without the owner checks, for a caller that made them (the back office,
+   * docs/backoffice/people.md: `changeUnapproved`, `changeApproved`); the tenant scope must be
+   * checked already. Called inside the caller's unit of work, its own joins it.
    */
   async changeRoles(
-    { operators, audit }: OperatorScope,
     username: string,
     roles: OperatorRole[],
     scope: string | null | undefined,
     actor: Actor,
   ): Promise<OperatorChange> {
-    if (!(await operators.setRoles(username, unique(roles), scope, this.deps.clock.now()))) throw unknownOperator(username);
-    const after = await operators.get(username);
-    if (!after) throw unknownOperator(username);
-    const auditSeq = await audit.append({
-      actor,
-      action: 'operator.roles_changed',
-      tenant: after.tenant,
-      target: username,
-      detail: { roles: after.roles },
+    return this.deps.uow.run(async ({ audit }) => {
+      const { operators } = this.deps;
+      if (!(await operators.setRoles(username, unique(roles), scope, this.deps.clock.now()))) throw unknownOperator(username);
+      const after = await operators.get(username);
+      if (!after) throw unknownOperator(username);
+      const auditSeq = await audit.append({
+        actor,
+        action: 'operator.roles_changed',
+        tenant: after.tenant,
+        target: username,
+        detail: { roles: after.roles },
+      });
+      return { ...operatorView(after), auditSeq };
     });
-    return { ...operatorView(after), auditSeq };
   }
 
   async suspend(username: string, actor: Actor): Promise<OperatorChange> {
@@ -180,39 +179,40 @@ export class OperatorService {
    * work again once enabled; removal is final and deletes them in the same transaction.
    */
   private async setStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
-    return this.deps.uow.run(async (stores) => {
-      const target = await stores.operators.get(username);
+    return this.deps.uow.run(async () => {
+      const target = await this.deps.operators.get(username);
       if (status !== 'active' && target?.roles.includes('owner')) throw needsApproval(`Making owner ${username} ${status}`);
-      return this.changeStatus(stores, username, status, actor);
+      return this.changeStatus(username, status, actor);
     });
   }
 
-  /** The status change inside a transaction the caller holds (the back office's approvals). */
-  async changeStatus(
-    { operators, sessions, audit }: OperatorScope,
-    username: string,
-    status: OperatorRecord['status'],
-    actor: Actor,
-  ): Promise<OperatorChange> {
-    // An invited operator is removed (its invitation withdrawn) but never enabled or suspended:
-    // that would make an account without its person's password look like one that has it.
-    if (status !== 'removed' && (await operators.get(username))?.status === 'invited') {
-      throw new ServiceError('operator_state', `${username} is invited: remove it, or let its person accept the invitation.`);
-    }
-    if (!(await operators.setStatus(username, status, this.deps.clock.now()))) throw unknownOperator(username);
-    if (status === 'removed') {
-      await sessions.revokeAll(username);
-      await operators.unlinkIdentity(username);
-    }
-    const after = await operators.get(username);
-    if (!after) throw unknownOperator(username);
-    const auditSeq = await audit.append({
-      actor,
-      action: `operator.${STATUS_ACTIONS[status]}`,
-      tenant: after.tenant,
-      target: username,
+  /**
+   * The status change without the owner check, for a caller that made it (the back office's
+   * `changeUnapproved`, `changeApproved`). Called inside the caller's unit of work, its own joins it.
+   */
+  async changeStatus(username: string, status: OperatorRecord['status'], actor: Actor): Promise<OperatorChange> {
+    return this.deps.uow.run(async ({ audit }) => {
+      const { operators, sessions } = this.deps;
+      // An invited operator is removed (its invitation withdrawn) but never enabled or suspended:
+      // that would make an account without its person's password look like one that has it.
+      if (status !== 'removed' && (await operators.get(username))?.status === 'invited') {
+        throw new ServiceError('operator_state', `${username} is invited: remove it, or let its person accept the invitation.`);
+      }
+      if (!(await operators.setStatus(username, status, this.deps.clock.now()))) throw unknownOperator(username);
+      if (status === 'removed') {
+        await sessions.revokeAll(username);
+        await operators.unlinkIdentity(username);
+      }
+      const after = await operators.get(username);
+      if (!after) throw unknownOperator(username);
+      const auditSeq = await audit.append({
+        actor,
+        action: `operator.${STATUS_ACTIONS[status]}`,
+        tenant: after.tenant,
+        target: username,
+      });
+      return { ...operatorView(after), auditSeq };
     });
-    return { ...operatorView(after), auditSeq };
   }
 
   /** The back office's list (docs/backoffice/people.md): by username, after `after`, at most `limit`. */
@@ -248,10 +248,10 @@ export class OperatorService {
   async changeUnapproved(
     username: string,
     needsApproval: (target: OperatorRecord) => boolean,
-    run: (stores: OperatorScope) => Promise<OperatorChange>,
+    run: () => Promise<OperatorChange>,
   ): Promise<OperatorChange> {
-    return this.deps.uow.run(async (stores) => {
-      const target = await stores.operators.lock(username);
+    return this.deps.uow.run(async () => {
+      const target = await this.deps.operators.lock(username);
       if (!target || target.status === 'removed') throw unknownOperator(username);
       if (needsApproval(target)) {
         throw new ServiceError(
@@ -259,7 +259,7 @@ export class OperatorService {
           `${username} changed meanwhile, so this change now needs a second owner: send it again to file it for approval.`,
         );
       }
-      return run(stores);
+      return run();
     });
   }
 
@@ -271,15 +271,15 @@ export class OperatorService {
    */
   async changeApproved(
     username: string,
-    prepare: (target: OperatorRecord) => Promise<{ keeps: boolean; run: (stores: OperatorScope) => Promise<OperatorChange> }>,
+    prepare: (target: OperatorRecord) => Promise<{ keeps: boolean; run: () => Promise<OperatorChange> }>,
   ): Promise<OperatorChange> {
-    return this.deps.uow.run(async (stores) => {
-      const owners = await stores.operators.holdPlatformOwners();
-      const target = await stores.operators.lock(username);
+    return this.deps.uow.run(async () => {
+      const owners = await this.deps.operators.holdPlatformOwners();
+      const target = await this.deps.operators.lock(username);
       if (!target || target.status === 'removed') throw unknownOperator(username);
       const { keeps, run } = await prepare(target);
       if (owners.includes(username) && !keeps && owners.length === 1) throw lastOwner(username);
-      return run(stores);
+      return run();
     });
   }
 }

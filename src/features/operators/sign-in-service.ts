@@ -56,8 +56,8 @@ export interface SignInDeps {
   checkPassword(username: string, password: string): Promise<OperatorRecord>;
   /** Absent: no provider is configured. */
   provider: IdentityProvider | undefined;
-  /** Over the browser store: a session, its app bearer and its audit entry are written together. */
-  uow: UnitOfWork<{ browser: OperatorBrowserStore }>;
+  /** A session, its app bearer and its audit entry are written together. */
+  uow: UnitOfWork;
   clock: Clock;
   random: Random;
   origin: string;
@@ -176,10 +176,16 @@ export class OperatorSignIn {
     const value = this.deps.random.text(32);
     const now = this.deps.clock.now();
     const expiresAt = now + SIGN_IN.sessionMs;
-    await this.deps.uow.run(async ({ audit, browser }) => {
-      await browser.createSession({ idHash: hashToken(value), username: operator.username, via, createdAt: now, expiresAt });
+    await this.deps.uow.run(async ({ audit }) => {
+      await this.deps.store.createSession({
+        idHash: hashToken(value),
+        username: operator.username,
+        via,
+        createdAt: now,
+        expiresAt,
+      });
       // The bearer the web apps act with (docs/admin-app.md): it lives and ends with the session.
-      await browser.addApiToken(hashToken(appBearer(value)), operator.username, hashToken(value), now, expiresAt);
+      await this.deps.store.addApiToken(hashToken(appBearer(value)), operator.username, hashToken(value), now, expiresAt);
       await audit.append({
         actor: { kind: 'operator', username: operator.username },
         action: 'operator.signed_in',

@@ -29,7 +29,7 @@ export const partnersModule = defineModule({
     const tenants = await ctx.use(tenantsModule);
     const { config } = ctx;
     const store = ctx.store(SqlPartnerStore);
-    const uow = ctx.unitOfWork({ partners: store });
+    const uow = ctx.unitOfWork();
     // A partner's keys are the integration module's: read through its views, changed through its service.
     const integration = { views: ctx.viewsOf(integrationModule), keys: (await ctx.use(integrationModule)).partnerKeys };
     const platform = { name: config.platformName, origin: config.publicUrl.origin };

@@ -14,7 +14,6 @@ import type { PartnerStore, TeamMember } from '../../ports/partner-store.ts';
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import { mintToken } from '../integration/token-service.ts';
 import { CODE_TTL_MS, invalidCode, type MailedCodes } from '../onboarding/mailed-codes.ts';
-import type { PartnerScope } from './partner-service.ts';
 
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 /** A partner may keep this many active keys. */
@@ -45,7 +44,7 @@ export interface PartnerAccessDeps {
   store: PartnerStore;
   /** The integration module's keys: its views to read a partner's, its service to change them. */
   integration: { views: IntegrationViews; keys: PartnerKeyWrites };
-  uow: UnitOfWork<PartnerScope>;
+  uow: UnitOfWork;
   codes: MailedCodes;
   /** The keys' rate windows, read for their usage. */
   budget: RateBudget;
@@ -193,11 +192,11 @@ export class PartnerAccess {
       this.deps.clock.now(),
     );
     const tokens = this.deps.integration.keys;
-    const auditSeq = await this.deps.uow.run(async ({ partners, audit }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       // Counted under the partner's row: of mints at once, each counts the keys the ones before
       // it committed, so together they cannot pass the limit (a count read before the
       // transaction, or beside another's uncommitted key, would let them all through).
-      await partners.lockTeam(session.applicationId);
+      await this.deps.store.lockTeam(session.applicationId);
       if ((await tokens.activePartnerKeys(session.applicationId)) >= MAX_ACTIVE_KEYS) {
         throw new ServiceError('conflict', `A partner keeps at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.`);
       }
@@ -252,10 +251,10 @@ export class PartnerAccess {
    * PostgreSQL; SQLite has one writer), so the team read inside is the one the change applies to,
    * and two admins removing each other at once cannot leave the team without an admin.
    */
-  private changeTeam<T>(session: PartnerSessionInfo, work: (scope: PartnerScope & Recorders, team: TeamMember[]) => Promise<T>) {
-    return this.deps.uow.run(async (scope) => {
-      await scope.partners.lockTeam(session.applicationId);
-      return work(scope, await scope.partners.members(session.applicationId));
+  private changeTeam<T>(session: PartnerSessionInfo, work: (recorders: Recorders, team: TeamMember[]) => Promise<T>) {
+    return this.deps.uow.run(async (recorders) => {
+      await this.deps.store.lockTeam(session.applicationId);
+      return work(recorders, await this.deps.store.members(session.applicationId));
     });
   }
 
@@ -268,9 +267,9 @@ export class PartnerAccess {
       addedBy: actorLabel(actor),
       addedAt: this.deps.clock.now(),
     };
-    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+    const auditSeq = await this.changeTeam(session, async ({ audit }, team) => {
       if (team.length >= MAX_TEAM) throw new ServiceError('conflict', `A team has at most ${MAX_TEAM} members.`);
-      if (!(await partners.addMember(member))) {
+      if (!(await this.deps.store.addMember(member))) {
         throw new ServiceError('team_member_exists', `${member.email} is already on your team.`);
       }
       return audit.append({
@@ -285,12 +284,12 @@ export class PartnerAccess {
   }
 
   async removeMember(session: PartnerSessionInfo, actor: Actor, memberId: string) {
-    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+    const auditSeq = await this.changeTeam(session, async ({ audit }, team) => {
       const target = team.find((m) => m.id === memberId);
       if (!target) throw unknownMember();
       if (target.role === 'admin' && team.filter((m) => m.role === 'admin').length === 1) throw lastAdmin();
-      if (!(await partners.removeMember(session.applicationId, memberId))) throw unknownMember();
-      await partners.endSessions({ memberId });
+      if (!(await this.deps.store.removeMember(session.applicationId, memberId))) throw unknownMember();
+      await this.deps.store.endSessions({ memberId });
       return audit.append({
         actor,
         action: 'partner_team.removed',
@@ -304,13 +303,13 @@ export class PartnerAccess {
 
   async setRole(session: PartnerSessionInfo, actor: Actor, memberId: string, role: TeamRole) {
     let changed: TeamMember | undefined;
-    const auditSeq = await this.changeTeam(session, async ({ partners, audit }, team) => {
+    const auditSeq = await this.changeTeam(session, async ({ audit }, team) => {
       const target = team.find((m) => m.id === memberId);
       if (!target) throw unknownMember();
       if (target.role === 'admin' && role !== 'admin' && team.filter((m) => m.role === 'admin').length === 1) {
         throw lastAdmin();
       }
-      if (!(await partners.setRole(session.applicationId, memberId, role))) throw unknownMember();
+      if (!(await this.deps.store.setRole(session.applicationId, memberId, role))) throw unknownMember();
       changed = { ...target, role };
       return audit.append({
         actor,

@@ -14,10 +14,6 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { PreparedTenant } from '../tenants/tenant-service.ts';
 import type { ApplicationBody } from './schemas.ts';
 
-export interface PartnerScope {
-  partners: PartnerStore;
-}
-
 /** What an applicant (or an operator on its behalf) gives: the intake's fixed body. */
 export type ApplicationInput = Static<typeof ApplicationBody>;
 
@@ -59,7 +55,7 @@ const memberView = (m: TeamMember) => ({ memberId: m.id, email: m.email, role: m
 
 export interface PartnerServiceDeps {
   store: PartnerStore;
-  uow: UnitOfWork<PartnerScope>;
+  uow: UnitOfWork;
   tenants: {
     exists(slug: string): Promise<boolean>;
     /** Checks a new tenant's name and makes its slug and key, before the unit of work opens. */
@@ -111,9 +107,9 @@ export class PartnerService {
       createdAt: now,
       updatedAt: now,
     };
-    const auditSeq = await this.deps.uow.run(async ({ partners, audit, events }) => {
-      await partners.createApplication(application);
-      await partners.appendHistory({
+    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+      await this.deps.store.createApplication(application);
+      await this.deps.store.appendHistory({
         applicationId: application.id,
         from: null,
         to: 'applied',
@@ -121,7 +117,7 @@ export class PartnerService {
         note: null,
         at: now,
       });
-      await partners.addMember({
+      await this.deps.store.addMember({
         id: this.deps.ids.mint('teamMember'),
         applicationId: application.id,
         email: application.contactEmail,
@@ -206,16 +202,16 @@ export class PartnerService {
     if (!canMove(found.stage, to)) throw illegal(found.stage, to);
     const now = this.deps.clock.now();
     const label = actorLabel(actor);
-    const auditSeq = await this.deps.uow.run(async ({ partners, audit, events }) => {
-      if (!(await partners.moveStage(id, found.stage, to, now))) {
-        const current = (await partners.application(id))?.stage ?? found.stage;
+    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+      if (!(await this.deps.store.moveStage(id, found.stage, to, now))) {
+        const current = (await this.deps.store.application(id))?.stage ?? found.stage;
         throw illegal(current, to);
       }
-      await partners.appendHistory({ applicationId: id, from: found.stage, to, actor: label, note, at: now });
+      await this.deps.store.appendHistory({ applicationId: id, from: found.stage, to, actor: label, note, at: now });
       let revokedKeys: string[] = [];
       if (!SIGNED_IN_STAGES.includes(to)) {
         revokedKeys = await this.deps.keys.revokePartnerKeys(id, label, now);
-        await partners.endSessions({ applicationId: id });
+        await this.deps.store.endSessions({ applicationId: id });
       }
       await events.emit({
         type: 'partner.stage_changed',
@@ -260,17 +256,16 @@ export class PartnerService {
     const label = actorLabel(actor);
     // A new tenant's slug and key are made before the transaction, which never waits for them.
     const prepared = input.tenantName === undefined ? undefined : await this.deps.tenants.prepareCreation(input.tenantName);
-    const auditSeq = await this.deps.uow.run(async (scope) => {
-      const { partners, audit } = scope;
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       // The row is held, then read again: of links at once, each waits here for the one before
       // and finds its tenant, as it would one after another. So a refused link makes no tenant:
       // the new one is made in this transaction, after the check.
-      await partners.lockTeam(id);
-      const current = (await partners.application(id))?.tenant ?? null;
+      await this.deps.store.lockTeam(id);
+      const current = (await this.deps.store.application(id))?.tenant ?? null;
       if (refused(current)) throw linked(current as string);
       const tenant = input.tenant ?? (await this.deps.tenants.createIn(prepared as PreparedTenant, actor)).slug;
       // Conditional as well: the first link stands even for a caller that does not hold the row.
-      if (!(await partners.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
+      if (!(await this.deps.store.setGrant(id, tenant, grant, now))) throw linked(current ?? 'another tenant');
       const inside = (t: { scopes: IntegrationScope[]; rateClass: RateClass }) =>
         t.rateClass === grant.rateClass && t.scopes.every((s) => scopes.includes(s));
       const revokedKeys = await this.deps.keys.revokePartnerKeys(id, label, now, inside);

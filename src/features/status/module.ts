@@ -17,7 +17,7 @@ export const statusModule = defineModule({
     const status = new StatusService({
       views: ctx.viewsOf(issuanceModule),
       ledger,
-      uow: ctx.unitOfWork({}),
+      uow: ctx.unitOfWork(),
       keys: ctx.keys,
       tenants,
       urls: ctx.urls,

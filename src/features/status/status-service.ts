@@ -29,7 +29,7 @@ export type RevokeSelector = { status: { uri: string; idx: number } } | { creden
 export interface StatusServiceDeps {
   views: Pick<IssuanceViews, 'statusList' | 'revokedIndices'>;
   ledger: LedgerWrites;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
   keys: KeyStore;
   tenants: TenantService;
   urls: IssuerUrls;
@@ -129,7 +129,7 @@ export class StatusService {
   ): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
     await this.deps.tenants.get(tenant);
     const target = this.target(tenant, selector);
-    return this.deps.uow.run((scope) => this.revokeWithin(scope, tenant, target, actor, reason));
+    return this.deps.uow.run((recorders) => this.revokeWithin(recorders, tenant, target, actor, reason));
   }
 
   /**
@@ -137,7 +137,7 @@ export class StatusService {
    * which were revoked now, and every one matched. Called inside another unit of work, it joins it.
    */
   async revokeEach(tenant: string, ids: string[], actor: Actor): Promise<{ views: RevocationView[]; newlyRevoked: string[] }> {
-    return this.deps.uow.run((scope) => this.revokeWithin(scope, tenant, { by: 'credentials', ids }, actor));
+    return this.deps.uow.run((recorders) => this.revokeWithin(recorders, tenant, { by: 'credentials', ids }, actor));
   }
 
   /**

@@ -11,8 +11,7 @@ export const tenantsModule = defineModule({
   owns: [SqlTenantStore, SqlTenantsViews],
   views: SqlTenantsViews,
   async build(ctx) {
-    const uow = ctx.unitOfWork({ tenants: ctx.store(SqlTenantStore) });
-    const tenants = new TenantService(ctx.store(SqlTenantStore), uow, ctx.keys, ctx.config.publicUrl, ctx.clock);
+    const tenants = new TenantService(ctx.store(SqlTenantStore), ctx.unitOfWork(), ctx.keys, ctx.config.publicUrl, ctx.clock);
     await tenants.seed({ demo: ctx.config.demo, platformName: ctx.config.platformName });
     return { services: tenants, routes: () => [tenantRoutes(tenants)] };
   },

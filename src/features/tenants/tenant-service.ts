@@ -22,9 +22,6 @@ import {
 import type { Recorders, UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { Tenant } from './routes.ts';
 
-/** What a unit of work that writes tenants gives: the tenant store on its transaction, and the recorders. */
-export type TenantScope = { tenants: TenantStore } & Recorders;
-
 /** A tenant about to be made inside a caller's unit of work (`prepareCreation`, then `createIn`). */
 export interface PreparedTenant {
   name: string;
@@ -45,7 +42,7 @@ export class TenantService {
 
   constructor(
     private readonly tenants: TenantStore,
-    private readonly uow: UnitOfWork<{ tenants: TenantStore }>,
+    private readonly uow: UnitOfWork,
     private readonly keys: KeyStore,
     private readonly publicUrl: URL,
     private readonly clock: Clock,
@@ -139,7 +136,7 @@ export class TenantService {
   async create(rawName: string, actor: Actor, profile: Partial<TenantProfile> = {}): Promise<TenantView & { auditSeq: number }> {
     const name = normaliseName(rawName);
     checkDemoMarks(false, name, profile.displayName);
-    return this.underFreeSlug(name, this.tenants, (slug) => this.insert(slug, name, actor, profile));
+    return this.underFreeSlug(name, (slug) => this.insert(slug, name, actor, profile));
   }
 
   /**
@@ -150,7 +147,7 @@ export class TenantService {
   async prepareCreation(rawName: string): Promise<PreparedTenant> {
     const name = normaliseName(rawName);
     checkDemoMarks(false, name, undefined);
-    const slug = await this.freeSlug(name, this.tenants);
+    const slug = await this.freeSlug(name);
     return { name, slug, key: await this.keys.prepareKey(slug, 'issuer') };
   }
 
@@ -162,18 +159,18 @@ export class TenantService {
    */
   async createIn(prepared: PreparedTenant, actor: Actor): Promise<TenantView & { auditSeq: number }> {
     const { name, slug, key } = prepared;
-    const created = await this.uow.run((scope) => this.insertIn(scope, slug, name, actor, {}, key));
+    const created = await this.uow.run((recorders) => this.insertIn(recorders, slug, name, actor, {}, key));
     if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
-    return this.underFreeSlug(name, this.tenants, async (next) => {
+    return this.underFreeSlug(name, async (next) => {
       const nextKey = await this.keys.prepareKey(next, 'issuer');
-      return this.uow.run((scope) => this.insertIn(scope, next, name, actor, {}, nextKey));
+      return this.uow.run((recorders) => this.insertIn(recorders, next, name, actor, {}, nextKey));
     });
   }
 
   /** The first slug of the name no tenant has yet (a concurrent insert may still take it). */
-  private async freeSlug(name: string, tenants: TenantStore): Promise<string> {
+  private async freeSlug(name: string): Promise<string> {
     const base = baseSlug(name);
-    const taken = new Set(await tenants.slugsStartingWith(base));
+    const taken = new Set(await this.tenants.slugsStartingWith(base));
     let n = 1;
     while (taken.has(slugCandidate(base, n))) n++;
     return slugCandidate(base, n);
@@ -182,11 +179,10 @@ export class TenantService {
   /** Inserts under the first free slug of the name, looking again when a concurrent insert took it. */
   private async underFreeSlug(
     name: string,
-    tenants: TenantStore,
     insert: (slug: string) => Promise<{ record: TenantRecord; auditSeq: number } | undefined>,
   ): Promise<TenantView & { auditSeq: number }> {
     for (let attempt = 0; attempt < MAX_SLUG_ATTEMPTS; attempt++) {
-      const created = await insert(await this.freeSlug(name, tenants));
+      const created = await insert(await this.freeSlug(name));
       if (created) return { ...this.view(created.record), auditSeq: created.auditSeq };
       // Another request took the slug between the read and the insert: look again.
     }
@@ -209,8 +205,8 @@ export class TenantService {
   async updateProfile(slug: string, patch: Partial<TenantProfile>, actor: Actor): Promise<TenantRecord> {
     const tenant = await this.get(slug);
     checkDemoMarks(isDemoSlug(tenant.slug), undefined, patch.displayName);
-    return this.uow.run(async ({ tenants, audit }) => {
-      const updated = await tenants.updateProfile(slug, patch, this.clock.now());
+    return this.uow.run(async ({ audit }) => {
+      const updated = await this.tenants.updateProfile(slug, patch, this.clock.now());
       if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
       const fields = Object.keys(patch).filter((k) => patch[k as keyof TenantProfile] !== undefined);
       await audit.append({ actor, action: 'tenant.profile_updated', tenant: slug, target: slug, detail: { fields } });
@@ -225,8 +221,8 @@ export class TenantService {
   async setAuthorizationFlow(slug: string, patch: Partial<AuthorizationFlowSettings>, actor: Actor): Promise<TenantRow> {
     if (patch.signInUrl) checkSignInUrl(patch.signInUrl);
     await this.get(slug);
-    return this.uow.run(async ({ tenants, audit }) => {
-      const updated = await tenants.setAuthorizationFlow(slug, patch, this.clock.now());
+    return this.uow.run(async ({ audit }) => {
+      const updated = await this.tenants.setAuthorizationFlow(slug, patch, this.clock.now());
       if (!updated) throw new ServiceError('unknown_tenant', `No tenant has the slug "${slug}".`);
       const detail = { haipIssuance: updated.haipIssuance, signInUrl: updated.signInUrl !== null };
       await audit.append({ actor, action: 'tenant.authorization_flow_updated', tenant: slug, target: slug, detail });
@@ -245,11 +241,11 @@ export class TenantService {
     profile: Partial<TenantProfile> = {},
   ): Promise<{ record: TenantRecord; auditSeq: number } | undefined> {
     const key = await this.keys.prepareKey(slug, 'issuer');
-    return this.uow.run((scope) => this.insertIn(scope, slug, name, actor, profile, key));
+    return this.uow.run((recorders) => this.insertIn(recorders, slug, name, actor, profile, key));
   }
 
   private async insertIn(
-    { tenants, audit, events }: TenantScope,
+    { audit, events }: Recorders,
     slug: string,
     name: string,
     actor: Actor,
@@ -260,7 +256,7 @@ export class TenantService {
     const fields = (Object.keys(profile) as (keyof TenantProfile)[]).filter((k) => profile[k] !== undefined);
     const given = Object.fromEntries(fields.map((k) => [k, profile[k]])) as Partial<TenantProfile>;
     const record: TenantRecord = { slug, name, ...emptyProfile(), ...given, createdAt: now, updatedAt: now };
-    if (!(await tenants.create(record, [key]))) return undefined;
+    if (!(await this.tenants.create(record, [key]))) return undefined;
     const did = this.didOf(slug);
     const detail = { name, did, ...(fields.length > 0 ? { fields } : {}) };
     const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail });

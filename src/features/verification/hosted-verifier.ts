@@ -55,7 +55,7 @@ export type WalletAnswer = { accepted: true; redirectUri?: string } | { accepted
 
 export interface HostedVerifierDeps {
   transactions: PresentationTransactionStore;
-  uow: UnitOfWork<{ transactions: PresentationTransactionStore }>;
+  uow: UnitOfWork;
   types: TypeService;
   tenants: TenantService;
   keys: KeyStore;
@@ -147,8 +147,8 @@ export class HostedVerifier {
       // Anonymous: one insert, its own transaction (one round trip on PostgreSQL, docs/scaling.md).
       if (!(await this.deps.transactions.create(record))) throw nonceReused();
     } else {
-      await this.deps.uow.run(async ({ transactions, audit }) => {
-        if (!(await transactions.create(record))) throw nonceReused();
+      await this.deps.uow.run(async ({ audit }) => {
+        if (!(await this.deps.transactions.create(record))) throw nonceReused();
         const detail = { vct: record.vct, claims: record.claims };
         await audit.append({ actor, action: 'verification.requested', tenant: null, target: record.id, detail });
       });

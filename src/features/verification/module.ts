@@ -37,12 +37,11 @@ export const verificationModule = defineModule({
     const types = await ctx.use(credentialTypesModule);
     const status = await ctx.use(statusModule);
     const store = ctx.store(SqlPresentationTransactionStore);
-    const uow = ctx.unitOfWork({ transactions: ctx.store(SqlPresentationTransactionStore) });
     const trust = await ctx.use(issuerTrustModule);
     const statusLists = new StatusListSource(ctx.urls, (t, seq) => status.token(t, seq), ctx.fetcher, ctx.clock);
     const verifier = new HostedVerifier({
       transactions: store,
-      uow,
+      uow: ctx.unitOfWork(),
       types,
       tenants,
       keys: ctx.keys,

@@ -13,8 +13,7 @@ export const walletProvidersModule = defineModule({
   groups: ['wallets'],
   owns: [SqlWalletProviderStore],
   build(ctx) {
-    const uow = ctx.unitOfWork({ providers: ctx.store(SqlWalletProviderStore) });
-    const providers = new WalletProviderService(ctx.store(SqlWalletProviderStore), uow, ctx.clock, ctx.ids);
+    const providers = new WalletProviderService(ctx.store(SqlWalletProviderStore), ctx.unitOfWork(), ctx.clock, ctx.ids);
     return { services: providers, routes: () => [providerRoutes(providers)] };
   },
 });

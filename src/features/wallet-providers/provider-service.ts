@@ -36,7 +36,7 @@ const MOVES = {
 export class WalletProviderService {
   constructor(
     private readonly store: WalletProviderStore,
-    private readonly uow: UnitOfWork<{ providers: WalletProviderStore }>,
+    private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: Ids,
   ) {}
@@ -53,8 +53,8 @@ export class WalletProviderService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.uow.run(async ({ providers, audit }) => {
-      if (!(await providers.add(provider))) {
+    await this.uow.run(async ({ audit }) => {
+      if (!(await this.store.add(provider))) {
         throw new ServiceError('conflict', `A wallet provider at ${provider.homepage} is registered already.`);
       }
       const detail = { name: provider.name, homepage: provider.homepage };
@@ -78,12 +78,12 @@ export class WalletProviderService {
 
   async decide(walletId: string, decision: keyof typeof MOVES, reason: string | undefined, actor: Actor) {
     const move = MOVES[decision];
-    return this.uow.run(async ({ providers, audit }) => {
-      const provider = await providers.get(walletId);
+    return this.uow.run(async ({ audit }) => {
+      const provider = await this.store.get(walletId);
       if (!provider) throw new ServiceError('unknown_wallet', 'No wallet provider has this id.');
       const now = this.clock.now();
       const kept = decision === 'accept' ? null : (reason ?? null);
-      if (!(await providers.move(walletId, move.from, move.to, kept, now))) {
+      if (!(await this.store.move(walletId, move.from, move.to, kept, now))) {
         throw new ServiceError('wallet_state', `The wallet provider is ${provider.state}: it cannot be ${move.to} from there.`);
       }
       await audit.append({ actor, action: move.audit, tenant: null, target: walletId, detail: kept ? { reason: kept } : {} });

@@ -28,19 +28,20 @@ export const walletModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const { offers } = await ctx.use(offersModule);
-    const scope = { items: ctx.store(SqlWalletItemStore), channels: ctx.store(SqlChannelStore) };
-    const uow = ctx.unitOfWork(scope);
+    const stores = { items: ctx.store(SqlWalletItemStore), channels: ctx.store(SqlChannelStore) };
+    const uow = ctx.unitOfWork();
     const wallet = new WalletService({
-      items: ctx.store(SqlWalletItemStore),
+      ...stores,
       uow,
       tenants,
       offers,
       deposits: ctx.viewsOf(depositsModule),
       clock: ctx.clock,
     });
-    const sharing = new SharingService(wallet, uow, tenants, ctx.clock, ctx.ids);
+    const sharing = new SharingService(wallet, stores, uow, tenants, ctx.clock, ctx.ids);
     return {
-      services: { wallet, sharing, scope: () => scope, unitOfWork: uow, demoFixtures: ctx.store(SqlWalletDemoFixtures) },
+      // `stores`: the channels module's side of channels (the organisation's) reads and moves them.
+      services: { wallet, sharing, stores, demoFixtures: ctx.store(SqlWalletDemoFixtures) },
       routes: () => [walletRoutes(wallet, sharing)],
     };
   },

@@ -7,7 +7,7 @@ import type { ShareLogEntry, ShareSetting } from '../../ports/channel-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import type { SharedItem as SharedItemView, Sharing } from './routes.ts';
-import type { WalletScope, WalletService } from './wallet-service.ts';
+import type { WalletService, WalletStores } from './wallet-service.ts';
 
 export const SHARING_LOG_LIMIT = 50;
 /** What an organisation reads per channel (GET /api/org-channels): at most this many items. */
@@ -33,7 +33,8 @@ const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, 
 export class SharingService {
   constructor(
     private readonly wallet: WalletService,
-    private readonly uow: UnitOfWork<WalletScope>,
+    private readonly stores: WalletStores,
+    private readonly uow: UnitOfWork,
     private readonly tenants: TenantService,
     private readonly clock: Clock,
     private readonly ids: Ids,
@@ -48,17 +49,16 @@ export class SharingService {
     const actor: Actor = { kind: 'holder', accountId };
     // Outside the transaction: SQLite serves one connection, which the transaction holds.
     for (const share of input.shares ?? []) await this.tenants.get(share.tenant);
-    return this.uow.run(async (scope) => {
-      const { items, channels, audit, events } = scope;
+    return this.uow.run(async ({ audit, events }) => {
       const now = this.clock.now();
       // Held first: two changes of one item's sharing at once follow each other, so the second
       // reads the settings, the channels and the log the first left, and answers as it would after it.
-      await items.hold(accountId, itemId);
-      const item = await items.get(accountId, itemId);
+      await this.stores.items.hold(accountId, itemId);
+      const item = await this.stores.items.get(accountId, itemId);
       if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
 
       for (const tenant of new Set(input.revoke ?? [])) {
-        if (!(await channels.move(tenant, accountId, ['requested', 'active'], 'revoked', now))) {
+        if (!(await this.stores.channels.move(tenant, accountId, ['requested', 'active'], 'revoked', now))) {
           throw new ServiceError('channel_state', `There is no live channel with ${tenant} to revoke.`);
         }
         await audit.append({ actor, action: 'channel.revoked', tenant, target: accountId, detail: { by: 'holder' } });
@@ -67,10 +67,10 @@ export class SharingService {
 
       if (input.shares !== undefined) {
         if (item.state !== 'accepted') throw new ServiceError('item_not_accepted', 'Accept the item before sharing it.');
-        const available = await this.wallet.elementsOf(scope, item);
+        const available = await this.wallet.elementsOf(item);
         if (!available) throw new ServiceError('item_not_shareable', `A ${item.kind} item has nothing the service can share.`);
         const wanted = normalise(item.id, input.shares, Object.keys(available));
-        const before = await channels.sharesOf(item.id);
+        const before = await this.stores.channels.sharesOf(item.id);
         const log: ShareLogEntry[] = [];
         for (const tenant of new Set([...before.map((s) => s.tenant), ...wanted.map((s) => s.tenant)])) {
           const was = before.find((s) => s.tenant === tenant)?.elements ?? [];
@@ -78,12 +78,12 @@ export class SharingService {
           if (!same(was, will)) log.push(logEntry(this.ids.mint('sharingEntry'), accountId, item.id, tenant, will, now));
         }
         for (const share of wanted.filter((s) => s.elements.length > 0)) {
-          const channel = await channels.get(share.tenant, accountId);
+          const channel = await this.stores.channels.get(share.tenant, accountId);
           if (channel && (channel.state === 'active' || channel.state === 'requested')) continue;
           // No live channel: the holder asks for one; the organisation accepts it on the console.
           // False when a request for another of the account's items made one meanwhile: it is live
           // now, and asked for once.
-          const requested = await channels.request({
+          const requested = await this.stores.channels.request({
             tenant: share.tenant,
             accountId,
             state: 'requested',
@@ -97,19 +97,19 @@ export class SharingService {
           await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data });
           await events.emit({ type: 'channel.requested', tenant: share.tenant, data });
         }
-        await channels.setShares(accountId, item.id, wanted, log);
+        await this.stores.channels.setShares(accountId, item.id, wanted, log);
         if (log.length > 0) {
           const detail = { shares: log.map((e) => ({ tenant: e.tenant, elements: e.elements })) };
           await audit.append({ actor, action: 'item.shared', tenant: item.tenant, target: item.id, detail });
         }
       }
 
-      const shares = await channels.sharesOf(item.id);
-      const states = await Promise.all(shares.map((s) => channels.get(s.tenant, accountId)));
+      const shares = await this.stores.channels.sharesOf(item.id);
+      const states = await Promise.all(shares.map((s) => this.stores.channels.get(s.tenant, accountId)));
       return {
         itemId: item.id,
         shares: shares.map((s, i) => ({ tenant: s.tenant, elements: s.elements, channel: states[i]?.state ?? 'none' })),
-        log: (await channels.logOf(accountId, item.id, SHARING_LOG_LIMIT)).map((e) => ({
+        log: (await this.stores.channels.logOf(accountId, item.id, SHARING_LOG_LIMIT)).map((e) => ({
           tenant: e.tenant,
           elements: e.elements,
           at: new Date(e.at).toISOString(),
@@ -122,13 +122,13 @@ export class SharingService {
    * What the account shares with the tenant now: nothing unless their channel is active, and
    * only accepted items' elements the settings name, with today's values.
    */
-  async sharedWith(scope: WalletScope, tenant: string, accountId: string): Promise<SharedItem[]> {
-    if ((await scope.channels.get(tenant, accountId))?.state !== 'active') return [];
+  async sharedWith(tenant: string, accountId: string): Promise<SharedItem[]> {
+    if ((await this.stores.channels.get(tenant, accountId))?.state !== 'active') return [];
     const out: SharedItem[] = [];
-    for (const setting of await scope.channels.sharedWith(tenant, accountId, SHARED_ITEMS_LIMIT)) {
-      const item = await scope.items.get(accountId, setting.itemId);
+    for (const setting of await this.stores.channels.sharedWith(tenant, accountId, SHARED_ITEMS_LIMIT)) {
+      const item = await this.stores.items.get(accountId, setting.itemId);
       if (item?.state !== 'accepted') continue;
-      const values = (await this.wallet.elementsOf(scope, item)) ?? {};
+      const values = (await this.wallet.elementsOf(item)) ?? {};
       const elements = Object.fromEntries(setting.elements.filter((e) => e in values).map((e) => [e, values[e]]));
       out.push({ itemId: item.id, kind: item.kind, title: item.title, elements });
     }

@@ -31,37 +31,37 @@ export const channelView = (c: ChannelRecord): ChannelView => ({
 });
 
 /**
- * The wallet's stores a decision touches, in its transaction; what it changes of an offer goes
- * through the offers module's service, and a deposit's contents are read through the deposits
- * module's views, both joining the same transaction.
+ * The wallet's stores: its items and its channels. A decision calls them inside its unit of work;
+ * what it changes of an offer goes through the offers module's service, and a deposit's contents
+ * are read through the deposits module's views, both joining the same transaction.
  */
-export interface WalletScope {
+export interface WalletStores {
   items: WalletItemStore;
   channels: ChannelStore;
 }
 
 /**
- * What accepting and declining mean for one kind of item, inside the decision's transaction.
- * `contents` answers the accepted item's contents, the first time and every time after.
+ * What accepting and declining mean for one kind of item, called inside the decision's unit of
+ * work with its recorders. `contents` answers the accepted item's contents, the first time and
+ * every time after.
  */
 interface KindRules {
-  onAccept(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
-  onDecline(scope: WalletScope & Recorders, item: ListedItem, now: number): Promise<void>;
-  contents(scope: WalletScope, item: ListedItem): Promise<Omit<DecisionAnswer, 'item'>>;
+  onAccept(recorders: Recorders, item: ListedItem, now: number): Promise<void>;
+  onDecline(recorders: Recorders, item: ListedItem, now: number): Promise<void>;
+  contents(item: ListedItem): Promise<Omit<DecisionAnswer, 'item'>>;
   /**
    * The elements of an accepted item its holder may share over a channel (docs/wallet.md,
    * sharing), by name, with their values. Absent: the kind has nothing the service could share
    * (an offer's claim values leave with the credential; the holder presents them instead).
    */
-  elements?(scope: WalletScope, item: ListedItem): Promise<Record<string, unknown>>;
+  elements?(item: ListedItem): Promise<Record<string, unknown>>;
 }
 
 /** What of a deposit its holder may share: the document, not the rail's bookkeeping. */
 const DEPOSIT_ELEMENTS = ['kind', 'title', 'issuedAt', 'amount', 'dueAt', 'reference', 'lines'] as const;
 
-export interface WalletServiceDeps {
-  items: WalletItemStore;
-  uow: UnitOfWork<WalletScope>;
+export interface WalletServiceDeps extends WalletStores {
+  uow: UnitOfWork;
   tenants: TenantService;
   offers: Pick<OfferService, 'addressedUri' | 'withdraw'>;
   /** The deposits module's views: the body of a deposit item's deposit. */
@@ -80,7 +80,7 @@ export class WalletService {
         onAccept: async () => {},
         // A declined offer stops working at once and its subject is erased with the next sweep.
         onDecline: async (_scope, item, now) => void (await deps.offers.withdraw(item.tenant, item.ref, now)),
-        contents: async (_scope, item) => ({ offerUri: deps.offers.addressedUri(item.tenant, item.ref) }),
+        contents: async (item) => ({ offerUri: deps.offers.addressedUri(item.tenant, item.ref) }),
       },
       deposit: {
         onAccept: async ({ events }, item) => {
@@ -88,32 +88,32 @@ export class WalletService {
           await events.emit({ type: 'deposit.accepted', tenant: item.tenant, data });
         },
         onDecline: async () => {},
-        contents: async (_scope, item) => ({ deposit: await this.depositOf(item) }),
-        elements: async (_scope, item) => {
+        contents: async (item) => ({ deposit: await this.depositOf(item) }),
+        elements: async (item) => {
           const deposit: Record<string, unknown> = { ...(await this.depositOf(item)) };
           return Object.fromEntries(DEPOSIT_ELEMENTS.filter((k) => deposit[k] !== undefined).map((k) => [k, deposit[k]]));
         },
       },
       'channel-request': {
         // Only an organisation's pending request is the holder's to accept; one it withdrew is not.
-        onAccept: async ({ channels, events }, item, now) => {
+        onAccept: async ({ events }, item, now) => {
           // The item stands for the request made when it was: a request withdrawn and made again
           // has a newer item, so an older one activates nothing.
-          const channel = await channels.get(item.tenant, item.accountId);
+          const channel = await deps.channels.get(item.tenant, item.accountId);
           const current = channel?.requestedBy === 'tenant' && channel.updatedAt === item.createdAt;
-          const moved = current && (await channels.move(item.tenant, item.accountId, ['requested'], 'active', now));
+          const moved = current && (await deps.channels.move(item.tenant, item.accountId, ['requested'], 'active', now));
           if (!moved) throw new ServiceError('channel_state', 'The organisation no longer asks for this channel.');
           const data = { accountId: item.accountId, elements: channel.elements, by: 'holder' as const };
           await events.emit({ type: 'channel.activated', tenant: item.tenant, data });
         },
-        onDecline: async ({ channels }, item, now) => {
-          const channel = await channels.get(item.tenant, item.accountId);
+        onDecline: async (_recorders, item, now) => {
+          const channel = await deps.channels.get(item.tenant, item.accountId);
           if (channel?.requestedBy === 'tenant' && channel.updatedAt === item.createdAt) {
-            await channels.move(item.tenant, item.accountId, ['requested'], 'declined', now);
+            await deps.channels.move(item.tenant, item.accountId, ['requested'], 'declined', now);
           }
         },
-        contents: async ({ channels }, item) => {
-          const channel = await channels.get(item.tenant, item.accountId);
+        contents: async (item) => {
+          const channel = await deps.channels.get(item.tenant, item.accountId);
           if (!channel) throw new Error(`wallet item ${item.id} names a channel that does not exist`);
           return { channel: channelView(channel) };
         },
@@ -122,8 +122,8 @@ export class WalletService {
   }
 
   /** The shareable elements of an accepted item, or undefined when its kind shares nothing. */
-  async elementsOf(scope: WalletScope, item: ListedItem): Promise<Record<string, unknown> | undefined> {
-    return this.kinds[item.kind].elements?.(scope, item);
+  async elementsOf(item: ListedItem): Promise<Record<string, unknown> | undefined> {
+    return this.kinds[item.kind].elements?.(item);
   }
 
   /** The account's visible items, newest first (the list convention, http/list.ts). */
@@ -148,30 +148,30 @@ export class WalletService {
    */
   async decide(accountId: string, itemId: string, decision: Decision): Promise<DecisionAnswer> {
     const actor: Actor = { kind: 'holder', accountId };
-    return this.deps.uow.run(async (scope) => {
+    return this.deps.uow.run(async (recorders) => {
       const now = this.deps.clock.now();
-      const item = await scope.items.get(accountId, itemId);
+      const item = await this.deps.items.get(accountId, itemId);
       if (!item) throw new ServiceError('unknown_item', 'This account has no such item.');
       const rules = this.kinds[item.kind];
       const to = decision === 'accept' ? 'accepted' : 'declined';
-      if (await scope.items.decide(item.id, to, now)) {
+      if (await this.deps.items.decide(item.id, to, now)) {
         const decided = { ...item, state: to, updatedAt: now } as const;
-        if (to === 'accepted') await rules.onAccept(scope, decided, now);
-        else await rules.onDecline(scope, decided, now);
+        if (to === 'accepted') await rules.onAccept(recorders, decided, now);
+        else await rules.onDecline(recorders, decided, now);
         const detail = { kind: item.kind, ref: item.ref };
-        await scope.audit.append({ actor, action: `item.${to}`, tenant: item.tenant, target: item.id, detail });
-        return this.answer(scope, decided, now);
+        await recorders.audit.append({ actor, action: `item.${to}`, tenant: item.tenant, target: item.id, detail });
+        return this.answer(decided, now);
       }
-      const current = (await scope.items.get(accountId, itemId)) ?? item;
+      const current = (await this.deps.items.get(accountId, itemId)) ?? item;
       const state = effectiveState(current, now);
       if (state === 'expired') throw new ServiceError('item_expired', 'This item expired before it was decided.');
       if (state !== to) throw new ServiceError('item_decided', `This item was already ${state}.`);
-      return this.answer(scope, current, now);
+      return this.answer(current, now);
     });
   }
 
-  private async answer(scope: WalletScope, item: ListedItem, now: number): Promise<DecisionAnswer> {
-    const contents = item.state === 'accepted' ? await this.kinds[item.kind].contents(scope, item) : {};
+  private async answer(item: ListedItem, now: number): Promise<DecisionAnswer> {
+    const contents = item.state === 'accepted' ? await this.kinds[item.kind].contents(item) : {};
     return { item: this.envelope(item, now), ...contents };
   }
 

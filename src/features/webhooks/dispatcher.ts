@@ -35,9 +35,12 @@ const LANE_BATCH = 100;
 const COMMIT_GAP_MS = 5;
 
 export interface DispatcherDeps {
-  /** The lanes outside a unit of work: its reads, and the records that are all or nothing on their own. */
+  /**
+   * The lanes. Their reads, and the records that are all or nothing on their own, are called
+   * outside a unit of work; routing and a dead letter (with its audit entry) inside `uow.run`.
+   */
   laneStore: WebhookLanes;
-  uow: UnitOfWork<{ lanes: WebhookLanes }>;
+  uow: UnitOfWork;
   fetcher: HttpFetcher;
   vault: KeyVault;
   clock: Clock;
@@ -148,7 +151,7 @@ export class WebhookDispatcher {
       this.again = false;
       this.lastPump = Date.now();
       while (!this.stopping && (await this.deps.laneStore.routingDue())) {
-        const routed = await this.deps.uow.run(({ lanes }) => lanes.route(this.deps.clock.now(), ROUTE_BATCH));
+        const routed = await this.deps.uow.run(() => this.deps.laneStore.route(this.deps.clock.now(), ROUTE_BATCH));
         if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
         if (routed.events === 0) break; // another process holds the router
       }
@@ -222,8 +225,12 @@ export class WebhookDispatcher {
       await this.deps.laneStore.retryLater(result, retryAt);
       return false;
     }
-    return this.deps.uow.run(async ({ lanes, audit }) => {
-      const disabledTenant = await lanes.deadLetter(result, this.deps.clock.now() + this.leaseMs(), DISABLE_AFTER_DEAD_LETTERS);
+    return this.deps.uow.run(async ({ audit }) => {
+      const disabledTenant = await this.deps.laneStore.deadLetter(
+        result,
+        this.deps.clock.now() + this.leaseMs(),
+        DISABLE_AFTER_DEAD_LETTERS,
+      );
       if (disabledTenant === null) return true;
       await audit.append({
         actor: WEBHOOK_DISPATCHER,

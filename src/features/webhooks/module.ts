@@ -31,9 +31,10 @@ export const webhooksModule = defineModule({
   async build(ctx) {
     const tenants = await ctx.use(tenantsModule);
     const lanes = ctx.store(SqlWebhookLanes);
+    const uow = ctx.unitOfWork();
     const dispatcher = new WebhookDispatcher({
       laneStore: lanes,
-      uow: ctx.unitOfWork({ lanes }),
+      uow,
       fetcher: ctx.fetcher,
       vault: ctx.vault,
       clock: ctx.clock,
@@ -47,7 +48,7 @@ export const webhooksModule = defineModule({
     const webhooks = new WebhookService({
       store: ctx.store(SqlWebhookStore),
       events: ctx.views,
-      uow: ctx.unitOfWork({ webhooks: ctx.store(SqlWebhookStore) }),
+      uow,
       vault: ctx.vault,
       clock: ctx.clock,
       random: ctx.random,
@@ -56,7 +57,6 @@ export const webhooksModule = defineModule({
       allowOrigins: ctx.config.outboundAllow,
       wake: () => dispatcher.wake(),
     });
-    const pruner = ctx.unitOfWork({ lanes });
     let unsubscribe = () => {};
     return {
       services: { webhooks, dispatcher },
@@ -67,7 +67,7 @@ export const webhooksModule = defineModule({
           everyMs: PRUNE_EVERY_MS,
           run: async (now) => {
             for (let round = 0; round < 20; round++) {
-              const pruned = await pruner.run(({ lanes }) => lanes.prune(now - RETENTION_MS, PRUNE_BATCH));
+              const pruned = await uow.run(() => lanes.prune(now - RETENTION_MS, PRUNE_BATCH));
               if (pruned.deliveries < PRUNE_BATCH && pruned.events < PRUNE_BATCH) break;
             }
           },

@@ -79,15 +79,11 @@ export function checkWebhookUrl(raw: string, allowOrigins: readonly string[]): s
   return url.href;
 }
 
-interface Scope {
-  webhooks: WebhookStore;
-}
-
 export interface WebhookServiceDeps {
   store: WebhookStore;
   /** The kernel's view of the outbox: which events each tenant wrote, and where they went. */
   events: Pick<KernelViews, 'eventCoverage'>;
-  uow: UnitOfWork<Scope>;
+  uow: UnitOfWork;
   vault: KeyVault;
   clock: Clock;
   random: Random;
@@ -130,10 +126,10 @@ export class WebhookService {
       deadStreak: 0,
       lastSuccessAt: null,
     };
-    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events: outbox }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit, events: outbox }) => {
       // The store counts and writes as one operation: a count read here first would let
       // registrations at once all pass it.
-      if (!(await webhooks.create(record, MAX_WEBHOOKS_PER_TENANT))) {
+      if (!(await this.deps.store.create(record, MAX_WEBHOOKS_PER_TENANT))) {
         throw new ServiceError('webhook_limit', `A tenant may have ${MAX_WEBHOOKS_PER_TENANT} webhook endpoints.`);
       }
       // The first event an endpoint receives tests it, and its secret.
@@ -168,8 +164,9 @@ export class WebhookService {
    */
   async setActive(actor: Actor, within: string | null, id: string, active: boolean) {
     const before = await this.found(within, id);
-    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events }) => {
-      if (!(await webhooks.setActive(id, within, active, this.deps.clock.now()))) throw new ServiceError('unknown_webhook');
+    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+      if (!(await this.deps.store.setActive(id, within, active, this.deps.clock.now())))
+        throw new ServiceError('unknown_webhook');
       if (active) {
         const reason = before.active ? 'ping' : 'activated';
         await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason } });
@@ -189,8 +186,9 @@ export class WebhookService {
   async rotateSecret(actor: Actor, within: string | null, id: string) {
     const before = await this.found(within, id);
     const { secret, sealed } = this.newSecret(id);
-    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit, events }) => {
-      if (!(await webhooks.setSecret(id, within, sealed, this.deps.clock.now()))) throw new ServiceError('unknown_webhook');
+    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+      if (!(await this.deps.store.setSecret(id, within, sealed, this.deps.clock.now())))
+        throw new ServiceError('unknown_webhook');
       if (before.active) {
         await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason: 'secret-rotated' } });
       }
@@ -225,8 +223,8 @@ export class WebhookService {
     if (!found) throw new ServiceError('unknown_delivery', 'No webhook delivery you may see has this id.');
     const webhook = await this.found(within, found.webhookId);
     if (!webhook.active) throw new ServiceError('webhook_inactive', 'The endpoint is inactive: activate it, then re-drive.');
-    const auditSeq = await this.deps.uow.run(async ({ webhooks, audit }) => {
-      if (!(await webhooks.redrive(id, within, this.deps.clock.now()))) {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.store.redrive(id, within, this.deps.clock.now()))) {
         throw new ServiceError('delivery_state', `The delivery is ${found.state}: only a dead or failed delivery is re-driven.`);
       }
       return audit.append({

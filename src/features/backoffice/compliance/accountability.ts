@@ -10,7 +10,6 @@ import type { ReciprocalApprovals } from '../../../ports/approvals-views.ts';
 import { type AttestationRecord, type ComplianceStore, ROLE_ACTIONS } from '../../../ports/compliance-store.ts';
 import type { OperatorRecord, OperatorRole } from '../../../ports/operator-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import type { ComplianceScope } from './request-records.ts';
 
 /**
  * Roles one person should not hold together (docs/backoffice/compliance.md, "Role separation"):
@@ -57,7 +56,7 @@ export class Accountability {
   constructor(
     private readonly deps: {
       store: ComplianceStore;
-      uow: UnitOfWork<ComplianceScope>;
+      uow: UnitOfWork;
       operators: OperatorReads;
       /** Usernames of the active operators holding one of `roles`, by username (the operators module's view). */
       holding(roles: readonly string[]): Promise<string[]>;
@@ -88,7 +87,7 @@ export class Accountability {
       return { ok: true as const, auditSeq: existing.auditSeq, attestation: attestationView(existing), created: false };
     const attestedAt = this.deps.clock.now();
     try {
-      return await this.deps.uow.run(async ({ requests, audit }) => {
+      return await this.deps.uow.run(async ({ audit }) => {
         const id = this.deps.ids.mint('statementAttestation');
         const auditSeq = await audit.append({
           actor,
@@ -107,7 +106,7 @@ export class Accountability {
           attestedAt,
           auditSeq,
         };
-        if (!(await requests.addAttestation(record))) throw new AttestedMeanwhile();
+        if (!(await this.deps.store.addAttestation(record))) throw new AttestedMeanwhile();
         return { ok: true as const, auditSeq, attestation: attestationView(record), created: true };
       });
     } catch (err) {

@@ -18,7 +18,7 @@ import type {
 } from '../../../ports/compliance-store.ts';
 import type { KeyStore } from '../../../ports/key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
-import { blankRequest, type ComplianceScope, type RequestInput, receivedAtOf, stateRefusal } from './request-records.ts';
+import { blankRequest, type RequestInput, receivedAtOf, stateRefusal } from './request-records.ts';
 import { accessView, erasureView, listed, type RequestStates, subjectView } from './request-views.ts';
 import type { AccessRequestView, LookupView, Subject } from './schemas.ts';
 import { type Answering, type SubjectLookup, subjectOf } from './subject-lookup.ts';
@@ -32,7 +32,7 @@ export const NEGATIVE_RESPONSE_TYP = 'openrail-dsar-negative+jwt';
 
 export interface ComplianceDeps {
   store: ComplianceStore;
-  uow: UnitOfWork<ComplianceScope>;
+  uow: UnitOfWork;
   desk: ApprovalDesk;
   lookup: SubjectLookup;
   /** The states of requests' exports and erasures, from their owners' views. */
@@ -120,8 +120,8 @@ export class ComplianceService {
     const now = this.deps.clock.now();
     // The key is opened before the transaction; the statement is signed inside it.
     const signer = await this.deps.keys.signer(ROOT_SLUG, 'issuer');
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
+    return this.deps.uow.run(async ({ audit }) => {
+      const named = input.requestId === undefined ? undefined : await this.receivedAccess(subject, input.requestId);
       // Looked up in the transaction that records the answer, so the statement is true when signed.
       const found = await this.lookup(subject, named);
       if (found.held) {
@@ -154,8 +154,9 @@ export class ComplianceService {
         statement,
       };
       if (named) {
-        if (!(await requests.decideAccess(named.id, answered, { approvalId: named.approvalId, now }))) throw stateRefusal();
-      } else if (!(await requests.addNegative({ ...request, ...answered }))) {
+        if (!(await this.deps.store.decideAccess(named.id, answered, { approvalId: named.approvalId, now })))
+          throw stateRefusal();
+      } else if (!(await this.deps.store.addNegative({ ...request, ...answered }))) {
         throw new ServiceError('subject_held', 'A negative response for this subject was signed meanwhile.');
       }
       const auditSeq = await audit.append({
@@ -182,14 +183,14 @@ export class ComplianceService {
     actor: Actor,
   ): Promise<{ ok: true; auditSeq: number; request: AccessRequestView; approval: ApprovalView }> {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ requests, audit }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const subject = { accountId };
-      const named = input.requestId === undefined ? undefined : await this.receivedAccess(requests, subject, input.requestId);
+      const named = input.requestId === undefined ? undefined : await this.receivedAccess(subject, input.requestId);
       // Filed before a new request is recorded: the action's lookup must not find the request itself.
       const { approval } = await this.deps.desk.request('subject.export', subject, by, input.reason);
-      const request = named ?? (await this.addAccess(requests, subject, input, actor, now));
+      const request = named ?? (await this.addAccess(subject, input, actor, now));
       const filed = { approvalId: approval.approvalId };
-      if (!(await requests.decideAccess(request.id, filed, { approvalId: request.approvalId, now }))) throw stateRefusal();
+      if (!(await this.deps.store.decideAccess(request.id, filed, { approvalId: request.approvalId, now }))) throw stateRefusal();
       const auditSeq = await audit.append({
         actor,
         action: 'dsar.export_requested',
@@ -212,8 +213,8 @@ export class ComplianceService {
     actor: Actor,
   ) {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      const request = await this.openAccess(requests, subject, input, actor, now, input.requestId);
+    return this.deps.uow.run(async ({ audit }) => {
+      const request = await this.openAccess(subject, input, actor, now, input.requestId);
       const change = {
         state: 'refused' as const,
         ground: input.ground,
@@ -221,7 +222,8 @@ export class ComplianceService {
         decidedBy: actorLabel(actor),
         decidedAt: now,
       };
-      if (!(await requests.decideAccess(request.id, change, { approvalId: request.approvalId, now }))) throw stateRefusal();
+      if (!(await this.deps.store.decideAccess(request.id, change, { approvalId: request.approvalId, now })))
+        throw stateRefusal();
       const auditSeq = await audit.append({
         actor,
         action: 'dsar.refused',
@@ -247,37 +249,30 @@ export class ComplianceService {
 
   /** The access request named (still received, about the same subject), or a new one. */
   private async openAccess(
-    requests: ComplianceStore,
     subject: Subject,
     input: RequestInput,
     actor: Actor,
     now: number,
     requestId: string | undefined,
   ): Promise<ListedRequest> {
-    if (requestId !== undefined) return this.receivedAccess(requests, subject, requestId);
-    return this.addAccess(requests, subject, input, actor, now);
+    if (requestId !== undefined) return this.receivedAccess(subject, requestId);
+    return this.addAccess(subject, input, actor, now);
   }
 
   /** A new access request, received. */
-  private async addAccess(
-    requests: ComplianceStore,
-    subject: Subject,
-    input: RequestInput,
-    actor: Actor,
-    now: number,
-  ): Promise<ListedRequest> {
+  private async addAccess(subject: Subject, input: RequestInput, actor: Actor, now: number): Promise<ListedRequest> {
     const request: ComplianceRequestRecord = {
       ...blankRequest(this.deps.ids, 'access', now, receivedAtOf(input.receivedAt, now), actor, input.source),
       ...subjectOf(subject),
     };
-    await requests.add(request);
+    await this.deps.store.add(request);
     return { ...request, approvalState: null, receiptDisk: null };
   }
 
   /** The received access request `requestId` names, about the same subject. */
-  private async receivedAccess(requests: ComplianceStore, subject: Subject, requestId: string): Promise<ListedRequest> {
+  private async receivedAccess(subject: Subject, requestId: string): Promise<ListedRequest> {
     const named = subjectOf(subject);
-    const found = await requests.get('access', requestId);
+    const found = await this.deps.store.get('access', requestId);
     if (!found) throw new ServiceError('unknown_request');
     if (found.state !== 'received') throw stateRefusal();
     if (found.subjectKind !== named.subjectKind || found.accountId !== named.accountId || found.identifier !== named.identifier) {

@@ -12,12 +12,12 @@ import type {
 } from '../../../ports/compliance-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { ErasureService } from '../../account/erasure-service.ts';
-import { blankRequest, type ComplianceScope, type RequestInput, receivedAtOf, stateRefusal } from './request-records.ts';
+import { blankRequest, type RequestInput, receivedAtOf, stateRefusal } from './request-records.ts';
 import { erasureView, listed, type RequestStates } from './request-views.ts';
 
 export interface ErasureRequestDeps {
   store: ComplianceStore;
-  uow: UnitOfWork<ComplianceScope>;
+  uow: UnitOfWork;
   erasure: ErasureService;
   /** The states of requests' exports and erasures, from their owners' views. */
   states: RequestStates;
@@ -54,8 +54,8 @@ export class ErasureRequests {
       identifier: null,
       identityCheck: input.identityCheck ?? null,
     };
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      await requests.add(request);
+    return this.deps.uow.run(async ({ audit }) => {
+      await this.deps.store.add(request);
       const auditSeq = await audit.append({ actor, action: 'erasure.requested', tenant: null, target: request.id, detail: {} });
       return {
         ok: true as const,
@@ -67,10 +67,10 @@ export class ErasureRequests {
 
   async refuse(id: string, ground: RefusalGround, note: string | undefined, actor: Actor) {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ requests, audit }) => {
-      const found = await this.received(requests, id);
+    return this.deps.uow.run(async ({ audit }) => {
+      const found = await this.received(id);
       const change = { state: 'refused' as const, ground, note: note ?? null, decidedBy: actorLabel(actor), decidedAt: now };
-      if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
+      if (!(await this.deps.store.decide('erasure', id, change))) throw stateRefusal();
       const auditSeq = await audit.append({ actor, action: 'erasure.refused', tenant: null, target: id, detail: { ground } });
       return { ok: true as const, auditSeq, request: erasureView({ ...found, ...change }, now) };
     });
@@ -81,13 +81,13 @@ export class ErasureRequests {
    * in the erasure's transaction, so either both happen or neither does.
    */
   async verify(id: string, identityCheck: string | undefined, actor: Actor) {
-    const found = await this.received(this.deps.store, id);
+    const found = await this.received(id);
     if (found.accountId === null) throw stateRefusal();
     let auditSeq = 0;
     const receipt = await this.deps.erasure.erase(found.accountId, {
       by: actor,
       alongside: async (receipt) => {
-        await this.deps.uow.run(async ({ requests, audit }) => {
+        await this.deps.uow.run(async ({ audit }) => {
           const change = {
             state: 'completed' as const,
             outcome: 'erased' as const,
@@ -96,7 +96,7 @@ export class ErasureRequests {
             decidedAt: receipt.completedAt,
             ...(identityCheck === undefined ? {} : { identityCheck }),
           };
-          if (!(await requests.decide('erasure', id, change))) throw stateRefusal();
+          if (!(await this.deps.store.decide('erasure', id, change))) throw stateRefusal();
           auditSeq = await audit.append({
             actor,
             action: 'erasure.verified',
@@ -115,8 +115,8 @@ export class ErasureRequests {
     };
   }
 
-  private async received(store: ComplianceStore, id: string): Promise<ListedRequest> {
-    const found = await store.get('erasure', id);
+  private async received(id: string): Promise<ListedRequest> {
+    const found = await this.deps.store.get('erasure', id);
     if (!found) throw new ServiceError('unknown_request');
     if (found.state !== 'received') throw stateRefusal();
     return (await listed(this.deps.states, [found]))[0] as ListedRequest;

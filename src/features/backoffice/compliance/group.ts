@@ -51,7 +51,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     approvalStates: (ids) => approvals.states(ids),
     receiptDisks: (ids) => ctx.viewsOf(accountModule).receiptDisks(ids),
   };
-  const uow = ctx.unitOfWork({ requests: stores.compliance });
+  const uow = ctx.unitOfWork();
   const compliance = new ComplianceService({
     store: stores.compliance,
     uow,
@@ -99,7 +99,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
     store: stores.incidents,
     kernel: ctx.views,
     issuance: ctx.viewsOf(issuanceModule),
-    uow: ctx.unitOfWork({ incidents: stores.incidents }),
+    uow,
     clock: ctx.clock,
     ids: ctx.ids,
   });
@@ -124,7 +124,7 @@ export const complianceGroup: GroupBuilder = async (ctx, { desk, stores }) => {
   });
   const retention = new Retention({
     store: stores.retention,
-    uow: ctx.unitOfWork({ retention: stores.retention }),
+    uow,
     clock: ctx.clock,
     ids: ctx.ids,
   });

@@ -50,10 +50,6 @@ export interface IncidentChange {
   scope?: ScopeInput | undefined;
 }
 
-export interface IncidentScopeStores {
-  incidents: IncidentStore;
-}
-
 /**
  * The breach register (docs/backoffice/compliance.md, "Incidents"): incidents open → assessed →
  * notified → closed, each with its 72-hour clock and an affected scope computed from data.
@@ -66,7 +62,7 @@ export class Incidents {
       kernel: KernelViews;
       /** The credentials a scope touches. */
       issuance: IssuanceViews;
-      uow: UnitOfWork<IncidentScopeStores>;
+      uow: UnitOfWork;
       clock: Clock;
       ids: Ids;
     },
@@ -90,8 +86,8 @@ export class Incidents {
       notifiedAt: null,
       closedAt: null,
     };
-    return this.deps.uow.run(async ({ incidents, audit, events }) => {
-      await incidents.add(incident);
+    return this.deps.uow.run(async ({ audit, events }) => {
+      await this.deps.store.add(incident);
       const auditSeq = await audit.append({
         actor,
         action: 'incident.opened',
@@ -109,7 +105,7 @@ export class Incidents {
   }
 
   async get(id: string) {
-    return this.view(await this.require(this.deps.store, id), this.deps.clock.now());
+    return this.view(await this.require(id), this.deps.clock.now());
   }
 
   /** Incidents, newest detected first (the list convention); `views` answers them. */
@@ -133,8 +129,8 @@ export class Incidents {
       .filter(([, v]) => v !== undefined)
       .map(([k]) => k);
     if (names.length === 0) throw new ServiceError('invalid_request', 'Name at least one field to change.');
-    return this.deps.uow.run(async ({ incidents, audit, events }) => {
-      const found = await this.require(incidents, id);
+    return this.deps.uow.run(async ({ audit, events }) => {
+      const found = await this.require(id);
       const next: Partial<IncidentRecord> = { updatedAt: now };
       if (change.title !== undefined) next.title = change.title;
       if (change.description !== undefined) next.description = change.description;
@@ -147,7 +143,7 @@ export class Incidents {
         next.state = change.state;
         next[STAMP[change.state as keyof typeof STAMP]] = now;
       }
-      if (!(await incidents.update(id, found.state, next))) {
+      if (!(await this.deps.store.update(id, found.state, next))) {
         throw new ServiceError('incident_state', 'The incident changed meanwhile; read it again.');
       }
       const after: IncidentRecord = { ...found, ...next };
@@ -208,7 +204,7 @@ export class Incidents {
 
   /** What the incident's scope touches now, per tenant and in total: computed, never typed in. */
   async affected(id: string) {
-    const incident = await this.require(this.deps.store, id);
+    const incident = await this.require(id);
     const now = this.deps.clock.now();
     const tenants = await this.touched(incident.scope, now, await this.issuerKeys(incident.scope.keys ?? []));
     const sum = (k: 'credentials' | 'revoked' | 'accounts') => tenants.reduce((n, t) => n + t[k], 0);
@@ -243,8 +239,8 @@ export class Incidents {
     return named.length === 0 ? [] : this.deps.kernel.issuerKeys(named);
   }
 
-  private async require(store: IncidentStore, id: string): Promise<IncidentRecord> {
-    const found = await store.get(id);
+  private async require(id: string): Promise<IncidentRecord> {
+    const found = await this.deps.store.get(id);
     if (!found) throw new ServiceError('unknown_incident');
     return found;
   }

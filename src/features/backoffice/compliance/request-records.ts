@@ -1,7 +1,7 @@
 import { type Actor, actorLabel } from '../../../core/actor.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { Ids } from '../../../core/ids.ts';
-import type { ComplianceRequestRecord, ComplianceStore, RequestKind } from '../../../ports/compliance-store.ts';
+import type { ComplianceRequestRecord, RequestKind } from '../../../ports/compliance-store.ts';
 
 /** What access and erasure requests share (docs/backoffice/compliance.md): their record as filed, its dates, its refusal. */
 
@@ -9,10 +9,6 @@ import type { ComplianceRequestRecord, ComplianceStore, RequestKind } from '../.
 const RECEIVED_AT_MOST_MS = 366 * 24 * 3_600_000;
 /** A clock a little ahead of ours is not a request from the future. */
 const CLOCK_SKEW_MS = 5 * 60_000;
-
-export interface ComplianceScope {
-  requests: ComplianceStore;
-}
 
 export interface RequestInput {
   source: string;

@@ -20,10 +20,6 @@ const BATCHES_PER_RUN = 200;
 /** The longest a rule may keep anything. */
 export const KEEP_DAYS_MAX = 36_500;
 
-export interface RetentionScope {
-  retention: RetentionStore;
-}
-
 /**
  * Retention (docs/backoffice/compliance.md, "Retention"): a rule per category with the floors
  * the service keeps whatever a rule says, a dry run that counts what a purge would delete now,
@@ -34,7 +30,7 @@ export class Retention {
   constructor(
     private readonly deps: {
       store: RetentionStore;
-      uow: UnitOfWork<RetentionScope>;
+      uow: UnitOfWork;
       clock: Clock;
       ids: Ids;
     },
@@ -72,9 +68,9 @@ export class Retention {
       throw new ServiceError('retention_floor', `${category} is kept at least ${known.floorDays} days: ${known.why}.`);
     }
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ retention, audit }) => {
-      const before = (await retention.rules()).find((r) => r.category === category)?.keepDays ?? known.defaultDays;
-      await retention.setRule({ category, keepDays, updatedAt: now, updatedBy: actorLabel(actor) });
+    return this.deps.uow.run(async ({ audit }) => {
+      const before = (await this.deps.store.rules()).find((r) => r.category === category)?.keepDays ?? known.defaultDays;
+      await this.deps.store.setRule({ category, keepDays, updatedAt: now, updatedBy: actorLabel(actor) });
       const auditSeq = await audit.append({
         actor,
         action: 'retention.rule_changed',
@@ -106,7 +102,7 @@ export class Retention {
       const now = this.deps.clock.now();
       const cutoffs = await this.cutoffs(now);
       try {
-        return await this.deps.uow.run(async ({ retention, audit }) => {
+        return await this.deps.uow.run(async ({ audit }) => {
           const id = this.deps.ids.mint('purgeRun');
           const auditSeq = await audit.append({
             actor,
@@ -126,7 +122,7 @@ export class Retention {
             finishedAt: null,
             auditSeq,
           };
-          if (!(await retention.addRun(run))) throw new PurgeRunning();
+          if (!(await this.deps.store.addRun(run))) throw new PurgeRunning();
           return { ok: true as const, auditSeq, run: runView(run), created: true };
         });
       } catch (err) {
@@ -152,18 +148,18 @@ export class Retention {
       const cutoff = run.cutoffs[category];
       for (;;) {
         if (batches++ >= BATCHES_PER_RUN) return;
-        const finished = await this.deps.uow.run(async ({ retention }) => {
-          const deleted = cutoff === undefined ? 0 : await retention.deletePast(category, cutoff, PURGE_BATCH);
+        const finished = await this.deps.uow.run(async () => {
+          const deleted = cutoff === undefined ? 0 : await this.deps.store.deletePast(category, cutoff, PURGE_BATCH);
           const done = deleted < PURGE_BATCH;
-          await retention.advanceRun(run.id, category, deleted, done);
+          await this.deps.store.advanceRun(run.id, category, deleted, done);
           return done;
         });
         if (finished) break;
       }
     }
-    await this.deps.uow.run(async ({ retention, audit }) => {
-      if (!(await retention.finishRun(run.id, now))) return;
-      const done = (await retention.lastRun()) ?? run;
+    await this.deps.uow.run(async ({ audit }) => {
+      if (!(await this.deps.store.finishRun(run.id, now))) return;
+      const done = (await this.deps.store.lastRun()) ?? run;
       await audit.append({
         actor: { kind: 'system', what: 'retention' },
         action: 'retention.purged',

@@ -6,7 +6,6 @@ import { iso } from '../../../http/admin/kit.ts';
 import type { ComplianceStore, InventoryRow, TypeWithPurpose } from '../../../ports/compliance-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import { CREDENTIAL_PURPOSES, PURPOSES, type Purpose } from './purposes.ts';
-import type { ComplianceScope } from './request-records.ts';
 
 /** Credential types, and webhook endpoints, one record reads at most. */
 export const RECORD_MAX = 5000;
@@ -61,7 +60,7 @@ export class RecordOfProcessing {
   constructor(
     private readonly deps: {
       store: ComplianceStore;
-      uow: UnitOfWork<ComplianceScope>;
+      uow: UnitOfWork;
       reads: RecordReads;
       controller: Controller;
       clock: Clock;
@@ -115,9 +114,9 @@ export class RecordOfProcessing {
       throw new ServiceError('invalid_request', `A credential type is bound to one of: ${CREDENTIAL_PURPOSES.join(', ')}.`);
     }
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ requests, audit }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       if (!(await this.deps.reads.hasType(tenant, typeId))) throw new ServiceError('unknown_type');
-      await requests.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor));
+      await this.deps.store.bindPurpose(tenant, typeId, purposeId, now, actorLabel(actor));
       const auditSeq = await audit.append({ actor, action: 'ropa.type_bound', tenant, target: typeId, detail: { purposeId } });
       return {
         ok: true as const,

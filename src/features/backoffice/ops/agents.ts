@@ -26,7 +26,7 @@ export class AgentActivity {
   constructor(
     private readonly deps: {
       store: AgentStore;
-      uow: UnitOfWork<{ agents: AgentStore }>;
+      uow: UnitOfWork;
       /** Refuses a tenant that does not exist (`unknown_tenant`). */
       checkTenant: (slug: string) => Promise<unknown>;
       clock: Clock;
@@ -38,9 +38,7 @@ export class AgentActivity {
     const now = this.deps.clock.now();
     const at = new Date(now).toISOString();
     if (r.kind === 'heartbeat') {
-      const recorded = await this.deps.uow.run(({ agents }) =>
-        agents.beat(r.tenant, r.agent, now, actorLabel(actor), MAX_AGENTS),
-      );
+      const recorded = await this.deps.uow.run(() => this.deps.store.beat(r.tenant, r.agent, now, actorLabel(actor), MAX_AGENTS));
       if (!recorded) {
         throw new ServiceError(
           'conflict',

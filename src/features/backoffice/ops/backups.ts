@@ -33,7 +33,7 @@ export interface BackupDeps {
   store: BackupStore;
   /** The backup folder (OPENRAIL_BACKUP_DIR). */
   folder: BackupFolder;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
   ids: Ids;
   clock: Clock;
   /** The service started on a restored database. */

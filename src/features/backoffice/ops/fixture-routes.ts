@@ -17,7 +17,7 @@ export function fixtureRoutes(deps: {
   tenants: TenantsViews;
   demo: DemoSeed;
   types: TypeService;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
 }) {
   return [
     opsOperations.action('/fixtures', {

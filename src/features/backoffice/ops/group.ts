@@ -96,7 +96,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
   });
   const agents = new AgentActivity({
     store: stores.agents,
-    uow: ctx.unitOfWork({ agents: stores.agents }),
+    uow: ctx.unitOfWork(),
     checkTenant: (slug) => tenants.existing(slug),
     clock: ctx.clock,
   });
@@ -105,7 +105,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     log: ctx.log,
     store: stores.backups,
     folder: files.backups,
-    uow: ctx.unitOfWork({ backups: stores.backups }),
+    uow: ctx.unitOfWork(),
     ids: ctx.ids,
     clock: ctx.clock,
     replicaOn: async (scratch) => {
@@ -142,7 +142,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     status,
     kernel: reads.kernel,
     issuance: reads.issuance,
-    uow: ctx.unitOfWork({}),
+    uow: ctx.unitOfWork(),
     clock: ctx.clock,
   };
   desk.register(rotateAction(rotation));
@@ -155,7 +155,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
         checks,
         status,
         tenants,
-        uow: ctx.unitOfWork({}),
+        uow: ctx.unitOfWork(),
         statusUri: (tenant, seq) => ctx.urls.statusList(tenant, seq),
         clockNow,
         keyBackend: ctx.keyBackend,
@@ -171,7 +171,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
         tenants: reads.tenants,
         demo: deposits.demo,
         types,
-        uow: ctx.unitOfWork({}),
+        uow: ctx.unitOfWork(),
       }),
       ...driftRoutes(
         new DidDrift({

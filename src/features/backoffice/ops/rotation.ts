@@ -45,7 +45,7 @@ export interface RotationDeps {
   kernel: KernelViews;
   /** What the keys signed. */
   issuance: IssuanceViews;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
   clock: Clock;
 }
 

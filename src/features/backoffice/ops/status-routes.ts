@@ -23,7 +23,7 @@ export interface StatusOps {
   checks: StatusChecks;
   status: StatusService;
   tenants: TenantService;
-  uow: UnitOfWork<object>;
+  uow: UnitOfWork;
   statusUri: (tenant: string, seq: number) => string;
   clockNow: () => number;
   /** Asked, for each key in a token, whether its object is there and what it allows. */

@@ -47,7 +47,7 @@ export async function buildOrgService(ctx: Context, stores: BackofficeStores): P
       members: (slugs) => ctx.viewsOf(membershipModule).membersPerTenant(slugs),
       tenantAdmins: (slugs) => ctx.viewsOf(operatorsModule).tenantAdmins(slugs),
     },
-    uow: ctx.unitOfWork({ orgs: stores.orgs }),
+    uow: ctx.unitOfWork(),
     tenants,
     operators,
     types,

@@ -60,16 +60,16 @@ export class OrgDomains {
       revokedAt: null,
       updatedAt: now,
     };
-    const auditSeq = await this.d.uow.run(async ({ orgs, audit }) => {
-      const current = await orgs.domain(slug);
+    const auditSeq = await this.d.uow.run(async ({ audit }) => {
+      const current = await this.d.orgs.domain(slug);
       if (current && (current.state === 'verified' || current.state === 'active')) {
         throw new ServiceError(
           'domain_state',
           `The organisation's domain ${current.domain} is ${current.state}: revoke it first.`,
         );
       }
-      if (await orgs.domainHolder(domain, slug)) throw domainTaken(domain);
-      if (!(await orgs.putPending(record, [null, 'pending', 'revoked']))) throw domainTaken(domain);
+      if (await this.d.orgs.domainHolder(domain, slug)) throw domainTaken(domain);
+      if (!(await this.d.orgs.putPending(record, [null, 'pending', 'revoked']))) throw domainTaken(domain);
       return audit.append({ actor, action: 'org.domain_requested', tenant: slug, target: slug, detail: { domain } });
     });
     return { auditSeq, domain: this.view(slug, record) };
@@ -141,8 +141,8 @@ export class OrgDomains {
     actor: Actor,
   ): Promise<{ auditSeq: number; domain: DomainView }> {
     const now = this.d.clock.now();
-    const auditSeq = await this.d.uow.run(async ({ orgs, audit }) => {
-      if (!(await orgs.moveDomain(slug, from, to, now, d.token))) {
+    const auditSeq = await this.d.uow.run(async ({ audit }) => {
+      if (!(await this.d.orgs.moveDomain(slug, from, to, now, d.token))) {
         throw new ServiceError('domain_state', `The organisation's domain changed meanwhile; read it again.`);
       }
       return audit.append({ actor, action, tenant: slug, target: slug, detail: { domain: d.domain, from: d.state } });

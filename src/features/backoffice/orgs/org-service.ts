@@ -39,8 +39,6 @@ export interface SuspendParams {
   reason: string;
 }
 
-export type OrgStores = { orgs: OrgStore };
-
 /** An organisation's counts, each from its owner's view. */
 export interface OrgCounts {
   /** Credential types registered. */
@@ -68,7 +66,7 @@ export interface OrgReads {
 export interface OrgServiceDeps {
   orgs: OrgStore;
   reads: OrgReads;
-  uow: UnitOfWork<OrgStores>;
+  uow: UnitOfWork;
   tenants: TenantService;
   operators: OperatorService;
   types: TypeService;
@@ -291,12 +289,12 @@ export class OrgService {
     now = this.d.clock.now(),
   ): Promise<{ auditSeq: number; change: number }> {
     const from = to === 'active' ? 'suspended' : 'active';
-    return this.d.uow.run(async ({ orgs, audit, events }) => {
+    return this.d.uow.run(async ({ audit, events }) => {
       if (!(await this.d.tenants.transition(slug, from, to, reason, now))) {
         await this.d.tenants.status(slug); // unknown_tenant when there is none
         throw new ServiceError('org_state', `The organisation ${slug} is ${to === 'active' ? 'not' : 'already'} suspended.`);
       }
-      const change = await orgs.appendHistory({
+      const change = await this.d.orgs.appendHistory({
         tenant: slug,
         status: to,
         actor: actorLabel(actor),

@@ -112,8 +112,8 @@ export class OperatorAdmin {
       demotesOwner(t, params.roles, params.tenant) || (by.via !== 'owner-token' && grantsOwner(t, params.roles, params.tenant));
     if (needsSecond(target)) return this.file('operator.roles', params, by, reason);
     return this.answer(
-      await this.service.changeUnapproved(params.username, needsSecond, (stores) =>
-        this.service.changeRoles(stores, params.username, params.roles, params.tenant, operatorActor(by)),
+      await this.service.changeUnapproved(params.username, needsSecond, () =>
+        this.service.changeRoles(params.username, params.roles, params.tenant, operatorActor(by)),
       ),
     );
   }
@@ -128,8 +128,8 @@ export class OperatorAdmin {
     const holdsOwner = (t: OperatorRecord) => t.roles.includes('owner');
     if (holdsOwner(target)) return this.file(`operator.${STATUS_VERBS[status]}`, { username }, by, reason);
     return this.answer(
-      await this.service.changeUnapproved(username, holdsOwner, (stores) =>
-        this.service.changeStatus(stores, username, status, operatorActor(by)),
+      await this.service.changeUnapproved(username, holdsOwner, () =>
+        this.service.changeStatus(username, status, operatorActor(by)),
       ),
     );
   }
@@ -156,7 +156,7 @@ export class OperatorAdmin {
           if (p.tenant !== undefined && p.tenant !== null) await this.requireTenant(p.tenant);
           return {
             keeps: platformOwner(p.roles, tenant),
-            run: (stores) => this.service.changeRoles(stores, p.username, p.roles, p.tenant, context.actor),
+            run: () => this.service.changeRoles(p.username, p.roles, p.tenant, context.actor),
           };
         }),
     });
@@ -174,7 +174,7 @@ export class OperatorAdmin {
         execute: (_tx, p, context) =>
           this.approved(p.username, async () => ({
             keeps: false,
-            run: (stores) => this.service.changeStatus(stores, p.username, status, context.actor),
+            run: () => this.service.changeStatus(p.username, status, context.actor),
           })),
       });
     }
