@@ -80,6 +80,29 @@ export async function restore(args: string[]): Promise<void> {
     return refuse(err instanceof ToolFailed ? `${err.message}:\n${err.said}` : err instanceof Error ? err.message : String(err));
   }
   process.stdout.write(
-    `restored backup ${manifest.backupId} (taken ${manifest.takenAt}) into ${storageOf(config.database).where}; start the service with the master key it was taken under\n`,
+    `restored backup ${manifest.backupId} (taken ${manifest.takenAt}) into ${storageOf(config.database).where}; start the service with the master key it was taken under\n${keysNeeded(manifest)}`,
   );
+}
+
+/**
+ * What the operator must provide beside the file for its keys (docs/keys.md, "Backups"): the
+ * master key for the sealed ones (which the backup holds), and for keys in a token, the token
+ * holding each object named, configured with OPENRAIL_KEYS=pkcs11; the backup holds none of them.
+ */
+export function keysNeeded(manifest: BackupManifest): string {
+  if (!manifest.keys) return '';
+  const inTokens = new Map<string, string[]>();
+  for (const key of manifest.keys) {
+    if (key.backend !== 'pkcs11' || key.token === null) continue;
+    inTokens.set(key.token, [...(inTokens.get(key.token) ?? []), key.label ?? `${key.tenant}/${key.purpose}/${key.kid}`]);
+  }
+  const sealed = manifest.keys.filter((k) => k.backend === 'sealed').length;
+  const lines = [`${sealed} keys are sealed in the backup under that master key`];
+  for (const [token, labels] of inTokens) {
+    lines.push(
+      `${labels.length} keys are not in the backup: they are objects of the PKCS#11 token ${token}, which the service must reach (OPENRAIL_KEYS=pkcs11, OPENRAIL_PKCS11_TOKEN=${token}):`,
+      ...labels.map((label) => `  ${label}`),
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }

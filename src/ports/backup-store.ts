@@ -15,6 +15,18 @@ export interface ListDigest {
   digest: string;
 }
 
+/** A key a restored deployment needs, and where its private part is (docs/keys.md, "Backups"). */
+export interface KeyReference {
+  /** The tenant; null for the platform's certificate authority. */
+  tenant: string | null;
+  kid: string | null;
+  purpose: string;
+  /** sealed: in the backup, under the master key; pkcs11: an object of the token named, not in the backup. */
+  backend: string;
+  token: string | null;
+  label: string | null;
+}
+
 /** What a backup holds, computed from the same snapshot the file was written from. */
 export interface BackupContents {
   /** The last migration applied. */
@@ -22,6 +34,8 @@ export interface BackupContents {
   /** Rows per table. */
   counts: Record<string, number>;
   statusLists: ListDigest[];
+  /** The keys that may sign, and the authority's; absent in a manifest written before keys could live in a token. */
+  keys?: KeyReference[];
 }
 
 /** The manifest, written beside the file (`<id>.manifest.json`) and kept in the backup's row. */
@@ -52,7 +66,7 @@ export type DrillTrigger = 'after-backup' | 'scheduled';
 
 /** One thing a drill proved or failed to prove. */
 export interface DrillCheck {
-  check: 'file' | 'checksum' | 'restore' | 'counts' | 'audit-chain' | 'deposit-chains' | 'status-lists';
+  check: 'file' | 'checksum' | 'restore' | 'counts' | 'audit-chain' | 'deposit-chains' | 'keys' | 'status-lists';
   ok: boolean;
   /** What was found, in words: what held, or what broke and where. */
   detail: string;

@@ -8,13 +8,17 @@
  * when the token is back, without a restart.
  */
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { sql } from 'kysely';
 import pkcs11js from 'pkcs11js';
 import { TOKEN_RETRY_SECONDS } from '../../src/adapters/crypto/keys/unavailable.ts';
+import { keysNeeded } from '../../src/cli/restore.ts';
 import type { Clock } from '../../src/core/clock.ts';
+import { DRILLS } from '../../src/features/backoffice/ops/backups.ts';
 import { RETIREMENT } from '../../src/features/backoffice/ops/rotation.ts';
 import { ISSUER_DOCUMENT_TTL_MS } from '../../src/features/verification/issuer-documents.ts';
 import { ACTIVE_KEY_TTL_MS } from '../../src/ports/key-store.ts';
@@ -127,7 +131,10 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
       let now = Date.now();
       const clock: Clock = { now: () => now };
       before(async () => {
-        ({ db, rail } = await railOn(factory, { ...token.env, OPENRAIL_DEMO: 'off' }, clock, { runJobs: false }));
+        backupDir = mkdtempSync(join(tmpdir(), 'openrail-token-backups-'));
+        ({ db, rail } = await railOn(factory, { ...token.env, OPENRAIL_DEMO: 'off', OPENRAIL_BACKUP_DIR: backupDir }, clock, {
+          runJobs: false,
+        }));
         const made = await rail.app.inject({
           method: 'POST',
           url: '/api/tenants',
@@ -137,7 +144,29 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         assert.equal(made.statusCode, 201, made.body);
         typeId = (await registerType(rail.app, made.json().slug, 'pass')).typeId;
       });
-      after(() => stopRail(rail, db));
+      after(async () => {
+        await stopRail(rail, db);
+        rmSync(backupDir, { recursive: true, force: true });
+      });
+      let backupDir: string;
+      /** A backup taken now and the drill the job makes of it. */
+      const backupAndDrill = async (ops: { authorization: string }) => {
+        const taken = await rail.app.inject({ method: 'POST', url: '/api/admin/ops/backup', headers: ops, payload: {} });
+        assert.equal(taken.statusCode, 200, taken.body);
+        const { backupId } = taken.json();
+        now += DRILLS.everyMs;
+        await rail.jobs.tick();
+        const { drills } = (
+          await rail.app.inject({ method: 'GET', url: `/api/admin/ops/backup-drills?backupId=${backupId}`, headers: ops })
+        ).json();
+        assert.equal(drills.length, 1);
+        const manifest = JSON.parse(readFileSync(join(backupDir, `${backupId}.manifest.json`), 'utf8'));
+        return {
+          backupId,
+          manifest,
+          drill: drills[0] as { ok: boolean; checks: Array<{ check: string; ok: boolean; detail: string }> },
+        };
+      };
       const tenant = () => `alpha-${factory.name}`;
 
       test('issuance, hosted verification, revocation and the re-signed status list: every signature by a token key', async () => {
@@ -332,6 +361,23 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         const well = await health();
         assert.deepEqual([well.state, well.token, well.loggedIn, well.missing], ['ok', token.label, true, []]);
         assert.equal(typeof well.signLatencyMs, 'number');
+        // A backup names the token objects its keys are, holds none of them, and its drill makes each sign.
+        const first = await backupAndDrill(ops);
+        assert.deepEqual(
+          first.drill.checks.filter((c) => !c.ok),
+          [],
+        );
+        assert.match(
+          first.drill.checks.find((c) => c.check === 'keys')?.detail ?? '',
+          /^\d+ keys that sign sign where this deployment keeps keys/,
+        );
+        const references = first.manifest.keys as Array<{ backend: string; token: string; label: string; purpose: string }>;
+        assert.ok(references.some((k) => k.purpose === 'certificate-authority'));
+        for (const k of references) assert.deepEqual([k.backend, k.token], ['pkcs11', token.label], k.label);
+        assert.match(
+          keysNeeded(first.manifest),
+          new RegExp(`^0 keys are sealed[\\s\\S]*objects of the PKCS#11 token ${token.label}`),
+        );
         // A tenant whose key someone deletes from the token: health names it, and the tenant cannot issue.
         const beta = `beta-${factory.name}`;
         const made = await rail.app.inject({
@@ -351,6 +397,14 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         const ill = await health();
         assert.equal(ill.state, 'down');
         assert.deepEqual(ill.missing, [{ tenant: beta, kid: betaKey.kid, label: betaKey.object_label }]);
+        const second = await backupAndDrill(ops);
+        assert.equal(second.drill.ok, false);
+        const keysCheck = second.drill.checks.find((c) => c.check === 'keys');
+        assert.equal(keysCheck?.ok, false);
+        assert.ok(
+          keysCheck?.detail.includes(`${beta}/issuer ${betaKey.kid} (object ${betaKey.object_label} in ${token.label})`),
+          keysCheck?.detail,
+        );
         const betaType = (await registerType(rail.app, beta, 'pass')).typeId;
         const { code } = await createOffer(rail.app, { tenant: beta, typeId: betaType, subject: PASS_SUBJECT });
         const { access_token, c_nonce } = await accessToken(rail.app, beta, code);

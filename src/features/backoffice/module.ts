@@ -23,6 +23,7 @@ import type { BackupStore } from '../../ports/backup-store.ts';
 import type { ComplianceStore } from '../../ports/compliance-store.ts';
 import type { DiskSpace } from '../../ports/disk-space.ts';
 import type { IncidentStore } from '../../ports/incident-store.ts';
+import type { KernelViews } from '../../ports/kernel-views.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { OpsViews } from '../../ports/ops-views.ts';
 import type { OrgStore } from '../../ports/org-store.ts';
@@ -71,6 +72,8 @@ export interface BackofficeStores {
 /** What a restore drill reads of the service started on a restored copy (ops/backups.ts). */
 export interface ReplicaReads {
   audit: AuditLogReader;
+  /** The copy's kernel views (its keys that sign). */
+  kernel: KernelViews;
   /** The copy's signing keys, opened with this deployment's vault, clock and certifier. */
   keys: KeyStore;
 }
@@ -169,10 +172,14 @@ export const backofficeModule = defineModule({
         deposits: ctx.viewsOf(depositsModule),
         accountSources: ACCOUNT_TIMELINE_SOURCES,
       }),
-      readsOn: (replica) => ({
-        audit: replica.store(SqlKernelViews),
-        keys: new TenantKeyStore(replica.store(SqlSigningKeyStore), ctx.keyBackend, ctx.clock, ctx.certifier),
-      }),
+      readsOn: (replica) => {
+        const kernel = replica.store(SqlKernelViews);
+        return {
+          audit: kernel,
+          kernel,
+          keys: new TenantKeyStore(replica.store(SqlSigningKeyStore), ctx.keyBackend, ctx.clock, ctx.certifier),
+        };
+      },
     };
     const built = await Promise.all(GROUPS.map((build) => build(ctx, office)));
     return {

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
-import type { BackupContents, ListDigest } from '../../../ports/backup-store.ts';
+import type { BackupContents, KeyReference, ListDigest } from '../../../ports/backup-store.ts';
 import { openDatabase } from '../connect.ts';
 import { REVOKED_ENTRIES, STATUS_LIST_SIZES } from '../issuance/issuance-statements.ts';
+import { KEY_REFERENCES } from '../kernel/kernel-statements.ts';
 
 /** Runs one read-only statement and answers its rows. */
 export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
@@ -22,7 +23,8 @@ export const revokedDigest = (indices: readonly number[]) => createHash('sha256'
 
 /**
  * What a database holds, read through `query` inside one snapshot (the caller's): the last
- * migration, every table's row count and each status list's revoked indices as a digest. The
+ * migration, every table's row count, each status list's revoked indices as a digest, and where
+ * each key that may sign is (never its private part, sealed or not). The
  * same statements on both engines, so a backup's manifest and its drill count alike.
  */
 export async function contentsOf(engine: 'sqlite' | 'postgres', query: RawQuery): Promise<BackupContents> {
@@ -50,7 +52,15 @@ export async function contentsOf(engine: 'sqlite' | 'postgres', query: RawQuery)
       digest: revokedDigest(indices),
     });
   }
-  return { schemaVersion: String(last?.name ?? ''), counts, statusLists };
+  const keys: KeyReference[] = (await query(KEY_REFERENCES)).map((k) => ({
+    tenant: k.tenant === null ? null : String(k.tenant),
+    kid: k.kid === null ? null : String(k.kid),
+    purpose: String(k.purpose),
+    backend: String(k.key_backend),
+    token: k.token_label === null ? null : String(k.token_label),
+    label: k.object_label === null ? null : String(k.object_label),
+  }));
+  return { schemaVersion: String(last?.name ?? ''), counts, statusLists, keys };
 }
 
 /** What a restored database holds, counted as its backup's manifest was (contents.ts). */

@@ -13,6 +13,15 @@ import { Statement } from '../statement.ts';
 
 export { insertSigningKey } from './sql-signing-key-store.ts';
 
+/**
+ * Where every key that may sign is (not retired), and the platform authority's: what a backup's
+ * manifest names, so a restore knows which token objects it needs (docs/keys.md, "Backups").
+ */
+export const KEY_REFERENCES = `select tenant, kid, purpose, key_backend, token_label, object_label from signing_keys
+  where retired_at is null
+  union all select null, null, 'certificate-authority', key_backend, token_label, object_label from certificate_authority
+  order by 1, 3, 2`;
+
 const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
 
 /** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */

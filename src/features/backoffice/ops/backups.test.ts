@@ -121,7 +121,7 @@ for (const factory of testDatabases()) {
       assert.equal(drill.trigger, 'after-backup');
       assert.deepEqual(
         drill.checks.map((c) => c.check),
-        ['file', 'checksum', 'restore', 'counts', 'audit-chain', 'deposit-chains', 'status-lists'],
+        ['file', 'checksum', 'restore', 'counts', 'audit-chain', 'deposit-chains', 'keys', 'status-lists'],
       );
       const listed = (await get('/api/admin/ops/backups')).backups;
       assert.equal(listed[0].backupId, taken.backupId);

@@ -2,6 +2,7 @@ import type { Actor } from '../../../core/actor.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { type Ids, idLikePattern } from '../../../core/ids.ts';
+import { decodeJws, verifyEs256 } from '../../../core/jose/es256.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import type { BackupFolder } from '../../../ports/backup-folder.ts';
 import type {
@@ -13,6 +14,8 @@ import type {
   DrillRecord,
   DrillTrigger,
 } from '../../../ports/backup-store.ts';
+import type { KernelViews } from '../../../ports/kernel-views.ts';
+import type { KeyStore } from '../../../ports/key-store.ts';
 import type { UnitOfWork } from '../../../ports/unit-of-work.ts';
 import type { DepositViews } from '../../deposits/deposit-views.ts';
 import { type AuditLogReader, verifyAuditChain } from '../audit/audit-reader.ts';
@@ -23,7 +26,35 @@ export interface Replica {
   audit: AuditLogReader;
   deposits: Pick<DepositViews, 'integrity'>;
   status: Pick<StatusChecks, 'lists' | 'integrity'>;
+  /** The keys that sign on the restored copy, each made to sign where this deployment keeps keys. */
+  keys: { active: Pick<KernelViews, 'activeKeys'>; store: Pick<KeyStore, 'signer'> };
   close(): Promise<void>;
+}
+
+/** Keys a drill makes sign, at most: one signature each. */
+const KEYS_DRILLED = 5000;
+
+/**
+ * Every key that signs on the restored copy signs a probe where this deployment keeps keys (the
+ * token, with OPENRAIL_KEYS=pkcs11), and the signature verifies with the key's stored public key:
+ * the problems, each naming the key (and its token object).
+ */
+async function drillKeys(keys: Replica['keys'], backupId: string): Promise<{ checked: number; problems: string[] }> {
+  const active = await keys.active.activeKeys(KEYS_DRILLED);
+  const problems: string[] = [];
+  for (const key of active) {
+    const name = `${key.tenant}/${key.purpose} ${key.kid}${key.keyObject ? ` (object ${key.keyObject.label} in ${key.keyObject.token})` : ''}`;
+    try {
+      const signer = await keys.store.signer(key.tenant, key.purpose);
+      if (signer.kid !== key.kid) throw new Error(`signs as ${signer.kid}`);
+      const decoded = decodeJws(await signer.sign({ typ: 'openrail-drill+jwt' }, { drill: backupId }));
+      if (!decoded || !verifyEs256(decoded, signer.publicJwk))
+        throw new Error('its signature does not verify with its public key');
+    } catch (err) {
+      problems.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { checked: active.length, problems };
 }
 
 export interface BackupDeps {
@@ -318,6 +349,14 @@ export class Backups {
           deposits.intact
             ? `${deposits.tenants.length} tenant chains, ${deposits.tenants.reduce((a, t) => a + t.deposits, 0)} deposits, verify`
             : named(broken.map((t) => `${t.tenant}: broken at seq ${t.firstBreak?.seq} (${t.firstBreak?.reason})`)),
+        );
+        const keys = await drillKeys(replica.keys, backup.id);
+        pass(
+          'keys',
+          keys.problems.length === 0,
+          keys.problems.length === 0
+            ? `${keys.checked} keys that sign sign where this deployment keeps keys, and verify`
+            : named(keys.problems),
         );
         const problems = [...differ.lists];
         let lists = 0;

@@ -128,6 +128,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),
+          keys: { active: onReplica.kernel, store: onReplica.keys },
           close: () => replica.close(),
         };
       } catch (err) {
