@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { softhsmMissing, softToken } from '../test/helpers/softhsm.ts';
 import type { AgeResult } from './age.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
@@ -50,11 +51,15 @@ interface Options extends CommonOptions {
   metrics: boolean;
   /** PostgreSQL: the round trip added between the server and the database (--db-latency). */
   dbLatencyMs: number;
+  /** Where the server keeps its keys (OPENRAIL_KEYS): sealed, or pkcs11 on a SoftHSM token made for the run. */
+  keys: 'sealed' | 'pkcs11';
 }
 
 export interface Row {
   engine: Engine;
   grant: Grant;
+  /** OPENRAIL_KEYS of the server: sealed, or pkcs11 (SoftHSM). */
+  keys: 'sealed' | 'pkcs11';
   db: Phase;
   /** Serving processes (`openrail serve --workers`). */
   workers: number;
@@ -104,12 +109,15 @@ export interface Row {
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
                                [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof] [--metrics]
+                               [--keys sealed|pkcs11]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
   --duration <s>    measured seconds per level (default 5)
   --wallets <list>  concurrency levels (default 1,8,32; 8 with --cpu-prof)
   --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
+  --keys <backend>  where the server keeps its keys (OPENRAIL_KEYS, docs/keys.md): sealed (default), or
+                    pkcs11 on a SoftHSM token made for the run under /dev/shm (Debian's softhsm2)
   --workers <list>  serving processes (openrail serve --workers), each measured at every level
                     (default 1 and the number of cores; 1 with --cpu-prof)
   --engine <name>   only this engine (default: sqlite, and postgres when TEST_DATABASE_URL is set)
@@ -133,7 +141,10 @@ function options(argv: string[]): Options {
     'wait-quiet': { type: 'string' },
     metrics: { type: 'boolean', default: false },
     'db-latency': { type: 'string' },
+    keys: { type: 'string' },
   });
+  const keys = values.keys ?? 'sealed';
+  if (keys !== 'sealed' && keys !== 'pkcs11') throw new Error(`--keys is sealed or pkcs11 (got ${keys})`);
   const nonNegative = (raw: string, name: string) => {
     const n = Number(raw);
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number of seconds (got ${raw})`);
@@ -155,7 +166,15 @@ function options(argv: string[]): Options {
     waitQuietS: values['wait-quiet'] === undefined ? (quick ? 0 : 30) : nonNegative(values['wait-quiet'], 'wait-quiet'),
     metrics: values.metrics === true,
     dbLatencyMs: dbLatencyFrom(values['db-latency']),
+    keys,
   };
+}
+
+/** A SoftHSM token for a run with --keys pkcs11; SoftHSM must be installed. */
+function benchToken() {
+  const missing = softhsmMissing();
+  if (missing) throw new Error(missing);
+  return softToken('openrail-bench');
 }
 
 /** N wallets issuing in a loop until `seconds` have passed (or the pool of offers runs dry). */
@@ -256,6 +275,7 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
   return {
     engine: ctx.engine,
     grant: ctx.flow.grant,
+    keys: ctx.opts.keys,
     db: ctx.phase,
     workers: ctx.workers,
     wallets,
@@ -298,6 +318,8 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
   const servers: BenchServer[] = [];
   const provider = await benchWalletProvider(dir);
   const preAuthorized: Flow = { grant: 'pre-authorized' };
+  // One token per run: SoftHSM reads its configuration once per process, the bench's and the server's.
+  const token = opts.keys === 'pkcs11' ? benchToken() : undefined;
   const start = async (phase: Phase | 'setup', workers = 1, cpuProfDir?: string) => {
     const s = await startServer({
       databaseUrl: db.url,
@@ -308,6 +330,7 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
       env: {
         OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile,
         ...(opts.metrics ? { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } : {}),
+        ...(token ? token.env : {}),
       },
     });
     servers.push(s);
@@ -423,6 +446,7 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
   } finally {
     for (const s of servers) await s.stop().catch(() => undefined);
     await db.drop().catch((err) => log(`  could not drop the ${engine} database: ${String(err)}`));
+    token?.remove();
     if (!keep && !opts.cpuProf) rmSync(dir, { recursive: true, force: true });
     else if (opts.cpuProf) log(`  profile and logs kept in ${dir}`);
   }
@@ -461,7 +485,7 @@ function printTable(rows: Row[], log: (l: string) => void): void {
         'other cores',
       ],
       rows.map((r) => [
-        r.grant === 'haip' ? `${r.engine} haip` : r.engine,
+        `${r.engine}${r.grant === 'haip' ? ' haip' : ''}${r.keys === 'pkcs11' ? ' pkcs11' : ''}`,
         r.db,
         r.workers,
         r.wallets,
