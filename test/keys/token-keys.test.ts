@@ -8,16 +8,20 @@
  * when the token is back, without a restart.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { sql } from 'kysely';
 import pkcs11js from 'pkcs11js';
 import { TOKEN_RETRY_SECONDS } from '../../src/adapters/crypto/keys/unavailable.ts';
 import { keysNeeded } from '../../src/cli/restore.ts';
 import type { Clock } from '../../src/core/clock.ts';
+import { verifyPresentation } from '../../src/core/verifier/verify-presentation.ts';
 import { DRILLS } from '../../src/features/backoffice/ops/backups.ts';
 import { RETIREMENT } from '../../src/features/backoffice/ops/rotation.ts';
 import { ISSUER_DOCUMENT_TTL_MS } from '../../src/features/verification/issuer-documents.ts';
@@ -36,7 +40,7 @@ import {
   requestCredential,
 } from '../helpers/issuance.ts';
 import { signedInOperator } from '../helpers/operators.ts';
-import { verifiedOn } from '../helpers/presentation.ts';
+import { present, verifiedOn } from '../helpers/presentation.ts';
 import { owner, railOn, railSeconds, stopRail, type TestRail } from '../helpers/rail.ts';
 import { type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
 import { verifyByX5c } from '../helpers/x5c.ts';
@@ -253,6 +257,39 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         now += Math.max(ISSUER_DOCUMENT_TTL_MS, ACTIVE_KEY_TTL_MS) + 1;
         const outcome = await verifiedOn(rail.app, before);
         assert.equal(outcome.ok, true, JSON.stringify(outcome));
+        // And outside the service: the reference verifier and the OWF SD-JWT VC library, given the
+        // DID document and the status list (signed by the new key in the token) as published.
+        const didDocument = (await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/did.json` })).json() as {
+          verificationMethod: { id: string; publicKeyJwk: JWK }[];
+        };
+        const statusList = (await rail.app.inject({ method: 'GET', url: `/t/${tenant()}/status/1` })).body;
+        assert.equal(kidOf(statusList), kid);
+        const vct = String(decodeJwt(before.credential.split('~')[0] as string).vct);
+        const nonce = randomBytes(16).toString('base64url');
+        const reference = verifyPresentation({
+          presentation: await present(before.credential, before.key, ['holder_name'], {
+            aud: 'https://shop.example',
+            nonce,
+            iat: Math.floor(now / 1000),
+          }),
+          didDocument,
+          statusList,
+          expected: { aud: 'https://shop.example', nonce, vct, claims: ['holder_name'] },
+          now: Math.floor(now / 1000),
+        });
+        assert.equal(reference.verdict, 'accept', JSON.stringify(reference.failure));
+        const keyOf = (id: unknown) => {
+          const method = didDocument.verificationMethod.find((m) => m.id.endsWith(`#${String(id).split('#').pop()}`));
+          assert.ok(method, `the DID document publishes ${String(id)}`);
+          return method.publicKeyJwk;
+        };
+        const owf = new SDJwtVcInstance({
+          hasher: digest,
+          verifier: await ES256.getVerifier(keyOf(kidOf(before.credential))),
+          statusVerifier: await ES256.getVerifier(keyOf(decodeProtectedHeader(statusList).kid)),
+          statusListFetcher: async () => statusList,
+        });
+        assert.equal((await owf.verify(before.credential, { currentDate: Math.floor(now / 1000) })).payload.vct, vct);
       });
 
       test('the platform verifier key rotates into the token too; once retired, its token object is deleted', async () => {
