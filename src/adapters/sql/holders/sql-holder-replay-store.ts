@@ -1,5 +1,6 @@
 import type { HolderReplayStore } from '../../../ports/holder-replay-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 
 export class SqlHolderReplayStore implements HolderReplayStore {
   constructor(private readonly db: Db) {}
@@ -13,12 +14,7 @@ export class SqlHolderReplayStore implements HolderReplayStore {
       .where('jti', '=', jti)
       .where('expires_at', '<=', now)
       .execute();
-    const result = await this.db
-      .insertInto('holder_jti')
-      .values({ account_id: accountId, jti, expires_at: expiresAt })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'holder_jti', { account_id: accountId, jti, expires_at: expiresAt });
   }
 
   async prune(now: number): Promise<number> {

@@ -1,5 +1,6 @@
 import type { AttestationPopReplayStore } from '../../../ports/attestation-pop-replay-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 
 export class SqlAttestationPopReplayStore implements AttestationPopReplayStore {
   constructor(private readonly db: Db) {}
@@ -13,12 +14,7 @@ export class SqlAttestationPopReplayStore implements AttestationPopReplayStore {
       .where('jti_hash', '=', jtiHash)
       .where('expires_at', '<=', now)
       .execute();
-    const result = await this.db
-      .insertInto('attestation_pop_jti')
-      .values({ tenant, jti_hash: jtiHash, expires_at: expiresAt })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'attestation_pop_jti', { tenant, jti_hash: jtiHash, expires_at: expiresAt });
   }
 
   async prune(now: number): Promise<number> {
