@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { runWallet } from '../../test/helpers/process.ts';
-import { owner, startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
+import { postAsOwner, startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../core/jose/es256.ts';
 import { printable } from './wallet.ts';
 
@@ -25,16 +25,7 @@ describe('openrail wallet against a running rail', () => {
 
   const wallet = (...args: string[]) => runWallet(home, ...args);
 
-  async function api(path: string, body: unknown, expected = 201): Promise<Record<string, unknown>> {
-    const res = await fetch(`${origin}${path}`, {
-      method: 'POST',
-      headers: { ...owner, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    assert.equal(res.status, expected, JSON.stringify(json));
-    return json;
-  }
+  const api = (path: string, body: unknown, expected?: number) => postAsOwner(origin, path, body, expected);
 
   const offer = (extra: Record<string, unknown> = {}) =>
     api('/api/offers', { tenant: 'ghent-library', typeId: 'library-card', subject: SUBJECT, ...extra });

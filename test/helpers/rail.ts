@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,21 @@ export async function startRailOnSocket(
   const rail = await startRail(db, { ...env, PUBLIC_URL: origin });
   await rail.app.listen({ port, host: '127.0.0.1' });
   return { rail, origin };
+}
+
+/**
+ * POSTs `body` as JSON to a rail on a socket with the owner bearer, asserts the answer's status
+ * (`expected`, 201 unless told) and returns its JSON.
+ */
+export async function postAsOwner(origin: string, path: string, body: unknown, expected = 201): Promise<Record<string, unknown>> {
+  const res = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { ...owner, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  assert.equal(res.status, expected, JSON.stringify(json));
+  return json;
 }
 
 /** An answer of `jsonCaller`: its status and headers, the body as text, and as JSON when it is JSON. */

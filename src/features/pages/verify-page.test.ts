@@ -19,7 +19,7 @@ import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { answerDcApi, collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { runWallet } from '../../../test/helpers/process.ts';
-import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { postAsOwner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 
 const CLAIMS = CARD_CLAIMS;
 const SUBJECT = CARD_SUBJECT;
@@ -63,16 +63,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
   let consoleErrors: string[] = [];
   let pageErrors: string[] = [];
 
-  async function api(path: string, body: unknown): Promise<Record<string, unknown>> {
-    const res = await fetch(`${origin}${path}`, {
-      method: 'POST',
-      headers: { ...owner, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    assert.equal(res.status, 201, JSON.stringify(json));
-    return json;
-  }
+  const api = (path: string, body: unknown) => postAsOwner(origin, path, body);
 
   before(async () => {
     const [sqlite] = testDatabases();
