@@ -94,6 +94,18 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const owner = bearer(OWNER_TOKEN);
 
 /**
+ * `post` and `get` by inject on the rail `railOf` answers (read on each call, so a suite can make
+ * them before its `before` starts the rail), as the owner unless other headers are given.
+ */
+export function ownerCalls(railOf: () => TestRail) {
+  return {
+    post: (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
+      railOf().app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) }),
+    get: (url: string, headers: Record<string, string> = owner) => railOf().app.inject({ method: 'GET', url, headers }),
+  };
+}
+
+/**
  * A composed openrail on a real 127.0.0.1 socket whose PUBLIC_URL is that socket's own origin, so
  * a browser's same-origin requests, the did:web DIDs and a wallet all reach it at the address it
  * publishes. The port must be known before compose, hence chosen first.
