@@ -18,6 +18,12 @@ export async function rowCounts(db: Db, tables: readonly string[]): Promise<Reco
   return out;
 }
 
+/** The JSON of an answer, once it is checked to have `status` (200 unless told). */
+export function ok(res: LightMyRequestResponse, status = 200) {
+  assert.equal(res.statusCode, status, res.body);
+  return res.json();
+}
+
 /** Sends the request, checks it is refused with `status` and `code`, and that `snapshot` did not move. */
 export async function refusedUnchanged(
   snapshot: () => Promise<unknown>,

@@ -15,7 +15,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { readAuditLog } from '../../adapters/sql/kernel/sql-audit-trail.ts';
 import { readOutbox } from '../../adapters/sql/kernel/sql-event-outbox.ts';
 import { defineModule } from '../../app/module.ts';
@@ -78,10 +78,6 @@ for (const factory of testDatabases()) {
     const post = (url: string, payload: unknown, headers: Record<string, string>) =>
       rail.app.inject({ method: 'POST', url, headers, payload: payload as object });
     const get = (url: string, headers: Record<string, string>) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, TABLES);
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(snapshot, send, status, code);

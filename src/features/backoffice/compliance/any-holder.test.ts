@@ -8,13 +8,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { FULL_HOLDER_PEPPER, fullHolders } from '../../../../test/helpers/full-holder.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/compliance';
 type Headers = Record<string, string>;
@@ -50,10 +49,6 @@ for (const factory of testDatabases()) {
       });
     const get = (url: string, headers: Headers) =>
       rail.app.inject({ method: 'GET', url: url.startsWith('/api/') ? url : `${BASE}${url}`, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, ['compliance_requests', 'approvals', 'audit_log', 'outbox']);
     const lookup = async (subject: Record<string, string>) =>
       ok(await post('/dsar/lookup', { subject }, auditor)) as { held: boolean; places: Place[] };

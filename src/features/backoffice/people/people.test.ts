@@ -12,7 +12,7 @@ import { billBody } from '../../../../test/helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, ownerCalls, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/people';
 const TABLES = ['proposals', 'votes', 'members', 'coin_entries', 'audit_log', 'outbox'] as const;
@@ -32,10 +32,6 @@ for (const factory of testDatabases()) {
     const beta: string[] = [];
 
     const { post, get } = ownerCalls(() => rail);
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(() => rowCounts(rail.db, TABLES), send, status, code);
     const enrol = async (tenant: string, tier = 'member') => {
