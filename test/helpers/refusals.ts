@@ -8,6 +8,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 
+/** The number of rows of `table`. */
+export async function rowCount(db: Db, table: string): Promise<number> {
+  return (await rowCounts(db, [table]))[table] as number;
+}
+
 /** The number of rows of each table. */
 export async function rowCounts(db: Db, tables: readonly string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};

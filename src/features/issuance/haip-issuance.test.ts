@@ -36,6 +36,7 @@ import {
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
 import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import { verifyByX5c } from '../../../test/helpers/x5c.ts';
 
 const DEMO = 'demo-transit';
@@ -59,15 +60,7 @@ for (const factory of testDatabases()) {
       const text = await res.text();
       return { status: res.status, headers: res.headers, json: JSON.parse(text) as Record<string, unknown> };
     };
-    const requests = async () =>
-      Number(
-        (
-          await rail.db
-            .selectFrom('authorization_requests')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirst()
-        )?.n,
-      );
+    const requests = () => rowCount(rail.db, 'authorization_requests');
     const issuerOf = (slug: string) => `${PUBLIC_URL}/t/${slug}`;
 
     before(async () => {

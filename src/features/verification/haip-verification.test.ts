@@ -18,6 +18,7 @@ import { type TestDatabase, testDatabases } from '../../../test/helpers/database
 import { newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
 import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { AesKeyVault } from '../../adapters/crypto/key-vault.ts';
@@ -347,15 +348,7 @@ for (const factory of testDatabases()) {
     });
 
     test('a redirectUri that is not an https page without fragment or credentials is refused and stores nothing', async () => {
-      const count = async () =>
-        Number(
-          (
-            await rail.db
-              .selectFrom('presentation_transactions')
-              .select((e) => e.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const count = () => rowCount(rail.db, 'presentation_transactions');
       const before = await count();
       for (const redirectUri of [
         'http://rp.example.test/return',

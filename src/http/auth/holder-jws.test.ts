@@ -8,6 +8,7 @@ import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 
 import pino from 'pino';
 import { migratedDatabase, openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
 import { SqlRateBudget } from '../../adapters/sql/kernel/sql-rate-budget.ts';
@@ -53,15 +54,7 @@ async function p384Key() {
   return { privateKey, publicJwk: await exportJWK(publicKey) };
 }
 
-const jtiCount = async (db: Db) =>
-  Number(
-    (
-      await db
-        .selectFrom('holder_jti')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const jtiCount = (db: Db) => rowCount(db, 'holder_jti');
 
 /** The promise rejects with a 401 `unauthorized` ServiceError carrying the expected challenge. */
 async function assertUnauthorized(promise: Promise<unknown>, reason?: RegExp, challenge = /^Holder realm="openrail"/) {
