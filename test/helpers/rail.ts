@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Flush } from '../../src/adapters/sql/wal-sync.ts';
 import type { Module } from '../../src/app/module.ts';
 import { type StartOptions, startOpenrail } from '../../src/app/start.ts';
 import { MODULES, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
-import type { DatabaseFactory, TestDatabase } from './databases.ts';
+import { type DatabaseFactory, type TestDatabase, testDatabases } from './databases.ts';
 import { freePort } from './process.ts';
 
 export const OWNER_TOKEN = 'test-owner-token-0123456789abcdefghijklmnop';
@@ -119,6 +120,33 @@ export async function startRailOnSocket(
   const rail = await startRail(db, { ...env, PUBLIC_URL: origin });
   await rail.app.listen({ port, host: '127.0.0.1' });
   return { rail, origin };
+}
+
+/** A suite's rail on a socket and its database, there once the suite's first `before` has run. */
+export interface SocketRail {
+  readonly db: TestDatabase;
+  readonly rail: TestRail;
+  readonly origin: string;
+}
+
+/**
+ * In a describe, before its own hooks: a rail on a real socket (startRailOnSocket) on a fresh
+ * SQLite database, started before the suite's tests with the variables `env` answers then, and
+ * stopped, its database dropped, after them.
+ */
+export function sqliteRailOnSocket(env: () => Record<string, string> | Promise<Record<string, string>> = () => ({})): SocketRail {
+  const suite = {} as { db: TestDatabase; rail: TestRail; origin: string };
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    suite.db = await sqlite.create();
+    Object.assign(suite, await startRailOnSocket(suite.db, await env()));
+  });
+  after(async () => {
+    await suite.rail?.stop();
+    await suite.db?.drop();
+  });
+  return suite;
 }
 
 /**
