@@ -15,21 +15,21 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
+  ARTIFACTS,
   chromiumMissing,
   closeBrowser,
   horizontalOverflow,
   openWatchedPage,
   SAVE_SCREENSHOTS,
   axeViolations as sharedAxeViolations,
+  WAIT_MS,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { newWallet, REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
+import { newWallet, runWallet } from '../../../test/helpers/process.ts';
 import { postAsOwner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../../core/jose/es256.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 
 const DESKTOP: BrowserContextOptions = {
   viewport: { width: 1280, height: 800 },
