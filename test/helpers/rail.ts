@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -104,6 +105,12 @@ export function ownerCalls(railOf: () => TestRail) {
       railOf().app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) }),
     get: (url: string, headers: Record<string, string> = owner) => railOf().app.inject({ method: 'GET', url, headers }),
   };
+}
+
+/** Has `rail` listen on a free loopback port (its PUBLIC_URL stays as it was): the origin it answers at. */
+export async function listenOnLoopback(rail: TestRail): Promise<string> {
+  await rail.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
 }
 
 /**

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -22,7 +21,7 @@ import {
   type WalletOverrides,
   type WalletRun,
 } from '../../../test/helpers/oid4vp-wallet.ts';
-import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, listenOnLoopback, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const TENANT_NAME = 'Ghent Rowing Club';
 const TYPE_NAME = 'Membership Card';
@@ -111,8 +110,7 @@ for (const factory of testDatabases()) {
     before(async () => {
       db = await factory.create();
       rail = await startRail(db);
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
 
       const tenant = await call('POST', '/api/tenants', { name: TENANT_NAME }, owner);
       assert.equal(tenant.status, 201, tenant.text);
