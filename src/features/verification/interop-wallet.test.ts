@@ -16,7 +16,7 @@ import {
   credentialPayload,
   disclosuresOf,
   keyBindingOf,
-  presentWithWallet,
+  presentHolding,
   replaceDisclosure,
   type WalletOverrides,
   type WalletRun,
@@ -95,15 +95,8 @@ for (const factory of testDatabases()) {
       return { credential, key };
     }
 
-    function present(opened: Opened, holding: Holding, overrides?: WalletOverrides): Promise<WalletRun> {
-      return presentWithWallet({
-        requestUri: opened.requestUri,
-        credential: holding.credential,
-        holderKey: holding.key,
-        baseUrl: origin,
-        ...(overrides ? { overrides } : {}),
-      });
-    }
+    const present = (opened: Opened, holding: Holding, overrides?: WalletOverrides): Promise<WalletRun> =>
+      presentHolding(holding, opened.requestUri, origin, overrides);
 
     let holding: Holding;
 
