@@ -12,7 +12,7 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { FULL_HOLDER_PEPPER, fullHolders } from '../../../../test/helpers/full-holder.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/compliance';
@@ -76,8 +76,7 @@ for (const factory of testDatabases()) {
     };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false }));
       await holders.prepare();
       ownerA = await signedInOperator(rail.app, 'owner-a', ['owner']);
       ownerB = await signedInOperator(rail.app, 'owner-b', ['owner']);
@@ -85,10 +84,7 @@ for (const factory of testDatabases()) {
       support = await signedInOperator(rail.app, 'support-x', ['support']);
       auditor = await signedInOperator(rail.app, 'auditor-x', ['auditor']);
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('an account with data and no membership is found and exported through four eyes', async () => {
       const { accountId, title } = await nonMember();

@@ -11,7 +11,7 @@ import { FULL_HOLDER_PEPPER, type FullHolder, fullHolders, rowsNaming } from '..
 import { accountOf, type HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 import { HOLDER_DATA } from '../../../adapters/sql/holder-data.ts';
 import { SqlKernelViews } from '../../../adapters/sql/kernel/sql-kernel-views.ts';
@@ -79,8 +79,7 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       now = Date.now();
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false }));
       await holders.prepare();
       ownerA = await signedInOperator(rail.app, 'owner-a', ['owner']);
       ownerB = await signedInOperator(rail.app, 'owner-b', ['owner']);
@@ -98,10 +97,7 @@ for (const factory of testDatabases()) {
       });
       assert.equal(session.statusCode, 303, session.body);
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('a lookup by account finds the holder in every registered place, with the counts of its own rows only', async () => {
       const found = await lookup({ accountId: first.accountId });
