@@ -14,17 +14,10 @@ import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
 import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import type { SubjectPlace as Place } from '../../../ports/compliance-store.ts';
 
 const BASE = '/api/admin/compliance';
 type Headers = Record<string, string>;
-interface Place {
-  table: string;
-  column: string;
-  category: string;
-  count: number;
-  erasure: string;
-  erasureNote: string | null;
-}
 
 for (const factory of testDatabases()) {
   describe(`compliance: every holder is answered (${factory.name})`, () => {
