@@ -16,7 +16,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK 
 import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
-import { keyBindingOf, presentHolding, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { keyBindingOf, presentHolding, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCount } from '../../../test/helpers/refusals.ts';
 import { encryptAnswer, startVerifierRail, type VerifierRail, verifierCalls } from '../../../test/helpers/verifier-rail.ts';
@@ -382,22 +382,13 @@ for (const factory of testDatabases()) {
       for (const [name, credential, why] of cases) {
         // Sound under the interface's profile, which resolves the key by DID only ...
         const plain = await open('openid4vp');
-        const accepted = await presentWithWallet({
-          requestUri: plain.requestUri,
-          credential,
-          holderKey: holding.key,
-          baseUrl: origin,
-        });
+        const accepted = await presentHolding({ credential, key: holding.key }, plain.requestUri, origin);
         assert.equal(accepted.status, 200, `${name}: ${JSON.stringify(accepted.body)}`);
         // ... and refused under HAIP, which resolves it by certificate too.
         const o = await open('haip');
         // (An honest wallet would not offer it: the request names the authority in trusted_authorities.)
-        const run = await presentWithWallet({
-          requestUri: o.requestUri,
-          credential,
-          holderKey: holding.key,
-          baseUrl: origin,
-          overrides: { ignoreTrustedAuthorities: true },
+        const run = await presentHolding({ credential, key: holding.key }, o.requestUri, origin, {
+          ignoreTrustedAuthorities: true,
         });
         assert.equal(run.status, 400, name);
         const outcome = await poll(o);
