@@ -16,7 +16,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -35,7 +34,8 @@ import {
 } from '../../../test/helpers/haip-wallet.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
-import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, listenOnLoopback, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import { verifyByX5c } from '../../../test/helpers/x5c.ts';
 
 const DEMO = 'demo-transit';
@@ -59,23 +59,14 @@ for (const factory of testDatabases()) {
       const text = await res.text();
       return { status: res.status, headers: res.headers, json: JSON.parse(text) as Record<string, unknown> };
     };
-    const requests = async () =>
-      Number(
-        (
-          await rail.db
-            .selectFrom('authorization_requests')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirst()
-        )?.n,
-      );
+    const requests = () => rowCount(rail.db, 'authorization_requests');
     const issuerOf = (slug: string) => `${PUBLIC_URL}/t/${slug}`;
 
     before(async () => {
       provider = await newWalletProvider();
       db = await factory.create();
       rail = await startRail(db, { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile });
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
       railAnchorPem = (await call('GET', '/.well-known/openrail-ca.pem')).text;
     });
     after(async () => {
