@@ -4,12 +4,10 @@
  * its own http://127.0.0.1 origin, on each engine. The browser is played by fetch with a cookie.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
-import { runWallet } from '../../test/helpers/process.ts';
+import { newWallet, runWallet } from '../../test/helpers/process.ts';
 import { startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
 
 const CHROME_ON_LINUX = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -51,10 +49,7 @@ for (const factory of testDatabases()) {
     before(async () => {
       db = await factory.create();
       ({ rail, origin } = await startRailOnSocket(db));
-      home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
-      const made = await wallet('init');
-      assert.equal(made.code, 0, made.stderr);
-      account = /^account (\S+)$/m.exec(made.stdout)?.[1] ?? '';
+      ({ home, account } = await newWallet());
       assert.equal(account.length, 43);
     });
 

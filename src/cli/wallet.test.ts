@@ -8,33 +8,21 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
 import { runWallet } from '../../test/helpers/process.ts';
-import { owner, startRailOnSocket, type TestRail } from '../../test/helpers/rail.ts';
+import { postAsOwner, sqliteRailOnSocket } from '../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../core/jose/es256.ts';
 import { printable } from './wallet.ts';
 
 const SUBJECT = { holder_name: 'Ada Lovelace', member_number: 'L-1815', adult: true };
 
 describe('openrail wallet against a running rail', () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
+  const site = sqliteRailOnSocket();
   let home: string;
   let vct: string;
 
   const wallet = (...args: string[]) => runWallet(home, ...args);
 
-  async function api(path: string, body: unknown, expected = 201): Promise<Record<string, unknown>> {
-    const res = await fetch(`${origin}${path}`, {
-      method: 'POST',
-      headers: { ...owner, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    assert.equal(res.status, expected, JSON.stringify(json));
-    return json;
-  }
+  const api = (path: string, body: unknown, expected?: number) => postAsOwner(site.origin, path, body, expected);
 
   const offer = (extra: Record<string, unknown> = {}) =>
     api('/api/offers', { tenant: 'ghent-library', typeId: 'library-card', subject: SUBJECT, ...extra });
@@ -54,15 +42,13 @@ describe('openrail wallet against a running rail', () => {
   }
 
   async function outcome(transactionId: string, resultToken: string) {
-    const res = await fetch(`${origin}/verify/result/${transactionId}`, { headers: { authorization: `Bearer ${resultToken}` } });
+    const res = await fetch(`${site.origin}/verify/result/${transactionId}`, {
+      headers: { authorization: `Bearer ${resultToken}` },
+    });
     return ((await res.json()) as { outcome: Record<string, unknown> | null }).outcome;
   }
 
   before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db));
     home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
     await api('/api/tenants', { name: 'Ghent Library' });
     const type = await api('/api/types', {
@@ -74,8 +60,6 @@ describe('openrail wallet against a running rail', () => {
   });
 
   after(async () => {
-    await rail?.stop();
-    await db?.drop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
@@ -128,8 +112,8 @@ describe('openrail wallet against a running rail', () => {
       ['openid-credential-offer://?foo=1', /carries neither credential_offer nor credential_offer_uri/],
       [cut, /credential_offer is not JSON \(.*\): was the link cut short\?/],
       [encoded({ credential_configuration_ids: ['x'], grants: {} }), /credential_offer has no credential_issuer/],
-      [encoded({ credential_issuer: origin, grants: {} }), /credential_offer has no credential_configuration_ids/],
-      [encoded({ credential_issuer: origin, credential_configuration_ids: ['x'] }), /credential_offer has no grants/],
+      [encoded({ credential_issuer: site.origin, grants: {} }), /credential_offer has no credential_configuration_ids/],
+      [encoded({ credential_issuer: site.origin, credential_configuration_ids: ['x'] }), /credential_offer has no grants/],
       [
         encoded({ credential_issuer: 'not a url', credential_configuration_ids: ['x'], grants: {} }),
         /names an issuer that is not a URL/,
@@ -240,10 +224,10 @@ describe('openrail wallet against a running rail', () => {
     assert.equal((await as('collect', String((await offer()).offerUri))).code, 0);
     await api('/api/members/enrolment-types', { tenant: 'ghent-library', typeIds: ['library-card'] }, 200);
 
-    const enrolled = await as('enroll', origin);
+    const enrolled = await as('enroll', site.origin);
     assert.equal(enrolled.code, 0, enrolled.stderr);
     assert.match(enrolled.stdout, new RegExp(`^enrolled in ghent-library as member with c1 \\(${vct}\\)$`, 'm'));
-    const twice = await as('enroll', origin);
+    const twice = await as('enroll', site.origin);
     assert.equal(twice.code, 1);
     assert.match(twice.stderr, /the service refused: already_member/);
 
@@ -259,26 +243,26 @@ describe('openrail wallet against a running rail', () => {
       issuedAt: '2026-11-20T10:00:00Z',
       amount: { value: 350, currency: 'EUR' },
     });
-    const items = await as('items', origin);
+    const items = await as('items', site.origin);
     assert.equal(items.code, 0, items.stderr);
     assert.match(items.stdout, new RegExp(`^${addressed.itemId}  offer  pending$`, 'm'));
     assert.match(items.stdout, new RegExp(`^${bill.itemId}  deposit  pending$`, 'm'));
     assert.match(items.stdout, /^ {2}Late return fee, from Ghent Library \(ghent-library\)$/m);
 
-    const collected = await as('accept', origin, String(addressed.itemId));
+    const collected = await as('accept', site.origin, String(addressed.itemId));
     assert.equal(collected.code, 0, collected.stderr);
     assert.match(collected.stdout, /^collected c2: /m);
-    const paid = await as('accept', origin, String(bill.itemId));
+    const paid = await as('accept', site.origin, String(bill.itemId));
     assert.equal(paid.code, 0, paid.stderr);
     assert.match(paid.stdout, /^ {2}amount: 3\.50 EUR$/m);
 
     const asked = await api('/api/org-channels/request', { tenant: 'ghent-library', accountId: account, elements: ['amount'] });
-    const channel = await as('accept', origin, String(asked.itemId));
+    const channel = await as('accept', site.origin, String(asked.itemId));
     assert.match(channel.stdout, /^ {2}channel with ghent-library is active; it asks for amount$/m);
-    const shared = await as('share', origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'amount');
+    const shared = await as('share', site.origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'amount');
     assert.equal(shared.code, 0, shared.stderr);
     assert.match(shared.stdout, /^shared with ghent-library \(channel active\): amount$/m);
-    const unknown = await as('share', origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'colour');
+    const unknown = await as('share', site.origin, String(bill.itemId), '--with', 'ghent-library', '--elements', 'colour');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /unknown_element/);
 
@@ -292,24 +276,24 @@ describe('openrail wallet against a running rail', () => {
       closesAt: new Date(Date.now() + hour).toISOString(),
     });
     await api('/api/proposals', { tenant: 'ghent-library', action: 'open', proposalId: proposal.proposalId }, 200);
-    const me = await as('me', origin);
+    const me = await as('me', site.origin);
     assert.equal(me.code, 0, me.stderr);
     assert.match(me.stdout, /^member of Ghent Library \(ghent-library\): tier member, active, balance 0$/m);
     assert.match(me.stdout, new RegExp(`^proposal ${proposal.proposalId} of ghent-library: Open on Sundays\\?$`, 'm'));
-    const voted = await as('vote', origin, String(proposal.proposalId), 'Yes');
+    const voted = await as('vote', site.origin, String(proposal.proposalId), 'Yes');
     assert.equal(voted.code, 0, voted.stderr);
     assert.match(voted.stdout, /^voted Yes on /m);
-    const again = await as('vote', origin, String(proposal.proposalId), 'No');
+    const again = await as('vote', site.origin, String(proposal.proposalId), 'No');
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already_voted/);
-    assert.match((await as('me', origin)).stdout, /; voted$/m);
+    assert.match((await as('me', site.origin)).stdout, /; voted$/m);
 
     for (const mistaken of [
-      ['vote', origin],
+      ['vote', site.origin],
       ['items', 'not-a-url'],
-      ['items', `${origin}/api`],
-      ['accept', origin, 'not-an-item'],
-      ['share', origin, String(bill.itemId), '--with', 'ghent-library'],
+      ['items', `${site.origin}/api`],
+      ['accept', site.origin, 'not-an-item'],
+      ['share', site.origin, String(bill.itemId), '--with', 'ghent-library'],
     ]) {
       const run = await as(...mistaken);
       assert.equal(run.code, 2, `${mistaken.join(' ')}: ${run.stderr}`);

@@ -4,9 +4,12 @@ import assert from 'node:assert/strict';
  * one). CI installs it with `apt-get install -y chromium`; outside CI a suite that needs it skips,
  * saying so, only when the binary is missing.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { REPO_ROOT } from './process.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -49,6 +52,33 @@ export function chromiumMissing(): string | undefined {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/** Where the browser suites keep their screenshots. */
+export const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
+
+/** How long a browser suite waits for what a page should come to show. */
+export const WAIT_MS = 20_000;
+
+/** A full-page screenshot of `page` in test/artifacts/`name`, when the suites keep them (SAVE_SCREENSHOTS). */
+export async function shoot(page: Page, name: string): Promise<void> {
+  if (SAVE_SCREENSHOTS) await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+}
+
+/**
+ * In a describe: a Chromium launched before the suite's tests (test/artifacts/ made for their
+ * screenshots) and closed after them, there once the `before` has run.
+ */
+export function chromiumForSuite(): { readonly browser: Browser } {
+  const suite = {} as { browser: Browser };
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    suite.browser = await launchChromium();
+  });
+  after(async () => {
+    await suite.browser?.close();
+  });
+  return suite;
 }
 
 /** A browser with one watched page (watchPage), for a suite's `before`; `closeBrowser` is its half of `after`. */

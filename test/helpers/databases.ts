@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
-import { type Db, openDatabase } from '../../src/adapters/sql/connect.ts';
+import { type Db, migrate, openDatabase } from '../../src/adapters/sql/connect.ts';
 import type { DatabaseLocation } from '../../src/config/config.ts';
 import type { AccessTokenRecord } from '../../src/ports/access-token-store.ts';
 import { emptyProfile, type TenantRecord } from '../../src/ports/tenant-store.ts';
@@ -71,6 +72,30 @@ export function testDatabases(): DatabaseFactory[] {
 /** An independent Kysely instance (its own connection or pool) on the test database. */
 export function openTestDb(target: TestDatabase): Db {
   return openDatabase(target.location, target.schema ? { schema: target.schema } : {});
+}
+
+/** A suite's migrated database and its connection, there once the suite's first `before` has run. */
+export interface SuiteDatabase {
+  readonly target: TestDatabase;
+  readonly db: Db;
+}
+
+/**
+ * In a describe, before its own hooks: a database of `factory`, made and migrated before the
+ * suite's tests, its connection closed and the database dropped after them.
+ */
+export function migratedDatabase(factory: DatabaseFactory): SuiteDatabase {
+  const suite = {} as { target: TestDatabase; db: Db };
+  before(async () => {
+    suite.target = await factory.create();
+    suite.db = openTestDb(suite.target);
+    await migrate(suite.db);
+  });
+  after(async () => {
+    await suite.db?.destroy();
+    await suite.target?.drop();
+  });
+  return suite;
 }
 
 /** A table of the migrated schema and its columns, as the database itself reports them. */

@@ -368,6 +368,28 @@ async function presentationFor(resolved: ResolvedOpenid4vpAuthorizationRequest, 
   return { queryId, disclosed, presentation };
 }
 
+/** A holder's credential and its key, as a suite keeps what the holder collected. */
+export interface Holding {
+  credential: string;
+  key: HolderKey;
+}
+
+/** presentWithWallet for `holding`: the wallet answers `requestUri`, reaching the rail at `baseUrl`. */
+export function presentHolding(
+  holding: Holding,
+  requestUri: string,
+  baseUrl: string,
+  overrides?: WalletOverrides,
+): Promise<WalletRun> {
+  return presentWithWallet({
+    requestUri,
+    credential: holding.credential,
+    holderKey: holding.key,
+    baseUrl,
+    ...(overrides ? { overrides } : {}),
+  });
+}
+
 /**
  * The whole wallet flow for an `openid4vp://` request URI: parse it, fetch and verify the signed
  * request object (a did:web signer resolved through the rail, or x5c against the platform's

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -173,6 +175,14 @@ export function runWallet(cwd: string, ...args: string[]): Promise<Exit & { stdo
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, signal: null, stdout, stderr }),
     );
   });
+}
+
+/** A new wallet in a fresh temporary folder (`openrail wallet init`, which must succeed): the folder and the account it printed. */
+export async function newWallet(): Promise<{ home: string; account: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
+  const made = await runWallet(home, 'init');
+  assert.equal(made.code, 0, made.stderr);
+  return { home, account: /^account (\S+)$/m.exec(made.stdout)?.[1] ?? '' };
 }
 
 /** SIGKILL for a process and every process it started (a serve primary and its workers). */

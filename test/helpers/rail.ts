@@ -1,13 +1,16 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Flush } from '../../src/adapters/sql/wal-sync.ts';
 import type { Module } from '../../src/app/module.ts';
 import { type StartOptions, startOpenrail } from '../../src/app/start.ts';
 import { MODULES, type Openrail } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/core/clock.ts';
-import type { DatabaseFactory, TestDatabase } from './databases.ts';
+import { type DatabaseFactory, type TestDatabase, testDatabases } from './databases.ts';
 import { freePort } from './process.ts';
 
 export const OWNER_TOKEN = 'test-owner-token-0123456789abcdefghijklmnop';
@@ -93,6 +96,24 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const owner = bearer(OWNER_TOKEN);
 
 /**
+ * `post` and `get` by inject on the rail `railOf` answers (read on each call, so a suite can make
+ * them before its `before` starts the rail), as the owner unless other headers are given.
+ */
+export function ownerCalls(railOf: () => TestRail) {
+  return {
+    post: (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
+      railOf().app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) }),
+    get: (url: string, headers: Record<string, string> = owner) => railOf().app.inject({ method: 'GET', url, headers }),
+  };
+}
+
+/** Has `rail` listen on a free loopback port (its PUBLIC_URL stays as it was): the origin it answers at. */
+export async function listenOnLoopback(rail: TestRail): Promise<string> {
+  await rail.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+}
+
+/**
  * A composed openrail on a real 127.0.0.1 socket whose PUBLIC_URL is that socket's own origin, so
  * a browser's same-origin requests, the did:web DIDs and a wallet all reach it at the address it
  * publishes. The port must be known before compose, hence chosen first.
@@ -106,6 +127,48 @@ export async function startRailOnSocket(
   const rail = await startRail(db, { ...env, PUBLIC_URL: origin });
   await rail.app.listen({ port, host: '127.0.0.1' });
   return { rail, origin };
+}
+
+/** A suite's rail on a socket and its database, there once the suite's first `before` has run. */
+export interface SocketRail {
+  readonly db: TestDatabase;
+  readonly rail: TestRail;
+  readonly origin: string;
+}
+
+/**
+ * In a describe, before its own hooks: a rail on a real socket (startRailOnSocket) on a fresh
+ * SQLite database, started before the suite's tests with the variables `env` answers then, and
+ * stopped, its database dropped, after them.
+ */
+export function sqliteRailOnSocket(env: () => Record<string, string> | Promise<Record<string, string>> = () => ({})): SocketRail {
+  const suite = {} as { db: TestDatabase; rail: TestRail; origin: string };
+  before(async () => {
+    const [sqlite] = testDatabases();
+    assert.ok(sqlite);
+    suite.db = await sqlite.create();
+    Object.assign(suite, await startRailOnSocket(suite.db, await env()));
+  });
+  after(async () => {
+    await suite.rail?.stop();
+    await suite.db?.drop();
+  });
+  return suite;
+}
+
+/**
+ * POSTs `body` as JSON to a rail on a socket with the owner bearer, asserts the answer's status
+ * (`expected`, 201 unless told) and returns its JSON.
+ */
+export async function postAsOwner(origin: string, path: string, body: unknown, expected = 201): Promise<Record<string, unknown>> {
+  const res = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { ...owner, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  assert.equal(res.status, expected, JSON.stringify(json));
+  return json;
 }
 
 /** An answer of `jsonCaller`: its status and headers, the body as text, and as JSON when it is JSON. */

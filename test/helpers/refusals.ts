@@ -8,6 +8,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 
+/** The number of rows of `table`. */
+export async function rowCount(db: Db, table: string): Promise<number> {
+  return (await rowCounts(db, [table]))[table] as number;
+}
+
 /** The number of rows of each table. */
 export async function rowCounts(db: Db, tables: readonly string[]): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -16,6 +21,12 @@ export async function rowCounts(db: Db, tables: readonly string[]): Promise<Reco
     out[t] = Number(r.rows[0]?.n);
   }
   return out;
+}
+
+/** The JSON of an answer, once it is checked to have `status` (200 unless told). */
+export function ok(res: LightMyRequestResponse, status = 200) {
+  assert.equal(res.statusCode, status, res.body);
+  return res.json();
 }
 
 /** Sends the request, checks it is refused with `status` and `code`, and that `snapshot` did not move. */

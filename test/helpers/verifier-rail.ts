@@ -5,13 +5,12 @@
  * `call` that speaks JSON to the rail.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { DatabaseFactory, TestDatabase } from './databases.ts';
 import { type HolderKey, newHolderKey } from './holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from './issuance.ts';
 import { collectWithWallet } from './oid4vp-wallet.ts';
-import { type JsonAnswer, jsonCaller, owner, startRail, type TestRail } from './rail.ts';
+import { type JsonAnswer, jsonCaller, listenOnLoopback, owner, startRail, type TestRail } from './rail.ts';
 
 export interface VerifierRail {
   db: TestDatabase;
@@ -30,14 +29,18 @@ export interface VerifierRail {
   stop(): Promise<void>;
 }
 
+/** `call` and `poll` of the verifier rail `railOf` answers, read on each call: a suite makes them before its `before` starts the rail. */
+export function verifierCalls(railOf: () => VerifierRail): Pick<VerifierRail, 'call' | 'poll'> {
+  return { call: (...args) => railOf().call(...args), poll: (o) => railOf().poll(o) };
+}
+
 export async function startVerifierRail(
   factory: DatabaseFactory,
   names: { tenant: string; type: string },
 ): Promise<VerifierRail> {
   const db = await factory.create();
   const rail = await startRail(db);
-  await rail.app.listen({ port: 0, host: '127.0.0.1' });
-  const origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+  const origin = await listenOnLoopback(rail);
   const call = jsonCaller(() => origin);
   const tenant = await call('POST', '/api/tenants', { name: names.tenant }, owner);
   assert.equal(tenant.status, 201, tenant.text);

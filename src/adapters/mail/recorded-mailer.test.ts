@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { migratedDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type Mailbox, startSmtp } from '../../../test/helpers/smtp.ts';
 import { systemClock } from '../../core/clock.ts';
 import { noMeter } from '../../ports/meter.ts';
 import { systemIds } from '../crypto/ids.ts';
-import { type Db, migrate } from '../sql/connect.ts';
 import { SqlMailOutcomes } from '../sql/kernel/sql-mail-outcomes.ts';
 import { RecordedMailer } from './recorded-mailer.ts';
 import { SmtpMailer } from './smtp-mailer.ts';
@@ -14,19 +13,15 @@ const ADDRESS = 'someone@example.test';
 
 for (const factory of testDatabases()) {
   describe(`the recorded mailer, against a real SMTP server (${factory.name})`, () => {
-    let target: TestDatabase;
-    let db: Db;
+    const on = migratedDatabase(factory);
     let box: Mailbox;
     let mailer: RecordedMailer;
     before(async () => {
-      target = await factory.create();
-      db = openTestDb(target);
-      await migrate(db);
       box = await startSmtp();
       mailer = new RecordedMailer(
         new SmtpMailer(box.url, 'rail@example.test'),
         'smtp',
-        new SqlMailOutcomes(db),
+        new SqlMailOutcomes(on.db),
         noMeter,
         systemClock,
         systemIds,
@@ -34,8 +29,6 @@ for (const factory of testDatabases()) {
     });
     after(async () => {
       await box.close();
-      await db.destroy();
-      await target.drop();
     });
 
     test('records a message the server took, and one it refused by its reply code, never the address', async () => {
@@ -43,7 +36,7 @@ for (const factory of testDatabases()) {
       box.refusing = true;
       await assert.rejects(mailer.send({ to: ADDRESS, subject: 'Hello', text: 'A body' }));
       box.refusing = false;
-      const rows = await db.selectFrom('mail_outcomes').selectAll().orderBy('at').execute();
+      const rows = await on.db.selectFrom('mail_outcomes').selectAll().orderBy('at').execute();
       assert.deepEqual(
         rows.map((r) => [r.transport, Number(r.ok), r.failure]),
         [
@@ -52,7 +45,7 @@ for (const factory of testDatabases()) {
         ],
       );
       assert.doesNotMatch(JSON.stringify(rows), /example\.test|Hello|A body/);
-      assert.equal(await new SqlMailOutcomes(db).prune(Date.now() + 1), 2);
+      assert.equal(await new SqlMailOutcomes(on.db).prune(Date.now() + 1), 2);
     });
   });
 }

@@ -3,10 +3,9 @@
  * uses all three: the partner applications (newest first by createdAt, then id).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { before, describe, test } from 'node:test';
+import { migratedDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import type { ApplicationRecord } from '../../ports/partner-store.ts';
-import { type Db, migrate } from './connect.ts';
 import { SqlPartnerStore } from './partners/sql-partner-store.ts';
 
 const T0 = 1_800_000_000_000;
@@ -32,14 +31,10 @@ const application = (id: string, createdAt: number): ApplicationRecord => ({
 
 for (const factory of testDatabases()) {
   describe(`keyset paging and time windows (${factory.name})`, () => {
-    let target: TestDatabase;
-    let db: Db;
+    const on = migratedDatabase(factory);
     let store: SqlPartnerStore;
     before(async () => {
-      target = await factory.create();
-      db = openTestDb(target);
-      await migrate(db);
-      store = new SqlPartnerStore(db);
+      store = new SqlPartnerStore(on.db);
       // Two share a time: the id breaks the tie.
       for (const [id, at] of [
         ['app-a', T0],
@@ -50,10 +45,6 @@ for (const factory of testDatabases()) {
       ] as const) {
         await store.createApplication(application(id, at));
       }
-    });
-    after(async () => {
-      await db.destroy();
-      await target.drop();
     });
 
     test('pages of two, each after the last row answered, list every row once, newest first', async () => {

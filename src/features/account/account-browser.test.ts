@@ -10,27 +10,26 @@
  * and at a phone's width (nothing wider than the screen). Screenshots go to test/artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
+  ARTIFACTS,
   chromiumMissing,
   closeBrowser,
   horizontalOverflow,
   openWatchedPage,
   SAVE_SCREENSHOTS,
   axeViolations as sharedAxeViolations,
+  WAIT_MS,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
-import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { newWallet, runWallet } from '../../../test/helpers/process.ts';
+import { postAsOwner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { p256Thumbprint } from '../../core/jose/es256.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 
 const DESKTOP: BrowserContextOptions = {
   viewport: { width: 1280, height: 800 },
@@ -78,16 +77,7 @@ for (const [index, factory] of testDatabases().entries()) {
 
     const wallet = (...args: string[]) => runWallet(home, ...args);
 
-    async function api(path: string, body: unknown, expected: number): Promise<Record<string, unknown>> {
-      const res = await fetch(`${origin}${path}`, {
-        method: 'POST',
-        headers: { ...owner, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      assert.equal(res.status, expected, JSON.stringify(json));
-      return json;
-    }
+    const api = (path: string, body: unknown, expected: number) => postAsOwner(origin, path, body, expected);
 
     async function assertClean(what: string) {
       const violations = await page.evaluate(() => (globalThis as unknown as InPage).__csp);
@@ -137,10 +127,7 @@ for (const [index, factory] of testDatabases().entries()) {
     before(async () => {
       db = await factory.create();
       ({ rail, origin } = await startRailOnSocket(db));
-      home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
-      const made = await wallet('init');
-      assert.equal(made.code, 0, made.stderr);
-      account = /^account (\S+)$/m.exec(made.stdout)?.[1] ?? '';
+      ({ home, account } = await newWallet());
       const { key } = JSON.parse(readFileSync(join(home, 'openrail-wallet.json'), 'utf8'));
       assert.equal(account, p256Thumbprint(key), 'the account is the RFC 7638 thumbprint of the wallet key');
 

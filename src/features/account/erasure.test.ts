@@ -9,12 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { FULL_HOLDER_PEPPER, fullHolders, rowsNaming } from '../../../test/helpers/full-holder.ts';
 import { type HolderKey, holderJws } from '../../../test/helpers/holder.ts';
 import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { rowCounts } from '../../../test/helpers/refusals.ts';
+import { ok, rowCounts } from '../../../test/helpers/refusals.ts';
 import { systemIds } from '../../adapters/crypto/ids.ts';
 import { SqlAccountErasureStore } from '../../adapters/sql/account/sql-account-erasure-store.ts';
 import type { Db } from '../../adapters/sql/connect.ts';
@@ -97,10 +96,6 @@ for (const factory of testDatabases()) {
     const asHolder = async (key: HolderKey, aud = PUBLIC_URL) => ({
       authorization: `Holder ${await holderJws({ aud, iat: Math.floor(now / 1000) }, { key })}`,
     });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     /** A session cookie for the holder, from a wallet's handoff. */
     const signIn = async (key: HolderKey) => {
       const res = await post('/account/session', undefined, await asHolder(key));

@@ -14,8 +14,8 @@ import { decodeJwt } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../test/helpers/operators.ts';
-import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { owner, ownerCalls, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { readAuditLog } from '../../adapters/sql/kernel/sql-audit-trail.ts';
 import { readOutbox } from '../../adapters/sql/kernel/sql-event-outbox.ts';
 import { defineModule } from '../../app/module.ts';
@@ -75,13 +75,7 @@ for (const factory of testDatabases()) {
     let taBeta: Record<string, string>;
     let tenants = 0;
 
-    const post = (url: string, payload: unknown, headers: Record<string, string>) =>
-      rail.app.inject({ method: 'POST', url, headers, payload: payload as object });
-    const get = (url: string, headers: Record<string, string>) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
+    const { post, get } = ownerCalls(() => rail);
     const snapshot = () => rowCounts(rail.db, TABLES);
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(snapshot, send, status, code);

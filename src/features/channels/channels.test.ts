@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { billBody } from '../../../test/helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
-import { bearer, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, ownerCalls, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 
 const thumbprint = accountOf;
@@ -18,9 +18,7 @@ for (const factory of testDatabases()) {
     let rail: TestRail;
     let alphaAdmin: Record<string, string>;
 
-    const post = (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
-      rail.app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    const get = (url: string, headers: Record<string, string> = owner) => rail.app.inject({ method: 'GET', url, headers });
+    const { post, get } = ownerCalls(() => rail);
     const asHolder = async (key: HolderKey) => ({ authorization: `Holder ${await holderJws({ aud: PUBLIC_URL }, { key })}` });
     const itemUrl = (key: HolderKey, itemId: string, what: 'accept' | 'sharing') =>
       `/api/wallet/${thumbprint(key)}/items/${itemId}/${what}`;

@@ -6,9 +6,8 @@
  * engine is enough.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { describe, it } from 'node:test';
+import { sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
 import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import { judgeAnswer } from '../../core/conformance/judge.ts';
 import { type ConformanceSet, vectorsDigest } from '../../core/conformance/vector-set.ts';
@@ -18,23 +17,10 @@ import { readVerificationInput } from '../../core/verifier/input.ts';
 import { verifyWithCertificates } from '../../core/verifier/verify-presentation.ts';
 
 describe('GET /conformance/vectors and /conformance/vectors/2', () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
-
-  before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db));
-  });
-  after(async () => {
-    await rail?.stop();
-    await db?.drop();
-  });
+  const site = sqliteRailOnSocket();
 
   const get = async (path: string) => {
-    const response = await fetch(`${origin}${path}`, { headers: { origin: 'https://verifier.example' } });
+    const response = await fetch(`${site.origin}${path}`, { headers: { origin: 'https://verifier.example' } });
     assert.equal(response.status, 200, path);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(response.headers.get('access-control-allow-origin'), '*', `${path} is CORS-open`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { billBody } from '../../../test/helpers/deposits.ts';
-import { owner, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { ownerCalls, railOn, stopRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { rowCounts } from '../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/integration';
@@ -13,14 +13,7 @@ for (const factory of testDatabases()) {
   describe(`integration contracts and deposits (${factory.name})`, () => {
     let db: TestDatabase;
     let rail: TestRail;
-    const post = (url: string, payload?: unknown) =>
-      rail.app.inject({
-        method: 'POST',
-        url,
-        headers: owner,
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    const get = (url: string) => rail.app.inject({ method: 'GET', url, headers: owner });
+    const { post, get } = ownerCalls(() => rail);
     /** A tenant with an approved bill product and `count` deposits; answers its slug and the deposit ids in order. */
     const depositor = async (name: string, count: number) => {
       const tenant = (await post('/api/tenants', { name })).json().slug as string;

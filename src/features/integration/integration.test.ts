@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, ownerCalls, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { hashToken } from '../../core/secrets.ts';
 import type { OperatorPrincipal } from '../../http/auth/operator-bearer.ts';
@@ -23,14 +23,7 @@ for (const factory of testDatabases()) {
     let olga: Record<string, string>;
     let alphaAdmin: Record<string, string>;
 
-    const post = (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
-      rail.app.inject({
-        method: 'POST',
-        url,
-        headers,
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    const get = (url: string, headers: Record<string, string> = owner) => rail.app.inject({ method: 'GET', url, headers });
+    const { post, get } = ownerCalls(() => rail);
     const counts = () => rowCounts(rail.db, TABLES);
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(counts, send, status, code);

@@ -7,10 +7,8 @@
  * then redeems for a credential. The cookie that binds the request to this browser is HttpOnly.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { axeOnPage, chromiumMissing, DESKTOP, launchChromium, watchPage } from '../../../test/helpers/chromium.ts';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { describe, test } from 'node:test';
+import { axeOnPage, chromiumForSuite, chromiumMissing, DESKTOP, watchPage } from '../../../test/helpers/chromium.ts';
 import {
   collectAfterAuthorization,
   newHaipWallet,
@@ -19,36 +17,23 @@ import {
   type WalletProvider,
 } from '../../../test/helpers/haip-wallet.ts';
 import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
-import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
 import { AUTHORIZATION_COOKIE } from './authorization-routes.ts';
 
 const skip = chromiumMissing();
 type InPage = { __csp: string[] };
 
 describe('the HAIP approval page in Chromium (sqlite)', { skip: skip ?? false }, () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
-  let browser: Browser;
   let provider: WalletProvider;
-
-  before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
+  const site = sqliteRailOnSocket(async () => {
     provider = await newWalletProvider();
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db, { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile }));
-    browser = await launchChromium();
+    return { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile };
   });
-  after(async () => {
-    await browser?.close();
-    await rail?.stop();
-    await db?.drop();
-  });
+  const chrome = chromiumForSuite();
 
   test('a holder approves in the browser; the link back carries code, state and iss; the wallet collects', async () => {
-    const wallet = await newHaipWallet(provider, origin, origin);
-    const issuer = `${origin}/t/demo-transit`;
+    const wallet = await newHaipWallet(provider, site.origin, site.origin);
+    const issuer = `${site.origin}/t/demo-transit`;
     const issuerMetadata = await wallet.vci.resolveIssuerMetadata(issuer);
     const asMetadata = issuerMetadata.authorizationServers[0];
     assert.ok(asMetadata);
@@ -62,7 +47,7 @@ describe('the HAIP approval page in Chromium (sqlite)', { skip: skip ?? false },
       dpop,
     });
 
-    const context = await browser.newContext(DESKTOP);
+    const context = await chrome.browser.newContext(DESKTOP);
     try {
       const page = await context.newPage();
       const watch = await watchPage(page);
@@ -90,9 +75,9 @@ describe('the HAIP approval page in Chromium (sqlite)', { skip: skip ?? false },
       assert.deepEqual(watch.pageErrors, []);
 
       // axe-core needs a context that lets it inject itself: the approval page again, in one.
-      const axeContext = await browser.newContext({ ...DESKTOP, bypassCSP: true });
+      const axeContext = await chrome.browser.newContext({ ...DESKTOP, bypassCSP: true });
       try {
-        const second = await newHaipWallet(provider, origin, origin);
+        const second = await newHaipWallet(provider, site.origin, site.origin);
         const again = await second.oauth.createAuthorizationRequestUrl({
           authorizationServerMetadata: asMetadata,
           clientId: second.clientId,

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   type CredentialOfferObject,
@@ -22,7 +21,7 @@ import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJ
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { PASS_CLAIMS, PASS_SUBJECT, PRE_AUTH } from '../../../test/helpers/issuance.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { listenOnLoopback, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { keyFromX5c, uriNames, verifyByX5c } from '../../../test/helpers/x5c.ts';
 
 const TENANT_NAME = 'Flanders Transit Interop';
@@ -311,8 +310,7 @@ for (const factory of testDatabases()) {
     before(async () => {
       db = await factory.create();
       rail = await startRail(db);
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
 
       const tenant = await api('/api/tenants', { name: TENANT_NAME });
       assert.equal(tenant.status, 201, JSON.stringify(tenant.json));

@@ -8,7 +8,6 @@
  * honest request afterwards still collects.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -16,7 +15,7 @@ import { type HaipWallet, newHaipWallet, newWalletProvider, type WalletProvider 
 import { newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { publicOnly } from '../../../test/helpers/oid4vp-wallet.ts';
-import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, listenOnLoopback, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const STRICT = { keyStorage: ['iso_18045_high', 'iso_18045_moderate'] };
 
@@ -35,8 +34,7 @@ for (const factory of testDatabases()) {
       provider = await newWalletProvider();
       db = await factory.create();
       rail = await startRail(db, { OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile });
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
       slug = String((await call('POST', '/api/tenants', { name: 'Attested Issuer' }, owner)).json.slug);
       typeId = String(
         (await call('POST', '/api/types', { tenant: slug, name: 'Library Card', claims: CARD_CLAIMS }, owner)).json.typeId,

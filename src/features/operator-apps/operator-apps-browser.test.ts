@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
+  ARTIFACTS,
   assertClean,
   axeOnPage,
   checkServedHtml,
@@ -25,18 +26,17 @@ import {
   type PageWatch,
   PHONE,
   SAVE_SCREENSHOTS,
+  WAIT_MS,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { OIDC_CLIENT, startTestProvider, type TestProvider } from '../../../test/helpers/oidc.ts';
-import { freePort, REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
+import { freePort, runWallet } from '../../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { hashToken } from '../../core/secrets.ts';
 import { appBearer } from '../../http/auth/enterprise-session.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 
 interface Operator {
   username: string;

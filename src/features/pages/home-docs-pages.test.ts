@@ -10,14 +10,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeOnPage, chromiumMissing, closeBrowser, openWatchedPage } from '../../../test/helpers/chromium.ts';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { axeOnPage, chromiumMissing, closeBrowser, openWatchedPage, WAIT_MS } from '../../../test/helpers/chromium.ts';
+import { sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
 import { webAssets } from '../../web/assets.ts';
 import { MAIN_NAV } from '../../web/layout.ts';
 import { PUBLIC_DOCUMENTS } from './public-pages.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
 const screenshots = process.env.WEB_SCREENSHOTS;
 
@@ -29,9 +27,7 @@ type InPage = {
 };
 
 describe('the home, API reference and verify pages of the service in Chromium', { skip: skip ?? false }, () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
+  const site = sqliteRailOnSocket();
   let doc: { paths: Record<string, Record<string, unknown>> };
   let browser: Browser;
   let context: BrowserContext;
@@ -40,23 +36,17 @@ describe('the home, API reference and verify pages of the service in Chromium', 
   let pageErrors: string[] = [];
 
   before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db));
-    doc = (await (await fetch(`${origin}/openapi.json`)).json()) as typeof doc;
+    doc = (await (await fetch(`${site.origin}/openapi.json`)).json()) as typeof doc;
 
     ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage());
   });
 
   after(async () => {
     await closeBrowser({ context, browser });
-    await rail?.stop();
-    await db?.drop();
   });
 
   async function open(path: string): Promise<string> {
-    const response = await page.goto(`${origin}${path}`);
+    const response = await page.goto(`${site.origin}${path}`);
     assert.ok(response);
     assert.equal(response.status(), 200);
     const csp = response.headers()['content-security-policy'];
@@ -77,7 +67,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     const axeContext = await browser.newContext({ bypassCSP: true });
     try {
       const axePage = await axeContext.newPage();
-      await axePage.goto(`${origin}${path}`);
+      await axePage.goto(`${site.origin}${path}`);
       if (prepare) await prepare(axePage);
       return await axeOnPage(axePage);
     } finally {
@@ -137,7 +127,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
       documents,
       PUBLIC_DOCUMENTS.map((d) => d.path),
     );
-    for (const path of documents) assert.equal((await fetch(`${origin}${path}`)).status, 200, `${path} is served`);
+    for (const path of documents) assert.equal((await fetch(`${site.origin}${path}`)).status, 200, `${path} is served`);
     assert.equal(await page.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs');
     await assertClean('/developers');
   });
@@ -165,7 +155,7 @@ describe('the home, API reference and verify pages of the service in Chromium', 
     await did.locator('.opblock-summary-control').click();
     await did.getByRole('button', { name: 'Try it out' }).click();
     await did.locator('input[placeholder="tenant"]').fill('demo-transit');
-    const answered = page.waitForResponse((r) => r.url() === `${origin}/t/demo-transit/did.json`, { timeout: WAIT_MS });
+    const answered = page.waitForResponse((r) => r.url() === `${site.origin}/t/demo-transit/did.json`, { timeout: WAIT_MS });
     await did.getByRole('button', { name: 'Execute' }).click();
     assert.equal((await answered).status(), 200);
     await did.locator('.live-responses-table .response-col_status', { hasText: '200' }).waitFor({ timeout: WAIT_MS });
@@ -176,32 +166,32 @@ describe('the home, API reference and verify pages of the service in Chromium', 
   });
 
   test('an unknown page answers 404 as a page of the site, under the same kind of policy', async () => {
-    const response = await page.goto(`${origin}/no-such-page`);
+    const response = await page.goto(`${site.origin}/no-such-page`);
     assert.equal(response?.status(), 404);
     assert.match(String(response?.headers()['content-type']), /^text\/html/);
     assert.equal(await page.locator('h1').textContent(), 'Not Found');
     assert.match(String(response?.headers()['content-security-policy']), /^default-src 'none'; script-src 'none'/);
     // Chrome reports the page's own status in the console; anything else would be the page's doing.
-    const own = `Failed to load resource: the server responded with a status of 404 (Not Found) (${origin}/no-such-page)`;
+    const own = `Failed to load resource: the server responded with a status of 404 (Not Found) (${site.origin}/no-such-page)`;
     assert.deepEqual(consoleErrors.splice(consoleErrors.indexOf(own), 1), [own]);
     await assertClean('the 404 page');
   });
 
   test('static files: content types, immutable fingerprinted URLs, ETag revalidation', async () => {
     const css = webAssets().linked('/assets/site.css');
-    const res = await fetch(`${origin}${css.url}`);
+    const res = await fetch(`${site.origin}${css.url}`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/css; charset=utf-8');
     assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     const etag = res.headers.get('etag');
     assert.ok(etag);
-    const again = await fetch(`${origin}/assets/site.css`, { headers: { 'if-none-match': etag } });
+    const again = await fetch(`${site.origin}/assets/site.css`, { headers: { 'if-none-match': etag } });
     assert.equal(again.status, 304);
-    const bundle = await fetch(`${origin}/docs/assets/swagger-ui-bundle.js`);
+    const bundle = await fetch(`${site.origin}/docs/assets/swagger-ui-bundle.js`);
     assert.equal(bundle.headers.get('content-type'), 'text/javascript; charset=utf-8');
-    assert.equal((await fetch(`${origin}/docs/assets/index.html`)).status, 404);
-    assert.equal((await fetch(`${origin}/docs/assets/swagger-ui-bundle.js.map`)).status, 404);
+    assert.equal((await fetch(`${site.origin}/docs/assets/index.html`)).status, 404);
+    assert.equal((await fetch(`${site.origin}/docs/assets/swagger-ui-bundle.js.map`)).status, 404);
   });
 
   test('axe-core: no serious or critical violation on /', async () => {

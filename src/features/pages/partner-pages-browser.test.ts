@@ -7,57 +7,32 @@
  * nothing is wider than a 390px phone. Screenshots go to test/artifacts/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import {
   axeOnPage,
   axeViolations,
+  chromiumForSuite,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
-  launchChromium,
   PHONE,
-  SAVE_SCREENSHOTS,
+  shoot,
+  WAIT_MS,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { REPO_ROOT } from '../../../test/helpers/process.ts';
-import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
 import { PARTNER_KINDS } from '../../core/partner-pipeline.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 const PAGES = ['/partners', ...PARTNER_KINDS.map((k) => `/partners/${k}`), '/partners/apply', '/partners/status'];
 
 /** What the test reads inside the page (the project's lib has no DOM types). Only functions are evaluated there. */
 type InPage = { __csp: string[] };
 
 describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: skip ?? false }, () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
-  let browser: Browser;
-
-  before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db));
-    browser = await launchChromium();
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await rail?.stop();
-    await db?.drop();
-  });
-
-  const shoot = async (p: Page, name: string) => {
-    if (SAVE_SCREENSHOTS) await p.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
-  };
+  const site = sqliteRailOnSocket();
+  const chrome = chromiumForSuite();
 
   /** Fills the application form as a person would: by the labels. */
   async function fillApplication(p: Page, organisation = 'Harbour Water Company') {
@@ -76,19 +51,19 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
   const axeOn = axeOnPage;
 
   test('apply with the form, read the token, follow the application: all without JavaScript', async () => {
-    const context = await browser.newContext({ ...DESKTOP, javaScriptEnabled: false });
+    const context = await chrome.browser.newContext({ ...DESKTOP, javaScriptEnabled: false });
     try {
       const p = await context.newPage();
-      await p.goto(`${origin}/`);
+      await p.goto(`${site.origin}/`);
       await p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Partners' }).click();
-      await p.waitForURL(`${origin}/partners`);
+      await p.waitForURL(`${site.origin}/partners`);
       assert.equal(await p.locator('h1').textContent(), 'Partner programme');
       await shoot(p, 'partners.png');
       await p.getByRole('link', { name: 'Data partners' }).click();
-      await p.waitForURL(`${origin}/partners/data-partner`);
+      await p.waitForURL(`${site.origin}/partners/data-partner`);
       await shoot(p, 'partners-data-partner.png');
       await p.getByRole('link', { name: 'Apply as a data partner' }).click();
-      await p.waitForURL(`${origin}/partners/apply?kind=data-partner`);
+      await p.waitForURL(`${site.origin}/partners/apply?kind=data-partner`);
       assert.equal(await p.getByLabel('Kind of partner').inputValue(), 'data-partner', 'the kind is preselected');
 
       // A character the intake refuses, which no browser check catches: the form comes back with its error.
@@ -108,22 +83,22 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
       const statusToken = String(await p.locator('#status-token').textContent());
       assert.match(applicationId, /^pap_[A-Za-z0-9_-]{22}$/);
       assert.match(statusToken, /^[A-Za-z0-9_-]{43}$/);
-      assert.equal(p.url(), `${origin}/partners/apply`, 'the token is in no URL');
+      assert.equal(p.url(), `${site.origin}/partners/apply`, 'the token is in no URL');
       await shoot(p, 'partners-apply-filed.png');
 
       await p.getByRole('link', { name: 'Follow your application' }).click();
-      await p.waitForURL(`${origin}/partners/status`);
+      await p.waitForURL(`${site.origin}/partners/status`);
       await p.getByLabel('Application id').fill(applicationId);
       await p.getByLabel('Status token').fill(statusToken);
       await p.getByRole('button', { name: 'Show the status' }).click();
       await p.getByRole('heading', { level: 2, name: 'Stage: Applied' }).waitFor({ timeout: WAIT_MS });
-      assert.equal(p.url(), `${origin}/partners/status`, 'the token is in no URL');
+      assert.equal(p.url(), `${site.origin}/partners/status`, 'the token is in no URL');
       assert.equal(await p.locator('[aria-current="step"]').textContent(), 'Applied');
       assert.deepEqual(await p.locator('table tbody td:first-child').allTextContents(), ['Applied']);
       await shoot(p, 'partners-status-result.png');
 
       // A wrong token: the form again, with one message.
-      await p.goto(`${origin}/partners/status`);
+      await p.goto(`${site.origin}/partners/status`);
       await p.getByLabel('Application id').fill(applicationId);
       await p.getByLabel('Status token').fill(`${statusToken.slice(0, 42)}${statusToken.endsWith('A') ? 'B' : 'A'}`);
       await p.getByRole('button', { name: 'Show the status' }).click();
@@ -135,12 +110,12 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
   });
 
   test('every partner page renders under its policy: no violation, no console error; the apply page looks like a product', async () => {
-    const context = await browser.newContext(DESKTOP);
+    const context = await chrome.browser.newContext(DESKTOP);
     try {
       const p = await context.newPage();
       const { consoleErrors, pageErrors } = await watchPage(p);
       for (const path of PAGES) {
-        const response = await p.goto(`${origin}${path}`);
+        const response = await p.goto(`${site.origin}${path}`);
         assert.equal(response?.status(), 200, path);
         assert.match(
           String(response?.headers()['content-security-policy']),
@@ -148,11 +123,11 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
         );
         assert.deepEqual(await p.evaluate(() => (globalThis as unknown as InPage).__csp), [], `${path}: CSP violations`);
       }
-      await p.goto(`${origin}/partners/apply`);
+      await p.goto(`${site.origin}/partners/apply`);
       await shoot(p, 'partners-apply.png');
-      await p.goto(`${origin}/partners/status`);
+      await p.goto(`${site.origin}/partners/status`);
       await shoot(p, 'partners-status.png');
-      await p.goto(`${origin}/partners/issuer`);
+      await p.goto(`${site.origin}/partners/issuer`);
       await shoot(p, 'partners-issuer.png');
       assert.deepEqual(consoleErrors, [], 'console errors');
       assert.deepEqual(pageErrors, [], 'uncaught page errors');
@@ -162,13 +137,13 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
   });
 
   test('axe-core: no serious or critical violation on the programme, a kind page, the forms, their errors and their answers', async () => {
-    const context = await browser.newContext({ ...DESKTOP, bypassCSP: true });
+    const context = await chrome.browser.newContext({ ...DESKTOP, bypassCSP: true });
     try {
       for (const path of ['/partners', '/partners/issuer', '/partners/relying-party', '/partners/apply', '/partners/status']) {
-        assert.deepEqual(await axeViolations(context, `${origin}${path}`), [], path);
+        assert.deepEqual(await axeViolations(context, `${site.origin}${path}`), [], path);
       }
       const p = await context.newPage();
-      await p.goto(`${origin}/partners/apply`);
+      await p.goto(`${site.origin}/partners/apply`);
       await fillApplication(p, 'Harbour\u202EWater');
       await p.getByRole('button', { name: 'Send the application' }).click();
       await p.locator('.error-summary').waitFor({ timeout: WAIT_MS });
@@ -179,7 +154,7 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
       const applicationId = String(await p.locator('#application-id').textContent());
       const statusToken = String(await p.locator('#status-token').textContent());
       assert.deepEqual(await axeOn(p), [], 'the filed page');
-      await p.goto(`${origin}/partners/status`);
+      await p.goto(`${site.origin}/partners/status`);
       await p.getByLabel('Application id').fill(applicationId);
       await p.getByLabel('Status token').fill(statusToken);
       await p.getByRole('button', { name: 'Show the status' }).click();
@@ -191,16 +166,16 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
   });
 
   test('at a phone’s width (390px) nothing is wider than the screen, forms and answers included', async () => {
-    const context = await browser.newContext(PHONE);
+    const context = await chrome.browser.newContext(PHONE);
     try {
       const p = await context.newPage();
       for (const path of PAGES) {
-        await p.goto(`${origin}${path}`);
+        await p.goto(`${site.origin}${path}`);
         assert.equal(await horizontalOverflow(p), 0, `${path} overflows`);
       }
-      await p.goto(`${origin}/partners`);
+      await p.goto(`${site.origin}/partners`);
       await shoot(p, 'partners-phone.png');
-      await p.goto(`${origin}/partners/apply`);
+      await p.goto(`${site.origin}/partners/apply`);
       await shoot(p, 'partners-apply-phone.png');
       await fillApplication(p);
       await p.getByRole('button', { name: 'Send the application' }).click();
@@ -209,7 +184,7 @@ describe('the partner pages in Chromium, without JavaScript (sqlite)', { skip: s
       await shoot(p, 'partners-apply-filed-phone.png');
       const applicationId = String(await p.locator('#application-id').textContent());
       const statusToken = String(await p.locator('#status-token').textContent());
-      await p.goto(`${origin}/partners/status`);
+      await p.goto(`${site.origin}/partners/status`);
       await p.getByLabel('Application id').fill(applicationId);
       await p.getByLabel('Status token').fill(statusToken);
       await p.getByRole('button', { name: 'Show the status' }).click();

@@ -9,32 +9,30 @@
  * every engine (the HTTP suite runs both), so this runs on the first.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import {
   assertClean,
   axeOnPage,
+  chromiumForSuite,
   chromiumMissing,
   DESKTOP,
   horizontalOverflow,
-  launchChromium,
   PHONE,
-  SAVE_SCREENSHOTS,
+  shoot,
+  WAIT_MS,
   watchPage,
 } from '../../../test/helpers/chromium.ts';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { REPO_ROOT, runWallet } from '../../../test/helpers/process.ts';
-import { startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { runWallet } from '../../../test/helpers/process.ts';
+import { sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
 import { shippedDocsAt } from '../../adapters/fs/shipped-docs.ts';
 import { DOCS_PATH, DocsReader } from './docs-reader.ts';
 import { AUDIENCES } from './public-content.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 const PAGES: ReadonlyArray<[string, string]> = [
   ['home', '/'],
   ['capabilities', '/capabilities'],
@@ -51,25 +49,14 @@ const PAGES: ReadonlyArray<[string, string]> = [
 const AXE_SAMPLE = ['errors', 'backoffice-approvals', 'wallet-cli', 'architecture'];
 
 describe('the public pages and the demo in Chromium', { skip: skip ?? false }, () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
-  let browser: Browser;
+  const site = sqliteRailOnSocket();
+  const chrome = chromiumForSuite();
   let home: string;
 
-  before(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const [first] = testDatabases();
-    assert.ok(first);
-    db = await first.create();
-    ({ rail, origin } = await startRailOnSocket(db));
-    browser = await launchChromium();
+  before(() => {
     home = mkdtempSync(join(tmpdir(), 'openrail-wallet-'));
   });
-  after(async () => {
-    await browser?.close();
-    await rail?.stop();
-    await db?.drop();
+  after(() => {
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
@@ -79,26 +66,21 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     assert.equal(await horizontalOverflow(page), 0, `${what}: wider than the screen`);
   }
 
-  /** A full-page screenshot for a person to look at (outside CI). */
-  async function shot(page: Page, name: string) {
-    if (SAVE_SCREENSHOTS) await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
-  }
-
   for (const [options, suffix, width] of [
     [DESKTOP, '', 1280],
     [PHONE, '-390', 390],
   ] as const) {
     test(`every public page at ${width} px: clean under its CSP, no serious axe violation, nothing wider than the screen`, async () => {
-      const context = await browser.newContext(options);
+      const context = await chrome.browser.newContext(options);
       try {
         const page = await context.newPage();
         const watch = await watchPage(page);
         for (const [name, path] of PAGES) {
-          const response = await page.goto(`${origin}${path}`);
+          const response = await page.goto(`${site.origin}${path}`);
           assert.equal(response?.status(), 200, path);
           await assertClean(page, watch, path);
           assert.equal(await horizontalOverflow(page), 0, `${path}: wider than ${width} px`);
-          await shot(page, `public-${name}${suffix}.png`);
+          await shoot(page, `public-${name}${suffix}.png`);
           await accessible(page, `${path} at ${width} px`);
         }
       } finally {
@@ -108,13 +90,13 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
   }
 
   test('every served document at 390 px: nothing wider than the screen; no serious axe violation on a sample of their shapes', async () => {
-    const context = await browser.newContext(PHONE);
+    const context = await chrome.browser.newContext(PHONE);
     try {
       const page = await context.newPage();
       const watch = await watchPage(page);
       for (const name of new DocsReader('openrail', shippedDocsAt()).docs.keys()) {
         const path = `${DOCS_PATH}/${name}`;
-        assert.equal((await page.goto(`${origin}${path}`))?.status(), 200, path);
+        assert.equal((await page.goto(`${site.origin}${path}`))?.status(), 200, path);
         await assertClean(page, watch, path);
         assert.equal(await horizontalOverflow(page), 0, `${path}: wider than 390 px`);
         // One renderer makes every document, so axe (seconds a page) runs on those with each shape it renders.
@@ -126,11 +108,11 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
   });
 
   test('the demo, live: collect with the reference wallet, present and verify, revoke, and the next presentation is refused', async () => {
-    const context: BrowserContext = await browser.newContext(PHONE);
+    const context: BrowserContext = await chrome.browser.newContext(PHONE);
     try {
       const page = await context.newPage();
       const watch = await watchPage(page);
-      await page.goto(`${origin}/demo`);
+      await page.goto(`${site.origin}/demo`);
       assert.equal(await runWallet(home, 'init').then((r) => r.code), 0);
 
       await page.getByRole('button', { name: 'Get a demo pass' }).click();
@@ -143,7 +125,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
         true,
         'the QR code loaded',
       );
-      await shot(page, 'public-demo-offer-390.png');
+      await shoot(page, 'public-demo-offer-390.png');
       assert.equal(await page.getByRole('button', { name: 'Ask for the pass' }).isDisabled(), true, 'nothing to present yet');
 
       const collected = await runWallet(home, 'collect', String(offerUri), '--allow-http');
@@ -158,7 +140,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await page.locator('#present-status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
       const disclosed = await page.locator('#outcome th').allTextContents();
       assert.deepEqual(disclosed.sort(), ['fare_zone', 'given_name', 'valid_until'], 'only what was asked');
-      await shot(page, 'public-demo-verified-390.png');
+      await shoot(page, 'public-demo-verified-390.png');
       await accessible(page, 'the demo, verified');
 
       await page.getByRole('button', { name: 'Revoke the pass' }).click();
@@ -171,7 +153,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       assert.match(refused.stdout, /refused the presentation: credential_revoked/);
       await page.locator('#present-status', { hasText: 'Not verified' }).waitFor({ timeout: WAIT_MS });
       assert.match(String(await page.locator('#outcome').textContent()), /^credential_revoked/);
-      await shot(page, 'public-demo-revoked-390.png');
+      await shoot(page, 'public-demo-revoked-390.png');
       await assertClean(page, watch, 'the demo');
     } finally {
       await context.close();

@@ -6,12 +6,11 @@
  * offers are budgeted per address.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { collectWithWallet, presentWithWallet } from '../../../test/helpers/oid4vp-wallet.ts';
-import { startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { listenOnLoopback, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { shippedDocsAt } from '../../adapters/fs/shipped-docs.ts';
 import { ANONYMOUS_BUDGETS } from '../../core/anonymous-budgets.ts';
@@ -47,8 +46,7 @@ for (const factory of testDatabases()) {
     before(async () => {
       db = await factory.create();
       rail = await startRail(db, {}, { now: () => Date.now() + skewMs });
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
     });
     after(async () => {
       await rail?.stop();

@@ -13,13 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumMissing, closeBrowser, openWatchedPage, watchPage } from '../../../test/helpers/chromium.ts';
-import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { chromiumMissing, closeBrowser, openWatchedPage, WAIT_MS, watchPage } from '../../../test/helpers/chromium.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
 import { answerDcApi, collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { runWallet } from '../../../test/helpers/process.ts';
-import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
+import { postAsOwner, sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
+
+/** A request the page hands navigator.credentials.get. */
+type DcRequest = { protocol: string; data: Record<string, unknown> };
 
 const CLAIMS = CARD_CLAIMS;
 const SUBJECT = CARD_SUBJECT;
@@ -33,7 +35,6 @@ const LABELS: Record<string, string> = {
   member_number: 'Member number',
 };
 const label = (claim: string) => LABELS[claim] ?? claim;
-const WAIT_MS = 20_000;
 
 const skip = chromiumMissing();
 
@@ -48,9 +49,7 @@ type InPage = {
 };
 
 describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { skip: skip ?? false }, () => {
-  let db: TestDatabase;
-  let rail: TestRail;
-  let origin: string;
+  const site = sqliteRailOnSocket();
   let slug: string;
   let tenantDid: string;
   let vct: string;
@@ -63,33 +62,24 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
   let consoleErrors: string[] = [];
   let pageErrors: string[] = [];
 
-  async function api(path: string, body: unknown): Promise<Record<string, unknown>> {
-    const res = await fetch(`${origin}${path}`, {
-      method: 'POST',
-      headers: { ...owner, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    assert.equal(res.status, 201, JSON.stringify(json));
-    return json;
-  }
+  const api = (path: string, body: unknown) => postAsOwner(site.origin, path, body);
 
   before(async () => {
-    const [sqlite] = testDatabases();
-    assert.ok(sqlite);
-    db = await sqlite.create();
-    ({ rail, origin } = await startRailOnSocket(db));
-
     const tenant = await api('/api/tenants', { name: 'Bruges Chess Circle' });
     slug = String(tenant.slug);
     tenantDid = String(tenant.did);
-    assert.equal(tenantDid, `did:web:127.0.0.1%3A${new URL(origin).port}:t:${slug}`);
+    assert.equal(tenantDid, `did:web:127.0.0.1%3A${new URL(site.origin).port}:t:${slug}`);
     const type = await api('/api/types', { tenant: slug, name: 'Member Card', claims: CLAIMS });
     vct = String(type.vct);
     typeId = String(type.typeId);
     const offer = await api('/api/offers', { tenant: slug, typeId: type.typeId, subject: SUBJECT });
     holderKey = await newHolderKey();
-    credential = await collectWithWallet({ offerUri: String(offer.offerUri), holderKey, baseUrl: origin, publicUrl: origin });
+    credential = await collectWithWallet({
+      offerUri: String(offer.offerUri),
+      holderKey,
+      baseUrl: site.origin,
+      publicUrl: site.origin,
+    });
 
     ({ browser, context, page, consoleErrors, pageErrors } = await openWatchedPage());
     // Debian's Chromium ships the Digital Credentials API; this page plays a browser without it.
@@ -98,15 +88,31 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
 
   after(async () => {
     await closeBrowser({ context, browser });
-    await rail?.stop();
-    await db?.drop();
   });
 
   const statusText = () => page.locator('#status').textContent();
 
+  /**
+   * The browser's Digital Credentials API in `p`, stubbed: navigator.credentials.get hands the
+   * requests to the oid4vc-ts wallet in this process, which answers the one `pick` chooses as the
+   * platform would for a page at `origin`.
+   */
+  async function stubDcApi(p: Page, origin: string, pick: (requests: DcRequest[]) => DcRequest | undefined) {
+    await p.exposeFunction('__wallet', async (requestsJson: string) => {
+      const request = pick(JSON.parse(requestsJson) as DcRequest[]);
+      assert.ok(request);
+      const dc = await answerDcApi({ request, origin, credential, holderKey, baseUrl: site.origin, publicUrl: site.origin });
+      return JSON.stringify({ protocol: dc.protocol, data: dc.data });
+    });
+    await p.addInitScript({
+      content: `window.DigitalCredential = function DigitalCredential() {};
+      navigator.credentials.get = async (options) => JSON.parse(await window.__wallet(JSON.stringify(options.digital.requests)));`,
+    });
+  }
+
   /** Clicks "Create request" and returns the new openid4vp:// URI once the QR code shows. */
   async function createRequest(previous?: string): Promise<string> {
-    const created = page.waitForResponse((r) => r.url() === `${origin}/verify/request` && r.request().method() === 'POST', {
+    const created = page.waitForResponse((r) => r.url() === `${site.origin}/verify/request` && r.request().method() === 'POST', {
       timeout: WAIT_MS,
     });
     await page.getByRole('button', { name: 'Create request' }).click();
@@ -127,7 +133,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
 
     const src = await page.locator('#qr').getAttribute('src');
     assert.equal(src, `/api/qr?data=${encodeURIComponent(requestUri)}`);
-    const qr = await fetch(`${origin}${src}`);
+    const qr = await fetch(`${site.origin}${src}`);
     assert.equal(qr.status, 200);
     assert.equal(qr.headers.get('content-type'), 'image/svg+xml');
     assert.match(await qr.text(), /^<svg[\s>]/);
@@ -145,8 +151,8 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
       requestUri,
       credential,
       holderKey,
-      baseUrl: origin,
-      publicUrl: origin,
+      baseUrl: site.origin,
+      publicUrl: site.origin,
       ...(overrides ? { overrides } : {}),
     });
   }
@@ -154,7 +160,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
   let first: string | undefined;
 
   test('pick a type and claims, show the QR code, and see the disclosed claims once the wallet presents', async () => {
-    const response = await page.goto(`${origin}/verify`);
+    const response = await page.goto(`${site.origin}/verify`);
     assert.ok(response);
     assert.equal(response.status(), 200);
     const csp = response.headers()['content-security-policy'];
@@ -220,12 +226,12 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     const transactionId = String(requestObject?.split('/').pop());
     const polls: string[] = [];
     const count = (r: { url(): string }) => {
-      if (r.url().startsWith(`${origin}/verify/result/`)) polls.push(r.url());
+      if (r.url().startsWith(`${site.origin}/verify/result/`)) polls.push(r.url());
     };
     page.on('request', count);
     try {
       // What the storage bound's eviction does (docs/verification.md, "Storage bound").
-      await rail.db.deleteFrom('presentation_transactions').where('id', '=', transactionId).execute();
+      await site.rail.db.deleteFrom('presentation_transactions').where('id', '=', transactionId).execute();
       await page.locator('#status', { hasText: /reason: unknown_transaction\)$/ }).waitFor({ timeout: WAIT_MS });
       assert.equal(
         await statusText(),
@@ -247,7 +253,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
       const collected = await runWallet(home, 'collect', String(offer.offerUri), '--allow-http');
       assert.equal(collected.code, 0, collected.stderr);
 
-      await page.goto(`${origin}/verify`);
+      await page.goto(`${site.origin}/verify`);
       await page.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
       await page.selectOption('#type', vct);
       await page.uncheck(`input[name=claim][value="${UNCHECKED}"]`);
@@ -280,28 +286,20 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     const dcPage = await context.newPage();
     const watch = await watchPage(dcPage);
     const asked: string[][] = [];
-    await dcPage.exposeFunction('__wallet', async (requestsJson: string) => {
-      const requests = JSON.parse(requestsJson) as { protocol: string; data: Record<string, unknown> }[];
+    await stubDcApi(dcPage, site.origin, (requests) => {
       asked.push(requests.map((r) => r.protocol));
-      const signed = requests.find((r) => r.protocol === 'openid4vp-v1-signed');
-      assert.ok(signed);
-      const dc = await answerDcApi({ request: signed, origin, credential, holderKey, baseUrl: origin, publicUrl: origin });
-      return JSON.stringify({ protocol: dc.protocol, data: dc.data });
-    });
-    await dcPage.addInitScript({
-      content: `window.DigitalCredential = function DigitalCredential() {};
-        navigator.credentials.get = async (options) => JSON.parse(await window.__wallet(JSON.stringify(options.digital.requests)));`,
+      return requests.find((r) => r.protocol === 'openid4vp-v1-signed');
     });
     try {
-      await dcPage.goto(`${origin}/verify`);
+      await dcPage.goto(`${site.origin}/verify`);
       await dcPage.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
       await dcPage.selectOption('#type', vct);
-      const created = dcPage.waitForResponse((r) => r.url() === `${origin}/verify/request`, { timeout: WAIT_MS });
+      const created = dcPage.waitForResponse((r) => r.url() === `${site.origin}/verify/request`, { timeout: WAIT_MS });
       await dcPage.getByRole('button', { name: 'Create request' }).click();
       const body = (await (await created).json()) as { dcApi?: { requests: unknown[] }; resultToken: string };
       assert.equal(body.dcApi?.requests.length, 2, 'the page named its origin: signed and unsigned requests');
       await dcPage.locator('#qr').waitFor({ state: 'visible', timeout: WAIT_MS });
-      const relayed = dcPage.waitForResponse((r) => r.url().startsWith(`${origin}/verify/response/`), { timeout: WAIT_MS });
+      const relayed = dcPage.waitForResponse((r) => r.url().startsWith(`${site.origin}/verify/response/`), { timeout: WAIT_MS });
       await dcPage.getByRole('button', { name: 'Use a wallet on this device' }).click();
       assert.equal((await relayed).status(), 200);
       await dcPage.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
@@ -322,31 +320,17 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
     // http://127.0.0.1:<port>, loading the script from the service and calling it (CORS, CORP).
     const shop = createServer((_request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
-      response.end(`<!doctype html><html lang="en"><title>Shop</title><script src="${origin}/assets/dc-api.js"></script></html>`);
+      response.end(
+        `<!doctype html><html lang="en"><title>Shop</title><script src="${site.origin}/assets/dc-api.js"></script></html>`,
+      );
     });
     await new Promise<void>((resolve) => shop.listen(0, resolve));
     const shopOrigin = `http://localhost:${(shop.address() as AddressInfo).port}`;
     const shopPage = await context.newPage();
     const watch = await watchPage(shopPage);
-    await shopPage.exposeFunction('__wallet', async (requestsJson: string) => {
-      const [signed] = JSON.parse(requestsJson) as { protocol: string; data: Record<string, unknown> }[];
-      assert.ok(signed);
-      const dc = await answerDcApi({
-        request: signed,
-        origin: shopOrigin,
-        credential,
-        holderKey,
-        baseUrl: origin,
-        publicUrl: origin,
-      });
-      return JSON.stringify({ protocol: dc.protocol, data: dc.data });
-    });
-    await shopPage.addInitScript({
-      content: `window.DigitalCredential = function DigitalCredential() {};
-        navigator.credentials.get = async (options) => JSON.parse(await window.__wallet(JSON.stringify(options.digital.requests)));`,
-    });
+    await stubDcApi(shopPage, shopOrigin, ([first]) => first);
     try {
-      const script = shopPage.waitForResponse((r) => r.url() === `${origin}/assets/dc-api.js`, { timeout: WAIT_MS });
+      const script = shopPage.waitForResponse((r) => r.url() === `${site.origin}/assets/dc-api.js`, { timeout: WAIT_MS });
       await shopPage.goto(shopOrigin);
       assert.equal((await script).headers()['cross-origin-resource-policy'], 'cross-origin');
       type Api = {
@@ -365,7 +349,7 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
           );
           return openrailDcApi.ask(opened, service);
         },
-        { service: origin, asked: vct },
+        { service: site.origin, asked: vct },
       );
       assert.equal(outcome.ok, true, JSON.stringify(outcome));
       assert.equal(outcome.presentedAud, 'https://shop.example', "the shop's own aud, as it sent it");

@@ -13,21 +13,20 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import {
+  ARTIFACTS,
   axeViolations,
   chromiumMissing,
   closeBrowser,
   horizontalOverflow,
   openWatchedPage,
   SAVE_SCREENSHOTS,
+  WAIT_MS,
 } from '../../../test/helpers/chromium.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
-import { REPO_ROOT } from '../../../test/helpers/process.ts';
 import { owner, startRailOnSocket, type TestRail } from '../../../test/helpers/rail.ts';
 import { codeIn, type Mailbox, mailTo, startSmtp } from '../../../test/helpers/smtp.ts';
 
-const WAIT_MS = 20_000;
 const skip = chromiumMissing();
-const ARTIFACTS = join(REPO_ROOT, 'test', 'artifacts');
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 860 } };
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 

@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { registerType } from '../../../test/helpers/issuance.ts';
 import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { codeIn, type Mailbox, mailTo, startSmtp } from '../../../test/helpers/smtp.ts';
 import { PARTNER_STAGES, type PartnerStage, TRANSITIONS } from '../../core/partner-pipeline.ts';
 
@@ -55,10 +55,6 @@ for (const factory of testDatabases()) {
         ...(payload === undefined ? {} : { payload: payload as object }),
       });
     const get = (url: string, headers: Record<string, string> = owner) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, TABLES);
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(snapshot, send, status, code);

@@ -24,6 +24,8 @@ for (const factory of testDatabases()) {
 
     const create = (headers: Record<string, string>, body: unknown = { name: 'City of Ghent' }, url = '/api/tenants') =>
       rail.app.inject({ method: 'POST', url, headers, payload: body as object });
+    const update = (payload: Record<string, unknown>) =>
+      rail.app.inject({ method: 'POST', url: '/api/tenants/update', headers: owner, payload });
     const tenantCount = async () => (await rail.db.selectFrom('tenants').select('slug').execute()).length;
 
     test('refuses a request without credentials, with a Holder credential, or with an unknown bearer', async () => {
@@ -194,53 +196,28 @@ for (const factory of testDatabases()) {
 
     test('updates profile and branding; refuses to un-mark a demo tenant', async () => {
       const { slug } = (await create(owner, { name: 'Brand Co' })).json();
-      const res = await rail.app.inject({
-        method: 'POST',
-        url: '/api/tenants/update',
-        headers: owner,
-        payload: {
-          tenant: slug,
-          displayName: 'Brand Company',
-          primaryColor: '#112233',
-          logoUri: 'https://brand.example/logo.png',
-        },
+      const res = await update({
+        tenant: slug,
+        displayName: 'Brand Company',
+        primaryColor: '#112233',
+        logoUri: 'https://brand.example/logo.png',
       });
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().profile.displayName, 'Brand Company');
       assert.equal(res.json().profile.primaryColor, '#112233');
       assert.equal(res.json().profile.description, null);
 
-      const cleared = await rail.app.inject({
-        method: 'POST',
-        url: '/api/tenants/update',
-        headers: owner,
-        payload: { tenant: slug, primaryColor: null },
-      });
+      const cleared = await update({ tenant: slug, primaryColor: null });
       assert.equal(cleared.json().profile.primaryColor, null);
       assert.equal(cleared.json().profile.displayName, 'Brand Company');
 
-      const badColour = await rail.app.inject({
-        method: 'POST',
-        url: '/api/tenants/update',
-        headers: owner,
-        payload: { tenant: slug, primaryColor: 'red' },
-      });
+      const badColour = await update({ tenant: slug, primaryColor: 'red' });
       assert.equal(badColour.statusCode, 400);
 
-      const unmark = await rail.app.inject({
-        method: 'POST',
-        url: '/api/tenants/update',
-        headers: owner,
-        payload: { tenant: 'demo-transit', displayName: 'Metro Transit' },
-      });
+      const unmark = await update({ tenant: 'demo-transit', displayName: 'Metro Transit' });
       assert.equal(unmark.statusCode, 400);
       assert.equal(unmark.json().error, 'reserved_name');
-      const unknown = await rail.app.inject({
-        method: 'POST',
-        url: '/api/tenants/update',
-        headers: owner,
-        payload: { tenant: 'no-such-tenant', displayName: 'X' },
-      });
+      const unknown = await update({ tenant: 'no-such-tenant', displayName: 'X' });
       assert.equal(unknown.statusCode, 404);
       assert.equal(unknown.json().error, 'unknown_tenant');
     });

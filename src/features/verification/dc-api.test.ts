@@ -13,9 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { testDatabases } from '../../../test/helpers/databases.ts';
 import { CARD_CLAIMS } from '../../../test/helpers/issuance.ts';
-import { answerDcApi, keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { answerDcApi, keyBindingOf, presentHolding, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { owner, startRail } from '../../../test/helpers/rail.ts';
-import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
+import { encryptAnswer, startVerifierRail, type VerifierRail, verifierCalls } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 
 const ASKED = ['holder_name', 'student'];
@@ -34,10 +34,8 @@ for (const factory of testDatabases()) {
     let v: VerifierRail;
     let origin: string;
     let vct: string;
-    let anchorPem: string;
     let holding: VerifierRail['holding'];
-    const call = (...args: Parameters<VerifierRail['call']>) => v.call(...args);
-    const poll = (o: { transactionId: string; resultToken: string }) => v.poll(o);
+    const { call, poll } = verifierCalls(() => v);
 
     async function open(extra: Record<string, unknown> = { origin: SHOP }): Promise<Opened> {
       const nonce = randomBytes(24).toString('base64url');
@@ -67,7 +65,7 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       v = await startVerifierRail(factory, { tenant: 'Bruges Museum', type: 'Museum Pass' });
-      ({ origin, vct, anchorPem, holding } = v);
+      ({ origin, vct, holding } = v);
     });
 
     after(async () => {
@@ -81,7 +79,7 @@ for (const factory of testDatabases()) {
         ['openid4vp-v1-signed', 'openid4vp-v1-unsigned'],
       );
       const jws = String(requestOf(o, 'openid4vp-v1-signed').data.request);
-      keyFromX5c(jws, anchorPem);
+      keyFromX5c(jws, v.anchorPem);
       assert.deepEqual(Object.keys(decodeProtectedHeader(jws)).sort(), ['alg', 'typ', 'x5c']);
       const signed = decodeJwt(jws);
       assert.match(String(signed.client_id), /^x509_hash:[A-Za-z0-9_-]{43}$/);
@@ -214,12 +212,7 @@ for (const factory of testDatabases()) {
       assert.equal(posted.status, 400);
       assert.match(String(posted.json.error_description), /state/);
       assert.equal(await poll(o), null);
-      const run = await presentWithWallet({
-        requestUri: o.requestUri,
-        credential: holding.credential,
-        holderKey: holding.key,
-        baseUrl: origin,
-      });
+      const run = await presentHolding(holding, o.requestUri, origin);
       assert.equal(run.status, 200, JSON.stringify(run.body));
       assert.equal((await poll(o))?.ok, true);
     });

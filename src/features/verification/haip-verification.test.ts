@@ -16,9 +16,10 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK 
 import { certifierOn } from '../../../test/helpers/certifier.ts';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
-import { keyBindingOf, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
+import { keyBindingOf, presentHolding, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
-import { encryptAnswer, startVerifierRail, type VerifierRail } from '../../../test/helpers/verifier-rail.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
+import { encryptAnswer, startVerifierRail, type VerifierRail, verifierCalls } from '../../../test/helpers/verifier-rail.ts';
 import { keyFromX5c } from '../../../test/helpers/x5c.ts';
 import { AesKeyVault } from '../../adapters/crypto/key-vault.ts';
 import { SealedKeyBackend } from '../../adapters/crypto/keys/sealed-backend.ts';
@@ -36,10 +37,8 @@ for (const factory of testDatabases()) {
     let rail: TestRail;
     let origin: string;
     let vct: string;
-    let anchorPem: string;
     let holding: VerifierRail['holding'];
-    const call = (...args: Parameters<VerifierRail['call']>) => v.call(...args);
-    const poll = (o: { transactionId: string; resultToken: string }) => v.poll(o);
+    const { call, poll } = verifierCalls(() => v);
 
     interface Opened {
       requestUri: string;
@@ -68,14 +67,7 @@ for (const factory of testDatabases()) {
       return { jws: res.text, header: decodeProtectedHeader(res.text), payload: decodeJwt(res.text) };
     }
 
-    const present = (o: Opened, overrides?: WalletOverrides) =>
-      presentWithWallet({
-        requestUri: o.requestUri,
-        credential: holding.credential,
-        holderKey: holding.key,
-        baseUrl: origin,
-        ...(overrides ? { overrides } : {}),
-      });
+    const present = (o: Opened, overrides?: WalletOverrides) => presentHolding(holding, o.requestUri, origin, overrides);
 
     /** Posts a direct_post.jwt body as a wallet does: `response=<JWE>`, form-encoded. */
     const postResponse = (jwe: string) => v.postResponse({ response: jwe });
@@ -90,7 +82,7 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       v = await startVerifierRail(factory, { tenant: 'Leuven Library', type: 'Library Card' });
-      ({ db, rail, origin, vct, anchorPem, holding } = v);
+      ({ db, rail, origin, vct, holding } = v);
     });
 
     after(async () => {
@@ -101,7 +93,7 @@ for (const factory of testDatabases()) {
       const o = await open('haip');
       const { jws, header, payload } = await requestObject(o);
       assert.deepEqual(Object.keys(header).sort(), ['alg', 'typ', 'x5c'], 'x5c names the key; no DID kid');
-      const { leaf } = keyFromX5c(jws, anchorPem);
+      const { leaf } = keyFromX5c(jws, v.anchorPem);
       const hash = createHash('sha256').update(leaf.raw).digest('base64url');
       assert.equal(payload.client_id, `x509_hash:${hash}`);
       assert.equal(new URL(o.requestUri).searchParams.get('client_id'), payload.client_id, 'the QR code names the same client');
@@ -173,12 +165,7 @@ for (const factory of testDatabases()) {
         const served = await fetch(`${otherOrigin}/oid4vp/request/${o.transactionId}`);
         const after = decodeJwt(await served.text());
         assert.equal(after.client_id, before.payload.client_id, 'the request names the certificate the QR code named');
-        const run = await presentWithWallet({
-          requestUri: o.requestUri,
-          credential: holding.credential,
-          holderKey: holding.key,
-          baseUrl: otherOrigin,
-        });
+        const run = await presentHolding(holding, o.requestUri, otherOrigin);
         assert.equal(run.status, 200, JSON.stringify(run.body));
         assert.equal((await poll(o))?.ok, true);
         // A transaction opened now names the new certificate (on a process whose key cache is fresh).
@@ -348,15 +335,7 @@ for (const factory of testDatabases()) {
     });
 
     test('a redirectUri that is not an https page without fragment or credentials is refused and stores nothing', async () => {
-      const count = async () =>
-        Number(
-          (
-            await rail.db
-              .selectFrom('presentation_transactions')
-              .select((e) => e.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const count = () => rowCount(rail.db, 'presentation_transactions');
       const before = await count();
       for (const redirectUri of [
         'http://rp.example.test/return',
@@ -404,22 +383,13 @@ for (const factory of testDatabases()) {
       for (const [name, credential, why] of cases) {
         // Sound under the interface's profile, which resolves the key by DID only ...
         const plain = await open('openid4vp');
-        const accepted = await presentWithWallet({
-          requestUri: plain.requestUri,
-          credential,
-          holderKey: holding.key,
-          baseUrl: origin,
-        });
+        const accepted = await presentHolding({ credential, key: holding.key }, plain.requestUri, origin);
         assert.equal(accepted.status, 200, `${name}: ${JSON.stringify(accepted.body)}`);
         // ... and refused under HAIP, which resolves it by certificate too.
         const o = await open('haip');
         // (An honest wallet would not offer it: the request names the authority in trusted_authorities.)
-        const run = await presentWithWallet({
-          requestUri: o.requestUri,
-          credential,
-          holderKey: holding.key,
-          baseUrl: origin,
-          overrides: { ignoreTrustedAuthorities: true },
+        const run = await presentHolding({ credential, key: holding.key }, o.requestUri, origin, {
+          ignoreTrustedAuthorities: true,
         });
         assert.equal(run.status, 400, name);
         const outcome = await poll(o);

@@ -7,6 +7,7 @@ import type { HolderKey } from '../../../test/helpers/holder.ts';
 import { issueOne, registerType } from '../../../test/helpers/issuance.ts';
 import { CLIENT_ID, present } from '../../../test/helpers/presentation.ts';
 import { bearer, OWNER_TOKEN, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import type { Clock } from '../../core/clock.ts';
 
 /** No array claims: the verifier checks top-level disclosures only. */
@@ -371,15 +372,7 @@ for (const factory of testDatabases()) {
     });
 
     test('requests are refused with a named error and write nothing', async () => {
-      const count = async () =>
-        Number(
-          (
-            await rail.db
-              .selectFrom('presentation_transactions')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const count = () => rowCount(rail.db, 'presentation_transactions');
       const before = await count();
       const refusals: Array<[Record<string, unknown>, number, string]> = [
         [{ vct: `${PUBLIC_URL}/types/nothing` }, 404, 'unknown_type'],

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
@@ -17,12 +16,12 @@ import {
   credentialPayload,
   disclosuresOf,
   keyBindingOf,
-  presentWithWallet,
+  presentHolding,
   replaceDisclosure,
   type WalletOverrides,
   type WalletRun,
 } from '../../../test/helpers/oid4vp-wallet.ts';
-import { jsonCaller, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { jsonCaller, listenOnLoopback, owner, PUBLIC_URL, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 
 const TENANT_NAME = 'Ghent Rowing Club';
 const TYPE_NAME = 'Membership Card';
@@ -96,23 +95,15 @@ for (const factory of testDatabases()) {
       return { credential, key };
     }
 
-    function present(opened: Opened, holding: Holding, overrides?: WalletOverrides): Promise<WalletRun> {
-      return presentWithWallet({
-        requestUri: opened.requestUri,
-        credential: holding.credential,
-        holderKey: holding.key,
-        baseUrl: origin,
-        ...(overrides ? { overrides } : {}),
-      });
-    }
+    const present = (opened: Opened, holding: Holding, overrides?: WalletOverrides): Promise<WalletRun> =>
+      presentHolding(holding, opened.requestUri, origin, overrides);
 
     let holding: Holding;
 
     before(async () => {
       db = await factory.create();
       rail = await startRail(db);
-      await rail.app.listen({ port: 0, host: '127.0.0.1' });
-      origin = `http://127.0.0.1:${(rail.app.server.address() as AddressInfo).port}`;
+      origin = await listenOnLoopback(rail);
 
       const tenant = await call('POST', '/api/tenants', { name: TENANT_NAME }, owner);
       assert.equal(tenant.status, 201, tenant.text);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../../../test/helpers/issuance.ts';
-import { bearer, owner, startRail, type TestRail } from '../../../test/helpers/rail.ts';
+import { bearer, owner, ownerCalls, startRail, type TestRail } from '../../../test/helpers/rail.ts';
 import { type Received, type Receiver, startReceiver } from '../../../test/helpers/receiver.ts';
 import { refusedUnchanged, rowCounts } from '../../../test/helpers/refusals.ts';
 import { verifyBody } from '../../core/webhook-signature.ts';
@@ -26,14 +26,7 @@ for (const factory of testDatabases()) {
     let receiver: Receiver;
     let tenant: string;
 
-    const post = (url: string, payload?: unknown, headers: Record<string, string> = owner) =>
-      rail.app.inject({
-        method: 'POST',
-        url,
-        headers,
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    const get = (url: string, headers: Record<string, string> = owner) => rail.app.inject({ method: 'GET', url, headers });
+    const { post, get } = ownerCalls(() => rail);
     const register = async (path: string, events: string[], forTenant = tenant, url = `${receiver.origin}${path}`) => {
       const res = await post(`${BASE}/webhooks`, { tenant: forTenant, url, events });
       assert.equal(res.statusCode, 201, res.body);
@@ -275,14 +268,7 @@ for (const factory of testDatabases()) {
     let receiver: Receiver;
     let now = Date.parse('2026-11-24T08:00:00Z');
     const clock = { now: () => now };
-    const post = (url: string, payload?: unknown) =>
-      rail.app.inject({
-        method: 'POST',
-        url,
-        headers: owner,
-        ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-      });
-    const get = (url: string) => rail.app.inject({ method: 'GET', url, headers: owner });
+    const { post, get } = ownerCalls(() => rail);
     const run = async () => (await rail.services(webhooksModule)).dispatcher.runOnce();
 
     before(async () => {

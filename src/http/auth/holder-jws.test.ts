@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import pino from 'pino';
-import { openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
+import { migratedDatabase, openTestDb, type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import { type HolderKey, holderJws, newHolderKey } from '../../../test/helpers/holder.ts';
+import { rowCount } from '../../../test/helpers/refusals.ts';
 import { type Db, migrate } from '../../adapters/sql/connect.ts';
 import { SqlHolderReplayStore } from '../../adapters/sql/holders/sql-holder-replay-store.ts';
 import { SqlRateBudget } from '../../adapters/sql/kernel/sql-rate-budget.ts';
@@ -53,15 +54,7 @@ async function p384Key() {
   return { privateKey, publicJwk: await exportJWK(publicKey) };
 }
 
-const jtiCount = async (db: Db) =>
-  Number(
-    (
-      await db
-        .selectFrom('holder_jti')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const jtiCount = (db: Db) => rowCount(db, 'holder_jti');
 
 /** The promise rejects with a 401 `unauthorized` ServiceError carrying the expected challenge. */
 async function assertUnauthorized(promise: Promise<unknown>, reason?: RegExp, challenge = /^Holder realm="openrail"/) {
@@ -102,27 +95,19 @@ test('the holder plane declares its security scheme, and holderOf reads only a h
 
 for (const factory of testDatabases()) {
   describe(`holder JWS authenticator (${factory.name})`, () => {
-    let tdb: TestDatabase;
-    let db: Db;
+    const on = migratedDatabase(factory);
     let auth: HolderJwsAuthenticator;
     before(async () => {
-      tdb = await factory.create();
-      db = openTestDb(tdb);
-      await migrate(db);
-      auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(db), clock, gateOn(db));
-    });
-    after(async () => {
-      await db?.destroy();
-      await tdb?.drop();
+      auth = new HolderJwsAuthenticator(AUD, new SqlHolderReplayStore(on.db), clock, gateOn(on.db));
     });
 
     const accept = (input: AuthInput, audience?: string) => acceptWith(auth, input, audience);
 
     /** Refused with 401 and the Holder challenge, and no jti mark was written. */
     async function refused(input: AuthInput, reason?: RegExp, audience?: string) {
-      const marks = await jtiCount(db);
+      const marks = await jtiCount(on.db);
       await assertUnauthorized(audience === undefined ? accept(input) : accept(input, audience), reason);
-      assert.equal(await jtiCount(db), marks, 'a refused JWS burns nothing');
+      assert.equal(await jtiCount(on.db), marks, 'a refused JWS burns nothing');
     }
 
     test('accepts a valid JWS: the account id is the RFC 7638 thumbprint and the jwk is public only', async () => {
@@ -135,7 +120,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual(principal.jwk, { kty: 'EC', crv: 'P-256', x: key.publicJwk.x, y: key.publicJwk.y });
       assert.equal(principal.claims.jti, jti);
       assert.equal(principal.claims.aud, AUD);
-      const mark = await db
+      const mark = await on.db
         .selectFrom('holder_jti')
         .selectAll()
         .where('account_id', '=', principal.accountId)
@@ -311,7 +296,7 @@ for (const factory of testDatabases()) {
       await refused(holder(token, 'GET', URL_ME), /htm/);
       await refused(holder(token, 'POST', `${AUD}/member/vote`), /htu/);
       const accountId = await calculateJwkThumbprint(key.publicJwk, 'sha256');
-      const marks = await db.selectFrom('holder_jti').select('jti').where('account_id', '=', accountId).execute();
+      const marks = await on.db.selectFrom('holder_jti').select('jti').where('account_id', '=', accountId).execute();
       assert.deepEqual(marks, [], 'no mark was written by the refusals');
 
       const principal = await accept(holder(token));

@@ -11,6 +11,7 @@ import type {
 } from '../../../ports/compliance-store.ts';
 import { approvalLive } from '../approvals/approvals-statements.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AttestationsTable, ComplianceRequestsTable } from '../schema.ts';
 import { inWindow, newestFirst, pastCursor } from '../windowed.ts';
@@ -70,12 +71,7 @@ export class SqlComplianceStore implements ComplianceStore {
   async addNegative(request: ComplianceRequestRecord): Promise<boolean> {
     // compliance_requests_one_negative (migration 0044) admits one standing negative answer per
     // subject: a second, however concurrent, inserts nothing.
-    const result = await this.db
-      .insertInto('compliance_requests')
-      .values(requests.row(request))
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'compliance_requests', requests.row(request));
   }
 
   async decideAccess(
@@ -137,12 +133,7 @@ export class SqlComplianceStore implements ComplianceStore {
   }
 
   async addAttestation(a: AttestationRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('attestations')
-      .values(attestations.row(a))
-      .onConflict((oc) => oc.columns(['username', 'statement_id', 'version']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'attestations', attestations.row(a), ['username', 'statement_id', 'version']);
   }
 
   async findAttestation(username: string, statementId: string, version: string): Promise<AttestationRecord | undefined> {

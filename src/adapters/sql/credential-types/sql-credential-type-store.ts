@@ -6,6 +6,7 @@ import type {
   TypeValidity,
 } from '../../../ports/credential-type-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { type Conv, rowCodec } from '../row-codec.ts';
 import type { CredentialTypesTable, TypeKeyAttestationTable, TypeValidityTable } from '../schema.ts';
 import { inTenant } from '../windowed.ts';
@@ -24,12 +25,7 @@ export class SqlCredentialTypeStore implements CredentialTypeStore {
 
   async create(t: CredentialTypeRecord): Promise<boolean> {
     // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
-    const result = await this.db
-      .insertInto('credential_types')
-      .values(types.row(t))
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'credential_types', types.row(t));
   }
 
   async get(tenant: string, typeId: string): Promise<CredentialTypeRecord | undefined> {

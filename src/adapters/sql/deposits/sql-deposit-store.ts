@@ -5,6 +5,7 @@ import type { ChannelState } from '../../../ports/channel-store.ts';
 import type { ChainedDeposit, DepositKind, DepositRecord, DepositStore, ProductRecord } from '../../../ports/deposit-store.ts';
 import type { StoredItemState, WalletItemRecord } from '../../../ports/wallet-item-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { bool, type Conv, num, rowCodec } from '../row-codec.ts';
 import type { DepositsTable, ProductsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
@@ -42,12 +43,7 @@ export class SqlDepositStore implements DepositStore {
   constructor(private readonly db: Db) {}
 
   async addProduct(p: ProductRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('products')
-      .values(products.row(p))
-      .onConflict((oc) => oc.columns(['tenant', 'kind']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'products', products.row(p), ['tenant', 'kind']);
   }
 
   async product(id: string): Promise<ProductRecord | undefined> {

@@ -1,28 +1,15 @@
 import type { HolderReplayStore } from '../../../ports/holder-replay-store.ts';
 import type { Db } from '../connect.ts';
+import { burnMark, pruneMarks } from '../replay-marks.ts';
 
 export class SqlHolderReplayStore implements HolderReplayStore {
   constructor(private readonly db: Db) {}
 
-  async burn(accountId: string, jti: string, expiresAt: number, now: number): Promise<boolean> {
-    // An expired mark for the same pair may still be present (not yet pruned): drop it first.
-    // Its JWS is outside the freshness window anyway, so this never reopens a live jti.
-    await this.db
-      .deleteFrom('holder_jti')
-      .where('account_id', '=', accountId)
-      .where('jti', '=', jti)
-      .where('expires_at', '<=', now)
-      .execute();
-    const result = await this.db
-      .insertInto('holder_jti')
-      .values({ account_id: accountId, jti, expires_at: expiresAt })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  burn(accountId: string, jti: string, expiresAt: number, now: number): Promise<boolean> {
+    return burnMark(this.db, 'holder_jti', { account_id: accountId, jti }, expiresAt, now);
   }
 
-  async prune(now: number): Promise<number> {
-    const result = await this.db.deleteFrom('holder_jti').where('expires_at', '<=', now).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  prune(now: number): Promise<number> {
+    return pruneMarks(this.db, 'holder_jti', now);
   }
 }

@@ -15,6 +15,7 @@ import type {
 import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { TenantCount, TypeCount, TypeRef } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
+import { expiringByType } from '../expiring.ts';
 import { type Conv, col, rowCodec } from '../row-codec.ts';
 import type { IssuedCredentialsTable } from '../schema.ts';
 import { startsWith } from '../text-match.ts';
@@ -194,21 +195,8 @@ export class SqlIssuanceViews implements IssuanceViews {
     }));
   }
 
-  async expiring(tenant: string | null, from: number, to: number, limit: number): Promise<TypeCount[]> {
-    const rows = await this.db
-      .selectFrom('issued_credentials')
-      .select((eb) => ['tenant', 'type_id', eb.fn.countAll<number | string>().as('n'), eb.fn.min('expires_at').as('first_at')])
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>=', from)
-      .where('expires_at', '<', to)
-      .where(inTenant(tenant))
-      .groupBy(['tenant', 'type_id'])
-      .orderBy('first_at')
-      .orderBy('tenant')
-      .orderBy('type_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, count: Number(r.n), firstAt: Number(r.first_at) }));
+  expiring(tenant: string | null, from: number, to: number, limit: number): Promise<TypeCount[]> {
+    return expiringByType(this.db, 'issued_credentials', 'revoked_at', { tenant, from, to, limit });
   }
 
   async touched(scope: IssuedScope): Promise<TouchedTenant[]> {

@@ -1,6 +1,7 @@
 import type { PageWindow } from '../../../core/page.ts';
 import type { TrustedIssuer, TrustRegistry, TrustState } from '../../../ports/trust-registry.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { TrustedIssuersTable } from '../schema.ts';
 
@@ -12,12 +13,7 @@ export class SqlTrustRegistry implements TrustRegistry {
   constructor(private readonly db: Db) {}
 
   async add(entry: TrustedIssuer): Promise<boolean> {
-    const result = await this.db
-      .insertInto('trusted_issuers')
-      .values(issuers.row(entry))
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'trusted_issuers', issuers.row(entry));
   }
 
   async get(did: string): Promise<TrustedIssuer | undefined> {

@@ -1,5 +1,6 @@
 import type { SettingsStore } from '../../../ports/settings-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 
 export class SqlSettingsStore implements SettingsStore {
   constructor(private readonly db: Db) {}
@@ -10,11 +11,6 @@ export class SqlSettingsStore implements SettingsStore {
   }
 
   async putIfAbsent(name: string, value: string): Promise<boolean> {
-    const result = await this.db
-      .insertInto('settings')
-      .values({ name, value })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'settings', { name, value });
   }
 }

@@ -12,6 +12,7 @@ import {
   type VoteRecord,
 } from '../../../ports/membership-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { CoinEntriesTable, MembersTable, ProposalsTable } from '../schema.ts';
 import { atomically } from '../sql-unit-of-work.ts';
@@ -83,12 +84,7 @@ export class SqlMembershipStore implements MembershipStore {
   }
 
   async enrol(m: MemberRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('members')
-      .values(members.row(m))
-      .onConflict((oc) => oc.columns(['tenant', 'account_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'members', members.row(m), ['tenant', 'account_id']);
   }
 
   spendTransaction(transactionId: string, now: number): Promise<boolean> {

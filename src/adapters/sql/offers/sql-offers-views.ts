@@ -4,6 +4,7 @@ import type { SourcePage } from '../../../ports/timeline-page.ts';
 import type { Counted, FunnelRow, Overdue, TypeCount, TypeRef } from '../../../ports/view-records.ts';
 import type { Db } from '../connect.ts';
 import { counted } from '../counted.ts';
+import { expiringByType } from '../expiring.ts';
 import { sourcePage } from '../timeline-page.ts';
 import { dayOf, inPairs, inTenant } from '../windowed.ts';
 
@@ -94,21 +95,8 @@ export class SqlOffersViews implements OffersViews {
     return counted(base, (query) => query.select(COLUMNS).orderBy('expires_at').orderBy('id').limit(top).execute(), toOffer);
   }
 
-  async expiring(tenant: string | null, from: number, to: number, limit: number): Promise<TypeCount[]> {
-    const rows = await this.db
-      .selectFrom('offers')
-      .select((eb) => ['tenant', 'type_id', eb.fn.countAll<number | string>().as('n'), eb.fn.min('expires_at').as('first_at')])
-      .where('collected_at', 'is', null)
-      .where('expires_at', '>=', from)
-      .where('expires_at', '<', to)
-      .where(inTenant(tenant))
-      .groupBy(['tenant', 'type_id'])
-      .orderBy('first_at')
-      .orderBy('tenant')
-      .orderBy('type_id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ tenant: r.tenant, typeId: r.type_id, count: Number(r.n), firstAt: Number(r.first_at) }));
+  expiring(tenant: string | null, from: number, to: number, limit: number): Promise<TypeCount[]> {
+    return expiringByType(this.db, 'offers', 'collected_at', { tenant, from, to, limit });
   }
 
   async unerasedSubjects(tenant: string | null, before: number, limit: number): Promise<Overdue[]> {

@@ -10,6 +10,7 @@ import type {
   TeamMember,
 } from '../../../ports/partner-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { PartnerApplicationsTable, PartnerTeamTable } from '../schema.ts';
 import { newestFirst } from '../windowed.ts';
@@ -158,12 +159,7 @@ export class SqlPartnerStore implements PartnerStore {
   }
 
   async addMember(m: TeamMember): Promise<boolean> {
-    const result = await this.db
-      .insertInto('partner_team')
-      .values(team.row(m))
-      .onConflict((oc) => oc.columns(['application_id', 'email']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'partner_team', team.row(m), ['application_id', 'email']);
   }
 
   async members(applicationId: string): Promise<TeamMember[]> {

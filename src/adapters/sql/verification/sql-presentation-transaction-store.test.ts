@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../../../../test/helpers/databases.ts';
+import { before, describe, test } from 'node:test';
+import { migratedDatabase, tenantRecord, testDatabases } from '../../../../test/helpers/databases.ts';
 import type { PresentationTransactionRecord } from '../../../ports/presentation-transaction-store.ts';
-import { type Db, migrate } from '../connect.ts';
 import { SqlTenantStore } from '../tenants/sql-tenant-store.ts';
 import { SqlPresentationTransactionStore } from './sql-presentation-transaction-store.ts';
 import { spendForEnrolment } from './verification-statements.ts';
@@ -41,20 +40,12 @@ function transaction(id: string, over: Partial<PresentationTransactionRecord> = 
 
 for (const factory of testDatabases()) {
   describe(`presentation transactions (${factory.name})`, () => {
-    let target: TestDatabase;
-    let db: Db;
+    const on = migratedDatabase(factory);
     let store: SqlPresentationTransactionStore;
 
     before(async () => {
-      target = await factory.create();
-      db = openTestDb(target);
-      await migrate(db);
-      await new SqlTenantStore(db).create(tenantRecord('alpha'), []);
-      store = new SqlPresentationTransactionStore(db);
-    });
-    after(async () => {
-      await db.destroy();
-      await target.drop();
+      await new SqlTenantStore(on.db).create(tenantRecord('alpha'), []);
+      store = new SqlPresentationTransactionStore(on.db);
     });
 
     test('a transaction round-trips, and is found by id and by state', async () => {
@@ -68,15 +59,15 @@ for (const factory of testDatabases()) {
 
     test('completion keeps the holder thumbprint; a completed transaction enrols once, a pending or expired one never', async () => {
       await store.create(transaction('e1'));
-      assert.equal(await spendForEnrolment(db, 'e1', T0 + 5), false, 'pending: nothing to enrol with');
+      assert.equal(await spendForEnrolment(on.db, 'e1', T0 + 5), false, 'pending: nothing to enrol with');
       assert.equal(await store.complete('e1', { ok: true }, T0 + 10, T0 + 10 + TTL, { holder: 'thumb-e1' }), true);
       assert.equal((await store.get('e1'))?.holder, 'thumb-e1');
-      const spent = await Promise.all(Array.from({ length: 5 }, () => spendForEnrolment(db, 'e1', T0 + 20)));
+      const spent = await Promise.all(Array.from({ length: 5 }, () => spendForEnrolment(on.db, 'e1', T0 + 20)));
       assert.equal(spent.filter(Boolean).length, 1, 'exactly one enrolment spends it');
       assert.equal((await store.get('e1'))?.enrolledAt, T0 + 20);
       await store.create(transaction('e2'));
       await store.complete('e2', { ok: true }, T0 + 10, T0 + 100, { holder: 'thumb-e2' });
-      assert.equal(await spendForEnrolment(db, 'e2', T0 + 100), false, 'expired');
+      assert.equal(await spendForEnrolment(on.db, 'e2', T0 + 100), false, 'expired');
       assert.equal((await store.get('e2'))?.enrolledAt, null);
     });
 

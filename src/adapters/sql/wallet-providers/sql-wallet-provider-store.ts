@@ -1,6 +1,7 @@
 import type { PageWindow } from '../../../core/page.ts';
 import type { ProviderState, WalletProviderRecord, WalletProviderStore } from '../../../ports/wallet-provider-store.ts';
 import type { Db } from '../connect.ts';
+import { insertOnce } from '../insert-once.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { WalletProvidersTable } from '../schema.ts';
 import { newestFirst } from '../windowed.ts';
@@ -15,12 +16,7 @@ export class SqlWalletProviderStore implements WalletProviderStore {
   constructor(private readonly db: Db) {}
 
   async add(p: WalletProviderRecord): Promise<boolean> {
-    const result = await this.db
-      .insertInto('wallet_providers')
-      .values(providers.row(p))
-      .onConflict((oc) => oc.column('homepage').doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    return insertOnce(this.db, 'wallet_providers', providers.row(p), ['homepage']);
   }
 
   async get(id: string): Promise<WalletProviderRecord | undefined> {

@@ -11,9 +11,23 @@ import type {
 } from '../../../ports/wallet-views.ts';
 import { accountLists } from '../account-lists.ts';
 import type { Db } from '../connect.ts';
+import type { ChannelsTable } from '../schema.ts';
 import { sourcePage } from '../timeline-page.ts';
 import { inTenant } from '../windowed.ts';
 import { consentPage } from './sql-consent-reads.ts';
+
+const CHANNEL_COLUMNS = ['tenant', 'account_id', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'] as const;
+
+/** A channel as the views answer it: its elements parsed. */
+const toChannel = (r: ChannelsTable): ChannelRow => ({
+  tenant: r.tenant,
+  accountId: r.account_id,
+  state: r.state,
+  elements: JSON.parse(r.elements) as string[],
+  requestedBy: r.requested_by,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
 
 /** The wallet module's published views of its items and channels (ports/wallet-views.ts); never an item's title. */
 export class SqlWalletViews implements WalletViews {
@@ -53,19 +67,11 @@ export class SqlWalletViews implements WalletViews {
   async channelsOf(accountId: string, tenant: string | null, page: SourcePage): Promise<ChannelRow[]> {
     const query = this.db
       .selectFrom('channels')
-      .select(['tenant', 'account_id', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
+      .select(CHANNEL_COLUMNS)
       .where('account_id', '=', accountId)
       .where(inTenant(tenant));
     const rows = await sourcePage(query, 'created_at', 'tenant', page);
-    return rows.map((r) => ({
-      tenant: r.tenant,
-      accountId: r.account_id,
-      state: r.state,
-      elements: JSON.parse(r.elements) as string[],
-      requestedBy: r.requested_by,
-      createdAt: Number(r.created_at),
-      updatedAt: Number(r.updated_at),
-    }));
+    return rows.map(toChannel);
   }
 
   async demoMarkMismatches(limit: number): Promise<{ id: string; tenant: string }[]> {
@@ -143,20 +149,12 @@ export class SqlWalletViews implements WalletViews {
   async channelsByTenant(accountId: string, tenant: string | null): Promise<ChannelRow[]> {
     const rows = await this.db
       .selectFrom('channels')
-      .select(['tenant', 'account_id', 'state', 'elements', 'requested_by', 'created_at', 'updated_at'])
+      .select(CHANNEL_COLUMNS)
       .where('account_id', '=', accountId)
       .where(inTenant(tenant))
       .orderBy('tenant')
       .execute();
-    return rows.map((r) => ({
-      tenant: r.tenant,
-      accountId: r.account_id,
-      state: r.state,
-      elements: JSON.parse(r.elements) as string[],
-      requestedBy: r.requested_by,
-      createdAt: Number(r.created_at),
-      updatedAt: Number(r.updated_at),
-    }));
+    return rows.map(toChannel);
   }
 
   consent(

@@ -8,24 +8,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { FULL_HOLDER_PEPPER, fullHolders } from '../../../../test/helpers/full-holder.ts';
 import { accountOf, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import type { SubjectPlace as Place } from '../../../ports/compliance-store.ts';
 
 const BASE = '/api/admin/compliance';
 type Headers = Record<string, string>;
-interface Place {
-  table: string;
-  column: string;
-  category: string;
-  count: number;
-  erasure: string;
-  erasureNote: string | null;
-}
 
 for (const factory of testDatabases()) {
   describe(`compliance: every holder is answered (${factory.name})`, () => {
@@ -50,10 +42,6 @@ for (const factory of testDatabases()) {
       });
     const get = (url: string, headers: Headers) =>
       rail.app.inject({ method: 'GET', url: url.startsWith('/api/') ? url : `${BASE}${url}`, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, ['compliance_requests', 'approvals', 'audit_log', 'outbox']);
     const lookup = async (subject: Record<string, string>) =>
       ok(await post('/dsar/lookup', { subject }, auditor)) as { held: boolean; places: Place[] };
@@ -81,8 +69,7 @@ for (const factory of testDatabases()) {
     };
 
     before(async () => {
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false }));
       await holders.prepare();
       ownerA = await signedInOperator(rail.app, 'owner-a', ['owner']);
       ownerB = await signedInOperator(rail.app, 'owner-b', ['owner']);
@@ -90,10 +77,7 @@ for (const factory of testDatabases()) {
       support = await signedInOperator(rail.app, 'support-x', ['support']);
       auditor = await signedInOperator(rail.app, 'auditor-x', ['auditor']);
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('an account with data and no membership is found and exported through four eyes', async () => {
       const { accountId, title } = await nonMember();

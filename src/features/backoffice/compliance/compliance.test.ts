@@ -5,15 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { FULL_HOLDER_PEPPER, type FullHolder, fullHolders, rowsNaming } from '../../../../test/helpers/full-holder.ts';
 import { accountOf, type HolderKey } from '../../../../test/helpers/holder.ts';
 import { issueOne, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { owner, PUBLIC_URL, railOn, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 import { HOLDER_DATA } from '../../../adapters/sql/holder-data.ts';
 import { SqlKernelViews } from '../../../adapters/sql/kernel/sql-kernel-views.ts';
 import { verifyAuditChain } from '../audit/audit-reader.ts';
@@ -67,10 +66,6 @@ for (const factory of testDatabases()) {
     const post = (url: string, payload: unknown, headers: Headers) =>
       rail.app.inject({ method: 'POST', url: `${BASE}${url}`, headers, payload: payload as object });
     const get = (url: string, headers: Headers) => rail.app.inject({ method: 'GET', url: `${BASE}${url}`, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, ['compliance_requests', 'approvals', 'audit_log', 'erasure_receipts', 'members']);
     const lookup = async (subject: Record<string, string>, headers = auditor) =>
       ok(await post('/dsar/lookup', { subject }, headers)) as {
@@ -84,8 +79,7 @@ for (const factory of testDatabases()) {
 
     before(async () => {
       now = Date.now();
-      db = await factory.create();
-      rail = await startRail(db, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false });
+      ({ db, rail } = await railOn(factory, { OPENRAIL_DIRECTORY_PEPPER: FULL_HOLDER_PEPPER }, clock, { runJobs: false }));
       await holders.prepare();
       ownerA = await signedInOperator(rail.app, 'owner-a', ['owner']);
       ownerB = await signedInOperator(rail.app, 'owner-b', ['owner']);
@@ -103,10 +97,7 @@ for (const factory of testDatabases()) {
       });
       assert.equal(session.statusCode, 303, session.body);
     });
-    after(async () => {
-      await rail.stop();
-      await db.drop();
-    });
+    after(() => stopRail(rail, db));
 
     test('a lookup by account finds the holder in every registered place, with the counts of its own rows only', async () => {
       const found = await lookup({ accountId: first.accountId });

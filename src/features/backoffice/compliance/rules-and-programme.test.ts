@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/compliance';
 type Headers = Record<string, string>;
@@ -27,10 +26,6 @@ for (const factory of testDatabases()) {
     const post = (url: string, payload: unknown, headers: Headers) =>
       rail.app.inject({ method: 'POST', url: `${BASE}${url}`, headers, payload: payload as object });
     const get = (url: string, headers: Headers) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
     const snapshot = () => rowCounts(rail.db, ['retention_rules', 'purge_runs', 'audit_log']);
 
     before(async () => {

@@ -7,11 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { owner, ownerCalls, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 import { accountModule } from '../../account/module.ts';
 import { EXPORT_RESULT_TTL_MS } from './subject-export.ts';
 
@@ -29,13 +28,7 @@ for (const factory of testDatabases()) {
     let ops: Record<string, string>;
     let auditor: Record<string, string>;
 
-    const post = (url: string, payload: unknown, headers: Record<string, string>) =>
-      rail.app.inject({ method: 'POST', url, headers, payload: payload as object });
-    const get = (url: string, headers: Record<string, string>) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
+    const { post, get } = ownerCalls(() => rail);
     const snapshot = () => rowCounts(rail.db, ['approvals', 'audit_log']);
     /** A member of the tenant with two coin entries. */
     const holder = async () => {

@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { type TestDatabase, testDatabases } from '../../../../test/helpers/databases.ts';
 import { operatorAddress, signedInOperator } from '../../../../test/helpers/operators.ts';
-import { bearer, owner, railOn, startRail, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { bearer, owner, ownerCalls, railOn, startRail, stopRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/people/operators';
 const TABLES = ['operators', 'operator_sessions', 'operator_identities', 'audit_log', 'approvals'] as const;
@@ -19,13 +19,7 @@ type Headers = Record<string, string>;
 
 /** What the suites share: posting, reading, and proving a refusal changed nothing. */
 function harness(rail: () => TestRail) {
-  const post = (url: string, payload?: unknown, headers: Headers = owner) =>
-    rail().app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-  const get = (url: string, headers: Headers = owner) => rail().app.inject({ method: 'GET', url, headers });
-  const ok = (res: LightMyRequestResponse, status = 200) => {
-    assert.equal(res.statusCode, status, res.body);
-    return res.json();
-  };
+  const { post, get } = ownerCalls(rail);
   const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
     refusedUnchanged(() => rowCounts(rail().db, TABLES), send, status, code);
   const entry = (seq: number) => rail().db.selectFrom('audit_log').selectAll().where('seq', '=', seq).executeTakeFirstOrThrow();

@@ -11,8 +11,8 @@ import { type TestDatabase, testDatabases } from '../../../../test/helpers/datab
 import { billBody } from '../../../../test/helpers/deposits.ts';
 import { accountOf, type HolderKey, holderJws, newHolderKey } from '../../../../test/helpers/holder.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
-import { owner, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { owner, ownerCalls, PUBLIC_URL, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const BASE = '/api/admin/people';
 const TABLES = ['proposals', 'votes', 'members', 'coin_entries', 'audit_log', 'outbox'] as const;
@@ -31,13 +31,7 @@ for (const factory of testDatabases()) {
     const alpha: string[] = [];
     const beta: string[] = [];
 
-    const post = (url: string, payload?: unknown, headers: Headers = owner) =>
-      rail.app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-    const get = (url: string, headers: Headers = owner) => rail.app.inject({ method: 'GET', url, headers });
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
-    };
+    const { post, get } = ownerCalls(() => rail);
     const refuses = (send: () => Promise<LightMyRequestResponse>, status: number, code: string) =>
       refusedUnchanged(() => rowCounts(rail.db, TABLES), send, status, code);
     const enrol = async (tenant: string, tier = 'member') => {

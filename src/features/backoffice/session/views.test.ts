@@ -12,7 +12,7 @@ import { accountOf } from '../../../../test/helpers/holder.ts';
 import { createOffer, issueOne, registerType } from '../../../../test/helpers/issuance.ts';
 import { signedInOperator } from '../../../../test/helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../../../../test/helpers/rail.ts';
-import { refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
+import { ok, refusedUnchanged, rowCounts } from '../../../../test/helpers/refusals.ts';
 
 const CLAIMS = ['holder_name', 'birth_date:date', 'member_code', 'class:enum(first|second)'];
 /** Claim values no answer may carry: distinctive, so a search of the JSON finds any leak. */
@@ -62,10 +62,6 @@ for (const factory of testDatabases()) {
       const res = await rail.app.inject({ method: 'GET', url, headers });
       seen.push(res.body);
       return res;
-    };
-    const ok = (res: LightMyRequestResponse, status = 200) => {
-      assert.equal(res.statusCode, status, res.body);
-      return res.json();
     };
     const refused = (res: LightMyRequestResponse, status: number, code: string) => {
       assert.equal(res.statusCode, status, res.body);
