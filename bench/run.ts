@@ -1,12 +1,14 @@
 // `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
 import { cliBench } from './cli.ts';
 import { issuanceBench } from './issuance.ts';
+import { keysBench } from './keys.ts';
 import { verifyBench } from './verify.ts';
 import { webhooksBench } from './webhooks.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   cli: cliBench,
   issuance: issuanceBench,
+  keys: keysBench,
   verify: verifyBench,
   webhooks: webhooksBench,
 };
