@@ -1,5 +1,5 @@
-// `npm run shape`: the shape of the source tree in numbers (docs/architecture.md, "The shape in
-// numbers"). Per back-office route group: its operations, and the lines of feature code, ports and
+// `npm run shape`: the shape of the source tree in numbers (bench/README.md, "The shape, round
+// three"). Per back-office route group: its operations, and the lines of feature code, ports and
 // SQL behind each; the tables named by more than one module's adapters; the source files over 400
 // lines; repeated runs per 1,000 lines (the `duplicates` command, where the machine has it).
 // `--json <file>` writes the same figures as JSON. It reads files and starts the service once on a
