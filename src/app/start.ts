@@ -29,6 +29,7 @@ import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import { type Config, ConfigError } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
+import { ServiceError } from '../core/errors.ts';
 import { RATE_WINDOW_MAX_SECONDS } from '../core/integration-scopes.ts';
 import { IssuerUrls } from '../core/issuer-urls.ts';
 import type { Random } from '../core/random.ts';
@@ -118,8 +119,12 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const urls = new IssuerUrls(config.publicUrl);
     const certifier = await certifierFor(config, db, keyBackend, clock, urls);
     const renewals = new SqlKeyCertificateRenewals(db);
-    // Keys made before certificates existed get theirs before the first request is served.
-    await renewKeyCertificates(renewals, certifier, clock.now());
+    // Keys made before certificates existed get theirs before the first request is served; with a
+    // token that cannot sign just now, the certificate job gives them theirs once it is back.
+    await renewKeyCertificates(renewals, certifier, clock.now()).catch((err) => {
+      if (!(err instanceof ServiceError && err.code === 'signing_unavailable')) throw err;
+      log.warn({ code: err.code }, 'the key token cannot sign: certificates are renewed once it is back (docs/keys.md)');
+    });
     if (authorityEndingSoon(certifier, clock.now())) {
       log.warn(
         { notAfter: new Date(certifier.notAfter).toISOString() },

@@ -37,6 +37,11 @@ export interface JwsSigner extends PublicKey {
 export interface KeyStore {
   /** A fresh key, made where the deployment keeps keys and ready to store, for a tenant being created in one transaction. */
   prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey>;
+  /**
+   * Deletes what a prepared key holds outside its row (its token objects), for a key that was never
+   * stored; a failure is let be (the object signs nothing; docs/keys.md, "Objects no key names").
+   */
+  discard(key: StoredSigningKey): Promise<void>;
   /** The tenant's active key for `purpose`, created if it has none (safe under concurrent calls). */
   ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey>;
   activeKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey | undefined>;

@@ -41,7 +41,7 @@ import {
 } from '../helpers/issuance.ts';
 import { signedInOperator } from '../helpers/operators.ts';
 import { present, verifiedOn } from '../helpers/presentation.ts';
-import { owner, railOn, railSeconds, stopRail, type TestRail } from '../helpers/rail.ts';
+import { owner, railOn, railSeconds, startRail, stopRail, type TestRail } from '../helpers/rail.ts';
 import { type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
 import { verifyByX5c } from '../helpers/x5c.ts';
 
@@ -532,6 +532,34 @@ describe('keys in a PKCS#11 token, through the whole service', { skip }, () => {
         assert.equal((await verifiedOn(rail.app, { credential, key: holder })).ok, true);
         assert.equal((await verifiedOn(rail.app, issued)).ok, true);
         assert.equal((await verifiedOn(rail.app, victim)).ok, false, 'revoked while the token was gone');
+      });
+
+      test('a process started while the token is gone serves what needs no signature, and signs once the token is back', async () => {
+        const away = `${token.tokens}-away`;
+        renameSync(token.tokens, away);
+        let late: TestRail | undefined;
+        try {
+          late = await startRail(db, { ...token.env, OPENRAIL_DEMO: 'off', OPENRAIL_BACKUP_DIR: backupDir }, clock, {
+            runJobs: false,
+          });
+          assert.equal((await late.app.inject({ method: 'GET', url: `/t/${tenant()}/did.json` })).statusCode, 200);
+          const refused = await late.app.inject({
+            method: 'POST',
+            url: '/api/admin/compliance/dsar/negative-response',
+            headers: await signedInOperator(late.app, `support-late-${factory.name}`, ['support']),
+            payload: { subject: { accountId: accountOf(await newHolderKey()) }, source: 'Letter' },
+          });
+          assert.equal(refused.statusCode, 503, refused.body);
+        } finally {
+          renameSync(away, token.tokens);
+        }
+        try {
+          await new Promise((r) => setTimeout(r, TOKEN_RETRY_SECONDS * 1000 + 100));
+          const issued = await issueOne(late.app, tenant(), typeId, PASS_SUBJECT);
+          assert.equal((await verifiedOn(late.app, issued)).ok, true);
+        } finally {
+          await late?.stop();
+        }
       });
     });
   }

@@ -198,6 +198,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
   CNonces: { mint: T.cNonces, check: T.cNonces },
   KeyStore: {
     prepareKey: T.keyStore,
+    discard: T.keyStore,
     ensureKey: T.keyStore,
     activeKey: T.keyStore,
     publishedKeys: T.keyStore,
@@ -823,6 +824,13 @@ for (const factory of testDatabases()) {
       // Each tenant's key is its own: made for it, found as it, published under it, signing as it.
       const prepared = await keys.prepareKey('beta', 'verifier');
       assert.equal(prepared.tenant, 'beta');
+      // A prepared key discarded was never stored: no tenant's keys change.
+      const before = [...(await keys.publishedKeys('alpha')), ...(await keys.publishedKeys('beta'))].map((k) => k.kid);
+      await keys.discard(prepared);
+      assert.deepEqual(
+        [...(await keys.publishedKeys('alpha')), ...(await keys.publishedKeys('beta'))].map((k) => k.kid),
+        before,
+      );
       const alphaIssuer = await keys.activeKey('alpha', 'issuer');
       const betaIssuer = await keys.activeKey('beta', 'issuer');
       assert.ok(alphaIssuer && betaIssuer);

@@ -36,13 +36,17 @@ export class TenantKeyStore implements KeyStore {
     };
   }
 
+  async discard(key: StoredSigningKey): Promise<void> {
+    await this.backend.destroy(key.privateKey).catch(() => undefined);
+  }
+
   async ensureKey(tenant: string, purpose: KeyPurpose): Promise<PublicKey> {
     const existing = await this.keys.active(tenant, purpose);
     if (existing) return toPublic(existing);
     const made = await this.prepareKey(tenant, purpose);
     if (!(await this.keys.insert(made))) {
       // Another process won the race; whichever key is active is the tenant's key, and ours goes.
-      await this.backend.destroy(made.privateKey);
+      await this.discard(made);
     }
     const active = await this.keys.active(tenant, purpose);
     if (!active) throw new Error(`no active ${purpose} key for tenant ${tenant} after provisioning`);

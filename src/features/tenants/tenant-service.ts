@@ -191,10 +191,11 @@ export class TenantService {
 
   /** Seeds the platform tenant (and its verifier key) and, unless disabled, the demonstration tenant. */
   async seed(options: { demo: boolean; platformName: string }): Promise<void> {
-    await this.insert(ROOT_SLUG, options.platformName, SYSTEM_SEED);
+    // Every start seeds: a key is made only for a tenant not there yet (in a token, an object).
+    if (!(await this.tenants.get(ROOT_SLUG))) await this.insert(ROOT_SLUG, options.platformName, SYSTEM_SEED);
     await this.keys.ensureKey(ROOT_SLUG, 'issuer');
     await this.keys.ensureKey(ROOT_SLUG, 'verifier');
-    if (options.demo) {
+    if (options.demo && !(await this.tenants.get(DEMO_TENANT.slug))) {
       const created = await this.insert(DEMO_TENANT.slug, DEMO_TENANT.name, SYSTEM_SEED);
       // The demonstration tenant shows HAIP issuance from its first start (docs/haip.md).
       if (created) await this.tenants.setAuthorizationFlow(DEMO_TENANT.slug, { haipIssuance: true }, this.clock.now());
@@ -241,7 +242,15 @@ export class TenantService {
     profile: Partial<TenantProfile> = {},
   ): Promise<{ record: TenantRecord; auditSeq: number } | undefined> {
     const key = await this.keys.prepareKey(slug, 'issuer');
-    return this.uow.run((recorders) => this.insertIn(recorders, slug, name, actor, profile, key));
+    // A key made for a tenant that was not created (its slug taken meanwhile, a refusal) is discarded.
+    const created = await this.uow
+      .run((recorders) => this.insertIn(recorders, slug, name, actor, profile, key))
+      .catch(async (err) => {
+        await this.keys.discard(key);
+        throw err;
+      });
+    if (!created) await this.keys.discard(key);
+    return created;
   }
 
   private async insertIn(
