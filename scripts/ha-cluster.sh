@@ -416,11 +416,9 @@ up() {
   say "synchronous standby streaming at $(elapsed) s"
 
   psql_front -c "CREATE ROLE openrail LOGIN PASSWORD '$OPENRAIL_DB_PASSWORD'" -c 'CREATE DATABASE openrail OWNER openrail'
-  # The first node applies the migrations alone; the other two then start together.
-  start_openrail 1
-  wait_for "openrail1's /readyz" "$UP_LIMIT" http_ok "http://127.0.0.1:$OPENRAIL1_PORT/readyz"
-  for n in $(seq 2 "$OPENRAIL_NODES"); do start_openrail "$n"; done
-  for n in $(seq 2 "$OPENRAIL_NODES"); do
+  # All three start together: the migrations run under PostgreSQL's advisory lock, one node at a time.
+  for n in $(seq 1 "$OPENRAIL_NODES"); do start_openrail "$n"; done
+  for n in $(seq 1 "$OPENRAIL_NODES"); do
     local port_var="OPENRAIL${n}_PORT"
     wait_for "openrail$n's /readyz" "$UP_LIMIT" http_ok "http://127.0.0.1:${!port_var}/readyz"
   done
@@ -503,6 +501,7 @@ down_now() {
   done
   say "Patroni and PostgreSQL stopped at $(elapsed) s"
   stop_pid "$(pid_of etcd)" TERM 10 etcd
+  say "etcd stopped at $(elapsed) s"
   local left
   left=$(leftovers)
   if [ -n "$left" ]; then
