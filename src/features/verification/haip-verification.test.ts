@@ -373,12 +373,16 @@ for (const factory of testDatabases()) {
       const verifierChain = (await keys.signer('root', 'verifier')).x5c;
       const stranger = await newWalletProvider();
       const { x5c: _issued, ...withoutX5c } = header;
-      const resigned = (h: Record<string, unknown>) => [issuer.sign(h, payload), ...rest].join('~');
+      const resigned = async (h: Record<string, unknown>) => [await issuer.sign(h, payload), ...rest].join('~');
 
       const cases: Array<[string, string, RegExp]> = [
-        ['no x5c', resigned(withoutX5c), /carries no certificate chain \(x5c\)/],
-        ['a chain to another authority', resigned({ ...withoutX5c, x5c: [stranger.leaf] }), /does not end at a trusted anchor/],
-        ['a chain of ours for another key', resigned({ ...withoutX5c, x5c: verifierChain }), /certifies another key/],
+        ['no x5c', await resigned(withoutX5c), /carries no certificate chain \(x5c\)/],
+        [
+          'a chain to another authority',
+          await resigned({ ...withoutX5c, x5c: [stranger.leaf] }),
+          /does not end at a trusted anchor/,
+        ],
+        ['a chain of ours for another key', await resigned({ ...withoutX5c, x5c: verifierChain }), /certifies another key/],
       ];
       for (const [name, credential, why] of cases) {
         // Sound under the interface's profile, which resolves the key by DID only ...
