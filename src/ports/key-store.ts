@@ -39,7 +39,7 @@ export interface KeyStore {
   prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey>;
   /**
    * Deletes what a prepared key holds outside its row (its token objects), for a key that was never
-   * stored; a failure is let be (the object signs nothing; docs/keys.md, "Objects no key names").
+   * stored; a failure is let be (the object signs nothing; docs/keys.md, "Rotation, retirement and objects no key names").
    */
   discard(key: StoredSigningKey): Promise<void>;
   /** The tenant's active key for `purpose`, created if it has none (safe under concurrent calls). */

@@ -72,7 +72,7 @@ export class TenantKeyStore implements KeyStore {
    * Takes a superseded key out of the DID document, and once that has committed deletes its token
    * objects (a sealed key has nothing outside its row): nothing it signed can be presented any more
    * (the retirement job's rule). A token that cannot delete just now leaves an object no row names,
-   * which signs nothing (docs/keys.md, "Objects no key names").
+   * which signs nothing (docs/keys.md, "Rotation, retirement and objects no key names").
    */
   async retire(tenant: string, kid: string): Promise<boolean> {
     const key = (await this.keys.published(tenant)).find((k) => k.kid === kid);
