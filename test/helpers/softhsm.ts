@@ -6,10 +6,12 @@
  * file in a process of its own). CI installs SoftHSM (.ci/run); outside CI a suite that needs it
  * skips, saying why; in CI a missing SoftHSM is an error, never a silent skip.
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pkcs11js from 'pkcs11js';
 
 export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 const UTIL = '/usr/bin/softhsm2-util';
@@ -66,4 +68,35 @@ export function softToken(label = 'openrail-test', pin = '246810'): SoftToken {
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The token as another application sees it (an operator's tool): a raw pkcs11js session, read and
+ * write, logged in, on the library this process shares; `objects` finds by a template.
+ */
+export function rawSession(token: SoftToken) {
+  const lib = new pkcs11js.PKCS11();
+  lib.load(token.module);
+  try {
+    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
+  } catch (err) {
+    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
+  }
+  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
+  assert.ok(slot, 'the token is there');
+  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+  try {
+    lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
+  } catch (err) {
+    if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
+  }
+  const objects = (template: pkcs11js.Template) => {
+    lib.C_FindObjectsInit(session, template);
+    try {
+      return lib.C_FindObjects(session, 1000);
+    } finally {
+      lib.C_FindObjectsFinal(session);
+    }
+  };
+  return { lib, session, slot, objects, close: () => lib.C_CloseSession(session) };
 }

@@ -42,7 +42,7 @@ import {
 import { signedInOperator } from '../helpers/operators.ts';
 import { present, verifiedOn } from '../helpers/presentation.ts';
 import { owner, railOn, railSeconds, startRail, stopRail, type TestRail } from '../helpers/rail.ts';
-import { type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
+import { rawSession, type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
 import { verifyByX5c } from '../helpers/x5c.ts';
 
 const skip = softhsmMissing();
@@ -56,27 +56,10 @@ const kidOf = (jws: string) =>
 
 /** The token's key objects as another application lists them: label and the attributes that keep a key in. */
 function tokenObjects(token: SoftToken) {
-  const lib = new pkcs11js.PKCS11();
-  lib.load(token.module);
+  const raw = rawSession(token);
   try {
-    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
-  } catch (err) {
-    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
-  }
-  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
-  assert.ok(slot);
-  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION);
-  try {
-    try {
-      lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
-    } catch (err) {
-      if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
-    }
-    lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
-    const handles = lib.C_FindObjects(session, 1000);
-    lib.C_FindObjectsFinal(session);
-    return handles.map((h) => {
-      const [label, sensitive, extractable] = lib.C_GetAttributeValue(session, h, [
+    return raw.objects([{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]).map((h) => {
+      const [label, sensitive, extractable] = raw.lib.C_GetAttributeValue(raw.session, h, [
         { type: pkcs11js.CKA_LABEL },
         { type: pkcs11js.CKA_SENSITIVE },
         { type: pkcs11js.CKA_EXTRACTABLE },
@@ -88,35 +71,19 @@ function tokenObjects(token: SoftToken) {
       };
     });
   } finally {
-    lib.C_CloseSession(session);
+    raw.close();
   }
 }
 
 /** Deletes the token's objects labelled `label`, as an operator with the token's tools would. */
 function deleteObjects(token: SoftToken, label: string): void {
-  const lib = new pkcs11js.PKCS11();
-  lib.load(token.module);
+  const raw = rawSession(token);
   try {
-    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
-  } catch (err) {
-    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
-  }
-  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
-  assert.ok(slot);
-  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
-  try {
-    try {
-      lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
-    } catch (err) {
-      if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
-    }
-    lib.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_LABEL, value: label }]);
-    const found = lib.C_FindObjects(session, 10);
-    lib.C_FindObjectsFinal(session);
+    const found = raw.objects([{ type: pkcs11js.CKA_LABEL, value: label }]);
     assert.ok(found.length > 0, `the token holds ${label}`);
-    for (const object of found) lib.C_DestroyObject(session, object);
+    for (const object of found) raw.lib.C_DestroyObject(raw.session, object);
   } finally {
-    lib.C_CloseSession(session);
+    raw.close();
   }
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
 import pkcs11js from 'pkcs11js';
-import { type SoftToken, softhsmMissing, softToken } from '../../../../test/helpers/softhsm.ts';
+import { rawSession, type SoftToken, softhsmMissing, softToken } from '../../../../test/helpers/softhsm.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import { signEs256With } from '../../../core/jose/es256.ts';
 import type { GeneratedKey, KeyOwner } from '../../../ports/key-backend.ts';
@@ -29,34 +29,6 @@ function isUnavailable(err: unknown): boolean {
     err.status === 503 &&
     err.headers['retry-after'] === String(TOKEN_RETRY_SECONDS)
   );
-}
-
-/** The token as another application sees it: a raw pkcs11js session, logged in, on the same library. */
-function rawSession(token: SoftToken) {
-  const lib = new pkcs11js.PKCS11();
-  lib.load(token.module);
-  try {
-    lib.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
-  } catch (err) {
-    if (!String(err).includes('CKR_CRYPTOKI_ALREADY_INITIALIZED')) throw err;
-  }
-  const slot = lib.C_GetSlotList(true).find((s) => lib.C_GetTokenInfo(s).label.trim() === token.label);
-  assert.ok(slot, 'the token is there');
-  const session = lib.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
-  try {
-    lib.C_Login(session, pkcs11js.CKU_USER, token.pin);
-  } catch (err) {
-    if (!String(err).includes('CKR_USER_ALREADY_LOGGED_IN')) throw err;
-  }
-  const objects = (template: pkcs11js.Template) => {
-    lib.C_FindObjectsInit(session, template);
-    try {
-      return lib.C_FindObjects(session, 100);
-    } finally {
-      lib.C_FindObjectsFinal(session);
-    }
-  };
-  return { lib, session, slot, objects };
 }
 
 describe('keys in a PKCS#11 token (SoftHSM)', { skip }, () => {
@@ -141,7 +113,7 @@ describe('keys in a PKCS#11 token (SoftHSM)', { skip }, () => {
         [0, 0, 0, 1],
         'signs, and nothing else',
       );
-      raw.lib.C_CloseSession(raw.session);
+      raw.close();
     });
 
     test('signatures verify under the stored public key, 200 at once over three sessions', async () => {
