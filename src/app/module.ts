@@ -15,7 +15,7 @@ import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KernelViews } from '../ports/kernel-views.ts';
 import type { KeyBackend } from '../ports/key-backend.ts';
-import type { KeyCertifier } from '../ports/key-certifier.ts';
+import type { KeyCertifier, RootReplacement } from '../ports/key-certifier.ts';
 import type { KeyStore } from '../ports/key-store.ts';
 import type { KeyVault } from '../ports/key-vault.ts';
 import type { Mailer } from '../ports/mailer.ts';
@@ -126,6 +126,8 @@ export interface Context {
   readonly keyBackend: KeyBackend;
   /** The certificate authority behind every signing key's certificate (docs/haip.md). */
   readonly certifier: KeyCertifier;
+  /** Replacing the platform root (docs/keys.md); null when the operator's own chain certifies the keys. */
+  readonly roots: RootReplacement | null;
   /** Keys derived from the master key, one per purpose. */
   readonly vault: KeyVault;
   /** Every issuer address, derived from PUBLIC_URL. */

@@ -6,7 +6,12 @@ import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { AesKeyVault } from '../adapters/crypto/key-vault.ts';
 import { KeyBackends } from '../adapters/crypto/keys/key-backends.ts';
-import { authorityEndingSoon, openCertifier, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
+import {
+  authorityEndingSoon,
+  openCertifier,
+  openPlatformCertifier,
+  renewKeyCertificates,
+} from '../adapters/crypto/platform-ca.ts';
 import { systemRandom } from '../adapters/crypto/random-pool.ts';
 import { TenantKeyStore } from '../adapters/crypto/tenant-key-store.ts';
 import { shippedBuildAt } from '../adapters/fs/source-files.ts';
@@ -41,7 +46,12 @@ import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyBackend } from '../ports/key-backend.ts';
-import type { KeyCertificateRenewals, KeyCertifier } from '../ports/key-certifier.ts';
+import {
+  type KeyCertificateRenewals,
+  type KeyCertifier,
+  ROOTS_REFRESH_MS,
+  type RootReplacement,
+} from '../ports/key-certifier.ts';
 import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
@@ -117,7 +127,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const transactions = new SqlUnitOfWork(db, clock);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
-    const certifier = await certifierFor(config, db, keyBackend, clock, urls);
+    const { certifier, roots } = await certifierFor(config, db, keyBackend, clock, urls);
     const renewals = new SqlKeyCertificateRenewals(db);
     // Keys made before certificates existed get theirs before the first request is served; with a
     // token that cannot sign just now, the certificate job gives them theirs once it is back.
@@ -128,7 +138,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     if (authorityEndingSoon(certifier, clock.now())) {
       log.warn(
         { notAfter: new Date(certifier.notAfter).toISOString() },
-        'the certificate authority of the signing keys ends within 60 days: replace it (docs/haip.md)',
+        'the certificate authority of the signing keys ends within 60 days: replace it (docs/keys.md)',
       );
     }
 
@@ -161,6 +171,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       keyBackend,
       keys: new TenantKeyStore(new SqlSigningKeyStore(db), keyBackend, clock, certifier),
       certifier,
+      roots,
       urls,
       fetcher: options.fetcher ?? new GuardedFetcher({ allowOrigins: config.outboundAllow }),
       budgets: new AnonymousGate(rateWindows, clock, log, config.anonymousBudgetScale),
@@ -240,7 +251,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     });
     await app.ready();
     const jobs = new JobRunner(
-      [...kernelJobs(rateWindows, mailOutcomes, renewals, certifier), ...(await registry.jobs())],
+      [...kernelJobs(rateWindows, mailOutcomes, { renewals, certifier, roots, log }), ...(await registry.jobs())],
       new SqlJobLeaseStore(db),
       clock,
       log,
@@ -249,6 +260,13 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       thisProcess,
     );
     const daemons = await registry.daemons();
+    // Every process learns of a root another process stored, well before it takes over.
+    const rootsRefresh = roots
+      ? setInterval(
+          () => void roots.refresh().catch((err) => log.warn({ err }, 'the platform roots could not be read again')),
+          ROOTS_REFRESH_MS,
+        ).unref()
+      : undefined;
     if (options.runJobs !== false) {
       await jobs.start();
       for (const daemon of daemons) daemon.start();
@@ -263,6 +281,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       services: (module) => registry.services(module),
       viewsOf: (module) => registry.viewsOf(module),
       close: async () => {
+        clearInterval(rootsRefresh);
         await jobs.stop();
         for (const daemon of daemons) await daemon.stop();
         await app.close();
@@ -281,9 +300,15 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
 
 /**
  * The certifier for signing keys: the operator's chain (whose faults are configuration errors,
- * naming the variable) or the platform root.
+ * naming the variable) or the platform roots, which alone can be replaced.
  */
-async function certifierFor(config: Config, db: Db, backend: KeyBackend, clock: Clock, urls: IssuerUrls): Promise<KeyCertifier> {
+async function certifierFor(
+  config: Config,
+  db: Db,
+  backend: KeyBackend,
+  clock: Clock,
+  urls: IssuerUrls,
+): Promise<{ certifier: KeyCertifier; roots: RootReplacement | null }> {
   const options = {
     store: new SqlCertificateAuthorityStore(db),
     backend,
@@ -292,9 +317,12 @@ async function certifierFor(config: Config, db: Db, backend: KeyBackend, clock: 
     publicUrl: config.publicUrl,
     platformName: config.platformName,
   };
-  if (!config.certificateAuthority) return openCertifier(options);
+  if (!config.certificateAuthority) {
+    const platform = await openPlatformCertifier(options);
+    return { certifier: platform, roots: platform };
+  }
   try {
-    return await openCertifier({ ...options, external: config.certificateAuthority });
+    return { certifier: await openCertifier({ ...options, external: config.certificateAuthority }), roots: null };
   } catch (err) {
     throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', (err as Error).message);
   }
@@ -310,15 +338,26 @@ export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 function kernelJobs(
   rateWindows: RateBudget,
   mailOutcomes: MailOutcomeLog,
-  renewals: KeyCertificateRenewals,
-  certifier: KeyCertifier,
+  certificates: {
+    renewals: KeyCertificateRenewals;
+    certifier: KeyCertifier;
+    roots: RootReplacement | null;
+    log: FastifyBaseLogger;
+  },
 ): Job[] {
   const keepMs = 2 * RATE_WINDOW_MAX_SECONDS * 1000;
+  const { renewals, certifier, roots, log } = certificates;
   return [
     {
+      // Certificates renewed (every key, once a new root has taken over); then the keys of replaced
+      // roots that certify no published key any more are destroyed.
       name: 'kernel.renew-key-certificates',
       everyMs: 60 * 60 * 1000,
-      run: async (now) => void (await renewKeyCertificates(renewals, certifier, now)),
+      run: async (now) => {
+        await renewKeyCertificates(renewals, certifier, now);
+        const retired = (await roots?.retireReplaced((authority) => renewals.certifiedBy(authority))) ?? [];
+        if (retired.length > 0) log.info({ retired }, 'the keys of replaced platform roots were destroyed');
+      },
     },
     {
       name: 'kernel.prune-rate-windows',

@@ -232,6 +232,15 @@ export const ERROR_CATALOGUE = {
     description: 'The service holds data on this identifier, so a negative response would be untrue; look it up instead.',
   },
   bulk_too_large: { status: 409, description: 'The bulk action would touch more items than it may at once.' },
+  root_replacement_pending: {
+    status: 409,
+    description: 'A new platform root already waits to take over; another replacement can be asked for once it has.',
+  },
+  external_authority: {
+    status: 409,
+    description:
+      "The signing keys are certified by the operator's own chain (OPENRAIL_CA_CHAIN_FILE): replace it by changing that file, not through openrail.",
+  },
   mail_unavailable: { status: 503, description: 'The mail could not be sent; try again later.' },
   database_unavailable: {
     status: 503,

@@ -76,9 +76,10 @@ for (const factory of testDatabases()) {
       const root = new X509Certificate(certifier.anchorPem);
       assert.ok(root.ca && root.verify(root.publicKey), 'the anchor is a self-signed CA');
       assert.match(root.subject, /CN=openrail root CA \(rail\.example\.org\)/);
-      const stored = await new SqlCertificateAuthorityStore(db).get();
+      const stored = await new SqlCertificateAuthorityStore(db).list();
+      assert.equal(stored.length, 1, 'one root');
       assert.ok(
-        stored?.privateKey.backend === 'sealed' && !stored.privateKey.sealed.includes('"d"'),
+        stored[0]?.privateKey?.backend === 'sealed' && !stored[0].privateKey.sealed.includes('"d"'),
         'the private key is stored sealed',
       );
       await assert.rejects(
@@ -250,8 +251,9 @@ describe('an operator’s own certificate authority', () => {
     openCertifier({
       // Never read with an external chain: the platform root is not made.
       store: {
-        get: () => Promise.reject(new Error('the platform root is not read')),
+        list: () => Promise.reject(new Error('the platform root is not read')),
         putIfAbsent: () => Promise.reject(new Error('the platform root is not made')),
+        retire: () => Promise.reject(new Error('the platform root is not retired')),
       },
       backend: new SealedKeyBackend(new AesKeyVault(Buffer.alloc(32, 7))),
       clock: { now: () => at },

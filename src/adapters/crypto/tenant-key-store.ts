@@ -25,15 +25,12 @@ export class TenantKeyStore implements KeyStore {
 
   async prepareKey(tenant: string, purpose: KeyPurpose): Promise<StoredSigningKey> {
     const { publicJwk, kid, ref } = await this.backend.generate({ tenant, purpose });
-    return {
-      tenant,
-      kid,
-      purpose,
-      publicJwk,
-      privateKey: ref,
-      createdAt: this.clock.now(),
-      certificate: await this.certifier.certify(tenant, purpose, publicJwk),
-    };
+    // A key that cannot be certified (the root's key unavailable) is not kept: nothing would name it.
+    const certificate = await this.certifier.certify(tenant, purpose, publicJwk).catch(async (err: unknown) => {
+      await this.backend.destroy(ref).catch(() => undefined);
+      throw err;
+    });
+    return { tenant, kid, purpose, publicJwk, privateKey: ref, createdAt: this.clock.now(), certificate };
   }
 
   async discard(key: StoredSigningKey): Promise<void> {

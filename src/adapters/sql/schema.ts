@@ -84,7 +84,7 @@ export type PrivateKeyColumns = Pick<
   'key_backend' | 'sealed_private_key' | 'token_label' | 'object_label' | 'object_id'
 >;
 
-/** Migration 0037: the platform certificate authority, one row (id `platform`). */
+/** Migration 0037: the platform certificate authority; since 0046 one row per root (the first is `platform`). */
 export interface CertificateAuthorityTable {
   id: string;
   certificate: string;
@@ -95,6 +95,10 @@ export interface CertificateAuthorityTable {
   token_label: string | null;
   object_label: string | null;
   object_id: string | null;
+  /** Migration 0046: when this root starts certifying keys. */
+  active_from: Generated<number>;
+  /** Migration 0046: when a replaced root's private key was destroyed (its reference columns are cleared). */
+  retired_at: number | null;
 }
 
 export interface OperatorsTable {

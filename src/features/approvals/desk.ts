@@ -189,7 +189,7 @@ export class ApprovalService implements ApprovalDesk {
     this.assertPending(found, now);
     let revealed: Record<string, unknown> | undefined;
     const prepared = await action.prepare?.(found.params);
-    const auditSeq = await this.uow.run(async ({ audit, events }) => {
+    const approved = this.uow.run(async ({ audit, events }) => {
       if (!(await this.store.decide(id, { state: 'approved', by: label, note, now }))) throw this.notPending();
       const result = await action.execute({ audit, events }, found.params, {
         approvalId: id,
@@ -210,6 +210,11 @@ export class ApprovalService implements ApprovalDesk {
         target: id,
         detail: { action: found.action, requestedBy: found.requestedBy },
       });
+    });
+    // What prepare made is the action's to undo when the approval did not commit (a key never stored).
+    const auditSeq = await approved.catch(async (err: unknown) => {
+      if (prepared !== undefined) await action.discard?.(prepared).catch(() => undefined);
+      throw err;
     });
     return { ok: true, auditSeq, approval: await this.get(by, id), ...(revealed === undefined ? {} : { revealed }) };
   }

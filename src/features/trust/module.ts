@@ -16,7 +16,7 @@ export const trustModule = defineModule({
         trustRoutes({
           tenants,
           keys: ctx.keys,
-          anchorPem: ctx.certifier.anchorPem,
+          certifier: ctx.certifier,
           clock: ctx.clock,
           readiness,
           shipped: ctx.shipped,

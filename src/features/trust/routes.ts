@@ -6,6 +6,7 @@ import { ROOT_SLUG } from '../../core/slug.ts';
 import { PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { Narrowed, refusal, Slug } from '../../http/schemas/common.ts';
+import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { ShippedBuild } from '../../ports/shipped-build.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
@@ -54,8 +55,8 @@ export const Build = Type.Object({
 export interface TrustDeps {
   tenants: TenantService;
   keys: KeyStore;
-  /** The trust anchor of the signing keys' certificates, as one PEM certificate. */
-  anchorPem: string;
+  /** The trust anchors of the signing keys' certificates, read per request (a root can be replaced). */
+  certifier: Pick<KeyCertifier, 'anchorPem'>;
   readiness: ReadinessProbe;
   clock: Clock;
   /** The package as installed: GET /build compares its record with its files. */
@@ -101,9 +102,9 @@ export function trustRoutes(deps: TrustDeps): RouteGroup {
         ...PUBLIC_ARTIFACT,
         path: '/.well-known/openrail-ca.pem',
         summary:
-          'The trust anchor of every signing key’s certificate (the x5c headers of credentials, status list tokens and signed requests), as one PEM certificate (docs/haip.md).',
-        responses: { 200: { description: 'The anchor certificate.', contentType: 'application/pem-certificate-chain' } },
-        handler: async (_request, reply) => reply.type('application/pem-certificate-chain').send(deps.anchorPem),
+          'The trust anchors of every signing key’s certificate (the x5c headers of credentials, status list tokens and signed requests), as PEM certificates: the one in force first, then a root announced to take over, then replaced ones still anchoring certificates (docs/keys.md).',
+        responses: { 200: { description: 'The anchor certificates.', contentType: 'application/pem-certificate-chain' } },
+        handler: async (_request, reply) => reply.type('application/pem-certificate-chain').send(deps.certifier.anchorPem),
       }),
       defineRoute({
         method: 'GET',

@@ -66,7 +66,7 @@ export interface HostedVerifierDeps {
   ids: Ids;
   trust: Pick<TrustService, 'trusted'>;
   vault: KeyVault;
-  certifier: Pick<KeyCertifier, 'authorityKeyId' | 'anchorPem'>;
+  certifier: Pick<KeyCertifier, 'authorityKeyIds' | 'anchorPem'>;
   meter: Meter;
   /** Whether DC API requests also offer the unsigned form (OPENRAIL_DC_API_UNSIGNED). */
   dcApiUnsigned: boolean;

@@ -12,11 +12,11 @@ import type { CertificateChains, ChainsOf } from '../../ports/certificate-chains
  * presentation was verified with). The rule is the reference verifier's (core/verifier/issuer-certificate.ts).
  */
 export class IssuerCertificates {
-  private trust?: { anchors: string[]; chains: CertificateChains };
+  private trust?: { pem: string; anchors: string[]; chains: CertificateChains };
 
   constructor(
-    /** The deployment's trust anchor, PEM (the platform root, or the operator's). */
-    private readonly anchorPem: string,
+    /** The deployment's trust anchors, PEM (the platform roots, or the operator's): read each time, a root can be replaced. */
+    private readonly anchorPem: () => string,
     private readonly clock: Clock,
     private readonly chainsOf: ChainsOf,
   ) {}
@@ -24,11 +24,12 @@ export class IssuerCertificates {
   /** Why the presentation's issuer JWT fails that, or undefined when it holds. */
   async problem(presentation: string, didDocument: Record<string, unknown>): Promise<string | undefined> {
     const header = decodeJws(presentation.split('~')[0] ?? '')?.header;
-    // The deployment's anchor, parsed once.
-    this.trust ??= (() => {
-      const anchors = certificatesOfPem(this.anchorPem);
-      return { anchors, chains: this.chainsOf(anchors) };
-    })();
+    // The deployment's anchors, parsed again only when they change.
+    const pem = this.anchorPem();
+    if (this.trust?.pem !== pem) {
+      const anchors = certificatesOfPem(pem);
+      this.trust = { pem, anchors, chains: this.chainsOf(anchors) };
+    }
     const { anchors, chains } = this.trust;
     const found = await certifiedKeyOf(header, anchors, this.clock.now() / 1000, (chain, _anchors, now) =>
       chains.keyOf(chain, new Date(now * 1000)),

@@ -41,7 +41,7 @@ export class PresentationJudge {
   private readonly issuerDocuments: IssuerDocuments;
 
   constructor(private readonly deps: PresentationJudgeDeps) {
-    this.issuerCertificates = new IssuerCertificates(deps.certifier.anchorPem, deps.clock, deps.chainsOf);
+    this.issuerCertificates = new IssuerCertificates(() => deps.certifier.anchorPem, deps.clock, deps.chainsOf);
     this.issuerDocuments = new IssuerDocuments(deps.tenants, deps.clock);
   }
 

@@ -29,7 +29,7 @@ export interface VerifierRequestsDeps {
   urls: IssuerUrls;
   clock: Clock;
   vault: KeyVault;
-  certifier: Pick<KeyCertifier, 'authorityKeyId'>;
+  certifier: Pick<KeyCertifier, 'authorityKeyIds'>;
   /** Whether DC API requests also offer the unsigned form (OPENRAIL_DC_API_UNSIGNED). */
   dcApiUnsigned: boolean;
 }
@@ -114,7 +114,7 @@ export class VerifierRequests {
       meta: { vct_values: [tx.vct] },
       ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
       ...(withAuthority && tx.issuerDid === null
-        ? { trusted_authorities: [{ type: 'aki', values: [this.deps.certifier.authorityKeyId] }] }
+        ? { trusted_authorities: [{ type: 'aki', values: [...this.deps.certifier.authorityKeyIds] }] }
         : {}),
     };
     return { credentials: [credentialQuery] };

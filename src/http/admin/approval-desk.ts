@@ -38,9 +38,11 @@ export interface ApprovalAction<P = Record<string, unknown>, R = unknown> {
   /**
    * Optional: work the action needs that is not the database's (a key generated), done before the
    * approval's transaction opens, so that the transaction never waits for it; `execute` gets it as
-   * `context.prepared`. Discarded when the approval is then refused.
+   * `context.prepared`. Handed to `discard` when the approval's transaction then fails.
    */
   prepare?(params: P): Promise<R>;
+  /** Optional: undoes what `prepare` made when the approval's transaction did not commit. */
+  discard?(prepared: R): Promise<void>;
   /**
    * Does the action inside the approval's transaction and answers what it
    * did, for the approval's record: identifiers and counts, never a secret or a claim value. A

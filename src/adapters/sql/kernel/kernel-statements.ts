@@ -20,6 +20,7 @@ export { insertSigningKey } from './sql-signing-key-store.ts';
 export const KEY_REFERENCES = `select tenant, kid, purpose, key_backend, token_label, object_label from signing_keys
   where retired_at is null
   union all select null, null, 'certificate-authority', key_backend, token_label, object_label from certificate_authority
+  where retired_at is null
   order by 1, 3, 2`;
 
 const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');

@@ -129,4 +129,14 @@ export class SqlKeyCertificateRenewals implements KeyCertificateRenewals {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
+
+  async certifiedBy(authority: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('signing_keys')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('retired_at', 'is', null)
+      .where('certificate_authority', '=', authority)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
 }

@@ -26,6 +26,7 @@ import { funnelRoutes } from './funnel-routes.ts';
 import { OpsHealth } from './health.ts';
 import { healthRoutes } from './health-routes.ts';
 import type { OpsReads } from './reads.ts';
+import { replaceRootAction } from './root-replacement.ts';
 import { RETIREMENT, retireSuperseded, rotateAction } from './rotation.ts';
 import { rotationRoutes } from './rotation-routes.ts';
 import { StatusChecks } from './status-checks.ts';
@@ -75,6 +76,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     disk: files.disk,
     mailTransport: ctx.config.smtpUrl ? 'smtp' : 'outbox',
     keyBackend: ctx.keyBackend,
+    roots: ctx.roots,
     clock: ctx.clock,
   });
   const deployment = new Deployment({
@@ -147,6 +149,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     clock: ctx.clock,
   };
   desk.register(rotateAction(rotation));
+  desk.register(replaceRootAction(ctx.roots));
   const group: RouteGroup = {
     name: 'admin-ops',
     routes: [

@@ -5,6 +5,7 @@ import { isoOrNull } from '../../../http/admin/kit.ts';
 import type { DiskSpace } from '../../../ports/disk-space.ts';
 import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
 import type { KeyBackend, PrivateKeyRef } from '../../../ports/key-backend.ts';
+import type { RootReplacement } from '../../../ports/key-certifier.ts';
 import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
 import type { CommsHealthView, HealthView, State } from './schemas.ts';
 
@@ -41,6 +42,8 @@ export interface HealthDeps {
   mailTransport: 'smtp' | 'outbox';
   /** Where the keys are: asked whether it can sign and whether each active key's object is there. */
   keyBackend: KeyBackend;
+  /** The platform roots; null when the operator's own chain certifies the keys. */
+  roots: Pick<RootReplacement, 'describe' | 'keyInForce'> | null;
   clock: Clock;
 }
 
@@ -110,10 +113,29 @@ export class OpsHealth {
    * missing is `down`: its tenant cannot issue.
    */
   private async keys(): Promise<HealthView['components']['keys']> {
+    const [component, rootKeyPresent] = await Promise.all([this.signingKeys(), this.deps.roots?.keyInForce() ?? null]);
+    if (rootKeyPresent !== false) return { ...component, rootKeyPresent };
+    const note =
+      'the platform root in force has no key where it is kept: no key can be certified; replace the root (docs/keys.md)';
+    return { ...component, state: 'down', note, rootKeyPresent };
+  }
+
+  private async signingKeys(): Promise<Omit<HealthView['components']['keys'], 'rootKeyPresent'>> {
     const backend = this.deps.keyBackend;
     const [health, active] = await Promise.all([backend.health(), this.deps.kernel.activeKeys(KEYS_CHECKED)]);
     const inToken = active.filter((k) => k.keyObject !== null);
-    const base = { backend: health.kind, token: health.token ?? null, loggedIn: health.loggedIn, activeKeys: active.length };
+    const roots = (this.deps.roots?.describe() ?? []).map((r) => ({
+      ...r,
+      activeFrom: new Date(r.activeFrom).toISOString(),
+      notAfter: new Date(r.notAfter).toISOString(),
+    }));
+    const base = {
+      backend: health.kind,
+      token: health.token ?? null,
+      loggedIn: health.loggedIn,
+      activeKeys: active.length,
+      roots,
+    };
     if (health.kind === 'sealed') {
       const missing = inToken.slice(0, 20).map((k) => ({ tenant: k.tenant, kid: k.kid, label: k.keyObject?.label ?? null }));
       return {

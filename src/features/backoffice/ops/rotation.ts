@@ -69,6 +69,8 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredS
     },
     // The key is generated and certified before the approval's transaction opens.
     prepare: (p) => deps.keys.prepareKey(p.tenant, p.purpose ?? 'issuer'),
+    // A key made for an approval that did not commit is destroyed, not left in the token.
+    discard: (key) => deps.keys.discard(key),
     async execute({ audit, events }, p, context) {
       const purpose = p.purpose ?? 'issuer';
       const { previous, current } = await deps.keys.rotate(p.tenant, purpose, context.prepared);

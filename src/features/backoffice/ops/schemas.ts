@@ -52,6 +52,26 @@ export const HealthView = Type.Object({
           description: 'Keys that sign now whose private part cannot be found where their row says (at most 20).',
         },
       ),
+      rootKeyPresent: Nullable(
+        Type.Boolean({
+          description:
+            'The key of the platform root in force is where it is kept (asked now); null when that cannot be asked, or the operator’s chain certifies.',
+        }),
+      ),
+      roots: Type.Array(
+        Type.Object({
+          authorityKeyId: Type.String(),
+          state: Type.String({ description: 'in_force, waiting (takes over at activeFrom) or replaced.' }),
+          activeFrom: DateTimeView,
+          notAfter: DateTimeView,
+          published: Type.Boolean({ description: 'In /.well-known/openrail-ca.pem now.' }),
+          keyDestroyed: Type.Boolean(),
+        }),
+        {
+          description:
+            'The platform roots this process knows, oldest first; empty when the operator’s own chain certifies the keys (docs/keys.md, "Replacing the platform root").',
+        },
+      ),
     }),
   }),
 });
