@@ -6,12 +6,7 @@ import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { AesKeyVault } from '../adapters/crypto/key-vault.ts';
 import { KeyBackends } from '../adapters/crypto/keys/key-backends.ts';
-import {
-  authorityEndingSoon,
-  openCertifier,
-  openPlatformCertifier,
-  renewKeyCertificates,
-} from '../adapters/crypto/platform-ca.ts';
+import { authorityEndingSoon, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
 import { systemRandom } from '../adapters/crypto/random-pool.ts';
 import { TenantKeyStore } from '../adapters/crypto/tenant-key-store.ts';
 import { shippedBuildAt } from '../adapters/fs/source-files.ts';
@@ -31,7 +26,7 @@ import { SqlRateBudget } from '../adapters/sql/kernel/sql-rate-budget.ts';
 import { SqlSettingsStore } from '../adapters/sql/kernel/sql-settings-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../adapters/sql/kernel/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
-import { type Config, ConfigError } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
 import { ServiceError } from '../core/errors.ts';
@@ -46,17 +41,12 @@ import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
 import type { KeyBackend } from '../ports/key-backend.ts';
-import {
-  type KeyCertificateRenewals,
-  type KeyCertifier,
-  ROOTS_REFRESH_MS,
-  type RootReplacement,
-} from '../ports/key-certifier.ts';
 import type { KeyVault } from '../ports/key-vault.ts';
 import type { MailOutcomeLog } from '../ports/mail-outcomes.ts';
 import { noMeter } from '../ports/meter.ts';
 import type { SettingsStore } from '../ports/settings-store.ts';
 import { installWebAssets, loadWebAssets, type WebAssets } from '../web/assets.ts';
+import { type CertificateJobDeps, certificateJob, certifierFor, refreshingRoots } from './certificates.ts';
 import { type Job, JobRunner, processName } from './jobs.ts';
 import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
@@ -127,7 +117,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     const transactions = new SqlUnitOfWork(db, clock);
     await checkMasterKey(settings, vault);
     const urls = new IssuerUrls(config.publicUrl);
-    const { certifier, roots } = await certifierFor(config, db, keyBackend, clock, urls);
+    const { certifier, roots } = await certifierFor(config, new SqlCertificateAuthorityStore(db), keyBackend, clock, urls);
     const renewals = new SqlKeyCertificateRenewals(db);
     // Keys made before certificates existed get theirs before the first request is served; with a
     // token that cannot sign just now, the certificate job gives them theirs once it is back.
@@ -260,13 +250,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       thisProcess,
     );
     const daemons = await registry.daemons();
-    // Every process learns of a root another process stored, well before it takes over.
-    const rootsRefresh = roots
-      ? setInterval(
-          () => void roots.refresh().catch((err) => log.warn({ err }, 'the platform roots could not be read again')),
-          ROOTS_REFRESH_MS,
-        ).unref()
-      : undefined;
+    const stopRefreshingRoots = refreshingRoots(roots, log);
     if (options.runJobs !== false) {
       await jobs.start();
       for (const daemon of daemons) daemon.start();
@@ -281,7 +265,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       services: (module) => registry.services(module),
       viewsOf: (module) => registry.viewsOf(module),
       close: async () => {
-        clearInterval(rootsRefresh);
+        stopRefreshingRoots();
         await jobs.stop();
         for (const daemon of daemons) await daemon.stop();
         await app.close();
@@ -298,36 +282,6 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   }
 }
 
-/**
- * The certifier for signing keys: the operator's chain (whose faults are configuration errors,
- * naming the variable) or the platform roots, which alone can be replaced.
- */
-async function certifierFor(
-  config: Config,
-  db: Db,
-  backend: KeyBackend,
-  clock: Clock,
-  urls: IssuerUrls,
-): Promise<{ certifier: KeyCertifier; roots: RootReplacement | null }> {
-  const options = {
-    store: new SqlCertificateAuthorityStore(db),
-    backend,
-    clock,
-    urls,
-    publicUrl: config.publicUrl,
-    platformName: config.platformName,
-  };
-  if (!config.certificateAuthority) {
-    const platform = await openPlatformCertifier(options);
-    return { certifier: platform, roots: platform };
-  }
-  try {
-    return { certifier: await openCertifier({ ...options, external: config.certificateAuthority }), roots: null };
-  } catch (err) {
-    throw new ConfigError('OPENRAIL_CA_CHAIN_FILE', (err as Error).message);
-  }
-}
-
 /** How long the comms health can look back at mail outcomes. */
 export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -335,30 +289,10 @@ export const MAIL_OUTCOMES_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
  * The kernel's own upkeep: rate windows (every budget's counts, keyed by address, subject or key)
  * that ended long ago are deleted, so what anonymous callers make the service count is bounded too.
  */
-function kernelJobs(
-  rateWindows: RateBudget,
-  mailOutcomes: MailOutcomeLog,
-  certificates: {
-    renewals: KeyCertificateRenewals;
-    certifier: KeyCertifier;
-    roots: RootReplacement | null;
-    log: FastifyBaseLogger;
-  },
-): Job[] {
+function kernelJobs(rateWindows: RateBudget, mailOutcomes: MailOutcomeLog, certificates: CertificateJobDeps): Job[] {
   const keepMs = 2 * RATE_WINDOW_MAX_SECONDS * 1000;
-  const { renewals, certifier, roots, log } = certificates;
   return [
-    {
-      // Certificates renewed (every key, once a new root has taken over); then the keys of replaced
-      // roots that certify no published key any more are destroyed.
-      name: 'kernel.renew-key-certificates',
-      everyMs: 60 * 60 * 1000,
-      run: async (now) => {
-        await renewKeyCertificates(renewals, certifier, now);
-        const retired = (await roots?.retireReplaced((authority) => renewals.certifiedBy(authority))) ?? [];
-        if (retired.length > 0) log.info({ retired }, 'the keys of replaced platform roots were destroyed');
-      },
-    },
+    certificateJob(certificates),
     {
       name: 'kernel.prune-rate-windows',
       everyMs: 10 * 60 * 1000,

@@ -1,5 +1,5 @@
 import { SealedKeyBackend } from '../../src/adapters/crypto/keys/sealed-backend.ts';
-import { openCertifier } from '../../src/adapters/crypto/platform-ca.ts';
+import { openPlatformCertifier } from '../../src/adapters/crypto/platform-roots.ts';
 import type { Db } from '../../src/adapters/sql/connect.ts';
 import { SqlCertificateAuthorityStore } from '../../src/adapters/sql/kernel/sql-certificate-authority-store.ts';
 import { type Clock, systemClock } from '../../src/core/clock.ts';
@@ -18,7 +18,7 @@ export function certifierOn(
   clock: Clock = systemClock,
   publicUrl = new URL('https://rail.example.org'),
 ): Promise<KeyCertifier> {
-  return openCertifier({
+  return openPlatformCertifier({
     store: new SqlCertificateAuthorityStore(db),
     backend: 'kind' in keys ? keys : new SealedKeyBackend(keys),
     clock,

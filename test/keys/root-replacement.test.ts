@@ -10,7 +10,9 @@
  */
 import 'reflect-metadata'; // before @peculiar/x509 (ChainVerifier), as x509.ts does
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pkcs11js from 'pkcs11js';
 import { ChainVerifier } from '../../src/adapters/crypto/x509.ts';
@@ -306,10 +308,28 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
           raw.close();
         }
         await rail.stop();
-        rail = await startRail(db, { ...token.env, OPENRAIL_DEMO: 'off' }, clock, { runJobs: false });
+        const backupDir = mkdtempSync(join(tmpdir(), 'openrail-root-backups-'));
+        after(() => rmSync(backupDir, { recursive: true, force: true }));
+        const env = { ...token.env, OPENRAIL_DEMO: 'off', OPENRAIL_BACKUP_DIR: backupDir };
+        rail = await startRail(db, env, clock, { runJobs: false });
         const keys = (await get('/api/admin/ops/health', owner)).json().components.keys;
         assert.deepEqual([keys.state, keys.rootKeyPresent], ['down', false]);
         assert.match(keys.note, /platform root in force has no key/);
+        /** A backup taken now and the keys check of the drill the job makes of it. */
+        const drilledKeys = async () => {
+          const taken = await post('/api/admin/ops/backup', {}, owner);
+          assert.equal(taken.statusCode, 200, taken.body);
+          now += 60 * 1000;
+          await rail.jobs.tick();
+          const drills = (await get(`/api/admin/ops/backup-drills?backupId=${taken.json().backupId}`, owner)).json().drills;
+          return (drills[0].checks as { check: string; ok: boolean; detail: string }[]).find((c) => c.check === 'keys');
+        };
+        const lost = await drilledKeys();
+        assert.equal(lost?.ok, false);
+        assert.match(
+          String(lost?.detail),
+          new RegExp(`platform root ${replacedBy.authorityKeyId} \\(object ${inForce?.object_label}`),
+        );
 
         const [ownerA, ownerB] = [
           await signedInOperator(rail.app, 'root-three', ['owner']),
@@ -340,8 +360,13 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
         now += ROOT_TAKEOVER_MIN_MS;
         const rotated = await approve('key.rotate', { tenant: 'alpha' });
         assert.equal(rotated.statusCode, 200, rotated.body);
-        const after = (await get('/api/admin/ops/health', owner)).json().components.keys;
-        assert.equal(after.rootKeyPresent, true);
+        const healthy = (await get('/api/admin/ops/health', owner)).json().components.keys;
+        assert.equal(healthy.rootKeyPresent, true);
+        // The lost root still holds certificates until the certificate job certifies every key again.
+        now += HOUR;
+        await rail.jobs.tick();
+        const drilled = await drilledKeys();
+        assert.equal(drilled?.ok, true, drilled?.detail);
         const late = await issueOne(rail.app, 'alpha', typeId, PASS_SUBJECT);
         assert.ok(chainsTo(late.credential, (await anchors())[0] as string), 'issued under the newest root');
       });

@@ -30,7 +30,7 @@ import { SealedKeyBackend } from './keys/sealed-backend.ts';
 import {
   authorityEndingSoon,
   KEY_CERTIFICATE_DAYS,
-  openCertifier,
+  openExternalCertifier,
   RENEW_WITHIN_DAYS,
   renewKeyCertificates,
 } from './platform-ca.ts';
@@ -168,7 +168,7 @@ for (const factory of testDatabases()) {
         (await Promise.all(['alpha', 'beta', 'gamma'].map((t) => new SqlSigningKeyStore(db).published(t)))).flat();
       // The operator's issuing CA ends 30 days from now: inside the renewal window.
       const chain = await operatorChain({ issuingDays: 30 });
-      const operator = await openCertifier({
+      const operator = await openExternalCertifier({
         store: new SqlCertificateAuthorityStore(db),
         backend: new SealedKeyBackend(vault),
         clock,
@@ -248,7 +248,7 @@ async function operatorChain(opts: { issuingIsCa?: boolean; withoutKeyId?: boole
 
 describe('an operator’s own certificate authority', () => {
   const open = (chainPem: string, privateKeyPem: string, at = T0) =>
-    openCertifier({
+    openExternalCertifier({
       // Never read with an external chain: the platform root is not made.
       store: {
         list: () => Promise.reject(new Error('the platform root is not read')),

@@ -1,3 +1,4 @@
+import { openPlatformCertifier } from '../../adapters/crypto/platform-roots.ts';
 import { TenantKeyStore } from '../../adapters/crypto/tenant-key-store.ts';
 import { backupFolderAt } from '../../adapters/fs/backup-folder.ts';
 import { localDiskSpace } from '../../adapters/fs/disk-space.ts';
@@ -10,6 +11,7 @@ import { SqlOrgStore } from '../../adapters/sql/backoffice/sql-org-store.ts';
 import { SqlRetentionStore } from '../../adapters/sql/backoffice/sql-retention-store.ts';
 import { ACCOUNT_TIMELINE_SOURCES } from '../../adapters/sql/holder-data.ts';
 import { holderRecordsOf } from '../../adapters/sql/holder-records.ts';
+import { SqlCertificateAuthorityStore } from '../../adapters/sql/kernel/sql-certificate-authority-store.ts';
 import { SqlKernelViews } from '../../adapters/sql/kernel/sql-kernel-views.ts';
 import { SqlSigningKeyStore } from '../../adapters/sql/kernel/sql-signing-key-store.ts';
 import type { Job } from '../../app/jobs.ts';
@@ -76,6 +78,25 @@ export interface ReplicaReads {
   kernel: KernelViews;
   /** The copy's signing keys, opened with this deployment's vault, clock and certifier. */
   keys: KeyStore;
+  /** The copy's platform roots, each that holds a key made to sign where this deployment keeps keys; null under an operator's chain. */
+  roots(): Promise<{ checked: number; problems: string[] } | null>;
+}
+
+/** The restored copy's platform roots, opened where this deployment keeps keys, each made to sign. */
+async function drillRoots(ctx: Context, store: SqlCertificateAuthorityStore) {
+  if (!ctx.roots) return null;
+  if ((await store.list()).length === 0) return { checked: 0, problems: ['the copy holds no platform root'] };
+  const opts = { store, backend: ctx.keyBackend, clock: ctx.clock, urls: ctx.urls };
+  try {
+    const certifier = await openPlatformCertifier({
+      ...opts,
+      publicUrl: ctx.config.publicUrl,
+      platformName: ctx.config.platformName,
+    });
+    return await certifier.drill();
+  } catch (err) {
+    return { checked: 0, problems: [`the platform roots: ${err instanceof Error ? err.message : String(err)}`] };
+  }
 }
 
 /** The files the operations group reads and writes, through their ports (adapters/fs/). */
@@ -178,6 +199,7 @@ export const backofficeModule = defineModule({
           audit: kernel,
           kernel,
           keys: new TenantKeyStore(replica.store(SqlSigningKeyStore), ctx.keyBackend, ctx.clock, ctx.certifier),
+          roots: () => drillRoots(ctx, replica.store(SqlCertificateAuthorityStore)),
         };
       },
     };

@@ -27,7 +27,12 @@ export interface Replica {
   deposits: Pick<DepositViews, 'integrity'>;
   status: Pick<StatusChecks, 'lists' | 'integrity'>;
   /** The keys that sign on the restored copy, each made to sign where this deployment keeps keys. */
-  keys: { active: Pick<KernelViews, 'activeKeys'>; store: Pick<KeyStore, 'signer'> };
+  keys: {
+    active: Pick<KernelViews, 'activeKeys'>;
+    store: Pick<KeyStore, 'signer'>;
+    /** The copy's platform roots made to sign (null under an operator's chain). */
+    roots(): Promise<{ checked: number; problems: string[] } | null>;
+  };
   close(): Promise<void>;
 }
 
@@ -35,9 +40,10 @@ export interface Replica {
 const KEYS_DRILLED = 5000;
 
 /**
- * Every key that signs on the restored copy signs a probe where this deployment keeps keys (the
- * token, with OPENRAIL_KEYS=pkcs11), and the signature verifies with the key's stored public key:
- * the problems, each naming the key (and its token object).
+ * Every key that signs on the restored copy, and each platform root that still holds a key, signs
+ * a probe where this deployment keeps keys (the token, with OPENRAIL_KEYS=pkcs11), and the
+ * signature verifies with the key's stored public key: the problems, each naming the key (and its
+ * token object).
  */
 async function drillKeys(keys: Replica['keys'], backupId: string): Promise<{ checked: number; problems: string[] }> {
   const active = await keys.active.activeKeys(KEYS_DRILLED);
@@ -54,7 +60,8 @@ async function drillKeys(keys: Replica['keys'], backupId: string): Promise<{ che
       problems.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { checked: active.length, problems };
+  const roots = (await keys.roots()) ?? { checked: 0, problems: [] };
+  return { checked: active.length + roots.checked, problems: [...problems, ...roots.problems] };
 }
 
 export interface BackupDeps {

@@ -130,7 +130,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
             urls: ctx.urls,
             revoked: (tenant, seq) => replicaStatus.revokedIndices(tenant, seq),
           }),
-          keys: { active: onReplica.kernel, store: onReplica.keys },
+          keys: { active: onReplica.kernel, store: onReplica.keys, roots: onReplica.roots },
           close: () => replica.close(),
         };
       } catch (err) {

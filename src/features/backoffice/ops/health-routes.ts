@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { type AuditLogReader, verifyAuditChain } from '../audit/audit-reader.ts';
 import type { Deployment } from './deployment.ts';
 import type { OpsHealth } from './health.ts';
+import { HealthView } from './health-schemas.ts';
 import { opsOperations } from './routes-common.ts';
-import { AuditCheckView, CloudView, CommsHealthView, HealthView } from './schemas.ts';
+import { AuditCheckView, CloudView, CommsHealthView } from './schemas.ts';
 
 const COMMS_WINDOW_DEFAULT_H = 24;
 const COMMS_WINDOW_MAX_H = 24 * 30;

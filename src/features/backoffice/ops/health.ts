@@ -7,7 +7,8 @@ import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
 import type { KeyBackend, PrivateKeyRef } from '../../../ports/key-backend.ts';
 import type { RootReplacement } from '../../../ports/key-certifier.ts';
 import type { WebhooksViews } from '../../../ports/webhooks-views.ts';
-import type { CommsHealthView, HealthView, State } from './schemas.ts';
+import type { HealthView, State } from './health-schemas.ts';
+import type { CommsHealthView } from './schemas.ts';
 
 /** Below these the disk is degraded, then down. */
 const DISK_LOW = { share: 0.1, bytes: 1024 ** 3 };
