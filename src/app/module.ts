@@ -10,6 +10,7 @@ import type { AuthPlane, PlaneName } from '../http/auth/principal.ts';
 import type { RouteGroup } from '../http/route.ts';
 import type { DiskState } from '../ports/account-erasure-store.ts';
 import type { BackupEngine } from '../ports/backup-engine.ts';
+import type { ClusterState } from '../ports/cluster-state.ts';
 import type { HolderRecords } from '../ports/holder-records.ts';
 import type { HttpFetcher } from '../ports/http-fetcher.ts';
 import type { RateBudget } from '../ports/integration-token-store.ts';
@@ -98,8 +99,10 @@ export type StoreClass<T = any> = new (db: Db) => T;
 
 /** What a module may ask of the database itself, beside its stores. */
 export interface DatabaseUpkeep {
-  /** Answers when the database does (readiness). */
+  /** Answers when the database takes writes (readiness): on PostgreSQL, a primary. */
   ping(): Promise<void>;
+  /** The PostgreSQL cluster as this node sees it; undefined on SQLite (ops/health). */
+  cluster(): Promise<ClusterState | undefined>;
   /** Makes erased bytes leave the disk where the engine allows it (connect.ts, dropFreedBytes). */
   dropFreedBytes(): Promise<DiskState>;
   /** Backups with the engine's own method, and their restores (adapters/sql/backup/engine.ts). */

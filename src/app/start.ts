@@ -1,7 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
 import { AesKeyVault } from '../adapters/crypto/key-vault.ts';
@@ -18,6 +17,7 @@ import { promMeter } from '../adapters/metrics/prom-meter.ts';
 import { backupEngine } from '../adapters/sql/backup/engine.ts';
 import { type Db, dropFreedBytes, migrate, type OpenOptions, openDatabase, poolStats, settled } from '../adapters/sql/connect.ts';
 import { coverRegistry, SqlHolderRecords } from '../adapters/sql/holder-records.ts';
+import { clusterState, pingWritable } from '../adapters/sql/kernel/cluster-state.ts';
 import { SqlCertificateAuthorityStore } from '../adapters/sql/kernel/sql-certificate-authority-store.ts';
 import { SqlJobLeaseStore } from '../adapters/sql/kernel/sql-job-lease-store.ts';
 import { SqlKernelViews } from '../adapters/sql/kernel/sql-kernel-views.ts';
@@ -168,7 +168,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       ownerTokenHash: ownerTokenHash(settings, config),
       rates: rateWindows,
       database: {
-        ping: async () => void (await sql`select 1`.execute(db)),
+        ping: () => pingWritable(db),
+        cluster: () => clusterState(db),
         dropFreedBytes: () => dropFreedBytes(db),
         backups: backupEngine(db, config.database, join(config.backupDir, 'scratch')),
       },

@@ -246,6 +246,11 @@ export const ERROR_CATALOGUE = {
     status: 503,
     description: 'The database cannot be reached just now; nothing was changed. Try again in a few seconds.',
   },
+  commit_unknown: {
+    status: 503,
+    description:
+      'The connection to the database was lost while the change was being committed: it may or may not have been made. Read its state before asking again.',
+  },
   signing_unavailable: {
     status: 503,
     description:

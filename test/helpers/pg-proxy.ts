@@ -13,6 +13,10 @@
  *   costs too.
  * - **Outage.** `interrupt()` cuts every connection and refuses new ones until `resume()`: the
  *   database seen from openrail is unreachable, as a network partition would make it.
+ * - **One cut.** `cutOnce(match, when)` cuts the next connection that sends a statement matching
+ *   `match`: `before` the statement reaches the server (so nothing of it is done, and an open
+ *   transaction is rolled back), or `after` it reached the server, whose answer is then lost (a
+ *   COMMIT is then made, but the client never hears it). Needs `recordStatements`.
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 
@@ -36,6 +40,10 @@ export interface PgProxy {
   reset(): void;
   /** Cuts every connection and refuses new ones, until `resume`. */
   interrupt(): void;
+  /** Cuts the next connection that sends a statement matching `match`, before or after it reaches the server. */
+  cutOnce(match: RegExp, when: 'before' | 'after'): void;
+  /** Whether the last `cutOnce` has cut. */
+  cut(): boolean;
   resume(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -57,11 +65,13 @@ export async function startPgProxy(
   let sent: string[][] = [];
   let down = false;
 
-  /** Forwards `from` to `to`, each chunk `halfMs` late; `onChunk` sees each as it arrives. */
-  const pipe = (from: Socket, to: Socket, onChunk: (chunk: Buffer) => void) => {
+  let armed: { match: RegExp; when: 'before' | 'after'; done: boolean } | undefined;
+
+  /** Forwards `from` to `to`, each chunk `halfMs` late; `onChunk` sees each as it arrives, and may drop it. */
+  const pipe = (from: Socket, to: Socket, onChunk: (chunk: Buffer) => boolean | undefined) => {
     let inFlight = 0;
     from.on('data', (chunk: Buffer) => {
-      onChunk(chunk);
+      if (onChunk(chunk) === false) return;
       if (halfMs === 0) {
         if (!to.write(chunk)) from.pause();
         return;
@@ -91,6 +101,7 @@ export async function startPgProxy(
     client.setNoDelay(true);
     upstream.setNoDelay(true);
     let serverSpoke = true;
+    let deaf = false;
     // Reading the statements costs a parse of every message: only a test that names them asks for it.
     const reader = options.recordStatements ? statementReader() : undefined;
     pipe(client, upstream, (chunk) => {
@@ -99,10 +110,22 @@ export async function startPgProxy(
         if (reader) sent.push([]);
       }
       serverSpoke = false;
-      if (reader) sent.at(-1)?.push(...reader(chunk));
+      const statements = reader ? reader(chunk) : [];
+      sent.at(-1)?.push(...statements);
+      if (!armed || armed.done || !statements.some((t) => armed?.match.test(t))) return true;
+      armed.done = true;
+      if (armed.when === 'before') {
+        close();
+        return false;
+      }
+      // The server gets it; its answer never reaches the client, whose connection then breaks.
+      deaf = true;
+      setTimeout(close, 200);
+      return true;
     });
     pipe(upstream, client, () => {
       serverSpoke = true;
+      return !deaf;
     });
     const close = () => {
       client.destroy();
@@ -131,6 +154,11 @@ export async function startPgProxy(
       trips = 0;
       sent = [];
     },
+    cutOnce: (match, when) => {
+      if (!options.recordStatements) throw new Error('cutOnce reads statements: start the proxy with recordStatements');
+      armed = { match, when, done: false };
+    },
+    cut: () => armed?.done === true,
     interrupt: () => {
       down = true;
       for (const s of sockets) s.destroy();

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
+import { ServiceError } from '../../core/errors.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -63,22 +64,55 @@ export function ambient(raw: Raw): Raw {
  * Runs `work` in a transaction on `db`. Inside one already (the ambient scope, or `db` being a
  * transaction itself) it joins it; otherwise it opens one, which is ambient for everything `work`
  * calls until it returns.
+ *
+ * A transaction it opened that loses its database before its commit (503 database_unavailable:
+ * the primary died, a switchover, a standby answering) is run once more after RETRY_PAUSE_MS:
+ * nothing of it was made, and a unit of work's function holds no effect outside the database
+ * (docs/architecture.md), so running it again is safe. One lost during its commit may have been
+ * made: that is `commit_unknown`, never run again (docs/high-availability.md).
  */
 export async function transactionally<T>(db: Raw, work: (trx: Raw) => Promise<T>): Promise<T> {
   const raw = roots.get(db);
   const joined = raw ? current(raw) : db.isTransaction ? db : undefined;
   if (joined) return work(joined);
   const root = raw ?? db;
+  try {
+    return await openTransaction(root, work);
+  } catch (err) {
+    if (!lostBeforeCommit(err)) throw err;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    return openTransaction(root, work);
+  }
+}
+
+/** How long a transaction that lost its database before its commit waits before its one more run. */
+export const RETRY_PAUSE_MS = 1000;
+
+const lostBeforeCommit = (err: unknown) => err instanceof ServiceError && err.code === 'database_unavailable';
+
+async function openTransaction<T>(root: Raw, work: (trx: Raw) => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
   const waiting: Array<() => void> = [];
-  const result = await root.transaction().execute(async (trx) => {
-    const scope: Scope = { root, trx, open: true, outer, committed: waiting };
-    try {
-      return await scopes.run(scope, () => work(trx));
-    } finally {
-      scope.open = false;
-    }
-  });
+  let committing = false;
+  const result = await root
+    .transaction()
+    .execute(async (trx) => {
+      const scope: Scope = { root, trx, open: true, outer, committed: waiting };
+      try {
+        const done = await scopes.run(scope, () => work(trx));
+        committing = true;
+        return done;
+      } finally {
+        scope.open = false;
+      }
+    })
+    .catch((err: unknown) => {
+      // The work was done and the commit sent: whatever broke the connection now, it may have committed.
+      if (committing && lostBeforeCommit(err)) {
+        throw new ServiceError('commit_unknown', undefined, { headers: { 'retry-after': '5' }, cause: err });
+      }
+      throw err;
+    });
   // Committed: execute resolves only then. Inside another database's transaction (tests open
   // two), what waits is handed to that one, which may still roll back.
   const enclosing = openScope(outer);

@@ -89,7 +89,12 @@ const UNREACHABLE_CODES = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
 ]);
-const UNREACHABLE_SQLSTATE = /^(08...|57P0[123])$/;
+/**
+ * Class 08 (connection exceptions), a server shutting down (57P01-03), and 25006: a write sent to
+ * a standby, which is what a client of a failing-over cluster meets for a moment after the proxy
+ * already routes to the node being promoted, or before it stops routing to a demoted one.
+ */
+const UNREACHABLE_SQLSTATE = /^(08...|57P0[123]|25006)$/;
 /** node-postgres's own messages for a connection it lost or could not make in time. */
 const UNREACHABLE_MESSAGE =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
@@ -110,6 +115,36 @@ function unreachable(err: unknown): never {
   }
   throw err;
 }
+
+/** The refusal for a change whose commit was sent and never answered: it may have been made. */
+export const commitUnknown = (cause: unknown) =>
+  new ServiceError('commit_unknown', undefined, { headers: { 'retry-after': '5' }, cause });
+
+/** Statements that change nothing on their own, so that their failure leaves nothing made. */
+const CHANGES_NOTHING = /^\s*(select|show|values|begin|rollback|savepoint|set)\b/i;
+
+/**
+ * What a lost connection means for the statement it lost (docs/high-availability.md, "What a
+ * client sees"): a COMMIT, or a write sent on its own (autocommit), may have been applied before
+ * the answer was lost, so it is `commit_unknown`; anything else inside a transaction, or a read,
+ * changed nothing, so it is `database_unavailable`, safe to run again.
+ */
+function lostUnder(statement: string, inTransaction: boolean): (err: unknown) => never {
+  const mayHaveCommitted = /^\s*commit\b/i.test(statement) || (!inTransaction && !CHANGES_NOTHING.test(statement));
+  return (err) => {
+    if (mayHaveCommitted && unanswered(err)) throw commitUnknown(err);
+    return unreachable(err);
+  };
+}
+
+/**
+ * A connection that broke with no answer from the server. An error the server sent (a SQLSTATE:
+ * a standby's 25006, a shutdown's 57P01) is an answer: the statement was not done.
+ */
+const unanswered = (err: unknown) => {
+  const { code } = (err ?? {}) as { code?: unknown };
+  return isUnreachable(err) && !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
+};
 
 const pools = new WeakMap<Db, pg.Pool>();
 
@@ -133,11 +168,19 @@ function prepareStatements(client: pg.PoolClient): void {
   // the pool drops the client. Unheard, the event would end the process.
   client.on('error', () => undefined);
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  // Whether the connection is inside a transaction Kysely opened (its BEGIN, COMMIT and ROLLBACK
+  // come through here like every statement).
+  let inTransaction = false;
   const named = (text: unknown, values: unknown, ...rest: unknown[]) => {
     const name = typeof text === 'string' && Array.isArray(values) ? preparedName(text) : undefined;
     const sent = name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
-    // A connection lost under a statement: PostgreSQL rolls its transaction back; the caller hears 503.
-    return sent instanceof Promise ? sent.catch(unreachable) : sent;
+    if (!(sent instanceof Promise)) return sent;
+    const statement = typeof text === 'string' ? text : '';
+    if (/^\s*begin\b/i.test(statement)) inTransaction = true;
+    const within = inTransaction;
+    if (/^\s*(commit|rollback)\b/i.test(statement)) inTransaction = false;
+    // A connection lost under a statement: PostgreSQL rolls an open transaction back; the caller hears 503.
+    return sent.catch(lostUnder(statement, within));
   };
   client.query = named as typeof client.query;
 }

@@ -71,6 +71,7 @@ export const opsGroup: GroupBuilder = async (ctx, { desk, stores, files, orgs, r
     kernel: reads.kernel,
     webhooks: reads.webhooks,
     ping: () => ctx.database.ping(),
+    cluster: () => ctx.database.cluster(),
     database: ctx.config.database,
     dataDir: ctx.config.dataDir,
     disk: files.disk,

@@ -13,7 +13,31 @@ export const HealthView = Type.Object({
   state: State,
   checkedAt: DateTimeView,
   components: Type.Object({
-    database: Component({ engine: Type.String(), latencyMs: Nullable(Type.Number()) }),
+    database: Component({
+      engine: Type.String(),
+      latencyMs: Nullable(Type.Number()),
+      cluster: Nullable(
+        Type.Object(
+          {
+            role: Type.String({ description: 'primary, or standby (this node cannot write).' }),
+            server: Nullable(Type.String({ description: 'The address and port the node reaches.' })),
+            synchronousStandbyNames: Type.String(),
+            synchronousCommit: Type.String(),
+            synchronous: Type.Boolean({ description: 'A standby acknowledges commits now.' }),
+            detailed: Type.Boolean({ description: 'The role sees the standbys’ details (pg_monitor).' }),
+            standbys: Type.Array(
+              Type.Object({
+                name: Nullable(Type.String()),
+                state: Nullable(Type.String()),
+                syncState: Nullable(Type.String()),
+                replayLagMs: Nullable(Type.Number()),
+              }),
+            ),
+          },
+          { description: 'The PostgreSQL cluster as this node sees it; null on SQLite (docs/high-availability.md).' },
+        ),
+      ),
+    }),
     disk: Component({
       path: Type.String({ description: 'The data folder.' }),
       freeBytes: Nullable(Type.Integer()),

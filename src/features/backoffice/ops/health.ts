@@ -2,6 +2,7 @@ import type { DatabaseLocation } from '../../../config/config.ts';
 import type { Clock } from '../../../core/clock.ts';
 import { ROOT_SLUG } from '../../../core/slug.ts';
 import { isoOrNull } from '../../../http/admin/kit.ts';
+import type { ClusterState } from '../../../ports/cluster-state.ts';
 import type { DiskSpace } from '../../../ports/disk-space.ts';
 import type { KernelViews, KeyRow } from '../../../ports/kernel-views.ts';
 import type { KeyBackend, PrivateKeyRef } from '../../../ports/key-backend.ts';
@@ -36,6 +37,8 @@ export interface HealthDeps {
   kernel: KernelViews;
   webhooks: WebhooksViews;
   ping: () => Promise<void>;
+  /** The PostgreSQL cluster as this node sees it (undefined on SQLite). */
+  cluster: () => Promise<ClusterState | undefined>;
   database: DatabaseLocation;
   dataDir: string;
   /** Reads the data folder's disk and the SQLite log's size. */
@@ -199,23 +202,28 @@ export class OpsHealth {
   private async database(): Promise<HealthView['components']['database']> {
     const engine = this.deps.database.kind;
     const started = performance.now();
+    const cluster = await this.deps.cluster().catch(() => undefined);
     try {
       await this.deps.ping();
     } catch (err) {
       return {
         state: 'down',
         // The driver's code only: its message may name the host, the user or the database.
-        note: `unreachable (${failureCode(err)})`,
+        note: cluster?.role === 'standby' ? 'a standby: this node cannot write' : `unreachable (${failureCode(err)})`,
         engine,
         latencyMs: null,
+        cluster: cluster ?? null,
       };
     }
     const latencyMs = Math.round((performance.now() - started) * 100) / 100;
+    // Commits that should wait for a standby and have none to wait for are on one node only.
+    const alone = cluster !== undefined && cluster.synchronousStandbyNames !== '' && !cluster.synchronous;
     return {
-      state: latencyMs > SLOW_DB_MS ? 'degraded' : 'ok',
-      note: latencyMs > SLOW_DB_MS ? 'slow to answer' : null,
+      state: latencyMs > SLOW_DB_MS || alone ? 'degraded' : 'ok',
+      note: alone ? 'no synchronous standby acknowledges commits' : latencyMs > SLOW_DB_MS ? 'slow to answer' : null,
       engine,
       latencyMs,
+      cluster: cluster ?? null,
     };
   }
 
