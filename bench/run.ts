@@ -1,5 +1,6 @@
 // `npm run bench -- <name> [options]`: the project's benchmarks. Timings are reported, never asserted.
 import { cliBench } from './cli.ts';
+import { failoverBench } from './failover.ts';
 import { issuanceBench } from './issuance.ts';
 import { keysBench } from './keys.ts';
 import { verifyBench } from './verify.ts';
@@ -7,6 +8,7 @@ import { webhooksBench } from './webhooks.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<void>> = {
   cli: cliBench,
+  failover: failoverBench,
   issuance: issuanceBench,
   keys: keysBench,
   verify: verifyBench,

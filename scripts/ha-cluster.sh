@@ -331,13 +331,27 @@ EOF
   haproxy -c -q -f "$STATE/haproxy/haproxy.cfg"
 }
 
+# The caller's variables every openrail node is given: OTEL_* (tracing, docs/high-availability.md)
+# and OPENRAIL_OUTBOUND_ALLOW / OPENRAIL_WEBHOOK_RETRY_SCHEDULE (webhooks to a local receiver).
+node_extras() {
+  NODE_EXTRAS=()
+  local name
+  while IFS= read -r name; do
+    case "$name" in
+      OTEL_* | OPENRAIL_OUTBOUND_ALLOW | OPENRAIL_WEBHOOK_RETRY_SCHEDULE) NODE_EXTRAS+=("$name=${!name}") ;;
+    esac
+  done < <(compgen -e)
+}
+
 start_openrail() {
   local n=$1 port_var="OPENRAIL${1}_PORT" dir="$STATE/openrail$1"
   mkdir -p "$dir"
   (
     cd "$dir"
-    # Exactly this environment, nothing from the caller's (a stray OPENRAIL_* or NODE_OPTIONS).
-    env -i PATH="$PATH" HOME="$dir" LANG=C.UTF-8 \
+    # Exactly this environment, nothing from the caller's (a stray OPENRAIL_* or NODE_OPTIONS), but
+    # for what a test or an operator hands every node on purpose: the OpenTelemetry variables and
+    # where webhooks may go (node_extras).
+    env -i PATH="$PATH" HOME="$dir" LANG=C.UTF-8 "${NODE_EXTRAS[@]}" OPENRAIL_NODE_ID="openrail$n" \
       HOST=127.0.0.1 PORT="${!port_var}" PUBLIC_URL="$OPENRAIL_URL" DATABASE_URL="$DATABASE_URL" \
       OPENRAIL_MASTER_KEY="$OPENRAIL_MASTER_KEY" OPENRAIL_OWNER_TOKEN="$OPENRAIL_OWNER_TOKEN" \
       OPENRAIL_DEMO=off OPENRAIL_DATA_DIR="$dir/data" OPENRAIL_TRUST_PROXY=127.0.0.1 NODE_ENV=development \
@@ -415,7 +429,10 @@ up() {
   wait_for "a streaming synchronous standby" "$UP_LIMIT" sync_standby_streaming
   say "synchronous standby streaming at $(elapsed) s"
 
-  psql_front -c "CREATE ROLE openrail LOGIN PASSWORD '$OPENRAIL_DB_PASSWORD'" -c 'CREATE DATABASE openrail OWNER openrail'
+  # pg_monitor: the nodes' ops/health sees the standbys' state and lag (docs/high-availability.md).
+  psql_front -c "CREATE ROLE openrail LOGIN PASSWORD '$OPENRAIL_DB_PASSWORD'" -c 'GRANT pg_monitor TO openrail' \
+    -c 'CREATE DATABASE openrail OWNER openrail'
+  node_extras
   # All three start together: the migrations run under PostgreSQL's advisory lock, one node at a time.
   for n in $(seq 1 "$OPENRAIL_NODES"); do start_openrail "$n"; done
   for n in $(seq 1 "$OPENRAIL_NODES"); do

@@ -18,8 +18,8 @@ export interface Job {
   run(now: number): Promise<void>;
 }
 
-/** A name for this process among those sharing the database: its host, its pid and a nonce. */
-export const processName = () => `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+/** A process's name in leases, ops/cloud and the webhook claims: its node (OPENRAIL_NODE_ID), its pid, and a nonce. */
+export const processName = (node = hostname()) => `${node}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
 /** How often a process looks for due jobs, at most. */
 const MAX_TICK_MS = 10_000;

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { loggable } from '../http/error-handler.ts';
 
@@ -20,9 +21,11 @@ const PIPE_BUF = 4096;
  * lines written while one write is in flight go out together in the next (pino flushes what is
  * left when the process exits).
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination?: DestinationStream, node?: string): Logger {
   const options = {
     level,
+    // Every line names its node (OPENRAIL_NODE_ID) beside pino's pid and host name.
+    ...(node ? { base: { pid: process.pid, hostname: hostname(), node } } : {}),
     serializers: { err: loggable },
     redact: { paths: ['*.password', '*.token', '*.privateKey', '*.d'], censor: '[redacted]' },
   };

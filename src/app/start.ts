@@ -104,7 +104,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   const vault = new AesKeyVault(resolveMasterKey(config, warn));
   const unmounted = new Set(config.unmountedGroups);
   checkGroupNames(modules, unmounted);
-  const meter = config.metricsToken ? promMeter() : noMeter;
+  const meter = config.metricsToken ? promMeter(config.nodeId) : noMeter;
   const keyBackend = options.keyBackend ?? new KeyBackends(config.keys, vault, meter);
   const closeKeys = options.keyBackend ? async () => undefined : () => keyBackend.close();
   webFiles ??= loadWebAssets(webAssetFilesAt());
@@ -134,7 +134,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
 
     let openApi: Record<string, unknown> = {};
     let served: readonly string[] = [];
-    const thisProcess = processName();
+    const thisProcess = processName(config.nodeId);
     const rateWindows = new SqlRateBudget(db);
     const mailOutcomes = new SqlMailOutcomes(db);
     const pool = poolStats(db);

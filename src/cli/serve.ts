@@ -33,7 +33,7 @@ export async function serve(args: string[]): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.nodeId);
   if (cluster.isWorker) return serveWorker(config, logger, Number(process.env[WORKER_COUNT]));
   if (workers === 1) return serveAlone(config, logger);
   return servePrimary(config, logger, workers);

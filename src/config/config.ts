@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { certificateAuthority, walletAttestationAnchors } from './config-files.ts';
 import { ConfigError, type Env, integerIn, oneOf, optionalHttpsUrl, read, secret } from './env.ts';
@@ -51,6 +52,8 @@ export interface Config {
   unmountedGroups: string[];
   security: { contacts: string[]; expires?: Date; policy?: string };
   platformName: string;
+  /** OPENRAIL_NODE_ID (default: the host name): names this node in leases, logs, metrics and ops/cloud. */
+  nodeId: string;
   /**
    * Origins outbound calls may reach although they are not public https (development and tests):
    * exact `scheme://host:port` strings, compared with a URL's origin.
@@ -251,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
     unmountedGroups: unmounted ? unmounted.split(',').map((g) => g.trim()) : [],
     security: { contacts: securityContacts(env, url) },
     platformName: read(env, 'OPENRAIL_PLATFORM_NAME') ?? 'openrail',
+    nodeId: nodeId(env),
     outboundAllow: outboundAllow(env, production),
     webhookRetrySchedule: retrySchedule(read(env, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
     mailFrom: mailFrom(env, url),
@@ -295,4 +299,19 @@ export function loadConfig(env: Env = process.env): Config {
   const policy = optionalHttpsUrl(env, 'OPENRAIL_SECURITY_POLICY');
   if (policy) config.security.policy = policy;
   return config;
+}
+
+/** A node's name: letters, digits, dot, dash and underscore, at most 63 (a host name's label fits). */
+function nodeId(env: Env): string {
+  const given = read(env, 'OPENRAIL_NODE_ID');
+  const id = given ?? hostname();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(id)) {
+    throw new ConfigError(
+      'OPENRAIL_NODE_ID',
+      given === undefined
+        ? `the host name "${id.slice(0, 80)}" is no node name: set OPENRAIL_NODE_ID (letters, digits, . _ -, at most 63)`
+        : 'must be 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+    );
+  }
+  return id;
 }

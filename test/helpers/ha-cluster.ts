@@ -118,3 +118,62 @@ export function processesFrom(dir: string): string[] {
   }
   return found;
 }
+
+/** A member of the Patroni cluster, as its REST API's /cluster lists it. */
+export interface PatroniMember {
+  name: string;
+  role: string;
+  state: string;
+}
+
+/** The Patroni cluster's members, asked of whichever node's REST API answers. */
+export async function patroniMembers(env: Record<string, string>): Promise<PatroniMember[]> {
+  for (const node of [1, 2]) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${env[`PATRONI${node}_REST_PORT`]}/cluster`, {
+        signal: AbortSignal.timeout(2_000),
+      });
+      if (res.ok) return ((await res.json()) as { members: PatroniMember[] }).members;
+    } catch {
+      // That node's Patroni is not answering just now: ask the other.
+    }
+  }
+  return [];
+}
+
+/** Waits until one member leads and the other streams as its synchronous standby; answers the leader's name. */
+export async function waitForSyncPair(env: Record<string, string>, limitMs = 90_000): Promise<string> {
+  const until = Date.now() + limitMs;
+  let seen: PatroniMember[] = [];
+  while (Date.now() < until) {
+    seen = await patroniMembers(env);
+    const leader = seen.find((m) => m.role === 'leader' && m.state === 'running');
+    const sync = seen.find((m) => m.role === 'sync_standby' && ['streaming', 'running'].includes(m.state));
+    if (leader && sync) return leader.name;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`no leader with a streaming synchronous standby within ${limitMs} ms: ${JSON.stringify(seen)}`);
+}
+
+/** Kills the leader's postmaster with SIGKILL (Patroni then fails over); answers the leader's name. */
+export async function killPrimaryPostmaster(dir: string, env: Record<string, string>): Promise<string> {
+  const leader = (await patroniMembers(env)).find((m) => m.role === 'leader')?.name;
+  if (!leader) throw new Error('no leader to kill');
+  const pid = Number(readFileSync(join(dir, leader, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  process.kill(pid, 'SIGKILL');
+  return leader;
+}
+
+/** A planned switchover to the synchronous standby, through patronictl; answers its output. */
+export function switchover(dir: string, leader: string): Promise<ScriptRun> {
+  const candidate = leader === 'pg1' ? 'pg2' : 'pg1';
+  return new Promise((resolve) => {
+    execFile(
+      'patronictl',
+      ['-c', join(dir, leader, 'patroni.yml'), 'switchover', '--leader', leader, '--candidate', candidate, '--force'],
+      { env: { ...process.env, HOME: dir }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
+}

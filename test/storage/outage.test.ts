@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Db } from '../../src/adapters/sql/connect.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { HALF_WRITTEN, NONE_HALF_WRITTEN } from '../helpers/half-written.ts';
 import { newHolderKey } from '../helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT, issuerPath, PRE_AUTH, proofJwt, registerType } from '../helpers/issuance.ts';
 import { type PgProxy, startPgProxy } from '../helpers/pg-proxy.ts';
@@ -143,33 +143,10 @@ describe('PostgreSQL unreachable for ten seconds mid-run', {
     // Nothing half-written, read directly (not through the proxy).
     const direct = openTestDb(db);
     try {
-      await noneHalfWritten(direct);
+      const { rows } = await sql.raw<Record<string, number>>(HALF_WRITTEN).execute(direct);
+      assert.deepEqual(rows[0], NONE_HALF_WRITTEN);
     } finally {
       await direct.destroy();
     }
   });
 });
-
-/** Every redeemed offer has its one access token, every collected one its credential and its event. */
-async function noneHalfWritten(direct: Db) {
-  const { rows } = await sql<Record<string, number>>`select
-      (select count(*)::int from offers o where o.redeemed_at is not null
-         and not exists (select 1 from access_tokens a where a.grant_id = o.id)) as "redeemedWithoutToken",
-      (select count(*)::int from access_tokens a join offers o on o.id = a.grant_id
-         where o.redeemed_at is null) as "tokenWithoutRedemption",
-      (select count(*)::int from offers o where o.collected_at is not null
-         and not exists (select 1 from issued_credentials c where c.offer_id = o.id)) as "collectedWithoutCredential",
-      (select count(*)::int from access_tokens a join offers o on o.id = a.grant_id
-         where a.spent_at is not null and o.collected_at is null) as "spentWithoutCollection",
-      (select count(*)::int from issued_credentials c where not exists
-         (select 1 from outbox e where e.type = 'credential.issued' and e.data like '%' || c.id || '%')) as "credentialsWithoutEvent"`.execute(
-    direct,
-  );
-  assert.deepEqual(rows[0], {
-    redeemedWithoutToken: 0,
-    tokenWithoutRedemption: 0,
-    collectedWithoutCredential: 0,
-    spentWithoutCollection: 0,
-    credentialsWithoutEvent: 0,
-  });
-}

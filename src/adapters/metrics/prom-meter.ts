@@ -7,8 +7,10 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const SIGNING_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
 /** The Meter of a deployment with metrics on, through prom-client, on its own registry (one per started service, so two in one process never share counts). */
-export function promMeter(): Meter {
+export function promMeter(node?: string): Meter {
   const registry = new Registry();
+  // Every series names its node (OPENRAIL_NODE_ID), so scrapes of several nodes stay apart.
+  if (node) registry.setDefaultLabels({ node });
   collectDefaultMetrics({ register: registry, prefix: 'openrail_' });
   const requests = new Counter({
     name: 'openrail_http_requests_total',

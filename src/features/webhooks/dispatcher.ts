@@ -47,6 +47,8 @@ export interface DispatcherDeps {
   random: Random;
   log: FastifyBaseLogger;
   options: DispatcherOptions;
+  /** The node this process runs on (OPENRAIL_NODE_ID): its claims on deliveries name it. */
+  node?: string;
 }
 
 /**
@@ -79,7 +81,7 @@ export class WebhookDispatcher {
   /** Events were committed during a pass: look again after it, keeping the gap. */
   private committedMeanwhile = false;
   constructor(private readonly deps: DispatcherDeps) {
-    this.holder = `${hostname()}:${process.pid}:${Buffer.from(deps.random.bytes(4)).toString('hex')}`;
+    this.holder = `${deps.node ?? hostname()}:${process.pid}:${Buffer.from(deps.random.bytes(4)).toString('hex')}`;
     this.maxLanes = deps.options.lanes ?? 8;
     this.timeoutMs = deps.options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.pollMs = deps.options.pollMs ?? 500;

@@ -40,6 +40,7 @@ export const webhooksModule = defineModule({
       clock: ctx.clock,
       random: ctx.random,
       log: ctx.log,
+      node: ctx.config.nodeId,
       options: {
         schedule: ctx.config.webhookRetrySchedule,
         meter: ctx.meter,

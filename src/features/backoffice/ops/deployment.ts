@@ -18,6 +18,9 @@ export interface DeploymentDeps {
   clock: Clock;
 }
 
+/** The node of a lease holder `node:pid:nonce`. */
+const nodeOf = (holder: string) => holder.split(':').slice(0, -2).join(':') || holder;
+
 /** How this deployment runs (docs/operations.md, "Cloud"): read from the build record, the leases and the configuration. */
 export class Deployment {
   private readonly version: string;
@@ -46,8 +49,10 @@ export class Deployment {
       nodeVersion: process.version,
       processes: [...seen]
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([holder, at]) => ({ holder, lastSeenAt: new Date(at).toISOString() })),
+        .map(([holder, at]) => ({ holder, node: nodeOf(holder), lastSeenAt: new Date(at).toISOString() })),
+      nodes: [...new Set([...seen.keys()].map(nodeOf))].sort(),
       thisProcess: this.deps.processName,
+      thisNode: nodeOf(this.deps.processName),
       mountedGroups: [...this.deps.mountedGroups()],
       metrics: this.deps.metrics,
     };

@@ -11,10 +11,17 @@ export const CloudView = Type.Object({
   commit: Type.String(),
   sourceDigest: Type.String(),
   nodeVersion: Type.String(),
-  processes: Type.Array(Type.Object({ holder: Type.String({ description: 'host:pid:nonce' }), lastSeenAt: DateTimeView }), {
-    description: 'Processes that ran a background job in the last ten minutes.',
-  }),
+  processes: Type.Array(
+    Type.Object({
+      holder: Type.String({ description: 'node:pid:nonce' }),
+      node: Type.String({ description: 'Its node (OPENRAIL_NODE_ID).' }),
+      lastSeenAt: DateTimeView,
+    }),
+    { description: 'Processes that ran a background job in the last ten minutes.' },
+  ),
+  nodes: Type.Array(Type.String(), { description: 'The nodes those processes run on.' }),
   thisProcess: Type.String(),
+  thisNode: Type.String(),
   mountedGroups: Type.Array(Type.String()),
   metrics: Type.Boolean({ description: 'GET /metrics is on (OPENRAIL_METRICS_TOKEN).' }),
 });

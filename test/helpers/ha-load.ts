@@ -1,0 +1,272 @@
+/**
+ * Mixed writes driven over HTTP at openrail nodes while the cluster underneath is disrupted
+ * (issue 51; docs/high-availability.md), and what they left behind: operator writes (a tenant
+ * created, with its audit entry and event), whole pre-authorized issuances (offer, token,
+ * credential) and revocations, spread round robin over the nodes. Every answer is recorded with
+ * its status and error code; every write a node acknowledged (2xx) is remembered, so that
+ * afterwards each can be looked for in the database, once.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type HolderKey, newHolderKey } from './holder.ts';
+import { CARD_SUBJECT, PRE_AUTH, proofJwt } from './issuance.ts';
+
+export interface Answer {
+  /** When the answer came (ms since the epoch). */
+  at: number;
+  what: 'tenant' | 'offer' | 'token' | 'credential' | 'revoke';
+  node: string;
+  /** null: no HTTP answer at all (the node is down). */
+  status: number | null;
+  error?: string;
+  retryAfter?: string;
+}
+
+export interface Acknowledged {
+  tenants: Map<string, string>;
+  offers: Set<string>;
+  redeemed: Set<string>;
+  credentials: Set<string>;
+  revoked: Set<string>;
+}
+
+export interface LoadTarget {
+  /** The base URLs of the nodes, answered round robin. */
+  nodes: string[];
+  /** The PUBLIC_URL the nodes share: a key proof's audience. */
+  publicUrl: string;
+  ownerToken: string;
+  /** A credential type of the root tenant. */
+  typeId: string;
+}
+
+const ASK_TIMEOUT_MS = 30_000;
+
+export class WriteLoad {
+  readonly answers: Answer[] = [];
+  readonly acknowledged: Acknowledged = {
+    tenants: new Map(),
+    offers: new Set(),
+    redeemed: new Set(),
+    credentials: new Set(),
+    revoked: new Set(),
+  };
+  /** Run-unique, so that what this load made is told apart from everything else. */
+  readonly run = randomBytes(3).toString('hex');
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private turn = 0;
+  private holder?: HolderKey;
+
+  constructor(private readonly target: LoadTarget) {}
+
+  start(workers: number): void {
+    this.running = true;
+    this.loops = Array.from({ length: workers }, (_, w) => this.loop(w));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+
+  /** Acknowledged writes per second since `since`, for waiting until the load flows again. */
+  okSince(since: number): number {
+    return this.answers.filter((a) => a.at >= since && a.status !== null && a.status < 300).length;
+  }
+
+  private async loop(worker: number): Promise<void> {
+    this.holder ??= await newHolderKey();
+    for (let i = 0; this.running; i++) {
+      const kind = (worker + i) % 3;
+      if (kind === 0) await this.newTenant(`Load ${this.run} ${worker}-${i}`);
+      else if (kind === 1) await this.issue();
+      else await this.revokeOne();
+    }
+  }
+
+  private node(): string {
+    const nodes = this.target.nodes;
+    return nodes[this.turn++ % nodes.length] as string;
+  }
+
+  /** One request to the next node: its JSON answer when 2xx, recorded either way. */
+  private async ask(
+    what: Answer['what'],
+    path: string,
+    init: { body: string; type: string; auth?: string },
+  ): Promise<Record<string, unknown> | undefined> {
+    const node = this.node();
+    let res: Response;
+    try {
+      res = await fetch(`${node}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': init.type, ...(init.auth ? { authorization: init.auth } : {}) },
+        body: init.body,
+        signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+      });
+    } catch {
+      this.answers.push({ at: Date.now(), what, node, status: null });
+      await pause(200);
+      return undefined;
+    }
+    const text = await res.text();
+    let json: Record<string, unknown> | undefined;
+    try {
+      json = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      json = undefined;
+    }
+    const ok = res.status >= 200 && res.status < 300;
+    const retryAfter = res.headers.get('retry-after');
+    this.answers.push({
+      at: Date.now(),
+      what,
+      node,
+      status: res.status,
+      ...(!ok && typeof json?.error === 'string' ? { error: json.error } : {}),
+      ...(retryAfter ? { retryAfter } : {}),
+    });
+    if (!ok) await pause(100);
+    return ok ? json : undefined;
+  }
+
+  private asOwner = (body: unknown) => ({
+    body: JSON.stringify(body),
+    type: 'application/json',
+    auth: `Bearer ${this.target.ownerToken}`,
+  });
+
+  private async newTenant(name: string): Promise<void> {
+    const made = await this.ask('tenant', '/api/tenants', this.asOwner({ name }));
+    if (made) this.acknowledged.tenants.set(String(made.slug), name);
+  }
+
+  private async issue(): Promise<void> {
+    const offer = await this.ask(
+      'offer',
+      '/api/offers',
+      this.asOwner({ tenant: 'root', typeId: this.target.typeId, subject: CARD_SUBJECT }),
+    );
+    if (!offer) return;
+    const offerId = String(offer.offerId);
+    this.acknowledged.offers.add(offerId);
+    const grant = JSON.parse(new URL(String(offer.offerUri)).searchParams.get('credential_offer') ?? '{}').grants[PRE_AUTH];
+    const token = await this.ask('token', '/token', {
+      body: new URLSearchParams({ grant_type: PRE_AUTH, 'pre-authorized_code': grant['pre-authorized_code'] }).toString(),
+      type: 'application/x-www-form-urlencoded',
+    });
+    if (!token) return;
+    this.acknowledged.redeemed.add(offerId);
+    const proof = await proofJwt(this.holder as HolderKey, { aud: this.target.publicUrl, nonce: String(token.c_nonce) });
+    const credential = await this.ask('credential', '/credential', {
+      body: JSON.stringify({ credential_configuration_id: this.target.typeId, proofs: { jwt: [proof] } }),
+      type: 'application/json',
+      auth: `Bearer ${token.access_token}`,
+    });
+    if (credential) this.acknowledged.credentials.add(offerId);
+  }
+
+  private async revokeOne(): Promise<void> {
+    const offerId = [...this.acknowledged.credentials].find((id) => !this.acknowledged.revoked.has(id));
+    if (!offerId) return this.issue();
+    // Claimed before asking, so that two workers never revoke the same one.
+    this.acknowledged.revoked.add(offerId);
+    const done = await this.ask('revoke', '/api/revoke', this.asOwner({ tenant: 'root', offerId }));
+    if (!done) this.acknowledged.revoked.delete(offerId);
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs the load (6 workers) at `target`, steady for two seconds, then `disrupt`s, waits until
+ * writes are acknowledged again (at least five seconds after the disruption), lets it run three
+ * seconds more, and stops: the load, and when the disruption began.
+ */
+export async function driveThrough(target: LoadTarget, disrupt: () => Promise<unknown>, workers = 6) {
+  const load = new WriteLoad(target);
+  load.start(workers);
+  await pause(2_000);
+  const began = Date.now();
+  try {
+    await disrupt();
+    const until = Date.now() + 90_000;
+    while (Date.now() < until && (Date.now() - began < 5_000 || load.okSince(Date.now() - 1_000) === 0)) await pause(250);
+    await pause(3_000);
+  } finally {
+    await load.stop();
+  }
+  return { load, began };
+}
+
+/** The longest stretch (ms) after `from` during which no write was acknowledged: the outage as clients saw it. */
+export function longestGap(answers: readonly Answer[], from: number): number {
+  const oks = answers
+    .filter((a) => a.at >= from && a.status !== null && a.status < 300)
+    .map((a) => a.at)
+    .sort((a, b) => a - b);
+  let gap = 0;
+  let last = from;
+  for (const at of oks) {
+    gap = Math.max(gap, at - last);
+    last = at;
+  }
+  return gap;
+}
+
+/**
+ * What the database holds of the acknowledged writes, read straight from the primary: how many
+ * were acknowledged, how many are found, and each that is missing or was made more than once,
+ * named (none when every acknowledged write is there exactly once).
+ */
+export async function acknowledgedFound(
+  databaseUrl: string,
+  load: WriteLoad,
+): Promise<{ acknowledged: number; found: number; problems: string[] }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const problems: string[] = [];
+    const ack = load.acknowledged;
+    const names = await client.query<{ name: string; n: number }>(
+      'select name, count(*)::int as n from tenants where name like $1 group by name',
+      [`Load ${load.run} %`],
+    );
+    const made = new Map(names.rows.map((r) => [r.name, r.n]));
+    let found = 0;
+    for (const [slug, name] of ack.tenants) {
+      if (made.has(name)) found++;
+      else problems.push(`tenant ${slug} (${name}) is missing`);
+    }
+    for (const [name, n] of made) if (n > 1) problems.push(`tenant ${name} was made ${n} times`);
+    const offers = await client.query<{ id: string; redeemed: boolean; credentials: number; revoked: number }>(
+      `select o.id, o.redeemed_at is not null as redeemed,
+         (select count(*)::int from issued_credentials c where c.offer_id = o.id) as credentials,
+         (select count(*)::int from issued_credentials c where c.offer_id = o.id and c.revoked_at is not null) as revoked
+       from offers o where o.id = any($1)`,
+      [[...ack.offers]],
+    );
+    const rows = new Map(offers.rows.map((r) => [r.id, r]));
+    for (const id of ack.offers) {
+      const row = rows.get(id);
+      if (!row) {
+        problems.push(`offer ${id} is missing`);
+        continue;
+      }
+      found++;
+      const check = (acked: boolean, there: boolean, problem: string) => {
+        if (acked && there) found++;
+        else if (acked) problems.push(problem);
+      };
+      check(ack.redeemed.has(id), row.redeemed, `offer ${id} was redeemed, but is not`);
+      check(ack.credentials.has(id), row.credentials === 1, `offer ${id} has ${row.credentials} credentials`);
+      check(ack.revoked.has(id), row.revoked === 1, `the credential of offer ${id} was revoked, but is not`);
+      if (row.credentials > 1) problems.push(`offer ${id} was collected ${row.credentials} times`);
+    }
+    const acknowledged = ack.tenants.size + ack.offers.size + ack.redeemed.size + ack.credentials.size + ack.revoked.size;
+    return { acknowledged, found, problems };
+  } finally {
+    await client.end();
+  }
+}
