@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from './config.ts';
@@ -78,6 +78,13 @@ describe('loadConfig: refusals name the variable', () => {
       refuses({ OPENRAIL_DB_POOL_SIZE: value }, 'OPENRAIL_DB_POOL_SIZE');
     assert.equal(loadConfig({}).dbPoolSize, 10);
     assert.equal(loadConfig({ OPENRAIL_DB_POOL_SIZE: '24' }).dbPoolSize, 24);
+  });
+
+  test('OPENRAIL_NODE_ID: a node name, the host name when unset', () => {
+    for (const value of ['-lead', 'a b', 'node/1', 'x'.repeat(64), 'nöde', 'a:b'])
+      refuses({ OPENRAIL_NODE_ID: value }, 'OPENRAIL_NODE_ID');
+    assert.equal(loadConfig({ OPENRAIL_NODE_ID: 'eu-west.node_2' }).nodeId, 'eu-west.node_2');
+    assert.equal(loadConfig({}).nodeId, hostname());
   });
 
   test('PUBLIC_URL', () => {
