@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { softhsmMissing, softToken } from '../test/helpers/softhsm.ts';
@@ -53,6 +55,8 @@ interface Options extends CommonOptions {
   dbLatencyMs: number;
   /** Where the server keeps its keys (OPENRAIL_KEYS): sealed, or pkcs11 on a SoftHSM token made for the run. */
   keys: 'sealed' | 'pkcs11';
+  /** Serve with tracing on, exporting over OTLP to a local sink that discards (--tracing). */
+  tracing: boolean;
 }
 
 export interface Row {
@@ -60,6 +64,8 @@ export interface Row {
   grant: Grant;
   /** OPENRAIL_KEYS of the server: sealed, or pkcs11 (SoftHSM). */
   keys: 'sealed' | 'pkcs11';
+  /** The server traced every request (OTEL_*, exported to a local sink). */
+  tracing: boolean;
   db: Phase;
   /** Serving processes (`openrail serve --workers`). */
   workers: number;
@@ -109,7 +115,7 @@ export interface Row {
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
                                [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof] [--metrics]
-                               [--keys sealed|pkcs11]
+                               [--keys sealed|pkcs11] [--tracing]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
@@ -118,6 +124,8 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
   --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
   --keys <backend>  where the server keeps its keys (OPENRAIL_KEYS, docs/keys.md): sealed (default), or
                     pkcs11 on a SoftHSM token made for the run under /dev/shm (Debian's softhsm2)
+  --tracing         serve with OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT at a sink of the bench's
+                    own that reads and discards every export), to compare with a run without
   --workers <list>  serving processes (openrail serve --workers), each measured at every level
                     (default 1 and the number of cores; 1 with --cpu-prof)
   --engine <name>   only this engine (default: sqlite, and postgres when TEST_DATABASE_URL is set)
@@ -142,6 +150,7 @@ function options(argv: string[]): Options {
     metrics: { type: 'boolean', default: false },
     'db-latency': { type: 'string' },
     keys: { type: 'string' },
+    tracing: { type: 'boolean', default: false },
   });
   const keys = values.keys ?? 'sealed';
   if (keys !== 'sealed' && keys !== 'pkcs11') throw new Error(`--keys is sealed or pkcs11 (got ${keys})`);
@@ -167,6 +176,25 @@ function options(argv: string[]): Options {
     metrics: values.metrics === true,
     dbLatencyMs: dbLatencyFrom(values['db-latency']),
     keys,
+    tracing: values.tracing === true,
+  };
+}
+
+/** An OTLP receiver for a run with --tracing: it reads every export and discards it, counting the bytes. */
+async function otlpSink(): Promise<{ url: string; bytes(): number; close(): Promise<void> }> {
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bytes: () => bytes,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
 
@@ -276,6 +304,7 @@ async function measureLevel(ctx: LevelContext, wallets: number, estimate: number
     engine: ctx.engine,
     grant: ctx.flow.grant,
     keys: ctx.opts.keys,
+    tracing: ctx.opts.tracing,
     db: ctx.phase,
     workers: ctx.workers,
     wallets,
@@ -320,6 +349,7 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
   const preAuthorized: Flow = { grant: 'pre-authorized' };
   // One token per run: SoftHSM reads its configuration once per process, the bench's and the server's.
   const token = opts.keys === 'pkcs11' ? benchToken() : undefined;
+  const sink = opts.tracing ? await otlpSink() : undefined;
   const start = async (phase: Phase | 'setup', workers = 1, cpuProfDir?: string) => {
     const s = await startServer({
       databaseUrl: db.url,
@@ -331,6 +361,7 @@ async function benchEngine(engine: Engine, opts: Options, crypto: CryptoRates, l
         OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile,
         ...(opts.metrics ? { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } : {}),
         ...(token ? token.env : {}),
+        ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_BSP_MAX_QUEUE_SIZE: '8192' } : {}),
       },
     });
     servers.push(s);
@@ -485,7 +516,7 @@ function printTable(rows: Row[], log: (l: string) => void): void {
         'other cores',
       ],
       rows.map((r) => [
-        `${r.engine}${r.grant === 'haip' ? ' haip' : ''}${r.keys === 'pkcs11' ? ' pkcs11' : ''}`,
+        `${r.engine}${r.grant === 'haip' ? ' haip' : ''}${r.keys === 'pkcs11' ? ' pkcs11' : ''}${r.tracing ? ' traced' : ''}`,
         r.db,
         r.workers,
         r.wallets,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../core/clock.ts';
+import { inSpan, SpanKind } from '../core/tracing.ts';
 import type { JobLeaseStore } from '../ports/job-lease-store.ts';
 import { type Meter, noMeter } from '../ports/meter.ts';
 
@@ -59,7 +60,8 @@ export class JobRunner {
         ran.push(job.name);
         let error: string | null = null;
         try {
-          await job.run(now);
+          // Each run is a trace of its own: its statements and outbound calls under it.
+          await inSpan(`job ${job.name}`, SpanKind.INTERNAL, { 'openrail.job': job.name }, () => job.run(now));
         } catch (err) {
           error = err instanceof Error ? err.message.slice(0, 500) : 'failed';
           this.log.error({ job: job.name, err: error }, 'job failed');

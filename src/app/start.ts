@@ -26,6 +26,7 @@ import { SqlRateBudget } from '../adapters/sql/kernel/sql-rate-budget.ts';
 import { SqlSettingsStore } from '../adapters/sql/kernel/sql-settings-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../adapters/sql/kernel/sql-signing-key-store.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
+import { startTracing } from '../adapters/tracing/sdk.ts';
 import type { Config } from '../config/config.ts';
 import { resolveMasterKey } from '../config/master-key.ts';
 import { type Clock, systemClock } from '../core/clock.ts';
@@ -110,6 +111,8 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   webFiles ??= loadWebAssets(webAssetFilesAt());
   installWebAssets(webFiles);
 
+  // Before anything makes a span: the SDK registers the tracer the spans are made with.
+  const stopTracing = config.tracing ? await startTracing(config.nodeId) : async () => undefined;
   const db = openDatabase(config.database, { poolSize: config.dbPoolSize, ...options.database });
   try {
     await migrate(db);
@@ -238,6 +241,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       trustProxy: config.trustProxy,
       budgets: context.budgets,
       meter,
+      tracing: config.tracing,
       ...(options.logger ? { logger: options.logger } : {}),
     });
     await app.ready();
@@ -272,6 +276,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         await app.close();
         await db.destroy();
         await closeKeys();
+        await stopTracing();
       },
     };
     if (revealed) result.revealedOwnerToken = revealed;
@@ -279,6 +284,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   } catch (err) {
     await db.destroy();
     await closeKeys();
+    await stopTracing();
     throw err;
   }
 }

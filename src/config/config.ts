@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { tracingWanted } from '../core/tracing.ts';
 import { certificateAuthority, walletAttestationAnchors } from './config-files.ts';
 import { ConfigError, type Env, integerIn, oneOf, optionalHttpsUrl, read, secret } from './env.ts';
 import { type KeysConfig, keysConfig } from './keys-config.ts';
@@ -54,6 +55,8 @@ export interface Config {
   platformName: string;
   /** OPENRAIL_NODE_ID (default: the host name): names this node in leases, logs, metrics and ops/cloud. */
   nodeId: string;
+  /** Whether the OTEL_* variables ask for traces (core/tracing.ts): an OTLP endpoint, not disabled. */
+  tracing: boolean;
   /**
    * Origins outbound calls may reach although they are not public https (development and tests):
    * exact `scheme://host:port` strings, compared with a URL's origin.
@@ -255,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     security: { contacts: securityContacts(env, url) },
     platformName: read(env, 'OPENRAIL_PLATFORM_NAME') ?? 'openrail',
     nodeId: nodeId(env),
+    tracing: tracingWanted(env),
     outboundAllow: outboundAllow(env, production),
     webhookRetrySchedule: retrySchedule(read(env, 'OPENRAIL_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE),
     mailFrom: mailFrom(env, url),

@@ -1,4 +1,6 @@
+import type { Span } from '@opentelemetry/api';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { SpanStatusCode, serverSpan } from '../core/tracing.ts';
 import { type Meter, noMeter } from '../ports/meter.ts';
 import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
@@ -30,6 +32,8 @@ export interface AppOptions {
   trustProxy?: readonly string[];
   /** Counts each answered request by route template (docs/operations.md, "Metrics"). */
   meter?: Meter;
+  /** A server span per request, child of the caller's traceparent (docs/operations.md, "Tracing"). */
+  tracing?: boolean;
 }
 
 /**
@@ -93,6 +97,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // One rule at the edge for every route (docs/security.md): no string that a store would refuse
   // or change reaches a handler, a plane or a query. The request line is checked before any
   // plane reads it, the body once it is parsed; both hooks run before every route's own.
+  if (options.tracing) traceRequests(app);
   app.addHook('onRequest', async (request) => assertWellFormedTarget(request.url));
   app.addHook('preValidation', async (request) => assertWellFormedBody(request.body));
   const settled = options.settled;
@@ -132,4 +137,30 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   registerRoutes(app, options.groups, options.planes, options.publicOrigin, options.budgets);
   return app;
+}
+
+const serverSpans = new WeakMap<object, Span>();
+
+/**
+ * Each request in a server span, first of every hook, so that everything the request does (its
+ * statements, outbound calls, mail) is traced under it. The span is named by the route template
+ * once it is known, never by the path or the query, which carry handles, codes and tokens.
+ */
+function traceRequests(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const { span, run } = serverSpan(request.method, request.headers);
+    serverSpans.set(request, span);
+    run(done);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const span = serverSpans.get(request);
+    if (span) {
+      const route = routeOf(request) ? (request.routeOptions.url ?? 'unmatched') : 'unmatched';
+      span.updateName(`${request.method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': reply.statusCode });
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    done();
+  });
 }

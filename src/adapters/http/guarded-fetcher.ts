@@ -3,6 +3,7 @@ import { type ClientRequest, request as httpRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isPublicAddress } from '../../core/public-address.ts';
+import { inSpan, SpanKind, traceHeaders } from '../../core/tracing.ts';
 import {
   type FetchedResource,
   type FetchOptions,
@@ -65,11 +66,37 @@ export class GuardedFetcher implements HttpFetcher {
     this.allowOrigins = new Set(options.allowOrigins ?? []);
   }
 
-  async get(target: string, options: FetchOptions): Promise<FetchedResource> {
+  /**
+   * Each call in a client span (core/tracing.ts) named by its method, with the host it went to and
+   * the status; never the path or the query. The trace context goes along (traceparent).
+   */
+  private traced<T extends { status: number }>(method: string, target: string, call: () => Promise<T>): Promise<T> {
+    let host = 'invalid';
+    try {
+      host = new URL(target).hostname;
+    } catch {
+      // judge() refuses it, inside the span.
+    }
+    return inSpan(`HTTP ${method}`, SpanKind.CLIENT, { 'http.request.method': method, 'server.address': host }, async (span) => {
+      const answer = await call();
+      span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    });
+  }
+
+  get(target: string, options: FetchOptions): Promise<FetchedResource> {
+    return this.traced('GET', target, () => this.fetchGet(target, options));
+  }
+
+  post(target: string, options: PostOptions): Promise<PostOutcome> {
+    return this.traced('POST', target, () => this.fetchPost(target, options));
+  }
+
+  private async fetchGet(target: string, options: FetchOptions): Promise<FetchedResource> {
     const url = this.judge(target);
     // Only what the caller asked for: no cookies, no credentials, and no compression so the
-    // size limit counts the bytes actually kept.
-    const headers = { Accept: options.accept, 'Accept-Encoding': 'identity' };
+    // size limit counts the bytes actually kept; and the trace context, when tracing.
+    const headers = { Accept: options.accept, 'Accept-Encoding': 'identity', ...traceHeaders() };
     const { res, finish, endedBy } = await this.start(url, { method: 'GET', headers, timeoutMs: this.timeoutMs });
     const status = res.statusCode ?? 0;
     const tooLarge = () => new FetchRefused('size', `the body exceeds ${this.maxBytes} bytes`);
@@ -111,11 +138,12 @@ export class GuardedFetcher implements HttpFetcher {
     };
   }
 
-  async post(target: string, options: PostOptions): Promise<PostOutcome> {
+  private async fetchPost(target: string, options: PostOptions): Promise<PostOutcome> {
     const url = this.judge(target);
     const began = performance.now();
     const headers = {
       ...options.headers,
+      ...traceHeaders(),
       'Accept-Encoding': 'identity',
       'Content-Length': String(Buffer.byteLength(options.body)),
     };

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { endStatement, statementSpan } from '../../core/tracing.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
 import { ambient } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -176,11 +177,24 @@ function prepareStatements(client: pg.PoolClient): void {
     const sent = name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
     if (!(sent instanceof Promise)) return sent;
     const statement = typeof text === 'string' ? text : '';
+    const span = statementSpan('postgresql', statement);
     if (/^\s*begin\b/i.test(statement)) inTransaction = true;
     const within = inTransaction;
     if (/^\s*(commit|rollback)\b/i.test(statement)) inTransaction = false;
     // A connection lost under a statement: PostgreSQL rolls an open transaction back; the caller hears 503.
-    return sent.catch(lostUnder(statement, within));
+    const answered = sent.catch(lostUnder(statement, within));
+    return span
+      ? answered.then(
+          (result) => {
+            endStatement(span);
+            return result;
+          },
+          (err: unknown) => {
+            endStatement(span, err);
+            throw err;
+          },
+        )
+      : answered;
   };
   client.query = named as typeof client.query;
 }

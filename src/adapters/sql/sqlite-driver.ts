@@ -1,5 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, SelectQueryNode, SqliteDialect } from 'kysely';
+import { endStatement, statementSpan } from '../../core/tracing.ts';
 import type { WalCheckpointer } from './wal-checkpointer.ts';
 import type { WalSync } from './wal-sync.ts';
 
@@ -238,7 +239,16 @@ class SqliteConnection implements DatabaseConnection {
       if (this.inUseCase) throw new Error(`${compiled.sql} cannot run inside a unit of work`);
       this.commitBatch();
     }
-    return retryBusy(() => this.run<R>(prepared, compiled.parameters));
+    const span = statementSpan('sqlite', compiled.sql);
+    if (!span) return retryBusy(() => this.run<R>(prepared, compiled.parameters));
+    try {
+      const result = await retryBusy(() => this.run<R>(prepared, compiled.parameters));
+      endStatement(span);
+      return result;
+    } catch (err) {
+      endStatement(span, err);
+      throw err;
+    }
   }
 
   private run<R>(prepared: Prepared, parameters: readonly unknown[]): QueryResult<R> {

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Random } from '../../core/random.ts';
+import { inSpan, SpanKind } from '../../core/tracing.ts';
 import { DISABLE_AFTER_DEAD_LETTERS, nextAttemptAt } from '../../core/webhook-schedule.ts';
 import { signBody } from '../../core/webhook-signature.ts';
 import { FetchRefused, type HttpFetcher } from '../../ports/http-fetcher.ts';
@@ -245,7 +246,14 @@ export class WebhookDispatcher {
     });
   }
 
-  private async send(
+  /** One attempt, a trace of its own (`webhook delivery`, named by the event's type), its POST under it. */
+  private send(url: string, secret: string, d: LaneDelivery): ReturnType<WebhookDispatcher['attempt']> {
+    return inSpan('webhook delivery', SpanKind.INTERNAL, { 'openrail.event.type': d.eventType }, () =>
+      this.attempt(url, secret, d),
+    );
+  }
+
+  private async attempt(
     url: string,
     secret: string,
     d: LaneDelivery,
