@@ -11,7 +11,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -59,7 +60,24 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
   let up: ScriptRun;
   let env: Record<string, string> = {};
 
+  // An OTLP receiver (http/json) the nodes export their traces to: the script hands them OTEL_*.
+  const exports: string[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') exports.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+
   before(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    Object.assign(process.env, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+    });
     up = await haCluster('up', dir);
     if (existsSync(join(dir, 'cluster.env'))) env = readClusterEnv(dir);
   });
@@ -67,6 +85,7 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
   after(async () => {
     // The last test takes it down; this is for when an earlier one failed.
     if (existsSync(dir)) await haCluster('down', dir);
+    await new Promise((resolve) => receiver.close(resolve));
   });
 
   test('up brings it all up: a write through HAProxy, a streaming synchronous standby, three ready nodes', (t) => {
@@ -122,6 +141,57 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     } finally {
       await client.end();
     }
+  });
+
+  test('a request entering one node with a traceparent: that node’s spans of the trace, its statements under it', async () => {
+    assert.equal(up.code, 0, 'the cluster is not up');
+    const traceId = randomBytes(16).toString('hex');
+    const caller = randomBytes(8).toString('hex');
+    const res = await fetch(`http://127.0.0.1:${env.OPENRAIL2_PORT}/api/tenants`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}`,
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${caller}-01`,
+      },
+      body: JSON.stringify({ name: 'Traced Across Nodes' }),
+    });
+    assert.equal(res.status, 201, await res.text());
+    type Span = { traceId: string; parentSpanId?: string; name: string; spanId: string };
+    type Export = {
+      resourceSpans: {
+        resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+        scopeSpans: { spans: Span[] }[];
+      }[];
+    };
+    const traced = () =>
+      exports
+        .map((body) => JSON.parse(body) as Export)
+        .flatMap((e) =>
+          e.resourceSpans.flatMap((r) =>
+            r.scopeSpans.flatMap((s) =>
+              s.spans
+                .filter((span) => span.traceId === traceId)
+                .map((span) => ({
+                  ...span,
+                  node: r.resource.attributes.find((a) => a.key === 'service.instance.id')?.value.stringValue,
+                })),
+            ),
+          ),
+        );
+    for (let i = 0; i < 50 && !traced().some((s) => s.name === 'POST /api/tenants'); i++)
+      await new Promise((r) => setTimeout(r, 200));
+    const spans = traced();
+    const server = spans.find((s) => s.name === 'POST /api/tenants');
+    assert.ok(server, `no server span of the trace: ${JSON.stringify(spans.map((s) => s.name))}`);
+    assert.equal(server.parentSpanId, caller);
+    assert.equal(server.node, 'openrail2', 'the node that served it names itself');
+    const statements = spans.filter((s) => s.name.startsWith('db ') && s.parentSpanId === server.spanId);
+    assert.ok(
+      statements.some((s) => s.name === 'db insert'),
+      `its statements: ${JSON.stringify(spans.map((s) => s.name))}`,
+    );
+    assert.ok(!exports.join('').includes(env.OPENRAIL_OWNER_TOKEN as string), 'no owner token in any export');
   });
 
   /** The root tenant's credential type the load issues. */
