@@ -17,8 +17,7 @@ import {
   switchover,
   waitForSyncPair,
 } from '../test/helpers/ha-cluster.ts';
-import { acknowledgedFound, driveThrough, longestGap } from '../test/helpers/ha-load.ts';
-import { CARD_CLAIMS } from '../test/helpers/issuance.ts';
+import { acknowledgedFound, driveThrough, longestGap, prepareLoad } from '../test/helpers/ha-load.ts';
 import { otherLoad } from './lib/machine.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { fixed, table } from './lib/stats.ts';
@@ -71,19 +70,10 @@ export async function failoverBench(argv: string[]): Promise<void> {
   try {
     if (up.code !== 0) throw new Error(`ha-cluster.sh up failed:\n${up.stdout}\n${up.stderr}`);
     const env = readClusterEnv(dir);
-    const owner = `Bearer ${env.OPENRAIL_OWNER_TOKEN}`;
-    const type = await fetch(`${env.OPENRAIL_URL}/api/types`, {
-      method: 'POST',
-      headers: { authorization: owner, 'content-type': 'application/json' },
-      body: JSON.stringify({ tenant: 'root', name: 'Failover bench card', claims: CARD_CLAIMS }),
-    });
-    if (type.status !== 201) throw new Error(`the credential type was refused: ${await type.text()}`);
-    const target = {
+    const target = await prepareLoad(env.OPENRAIL_URL as string, env.OPENRAIL_OWNER_TOKEN as string, {
       nodes: [1, 2, 3].map((n) => `http://127.0.0.1:${env[`OPENRAIL${n}_PORT`]}`),
       publicUrl: env.OPENRAIL_URL as string,
-      ownerToken: env.OPENRAIL_OWNER_TOKEN as string,
-      typeId: ((await type.json()) as { typeId: string }).typeId,
-    };
+    });
     for (let round = 0; round < rounds; round++) {
       for (const disruption of ['kill', 'switchover'] as const) {
         const from = await waitForSyncPair(env);
@@ -142,7 +132,7 @@ export async function failoverBench(argv: string[]): Promise<void> {
     ),
   );
   log(
-    'refused s: the longest stretch after the disruption began with no write acknowledged, as the clients saw it. acknowledged: writes answered 2xx (a tenant, an offer, a redemption, a credential, a revocation); found: those the database holds afterwards; lost or doubled: acknowledged writes missing, and writes made twice.',
+    'refused s: the longest stretch after the disruption began with no write acknowledged, as the clients saw it. acknowledged: writes answered 2xx (a tenant, an offer, a redemption, a credential, a revocation, a deposit); found: those the database holds afterwards; lost or doubled: acknowledged writes missing, and writes made twice.',
   );
   log(`other processes on the machine after: ${fixed(after, 2)} busy cores`);
   log(`results: ${writeResults(run, before, { rounds, workers, targetsMs: TARGET_MS, rows, otherCoresAfter: after })}`);

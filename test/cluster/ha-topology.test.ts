@@ -3,7 +3,8 @@
  * through, disrupted under load, looked at and taken down (issue 51). Under mixed writes spread
  * over the three nodes (test/helpers/ha-load.ts): the primary's postmaster killed, then a planned
  * switchover, then one openrail node killed. Each time every acknowledged write is found once,
- * nothing is half-written, the audit chain verifies, and every refusal is a 503 with a catalogue
+ * nothing is half-written, the audit chain and the deposit chain verify, every event of an
+ * acknowledged write reaches its webhook endpoint, and every refusal is a 503 with a catalogue
  * code and Retry-After, never a 500; the time writes were refused is printed (the targets are the
  * bench's: `npm run bench -- failover`). It needs Debian's patroni, etcd-server, haproxy and
  * PostgreSQL 15: without them it skips, saying why, except in CI, where it fails.
@@ -30,9 +31,17 @@ import {
   switchover,
   waitForSyncPair,
 } from '../helpers/ha-cluster.ts';
-import { acknowledgedFound, driveThrough, longestGap, type WriteLoad } from '../helpers/ha-load.ts';
+import {
+  acknowledgedFound,
+  driveThrough,
+  type LoadTarget,
+  longestGap,
+  prepareLoad,
+  undelivered,
+  type WriteLoad,
+  webhookReceiver,
+} from '../helpers/ha-load.ts';
 import { HALF_WRITTEN, NONE_HALF_WRITTEN } from '../helpers/half-written.ts';
-import { CARD_CLAIMS } from '../helpers/issuance.ts';
 
 const skip = haClusterMissing();
 
@@ -62,6 +71,7 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
 
   // An OTLP receiver (http/json) the nodes export their traces to: the script hands them OTEL_*.
   const exports: string[] = [];
+  let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -73,7 +83,11 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
 
   before(async () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    // The webhook endpoint the load's events go to; the nodes may reach it (the script hands them these).
+    hooks = await webhookReceiver();
     Object.assign(process.env, {
+      OPENRAIL_OUTBOUND_ALLOW: new URL(hooks.url).origin,
+      OPENRAIL_WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s',
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -86,6 +100,7 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     // The last test takes it down; this is for when an earlier one failed.
     if (existsSync(dir)) await haCluster('down', dir);
     await new Promise((resolve) => receiver.close(resolve));
+    await hooks?.close();
   });
 
   test('up brings it all up: a write through HAProxy, a streaming synchronous standby, three ready nodes', (t) => {
@@ -194,24 +209,19 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     assert.ok(!exports.join('').includes(env.OPENRAIL_OWNER_TOKEN as string), 'no owner token in any export');
   });
 
-  /** The root tenant's credential type the load issues. */
-  let typeId: string;
+  /** What the load writes to (made once: a type, a deposits tenant, webhook endpoints to `hooks`). */
+  let target: LoadTarget | undefined;
   const nodes = () => [1, 2, 3].map((n) => `http://127.0.0.1:${env[`OPENRAIL${n}_PORT`]}`);
 
   /** Runs the load over `over` while `disrupt` happens (test/helpers/ha-load.ts, driveThrough). */
   async function underLoad(disrupt: () => Promise<unknown>, over = nodes()) {
-    if (!typeId) {
-      const type = await fetch(`${env.OPENRAIL_URL}/api/types`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ tenant: 'root', name: 'Failover card', claims: CARD_CLAIMS }),
-      });
-      const text = await type.text();
-      assert.equal(type.status, 201, text);
-      typeId = JSON.parse(text).typeId;
-    }
-    const target = { nodes: over, publicUrl: env.OPENRAIL_URL as string, ownerToken: env.OPENRAIL_OWNER_TOKEN as string, typeId };
-    return driveThrough(target, disrupt);
+    target ??= await prepareLoad(
+      env.OPENRAIL_URL as string,
+      env.OPENRAIL_OWNER_TOKEN as string,
+      { nodes: nodes(), publicUrl: env.OPENRAIL_URL as string },
+      hooks.url,
+    );
+    return driveThrough({ ...target, nodes: over }, disrupt);
   }
 
   /** Everything the load was told is there once, nothing half-written, the audit chain whole, and only the answers a client may get. */
@@ -240,11 +250,20 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     } finally {
       await client.end();
     }
-    const audit = await fetch(`${over(2)}/api/admin/ops/audit`, {
-      headers: { authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}` },
-    });
+    const owner = { authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}` };
+    const audit = await fetch(`${over(2)}/api/admin/ops/audit`, { headers: owner });
     const chain = (await audit.json()) as { verified: boolean; checked: number };
     assert.equal(chain.verified, true, JSON.stringify(chain));
+    const deposits = await fetch(`${over(2)}/api/admin/integration/deposits/integrity?tenant=${target?.deposits.tenant}`, {
+      headers: owner,
+    });
+    const depositChain = (await deposits.json()) as { intact: boolean };
+    assert.equal(depositChain.intact, true, `the deposit chain: ${JSON.stringify(depositChain)}`);
+    assert.deepEqual(
+      (await undelivered(env.DATABASE_URL as string, load, hooks.events)).slice(0, 10),
+      [],
+      'every event of an acknowledged write delivered at least once',
+    );
   }
   const over = (n: number) => `http://127.0.0.1:${env[`OPENRAIL${n}_PORT`]}`;
 

@@ -2,19 +2,23 @@
  * Mixed writes driven over HTTP at openrail nodes while the cluster underneath is disrupted
  * (issue 51; docs/high-availability.md), and what they left behind: operator writes (a tenant
  * created, with its audit entry and event), whole pre-authorized issuances (offer, token,
- * credential) and revocations, spread round robin over the nodes. Every answer is recorded with
+ * credential), revocations and deposits (a bill, on its tenant's hash chain), spread round robin
+ * over the nodes. Every answer is recorded with
  * its status and error code; every write a node acknowledged (2xx) is remembered, so that
  * afterwards each can be looked for in the database, once.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { type HolderKey, newHolderKey } from './holder.ts';
-import { CARD_SUBJECT, PRE_AUTH, proofJwt } from './issuance.ts';
+import { billBody } from './deposits.ts';
+import { accountOf, type HolderKey, newHolderKey } from './holder.ts';
+import { CARD_CLAIMS, CARD_SUBJECT, PRE_AUTH, proofJwt } from './issuance.ts';
 
 export interface Answer {
   /** When the answer came (ms since the epoch). */
   at: number;
-  what: 'tenant' | 'offer' | 'token' | 'credential' | 'revoke';
+  what: 'tenant' | 'offer' | 'token' | 'credential' | 'revoke' | 'deposit';
   node: string;
   /** null: no HTTP answer at all (the node is down). */
   status: number | null;
@@ -28,6 +32,7 @@ export interface Acknowledged {
   redeemed: Set<string>;
   credentials: Set<string>;
   revoked: Set<string>;
+  deposits: Set<string>;
 }
 
 export interface LoadTarget {
@@ -38,6 +43,8 @@ export interface LoadTarget {
   ownerToken: string;
   /** A credential type of the root tenant. */
   typeId: string;
+  /** A tenant with an approved bill product and an enrolled account: deposits go there. */
+  deposits: { tenant: string; accountId: string };
 }
 
 const ASK_TIMEOUT_MS = 30_000;
@@ -50,6 +57,7 @@ export class WriteLoad {
     redeemed: new Set(),
     credentials: new Set(),
     revoked: new Set(),
+    deposits: new Set(),
   };
   /** Run-unique, so that what this load made is told apart from everything else. */
   readonly run = randomBytes(3).toString('hex');
@@ -78,10 +86,11 @@ export class WriteLoad {
   private async loop(worker: number): Promise<void> {
     this.holder ??= await newHolderKey();
     for (let i = 0; this.running; i++) {
-      const kind = (worker + i) % 3;
+      const kind = (worker + i) % 4;
       if (kind === 0) await this.newTenant(`Load ${this.run} ${worker}-${i}`);
       else if (kind === 1) await this.issue();
-      else await this.revokeOne();
+      else if (kind === 2) await this.revokeOne();
+      else await this.deposit();
     }
   }
 
@@ -167,6 +176,13 @@ export class WriteLoad {
     if (credential) this.acknowledged.credentials.add(offerId);
   }
 
+  private async deposit(): Promise<void> {
+    const { tenant, accountId } = this.target.deposits;
+    const body = billBody(accountId);
+    const made = await this.ask('deposit', `/api/tenants/${tenant}/bills`, this.asOwner(body));
+    if (made) this.acknowledged.deposits.add(body.depositId);
+  }
+
   private async revokeOne(): Promise<void> {
     const offerId = [...this.acknowledged.credentials].find((id) => !this.acknowledged.revoked.has(id));
     if (!offerId) return this.issue();
@@ -178,6 +194,117 @@ export class WriteLoad {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers the JSON of a 2xx answer to `path`, or throws naming the answer. */
+async function call(origin: string, owner: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
+ * What the load needs made first, through `origin`: a credential type of the root tenant, and a
+ * tenant with an approved bill product and an enrolled account for the deposits; with `webhooks`,
+ * endpoints of the root tenant and of the deposits' tenant for the events the load makes.
+ */
+export async function prepareLoad(
+  origin: string,
+  owner: string,
+  nodes: { nodes: string[]; publicUrl: string },
+  webhooks?: string,
+): Promise<LoadTarget> {
+  const suffix = randomBytes(3).toString('hex');
+  const type = await call(origin, owner, '/api/types', { tenant: 'root', name: `Failover card ${suffix}`, claims: CARD_CLAIMS });
+  const tenant = String((await call(origin, owner, '/api/tenants', { name: `Failover deposits ${suffix}` })).slug);
+  const product = await call(origin, owner, '/api/products', { tenant, kind: 'bill', name: 'Water bill' });
+  await call(origin, owner, `/api/products/${product.productId}/approve`, {});
+  const accountId = accountOf(await newHolderKey());
+  await call(origin, owner, '/api/members/enroll', { tenant, accountId });
+  if (webhooks) {
+    await call(origin, owner, '/api/admin/integration/webhooks', {
+      tenant: 'root',
+      url: webhooks,
+      events: ['credential.issued', 'credential.revoked'],
+    });
+    await call(origin, owner, '/api/admin/integration/webhooks', { tenant, url: webhooks, events: ['deposit.created'] });
+  }
+  return { ...nodes, ownerToken: owner, typeId: String(type.typeId), deposits: { tenant, accountId } };
+}
+
+/** A webhook endpoint on loopback that keeps every envelope it is sent (docs/events.md). */
+export async function webhookReceiver(): Promise<{
+  url: string;
+  events: Array<{ type: string; data: Record<string, unknown> }>;
+  close(): Promise<void>;
+}> {
+  const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: Record<string, unknown> };
+        events.push({ type: envelope.type, data: envelope.data });
+      } catch {
+        // Not an envelope: answered all the same.
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    events,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Waits (up to `limitMs`) until the receiver has an event for every acknowledged credential
+ * (`credential.issued`), revocation (`credential.revoked`) and deposit (`deposit.created`);
+ * answers those still missing, named.
+ */
+export async function undelivered(
+  databaseUrl: string,
+  load: WriteLoad,
+  received: ReadonlyArray<{ type: string; data: Record<string, unknown> }>,
+  limitMs = 60_000,
+): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let credentialOf: Map<string, string>;
+  try {
+    const rows = await client.query<{ id: string; offer_id: string }>(
+      'select id, offer_id from issued_credentials where offer_id = any($1)',
+      [[...load.acknowledged.revoked]],
+    );
+    credentialOf = new Map(rows.rows.map((r) => [r.offer_id, r.id]));
+  } finally {
+    await client.end();
+  }
+  const missing = () => {
+    const seen = (type: string, field: string) =>
+      new Set(received.filter((e) => e.type === type).map((e) => String(e.data[field])));
+    const issued = seen('credential.issued', 'offerId');
+    const revoked = seen('credential.revoked', 'credentialId');
+    const deposited = seen('deposit.created', 'depositId');
+    return [
+      ...[...load.acknowledged.credentials].filter((id) => !issued.has(id)).map((id) => `credential.issued of offer ${id}`),
+      ...[...load.acknowledged.revoked]
+        .filter((id) => !revoked.has(credentialOf.get(id) ?? ''))
+        .map((id) => `credential.revoked of offer ${id}`),
+      ...[...load.acknowledged.deposits].filter((id) => !deposited.has(id)).map((id) => `deposit.created of ${id}`),
+    ];
+  };
+  const until = Date.now() + limitMs;
+  while (missing().length > 0 && Date.now() < until) await pause(500);
+  return missing();
+}
 
 /**
  * Runs the load (6 workers) at `target`, steady for two seconds, then `disrupt`s, waits until
@@ -264,7 +391,18 @@ export async function acknowledgedFound(
       check(ack.revoked.has(id), row.revoked === 1, `the credential of offer ${id} was revoked, but is not`);
       if (row.credentials > 1) problems.push(`offer ${id} was collected ${row.credentials} times`);
     }
-    const acknowledged = ack.tenants.size + ack.offers.size + ack.redeemed.size + ack.credentials.size + ack.revoked.size;
+    const deposits = await client.query<{ deposit_id: string; n: number }>(
+      'select deposit_id, count(*)::int as n from deposits where deposit_id = any($1) group by deposit_id',
+      [[...ack.deposits]],
+    );
+    const depositCounts = new Map(deposits.rows.map((r) => [r.deposit_id, r.n]));
+    for (const id of ack.deposits) {
+      const n = depositCounts.get(id) ?? 0;
+      if (n === 1) found++;
+      else problems.push(`deposit ${id} is there ${n} times`);
+    }
+    const acknowledged =
+      ack.tenants.size + ack.offers.size + ack.redeemed.size + ack.credentials.size + ack.revoked.size + ack.deposits.size;
     return { acknowledged, found, problems };
   } finally {
     await client.end();

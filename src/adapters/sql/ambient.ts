@@ -90,6 +90,10 @@ export const RETRY_PAUSE_MS = 1000;
 
 const lostBeforeCommit = (err: unknown) => err instanceof ServiceError && err.code === 'database_unavailable';
 
+/** The refusal for a change whose commit was sent and never answered: it may have been made. */
+export const commitUnknown = (cause: unknown) =>
+  new ServiceError('commit_unknown', undefined, { headers: { 'retry-after': '5' }, cause });
+
 async function openTransaction<T>(root: Raw, work: (trx: Raw) => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
   const waiting: Array<() => void> = [];
@@ -108,9 +112,7 @@ async function openTransaction<T>(root: Raw, work: (trx: Raw) => Promise<T>): Pr
     })
     .catch((err: unknown) => {
       // The work was done and the commit sent: whatever broke the connection now, it may have committed.
-      if (committing && lostBeforeCommit(err)) {
-        throw new ServiceError('commit_unknown', undefined, { headers: { 'retry-after': '5' }, cause: err });
-      }
+      if (committing && lostBeforeCommit(err)) throw commitUnknown(err);
       throw err;
     });
   // Committed: execute resolves only then. Inside another database's transaction (tests open

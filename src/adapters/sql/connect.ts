@@ -7,7 +7,7 @@ import type { DatabaseLocation } from '../../config/config.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { endStatement, statementSpan } from '../../core/tracing.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
-import { ambient } from './ambient.ts';
+import { ambient, commitUnknown } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
@@ -116,10 +116,6 @@ function unreachable(err: unknown): never {
   }
   throw err;
 }
-
-/** The refusal for a change whose commit was sent and never answered: it may have been made. */
-export const commitUnknown = (cause: unknown) =>
-  new ServiceError('commit_unknown', undefined, { headers: { 'retry-after': '5' }, cause });
 
 /** Statements that change nothing on their own, so that their failure leaves nothing made. */
 const CHANGES_NOTHING = /^\s*(select|show|values|begin|rollback|savepoint|set)\b/i;
