@@ -42,6 +42,7 @@ import {
   webhookReceiver,
 } from '../helpers/ha-load.ts';
 import { HALF_WRITTEN, NONE_HALF_WRITTEN } from '../helpers/half-written.ts';
+import { CARD_CLAIMS, CARD_SUBJECT } from '../helpers/issuance.ts';
 
 const skip = haClusterMissing();
 
@@ -209,6 +210,58 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     assert.ok(!exports.join('').includes(env.OPENRAIL_OWNER_TOKEN as string), 'no owner token in any export');
   });
 
+  test('nodes share what a caller holds: a session signed in on one is valid on the others, a code spent once across all', async () => {
+    assert.equal(up.code, 0, 'the cluster is not up');
+    const ownerAuth = { authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}`, 'content-type': 'application/json' };
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    const made = await fetch(`${over(1)}/api/operators`, {
+      method: 'POST',
+      headers: ownerAuth,
+      body: JSON.stringify({ username: 'across-nodes', password, roles: ['auditor'] }),
+    });
+    assert.equal(made.status, 201, await made.text());
+    const login = await fetch(`${over(1)}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'across-nodes', password }),
+    });
+    const { token } = (await login.json()) as { token: string };
+    for (const n of [2, 3]) {
+      const me = await fetch(`${over(n)}/api/admin/ops/cloud`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(me.status, 200, `openrail${n} takes the session signed in on openrail1`);
+    }
+    // One pre-authorized code redeemed at all three nodes at once: exactly one gets the token.
+    const type = await fetch(`${over(1)}/api/types`, {
+      method: 'POST',
+      headers: ownerAuth,
+      body: JSON.stringify({ tenant: 'root', name: 'Across nodes', claims: CARD_CLAIMS }),
+    });
+    const typeId = ((await type.json()) as { typeId: string }).typeId;
+    const offer = await fetch(`${over(2)}/api/offers`, {
+      method: 'POST',
+      headers: ownerAuth,
+      body: JSON.stringify({ tenant: 'root', typeId, subject: CARD_SUBJECT }),
+    });
+    const offerUri = ((await offer.json()) as { offerUri: string }).offerUri;
+    const grant = JSON.parse(new URL(offerUri).searchParams.get('credential_offer') ?? '{}').grants[
+      'urn:ietf:params:oauth:grant-type:pre-authorized_code'
+    ];
+    const form = new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+      'pre-authorized_code': grant['pre-authorized_code'],
+    }).toString();
+    const answers = await Promise.all(
+      [1, 2, 3].map((n) =>
+        fetch(`${over(n)}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form,
+        }),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 400, 400], 'spent once, whichever node answered');
+  });
+
   /** What the load writes to (made once: a type, a deposits tenant, webhook endpoints to `hooks`). */
   let target: LoadTarget | undefined;
   const nodes = () => [1, 2, 3].map((n) => `http://127.0.0.1:${env[`OPENRAIL${n}_PORT`]}`);
@@ -312,14 +365,59 @@ describe('the reference HA topology (scripts/ha-cluster.sh)', { skip, timeout: 3
     assert.match(status.stdout, /front end .* 200$/m);
   });
 
-  test('one of three openrail nodes killed under load: the other two carry on, nothing acknowledged lost', async (t) => {
+  test('one of three openrail nodes killed under load while it holds a job lease and a webhook lane: both move, the others carry on, nothing lost', async (t) => {
     assert.equal(up.code, 0, 'the cluster is not up');
     const pid = Number(readFileSync(join(dir, 'pids', 'openrail1.pid'), 'utf8'));
-    const { load, began } = await underLoad(async () => process.kill(pid, 'SIGKILL'));
-    // The killed node answers nothing; the others answer everything.
-    const dead = load.answers.filter((a) => a.status === null);
-    assert.ok(dead.length > 0 && dead.every((a) => a.node === over(1)), 'only the killed node went unanswered');
-    await nothingLost(load, t, began, true);
+    const db = new pg.Client({ connectionString: env.DATABASE_URL });
+    await db.connect();
+    let held: { job: string; until: number; lane: string } | undefined;
+    try {
+      const { load, began } = await underLoad(async () => {
+        // Killed at a moment it holds both: the lease of a job that runs every few seconds (the
+        // hosted verification's sweep, the compliance purge) and an endpoint's delivery lane.
+        const until = Date.now() + 90_000;
+        while (!held && Date.now() < until) {
+          const now = Date.now();
+          const job = await db.query<{ name: string; lease_until: number }>(
+            `select name, lease_until::float8 as lease_until from job_leases
+              where holder like 'openrail1:%' and lease_until > $1 and lease_until - started_at <= 15000`,
+            [now],
+          );
+          const lane = await db.query<{ id: string }>(
+            `select id from webhooks where lane_holder like 'openrail1:%' and lane_until > $1`,
+            [now],
+          );
+          const [j, l] = [job.rows[0], lane.rows[0]];
+          if (j && l) {
+            process.kill(pid, 'SIGKILL');
+            held = { job: j.name, until: Number(j.lease_until), lane: l.id };
+          } else await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(held, 'openrail1 never held a short job lease and a lane at once');
+      });
+      // The killed node answers nothing; the others answer everything.
+      const dead = load.answers.filter((a) => a.status === null);
+      assert.ok(dead.length > 0 && dead.every((a) => a.node === over(1)), 'only the killed node went unanswered');
+      // Its job lease is taken by another node once it ends (its next run is due then), within a
+      // tick; its lane once the lane's lease (an attempt's timeout and 5 s) has run out.
+      const lease = held as { job: string; until: number; lane: string };
+      let taker: string | undefined;
+      for (let i = 0; i < 100 && !taker; i++) {
+        const row = await db.query<{ holder: string }>('select holder from job_leases where name = $1', [lease.job]);
+        const holder = row.rows[0]?.holder ?? '';
+        if (!holder.startsWith('openrail1:')) taker = holder;
+        else await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.match(taker ?? '', /^openrail[23]:/, `the lease of ${lease.job} moved to another node`);
+      t.diagnostic(
+        `killed openrail1 holding ${lease.job} (until ${new Date(lease.until).toISOString()}) and a lane; ${lease.job} taken by ${taker?.split(':')[0]}`,
+      );
+      // Every event the dead node was delivering arrives all the same, and so do those its lane
+      // queued after it died: another node took the lane (nothingLost waits for them).
+      await nothingLost(load, t, began, true);
+    } finally {
+      await db.end();
+    }
     const cloud = await fetch(`${over(2)}/api/admin/ops/cloud`, {
       headers: { authorization: `Bearer ${env.OPENRAIL_OWNER_TOKEN}` },
     });
