@@ -19,6 +19,8 @@
  *   COMMIT is then made, but the client never hears it). Needs `recordStatements`.
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import type { DatabaseFactory, TestDatabase } from './databases.ts';
+import { startRail, type TestRail } from './rail.ts';
 
 /** At most this round-trip time: beyond it a bench would measure waiting, not openrail. */
 export const MAX_LATENCY_MS = 100;
@@ -231,5 +233,31 @@ function statementReader(): (chunk: Buffer) => string[] {
       pending = pending.subarray(length + 1);
     }
     return found;
+  };
+}
+
+/**
+ * A fresh PostgreSQL database and a rail (its jobs off) that reaches it through a proxy of its
+ * own, for the suites that cut, count or delay what crosses it; `stop` ends all three.
+ */
+export async function railBehindProxy(
+  postgres: DatabaseFactory,
+  proxyOptions: { latencyMs?: number; recordStatements?: boolean } = {},
+  env: Record<string, string> = {},
+): Promise<{ db: TestDatabase; proxy: PgProxy; rail: TestRail; stop(): Promise<void> }> {
+  const db = await postgres.create();
+  const proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '', proxyOptions.latencyMs ?? 0, {
+    recordStatements: proxyOptions.recordStatements === true,
+  });
+  const rail = await startRail({ ...db, location: { kind: 'postgres', url: proxy.url } }, env, undefined, { runJobs: false });
+  return {
+    db,
+    proxy,
+    rail,
+    stop: async () => {
+      await rail.stop();
+      await proxy.stop();
+      await db.drop();
+    },
   };
 }

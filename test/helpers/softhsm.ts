@@ -100,3 +100,25 @@ export function rawSession(token: SoftToken) {
   };
   return { lib, session, slot, objects, close: () => lib.C_CloseSession(session) };
 }
+
+/** How many of the token's objects match `template` (a label, a class). */
+export function countObjects(token: SoftToken, template: pkcs11js.Template): number {
+  const raw = rawSession(token);
+  try {
+    return raw.objects(template).length;
+  } finally {
+    raw.close();
+  }
+}
+
+/** Deletes the token's objects labelled `label`, as an operator with the token's tools would. */
+export function deleteObjects(token: SoftToken, label: string): void {
+  const raw = rawSession(token);
+  try {
+    const found = raw.objects([{ type: pkcs11js.CKA_LABEL, value: label }]);
+    assert.ok(found.length > 0, `the token holds ${label}`);
+    for (const object of found) raw.lib.C_DestroyObject(raw.session, object);
+  } finally {
+    raw.close();
+  }
+}

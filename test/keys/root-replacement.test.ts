@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pkcs11js from 'pkcs11js';
-import { ChainVerifier } from '../../src/adapters/crypto/x509.ts';
+import { ChainVerifier, toPem } from '../../src/adapters/crypto/x509.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { certificatesOfPem } from '../../src/core/pem.ts';
 import { IssuerCertificates } from '../../src/features/verification/issuer-certificates.ts';
@@ -24,7 +24,7 @@ import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { issueOne, PASS_SUBJECT, registerType } from '../helpers/issuance.ts';
 import { signedInOperator } from '../helpers/operators.ts';
 import { owner, startRail, type TestRail } from '../helpers/rail.ts';
-import { rawSession, type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
+import { countObjects, deleteObjects, type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
 import { keyFromX5c } from '../helpers/x5c.ts';
 
 const skip = softhsmMissing();
@@ -32,8 +32,7 @@ const DAY = 24 * 60 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
 
 /** The anchors a relying party reads from `/.well-known/openrail-ca.pem`, in order, as PEM each. */
-const anchorsOf = (pem: string) =>
-  certificatesOfPem(pem).map((b64) => `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`);
+const anchorsOf = (pem: string) => certificatesOfPem(pem).map(toPem);
 describe('replacing the platform root: a sealed root moved into the token', { skip }, () => {
   let token: SoftToken;
   before(() => {
@@ -89,14 +88,8 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
           .select(['id', 'key_backend', 'sealed_private_key', 'object_label', 'retired_at'])
           .orderBy('active_from')
           .execute();
-      const tokenObjects = (label: string) => {
-        const raw = rawSession(token);
-        try {
-          return raw.objects([{ type: pkcs11js.CKA_LABEL, value: label }]).length;
-        } finally {
-          raw.close();
-        }
-      };
+      const tokenObjects = (label: string) => countObjects(token, [{ type: pkcs11js.CKA_LABEL, value: label }]);
+      const privateKeys = () => countObjects(token, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]);
       /** Whether the credential's x5c chain ends at `anchorPem` (Node's OpenSSL, not our code). */
       const chainsTo = (credential: string, anchorPem: string) => {
         try {
@@ -205,14 +198,6 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
         assert.equal(refused.statusCode, 409, refused.body);
         assert.equal(refused.json().error, 'root_replacement_pending');
 
-        const privateKeys = () => {
-          const raw = rawSession(token);
-          try {
-            return raw.objects([{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]).length;
-          } finally {
-            raw.close();
-          }
-        };
         const keysBefore = privateKeys();
         const rowsBefore = await rows();
         const late = await post(`/api/admin/approvals/${secondApproval}/approve`, {}, owner2);
@@ -299,14 +284,8 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
 
       test('a root whose key is lost from the token: the service still starts and says so; a replacement lets keys be certified again', async () => {
         const inForce = (await rows()).find((r) => r.id === 'root-2');
-        const raw = rawSession(token);
-        try {
-          const found = raw.objects([{ type: pkcs11js.CKA_LABEL, value: String(inForce?.object_label) }]);
-          assert.equal(found.length, 2);
-          for (const object of found) raw.lib.C_DestroyObject(raw.session, object);
-        } finally {
-          raw.close();
-        }
+        assert.equal(tokenObjects(String(inForce?.object_label)), 2);
+        deleteObjects(token, String(inForce?.object_label));
         await rail.stop();
         const backupDir = mkdtempSync(join(tmpdir(), 'openrail-root-backups-'));
         after(() => rmSync(backupDir, { recursive: true, force: true }));
@@ -339,14 +318,6 @@ describe('replacing the platform root: a sealed root moved into the token', { sk
           const filed = await post('/api/admin/approvals', { action, params }, ownerA);
           assert.equal(filed.statusCode, 201, filed.body);
           return post(`/api/admin/approvals/${filed.json().approval.approvalId}/approve`, {}, ownerB);
-        };
-        const privateKeys = () => {
-          const session = rawSession(token);
-          try {
-            return session.objects([{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }]).length;
-          } finally {
-            session.close();
-          }
         };
         const before = privateKeys();
         const rotation = await approve('key.rotate', { tenant: 'alpha' });

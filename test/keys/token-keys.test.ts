@@ -42,7 +42,7 @@ import {
 import { signedInOperator } from '../helpers/operators.ts';
 import { present, verifiedOn } from '../helpers/presentation.ts';
 import { owner, railOn, railSeconds, startRail, stopRail, type TestRail } from '../helpers/rail.ts';
-import { rawSession, type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
+import { deleteObjects, rawSession, type SoftToken, softhsmMissing, softToken } from '../helpers/softhsm.ts';
 import { verifyByX5c } from '../helpers/x5c.ts';
 
 const skip = softhsmMissing();
@@ -70,18 +70,6 @@ function tokenObjects(token: SoftToken) {
         extractable: extractable?.value[0] === 1,
       };
     });
-  } finally {
-    raw.close();
-  }
-}
-
-/** Deletes the token's objects labelled `label`, as an operator with the token's tools would. */
-function deleteObjects(token: SoftToken, label: string): void {
-  const raw = rawSession(token);
-  try {
-    const found = raw.objects([{ type: pkcs11js.CKA_LABEL, value: label }]);
-    assert.ok(found.length > 0, `the token holds ${label}`);
-    for (const object of found) raw.lib.C_DestroyObject(raw.session, object);
   } finally {
     raw.close();
   }

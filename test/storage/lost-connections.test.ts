@@ -18,8 +18,8 @@ import { pingWritable } from '../../src/adapters/sql/kernel/cluster-state.ts';
 import { ServiceError } from '../../src/core/errors.ts';
 import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databases.ts';
 import { CARD_CLAIMS, CARD_SUBJECT, PRE_AUTH, registerType } from '../helpers/issuance.ts';
-import { type PgProxy, startPgProxy } from '../helpers/pg-proxy.ts';
-import { owner, startRail, type TestRail } from '../helpers/rail.ts';
+import { type PgProxy, railBehindProxy } from '../helpers/pg-proxy.ts';
+import { owner, type TestRail } from '../helpers/rail.ts';
 
 const postgres = testDatabases().find((f) => f.name === 'postgres');
 
@@ -29,23 +29,20 @@ describe('a PostgreSQL connection lost under a request', {
   let db: TestDatabase;
   let direct: Db;
   let proxy: PgProxy;
-  let rail: TestRail;
   let app: FastifyInstance;
   let typeId: string;
+  let stop: (() => Promise<void>) | undefined;
 
   before(async () => {
-    db = await (postgres as NonNullable<typeof postgres>).create();
-    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '', 0, { recordStatements: true });
-    rail = await startRail({ ...db, location: { kind: 'postgres', url: proxy.url } }, {}, undefined, { runJobs: false });
+    let rail: TestRail;
+    ({ db, proxy, rail, stop } = await railBehindProxy(postgres as NonNullable<typeof postgres>, { recordStatements: true }));
     app = rail.app;
     direct = openTestDb(db);
     ({ typeId } = await registerType(app, 'root', 'Lost card', CARD_CLAIMS));
   });
   after(async () => {
     await direct?.destroy();
-    await rail?.stop();
-    await proxy?.stop();
-    await db?.drop();
+    await stop?.();
   });
 
   const newTenant = (name: string) => app.inject({ method: 'POST', url: '/api/tenants', headers: owner, payload: { name } });

@@ -15,8 +15,8 @@ import { openTestDb, type TestDatabase, testDatabases } from '../helpers/databas
 import { HALF_WRITTEN, NONE_HALF_WRITTEN } from '../helpers/half-written.ts';
 import { newHolderKey } from '../helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT, issuerPath, PRE_AUTH, proofJwt, registerType } from '../helpers/issuance.ts';
-import { type PgProxy, startPgProxy } from '../helpers/pg-proxy.ts';
-import { owner, PUBLIC_URL, railSeconds, startRail, type TestRail } from '../helpers/rail.ts';
+import { type PgProxy, railBehindProxy } from '../helpers/pg-proxy.ts';
+import { owner, PUBLIC_URL, railSeconds, type TestRail } from '../helpers/rail.ts';
 
 const OUTAGE_MS = 10_000;
 const WORKERS = 4;
@@ -28,22 +28,17 @@ describe('PostgreSQL unreachable for ten seconds mid-run', {
 }, () => {
   let db: TestDatabase;
   let proxy: PgProxy;
-  let rail: TestRail;
   let app: FastifyInstance;
   let typeId: string;
+  let stop: (() => Promise<void>) | undefined;
 
   before(async () => {
-    db = await (postgres as NonNullable<typeof postgres>).create();
-    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '');
-    rail = await startRail({ ...db, location: { kind: 'postgres', url: proxy.url } }, {}, undefined, { runJobs: false });
+    let rail: TestRail;
+    ({ db, proxy, rail, stop } = await railBehindProxy(postgres as NonNullable<typeof postgres>));
     app = rail.app;
     ({ typeId } = await registerType(app, 'root', 'Outage card', CARD_CLAIMS));
   });
-  after(async () => {
-    await rail?.stop();
-    await proxy?.stop();
-    await db?.drop();
-  });
+  after(() => stop?.());
 
   /** Every answer seen: its status, and its error code when it is not a success. */
   const answers: Array<{ status: number; error?: string; retryAfter?: string }> = [];

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { webhooksModule } from '../../src/features/webhooks/module.ts';
-import { type TestDatabase, testDatabases } from '../helpers/databases.ts';
+import { testDatabases } from '../helpers/databases.ts';
 import { billBody } from '../helpers/deposits.ts';
 import { accountOf, newHolderKey } from '../helpers/holder.ts';
 import {
@@ -27,9 +27,9 @@ import {
   registerType,
   requestCredential,
 } from '../helpers/issuance.ts';
-import { type PgProxy, startPgProxy } from '../helpers/pg-proxy.ts';
+import { type PgProxy, railBehindProxy } from '../helpers/pg-proxy.ts';
 import { formBody, openVerification, present } from '../helpers/presentation.ts';
-import { owner, PUBLIC_URL, railSeconds, startRail, type TestRail } from '../helpers/rail.ts';
+import { owner, PUBLIC_URL, railSeconds, type TestRail } from '../helpers/rail.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 
 /** The issue's targets: what each operation may cost at most, in round trips. */
@@ -50,33 +50,28 @@ const WEBHOOK_BACKLOG = 20;
 const postgres = testDatabases().find((f) => f.name === 'postgres');
 
 describe('round trips to PostgreSQL on the hot paths', { skip: postgres ? false : 'PostgreSQL only (TEST_DATABASE_URL)' }, () => {
-  let db: TestDatabase;
   let proxy: PgProxy;
   let rail: TestRail;
   let receiver: Receiver;
   let app: FastifyInstance;
   let typeId: string;
   let vct: string;
+  let stop: (() => Promise<void>) | undefined;
 
   before(async () => {
-    db = await (postgres as NonNullable<typeof postgres>).create();
-    proxy = await startPgProxy(db.location.kind === 'postgres' ? db.location.url : '', 0, { recordStatements: true });
     receiver = await startReceiver();
     // Jobs stay off, so every round trip counted is the request's own.
-    rail = await startRail(
-      { ...db, location: { kind: 'postgres', url: proxy.url } },
+    ({ proxy, rail, stop } = await railBehindProxy(
+      postgres as NonNullable<typeof postgres>,
+      { recordStatements: true },
       { OPENRAIL_OUTBOUND_ALLOW: receiver.origin },
-      undefined,
-      { runJobs: false },
-    );
+    ));
     app = rail.app;
     ({ typeId, vct } = await registerType(app, 'root', 'Round trip card', CARD_CLAIMS));
   });
   after(async () => {
-    await rail?.stop();
+    await stop?.();
     await receiver?.close();
-    await proxy?.stop();
-    await db?.drop();
   });
 
   /** The round trips `send` makes, once the pool's connections are open (a cold connection is not the request's). */
