@@ -65,8 +65,12 @@ function selfSigned(opts: CertifierOptions, kid: string, ref: PrivateKeyRef, pub
   });
 }
 
-/** The stored authority key `ref`, signing through the backend; its public key is the certificate's. */
-async function platformKey(backend: KeyBackend, certificate: CertificateBase64, ref: PrivateKeyRef): Promise<AuthorityKey> {
+/** The stored authority key `ref`, signing through the backend, and its thumbprint; its public key is the certificate's. */
+async function platformKey(
+  backend: KeyBackend,
+  certificate: CertificateBase64,
+  ref: PrivateKeyRef,
+): Promise<{ key: AuthorityKey; kid: string }> {
   const publicJwk = await publicJwkOf(certificate);
   const kid = await calculateJwkThumbprint(publicJwk as JWK, 'sha256');
   // A sealed key that does not open is a master key that is not the deployment's: the start stops.
@@ -76,7 +80,7 @@ async function platformKey(backend: KeyBackend, certificate: CertificateBase64, 
   if (ref.backend === 'sealed' && !(await backend.inspect(PLATFORM, kid, ref)).present) {
     throw new Error(`the platform certificate authority's key (${kid}) cannot be opened with this master key`);
   }
-  return { publicJwk, sign: (data) => backend.sign(PLATFORM, kid, ref, data) };
+  return { key: { publicJwk, sign: (data) => backend.sign(PLATFORM, kid, ref, data) }, kid };
 }
 
 /** A stored root, opened: its key is null once destroyed. */
@@ -170,17 +174,14 @@ export class PlatformCertifier implements KeyCertifier, RootReplacement {
         roots.push({ ...was, activeFrom: stored.activeFrom });
         continue;
       }
-      const key = stored.privateKey ? await platformKey(this.opts.backend, stored.certificate, stored.privateKey) : null;
+      const opened = stored.privateKey ? await platformKey(this.opts.backend, stored.certificate, stored.privateKey) : null;
       roots.push({
         id: stored.id,
         certificate: stored.certificate,
         pem: toPem(stored.certificate),
         keyId: subjectKeyIdOf(stored.certificate),
-        key,
-        ref:
-          key && stored.privateKey
-            ? { kid: await calculateJwkThumbprint(key.publicJwk as JWK, 'sha256'), privateKey: stored.privateKey }
-            : null,
+        key: opened?.key ?? null,
+        ref: opened && stored.privateKey ? { kid: opened.kid, privateKey: stored.privateKey } : null,
         activeFrom: stored.activeFrom,
         notAfter: notAfterOf(stored.certificate),
       });
@@ -286,12 +287,11 @@ export class PlatformCertifier implements KeyCertifier, RootReplacement {
     for (const [i, root] of this.roots.entries()) {
       const successor = this.roots[i + 1];
       // Every process has certified with the successor for a while (none still holds this one in force).
-      if (!root.key || !successor || successor.activeFrom + 2 * ROOTS_REFRESH_MS > now) continue;
+      if (!root.ref || !successor || successor.activeFrom + 2 * ROOTS_REFRESH_MS > now) continue;
       if ((await certifies(root.keyId)) > 0) continue;
-      const ref = (await this.opts.store.list()).find((r) => r.id === root.id)?.privateKey;
-      if (!ref || !(await this.opts.store.retire(root.id, now))) continue;
+      if (!(await this.opts.store.retire(root.id, now))) continue;
       // A token that cannot delete just now leaves an object no row names (docs/keys.md).
-      await this.opts.backend.destroy(ref).catch(() => undefined);
+      await this.opts.backend.destroy(root.ref.privateKey).catch(() => undefined);
       retired.push(root.keyId);
     }
     if (retired.length > 0) await this.refresh();
