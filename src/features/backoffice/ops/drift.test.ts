@@ -30,7 +30,11 @@ for (const factory of testDatabases()) {
           }
           const doc = JSON.parse(body);
           const [first] = doc.verificationMethod;
-          if (edit === 'swap') first.publicKeyJwk.x = `${first.publicKeyJwk.x.slice(0, -2)}AA`;
+          // Another key: the last two characters changed, to ones they cannot already be.
+          if (edit === 'swap') {
+            const x = first.publicKeyJwk.x;
+            first.publicKeyJwk.x = `${x.slice(0, -2)}${x.endsWith('AA') ? 'BA' : 'AA'}`;
+          }
           if (edit === 'extra') {
             doc.verificationMethod.push({ ...first, id: `${doc.id}#stranger` });
             doc.assertionMethod.push(`${doc.id}#stranger`);
