@@ -19,20 +19,35 @@ export function documentId(doc: unknown): string | undefined {
 
 export function assertionKey(doc: unknown, kid: unknown): ResolvedKey | undefined {
   const did = documentId(doc);
-  if (!did || !isObject(doc) || typeof kid !== 'string' || kid.length === 0) return undefined;
-  const absolute = (id: string) => (id.startsWith('#') ? `${did}${id}` : id);
-  const wanted = kid.includes('#') || kid.startsWith('did:') ? absolute(kid) : `${did}#${kid}`;
-  if (!Array.isArray(doc.assertionMethod)) return undefined;
+  if (!did || typeof kid !== 'string' || kid.length === 0) return undefined;
+  const wanted = kid.includes('#') || kid.startsWith('did:') ? absoluteIn(did, kid) : `${did}#${kid}`;
+  return assertionKeys(doc).find((key) => key.id === wanted);
+}
+
+/** The assertion key of the document that is `jwk` (an mdoc names its key by certificate, not by kid). */
+export function assertionKeyMatching(doc: unknown, jwk: JWK): ResolvedKey | undefined {
+  const wanted = p256Jwk(jwk);
+  return wanted ? assertionKeys(doc).find((key) => key.jwk.x === wanted.x && key.jwk.y === wanted.y) : undefined;
+}
+
+const absoluteIn = (did: string, id: string) => (id.startsWith('#') ? `${did}${id}` : id);
+
+/** Every P-256 verification method `assertionMethod` references or embeds, in its order. */
+function assertionKeys(doc: unknown): ResolvedKey[] {
+  const did = documentId(doc);
+  if (!did || !isObject(doc) || !Array.isArray(doc.assertionMethod)) return [];
+  const absolute = (id: string) => absoluteIn(did, id);
   const methods: unknown[] = Array.isArray(doc.verificationMethod) ? doc.verificationMethod : [];
+  const keys: ResolvedKey[] = [];
   for (const ref of doc.assertionMethod as unknown[]) {
     // assertionMethod entries are references to verificationMethod ids or embedded methods.
     const method =
       typeof ref === 'string'
         ? methods.find((m) => isObject(m) && typeof m.id === 'string' && absolute(m.id) === absolute(ref))
         : ref;
-    if (!isObject(method) || typeof method.id !== 'string' || absolute(method.id) !== wanted) continue;
+    if (!isObject(method) || typeof method.id !== 'string') continue;
     const jwk = p256Jwk(method.publicKeyJwk);
-    if (jwk) return { jwk, id: absolute(method.id) };
+    if (jwk) keys.push({ jwk, id: absolute(method.id) });
   }
-  return undefined;
+  return keys;
 }

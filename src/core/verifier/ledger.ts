@@ -58,10 +58,24 @@ export const FAILURE_CODES = {
   status_list_expired: 'The status list token is expired ("exp") at "now".',
   credential_revoked: "The credential's status is not VALID: its entry in the status list is set.",
 } as const;
-export type FailureCode = keyof typeof FAILURE_CODES;
+
+/**
+ * The codes only an ISO mdoc presentation can fail with (docs/mdoc.md); every other check of an
+ * mdoc names a code of FAILURE_CODES, read for the mdoc's structures.
+ */
+export const MDOC_FAILURE_CODES = {
+  element_digest_mismatch:
+    'An issuer-signed element of the mdoc does not hash to the digest its Mobile Security Object lists for it (forged or altered), or the MSO lists none.',
+  device_signature_invalid:
+    'The mdoc has no device signature, or it does not verify with the MSO device key over the session transcript this verifier expects (made for another verifier, nonce or origin, or forged).',
+} as const;
+
+export type FailureCode = keyof typeof FAILURE_CODES | keyof typeof MDOC_FAILURE_CODES;
 
 /** Which check owns each code (and so which link a failure names). */
 export const FAILURE_CHECK: Record<FailureCode, CheckName> = {
+  element_digest_mismatch: 'disclosures',
+  device_signature_invalid: 'holder_binding',
   malformed_presentation: 'structure',
   unsupported_algorithm: 'issuer_signature',
   issuer_signature_invalid: 'issuer_signature',
