@@ -5,7 +5,20 @@ export interface CredentialTypeRecord {
   typeId: string;
   name: string;
   claims: ClaimSpec[];
+  /** The formats it is offered in, in this order (docs/mdoc.md, "Types with formats"). */
+  formats: CredentialFormat[];
+  /** Its mdoc doctype and elements, when `formats` holds `mso_mdoc`; else null. */
+  mdoc: MdocProfile | null;
   createdAt: number;
+}
+
+/** OID4VCI 1.0 Appendix A credential format identifiers. */
+export type CredentialFormat = 'dc+sd-jwt' | 'mso_mdoc';
+
+/** How a type is an ISO mdoc: its doctype, and each claim key's `[namespace, elementIdentifier]`. */
+export interface MdocProfile {
+  doctype: string;
+  elements: Record<string, [string, string]>;
 }
 
 /**

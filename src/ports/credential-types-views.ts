@@ -42,6 +42,8 @@ export interface TypeHit {
 export interface TypeSummary extends TypeHit {
   /** Canonical claim specs, as registered. */
   claims: string[];
+  /** The formats it is offered in (docs/mdoc.md). */
+  formats: string[];
   createdAt: number;
 }
 

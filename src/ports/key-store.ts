@@ -27,6 +27,8 @@ export interface JwsSigner extends PublicKey {
   x5c?: readonly string[];
   /** A compact ES256 JWS. The header gets `alg`; the caller supplies `typ`, `kid` and the rest. */
   sign(header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
+  /** The ES256 signature (r‖s) of `data`: for a COSE structure (an mdoc's IssuerAuth, docs/mdoc.md). */
+  signBytes(data: Uint8Array): Promise<Uint8Array>;
 }
 
 /**

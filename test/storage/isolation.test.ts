@@ -1021,6 +1021,11 @@ for (const factory of testDatabases()) {
           { key: 'name', kind: 'text' },
           { key: 'since', kind: 'date' },
         ],
+        formats: ['dc+sd-jwt', 'mso_mdoc'],
+        mdoc: {
+          doctype: 'org.example.alpha.membership',
+          elements: { name: ['org.example.alpha', 'name'], since: ['org.example.alpha', 'since'] },
+        },
         createdAt: T0,
       };
       const betaType: CredentialTypeRecord = {
@@ -1028,6 +1033,8 @@ for (const factory of testDatabases()) {
         typeId: 'membership',
         name: 'Beta membership',
         claims: [{ key: 'level', kind: 'enum', options: ['gold', 'silver'] }],
+        formats: ['dc+sd-jwt'],
+        mdoc: null,
         createdAt: T0,
       };
       const betaBadge: CredentialTypeRecord = {
@@ -1035,6 +1042,8 @@ for (const factory of testDatabases()) {
         typeId: 'badge',
         name: 'Beta badge',
         claims: [{ key: 'skills', kind: 'array(text)' }],
+        formats: ['mso_mdoc'],
+        mdoc: { doctype: 'org.example.beta.badge', elements: { skills: ['org.example.beta', 'skills'] } },
         createdAt: T0 + 1,
       };
       assert.equal(await types.create(alphaType), true);

@@ -98,6 +98,7 @@ export class TenantKeyStore implements KeyStore {
       ...(key.certificate ? { x5c: key.certificate.chain } : {}),
       sign: (header, payload) =>
         signEs256With((input) => this.backend.sign(owner, key.kid, key.privateKey, input), header, payload),
+      signBytes: (data) => this.backend.sign(owner, key.kid, key.privateKey, data),
     };
   }
 

@@ -203,6 +203,10 @@ export interface CredentialTypesTable {
   name: string;
   /** JSON array of canonical claim spec strings. */
   claims: string;
+  /** Migration 0047: JSON array of the formats it is offered in. */
+  formats: Generated<string>;
+  /** Migration 0047: JSON of its mdoc profile (doctype, elements); null when it is not offered as mdoc. */
+  mdoc: string | null;
   created_at: number;
 }
 
@@ -293,6 +297,8 @@ export interface PresentationTransactionsTable {
   redirect_uri: string | null;
   /** Migration 0040: hash of the response code that return carries; null until an answer through the response_uri is accepted. */
   response_code_hash: string | null;
+  /** Migration 0047: the format asked for, `dc+sd-jwt` or `mso_mdoc`. */
+  format: Generated<'dc+sd-jwt' | 'mso_mdoc'>;
 }
 
 export interface EnrolmentTypesTable {

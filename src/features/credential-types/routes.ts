@@ -7,6 +7,7 @@ import { atEveryIssuer, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
 import { defineRoute, issuerRoute, type RouteGroup } from '../../http/route.ts';
 import { DisplayName, Narrowed, OPERATOR_ERRORS, refusal, Slug } from '../../http/schemas/common.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import type { MdocRequest } from './formats.ts';
 import { typeMetadata } from './type-metadata.ts';
 import type { TypeService } from './type-service.ts';
 
@@ -37,7 +38,42 @@ export const TypeBody = Type.Object({
   name: Type.String(),
   vct: Type.String({ description: 'SD-JWT VC type; an URL serving the Type Metadata.' }),
   claims: Type.Array(Claim),
+  formats: Type.Optional(Type.Array(Type.String(), { description: 'dc+sd-jwt, mso_mdoc, or both (docs/mdoc.md).' })),
+  mdoc: Type.Optional(
+    Type.Object({
+      doctype: Type.String(),
+      elements: Type.Record(Type.String(), Type.Array(Type.String()), {
+        description: 'Each claim key: [namespace, elementIdentifier].',
+      }),
+    }),
+  ),
 });
+
+const ElementPath = Type.Array(Type.String({ maxLength: 100 }), { minItems: 2, maxItems: 2 });
+
+/** The optional format fields of a registration (docs/mdoc.md, "Types with formats"). */
+export const FormatFields = {
+  formats: Type.Optional(
+    Type.Array(Type.String({ maxLength: 20 }), {
+      minItems: 1,
+      maxItems: 2,
+      description: 'The formats the type is offered in: dc+sd-jwt (the default), mso_mdoc, or both.',
+    }),
+  ),
+  mdoc: Type.Optional(
+    Type.Object(
+      {
+        doctype: Type.Optional(Type.String({ maxLength: 100 })),
+        namespace: Type.Optional(Type.String({ maxLength: 100 })),
+        elements: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), ElementPath, { maxProperties: 100 })),
+      },
+      {
+        additionalProperties: false,
+        description: 'How the type is an ISO mdoc; giving it offers mso_mdoc beside dc+sd-jwt unless formats says otherwise.',
+      },
+    ),
+  ),
+};
 
 const TypeMetadata = Type.Object({
   vct: Type.String(),
@@ -129,6 +165,7 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
             tenant: Slug,
             name: DisplayName(100),
             claims: Type.Array(Type.String({ maxLength: 2048 })),
+            ...FormatFields,
           },
           {
             additionalProperties: false,
@@ -147,8 +184,9 @@ export function credentialTypeRoutes(types: TypeService, tenants: TenantService,
           ...REGISTER_TYPE_REFUSALS,
         },
         handler: async (request, reply) => {
-          const { tenant, name, claims } = request.body;
-          return reply.code(201).send(await types.register(tenant, name, claims, operatorActor(operatorOf(request))));
+          const { tenant, name, claims, formats, mdoc } = request.body;
+          const actor = operatorActor(operatorOf(request));
+          return reply.code(201).send(await types.register(tenant, name, claims, actor, { formats, mdoc: mdoc as MdocRequest }));
         },
       }),
       defineRoute({

@@ -11,6 +11,7 @@ import { MAX_SLUG_LENGTH, slugify } from '../../core/slug.ts';
 import type { CredentialTypeRecord, CredentialTypeStore, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
+import { type MdocRequest, readFormats } from './formats.ts';
 import type { Claim, TypeBody } from './routes.ts';
 
 export type ClaimView = Static<typeof Claim>;
@@ -23,6 +24,16 @@ export const claimView = (c: ClaimSpec): ClaimView => ({
   mandatory: true,
   ...(c.options ? { options: c.options } : {}),
 });
+
+/** What a registration asks of formats (docs/mdoc.md, "Types with formats"): SD-JWT VC alone when it asks nothing. */
+export interface FormatsRequest {
+  formats?: string[];
+  mdoc?: MdocRequest;
+}
+
+/** The audit detail of a registration: its name, and its formats when it is not SD-JWT VC alone. */
+const registered = (t: CredentialTypeRecord) =>
+  t.mdoc ? { name: t.name, formats: t.formats, doctype: t.mdoc.doctype } : { name: t.name };
 
 /** How long a process keeps a type's validity before reading it again (docs/operations.md, "Expiry"). */
 export const VALIDITY_TTL_MS = 30_000;
@@ -68,11 +79,19 @@ export class TypeService {
       name: t.name,
       vct: this.deps.urls.vct(t.tenant, t.typeId),
       claims: t.claims.map(claimView),
+      // An SD-JWT VC type answers as it always has; a type offered as mdoc says so (docs/mdoc.md).
+      ...(t.mdoc ? { formats: t.formats, mdoc: t.mdoc } : {}),
     };
   }
 
-  async register(tenant: string, rawName: string, specs: string[], actor: Actor): Promise<TypeView> {
-    return (await this.registerAudited(tenant, rawName, specs, actor)).type;
+  async register(
+    tenant: string,
+    rawName: string,
+    specs: string[],
+    actor: Actor,
+    formats: FormatsRequest = {},
+  ): Promise<TypeView> {
+    return (await this.registerAudited(tenant, rawName, specs, actor, formats)).type;
   }
 
   /** Registers a type and answers it with the sequence number of its audit entry (POST /api/admin/types). */
@@ -81,8 +100,9 @@ export class TypeService {
     rawName: string,
     specs: string[],
     actor: Actor,
+    formats: FormatsRequest = {},
   ): Promise<{ type: TypeView; auditSeq: number }> {
-    const record = await this.prepare(tenant, rawName, specs);
+    const record = await this.prepare(tenant, rawName, specs, formats);
     const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       if (!(await this.deps.types.create(record))) {
         throw new ServiceError(
@@ -90,28 +110,29 @@ export class TypeService {
           `Tenant ${tenant} already has a credential type "${record.typeId}"; types are immutable.`,
         );
       }
-      return audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
+      return audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: registered(record) });
     });
     return { type: this.view(record), auditSeq };
   }
 
   /** Registers a type unless the tenant has one with its typeId already (seeding). */
-  async ensure(tenant: string, name: string, specs: string[], actor: Actor): Promise<void> {
-    const record = await this.prepare(tenant, name, specs);
+  async ensure(tenant: string, name: string, specs: string[], actor: Actor, formats: FormatsRequest = {}): Promise<void> {
+    const record = await this.prepare(tenant, name, specs, formats);
     await this.deps.uow.run(async ({ audit }) => {
       if (await this.deps.types.create(record)) {
-        await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: { name: record.name } });
+        await audit.append({ actor, action: 'type.registered', tenant, target: record.typeId, detail: registered(record) });
       }
     });
   }
 
-  private async prepare(tenant: string, rawName: string, specs: string[]): Promise<CredentialTypeRecord> {
+  private async prepare(tenant: string, rawName: string, specs: string[], asked: FormatsRequest): Promise<CredentialTypeRecord> {
     const name = normaliseName(rawName);
     const claims = parseClaimSpecs(specs);
     const typeId = slugify(name).slice(0, MAX_SLUG_LENGTH).replace(/-+$/, '');
     if (!typeId) throw new ServiceError('invalid_request', 'body/name must contain at least one letter or digit.');
+    const { formats, mdoc } = readFormats(asked, claims, { origin: this.deps.urls.origin, tenant, typeId });
     await this.deps.tenants.get(tenant);
-    return { tenant, typeId, name, claims, createdAt: this.deps.clock.now() };
+    return { tenant, typeId, name, claims, formats, mdoc, createdAt: this.deps.clock.now() };
   }
 
   /** Types are immutable, so a type once read is kept (unknown ones are asked for every time). */

@@ -25,6 +25,7 @@ import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts'
 import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
 import type { TenantRow } from '../../ports/tenant-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import { parseConfigurationId } from '../credential-types/formats.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
 import { CodeRedemption, servedSlug, takePop } from './code-redemption.ts';
@@ -99,8 +100,11 @@ export class AuthorizationService {
     const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
     const configurationId = pushed.configurationId ?? offer?.typeId;
     if (!configurationId) throw pushRefused('Name the credential configuration in scope or authorization_details.');
-    const type = await this.deps.types.find(slug, configurationId);
-    if (!type) throw pushRefused(`This issuer has no credential configuration "${configurationId.slice(0, 80)}".`);
+    const named = parseConfigurationId(configurationId);
+    const type = await this.deps.types.find(slug, named.typeId);
+    if (!type?.formats.includes(named.format)) {
+      throw pushRefused(`This issuer has no credential configuration "${configurationId.slice(0, 80)}".`);
+    }
     if (offer && type.typeId !== offer.typeId) {
       throw pushRefused('The offer of this issuer_state is for another credential configuration.');
     }

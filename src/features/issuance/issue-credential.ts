@@ -8,14 +8,16 @@ import { compactSdJwt, discloseClaims, SD_ALG } from '../../core/sd-jwt/disclose
 import { hashToken } from '../../core/secrets.ts';
 import type { AccessTokenRecord } from '../../ports/access-token-store.ts';
 import type { CNonces } from '../../ports/c-nonces.ts';
-import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
+import type { CredentialTypeRecord, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { IssuedCredentialStore } from '../../ports/issued-credential-store.ts';
-import { type KeyStore, x5c } from '../../ports/key-store.ts';
+import { type JwsSigner, type KeyStore, x5c } from '../../ports/key-store.ts';
 import type { Meter } from '../../ports/meter.ts';
 import type { OfferStore } from '../../ports/offer-store.ts';
+import { parseConfigurationId } from '../credential-types/formats.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import { assertIssuing, type TenantService } from '../tenants/tenant-service.ts';
 import { type CredentialRequest, parseCredentialRequest } from './credential-request.ts';
+import { MDOC_DEFAULT_VALIDITY_MS, mdocCredential } from './issue-mdoc.ts';
 import type { KeyAttestations } from './key-attestations.ts';
 import { BATCH_SIZE } from './metadata.ts';
 import type { StatusSlots } from './status-slots.ts';
@@ -70,7 +72,9 @@ export class CredentialIssuer {
     // A token is valid only at the issuer that granted it.
     if (token.tenant !== tenant) throw tokenProblem();
     const request = parseCredentialRequest(body);
-    const type = await this.deps.types.find(tenant, request.configurationId);
+    const { typeId, format } = parseConfigurationId(request.configurationId);
+    const found = await this.deps.types.find(tenant, typeId);
+    const type = found?.formats.includes(format) ? found : undefined;
     if (!type) {
       throw new ServiceError(
         'unknown_credential_configuration',
@@ -99,11 +103,19 @@ export class CredentialIssuer {
     const did = this.deps.tenants.didOf(tenant);
     const vct = this.deps.urls.vct(tenant, type.typeId);
     const subject = offer.subject;
-    const disclosed = keys.map(() =>
-      discloseClaims(disclosable(type.claims, subject), (n) => this.deps.random.bytes(n), 1 + this.deps.random.int(MAX_DECOYS)),
-    );
+    const mdoc = format === 'mso_mdoc' ? mdocOf(type, signer) : undefined;
+    const disclosed = mdoc
+      ? []
+      : keys.map(() =>
+          discloseClaims(
+            disclosable(type.claims, subject),
+            (n) => this.deps.random.bytes(n),
+            1 + this.deps.random.int(MAX_DECOYS),
+          ),
+        );
     const validityDays = await this.deps.types.validityOf(tenant, type.typeId);
-    const expiresAt = validityDays === null ? null : now + validityDays * DAY_MS;
+    // An mdoc always says until when it is valid (docs/mdoc.md): a year when the type sets nothing.
+    const expiresAt = validityDays !== null ? now + validityDays * DAY_MS : mdoc ? now + MDOC_DEFAULT_VALIDITY_MS : null;
     const lists = await this.deps.slots.take(tenant, keys.length);
     const listUri = (slot: { listSeq: number }) => this.deps.urls.statusList(tenant, slot.listSeq);
     // The collection and its credential.issued events are written together.
@@ -135,9 +147,22 @@ export class CredentialIssuer {
       async (slots) =>
         Promise.all(
           slots.map(async (slot, i) => {
-            const d = disclosed[i];
             const key = keys[i];
-            if (!d || !key) throw new Error('one slot per proof');
+            if (!key) throw new Error('one slot per proof');
+            if (mdoc) {
+              const credential = await mdocCredential({
+                ...mdoc,
+                subject,
+                key,
+                status: { idx: slot.idx, uri: listUri(slot) },
+                signedAt: now - this.deps.random.int(IAT_JITTER_S) * 1000,
+                validUntil: (expiresAt as number) - this.deps.random.int(IAT_JITTER_S) * 1000,
+                random: (n) => Uint8Array.from(this.deps.random.bytes(n)),
+              });
+              return { slot, credential };
+            }
+            const d = disclosed[i];
+            if (!d) throw new Error('one disclosure set per proof');
             const jwt = await signer.sign(
               { typ: 'dc+sd-jwt', kid: `${did}#${signer.kid}`, ...x5c(signer) },
               {
@@ -190,6 +215,19 @@ export class CredentialIssuer {
     if (required) for (const key of keys) await this.deps.attestations.checkKeyAttestation(key, required);
     return keys;
   }
+}
+
+/** What an mdoc of `type` needs of it and of the signer: its mdoc profile, and the key's certificate for x5chain. */
+function mdocOf(type: CredentialTypeRecord, signer: JwsSigner) {
+  const { mdoc } = type;
+  if (!mdoc) throw new Error(`type ${type.typeId} offers mso_mdoc without an mdoc profile`);
+  if (!signer.x5c) {
+    throw new ServiceError(
+      'signing_unavailable',
+      'The issuer key has no certificate yet, which an mdoc must carry; try again shortly.',
+    );
+  }
+  return { type: { ...type, mdoc }, signer: { ...signer, x5c: signer.x5c } };
 }
 
 /** Every subject claim is a top-level disclosure; array elements are disclosed one by one. */

@@ -2,10 +2,13 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { PRE_AUTHORIZED_GRANT } from '../../core/pre-authorized-code.ts';
 import type { CredentialTypeRecord, KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import type { AuthorizationFlowSettings, TenantRecord } from '../../ports/tenant-store.ts';
-import { claimLabel, claimPaths } from '../credential-types/type-metadata.ts';
+import { configurationsOf } from '../credential-types/formats.ts';
+import { claimLabel } from '../credential-types/type-metadata.ts';
 
 export const BATCH_SIZE = 10;
 export const FORMAT = 'dc+sd-jwt';
+/** COSE -7 (ES256): the algorithm of an mdoc's IssuerAuth (OID4VCI 1.0 Appendix A.2.2 lists COSE identifiers). */
+const COSE_ES256 = -7;
 
 /** Tenant branding as OID4VCI display objects (§12.2.4), from the tenant profile. */
 function issuerDisplay(tenant: TenantRecord) {
@@ -29,12 +32,22 @@ function keyAttestationsRequired(required: KeyAttestationRequirement) {
   };
 }
 
-function configuration(
+/** A credential configuration (OID4VCI 1.0 §12.2.4): what every format has, and the format's own members. */
+interface Configuration extends Record<string, unknown> {
+  format: string;
+  scope: string;
+  credential_metadata: {
+    display: Array<Record<string, unknown> & { name: string; locale: string }>;
+    claims: Array<{ path: unknown[]; mandatory: boolean; display: Array<{ name: string; locale: string }> }>;
+  };
+}
+
+function configurations(
   urls: IssuerUrls,
   tenant: TenantRecord,
   type: CredentialTypeRecord,
   attestation: KeyAttestationRequirement | undefined,
-) {
+): Array<[string, Configuration]> {
   // A type that requires key attestation takes it in a jwt proof's header, or alone as the
   // attestation proof type (HAIP 1.0 asks issuers for both).
   const required = attestation ? { key_attestations_required: keyAttestationsRequired(attestation) } : undefined;
@@ -42,33 +55,52 @@ function configuration(
     jwt: { proof_signing_alg_values_supported: ['ES256'], ...required },
     ...(required ? { attestation: { proof_signing_alg_values_supported: ['ES256'], ...required } } : {}),
   };
-  return {
-    format: FORMAT,
-    vct: urls.vct(tenant.slug, type.typeId),
-    scope: type.typeId,
-    cryptographic_binding_methods_supported: ['jwk'],
-    credential_signing_alg_values_supported: ['ES256'],
-    proof_types_supported: proofTypes,
-    // oid4vc-ts reads a configuration with credential_metadata as 1.0; without it, as draft 15.
-    credential_metadata: {
-      display: [
-        {
-          name: type.name,
-          locale: 'en',
-          ...(tenant.logoUri ? { logo: { uri: tenant.logoUri } } : {}),
-          ...(tenant.backgroundColor ? { background_color: tenant.backgroundColor } : {}),
-          ...(tenant.textColor ? { text_color: tenant.textColor } : {}),
-        },
-      ],
-      claims: type.claims.map((c) => ({
-        path: claimPaths(c)[0],
-        mandatory: true,
-        display: [{ name: claimLabel(c.key), locale: 'en' }],
-      })),
+  const display = [
+    {
+      name: type.name,
+      locale: 'en',
+      ...(tenant.logoUri ? { logo: { uri: tenant.logoUri } } : {}),
+      ...(tenant.backgroundColor ? { background_color: tenant.backgroundColor } : {}),
+      ...(tenant.textColor ? { text_color: tenant.textColor } : {}),
     },
-    // The interface's flat claim list, kept beside credential_metadata for older readers.
-    claims: type.claims.map((c) => ({ path: [c.key] })),
-  };
+  ];
+  // oid4vc-ts reads a configuration with credential_metadata as 1.0; without it, as draft 15.
+  const metadataOf = (path: (key: string) => unknown[]) => ({
+    display,
+    claims: type.claims.map((c) => ({
+      path: path(c.key),
+      mandatory: true,
+      display: [{ name: claimLabel(c.key), locale: 'en' }],
+    })),
+  });
+  return configurationsOf(type).map(({ id, format }) => {
+    if (format === 'mso_mdoc' && type.mdoc) {
+      const elements = type.mdoc.elements;
+      // OID4VCI 1.0 Appendix A.2: the doctype, COSE algorithms, the device key as a COSE key, claims by [namespace, element].
+      const mdoc = {
+        format,
+        doctype: type.mdoc.doctype,
+        scope: id,
+        cryptographic_binding_methods_supported: ['cose_key'],
+        credential_signing_alg_values_supported: [COSE_ES256],
+        proof_types_supported: proofTypes,
+        credential_metadata: metadataOf((key) => [...(elements[key] ?? [])]),
+      };
+      return [id, mdoc];
+    }
+    const sdJwt = {
+      format: FORMAT,
+      vct: urls.vct(tenant.slug, type.typeId),
+      scope: id,
+      cryptographic_binding_methods_supported: ['jwk'],
+      credential_signing_alg_values_supported: ['ES256'],
+      proof_types_supported: proofTypes,
+      credential_metadata: metadataOf((key) => [key]),
+      // The interface's flat claim list, kept beside credential_metadata for older readers.
+      claims: type.claims.map((c) => ({ path: [c.key] })),
+    };
+    return [id, sdJwt];
+  });
 }
 
 /**
@@ -90,7 +122,7 @@ export function issuerMetadata(
     batch_credential_issuance: { batch_size: BATCH_SIZE },
     display: issuerDisplay(tenant),
     credential_configurations_supported: Object.fromEntries(
-      types.map((t) => [t.typeId, configuration(urls, tenant, t, attestations.get(t.typeId))]),
+      types.flatMap((t) => configurations(urls, tenant, t, attestations.get(t.typeId))),
     ),
   };
 }

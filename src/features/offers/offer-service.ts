@@ -12,6 +12,7 @@ import { isDemoSlug } from '../../core/slug.ts';
 import type { OfferRecord, OfferStore, TxCodeSpec } from '../../ports/offer-store.ts';
 import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { WalletItemRecord } from '../../ports/wallet-item-store.ts';
+import { configurationsOf } from '../credential-types/formats.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { CredentialOffer as CredentialOfferSchema, OfferCreated } from './routes.ts';
 
@@ -147,9 +148,11 @@ export class OfferService {
    */
   private async offerObject(offer: OfferRecord, code: string): Promise<CredentialOffer> {
     const authorizationCode = !offer.txCode && (await this.deps.authorizationCodeFlow(offer.tenant));
+    // One configuration per format the type is offered in; the wallet collects the one it takes (docs/mdoc.md).
+    const type = await this.deps.types.get(offer.tenant, offer.typeId);
     return {
       credential_issuer: this.deps.urls.issuer(offer.tenant),
-      credential_configuration_ids: [offer.typeId],
+      credential_configuration_ids: configurationsOf(type).map((c) => c.id),
       grants: {
         [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': code, ...(offer.txCode ? { tx_code: offer.txCode } : {}) },
         ...(authorizationCode ? { authorization_code: { issuer_state: code } } : {}),

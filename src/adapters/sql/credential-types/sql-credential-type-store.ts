@@ -7,7 +7,7 @@ import type {
 } from '../../../ports/credential-type-store.ts';
 import type { Db } from '../connect.ts';
 import { insertOnce } from '../insert-once.ts';
-import { type Conv, rowCodec } from '../row-codec.ts';
+import { type Conv, json, rowCodec } from '../row-codec.ts';
 import type { CredentialTypesTable, TypeKeyAttestationTable, TypeValidityTable } from '../schema.ts';
 import { inTenant } from '../windowed.ts';
 
@@ -16,7 +16,11 @@ const claimSpecs: Conv<ClaimSpec[], string> = {
   write: (claims) => JSON.stringify(claims.map(formatClaimSpec)),
   read: (stored) => parseClaimSpecs(JSON.parse(stored as string) as string[]),
 };
-const types = rowCodec<CredentialTypeRecord, CredentialTypesTable>()('tenant typeId name createdAt', { claims: claimSpecs });
+const types = rowCodec<CredentialTypeRecord, CredentialTypesTable>()('tenant typeId name createdAt', {
+  claims: claimSpecs,
+  formats: json,
+  mdoc: json,
+});
 const toRecord = types.record;
 const validities = rowCodec<TypeValidity, TypeValidityTable>()('tenant typeId validityDays setAt setBy', {});
 

@@ -6,8 +6,8 @@ import type { CredentialTypesTable } from '../schema.ts';
 import { containsCi } from '../text-match.ts';
 import { inTenant, inWindow } from '../windowed.ts';
 
-const summaries = rowCodec<TypeSummary, CredentialTypesTable>()('tenant typeId name createdAt', { claims: json });
-const COLUMNS = ['tenant', 'type_id', 'name', 'claims', 'created_at'] as const;
+const summaries = rowCodec<TypeSummary, CredentialTypesTable>()('tenant typeId name createdAt', { claims: json, formats: json });
+const COLUMNS = ['tenant', 'type_id', 'name', 'claims', 'formats', 'mdoc', 'created_at'] as const;
 
 /** The credential-types module's published views of `credential_types` (ports/credential-types-views.ts). */
 export class SqlCredentialTypesViews implements CredentialTypesViews {
