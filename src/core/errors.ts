@@ -20,6 +20,11 @@ export const ERROR_CATALOGUE = {
     description: 'A requested claim discloses array elements one by one, which the verifier does not check.',
   },
   unknown_claim: { status: 400, description: 'A requested claim is not a claim of the credential type.' },
+  unsupported_format: {
+    status: 400,
+    description:
+      'The credential type is not offered in the format asked for, or mso_mdoc is asked of a trusted issuer (docs/mdoc.md).',
+  },
   unknown_option: { status: 400, description: "The option is not one of the proposal's options." },
   unsupported_contract: { status: 400, description: 'The deposit names a contract version this service does not speak.' },
   invalid_currency: { status: 400, description: 'An amount is not in an ISO 4217 currency, or a deposit mixes currencies.' },

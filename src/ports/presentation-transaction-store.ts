@@ -1,4 +1,5 @@
 import type { EventInput } from '../core/events.ts';
+import type { CredentialFormat } from './credential-type-store.ts';
 /**
  * OID4VP presentation transactions of the platform's hosted verifier (docs/verification.md).
  * They belong to the platform, not to a tenant: the public plane opens them without an account,
@@ -36,6 +37,8 @@ export interface PresentationTransactionRecord {
   enrolledAt: number | null;
   /** The profile it was opened under (docs/haip.md): the interface's `openid4vp`, or `haip`. */
   profile: VerificationProfile;
+  /** The credential format asked for (docs/mdoc.md): `mso_mdoc` for a type of this deployment; absent or `dc+sd-jwt`: SD-JWT VC. */
+  format?: CredentialFormat;
   /**
    * The private JWK of the transaction's own response-encryption key (HAIP, and every DC API
    * request), sealed under the master key; dropped (null) when the transaction completes. Null

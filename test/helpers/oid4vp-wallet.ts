@@ -27,6 +27,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DcqlQuery } from 'dcql';
 import { CompactEncrypt, decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import type { HolderKey } from './holder.ts';
+import { type DeviceKey, mdocPresentationFor } from './mdoc-wallet.ts';
 import { PUBLIC_URL } from './rail.ts';
 import { dnsNames, keyFromX5c, uriNames } from './x5c.ts';
 
@@ -119,6 +120,8 @@ export async function collectWithWallet(opts: {
   holderKey: HolderKey;
   baseUrl: string;
   publicUrl?: string;
+  /** The configuration to collect (an offer of a type in two formats names two); the offer's first by default. */
+  configurationId?: string;
 }): Promise<string> {
   const publicUrl = opts.publicUrl ?? PUBLIC_URL;
   const railFetch = walletFetch(opts.baseUrl, publicUrl);
@@ -147,8 +150,11 @@ export async function collectWithWallet(opts: {
       credentialOffer: offer,
       issuerMetadata: metadata,
     });
-    const configurationId = offer.credential_configuration_ids[0];
-    assert.ok(configurationId, 'the offer names a credential configuration');
+    const configurationId = opts.configurationId ?? offer.credential_configuration_ids[0];
+    assert.ok(
+      configurationId && offer.credential_configuration_ids.includes(configurationId),
+      'the offer names the configuration',
+    );
     const { c_nonce } = await client.requestNonce({ issuerMetadata: metadata });
     const { jwt } = await client.createCredentialRequestJwtProof({
       issuerMetadata: metadata,
@@ -164,7 +170,7 @@ export async function collectWithWallet(opts: {
     });
     const [first] = credentialResponse.credentials ?? [];
     const credential = typeof first === 'object' && first !== null && 'credential' in first ? first.credential : first;
-    assert.equal(typeof credential, 'string', 'a dc+sd-jwt credential is a compact string');
+    assert.equal(typeof credential, 'string', 'a credential is a string (compact SD-JWT, or base64url IssuerSigned)');
     return credential as string;
   });
 }
@@ -323,6 +329,19 @@ function walletClient(railFetch: typeof fetch, publicUrl: string, overrides: Wal
 async function presentationFor(resolved: ResolvedOpenid4vpAuthorizationRequest, setup: WalletSetup, aud: string) {
   const overrides = setup.overrides ?? {};
   assert.ok(resolved.dcql, 'the request carries a DCQL query');
+  // An mdoc asked for (mdoc-wallet.ts): the holder key is then a device key, its private JWK at hand.
+  if ((resolved.dcql.query as DcqlQuery.Input).credentials[0]?.format === 'mso_mdoc') {
+    const deviceKey = setup.holderKey as DeviceKey;
+    assert.ok(deviceKey.privateJwk, 'an mdoc is presented with a device key (newDeviceKey)');
+    const channel = aud.startsWith('origin:') ? { origin: aud.slice('origin:'.length) } : {};
+    const { nonce, aud: bentAud, kbKey } = overrides;
+    const bent = {
+      ...(nonce ? { nonce } : {}),
+      ...(bentAud ? { aud: bentAud } : {}),
+      ...(kbKey ? { kbKey: kbKey as DeviceKey } : {}),
+    };
+    return mdocPresentationFor(resolved, { credential: setup.credential, deviceKey }, channel, bent);
+  }
   const sdJwtVc = new SDJwtVcInstance({
     hasher: digest,
     kbSigner: es256Signer(overrides.kbKey ?? setup.holderKey),

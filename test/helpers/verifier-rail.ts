@@ -9,6 +9,7 @@ import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { DatabaseFactory, TestDatabase } from './databases.ts';
 import { type HolderKey, newHolderKey } from './holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from './issuance.ts';
+import { newDeviceKey } from './mdoc-wallet.ts';
 import { collectWithWallet } from './oid4vp-wallet.ts';
 import { type JsonAnswer, jsonCaller, listenOnLoopback, owner, startRail, type TestRail } from './rail.ts';
 
@@ -34,9 +35,13 @@ export function verifierCalls(railOf: () => VerifierRail): Pick<VerifierRail, 'c
   return { call: (...args) => railOf().call(...args), poll: (o) => railOf().poll(o) };
 }
 
+/**
+ * `mdoc`: the type is offered as ISO mdoc too (its default doctype and namespace), and the holding
+ * is an mdoc collected with a device key (test/helpers/mdoc-wallet.ts).
+ */
 export async function startVerifierRail(
   factory: DatabaseFactory,
-  names: { tenant: string; type: string },
+  names: { tenant: string; type: string; mdoc?: boolean },
 ): Promise<VerifierRail> {
   const db = await factory.create();
   const rail = await startRail(db);
@@ -45,12 +50,18 @@ export async function startVerifierRail(
   const tenant = await call('POST', '/api/tenants', { name: names.tenant }, owner);
   assert.equal(tenant.status, 201, tenant.text);
   const slug = tenant.json.slug;
-  const type = await call('POST', '/api/types', { tenant: slug, name: names.type, claims: CARD_CLAIMS }, owner);
+  const formats = names.mdoc ? { mdoc: {} } : {};
+  const type = await call('POST', '/api/types', { tenant: slug, name: names.type, claims: CARD_CLAIMS, ...formats }, owner);
   assert.equal(type.status, 201, type.text);
   const offer = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
   assert.equal(offer.status, 201, offer.text);
-  const key = await newHolderKey();
-  const credential = await collectWithWallet({ offerUri: String(offer.json.offerUri), holderKey: key, baseUrl: origin });
+  const key = names.mdoc ? await newDeviceKey() : await newHolderKey();
+  const credential = await collectWithWallet({
+    offerUri: String(offer.json.offerUri),
+    holderKey: key,
+    baseUrl: origin,
+    ...(names.mdoc ? { configurationId: `${type.json.typeId}.mdoc` } : {}),
+  });
   const anchor = await call('GET', '/.well-known/openrail-ca.pem');
   assert.equal(anchor.status, 200);
   return {

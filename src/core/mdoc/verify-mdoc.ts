@@ -284,3 +284,12 @@ function outsideValidity(info: unknown, now: number): string | undefined {
 function toJson(value: unknown): unknown {
   return value === undefined ? undefined : jsonOfElement(value);
 }
+
+/** The status list URI the presented MSO names, read before judging so the list can be fetched; undefined when none can be read. */
+export function mdocStatusUri(presentation: string): string | undefined {
+  const document = readDocument(presentation);
+  if (typeof document === 'string') return undefined;
+  const status = jsonOfElement((document.issuerSigned.issuerAuth.decodedPayload as { status?: unknown }).status);
+  const reference = isObject(status) ? status.status_list : undefined;
+  return isObject(reference) && typeof reference.uri === 'string' ? reference.uri : undefined;
+}

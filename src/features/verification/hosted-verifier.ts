@@ -3,10 +3,13 @@ import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { Ids } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
+import { p256Thumbprint } from '../../core/jose/es256.ts';
+import { dcApiTranscript, redirectTranscript } from '../../core/mdoc/session-transcript.ts';
 import type { Random } from '../../core/random.ts';
 import { constantTimeEqual, hashToken, newToken } from '../../core/secrets.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
 import type { ChainsOf } from '../../ports/certificate-chains.ts';
+import type { CredentialFormat, MdocProfile } from '../../ports/credential-type-store.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { KeyVault } from '../../ports/key-vault.ts';
@@ -20,8 +23,8 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { TrustService } from '../issuer-trust/trust-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
-import { decryptResponse, newResponseKey, responseKid } from './haip-profile.ts';
-import { PresentationJudge } from './presentation-judge.ts';
+import { decryptResponse, newResponseKey, responseJwk, responseKid } from './haip-profile.ts';
+import { type AnswerChannel, PresentationJudge } from './presentation-judge.ts';
 import { checkReturnPage, checkWebOrigin } from './request-checks.ts';
 import { RequestedTypes } from './requested-types.ts';
 import { responseCodeProblem } from './response-code.ts';
@@ -41,6 +44,8 @@ export interface RequestInput {
   aud: string;
   /** `openid4vp` (the default: the interface's profile) or `haip` (docs/haip.md, "Verification"). */
   profile?: VerificationProfile;
+  /** `dc+sd-jwt` (the default) or `mso_mdoc`, for a type of this deployment offered as mdoc (docs/mdoc.md). */
+  format?: CredentialFormat;
   /** The web origin the caller will ask the Digital Credentials API from (docs/dc-api.md); absent: no DC API request. */
   origin?: string;
   /**
@@ -87,9 +92,45 @@ export class HostedVerifier {
   private readonly verdicts: PresentationJudge;
 
   constructor(private readonly deps: HostedVerifierDeps) {
+    const mdocOf = (tx: PresentationTransactionRecord) => this.mdocOf(tx);
     this.typesAsked = new RequestedTypes(deps);
-    this.requests = new VerifierRequests(deps);
-    this.verdicts = new PresentationJudge(deps);
+    this.requests = new VerifierRequests({ ...deps, mdocOf });
+    this.verdicts = new PresentationJudge({ ...deps, mdocOf });
+  }
+
+  /** The doctype and elements of an mso_mdoc transaction's type (types are immutable; the type service keeps them). */
+  private async mdocOf(tx: PresentationTransactionRecord): Promise<MdocProfile> {
+    const { mdoc } = await this.deps.types.get(tx.typeTenant, tx.typeId);
+    if (!mdoc) throw new Error(`transaction ${tx.id} asks for an mdoc of a type that is not offered as one`);
+    return mdoc;
+  }
+
+  /**
+   * What the holder binds an answer to (OID4VP 1.0 Appendix B.2.6): through the response_uri, the
+   * client identifier, nonce, response URI and, when the answer is encrypted (HAIP), the key it is
+   * encrypted to; through the Digital Credentials API, the page's origin, the nonce and that key.
+   */
+  private channel(tx: PresentationTransactionRecord, via: 'response_uri' | 'dc_api'): AnswerChannel {
+    const keyThumbprint = () =>
+      tx.responseKey === null ? null : p256Thumbprint(responseJwk(this.deps.vault, tx.responseKey, tx.id));
+    if (via === 'dc_api') {
+      const origin = tx.dcOrigin ?? '';
+      return {
+        aud: `origin:${origin}`,
+        sessionTranscript: () => dcApiTranscript({ origin, nonce: tx.nonce, encryptionKeyThumbprint: keyThumbprint() }),
+      };
+    }
+    const clientId = this.requests.qrClientId(tx);
+    return {
+      aud: clientId,
+      sessionTranscript: () =>
+        redirectTranscript({
+          clientId,
+          nonce: tx.nonce,
+          responseUri: this.requests.responseUri(),
+          encryptionKeyThumbprint: tx.profile === 'haip' ? keyThumbprint() : null,
+        }),
+    };
   }
 
   /**
@@ -134,6 +175,7 @@ export class HostedVerifier {
       enrolledAt: null,
       issuerDid: input.issuer ?? null,
       profile,
+      ...(input.format === 'mso_mdoc' ? { format: 'mso_mdoc' as const } : {}),
       // A key of its own for an encrypted answer: HAIP's direct_post.jwt, and every DC API answer.
       responseKey: byCertificate ? await newResponseKey(this.deps.vault, id) : null,
       dcOrigin: input.origin ?? null,
@@ -224,7 +266,7 @@ export class HostedVerifier {
       }
       params = opened.params;
     }
-    const outcome = await this.complete(tx, params, `origin:${tx.dcOrigin}`);
+    const outcome = await this.complete(tx, params, this.channel(tx, 'dc_api'));
     if (!outcome) throw new ServiceError('transaction_complete', 'This transaction already has its outcome.');
     return outcome;
   }
@@ -273,7 +315,7 @@ export class HostedVerifier {
     // A wallet on the same device returns the browser to the caller's page with a response code;
     // the outcome is then released only with it, to the session that browser brings it to.
     const responseCode = tx.redirectUri === null ? undefined : this.deps.random.text(32);
-    const outcome = await this.complete(tx, params, this.requests.qrClientId(tx), responseCode);
+    const outcome = await this.complete(tx, params, this.channel(tx, 'response_uri'), responseCode);
     if (!outcome) return refuse('invalid_request', 'This presentation transaction is already complete.');
     if (!outcome.ok) return refuse(String(outcome.error), `${outcome.link}: ${outcome.detail}`);
     return tx.redirectUri === null
@@ -287,9 +329,14 @@ export class HostedVerifier {
    * undefined when another answer completed it first. An accepted presentation records the hash
    * of `responseCode`, when one is handed to the wallet.
    */
-  private async complete(tx: PresentationTransactionRecord, params: Record<string, unknown>, aud: string, responseCode?: string) {
+  private async complete(
+    tx: PresentationTransactionRecord,
+    params: Record<string, unknown>,
+    channel: AnswerChannel,
+    responseCode?: string,
+  ) {
     const now = this.deps.clock.now();
-    const judged = await this.verdicts.judge(tx, params, aud);
+    const judged = await this.verdicts.judge(tx, params, channel);
     const { outcome } = judged;
     // The platform is the verifier, so the event is the platform's (root's); it names no claim.
     const data = { transactionId: tx.id, vct: tx.vct };

@@ -3,19 +3,21 @@ import { decodeJws } from '../../core/jose/es256.ts';
 import { FAILURE_CHECK, type FailureCode } from '../../core/verifier/ledger.ts';
 import { type VerificationResult, verifyPresentation } from '../../core/verifier/verify-presentation.ts';
 import type { ChainsOf } from '../../ports/certificate-chains.ts';
+import type { MdocProfile } from '../../ports/credential-type-store.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import type { PresentationTransactionRecord } from '../../ports/presentation-transaction-store.ts';
 import type { TrustService } from '../issuer-trust/trust-service.ts';
 import type { TenantService } from '../tenants/tenant-service.ts';
 import { IssuerCertificates } from './issuer-certificates.ts';
 import { IssuerDocuments } from './issuer-documents.ts';
+import { judgeMdoc } from './mdoc-judge.ts';
 import { type StatusListSource, statusUriOf } from './status-list-source.ts';
 import { presentationOf } from './vp-token.ts';
 
 export type Outcome =
   | {
       ok: true;
-      presentation: { claims: Record<string, unknown>; vct: string; issuer: string };
+      presentation: { claims: Record<string, unknown>; vct: string; issuer: string; format?: 'mso_mdoc'; doctype?: string };
       presentedNonce: string;
       presentedAud: string;
     }
@@ -29,6 +31,17 @@ export interface PresentationJudgeDeps {
   certifier: Pick<KeyCertifier, 'anchorPem'>;
   /** X.509 path validation, for the issuer's certificate chain (HAIP 1.0 §6.1). */
   chainsOf: ChainsOf;
+  /** The mdoc profile of an mso_mdoc transaction's type. */
+  mdocOf: (tx: PresentationTransactionRecord) => Promise<MdocProfile>;
+}
+
+/**
+ * Where the answer came from, as the holder bound it: the audience an SD-JWT VC's key binding names,
+ * and the session transcript an mdoc's device signature covers (computed only for an mdoc).
+ */
+export interface AnswerChannel {
+  aud: string;
+  sessionTranscript: () => Uint8Array;
 }
 
 /**
@@ -49,9 +62,10 @@ export class PresentationJudge {
   async judge(
     tx: PresentationTransactionRecord,
     params: Record<string, unknown>,
-    aud: string,
+    channel: AnswerChannel,
   ): Promise<{ outcome: Outcome; holder: string | null }> {
     if (params.error !== undefined) return { outcome: walletError(params), holder: null };
+    const { aud } = channel;
     const vpToken = vpTokenText(params.vp_token);
     const presentation = vpToken === undefined ? undefined : presentationOf(vpToken);
     if (!presentation) {
@@ -62,6 +76,16 @@ export class PresentationJudge {
         detail: 'vp_token holds no single presentation.',
       };
       return { outcome, holder: null };
+    }
+    if (tx.format === 'mso_mdoc') {
+      const deps = {
+        clock: this.deps.clock,
+        statusLists: this.deps.statusLists,
+        documents: this.issuerDocuments,
+        certificates: this.issuerCertificates,
+      };
+      const issuer = this.deps.tenants.didOf(tx.typeTenant);
+      return judgeMdoc(deps, tx, await this.deps.mdocOf(tx), presentation, channel.sessionTranscript(), issuer);
     }
     let didDocument: Record<string, unknown>;
     if (tx.issuerDid === null) {

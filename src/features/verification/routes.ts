@@ -58,6 +58,13 @@ const RequestBody = Type.Object(
           'Your page a wallet on the same device returns the browser to, an https URL without a fragment: the wallet is answered {redirect_uri: <it>#response_code=<code>} and the outcome is then released with that code in Response-Code (docs/verification.md, "A wallet on the same device").',
       }),
     ),
+    format: Type.Optional(
+      Type.Union([Type.Literal('dc+sd-jwt'), Type.Literal('mso_mdoc')], {
+        default: 'dc+sd-jwt',
+        description:
+          'dc+sd-jwt (default): ask for the type as an SD-JWT VC. mso_mdoc: ask for it as an ISO mdoc, for a type of this deployment the catalog lists with that format (docs/mdoc.md).',
+      }),
+    ),
     profile: Type.Optional(
       Type.Union(
         VERIFICATION_PROFILES.map((p) => Type.Literal(p)),
@@ -131,6 +138,10 @@ const Outcome = Type.Union([
       claims: Type.Record(Type.String(), Type.Unknown()),
       vct: Type.String(),
       issuer: Type.String(),
+      format: Type.Optional(
+        Type.Literal('mso_mdoc', { description: 'Present when the presentation was an ISO mdoc (docs/mdoc.md).' }),
+      ),
+      doctype: Type.Optional(Type.String({ description: 'The mdoc’s doctype, with format mso_mdoc.' })),
     }),
     presentedNonce: Type.String({
       description: 'The nonce of POST /verify/request, which the holder’s key binding signed: compare it with yours.',
@@ -165,13 +176,17 @@ const CatalogBody = Type.Object({
       tenantName: Type.String({ description: "The tenant's display name." }),
       claims: Type.Array(Type.String()),
       claimLabels: Type.Record(Type.String(), Type.String(), { description: 'A label to show for each claim.' }),
+      formats: Type.Optional(
+        Type.Array(Type.String(), { description: 'Present for a type offered as ISO mdoc: every format it is offered in.' }),
+      ),
+      doctype: Type.Optional(Type.String({ description: 'The doctype of its mdocs, with formats.' })),
     }),
   ),
 });
 
 const requestResponses = {
   201: { description: 'The presentation transaction.', schema: RequestCreated },
-  400: refusal(['invalid_request', 'malformed_json', 'unknown_claim', 'unsupported_claim']),
+  400: refusal(['invalid_request', 'malformed_json', 'unknown_claim', 'unsupported_claim', 'unsupported_format']),
   403: refusal('untrusted_issuer', 'the issuer is not in the trust registry, or it is suspended or removed.'),
   404: refusal('unknown_type', 'the vct is not in the catalog.'),
   409: refusal('nonce_reused', 'a live transaction already has this nonce.'),

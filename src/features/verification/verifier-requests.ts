@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { ROOT_SLUG } from '../../core/slug.ts';
+import type { MdocProfile } from '../../ports/credential-type-store.ts';
 import type { KeyCertifier } from '../../ports/key-certifier.ts';
 import type { KeyStore } from '../../ports/key-store.ts';
 import type { KeyVault } from '../../ports/key-vault.ts';
@@ -15,7 +16,11 @@ const STATIC_WALLET_AUDIENCE = 'https://self-issued.me/v2';
 /** OID4VP 1.0 Appendix A.1: the exchange protocols of requests through the Digital Credentials API. */
 export const DC_SIGNED = 'openid4vp-v1-signed';
 export const DC_UNSIGNED = 'openid4vp-v1-unsigned';
-const VP_FORMATS = { 'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] } };
+const VP_FORMATS = {
+  'dc+sd-jwt': { 'sd-jwt_alg_values': ['ES256'], 'kb-jwt_alg_values': ['ES256'] },
+  // OID4VP 1.0 Appendix B.2.3: COSE ES256 for the issuer's MSO and the device signature.
+  mso_mdoc: { issuerauth_alg_values: [-7], deviceauth_alg_values: [-7] },
+};
 
 /** What a page passes to `navigator.credentials.get({digital: {requests}})` (OID4VP 1.0 Appendix A). */
 export interface DcApiRequest {
@@ -32,6 +37,8 @@ export interface VerifierRequestsDeps {
   certifier: Pick<KeyCertifier, 'authorityKeyIds'>;
   /** Whether DC API requests also offer the unsigned form (OPENRAIL_DC_API_UNSIGNED). */
   dcApiUnsigned: boolean;
+  /** The mdoc profile of an mso_mdoc transaction's type (its doctype and elements). */
+  mdocOf: (tx: PresentationTransactionRecord) => Promise<MdocProfile>;
 }
 
 /**
@@ -78,6 +85,11 @@ export class VerifierRequests {
     return signer.sign(header, { ...params, aud: STATIC_WALLET_AUDIENCE, iat, exp: Math.floor(tx.expiresAt / 1000) });
   }
 
+  /** Where a wallet posts its answer to a QR request (`response_uri`). */
+  responseUri(): string {
+    return `${this.deps.urls.origin}/oid4vp/response`;
+  }
+
   requestUri(transactionId: string): string {
     return `${this.deps.urls.origin}/oid4vp/request/${transactionId}`;
   }
@@ -86,16 +98,16 @@ export class VerifierRequests {
    * The signed request object (OID4VP 1.0 §5, JAR) of a live transaction, named by its
    * certificate chain under HAIP and by the platform's DID URL otherwise.
    */
-  object(tx: PresentationTransactionRecord): Promise<string> {
+  async object(tx: PresentationTransactionRecord): Promise<string> {
     const haip = tx.profile === 'haip';
     return this.signRequest(tx, haip ? 'certificate' : 'did', {
       client_id: this.qrClientId(tx),
       response_type: 'vp_token',
       response_mode: haip ? 'direct_post.jwt' : 'direct_post',
-      response_uri: `${this.deps.urls.origin}/oid4vp/response`,
+      response_uri: this.responseUri(),
       nonce: tx.nonce,
       state: tx.state,
-      dcql_query: this.dcqlQuery(tx),
+      dcql_query: await this.dcqlQuery(tx),
       client_metadata: haip ? this.encryptedMetadata(tx) : { vp_formats_supported: VP_FORMATS },
     });
   }
@@ -106,13 +118,23 @@ export class VerifierRequests {
    * the interface's profile a credential issued before certificates has none, and a wallet that
    * filtered on the authority would not offer it).
    */
-  private dcqlQuery(tx: PresentationTransactionRecord) {
+  private async dcqlQuery(tx: PresentationTransactionRecord) {
     const withAuthority = tx.profile === 'haip';
+    const mdoc = tx.format === 'mso_mdoc' ? await this.deps.mdocOf(tx) : undefined;
     const credentialQuery = {
       id: QUERY_ID,
-      format: 'dc+sd-jwt',
-      meta: { vct_values: [tx.vct] },
-      ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
+      ...(mdoc
+        ? {
+            format: 'mso_mdoc',
+            meta: { doctype_value: mdoc.doctype },
+            // HAIP 1.0 §5.3.2: intent_to_retain present on every mdoc claim; this service keeps nothing it is shown.
+            claims: tx.claims.map((c) => ({ path: mdoc.elements[c] ?? [c], intent_to_retain: false })),
+          }
+        : {
+            format: 'dc+sd-jwt',
+            meta: { vct_values: [tx.vct] },
+            ...(tx.claims.length > 0 ? { claims: tx.claims.map((c) => ({ path: [c] })) } : {}),
+          }),
       ...(withAuthority && tx.issuerDid === null
         ? { trusted_authorities: [{ type: 'aki', values: [...this.deps.certifier.authorityKeyIds] }] }
         : {}),
@@ -142,7 +164,7 @@ export class VerifierRequests {
       response_type: 'vp_token',
       response_mode: 'dc_api.jwt',
       nonce: tx.nonce,
-      dcql_query: this.dcqlQuery(tx),
+      dcql_query: await this.dcqlQuery(tx),
       client_metadata: this.encryptedMetadata(tx),
     };
     const request = await this.signRequest(tx, 'certificate', {

@@ -16,7 +16,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const transactions = rowCodec<PresentationTransactionRecord, PresentationTransactionsTable>()(
   'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey dcOrigin redirectUri responseCodeHash',
-  { claims: json, outcome: json, verifierChain: json, holder: col('holder_thumbprint', asIs) },
+  { claims: json, outcome: json, verifierChain: json, holder: col('holder_thumbprint', asIs), format: asIs },
 );
 const toRecord = transactions.record;
 
@@ -24,7 +24,7 @@ const toRecord = transactions.record;
 const insert = new Statement(
   'insert into presentation_transactions (id, state, nonce, result_token_hash, caller_aud, type_tenant, type_id, vct, ' +
     'claims, requested_by, created_at, expires_at, completed_at, outcome, issuer_did, profile, response_key, dc_origin, ' +
-    'verifier_chain, redirect_uri) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+    'verifier_chain, redirect_uri, format) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
 );
 const byId = new Statement<Selectable<PresentationTransactionsTable>>('select * from presentation_transactions where id = ?');
 const byState = new Statement<Selectable<PresentationTransactionsTable>>(
@@ -61,6 +61,7 @@ export class SqlPresentationTransactionStore implements PresentationTransactionS
       t.dcOrigin,
       t.verifierChain ? JSON.stringify(t.verifierChain) : null,
       t.redirectUri,
+      t.format ?? 'dc+sd-jwt',
     ]);
     return inserted === 1;
   }
