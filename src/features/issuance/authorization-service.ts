@@ -98,12 +98,17 @@ export class AuthorizationService {
     const pushed = readPushedRequest(form);
     // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
     const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
-    const configurationId = pushed.configurationId ?? offer?.typeId;
-    if (!configurationId) throw pushRefused('Name the credential configuration in scope or authorization_details.');
-    const named = parseConfigurationId(configurationId);
-    const type = await this.deps.types.find(slug, named.typeId);
-    if (!type?.formats.includes(named.format)) {
-      throw pushRefused(`This issuer has no credential configuration "${configurationId.slice(0, 80)}".`);
+    const configurationIds = pushed.configurationIds ?? (offer ? [offer.typeId] : undefined);
+    if (!configurationIds) throw pushRefused('Name the credential configuration in scope or authorization_details.');
+    const named = configurationIds.map(parseConfigurationId);
+    const typeId = named[0]?.typeId ?? '';
+    if (named.some((n) => n.typeId !== typeId) || new Set(configurationIds).size !== configurationIds.length) {
+      throw pushRefused('The configurations named must be the formats of one credential type, each once.');
+    }
+    const type = await this.deps.types.find(slug, typeId);
+    const unknown = configurationIds.find((id, i) => !type?.formats.includes((named[i] as (typeof named)[number]).format));
+    if (!type || unknown !== undefined) {
+      throw pushRefused(`This issuer has no credential configuration "${(unknown ?? typeId).slice(0, 80)}".`);
     }
     if (offer && type.typeId !== offer.typeId) {
       throw pushRefused('The offer of this issuer_state is for another credential configuration.');

@@ -14,11 +14,12 @@
  * nothing: the request, code or token it names still works afterwards where it should.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { COSEKey, parseIssuerSigned } from '@animo-id/mdoc';
 import { decodeJwt } from 'jose';
 import { type TestDatabase, testDatabases } from '../../../test/helpers/databases.ts';
 import {
@@ -227,6 +228,51 @@ for (const [factory, keys] of testDatabases().flatMap((f) => KEY_BACKENDS.map((k
       });
       assert.equal(again.status, 400);
       assert.equal(again.json.error, 'invalid_grant');
+    });
+
+    test('an offer of a type in two formats: the wallet asks for both configurations and collects the mdoc (docs/mdoc.md)', async () => {
+      const tenant = await call('POST', '/api/tenants', { name: 'Mdoc Offer Issuer' }, owner);
+      const slug = tenant.json.slug as string;
+      await call('POST', '/api/tenants/authorization-flow', { tenant: slug, haipIssuance: true }, owner);
+      const doctype = 'org.example.library.card';
+      const type = await call(
+        'POST',
+        '/api/types',
+        { tenant: slug, name: 'Library Card', claims: CARD_CLAIMS, mdoc: { doctype } },
+        owner,
+      );
+      assert.equal(type.status, 201, type.text);
+      const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+      const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
+      assert.deepEqual(offer.credential_configuration_ids, ['library-card', 'library-card.mdoc']);
+
+      const wallet = await newHaipWallet(provider, origin);
+      const started = await authorize(wallet, slug, { offer });
+      const browser = new HolderBrowser(origin);
+      const page = await browser.get(started.authorizationRequestUrl);
+      assert.equal(page.status, 200, page.text);
+      const approval = approvalForm(page.text);
+      const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+      const code = codeFrom(wallet, returnLink(answer.text), started.asMetadata, null);
+      const { credential, tokenType } = await collectAfterAuthorization(wallet, {
+        issuer: issuerOf(slug),
+        authorizationCode: code,
+        pkceCodeVerifier: started.pkce?.codeVerifier as string,
+        dpop: started.dpop,
+        credentialConfigurationId: 'library-card.mdoc',
+      });
+      assert.equal(tokenType, 'DPoP');
+      const document = parseIssuerSigned(Buffer.from(credential, 'base64url'), doctype);
+      assert.equal(document.issuerSigned.issuerAuth.decodedPayload.docType, doctype);
+      const deviceKey = COSEKey.import(document.issuerSigned.issuerAuth.decodedPayload.deviceKeyInfo?.deviceKey as never).toJWK();
+      assert.deepEqual(publicOnly(deviceKey as never), publicOnly(wallet.holderKey.publicJwk), 'the mdoc binds the proof’s key');
+      // Its chain leads to the platform's anchor, as Node's OpenSSL reads it.
+      const [leaf] = document.issuerSigned.issuerAuth.certificateChain;
+      assert.ok(
+        new X509Certificate(leaf).verify(new X509Certificate(railAnchorPem).publicKey),
+        'the leaf is signed by the anchor',
+      );
+      assert.equal(document.getIssuerNameSpace(doctype)?.get('holder_name'), CARD_SUBJECT.holder_name);
     });
 
     /** A tenant with a sign-in hook and a type; a wallet's request opened in `browser`: the hook's authorization id. */
@@ -491,6 +537,10 @@ for (const [factory, keys] of testDatabases().flatMap((f) => KEY_BACKENDS.map((k
           [parForm(wallet, { client_id: 'someone-else' }), 401, 'invalid_client'],
           [parForm(wallet, { redirect_uri: 'javascript:alert(1)' }), 400, 'invalid_request'],
           [parForm(wallet, { scope: 'no-such-type' }), 400, 'invalid_request'],
+          // Two configurations only as the formats of one type (docs/mdoc.md), each once.
+          [parForm(wallet, { scope: `${DEMO_TYPE} ${DEMO_TYPE}` }), 400, 'invalid_request'],
+          [parForm(wallet, { scope: `${DEMO_TYPE} library-card.mdoc` }), 400, 'invalid_request'],
+          [parForm(wallet, { scope: `${DEMO_TYPE} ${DEMO_TYPE}.mdoc ${DEMO_TYPE}.other` }), 400, 'invalid_request'],
           [parForm(wallet, { dpop_jkt: 'not-a-thumbprint' }), 400, 'invalid_request'],
         ] as const) {
           const res = await form(par, fields as Record<string, string>, await headers());

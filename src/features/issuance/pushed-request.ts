@@ -12,9 +12,15 @@ export interface PushedRequest {
   state: string | null;
   codeChallenge: string;
   issuerState: string | undefined;
-  /** Named by scope or authorization_details; undefined: the offer's. */
-  configurationId: string | undefined;
+  /**
+   * Named by scope or authorization_details: one, or the formats of one type (a type offered as
+   * SD-JWT VC and as mdoc, docs/mdoc.md); undefined: the offer's.
+   */
+  configurationIds: string[] | undefined;
 }
+
+/** Configurations one authorization may name: the formats of one type. */
+const MAX_CONFIGURATIONS = 2;
 
 const MAX_STATE = 512;
 const MAX_REDIRECT_URI = 2048;
@@ -35,12 +41,12 @@ export function readPushedRequest(form: Record<string, string>): PushedRequest {
     state: form.state ?? null,
     codeChallenge: form.code_challenge as string,
     issuerState: form.issuer_state,
-    configurationId: configurationOf(form),
+    configurationIds: configurationsOf(form),
   };
 }
 
-/** The one configuration `scope` (its id) or `authorization_details` (OID4VCI §5.1.1) names, if either is sent. */
-function configurationOf(form: Record<string, string>): string | undefined {
+/** The configurations `scope` (their ids) or `authorization_details` (OID4VCI §5.1.1) names, if either is sent. */
+function configurationsOf(form: Record<string, string>): string[] | undefined {
   if (form.authorization_details !== undefined) {
     if (form.scope !== undefined) throw pushRefused('Send scope or authorization_details, not both.');
     let details: unknown;
@@ -49,18 +55,28 @@ function configurationOf(form: Record<string, string>): string | undefined {
     } catch {
       throw pushRefused('authorization_details is not JSON.');
     }
-    const [first] = Array.isArray(details) ? details : [];
-    if (!Array.isArray(details) || details.length !== 1 || first?.type !== 'openid_credential') {
-      throw pushRefused('authorization_details must hold exactly one entry of type openid_credential.');
+    if (
+      !Array.isArray(details) ||
+      details.length === 0 ||
+      details.length > MAX_CONFIGURATIONS ||
+      details.some((d) => d?.type !== 'openid_credential')
+    ) {
+      throw pushRefused(
+        `authorization_details must hold one entry of type openid_credential (or ${MAX_CONFIGURATIONS}: the formats of one type).`,
+      );
     }
-    const id = first.credential_configuration_id;
-    if (typeof id !== 'string' || id === '') throw pushRefused('authorization_details names no credential_configuration_id.');
-    return id;
+    return details.map((d) => {
+      const id = d.credential_configuration_id;
+      if (typeof id !== 'string' || id === '') throw pushRefused('authorization_details names no credential_configuration_id.');
+      return id;
+    });
   }
   if (form.scope === undefined) return undefined;
   const scopes = form.scope.split(' ').filter(Boolean);
-  if (scopes.length !== 1) throw pushRefused('scope must name exactly one credential configuration.');
-  return scopes[0];
+  if (scopes.length === 0 || scopes.length > MAX_CONFIGURATIONS) {
+    throw pushRefused(`scope must name one credential configuration (or ${MAX_CONFIGURATIONS}: the formats of one type).`);
+  }
+  return scopes;
 }
 
 /**
