@@ -106,7 +106,7 @@ export class AuthorizationService {
       throw pushRefused('The configurations named must be the formats of one credential type, each once.');
     }
     const type = await this.deps.types.find(slug, typeId);
-    const unknown = configurationIds.find((id, i) => !type?.formats.includes((named[i] as (typeof named)[number]).format));
+    const unknown = configurationIds.find((id) => !type?.formats.includes(parseConfigurationId(id).format));
     if (!type || unknown !== undefined) {
       throw pushRefused(`This issuer has no credential configuration "${(unknown ?? typeId).slice(0, 80)}".`);
     }
