@@ -16,6 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { chromiumMissing, closeBrowser, openWatchedPage, WAIT_MS, watchPage } from '../../../test/helpers/chromium.ts';
 import { type HolderKey, newHolderKey } from '../../../test/helpers/holder.ts';
 import { CARD_CLAIMS, CARD_SUBJECT } from '../../../test/helpers/issuance.ts';
+import { newDeviceKey } from '../../../test/helpers/mdoc-wallet.ts';
 import { answerDcApi, collectWithWallet, presentWithWallet, type WalletOverrides } from '../../../test/helpers/oid4vp-wallet.ts';
 import { runWallet } from '../../../test/helpers/process.ts';
 import { postAsOwner, sqliteRailOnSocket } from '../../../test/helpers/rail.ts';
@@ -97,11 +98,16 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
    * requests to the oid4vc-ts wallet in this process, which answers the one `pick` chooses as the
    * platform would for a page at `origin`.
    */
-  async function stubDcApi(p: Page, origin: string, pick: (requests: DcRequest[]) => DcRequest | undefined) {
+  async function stubDcApi(
+    p: Page,
+    origin: string,
+    pick: (requests: DcRequest[]) => DcRequest | undefined,
+    held: () => { credential: string; holderKey: HolderKey } = () => ({ credential, holderKey }),
+  ) {
     await p.exposeFunction('__wallet', async (requestsJson: string) => {
       const request = pick(JSON.parse(requestsJson) as DcRequest[]);
       assert.ok(request);
-      const dc = await answerDcApi({ request, origin, credential, holderKey, baseUrl: site.origin, publicUrl: site.origin });
+      const dc = await answerDcApi({ request, origin, ...held(), baseUrl: site.origin, publicUrl: site.origin });
       return JSON.stringify({ protocol: dc.protocol, data: dc.data });
     });
     await p.addInitScript({
@@ -308,6 +314,54 @@ describe('the /verify page in Chromium, answered by the oid4vc-ts wallet', { ski
       assert.equal(await dcPage.locator('#qr').isHidden(), true);
       assert.equal(await dcPage.locator('#device-wallet').isHidden(), true);
       assert.ok(!(await dcPage.content()).includes(body.resultToken), 'the result token stays out of the document');
+      assert.deepEqual(await dcPage.evaluate(() => (globalThis as unknown as InPage).__csp), []);
+      assert.deepEqual([...watch.consoleErrors, ...watch.pageErrors], []);
+    } finally {
+      await dcPage.close();
+    }
+  });
+
+  test('a type issued as ISO mdoc too: the page offers the format, asks the wallet on this device for the mdoc and shows its claims', async () => {
+    const type = await api('/api/types', { tenant: slug, name: 'Member Pass', claims: CLAIMS, mdoc: {} });
+    const offer = await api('/api/offers', { tenant: slug, typeId: type.typeId, subject: SUBJECT });
+    const deviceKey = await newDeviceKey();
+    const mdoc = await collectWithWallet({
+      offerUri: String(offer.offerUri),
+      holderKey: deviceKey,
+      baseUrl: site.origin,
+      publicUrl: site.origin,
+      configurationId: `${type.typeId}.mdoc`,
+    });
+    const dcPage = await context.newPage();
+    const watch = await watchPage(dcPage);
+    await stubDcApi(
+      dcPage,
+      site.origin,
+      (requests) => requests.find((r) => r.protocol === 'openid4vp-v1-signed'),
+      () => ({
+        credential: mdoc,
+        holderKey: deviceKey,
+      }),
+    );
+    try {
+      await dcPage.goto(`${site.origin}/verify`);
+      await dcPage.locator('#type option').first().waitFor({ state: 'attached', timeout: WAIT_MS });
+      assert.equal(await dcPage.locator('#format-choice').isHidden(), true, 'a type in one format offers no choice');
+      await dcPage.selectOption('#type', String(type.vct));
+      await dcPage.locator('#format-choice').waitFor({ state: 'visible', timeout: WAIT_MS });
+      assert.deepEqual(await dcPage.locator('#format option').allTextContents(), [
+        'SD-JWT VC',
+        `ISO mdoc (${(type.mdoc as { doctype: string }).doctype})`,
+      ]);
+      await dcPage.selectOption('#format', 'mso_mdoc');
+      const created = dcPage.waitForResponse((r) => r.url() === `${site.origin}/verify/request`, { timeout: WAIT_MS });
+      await dcPage.getByRole('button', { name: 'Create request' }).click();
+      assert.equal(JSON.parse((await created).request().postData() ?? '{}').format, 'mso_mdoc');
+      await dcPage.locator('#qr').waitFor({ state: 'visible', timeout: WAIT_MS });
+      await dcPage.getByRole('button', { name: 'Use a wallet on this device' }).click();
+      await dcPage.locator('#status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
+      assert.deepEqual(await dcPage.locator('#outcome th').allTextContents(), Object.keys(SUBJECT).map(label));
+      assert.match(String(await dcPage.locator('#outcome p').textContent()), /presented as an ISO mdoc/);
       assert.deepEqual(await dcPage.evaluate(() => (globalThis as unknown as InPage).__csp), []);
       assert.deepEqual([...watch.consoleErrors, ...watch.pageErrors], []);
     } finally {

@@ -4,7 +4,8 @@ import { type RenderedPage, renderPage } from '../../web/layout.ts';
 /**
  * GET /verify: a relying party with no account asks a holder to present a credential. The form
  * is driven by verify.js (a page script of the web kit, allowed by its hash), which fills the
- * types from /verify/catalog with their display names and claim labels; dc-api.js before it lets
+ * types from /verify/catalog with their display names and claim labels, and offers the formats of a
+ * type issued as ISO mdoc too (docs/mdoc.md); dc-api.js before it lets
  * a browser with the Digital Credentials API ask a wallet on the same device (docs/dc-api.md).
  */
 export function renderVerifyPage(siteName: string, wallets: { name: string; homepage: string }[] = []): RenderedPage {
@@ -18,6 +19,8 @@ export function renderVerifyPage(siteName: string, wallets: { name: string; home
 <form id="form" class="verify-form">
 <p><label for="type">Credential type</label>
 <select id="type" name="type"></select></p>
+<p id="format-choice" hidden><label for="format">Format</label>
+<select id="format" name="format"></select></p>
 <fieldset><legend>Claims to ask for</legend><div id="claims" class="claims"></div></fieldset>
 <p><button id="create" class="button primary" type="submit" disabled>Create request</button></p>
 </form>

@@ -20,7 +20,7 @@
     return body;
   }
 
-  /** Opens a transaction for `body` ({vct, claims, nonce, aud, profile?, issuer?}), asking for the DC API when the browser has it. */
+  /** Opens a transaction for `body` ({vct, claims, nonce, aud, format?, profile?, issuer?}), asking for the DC API when the browser has it. */
   function open(body, service = '') {
     const withOrigin = available() ? { ...body, origin: location.origin } : body;
     return call(`${service}/verify/request`, {

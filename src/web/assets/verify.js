@@ -24,9 +24,27 @@
 
   const selected = () => types.find((t) => t.vct === $('type').value);
   const labelOf = (type, claim) => type?.claimLabels?.[claim] ?? claim;
+  const FORMAT_NAMES = { 'dc+sd-jwt': 'SD-JWT VC', mso_mdoc: 'ISO mdoc' };
+
+  /** A type issued as ISO mdoc too lists its formats (docs/mdoc.md): the relying party picks the one to ask for. */
+  function showFormats(type) {
+    const formats = type?.formats ?? [];
+    const select = $('format');
+    select.replaceChildren();
+    for (const format of formats) {
+      const option = el(
+        'option',
+        format === 'mso_mdoc' ? `${FORMAT_NAMES[format]} (${type.doctype})` : (FORMAT_NAMES[format] ?? format),
+      );
+      option.value = format;
+      select.append(option);
+    }
+    $('format-choice').hidden = formats.length < 2;
+  }
 
   function showClaims() {
     const type = selected();
+    showFormats(type);
     const box = $('claims');
     box.replaceChildren();
     for (const claim of type ? type.claims : []) {
@@ -64,7 +82,8 @@
     let body;
     try {
       // With the Digital Credentials API, the request also names this page's origin (dc-api.js).
-      body = await openrailDcApi.open({ vct: $('type').value, claims, nonce: nonce(), aud: location.origin });
+      const format = $('format-choice').hidden ? {} : { format: $('format').value };
+      body = await openrailDcApi.open({ vct: $('type').value, claims, nonce: nonce(), aud: location.origin, ...format });
     } catch (error) {
       $('status').textContent = `Refused: ${error.message}`;
       return;
@@ -155,7 +174,8 @@
       table.append(row);
     }
     const issuer = type ? `${type.tenantName} (${outcome.presentation.issuer})` : outcome.presentation.issuer;
-    box.replaceChildren(table, el('p', `Issued by ${issuer}`));
+    const mdoc = outcome.presentation.format === 'mso_mdoc' ? `, presented as an ISO mdoc (${outcome.presentation.doctype})` : '';
+    box.replaceChildren(table, el('p', `Issued by ${issuer}${mdoc}`));
   }
 
   $('type').addEventListener('change', showClaims);
