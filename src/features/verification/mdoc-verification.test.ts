@@ -109,26 +109,26 @@ for (const factory of testDatabases()) {
     }
 
     test('a wallet answers through the Digital Credentials API: the transcript binds the page’s origin', async () => {
-      const o = await open({ origin: SHOP });
-      const request = o.dcApi?.requests.find((r) => r.protocol === 'openid4vp-v1-signed');
-      assert.ok(request);
-      const answer = await answerDcApi({
-        request,
-        origin: SHOP,
-        credential: v.holding.credential,
-        holderKey: v.holding.key,
-        baseUrl: v.origin,
-      });
-      const relayed = await v.call(
-        'POST',
-        `/verify/response/${o.transactionId}`,
-        { protocol: answer.protocol, data: answer.data },
-        {
-          authorization: `Bearer ${o.resultToken}`,
-        },
-      );
-      assert.equal(relayed.status, 200, relayed.text);
-      assert.equal((relayed.json.outcome as { ok: boolean }).ok, true, relayed.text);
+      for (const protocol of ['openid4vp-v1-signed', 'openid4vp-v1-unsigned']) {
+        const o = await open({ origin: SHOP });
+        const request = o.dcApi?.requests.find((r) => r.protocol === protocol);
+        assert.ok(request, protocol);
+        const answer = await answerDcApi({
+          request,
+          origin: SHOP,
+          credential: v.holding.credential,
+          holderKey: v.holding.key,
+          baseUrl: v.origin,
+        });
+        const relayed = await v.call(
+          'POST',
+          `/verify/response/${o.transactionId}`,
+          { protocol: answer.protocol, data: answer.data },
+          { authorization: `Bearer ${o.resultToken}` },
+        );
+        assert.equal(relayed.status, 200, relayed.text);
+        assert.equal((relayed.json.outcome as { ok: boolean }).ok, true, `${protocol}: ${relayed.text}`);
+      }
       // Another origin signed into the transcript: the device signature does not hold.
       const other = await open({ origin: SHOP });
       const otherRequest = other.dcApi?.requests.find((r) => r.protocol === 'openid4vp-v1-signed');

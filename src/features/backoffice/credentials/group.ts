@@ -3,8 +3,9 @@ import { parseClaimSpecs } from '../../../core/claims/claim-spec.ts';
 import { iso } from '../../../http/admin/kit.ts';
 import { adminOperations } from '../../../http/admin/operations.ts';
 import { AccountId, DisplayName, Slug } from '../../../http/schemas/common.ts';
+import type { MdocRequest } from '../../credential-types/formats.ts';
 import { credentialTypesModule } from '../../credential-types/module.ts';
-import { REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
+import { FormatFields, REGISTER_TYPE_REFUSALS, TypeBody } from '../../credential-types/routes.ts';
 import { claimView } from '../../credential-types/type-service.ts';
 import { issuanceModule } from '../../issuance/module.ts';
 import { offersModule } from '../../offers/module.ts';
@@ -129,10 +130,15 @@ export const credentialsGroup: GroupBuilder = async (ctx) => {
             tenant: Slug,
             name: DisplayName(100),
             claims: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100 }),
+            ...FormatFields,
           },
           answer: [201, 'The registered type.', { type: TypeBody }],
           refusals: REGISTER_TYPE_REFUSALS,
-          write: ({ body, actor }) => types.registerAudited(body.tenant, body.name, body.claims, actor),
+          write: ({ body, actor }) =>
+            types.registerAudited(body.tenant, body.name, body.claims, actor, {
+              formats: body.formats,
+              mdoc: body.mdoc as MdocRequest,
+            }),
         }),
         list('/holders', {
           summary: 'Holder accounts the service knows (members and wallet items), by account id.',
