@@ -604,13 +604,13 @@ describe('openrail conformance: options and the vector set', { concurrency: 2 },
 
   it('a file of an unknown schema, and a /1 set relabelled /2: exit 2', async () => {
     const unknown = join(dir, 'other-schema.json');
-    writeFileSync(unknown, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/3' }));
+    writeFileSync(unknown, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/9' }));
     const relabelled = join(dir, 'relabelled.json');
     writeFileSync(relabelled, JSON.stringify({ ...MINTED.set, schema: 'svc-open-rail-conformance/2' }));
     const { verifier, started } = tell('other-schema');
     refused(
       await openrail(['conformance', '--vectors', unknown, '--verifier', verifier, '--timeout', '1']),
-      /cannot use the vector set: not a svc-open-rail-conformance\/1 or svc-open-rail-conformance\/2 set/,
+      /cannot use the vector set: not a svc-open-rail-conformance\/1, svc-open-rail-conformance\/2 or svc-open-rail-conformance\/3 set/,
     );
     refused(
       await openrail(['conformance', '--vectors', relabelled, '--verifier', verifier, '--timeout', '1']),
@@ -636,12 +636,12 @@ describe('openrail conformance: options and the vector set', { concurrency: 2 },
       openrail(['conformance', '--verifier', REFERENCE, '--level', '3']),
       openrail(['conformance', '--verifier', REFERENCE, '--timeout', '0']),
       openrail(['conformance', '--verifier', REFERENCE, '--verbose']),
-      openrail(['conformance', '--verifier', REFERENCE, '--schema', '3']),
+      openrail(['conformance', '--verifier', REFERENCE, '--schema', '4']),
     ]);
     for (const run of runs) refused(run, /^openrail conformance: [^\n]+\nusage: openrail conformance --verifier/);
     refused(runs[0] as Run, /--verifier is required/);
     refused(runs[1] as Run, /--level is 1 or 2/);
-    refused(runs[4] as Run, /--schema is 1 or 2/);
+    refused(runs[4] as Run, /--schema is 1, 2 or 3/);
   });
 
   describe('--vectors <url>', () => {

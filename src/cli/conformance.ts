@@ -7,17 +7,29 @@ import { judgeAnswer, type VerifierAnswer } from '../core/conformance/judge.ts';
 import {
   CONFORMANCE_SCHEMA,
   CONFORMANCE_SCHEMA_V2,
+  CONFORMANCE_SCHEMA_V3,
   type ConformanceSchema,
   type ConformanceSet,
   SCHEMAS,
   vectorsDigest,
 } from '../core/conformance/vector-set.ts';
+import type { VectorInputV3 } from '../core/conformance/vectors-v3.ts';
 import { isObject } from '../core/jose/es256.ts';
 import { VERB_USAGE } from './usage.ts';
 
 const MAX_TIMEOUT_S = 3600;
 
 const USAGE = VERB_USAGE.conformance;
+
+/** A set of any schema: the vectors of /1 and /2 are among those /3 may carry. */
+type AnySet = ConformanceSet<VectorInputV3>;
+
+/** `--schema` to the schema it names. */
+const SCHEMA_OPTION: Record<string, ConformanceSchema> = {
+  '1': CONFORMANCE_SCHEMA,
+  '2': CONFORMANCE_SCHEMA_V2,
+  '3': CONFORMANCE_SCHEMA_V3,
+};
 
 /**
  * `openrail conformance`: runs a verifier, in any language, against the conformance set
@@ -38,11 +50,11 @@ export async function runConformance(args: string[]): Promise<void> {
       },
     });
     const level = values.level === '2' ? 2 : values.level === '1' ? 1 : undefined;
-    const schema = values.schema === '2' ? CONFORMANCE_SCHEMA_V2 : values.schema === '1' ? CONFORMANCE_SCHEMA : undefined;
+    const schema = Object.hasOwn(SCHEMA_OPTION, values.schema) ? SCHEMA_OPTION[values.schema] : undefined;
     const timeout = Number(values.timeout);
     if (!values.verifier || !level || !schema || !(timeout > 0 && timeout <= MAX_TIMEOUT_S)) {
       throw new Error(
-        `--verifier is required; --level is 1 or 2; --schema is 1 or 2; --timeout is 1 to ${MAX_TIMEOUT_S} seconds`,
+        `--verifier is required; --level is 1 or 2; --schema is 1, 2 or 3; --timeout is 1 to ${MAX_TIMEOUT_S} seconds`,
       );
     }
     options = { verifier: values.verifier, vectors: values.vectors, schema, level, timeoutMs: timeout * 1000 };
@@ -50,7 +62,7 @@ export async function runConformance(args: string[]): Promise<void> {
     return stop(`${(e as Error).message}\n${USAGE}`);
   }
 
-  let set: ConformanceSet;
+  let set: AnySet;
   try {
     set = options.vectors
       ? await loadSet(options.vectors)
@@ -85,7 +97,7 @@ const describe = (expect: { verdict: string; failure: string | null }) =>
   expect.failure ? `${expect.verdict} (${expect.failure})` : expect.verdict;
 
 /** A published set, checked against its schema and its own digest before it is trusted. */
-async function loadSet(source: string): Promise<ConformanceSet> {
+async function loadSet(source: string): Promise<AnySet> {
   let text: string;
   if (/^https?:\/\//.test(source)) {
     const response = await fetch(source, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) }).catch(
@@ -104,9 +116,9 @@ async function loadSet(source: string): Promise<ConformanceSet> {
   const set = JSON.parse(text) as unknown;
   const schema = isObject(set) && Object.hasOwn(SCHEMAS, set.schema as string) ? (set.schema as ConformanceSchema) : undefined;
   if (!isObject(set) || !schema || !Array.isArray(set.vectors)) {
-    throw new Error(`not a ${CONFORMANCE_SCHEMA} or ${CONFORMANCE_SCHEMA_V2} set`);
+    throw new Error(`not a ${CONFORMANCE_SCHEMA}, ${CONFORMANCE_SCHEMA_V2} or ${CONFORMANCE_SCHEMA_V3} set`);
   }
-  const typed = set as unknown as ConformanceSet;
+  const typed = set as unknown as AnySet;
   if (vectorsDigest(typed.vectors) !== typed.digest) throw new Error('the vectors do not match the set digest');
   const ids = typed.vectors.map((v) => (isObject(v) ? v.id : undefined));
   const wanted = SCHEMAS[schema].ids;
@@ -132,7 +144,7 @@ const EXIT_GRACE_MS = 1000;
  * line until it has them all, its output ends, it exits, or the time is up. The verifier runs in
  * a process group of its own, so stopping it also stops what its shell started.
  */
-function askVerifier(command: string, set: ConformanceSet, timeoutMs: number): Promise<Answers> {
+function askVerifier(command: string, set: AnySet, timeoutMs: number): Promise<Answers> {
   return new Promise((resolve) => {
     const byId = new Map<string, VerifierAnswer>();
     const notes: string[] = [];

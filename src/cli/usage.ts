@@ -16,8 +16,9 @@ export const VERB_USAGE = {
   Exit 0 when restored, 1 when refused, 2 for a mistaken command line`,
   verify: `usage: openrail verify [--ledger]
   the reference verifier on the conformance line protocol: one {id, input} per stdin line, one
-  {id, verdict, failure, claims} per stdout line; --ledger adds the ten checks to each answer`,
-  conformance: `usage: openrail conformance --verifier "<command>" [--vectors <url|file> | --schema 1|2] [--level 1|2] [--timeout <seconds>]
+  {id, verdict, failure, claims} per stdout line; an input with "format": "mso_mdoc" is an ISO
+  mdoc presentation (schema 3); --ledger adds the ten checks to each answer`,
+  conformance: `usage: openrail conformance --verifier "<command>" [--vectors <url|file> | --schema 1|2|3] [--level 1|2] [--timeout <seconds>]
   runs a verifier against the conformance set (minted here, of --schema, when no --vectors are
   given); exit 0 when every vector passes, 1 when one fails, 2 when the run cannot be made`,
   wallet: `usage: openrail wallet <subcommand> [--wallet <file>] [--allow-http]

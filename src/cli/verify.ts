@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import { ChainVerifier } from '../adapters/crypto/x509.ts';
 import { isObject, nestsWithin } from '../core/jose/es256.ts';
-import { readVerificationInput } from '../core/verifier/input.ts';
+import { verifyMdocPresentation } from '../core/mdoc/verify-mdoc.ts';
+import { readVerifierInput } from '../core/verifier/input.ts';
 import type { ChainCheck } from '../core/verifier/issuer-certificate.ts';
 import { verifyWithCertificates } from '../core/verifier/verify-presentation.ts';
 import { VERB_USAGE } from './usage.ts';
@@ -14,9 +15,10 @@ const MAX_LINE_DEPTH = 48;
 /**
  * `openrail verify`: the reference verifier on the conformance line protocol
  * (docs/conformance.md). One `{id, input}` per stdin line, one `{id, verdict, failure, claims}`
- * per stdout line, in order, until EOF. `--ledger` adds the ten checks to each answer. Every
- * line gets an answer: a line the verifier cannot judge gets `{id, error}`, and the next line
- * is read as usual.
+ * per stdout line, in order, until EOF. An input with `format: "mso_mdoc"` (schema /3) is an ISO
+ * mdoc presentation, judged by the mdoc ledger, its claims by namespace; any other is an SD-JWT
+ * VC. `--ledger` adds the ten checks to each answer. Every line gets an answer: a line the
+ * verifier cannot judge gets `{id, error}`, and the next line is read as usual.
  */
 export async function verifyLines(args: string[]): Promise<void> {
   const withLedger = args.includes('--ledger');
@@ -49,7 +51,10 @@ function verifierFor(anchors: readonly string[]): ChainVerifier {
   return verifier;
 }
 
-/** The x5c check of schema /2 inputs, by the deployment's own chain verifier (adapters/crypto/x509.ts). */
+/**
+ * The x5c check of schema /2 inputs and the x5chain check of mdoc inputs, by the deployment's own
+ * chain verifier (adapters/crypto/x509.ts).
+ */
 const checkChain: ChainCheck = (chain, anchors, now) => verifierFor(anchors).keyOf(chain, new Date(now * 1000));
 
 async function safeAnswer(line: string, withLedger: boolean): Promise<string> {
@@ -82,14 +87,17 @@ async function answer(line: string, withLedger: boolean): Promise<Record<string,
   }
   const id = isObject(request) && (typeof request.id === 'string' || typeof request.id === 'number') ? request.id : null;
   if (id === null) return { id, error: 'the line has no string id' };
-  const input = readVerificationInput(isObject(request) ? request.input : undefined);
-  if (typeof input === 'string') return { id, error: input };
+  const read = readVerifierInput(isObject(request) ? request.input : undefined);
+  if (typeof read === 'string') return { id, error: read };
   try {
-    if (input.trustAnchors) verifierFor(input.trustAnchors);
+    if (read.input.trustAnchors) verifierFor(read.input.trustAnchors);
   } catch {
     return { id, error: 'input.trustAnchors holds something that is not a DER certificate' };
   }
-  const result = await verifyWithCertificates(input, checkChain);
+  const result =
+    read.format === 'mso_mdoc'
+      ? await verifyMdocPresentation(read.input, checkChain)
+      : await verifyWithCertificates(read.input, checkChain);
   const out: Record<string, unknown> = { id, verdict: result.verdict, failure: result.failure, claims: result.claims };
   if (withLedger) out.ledger = result.ledger;
   return out;

@@ -8,7 +8,11 @@ export type VerifierAnswer = Record<string, unknown>;
  * Why an answer fails a vector, or undefined when it passes. Level 1 compares the verdict;
  * level 2 also the failure code of a non-accept vector and the claims of an accept vector.
  */
-export function judgeAnswer(vector: ConformanceVector, answer: VerifierAnswer | undefined, level: 1 | 2): string | undefined {
+export function judgeAnswer(
+  vector: ConformanceVector<unknown>,
+  answer: VerifierAnswer | undefined,
+  level: 1 | 2,
+): string | undefined {
   const { expect } = vector;
   if (!answer) return `no answer (expected ${expect.verdict})`;
   if (!['accept', 'reject', 'indeterminate'].includes(answer.verdict as string)) {

@@ -11,12 +11,13 @@ import {
   statusListToken,
 } from './builders.ts';
 
-export interface ConformanceVector {
+/** A vector; `Input` is an SD-JWT VC input, or for schema /3 either kind (vectors-v3.ts). */
+export interface ConformanceVector<Input = VerificationInput> {
   id: string;
   about: string;
   /** The ledger check (link) the vector exercises; `all` for the sound presentation. */
   proves: CheckName | 'all';
-  input: VerificationInput;
+  input: Input;
   expect: { verdict: Verdict; failure: FailureCode | null; claims: Record<string, unknown> | null };
 }
 

@@ -2,18 +2,20 @@ import type { Clock } from '../../core/clock.ts';
 import {
   CONFORMANCE_SCHEMA,
   CONFORMANCE_SCHEMA_V2,
+  CONFORMANCE_SCHEMA_V3,
   type ConformanceSchema,
   type ConformanceSet,
 } from '../../core/conformance/vector-set.ts';
+import type { VectorInputV3 } from '../../core/conformance/vectors-v3.ts';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 
 /** Mints a fresh set of `schema` at `now` (Unix seconds) with new keys: the wiring gives adapters/crypto/conformance-mint.ts. */
-export type MintSet = (schema: ConformanceSchema, now: number) => Promise<{ set: ConformanceSet; body: string }>;
+export type MintSet = (schema: ConformanceSchema, now: number) => Promise<{ set: ConformanceSet<VectorInputV3>; body: string }>;
 
 /**
- * GET /conformance/vectors and /conformance/vectors/2 (docs/conformance.md): each set is minted
- * on its first request with fresh keys and then served unchanged for the life of the process, so
- * a runner and its verifier see one set.
+ * GET /conformance/vectors, /conformance/vectors/2 and /conformance/vectors/3 (docs/conformance.md):
+ * each set is minted on its first request with fresh keys and then served unchanged for the life
+ * of the process, so a runner and its verifier see one set.
  */
 export function conformanceRoutes(clock: Clock, mint: MintSet): RouteGroup {
   const minted = new Map<ConformanceSchema, Promise<string>>();
@@ -59,6 +61,11 @@ export function conformanceRoutes(clock: Clock, mint: MintSet): RouteGroup {
         '/conformance/vectors/2',
         CONFORMANCE_SCHEMA_V2,
         `The conformance vector set with the HAIP and Digital Credentials API cases (${CONFORMANCE_SCHEMA_V2}).`,
+      ),
+      setRoute(
+        '/conformance/vectors/3',
+        CONFORMANCE_SCHEMA_V3,
+        `The conformance vector set with the ISO mdoc cases beside those of /2 (${CONFORMANCE_SCHEMA_V3}).`,
       ),
     ],
   };
