@@ -52,6 +52,7 @@ const EXTRAS: Record<string, string> = {
   'POST /nonce': 'OID4VCI 1.0 §7 nonce endpoint of the platform issuer',
   'GET /conformance/vectors/2':
     'the conformance set of schema /2, the HAIP and Digital Credentials API cases beside the interface’s /1 (docs/conformance.md)',
+  'GET /conformance/vectors/3': 'the conformance set of schema /3, with the ISO mdoc cases (docs/conformance.md, docs/mdoc.md)',
   'POST /auth/login': 'the password sign-in form GET /auth/login shows (docs/operator-sign-in.md)',
   'POST /auth/logout':
     'signing out: the form GET /auth/logout shows, with the session’s anti-forgery token, so no other site can end a session (docs/operator-sign-in.md)',

@@ -21,8 +21,9 @@ export type CheckStatus = 'passed' | 'failed' | 'not_applicable' | 'not_performe
 export type Verdict = 'accept' | 'reject' | 'indeterminate';
 
 /**
- * The 26 failure codes, each owned by one check. A code of a `not_performed` check says why the
- * check could not be made (only `status_unavailable` is used that way).
+ * The 26 failure codes of an SD-JWT VC presentation (MDOC_FAILURE_CODES below adds an mdoc's two),
+ * each owned by one check. A code of a `not_performed` check says why the check could not be made
+ * (only `status_unavailable` is used that way).
  */
 export const FAILURE_CODES = {
   malformed_presentation:

@@ -267,6 +267,12 @@ export const STANDARDS: readonly Standard[] = [
     evidence: html`Tests verify issued credentials and status lists by their certificate chain with Node's X.509 support and read certificates back with openssl; oid4vc-ts answers HAIP requests and collects credentials through the authorization code flow, and each refused request or answer changes nothing. The conformance set of schema /2 judges any verifier on the certificate cases.`,
   },
   {
+    name: 'ISO/IEC 18013-5 mdoc',
+    version: 'as OID4VCI 1.0 and OpenID4VP 1.0 profile it',
+    use: html`A credential type may be issued as an mdoc as well as, or instead of, an SD-JWT VC: a Mobile Security Object signed under COSE with the key's certificate chain, bound to the holder's device key and referencing the same status lists; hosted verification asks for it by doctype and checks the device signature over the OpenID4VP session transcript (${doc('mdoc', 'mdoc')}).`,
+    evidence: html`An independent library (@auth0/mdl) verifies the mdocs the service issues and builds a presentation the service accepts; the wallet libraries collect mdocs in both flows and answer mdoc requests through QR codes and the browser's API. The conformance set of schema /3 judges any verifier on mdoc cases.`,
+  },
+  {
     name: 'Selective Disclosure for JWTs',
     version: 'RFC 9901',
     use: html`Every claim is a salted disclosure; presentations carry a key-binding JWT with <code>sd_hash</code>.`,

@@ -18,6 +18,7 @@ export const PUBLIC_DOCUMENTS: ReadonlyArray<{ path: string; what: string }> = [
   { path: '/openapi.json', what: 'The OpenAPI contract of this deployment' },
   { path: '/conformance/vectors', what: 'The conformance set for verifiers' },
   { path: '/conformance/vectors/2', what: 'The conformance set with the HAIP and Digital Credentials API cases' },
+  { path: '/conformance/vectors/3', what: 'The conformance set with the ISO mdoc cases as well' },
   { path: '/build', what: 'Build provenance: commit and source digest' },
   { path: '/readyz', what: 'Readiness of the service' },
 ];
@@ -144,7 +145,8 @@ ${STANDARDS.map(
 <p>The <a href="/conformance/vectors">conformance set</a> and the <code>openrail conformance</code> runner check any
 verifier, in any language, against the reference verifier (${doc('conformance', 'conformance')}). A
 <a href="/conformance/vectors/2">second set</a> adds issuer keys certified by <code>x5c</code>, verifiers known by
-<code>x509_hash</code>, and answers through the Digital Credentials API.</p>
+<code>x509_hash</code>, and answers through the Digital Credentials API; a <a href="/conformance/vectors/3">third</a>
+adds ISO mdoc presentations.</p>
 <h2 id="not-yet">Not served yet</h2>
 <p>Of HAIP 1.0: an issuer identified by an https URL in <code>iss</code> (credentials name the issuer's
 <code>did:web</code>, and its certificate names both), refresh tokens, and wallet-initiated issuance at an issuer that
