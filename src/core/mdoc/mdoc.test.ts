@@ -289,7 +289,7 @@ describe('the mdoc ledger', () => {
 });
 
 describe('an independent library (@auth0/mdl) reads what openrail signs', () => {
-  it('verifies the issuer’s signature, chain, digests, validity, and its own device signature', async () => {
+  it('verifies the issuer’s signature, chain, digests, validity, and its own device signature; openrail accepts that DeviceResponse, and refuses it tampered', async () => {
     const holder = newKey();
     const credential = await issue({ holder });
     // The credential inside a DeviceResponse container, as a wallet holds it, presented with @auth0/mdl.
@@ -359,5 +359,18 @@ describe('an independent library (@auth0/mdl) reads what openrail signs', () => 
     );
     assert.equal(result.verdict, 'accept', JSON.stringify(result.ledger));
     assert.deepEqual(result.claims, { [NS]: { given_name: 'Ada' } });
+    // The same DeviceResponse with the element's value changed in place: refused at its digest.
+    const tampered = Buffer.from(encoded);
+    const at = tampered.indexOf(Buffer.from('Ada'));
+    assert.ok(at > 0, 'the element value is in the DeviceResponse');
+    tampered.write('Eve', at);
+    const refusedTampered = await verifyMdocPresentation(
+      inputFor(tampered.toString('base64url'), {
+        expected: { doctype: DOCTYPE, claims: [[NS, 'given_name']], sessionTranscript: transcript },
+      }),
+      check,
+    );
+    assert.equal(refusedTampered.verdict, 'reject');
+    assert.equal(refusedTampered.failure, 'element_digest_mismatch');
   });
 });
