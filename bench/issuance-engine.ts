@@ -8,13 +8,15 @@ import { softhsmMissing, softToken } from '../test/helpers/softhsm.ts';
 import type { AgeResult } from './age.ts';
 import { type Flow, runLevels, topUp } from './issuance-levels.ts';
 import type { Options, Phase, Row } from './issuance-options.ts';
-import type { CryptoRates } from './lib/crypto-rates.ts';
+import type { CryptoRates, MdocCost } from './lib/crypto-rates.ts';
 import { type Engine, postgresDatabase, sqliteDatabase } from './lib/databases.ts';
 import { benchWalletProvider } from './lib/haip.ts';
 import { type ProfileSummary, summariseProfile } from './lib/profile.ts';
 import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
 import { fixed } from './lib/stats.ts';
-import { type PoolItem, postJson, setUpIssuer, type Target } from './lib/wallet.ts';
+import { BENCH_CLAIMS, type PoolItem, postJson, setUpIssuer, type Target } from './lib/wallet.ts';
+
+const BENCH_TYPE = { tenant: 'Bench Transit', type: 'Bench Transit Pass', claims: BENCH_CLAIMS };
 
 /** An OTLP receiver for a run with --tracing: it reads every export and discards it, counting the bytes. */
 async function otlpSink(): Promise<{ url: string; bytes(): number; close(): Promise<void> }> {
@@ -54,6 +56,7 @@ export async function benchEngine(
   engine: Engine,
   opts: Options,
   crypto: CryptoRates,
+  mdoc: MdocCost | undefined,
   log: (l: string) => void,
 ): Promise<EngineResult> {
   const dir = mkdtempSync(join(tmpdir(), `openrail-bench-${engine}-`));
@@ -100,7 +103,7 @@ export async function benchEngine(
       log(`  ${problem}; skipping ${engine}`);
       return result;
     }
-    const target = await setUpIssuer(first.origin);
+    const target = await setUpIssuer(first.origin, { ...BENCH_TYPE, mdoc: opts.formats.includes('mdoc') });
     // The bench tenant serves the authorization code flow too (its offers then name an issuer_state).
     await postJson(`${first.origin}/api/tenants/authorization-flow`, { tenant: target.tenant, haipIssuance: true }, 200);
     const pool: PoolItem[] = [];
@@ -108,7 +111,8 @@ export async function benchEngine(
     if (opts.cpuProf) {
       // Setup (offers) on an unprofiled server, so the profile holds issuance alone.
       const estimate = opts.quick ? 300 : 450;
-      await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * opts.wallets.length * 1.3) + 100);
+      const levels = opts.wallets.length * opts.formats.length;
+      await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * levels * 1.3) + 100);
       await first.stop();
       const profDir = join(dir, 'profile');
       mkdirSync(profDir, { recursive: true });
@@ -119,6 +123,7 @@ export async function benchEngine(
         ...(await runLevels(
           {
             flow: preAuthorized,
+            formats: opts.formats,
             engine,
             phase: 'fresh',
             workers: 1,
@@ -127,6 +132,7 @@ export async function benchEngine(
             pool,
             opts,
             crypto,
+            ...(mdoc ? { mdoc } : {}),
             topUps: false,
             profiled: true,
             ...sampling,
@@ -151,11 +157,28 @@ export async function benchEngine(
         }
         const s = server;
         // HAIP on the fresh database: what the authorization code flow adds, beside the interface's.
-        const flows: Flow[] = name === 'fresh' ? [preAuthorized, { grant: 'haip', provider }] : [preAuthorized];
+        // It issues the SD-JWT VC configuration only (bench/lib/haip.ts): no HAIP rows with --formats mdoc.
+        const haip = name === 'fresh' && opts.formats.includes('sd-jwt');
+        const flows: Flow[] = haip ? [preAuthorized, { grant: 'haip', provider }] : [preAuthorized];
         for (const flow of flows) {
+          const formats = flow.grant === 'haip' ? (['sd-jwt'] as const) : opts.formats;
           result.rows.push(
             ...(await runLevels(
-              { flow, engine, phase: name, workers, server: s, target, pool, opts, crypto, topUps: true, ...sampling },
+              {
+                flow,
+                formats,
+                engine,
+                phase: name,
+                workers,
+                server: s,
+                target,
+                pool,
+                opts,
+                crypto,
+                ...(mdoc ? { mdoc } : {}),
+                topUps: true,
+                ...sampling,
+              },
               log,
             )),
           );

@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { dbLatencyFrom, type Engine, enginesFrom, workersFrom } from './lib/databases.ts';
 import type { Failures } from './lib/drive.ts';
+import { type Format, formatsFrom } from './lib/formats.ts';
 import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
 
 export type Phase = 'fresh' | 'aged';
@@ -24,10 +25,14 @@ export interface Options extends CommonOptions {
   keys: 'sealed' | 'pkcs11';
   /** Serve with tracing on, exporting over OTLP to a local sink that discards (--tracing). */
   tracing: boolean;
+  /** The credential formats issued at each pre-authorized level (--formats; HAIP issues SD-JWT VC only). */
+  formats: Format[];
 }
 
 export interface Row {
   engine: Engine;
+  /** sd-jwt: the type's SD-JWT VC configuration; mdoc: its `<typeId>.mdoc` configuration (ISO mdoc). */
+  format: Format;
   grant: Grant;
   /** OPENRAIL_KEYS of the server: sealed, or pkcs11 (SoftHSM). */
   keys: 'sealed' | 'pkcs11';
@@ -82,12 +87,17 @@ export interface Row {
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
                                [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof] [--metrics]
-                               [--keys sealed|pkcs11] [--tracing]
+                               [--keys sealed|pkcs11] [--tracing] [--formats sd-jwt,mdoc]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
   --duration <s>    measured seconds per level (default 5)
   --wallets <list>  concurrency levels (default 1,8,32; 8 with --cpu-prof)
+  --formats <list>  credential formats, each measured at every pre-authorized level, one after the other
+                    (default sd-jwt,mdoc): sd-jwt is the type's SD-JWT VC configuration, mdoc its
+                    <typeId>.mdoc configuration (ISO mdoc; the type is then registered with mdoc: {}).
+                    The HAIP rows issue SD-JWT VC only. With --cpu-prof the profile covers every format
+                    asked: --formats mdoc profiles mdoc issuance alone
   --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
   --keys <backend>  where the server keeps its keys (OPENRAIL_KEYS, docs/keys.md): sealed (default), or
                     pkcs11 on a SoftHSM token made for the run under /dev/shm (Debian's softhsm2)
@@ -118,6 +128,7 @@ export function options(argv: string[]): Options {
     'db-latency': { type: 'string' },
     keys: { type: 'string' },
     tracing: { type: 'boolean', default: false },
+    formats: { type: 'string' },
   });
   const keys = values.keys ?? 'sealed';
   if (keys !== 'sealed' && keys !== 'pkcs11') throw new Error(`--keys is sealed or pkcs11 (got ${keys})`);
@@ -144,5 +155,6 @@ export function options(argv: string[]): Options {
     dbLatencyMs: dbLatencyFrom(values['db-latency']),
     keys,
     tracing: values.tracing === true,
+    formats: formatsFrom(values.formats),
   };
 }

@@ -1,12 +1,21 @@
 // `npm run bench -- issuance`: every engine's levels, then the table, the targets and the results file.
 import { benchEngine, type EngineResult } from './issuance-engine.ts';
 import { options, type Phase, type Row } from './issuance-options.ts';
-import { CEILING_DEFINITION, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
+import {
+  CEILING_DEFINITION,
+  describeMdocCost,
+  describeRates,
+  MDOC_CEILING_DEFINITION,
+  mdocCost,
+  measureCryptoRates,
+} from './lib/crypto-rates.ts';
 import type { Engine } from './lib/databases.ts';
+import { elementBytes } from './lib/mdoc.ts';
 import { areaTable, functionTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
 import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { fixed, table } from './lib/stats.ts';
+import { BENCH_CLAIMS, benchSubject } from './lib/wallet.ts';
 
 /** The bench is one Node process: near one core busy, its wallets, not the server, set the pace. */
 const clientBound = (cores: number) => cores >= 0.9;
@@ -16,6 +25,7 @@ function printTable(rows: Row[], log: (l: string) => void): void {
     table(
       [
         'engine',
+        'format',
         'db',
         'workers',
         'wallets',
@@ -36,6 +46,7 @@ function printTable(rows: Row[], log: (l: string) => void): void {
       ],
       rows.map((r) => [
         `${r.engine}${r.grant === 'haip' ? ' haip' : ''}${r.keys === 'pkcs11' ? ' pkcs11' : ''}${r.tracing ? ' traced' : ''}`,
+        r.format,
         r.db,
         r.workers,
         r.wallets,
@@ -73,10 +84,10 @@ const sharedNote = (...rows: Row[]) =>
     ? ` (inconclusive: other processes kept ${rows.map((r) => fixed(r.otherCores, 2)).join(' / ')} cores busy meanwhile)`
     : '';
 
-/** The project's targets, reported and never asserted. */
+/** The project's targets, reported and never asserted: SD-JWT VC issuance's (mdoc rows are reported beside them, in the table). */
 function targets(rows: Row[]): string[] {
   const lines: string[] = [];
-  const measured = rows.filter((r) => !r.profiled);
+  const measured = rows.filter((r) => !r.profiled && r.format === 'sd-jwt');
   const at = (engine: Engine, db: Phase, workers: number, wallets: number) =>
     measured.find(
       (r) => r.grant === 'pre-authorized' && r.engine === engine && r.db === db && r.workers === workers && r.wallets === wallets,
@@ -128,18 +139,23 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   const run = startRun('issuance', log);
   log(
     `levels ${opts.wallets.join(', ')} wallets at ${opts.workers.join(', ')} serving process(es); ${opts.warmupS} s warm-up + ${opts.durationS} s measured per level; ` +
-      `engines ${opts.engines.join(', ')}${opts.cpuProf ? '; server CPU profile, no ageing' : `; aged with ${opts.rows.toLocaleString('en')} rows`}`,
+      `formats ${opts.formats.join(', ')}; engines ${opts.engines.join(', ')}${opts.cpuProf ? '; server CPU profile, no ageing' : `; aged with ${opts.rows.toLocaleString('en')} rows`}`,
   );
 
   const quietBefore = await loadBefore(1000, log);
   await waitQuiet(opts.waitQuietS, log);
   const crypto = measureCryptoRates(opts.cryptoMs);
   log(`${describeRates(crypto)}; crypto ceiling ${fixed(crypto.ceilingPerSec, 0)} issuances/s per core`);
+  // The digests an mdoc issuance makes: one per element of the bench type, as the server encodes them.
+  const mdoc = opts.formats.includes('mdoc')
+    ? mdocCost(crypto.issuanceMs, elementBytes(BENCH_CLAIMS, benchSubject(0)), opts.cryptoMs)
+    : undefined;
+  if (mdoc) log(describeMdocCost('an mdoc issuance', mdoc));
 
   const results: Partial<Record<Engine, EngineResult>> = {};
   for (const engine of opts.engines) {
     // One engine failing to start (PostgreSQL unreachable, say) leaves the other's results standing.
-    results[engine] = await benchEngine(engine, opts, crypto, log).catch((err): EngineResult => {
+    results[engine] = await benchEngine(engine, opts, crypto, mdoc, log).catch((err): EngineResult => {
       log(`${engine} failed: ${err instanceof Error ? err.message : String(err)}`);
       return { rows: [], serverLogErrors: [], problem: String(err) };
     });
@@ -149,8 +165,15 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   log('');
   printTable(rows, log);
   log(`\n${CEILING_DEFINITION}: ${fixed(crypto.issuanceMs, 3)} ms, ${fixed(crypto.ceilingPerSec, 0)}/s on this machine.`);
+  if (mdoc) {
+    log(
+      `${MDOC_CEILING_DEFINITION}: ${fixed(mdoc.costMs, 3)} ms (${mdoc.digests} digests ${fixed(mdoc.digestsMs, 3)} ms), ` +
+        `${fixed(mdoc.ceilingPerSec, 0)}/s on this machine. An mdoc row's crypto share is that cost / its srv cpu.`,
+    );
+  }
   log(
     'Each issuance = POST token (form) + POST nonce + POST credential with a proof JWT from a fresh P-256 key, over keep-alive HTTP; ' +
+      'format sd-jwt asks for the type’s SD-JWT VC configuration, mdoc for its <typeId>.mdoc one (an IssuerSigned, base64url CBOR); ' +
       'a "haip" row (fresh database) = POST par (wallet attestation and its proof, PKCE S256, the offer as issuer_state) + GET authorize + ' +
       'POST authorize (the holder approves) + POST token (attestation again, DPoP with the server nonce) + POST nonce + POST credential ' +
       '(DPoP over the token), the wallets keeping their DPoP nonce; its crypto share counts only the pre-authorized issuance’s crypto. ' +
@@ -167,8 +190,9 @@ export async function issuanceBench(argv: string[]): Promise<void> {
     for (const t of r?.profileThreads ?? []) log(`  thread profile ${t.file}: ${fixed(t.busyMs, 0)} ms busy`);
     for (const row of r?.rows ?? []) {
       for (const [k, f] of Object.entries(row.failures))
-        log(`${engine} ${row.grant} ${row.db} ${row.wallets}: ${f.count} x ${k}: ${f.sample}`);
-      if (row.sampleCheck.length > 0) log(`${engine} ${row.db} ${row.wallets}: sample credential: ${row.sampleCheck.join('; ')}`);
+        log(`${engine} ${row.format} ${row.grant} ${row.db} ${row.wallets}: ${f.count} x ${k}: ${f.sample}`);
+      if (row.sampleCheck.length > 0)
+        log(`${engine} ${row.format} ${row.db} ${row.wallets}: sample credential: ${row.sampleCheck.join('; ')}`);
       const waits = Object.entries(row.pgBackends?.lockWaitsOn ?? {}).sort((a, b) => b[1] - a[1]);
       if (waits.length > 0) {
         log(
@@ -186,7 +210,11 @@ export async function issuanceBench(argv: string[]): Promise<void> {
 
   const file = writeResults(run, quietBefore, {
     options: opts,
-    crypto: { ...crypto, definition: CEILING_DEFINITION },
+    crypto: {
+      ...crypto,
+      definition: CEILING_DEFINITION,
+      ...(mdoc ? { mdoc: { ...mdoc, definition: MDOC_CEILING_DEFINITION } } : {}),
+    },
     rows,
     engines: Object.fromEntries(
       Object.entries(results).map(([e, r]) => [

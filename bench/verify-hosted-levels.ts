@@ -5,19 +5,30 @@ import { join } from 'node:path';
 import { freePort } from '../test/helpers/process.ts';
 import type { AgeResult } from './age.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
-import type { CryptoRates } from './lib/crypto-rates.ts';
+import { type CryptoRates, describeMdocCost, type MdocCost, mdocCost } from './lib/crypto-rates.ts';
 import { type Database, type Engine, postgresDatabase, sqliteDatabase } from './lib/databases.ts';
 import { type Failures, mergeFailures } from './lib/drive.ts';
+import type { Format } from './lib/formats.ts';
 import { commCpuMs } from './lib/machine.ts';
+import { elementBytes, handoverInfoBytes } from './lib/mdoc.ts';
 import { type ProfileSummary, summariseProfile } from './lib/profile.ts';
 import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
 import { fixed, latencySummary, percentile } from './lib/stats.ts';
-import { driveHosted, type Held, type HostedTarget, issueHeld, type Profile, setUpHosted, transaction } from './verify-hosted.ts';
+import {
+  driveHosted,
+  type Held,
+  HOSTED_CLAIMS,
+  type HostedTarget,
+  hostedSubject,
+  issueHeld,
+  type Profile,
+  setUpHosted,
+  transaction,
+} from './verify-hosted.ts';
+import type { Options } from './verify-options.ts';
 
 /** Hosted verification is measured under both profiles (HAIP on the fresh database only). */
 const PROFILES: readonly Profile[] = ['openid4vp', 'haip'];
-
-import type { Options } from './verify-options.ts';
 
 export const HOSTED_CEILING_DEFINITION =
   'crypto cost of a hosted transaction = what the server cannot skip: the request object signed (1 sign), the issuer ' +
@@ -28,8 +39,18 @@ export const HOSTED_CEILING_DEFINITION =
   'ECDH key made, sealed and opened per transaction, and an ECDH-ES decryption), so its crypto share overstates the ' +
   'headroom';
 
+export const MDOC_HOSTED_CEILING_DEFINITION =
+  'crypto cost of a hosted mdoc transaction = what the server cannot skip: the request object signed (1 sign), the MSO ' +
+  '(issuerAuth) and the device signature verified (2 verifies), the device key made from the MSO (every holder is new), ' +
+  'and one SHA-256 of each disclosed element and of the session transcript’s handover info = 1/sign_rate + ' +
+  '2/verify_rate + 1/import_rate + digests_ms. The status list token is verified once per token (cached), as for SD-JWT ' +
+  'VC. Not counted, as a server could keep their results: the issuer key made again from its JWK for every MSO verify, ' +
+  'and the x5chain checked up to the anchor (X.509 parsing and an ES256 verify through WebCrypto) for every presentation';
+
 export interface HostedRow {
   engine: Engine;
+  /** sd-jwt: an SD-JWT VC with a KB-JWT; mdoc: a DeviceResponse, asked for with format mso_mdoc. */
+  format: Format;
   /** openid4vp: the interface's profile; haip: x509_hash request, direct_post.jwt response (docs/haip.md). */
   profile: Profile;
   db: 'fresh' | 'aged';
@@ -66,6 +87,8 @@ export interface HostedResult {
   credentials: number;
   txCryptoMs: number;
   ceilingPerSec: number;
+  /** The crypto cost of a hosted mdoc transaction (MDOC_HOSTED_CEILING_DEFINITION), when mdoc is measured. */
+  mdoc?: MdocCost;
   engines: Partial<
     Record<Engine, { setupSeconds?: number; aging?: AgeResult; serverLogErrors: number; firstError?: string; problem?: string }>
   >;
@@ -77,20 +100,24 @@ interface HostedContext {
   db: HostedRow['db'];
   workers: number;
   target: HostedTarget;
-  held: Held[];
+  /** The credentials held in each format measured. */
+  held: Partial<Record<Format, Held[]>>;
   opts: Options;
   server: BenchServer;
-  txCryptoMs: number;
-  ceilingPerSec: number;
+  /** The crypto cost of a transaction in each format measured, and the ceiling it sets. */
+  costs: Partial<Record<Format, { costMs: number; ceilingPerSec: number }>>;
   distance?: Database['distance'];
 }
 
-async function measureHosted(ctx: HostedContext, concurrency: number, profile: Profile): Promise<HostedRow> {
-  const { target, held, opts, server } = ctx;
-  const warm = await driveHosted(target, held, concurrency, opts.warmupS, profile);
+async function measureHosted(ctx: HostedContext, concurrency: number, profile: Profile, format: Format): Promise<HostedRow> {
+  const { target, opts, server } = ctx;
+  const held = ctx.held[format];
+  const cost = ctx.costs[format];
+  if (!held || !cost) throw new Error(`no ${format} credentials are held`);
+  const warm = await driveHosted(target, held, concurrency, opts.warmupS, profile, format);
   const endWindow = cpuWindow(() => server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
   const tripsBefore = ctx.distance?.roundTrips();
-  const m = await driveHosted(target, held, concurrency, opts.durationS, profile);
+  const m = await driveHosted(target, held, concurrency, opts.durationS, profile, format);
   const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const cpu = endWindow();
   const perSec = m.ok / m.seconds;
@@ -98,6 +125,7 @@ async function measureHosted(ctx: HostedContext, concurrency: number, profile: P
   const serverMs = cpu.serverMs !== undefined && m.ok > 0 ? cpu.serverMs / m.ok : undefined;
   return {
     engine: ctx.engine,
+    format,
     profile,
     db: ctx.db,
     workers: ctx.workers,
@@ -113,13 +141,13 @@ async function measureHosted(ctx: HostedContext, concurrency: number, profile: P
     failures: m.errors,
     warmupFailures: warm.errors,
     failureKinds: mergeFailures(warm.failures, m.failures),
-    ...(serverMs !== undefined ? { serverCpuMsPerTx: serverMs, cryptoShare: ctx.txCryptoMs / serverMs } : {}),
+    ...(serverMs !== undefined ? { serverCpuMsPerTx: serverMs, cryptoShare: cost.costMs / serverMs } : {}),
     ...coresOf(cpu, m.seconds),
     ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
     ...(ctx.distance && trips !== undefined && m.ok > 0
       ? { dbLatencyMs: ctx.distance.dbLatencyMs, roundTripsPerOperation: trips / m.ok }
       : {}),
-    ceilingFraction: perSec / ctx.ceilingPerSec,
+    ceilingFraction: perSec / cost.ceilingPerSec,
   };
 }
 
@@ -132,6 +160,12 @@ export async function benchHosted(opts: Options, crypto: CryptoRates, log: (l: s
     ceilingPerSec: 1000 / txCryptoMs,
     engines: {},
   };
+  // An mdoc presentation's digests: its disclosed elements (every claim is asked for) and the handover info.
+  if (opts.formats.includes('mdoc')) {
+    const inputs = [...elementBytes(HOSTED_CLAIMS, hostedSubject(0)), handoverInfoBytes('http://127.0.0.1:43210')];
+    result.mdoc = mdocCost(txCryptoMs, inputs, opts.cryptoMs);
+    log(describeMdocCost('a hosted mdoc transaction', result.mdoc));
+  }
   for (const engine of opts.engines) {
     const problem = await hostedEngine(engine, opts, result, log).catch((err) =>
       err instanceof Error ? (err.stack ?? err.message) : String(err),
@@ -189,18 +223,27 @@ async function hostedEngine(
     const setup = await start(1);
     const schemaProblem = await db.verify();
     if (schemaProblem) return schemaProblem;
-    const target = await setUpHosted(setup.origin);
-    const held = await issueHeld(target, opts.held);
-    // One transaction outside the measurement: the path works before it is timed.
-    for (const profile of PROFILES) {
-      const first = await transaction(target, held[0] as Held, profile);
-      if (!first.ok) throw new Error(`a first hosted ${profile} transaction failed: ${first.key}: ${first.sample}`);
+    const target = await setUpHosted(setup.origin, opts.formats.includes('mdoc'));
+    const held: HostedContext['held'] = {};
+    for (const format of opts.formats) {
+      const mine = await issueHeld(target, opts.held, format);
+      held[format] = mine;
+      // One transaction outside the measurement: the path works before it is timed.
+      for (const profile of PROFILES) {
+        const first = await transaction(target, mine[0] as Held, profile, format);
+        if (!first.ok) throw new Error(`a first hosted ${format} ${profile} transaction failed: ${first.key}: ${first.sample}`);
+      }
     }
     await stop(setup);
     summary.setupSeconds = (performance.now() - t0) / 1000;
     log(
-      `hosted on ${engine}: type ${target.typeId}; ${held.length} credentials issued over the rail in ${fixed(summary.setupSeconds, 1)} s`,
+      `hosted on ${engine}: type ${target.typeId}; ${opts.held} credentials of each format (${opts.formats.join(', ')}) ` +
+        `issued over the rail in ${fixed(summary.setupSeconds, 1)} s`,
     );
+    const costs: HostedContext['costs'] = {
+      'sd-jwt': { costMs: result.txCryptoMs, ceilingPerSec: result.ceilingPerSec },
+      ...(result.mdoc ? { mdoc: result.mdoc } : {}),
+    };
     const phase = async (name: HostedRow['db']) => {
       for (const workers of opts.cpuProf ? [1] : opts.workers) {
         const server = await start(workers, opts.cpuProf);
@@ -213,19 +256,21 @@ async function hostedEngine(
             held,
             opts,
             server,
-            txCryptoMs: result.txCryptoMs,
-            ceilingPerSec: result.ceilingPerSec,
+            costs,
             ...(db.distance ? { distance: db.distance } : {}),
           };
           // HAIP on the fresh database: what its encryption adds, beside the interface's profile.
+          // The formats of a level one after the other, so that each sees the machine as the other did.
           for (const profile of name === 'fresh' ? PROFILES : (['openid4vp'] as const)) {
-            const row = await measureHosted(ctx, c, profile);
-            result.rows.push(row);
-            log(
-              `  ${engine} ${profile} ${name} ${workers} process(es) ${c} wallets: ${fixed(row.perSec, 0)} tx/s, p50 ${fixed(row.p50Ms, 2)} ms ` +
-                `p99 ${fixed(row.p99Ms, 2)} ms, srv cpu ${fixed(row.serverCpuMsPerTx, 3)} ms/tx, failures ${row.failures + row.warmupFailures}, ` +
-                `other processes ${fixed(row.otherCores, 2)} cores`,
-            );
+            for (const format of opts.formats) {
+              const row = await measureHosted(ctx, c, profile, format);
+              result.rows.push(row);
+              log(
+                `  ${engine} ${format} ${profile} ${name} ${workers} process(es) ${c} wallets: ${fixed(row.perSec, 0)} tx/s, ` +
+                  `p50 ${fixed(row.p50Ms, 2)} ms p99 ${fixed(row.p99Ms, 2)} ms, srv cpu ${fixed(row.serverCpuMsPerTx, 3)} ms/tx, ` +
+                  `failures ${row.failures + row.warmupFailures}, other processes ${fixed(row.otherCores, 2)} cores`,
+              );
+            }
           }
         }
         await stop(server);

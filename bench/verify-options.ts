@@ -1,6 +1,7 @@
 // The verification bench's options (npm run bench -- verify --help).
 import { availableParallelism } from 'node:os';
 import { dbLatencyFrom, type Engine, enginesFrom, workersFrom } from './lib/databases.ts';
+import { type Format, formatsFrom } from './lib/formats.ts';
 import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
 
 /** The project's target: the reference verifier at least this many times the peer's rate, same presentations, same run. */
@@ -25,10 +26,12 @@ export interface Options extends CommonOptions {
   hosted: boolean;
   /** PostgreSQL: the round trip added between the server and the database (--db-latency). */
   dbLatencyMs: number;
+  /** The credential formats presented at each hosted level (--formats). */
+  formats: Format[];
 }
 
 const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <list>] [--workers <list>] [--engine sqlite|postgres]
-                             [--db-latency <ms>] [--rows <n>] [--no-hosted] [--cpu-prof]
+                             [--db-latency <ms>] [--rows <n>] [--no-hosted] [--cpu-prof] [--formats sd-jwt,mdoc]
 
   --quick              a short run to check the bench works (about a minute)
   --duration <s>       measured seconds per in-process verifier and per hosted level (default 5; 1 with --quick)
@@ -39,6 +42,10 @@ const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency
   --db-latency <ms>    PostgreSQL a network hop away: the bench's proxy between the server and the database adds
                        this round trip (0 to 100, default 0) and counts round trips per transaction
   --rows <n>           earlier issuances of the aged database (default 1,000,000; 50,000 with --quick)
+  --formats <list>     hosted: the formats presented, each at every level and profile, one after the other
+                       (default sd-jwt,mdoc): sd-jwt an SD-JWT VC with a KB-JWT; mdoc a DeviceResponse to a request
+                       with format mso_mdoc, the type then registered with mdoc: {} and ${HELD_CREDENTIALS} mdocs issued too.
+                       With --cpu-prof the profile covers every format asked: --formats mdoc profiles mdoc alone
   --no-hosted          only the in-process verifiers and the ES256 rate
   --cpu-prof           profile the hosted server (node --cpu-prof, fresh database, one process) and summarise its self time
 
@@ -57,6 +64,7 @@ export function options(argv: string[]): Options {
     rows: { type: 'string' },
     'no-hosted': { type: 'boolean', default: false },
     'db-latency': { type: 'string' },
+    formats: { type: 'string' },
   });
   return {
     quick,
@@ -72,5 +80,6 @@ export function options(argv: string[]): Options {
     hosted: values['no-hosted'] !== true,
     cpuProf,
     dbLatencyMs: dbLatencyFrom(values['db-latency']),
+    formats: formatsFrom(values.formats),
   };
 }
