@@ -45,7 +45,8 @@ export const MDOC_HOSTED_CEILING_DEFINITION =
   'and one SHA-256 of each disclosed element and of the session transcript’s handover info = 1/sign_rate + ' +
   '2/verify_rate + 1/import_rate + digests_ms. The status list token is verified once per token (cached), as for SD-JWT ' +
   'VC. Not counted, as a server could keep their results: the issuer key made again from its JWK for every MSO verify, ' +
-  'and the x5chain checked up to the anchor (X.509 parsing and an ES256 verify through WebCrypto) for every presentation';
+  'and the x5chain checked up to the anchor (X.509 parsing and an ES256 verify through WebCrypto) for every presentation. ' +
+  'A haip row does more crypto than this counts, as for SD-JWT VC (the response key, its thumbprint, the decryption)';
 
 export interface HostedRow {
   engine: Engine;
