@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import { decodeJws, signEs256 } from '../src/core/jose/es256.ts';
 import { type Driven, drive } from './lib/drive.ts';
+import { type Format, wireFormat } from './lib/formats.ts';
 import { type Answer, request } from './lib/http.ts';
+import { mdocConfiguration, mdocPresentation, privateJwkOf } from './lib/mdoc.ts';
 import { createOffer, issueOne, type PoolItem, setUpIssuer, type Target } from './lib/wallet.ts';
 
 /**
@@ -18,33 +20,50 @@ export interface HostedTarget extends Target {
   vct: string;
 }
 
-/** A credential the wallet holds: the compact SD-JWT VC (ending in "~") and its holder key. */
+/**
+ * A credential the wallet holds and its holder key: the compact SD-JWT VC (ending in "~"), or the
+ * mdoc (base64url IssuerSigned) with the key's private JWK, which signs its DeviceResponses.
+ */
 export interface Held {
   credential: string;
   item: PoolItem;
+  privateJwk?: JWK;
 }
 
-export function setUpHosted(origin: string): Promise<HostedTarget> {
-  return setUpIssuer(origin, { tenant: 'Bench Verify Club', type: 'Bench Member Card', claims: HOSTED_CLAIMS });
+/** The hosted bench's type, offered as ISO mdoc too (`mdoc: {}`) when `mdoc` is set. */
+export function setUpHosted(origin: string, mdoc = false): Promise<HostedTarget> {
+  return setUpIssuer(origin, { tenant: 'Bench Verify Club', type: 'Bench Member Card', claims: HOSTED_CLAIMS, mdoc });
 }
 
-/** Issues `count` credentials through the rail (offer, token, nonce, credential), each to its own holder key. */
-export async function issueHeld(target: HostedTarget, count: number, concurrency = 8): Promise<Held[]> {
+/** The subject of the n-th held credential. */
+export const hostedSubject = (n: number) => ({
+  given_name: 'Ada',
+  family_name: 'Lovelace',
+  member_number: `M-${String(n).padStart(8, '0')}`,
+  birth_date: '1815-12-10',
+});
+
+/**
+ * Issues `count` credentials of `format` through the rail (offer, token, nonce, credential; the
+ * `<typeId>.mdoc` configuration for mdoc), each to its own holder key.
+ */
+export async function issueHeld(
+  target: HostedTarget,
+  count: number,
+  format: Format = 'sd-jwt',
+  concurrency = 8,
+): Promise<Held[]> {
   const held: Held[] = [];
+  const configuration = format === 'mdoc' ? mdocConfiguration(target.typeId) : target.typeId;
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const n = next++;
-      const item = await createOffer(target, {
-        given_name: 'Ada',
-        family_name: 'Lovelace',
-        member_number: `M-${String(n).padStart(8, '0')}`,
-        birth_date: '1815-12-10',
-      });
-      const issued = await issueOne(target, item);
+      const item = await createOffer(target, hostedSubject(n));
+      const issued = await issueOne(target, item, configuration);
       if (!issued.ok)
         throw new Error(`issuance failed at ${issued.failure.step} (${issued.failure.status}): ${issued.failure.body}`);
-      held.push({ credential: issued.credential, item });
+      held.push({ credential: issued.credential, item, ...(format === 'mdoc' ? { privateJwk: privateJwkOf(item) } : {}) });
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
@@ -62,13 +81,22 @@ export type TxResult = { ok: true; steps: Record<Step, number> } | { ok: false; 
  * One transaction: POST /verify/request -> GET /oid4vp/request/<id> -> the wallet's SD-JWT+KB
  * (every disclosure, aud = client_id, nonce = the request's) -> POST /oid4vp/response (form,
  * vp_token {"credential": [<presentation>]}) -> GET /verify/result/<id> with the result token.
+ * For `mdoc` the request asks for format mso_mdoc and the presentation is the wallet's
+ * DeviceResponse (bench/lib/mdoc.ts): the elements the request's DCQL query names, signed by the
+ * device key over the session transcript computed from the request object (its client_id, nonce
+ * and response_uri, and under haip the thumbprint of the key the answer is encrypted to).
  * Under `haip` the response is that form's parameters as JSON in a JWE (ECDH-ES, A128GCM) to
  * the transaction's own key, posted as `response`: the wallet's encryption is in the timing, the
  * server's decryption in its CPU. Anything but a 201/200 at each step and an outcome with ok:
  * true is a failure. The wallet does not verify the request object's signature (client work, not
  * the server's).
  */
-export async function transaction(target: HostedTarget, held: Held, profile: Profile = 'openid4vp'): Promise<TxResult> {
+export async function transaction(
+  target: HostedTarget,
+  held: Held,
+  profile: Profile = 'openid4vp',
+  format: Format = 'sd-jwt',
+): Promise<TxResult> {
   const steps = {} as Record<Step, number>;
   const failed = (step: Step, res: Answer): TxResult => ({
     ok: false,
@@ -81,7 +109,14 @@ export async function transaction(target: HostedTarget, held: Held, profile: Pro
   const opened = await request(`${target.origin}/verify/request`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ vct: target.vct, claims: REQUESTED, nonce, aud: RP_AUD, profile }),
+    body: JSON.stringify({
+      vct: target.vct,
+      claims: REQUESTED,
+      nonce,
+      aud: RP_AUD,
+      profile,
+      ...(format === 'mdoc' ? { format: wireFormat(format) } : {}),
+    }),
   });
   if (opened.status !== 201) return failed('request', opened);
   const { transactionId, resultToken } = opened.json<{ transactionId: string; resultToken: string }>();
@@ -96,14 +131,8 @@ export async function transaction(target: HostedTarget, held: Held, profile: Pro
     return { ok: false, key: 'request_object content', sample: JSON.stringify(requested ?? null).slice(0, 300) };
   }
 
-  const sdJwt = held.credential;
-  const sdHash = createHash('sha256').update(sdJwt, 'ascii').digest('base64url');
-  const kbJwt = signEs256(
-    held.item.key,
-    { typ: 'kb+jwt' },
-    { iat: Math.floor(Date.now() / 1000), aud: requested.client_id, nonce: requested.nonce, sd_hash: sdHash },
-  );
-  const presentation = `${sdJwt}${kbJwt}`;
+  const presentation = format === 'mdoc' ? await deviceResponse(held, requested) : sdJwtKb(held, requested);
+  if (typeof presentation !== 'string') return { ok: false, key: 'request_object mdoc', sample: presentation.problem };
 
   s = performance.now();
   const responseUri = typeof requested.response_uri === 'string' ? requested.response_uri : `${target.origin}/oid4vp/response`;
@@ -145,6 +174,24 @@ export async function transaction(target: HostedTarget, held: Held, profile: Pro
   return { ok: true, steps };
 }
 
+/** The SD-JWT VC with a KB-JWT over it: aud the request's client_id, nonce the request's. */
+function sdJwtKb(held: Held, requested: Record<string, unknown>): string {
+  const sdJwt = held.credential;
+  const sdHash = createHash('sha256').update(sdJwt, 'ascii').digest('base64url');
+  const kbJwt = signEs256(
+    held.item.key,
+    { typ: 'kb+jwt' },
+    { iat: Math.floor(Date.now() / 1000), aud: requested.client_id, nonce: requested.nonce, sd_hash: sdHash },
+  );
+  return `${sdJwt}${kbJwt}`;
+}
+
+/** The mdoc's DeviceResponse for the request object (bench/lib/mdoc.ts). */
+function deviceResponse(held: Held, requested: Record<string, unknown>): Promise<string | { problem: string }> {
+  if (!held.privateJwk) return Promise.resolve({ problem: 'the held credential is not an mdoc' });
+  return mdocPresentation({ credential: held.credential, privateJwk: held.privateJwk }, requested);
+}
+
 /** Latencies (ms, ascending) of the whole transactions, the wallet's KB signing included, and of each step. */
 export interface HostedDrive extends Driven {
   steps: Record<Step, Float64Array>;
@@ -157,6 +204,7 @@ export async function driveHosted(
   concurrency: number,
   seconds: number,
   profile: Profile = 'openid4vp',
+  format: Format = 'sd-jwt',
 ): Promise<HostedDrive> {
   const steps: Record<Step, number[]> = { request: [], request_object: [], response: [], result: [] };
   let next = 0;
@@ -165,7 +213,7 @@ export async function driveHosted(
     seconds,
     take: () => held[next++ % held.length] as Held,
     attempt: async (h) => {
-      const r = await transaction(target, h, profile);
+      const r = await transaction(target, h, profile, format);
       if (!r.ok) return r;
       for (const k of Object.keys(steps) as Step[]) steps[k].push(r.steps[k]);
       return undefined;

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, type JsonWebKey, randomBytes, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type JsonWebKey, randomBytes, sign, verify } from 'node:crypto';
 import { fixed } from './stats.ts';
 
 export interface CryptoRates {
@@ -58,3 +58,44 @@ export function measureCryptoRates(ms = 1500): CryptoRates {
 export const describeRates = (c: CryptoRates) =>
   `ES256 on this machine (node:crypto, one thread): sign ${fixed(c.signPerSec, 0)}/s, verify ${fixed(c.verifyPerSec, 0)}/s, ` +
   `P-256 key from a JWK ${fixed(c.importPerSec, 0)}/s; crypto cost of an issuance ${fixed(c.issuanceMs, 3)} ms`;
+
+export const MDOC_CEILING_DEFINITION =
+  'crypto cost of an mdoc issuance = what the server cannot skip: the same three as an SD-JWT VC issuance (the holder ' +
+  'key from its JWK, the proof verify, one ES256 sign: the MSO under COSE_Sign1) plus one SHA-256 of each element ' +
+  '(its IssuerSignedItem, as the server encodes it for the MSO) = 1/import_rate + 1/verify_rate + 1/sign_rate + ' +
+  'digests_ms; crypto ceiling = one core doing nothing else';
+
+/** The crypto cost of one mdoc issuance or hosted mdoc transaction: the ES256 part and the SHA-256 digests. */
+export interface MdocCost {
+  /** SHA-256 digests per operation, and their bytes in all. */
+  digests: number;
+  digestBytes: number;
+  digestsMs: number;
+  /** Everything the server cannot skip, in milliseconds; and one core's operations per second at that cost alone. */
+  costMs: number;
+  ceilingPerSec: number;
+}
+
+/**
+ * The mdoc cost: `es256Ms` (the ES256 part, as the SD-JWT VC cost counts it) plus one SHA-256
+ * (node:crypto createHash, as the server's mdoc context digests) of each of `inputs`, measured as a
+ * set for about `ms` milliseconds on this thread.
+ */
+export function mdocCost(es256Ms: number, inputs: readonly Uint8Array[], ms = 1500): MdocCost {
+  const perSec = rate(() => {
+    for (const bytes of inputs) createHash('sha256').update(bytes).digest();
+  }, ms);
+  const digestsMs = 1000 / perSec;
+  const costMs = es256Ms + digestsMs;
+  return {
+    digests: inputs.length,
+    digestBytes: inputs.reduce((n, b) => n + b.length, 0),
+    digestsMs,
+    costMs,
+    ceilingPerSec: 1000 / costMs,
+  };
+}
+
+export const describeMdocCost = (what: string, c: MdocCost) =>
+  `${what}: ${c.digests} SHA-256 digests (${c.digestBytes} bytes) ${fixed(1000 * c.digestsMs, 1)} us; ` +
+  `crypto cost ${fixed(c.costMs, 3)} ms, ceiling ${fixed(c.ceilingPerSec, 0)}/s per core`;

@@ -58,6 +58,8 @@ export interface Target {
   typeId: string;
   /** The Credential Issuer Identifier: the proof's audience. */
   issuer: string;
+  /** The type's mdoc doctype, when it is offered as ISO mdoc too (bench/lib/mdoc.ts). */
+  doctype?: string;
 }
 
 const ownerHeaders = { authorization: `Bearer ${OWNER_TOKEN}`, 'content-type': 'application/json' };
@@ -68,15 +70,36 @@ export async function postJson(url: string, body: unknown, expect: number): Prom
   return res.json();
 }
 
-/** A tenant and a credential type (the issuance bench's by default), over the operator API. */
+/**
+ * A tenant and a credential type (the issuance bench's by default), over the operator API. With
+ * `mdoc` the type is registered with `mdoc: {}`: offered as SD-JWT VC and as ISO mdoc (its default
+ * doctype and namespace), an offer naming both configurations.
+ */
 export async function setUpIssuer(
   origin: string,
-  names = { tenant: 'Bench Transit', type: 'Bench Transit Pass', claims: BENCH_CLAIMS },
+  names: { tenant: string; type: string; claims: readonly string[]; mdoc?: boolean } = {
+    tenant: 'Bench Transit',
+    type: 'Bench Transit Pass',
+    claims: BENCH_CLAIMS,
+  },
 ): Promise<Target & { vct: string }> {
   const tenant = await postJson(`${origin}/api/tenants`, { name: names.tenant }, 201);
   const slug = String(tenant.slug);
-  const type = await postJson(`${origin}/api/types`, { tenant: slug, name: names.type, claims: names.claims }, 201);
-  return { origin, tenant: slug, typeId: String(type.typeId), issuer: `${origin}/t/${slug}`, vct: String(type.vct) };
+  const type = await postJson(
+    `${origin}/api/types`,
+    { tenant: slug, name: names.type, claims: names.claims, ...(names.mdoc ? { mdoc: {} } : {}) },
+    201,
+  );
+  const doctype = (type.mdoc as { doctype?: unknown } | null | undefined)?.doctype;
+  if (names.mdoc && typeof doctype !== 'string') throw new Error(`the type was not registered as mdoc: ${JSON.stringify(type)}`);
+  return {
+    origin,
+    tenant: slug,
+    typeId: String(type.typeId),
+    issuer: `${origin}/t/${slug}`,
+    vct: String(type.vct),
+    ...(typeof doctype === 'string' ? { doctype } : {}),
+  };
 }
 
 /** One offer over HTTP for `subject`, and a freshly generated holder key to redeem it with. */
@@ -134,8 +157,11 @@ export type IssueResult = { ok: true; credential: string } | { ok: false; failur
 
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
-/** One full issuance as a 1.0 wallet does it: token, nonce, credential. */
-export async function issueOne(target: Target, item: PoolItem): Promise<IssueResult> {
+/**
+ * One full issuance as a 1.0 wallet does it: token, nonce, credential, of the configuration
+ * `configurationId` (the type's SD-JWT VC one unless told; `<typeId>.mdoc` for its mdoc).
+ */
+export async function issueOne(target: Target, item: PoolItem, configurationId = target.typeId): Promise<IssueResult> {
   const base = target.issuer;
   const fail = (step: Failure['step'], res: Answer): IssueResult => ({
     ok: false,
@@ -156,7 +182,7 @@ export async function issueOne(target: Target, item: PoolItem): Promise<IssueRes
   const credRes = await request(`${base}/credential`, {
     method: 'POST',
     headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ credential_configuration_id: target.typeId, proofs: { jwt: [proofJwt(item, base, c_nonce)] } }),
+    body: JSON.stringify({ credential_configuration_id: configurationId, proofs: { jwt: [proofJwt(item, base, c_nonce)] } }),
   });
   if (credRes.status !== 200) return fail('credential', credRes);
   const body = credRes.json<{ credentials?: Array<{ credential?: unknown }> }>();
