@@ -156,6 +156,22 @@ describe('x5c chains against anchors', async () => {
     assert.equal(new ChainVerifier([]).empty, true);
   });
 
+  test('a chain that held is remembered only inside every certificate’s validity: one verifier asked later, or earlier, refuses it', async () => {
+    const verifier = new ChainVerifier([root]);
+    assert.ok(await verifier.keyOf([leaf], during), 'held, and remembered');
+    assert.equal(await verifier.keyOf([leaf], new Date('2040-01-01T00:00:00Z')), undefined, 'expired since');
+    assert.equal(await verifier.keyOf([leaf], new Date('2020-01-01T00:00:00Z')), undefined, 'not yet valid then');
+    assert.ok(await verifier.keyOf([leaf], during), 'and held again now');
+    // Remembered ten seconds before the certificates expire, refused one second after, well inside the memory's minute.
+    const end = validity.notAfter.getTime();
+    const late = new ChainVerifier([root]);
+    assert.ok(await late.keyOf([leaf], new Date(end - 10_000)));
+    assert.equal(await late.keyOf([leaf], new Date(end + 1_000)), undefined, 'expired while remembered');
+    // A chain that fails is never remembered: the same verifier refuses it each time.
+    assert.equal(await verifier.keyOf([underLeaf, leaf], during), undefined);
+    assert.equal(await verifier.keyOf([underLeaf, leaf], during), undefined);
+  });
+
   test('a CA above the leaf must be allowed to sign certificates there: keyCertSign, and its path length', async () => {
     // Intermediates our CA functions never make, built with the library itself (x509.ts has set its crypto).
     const ES256 = { name: 'ECDSA', hash: 'SHA-256' } as const;

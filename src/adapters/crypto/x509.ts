@@ -279,6 +279,10 @@ function mayCertify(certificate: x509.X509Certificate, below: number): boolean {
   return !usages || (usages.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
 }
 
+/** Chains a ChainVerifier remembers, and for how long at most (ms). */
+export const CHAIN_CACHE_LIMIT = 256;
+export const CHAIN_CACHE_MS = 60_000;
+
 /**
  * Checks `x5c` chains against a fixed set of anchors, parsed once (docs/haip.md, "Wallet
  * attestation trust"). `keyOf` answers the public key of the first certificate of `chain` (leaf
@@ -287,9 +291,16 @@ function mayCertify(certificate: x509.X509Certificate, below: number): boolean {
  * the path (a CA, keyCertSign when key usage is stated, within its path length constraint), and the
  * last is one of the anchors or signed by one of them; otherwise undefined. It never throws on
  * what a caller sent.
+ *
+ * A chain that holds is remembered (docs/mdoc.md, "Limits"): at most CHAIN_CACHE_LIMIT of them, each
+ * for CHAIN_CACHE_MS at most and only while `now` lies inside every certificate's validity, so a
+ * remembered chain is never accepted outside it. Many presentations carry the same issuer chain,
+ * and checking it again costs more than the rest of an mdoc's checks. A chain that fails is checked
+ * again each time.
  */
 export class ChainVerifier implements CertificateChains {
   private readonly anchors: x509.X509Certificate[];
+  private readonly held = new Map<string, { key: JsonWebKey; notBefore: number; notAfter: number; until: number }>();
 
   constructor(anchors: readonly CertificateBase64[]) {
     this.anchors = anchors.map((a) => new x509.X509Certificate(Buffer.from(a, 'base64')));
@@ -301,6 +312,22 @@ export class ChainVerifier implements CertificateChains {
 
   async keyOf(chain: readonly string[], now: Date): Promise<JsonWebKey | undefined> {
     if (chain.length === 0 || chain.length > 5 || this.anchors.length === 0) return undefined;
+    const id = chain.join('.');
+    const at = now.getTime();
+    const kept = this.held.get(id);
+    if (kept && at < kept.until && at >= kept.notBefore && at < kept.notAfter) return kept.key;
+    const held = await this.check(chain, now);
+    if (!held) return undefined;
+    if (this.held.size >= CHAIN_CACHE_LIMIT) this.held.clear();
+    this.held.set(id, { ...held, until: at + CHAIN_CACHE_MS });
+    return held.key;
+  }
+
+  /** The leaf's key when the chain holds at `now`, with the span (ms) in which every certificate of the path, the anchor's too, is valid. */
+  private async check(
+    chain: readonly string[],
+    now: Date,
+  ): Promise<{ key: JsonWebKey; notBefore: number; notAfter: number } | undefined> {
     try {
       const certificates = chain.map((c) => new x509.X509Certificate(Buffer.from(c, 'base64')));
       for (const [i, certificate] of certificates.entries()) {
@@ -313,16 +340,21 @@ export class ChainVerifier implements CertificateChains {
       const top = certificates[certificates.length - 1] as x509.X509Certificate;
       const raw = Buffer.from(top.rawData);
       let anchored = this.anchors.some((anchor) => raw.equals(Buffer.from(anchor.rawData)));
+      const path = [...certificates];
       for (const anchor of this.anchors) {
         if (anchored) break;
         if (anchor.notAfter <= now || anchor.notBefore > now) continue;
         // Every certificate of the chain but the leaf is a CA below the anchor.
         if (!mayCertify(anchor, certificates.length - 1)) continue;
         anchored = await top.verify({ publicKey: anchor.publicKey, signatureOnly: true });
+        if (anchored) path.push(anchor);
       }
       if (!anchored) return undefined;
       const leaf = certificates[0] as x509.X509Certificate;
-      return (await webcrypto.subtle.exportKey('jwk', await leaf.publicKey.export(P256, ['verify']))) as JsonWebKey;
+      const key = (await webcrypto.subtle.exportKey('jwk', await leaf.publicKey.export(P256, ['verify']))) as JsonWebKey;
+      const notBefore = Math.max(...path.map((c) => c.notBefore.getTime()));
+      const notAfter = Math.min(...path.map((c) => c.notAfter.getTime()));
+      return { key, notBefore, notAfter };
     } catch {
       return undefined;
     }

@@ -129,9 +129,14 @@ function publicKeyOf(jwk: JWK): KeyObject | null {
 
 /** True when `jws` carries a valid ES256 signature by `jwk`. The caller checks `alg` first. */
 export function verifyEs256(jws: Pick<DecodedJws, 'signingInput' | 'signature'>, jwk: JWK): boolean {
+  return verifyEs256Bytes(Buffer.from(jws.signingInput, 'ascii'), jws.signature, jwk);
+}
+
+/** True when `signature` (r‖s) is an ES256 signature of `data` by `jwk` (a COSE structure's, say). */
+export function verifyEs256Bytes(data: Uint8Array, signature: Uint8Array, jwk: JWK): boolean {
   const key = publicKeyOf(jwk);
-  if (!key || jws.signature.length !== 64) return false;
-  return verify('sha256', Buffer.from(jws.signingInput, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, jws.signature);
+  if (!key || signature.length !== 64) return false;
+  return verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
 }
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');

@@ -1,7 +1,7 @@
-import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
+import { createHash, createPrivateKey, sign } from 'node:crypto';
 import type { MdocContext } from '@animo-id/mdoc';
 import type { JWK } from 'jose';
-import { p256Jwk } from '../jose/es256.ts';
+import { p256Jwk, verifyEs256Bytes } from '../jose/es256.ts';
 
 /**
  * What `@animo-id/mdoc` asks of the caller for the parts of ISO/IEC 18013-5 openrail uses
@@ -19,16 +19,10 @@ export function es256Sign(jwk: JWK, data: Uint8Array): Uint8Array {
   return sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' });
 }
 
-/** Whether `signature` (r‖s) is an ES256 signature of `data` by the P-256 public key `jwk`. */
+/** Whether `signature` (r‖s) is an ES256 signature of `data` by the P-256 public key `jwk` (its key object kept, as a JWS's is). */
 export function es256Verify(jwk: JWK, data: Uint8Array, signature: Uint8Array): boolean {
   const pub = p256Jwk(jwk);
-  if (!pub || signature.length !== 64) return false;
-  try {
-    const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pub.x, y: pub.y }, format: 'jwk' });
-    return verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
-  } catch {
-    return false;
-  }
+  return pub !== undefined && verifyEs256Bytes(data, signature, pub);
 }
 
 const noMac = () => {
