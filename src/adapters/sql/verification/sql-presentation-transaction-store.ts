@@ -18,7 +18,11 @@ const transactions = rowCodec<PresentationTransactionRecord, PresentationTransac
   'id state nonce resultTokenHash callerAud typeTenant typeId vct requestedBy createdAt expiresAt completedAt enrolledAt issuerDid profile responseKey dcOrigin redirectUri responseCodeHash',
   { claims: json, outcome: json, verifierChain: json, holder: col('holder_thumbprint', asIs), format: asIs },
 );
-const toRecord = transactions.record;
+/** A transaction as read: `format` only where it is not the default SD-JWT VC (ports/presentation-transaction-store.ts). */
+const toRecord = (row: Selectable<PresentationTransactionsTable>): PresentationTransactionRecord => {
+  const { format, ...record } = transactions.record(row);
+  return format === 'mso_mdoc' ? { ...record, format } : record;
+};
 
 // Any unique conflict (on either engine) writes nothing and leaves the transaction usable.
 const insert = new Statement(
