@@ -138,6 +138,11 @@ describe('the README tours, pasted into a shell against a live openrail serve', 
           /"district": "north"/,
           /refused the presentation: credential_revoked/,
           /vectors passed at level/,
+          // ISO mdoc: the demonstration pass in two formats
+          /"transit-pass":\["dc\+sd-jwt"\],"transit-pass\.mdoc":\["mso_mdoc","localhost\.demo-transit\.transit-pass"\]/,
+          /^collected c1: localhost\.demo-transit\.transit-pass \(mso_mdoc\)$/m,
+          /asks c1 \(localhost\.demo-transit\.transit-pass, mso_mdoc\) for: given_name, fare_zone$/m,
+          /^\{"ok":true,"format":"mso_mdoc","claims":\{"given_name":"Grace","fare_zone":"inner"\}\}$/m,
           // the holder plane
           /enrolled in city-of-ghent as member/,
           /accepted: Water, October/,

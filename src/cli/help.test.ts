@@ -22,6 +22,12 @@ test('each verb answers --help and -h with its usage on stdout and exit 0, worde
   }
 });
 
+test('the wallet usage names the formats collect takes', () => {
+  assert.match(VERB_USAGE.wallet, /collect <offer URI> \[--tx-code <code>\] \[--format dc\+sd-jwt\|mso_mdoc\]/);
+  const run = cli('wallet', 'collect', 'openid-credential-offer://?credential_offer_uri=x', '--format', 'jwt_vc_json');
+  assert.match(run.stderr, /^openrail wallet: --format is dc\+sd-jwt or mso_mdoc$/m);
+});
+
 test('a mistaken option or command exits 2 with the usage on stderr', () => {
   for (const [args, verb] of [
     [['verify', '--bogus'], 'verify'],
@@ -29,6 +35,7 @@ test('a mistaken option or command exits 2 with the usage on stderr', () => {
     [['conformance', '--level', '3', '--verifier', 'x'], 'conformance'],
     [['wallet', 'frobnicate'], 'wallet'],
     [['wallet', 'list', '--bogus'], 'wallet'],
+    [['wallet', 'collect', 'openid-credential-offer://?credential_offer_uri=x', '--format', 'jwt_vc_json'], 'wallet'],
   ] as const) {
     const run = cli(...args);
     assert.equal(run.status, 2, args.join(' '));

@@ -25,12 +25,14 @@ export const VERB_USAGE = {
   the reference wallet: a device key and credentials in one file (default ./openrail-wallet.json,
   or OPENRAIL_WALLET)
     init                          create the wallet and its device key; prints the account id
-    collect <offer URI> [--tx-code <code>]
-                                  collect a credential (OID4VCI, pre-authorized code)
-    list [--json]                 the credentials held and their claims
+    collect <offer URI> [--tx-code <code>] [--format dc+sd-jwt|mso_mdoc]
+                                  collect a credential (OID4VCI, pre-authorized code): the
+                                  offer's SD-JWT VC, or with --format mso_mdoc its ISO mdoc
+    list [--json]                 the credentials held and their claims (an mdoc's elements by
+                                  namespace)
     present <openid4vp URI> [--credential <id>] [--claims <a,b> | --all]
-                                  answer a verifier (OID4VP, DCQL); asks claim by claim on a
-                                  terminal
+                                  answer a verifier (OID4VP, DCQL) with an SD-JWT VC or an mdoc;
+                                  asks claim by claim on a terminal
   with a service (its origin, e.g. https://rail.example.org), signed with the device key:
     items <origin> [--json]       what the service holds for this account (envelopes)
     accept <origin> <itemId> [--decline] [--tx-code <code>]

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isId } from '../core/ids.ts';
 import { WalletError, type WalletNetOptions } from '../wallet/net.ts';
 import { callService, succeeded } from '../wallet/service.ts';
-import type { Wallet } from '../wallet/wallet-file.ts';
+import { credentialType, type StoredSdJwt, type Wallet } from '../wallet/wallet-file.ts';
 
 /** The most pages `items` follows: 10 of 100 envelopes. */
 const MAX_ITEM_PAGES = 10;
@@ -76,7 +76,7 @@ export const HOLDER_SUBCOMMANDS: Record<
         // Loaded here, not with this module: the OID4VCI client is for accepted offers only (wallet.ts).
         const { collect } = await import('../wallet/collect.ts');
         const { stored } = await collect(w, body.offerUri, { net, ...(o['tx-code'] ? { txCode: o['tx-code'] } : {}) });
-        out(`collected ${stored.id}: ${stored.vct}`);
+        out(`collected ${stored.id}: ${credentialType(stored)}`);
       }
       if (body.deposit && typeof body.deposit === 'object') {
         const d = body.deposit as Json;
@@ -140,7 +140,10 @@ export const HOLDER_SUBCOMMANDS: Record<
   enroll: {
     operands: 'the service origin',
     run: async (w, origin, _args, o, net, out) => {
-      const held = w.state.credentials.filter((c) => c.vct.startsWith(`${origin}/`));
+      // Enrolment asks by vct: the wallet's SD-JWT VCs of this service.
+      const held = w.state.credentials.filter(
+        (c): c is StoredSdJwt => c.format === 'dc+sd-jwt' && c.vct.startsWith(`${origin}/`),
+      );
       const chosen = o.credential === undefined ? held : held.filter((c) => c.id === o.credential);
       const [credential] = chosen;
       if (!credential || chosen.length > 1) {

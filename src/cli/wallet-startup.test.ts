@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import type { JWK } from 'jose';
 import { REPO_ROOT } from '../../test/helpers/process.ts';
+import { es256Sign } from '../core/mdoc/cose.ts';
+import { signMdoc } from '../core/mdoc/issuer-signed.ts';
 import { addCredential, loadWallet } from '../wallet/wallet-file.ts';
 
 /**
@@ -60,6 +64,31 @@ test('list reads a held credential with the SD-JWT library alone, not the OID4VC
   const run = cliRefusing(OID4VC, 'wallet', 'list', '--wallet', path);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^ {2}given_name: Ada$/m);
+});
+
+test('list reads a held mdoc with the mdoc library alone, neither the OID4VC clients nor the SD-JWT library', async () => {
+  const path = join(home, 'mdoc.json');
+  assert.equal(cliRefusing(OID4VC, 'wallet', 'init', '--wallet', path).status, 0);
+  const wallet = loadWallet(path);
+  // `list` reads the elements and checks no signature: an mdoc signed by any key, with any chain, does.
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const doctype = 'org.example.issuer.pass';
+  const credential = await signMdoc({
+    doctype,
+    nameSpaces: [[doctype, [['given_name', 'Ada']]]],
+    deviceKey: wallet.publicJwk,
+    validity: { signed: new Date(0), validFrom: new Date(0), validUntil: new Date(0) },
+    status: { idx: 0, uri: 'https://issuer.example/status/1' },
+    x5chain: [new Uint8Array(8)],
+    random: (n) => randomBytes(n),
+    sign: async (data) => es256Sign(privateKey.export({ format: 'jwk' }) as JWK, data),
+  });
+  const entry = { issuer: 'did:web:issuer.example', doctype, deviceKey: wallet.publicJwk, credential };
+  addCredential(wallet, { format: 'mso_mdoc', ...entry, collectedAt: new Date(0).toISOString() });
+  const run = cliRefusing(`${OID4VC}|${SD_JWT}`, 'wallet', 'list', '--wallet', path);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^c1 {2}org\.example\.issuer\.pass \(mso_mdoc\)$/m);
+  assert.match(run.stdout, /^ {2}org\.example\.issuer\.pass:\n {4}given_name: Ada$/m);
 });
 
 test('the refusal is real: collect needs the OID4VCI client and fails without it', () => {

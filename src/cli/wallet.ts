@@ -1,11 +1,19 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { type ApproveTarget, approveSignin, parseApproveUrl } from '../wallet/account.ts';
-import { credentialClaims } from '../wallet/claims.ts';
+import { heldClaims } from '../wallet/claims.ts';
 import { WalletError, type WalletNetOptions } from '../wallet/net.ts';
 import type { Candidate } from '../wallet/present.ts';
 import { serviceOrigin } from '../wallet/service.ts';
-import { createWallet, defaultWalletPath, loadWallet } from '../wallet/wallet-file.ts';
+import {
+  createWallet,
+  credentialType,
+  defaultWalletPath,
+  loadWallet,
+  type StoredCredential,
+  WALLET_FORMATS,
+  type WalletFormat,
+} from '../wallet/wallet-file.ts';
 import { VERB_USAGE } from './usage.ts';
 import { HOLDER_SUBCOMMANDS, UsageMistake } from './wallet-holder.ts';
 
@@ -48,35 +56,40 @@ export async function wallet(args: string[]): Promise<void> {
       }
       case 'collect': {
         expect(1, 'one operand: the credential offer URI');
+        const format = values.format;
+        if (format !== undefined && !(WALLET_FORMATS as readonly string[]).includes(format)) {
+          throw new UsageError(`--format is ${WALLET_FORMATS.join(' or ')}`);
+        }
         const opened = loadWallet(path);
         const { collect } = await import('../wallet/collect.ts');
         const { stored, claims } = await collect(opened, String(operands[0]), {
           net,
           ...(values['tx-code'] === undefined ? {} : { txCode: values['tx-code'] }),
+          ...(format === undefined ? {} : { format: format as WalletFormat }),
         });
-        out(`collected ${stored.id}: ${stored.vct}`);
+        out(`collected ${stored.id}: ${credentialType(stored)}`);
         out(`  issuer ${stored.issuer}`);
-        for (const line of claimLines(claims)) out(`  ${line}`);
+        for (const line of heldLines(stored, claims)) out(`  ${line}`);
         return;
       }
       case 'list': {
         expect(0, 'no operand');
         const opened = loadWallet(path);
-        const listed = await Promise.all(
-          opened.state.credentials.map(async (c) => ({ ...c, claims: await credentialClaims(c.credential) })),
-        );
+        const listed = await Promise.all(opened.state.credentials.map(async (c) => ({ c, claims: await heldClaims(c) })));
         if (values.json) {
-          // JSON escapes control characters itself; its own newlines are layout.
-          const json = { accountId: opened.accountId, credentials: listed.map(({ credential: _c, ...rest }) => rest) };
-          process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+          // JSON escapes control characters itself; its own newlines are layout. An mdoc's elements are by namespace.
+          const credentials = listed.map(({ c: { credential: _c, ...rest }, claims }) =>
+            rest.format === 'mso_mdoc' ? { ...rest, namespaces: claims } : { ...rest, claims },
+          );
+          process.stdout.write(`${JSON.stringify({ accountId: opened.accountId, credentials }, null, 2)}\n`);
           return;
         }
         out(`account ${opened.accountId}`);
         if (listed.length === 0) out('no credentials yet: "openrail wallet collect <offer URI>" collects one');
-        for (const c of listed) {
-          out(`${c.id}  ${c.vct}`);
+        for (const { c, claims } of listed) {
+          out(`${c.id}  ${credentialType(c)}`);
           out(`  issuer ${c.issuer}, collected ${c.collectedAt}`);
-          for (const line of claimLines(c.claims)) out(`  ${line}`);
+          for (const line of heldLines(c, claims)) out(`  ${line}`);
         }
         return;
       }
@@ -86,9 +99,17 @@ export async function wallet(args: string[]): Promise<void> {
         const opened = loadWallet(path);
         const { answerRequest, openRequest } = await import('../wallet/present.ts');
         const request = await openRequest(opened, String(operands[0]), net);
+        const doctype = request.mdocDoctype;
+        if (doctype !== undefined && !opened.state.credentials.some((c) => c.format === 'mso_mdoc' && c.doctype === doctype)) {
+          throw new WalletError(
+            `the verifier asks for an mso_mdoc of doctype ${doctype.slice(0, 100)}, and the wallet holds none: "openrail wallet collect <offer URI> --format mso_mdoc" collects one.`,
+          );
+        }
         const candidate = choose(request.candidates, values.credential);
         const asked = Object.keys(candidate.asked);
-        out(`${request.clientId} asks ${candidate.stored.id} (${candidate.stored.vct}) for: ${asked.join(', ')}`);
+        const { stored } = candidate;
+        const held = stored.format === 'mso_mdoc' ? `${stored.doctype}, mso_mdoc` : stored.vct;
+        out(`${request.clientId} asks ${stored.id} (${held}) for: ${asked.join(', ')}`);
         const disclose = await chooseClaims(candidate, values);
         out(disclose.length > 0 ? `disclosing ${disclose.join(', ')}` : 'disclosing no claim');
         const answer = await answerRequest(opened, request, candidate, disclose);
@@ -151,6 +172,7 @@ function parse(args: string[]) {
       claims: { type: 'string' },
       all: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      format: { type: 'string' },
       decline: { type: 'boolean', default: false },
       with: { type: 'string' },
       elements: { type: 'string' },
@@ -214,6 +236,15 @@ async function chooseClaims(candidate: Candidate, values: { all: boolean; claims
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 const claimLines = (claims: Record<string, unknown>) => Object.entries(claims).map(([k, v]) => `${k}: ${show(v)}`);
+
+/** An SD-JWT VC's claims, one a line; an mdoc's elements under their namespace. */
+const heldLines = (stored: StoredCredential, claims: Record<string, unknown>) =>
+  stored.format === 'mso_mdoc'
+    ? Object.entries(claims).flatMap(([ns, elements]) => [
+        `${ns}:`,
+        ...claimLines((elements ?? {}) as Record<string, unknown>).map((line) => `  ${line}`),
+      ])
+    : claimLines(claims);
 
 /**
  * What issuers and verifiers send is shown to the holder: control characters (terminal escape

@@ -2,18 +2,19 @@
  * Collecting a credential (OID4VCI 1.0, pre-authorized code flow) with the OpenWallet
  * Foundation's oid4vc-ts client: resolve the offer and the issuer's metadata, redeem the code
  * (with the transaction code when the offer asks for one), fetch a c_nonce, prove possession of
- * the device key, and receive one dc+sd-jwt credential. The wallet then checks what it received
- * before it keeps it: the issuer's signature by a key of the issuer's did:web DID, the type it was
- * offered, and that the credential is bound to this wallet's key.
+ * the device key, and receive one credential of the format asked for: a dc+sd-jwt one unless told,
+ * or an mso_mdoc one. The wallet then checks what it received before it keeps it: the issuer's
+ * signature by a key of the issuer's did:web DID, the type it was offered, and that the credential
+ * is bound to this wallet's key.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Openid4vciClient, type Openid4vciClientOptions } from '@openid4vc/openid4vci';
 import { decodeJws, isObject, p256Jwk, signEs256, verifyEs256 } from '../core/jose/es256.ts';
 import { credentialClaims } from './claims.ts';
-import { resolveDidWebKey } from './did-web.ts';
+import { didWebAt, resolveDidWebKey } from './did-web.ts';
 import { allowLibraryHttp } from './library-http.ts';
 import { checkReachable, WalletError, type WalletNetOptions, walletFetch } from './net.ts';
-import { addCredential, type StoredCredential, type Wallet } from './wallet-file.ts';
+import { addCredential, type StoredCredential, WALLET_FORMATS, type Wallet, type WalletFormat } from './wallet-file.ts';
 
 type Callbacks = Openid4vciClientOptions['callbacks'];
 
@@ -21,13 +22,14 @@ export const hashFor = (data: Uint8Array, alg: string) => createHash(alg.replace
 
 export interface Collected {
   stored: StoredCredential;
+  /** An SD-JWT VC's claims; an mdoc's elements by namespace. */
   claims: Record<string, unknown>;
 }
 
 export async function collect(
   wallet: Wallet,
   offerUri: string,
-  options: { txCode?: string; net: WalletNetOptions },
+  options: { txCode?: string; format?: WalletFormat; net: WalletNetOptions },
 ): Promise<Collected> {
   allowLibraryHttp(options.net);
   const fetchFn = walletFetch(options.net);
@@ -65,12 +67,22 @@ export async function collect(
     throw new WalletError(`the offer needs a transaction code${how}: add --tx-code <code>.`);
   }
   const metadata = await client.resolveIssuerMetadata(offer.credential_issuer);
-  const configurationId = offer.credential_configuration_ids[0];
-  const configuration = configurationId
-    ? metadata.credentialIssuer.credential_configurations_supported[configurationId]
-    : undefined;
-  if (!configurationId || !configuration || configuration.format !== 'dc+sd-jwt') {
-    throw new WalletError('the offer names no dc+sd-jwt credential the issuer describes.');
+  // The first configuration of the format asked for: an offer of a type in two formats names both
+  // (SD-JWT VC first), and a wallet that asks for nothing gets the SD-JWT VC it always got.
+  const format = options.format ?? 'dc+sd-jwt';
+  const described = metadata.credentialIssuer.credential_configurations_supported;
+  const formatOf = (id: string) => described[id]?.format;
+  const configurationId = offer.credential_configuration_ids.find((id) => formatOf(id) === format);
+  const configuration = configurationId ? described[configurationId] : undefined;
+  if (!configurationId || !configuration) {
+    const other = WALLET_FORMATS.find((f) => f !== format && offer.credential_configuration_ids.some((id) => formatOf(id) === f));
+    const hint = other ? `: it offers ${other}, which --format ${other} collects` : '';
+    throw new WalletError(`the offer names no ${format} credential the issuer describes${hint}.`);
+  }
+  // OID4VCI 1.0 Appendix A.2.2: an mso_mdoc configuration names its doctype.
+  const doctype = format === 'mso_mdoc' ? configuration.doctype : undefined;
+  if (format === 'mso_mdoc' && typeof doctype !== 'string') {
+    throw new WalletError('the issuer describes its mso_mdoc credential without a doctype.');
   }
   const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
     credentialOffer: offer,
@@ -92,13 +104,36 @@ export async function collect(
   });
   const [first] = credentialResponse.credentials ?? [];
   const credential = isObject(first) ? first.credential : first;
-  if (typeof credential !== 'string') throw new WalletError('the issuer answered no compact dc+sd-jwt credential.');
+  if (typeof credential !== 'string') {
+    throw new WalletError(
+      `the issuer answered no ${format === 'mso_mdoc' ? 'base64url mso_mdoc' : 'compact dc+sd-jwt'} credential.`,
+    );
+  }
+  if (typeof doctype === 'string') {
+    return keepMdoc(wallet, credential, { doctype, credentialIssuer: offer.credential_issuer }, fetchFn, options.net);
+  }
 
   const expectedVct = typeof configuration.vct === 'string' ? configuration.vct : undefined;
   const { vct, issuer } = await checkReceived(credential, wallet, expectedVct, fetchFn, options.net);
   const claims = await credentialClaims(credential);
   const stored = addCredential(wallet, { format: 'dc+sd-jwt', issuer, vct, collectedAt: new Date().toISOString(), credential });
   return { stored, claims };
+}
+
+/** Checks a received mdoc (mdoc.ts), whose issuer is the did:web DID at its credential issuer's URL, and keeps it. */
+async function keepMdoc(
+  wallet: Wallet,
+  credential: string,
+  offered: { doctype: string; credentialIssuer: string },
+  fetchFn: typeof fetch,
+  net: WalletNetOptions,
+): Promise<Collected> {
+  const { checkReceivedMdoc, mdocNamespaces } = await import('./mdoc.ts');
+  const issuer = didWebAt(new URL(offered.credentialIssuer));
+  const { doctype, deviceKey } = await checkReceivedMdoc(credential, wallet, { doctype: offered.doctype, issuer }, fetchFn, net);
+  const collectedAt = new Date().toISOString();
+  const stored = addCredential(wallet, { format: 'mso_mdoc', issuer, doctype, deviceKey, collectedAt, credential });
+  return { stored, claims: mdocNamespaces(credential) };
 }
 
 /**

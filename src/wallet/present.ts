@@ -1,13 +1,14 @@
 /**
- * Presenting a credential (OID4VP 1.0, DCQL, SD-JWT VC) with oid4vc-ts, dcql and sd-jwt-js, in two
- * steps so that the holder decides in between:
+ * Presenting a credential (OID4VP 1.0, DCQL, SD-JWT VC or ISO mdoc) with oid4vc-ts, dcql, sd-jwt-js
+ * and the mdoc library, in two steps so that the holder decides in between:
  *
  * 1. `openRequest`: parse the `openid4vp://` URI, fetch the signed request object and check its
  *    signature by the verifier's did:web key, then match the DCQL query against the credentials
  *    the wallet holds.
  * 2. `answerRequest`: present one credential with the claims the holder chose (never more than the
- *    query asked for), bound to the request by a KB-JWT (aud = client_id, nonce = the request's),
- *    and post it to the verifier's response_uri.
+ *    query asked for), bound to the request (an SD-JWT VC by a KB-JWT with aud = client_id and the
+ *    request's nonce; an mdoc by a DeviceResponse signed over the session transcript of client_id,
+ *    nonce and response_uri), and post it to the verifier's response_uri.
  */
 import { sign } from 'node:crypto';
 import {
@@ -19,10 +20,12 @@ import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { DcqlQuery } from 'dcql';
 import { decodeJws, verifyEs256 } from '../core/jose/es256.ts';
+import type { ElementPath } from '../core/mdoc/verify-mdoc.ts';
 import { credentialClaims } from './claims.ts';
 import { hashFor } from './collect.ts';
 import { resolveDidWebKey } from './did-web.ts';
 import { allowLibraryHttp } from './library-http.ts';
+import type { Namespaces } from './mdoc.ts';
 import { WalletError, type WalletNetOptions, walletFetch } from './net.ts';
 import type { StoredCredential, Wallet } from './wallet-file.ts';
 
@@ -33,6 +36,8 @@ export interface Candidate {
   stored: StoredCredential;
   /** The claims asked for, by name, with this credential's values. */
   asked: Record<string, unknown>;
+  /** An mdoc's: each asked name's `[namespace, elementIdentifier]` (mdoc.ts, `askedElements`). */
+  paths?: Record<string, ElementPath>;
 }
 
 export interface OpenedRequest {
@@ -40,6 +45,8 @@ export interface OpenedRequest {
   clientId: string;
   /** The DCQL credential query the answer is given under. */
   queryId: string;
+  /** The doctype the query asks for, when it asks for an mdoc (`meta.doctype_value`). */
+  mdocDoctype?: string;
   candidates: Candidate[];
   request: Openid4vpAuthorizationRequest;
   client: Openid4vpClient;
@@ -91,27 +98,48 @@ export async function openRequest(wallet: Wallet, requestUri: string, net: Walle
 
   const query = DcqlQuery.parse(resolved.dcql.query as DcqlQuery.Input);
   DcqlQuery.validate(query);
+  const asksMdoc = query.credentials.some((c) => c.format === 'mso_mdoc');
+  // The mdoc library is loaded only when the query asks for an mdoc, and then read only of held mdocs.
+  const mdoc = asksMdoc ? await import('./mdoc.ts') : undefined;
   const held = await Promise.all(
-    wallet.state.credentials.map(async (stored) => ({ stored, claims: await credentialClaims(stored.credential) })),
+    wallet.state.credentials.map(async (stored) => {
+      if (stored.format === 'mso_mdoc') return mdoc ? { stored, input: mdoc.mdocDcqlInput(stored) } : undefined;
+      const claims = await credentialClaims(stored.credential);
+      const input = {
+        credential_format: 'dc+sd-jwt' as const,
+        vct: stored.vct,
+        claims: claims as never,
+        cryptographic_holder_binding: true,
+      };
+      return { stored, input };
+    }),
   );
+  const inputs = held.filter((h) => h !== undefined);
   const result = DcqlQuery.query(
     query,
-    held.map(({ stored, claims }) => ({
-      credential_format: 'dc+sd-jwt' as const,
-      vct: stored.vct,
-      claims: claims as never,
-      cryptographic_holder_binding: true,
-    })),
+    inputs.map((h) => h.input),
   );
   const [queryId, match] = Object.entries(result.credential_matches)[0] ?? [];
   if (!queryId) throw new WalletError('the DCQL query has no credential query.');
   const candidates: Candidate[] = [];
   for (const found of match?.success ? match.valid_credentials : []) {
-    const entry = held[found.input_credential_index];
-    const output = found.claims.valid_claim_sets[0]?.output;
-    if (entry && output) candidates.push({ stored: entry.stored, asked: output as Record<string, unknown> });
+    const stored = inputs[found.input_credential_index]?.stored;
+    const output = found.claims.valid_claim_sets[0]?.output as Record<string, unknown> | undefined;
+    if (!stored || !output) continue;
+    if (stored.format === 'mso_mdoc' && mdoc) candidates.push({ stored, ...mdoc.askedElements(output as Namespaces) });
+    else candidates.push({ stored, asked: output });
   }
-  return { clientId: request.client_id ?? '', queryId, candidates, request, client, net };
+  const asked = query.credentials.find((c) => c.id === queryId);
+  const doctype = asked?.format === 'mso_mdoc' ? asked.meta?.doctype_value : undefined;
+  return {
+    clientId: request.client_id ?? '',
+    queryId,
+    ...(doctype === undefined ? {} : { mdocDoctype: doctype }),
+    candidates,
+    request,
+    client,
+    net,
+  };
 }
 
 /** Presents `candidate` with the claims in `disclose` (a subset of what was asked) and posts the answer. */
@@ -123,12 +151,21 @@ export async function answerRequest(
 ): Promise<VerifierAnswer> {
   const notAsked = disclose.filter((claim) => !Object.hasOwn(candidate.asked, claim));
   if (notAsked.length > 0) throw new WalletError(`the verifier did not ask for ${notAsked.join(', ')}: it is never disclosed.`);
-  const kbSigner = async (data: string) =>
-    sign('sha256', Buffer.from(data, 'utf8'), { key: wallet.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
-  const sdJwtVc = new SDJwtVcInstance({ hasher: digest, kbSigner, kbSignAlg: 'ES256' });
-  const presentation = await sdJwtVc.present(candidate.stored.credential, Object.fromEntries(disclose.map((c) => [c, true])), {
-    kb: { payload: { aud: opened.clientId, nonce: String(opened.request.nonce), iat: Math.floor(Date.now() / 1000) } },
-  });
+  const { stored } = candidate;
+  let presentation: string;
+  if (stored.format === 'mso_mdoc') {
+    const { deviceResponseFor } = await import('./mdoc.ts');
+    const elements = disclose.map((name) => candidate.paths?.[name]).filter((path) => path !== undefined);
+    // openRequest takes direct_post requests only: the answer goes in the clear, bound to no encryption key.
+    presentation = await deviceResponseFor(wallet, stored, elements, opened.request, null);
+  } else {
+    const kbSigner = async (data: string) =>
+      sign('sha256', Buffer.from(data, 'utf8'), { key: wallet.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+    const sdJwtVc = new SDJwtVcInstance({ hasher: digest, kbSigner, kbSignAlg: 'ES256' });
+    presentation = await sdJwtVc.present(stored.credential, Object.fromEntries(disclose.map((c) => [c, true])), {
+      kb: { payload: { aud: opened.clientId, nonce: String(opened.request.nonce), iat: Math.floor(Date.now() / 1000) } },
+    });
+  }
   const { authorizationResponsePayload } = await opened.client.createOpenid4vpAuthorizationResponse({
     authorizationRequestPayload: opened.request,
     authorizationResponsePayload: { vp_token: { [opened.queryId]: [presentation] } },

@@ -15,7 +15,12 @@ export const MAX_WALLET_BYTES = 4 * 1024 * 1024;
 export const MAX_CREDENTIALS = 500;
 export const MAX_CREDENTIAL_CHARS = 64 * 1024;
 
-export interface StoredCredential {
+/** The formats the wallet collects and presents (OID4VCI 1.0 Appendix A), the default first. */
+export const WALLET_FORMATS = ['dc+sd-jwt', 'mso_mdoc'] as const;
+export type WalletFormat = (typeof WALLET_FORMATS)[number];
+
+/** An SD-JWT VC the wallet holds. */
+export interface StoredSdJwt {
   /** The wallet's own short name for it: `c1`, `c2`, … */
   id: string;
   format: 'dc+sd-jwt';
@@ -25,6 +30,30 @@ export interface StoredCredential {
   /** The compact SD-JWT VC, with every disclosure. */
   credential: string;
 }
+
+/** An ISO mdoc the wallet holds (docs/wallet-cli.md). */
+export interface StoredMdoc {
+  id: string;
+  format: 'mso_mdoc';
+  /** The DID of the credential issuer, whose assertion key the x5chain certifies. */
+  issuer: string;
+  doctype: string;
+  /**
+   * The public half of the device key the mdoc is bound to (its MSO's `deviceKeyInfo`): the
+   * wallet's own `key`, named here so that a presentation checks it signs with the key bound.
+   */
+  deviceKey: { kty: 'EC'; crv: 'P-256'; x: string; y: string };
+  collectedAt: string;
+  /** The base64url CBOR `IssuerSigned`, with every element. */
+  credential: string;
+}
+
+export type StoredCredential = StoredSdJwt | StoredMdoc;
+
+/** What a credential is, as the holder reads it: an SD-JWT VC's vct, an mdoc's doctype and format. */
+export const credentialType = (c: StoredCredential) => (c.format === 'mso_mdoc' ? `${c.doctype} (mso_mdoc)` : c.vct);
+
+type NewCredential = Omit<StoredSdJwt, 'id'> | Omit<StoredMdoc, 'id'>;
 
 export interface WalletState {
   format: typeof WALLET_FORMAT;
@@ -96,11 +125,11 @@ export function saveWallet(path: string, state: WalletState): void {
 }
 
 /** Adds a credential under the next free id and saves; answers the stored record. */
-export function addCredential(wallet: Wallet, entry: Omit<StoredCredential, 'id'>): StoredCredential {
+export function addCredential<T extends NewCredential>(wallet: Wallet, entry: T): T & { id: string } {
   const { credentials } = wallet.state;
   if (credentials.length >= MAX_CREDENTIALS) throw new WalletError(`the wallet holds ${MAX_CREDENTIALS} credentials, its limit.`);
   const next = 1 + Math.max(0, ...credentials.map((c) => Number(c.id.slice(1)) || 0));
-  const stored: StoredCredential = { id: `c${next}`, ...entry };
+  const stored = { id: `c${next}`, ...entry };
   wallet.state = { ...wallet.state, credentials: [...credentials, stored] };
   saveWallet(wallet.path, wallet.state);
   return stored;
@@ -132,9 +161,9 @@ function checkState(value: unknown, path: string): WalletState {
       typeof c.id === 'string' &&
       /^c[1-9][0-9]{0,5}$/.test(c.id) &&
       !ids.has(c.id) &&
-      c.format === 'dc+sd-jwt' &&
+      ((c.format === 'dc+sd-jwt' && typeof c.vct === 'string') ||
+        (c.format === 'mso_mdoc' && typeof c.doctype === 'string' && samePublicKey(c.deviceKey, value.key))) &&
       typeof c.issuer === 'string' &&
-      typeof c.vct === 'string' &&
       typeof c.collectedAt === 'string' &&
       typeof c.credential === 'string' &&
       c.credential.length <= MAX_CREDENTIAL_CHARS;
@@ -142,6 +171,12 @@ function checkState(value: unknown, path: string): WalletState {
     ids.add(c.id as string);
   }
   return value as unknown as WalletState;
+}
+
+/** Whether `a` is the public half of the P-256 key `b` (an mdoc is bound to the wallet's one device key). */
+function samePublicKey(a: unknown, b: unknown): boolean {
+  const [x, y] = [p256Jwk(a), p256Jwk(b)];
+  return Boolean(x && y && x.x === y.x && x.y === y.y);
 }
 
 function exists(path: string): boolean {

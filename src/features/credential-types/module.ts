@@ -30,7 +30,7 @@ export const credentialTypesModule = defineModule({
       trustsWalletProviders,
     });
     if (ctx.config.demo) {
-      for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED);
+      for (const t of DEMO_TYPES) await types.ensure(DEMO_TENANT.slug, t.name, t.claims, SYSTEM_SEED, t.formats);
     }
     return {
       services: types,

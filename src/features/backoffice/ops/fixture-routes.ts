@@ -52,7 +52,7 @@ export function fixtureRoutes(deps: {
         if (action === 'seed') {
           const seeded = await deps.demo.seed(accountId, actor);
           const tenant = seeded.tenant.slug;
-          for (const t of DEMO_TYPES) await deps.types.ensure(tenant, t.name, t.claims, actor);
+          for (const t of DEMO_TYPES) await deps.types.ensure(tenant, t.name, t.claims, actor, t.formats);
           const counts = { types: DEMO_TYPES.length, products: seeded.products.length, items: seeded.items.length };
           const auditSeq = await deps.uow.run(({ audit }) =>
             audit.append({ actor, action: 'ops.fixtures.seeded', tenant, target: tenant, detail: counts }),
