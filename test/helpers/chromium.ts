@@ -201,10 +201,93 @@ export async function horizontalOverflow(page: Page): Promise<number> {
   return Math.max(0, scrollWidth - Math.min(innerWidth, screen));
 }
 
+/** The little of the DOM the table cell check reads (the project's lib has no DOM types). */
+interface CellNode {
+  readonly clientWidth: number;
+  readonly textContent: string | null;
+  readonly cellIndex: number;
+  readonly rowIndex: number;
+  readonly parentElement: CellNode | null;
+  readonly childNodes: ArrayLike<{ cloneNode(deep: boolean): unknown }>;
+  readonly style: { setProperty(name: string, value: string, priority: string): void };
+  querySelectorAll(selectors: string): ArrayLike<CellNode>;
+  closest(selectors: string): CellNode | null;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { width: number };
+  append(...nodes: unknown[]): void;
+  remove(): void;
+}
+
+interface CellWindow {
+  document: { querySelectorAll(selectors: string): ArrayLike<CellNode>; createElement(tag: string): CellNode };
+  getComputedStyle(node: CellNode): { display: string; paddingLeft: string; paddingRight: string };
+}
+
+/**
+ * Evaluated in the page: each table cell (td, th) narrower than the widest word it holds, named by
+ * its table's label, row, column and text. The widest word is measured in the page, in the cell's
+ * own fonts: the cell's content is copied into a hidden box of `width: min-content` inside the
+ * cell, every element of it held to `overflow-wrap: normal` and `word-break: normal`, so the box
+ * is as wide as the longest run the browser may not break (between spaces, after a hyphen, at a
+ * <wbr>), whatever the page's own styles allow. The cell's width is its content box.
+ */
+function cellsNarrowerThanTheirWords(): string[] {
+  const w = globalThis as unknown as CellWindow;
+  const found: string[] = [];
+  for (const cell of Array.from(w.document.querySelectorAll('td, th'))) {
+    const style = w.getComputedStyle(cell);
+    if (style.display === 'none' || cell.getBoundingClientRect().width === 0) continue;
+    const width = cell.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+    const probe = w.document.createElement('div');
+    probe.append(...Array.from(cell.childNodes, (node) => node.cloneNode(true)));
+    for (const [name, value] of [
+      ['position', 'absolute'],
+      ['visibility', 'hidden'],
+      ['width', 'min-content'],
+    ])
+      probe.style.setProperty(name as string, value as string, 'important');
+    for (const node of [probe, ...Array.from(probe.querySelectorAll('*'))]) {
+      node.style.setProperty('overflow-wrap', 'normal', 'important');
+      node.style.setProperty('word-break', 'normal', 'important');
+    }
+    cell.append(probe);
+    const word = probe.getBoundingClientRect().width;
+    probe.remove();
+    // Half a pixel for rounding: clientWidth is a whole number.
+    if (word <= width + 0.5) continue;
+    const table = cell.closest('table');
+    const label = cell.closest('[aria-label]')?.getAttribute('aria-label') ?? 'a table';
+    const column = table?.querySelectorAll('thead th')[cell.cellIndex]?.textContent?.trim() ?? `${cell.cellIndex + 1}`;
+    const text = (cell.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 80);
+    found.push(
+      `${label}, row ${cell.parentElement?.rowIndex}, column ${column}: ${width.toFixed(1)} px wide, its widest word ${word.toFixed(1)} px ("${text}")`,
+    );
+  }
+  return found;
+}
+
+/**
+ * The page's table cells narrower than the widest word they hold (cellsNarrowerThanTheirWords),
+ * at each of `screens` in turn (the page as it is when none), each named with the screen's width;
+ * the page is left at the size it had.
+ */
+export async function narrowCells(page: Page, screens: readonly BrowserContextOptions[] = []): Promise<string[]> {
+  const size = page.viewportSize();
+  const found: string[] = [];
+  for (const screen of screens.length > 0 ? screens : [{}]) {
+    if (screen.viewport) await page.setViewportSize(screen.viewport);
+    const width = page.viewportSize()?.width;
+    found.push(...(await page.evaluate(cellsNarrowerThanTheirWords)).map((cell) => `at ${width} px: ${cell}`));
+  }
+  if (size && screens.length > 0) await page.setViewportSize(size);
+  return found;
+}
+
 /**
  * A page's HTML as it was served (a form's answer cannot be fetched again), replayed at its own
  * address so that its stylesheets load, in a context that bypasses CSP only so that axe-core can
- * be injected: axe's serious and critical violations, and how much wider than the screen it is.
+ * be injected: axe's serious and critical violations, how much wider than the screen it is, and
+ * its table cells narrower than their widest word (narrowCells).
  */
 export async function checkServedHtml(
   browser: Browser,
@@ -212,7 +295,7 @@ export async function checkServedHtml(
   html: string,
   options: BrowserContextOptions,
   screenshotPath?: string,
-): Promise<{ violations: string[]; overflow: number }> {
+): Promise<{ violations: string[]; overflow: number; narrow: string[] }> {
   const context = await browser.newContext({ ...options, bypassCSP: true });
   try {
     await context.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
@@ -220,7 +303,7 @@ export async function checkServedHtml(
     await page.goto(url);
     const violations = await axeOnPage(page);
     if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: true });
-    return { violations, overflow: await horizontalOverflow(page) };
+    return { violations, overflow: await horizontalOverflow(page), narrow: await narrowCells(page) };
   } finally {
     await context.close();
   }

@@ -3,28 +3,15 @@
  * (docs/admin-app.md, "Pages"): every GET operation is a page at the same path under /admin;
  * each POST operation is a form on the page of its nearest GET ancestor, or a page of its own
  * when it has none; a GET whose last segment is a parameter and whose parent is no page gets an
- * "open" form at the parent. The navigation lists what the operator's roles admit, by group.
+ * "open" form at the parent. The navigation lists what the operator's roles admit, by section,
+ * each subject once (admin-nav.ts).
  */
+import { LABELS, MERGED, SECTION_OF, SECTIONS, START_PAGE } from './admin-nav.ts';
 import { admits, matchTemplate, type Operation } from './contract.ts';
 import { humanize } from './schema-form.ts';
 
 export const ADMIN_API = '/api/admin';
 export const ADMIN_APP = '/admin';
-
-/** The groups in the order of the navigation, with their labels. */
-const SECTIONS: ReadonlyArray<[group: string, label: string]> = [
-  ['admin-session', 'Today and support'],
-  ['admin-approvals', 'Approvals'],
-  ['admin-orgs', 'Organisations'],
-  ['admin-people', 'People'],
-  ['admin-credentials', 'Credentials and holders'],
-  ['admin-audit', 'Audit'],
-  ['admin-analytics', 'Analytics'],
-  ['admin-integration', 'Integration'],
-  ['admin-partners', 'Partners'],
-  ['admin-compliance', 'Compliance'],
-  ['admin-ops', 'Operations'],
-];
 
 /** Field names that name another page's subject by another name. */
 const ALIASES: Readonly<Record<string, string>> = { tenant: 'slug' };
@@ -110,31 +97,79 @@ export class AdminCatalogue {
     return op && param ? { op, param } : undefined;
   }
 
-  /** The navigation an operator sees: each group's pages its roles admit, in order. */
-  nav(who: Who): Array<{ label: string; items: Array<{ href: string; label: string }> }> {
-    return SECTIONS.map(([group, label]) => {
-      const items: Array<{ href: string; label: string }> = [];
-      const seen = new Set<string>();
-      const add = (template: string, op: Operation) => {
-        const href = `${ADMIN_APP}${rel(template)}`;
-        if (seen.has(href) || !admits(op, who)) return;
-        seen.add(href);
-        items.push({ href, label: pageLabel(template) });
-      };
-      for (const op of this.gets.filter((g) => g.group === group)) {
-        if (op.pathParams.length === 0) add(op.path, op);
-        else if (lastIsParam(op.path) && !this.get(parentOf(op.path)) && !parentOf(op.path).includes('{'))
-          add(parentOf(op.path), op);
-      }
-      for (const op of this.posts.filter((p) => p.group === group && this.formOnly(p) && p.pathParams.length === 0))
-        add(op.path, op);
-      return { label, items };
-    }).filter((section) => section.items.length > 0);
+  /** The pages that link from the navigation, by path (relative), each with the operation that admits it. */
+  private linkable(): Map<string, Operation> {
+    const pages = new Map<string, Operation>();
+    const add = (template: string, op: Operation) => {
+      const path = rel(template);
+      // A list and the look-up under it share an address: the first operation found names it.
+      if (!pages.has(path)) pages.set(path, op);
+    };
+    for (const op of this.gets) {
+      if (op.pathParams.length === 0) add(op.path, op);
+      else if (lastIsParam(op.path) && !this.get(parentOf(op.path)) && !parentOf(op.path).includes('{'))
+        add(parentOf(op.path), op);
+    }
+    for (const op of this.posts) if (this.formOnly(op) && op.pathParams.length === 0) add(op.path, op);
+    return pages;
+  }
+
+  /**
+   * The navigation an operator sees: the pages its roles admit, by section, each subject once. A
+   * page MERGED into another the operator may open is no link of its own; that page's link carries
+   * its name (`terms`) for the filter. The start page stands in for "Today".
+   */
+  nav(who: Who): Array<{ label: string; items: Array<{ href: string; label: string; terms?: string }> }> {
+    // The start page comes first in its section.
+    const admitted = [...this.linkable()]
+      .filter(([, op]) => admits(op, who))
+      .sort(([a], [b]) => Number(b === START_PAGE) - Number(a === START_PAGE));
+    const open = new Set(admitted.map(([path]) => path));
+    const terms = new Map<string, string[]>();
+    for (const [path] of admitted) {
+      const into = MERGED[path];
+      if (into !== undefined && open.has(into)) terms.set(into, [...(terms.get(into) ?? []), pageLabel(`${ADMIN_API}${path}`)]);
+    }
+    const sectionOf = (path: string, op: Operation) =>
+      SECTION_OF[path] ?? SECTIONS.find((s) => s.groups.includes(op.group))?.label ?? 'Other';
+    const shown = admitted.filter(([path]) => !(MERGED[path] !== undefined && open.has(MERGED[path] as string)));
+    return [...SECTIONS.map((s) => s.label), 'Other']
+      .map((label) => ({
+        label,
+        items: shown
+          .filter(([path, op]) => sectionOf(path, op) === label)
+          .map(([path]) => ({
+            href: path === START_PAGE ? ADMIN_APP : `${ADMIN_APP}${path}`,
+            label: pageLabel(`${ADMIN_API}${path}`),
+            ...(terms.has(path) ? { terms: terms.get(path)?.join(', ') } : {}),
+          })),
+      }))
+      .filter((section) => section.items.length > 0);
+  }
+
+  /** The pages MERGED into the page at `template` (an /api/admin template), as their operations. */
+  mergedInto(template: string): { lookups: Operation[]; openers: Opener[]; forms: Operation[] } {
+    const paths = Object.entries(MERGED)
+      .filter(([, into]) => into === rel(template))
+      .map(([path]) => `${ADMIN_API}${path}`);
+    return {
+      lookups: paths.flatMap((p) => this.gets.filter((g) => g.path === p)),
+      openers: paths.flatMap((p) => this.openersAt(p)),
+      forms: paths.flatMap((p) => this.posts.filter((post) => post.path === p && this.formOnly(post))),
+    };
+  }
+
+  /** The page a form-only operation is shown on, when it is MERGED into one (an /api/admin template). */
+  shownOn(post: Operation): string | undefined {
+    const into = MERGED[rel(post.path)];
+    return into === undefined || !this.get(`${ADMIN_API}${into}`) ? undefined : `${ADMIN_API}${into}`;
   }
 }
 
 /** A page's name from its path: the literal segments after the first, or the first alone. */
 export function pageLabel(template: string): string {
+  const named = LABELS[rel(template)];
+  if (named) return named;
   const words = rel(template)
     .split('/')
     .filter((s) => s && !s.startsWith('{'));

@@ -10,7 +10,8 @@ import { enterpriseSessionOf } from '../../http/auth/enterprise-session.ts';
 import { requestTarget } from '../../http/request-target.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
-import { ADMIN_API, ADMIN_APP, AdminCatalogue, adminHref, apiPathOf, pageLabel } from './admin-catalogue.ts';
+import { ADMIN_API, ADMIN_APP, AdminCatalogue, adminHref, apiPathOf, type Opener, pageLabel } from './admin-catalogue.ts';
+import { START_LINKS, START_PAGE } from './admin-nav.ts';
 import {
   type AppSite,
   assertAppForm,
@@ -44,7 +45,8 @@ const NOTES: Readonly<Record<string, string>> = {
     'Four eyes: you can approve or reject only a request that you did not file and that no operator linked to you filed; the requester may withdraw it.',
   '/orgs/{slug}':
     'Suspending an organisation files an approval: it takes effect when a second operator approves it on the approvals desk.',
-  '/audit': 'Every change is an entry of the hash-chained audit log. Operations → Audit verifies the whole chain.',
+  '/audit':
+    'Every change is an entry of the hash-chained audit log. The audit chain check, in this section, verifies the whole chain.',
   '/ops/audit': 'Verifies the audit chain from its first entry: each entry’s hash over its content and the hash before it.',
 };
 
@@ -55,6 +57,12 @@ function searchOf(url: string): URLSearchParams {
   const search = new URLSearchParams(requestTarget(url).query);
   return new URLSearchParams([...search].slice(0, MAX_QUERY));
 }
+
+/** A form that opens one thing by its identifier: a GET to `action`, which sends the browser on to it. */
+const openForm = ({ op, param }: Opener, action: string, idPrefix: string) =>
+  html`<form class="filter-form" method="get" action="${action}"><fieldset><legend>${op.summary}</legend>
+${renderField({ name: param, kind: 'text', required: true, schema: {} }, idPrefix, param)}
+<p><button class="button" type="submit">Open</button></p></fieldset></form>`;
 
 export function adminAppRoutes(site: AppSite, openApi: () => Record<string, unknown>): RouteDef[] {
   let built: AdminCatalogue | undefined;
@@ -74,9 +82,18 @@ export function adminAppRoutes(site: AppSite, openApi: () => Record<string, unkn
     crumbs?: Array<{ label: string; href?: string }>,
   ) => {
     const who = enterpriseSessionOf(request);
+    // The navigation's "Today" is the start page, which shows it.
+    const marked = current === `${ADMIN_APP}${START_PAGE}` ? ADMIN_APP : current;
     return sendAppPage(
       reply,
-      renderShell(site, who, { app: 'admin', title, current, nav: catalogue().nav(who), main, ...(crumbs ? { crumbs } : {}) }),
+      renderShell(site, who, {
+        app: 'admin',
+        title,
+        current: marked,
+        nav: catalogue().nav(who),
+        main,
+        ...(crumbs ? { crumbs } : {}),
+      }),
       status,
     );
   };
@@ -129,13 +146,25 @@ export function adminAppRoutes(site: AppSite, openApi: () => Record<string, unkn
   async function home(request: FastifyRequest, reply: FastifyReply) {
     const who = enterpriseSessionOf(request);
     const today = await callApi(request, 'GET', `${ADMIN_API}/today`);
+    // The pages used most, a click away: those the operator's roles open.
+    const starts = START_LINKS.filter((s) => {
+      const op = catalogue().gets.find((g) => g.path === `${ADMIN_API}${s.path}`);
+      return op !== undefined && admits(op, who);
+    });
     const main = html`<h1>Today</h1>
+${
+  starts.length > 0
+    ? html`<nav class="start-links" aria-label="Start here"><ul>${starts.map(
+        (s) => html`<li><a href="${ADMIN_APP}${s.path}"><strong>${s.label}</strong> <span>${s.about}</span></a></li>`,
+      )}</ul></nav>`
+    : null
+}
 <form class="search-form" method="get" action="${ADMIN_APP}/search" role="search">
 <label for="search-q">Search organisations, operators, credentials and holders</label>
 <div class="search-row"><input id="search-q" name="q" type="search" maxlength="200" required><button class="button" type="submit">Search</button></div>
 </form>
 ${renderAnswer(today, linker(who), () => `${ADMIN_APP}/`)}`;
-    return shell(request, reply, 'Today', `${ADMIN_APP}/today`, main);
+    return shell(request, reply, 'Today', ADMIN_APP, main);
   }
 
   async function view(
@@ -164,15 +193,37 @@ ${renderAnswer(today, linker(who), () => `${ADMIN_APP}/`)}`;
       search,
       { legend: missing.length > 0 ? 'Look up' : 'Filter', open: missing.length > 0 },
     );
-    const forms = catalogue()
-      .formsOn(op)
-      .filter((post) => admits(post, who))
-      .map((post, i) =>
+    // The pages shown on this one (admin-nav.ts, MERGED): their look-ups, and their forms, which post to their own address.
+    const merged = catalogue().mergedInto(op.path);
+    const lookups = [
+      ...merged.lookups
+        .filter((get) => admits(get, who))
+        .map((get, i) =>
+          renderFilterForm(
+            adminHref(get.path),
+            get.query.filter((q) => q.name !== 'cursor'),
+            new URLSearchParams(),
+            { legend: pageLabel(get.path), open: false, idPrefix: `lookup${i}` },
+          ),
+        ),
+      ...merged.openers
+        .filter((o) => admits(o.op, who))
+        .map((o, i) => openForm(o, adminHref(o.op.path.slice(0, o.op.path.lastIndexOf('/'))), `open${i}`)),
+    ];
+    const posts = [
+      ...catalogue()
+        .formsOn(op)
+        .map((post) => ({ post, action: appPath, known: found.params })),
+      ...merged.forms.map((post) => ({ post, action: adminHref(post.path), known: {} })),
+    ];
+    const forms = posts
+      .filter(({ post }) => admits(post, who))
+      .map(({ post, action, known }, i) =>
         renderActionForm({
-          action: appPath,
+          action,
           op: post,
           opName: post.path.slice(ADMIN_API.length),
-          known: found.params,
+          known,
           csrf: csrfOf(request),
           idPrefix: `form${i}`,
         }),
@@ -184,7 +235,7 @@ ${renderAnswer(today, linker(who), () => `${ADMIN_APP}/`)}`;
     const main = html`<h1>${title}</h1>
 <p class="lead">${op.summary}</p>
 ${note ? html`<p class="notice">${note}</p>` : null}
-${filterForm}
+${filterForm}${lookups}
 ${answer ? renderAnswer(answer, linker(who, found), nextHref) : html`<p class="muted">Fill in ${missing.map((q) => humanize(q.name)).join(', ')} to see the answer.</p>`}
 ${forms.length > 0 ? html`<h2>Actions</h2>${forms}` : null}`;
     return shell(request, reply, title, appPath, main, answer && answer.status >= 400 ? answer.status : 200, crumbsOf(appPath));
@@ -215,14 +266,7 @@ ${forms.length > 0 ? html`<h2>Actions</h2>${forms}` : null}`;
           }
         }
       }
-      const forms = openers.map(
-        (
-          { op, param },
-          i,
-        ) => html`<form class="filter-form" method="get" action="${appPath}"><fieldset><legend>${op.summary}</legend>
-${renderField({ name: param, kind: 'text', required: true, schema: {} }, `open${i}`, param)}
-<p><button class="button" type="submit">Open</button></p></fieldset></form>`,
-      );
+      const forms = openers.map((opener, i) => openForm(opener, appPath, `open${i}`));
       return shell(
         request,
         reply,
@@ -267,7 +311,13 @@ ${renderField({ name: param, kind: 'text', required: true, schema: {} }, `open${
     const pageParams = pageTemplate && matchTemplate(pageTemplate, apiPathOf(appPath));
     if (!post || !pageParams) throw new ServiceError('invalid_request', 'This form names no operation of this page.');
     const answer = await runForm(request, post, pageParams, form);
-    const back = { back: appPath, backLabel: pageLabel(pageTemplate), audit: (seq: number) => `${ADMIN_APP}/audit/${seq}` };
+    // A form shown on another page (admin-nav.ts, MERGED) leads back there.
+    const shownOn = catalogue().shownOn(post);
+    const back = {
+      back: shownOn ? adminHref(shownOn) : appPath,
+      backLabel: pageLabel(shownOn ?? pageTemplate),
+      audit: (seq: number) => `${ADMIN_APP}/audit/${seq}`,
+    };
     const outcome = await renderOutcome(answer, back, linker(enterpriseSessionOf(request)));
     return shell(request, reply, outcome.title, appPath, outcome.main, answer.status >= 400 ? answer.status : 200);
   }

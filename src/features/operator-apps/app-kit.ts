@@ -28,8 +28,12 @@ export interface AppSite {
 
 export interface NavSection {
   label: string;
-  items: Array<{ href: string; label: string }>;
+  /** `terms`: other names the filter finds the page by (the pages it shows besides its own). */
+  items: Array<{ href: string; label: string; terms?: string }>;
 }
+
+/** A navigation longer than this gets the filter box (operator-nav.js). */
+const FILTER_FROM = 15;
 
 export interface ShellSpec {
   app: 'admin' | 'console';
@@ -49,12 +53,22 @@ export function renderShell(site: AppSite, who: EnterpriseSessionPrincipal, spec
   const scope = who.tenant === null ? 'platform' : `organisation ${who.tenant}`;
   // Every section starts open (a person may fold one away); on a phone the navigation follows the content.
   const nav = spec.nav.map((section) => {
-    return html`<details open><summary>${section.label}</summary><ul>${section.items.map((item) =>
-      item.href === spec.current
-        ? html`<li><a href="${item.href}" aria-current="page">${item.label}</a></li>`
-        : html`<li><a href="${item.href}">${item.label}</a></li>`,
-    )}</ul></details>`;
+    return html`<details open><summary>${section.label}</summary><ul>${section.items.map((item) => {
+      const current = item.href === spec.current ? html` aria-current="page"` : null;
+      const terms = item.terms ? html` data-terms="${item.terms}"` : null;
+      return html`<li><a href="${item.href}"${current}${terms}>${item.label}</a></li>`;
+    })}</ul></details>`;
   });
+  const links = spec.nav.reduce((n, section) => n + section.items.length, 0);
+  const filter = links > FILTER_FROM;
+  // Shown by its script, which is what makes it work; without the script every link is there anyway.
+  const filterBox = filter
+    ? html`<div class="nav-filter" hidden>
+<label for="nav-filter">Find a page</label>
+<input id="nav-filter" type="search" autocomplete="off" spellcheck="false" aria-describedby="nav-filter-status">
+<p id="nav-filter-status" class="muted" role="status"></p>
+</div>`
+    : null;
   const crumbs = spec.crumbs?.length
     ? html`<nav class="crumbs" aria-label="You are here"><ol>${spec.crumbs.map((c) =>
         c.href ? html`<li><a href="${c.href}">${c.label}</a></li>` : html`<li aria-current="page">${c.label}</li>`,
@@ -63,12 +77,13 @@ export function renderShell(site: AppSite, who: EnterpriseSessionPrincipal, spec
   const main = html`<div class="app-bar">
 <p><strong>${APP_TITLE[spec.app]}</strong> · signed in as <strong>${who.username}</strong> (${who.roles.join(', ') || 'no role'}; ${scope})</p>
 <div class="app-bar-actions">
+${nav.length > 0 ? html`<a class="to-nav" href="#app-nav">All pages</a>` : null}
 <a href="${spec.app === 'admin' ? '/console' : '/admin'}">${spec.app === 'admin' ? 'Console' : 'Back office'}</a>
 <form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${who.formToken}"><button class="button" type="submit">Sign out</button></form>
 </div>
 </div>
-<div class="app-layout">
-<nav class="app-nav" aria-label="${APP_TITLE[spec.app]}">${nav}</nav>
+<div class="app-layout${nav.length === 0 ? ' single' : ''}">
+${nav.length === 0 ? null : html`<nav class="app-nav" id="app-nav" aria-label="${APP_TITLE[spec.app]}">${filterBox}${nav}</nav>`}
 <div class="app-content">
 ${crumbs}
 ${spec.main}
@@ -79,6 +94,7 @@ ${spec.main}
     main,
     siteName: site.name,
     stylesheets: ['/assets/operator-app.css'],
+    ...(filter ? { scripts: ['operator-nav.js'] } : {}),
     mainClass: 'operator-app',
   });
 }

@@ -101,7 +101,7 @@ export function renderFilterForm(
   action: string,
   params: readonly Param[],
   search: URLSearchParams,
-  options: { legend: string; open: boolean; extra?: SafeHtml | null },
+  options: { legend: string; open: boolean; extra?: SafeHtml | null; idPrefix?: string },
 ): SafeHtml | null {
   if (params.length === 0 && !options.extra) return null;
   const open = options.open || params.some((q) => search.has(q.name));
@@ -114,7 +114,7 @@ export function renderFilterForm(
         schema: q.schema,
         ...(Array.isArray(q.schema.enum) ? { options: q.schema.enum.map(String) } : {}),
       },
-      'filter',
+      options.idPrefix ?? 'filter',
       q.name,
       search.get(q.name) ?? undefined,
     ),

@@ -176,11 +176,26 @@ export function consoleRoutes(site: AppSite, openApi: () => Record<string, unkno
   const noLinks: Linker = () => undefined;
 
   async function picker(request: FastifyRequest, reply: FastifyReply) {
-    const orgs = await callApi(request, 'GET', '/api/admin/orgs');
+    const cursor = new URLSearchParams(requestTarget(request.url).query).get('cursor');
+    const orgs = await callApi(request, 'GET', `/api/admin/orgs${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
     const link: Linker = (key, value) => (key === 'slug' ? `${CONSOLE}?tenant=${encodeURIComponent(value)}` : undefined);
+    // What tells organisations apart, to choose one: the back office's list shows the rest.
+    const body = orgs.body as { orgs?: unknown } | undefined;
+    const shown =
+      orgs.status < 400 && Array.isArray(body?.orgs)
+        ? {
+            ...body,
+            orgs: (body.orgs as Array<Record<string, unknown>>).map(({ name, slug, did, status }) => ({
+              name,
+              slug,
+              did,
+              status,
+            })),
+          }
+        : orgs.body;
     const main = html`<h1>Choose an organisation</h1>
 <p class="lead">The console is an organisation’s own workspace. You sign in for the whole platform, so choose the organisation to work in.</p>
-${renderAnswer(orgs, link, (cursor) => `${CONSOLE}?cursor=${encodeURIComponent(cursor)}`)}`;
+${renderAnswer({ ...orgs, body: shown }, link, (next) => `${CONSOLE}?cursor=${encodeURIComponent(next)}`)}`;
     return shell(request, reply, undefined, undefined, main, orgs.status >= 400 ? orgs.status : 200);
   }
 

@@ -6,7 +6,8 @@
  * (`openrail wallet`, its own process) collects it, the operator revokes it, and /verify shows it
  * revoked. Every page visited is checked under its CSP (no violation, no console error), and on
  * the first engine (the HTML is the same on every one) with axe-core (no serious or critical
- * violation) and at 390 px (nothing wider than the screen); screenshots go to test/artifacts/.
+ * violation), at 390 px (nothing wider than the screen) and at both widths for table cells narrower
+ * than a word they hold (narrowCells); screenshots go to test/artifacts/.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ import {
   DESKTOP,
   horizontalOverflow,
   launchChromium,
+  narrowCells,
   type PageWatch,
   PHONE,
   SAVE_SCREENSHOTS,
@@ -155,7 +157,7 @@ for (const [index, factory] of testDatabases().entries()) {
       const olga = await signIn('olga', '/admin');
       assert.match(await main(olga), /Today/);
       await seen(olga, 'admin-today');
-      await olga.page.getByRole('link', { name: 'Organisations', exact: true }).click();
+      await olga.page.locator('.start-links a[href="/admin/orgs"]').click();
       await olga.page.waitForURL(`${origin}/admin/orgs`);
       await seen(olga, 'admin-orgs');
       await olga.page.getByRole('link', { name: other, exact: true }).click();
@@ -343,7 +345,7 @@ for (const [index, factory] of testDatabases().entries()) {
       await verify.close();
     });
 
-    test('every page of an owner’s and an organisation operator’s navigation: clean under its CSP, axe-clean, nothing wider than 390 px', {
+    test('every page of an owner’s and an organisation operator’s navigation: clean under its CSP, axe-clean, nothing wider than 390 px, no cell narrower than a word', {
       // The pages are the same HTML on both engines; the crawl runs on the first.
       skip: first ? false : 'crawled on the first engine',
     }, async () => {
@@ -368,6 +370,7 @@ for (const [index, factory] of testDatabases().entries()) {
             await assertClean(checker, watch, `${username} ${href}`);
             assert.deepEqual(await axeOnPage(checker), [], `${href} at 390 px`);
             assert.equal(await horizontalOverflow(checker), 0, `${href}: wider than 390 px`);
+            assert.deepEqual(await narrowCells(checker, [DESKTOP, PHONE]), [], `${href}: cells narrower than a word`);
           }
         } finally {
           await phone.close();
@@ -377,7 +380,7 @@ for (const [index, factory] of testDatabases().entries()) {
 
     // The pages are the same HTML on every engine (the journeys above run on each): axe and the
     // width check, seconds a page, run on the first.
-    test('every page visited: no serious or critical axe violation, nothing wider than a 390 px screen', {
+    test('every page visited: no serious or critical axe violation, nothing wider than a 390 px screen, no cell narrower than a word', {
       skip: first ? false : 'checked on the first engine: the HTML does not depend on the database',
     }, async () => {
       assert.ok(visited.size >= 10, `${visited.size} pages visited`);
@@ -385,8 +388,9 @@ for (const [index, factory] of testDatabases().entries()) {
         for (const options of [DESKTOP, PHONE]) {
           const phone = options === PHONE;
           const shot = phone && screenshots ? join(ARTIFACTS, `apps-${name}-390.png`) : undefined;
-          const { violations, overflow } = await checkServedHtml(browser, url, html, options, shot);
+          const { violations, overflow, narrow } = await checkServedHtml(browser, url, html, options, shot);
           assert.deepEqual(violations, [], `${name} at ${options.viewport?.width} px`);
+          assert.deepEqual(narrow, [], `${name}: cells narrower than a word`);
           if (phone) assert.equal(overflow, 0, `${name}: wider than 390 px`);
         }
       }

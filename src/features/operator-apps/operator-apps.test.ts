@@ -118,11 +118,18 @@ for (const factory of testDatabases()) {
         '/admin/people/operators',
         '/admin/audit',
         '/admin/ops/health',
-        '/admin/ops/fixtures',
+        '/admin/ops/demo-hygiene',
+        '/admin/integration/webhooks',
         '/admin/partners',
       ]) {
         assert.ok(ownerNav.includes(href), `an owner sees ${href}`);
       }
+      // Each subject once: a look-up or a form with no page of its own is on its list's page, posting to its own address.
+      assert.equal(new Set(ownerNav).size, ownerNav.length, 'no page linked twice');
+      for (const href of ['/admin/today', '/admin/search', '/admin/holder', '/admin/ops/backup', '/admin/ops/fixtures'])
+        assert.ok(!ownerNav.includes(href), `${href} is shown on another page`);
+      assert.match((await get('ann', '/admin/ops/demo-hygiene')).body, /<form method="post" action="\/admin\/ops\/fixtures">/);
+      assert.match((await get('ann', '/admin/holders')).body, /<form method="get" action="\/admin\/holder">/);
       const auditorNav = navLinks((await get('aud', '/admin')).body);
       assert.ok(auditorNav.includes('/admin/ops/audit'), 'an auditor verifies the chain');
       for (const href of ['/admin/ops/fixtures', '/admin/ops/backup', '/admin/approvals/nothing'])
