@@ -25,6 +25,7 @@ import { SqlMailOutcomes } from '../adapters/sql/kernel/sql-mail-outcomes.ts';
 import { SqlRateBudget } from '../adapters/sql/kernel/sql-rate-budget.ts';
 import { SqlSettingsStore } from '../adapters/sql/kernel/sql-settings-store.ts';
 import { SqlKeyCertificateRenewals, SqlSigningKeyStore } from '../adapters/sql/kernel/sql-signing-key-store.ts';
+import { reachDatabase } from '../adapters/sql/postgres-start-error.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import { startTracing } from '../adapters/tracing/sdk.ts';
 import type { Config } from '../config/config.ts';
@@ -115,6 +116,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
   const stopTracing = config.tracing ? await startTracing(config.nodeId) : async () => undefined;
   const db = openDatabase(config.database, { poolSize: config.dbPoolSize, ...options.database });
   try {
+    await reachDatabase(db, config.database);
     await migrate(db);
     const settings = new SqlSettingsStore(db);
     const transactions = new SqlUnitOfWork(db, clock);

@@ -46,9 +46,9 @@ test('a mistaken option or command exits 2 with the usage on stderr', () => {
   assert.match(unknown.stderr, /unknown command "frobnicate"/);
 });
 
-test('--version, -V and version print the version on stdout and exit 0', () => {
+test('--version, -v, -V and version print the version on stdout and exit 0', () => {
   const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-  for (const flag of ['--version', '-V', 'version']) {
+  for (const flag of ['--version', '-v', '-V', 'version']) {
     const run = cli(flag);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`^openrail ${version.replace(/\./g, '\\.')}( \\([0-9a-f]{12}\\))?\\n$`));

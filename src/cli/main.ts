@@ -40,7 +40,7 @@ const [command, ...rest] = process.argv.slice(2);
 
 if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
   process.stdout.write(USAGE);
-} else if (command === '--version' || command === '-V' || command === 'version') {
+} else if (command === '--version' || command === '-v' || command === '-V' || command === 'version') {
   process.stdout.write(version());
 } else if (!Object.hasOwn(VERBS, command)) {
   process.stderr.write(`openrail: unknown command "${command}"\n\n${USAGE}`);

@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { createLogger } from '../app/logger.ts';
-import { compose } from '../compose.ts';
 import { type Config, ConfigError, loadConfig } from '../config/config.ts';
+import { listenProblem, portProblem } from './port-check.ts';
 import { VERB_USAGE } from './usage.ts';
 
 /** A worker that exits within this long of starting is failing to start, not crashing: no restart. */
@@ -14,6 +14,17 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 /** Set by the primary for its workers: how many share the pool budget. */
 const WORKER_COUNT = 'OPENRAIL_WORKER_COUNT';
+/**
+ * A worker's exit code when it failed to start (its reason is on stderr): however long that took,
+ * the primary stops rather than restarting it into the same failure.
+ */
+const WORKER_START_FAILED = 78;
+
+/**
+ * The service, loaded only once the port is known to be free: loading it takes seconds (every
+ * feature, its framework and drivers), which a start that cannot listen should not wait for.
+ */
+const loadCompose = async () => (await import('../compose.ts')).compose;
 
 /**
  * `openrail serve` / `npm start`: validate configuration, migrate, seed, listen, drain on SIGTERM.
@@ -35,6 +46,13 @@ export async function serve(args: string[]): Promise<void> {
   }
   const logger = createLogger(config.logLevel, undefined, config.nodeId);
   if (cluster.isWorker) return serveWorker(config, logger, Number(process.env[WORKER_COUNT]));
+  // Workers share the primary's listening socket, so the primary checks for them too.
+  const problem = await portProblem(config.host, config.port);
+  if (problem) {
+    logger.fatal({ host: config.host, port: config.port }, 'start failed: the port cannot be listened on');
+    process.stderr.write(`openrail: cannot start: ${problem}\n`);
+    process.exit(1);
+  }
   if (workers === 1) return serveAlone(config, logger);
   return servePrimary(config, logger, workers);
 }
@@ -57,11 +75,12 @@ function parseWorkers(args: string[]): number {
   return n;
 }
 
-function failer(logger: Logger) {
+function failer(logger: Logger, config: Config, exitCode = 1) {
   return (err: unknown): never => {
     logger.fatal({ err }, 'start failed');
-    process.stderr.write(`openrail: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
+    const problem = listenProblem(err, config.host, config.port) ?? (err instanceof Error ? err.message : String(err));
+    process.stderr.write(`openrail: cannot start: ${problem}\n`);
+    process.exit(exitCode);
   };
 }
 
@@ -112,7 +131,8 @@ function onStopSignal(logger: Logger, stop: () => Promise<void>): void {
 }
 
 async function serveAlone(config: Config, logger: Logger): Promise<void> {
-  const fail = failer(logger);
+  const fail = failer(logger, config);
+  const compose = await loadCompose();
   const rail = await compose(config, { logger, warn: (m) => logger.warn(m) }).catch(fail);
   revealOwnerToken(rail.revealedOwnerToken, config);
   await rail.app.listen({ port: config.port, host: config.host }).catch(fail);
@@ -132,7 +152,8 @@ async function serveAlone(config: Config, logger: Logger): Promise<void> {
  * workers and restarts any that dies after it has started. It serves nothing itself.
  */
 async function servePrimary(config: Config, logger: Logger, workers: number): Promise<void> {
-  const fail = failer(logger);
+  const fail = failer(logger, config);
+  const compose = await loadCompose();
   const prepared = await compose(config, { logger, warn: (m) => logger.warn(m), runJobs: false }).catch(fail);
   const token = prepared.revealedOwnerToken;
   await prepared.close();
@@ -164,7 +185,7 @@ async function servePrimary(config: Config, logger: Logger, workers: number): Pr
     if (closing) return;
     logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
     const now = Date.now();
-    if (now - since < START_GRACE_MS && listening < workers)
+    if (listening < workers && (code === WORKER_START_FAILED || now - since < START_GRACE_MS))
       return stopAll('cannot start: a worker process failed while starting');
     restarts.push(now);
     while ((restarts[0] ?? now) < now - RESTART_WINDOW_MS) restarts.shift();
@@ -183,7 +204,8 @@ async function servePrimary(config: Config, logger: Logger, workers: number): Pr
 
 /** A worker: a full start on the prepared database, with its share of the PostgreSQL connections. */
 async function serveWorker(config: Config, logger: Logger, workers: number): Promise<void> {
-  const fail = failer(logger);
+  const fail = failer(logger, config, WORKER_START_FAILED);
+  const compose = await loadCompose();
   const poolSize = Math.max(2, Math.floor(config.dbPoolSize / Math.max(1, workers)));
   const rail = await compose(config, { logger, warn: (m) => logger.warn(m), database: { poolSize } }).catch(fail);
   await rail.app.listen({ port: config.port, host: config.host }).catch(fail);

@@ -52,7 +52,7 @@ export const VERB_USAGE = {
 
 export type Verb = keyof typeof VERB_USAGE;
 
-export const USAGE = `usage: openrail <command> [options]   (openrail <command> --help for its options; openrail --version)
+export const USAGE = `usage: openrail <command> [options]   (openrail <command> --help for its options; openrail --version or -v)
 
 commands:
   serve        run the service (the same as npm start); configured by environment (README)
