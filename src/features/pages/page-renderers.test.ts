@@ -71,11 +71,22 @@ describe('the public pages', () => {
     }
   });
 
-  test('the demo page runs demo.js by its hash, and only when the deployment has a demonstration tenant', () => {
+  test('the demo page runs its wallet and demo.js by their hashes, and only when the deployment has a demonstration tenant', () => {
     const on = renderDemo(ctx, true);
-    assert.ok(on.csp.includes(assets.script('demo.js').cspHash));
-    assert.deepEqual(inlineScripts(on.html), [assets.script('demo.js').source]);
+    const scripts = ['dc-api.js', 'demo-wire.js', 'demo-wallet.js', 'demo.js'].map((name) => assets.script(name));
+    for (const script of scripts) assert.ok(on.csp.includes(script.cspHash), script.name);
+    assert.deepEqual(
+      inlineScripts(on.html),
+      scripts.map((s) => s.source),
+    );
     assert.doesNotMatch(renderDemo(ctx, false).html, /id="issue"/);
+  });
+
+  test('the command-line wallet the demo page names gets --allow-http exactly when the deployment is plain http', () => {
+    const command = (origin: string) =>
+      /<code>(npx openrail wallet collect [^<]*)<\/code>/.exec(renderDemo({ ...ctx, origin }, true).html)?.[1];
+    assert.equal(command('http://localhost:3000'), "npx openrail wallet collect '&lt;the offer link&gt;' --allow-http");
+    assert.equal(command('https://rail.example.org'), "npx openrail wallet collect '&lt;the offer link&gt;'");
   });
 });
 

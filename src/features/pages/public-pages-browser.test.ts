@@ -4,8 +4,9 @@
  * violation, no console error), has no serious or critical axe-core violation and nothing wider
  * than the screen, and is kept as a screenshot in test/artifacts/public-*.png; the served documents
  * pass the same checks at 390 px. Then the demo, live: the page's offer is collected by the
- * reference wallet (`openrail wallet`, its own process), presented to the page's request and
- * verified, revoked from the page, and refused on the next presentation. The HTML is the same on
+ * reference wallet (`openrail wallet`, its own process, run with the arguments the page prints),
+ * presented to the page's request and verified, revoked from the page, and refused on the next
+ * presentation. (The page's own wallet is demo-page-browser.test.ts.) The HTML is the same on
  * every engine (the HTTP suite runs both), so this runs on the first.
  */
 import assert from 'node:assert/strict';
@@ -44,6 +45,16 @@ const PAGES: ReadonlyArray<[string, string]> = [
   ['document-issuance', `${DOCS_PATH}/issuance`],
   ...AUDIENCES.map((a): [string, string] => [a.path.slice(1), a.path]),
 ];
+
+/**
+ * The arguments of `openrail wallet` in a command as the demo page prints it
+ * (`npx openrail wallet <verb> '<link>' <options>`): words, a single-quoted one whole.
+ */
+function printed(command: string): string[] {
+  const words = [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '');
+  assert.deepEqual(words.slice(0, 3), ['npx', 'openrail', 'wallet'], command);
+  return words.slice(3);
+}
 
 /** Documents with every shape the renderer makes: tables, code blocks, headings with code, links kept and dropped. */
 const AXE_SAMPLE = ['errors', 'backoffice-approvals', 'wallet-cli', 'architecture'];
@@ -107,7 +118,7 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
     }
   });
 
-  test('the demo, live: collect with the reference wallet, present and verify, revoke, and the next presentation is refused', async () => {
+  test('the demo, live: the reference wallet, run as the page prints it, collects, presents and is verified; revoked, it is refused', async () => {
     const context: BrowserContext = await chrome.browser.newContext(PHONE);
     try {
       const page = await context.newPage();
@@ -119,7 +130,12 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await page.locator('#offer:not([hidden])').waitFor({ timeout: WAIT_MS });
       const offerUri = await page.locator('#offer-link').getAttribute('href');
       assert.match(String(offerUri), /^openid-credential-offer:\/\/\?credential_offer_uri=/);
-      assert.equal(await page.locator('#offer-uri').textContent(), offerUri, 'the link is shown for the command line too');
+      const collect = String(await page.locator('#offer-command').textContent());
+      assert.equal(
+        collect,
+        `npx openrail wallet collect '${offerUri}' --allow-http`,
+        'the command names the offer, and plain http',
+      );
       assert.equal(
         await page.locator('#offer-qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
         true,
@@ -128,14 +144,21 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await shoot(page, 'public-demo-offer-390.png');
       assert.equal(await page.getByRole('button', { name: 'Ask for the pass' }).isDisabled(), true, 'nothing to present yet');
 
-      const collected = await runWallet(home, 'collect', String(offerUri), '--allow-http');
+      const collected = await runWallet(home, ...printed(collect));
       assert.equal(collected.code, 0, collected.stderr);
       await page.getByText('Collected: the pass is in your wallet').waitFor({ timeout: WAIT_MS });
+      assert.equal(
+        await page.getByRole('button', { name: 'Present from this page’s wallet' }).isDisabled(),
+        true,
+        'the page’s own wallet holds nothing',
+      );
 
       await page.getByRole('button', { name: 'Ask for the pass' }).click();
       await page.locator('#request:not([hidden])').waitFor({ timeout: WAIT_MS });
       const requestUri = String(await page.locator('#request-link').getAttribute('href'));
-      const presented = await runWallet(home, 'present', requestUri, '--allow-http', '--all');
+      const present = String(await page.locator('#request-command').textContent());
+      assert.equal(present, `npx openrail wallet present '${requestUri}' --all --allow-http`);
+      const presented = await runWallet(home, ...printed(present));
       assert.equal(presented.code, 0, presented.stderr);
       await page.locator('#present-status', { hasText: /^Verified$/ }).waitFor({ timeout: WAIT_MS });
       const disclosed = await page.locator('#outcome th').allTextContents();
@@ -146,10 +169,10 @@ describe('the public pages and the demo in Chromium', { skip: skip ?? false }, (
       await page.getByRole('button', { name: 'Revoke the pass' }).click();
       await page.getByText('Revoked. Ask for the pass again').waitFor({ timeout: WAIT_MS });
       await page.getByRole('button', { name: 'Ask for the pass' }).click();
-      await page.locator('#request:not([hidden])').waitFor({ timeout: WAIT_MS });
-      const again = String(await page.locator('#request-link').getAttribute('href'));
-      assert.notEqual(again, requestUri, 'a new request');
-      const refused = await runWallet(home, 'present', again, '--allow-http', '--all');
+      await page.locator(`#request-link:not([href=${JSON.stringify(requestUri)}])`).waitFor({ timeout: WAIT_MS });
+      const again = String(await page.locator('#request-command').textContent());
+      assert.notEqual(again, present, 'a new request');
+      const refused = await runWallet(home, ...printed(again));
       assert.match(refused.stdout, /refused the presentation: credential_revoked/);
       await page.locator('#present-status', { hasText: 'Not verified' }).waitFor({ timeout: WAIT_MS });
       assert.match(String(await page.locator('#outcome').textContent()), /^credential_revoked/);

@@ -1,7 +1,7 @@
 /**
  * The public pages (docs/public-pages.md): the home page, the four readers' pages, capabilities,
  * standards, regulations, the developers' page and the demo. Pure renderers on the web kit's one
- * layout; only /demo runs a script (demo.js, by its hash). Their words are in public-content.ts.
+ * layout; only /demo runs scripts (its wallet and demo.js, by their hashes). Their words are in public-content.ts.
  */
 import type { WebAssets } from '../../web/assets.ts';
 import { html, type SafeHtml } from '../../web/html.ts';
@@ -238,35 +238,60 @@ export function renderDemo(ctx: PublicPageContext, enabled: boolean): RenderedPa
 <p>You can still <a href="/verify">verify a credential</a> or read the <a href="/developers">developers' page</a>.</p>`;
     return page(ctx, 'Demo', '/demo', main);
   }
+  // The reference wallet reaches a plain http deployment (npm start on this machine) only when told to.
+  const allowHttp = ctx.origin.startsWith('http:') ? ' --allow-http' : '';
   const main = html`<h1>Demo: issue, present, revoke</h1>
 <p class="lead">Metro Transit (Demo), a demonstration organisation, issues you a sample transit pass. Present it, then
-revoke it and see the same check fail. Everything here is live, and marked as demonstration data.</p>
+revoke it and see the same check fail. Everything here is live, and marked as demonstration data. This browser is all you need.</p>
+<section class="demo-wallet" aria-labelledby="wallet-heading">
+<h2 id="wallet-heading">This page’s wallet</h2>
+<p>A small wallet lives in this page for this visit. Its holder key is made by your browser and cannot be exported:
+only its public half is ever sent. It keeps the pass in the page’s memory and stores nothing; leaving or reloading the
+page forgets both. Under each step you see what went over the wire, with tokens and other secrets shortened.</p>
+<p id="wallet-status" role="status" aria-live="polite"></p>
+<div id="wallet-held" class="outcome"></div>
+</section>
 <ol class="demo-steps">
 <li id="step-issue"><h2>1. Collect a pass</h2>
-<p>Scan the QR code with any wallet that speaks OpenID for Verifiable Credential Issuance, or use the reference wallet in a
-clone of the repository: <code>npx openrail wallet collect '&lt;the offer link&gt;'</code>.</p>
+<p>Collect it with this page’s wallet, scan the QR code with any wallet that speaks OpenID for Verifiable Credential
+Issuance, or use the reference wallet in a clone of the repository:
+<code>npx openrail wallet collect '&lt;the offer link&gt;'${allowHttp}</code>.</p>
 <p><button id="issue" class="button primary" type="button">Get a demo pass</button></p>
 <div id="offer" hidden>
+<p><button id="collect-here" class="button" type="button" disabled>Collect with this page’s wallet</button></p>
 <img id="offer-qr" class="qr" alt="QR code of the credential offer: scan it with your wallet" width="256" height="256">
 <p><a id="offer-link" href="#step-issue">Open in a wallet on this device</a></p>
-<details><summary>The offer link, for <code>openrail wallet collect</code></summary><pre tabindex="0"><code id="offer-uri"></code></pre></details>
+<details><summary>With the command-line wallet</summary>
+<p>In a clone of the repository, once: <code>npx openrail wallet init</code>. Then:</p>
+<pre><code id="offer-command"></code></pre></details>
 </div>
-<p id="issue-status" role="status" aria-live="polite"></p></li>
+<p id="issue-status" role="status" aria-live="polite"></p>
+<div id="wire-collect" class="wire"></div></li>
 <li id="step-present"><h2>2. Present it</h2>
-<p>A relying party asks for your first name, fare zone and validity, but not your pass number or family name.</p>
-<p><button id="present" class="button" type="button" disabled>Ask for the pass</button></p>
+<p>A relying party asks for your first name, fare zone and validity, but not your pass number or family name. Present
+the pass from this page’s wallet, or ask for it and answer with the wallet that collected it.</p>
+<p id="dc-note" hidden>This browser offers the Digital Credentials API: once you ask for the pass, it can also ask a
+wallet of this device for it. This page’s own wallet is not one of those.</p>
+<p class="demo-actions"><button id="present-here" class="button primary" type="button" disabled>Present from this page’s wallet</button>
+<button id="present" class="button" type="button" disabled>Ask for the pass</button></p>
 <div id="request" hidden>
 <img id="request-qr" class="qr" alt="QR code of the presentation request: scan it with your wallet" width="256" height="256">
 <p><a id="request-link" href="#step-present">Open in a wallet on this device</a></p>
-<details><summary>The request link, for <code>openrail wallet present</code></summary><pre tabindex="0"><code id="request-uri"></code></pre></details>
+<p><button id="device-wallet" class="button" type="button" hidden>Ask a wallet on this device (Digital Credentials API)</button></p>
+<details><summary>With the command-line wallet</summary><pre><code id="request-command"></code></pre></details>
 </div>
 <p id="present-status" role="status" aria-live="polite"></p>
-<div id="outcome" class="outcome"></div></li>
+<div id="outcome" class="outcome"></div>
+<div id="wire-present" class="wire"></div></li>
 <li id="step-revoke"><h2>3. Revoke it</h2>
 <p>The issuer revokes the pass. Present it again: the check now fails with <code>credential_revoked</code>.</p>
 <p><button id="revoke" class="button danger" type="button" disabled>Revoke the pass</button></p>
-<p id="revoke-status" role="status" aria-live="polite"></p></li>
+<p id="revoke-status" role="status" aria-live="polite"></p>
+<div id="wire-revoke" class="wire"></div></li>
 </ol>
 <p class="muted">The demo pass names a made-up rider. Its claims are erased from the service as soon as a wallet collects it, or within about 20 minutes if none does.</p>`;
-  return page(ctx, 'Demo', '/demo', main, { scripts: ['demo.js'], mainClass: 'demo-page' });
+  return page(ctx, 'Demo', '/demo', main, {
+    scripts: ['dc-api.js', 'demo-wire.js', 'demo-wallet.js', 'demo.js'],
+    mainClass: 'demo-page',
+  });
 }
