@@ -173,7 +173,7 @@ export async function verifyMdocPresentation(input: MdocVerificationInput, check
     fail('required_claims', 'required_claim_missing', `Not disclosed: ${missing.map((p) => p.join('/')).join(', ')}.`);
   } else record('required_claims', 'passed');
 
-  const status = toJson((mso as { status?: unknown }).status);
+  const status = statusOf(document);
   const revocation = checkRevocation(
     { iss: documentId(input.didDocument), ...(status === undefined ? {} : { status }) },
     input.statusList,
@@ -280,16 +280,17 @@ function outsideValidity(info: unknown, now: number): string | undefined {
   return undefined;
 }
 
-/** A decoded CBOR value as JSON reads it (Maps as objects), for the status reference. */
-function toJson(value: unknown): unknown {
-  return value === undefined ? undefined : jsonOfElement(value);
+/** The MSO's `status` as JSON reads it (its maps as objects), or undefined when the MSO has none. */
+function statusOf(document: IssuerSignedDocument): unknown {
+  const { status } = document.issuerSigned.issuerAuth.decodedPayload as { status?: unknown };
+  return status === undefined ? undefined : jsonOfElement(status);
 }
 
 /** The status list URI the presented MSO names, read before judging so the list can be fetched; undefined when none can be read. */
 export function mdocStatusUri(presentation: string): string | undefined {
   const document = readDocument(presentation);
   if (typeof document === 'string') return undefined;
-  const status = jsonOfElement((document.issuerSigned.issuerAuth.decodedPayload as { status?: unknown }).status);
+  const status = statusOf(document);
   const reference = isObject(status) ? status.status_list : undefined;
   return isObject(reference) && typeof reference.uri === 'string' ? reference.uri : undefined;
 }
