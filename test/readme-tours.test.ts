@@ -1,11 +1,15 @@
 /**
  * The README's tours, read from the README itself (so it cannot drift), run as a newcomer pastes
- * them: every `sh` block from "A tour: issue, hold, present, revoke" up to "Documentation", in
- * order, as one bash script (and one zsh script, where zsh is installed), in a scratch copy of the
- * repository's tracked files made into a git repository, against a live `openrail serve` started
- * there on a fresh SQLite database. The only lines changed are the two the README tells the reader
- * to fill in: `B=` (the URL) and `TOKEN=` (the owner token). Afterwards `git status` in the copy
- * shows nothing, and npm test's lint passes there: everything the tours write lands in ignored paths.
+ * them: every `sh` block from "Quick start" up to "Documentation" but the one that starts the
+ * service, in order, as one bash session (and one zsh session, where zsh is installed), in a
+ * scratch copy of the repository's tracked files made into a git repository, against a live
+ * `openrail serve` started there on a fresh SQLite database. The only lines changed are the two
+ * the README tells the reader to fill in: `B=` (the URL) and `TOKEN=` (the owner token). The
+ * session runs with errexit and pipefail, so a request that failed stops it; it is then read tour
+ * by tour: each ran to its end and printed its `#>` lines, in order. Afterwards `git status` in the
+ * copy shows nothing, and npm test's lint passes there: everything the tours write lands in
+ * ignored paths. A second test pastes the first tour into an interactive shell with a refused
+ * token and sees `need` stop it, naming the value, while the shell carries on.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -23,29 +27,89 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { stripVTControlCharacters } from 'node:util';
 import { freePort, type OpenrailProcess, REPO_ROOT, spawnOpenrail } from './helpers/process.ts';
 
 const OWNER = 'readme-tour-owner-token-0123456789abcdefghij';
-const TOURS_START = '## A tour: issue, hold, present, revoke';
-const TOURS_END = '## Documentation';
+const SESSION_START = '## Quick start';
+const SESSION_END = '## Documentation';
 
-/** The tours' shell blocks, in README order. */
-export function tourBlocks(readme: string): string[] {
-  const start = readme.indexOf(TOURS_START);
-  const end = readme.indexOf(TOURS_END);
-  assert.ok(start >= 0 && end > start, 'the README has its tours between these headings');
-  return [...readme.slice(start, end).matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+export interface Tour {
+  title: string;
+  blocks: string[];
+}
+
+/**
+ * The README's session: its `sh` blocks from the quick start to the documentation, grouped by
+ * heading, without the one block that starts the service (the test starts it itself).
+ */
+export function readmeTours(readme: string): Tour[] {
+  const start = readme.indexOf(SESSION_START);
+  const end = readme.indexOf(SESSION_END);
+  assert.ok(start >= 0 && end > start, 'the README has its session between these headings');
+  const tours = readme
+    .slice(start, end)
+    .split(/^(?=## )/m)
+    .map((section) => ({
+      title: section.slice(3, section.indexOf('\n')).trim(),
+      blocks: [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? ''),
+    }));
+  const starts = tours.flatMap((tour) => tour.blocks.filter((block) => /^npm start\b/m.test(block)));
+  assert.equal(starts.length, 1, 'one block starts the service');
+  return tours
+    .map((tour) => ({ ...tour, blocks: tour.blocks.filter((block) => !starts.includes(block)) }))
+    .filter((tour) => tour.blocks.length > 0);
 }
 
 /** The script as the reader runs it: their URL and owner token in the two lines that ask for them. */
-function asPasted(blocks: string[], origin: string): string {
-  const script = blocks.join('\n');
+function asPasted(script: string, origin: string, token = OWNER): string {
   const fill = (name: string, value: string) => {
     const line = new RegExp(`^${name}=.*$`, 'm');
-    assert.equal(script.match(new RegExp(`^${name}=`, 'gm'))?.length, 1, `the tours set ${name} in one line`);
+    assert.equal(script.match(new RegExp(`^${name}=`, 'gm'))?.length, 1, `the README sets ${name} in one line`);
     return (text: string) => text.replace(line, `${name}=${value}`);
   };
-  return fill('TOKEN', `'${OWNER}'`)(fill('B', origin)(script));
+  return fill('TOKEN', `'${token}'`)(fill('B', origin)(script));
+}
+
+/**
+ * What a tour's `#>` lines promise, as patterns for whole lines of its output, in order: the
+ * README's origin becomes the live one, and `…` (or `...`) stands for anything. A line that is
+ * nothing but `…` says more lines follow, and promises nothing itself.
+ */
+export function samples(tour: Tour, origin: string): RegExp[] {
+  const host = new URL(origin).host;
+  return tour.blocks
+    .flatMap((block) => [...block.matchAll(/^#> ?(.*)$/gm)].map((m) => m[1] ?? ''))
+    .filter((line) => !/^\s*(…|\.\.\.)\s*$/.test(line))
+    .map((line) => {
+      const live = line.replaceAll('http://localhost:3000', origin).replaceAll('localhost%3A3000', encodeURIComponent(host));
+      const pattern = live
+        .split(/…|\.\.\./)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*');
+      return new RegExp(`^${pattern}$`);
+    });
+}
+
+/** The `#>` lines the output does not show, in order (each matched after the one before). */
+function unmet(out: string, patterns: RegExp[]): string[] {
+  const lines = out.split('\n').map((line) => line.replace(/\r$/, '').trimEnd());
+  let at = 0;
+  const missing: string[] = [];
+  for (const pattern of patterns) {
+    const found = lines.findIndex((line, i) => i >= at && pattern.test(line));
+    if (found < 0) missing.push(pattern.source);
+    else at = found + 1;
+  }
+  return missing;
+}
+
+const ENDED = (i: number) => `@@ tour ${i} ran to its end`;
+
+/** One session: errexit, pipefail, stderr in line with stdout, and a mark after each tour. */
+function session(tours: Tour[], origin: string): string {
+  const body = tours.map((tour, i) => `${tour.blocks.join('\n')}\necho '${ENDED(i)}'`).join('\n');
+  return `exec 2>&1\nset -o pipefail\n${asPasted(body, origin)}`;
 }
 
 function run(shell: string, script: string, cwd: string): Promise<{ code: number; out: string }> {
@@ -81,114 +145,157 @@ function scratchClone(): string {
 
 const onPath = (tool: string) => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, tool)));
 /**
- * The tours need bash, curl and jq, and run in zsh too where it is installed. Locally a missing
- * tool skips the suite, saying so; in CI (`CI=true`, where .ci/run installs them all) it is an error.
+ * The tours need bash, curl and jq, and run in zsh too where it is installed; the interactive
+ * paste needs util-linux's `script` for a terminal. Locally a missing tool skips the suite, saying
+ * so; in CI (`CI=true`, where .ci/run installs them all) it is an error.
  */
-const needed = process.env.CI === 'true' ? ['bash', 'curl', 'jq', 'zsh'] : ['bash', 'curl', 'jq'];
+const needed = process.env.CI === 'true' ? ['bash', 'curl', 'jq', 'zsh', 'script'] : ['bash', 'curl', 'jq', 'script'];
 const missing = needed.filter((tool) => !onPath(tool));
 if (missing.length > 0 && process.env.CI === 'true') throw new Error(`the README tours need ${missing.join(', ')}`);
 const skip = missing.length > 0 ? `install ${missing.join(', ')} to run the README tours` : false;
 const shells = ['bash', ...(onPath('zsh') ? ['zsh'] : [])];
 
+/** A shell on a terminal (util-linux `script`), fed `input` as if typed or pasted. */
+function interactive(shell: string, input: string, cwd: string): Promise<string> {
+  const command = shell === 'bash' ? 'bash --norc -i' : 'zsh -f -i';
+  return new Promise((resolve) => {
+    const child = execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd, encoding: 'utf8', timeout: 2 * 60_000, env: { ...process.env, CI: 'true' } },
+      // A terminal's output: colours, bracketed-paste marks and carriage returns removed.
+      (_err, stdout) => resolve(stripVTControlCharacters(stdout).replace(/\r/g, '')),
+    );
+    child.stdin?.end(input);
+  });
+}
+
 // The shells run side by side: most of a run is waiting (for the wallet, npx, the backup drill).
 describe('the README tours, pasted into a shell against a live openrail serve', { concurrency: true, skip }, () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const tours = skip ? [] : readmeTours(readme);
 
-  test('the tours are there, and each one names what the reader fills in only once', () => {
-    const blocks = tourBlocks(readme);
-    assert.ok(blocks.length >= 8, `${blocks.length} blocks`);
-    asPasted(blocks, 'http://localhost:3000');
+  test('the session is there, and names what the reader fills in only once', () => {
+    assert.ok(tours.length >= 7, `${tours.length} tours`);
+    assert.equal(tours[0]?.title, 'Quick start');
+    asPasted(tours.flatMap((tour) => tour.blocks).join('\n'), 'http://localhost:3000');
+    for (const tour of tours.slice(1)) {
+      for (const block of tour.blocks)
+        assert.match(block, /^\{\n[\s\S]*\n\}\n$/, `each block of "${tour.title}" is one { … } group`);
+      assert.ok(samples(tour, 'http://localhost:3000').length > 0, `"${tour.title}" shows what it prints`);
+    }
+  });
+
+  let dir: string;
+  let server: OpenrailProcess;
+  let origin: string;
+  before(async () => {
+    dir = scratchClone();
+    const port = await freePort();
+    origin = `http://localhost:${port}`;
+    server = spawnOpenrail(
+      ['serve', '--workers', '1'],
+      { PORT: String(port), PUBLIC_URL: origin, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
+      15 * 60_000,
+      dir,
+    );
+    await server.waitForStdout('openrail is serving', 60_000);
+  });
+  after(async () => {
+    server?.kill();
+    await server?.exited(30_000).catch(() => server.kill('SIGKILL'));
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   for (const shell of shells) {
-    describe(shell, () => {
-      let dir: string;
-      let server: OpenrailProcess;
-      let origin: string;
+    test(`${shell}: a tour whose step failed stops there, naming the value, and the shell carries on`, async () => {
+      const [quick, first] = tours;
+      assert.ok(quick && first);
+      const pasted = asPasted([...quick.blocks, ...first.blocks].join('\n'), origin, 'not-the-owner-token-0123456789abcdefghij');
+      const preamble = shell === 'zsh' ? 'setopt interactivecomments\n' : '';
+      const out = await interactive(shell, `${preamble}${pasted}\necho "still $((20 + 22))"\nexit\n`, dir);
+      assert.match(out, /^curl: \(22\) .* 401/m, 'the refused request says so');
+      assert.match(out, /^stopped: \$T is null: the step that sets it failed/m, out);
+      assert.doesNotMatch(out, /^city-of-ghent$/m, 'nothing after the failed step ran');
+      assert.doesNotMatch(out, /^created a wallet/m, 'nothing after the failed step ran');
+      assert.match(out, /^still 42$/m, 'the shell is still there');
+    });
+  }
+
+  // Each shell runs the whole session in its own scratch copy and server (the tenants they create collide).
+  for (const shell of shells) {
+    describe(`${shell}: the README from the quick start to the last tour, as one session`, () => {
+      let copy: string;
+      let own: OpenrailProcess;
+      let live: string;
+      let result: { code: number; out: string };
+      const sections: string[] = [];
 
       before(async () => {
-        dir = scratchClone();
+        copy = scratchClone();
         const port = await freePort();
-        origin = `http://localhost:${port}`;
-        server = spawnOpenrail(
+        live = `http://localhost:${port}`;
+        own = spawnOpenrail(
           ['serve', '--workers', '1'],
-          { PORT: String(port), PUBLIC_URL: origin, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
+          { PORT: String(port), PUBLIC_URL: live, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
           15 * 60_000,
-          dir,
+          copy,
         );
-        await server.waitForStdout('openrail is serving', 60_000);
+        await own.waitForStdout('openrail is serving', 60_000);
+        const script = session(tours, live);
+        writeFileSync(join(copy, 'data', 'tours.sh'), script);
+        result = await run(shell, script, copy);
+        let rest = result.out;
+        for (const [i] of tours.entries()) {
+          const at = rest.indexOf(ENDED(i));
+          sections.push(at < 0 ? rest : rest.slice(0, at));
+          rest = at < 0 ? '' : rest.slice(at + ENDED(i).length);
+        }
       });
       after(async () => {
-        server?.kill();
-        await server?.exited(30_000).catch(() => server.kill('SIGKILL'));
-        if (dir) rmSync(dir, { recursive: true, force: true });
+        own?.kill();
+        await own?.exited(30_000).catch(() => own.kill('SIGKILL'));
+        if (copy) rmSync(copy, { recursive: true, force: true });
       });
 
-      test('every tour runs top to bottom and does what it says; the copy stays clean', async () => {
-        const script = asPasted(tourBlocks(readme), origin);
-        writeFileSync(join(dir, 'data', 'tours.sh'), script);
-        const { code, out } = await run(shell, script, dir);
-        assert.equal(code, 0, out);
-        const says = [
-          // the first tour
-          /"typeId": "resident-card"/,
-          /"error":"invalid_claim_spec"/,
-          /collected c1: .*\/types\/resident-card/,
-          /the verifier accepted the presentation/,
-          /"district": "north"/,
-          /refused the presentation: credential_revoked/,
-          /vectors passed at level/,
-          // ISO mdoc: the demonstration pass in two formats
-          /"transit-pass":\["dc\+sd-jwt"\],"transit-pass\.mdoc":\["mso_mdoc","localhost\.demo-transit\.transit-pass"\]/,
-          /^collected c1: localhost\.demo-transit\.transit-pass \(mso_mdoc\)$/m,
-          /asks c1 \(localhost\.demo-transit\.transit-pass, mso_mdoc\) for: given_name, fare_zone$/m,
-          /^\{"ok":true,"format":"mso_mdoc","claims":\{"given_name":"Grace","fare_zone":"inner"\}\}$/m,
-          // the holder plane
-          /enrolled in city-of-ghent as member/,
-          /accepted: Water, October/,
-          /shared with city-of-ghent \(channel active\): amount/,
-          /voted Yes on prop_/,
-          /refused, as it should be: one member, one vote/,
-          // the account portal and the partner programme
-          /approved the sign-in asked by/,
-          /^303 http:\/\/localhost:\d+\/account$/m,
-          /"format": "openrail-account-export\/2"/,
-          /^approved$/m,
-          /"scopes": \[\s*"issuance"\s*\]/,
-          // integration, back office, compliance, operations
-          /ratelimit-policy: "standard";q=600;w=60/i,
-          /^ok: \d+ entries/m,
-          /^same_operator$/m,
-          /"approved"/,
-          /"state": "completed"/,
-          /bkp_\S+\.sqlite: OK/,
-          /"previousKid": "/,
-        ];
-        for (const expected of says) assert.match(out, expected, `the tours' output says ${expected}`);
+      for (const [i, tour] of tours.entries()) {
+        test(tour.title, () => {
+          const out = sections[i] ?? '';
+          const before = tours[i - 1];
+          if (before && !result.out.includes(ENDED(i - 1)))
+            assert.fail(`"${tour.title}" did not run: "${before.title}" stopped first`);
+          assert.ok(
+            result.out.includes(ENDED(i)),
+            `"${tour.title}" stopped before its end (exit ${result.code}):\n${out.slice(-4000)}`,
+          );
+          assert.deepEqual(unmet(out, samples(tour, live)), [], `"${tour.title}" printed:\n${out}`);
+        });
+      }
+
+      test('the session ends well, refuses only what it means to, and leaves the copy clean', async () => {
+        assert.equal(result.code, 0, result.out.slice(-4000));
         // No answer the tours did not mean to provoke is a refusal.
-        const refusals = [...out.matchAll(/"error":\s*"([a-z_]+)"/g)].map((m) => m[1]);
-        assert.deepEqual(refusals, ['invalid_claim_spec'], out);
+        const refusals = [...result.out.matchAll(/"error":\s*"([a-z_]+)"/g)].map((m) => m[1]);
+        assert.deepEqual(refusals, ['invalid_claim_spec'], result.out);
         // The one null the tours show on purpose: the outcome before the wallet answers.
-        assert.match(out, /\{"outcome":null,"reason":"pending"\}/, 'the poll before the wallet answers');
         assert.doesNotMatch(
-          out.replace('{"outcome":null,"reason":"pending"}', ''),
+          result.out.replace('{"outcome":null,"reason":"pending"}', ''),
           /\bnull\b/,
           'no id or value the tours capture came back null',
         );
-
-        const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: dir, encoding: 'utf8' });
+        const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: copy, encoding: 'utf8' });
         assert.equal(status, '', 'everything the tours wrote is in an ignored path');
         // npm test's lint reads what git tracks, so what the tours left behind cannot fail it.
         const lint = await new Promise<{ code: number; out: string }>((resolve) =>
           execFile(
             join(REPO_ROOT, 'node_modules', '.bin', 'biome'),
             ['check', '.'],
-            { cwd: dir, encoding: 'utf8' },
+            { cwd: copy, encoding: 'utf8' },
             (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` }),
           ),
         );
         assert.equal(lint.code, 0, lint.out);
-        assert.doesNotMatch(server.stderr(), /"level":(50|60)/, 'the service logged no error');
+        assert.doesNotMatch(own.stderr(), /"level":(50|60)/, 'the service logged no error');
       });
     });
   }

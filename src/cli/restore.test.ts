@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type TestDatabase, testDatabases } from '../../test/helpers/databases.ts';
-import { spawnOpenrail } from '../../test/helpers/process.ts';
+import { freePort, spawnOpenrail } from '../../test/helpers/process.ts';
 import { owner, startRail, type TestRail } from '../../test/helpers/rail.ts';
 
 /**
@@ -136,5 +137,38 @@ describe('openrail restore: where the backup lies', () => {
     assert.equal(mistaken.exit, 2);
     assert.match(mistaken.err, /usage: openrail restore \[--outside-backup-dir\] <manifest>/);
     assert.equal(mistaken.restored, false);
+  });
+});
+
+/**
+ * A PostgreSQL target that cannot be used is named as a start names it (issue 53, point 5): its
+ * host, port and database, which problem it is and what to do, never the driver's words. The
+ * backup here is a file whose manifest says PostgreSQL, so the command reaches the target.
+ */
+describe('openrail restore: a PostgreSQL target it cannot reach', () => {
+  test('nothing listens on the port: unreachable, with host, port and database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openrail-restore-pg-'));
+    try {
+      const file = 'bkp_unreachable.dump';
+      writeFileSync(join(dir, file), 'a dump that is never read');
+      const sha256 = createHash('sha256')
+        .update(readFileSync(join(dir, file)))
+        .digest('hex');
+      const manifest = join(dir, 'bkp_unreachable.manifest.json');
+      writeFileSync(manifest, JSON.stringify({ format: 'openrail-backup/1', engine: 'postgres', file, sha256 }));
+      const port = await freePort();
+      const run = spawnOpenrail(['restore', manifest], {
+        DATABASE_URL: `postgres://openrail:secret-not-printed@127.0.0.1:${port}/openrail_restored`,
+        OPENRAIL_BACKUP_DIR: dir,
+      });
+      assert.equal((await run.exited(60_000)).code, 1);
+      assert.equal(
+        run.stderr().trim(),
+        `openrail restore: PostgreSQL at 127.0.0.1:${port}, database "openrail_restored": unreachable ` +
+          '(connection refused: nothing listens there): check that PostgreSQL runs there and that DATABASE_URL names its host and port',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

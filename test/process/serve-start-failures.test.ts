@@ -136,7 +136,7 @@ describe('a PostgreSQL start failure names host, port and database, which proble
       assert.equal(
         stderr,
         `openrail: cannot start: PostgreSQL at 127.0.0.1:${server.port}, database "openrail_test": not yet accepting connections ` +
-          '(the database system is starting up): start openrail again once PostgreSQL accepts connections\n',
+          '(the database system is starting up): run the command again once PostgreSQL accepts connections\n',
       );
     } finally {
       await server.stop();

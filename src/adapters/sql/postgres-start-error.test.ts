@@ -106,7 +106,7 @@ describe('reachDatabase, with the real driver', () => {
       assert.equal(
         err.message,
         `PostgreSQL at 127.0.0.1:${server.port}, database "rail": not yet accepting connections ` +
-          '(the database system is starting up): start openrail again once PostgreSQL accepts connections',
+          '(the database system is starting up): run the command again once PostgreSQL accepts connections',
       );
       assert.deepEqual(server.startups, [{ user: 'ada', database: 'rail' }], 'the driver really spoke to it');
     } finally {

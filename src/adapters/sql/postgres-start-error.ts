@@ -103,7 +103,7 @@ export function postgresStartError(err: unknown, url: string): PostgresStartErro
     unreachable: `unreachable${why}: check that PostgreSQL runs there and that DATABASE_URL names its host and port`,
     'authentication-refused': `authentication refused for user "${target.user}"${why}: check the user and password in DATABASE_URL, and that pg_hba.conf admits this client`,
     'database-missing': `database missing: create it (createdb -h ${target.host} -p ${target.port} -U ${target.user} ${target.database}) or name an existing one in DATABASE_URL`,
-    'not-accepting': `not yet accepting connections${why}: start openrail again once PostgreSQL accepts connections`,
+    'not-accepting': `not yet accepting connections${why}: run the command again once PostgreSQL accepts connections`,
     other: `cannot be used${why}: check DATABASE_URL and the PostgreSQL server's log`,
   }[problem];
   const message = `PostgreSQL at ${target.host}:${target.port}, database "${target.database}": ${what}`;

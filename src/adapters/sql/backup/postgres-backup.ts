@@ -9,6 +9,7 @@ import { ServiceError } from '../../../core/errors.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import { fileDigest } from '../../fs/file-digest.ts';
 import { type Db, poolOf } from '../connect.ts';
+import { postgresStartError } from '../postgres-start-error.ts';
 import { contentsOf, restoredContents } from './contents.ts';
 
 /** How long pg_dump or pg_restore may run. */
@@ -182,7 +183,10 @@ export async function restorePostgres(file: string, location: DatabaseLocation, 
  */
 async function restoreSchema(file: string, url: string, schema: string): Promise<void> {
   const target = new pg.Client({ connectionString: url });
-  await target.connect();
+  // A target that cannot be reached is named as a start names it: where, which problem, what to do.
+  await target.connect().catch((err: unknown) => {
+    throw postgresStartError(err, url);
+  });
   let exists: boolean;
   try {
     const { rows } = await target.query<{ tables: string; schemas: string }>(
