@@ -3,6 +3,7 @@ import { cliBench } from './cli.ts';
 import { failoverBench } from './failover.ts';
 import { issuanceBench } from './issuance.ts';
 import { keysBench } from './keys.ts';
+import { memoryBench } from './memory.ts';
 import { verifyBench } from './verify.ts';
 import { webhooksBench } from './webhooks.ts';
 
@@ -11,6 +12,7 @@ const benches: Record<string, (argv: string[]) => Promise<void>> = {
   failover: failoverBench,
   issuance: issuanceBench,
   keys: keysBench,
+  memory: memoryBench,
   verify: verifyBench,
   webhooks: webhooksBench,
 };

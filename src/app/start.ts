@@ -1,5 +1,4 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { systemIds } from '../adapters/crypto/ids.ts';
@@ -8,6 +7,7 @@ import { KeyBackends } from '../adapters/crypto/keys/key-backends.ts';
 import { authorityEndingSoon, renewKeyCertificates } from '../adapters/crypto/platform-ca.ts';
 import { systemRandom } from '../adapters/crypto/random-pool.ts';
 import { TenantKeyStore } from '../adapters/crypto/tenant-key-store.ts';
+import { PACKAGE_ROOT } from '../adapters/fs/package-root.ts';
 import { shippedBuildAt } from '../adapters/fs/source-files.ts';
 import { webAssetFilesAt } from '../adapters/fs/web-asset-files.ts';
 import { GuardedFetcher } from '../adapters/http/guarded-fetcher.ts';
@@ -54,7 +54,7 @@ import type { Module } from './module.ts';
 import { ownerTokenHash, revealOwnerTokenOnFirstStart } from './owner-token.ts';
 import { type BaseContext, ModuleRegistry } from './registry.ts';
 
-export const APP_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const APP_ROOT = PACKAGE_ROOT;
 
 /** The web kit's files, read on the first start in this process and kept. */
 let webFiles: WebAssets | undefined;

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../adapters/fs/package-root.ts';
 import { asksForHelp, USAGE, VERB_USAGE, type Verb } from './usage.ts';
 
 // A reader that stops early (`openrail wallet list | head -1`) closes the pipe: the rest of the
@@ -12,8 +14,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 /** `openrail <version>`, and the commit it was installed from when npm recorded one (build-info.json). */
 function version(): string {
-  const read = (file: string) =>
-    JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  const read = (file: string) => JSON.parse(readFileSync(join(PACKAGE_ROOT, file), 'utf8')) as Record<string, unknown>;
   const { version: number } = read('package.json');
   let commit: unknown;
   try {

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ShippedDocs } from '../../ports/shipped-docs.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 /** The docs/ folder of the package this process runs. */
-export const DOCS_ROOT = fileURLToPath(new URL('../../../docs/', import.meta.url));
+export const DOCS_ROOT = join(PACKAGE_ROOT, 'docs');
 
 /** The documents under `root` (the package's docs/ unless a test gives another). */
 export function shippedDocsAt(root: string = DOCS_ROOT): ShippedDocs {

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WebAssetFiles } from '../../ports/web-asset-files.ts';
+import { PACKAGE_ROOT } from './package-root.ts';
 
 /** The web kit's assets folder (src/web/assets/). */
-export const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web', 'assets');
+export const ASSETS_DIR = join(PACKAGE_ROOT, 'src', 'web', 'assets');
 
 /** The assets folder at `dir` (this installation's unless a test gives another), and npm packages as installed here. */
 export function webAssetFilesAt(dir: string = ASSETS_DIR): WebAssetFiles {

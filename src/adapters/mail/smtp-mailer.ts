@@ -1,6 +1,10 @@
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
+import { whenFirstUsed } from '../../core/lazy-package.ts';
 import { inSpan, SpanKind } from '../../core/tracing.ts';
 import type { Mailer, MailMessage } from '../../ports/mailer.ts';
+
+/** nodemailer, loaded by the first SMTP mailer made: a deployment without OPENRAIL_SMTP_URL never loads it. */
+const library = whenFirstUsed<typeof nodemailer>('nodemailer');
 
 /**
  * Mail over SMTP with nodemailer. OPENRAIL_SMTP_URL is `smtp://[user:password@]host[:port]`
@@ -19,7 +23,7 @@ export class SmtpMailer implements Mailer {
     const parsed = new URL(url);
     const secure = parsed.protocol === 'smtps:';
     this.host = parsed.hostname;
-    this.transport = nodemailer.createTransport({
+    this.transport = library().createTransport({
       host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: parsed.port === '' ? (secure ? 465 : 587) : Number(parsed.port),
       secure,

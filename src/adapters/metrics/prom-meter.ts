@@ -1,5 +1,9 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type promClient from 'prom-client';
+import { whenFirstUsed } from '../../core/lazy-package.ts';
 import type { Meter } from '../../ports/meter.ts';
+
+/** prom-client, loaded with the first meter: a deployment with metrics off never loads it. */
+const library = whenFirstUsed<typeof promClient>('prom-client');
 
 /** Latency buckets in seconds: from a cached status list (about a millisecond) to a slow outbound call. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -8,6 +12,7 @@ const SIGNING_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 
 /** The Meter of a deployment with metrics on, through prom-client, on its own registry (one per started service, so two in one process never share counts). */
 export function promMeter(node?: string): Meter {
+  const { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } = library();
   const registry = new Registry();
   // Every series names its node (OPENRAIL_NODE_ID), so scrapes of several nodes stay apart.
   if (node) registry.setDefaultLabels({ node });

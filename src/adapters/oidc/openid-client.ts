@@ -1,7 +1,11 @@
 import { createPrivateKey, webcrypto } from 'node:crypto';
-import * as client from 'openid-client';
+import type * as Client from 'openid-client';
 import type { OidcConfig } from '../../config/config.ts';
+import { whenFirstUsed } from '../../core/lazy-package.ts';
 import type { IdentityProvider, ProviderAnswer, SignInStart } from '../../ports/identity-provider.ts';
+
+/** openid-client, loaded by the first sign-in through an identity provider: a deployment without OPENRAIL_OIDC_* never loads it. */
+const openid = whenFirstUsed<typeof Client>('openid-client');
 
 /** How long a provider's discovery document is kept before it is read again. */
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
@@ -14,7 +18,7 @@ const TIMEOUT_S = 10;
  * endpoint. A plain-http issuer is reached only when configuration allowed it (OPENRAIL_OUTBOUND_ALLOW).
  */
 export class OpenIdClientProvider implements IdentityProvider {
-  private discovered: { config: client.Configuration; at: number } | undefined;
+  private discovered: { config: Client.Configuration; at: number } | undefined;
 
   constructor(
     private readonly oidc: OidcConfig,
@@ -22,15 +26,15 @@ export class OpenIdClientProvider implements IdentityProvider {
     private readonly now: () => number,
   ) {}
 
-  private async configuration(): Promise<client.Configuration> {
+  private async configuration(): Promise<Client.Configuration> {
     if (this.discovered && this.now() - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.config;
     const { clientId, clientSecret, privateKey, issuer } = this.oidc;
     const auth = privateKey
-      ? client.PrivateKeyJwt({ key: await privateKeyOf(privateKey.pem), kid: privateKey.kid })
-      : client.ClientSecretPost(clientSecret);
-    const config = await client.discovery(issuer, clientId, clientSecret, auth, {
+      ? openid().PrivateKeyJwt({ key: await privateKeyOf(privateKey.pem), kid: privateKey.kid })
+      : openid().ClientSecretPost(clientSecret);
+    const config = await openid().discovery(issuer, clientId, clientSecret, auth, {
       timeout: TIMEOUT_S,
-      ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}),
+      ...(issuer.protocol === 'http:' ? { execute: [openid().allowInsecureRequests] } : {}),
     });
     this.discovered = { config, at: this.now() };
     return config;
@@ -38,13 +42,13 @@ export class OpenIdClientProvider implements IdentityProvider {
 
   async start(): Promise<SignInStart> {
     const config = await this.configuration();
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(config, {
+    const verifier = openid().randomPKCECodeVerifier();
+    const state = openid().randomState();
+    const nonce = openid().randomNonce();
+    const url = openid().buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: ['openid', ...this.oidc.scopes].join(' '),
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge: await openid().calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
       nonce,
@@ -58,7 +62,7 @@ export class OpenIdClientProvider implements IdentityProvider {
     const current = new URL(this.redirectUri);
     current.search = query.toString();
     try {
-      const tokens = await client.authorizationCodeGrant(config, current, {
+      const tokens = await openid().authorizationCodeGrant(config, current, {
         pkceCodeVerifier: expected.verifier,
         expectedState: expected.state,
         expectedNonce: expected.nonce,
@@ -75,7 +79,7 @@ export class OpenIdClientProvider implements IdentityProvider {
   async logoutUrl(postLogoutRedirectUri: string): Promise<URL | undefined> {
     const config = await this.configuration().catch(() => undefined);
     if (!config?.serverMetadata().end_session_endpoint) return undefined;
-    return client.buildEndSessionUrl(config, { post_logout_redirect_uri: postLogoutRedirectUri });
+    return openid().buildEndSessionUrl(config, { post_logout_redirect_uri: postLogoutRedirectUri });
   }
 }
 
@@ -88,10 +92,10 @@ async function privateKeyOf(pem: string): Promise<webcrypto.CryptoKey> {
 
 /** What went wrong at the callback, in the sign-in's terms; never the provider's own words verbatim. */
 function refusalOf(err: unknown): Omit<Extract<ProviderAnswer, { ok: false }>, 'ok'> {
-  if (err instanceof client.AuthorizationResponseError) {
+  if (err instanceof openid().AuthorizationResponseError) {
     return { reason: 'provider', detail: `the provider refused the sign-in (${err.error})` };
   }
-  if (err instanceof client.ResponseBodyError) {
+  if (err instanceof openid().ResponseBodyError) {
     return err.error === 'invalid_grant'
       ? { reason: 'code', detail: 'the sign-in code was already used, has expired, or was not issued for this sign-in' }
       : { reason: 'provider', detail: `the provider refused the code exchange (${err.error})` };

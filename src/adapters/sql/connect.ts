@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { whenFirstUsed } from '../../core/lazy-package.ts';
 import { endStatement, statementSpan } from '../../core/tracing.ts';
 import type { DiskState } from '../../ports/account-erasure-store.ts';
 import { ambient, commitUnknown } from './ambient.ts';
@@ -15,6 +16,9 @@ import { OpenrailSqliteDialect } from './sqlite-driver.ts';
 import { preparedName } from './statement.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { type Flush, WalSync } from './wal-sync.ts';
+
+/** PostgreSQL's driver, loaded only when a database is on PostgreSQL. */
+export const driver = whenFirstUsed<typeof pg>('pg');
 
 export type Db = Kysely<Database>;
 
@@ -42,7 +46,7 @@ const INT8_OID = 20;
  */
 export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): Db {
   if (location.kind === 'sqlite') return openSqlite(location.file, options);
-  const pool = new pg.Pool({
+  const pool = new (driver().Pool)({
     connectionString: location.url,
     max: options.poolSize ?? 10,
     // A database that does not answer a new connection is unreachable: requests then fail with
@@ -54,7 +58,7 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID
           ? (v: string) => Number(v)
-          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+          : driver().types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
     ...sessionOptions(options),
   });

@@ -1,11 +1,29 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
 import { firstBreak } from '../../core/deposit-chain.ts';
 import { migrate } from './connect.ts';
 import { SqlDepositStore } from './deposits/sql-deposit-store.ts';
-import { migrationProvider } from './migrations/index.ts';
+import { MIGRATIONS, migrationProvider } from './migrations/index.ts';
+
+describe('the list of migrations', () => {
+  test('names every NNNN-what.ts file of the folder, in order, each by its own file', async () => {
+    const folder = new URL('./migrations/', import.meta.url);
+    const files = readdirSync(folder)
+      .filter((file) => /^\d{4}-[a-z0-9-]+\.ts$/.test(file))
+      .sort();
+    assert.deepEqual(
+      MIGRATIONS.map(([name]) => `${name}.ts`),
+      files,
+    );
+    for (const [name, migration] of MIGRATIONS) {
+      const exported = Object.values(await import(new URL(`${name}.ts`, folder).href));
+      assert.deepEqual(exported, [migration], `${name}.ts exports exactly the migration listed under its name`);
+    }
+  });
+});
 
 for (const factory of testDatabases()) {
   describe(`migrations (${factory.name})`, () => {

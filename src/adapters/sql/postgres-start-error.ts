@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { DatabaseLocation } from '../../config/config.ts';
-import type { Db } from './connect.ts';
+import { type Db, driver } from './connect.ts';
 
 /** Why a start could not use its PostgreSQL database. */
 export type PostgresStartProblem = 'unreachable' | 'authentication-refused' | 'database-missing' | 'not-accepting' | 'other';
@@ -16,7 +15,7 @@ export interface PostgresTarget {
 
 export function postgresTarget(url: string): PostgresTarget {
   // node-postgres reads the URL and the PG* defaults when a client is made; it connects only on connect().
-  const client = new pg.Client({ connectionString: url });
+  const client = new (driver().Client)({ connectionString: url });
   return { host: client.host, port: client.port, database: client.database ?? '', user: client.user ?? '' };
 }
 

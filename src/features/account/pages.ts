@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import {
   type DiskState,
   ERASURE_PARTS,
@@ -9,13 +8,14 @@ import {
 import type { CoinEntry } from '../../ports/membership-store.ts';
 import { html, raw } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
+import { qrSvg } from '../../web/qr-code.ts';
 import type { Membership } from './account-data.ts';
 
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
 
 /** The sign-in page: a QR code of the approve URL for the wallet, the same URL as a link, and Continue. */
 export async function renderSigninPage(siteName: string, approveUrl: string, notice?: string): Promise<RenderedPage> {
-  const qr = await QRCode.toString(approveUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  const qr = await qrSvg(approveUrl);
   const main = html`<h1>Sign in to your account</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 <p class="lead">Scan this code with your wallet and approve the sign-in there. No password, nothing to type.</p>

@@ -5,7 +5,6 @@
  * produced, or the refusal and that nothing changed).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { ServiceError } from '../../core/errors.ts';
 import {
   appBearer,
@@ -16,6 +15,7 @@ import {
 } from '../../http/auth/enterprise-session.ts';
 import { html, raw, type SafeHtml } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
+import { qrSvg } from '../../web/qr-code.ts';
 import { sendPage } from '../../web/serve.ts';
 import type { Operation } from './contract.ts';
 import { type Linker, renderValue } from './render-json.ts';
@@ -203,7 +203,7 @@ export function csrfOf(request: FastifyRequest): string {
 async function offerQr(body: unknown): Promise<SafeHtml | null> {
   const uri = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).offerUri : undefined;
   if (typeof uri !== 'string' || uri.length > 2048) return null;
-  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  const svg = await qrSvg(uri);
   return html`<figure class="qr-figure"><div class="qr" role="img" aria-label="QR code of the credential offer">${raw(svg)}</div>
 <figcaption>Scan with a wallet, or open <a href="${uri}">the offer link</a> on the holder’s device.</figcaption></figure>`;
 }

@@ -6,13 +6,15 @@
  * to a file that is not served (source code, decision records) keeps its text without a link.
  */
 import { basename } from 'node:path';
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import type { RenderRule } from 'markdown-it/lib/renderer.mjs';
+import { whenFirstUsed } from '../../core/lazy-package.ts';
 import type { ShippedDocs } from '../../ports/shipped-docs.ts';
 import { html, raw } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
 
 export const DOCS_PATH = '/developers/docs';
+const markdownIt = whenFirstUsed<typeof MarkdownIt>('markdown-it');
 /** The folders served, and the prefix of their documents' names (docs/backoffice/views.md is `backoffice-views`). */
 const FOLDERS: ReadonlyArray<{ dir: string; prefix: string }> = [
   { dir: '', prefix: '' },
@@ -31,7 +33,8 @@ export class DocsReader {
   readonly docs: ReadonlyMap<string, ServedDoc>;
   private readonly byFile = new Map<string, string>();
   private readonly rendered = new Map<string, RenderedPage>();
-  private readonly markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+  /** The renderer, made with the first document rendered (markdown-it loads then). */
+  private markdown: MarkdownIt | undefined;
   /** Tables of the document being rendered, to name each scrolling box. */
   private tables = 0;
 
@@ -52,7 +55,6 @@ export class DocsReader {
       }
     }
     this.docs = docs;
-    this.configureRenderer();
   }
 
   /** The page of a served document, or undefined for any other name. */
@@ -64,7 +66,7 @@ export class DocsReader {
       const source = this.files.read(served.file);
       if (source === undefined) return undefined; // removed from disk since the start: as unknown as any other name
       this.tables = 0;
-      const body = this.markdown.render(source, { file: served.file });
+      const body = this.renderer().render(source, { file: served.file });
       const main = html`<nav class="breadcrumb" aria-label="Breadcrumb"><ol><li><a href="/developers">Developers</a></li><li><a href="${DOCS_PATH}">Documents</a></li></ol></nav>
 <article class="doc">${raw(body)}</article>`;
       page = renderPage({ title: served.title, main, siteName: this.siteName, current: '/developers', mainClass: 'doc-page' });
@@ -83,8 +85,10 @@ export class DocsReader {
     return `${DOCS_PATH}/${name}${fragment ? `#${fragment}` : ''}`;
   }
 
-  private configureRenderer(): void {
-    const md = this.markdown;
+  private renderer(): MarkdownIt {
+    if (this.markdown) return this.markdown;
+    const md = new (markdownIt())({ html: false, linkify: false, typographer: false });
+    this.markdown = md;
     // Links: rewritten to served names, or dropped (text kept) when they lead to a file not served.
     md.core.ruler.push('openrail-links', (state) => {
       const from = (state.env as { file: string }).file;
@@ -118,6 +122,7 @@ export class DocsReader {
     md.renderer.rules.fence = (...args) => (fence ? fence(...args) : '').replace(/^<pre>/, '<pre tabindex="0">');
     const codeBlock = md.renderer.rules.code_block;
     md.renderer.rules.code_block = (...args) => (codeBlock ? codeBlock(...args) : '').replace(/^<pre>/, '<pre tabindex="0">');
+    return md;
   }
 
   /** The index of the served documents, in the order of their names. */

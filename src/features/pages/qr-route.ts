@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import QRCode from 'qrcode';
 import { defineRoute, type RouteGroup } from '../../http/route.ts';
 import { refusal } from '../../http/schemas/common.ts';
+import { qrSvg } from '../../web/qr-code.ts';
 
 /** Long enough for an openid4vp:// or openid-credential-offer:// URI, short enough for a phone camera. */
 const MAX_QR_TEXT = 2048;
@@ -27,7 +27,7 @@ export function qrRoutes(): RouteGroup {
           400: refusal('invalid_request', 'data is missing, empty or longer than 2048 characters.'),
         },
         handler: async (request, reply) => {
-          const svg = await QRCode.toString(request.query.data, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+          const svg = await qrSvg(request.query.data);
           // The SVG is built from the text as modules only; no script, but say so to browsers too.
           return (
             reply

@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseLocation } from '../../../config/config.ts';
 import { ServiceError } from '../../../core/errors.ts';
 import type { BackupEngine, ScratchDatabase } from '../../../ports/backup-engine.ts';
 import { fileDigest } from '../../fs/file-digest.ts';
-import { type Db, poolOf } from '../connect.ts';
+import { type Db, driver, poolOf } from '../connect.ts';
 import { postgresStartError } from '../postgres-start-error.ts';
 import { contentsOf, restoredContents } from './contents.ts';
 
@@ -182,7 +182,7 @@ export async function restorePostgres(file: string, location: DatabaseLocation, 
  * database's `public` does), the backup's entry creating it is left out of the restore list.
  */
 async function restoreSchema(file: string, url: string, schema: string): Promise<void> {
-  const target = new pg.Client({ connectionString: url });
+  const target = new (driver().Client)({ connectionString: url });
   // A target that cannot be reached is named as a start names it: where, which problem, what to do.
   await target.connect().catch((err: unknown) => {
     throw postgresStartError(err, url);
