@@ -25,7 +25,7 @@ import { readAuditLog } from '../adapters/sql/kernel/sql-audit-trail.ts';
 import { readOutbox } from '../adapters/sql/kernel/sql-event-outbox.ts';
 import { SqlUnitOfWork } from '../adapters/sql/sql-unit-of-work.ts';
 import { SqlTenantStore } from '../adapters/sql/tenants/sql-tenant-store.ts';
-import { firstBrokenEntry, GENESIS_HASH } from '../core/audit-chain.ts';
+import { type AuditEntry, firstBrokenEntry, GENESIS_HASH } from '../core/audit-chain.ts';
 import { systemClock } from '../core/clock.ts';
 import type { EventPayloads, EventType } from '../core/events.ts';
 
@@ -311,6 +311,43 @@ for (const factory of testDatabases()) {
       const entries = await readAuditLog(handles[0] as Db);
       assert.equal(entries.length, 100);
       assert.equal(firstBrokenEntry(entries), undefined);
+    });
+
+    // The append's one statement started before the other transaction committed, so its snapshot
+    // does not hold that transaction's entry: the head it locked, moved and linked to must be the
+    // one committed while it waited (docs/audit.md, "Sequence numbers").
+    test('an append that waited for the head links to the entry committed meanwhile', {
+      skip: factory.name === 'postgres' ? false : 'PostgreSQL only: on SQLite one transaction writes at a time',
+    }, async () => {
+      const [first, second] = handles.map((h) => new SqlUnitOfWork(h, systemClock)) as [SqlUnitOfWork, SqlUnitOfWork];
+      const entry = (what: string) => ({ actor: { kind: 'system', what } as const, action: 'tenant.updated', tenant: what });
+      let appended!: () => void;
+      let release!: () => void;
+      const headHeld = new Promise<void>((resolve) => (appended = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const holding = first.run(async ({ audit }) => {
+        const seq = await audit.append(entry('holder'));
+        appended();
+        await released;
+        return seq;
+      });
+      await headHeld;
+      let settled: unknown;
+      const waiting = second.run(({ audit }) => audit.append(entry('waiter'))).then((seq) => (settled = seq));
+      for (let i = 0; ; i++) {
+        assert.equal(settled, undefined, 'the second append waits for the head');
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(handles[0] as Db);
+        if ((rows[0]?.n ?? 0) > 0) break;
+        assert.ok(i < 600, 'the second append never waited on the head');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      release();
+      const [held, waited] = await Promise.all([holding, waiting]);
+      assert.equal(waited, held + 1);
+      const [before, after] = await readAuditLog(handles[0] as Db, held, 2);
+      assert.equal(after?.prevHash, before?.hash);
+      assert.equal(firstBrokenEntry([before, after] as AuditEntry[], before?.prevHash), undefined);
     });
   });
 }

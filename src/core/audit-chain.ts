@@ -32,6 +32,29 @@ export function auditHash(entry: UnhashedEntry): string {
 }
 
 /**
+ * The text `auditHash` hashes, cut around the two fields only the chain's head knows: for every
+ * `seq` and hex `prevHash`, `before + prevHash + between + seq + after` is the canonical JSON of
+ * the entry. So a statement that holds the head can hash the entry itself (PostgreSQL's sha256,
+ * sql-audit-trail.ts) in the round trip that moves the head. JCS sorts the members: action, actor,
+ * at and detail come before prevHash, seq between it and target and tenant. A hex hash needs no
+ * escaping, and a seq is an integer, written in digits by both.
+ */
+export function auditHashText(entry: Omit<UnhashedEntry, 'seq' | 'prevHash'>): {
+  before: string;
+  between: string;
+  after: string;
+} {
+  const { at, actor, action, tenant, target, detail } = entry;
+  const leading = canonicalJson({ action, actor, at, detail });
+  const trailing = canonicalJson({ target, tenant });
+  return {
+    before: `${leading.slice(0, -1)},"prevHash":"`,
+    between: '","seq":',
+    after: trailing === '{}' ? '}' : `,${trailing.slice(1)}`,
+  };
+}
+
+/**
  * Checks a run of consecutive entries: each hash is right and each links to the one before.
  * `previous` is the hash the first entry must link to (GENESIS_HASH when the run starts at 1).
  * Answers the sequence number of the first broken entry, or undefined when the run holds.

@@ -1,4 +1,5 @@
 import type { Actor } from '../core/actor.ts';
+import type { EventInput } from '../core/events.ts';
 
 export interface AuditInput {
   actor: Actor;
@@ -20,6 +21,10 @@ export interface AuditInput {
  * exists exactly when its change committed.
  */
 export interface AuditTrail {
-  /** Appends one entry and answers its sequence number (`auditSeq`). */
-  append(entry: AuditInput): Promise<number>;
+  /**
+   * Appends one entry and answers its sequence number (`auditSeq`). The events given are emitted
+   * with it, as the unit of work's outbox would emit them, in the same statement where the engine
+   * allows (PostgreSQL: the head's move, the entry and the events are one round trip).
+   */
+  append(entry: AuditInput, events?: readonly EventInput[]): Promise<number>;
 }

@@ -24,7 +24,8 @@ export class SqlUnitOfWork implements UnitOfWork {
     let used: Db | undefined;
     const result = await transactionally(this.db, (trx) => {
       used = trx;
-      return work({ audit: new SqlAuditTrail(trx, this.clock), events: new SqlEventOutbox(trx, this.clock) });
+      const events = new SqlEventOutbox(trx, this.clock);
+      return work({ audit: new SqlAuditTrail(trx, this.clock, events), events });
     });
     if (!joined && used) eventsCommitted(used);
     return result;

@@ -80,7 +80,7 @@ export class DepositService {
     checkMoney(body);
     const canonical = canonicalJson(body);
     const bodyHash = bodyHashOf(canonical);
-    return this.uow.run(async ({ audit, events }) => {
+    return this.uow.run(async ({ audit }) => {
       const earlier = await this.store.deposit(tenant, body.depositId);
       if (earlier) return { created: false, answer: await replay(this.store, earlier, bodyHash) };
       const product = await this.store.productFor(tenant, body.kind);
@@ -122,8 +122,9 @@ export class DepositService {
         expiresAt: null,
       });
       const data = { depositId: body.depositId, itemId, accountId: body.accountId, kind: body.kind, productId: product.id };
-      await audit.append({ actor, action: 'deposit.created', tenant, target: body.depositId, detail: data });
-      await events.emit({ type: 'deposit.created', tenant, data });
+      await audit.append({ actor, action: 'deposit.created', tenant, target: body.depositId, detail: data }, [
+        { type: 'deposit.created', tenant, data },
+      ]);
       return { created: true, answer: { depositId: body.depositId, itemId, state: 'pending' } };
     });
   }

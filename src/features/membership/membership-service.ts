@@ -186,16 +186,13 @@ export class MembershipService {
     member: MemberRecord,
     via: 'operator' | 'presentation',
     actor: Actor,
-    { audit, events }: Recorders,
+    { audit }: Recorders,
     transactionId?: string,
   ) {
     const detail = { via, tier: member.tier, ...(transactionId ? { transactionId } : {}) };
-    await audit.append({ actor, action: 'member.enrolled', tenant: member.tenant, target: member.accountId, detail });
-    await events.emit({
-      type: 'member.enrolled',
-      tenant: member.tenant,
-      data: { accountId: member.accountId, via, tier: member.tier },
-    });
+    await audit.append({ actor, action: 'member.enrolled', tenant: member.tenant, target: member.accountId, detail }, [
+      { type: 'member.enrolled', tenant: member.tenant, data: { accountId: member.accountId, via, tier: member.tier } },
+    ]);
   }
 
   /** POST /api/members/update: tier, display name, status; or one coin entry. */
@@ -205,7 +202,7 @@ export class MembershipService {
       throw new ServiceError('invalid_request', 'A coin entry travels alone: send tier, display name or status separately.');
     }
     if (!input.coins && changes.length === 0) throw new ServiceError('invalid_request', 'Nothing to change.');
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const member = await this.deps.store.getMember(input.tenant, input.accountId);
       if (!member) throw new ServiceError('unknown_member', 'The tenant has no member with this account id.');
       if (member.status === 'erased') throw memberErased();
@@ -236,12 +233,13 @@ export class MembershipService {
           return { member: memberView(current), coinEntry: entryView(e) };
         }
         const detail = { delta: e.delta, reason: e.reason, idempotencyKey: e.idempotencyKey, balanceAfter: e.balanceAfter };
-        await audit.append({ actor, action: 'member.coins', tenant: input.tenant, target: input.accountId, detail });
-        await events.emit({
-          type: 'member.updated',
-          tenant: input.tenant,
-          data: { accountId: input.accountId, changed: ['balance'], balance: e.balanceAfter },
-        });
+        await audit.append({ actor, action: 'member.coins', tenant: input.tenant, target: input.accountId, detail }, [
+          {
+            type: 'member.updated',
+            tenant: input.tenant,
+            data: { accountId: input.accountId, changed: ['balance'], balance: e.balanceAfter },
+          },
+        ]);
         return { member: memberView({ ...member, balance: e.balanceAfter, updatedAt: now }), coinEntry: entryView(e) };
       }
       const patch: MemberPatch = {};
@@ -255,8 +253,9 @@ export class MembershipService {
       const updated: MemberRecord = { ...member, ...patch, updatedAt: now };
       const changed = changes.map((k) => k);
       const detail = { changed, tier: updated.tier, status: updated.status };
-      await audit.append({ actor, action: 'member.updated', tenant: input.tenant, target: input.accountId, detail });
-      await events.emit({ type: 'member.updated', tenant: input.tenant, data: { accountId: input.accountId, ...detail } });
+      await audit.append({ actor, action: 'member.updated', tenant: input.tenant, target: input.accountId, detail }, [
+        { type: 'member.updated', tenant: input.tenant, data: { accountId: input.accountId, ...detail } },
+      ]);
       return { member: memberView(updated) };
     });
   }

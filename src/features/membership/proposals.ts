@@ -140,7 +140,7 @@ export class Proposals {
   private async change(input: ProposalChange, actor: Actor) {
     if (input.action === 'create') return this.createProposal(input, actor);
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const p = await this.deps.store.getProposal(input.tenant, input.proposalId);
       if (!p) throw new ServiceError('unknown_proposal', 'The tenant has no proposal with this id.');
       if (input.action === 'open') {
@@ -151,8 +151,9 @@ export class Proposals {
         }
         const opened: ProposalRecord = { ...p, state: 'open', openedAt: now };
         const data = { proposalId: p.id, opensAt: iso(p.opensAt), closesAt: iso(p.closesAt) };
-        const auditSeq = await audit.append({ actor, action: 'proposal.opened', tenant: p.tenant, target: p.id, detail: data });
-        await events.emit({ type: 'proposal.opened', tenant: p.tenant, data });
+        const auditSeq = await audit.append({ actor, action: 'proposal.opened', tenant: p.tenant, target: p.id, detail: data }, [
+          { type: 'proposal.opened', tenant: p.tenant, data },
+        ]);
         return { proposal: proposalView(opened), auditSeq };
       }
       if (p.state !== 'open') throw new ServiceError('proposal_state', `The proposal is ${p.state}; only an open one closes.`);
@@ -162,14 +163,10 @@ export class Proposals {
       }
       const fresh = (await this.deps.store.getProposal(p.tenant, p.id)) ?? { ...p, state: 'closed' as const, closedAt: now };
       const tally = tallyView(fresh, await this.deps.store.tally(p.tenant, p.id));
-      const auditSeq = await audit.append({
-        actor,
-        action: 'proposal.closed',
-        tenant: p.tenant,
-        target: p.id,
-        detail: { tally },
-      });
-      await events.emit({ type: 'proposal.closed', tenant: p.tenant, data: { proposalId: p.id, tally } });
+      const auditSeq = await audit.append(
+        { actor, action: 'proposal.closed', tenant: p.tenant, target: p.id, detail: { tally } },
+        [{ type: 'proposal.closed', tenant: p.tenant, data: { proposalId: p.id, tally } }],
+      );
       return { proposal: proposalView(fresh, tally), auditSeq };
     });
   }
@@ -203,7 +200,7 @@ export class Proposals {
       openedAt: null,
       closedAt: null,
     };
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       await this.deps.store.createProposal(p);
       const data = {
         proposalId: p.id,
@@ -212,9 +209,9 @@ export class Proposals {
         opensAt: iso(opensAt),
         closesAt: iso(closesAt),
       };
-      const seq = await audit.append({ actor, action: 'proposal.created', tenant: p.tenant, target: p.id, detail: data });
-      await events.emit({ type: 'proposal.created', tenant: p.tenant, data });
-      return seq;
+      return audit.append({ actor, action: 'proposal.created', tenant: p.tenant, target: p.id, detail: data }, [
+        { type: 'proposal.created', tenant: p.tenant, data },
+      ]);
     });
     return { proposal: proposalView(p), auditSeq };
   }
@@ -222,7 +219,7 @@ export class Proposals {
   /** POST /member/vote (the holder) and POST /api/proposals/vote (at a desk, `assisted`). */
   async vote(input: { tenant?: string; proposalId: string; accountId: string; option: string }, actor: Actor, assisted: boolean) {
     const now = this.deps.clock.now();
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const p =
         input.tenant === undefined
           ? await this.deps.store.findProposal(input.proposalId)
@@ -253,8 +250,9 @@ export class Proposals {
       if (!cast) throw new ServiceError('already_voted', 'The member has already voted on this proposal.');
       // The ballot's option is kept with the vote only; the audit and the event say that a vote was cast.
       const data = { proposalId: p.id, assisted };
-      await audit.append({ actor, action: 'vote.cast', tenant: p.tenant, target: member.accountId, detail: data });
-      await events.emit({ type: 'vote.cast', tenant: p.tenant, data });
+      await audit.append({ actor, action: 'vote.cast', tenant: p.tenant, target: member.accountId, detail: data }, [
+        { type: 'vote.cast', tenant: p.tenant, data },
+      ]);
       return { proposalId: p.id, tenant: p.tenant, option: input.option, assisted, castAt: iso(now) };
     });
   }

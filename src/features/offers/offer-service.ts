@@ -87,7 +87,7 @@ export class OfferService {
       collectedAt: null,
     };
     const item = req.accountId ? addressedItem(this.deps.ids.mint('item'), offer, req.accountId, type.name, now) : undefined;
-    await this.deps.uow.run(async ({ audit, events }) => {
+    await this.deps.uow.run(async ({ audit }) => {
       await this.deps.offers.create(offer);
       if (item) await this.deps.offers.putInWallet(item);
       const detail = {
@@ -95,8 +95,9 @@ export class OfferService {
         expiresAt: new Date(expiresAt).toISOString(),
         ...(item ? { itemId: item.id } : {}),
       };
-      await audit.append({ actor, action: 'offer.created', tenant: offer.tenant, target: offer.id, detail });
-      await events.emit({ type: 'offer.created', tenant: offer.tenant, data: { offerId: offer.id, ...detail } });
+      await audit.append({ actor, action: 'offer.created', tenant: offer.tenant, target: offer.id, detail }, [
+        { type: 'offer.created', tenant: offer.tenant, data: { offerId: offer.id, ...detail } },
+      ]);
     });
     return {
       offerId: offer.id,

@@ -146,7 +146,7 @@ export class StatusService {
    * the matching credentials and the ids revoked now.
    */
   private async revokeWithin(
-    { audit, events }: Recorders,
+    { audit }: Recorders,
     tenant: string,
     target: RevocationTarget,
     actor: Actor,
@@ -159,14 +159,16 @@ export class StatusService {
     const views = matched.map((r) => this.view(r));
     for (const v of views.filter((v) => newlyRevoked.includes(v.credentialId))) {
       const data = { credentialId: v.credentialId, typeId: v.typeId, status: v.status, revokedAt: v.revokedAt };
-      await audit.append({
-        actor,
-        action: 'credential.revoked',
-        tenant,
-        target: v.credentialId,
-        detail: reason === undefined ? data : { ...data, reason },
-      });
-      await events.emit({ type: 'credential.revoked', tenant, data });
+      await audit.append(
+        {
+          actor,
+          action: 'credential.revoked',
+          tenant,
+          target: v.credentialId,
+          detail: reason === undefined ? data : { ...data, reason },
+        },
+        [{ type: 'credential.revoked', tenant, data }],
+      );
     }
     return { views, newlyRevoked };
   }

@@ -254,7 +254,7 @@ export class TenantService {
   }
 
   private async insertIn(
-    { audit, events }: Recorders,
+    { audit }: Recorders,
     slug: string,
     name: string,
     actor: Actor,
@@ -268,8 +268,9 @@ export class TenantService {
     if (!(await this.tenants.create(record, [key]))) return undefined;
     const did = this.didOf(slug);
     const detail = { name, did, ...(fields.length > 0 ? { fields } : {}) };
-    const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail });
-    await events.emit({ type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } });
+    const auditSeq = await audit.append({ actor, action: 'tenant.created', tenant: slug, target: slug, detail }, [
+      { type: 'org.created', tenant: slug, data: { slug, did, demo: isDemoSlug(slug) } },
+    ]);
     return { record, auditSeq };
   }
 }

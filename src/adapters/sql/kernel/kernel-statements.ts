@@ -23,11 +23,12 @@ export const KEY_REFERENCES = `select tenant, kid, purpose, key_backend, token_l
   where retired_at is null
   order by 1, 3, 2`;
 
-const append = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
+/** An outbox row's insert, whose parameters `outboxWrite` gives (sql-audit-trail.ts composes it too). */
+export const outboxInsert = new Statement('insert into outbox (id, type, tenant, created_at, data) values (?, ?, ?, ?, ?)');
 
 /** The outbox row of `event`, as one write of a batch (write-batch.ts) that must insert it. */
 export const outboxWrite = (event: EventInput, now: number) => ({
-  statement: append,
+  statement: outboxInsert,
   params: [systemIds.mint('event'), event.type, event.tenant, now, JSON.stringify(event.data)] as [
     id: string,
     type: string,

@@ -10,6 +10,11 @@ export { onEventsCommitted } from './kernel-statements.ts';
 /** The transactions that wrote events: the unit of work that committed one wakes delivery. */
 const eventful = new WeakSet<Db>();
 
+/** Marks the transaction `trx` as one that wrote events (an audit entry's, sql-audit-trail.ts). */
+export function eventsWrittenIn(trx: Db): void {
+  eventful.add(trx);
+}
+
 /** Wakes delivery when the transaction `trx`, now committed, wrote events. */
 export function eventsCommitted(trx: Db): void {
   if (eventful.has(trx)) wakeDelivery();
@@ -26,7 +31,7 @@ export class SqlEventOutbox implements EventOutbox {
     inTransactionOnly(this.db, 'an event');
     const row = outboxWrite(event, this.clock.now());
     await row.statement.changes(this.db, row.params);
-    eventful.add(this.db);
+    eventsWrittenIn(this.db);
     return row.params[0];
   }
 }
