@@ -5,6 +5,7 @@
  * an issuance (token, nonce and credential requests) in at most 5, a hosted verification's
  * response in at most 3. The others are what each path makes today, so that one more round trip
  * fails here rather than going unseen: a revocation, a deposit, and a webhook lane's deliveries.
+ * Issue 54's: a HAIP issuance (the authorization code flow, PAR to credential) in at most 12.
  * This counts; it never times anything. PostgreSQL only: SQLite has no network between openrail
  * and its data.
  */
@@ -55,10 +56,14 @@ const ROUND_TRIP_TARGETS = {
   webhookDrain: 20 + 16,
   /**
    * One HAIP credential through the authorization code flow (docs/haip.md), from an offer's
-   * issuer_state: what it makes today, per step PAR 9, authorization page 5, approval 3, token
-   * 12, nonce 0, credential 3.
+   * issuer_state (32 before issue 54): PAR 3 (the anonymous budget; the issuer with the offer;
+   * the proof of possession's mark with the request), the authorization page 2 (the tenant; the
+   * request opened by one update that answers it), the approval 2 (the tenant; the code granted by
+   * one update that answers the request), the token 2 (the issuer with the request of the code;
+   * the proof's mark, the code, the offer's code and the access token in one statement), the
+   * nonce 0, the credential 3 (as `issuance` above).
    */
-  haipIssuance: 32,
+  haipIssuance: 12,
 } as const;
 const WEBHOOK_BACKLOG = 20;
 
