@@ -13,7 +13,8 @@ export interface AccessTokenRecord {
 
 /** An offer's pre-authorized code spent for an access token. */
 export interface Redemption {
-  offer: OfferRecord;
+  /** The offer whose code is spent: it must be unredeemed, unexpired and still hold its subject. */
+  offer: Pick<OfferRecord, 'id' | 'tenant'>;
   now: number;
   /** Kept until the access token expires, so the wallet can still collect. */
   eraseAfter: number;

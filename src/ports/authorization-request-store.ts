@@ -1,4 +1,5 @@
 import type { Redemption } from './access-token-store.ts';
+import type { IssuerState } from './tenant-store.ts';
 
 /**
  * Where a pushed authorization request stands (docs/haip.md, "Issuance"): pushed by the wallet;
@@ -37,16 +38,32 @@ export interface AuthorizationRequestRecord {
 }
 
 /**
+ * A wallet attestation's proof of possession, taken once per issuer with the write it lets in
+ * (docs/haip.md, "Wallet attestation trust"): the hash of its `jti`, marked used until
+ * `expiresAt`, at `now`. A mark already there and unexpired refuses the write.
+ */
+export interface PopMark {
+  jtiHash: string;
+  expiresAt: number;
+  now: number;
+}
+
+/**
  * The authorization code flow's requests. Every move is one conditional write from the phase it
  * leaves, so each artifact (request_uri, session, code) is spent once.
  * @tenantOwned
  */
 export interface AuthorizationRequestStore {
-  push(record: AuthorizationRequestRecord): Promise<void>;
+  /**
+   * Stores the pushed request and marks its proof of possession used at its tenant, together (one
+   * statement on PostgreSQL): false, and nothing written, when the proof was used before.
+   */
+  push(record: AuthorizationRequestRecord, pop: PopMark): Promise<boolean>;
   get(tenant: string, id: string): Promise<AuthorizationRequestRecord | undefined>;
   /**
-   * pushed → opened by the browser holding the secret of `browserHash`; the record, or undefined
-   * when the request_uri is unknown, spent, expired or another client's.
+   * pushed → opened by the browser holding the secret of `browserHash`, in one conditional write
+   * that answers the record; undefined when the request_uri is unknown, spent, expired or another
+   * client's.
    */
   open(
     tenant: string,
@@ -61,7 +78,10 @@ export interface AuthorizationRequestStore {
    * hash of its continuation secret); false unless opened, unexpired and without an offer.
    */
   approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean>;
-  /** `from` → code, for the opening browser only; false unless in `from`, unexpired, with an offer, and the browser's. */
+  /**
+   * `from` → code, for the opening browser only, in one conditional write that answers the record
+   * as granted; undefined unless in `from`, unexpired, with an offer, and the browser's.
+   */
   grantCode(
     tenant: string,
     id: string,
@@ -70,12 +90,20 @@ export interface AuthorizationRequestStore {
     codeHash: string,
     now: number,
     expiresAt: number,
-  ): Promise<boolean>;
+  ): Promise<AuthorizationRequestRecord | undefined>;
   /** opened or approved → declined, for the opening browser only. */
   decline(tenant: string, id: string, browserHash: string, now: number): Promise<boolean>;
-  findByCode(tenant: string, codeHash: string): Promise<AuthorizationRequestRecord | undefined>;
-  /** code → redeemed together with the offer's redemption (its access token), atomically; false when either was spent. */
-  redeem(tenant: string, id: string, now: number, redemption: Redemption): Promise<boolean>;
+  /**
+   * The issuer `tenant` (undefined when no tenant has the slug) and its request of this code
+   * (undefined when it has none), in one read: the token request's first round trip.
+   */
+  atIssuerByCode(tenant: string, codeHash: string): Promise<{ issuer?: IssuerState; request?: AuthorizationRequestRecord }>;
+  /**
+   * code → redeemed together with the offer's redemption (its access token) and the proof of
+   * possession's mark, all or nothing (one statement on PostgreSQL): `proof_used` when the proof
+   * was used before, `spent` when the code or the offer was, and nothing is written then.
+   */
+  redeem(tenant: string, id: string, redemption: Redemption, pop: PopMark): Promise<'redeemed' | 'proof_used' | 'spent'>;
   /** Drops requests whose phase has ended, of every tenant; how many. */
   prune(now: number): Promise<number>;
 }

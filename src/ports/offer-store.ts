@@ -1,4 +1,4 @@
-import type { TenantStatusName } from './tenant-store.ts';
+import type { IssuerState } from './tenant-store.ts';
 import type { WalletItemRecord } from './wallet-item-store.ts';
 
 /** OID4VCI 1.0 §4.1.1: the tx_code object a wallet reads to prompt for the code. */
@@ -28,11 +28,7 @@ export interface OfferRecord {
   collectedAt: number | null;
 }
 
-/** What the token and credential endpoints need of the issuer, read with its offer. */
-export interface IssuerState {
-  status: TenantStatusName;
-  haipIssuance: boolean;
-}
+export type { IssuerState } from './tenant-store.ts';
 
 /**
  * Offers and the single-use artifacts they lead to. Every spend is one conditional write.

@@ -46,6 +46,15 @@ export interface AuthorizationFlowSettings {
   signInUrl: string | null;
 }
 
+/**
+ * What the issuance endpoints need of the issuer, read with what they look up in the same
+ * statement (an offer, an authorization request): its status, and its authorization code flow's
+ * settings.
+ */
+export interface IssuerState extends AuthorizationFlowSettings {
+  status: TenantStatusName;
+}
+
 /** A tenant as stored: its record, its status and its authorization code flow settings. */
 export interface TenantRow extends TenantRecord, AuthorizationFlowSettings {
   status: TenantStatusName;

@@ -182,7 +182,7 @@ const ISOLATION_CASES: { [P in keyof TenantOwnedPorts]: Methods<TenantOwnedPorts
     approve: T.authorizations,
     grantCode: T.authorizations,
     decline: T.authorizations,
-    findByCode: T.authorizations,
+    atIssuerByCode: T.authorizations,
     redeem: T.authorizations,
     prune: T.authorizations,
   },
@@ -705,8 +705,11 @@ for (const factory of testDatabases()) {
         createdAt: T0,
         expiresAt: T0 + 60_000,
       });
-      await store.push(request('alpha', 'azr-a'));
-      await store.push(request('beta', 'azr-b'));
+      const pop = (jtiHash: string) => ({ jtiHash, expiresAt: T0 + 300_000, now: T0 });
+      assert.equal(await store.push(request('alpha', 'azr-a'), pop('pop-1')), true);
+      assert.equal(await store.push(request('beta', 'azr-b'), pop('pop-1')), true, "alpha's proof mark is not beta's");
+      assert.equal(await store.push(request('alpha', 'azr-c'), pop('pop-1')), false, 'a proof lets one request in at alpha');
+      assert.equal(await store.get('alpha', 'azr-c'), undefined, 'and the request it was replayed with is not stored');
       const later = T0 + 600_000;
       assert.equal(
         await store.open('beta', 'uri-azr-a', 'client-alpha', 'browser', T0, later),
@@ -724,13 +727,17 @@ for (const factory of testDatabases()) {
       assert.equal(await store.approve('alpha', 'azr-a', 'off-other', null, T0), false, 'approved once');
       assert.equal(
         await store.grantCode('alpha', 'azr-a', 'approved', 'browser-x', 'code-a', T0, T0 + 60_000),
-        false,
+        undefined,
         'another browser',
       );
-      assert.equal(await store.grantCode('beta', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), false);
-      assert.equal(await store.grantCode('alpha', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), true);
-      assert.equal(await store.findByCode('beta', 'code-a'), undefined, 'a code is found in its tenant only');
-      assert.equal((await store.findByCode('alpha', 'code-a'))?.id, 'azr-a');
+      assert.equal(await store.grantCode('beta', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), undefined);
+      const granted = await store.grantCode('alpha', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000);
+      assert.deepEqual([granted?.phase, granted?.codeHash, granted?.offerId], ['code', 'code-a', 'off-a'], 'answered as granted');
+      const atBeta = await store.atIssuerByCode('beta', 'code-a');
+      assert.equal(atBeta.request, undefined, 'a code is found in its tenant only');
+      assert.equal(atBeta.issuer?.status, 'active', "with beta's issuer");
+      assert.equal((await store.atIssuerByCode('alpha', 'code-a')).request?.id, 'azr-a');
+      assert.deepEqual(await store.atIssuerByCode('gamma', 'code-a'), {}, 'no tenant has the slug');
       assert.equal(await store.decline('alpha', 'azr-a', 'browser-a', T0), false, 'a granted request is not declined');
       // beta's request: opened and declined by its browser, which alpha's calls never move.
       assert.ok(await store.open('beta', 'uri-azr-b', 'client-beta', 'browser-b', T0, later));
@@ -753,12 +760,15 @@ for (const factory of testDatabases()) {
           dpopJkt: 'k',
         },
       };
-      assert.equal(await store.redeem('beta', 'azr-a', T0, redemption), false, 'beta cannot redeem alpha’s code');
+      const asBeta = { ...redemption, offer: { id: offer.id, tenant: 'beta' }, token: { ...redemption.token, tenant: 'beta' } };
+      assert.equal(await store.redeem('beta', 'azr-a', asBeta, pop('pop-2')), 'spent', 'beta cannot redeem alpha’s code');
       assert.equal((await offers.get('alpha', 'off-azr'))?.redeemedAt, null, 'and the offer stays unredeemed');
-      assert.equal(await store.redeem('alpha', 'azr-a', T0, redemption), true);
+      assert.equal(await store.redeem('alpha', 'azr-a', redemption, pop('pop-1')), 'proof_used', 'a proof used at alpha');
+      assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'code', 'and the code stays unspent');
+      assert.equal(await store.redeem('alpha', 'azr-a', redemption, pop('pop-2')), 'redeemed', 'with a fresh proof');
       assert.equal((await tokens.findUsable('tok-azr', REDEEMED_AT))?.dpopJkt, 'k', 'the token is bound to the DPoP key');
       assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'redeemed');
-      assert.equal(await store.redeem('alpha', 'azr-a', T0, redemption), false, 'a code is redeemed once');
+      assert.equal(await store.redeem('alpha', 'azr-a', redemption, pop('pop-3')), 'spent', 'a code is redeemed once');
       assert.equal(await store.prune(later + 1), 2, 'both requests are swept once ended');
     });
 
@@ -1117,7 +1127,7 @@ for (const factory of testDatabases()) {
       assert.deepEqual(await offers.findByRef('alpha', 'ref-off-a'), a);
       assert.equal(await offers.findByRef('beta', 'ref-off-a'), undefined, "nor by alpha's reference hash");
       // The token and credential endpoints' read: the issuer, and its offer only.
-      const active = { status: 'active', haipIssuance: false };
+      const active = { status: 'active', haipIssuance: false, signInUrl: null };
       assert.deepEqual(await offers.atIssuer('alpha', { codeHash: 'code-off-a' }), { issuer: active, offer: a });
       assert.deepEqual(await offers.atIssuer('alpha', { id: 'off-a' }), { issuer: active, offer: a });
       assert.deepEqual(await offers.atIssuer('beta', { codeHash: 'code-off-a' }), { issuer: active }, "beta's issuer, no offer");

@@ -5,17 +5,27 @@
  * an issuance (token, nonce and credential requests) in at most 5, a hosted verification's
  * response in at most 3. The others are what each path makes today, so that one more round trip
  * fails here rather than going unseen: a revocation, a deposit, a webhook lane's deliveries, and an
- * audited operator write (a tenant created).
+ * audited operator write (a tenant created). Issue 54's: a HAIP issuance (the authorization code
+ * flow, PAR to credential) in at most 12.
  * This counts; it never times anything. PostgreSQL only: SQLite has no network between openrail
  * and its data.
  */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { webhooksModule } from '../../src/features/webhooks/module.ts';
 import { testDatabases } from '../helpers/databases.ts';
 import { billBody } from '../helpers/deposits.ts';
+import {
+  approvalForm,
+  newHaipWallet,
+  newWalletProvider,
+  REDIRECT_URI,
+  returnLink,
+  type WalletProvider,
+} from '../helpers/haip-wallet.ts';
 import { accountOf, newHolderKey } from '../helpers/holder.ts';
 import {
   accessToken,
@@ -63,6 +73,16 @@ const ROUND_TRIP_TARGETS = {
    * entry (with the head's new hash) and the event were a round trip each.
    */
   tenantCreation: 7,
+  /**
+   * One HAIP credential through the authorization code flow (docs/haip.md), from an offer's
+   * issuer_state (32 before issue 54): PAR 3 (the anonymous budget; the issuer with the offer;
+   * the proof of possession's mark with the request), the authorization page 2 (the tenant; the
+   * request opened by one update that answers it), the approval 2 (the tenant; the code granted by
+   * one update that answers the request), the token 2 (the issuer with the request of the code;
+   * the proof's mark, the code, the offer's code and the access token in one statement), the
+   * nonce 0, the credential 3 (as `issuance` above).
+   */
+  haipIssuance: 12,
 } as const;
 const WEBHOOK_BACKLOG = 20;
 
@@ -76,14 +96,16 @@ describe('round trips to PostgreSQL on the hot paths', { skip: postgres ? false 
   let typeId: string;
   let vct: string;
   let stop: (() => Promise<void>) | undefined;
+  let walletProvider: WalletProvider;
 
   before(async () => {
     receiver = await startReceiver();
+    walletProvider = await newWalletProvider();
     // Jobs stay off, so every round trip counted is the request's own.
     ({ proxy, rail, stop } = await railBehindProxy(
       postgres as NonNullable<typeof postgres>,
       { recordStatements: true },
-      { OPENRAIL_OUTBOUND_ALLOW: receiver.origin },
+      { OPENRAIL_OUTBOUND_ALLOW: receiver.origin, OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: walletProvider.anchorFile },
     ));
     app = rail.app;
     ({ typeId, vct } = await registerType(app, 'root', 'Round trip card', CARD_CLAIMS));
@@ -232,5 +254,129 @@ describe('round trips to PostgreSQL on the hot paths', { skip: postgres ? false 
     assert.equal(receiver.received.length - before, WEBHOOK_BACKLOG, 'every event is delivered in the one drain');
     t.diagnostic(`round trips: ${drain.trips} for ${WEBHOOK_BACKLOG} deliveries`);
     within(drain.trips, ROUND_TRIP_TARGETS.webhookDrain, `a drain of ${WEBHOOK_BACKLOG} deliveries`);
+  });
+
+  test(`a HAIP issuance (PAR, authorization page, approval, token, nonce, credential) makes at most ${ROUND_TRIP_TARGETS.haipIssuance} round trips`, async (t) => {
+    const tenant = (await post('/api/tenants', { name: 'HAIP Round Trips' })).json().slug as string;
+    const flow = await post('/api/tenants/authorization-flow', { tenant, haipIssuance: true });
+    assert.equal(flow.statusCode, 200, flow.body);
+    const type = await registerType(app, tenant, 'HAIP round trip card', CARD_CLAIMS);
+    const issuer = `${PUBLIC_URL}/t/${tenant}`;
+    const formType = { 'content-type': 'application/x-www-form-urlencoded' };
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    // The server's DPoP nonce, kept from one issuance to the next as a wallet keeps it (the first proof is asked for one).
+    let dpopNonce: string | undefined;
+
+    /** One credential, as a HAIP wallet and its holder's browser collect it; the round trips of each step. */
+    const haipIssuance = async () => {
+      const { code: issuerState } = await createOffer(app, { tenant, typeId: type.typeId, subject: CARD_SUBJECT });
+      const wallet = await newHaipWallet(walletProvider, PUBLIC_URL);
+      const verifier = randomBytes(32).toString('base64url');
+      const attested = async () => ({
+        'oauth-client-attestation': wallet.attestationJwt,
+        'oauth-client-attestation-pop': await wallet.pop(issuer),
+      });
+      /** A DPoP request, retried once with the server nonce when asked for one, as wallets do. */
+      const withDpop = async (
+        url: string,
+        send: (dpop: string) => Promise<Awaited<ReturnType<typeof app.inject>>>,
+        accessToken?: string,
+      ) => {
+        const proof = () =>
+          wallet.dpopProof('POST', `${PUBLIC_URL}${url}`, {
+            ...(dpopNonce ? { nonce: dpopNonce } : {}),
+            ...(accessToken ? { accessToken } : {}),
+          });
+        let res = await send(await proof());
+        const fresh = res.headers['dpop-nonce'];
+        if ((res.statusCode === 400 || res.statusCode === 401) && typeof fresh === 'string') {
+          dpopNonce = fresh;
+          res = await send(await proof());
+        }
+        return res;
+      };
+      const headers = await attested();
+      const par = await counted(async () =>
+        app.inject({
+          method: 'POST',
+          url: `/t/${tenant}/par`,
+          headers: { ...formType, ...headers },
+          payload: form({
+            response_type: 'code',
+            client_id: wallet.clientId,
+            issuer_state: issuerState,
+            code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+            code_challenge_method: 'S256',
+            redirect_uri: REDIRECT_URI,
+            state: 'round-trips',
+          }),
+        }),
+      );
+      assert.equal(par.value.statusCode, 201, par.value.body);
+      const requestUri = par.value.json().request_uri as string;
+      const opened = await counted(() =>
+        app.inject({
+          method: 'GET',
+          url: `/t/${tenant}/authorize?${new URLSearchParams({ client_id: wallet.clientId, request_uri: requestUri })}`,
+          headers: { accept: 'text/html' },
+        }),
+      );
+      assert.equal(opened.value.statusCode, 200, opened.value.body);
+      const cookie = String([opened.value.headers['set-cookie']].flat()[0]).split(';')[0] as string;
+      const { action, authorization } = approvalForm(opened.value.body);
+      const approved = await counted(() =>
+        app.inject({
+          method: 'POST',
+          url: action,
+          headers: { ...formType, cookie, origin: new URL(PUBLIC_URL).origin },
+          payload: form({ authorization, decision: 'approve' }),
+        }),
+      );
+      assert.equal(approved.value.statusCode, 200, approved.value.body);
+      const code = new URL(returnLink(approved.value.body)).searchParams.get('code') as string;
+      const tokenHeaders = await attested();
+      const token = await counted(() =>
+        withDpop(`/t/${tenant}/token`, (dpop) =>
+          app.inject({
+            method: 'POST',
+            url: `/t/${tenant}/token`,
+            headers: { ...formType, ...tokenHeaders, dpop },
+            payload: form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT_URI }),
+          }),
+        ),
+      );
+      assert.equal(token.value.statusCode, 200, token.value.body);
+      const accessToken = token.value.json().access_token as string;
+      const nonce = await counted(() => freshNonce(app, tenant));
+      const proof = await proofJwt(wallet.holderKey, { aud: issuer, nonce: nonce.value, iat: railSeconds(app) });
+      const credential = await counted(() =>
+        withDpop(
+          `/t/${tenant}/credential`,
+          (dpop) =>
+            app.inject({
+              method: 'POST',
+              url: `/t/${tenant}/credential`,
+              headers: { authorization: `DPoP ${accessToken}`, dpop, 'content-type': 'application/json' },
+              payload: JSON.stringify({ credential_configuration_id: type.typeId, proofs: { jwt: [proof] } }),
+            }),
+          accessToken,
+        ),
+      );
+      assert.equal(credential.value.statusCode, 200, credential.value.body);
+      return {
+        par: par.trips,
+        authorize: opened.trips,
+        approve: approved.trips,
+        token: token.trips,
+        nonce: nonce.trips,
+        credential: credential.trips,
+      };
+    };
+    await haipIssuance(); // warms the pool and the prepared statements, and gets the server's DPoP nonce
+    const trips = await haipIssuance();
+    const total = Object.values(trips).reduce((a, b) => a + b, 0);
+    t.diagnostic(`round trips: ${total} ${JSON.stringify(trips)}`);
+    assert.ok(total > 0, 'the counter sees the issuance');
+    assert.ok(total <= ROUND_TRIP_TARGETS.haipIssuance, `a HAIP issuance made ${total} round trips: ${JSON.stringify(trips)}`);
   });
 });

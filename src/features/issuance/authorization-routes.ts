@@ -7,7 +7,6 @@
 import { Type } from '@sinclair/typebox';
 import { parse as parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
-import { ServiceError } from '../../core/errors.ts';
 import { ID_PREFIXES, idPattern } from '../../core/ids.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { operatorActor, operatorOf } from '../../http/auth/operator-bearer.ts';
@@ -84,14 +83,11 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           429: oauthError('rate_limited: the anonymous budget of this address or of the deployment is spent.'),
         },
         handler: async (request, reply) => {
-          const tenant = await tenants.issuing(tenantOf(request.params), (m) => new ServiceError('invalid_request', m));
+          const tenant = tenantOf(request.params);
           // The form parser refuses a parameter sent twice (http/form.ts), and the schema keeps every value a string.
           const form = request.body as Record<string, string>;
-          const answer = await authorizations.push(
-            await tenants.get(tenant),
-            form,
-            seenOf(request, `${urls.issuer(tenant)}/par`),
-          );
+          // The issuer (unknown: unknown_tenant; suspended: invalid_request) is read with the offer of its issuer_state.
+          const answer = await authorizations.push(tenant, form, seenOf(request, `${urls.issuer(tenant)}/par`));
           return reply.code(201).header('cache-control', 'no-store').send(answer);
         },
       }),

@@ -19,7 +19,6 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import type { Random } from '../../core/random.ts';
 import { hashToken, newToken } from '../../core/secrets.ts';
 import { isDemoSlug } from '../../core/slug.ts';
-import type { AttestationPopReplayStore } from '../../ports/attestation-pop-replay-store.ts';
 import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
 import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
@@ -28,7 +27,8 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import { parseConfigurationId } from '../credential-types/formats.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
-import { CodeRedemption, servedSlug, takePop } from './code-redemption.ts';
+import { assertIssuing } from '../tenants/tenant-service.ts';
+import { CodeRedemption, popMark, popUsed, servedSlug } from './code-redemption.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { type OauthChecks, thumbprintOf } from './oauth-checks.ts';
@@ -54,9 +54,8 @@ const ended = (message = 'This authorization request is unknown, expired or fini
   new ServiceError('authorization_ended', message);
 
 export interface AuthorizationDeps {
+  /** The requests, and with them the wallet attestations' proofs of possession already used: each is taken once. */
   store: AuthorizationRequestStore;
-  /** The wallet attestations' proofs of possession already used: each is taken once. */
-  pops: AttestationPopReplayStore;
   uow: UnitOfWork;
   offers: OfferStore;
   offerService: Pick<OfferService, 'create'>;
@@ -76,9 +75,17 @@ export class AuthorizationService {
     this.redemption = new CodeRedemption(deps);
   }
 
-  /** POST /par (RFC 9126): checks the request and the wallet, stores it, answers its request_uri. */
-  async push(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen) {
-    const slug = servedSlug(tenant, this.deps.checks);
+  /**
+   * POST /par (RFC 9126) at issuer `slug`: checks the issuer (unknown, suspended, not serving the
+   * flow), the request and the wallet, stores it, answers its request_uri. The issuer and the
+   * offer an `issuer_state` names are one read, the request and its proof's mark one write
+   * (docs/scaling.md).
+   */
+  async push(slug: string, form: Record<string, string>, seen: RequestSeen) {
+    const read = await this.deps.offers.atIssuer(slug, { codeHash: hashToken(form.issuer_state ?? '') });
+    assertIssuing(slug, read.issuer, pushRefused);
+    const tenant = { slug, ...read.issuer };
+    servedSlug(tenant, this.deps.checks);
     const metadata = authorizationServerMetadata(this.deps.urls, tenant);
     if (form.request !== undefined || form.request_uri !== undefined) {
       throw pushRefused('Send the authorization request as form parameters; request objects are not taken here.');
@@ -97,7 +104,7 @@ export class AuthorizationService {
     const attested = (await this.deps.checks.clientAttestation(seen, metadata.issuer, form.client_id)).payload;
     const pushed = readPushedRequest(form);
     // An offer's issuer_state names the credential; scope or authorization_details, when sent too, must agree.
-    const offer = pushed.issuerState === undefined ? undefined : await this.offerOf(slug, pushed.issuerState);
+    const offer = pushed.issuerState === undefined ? undefined : this.openOffer(read.offer);
     const configurationIds = pushed.configurationIds ?? (offer ? [offer.typeId] : undefined);
     if (!configurationIds) throw pushRefused('Name the credential configuration in scope or authorization_details.');
     const named = configurationIds.map(parseConfigurationId);
@@ -141,10 +148,8 @@ export class AuthorizationService {
       expiresAt: now + REQUEST_URI_TTL_S * 1000,
     };
     // The proof of possession is taken once, with the request it let in.
-    await this.deps.uow.run(async () => {
-      await takePop(this.deps.pops, slug, header(seen, 'oauth-client-attestation-pop') as string, now);
-      await this.deps.store.push(record);
-    });
+    const pop = popMark(header(seen, 'oauth-client-attestation-pop') as string, now);
+    if (!(await this.deps.store.push(record, pop))) throw popUsed();
     return { request_uri: requestUri, expires_in: REQUEST_URI_TTL_S };
   }
 
@@ -198,6 +203,13 @@ export class AuthorizationService {
    */
   async decide(tenant: TenantRow, id: string, browserSecret: string | undefined, approve: boolean): Promise<string> {
     const slug = servedSlug(tenant, this.deps.checks);
+    // Outside a demonstration tenant the holder approves only an offer's request: granted here in
+    // one conditional write (opened, with its offer, unexpired, this browser's), without reading
+    // the request first. Anything else is judged below, where the refusal names what is wrong.
+    if (approve && browserSecret !== undefined && !isDemoSlug(slug)) {
+      const location = await this.tryGrant(slug, id, 'opened', hashToken(browserSecret));
+      if (location !== undefined) return location;
+    }
     const record = await this.opened(slug, id, browserSecret);
     const browserHash = record.browserHash as string;
     if (!approve) {
@@ -288,14 +300,13 @@ export class AuthorizationService {
     });
   }
 
-  /** POST /token with grant_type=authorization_code (code-redemption.ts). */
-  redeem(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse> {
-    return this.redemption.redeem(tenant, form, seen);
+  /** POST /token with grant_type=authorization_code (code-redemption.ts); undefined where the issuer's HAIP issuance is off. */
+  redeem(slug: string, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse | undefined> {
+    return this.redemption.redeem(slug, form, seen);
   }
 
-  /** The open offer an issuer_state names: unredeemed, unexpired, without a transaction code. */
-  private async offerOf(slug: string, issuerState: string): Promise<OfferRecord> {
-    const offer = await this.deps.offers.findByCode(slug, hashToken(issuerState));
+  /** The offer an issuer_state names, when it is open: unredeemed, unexpired, without a transaction code. */
+  private openOffer(offer: OfferRecord | undefined): OfferRecord {
     if (
       !offer ||
       offer.redeemedAt !== null ||
@@ -310,22 +321,26 @@ export class AuthorizationService {
 
   /** Moves the request to `code` for its browser and answers the wallet's redirect_uri with the code. */
   private async grant(record: AuthorizationRequestRecord, from: 'opened' | 'approved', browserHash: string): Promise<string> {
+    const location = await this.tryGrant(record.tenant, record.id, from, browserHash);
+    if (location === undefined) throw ended();
+    return location;
+  }
+
+  /**
+   * The move of `grant` in one conditional write, which answers the request as granted: the
+   * wallet's redirect_uri with the code, or undefined when the request is not in `from` with an
+   * offer, unexpired and this browser's.
+   */
+  private async tryGrant(
+    slug: string,
+    id: string,
+    from: 'opened' | 'approved',
+    browserHash: string,
+  ): Promise<string | undefined> {
     const code = newToken(this.deps.random, 'azc');
     const now = this.deps.clock.now();
-    if (
-      !(await this.deps.store.grantCode(
-        record.tenant,
-        record.id,
-        from,
-        browserHash,
-        hashToken(code),
-        now,
-        now + CODE_TTL_S * 1000,
-      ))
-    ) {
-      throw ended();
-    }
-    return this.redirect(record, { code });
+    const granted = await this.deps.store.grantCode(slug, id, from, browserHash, hashToken(code), now, now + CODE_TTL_S * 1000);
+    return granted && this.redirect(granted, { code });
   }
 
   private errorRedirect(record: AuthorizationRequestRecord, error: string, description: string): string {

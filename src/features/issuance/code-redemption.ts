@@ -5,11 +5,8 @@ import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import type { Random } from '../../core/random.ts';
 import { hashToken, newToken } from '../../core/secrets.ts';
-import type { AttestationPopReplayStore } from '../../ports/attestation-pop-replay-store.ts';
-import type { AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
-import type { OfferStore } from '../../ports/offer-store.ts';
-import type { TenantRow } from '../../ports/tenant-store.ts';
-import type { UnitOfWork } from '../../ports/unit-of-work.ts';
+import type { AuthorizationRequestStore, PopMark } from '../../ports/authorization-request-store.ts';
+import { assertIssuing } from '../tenants/tenant-service.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { type OauthChecks, PROOF_WINDOW_S, thumbprintOf } from './oauth-checks.ts';
 import { type RequestSeen, refusalOf, requestLike, single } from './oauth-requests.ts';
@@ -17,9 +14,6 @@ import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService 
 
 export interface CodeRedemptionDeps {
   store: AuthorizationRequestStore;
-  pops: AttestationPopReplayStore;
-  uow: UnitOfWork;
-  offers: OfferStore;
   tokens: TokenService;
   checks: OauthChecks;
   urls: IssuerUrls;
@@ -35,18 +29,22 @@ export interface CodeRedemptionDeps {
 export class CodeRedemption {
   constructor(private readonly deps: CodeRedemptionDeps) {}
 
-  /** POST /token with grant_type=authorization_code. */
-  async redeem(tenant: TenantRow, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse> {
-    if (!tenant.haipIssuance) {
-      throw new ServiceError(
-        'unsupported_grant_type',
-        'This issuer takes the pre-authorized code grant only (its HAIP issuance is off).',
-      );
-    }
-    const slug = servedSlug(tenant, this.deps.checks);
+  /**
+   * POST /token with grant_type=authorization_code at issuer `slug`. Its first read is the issuer
+   * with the request of the code (one round trip, docs/scaling.md): an unknown issuer is
+   * `unknown_tenant`, a suspended one an invalid grant. Undefined where the issuer's HAIP issuance
+   * is off: the pre-authorized grant's endpoint answers then, as for any other grant it does not
+   * take.
+   */
+  async redeem(slug: string, form: Record<string, string>, seen: RequestSeen): Promise<TokenResponse | undefined> {
     const code = form.code;
+    const read = await this.deps.store.atIssuerByCode(slug, hashToken(code ?? ''));
+    assertIssuing(slug, read.issuer, (message) => new ServiceError('invalid_grant', message));
+    if (!read.issuer.haipIssuance) return undefined;
+    const tenant = { slug, ...read.issuer };
+    servedSlug(tenant, this.deps.checks);
     if (!code) throw new ServiceError('invalid_request', 'code is required.');
-    const record = await this.deps.store.findByCode(slug, hashToken(code));
+    const record = read.request;
     const now = this.deps.clock.now();
     if (record?.phase !== 'code' || record.expiresAt <= now || !record.offerId) {
       throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
@@ -87,28 +85,33 @@ export class CodeRedemption {
         'The token request comes from another wallet instance than the authorization request.',
       );
     }
-    const offer = await this.deps.offers.get(slug, record.offerId);
-    if (!offer) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
     const accessToken = newToken(this.deps.random, 'oat');
     const tokenExpiry = now + ACCESS_TOKEN_TTL_S * 1000;
-    const pop = single(seen, 'oauth-client-attestation-pop') as string;
-    const redeemed = await this.deps.uow.run(async () => {
-      await takePop(this.deps.pops, slug, pop, now);
-      return this.deps.store.redeem(slug, record.id, now, {
-        offer,
+    const pop = popMark(single(seen, 'oauth-client-attestation-pop') as string, now);
+    // The code, the offer's code (unredeemed, unexpired, still holding its subject) and the proof
+    // of possession spent, and the token granted, all or nothing: one statement.
+    const redeemed = await this.deps.store.redeem(
+      slug,
+      record.id,
+      {
+        offer: { id: record.offerId, tenant: slug },
         now,
         eraseAfter: tokenExpiry,
         token: {
           tenant: slug,
           tokenHash: hashToken(accessToken),
-          grantId: offer.id,
+          grantId: record.offerId,
           createdAt: now,
           expiresAt: tokenExpiry,
           dpopJkt,
         },
-      });
-    });
-    if (!redeemed) throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
+      },
+      pop,
+    );
+    if (redeemed === 'proof_used') throw popUsed();
+    if (redeemed !== 'redeemed') {
+      throw new ServiceError('invalid_grant', 'The authorization code is unknown, already used or expired.');
+    }
     return {
       access_token: accessToken,
       token_type: 'DPoP',
@@ -120,7 +123,7 @@ export class CodeRedemption {
 }
 
 /** The slug of a tenant that serves the flow; `authorization_flow_off` otherwise. */
-export function servedSlug(tenant: TenantRow, checks: OauthChecks): string {
+export function servedSlug(tenant: { slug: string; haipIssuance: boolean }, checks: OauthChecks): string {
   if (!servesCodeFlow(tenant, checks)) {
     throw new ServiceError(
       'authorization_flow_off',
@@ -131,18 +134,20 @@ export function servedSlug(tenant: TenantRow, checks: OauthChecks): string {
 }
 
 /**
- * Marks a wallet attestation's proof of possession as used at this issuer, until its freshness
- * window has passed (after which the proof is refused as stale anyway): a proof replayed within
- * it, at PAR or the token endpoint, is `invalid_client`. Run in the transaction of the write the
- * proof lets in, so that a refused request leaves the proof unused.
+ * The mark of a wallet attestation's proof of possession as used at this issuer, until its
+ * freshness window has passed (after which the proof is refused as stale anyway): a proof
+ * replayed within it, at PAR or the token endpoint, is `invalid_client` (`popUsed`). Written
+ * with the write the proof lets in, all or nothing, so that a refused request leaves the proof
+ * unused.
  */
-export async function takePop(pops: AttestationPopReplayStore, slug: string, popJwt: string, now: number): Promise<void> {
+export function popMark(popJwt: string, now: number): PopMark {
   const { jti, iat } = decodeJwt({ jwt: popJwt }).payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
     throw new ServiceError('invalid_client', 'The client attestation proof of possession must carry a jti.');
   }
   const until = ((iat as number) + PROOF_WINDOW_S) * 1000;
-  if (!(await pops.burn(slug, hashToken(jti), Math.max(until, now + 1), now))) {
-    throw new ServiceError('invalid_client', 'This client attestation proof of possession was used before (its jti).');
-  }
+  return { jtiHash: hashToken(jti), expiresAt: Math.max(until, now + 1), now };
 }
+
+export const popUsed = () =>
+  new ServiceError('invalid_client', 'This client attestation proof of possession was used before (its jti).');

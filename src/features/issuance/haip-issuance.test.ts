@@ -662,6 +662,23 @@ for (const [factory, keys] of testDatabases().flatMap((f) => KEY_BACKENDS.map((k
         assert.equal(redeemed.json.token_type, 'DPoP');
       });
 
+      test('one proof of possession sent to PAR eight times at once: one request is pushed, the seven others are 401 invalid_client', async () => {
+        const wallet = await newHaipWallet(provider, origin);
+        const taken = {
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(aud),
+        };
+        const before = await requests();
+        const answers = await Promise.all(Array.from({ length: 8 }, () => form(par, parForm(wallet), taken)));
+        assert.deepEqual(
+          answers.map((a) => a.status).sort(),
+          [201, 401, 401, 401, 401, 401, 401, 401],
+          JSON.stringify(answers.map((a) => a.json)),
+        );
+        for (const a of answers.filter((a) => a.status === 401)) assert.match(String(a.json.error_description), /used before/);
+        assert.equal(await requests(), before + 1, 'one request stored');
+      });
+
       test('a wallet attestation’s proof of possession is taken once: replayed at PAR or at the token endpoint, 401 invalid_client and nothing stored', async () => {
         const wallet = await newHaipWallet(provider, origin);
         const taken = {
@@ -868,6 +885,54 @@ for (const [factory, keys] of testDatabases().flatMap((f) => KEY_BACKENDS.map((k
         const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
         const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
         assert.deepEqual(Object.keys(offer.grants), ['urn:ietf:params:oauth:grant-type:pre-authorized_code']);
+      });
+
+      test('a suspended issuer: PAR is refused and its authorization code is an invalid grant, spending nothing; active again, the code redeems', async () => {
+        const tenant = await call('POST', '/api/tenants', { name: 'Suspended Haip' }, owner);
+        const slug = tenant.json.slug as string;
+        await call('POST', '/api/tenants/authorization-flow', { tenant: slug, haipIssuance: true }, owner);
+        const type = await call('POST', '/api/types', { tenant: slug, name: 'Suspended Card', claims: CARD_CLAIMS }, owner);
+        const made = await call('POST', '/api/offers', { tenant: slug, typeId: type.json.typeId, subject: CARD_SUBJECT }, owner);
+        const offer = JSON.parse(decodeURIComponent(String(made.json.offerUri).split('credential_offer=')[1] as string));
+        const wallet = await newHaipWallet(provider, origin);
+        const started = await authorize(wallet, slug, { offer });
+        const browser = new HolderBrowser(origin);
+        const approval = approvalForm((await browser.get(started.authorizationRequestUrl)).text);
+        const answer = await browser.post(approval.action, { authorization: approval.authorization, decision: 'approve' });
+        const code = codeFrom(wallet, returnLink(answer.text), started.asMetadata, null);
+        // Suspension takes two operators (suspension.test.ts covers it), so the row is set here directly.
+        const setStatus = (status: 'active' | 'suspended') =>
+          rail.db.updateTable('tenants').set({ status, status_since: Date.now() }).where('slug', '=', slug).execute();
+        await setStatus('suspended');
+        const attested = async () => ({
+          'oauth-client-attestation': await wallet.attestation(),
+          'oauth-client-attestation-pop': await wallet.pop(issuerOf(slug)),
+        });
+        const before = await requests();
+        const pushed = await form(`/t/${slug}/par`, parForm(wallet, { scope: String(type.json.typeId) }), await attested());
+        assert.equal(pushed.status, 400, JSON.stringify(pushed.json));
+        assert.equal(pushed.json.error, 'invalid_request');
+        assert.match(String(pushed.json.error_description), /suspended/);
+        assert.equal(await requests(), before, 'nothing is pushed');
+        const htu = `${issuerOf(slug)}/token`;
+        const fields = tokenRequest({ code, pkce: started.pkce });
+        const refused = await form(`/t/${slug}/token`, fields, {
+          ...(await attested()),
+          dpop: await wallet.dpopProof('POST', htu),
+        });
+        assert.equal(refused.status, 400, JSON.stringify(refused.json));
+        assert.equal(refused.json.error, 'invalid_grant');
+        assert.match(String(refused.json.error_description), /suspended/);
+        await setStatus('active');
+        const nonce = (
+          await form(`/t/${slug}/token`, fields, { ...(await attested()), dpop: await wallet.dpopProof('POST', htu) })
+        ).headers.get('dpop-nonce');
+        assert.ok(nonce, 'a DPoP nonce, from the first refusal');
+        const redeemed = await form(`/t/${slug}/token`, fields, {
+          ...(await attested()),
+          dpop: await wallet.dpopProof('POST', htu, { nonce }),
+        });
+        assert.equal(redeemed.status, 200, JSON.stringify(redeemed.json));
       });
 
       test('the pre-authorized flow may take DPoP: the token is then bound, and the credential endpoint requires the proof', async () => {

@@ -136,7 +136,7 @@ export function issuerMetadata(
  */
 export function authorizationServerMetadata(
   urls: IssuerUrls,
-  tenant: TenantRecord & Partial<AuthorizationFlowSettings>,
+  tenant: Pick<TenantRecord, 'slug'> & Partial<AuthorizationFlowSettings>,
   servesCodeFlow = tenant.haipIssuance === true,
 ) {
   const issuer = urls.issuer(tenant.slug);

@@ -75,7 +75,6 @@ export const issuanceModule = defineModule({
     const authorizationStore = ctx.store(SqlAuthorizationRequestStore);
     const authorizations = new AuthorizationService({
       store: authorizationStore,
-      pops: ctx.store(SqlAttestationPopReplayStore),
       uow: ctx.unitOfWork(),
       offers,
       offerService,

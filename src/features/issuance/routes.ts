@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { servesCodeFlow } from '../../core/code-flow.ts';
-import { ServiceError } from '../../core/errors.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import { accessTokenOf } from '../../http/auth/access-token.ts';
 import { atEveryIssuer, issuerParams, OAUTH_ENDPOINT, PUBLIC_ARTIFACT } from '../../http/issuer-routes.ts';
@@ -27,14 +26,13 @@ export interface IssuanceDeps {
   checks: OauthChecks;
 }
 
-/**
+/*
  * A suspended issuer (docs/backoffice/orgs.md, "Suspension") in the codes of the two endpoints:
- * its pre-authorized and authorization codes are invalid grants (RFC 6749 §5.2), its credential
- * requests denied (OID4VCI 1.0 §8.3.1.2; issue-credential.ts). The status is read on every
- * request (with the offer, on the hot paths: token-service.ts), so a suspension made by another
- * process holds on the next one.
+ * its pre-authorized and authorization codes are invalid grants (RFC 6749 §5.2; token-service.ts,
+ * code-redemption.ts), its credential requests denied (OID4VCI 1.0 §8.3.1.2; issue-credential.ts).
+ * The status is read on every request (with the offer or the authorization request, on the hot
+ * paths), so a suspension made by another process holds on the next one.
  */
-const grantRefused = (message: string) => new ServiceError('invalid_grant', message);
 
 /** RFC 6749 §5.1 and OID4VCI §7: token and nonce answers are never cached. */
 const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -128,8 +126,9 @@ export function issuanceRoutes(deps: IssuanceDeps): RouteGroup {
             const seen = { method: request.method, url: `${urls.issuer(tenant)}/token`, headers: request.headers };
             const dpop = () => checks.checkDpop(tenant, seen, { required: false, nonce: true });
             if (form.grant_type === 'authorization_code') {
-              const row = await tenants.issuingRow(tenant, grantRefused);
-              if (row.haipIssuance) return noStore(reply).send(await authorizations.redeem(row, form, seen));
+              // The issuer is read with the request of the code, in one round trip; its HAIP issuance off, the grant is refused below.
+              const answer = await authorizations.redeem(tenant, form, seen);
+              if (answer) return noStore(reply).send(answer);
             }
             // The pre-authorized code grant reads the issuer with the offer, in one round trip.
             return noStore(reply).send(await tokens.redeem(tenant, form, dpop));

@@ -4,7 +4,7 @@ import type { Db } from '../connect.ts';
 import { spendCodeWrite } from '../offers/offers-statements.ts';
 import type { AccessTokensTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
-import { applyAll } from '../write-batch.ts';
+import { applyAll, type GuardedWrite } from '../write-batch.ts';
 
 const usable = new Statement<Selectable<AccessTokensTable>>(
   'select * from access_tokens where token_hash = ? and spent_at is null and expires_at > ?',
@@ -14,22 +14,29 @@ const grantToken = new Statement(
   'insert into access_tokens (token_hash, tenant, grant_id, created_at, expires_at, spent_at, dpop_jkt) values (?, ?, ?, ?, ?, null, ?)',
 );
 
+/**
+ * A redemption's writes, for a batch (the authorization code's adds its own): the offer's code
+ * spent, once, and the access token granted; `refusal` when the code was spent.
+ */
+export function redemptionWrites(r: Redemption, refusal: string): GuardedWrite[] {
+  const t = r.token;
+  return [
+    spendCodeWrite(r, refusal),
+    {
+      statement: grantToken,
+      params: [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null],
+      expect: 1,
+      refusal,
+    },
+  ];
+}
+
 export class SqlAccessTokenStore implements AccessTokenStore {
   constructor(private readonly db: Db) {}
 
   /** The offer's code spent and the token granted: one statement on PostgreSQL (write-batch.ts; docs/scaling.md). */
   async redeem(r: Redemption): Promise<boolean> {
-    const t = r.token;
-    const refused = await applyAll(this.db, [
-      spendCodeWrite(r, 'spent'),
-      {
-        statement: grantToken,
-        params: [t.tokenHash, t.tenant, t.grantId, t.createdAt, t.expiresAt, t.dpopJkt ?? null],
-        expect: 1,
-        refusal: 'spent',
-      },
-    ]);
-    return refused === undefined;
+    return (await applyAll(this.db, redemptionWrites(r, 'spent'))) === undefined;
   }
 
   async findUsable(tokenHash: string, now: number): Promise<AccessTokenRecord | undefined> {

@@ -1,22 +1,55 @@
+import type { Selectable } from 'kysely';
 import type { Redemption } from '../../../ports/access-token-store.ts';
-import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../../ports/authorization-request-store.ts';
+import type {
+  AuthorizationRequestRecord,
+  AuthorizationRequestStore,
+  PopMark,
+} from '../../../ports/authorization-request-store.ts';
 import type { Db } from '../connect.ts';
+import { burnMarkWrite } from '../replay-marks.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AuthorizationRequestsTable } from '../schema.ts';
-import { atomically } from '../sql-unit-of-work.ts';
-import { SqlAccessTokenStore } from './sql-access-token-store.ts';
+import { Statement } from '../statement.ts';
+import { ISSUER_ROW, type IssuerColumns, issuerState } from '../tenants/tenants-statements.ts';
+import { applyAll, type GuardedWrite } from '../write-batch.ts';
+import { redemptionWrites } from './sql-access-token-store.ts';
 
-const requests = rowCodec<AuthorizationRequestRecord, AuthorizationRequestsTable>()(
-  'id tenant requestUriHash clientId redirectUri state codeChallenge typeId attestationJkt dpopJkt offerId phase browserHash codeHash continueHash createdAt expiresAt',
-  {},
-);
+const FIELDS =
+  'id tenant requestUriHash clientId redirectUri state codeChallenge typeId attestationJkt dpopJkt offerId phase browserHash codeHash continueHash createdAt expiresAt';
+const requests = rowCodec<AuthorizationRequestRecord, AuthorizationRequestsTable>()(FIELDS, {});
 const toRecord = requests.record;
+/** The table's columns, in the order of `FIELDS`. */
+const COLUMNS = FIELDS.split(' ').map((f) => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)) as Array<
+  keyof AuthorizationRequestsTable
+>;
+
+const insertRequest = new Statement(
+  `insert into authorization_requests (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`,
+);
+const codeRedeemed = new Statement(
+  "update authorization_requests set phase = 'redeemed' where tenant = ? and id = ? and phase = 'code' and expires_at > ?",
+);
+/** The issuer and its request of a code, one read (a tenant without the request still answers its row). */
+const atIssuerByCode = new Statement<Partial<Selectable<AuthorizationRequestsTable>> & IssuerColumns>(
+  `select ${ISSUER_ROW.columns}, r.* from ${ISSUER_ROW.from} left join authorization_requests r ` +
+    `on r.tenant = ${ISSUER_ROW.slug} and r.code_hash = ? where ${ISSUER_ROW.slug} = ?`,
+);
+
+/** The proof of possession's mark at `tenant`, as a write of the batch it lets in. */
+const popWrite = (tenant: string, pop: PopMark): GuardedWrite =>
+  burnMarkWrite('attestation_pop_jti', { tenant, jti_hash: pop.jtiHash }, pop.expiresAt, pop.now, 'proof_used');
 
 export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
   constructor(private readonly db: Db) {}
 
-  async push(record: AuthorizationRequestRecord): Promise<void> {
-    await this.db.insertInto('authorization_requests').values(requests.row(record)).execute();
+  /** The request and its proof's mark: one statement on PostgreSQL (write-batch.ts; docs/scaling.md). */
+  async push(record: AuthorizationRequestRecord, pop: PopMark): Promise<boolean> {
+    const row = requests.row(record) as Record<string, unknown>;
+    const refused = await applyAll(this.db, [
+      popWrite(record.tenant, pop),
+      { statement: insertRequest, params: COLUMNS.map((c) => row[c] ?? null) },
+    ]);
+    return refused === undefined;
   }
 
   async get(tenant: string, id: string): Promise<AuthorizationRequestRecord | undefined> {
@@ -37,25 +70,17 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     now: number,
     expiresAt: number,
   ): Promise<AuthorizationRequestRecord | undefined> {
-    return atomically(this.db, async (trx) => {
-      const row = await trx
-        .selectFrom('authorization_requests')
-        .selectAll()
-        .where('tenant', '=', tenant)
-        .where('request_uri_hash', '=', requestUriHash)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const moved = await trx
-        .updateTable('authorization_requests')
-        .set({ phase: 'opened', browser_hash: browserHash, expires_at: expiresAt })
-        .where('id', '=', row.id)
-        .where('client_id', '=', clientId)
-        .where('phase', '=', 'pushed')
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) return undefined;
-      return toRecord({ ...row, phase: 'opened', browser_hash: browserHash, expires_at: expiresAt });
-    });
+    const row = await this.db
+      .updateTable('authorization_requests')
+      .set({ phase: 'opened', browser_hash: browserHash, expires_at: expiresAt })
+      .where('tenant', '=', tenant)
+      .where('request_uri_hash', '=', requestUriHash)
+      .where('client_id', '=', clientId)
+      .where('phase', '=', 'pushed')
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
 
   async approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean> {
@@ -79,8 +104,8 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     codeHash: string,
     now: number,
     expiresAt: number,
-  ): Promise<boolean> {
-    const moved = await this.db
+  ): Promise<AuthorizationRequestRecord | undefined> {
+    const row = await this.db
       .updateTable('authorization_requests')
       .set({ phase: 'code', code_hash: codeHash, expires_at: expiresAt })
       .where('tenant', '=', tenant)
@@ -89,8 +114,9 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
       .where('offer_id', 'is not', null)
       .where('browser_hash', '=', browserHash)
       .where('expires_at', '>', now)
+      .returningAll()
       .executeTakeFirst();
-    return Number(moved.numUpdatedRows) === 1;
+    return row ? toRecord(row) : undefined;
   }
 
   async decline(tenant: string, id: string, browserHash: string, now: number): Promise<boolean> {
@@ -106,35 +132,26 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     return Number(moved.numUpdatedRows) === 1;
   }
 
-  async findByCode(tenant: string, codeHash: string): Promise<AuthorizationRequestRecord | undefined> {
-    const row = await this.db
-      .selectFrom('authorization_requests')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
-    return row ? toRecord(row) : undefined;
+  async atIssuerByCode(tenant: string, codeHash: string) {
+    const row = await atIssuerByCode.first(this.db, [codeHash, tenant]);
+    if (!row) return {};
+    const { issuer, rest } = issuerState(row);
+    return rest.id == null ? { issuer } : { issuer, request: toRecord(rest as Selectable<AuthorizationRequestsTable>) };
   }
 
-  async redeem(tenant: string, id: string, now: number, redemption: Redemption): Promise<boolean> {
-    return atomically(this.db, async (trx) => {
-      const moved = await trx
-        .updateTable('authorization_requests')
-        .set({ phase: 'redeemed' })
-        .where('tenant', '=', tenant)
-        .where('id', '=', id)
-        .where('phase', '=', 'code')
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) return false;
-      if (redemption.offer.tenant !== tenant) throw new Error('a code redeems an offer of its own tenant only');
-      // The offer's code is spent in the same transaction: if it was already, nothing moves.
-      if (!(await new SqlAccessTokenStore(trx).redeem(redemption))) throw new CodeRaced();
-      return true;
-    }).catch((err) => {
-      if (err instanceof CodeRaced) return false;
-      throw err;
-    });
+  /**
+   * The code, the offer's code and the proof's mark spent and the token granted, all or nothing:
+   * one statement on PostgreSQL (write-batch.ts; docs/scaling.md). The proof's mark comes first,
+   * so a replayed proof is named as such whatever else was spent.
+   */
+  async redeem(tenant: string, id: string, redemption: Redemption, pop: PopMark) {
+    if (redemption.offer.tenant !== tenant) throw new Error('a code redeems an offer of its own tenant only');
+    const refused = await applyAll(this.db, [
+      popWrite(tenant, pop),
+      { statement: codeRedeemed, params: [tenant, id, redemption.now], expect: 1, refusal: 'spent' },
+      ...redemptionWrites(redemption, 'spent'),
+    ]);
+    return refused === undefined ? 'redeemed' : (refused as 'proof_used' | 'spent');
   }
 
   async prune(now: number): Promise<number> {
@@ -142,6 +159,3 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     return Number(result.numDeletedRows);
   }
 }
-
-/** Rolls the request's move back when its offer was redeemed meanwhile (by its pre-authorized code). */
-class CodeRaced extends Error {}

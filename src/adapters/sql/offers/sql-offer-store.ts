@@ -1,12 +1,11 @@
 import type { Selectable } from 'kysely';
-import type { ErasedOffer, IssuerState, OfferRecord, OfferStore } from '../../../ports/offer-store.ts';
-import type { TenantStatusName } from '../../../ports/tenant-store.ts';
+import type { ErasedOffer, OfferRecord, OfferStore } from '../../../ports/offer-store.ts';
 import type { WalletItemRecord } from '../../../ports/wallet-item-store.ts';
 import type { Db } from '../connect.ts';
 import { json, rowCodec } from '../row-codec.ts';
 import type { OffersTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
-import { ISSUER_ROW } from '../tenants/tenants-statements.ts';
+import { ISSUER_ROW, type IssuerColumns, issuerState } from '../tenants/tenants-statements.ts';
 import { addItem } from '../wallet/wallet-statements.ts';
 
 const offers = rowCodec<OfferRecord, OffersTable>()(
@@ -18,7 +17,7 @@ const toRecord = offers.record;
 const byId = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and id = ?');
 const byCode = new Statement<Selectable<OffersTable>>('select * from offers where tenant = ? and code_hash = ?');
 /** The issuer and its offer, one read (a tenant without the offer still answers its row). */
-type AtIssuerRow = Partial<Selectable<OffersTable>> & { issuer_status: TenantStatusName; issuer_haip: number | boolean };
+type AtIssuerRow = Partial<Selectable<OffersTable>> & IssuerColumns;
 const issuerColumns = `select ${ISSUER_ROW.columns}, o.* from ${ISSUER_ROW.from} left join offers o`;
 const atIssuerByCode = new Statement<AtIssuerRow>(
   `${issuerColumns} on o.tenant = ${ISSUER_ROW.slug} and o.code_hash = ? where ${ISSUER_ROW.slug} = ?`,
@@ -54,8 +53,7 @@ export class SqlOfferStore implements OfferStore {
         ? await atIssuerByCode.first(this.db, [key.codeHash, tenant])
         : await atIssuerById.first(this.db, [key.id, tenant]);
     if (!row) return {};
-    const { issuer_status, issuer_haip, ...offer } = row;
-    const issuer: IssuerState = { status: issuer_status, haipIssuance: Boolean(Number(issuer_haip)) };
+    const { issuer, rest: offer } = issuerState(row);
     return offer.id == null ? { issuer } : { issuer, offer: toRecord(offer as Selectable<OffersTable>) };
   }
 

@@ -1,3 +1,4 @@
+import type { IssuerState, TenantStatusName } from '../../../ports/tenant-store.ts';
 import { type Db, onPostgres } from '../connect.ts';
 
 /*
@@ -28,15 +29,33 @@ export async function holdTenant(db: Db, slug: string): Promise<boolean> {
 
 /**
  * The issuer's state, as the row a read joins it by: the tenant row as `t` (`from`), its issuing
- * state (`columns`: `issuer_status`, `issuer_haip`) and its key (`slug`). The offers module reads
- * an issuer and its offer with it in one statement, the token and credential requests' first
- * round trip (docs/scaling.md).
+ * state (`columns`: `issuer_status`, `issuer_haip`, `issuer_sign_in_url`, read back by
+ * `issuerState`) and its key (`slug`). The offers module reads an issuer and its offer with it in
+ * one statement, the first round trip of the token and credential requests and of a pushed
+ * authorization request; the issuance module an issuer and the authorization request of a code
+ * (docs/scaling.md).
  */
 export const ISSUER_ROW = {
   from: 'tenants t',
-  columns: 't.status as issuer_status, t.haip_issuance as issuer_haip',
+  columns: 't.status as issuer_status, t.haip_issuance as issuer_haip, t.sign_in_url as issuer_sign_in_url',
   slug: 't.slug',
 } as const;
+
+/** The columns `ISSUER_ROW.columns` adds to a row. */
+export interface IssuerColumns {
+  issuer_status: TenantStatusName;
+  issuer_haip: number | boolean;
+  issuer_sign_in_url: string | null;
+}
+
+/** The issuer's state from a row read with `ISSUER_ROW`, and the row's other columns. */
+export function issuerState<R extends IssuerColumns>(row: R): { issuer: IssuerState; rest: Omit<R, keyof IssuerColumns> } {
+  const { issuer_status, issuer_haip, issuer_sign_in_url, ...rest } = row;
+  return {
+    issuer: { status: issuer_status, haipIssuance: Boolean(Number(issuer_haip)), signInUrl: issuer_sign_in_url },
+    rest,
+  };
+}
 
 /** Every tenant's name, as rows (slug, name) a read joins to name the tenant of its own rows. */
 export const tenantNames = (db: Db) => db.selectFrom('tenants').select(['slug', 'name']);
