@@ -50,15 +50,18 @@ RUN set -eu; \
     groupadd --gid 10001 openrail; \
     useradd --uid 10001 --gid openrail --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin openrail; \
     mkdir -p /data; chown openrail:openrail /data; chmod 0700 /data
-# The code belongs to root and is read-only to the service; only /data (and /tmp, where tsx keeps
-# its compiled files) is written.
+# The code belongs to root and is read-only to the service; only /data is written.
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/build-info.json ./
-COPY package.json package-lock.json README.md ./
+COPY package.json package-lock.json tsconfig.json README.md ./
 COPY bin bin
 COPY src src
 COPY docs docs
+# What `prepare` does next: the bundle bin/openrail.js runs (build/), made here beside the very
+# files it is stamped with, so that it is current (docs/decisions/0028-run-the-bundle-built-from-the-sources.md).
+COPY scripts/build.ts scripts/
+RUN node --import tsx scripts/build.ts
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -64,9 +64,10 @@ export function spawnOpenrail(
   env: Record<string, string>,
   hardTimeoutMs = 180_000,
   cwd = REPO_ROOT,
+  bin = BIN,
 ): OpenrailProcess {
   const base = scrubbedEnv();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [bin, ...args], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -215,9 +216,19 @@ export const SERVING_BANNER = 'openrail is serving at';
  * One `openrail serve` process (one worker) on 127.0.0.1:`port`, its PUBLIC_URL that origin,
  * answered once it prints that it is serving.
  */
-export async function serveOn(env: Record<string, string>, port: number): Promise<{ proc: OpenrailProcess; origin: string }> {
+export async function serveOn(
+  env: Record<string, string>,
+  port: number,
+  bin = BIN,
+): Promise<{ proc: OpenrailProcess; origin: string }> {
   const origin = `http://127.0.0.1:${port}`;
-  const proc = spawnOpenrail(['serve', '--workers', '1'], { ...env, PORT: String(port), PUBLIC_URL: origin }, 600_000);
+  const proc = spawnOpenrail(
+    ['serve', '--workers', '1'],
+    { ...env, PORT: String(port), PUBLIC_URL: origin },
+    600_000,
+    REPO_ROOT,
+    bin,
+  );
   await proc.waitForStdout(SERVING_BANNER, 60_000);
   return { proc, origin };
 }

@@ -1,0 +1,77 @@
+/**
+ * What a serving process loads only when first used (core/lazy-package.ts; issue 54, point 3)
+ * answers its first request correctly, in a process started as a deployment starts it
+ * (`bin/openrail.js`: the bundle where it is current): a QR code (qrcode), a shipped document
+ * (markdown-it), the metrics (prom-client, with OPENRAIL_METRICS_TOKEN) and a mail over SMTP
+ * (nodemailer, to a real SMTP server in this process). PostgreSQL's driver is first used by every
+ * suite on PostgreSQL, and openid-client by the sign-in suite (src/features/operators/sign-in.test.ts).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { freePort, type OpenrailProcess, serveOn } from '../helpers/process.ts';
+import { codeIn, type Mailbox, mailTo, startSmtp } from '../helpers/smtp.ts';
+
+const METRICS_TOKEN = 'first-use-metrics-token-0123456789abcdef';
+
+describe('the parts loaded on first use answer their first request', () => {
+  let dir: string;
+  let mail: Mailbox;
+  let server: { proc: OpenrailProcess; origin: string };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'openrail-first-use-'));
+    mail = await startSmtp();
+    server = await serveOn(
+      {
+        OPENRAIL_DATA_DIR: dir,
+        DATABASE_URL: `sqlite:${join(dir, 'openrail.sqlite')}`,
+        OPENRAIL_METRICS_TOKEN: METRICS_TOKEN,
+        OPENRAIL_SMTP_URL: mail.url,
+        LOG_LEVEL: 'warn',
+      },
+      await freePort(),
+    );
+  });
+  after(async () => {
+    server?.proc.kill();
+    await server?.proc.exited(30_000);
+    await mail?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a QR code (qrcode)', async () => {
+    const res = await fetch(`${server.origin}/api/qr?data=${encodeURIComponent('openid4vp://?request_uri=x')}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await res.text(), /^<svg [^>]*viewBox="0 0 \d+ \d+"[\s\S]*<path [\s\S]*<\/svg>\s*$/);
+  });
+
+  test('a shipped document, rendered (markdown-it)', async () => {
+    const res = await fetch(`${server.origin}/developers/docs/issuance`);
+    assert.equal(res.status, 200);
+    const page = await res.text();
+    assert.match(page, /<h1>[^<]+<\/h1>/);
+    assert.match(page, /<a href="\/developers\/docs\/[a-z-]+(#[^"]*)?">/, 'links between documents are rewritten');
+  });
+
+  test('the metrics (prom-client)', async () => {
+    const res = await fetch(`${server.origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /^# TYPE openrail_http_requests_total counter$/m);
+    assert.match(text, /^openrail_process_resident_memory_bytes\{[^}]*\} \d+/m);
+  });
+
+  test('a mail over SMTP (nodemailer)', async () => {
+    const res = await fetch(`${server.origin}/onboard/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ identifier: 'ada@example.org' }),
+    });
+    assert.equal(res.status, 202, await res.text());
+    assert.match(codeIn(await mailTo(mail, 'ada@example.org')), /^\d{6}$/);
+  });
+});
