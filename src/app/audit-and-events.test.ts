@@ -313,6 +313,34 @@ for (const factory of testDatabases()) {
       assert.equal(firstBrokenEntry(entries), undefined);
     });
 
+    // An entry's events are outbox rows of the append's one statement on PostgreSQL (an insert
+    // each): delivery follows the outbox's seq, so they must take it in the order given, between
+    // the events emitted before and after (an erasure gives one to each tenant, root's last).
+    test('the events given with an entry keep their order in the outbox', async () => {
+      const uow = new SqlUnitOfWork(handles[0] as Db, systemClock);
+      const event = (tenant: string) => ({
+        type: 'erasure.completed' as const,
+        tenant,
+        data: { receiptId: 'era_order', accountId: tenant },
+      });
+      const given = Array.from({ length: 12 }, (_, i) => `given-${i}`);
+      await uow.run(async ({ audit, events }) => {
+        await events.emit(event('before'));
+        await audit.append(
+          { actor: { kind: 'system', what: 'order' }, action: 'account.erased', tenant: null },
+          given.map(event),
+        );
+        await events.emit(event('after'));
+      });
+      const written = (await readOutbox(handles[0] as Db)).filter(
+        (e) => e.type === 'erasure.completed' && e.data.receiptId === 'era_order',
+      );
+      assert.deepEqual(
+        written.map((e) => e.tenant),
+        ['before', ...given, 'after'],
+      );
+    });
+
     // The append's one statement started before the other transaction committed, so its snapshot
     // does not hold that transaction's entry: the head it locked, moved and linked to must be the
     // one committed while it waited (docs/audit.md, "Sequence numbers").

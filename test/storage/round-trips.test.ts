@@ -4,9 +4,10 @@
  * exchange on a connection, a request and the answer it waits for, is one. The issue's targets:
  * an issuance (token, nonce and credential requests) in at most 5, a hosted verification's
  * response in at most 3. The others are what each path makes today, so that one more round trip
- * fails here rather than going unseen: a revocation, a deposit, a webhook lane's deliveries, and an
- * audited operator write (a tenant created). Issue 54's: a HAIP issuance (the authorization code
- * flow, PAR to credential) in at most 12.
+ * fails here rather than going unseen: a revocation, a deposit, a webhook lane's deliveries, and
+ * audited operator writes (a tenant created, a partner's stage moved, an organisation's suspension
+ * approved). Issue 54's: a HAIP issuance (the authorization code flow, PAR to credential) in at
+ * most 12.
  * This counts; it never times anything. PostgreSQL only: SQLite has no network between openrail
  * and its data.
  */
@@ -38,6 +39,7 @@ import {
   registerType,
   requestCredential,
 } from '../helpers/issuance.ts';
+import { signedInOperator } from '../helpers/operators.ts';
 import { type PgProxy, railBehindProxy } from '../helpers/pg-proxy.ts';
 import { formBody, openVerification, present } from '../helpers/presentation.ts';
 import { owner, PUBLIC_URL, railSeconds, type TestRail } from '../helpers/rail.ts';
@@ -83,6 +85,23 @@ const ROUND_TRIP_TARGETS = {
    * nonce 0, the credential 3 (as `issuance` above).
    */
   haipIssuance: 12,
+  /**
+   * POST /api/admin/partners/{id}/stage (to screening): the application read, then in one
+   * transaction (begin, commit) the conditional stage move, its history entry, the partner's keys
+   * read and its team's sessions ended (a stage that does not sign in), and the audit entry with its
+   * `partner.stage_changed` event as one statement; then the application read for the answer. It
+   * was 10 when the event was a statement of its own.
+   */
+  partnerStageMove: 9,
+  /**
+   * POST /api/admin/approvals/{id}/approve of an org.suspend: the approver's session and operator,
+   * the approval, and the four-eyes check of linked operators; then in one transaction (begin,
+   * commit) the approval decided, the tenant's status moved, its lifecycle's last seq read and the
+   * entry inserted, the `org.suspended` audit entry with its event as one statement, the approval's
+   * result and its `approval.approved` audit entry; then the approval read for the answer. It was
+   * 15 when the event was a statement of its own.
+   */
+  orgSuspension: 14,
 } as const;
 const WEBHOOK_BACKLOG = 20;
 
@@ -237,6 +256,51 @@ describe('round trips to PostgreSQL on the hot paths', { skip: postgres ? false 
     }
     t.diagnostic(`round trips: ${trips}`);
     within(trips, ROUND_TRIP_TARGETS.tenantCreation, 'a tenant creation');
+  });
+
+  test(`a partner's stage move makes at most ${ROUND_TRIP_TARGETS.partnerStageMove} round trips`, async (t) => {
+    let trips = 0;
+    for (let i = 0; i < 2; i++) {
+      const filed = await post('/api/admin/partners', {
+        kind: 'issuer',
+        organisation: `Round Trip Partner ${i}`,
+        contactName: 'Ada Lovelace',
+        contactEmail: `partner-${i}@round-trips.example`,
+        country: 'BE',
+        website: 'https://round-trips.example',
+        useCase: 'We count the round trips of a stage move.',
+      });
+      assert.equal(filed.statusCode, 201, filed.body);
+      const moved = await counted(() => post(`/api/admin/partners/${filed.json().applicationId}/stage`, { stage: 'screening' }));
+      assert.equal(moved.value.statusCode, 200, moved.value.body);
+      trips = moved.trips;
+    }
+    t.diagnostic(`round trips: ${trips}`);
+    within(trips, ROUND_TRIP_TARGETS.partnerStageMove, "a partner's stage move");
+  });
+
+  test(`an organisation's suspension approved makes at most ${ROUND_TRIP_TARGETS.orgSuspension} round trips`, async (t) => {
+    const approver = await signedInOperator(app, 'round-trips-ops', ['ops']);
+    let trips = 0;
+    for (let i = 0; i < 2; i++) {
+      const made = await post('/api/admin/orgs', { name: `Round Trip Suspended ${i}` });
+      assert.equal(made.statusCode, 201, made.body);
+      const filed = await post(`/api/admin/orgs/${made.json().org.slug}/suspend`, { reason: 'Counting round trips' });
+      assert.equal(filed.statusCode, 202, filed.body);
+      const approved = await counted(() =>
+        app.inject({
+          method: 'POST',
+          url: `/api/admin/approvals/${filed.json().approval.approvalId}/approve`,
+          headers: approver,
+          payload: {},
+        }),
+      );
+      assert.equal(approved.value.statusCode, 200, approved.value.body);
+      assert.equal(approved.value.json().approval.state, 'approved', approved.value.body);
+      trips = approved.trips;
+    }
+    t.diagnostic(`round trips: ${trips}`);
+    within(trips, ROUND_TRIP_TARGETS.orgSuspension, "an organisation's suspension approved");
   });
 
   test(`a webhook lane delivers ${WEBHOOK_BACKLOG} events in at most ${ROUND_TRIP_TARGETS.webhookDrain} round trips`, async (t) => {

@@ -108,16 +108,22 @@ export class ErasureService {
           data: { offerId: offer.id, typeId: offer.typeId, redeemed: offer.redeemed },
         });
       }
-      for (const tenant of [...tenants.filter((t) => t !== PLATFORM), PLATFORM]) {
-        await events.emit({ type: 'erasure.completed', tenant, data: { receiptId: receipt.id, accountId } });
-      }
-      await audit.append({
-        actor: options.by ?? { kind: 'holder', accountId },
-        action: 'account.erased',
-        tenant: null,
-        target: receipt.id,
-        detail: { counts, tenants: tenants.length },
-      });
+      // The receipt's events go with its audit entry, the platform's last.
+      const completed = [...tenants.filter((t) => t !== PLATFORM), PLATFORM].map((tenant) => ({
+        type: 'erasure.completed' as const,
+        tenant,
+        data: { receiptId: receipt.id, accountId },
+      }));
+      await audit.append(
+        {
+          actor: options.by ?? { kind: 'holder', accountId },
+          action: 'account.erased',
+          tenant: null,
+          target: receipt.id,
+          detail: { counts, tenants: tenants.length },
+        },
+        completed,
+      );
       await options.alongside?.(receipt);
       return receipt;
     });

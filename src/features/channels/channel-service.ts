@@ -1,6 +1,7 @@
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { EventInput } from '../../core/events.ts';
 import type { Ids } from '../../core/ids.ts';
 import { isDemoSlug } from '../../core/slug.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
@@ -46,7 +47,7 @@ export class ChannelService {
   async request(input: { tenant: string; accountId: string; elements: string[] }, actor: Actor) {
     const tenant = await this.deps.tenants.get(input.tenant);
     const elements = [...new Set(input.elements)].sort();
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const now = this.deps.clock.now();
       const channel = {
         tenant: input.tenant,
@@ -75,8 +76,9 @@ export class ChannelService {
         expiresAt: now + CHANNEL_REQUEST_TTL_MS,
       });
       const data = { accountId: input.accountId, elements, by: 'tenant' as const, itemId };
-      await audit.append({ actor, action: 'channel.requested', tenant: input.tenant, target: input.accountId, detail: data });
-      await events.emit({ type: 'channel.requested', tenant: input.tenant, data });
+      await audit.append({ actor, action: 'channel.requested', tenant: input.tenant, target: input.accountId, detail: data }, [
+        { type: 'channel.requested', tenant: input.tenant, data },
+      ]);
       const stored = await this.deps.stores.channels.get(input.tenant, input.accountId);
       if (!stored) throw new Error('channel vanished inside its own transaction');
       return { channel: channelView(stored), itemId };
@@ -86,7 +88,7 @@ export class ChannelService {
   /** accept, decline (a holder's request) or revoke (either's), as the organisation. */
   async act(tenant: string, accountId: string, action: ChannelAction, actor: Actor): Promise<ChannelView> {
     const rule = ACTIONS[action];
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const channel = await this.deps.stores.channels.get(tenant, accountId);
       if (!channel) throw new ServiceError('unknown_channel', 'The tenant has no channel with this account.');
       const now = this.deps.clock.now();
@@ -98,12 +100,14 @@ export class ChannelService {
         );
       }
       const name = { accept: 'channel.activated', decline: 'channel.declined', revoke: 'channel.revoked' }[action];
-      await audit.append({ actor, action: name, tenant, target: accountId, detail: { by: 'tenant' } });
-      if (rule.to === 'active') {
-        await events.emit({ type: 'channel.activated', tenant, data: { accountId, elements: channel.elements, by: 'tenant' } });
-      } else if (rule.to === 'revoked') {
-        await events.emit({ type: 'channel.revoked', tenant, data: { accountId, by: 'tenant' } });
-      }
+      // A declined request has an audit entry and no event.
+      const event: EventInput | undefined =
+        rule.to === 'active'
+          ? { type: 'channel.activated', tenant, data: { accountId, elements: channel.elements, by: 'tenant' } }
+          : rule.to === 'revoked'
+            ? { type: 'channel.revoked', tenant, data: { accountId, by: 'tenant' } }
+            : undefined;
+      await audit.append({ actor, action: name, tenant, target: accountId, detail: { by: 'tenant' } }, event ? [event] : []);
       return channelView({ ...channel, state: rule.to, updatedAt: now });
     });
   }

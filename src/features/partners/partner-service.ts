@@ -107,7 +107,7 @@ export class PartnerService {
       createdAt: now,
       updatedAt: now,
     };
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       await this.deps.store.createApplication(application);
       await this.deps.store.appendHistory({
         applicationId: application.id,
@@ -125,18 +125,16 @@ export class PartnerService {
         addedBy: application.createdBy,
         addedAt: now,
       });
-      await events.emit({
-        type: 'partner.stage_changed',
-        tenant: 'root',
-        data: { applicationId: application.id, kind: application.kind, from: null, to: 'applied' },
-      });
-      return audit.append({
-        actor,
-        action: 'partner.applied',
-        tenant: null,
-        target: application.id,
-        detail: { kind: application.kind },
-      });
+      return audit.append(
+        { actor, action: 'partner.applied', tenant: null, target: application.id, detail: { kind: application.kind } },
+        [
+          {
+            type: 'partner.stage_changed',
+            tenant: 'root',
+            data: { applicationId: application.id, kind: application.kind, from: null, to: 'applied' },
+          },
+        ],
+      );
     });
     await this.deps.mailer
       .send({
@@ -202,7 +200,7 @@ export class PartnerService {
     if (!canMove(found.stage, to)) throw illegal(found.stage, to);
     const now = this.deps.clock.now();
     const label = actorLabel(actor);
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       if (!(await this.deps.store.moveStage(id, found.stage, to, now))) {
         const current = (await this.deps.store.application(id))?.stage ?? found.stage;
         throw illegal(current, to);
@@ -213,18 +211,16 @@ export class PartnerService {
         revokedKeys = await this.deps.keys.revokePartnerKeys(id, label, now);
         await this.deps.store.endSessions({ applicationId: id });
       }
-      await events.emit({
-        type: 'partner.stage_changed',
-        tenant: 'root',
-        data: { applicationId: id, kind: found.kind, from: found.stage, to },
-      });
-      return audit.append({
-        actor,
-        action: 'partner.stage_changed',
-        tenant: found.tenant,
-        target: id,
-        detail: { from: found.stage, to, ...(revokedKeys.length > 0 ? { revokedKeys } : {}) },
-      });
+      return audit.append(
+        {
+          actor,
+          action: 'partner.stage_changed',
+          tenant: found.tenant,
+          target: id,
+          detail: { from: found.stage, to, ...(revokedKeys.length > 0 ? { revokedKeys } : {}) },
+        },
+        [{ type: 'partner.stage_changed', tenant: 'root', data: { applicationId: id, kind: found.kind, from: found.stage, to } }],
+      );
     });
     return { ok: true as const, auditSeq, partner: applicationView((await this.deps.store.application(id)) ?? found) };
   }

@@ -49,7 +49,7 @@ export class SharingService {
     const actor: Actor = { kind: 'holder', accountId };
     // Outside the transaction: SQLite serves one connection, which the transaction holds.
     for (const share of input.shares ?? []) await this.tenants.get(share.tenant);
-    return this.uow.run(async ({ audit, events }) => {
+    return this.uow.run(async ({ audit }) => {
       const now = this.clock.now();
       // Held first: two changes of one item's sharing at once follow each other, so the second
       // reads the settings, the channels and the log the first left, and answers as it would after it.
@@ -61,8 +61,9 @@ export class SharingService {
         if (!(await this.stores.channels.move(tenant, accountId, ['requested', 'active'], 'revoked', now))) {
           throw new ServiceError('channel_state', `There is no live channel with ${tenant} to revoke.`);
         }
-        await audit.append({ actor, action: 'channel.revoked', tenant, target: accountId, detail: { by: 'holder' } });
-        await events.emit({ type: 'channel.revoked', tenant, data: { accountId, by: 'holder' } });
+        await audit.append({ actor, action: 'channel.revoked', tenant, target: accountId, detail: { by: 'holder' } }, [
+          { type: 'channel.revoked', tenant, data: { accountId, by: 'holder' } },
+        ]);
       }
 
       if (input.shares !== undefined) {
@@ -94,8 +95,9 @@ export class SharingService {
           });
           if (!requested) continue;
           const data = { accountId, elements: share.elements, by: 'holder' as const };
-          await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data });
-          await events.emit({ type: 'channel.requested', tenant: share.tenant, data });
+          await audit.append({ actor, action: 'channel.requested', tenant: share.tenant, target: accountId, detail: data }, [
+            { type: 'channel.requested', tenant: share.tenant, data },
+          ]);
         }
         await this.stores.channels.setShares(accountId, item.id, wanted, log);
         if (log.length > 0) {

@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
+import type { EventInput } from '../../core/events.ts';
 import { cursorOf, type PageParams, page, windowOf } from '../../http/list.ts';
 import type { ChannelRecord, ChannelStore } from '../../ports/channel-store.ts';
 import type { DepositsViews } from '../../ports/deposits-views.ts';
@@ -42,11 +43,11 @@ export interface WalletStores {
 
 /**
  * What accepting and declining mean for one kind of item, called inside the decision's unit of
- * work with its recorders. `contents` answers the accepted item's contents, the first time and
- * every time after.
+ * work. `onAccept` answers the events of the acceptance, which the decision gives with its audit
+ * entry. `contents` answers the accepted item's contents, the first time and every time after.
  */
 interface KindRules {
-  onAccept(recorders: Recorders, item: ListedItem, now: number): Promise<void>;
+  onAccept(item: ListedItem, now: number): Promise<EventInput[]>;
   onDecline(recorders: Recorders, item: ListedItem, now: number): Promise<void>;
   contents(item: ListedItem): Promise<Omit<DecisionAnswer, 'item'>>;
   /**
@@ -77,15 +78,15 @@ export class WalletService {
     this.kinds = {
       offer: {
         // The credential itself is collected over OID4VCI with the URI; accepting only hands it out.
-        onAccept: async () => {},
+        onAccept: async () => [],
         // A declined offer stops working at once and its subject is erased with the next sweep.
         onDecline: async (_scope, item, now) => void (await deps.offers.withdraw(item.tenant, item.ref, now)),
         contents: async (item) => ({ offerUri: deps.offers.addressedUri(item.tenant, item.ref) }),
       },
       deposit: {
-        onAccept: async ({ events }, item) => {
+        onAccept: async (item) => {
           const data = { depositId: item.ref, itemId: item.id, accountId: item.accountId };
-          await events.emit({ type: 'deposit.accepted', tenant: item.tenant, data });
+          return [{ type: 'deposit.accepted', tenant: item.tenant, data }];
         },
         onDecline: async () => {},
         contents: async (item) => ({ deposit: await this.depositOf(item) }),
@@ -96,7 +97,7 @@ export class WalletService {
       },
       'channel-request': {
         // Only an organisation's pending request is the holder's to accept; one it withdrew is not.
-        onAccept: async ({ events }, item, now) => {
+        onAccept: async (item, now) => {
           // The item stands for the request made when it was: a request withdrawn and made again
           // has a newer item, so an older one activates nothing.
           const channel = await deps.channels.get(item.tenant, item.accountId);
@@ -104,7 +105,7 @@ export class WalletService {
           const moved = current && (await deps.channels.move(item.tenant, item.accountId, ['requested'], 'active', now));
           if (!moved) throw new ServiceError('channel_state', 'The organisation no longer asks for this channel.');
           const data = { accountId: item.accountId, elements: channel.elements, by: 'holder' as const };
-          await events.emit({ type: 'channel.activated', tenant: item.tenant, data });
+          return [{ type: 'channel.activated', tenant: item.tenant, data }];
         },
         onDecline: async (_recorders, item, now) => {
           const channel = await deps.channels.get(item.tenant, item.accountId);
@@ -156,10 +157,11 @@ export class WalletService {
       const to = decision === 'accept' ? 'accepted' : 'declined';
       if (await this.deps.items.decide(item.id, to, now)) {
         const decided = { ...item, state: to, updatedAt: now } as const;
-        if (to === 'accepted') await rules.onAccept(recorders, decided, now);
+        let events: EventInput[] = [];
+        if (to === 'accepted') events = await rules.onAccept(decided, now);
         else await rules.onDecline(recorders, decided, now);
         const detail = { kind: item.kind, ref: item.ref };
-        await recorders.audit.append({ actor, action: `item.${to}`, tenant: item.tenant, target: item.id, detail });
+        await recorders.audit.append({ actor, action: `item.${to}`, tenant: item.tenant, target: item.id, detail }, events);
         return this.answer(decided, now);
       }
       const current = (await this.deps.items.get(accountId, itemId)) ?? item;

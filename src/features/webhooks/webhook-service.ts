@@ -126,15 +126,16 @@ export class WebhookService {
       deadStreak: 0,
       lastSuccessAt: null,
     };
-    const auditSeq = await this.deps.uow.run(async ({ audit, events: outbox }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       // The store counts and writes as one operation: a count read here first would let
       // registrations at once all pass it.
       if (!(await this.deps.store.create(record, MAX_WEBHOOKS_PER_TENANT))) {
         throw new ServiceError('webhook_limit', `A tenant may have ${MAX_WEBHOOKS_PER_TENANT} webhook endpoints.`);
       }
       // The first event an endpoint receives tests it, and its secret.
-      await outbox.emit({ type: 'webhook.ping', tenant: input.tenant, data: { webhookId: id, reason: 'registered' } });
-      return audit.append({ actor, action: 'webhook.registered', tenant: input.tenant, target: id, detail: { events } });
+      return audit.append({ actor, action: 'webhook.registered', tenant: input.tenant, target: id, detail: { events } }, [
+        { type: 'webhook.ping', tenant: input.tenant, data: { webhookId: id, reason: 'registered' } },
+      ]);
     });
     this.deps.wake();
     return { ok: true as const, auditSeq, webhook: { ...webhookView(record), secret } };
@@ -164,19 +165,14 @@ export class WebhookService {
    */
   async setActive(actor: Actor, within: string | null, id: string, active: boolean) {
     const before = await this.found(within, id);
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       if (!(await this.deps.store.setActive(id, within, active, this.deps.clock.now())))
         throw new ServiceError('unknown_webhook');
-      if (active) {
-        const reason = before.active ? 'ping' : 'activated';
-        await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason } });
-      }
-      return audit.append({
-        actor,
-        action: active ? 'webhook.activated' : 'webhook.deactivated',
-        tenant: before.tenant,
-        target: id,
-      });
+      const reason = before.active ? 'ping' : 'activated';
+      return audit.append(
+        { actor, action: active ? 'webhook.activated' : 'webhook.deactivated', tenant: before.tenant, target: id },
+        active ? [{ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason } }] : [],
+      );
     });
     this.deps.wake();
     return { ok: true as const, auditSeq, webhook: webhookView(await this.found(within, id)) };
@@ -186,13 +182,13 @@ export class WebhookService {
   async rotateSecret(actor: Actor, within: string | null, id: string) {
     const before = await this.found(within, id);
     const { secret, sealed } = this.newSecret(id);
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       if (!(await this.deps.store.setSecret(id, within, sealed, this.deps.clock.now())))
         throw new ServiceError('unknown_webhook');
-      if (before.active) {
-        await events.emit({ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason: 'secret-rotated' } });
-      }
-      return audit.append({ actor, action: 'webhook.secret_rotated', tenant: before.tenant, target: id });
+      return audit.append(
+        { actor, action: 'webhook.secret_rotated', tenant: before.tenant, target: id },
+        before.active ? [{ type: 'webhook.ping', tenant: before.tenant, data: { webhookId: id, reason: 'secret-rotated' } }] : [],
+      );
     });
     this.deps.wake();
     return { ok: true as const, auditSeq, webhook: { ...webhookView(before), secret } };

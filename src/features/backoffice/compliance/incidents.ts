@@ -86,20 +86,24 @@ export class Incidents {
       notifiedAt: null,
       closedAt: null,
     };
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       await this.deps.store.add(incident);
-      const auditSeq = await audit.append({
-        actor,
-        action: 'incident.opened',
-        tenant: null,
-        target: incident.id,
-        detail: { severity: incident.severity, detectedAt: iso(detectedAt) },
-      });
-      await events.emit({
-        type: 'incident.opened',
-        tenant: ROOT_SLUG,
-        data: { incidentId: incident.id, severity: incident.severity, state: 'open', detectedAt: iso(detectedAt) },
-      });
+      const auditSeq = await audit.append(
+        {
+          actor,
+          action: 'incident.opened',
+          tenant: null,
+          target: incident.id,
+          detail: { severity: incident.severity, detectedAt: iso(detectedAt) },
+        },
+        [
+          {
+            type: 'incident.opened',
+            tenant: ROOT_SLUG,
+            data: { incidentId: incident.id, severity: incident.severity, state: 'open', detectedAt: iso(detectedAt) },
+          },
+        ],
+      );
       return { ok: true as const, auditSeq, incident: this.view(incident, now) };
     });
   }
@@ -129,7 +133,7 @@ export class Incidents {
       .filter(([, v]) => v !== undefined)
       .map(([k]) => k);
     if (names.length === 0) throw new ServiceError('invalid_request', 'Name at least one field to change.');
-    return this.deps.uow.run(async ({ audit, events }) => {
+    return this.deps.uow.run(async ({ audit }) => {
       const found = await this.require(id);
       const next: Partial<IncidentRecord> = { updatedAt: now };
       if (change.title !== undefined) next.title = change.title;
@@ -147,18 +151,22 @@ export class Incidents {
         throw new ServiceError('incident_state', 'The incident changed meanwhile; read it again.');
       }
       const after: IncidentRecord = { ...found, ...next };
-      const auditSeq = await audit.append({
-        actor,
-        action: 'incident.updated',
-        tenant: null,
-        target: id,
-        detail: { changed: names, ...(next.state ? { from: found.state, to: next.state } : {}) },
-      });
-      await events.emit({
-        type: 'incident.updated',
-        tenant: ROOT_SLUG,
-        data: { incidentId: id, severity: after.severity, state: after.state, changed: names },
-      });
+      const auditSeq = await audit.append(
+        {
+          actor,
+          action: 'incident.updated',
+          tenant: null,
+          target: id,
+          detail: { changed: names, ...(next.state ? { from: found.state, to: next.state } : {}) },
+        },
+        [
+          {
+            type: 'incident.updated',
+            tenant: ROOT_SLUG,
+            data: { incidentId: id, severity: after.severity, state: after.state, changed: names },
+          },
+        ],
+      );
       return { ok: true as const, auditSeq, incident: this.view(after, now) };
     });
   }

@@ -49,11 +49,11 @@ export class AgentActivity {
     }
     if (r.action === undefined) throw new ServiceError('invalid_request', 'An action report names its action.');
     const { action } = r;
-    const auditSeq = await this.deps.uow.run(async ({ audit, events }) => {
+    const auditSeq = await this.deps.uow.run(async ({ audit }) => {
       const detail = { agent: r.agent, action, ...(r.summary === undefined ? {} : { summary: r.summary }) };
-      const seq = await audit.append({ actor, action: 'agent.acted', tenant: r.tenant, target: r.ref ?? r.agent, detail });
-      await events.emit({ type: 'agent.acted', tenant: r.tenant, data: { agent: r.agent, action, ref: r.ref ?? null } });
-      return seq;
+      return audit.append({ actor, action: 'agent.acted', tenant: r.tenant, target: r.ref ?? r.agent, detail }, [
+        { type: 'agent.acted', tenant: r.tenant, data: { agent: r.agent, action, ref: r.ref ?? null } },
+      ]);
     });
     return { ok: true, auditSeq, agent: r.agent, at };
   }

@@ -71,23 +71,27 @@ export function rotateAction(deps: RotationDeps): ApprovalAction<Params, StoredS
     prepare: (p) => deps.keys.prepareKey(p.tenant, p.purpose ?? 'issuer'),
     // A key made for an approval that did not commit is destroyed, not left in the token.
     discard: (key) => deps.keys.discard(key),
-    async execute({ audit, events }, p, context) {
+    async execute({ audit }, p, context) {
       const purpose = p.purpose ?? 'issuer';
       const { previous, current } = await deps.keys.rotate(p.tenant, purpose, context.prepared);
       const listsResigned = purpose === 'issuer' ? await deps.status.resignAll(p.tenant) : 0;
       const did = deps.tenants.didOf(p.tenant);
-      await audit.append({
-        actor: context.actor,
-        action: 'key.rotated',
-        tenant: p.tenant,
-        target: current,
-        detail: { purpose, previousKid: previous, listsResigned, approvalId: context.approvalId },
-      });
-      await events.emit({
-        type: 'key.rotated',
-        tenant: p.tenant,
-        data: { did, kid: current, previousKid: previous, approvalId: context.approvalId },
-      });
+      await audit.append(
+        {
+          actor: context.actor,
+          action: 'key.rotated',
+          tenant: p.tenant,
+          target: current,
+          detail: { purpose, previousKid: previous, listsResigned, approvalId: context.approvalId },
+        },
+        [
+          {
+            type: 'key.rotated',
+            tenant: p.tenant,
+            data: { did, kid: current, previousKid: previous, approvalId: context.approvalId },
+          },
+        ],
+      );
       return { tenant: p.tenant, purpose, kid: current, previousKid: previous, listsResigned };
     },
   };

@@ -289,7 +289,7 @@ export class OrgService {
     now = this.d.clock.now(),
   ): Promise<{ auditSeq: number; change: number }> {
     const from = to === 'active' ? 'suspended' : 'active';
-    return this.d.uow.run(async ({ audit, events }) => {
+    return this.d.uow.run(async ({ audit }) => {
       if (!(await this.d.tenants.transition(slug, from, to, reason, now))) {
         await this.d.tenants.status(slug); // unknown_tenant when there is none
         throw new ServiceError('org_state', `The organisation ${slug} is ${to === 'active' ? 'not' : 'already'} suspended.`);
@@ -304,13 +304,12 @@ export class OrgService {
       });
       const action = to === 'active' ? 'org.reactivated' : 'org.suspended';
       const detail = approval ? { ...approval, reason } : { reason };
-      const auditSeq = await audit.append({ actor, action, tenant: slug, target: slug, detail });
       const data = { slug, did: this.d.tenants.didOf(slug) };
-      await events.emit(
+      const auditSeq = await audit.append({ actor, action, tenant: slug, target: slug, detail }, [
         to === 'active'
           ? { type: 'org.reactivated', tenant: slug, data }
           : { type: 'org.suspended', tenant: slug, data: { ...data, ...(approval ? { approvalId: approval.approvalId } : {}) } },
-      );
+      ]);
       return { auditSeq, change: change.seq };
     });
   }
