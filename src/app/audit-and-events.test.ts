@@ -313,9 +313,10 @@ for (const factory of testDatabases()) {
       assert.equal(firstBrokenEntry(entries), undefined);
     });
 
-    // An entry's events are outbox rows of the append's one statement on PostgreSQL (an insert
-    // each): delivery follows the outbox's seq, so they must take it in the order given, between
-    // the events emitted before and after (an erasure gives one to each tenant, root's last).
+    // An entry's events are outbox rows of the append's one statement on PostgreSQL (one multi-row
+    // insert of the first eight, the rest emitted after it): delivery follows the outbox's seq, so
+    // they must take it in the order given, between the events emitted before and after (an
+    // erasure gives one to each tenant, root's last). Twelve crosses both.
     test('the events given with an entry keep their order in the outbox', async () => {
       const uow = new SqlUnitOfWork(handles[0] as Db, systemClock);
       const event = (tenant: string) => ({

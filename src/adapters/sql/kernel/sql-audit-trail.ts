@@ -32,14 +32,22 @@ type Appended = { seq: string; prev_hash: string; hash: string; entries: string;
  * the head row (waiting, as any update of it does, for the transaction that holds it, then reading
  * what that one committed); `head` moves it on, to the next seq and the new entry's hash, which
  * sha256 makes from the head's own hash and seq and the entry's text cut around them
- * (auditHashText); `entry` inserts the entry with the hash `prior` read as its prevHash.
+ * (auditHashText); `entry` inserts the entry with the hash `prior` read as its prevHash; `events`
+ * inserts the events as one multi-row insert, whose rows take their outbox seq in the order given
+ * (one insert, not one data-modifying clause each, whose order PostgreSQL leaves open).
  */
 const appends = new Map<number, Statement<Appended>>();
+/**
+ * At most this many events go in the statement (and so at most this many statements are
+ * prepared); the rest of a longer list is emitted after it, in the same transaction and order.
+ */
+const EVENTS_IN_STATEMENT = 8;
 
 function appendStatement(events: number): Statement<Appended> {
   let statement = appends.get(events);
   if (statement) return statement;
-  const outbox = Array.from({ length: events }, (_, i) => `e${i} as (${outboxInsert.text} returning 1)`);
+  const rows = Array.from({ length: events }, () => '(?, ?, ?, ?, ?)').join(', ');
+  const insertEvents = outboxInsert.text.replace(/values \(.*\)$/, `values ${rows}`);
   statement = new Statement<Appended>(
     [
       'with prior as (select hash from audit_head where id = 1 for update),',
@@ -48,9 +56,9 @@ function appendStatement(events: number): Statement<Appended> {
       '  from prior where audit_head.id = 1 returning audit_head.seq, prior.hash as prev_hash, audit_head.hash),',
       `entry as (insert into audit_log (seq, ${GIVEN.join(', ')}, prev_hash, hash)`,
       `  select seq, ${GIVEN.map((c) => `?::${GIVEN_TYPES[c]}`).join(', ')}, prev_hash, hash from head returning 1)`,
-      ...outbox.map((cte) => `, ${cte}`),
+      ...(events > 0 ? [`, events as (${insertEvents} returning 1)`] : []),
       'select seq, prev_hash, hash, (select count(*) from entry) as entries,',
-      `  ${events === 0 ? '0' : Array.from({ length: events }, (_, i) => `(select count(*) from e${i})`).join(' + ')} as events`,
+      `  ${events === 0 ? '0' : '(select count(*) from events)'} as events`,
       'from head',
     ].join('\n'),
   );
@@ -108,8 +116,9 @@ export class SqlAuditTrail implements AuditTrail {
   private async inOneStatement(given: Omit<AuditEntry, 'seq' | 'prevHash' | 'hash'>, events: readonly EventInput[]) {
     const { before, between, after } = auditHashText(given);
     const row = entries.row({ ...given, seq: 0, prevHash: '', hash: '' }) as Record<string, unknown>;
-    const outbox = events.map((e) => outboxWrite(e, given.at).params);
-    const done = await appendStatement(events.length).first(this.db, [
+    const inStatement = events.slice(0, EVENTS_IN_STATEMENT);
+    const outbox = inStatement.map((e) => outboxWrite(e, given.at).params);
+    const done = await appendStatement(inStatement.length).first(this.db, [
       before,
       between,
       after,
@@ -117,10 +126,11 @@ export class SqlAuditTrail implements AuditTrail {
       ...outbox.flat(),
     ]);
     if (!done || Number(done.entries) !== 1) throw new Error('the audit head row is missing: no entry was appended');
-    if (Number(done.events) !== events.length) throw new Error('an event given with an audit entry was not written');
+    if (Number(done.events) !== inStatement.length) throw new Error('an event given with an audit entry was not written');
     const entry = { seq: Number(done.seq), ...given, prevHash: done.prev_hash };
     if (auditHash(entry) !== done.hash) throw new Error(`audit entry ${entry.seq}: PostgreSQL's hash is not auditHash's`);
-    if (events.length > 0) eventsWrittenIn(this.db);
+    if (inStatement.length > 0) eventsWrittenIn(this.db);
+    for (const event of events.slice(EVENTS_IN_STATEMENT)) await this.outbox.emit(event);
     return entry.seq;
   }
 }
