@@ -170,6 +170,27 @@ function interactive(shell: string, input: string, cwd: string): Promise<string>
   });
 }
 
+/** A scratch copy with `openrail serve` running in it on a fresh SQLite database. */
+async function serveScratch(): Promise<{ dir: string; server: OpenrailProcess; origin: string }> {
+  const dir = scratchClone();
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  const server = spawnOpenrail(
+    ['serve', '--workers', '1'],
+    { PORT: String(port), PUBLIC_URL: origin, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
+    15 * 60_000,
+    dir,
+  );
+  await server.waitForStdout('openrail is serving', 60_000);
+  return { dir, server, origin };
+}
+
+async function stopScratch(dir: string | undefined, server: OpenrailProcess | undefined): Promise<void> {
+  server?.kill();
+  await server?.exited(30_000).catch(() => server.kill('SIGKILL'));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
 // The shells run side by side: most of a run is waiting (for the wallet, npx, the backup drill).
 describe('the README tours, pasted into a shell against a live openrail serve', { concurrency: true, skip }, () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -190,22 +211,9 @@ describe('the README tours, pasted into a shell against a live openrail serve', 
   let server: OpenrailProcess;
   let origin: string;
   before(async () => {
-    dir = scratchClone();
-    const port = await freePort();
-    origin = `http://localhost:${port}`;
-    server = spawnOpenrail(
-      ['serve', '--workers', '1'],
-      { PORT: String(port), PUBLIC_URL: origin, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
-      15 * 60_000,
-      dir,
-    );
-    await server.waitForStdout('openrail is serving', 60_000);
+    ({ dir, server, origin } = await serveScratch());
   });
-  after(async () => {
-    server?.kill();
-    await server?.exited(30_000).catch(() => server.kill('SIGKILL'));
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => stopScratch(dir, server));
 
   for (const shell of shells) {
     test(`${shell}: a tour whose step failed stops there, naming the value, and the shell carries on`, async () => {
@@ -232,16 +240,7 @@ describe('the README tours, pasted into a shell against a live openrail serve', 
       const sections: string[] = [];
 
       before(async () => {
-        copy = scratchClone();
-        const port = await freePort();
-        live = `http://localhost:${port}`;
-        own = spawnOpenrail(
-          ['serve', '--workers', '1'],
-          { PORT: String(port), PUBLIC_URL: live, OPENRAIL_OWNER_TOKEN: OWNER, LOG_LEVEL: 'warn' },
-          15 * 60_000,
-          copy,
-        );
-        await own.waitForStdout('openrail is serving', 60_000);
+        ({ dir: copy, server: own, origin: live } = await serveScratch());
         const script = session(tours, live);
         writeFileSync(join(copy, 'data', 'tours.sh'), script);
         result = await run(shell, script, copy);
@@ -252,11 +251,7 @@ describe('the README tours, pasted into a shell against a live openrail serve', 
           rest = at < 0 ? '' : rest.slice(at + ENDED(i).length);
         }
       });
-      after(async () => {
-        own?.kill();
-        await own?.exited(30_000).catch(() => own.kill('SIGKILL'));
-        if (copy) rmSync(copy, { recursive: true, force: true });
-      });
+      after(() => stopScratch(copy, own));
 
       for (const [i, tour] of tours.entries()) {
         test(tour.title, () => {
