@@ -8,15 +8,9 @@
  * (freshness is the `iat` window, OauthChecks.checkPopFresh) and refused only when present and
  * past. Every refusal is `invalid_client`.
  */
-import {
-  type CallbackContext,
-  decodeJwt,
-  Oauth2Error,
-  type VerifiedClientAttestationJwt,
-  verifyClientAttestationJwt,
-  verifyJwt,
-} from '@openid4vc/oauth2';
+import type { CallbackContext, decodeJwt, VerifiedClientAttestationJwt } from '@openid4vc/oauth2';
 import { ServiceError } from '../../core/errors.ts';
+import { oauth2 } from './oauth-library.ts';
 
 const POP_TYP = 'oauth-client-attestation-pop+jwt';
 
@@ -40,7 +34,7 @@ export async function verifyClientAttestation(o: ClientAttestationInput): Promis
   }
   let attestation: VerifiedClientAttestationJwt;
   try {
-    attestation = await verifyClientAttestationJwt({
+    attestation = await oauth2().verifyClientAttestationJwt({
       clientAttestationJwt: o.attestationJwt,
       now: o.now,
       callbacks: { verifyJwt: o.verifyJwt },
@@ -60,7 +54,7 @@ export async function verifyClientAttestation(o: ClientAttestationInput): Promis
 async function verifyPop(popJwt: string, attestation: VerifiedClientAttestationJwt, o: ClientAttestationInput): Promise<void> {
   let decoded: ReturnType<typeof decodeJwt>;
   try {
-    decoded = decodeJwt({ jwt: popJwt });
+    decoded = oauth2().decodeJwt({ jwt: popJwt });
   } catch {
     throw refused('The client attestation proof of possession is not a JWT.');
   }
@@ -85,7 +79,7 @@ async function verifyPop(popJwt: string, attestation: VerifiedClientAttestationJ
     throw refused('The client attestation proof of possession names another client in iss than its attestation’s sub.');
   }
   try {
-    await verifyJwt({
+    await oauth2().verifyJwt({
       signer: { method: 'jwk', alg: header.alg, publicJwk: attestation.payload.cnf.jwk },
       header,
       payload,
@@ -105,4 +99,4 @@ async function verifyPop(popJwt: string, attestation: VerifiedClientAttestationJ
 
 /** An error the library raises on what the caller sent (as opposed to a fault of ours). */
 const libraryRefusal = (err: unknown) =>
-  err instanceof Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError');
+  err instanceof oauth2().Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError');

@@ -1,4 +1,4 @@
-import { authorizationCodeGrantIdentifier, decodeJwt, type Jwk } from '@openid4vc/oauth2';
+import type { Jwk } from '@openid4vc/oauth2';
 import type { Clock } from '../../core/clock.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -9,6 +9,7 @@ import type { AuthorizationRequestStore, PopMark } from '../../ports/authorizati
 import { assertIssuing } from '../tenants/tenant-service.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { type OauthChecks, PROOF_WINDOW_S, thumbprintOf } from './oauth-checks.ts';
+import { oauth2 } from './oauth-library.ts';
 import { type RequestSeen, refusalOf, requestLike, single } from './oauth-requests.ts';
 import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
 
@@ -63,7 +64,7 @@ export class CodeRedemption {
     try {
       const request = requestLike(seen);
       const parsed = this.deps.checks.server.parseAccessTokenRequest({ request, accessTokenRequest: form });
-      if (parsed.grant.grantType !== authorizationCodeGrantIdentifier) throw new Error('dispatched on grant_type');
+      if (parsed.grant.grantType !== oauth2().authorizationCodeGrantIdentifier) throw new Error('dispatched on grant_type');
       await this.deps.checks.server.verifyAuthorizationCodeAccessTokenRequest({
         authorizationServerMetadata: metadata,
         grant: parsed.grant,
@@ -141,7 +142,7 @@ export function servedSlug(tenant: { slug: string; haipIssuance: boolean }, chec
  * unused.
  */
 export function popMark(popJwt: string, now: number): PopMark {
-  const { jti, iat } = decodeJwt({ jwt: popJwt }).payload;
+  const { jti, iat } = oauth2().decodeJwt({ jwt: popJwt }).payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
     throw new ServiceError('invalid_client', 'The client attestation proof of possession must carry a jti.');
   }

@@ -1,11 +1,11 @@
 import type { CallbackContext } from '@openid4vc/oauth2';
-import { decodeJwt, Oauth2Error } from '@openid4vc/oauth2';
-import { Openid4vciError, verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
+import type { verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
 import type { JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { p256Thumbprint } from '../../core/jose/es256.ts';
 import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
+import { oauth2, openid4vci } from './oauth-library.ts';
 
 const invalidProof = (why: string) => new ServiceError('invalid_proof', why);
 
@@ -54,7 +54,7 @@ export class KeyAttestations {
   ): Promise<Array<{ jwk: JWK; thumbprint: string; nonce: string }>> {
     let decoded: { header: Record<string, unknown>; payload: Record<string, unknown> };
     try {
-      decoded = decodeJwt({ jwt: keyAttestation });
+      decoded = oauth2().decodeJwt({ jwt: keyAttestation });
     } catch {
       throw invalidProof('The key attestation is not a JWT.');
     }
@@ -77,7 +77,7 @@ export class KeyAttestations {
     }
     let verified: Awaited<ReturnType<typeof verifyKeyAttestationJwt>>;
     try {
-      verified = await verifyKeyAttestationJwt({
+      verified = await openid4vci().verifyKeyAttestationJwt({
         keyAttestationJwt: keyAttestation,
         use: o.use,
         expectedNonce: nonce,
@@ -85,7 +85,7 @@ export class KeyAttestations {
         callbacks: { verifyJwt: this.verifyJwt },
       });
     } catch (err) {
-      const libraries = err instanceof Oauth2Error || err instanceof Openid4vciError;
+      const libraries = err instanceof oauth2().Oauth2Error || err instanceof openid4vci().Openid4vciError;
       if (!libraries && !(err instanceof Error && err.constructor.name === 'ValidationError')) throw err;
       throw invalidProof(
         'The key attestation is not a key-attestation+jwt signed (ES256) by a wallet provider this deployment trusts, through its x5c chain.',

@@ -6,17 +6,7 @@
  * library's stricter ones (client-attestation.ts), and how refusals read.
  */
 import { createHash } from 'node:crypto';
-import {
-  type CallbackContext,
-  calculateJwkThumbprint,
-  clientAuthenticationNone,
-  decodeJwt,
-  getGlobalConfig,
-  HashAlgorithm,
-  type Jwk,
-  Oauth2AuthorizationServer,
-  setGlobalConfig,
-} from '@openid4vc/oauth2';
+import type { CallbackContext, Jwk, Oauth2AuthorizationServer } from '@openid4vc/oauth2';
 import { compactVerify, importJWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
@@ -25,6 +15,7 @@ import type { CNonces } from '../../ports/c-nonces.ts';
 import type { CertificateChains } from '../../ports/certificate-chains.ts';
 import { verifyClientAttestation } from './client-attestation.ts';
 import { KeyAttestations } from './key-attestations.ts';
+import { allowHttpAudiences, oauth2 } from './oauth-library.ts';
 import { type RequestSeen, refusalOf, requestLike, single } from './oauth-requests.ts';
 
 /** The one signing algorithm of DPoP proofs, wallet attestations and their proofs (HAIP 1.0: ES256). */
@@ -33,7 +24,7 @@ export const DPOP_ALGS = ['ES256'];
 export const PROOF_WINDOW_S = 300;
 
 const hash: CallbackContext['hash'] = (data, alg) => {
-  if (alg !== HashAlgorithm.Sha256) throw new Error(`unsupported hash ${alg}`);
+  if (alg !== oauth2().HashAlgorithm.Sha256) throw new Error(`unsupported hash ${alg}`);
   return createHash('sha256').update(data).digest();
 };
 
@@ -54,10 +45,11 @@ const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestatio
 
 /** RFC 7638 thumbprint of a public JWK. */
 export const thumbprintOf = (jwk: Jwk) =>
-  calculateJwkThumbprint({ jwk, hashAlgorithm: HashAlgorithm.Sha256, hashCallback: hash });
+  oauth2().calculateJwkThumbprint({ jwk, hashAlgorithm: oauth2().HashAlgorithm.Sha256, hashCallback: hash });
 
 export class OauthChecks {
-  readonly server: Oauth2AuthorizationServer;
+  /** The library's authorization server, made (and the library loaded) with the flow's first request. */
+  private library: Oauth2AuthorizationServer | undefined;
   /** A key proof's key attestation, trusted as a wallet attestation is (key-attestations.ts). */
   readonly keyAttestations: KeyAttestations;
   constructor(
@@ -69,11 +61,14 @@ export class OauthChecks {
     /** PUBLIC_URL is http (development only: production requires https), so audiences are http URLs. */
     insecureIssuer = false,
   ) {
-    // The library refuses an http audience unless told otherwise, process-wide; only a development
-    // deployment, whose issuer URLs are http, tells it so.
-    if (insecureIssuer) setGlobalConfig({ ...getGlobalConfig(), allowInsecureUrls: true });
+    if (insecureIssuer) allowHttpAudiences();
     this.keyAttestations = new KeyAttestations((signer, jwt) => this.verifyJwt(signer, jwt), clock);
-    this.server = new Oauth2AuthorizationServer({
+  }
+
+  get server(): Oauth2AuthorizationServer {
+    if (this.library) return this.library;
+    const { clientAuthenticationNone, Oauth2AuthorizationServer } = oauth2();
+    this.library = new Oauth2AuthorizationServer({
       callbacks: {
         hash,
         verifyJwt: (signer, jwt) => this.verifyJwt(signer, jwt),
@@ -84,6 +79,7 @@ export class OauthChecks {
         clientAuthentication: clientAuthenticationNone({ clientId: 'openrail' }),
       },
     });
+    return this.library;
   }
 
   get now(): Date {
@@ -107,7 +103,7 @@ export class OauthChecks {
   private requireDpopNonce(tenant: string, dpopJwt: string, refuse: (nonce: string) => ServiceError): string {
     let nonce: unknown;
     try {
-      nonce = decodeJwt({ jwt: dpopJwt }).payload.nonce;
+      nonce = oauth2().decodeJwt({ jwt: dpopJwt }).payload.nonce;
     } catch {
       throw new ServiceError('invalid_dpop_proof', 'The DPoP header is not a JWT.');
     }
@@ -126,7 +122,7 @@ export class OauthChecks {
     if (attestationJwt === undefined) return;
     let payload: Record<string, unknown>;
     try {
-      payload = decodeJwt({ jwt: attestationJwt }).payload;
+      payload = oauth2().decodeJwt({ jwt: attestationJwt }).payload;
     } catch {
       throw new ServiceError('invalid_client', 'The client attestation is not a JWT.');
     }
@@ -173,7 +169,7 @@ export class OauthChecks {
   private checkIat(jwt: string, code: ErrorCode, what: string): void {
     let iat: unknown;
     try {
-      iat = decodeJwt({ jwt }).payload.iat;
+      iat = oauth2().decodeJwt({ jwt }).payload.iat;
     } catch {
       throw new ServiceError(code, `The ${what} is not a JWT.`);
     }

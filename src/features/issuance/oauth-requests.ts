@@ -1,5 +1,6 @@
-import { Oauth2Error, Oauth2ServerErrorResponseError, type RequestLike } from '@openid4vc/oauth2';
+import type { RequestLike } from '@openid4vc/oauth2';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
+import { oauth2 } from './oauth-library.ts';
 
 /**
  * The library's refusal as ours: its RFC 6749 / RFC 9449 code and description. Any other error
@@ -9,11 +10,11 @@ import { type ErrorCode, ServiceError } from '../../core/errors.ts';
  */
 export function refusalOf(err: unknown, fallback: ErrorCode = 'invalid_request'): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err instanceof Oauth2ServerErrorResponseError) {
+  if (err instanceof oauth2().Oauth2ServerErrorResponseError) {
     const code = KNOWN_CODES[err.errorResponse.error] ?? fallback;
     return new ServiceError(code, String(err.errorResponse.error_description ?? err.message).slice(0, 500));
   }
-  if (err instanceof Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError')) {
+  if (err instanceof oauth2().Oauth2Error || (err instanceof Error && err.constructor.name === 'ValidationError')) {
     return new ServiceError(fallback, 'A JWT or parameter of the request does not have the form the standard gives it.');
   }
   throw err;
