@@ -47,7 +47,9 @@ export interface EngineResult {
   rows: Row[];
   aging?: AgeResult & { counts: Record<string, number> };
   serverLogErrors: Array<{ phase: Phase; count: number; first?: string }>;
+  /** The main thread's profile over every measured window, and over each grant's alone with its credentials. */
   profile?: ProfileSummary;
+  profiles?: Array<{ grant: Flow['grant']; credentials: number; summary: ProfileSummary }>;
   profileThreads?: Array<{ file: string; busyMs: number }>;
   problem?: string;
 }
@@ -111,7 +113,7 @@ export async function benchEngine(
     if (opts.cpuProf) {
       // Setup (offers) on an unprofiled server, so the profile holds issuance alone.
       const estimate = opts.quick ? 300 : 450;
-      const levels = opts.wallets.length * opts.formats.length;
+      const levels = opts.wallets.length * (opts.formats.length + (opts.formats.includes('sd-jwt') ? 1 : 0));
       await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * levels * 1.3) + 100);
       await first.stop();
       const profDir = join(dir, 'profile');
@@ -119,11 +121,15 @@ export async function benchEngine(
       const server = await start('fresh', 1, profDir);
       retarget(target, server.origin);
       log(`${engine}: ${pool.length} offers ready; profiling the server over the levels`);
-      result.rows.push(
-        ...(await runLevels(
+      // The HAIP rows too (SD-JWT VC, as unprofiled), each grant's windows kept apart.
+      const flows: Flow[] = opts.formats.includes('sd-jwt') ? [preAuthorized, { grant: 'haip', provider }] : [preAuthorized];
+      const measured: Array<{ grant: Flow['grant']; windows: Array<[number, number]>; rows: Row[] }> = [];
+      for (const flow of flows) {
+        const windows: Array<[number, number]> = [];
+        const rows = await runLevels(
           {
-            flow: preAuthorized,
-            formats: opts.formats,
+            flow,
+            formats: flow.grant === 'haip' ? ['sd-jwt'] : opts.formats,
             engine,
             phase: 'fresh',
             workers: 1,
@@ -135,15 +141,26 @@ export async function benchEngine(
             ...(mdoc ? { mdoc } : {}),
             topUps: false,
             profiled: true,
+            windows,
             ...sampling,
           },
           log,
-        )),
-      );
+        );
+        result.rows.push(...rows);
+        measured.push({ grant: flow.grant, windows, rows });
+      }
       await stop(server, 'fresh');
-      const summary = summariseProfile(profDir);
+      const summary = summariseProfile(
+        profDir,
+        25,
+        measured.flatMap((m) => m.windows),
+      );
       if (summary.main) result.profile = summary.main;
       result.profileThreads = summary.threads;
+      result.profiles = measured.flatMap(({ grant, windows, rows }) => {
+        const main = summariseProfile(profDir, 25, windows).main;
+        return main ? [{ grant, credentials: rows.reduce((n, r) => n + r.credentials, 0), summary: main }] : [];
+      });
       return result;
     }
 

@@ -75,6 +75,8 @@ export interface LevelContext {
   /** Whether offers may be created between levels (not while profiling). */
   topUps: boolean;
   profiled?: boolean;
+  /** Where each measured window goes, on the monotonic clock, so a profile can be cut to them. */
+  windows?: Array<[number, number]>;
   sampler?: () => BackendSampler;
   distance?: Database['distance'];
 }
@@ -119,6 +121,7 @@ async function measureLevel(ctx: LevelContext, wallets: number, format: Format, 
   const sampler = ctx.sampler?.();
   const tripsBefore = ctx.distance?.roundTrips();
   const m = await issueFor(target, pool, wallets, opts.durationS, ctx.flow, format);
+  ctx.windows?.push(m.windowUs);
   const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const backends = await sampler?.stop();
   const cpu = endWindow();

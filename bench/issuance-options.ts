@@ -111,8 +111,11 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
   --wait-quiet <s>  before each measurement wait up to <s> s for other processes to drop below 0.15
                     busy cores, and measure a level again (3 tries) when they shared its window
                     (default 30; 0 turns both off). A shared machine understates every rate.
-  --cpu-prof        profile the server (node --cpu-prof) over the levels on a fresh database and
-                    summarise its self time; no ageing. Setup runs on an unprofiled server first.
+  --cpu-prof        profile the server (node --cpu-prof) over the levels on a fresh database, the HAIP
+                    ones too, and summarise its self time in the measured windows only (start-up,
+                    warm-ups and set-up left out), then per credential of each grant by group
+                    (cryptography, HTTP and schemas, SQL, serialisation, logging, the collector, the
+                    rest); no ageing. Setup runs on an unprofiled server first.
 
 The SQLite file lives in a fresh directory under os.tmpdir(): TMPDIR=/dev/shm puts it on tmpfs,
 which shows what fsync costs. Results go to bench/results/issuance-<timestamp>.json.`;

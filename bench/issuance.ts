@@ -11,7 +11,7 @@ import {
 } from './lib/crypto-rates.ts';
 import type { Engine } from './lib/databases.ts';
 import { elementBytes } from './lib/mdoc.ts';
-import { areaTable, functionTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
+import { areaTable, functionTable, groupTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
 import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { fixed, table } from './lib/stats.ts';
@@ -187,6 +187,12 @@ export async function issuanceBench(argv: string[]): Promise<void> {
   for (const [engine, r] of Object.entries(results)) {
     if (r?.problem) log(`${engine}: ${r.problem}`);
     if (r?.profile) printProfile(engine as Engine, r.profile, log);
+    for (const p of r?.profiles ?? []) {
+      log(
+        `\nWhere the server's main thread spends a ${p.grant} credential (${engine}, ${p.credentials} credentials, measured windows only):`,
+      );
+      log(groupTable(p.summary, p.credentials));
+    }
     for (const t of r?.profileThreads ?? []) log(`  thread profile ${t.file}: ${fixed(t.busyMs, 0)} ms busy`);
     for (const row of r?.rows ?? []) {
       for (const [k, f] of Object.entries(row.failures))
@@ -224,6 +230,7 @@ export async function issuanceBench(argv: string[]): Promise<void> {
           serverLogErrors: r?.serverLogErrors,
           problem: r?.problem,
           profile: r?.profile,
+          profiles: r?.profiles,
           profileThreads: r?.profileThreads,
         },
       ]),

@@ -29,7 +29,11 @@ export interface Driven {
   /** Whether `take` ran dry before the time was up. */
   exhausted: boolean;
   failures: Failures;
+  /** The window on the machine's monotonic clock, in microseconds: a CPU profile's own clock (lib/profile.ts). */
+  windowUs: [from: number, to: number];
 }
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Runs `load` until its seconds have passed: a worker starts no operation after the deadline, but finishes its current one. */
 export async function drive<T>(load: Load<T>): Promise<Driven> {
@@ -38,6 +42,7 @@ export async function drive<T>(load: Load<T>): Promise<Driven> {
   let errors = 0;
   let exhausted = false;
   const start = performance.now();
+  const fromUs = monotonicUs();
   const deadline = start + load.seconds * 1000;
   const worker = async () => {
     while (performance.now() < deadline) {
@@ -77,6 +82,7 @@ export async function drive<T>(load: Load<T>): Promise<Driven> {
     latencies: Float64Array.from(latencies).sort(),
     exhausted,
     failures,
+    windowUs: [fromUs, monotonicUs()],
   };
 }
 
