@@ -20,7 +20,13 @@ import {
   HashAlgorithm,
   Oauth2Client,
 } from '@openid4vc/oauth2';
-import { type CredentialOfferObject, createKeyAttestationJwt, Openid4vciClient } from '@openid4vc/openid4vci';
+import {
+  type CredentialOfferObject,
+  createKeyAttestationJwt,
+  getGlobalConfig,
+  Openid4vciClient,
+  setGlobalConfig,
+} from '@openid4vc/openid4vci';
 import * as x509 from '@peculiar/x509';
 import { exportJWK, type JWK, SignJWT } from 'jose';
 import { type HolderKey, newHolderKey } from './holder.ts';
@@ -168,6 +174,10 @@ const hash: CallbackContext['hash'] = (data, alg) => {
 };
 
 export async function newHaipWallet(provider: WalletProvider, railOrigin: string, publicUrl = PUBLIC_URL): Promise<HaipWallet> {
+  // oid4vc-ts refuses http URLs unless told so, process-wide: a wallet of a test talks to the
+  // test's http rail, as `openrail wallet --allow-http` does (src/wallet/library-http.ts). It must
+  // say so itself; the server's own permission is the server's (features/issuance/oauth-library.ts).
+  if (new URL(publicUrl).protocol === 'http:') setGlobalConfig({ ...getGlobalConfig(), allowInsecureUrls: true });
   const clientId = `wallet-${randomUUID()}`;
   const instanceKey = await newHolderKey();
   const dpopKey = await newHolderKey();
