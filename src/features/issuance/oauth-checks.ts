@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { CallbackContext, Jwk, Oauth2AuthorizationServer } from '@openid4vc/oauth2';
-import { compactVerify, importJWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
+import { decodeJws, p256Jwk, verifyEs256 } from '../../core/jose/es256.ts';
 import type { Random } from '../../core/random.ts';
 import type { CNonces } from '../../ports/c-nonces.ts';
 import type { CertificateChains } from '../../ports/certificate-chains.ts';
@@ -27,14 +27,6 @@ const hash: CallbackContext['hash'] = (data, alg) => {
   if (alg !== oauth2().HashAlgorithm.Sha256) throw new Error(`unsupported hash ${alg}`);
   return createHash('sha256').update(data).digest();
 };
-
-/** The public members of an EC key, and nothing else of what a header carries. */
-const publicEc = (jwk: { kty?: string; crv?: string; x?: string; y?: string }) => ({
-  kty: String(jwk.kty),
-  crv: String(jwk.crv),
-  x: String(jwk.x),
-  y: String(jwk.y),
-});
 
 /**
  * The JWTs a wallet provider signs, trusted only through their x5c chain to a configured anchor:
@@ -256,13 +248,11 @@ export class OauthChecks {
     } else if (signer.method === 'jwk') {
       key = signer.publicJwk;
     }
-    if (key?.kty !== 'EC' || key.crv !== 'P-256') return { verified: false };
-    const publicJwk = publicEc(key);
-    try {
-      await compactVerify(jwt.compact, await importJWK(publicJwk, 'ES256'), { algorithms: ['ES256'] });
-      return { verified: true, signerJwk: publicJwk };
-    } catch {
-      return { verified: false };
-    }
+    const publicJwk = p256Jwk(key);
+    // The same compact JWS the library decoded, verified synchronously with a kept key object
+    // (core/jose/es256.ts): no header it does not understand (crit), ES256 by this key.
+    const jws = decodeJws(jwt.compact);
+    if (!publicJwk || !jws || jws.header.alg !== 'ES256' || !verifyEs256(jws, publicJwk)) return { verified: false };
+    return { verified: true, signerJwk: publicJwk as Jwk };
   }
 }
