@@ -8,8 +8,9 @@
  * (freshness is the `iat` window, OauthChecks.checkPopFresh) and refused only when present and
  * past. Every refusal is `invalid_client`.
  */
-import type { CallbackContext, decodeJwt, VerifiedClientAttestationJwt } from '@openid4vc/oauth2';
+import type { CallbackContext, JwtHeader, JwtPayload, VerifiedClientAttestationJwt } from '@openid4vc/oauth2';
 import { ServiceError } from '../../core/errors.ts';
+import { decodeJws } from '../../core/jose/es256.ts';
 import { oauth2 } from './oauth-library.ts';
 
 const POP_TYP = 'oauth-client-attestation-pop+jwt';
@@ -52,13 +53,10 @@ export async function verifyClientAttestation(o: ClientAttestationInput): Promis
 
 /** The proof of possession (§5.2): its form, then its signature by the attested key and its audience. */
 async function verifyPop(popJwt: string, attestation: VerifiedClientAttestationJwt, o: ClientAttestationInput): Promise<void> {
-  let decoded: ReturnType<typeof decodeJwt>;
-  try {
-    decoded = oauth2().decodeJwt({ jwt: popJwt });
-  } catch {
-    throw refused('The client attestation proof of possession is not a JWT.');
-  }
-  const { header, payload } = decoded;
+  const decoded = decodeJws(popJwt);
+  if (!decoded) throw refused('The client attestation proof of possession is not a JWT.');
+  const header = decoded.header as JwtHeader;
+  const payload = decoded.payload as JwtPayload;
   if (header.typ !== POP_TYP) throw refused(`The client attestation proof of possession must have typ ${POP_TYP}.`);
   const aud = payload.aud;
   const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];

@@ -2,6 +2,7 @@ import type { Jwk } from '@openid4vc/oauth2';
 import type { Clock } from '../../core/clock.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { decodeJws } from '../../core/jose/es256.ts';
 import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import type { Random } from '../../core/random.ts';
 import { hashToken, newToken } from '../../core/secrets.ts';
@@ -142,7 +143,7 @@ export function servedSlug(tenant: { slug: string; haipIssuance: boolean }, chec
  * unused.
  */
 export function popMark(popJwt: string, now: number): PopMark {
-  const { jti, iat } = oauth2().decodeJwt({ jwt: popJwt }).payload;
+  const { jti, iat } = decodeJws(popJwt)?.payload ?? {};
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) {
     throw new ServiceError('invalid_client', 'The client attestation proof of possession must carry a jti.');
   }

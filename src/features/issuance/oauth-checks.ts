@@ -93,12 +93,9 @@ export class OauthChecks {
    * it is unexpired; otherwise what `refuse` makes of a fresh one.
    */
   private requireDpopNonce(tenant: string, dpopJwt: string, refuse: (nonce: string) => ServiceError): string {
-    let nonce: unknown;
-    try {
-      nonce = oauth2().decodeJwt({ jwt: dpopJwt }).payload.nonce;
-    } catch {
-      throw new ServiceError('invalid_dpop_proof', 'The DPoP header is not a JWT.');
-    }
+    const claims = decodeJws(dpopJwt)?.payload;
+    if (!claims) throw new ServiceError('invalid_dpop_proof', 'The DPoP header is not a JWT.');
+    const nonce = claims.nonce;
     if (typeof nonce === 'string' && this.nonces.check(`dpop\u0000${tenant}`, nonce, this.clock.now()) !== undefined) {
       return nonce;
     }
@@ -112,12 +109,8 @@ export class OauthChecks {
    */
   checkAttestationShape(attestationJwt: string | undefined): void {
     if (attestationJwt === undefined) return;
-    let payload: Record<string, unknown>;
-    try {
-      payload = oauth2().decodeJwt({ jwt: attestationJwt }).payload;
-    } catch {
-      throw new ServiceError('invalid_client', 'The client attestation is not a JWT.');
-    }
+    const payload = decodeJws(attestationJwt)?.payload;
+    if (!payload) throw new ServiceError('invalid_client', 'The client attestation is not a JWT.');
     const cnf = payload.cnf as { jwk?: unknown } | undefined;
     for (const [claim, ok] of [
       ['iss', typeof payload.iss === 'string'],
@@ -159,12 +152,9 @@ export class OauthChecks {
   }
 
   private checkIat(jwt: string, code: ErrorCode, what: string): void {
-    let iat: unknown;
-    try {
-      iat = oauth2().decodeJwt({ jwt }).payload.iat;
-    } catch {
-      throw new ServiceError(code, `The ${what} is not a JWT.`);
-    }
+    const claims = decodeJws(jwt)?.payload;
+    if (!claims) throw new ServiceError(code, `The ${what} is not a JWT.`);
+    const iat = claims.iat;
     const now = Math.floor(this.clock.now() / 1000);
     if (typeof iat !== 'number' || Math.abs(now - iat) > PROOF_WINDOW_S) {
       throw new ServiceError(code, `The ${what}'s iat is missing or not within ${PROOF_WINDOW_S} seconds of now.`);
