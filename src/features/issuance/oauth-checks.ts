@@ -35,6 +35,9 @@ const hash: CallbackContext['hash'] = (data, alg) => {
  */
 const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestation+jwt', 'keyattestation+jwt']);
 
+/** Provider-signed JWTs whose signature held, remembered by digest (their chains are not: ChainVerifier keeps those). */
+export const VERIFIED_ATTESTATION_LIMIT = 1024;
+
 /** RFC 7638 thumbprint of a public JWK. */
 export const thumbprintOf = (jwk: Jwk) =>
   oauth2().calculateJwkThumbprint({ jwk, hashAlgorithm: oauth2().HashAlgorithm.Sha256, hashCallback: hash });
@@ -42,6 +45,15 @@ export const thumbprintOf = (jwk: Jwk) =>
 export class OauthChecks {
   /** The library's authorization server, made (and the library loaded) with the flow's first request. */
   private library: Oauth2AuthorizationServer | undefined;
+  /**
+   * The digests of provider-signed JWTs (wallet and key attestations) whose signature held, with
+   * the key it held for. A wallet sends the same attestation at PAR and at the token endpoint, and
+   * for hours: its signature is checked once. The chain giving the key is checked every time
+   * (through the chains' own bounded memory), and the library checks `exp` every time, so a
+   * remembered signature never outlives the trust in its key. At most VERIFIED_ATTESTATION_LIMIT,
+   * all forgotten when full.
+   */
+  private readonly verifiedAttestations = new Set<string>();
   /** A key proof's key attestation, trusted as a wallet attestation is (key-attestations.ts). */
   readonly keyAttestations: KeyAttestations;
   constructor(
@@ -232,17 +244,28 @@ export class OauthChecks {
     jwt: Parameters<CallbackContext['verifyJwt']>[1],
   ): Promise<{ verified: true; signerJwk: Jwk } | { verified: false }> {
     if (jwt.header.alg !== 'ES256') return { verified: false };
-    let key: { kty?: string; crv?: string; x?: string; y?: string } | undefined;
-    if (PROVIDER_SIGNED.has(String(jwt.header.typ))) {
+    const providerSigned = PROVIDER_SIGNED.has(String(jwt.header.typ));
+    let key: unknown;
+    if (providerSigned) {
       key = signer.method === 'x5c' ? await this.chains.keyOf(signer.x5c, this.now) : undefined;
     } else if (signer.method === 'jwk') {
       key = signer.publicJwk;
     }
     const publicJwk = p256Jwk(key);
-    // The same compact JWS the library decoded, verified synchronously with a kept key object
-    // (core/jose/es256.ts): no header it does not understand (crit), ES256 by this key.
-    const jws = decodeJws(jwt.compact);
-    if (!publicJwk || !jws || jws.header.alg !== 'ES256' || !verifyEs256(jws, publicJwk)) return { verified: false };
+    if (!publicJwk) return { verified: false };
+    const digest = providerSigned
+      ? `${publicJwk.x}.${publicJwk.y}.${createHash('sha256').update(jwt.compact).digest('base64url')}`
+      : undefined;
+    if (digest === undefined || !this.verifiedAttestations.has(digest)) {
+      // The same compact JWS the library decoded, verified synchronously with a kept key object
+      // (core/jose/es256.ts): no header it does not understand (crit), ES256 by this key.
+      const jws = decodeJws(jwt.compact);
+      if (jws?.header.alg !== 'ES256' || !verifyEs256(jws, publicJwk)) return { verified: false };
+      if (digest !== undefined) {
+        if (this.verifiedAttestations.size >= VERIFIED_ATTESTATION_LIMIT) this.verifiedAttestations.clear();
+        this.verifiedAttestations.add(digest);
+      }
+    }
     return { verified: true, signerJwk: publicJwk as Jwk };
   }
 }
