@@ -93,7 +93,10 @@ export interface HostedResult {
   engines: Partial<
     Record<Engine, { setupSeconds?: number; aging?: AgeResult; serverLogErrors: number; firstError?: string; problem?: string }>
   >;
+  /** The main thread's profile over every measured window (the start, warm-ups and set-up left out). */
   profile?: ProfileSummary;
+  /** The same, over each verification profile's and format's windows alone, with their transactions. */
+  profiles?: Array<{ profile: Profile; format: Format; transactions: number; summary: ProfileSummary }>;
 }
 
 interface HostedContext {
@@ -108,6 +111,8 @@ interface HostedContext {
   /** The crypto cost of a transaction in each format measured, and the ceiling it sets. */
   costs: Partial<Record<Format, { costMs: number; ceilingPerSec: number }>>;
   distance?: Database['distance'];
+  /** With --cpu-prof: where each measured window went on the monotonic clock, so the profile can be cut to it. */
+  measured?: Array<{ profile: Profile; format: Format; window: [number, number]; transactions: number }>;
 }
 
 async function measureHosted(ctx: HostedContext, concurrency: number, profile: Profile, format: Format): Promise<HostedRow> {
@@ -121,6 +126,7 @@ async function measureHosted(ctx: HostedContext, concurrency: number, profile: P
   const m = await driveHosted(target, held, concurrency, opts.durationS, profile, format);
   const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const cpu = endWindow();
+  ctx.measured?.push({ profile, format, window: m.windowUs, transactions: m.ok });
   const perSec = m.ok / m.seconds;
   const stepP = (p: number) => Object.fromEntries(Object.entries(m.steps).map(([k, v]) => [k, percentile(v, p)]));
   const serverMs = cpu.serverMs !== undefined && m.ok > 0 ? cpu.serverMs / m.ok : undefined;
@@ -245,6 +251,7 @@ async function hostedEngine(
       'sd-jwt': { costMs: result.txCryptoMs, ceilingPerSec: result.ceilingPerSec },
       ...(result.mdoc ? { mdoc: result.mdoc } : {}),
     };
+    const measured: NonNullable<HostedContext['measured']> = [];
     const phase = async (name: HostedRow['db']) => {
       for (const workers of opts.cpuProf ? [1] : opts.workers) {
         const server = await start(workers, opts.cpuProf);
@@ -259,6 +266,7 @@ async function hostedEngine(
             server,
             costs,
             ...(db.distance ? { distance: db.distance } : {}),
+            ...(opts.cpuProf ? { measured } : {}),
           };
           // HAIP on the fresh database: what its encryption adds, beside the interface's profile.
           // The formats of a level one after the other, so that each sees the machine as the other did.
@@ -279,8 +287,25 @@ async function hostedEngine(
     };
     await phase('fresh');
     if (opts.cpuProf) {
-      const profile = summariseProfile(profDir);
+      const profile = summariseProfile(
+        profDir,
+        25,
+        measured.map((m) => m.window),
+      );
       if (profile.main) result.profile = profile.main;
+      result.profiles = [];
+      for (const p of PROFILES) {
+        for (const format of opts.formats) {
+          const mine = measured.filter((m) => m.profile === p && m.format === format);
+          const main = summariseProfile(
+            profDir,
+            25,
+            mine.map((m) => m.window),
+          ).main;
+          const transactions = mine.reduce((n, m) => n + m.transactions, 0);
+          if (main && transactions > 0) result.profiles.push({ profile: p, format, transactions, summary: main });
+        }
+      }
       return undefined;
     }
     log(`hosted on ${engine}: ageing the database with ${opts.rows.toLocaleString('en')} earlier issuances`);

@@ -48,6 +48,9 @@ const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency
                        With --cpu-prof the profile covers every format asked: --formats mdoc profiles mdoc alone
   --no-hosted          only the in-process verifiers and the ES256 rate
   --cpu-prof           profile the hosted server (node --cpu-prof, fresh database, one process) and summarise its self time
+                       in the measured windows only (start-up, warm-ups and set-up left out), then per transaction of
+                       each profile and format by group (cryptography, HTTP and schemas, SQL, serialisation, logging,
+                       the collector, the rest)
 
 In process (one thread): the reference verifier (src/core/verifier, synchronous) and the peer,
 @sd-jwt/sd-jwt-vc 0.19.0 SDJwtVcInstance.verify with key binding, on the same ${POOL_SIZE} presentations,

@@ -1,6 +1,6 @@
 // `npm run bench -- verify`: in process, then hosted; the tables, the targets and the results file.
 import { CEILING_DEFINITION, type CryptoRates, describeRates, measureCryptoRates } from './lib/crypto-rates.ts';
-import { areaTable, functionTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
+import { areaTable, functionTable, groupTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
 import { loadBefore, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { fixed, table } from './lib/stats.ts';
@@ -211,6 +211,12 @@ export async function verifyBench(argv: string[]): Promise<void> {
       if (e?.problem) log(`hosted ${engine}: ${e.problem}`);
     }
     if (hosted.profile) printProfile(hosted.profile, log);
+    for (const p of hosted.profiles ?? []) {
+      log(
+        `\nWhere the hosted server's main thread spends a ${p.format} ${p.profile} transaction (${p.transactions} transactions, measured windows only):`,
+      );
+      log(groupTable(p.summary, p.transactions));
+    }
   }
   log(`\n${CEILING_DEFINITION}: ${fixed(crypto.ceilingPerSec, 0)}/s (issuance; shown for reference).`);
   log('\nTargets (reported, not asserted):');
