@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { schemasOf } from '../src/http/lazy-schemas.ts';
 import { type TestDatabase, testDatabases } from './helpers/databases.ts';
 import { startRail, type TestRail } from './helpers/rail.ts';
 
@@ -200,6 +201,14 @@ describe('the route table against the interface inventory', () => {
       assert.equal(op['x-svc-stability'], row.stability, `${what}: stability`);
       assert.equal(op['x-svc-internal'] === true, row.internal, `${what}: internal`);
     }
+  });
+
+  test('every route schema compiles (they are compiled on first use when serving, src/http/lazy-schemas.ts)', () => {
+    const schemas = schemasOf.get(rail.app);
+    assert.ok(schemas, 'the app was made by buildApp');
+    assert.ok(schemas.pending > 500, `the schemas of every route wait to be compiled (${schemas.pending})`);
+    schemas.compileAll();
+    assert.equal(schemas.pending, 0);
   });
 
   test('every other served operation is an explained extra', () => {

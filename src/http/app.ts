@@ -6,6 +6,7 @@ import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { clientError, frameworkError, installErrorHandling } from './error-handler.ts';
 import { parseForm } from './form.ts';
+import { lazySchemas, schemasOf } from './lazy-schemas.ts';
 import { registerRoutes, routeOf } from './register-routes.ts';
 import { requestTarget } from './request-target.ts';
 import type { RouteGroup } from './route.ts';
@@ -66,6 +67,7 @@ export function methodsServedAt(groups: readonly RouteGroup[]): (path: string) =
  * inject() and over a real socket alike.
  */
 export function buildApp(options: AppOptions): FastifyInstance {
+  const schemas = lazySchemas();
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // Fastify's own two lines per request are replaced by the single line of the onResponse hook.
@@ -80,6 +82,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       // verbose: a complaint carries the value it is about, so a refusal can name it (error-handler.ts).
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, verbose: true },
     },
+    // Each route's validators and serialisers are compiled by its first request (lazy-schemas.ts).
+    schemaController: { compilersFactory: schemas.compilersFactory },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   });
@@ -136,6 +140,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     );
   });
   registerRoutes(app, options.groups, options.planes, options.publicOrigin, options.budgets);
+  schemasOf.set(app, schemas);
   return app;
 }
 
