@@ -78,7 +78,11 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   const base: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SCRUBBED.test(k)) base[k] = v;
   const out = openSync(opts.logFile, 'a');
-  const nodeFlags = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+  // BENCH_NODE_FLAGS: V8 or Node flags for the server only (bench/README.md, "Memory"), to compare a setting with the default.
+  const nodeFlags = [
+    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+  ];
   const workers = opts.workers ?? 1;
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--workers', String(workers)], {
     cwd: REPO_ROOT,
