@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import type { StoredSigningKey } from '../../../ports/signing-key-store.ts';
 import {
   type AuthorizationFlowSettings,
@@ -23,6 +24,9 @@ import { inTenant, inWindow, pastCursor } from '../windowed.ts';
 const statusOf = new Statement<{ status: TenantStatusName; status_since: number | string | null; status_reason: string | null }>(
   'select status, status_since, status_reason from tenants where slug = ?',
 );
+
+/** Every tenant-scoped request reads its tenant (the authorization pages, the back office): prepared once too. */
+const tenantOf = new Statement<Selectable<TenantsTable>>('select * from tenants where slug = ?');
 
 const tenants = rowCodec<TenantRow, TenantsTable>()(
   'slug name displayName description logoUri primaryColor backgroundColor textColor createdAt updatedAt status statusSince statusReason signInUrl',
@@ -52,7 +56,7 @@ export class SqlTenantStore implements TenantStore {
   }
 
   async get(slug: string): Promise<TenantRow | undefined> {
-    const row = await this.db.selectFrom('tenants').selectAll().where('slug', '=', slug).executeTakeFirst();
+    const row = await tenantOf.first(this.db, [slug]);
     return row ? toRow(row) : undefined;
   }
 
