@@ -121,7 +121,7 @@ describe('Dockerfile', () => {
     for (const name of env) assert.ok(documented.has(name ?? ''), `${name} is not in the README's configuration table`);
     assert.match(image.find((i) => i.op === 'ENV')?.args ?? '', /OPENRAIL_DATA_DIR=\/data\b/);
     assert.match(image.find((i) => i.op === 'HEALTHCHECK')?.args ?? '', /\/readyz/);
-    assert.equal(image.find((i) => i.op === 'ENTRYPOINT')?.args, '["node", "/app/bin/openrail.js"]');
+    assert.equal(image.find((i) => i.op === 'ENTRYPOINT')?.args, '["node", "--max-semi-space-size=2", "/app/bin/openrail.js"]');
     assert.equal(image.find((i) => i.op === 'CMD')?.args, '["serve"]');
   });
 

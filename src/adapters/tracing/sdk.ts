@@ -7,6 +7,20 @@ import { ProxyTracerProvider, trace } from '@opentelemetry/api';
  * that closes flushes what its spans left in the batch.
  */
 let started: Promise<void> | undefined;
+/** The exporter the SDK batches into, kept so that a flush can wait for what it is still sending. */
+let exporter: { forceFlush(): Promise<void> } | undefined;
+
+/**
+ * The OTLP exporter OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) names, as
+ * the SDK would choose it (http/protobuf by default, http/json, grpc); it reads its endpoint and
+ * headers from the environment itself.
+ */
+async function otlpExporter() {
+  const protocol = process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || process.env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim();
+  if (protocol === 'grpc') return new (await import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();
+  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+  return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+}
 
 /**
  * Starts the SDK (its exporter, batching and sampler from the OTEL_* variables), naming the node;
@@ -16,6 +30,8 @@ let started: Promise<void> | undefined;
 export async function startTracing(node: string): Promise<() => Promise<void>> {
   started ??= (async () => {
     const { NodeSDK, resources } = await import('@opentelemetry/sdk-node');
+    const traceExporter = await otlpExporter();
+    exporter = traceExporter;
     new NodeSDK({
       serviceName: process.env.OTEL_SERVICE_NAME?.trim() || 'openrail',
       resource: resources.resourceFromAttributes({ 'service.instance.id': node }),
@@ -23,15 +39,21 @@ export async function startTracing(node: string): Promise<() => Promise<void>> {
       // would export the command line, and the host is named by the node.
       resourceDetectors: [resources.envDetector],
       instrumentations: [],
+      // Batched as the OTEL_BSP_* variables say.
+      traceExporter,
     }).start();
   })();
   await started;
   return flushTraces;
 }
 
-/** Exports the spans still waiting in the batch. */
+/**
+ * Exports the spans still waiting in the batch, and waits for every export already under way: the
+ * batch's own flush returns at once when its timer has just handed the spans to the exporter.
+ */
 async function flushTraces(): Promise<void> {
   const provider = trace.getTracerProvider();
   const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
   await (delegate as { forceFlush?: () => Promise<void> }).forceFlush?.();
+  await exporter?.forceFlush();
 }
