@@ -3,7 +3,7 @@ import type { verifyKeyAttestationJwt } from '@openid4vc/openid4vci';
 import type { JWK } from 'jose';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { p256Thumbprint } from '../../core/jose/es256.ts';
+import { decodeJws, p256Thumbprint } from '../../core/jose/es256.ts';
 import type { KeyAttestationRequirement } from '../../ports/credential-type-store.ts';
 import { oauth2, openid4vci } from './oauth-library.ts';
 
@@ -52,12 +52,8 @@ export class KeyAttestations {
     required: KeyAttestationRequirement,
     o: { use: 'proof_type.jwt'; nonce: string } | { use: 'proof_type.attestation' },
   ): Promise<Array<{ jwk: JWK; thumbprint: string; nonce: string }>> {
-    let decoded: { header: Record<string, unknown>; payload: Record<string, unknown> };
-    try {
-      decoded = oauth2().decodeJwt({ jwt: keyAttestation });
-    } catch {
-      throw invalidProof('The key attestation is not a JWT.');
-    }
+    const decoded = decodeJws(keyAttestation);
+    if (!decoded) throw invalidProof('The key attestation is not a JWT.');
     const { header, payload } = decoded;
     if (header.typ !== 'key-attestation+jwt' && header.typ !== 'keyattestation+jwt') {
       throw invalidProof('The key attestation’s typ must be key-attestation+jwt.');

@@ -11,6 +11,7 @@ import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
 import { decodeJws, p256Jwk, verifyEs256 } from '../../core/jose/es256.ts';
 import type { Random } from '../../core/random.ts';
+import { hashToken } from '../../core/secrets.ts';
 import type { CNonces } from '../../ports/c-nonces.ts';
 import type { CertificateChains } from '../../ports/certificate-chains.ts';
 import { verifyClientAttestation } from './client-attestation.ts';
@@ -253,9 +254,7 @@ export class OauthChecks {
     }
     const publicJwk = p256Jwk(key);
     if (!publicJwk) return { verified: false };
-    const digest = providerSigned
-      ? `${publicJwk.x}.${publicJwk.y}.${createHash('sha256').update(jwt.compact).digest('base64url')}`
-      : undefined;
+    const digest = providerSigned ? `${publicJwk.x}.${publicJwk.y}.${hashToken(jwt.compact)}` : undefined;
     if (digest === undefined || !this.verifiedAttestations.has(digest)) {
       // The same compact JWS the library decoded, verified synchronously with a kept key object
       // (core/jose/es256.ts): no header it does not understand (crit), ES256 by this key.
