@@ -47,7 +47,9 @@ function appendStatement(events: number): Statement<Appended> {
   let statement = appends.get(events);
   if (statement) return statement;
   const rows = Array.from({ length: events }, () => '(?, ?, ?, ?, ?)').join(', ');
-  const insertEvents = outboxInsert.text.replace(/values \(.*\)$/, `values ${rows}`);
+  const oneRow = /values \(.*\)$/;
+  if (!oneRow.test(outboxInsert.text)) throw new Error('the outbox insert no longer ends in one values row');
+  const insertEvents = outboxInsert.text.replace(oneRow, `values ${rows}`);
   statement = new Statement<Appended>(
     [
       'with prior as (select hash from audit_head where id = 1 for update),',
