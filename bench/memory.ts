@@ -2,7 +2,8 @@
 // process holds (issue 54, point 3). One `openrail serve --workers 1` on a fresh SQLite database;
 // its resident set size is read from /proc after it starts and settles, after `--requests` mixed
 // requests (default 10,000), and after as many again: the least it held over a settle window
-// (default 5 s), with the peak so far (VmHWM) beside each. The mix
+// (default 20 s, long enough for V8's memory reducer, which collects and gives pages back about 8 s
+// after a process falls idle), with the peak so far (VmHWM) beside each. The mix
 // is what a deployment answers in a day: issuances (offer, token, nonce, credential), hosted
 // verifications (request, request object, response, result), public pages and documents, and
 // back-office reads with the owner token. Figures, never assertions: targets live in
@@ -23,7 +24,7 @@ import { type HostedTarget, hostedSubject, setUpHosted, transaction } from './ve
 const USAGE = `npm run bench -- memory [--requests <n>] [--concurrency <n>] [--settle <s>]
   --requests     mixed requests in each of the two bursts (default 10000)
   --concurrency  requests in flight (default 8)
-  --settle       seconds over which each reading takes the least resident set (default 5)`;
+  --settle       seconds over which each reading takes the least resident set (default 20)`;
 
 /** Public pages and documents (any answer below 400: /admin and /console send a visitor to sign in). */
 const PAGES = [
@@ -109,7 +110,7 @@ export async function memoryBench(argv: string[]): Promise<void> {
   });
   const requests = positive(values.requests, 'requests', 10_000);
   const concurrency = positive(values.concurrency, 'concurrency', 8);
-  const settleS = positive(values.settle, 'settle', 5);
+  const settleS = positive(values.settle, 'settle', 20);
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const run = startRun('memory', log);
   const before = await otherLoad();

@@ -137,7 +137,9 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
       );
     }
 
-    let openApi: Record<string, unknown> = {};
+    // The OpenAPI document is built by its first reader (GET /openapi.json, the operator apps, the
+    // developer pages) and kept: a process that never serves one never holds it (docs/scaling.md).
+    let openApiOf: () => Record<string, unknown> = () => ({});
     let served: readonly string[] = [];
     const thisProcess = processName(config.nodeId);
     const rateWindows = new SqlRateBudget(db);
@@ -193,7 +195,7 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
         systemIds,
       ),
       unitOfWork: () => transactions,
-      openApi: () => openApi,
+      openApi: () => openApiOf(),
       mountedGroups: () => served,
       processName: thisProcess,
       shipped: shippedBuildAt(APP_ROOT),
@@ -231,7 +233,11 @@ export async function startOpenrail(config: Config, modules: readonly Module[], 
     for (const module of modules) if (module.runsUnmounted) await registry.build(module);
     const planes = await registry.planesFor(groups.flatMap((g) => g.routes.map((r) => r.auth)));
     registry.seal();
-    openApi = buildOpenApi(groups, planes, config.publicUrl.origin);
+    let openApi: Record<string, unknown> | undefined;
+    openApiOf = () => {
+      openApi ??= buildOpenApi(groups, planes, config.publicUrl.origin);
+      return openApi;
+    };
     served = groups.map((g) => g.name).sort();
 
     const app = buildApp({

@@ -5,7 +5,7 @@ import type { AnonymousGate } from './auth/anonymous-gate.ts';
 import type { AuthPlane, PlaneName } from './auth/principal.ts';
 import { checkDeprecation, deprecationHeaders } from './deprecation.ts';
 import { requestTarget } from './request-target.ts';
-import type { RouteDef, RouteGroup } from './route.ts';
+import { type RouteDef, type RouteGroup, statusKeyed } from './route.ts';
 import { checkDeclaredPolicy, enforceBeforeBody, enforceBodyTenant, enforceNamedTenant } from './route-policy.ts';
 
 /** Fastify writes path parameters as `:name`; the route table uses OpenAPI's `{name}`. */
@@ -131,8 +131,9 @@ function checkMediaType(route: RouteDef, headers: IncomingHttpHeaders): void {
 }
 
 function fastifySchema(route: RouteDef) {
-  const response: Record<number, unknown> = {};
-  for (const [status, r] of Object.entries(route.responses)) if (r.schema) response[Number(status)] = r.schema;
+  const schemas: Record<number, unknown> = {};
+  for (const [status, r] of Object.entries(route.responses)) if (r.schema) schemas[Number(status)] = r.schema;
+  const response = statusKeyed(schemas);
   return {
     ...(route.body ? { body: route.body } : {}),
     ...(route.params ? { params: route.params } : {}),

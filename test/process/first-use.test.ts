@@ -3,7 +3,8 @@
  * answers its first request correctly, in a process started as a deployment starts it
  * (`bin/openrail.js`: the bundle where it is current): a QR code (qrcode), a shipped document
  * (markdown-it), the metrics (prom-client, with OPENRAIL_METRICS_TOKEN) and a mail over SMTP
- * (nodemailer, to a real SMTP server in this process). PostgreSQL's driver is first used by every
+ * (nodemailer, to a real SMTP server in this process), and the OpenAPI document, which its first
+ * reader builds (src/app/start.ts). PostgreSQL's driver is first used by every
  * suite on PostgreSQL, and openid-client by the sign-in suite (src/features/operators/sign-in.test.ts).
  */
 import assert from 'node:assert/strict';
@@ -40,6 +41,18 @@ describe('the parts loaded on first use answer their first request', () => {
     await server?.proc.exited(30_000);
     await mail?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  // First, so that no page has made the document before it is asked for.
+  test('the OpenAPI document, built by its first reader', async () => {
+    const res = await fetch(`${server.origin}/openapi.json`);
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    assert.equal(doc.openapi, '3.1.0');
+    assert.equal(doc.paths['/openapi.json']?.get?.operationId, 'get_openapi_json');
+    assert.ok(Object.keys(doc.paths).length > 200, `${Object.keys(doc.paths).length} paths`);
+    const again = await fetch(`${server.origin}/openapi.json`);
+    assert.deepEqual(await again.json(), doc, 'a second reader is given the same document');
   });
 
   test('a QR code (qrcode)', async () => {

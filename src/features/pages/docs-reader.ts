@@ -49,7 +49,9 @@ export class DocsReader {
         const source = files.read(file);
         if (source === undefined) continue;
         const name = `${prefix}${basename(fileName, '.md')}`;
-        const title = /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '') ?? name;
+        // A copy, not V8's slice of the source, which would keep every document's text alive.
+        const heading = /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '');
+        const title = heading === undefined ? name : Buffer.from(heading).toString();
         docs.set(name, { name, title, file });
         this.byFile.set(file, name);
       }
