@@ -4,11 +4,11 @@
  * (docs/decisions/0028-run-the-bundle-built-from-the-sources.md). Checked in a scratch copy of the
  * package (its files with their modification times, node_modules linked): built, the bundle's
  * entry is what runs; a source touched, the sources run; built again, the bundle runs the service,
- * which answers /readyz and a page.
+ * which answers /readyz and pages, its modules' text within Latin-1 (a page's ’ written as an escape).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -58,6 +58,11 @@ describe('bin/openrail.js: the bundle while it is of the sources on disk, the so
 
   test('built again: the bundle serves', async () => {
     build();
+    // Every module's text fits in one byte a character, the way V8 keeps it (scripts/build.ts).
+    for (const file of readdirSync(join(dir, 'build', 'chunks'))) {
+      const wide = /[^\u0000-\u00ff]/.exec(readFileSync(join(dir, 'build', 'chunks', file), 'utf8'));
+      assert.equal(wide, null, `${file} holds ${wide?.[0]} at ${wide?.index}`);
+    }
     assert.match(run('-v'), /^openrail \d+\.\d+\.\d+/);
     const data = mkdtempSync(join(tmpdir(), 'openrail-bundle-data-'));
     // The scratch copy's own bin/openrail.js.
@@ -71,6 +76,10 @@ describe('bin/openrail.js: the bundle while it is of the sources on disk, the so
       const page = await fetch(`${server.origin}/developers/docs/issuance`);
       assert.equal(page.status, 200);
       assert.match(await page.text(), /<h1>/);
+      // A page template's ’ was written as an escape into the bundle (scripts/build.ts): served as itself.
+      const partners = await fetch(`${server.origin}/partners`);
+      assert.equal(partners.status, 200);
+      assert.match(await partners.text(), /holders’ wallets/);
     } finally {
       server.proc.kill();
       await server.proc.exited(30_000);
