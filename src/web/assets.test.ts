@@ -119,3 +119,41 @@ describe('static files', () => {
     assert.ok(![...files.keys()].some((p) => p.endsWith('.map') || p.endsWith('.html')));
   });
 });
+
+describe('the vendor files are read again by their first request', () => {
+  /** The installed files, with every read of a package file counted, and the package replaceable. */
+  const counted = () => {
+    const real = webAssetFilesAt();
+    const state = { reads: 0, replaced: false };
+    const source = {
+      ...real,
+      packageFile(packageName: string, file: string) {
+        state.reads += 1;
+        return state.replaced ? Buffer.from('/* another version */\n') : real.packageFile(packageName, file);
+      },
+    };
+    return { state, assets: loadWebAssets(source) };
+  };
+
+  test('fingerprinted at the start, the bytes read again once and kept', () => {
+    const { state, assets: loaded } = counted();
+    assert.equal(state.reads, VENDOR_FILES.length, 'each read once at the start, to fingerprint it');
+    const vendor = VENDOR_FILES[0];
+    assert.ok(vendor);
+    const files = webStaticFiles(loaded);
+    const onDisk = readFileSync(join('node_modules', vendor.packageName, vendor.file));
+    assert.ok(files.get(vendor.path)?.body.equals(onDisk));
+    assert.equal(state.reads, VENDOR_FILES.length + 1);
+    assert.ok(files.get(loaded.linked(vendor.path).url)?.body.equals(onDisk), 'both addresses share the bytes');
+    assert.equal(state.reads, VENDOR_FILES.length + 1, 'kept once read');
+    assert.equal(files.get(vendor.path)?.etag, `"${createHash('sha256').update(onDisk).digest('base64url')}"`);
+  });
+
+  test('a package replaced under the running service is refused, not served under the old fingerprint', () => {
+    const { state, assets: loaded } = counted();
+    state.replaced = true;
+    const vendor = VENDOR_FILES[0];
+    assert.ok(vendor);
+    assert.throws(() => webStaticFiles(loaded).get(vendor.path)?.body, /changed on disk since the service started/);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The files pages use, read once when the service starts.
+ * The files pages use, read once when the service starts (the vendor files' bytes by their first request).
  *
  * - `src/web/assets/*.js` are page scripts. A page inlines one in a <script> element and names
  *   its hash in `script-src`, so no 'unsafe-inline' and no nonces are needed. The hash is computed
@@ -23,7 +23,8 @@ import type { WebAssetFiles } from '../ports/web-asset-files.ts';
 /** What a route handler needs to answer GET <path>. */
 export interface StaticAsset {
   contentType: string;
-  body: Buffer;
+  /** Its bytes (a vendor file's are read by the first request that needs them, then kept). */
+  readonly body: Buffer;
   cacheControl: string;
   /** Whether other sites may load it (Cross-Origin-Resource-Policy: cross-origin): the embeddable scripts only. */
   crossOrigin?: boolean;
@@ -94,24 +95,55 @@ export function inlineScriptText(name: string, bytes: Buffer): string {
   return text;
 }
 
+/**
+ * Publishes a static file at its two addresses. `read` gives its bytes; with `later`, they are
+ * read at the start only to be fingerprinted, and read again by the first request that needs them
+ * (the API reference's vendor files, about 1.9 MB most processes never serve: docs/scaling.md,
+ * "Memory"). Bytes that no longer match the fingerprint then (the package replaced under a running
+ * process) are refused with an error rather than served under a hash and an integrity they fail.
+ */
 function publish(
   files: Map<string, StaticAsset>,
   linked: Map<string, LinkedAsset>,
   plainPath: string,
-  body: Buffer,
-  crossOrigin = false,
+  read: () => Buffer,
+  options: { crossOrigin?: boolean; later?: boolean } = {},
 ): void {
   const ext = extname(plainPath);
   const contentType = CONTENT_TYPES[ext];
   if (!contentType) throw new Error(`web asset ${plainPath}: no content type for "${ext}"`);
-  const sha256 = createHash('sha256').update(body).digest();
+  const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
+  const first = read();
+  const sha256 = sha256Of(first);
   const fingerprint = sha256.toString('hex').slice(0, 16);
   const etag = `"${sha256.toString('base64url')}"`;
   const hashedPath = `${plainPath.slice(0, -ext.length)}.${fingerprint}${ext}`;
-  const shared = crossOrigin ? { crossOrigin } : {};
-  files.set(plainPath, { contentType, body, cacheControl: REVALIDATE, etag, ...shared });
-  files.set(hashedPath, { contentType, body, cacheControl: IMMUTABLE, etag, ...shared });
-  linked.set(plainPath, { url: hashedPath, integrity: `sha384-${createHash('sha384').update(body).digest('base64')}` });
+  linked.set(plainPath, { url: hashedPath, integrity: `sha384-${createHash('sha384').update(first).digest('base64')}` });
+  let kept = options.later ? undefined : first;
+  const body = () => {
+    if (kept) return kept;
+    const again = read();
+    if (!sha256Of(again).equals(sha256)) {
+      throw new Error(`web asset ${plainPath}: changed on disk since the service started; restart it to serve the new file`);
+    }
+    kept = again;
+    return kept;
+  };
+  const shared = options.crossOrigin ? { crossOrigin: true } : {};
+  for (const [path, cacheControl] of [
+    [plainPath, REVALIDATE],
+    [hashedPath, IMMUTABLE],
+  ] as const) {
+    files.set(path, {
+      contentType,
+      cacheControl,
+      etag,
+      ...shared,
+      get body() {
+        return body();
+      },
+    });
+  }
 }
 
 /** Reads the assets folder and the vendor files. Throws, naming the file, on anything it would not serve as is. */
@@ -123,14 +155,14 @@ export function loadWebAssets(source: WebAssetFiles): WebAssets {
   for (const { name, bytes } of source.assets()) {
     if (name.endsWith('.js')) {
       scripts.set(name, { name, source: inlineScriptText(name, bytes), cspHash: cspHashOf(bytes) });
-      if (EMBEDDABLE_SCRIPTS.includes(name)) publish(files, linked, `/assets/${name}`, bytes, true);
+      if (EMBEDDABLE_SCRIPTS.includes(name)) publish(files, linked, `/assets/${name}`, () => bytes, { crossOrigin: true });
     } else {
-      publish(files, linked, `/assets/${name}`, bytes);
+      publish(files, linked, `/assets/${name}`, () => bytes);
     }
   }
 
   for (const vendor of VENDOR_FILES) {
-    publish(files, linked, vendor.path, source.packageFile(vendor.packageName, vendor.file));
+    publish(files, linked, vendor.path, () => source.packageFile(vendor.packageName, vendor.file), { later: true });
   }
 
   return {

@@ -3,16 +3,18 @@
  * answers its first request correctly, in a process started as a deployment starts it
  * (`bin/openrail.js`: the bundle where it is current): a QR code (qrcode), a shipped document
  * (markdown-it), the metrics (prom-client, with OPENRAIL_METRICS_TOKEN) and a mail over SMTP
- * (nodemailer, to a real SMTP server in this process), and the OpenAPI document, which its first
- * reader builds (src/app/start.ts). PostgreSQL's driver is first used by every
- * suite on PostgreSQL, and openid-client by the sign-in suite (src/features/operators/sign-in.test.ts).
+ * (nodemailer, to a real SMTP server in this process); and what is made or read by its first
+ * reader: the OpenAPI document (src/app/start.ts) and the API reference's vendor file
+ * (src/web/assets.ts). PostgreSQL's driver is first used by every suite on PostgreSQL, and
+ * openid-client by the sign-in suite (src/features/operators/sign-in.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { freePort, type OpenrailProcess, serveOn } from '../helpers/process.ts';
+import { freePort, type OpenrailProcess, REPO_ROOT, serveOn } from '../helpers/process.ts';
 import { codeIn, type Mailbox, mailTo, startSmtp } from '../helpers/smtp.ts';
 
 const METRICS_TOKEN = 'first-use-metrics-token-0123456789abcdef';
@@ -53,6 +55,15 @@ describe('the parts loaded on first use answer their first request', () => {
     assert.ok(Object.keys(doc.paths).length > 200, `${Object.keys(doc.paths).length} paths`);
     const again = await fetch(`${server.origin}/openapi.json`);
     assert.deepEqual(await again.json(), doc, 'a second reader is given the same document');
+  });
+
+  test('the vendor file of the API reference, read again by its first request', async () => {
+    const res = await fetch(`${server.origin}/docs/assets/swagger-ui-bundle.js`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    assert.ok(bytes.equals(readFileSync(join(REPO_ROOT, 'node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js'))));
+    assert.equal(res.headers.get('etag'), `"${createHash('sha256').update(bytes).digest('base64url')}"`);
   });
 
   test('a QR code (qrcode)', async () => {
