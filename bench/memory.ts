@@ -1,12 +1,12 @@
-// `npm run bench -- memory [--requests <n>] [--concurrency <n>] [--settle <s>]`: what one serving
-// process holds (issue 54, point 3). One `openrail serve --workers 1` on a fresh SQLite database;
-// its resident set size is read from /proc after it starts and settles, after `--requests` mixed
-// requests (default 10,000), and after as many again: the least it held over a settle window
-// (default 20 s, long enough for V8's memory reducer, which collects and gives pages back about 8 s
-// after a process falls idle), with the peak so far (VmHWM) beside each. The mix
-// is what a deployment answers in a day: issuances (offer, token, nonce, credential), hosted
-// verifications (request, request object, response, result), public pages and documents, and
-// back-office reads with the owner token. Figures, never assertions: targets live in
+// `npm run bench -- memory [--requests <n>] [--bursts <n>] [--concurrency <n>] [--settle <s>]`: what
+// one serving process holds (issue 54, point 3). One `openrail serve --workers 1` on a fresh SQLite
+// database; its resident set size is read from /proc after it starts and settles, and after each
+// of `--bursts` bursts (default 2) of `--requests` mixed requests (default 10,000): the least it
+// held over a settle window (default 20 s, long enough for V8's memory reducer, which collects and
+// gives pages back about 8 s after a process falls idle), with the peak so far (VmHWM) beside each.
+// The mix is what a deployment answers in a day: issuances (offer, token, nonce, credential),
+// hosted verifications (request, request object, response, result), public pages and documents,
+// and back-office reads with the owner token. Figures, never assertions: targets live in
 // bench/README.md.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,8 +21,9 @@ import { fixed, table } from './lib/stats.ts';
 import { createOffer, issueOne } from './lib/wallet.ts';
 import { type HostedTarget, hostedSubject, setUpHosted, transaction } from './verify-hosted.ts';
 
-const USAGE = `npm run bench -- memory [--requests <n>] [--concurrency <n>] [--settle <s>]
-  --requests     mixed requests in each of the two bursts (default 10000)
+const USAGE = `npm run bench -- memory [--requests <n>] [--bursts <n>] [--concurrency <n>] [--settle <s>]
+  --requests     mixed requests in each burst (default 10000)
+  --bursts       bursts, each read after it (default 2: the second says whether the first grows)
   --concurrency  requests in flight (default 8)
   --settle       seconds over which each reading takes the least resident set (default 20)`;
 
@@ -105,10 +106,12 @@ async function burst(target: HostedTarget, requests: number, concurrency: number
 export async function memoryBench(argv: string[]): Promise<void> {
   const { values } = parseOptions(argv, USAGE, {
     requests: { type: 'string' },
+    bursts: { type: 'string' },
     concurrency: { type: 'string' },
     settle: { type: 'string' },
   });
   const requests = positive(values.requests, 'requests', 10_000);
+  const bursts = positive(values.bursts, 'bursts', 2);
   const concurrency = positive(values.concurrency, 'concurrency', 8);
   const settleS = positive(values.settle, 'settle', 20);
   const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -132,10 +135,13 @@ export async function memoryBench(argv: string[]): Promise<void> {
   try {
     await read('start', 0);
     const target = await setUpHosted(server.origin);
-    const first = await burst(target, requests, concurrency, 0);
-    await read(`${first} mixed requests`, first);
-    const second = await burst(target, requests, concurrency, 1_000_000);
-    await read(`${second} more`, first + second);
+    let made = 0;
+    for (let b = 0; b < bursts; b++) {
+      // Each burst's subjects are its own (a unit's number names its offer's subject).
+      const n = await burst(target, requests, concurrency, b * 1_000_000);
+      made += n;
+      await read(b === 0 ? `${n} mixed requests` : `${n} more`, made);
+    }
     const errors = serverErrors(server.logFile);
     log(
       table(
@@ -143,10 +149,14 @@ export async function memoryBench(argv: string[]): Promise<void> {
         readings.map((r) => [r.after, r.requests, fixed(r.rssMb), fixed(r.peakMb)]),
       ),
     );
-    const [, burst1, burst2] = readings;
-    if (burst1 && burst2) log(`growth over the second burst: ${fixed(burst2.rssMb - burst1.rssMb)} MiB`);
+    for (let b = 2; b < readings.length; b++) {
+      const [before, after] = [readings[b - 1], readings[b]];
+      if (before && after) log(`growth over burst ${b}: ${fixed(after.rssMb - before.rssMb)} MiB`);
+    }
     if (errors.count > 0) log(`the server logged ${errors.count} errors; the first: ${errors.first}`);
-    log(`results: ${writeResults(run, before, { requests, concurrency, settleS, readings, serverErrors: errors.count })}`);
+    log(
+      `results: ${writeResults(run, before, { requests, bursts, concurrency, settleS, readings, serverErrors: errors.count })}`,
+    );
   } finally {
     await server.stop();
     await database.drop();

@@ -65,3 +65,18 @@ test('migrations succeed while another client of the database creates, alters an
     await Promise.all(churning);
   }
 });
+
+test('a SQLite connection keeps a page cache of 2 MB (SQLite’s default), not the 16 MB its driver is built with', async () => {
+  const factory = testDatabases().find((f) => f.name === 'sqlite');
+  assert.ok(factory);
+  const target = await factory.create();
+  const db = openTestDb(target);
+  try {
+    const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
+    // Negative: KiB rather than pages (docs/scaling.md, "Memory").
+    assert.deepEqual(rows, [{ cache_size: -2000 }]);
+  } finally {
+    await db.destroy();
+    await target.drop();
+  }
+});

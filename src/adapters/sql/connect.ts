@@ -201,6 +201,9 @@ function prepareStatements(client: pg.PoolClient): void {
 
 const flushers = new WeakMap<Db, WalSync>();
 
+/** The SQLite connection's page cache, in KiB. */
+const PAGE_CACHE_KIB = 2000;
+
 function openSqlite(file: string, options: OpenOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file, { timeout: 0 });
@@ -215,6 +218,10 @@ function openSqlite(file: string, options: OpenOptions): Db {
   // erased offer subject is gone from the database file once its page is written back
   // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
   sqlite.pragma('secure_delete = ON');
+  // SQLite's own default page cache, 2 MB, not the 16 MB better-sqlite3 is built with: a page not
+  // held here is read again from the kernel's file cache, which a process's resident set does not
+  // count (docs/scaling.md, "Memory").
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const onDisk = file !== ':memory:';
   const wal = onDisk ? new WalSync(`${file}-wal`, options.flush) : undefined;
   let checkpointer: WalCheckpointer | undefined;
