@@ -13,6 +13,7 @@ import { type Engine, postgresDatabase, sqliteDatabase } from './lib/databases.t
 import { benchWalletProvider } from './lib/haip.ts';
 import { type ProfileSummary, summariseProfile } from './lib/profile.ts';
 import { type BenchServer, serverErrors, startServer } from './lib/server.ts';
+import { type StatementTime, sqlTimeServer, sqlTimesSince } from './lib/sql-time.ts';
 import { fixed } from './lib/stats.ts';
 import { BENCH_CLAIMS, type PoolItem, postJson, setUpIssuer, type Target } from './lib/wallet.ts';
 
@@ -51,6 +52,8 @@ export interface EngineResult {
   profile?: ProfileSummary;
   profiles?: Array<{ grant: Flow['grant']; credentials: number; summary: ProfileSummary }>;
   profileThreads?: Array<{ file: string; busyMs: number }>;
+  /** --sql-time: each grant's statements, timed in the profiled server (warm-ups included). */
+  sqlTimes?: Array<{ grant: Flow['grant']; credentials: number; statements: StatementTime[] }>;
   problem?: string;
 }
 
@@ -72,14 +75,18 @@ export async function benchEngine(
   // One token per run: SoftHSM reads its configuration once per process, the bench's and the server's.
   const token = opts.keys === 'pkcs11' ? benchToken() : undefined;
   const sink = opts.tracing ? await otlpSink() : undefined;
+  const sqlTime = opts.sqlTime && engine === 'sqlite' ? sqlTimeServer(join(dir, 'sql-time')) : undefined;
   const start = async (phase: Phase | 'setup', workers = 1, cpuProfDir?: string) => {
+    const timed = cpuProfDir ? sqlTime : undefined;
     const s = await startServer({
       databaseUrl: db.url,
       dataDir: dir,
       logFile: join(dir, `server-${phase}-${workers}.log`),
       workers,
       ...(cpuProfDir ? { cpuProfDir } : {}),
+      ...(timed ? { nodeFlags: timed.nodeFlags } : {}),
       env: {
+        ...timed?.env,
         OPENRAIL_WALLET_ATTESTATION_ANCHORS_FILE: provider.anchorFile,
         ...(opts.metrics ? { OPENRAIL_METRICS_TOKEN: 'bench-metrics-scraper-token-0123456789abcdef' } : {}),
         ...(token ? token.env : {}),
@@ -148,6 +155,11 @@ export async function benchEngine(
         );
         result.rows.push(...rows);
         measured.push({ grant: flow.grant, windows, rows });
+        if (sqlTime) {
+          const statements = await sqlTimesSince(server.pid, sqlTime.base, measured.length - 1);
+          const credentials = rows.reduce((n, r) => n + r.credentials + r.warmupCredentials, 0);
+          result.sqlTimes = [...(result.sqlTimes ?? []), { grant: flow.grant, credentials, statements }];
+        }
       }
       await stop(server, 'fresh');
       const summary = summariseProfile(

@@ -27,6 +27,8 @@ export interface Options extends CommonOptions {
   tracing: boolean;
   /** The credential formats issued at each pre-authorized level (--formats; HAIP issues SD-JWT VC only). */
   formats: Format[];
+  /** With --cpu-prof on SQLite: time each statement the profiled server runs, per grant (--sql-time). */
+  sqlTime: boolean;
 }
 
 export interface Row {
@@ -80,13 +82,15 @@ export interface Row {
   /** Windows measured for this row (more than one when the machine was shared, with --wait-quiet). */
   attempts?: number;
   warmupErrors: number;
+  /** Credentials issued in the warm-up before the window. */
+  warmupCredentials: number;
   failures: Failures;
   sampleCheck: string[];
   profiled?: boolean;
 }
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
-                               [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof] [--metrics]
+                               [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof [--sql-time]] [--metrics]
                                [--keys sealed|pkcs11] [--tracing] [--formats sd-jwt,mdoc]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
@@ -116,6 +120,10 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
                     warm-ups and set-up left out), then per credential of each grant by group
                     (cryptography, HTTP and schemas, SQL, serialisation, logging, the collector, the
                     rest); no ageing. Setup runs on an unprofiled server first.
+  --sql-time        with --cpu-prof on SQLite: also time each statement the profiled server runs
+                    (bench/lib/sql-time.mjs, preloaded), and print each grant's dearest statements
+                    per credential, warm-ups included. The timing wraps every statement, so the
+                    profile beside it is a little slower than one without
 
 The SQLite file lives in a fresh directory under os.tmpdir(): TMPDIR=/dev/shm puts it on tmpfs,
 which shows what fsync costs. Results go to bench/results/issuance-<timestamp>.json.`;
@@ -132,7 +140,9 @@ export function options(argv: string[]): Options {
     keys: { type: 'string' },
     tracing: { type: 'boolean', default: false },
     formats: { type: 'string' },
+    'sql-time': { type: 'boolean', default: false },
   });
+  if (values['sql-time'] === true && !cpuProf) throw new Error('--sql-time goes with --cpu-prof (it times the profiled server)');
   const keys = values.keys ?? 'sealed';
   if (keys !== 'sealed' && keys !== 'pkcs11') throw new Error(`--keys is sealed or pkcs11 (got ${keys})`);
   const nonNegative = (raw: string, name: string) => {
@@ -159,5 +169,6 @@ export function options(argv: string[]): Options {
     keys,
     tracing: values.tracing === true,
     formats: formatsFrom(values.formats),
+    sqlTime: values['sql-time'] === true,
   };
 }

@@ -14,6 +14,7 @@ import { elementBytes } from './lib/mdoc.ts';
 import { areaTable, functionTable, groupTable, type ProfileSummary, profileHeadline } from './lib/profile.ts';
 import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
+import { sqlTimeTable } from './lib/sql-time.ts';
 import { fixed, table } from './lib/stats.ts';
 import { BENCH_CLAIMS, benchSubject } from './lib/wallet.ts';
 
@@ -194,6 +195,10 @@ export async function issuanceBench(argv: string[]): Promise<void> {
       log(groupTable(p.summary, p.credentials));
     }
     for (const t of r?.profileThreads ?? []) log(`  thread profile ${t.file}: ${fixed(t.busyMs, 0)} ms busy`);
+    for (const t of r?.sqlTimes ?? []) {
+      log(`\nThe dearest statements of a ${t.grant} credential (${engine}, ${t.credentials} credentials, warm-ups included):`);
+      log(sqlTimeTable(t.statements, t.credentials));
+    }
     for (const row of r?.rows ?? []) {
       for (const [k, f] of Object.entries(row.failures))
         log(`${engine} ${row.format} ${row.grant} ${row.db} ${row.wallets}: ${f.count} x ${k}: ${f.sample}`);

@@ -29,6 +29,8 @@ export interface ServerOptions {
   port?: number;
   /** More environment for the server (OPENRAIL_OUTBOUND_ALLOW for a local webhook receiver). */
   env?: Record<string, string>;
+  /** More Node flags for the server (a bench instrument preloaded with --import). */
+  nodeFlags?: string[];
 }
 
 export interface BenchServer {
@@ -82,6 +84,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   const nodeFlags = [
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+    ...(opts.nodeFlags ?? []),
   ];
   const workers = opts.workers ?? 1;
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--workers', String(workers)], {
