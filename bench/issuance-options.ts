@@ -122,8 +122,9 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
                     rest); no ageing. Setup runs on an unprofiled server first.
   --sql-time        with --cpu-prof on SQLite: also time each statement the profiled server runs
                     (bench/lib/sql-time.mjs, preloaded), and print each grant's dearest statements
-                    per credential, warm-ups included. The timing wraps every statement, so the
-                    profile beside it is a little slower than one without
+                    per credential, warm-ups (and, for the first grant, the server's start)
+                    included. The timing wraps every statement, so the profile beside it is a
+                    little slower than one without
 
 The SQLite file lives in a fresh directory under os.tmpdir(): TMPDIR=/dev/shm puts it on tmpfs,
 which shows what fsync costs. Results go to bench/results/issuance-<timestamp>.json.`;
