@@ -29,6 +29,15 @@ const insertRequest = new Statement(
 const codeRedeemed = new Statement(
   "update authorization_requests set phase = 'redeemed' where tenant = ? and id = ? and phase = 'code' and expires_at > ?",
 );
+// The browser opens a pushed request (GET /authorize), and the approval grants its code: once per HAIP credential each.
+const openRequest = new Statement<Selectable<AuthorizationRequestsTable>>(
+  "update authorization_requests set phase = 'opened', browser_hash = ?, expires_at = ? " +
+    "where tenant = ? and request_uri_hash = ? and client_id = ? and phase = 'pushed' and expires_at > ? returning *",
+);
+const grantRequestCode = new Statement<Selectable<AuthorizationRequestsTable>>(
+  "update authorization_requests set phase = 'code', code_hash = ?, expires_at = ? " +
+    'where tenant = ? and id = ? and phase = ? and offer_id is not null and browser_hash = ? and expires_at > ? returning *',
+);
 /** The issuer and its request of a code, one read (a tenant without the request still answers its row). */
 const atIssuerByCode = new Statement<Partial<Selectable<AuthorizationRequestsTable>> & IssuerColumns>(
   `select ${ISSUER_ROW.columns}, r.* from ${ISSUER_ROW.from} left join authorization_requests r ` +
@@ -70,16 +79,7 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     now: number,
     expiresAt: number,
   ): Promise<AuthorizationRequestRecord | undefined> {
-    const row = await this.db
-      .updateTable('authorization_requests')
-      .set({ phase: 'opened', browser_hash: browserHash, expires_at: expiresAt })
-      .where('tenant', '=', tenant)
-      .where('request_uri_hash', '=', requestUriHash)
-      .where('client_id', '=', clientId)
-      .where('phase', '=', 'pushed')
-      .where('expires_at', '>', now)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await openRequest.first(this.db, [browserHash, expiresAt, tenant, requestUriHash, clientId, now]);
     return row ? toRecord(row) : undefined;
   }
 
@@ -105,17 +105,7 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     now: number,
     expiresAt: number,
   ): Promise<AuthorizationRequestRecord | undefined> {
-    const row = await this.db
-      .updateTable('authorization_requests')
-      .set({ phase: 'code', code_hash: codeHash, expires_at: expiresAt })
-      .where('tenant', '=', tenant)
-      .where('id', '=', id)
-      .where('phase', '=', from)
-      .where('offer_id', 'is not', null)
-      .where('browser_hash', '=', browserHash)
-      .where('expires_at', '>', now)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await grantRequestCode.first(this.db, [codeHash, expiresAt, tenant, id, from, browserHash, now]);
     return row ? toRecord(row) : undefined;
   }
 

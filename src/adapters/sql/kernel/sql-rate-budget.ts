@@ -16,6 +16,9 @@ const consume = new Statement<{ used: number }>(
    returning used`,
 );
 
+// The ceiling's read on SQLite, once per anonymous request (consumeChain).
+const windowUsed = new Statement<{ used: number }>('select used from rate_windows where key = ? and window_start = ?');
+
 /** consumeChain's statement for a chain of `n` windows (PostgreSQL), each made once. */
 const chains = new Map<number, Statement<{ open: boolean } & Record<string, number | null>>>();
 function chainStatement(n: number) {
@@ -75,12 +78,7 @@ export class SqlRateBudget implements RateBudget {
   }
 
   async used(key: string, windowStart: number): Promise<number> {
-    const row = await this.db
-      .selectFrom('rate_windows')
-      .select('used')
-      .where('key', '=', key)
-      .where('window_start', '=', windowStart)
-      .executeTakeFirst();
+    const row = await windowUsed.first(this.db, [key, windowStart]);
     return Number(row?.used ?? 0);
   }
 
