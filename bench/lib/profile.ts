@@ -7,6 +7,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -63,7 +64,11 @@ const RULES: ReadonlyArray<[Group, RegExp]> = [
     'HTTP and schemas',
     /^node:(_http|http|net|internal\/(http|streams|stream_base|net|url))|\/node_modules\/(fastify|@fastify|find-my-way|avvio|ajv|ajv-formats|fast-json-stringify|fast-uri|light-my-request|cookie|@sinclair)\/|\/src\/(http|web)\//,
   ],
-  ['SQL', /\/node_modules\/(kysely|better-sqlite3|pg|pg-protocol|pg-types|pg-pool)\/|\/src\/adapters\/sql\//],
+  // bench/lib/sql-time.mjs (--sql-time) wraps every statement: its frames run the statement.
+  [
+    'SQL',
+    /\/node_modules\/(kysely|better-sqlite3|pg|pg-protocol|pg-types|pg-pool)\/|\/src\/adapters\/sql\/|\/bench\/lib\/sql-time\.mjs/,
+  ],
   ['serialisation', /^node:buffer|\/node_modules\/(cbor-x|cbor-extract)\/|\/src\/core\/sd-jwt\//],
   ['logging', /\/node_modules\/(pino|sonic-boom|thread-stream|pino-std-serializers|on-exit-leak-free)\/|\/src\/app\/logger/],
 ];
@@ -80,10 +85,29 @@ const NATIVE: Record<string, Group> = {
   '(garbage collector)': 'garbage collection',
 };
 
-function groupOf(url: string, name: string): Group {
-  if (!url) return NATIVE[name] ?? 'the rest';
+/** The group a rule places `url` in, if any. */
+function ruled(url: string): Group | undefined {
   for (const [group, rule] of RULES) if (rule.test(url)) return group;
-  return 'the rest';
+  return undefined;
+}
+
+/**
+ * A write's binding frame carries no URL and serves a socket or a file alike: it belongs to the
+ * nearest caller a rule places (Node's stream code for a response, the logger for a log line
+ * written through node:fs).
+ */
+const WRITES = new Set(['writev', 'writeString', 'writeBuffer', 'writeUtf8String']);
+
+function groupOf(url: string, name: string, id: number, parents: ReadonlyMap<number, ProfileNode>): Group {
+  if (url) return ruled(url) ?? 'the rest';
+  if (WRITES.has(name)) {
+    for (let caller = parents.get(id); caller; caller = parents.get(caller.id)) {
+      const { url: callerUrl, lineNumber } = caller.callFrame;
+      const group = callerUrl ? ruled(sourceUrl(callerUrl, lineNumber)) : undefined;
+      if (group) return group;
+    }
+  }
+  return NATIVE[name] ?? 'the rest';
 }
 
 const BUILD_URL = `file://${join(REPO_ROOT, 'build')}/`;
@@ -159,6 +183,8 @@ export function summariseProfile(
 function summariseFile(file: string, top: number, windows?: ReadonlyArray<readonly [number, number]>): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, ProfileNode>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parents.set(child, n);
   const selfUs = new Map<number, number>();
   const inside = (t: number) => !windows || windows.some(([from, to]) => t >= from && t <= to);
   // timeDeltas[i] is the time since the previous sample: it belongs to sample i-1's frame.
@@ -191,7 +217,7 @@ function summariseFile(file: string, top: number, windows?: ReadonlyArray<readon
     const a = url ? area(url) : name.startsWith('(') ? name : '(native / V8)';
     areas.set(a, (areas.get(a) ?? 0) + us);
     if (name !== '(idle)') {
-      const g = groupOf(url, name);
+      const g = groupOf(url, name, id, parents);
       groups.set(g, (groups.get(g) ?? 0) + us);
     }
   }
