@@ -317,8 +317,11 @@ for (const factory of testDatabases()) {
     // insert of the first eight, the rest emitted after it): delivery follows the outbox's seq, so
     // they must take it in the order given, between the events emitted before and after (an
     // erasure gives one to each tenant, root's last). Twelve crosses both.
-    test('the events given with an entry keep their order in the outbox', async () => {
-      const uow = new SqlUnitOfWork(handles[0] as Db, systemClock);
+    // Each event given with the entry is dated at the entry's `at`, the first eight and the rest
+    // alike, though the clock moves on between their writes (a clock that ticks on every reading).
+    test('the events given with an entry keep their order in the outbox, and its time', async () => {
+      let tick = Date.parse('2026-11-29T12:00:00.000Z');
+      const uow = new SqlUnitOfWork(handles[0] as Db, { now: () => (tick += 7) });
       const event = (tenant: string) => ({
         type: 'erasure.completed' as const,
         tenant,
@@ -339,6 +342,15 @@ for (const factory of testDatabases()) {
       assert.deepEqual(
         written.map((e) => e.tenant),
         ['before', ...given, 'after'],
+      );
+      const entry = (await readAuditLog(handles[0] as Db)).find((e) => e.actor === 'system:order');
+      assert.ok(entry, 'the entry was appended');
+      const at = new Date(entry.at).toISOString();
+      const dated = written.slice(1, -1).map((e) => e.createdAt);
+      assert.deepEqual(dated, Array(given.length).fill(at));
+      assert.ok(
+        (written[0]?.createdAt ?? '') < at && at < (written.at(-1)?.createdAt ?? ''),
+        'the events around it keep their own times',
       );
     });
 

@@ -5,6 +5,9 @@ import type { EventInput } from '../core/events.ts';
  * exactly when its change committed. Delivery reads it later.
  */
 export interface EventOutbox {
-  /** Records the event and answers its id. */
-  emit(event: EventInput): Promise<string>;
+  /**
+   * Records the event and answers its id. `at`: when what it tells of happened, where that moment
+   * is already fixed (an audit entry's `at`, for the events given with it); the clock's now if absent.
+   */
+  emit(event: EventInput, at?: number): Promise<string>;
 }

@@ -111,7 +111,7 @@ export class SqlAuditTrail implements AuditTrail {
       { statement: insertEntry, params: ENTRY_COLUMNS.map((c) => row[c]) },
       { statement: setHeadHash, params: [hash], expect: 1, refusal: 'audit head' },
     ]);
-    for (const event of events) await this.outbox.emit(event);
+    for (const event of events) await this.outbox.emit(event, given.at);
     return unhashed.seq;
   }
 
@@ -132,7 +132,7 @@ export class SqlAuditTrail implements AuditTrail {
     const entry = { seq: Number(done.seq), ...given, prevHash: done.prev_hash };
     if (auditHash(entry) !== done.hash) throw new Error(`audit entry ${entry.seq}: PostgreSQL's hash is not auditHash's`);
     if (inStatement.length > 0) eventsWrittenIn(this.db);
-    for (const event of events.slice(EVENTS_IN_STATEMENT)) await this.outbox.emit(event);
+    for (const event of events.slice(EVENTS_IN_STATEMENT)) await this.outbox.emit(event, given.at);
     return entry.seq;
   }
 }

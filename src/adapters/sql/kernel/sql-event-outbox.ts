@@ -27,9 +27,9 @@ export class SqlEventOutbox implements EventOutbox {
     private readonly clock: Clock,
   ) {}
 
-  async emit(event: EventInput): Promise<string> {
+  async emit(event: EventInput, at?: number): Promise<string> {
     inTransactionOnly(this.db, 'an event');
-    const row = outboxWrite(event, this.clock.now());
+    const row = outboxWrite(event, at ?? this.clock.now());
     await row.statement.changes(this.db, row.params);
     eventsWrittenIn(this.db);
     return row.params[0];
