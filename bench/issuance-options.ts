@@ -77,6 +77,7 @@ export interface Row {
     idleInTransaction: number;
     samples: number;
     lockWaitsOn: Record<string, number>;
+    idleAfter: Record<string, number>;
   };
   poolExhausted: boolean;
   /** Windows measured for this row (more than one when the machine was shared, with --wait-quiet). */

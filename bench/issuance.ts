@@ -211,6 +211,13 @@ export async function issuanceBench(argv: string[]): Promise<void> {
             waits.map(([what, n]) => `${n} x ${what}`).join('; '),
         );
       }
+      const idle = Object.entries(row.pgBackends?.idleAfter ?? {}).sort((a, b) => b[1] - a[1]);
+      if (idle.length > 0) {
+        log(
+          `${engine} ${row.grant} ${row.db} ${row.wallets} wallets: idle in a transaction, by the statement run last, in ${row.pgBackends?.samples} samples: ` +
+            idle.map(([what, n]) => `${n} x ${what}`).join('; '),
+        );
+      }
     }
     for (const e of r?.serverLogErrors ?? []) {
       if (e.count > 0) log(`${engine} ${e.phase}: ${e.count} server log line(s) at level error: ${e.first}`);

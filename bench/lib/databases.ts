@@ -17,6 +17,8 @@ export interface BackendActivity {
   idleInTransaction: number;
   samples: number;
   lockWaitsOn: Record<string, number>;
+  /** The samples' backends idle inside a transaction, by the statement each ran last (what they had just done). */
+  idleAfter: Record<string, number>;
 }
 
 /** A database a bench serves from: a fresh SQLite file, or a fresh schema on TEST_DATABASE_URL. */
@@ -47,6 +49,7 @@ function backendSampler(url: string, applicationName: string): BackendSampler {
   const client = new pg.Client({ connectionString: url });
   const totals = { active: 0, lockWaits: 0, idleInTransaction: 0, samples: 0 };
   const lockWaitsOn: Record<string, number> = {};
+  const idleAfter: Record<string, number> = {};
   let running = true;
   const loop = (async () => {
     await client.connect();
@@ -58,12 +61,20 @@ function backendSampler(url: string, applicationName: string): BackendSampler {
          from pg_stat_activity where application_name = $1`,
         [applicationName],
       );
-      const waiting = await client.query<{ what: string; n: string }>(
-        `select wait_event || ': ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as what, count(*) as n
-         from pg_stat_activity where application_name = $1 and wait_event_type = 'Lock' group by 1`,
+      // A backend idle in a transaction shows the statement it ran last: what its transaction did before it waited.
+      const waiting = await client.query<{ idle: boolean; what: string; n: string }>(
+        `select state = 'idle in transaction' as idle,
+                case when state = 'idle in transaction' then '' else wait_event || ': ' end
+                  || left(regexp_replace(regexp_replace(query, '\\s+', ' ', 'g'), '\\(\\$[0-9]+(, \\$[0-9]+)*\\)', '(…)', 'g'), 90)
+                  as what, count(*) as n
+         from pg_stat_activity where application_name = $1 and (wait_event_type = 'Lock' or state = 'idle in transaction')
+         group by 1, 2`,
         [applicationName],
       );
-      for (const w of waiting.rows) lockWaitsOn[w.what] = (lockWaitsOn[w.what] ?? 0) + Number(w.n);
+      for (const w of waiting.rows) {
+        const into = w.idle ? idleAfter : lockWaitsOn;
+        into[w.what] = (into[w.what] ?? 0) + Number(w.n);
+      }
       const row = r.rows[0];
       totals.active += Number(row?.active ?? 0);
       totals.lockWaits += Number(row?.lock_waits ?? 0);
@@ -84,6 +95,7 @@ function backendSampler(url: string, applicationName: string): BackendSampler {
         idleInTransaction: totals.idleInTransaction / n,
         samples: totals.samples,
         lockWaitsOn,
+        idleAfter,
       };
     },
   };
