@@ -30,7 +30,10 @@ export interface AttemptResult {
 export interface WebhookLanes {
   /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
   routingDue(): Promise<boolean>;
-  /** Routes up to `limit` events into deliveries: how many, and how many active endpoints (null: not looked). */
+  /**
+   * Routes up to `limit` events into deliveries, all or nothing on its own (called outside a unit of
+   * work): how many (0 when another process routed them first), and how many active endpoints (null: not looked).
+   */
   route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }>;
   /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
   lanesDue(now: number): Promise<boolean>;

@@ -37,8 +37,8 @@ const COMMIT_GAP_MS = 5;
 
 export interface DispatcherDeps {
   /**
-   * The lanes. Their reads, and the records that are all or nothing on their own, are called
-   * outside a unit of work; routing and a dead letter (with its audit entry) inside `uow.run`.
+   * The lanes. Their reads, routing, and the records that are all or nothing on their own, are
+   * called outside a unit of work; a dead letter (with its audit entry) inside `uow.run`.
    */
   laneStore: WebhookLanes;
   uow: UnitOfWork;
@@ -154,7 +154,8 @@ export class WebhookDispatcher {
       this.again = false;
       this.lastPump = Date.now();
       while (!this.stopping && (await this.deps.laneStore.routingDue())) {
-        const routed = await this.deps.uow.run(() => this.deps.laneStore.route(this.deps.clock.now(), ROUTE_BATCH));
+        // Atomic on its own (one statement on PostgreSQL, a transaction of its own on SQLite).
+        const routed = await this.deps.laneStore.route(this.deps.clock.now(), ROUTE_BATCH);
         if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
         if (routed.events === 0) break; // another process holds the router
       }

@@ -2,13 +2,15 @@ import type { EventInput } from '../../../core/events.ts';
 import { systemIds } from '../../crypto/ids.ts';
 import type { Db } from '../connect.ts';
 import { Statement } from '../statement.ts';
+import type { GuardedWrite } from '../write-batch.ts';
 
 /**
  * The kernel's parts of other owners' statements (docs/architecture.md, "Tables, owners and
  * views"): the outbox row a hot path writes in its own one-statement batch (write-batch.ts), the
  * wake-up of delivery once that batch committed, the webhook dispatcher's routing and pruning
- * of the outbox, which the webhooks module's lanes compose into their own transactions, and a new
- * tenant's signing keys, which the tenants module's store inserts with the tenant.
+ * of the outbox, which the webhooks module's lanes compose into their own batches and
+ * transactions, and a new tenant's signing keys, which the tenants module's store inserts with
+ * the tenant.
  */
 
 export { insertSigningKey } from './sql-signing-key-store.ts';
@@ -83,6 +85,24 @@ export async function markRouted(db: Db, count: number, seqs: readonly number[])
     .where('seq', 'in', [...seqs])
     .execute();
 }
+
+// PostgreSQL: each event marked with its own count, all in one write however many counts there are.
+const markEachRouted = new Statement(
+  'update outbox set routed_to = r.n from unnest(?::bigint[], ?::int[]) as r(seq, n) ' +
+    'where outbox.seq = r.seq and outbox.routed_to is null',
+);
+
+/**
+ * PostgreSQL: marks each event routed to its count of endpoints, as the guarded write of a routing
+ * batch (write-batch.ts): every event still unrouted, or the batch is undone (another process
+ * routed one of them meanwhile).
+ */
+export const markRoutedWrite = (routed: ReadonlyArray<{ seq: number; endpoints: number }>): GuardedWrite => ({
+  statement: markEachRouted,
+  params: [routed.map((r) => r.seq), routed.map((r) => r.endpoints)],
+  expect: routed.length,
+  refusal: 'routed meanwhile',
+});
 
 /** Deletes up to `batch` routed events written before `cutoff`; answers how many. */
 export async function pruneRoutedEvents(db: Db, cutoff: number, batch: number): Promise<number> {

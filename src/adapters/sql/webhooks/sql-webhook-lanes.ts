@@ -1,11 +1,11 @@
-import { type Insertable, PostgresAdapter, sql } from 'kysely';
+import { type Insertable, PostgresAdapter } from 'kysely';
 import type { EventPayloads } from '../../../core/events.ts';
 import type { AttemptResult, LaneDelivery, LaneTarget, WebhookLanes } from '../../../ports/webhook-lanes.ts';
 import { systemIds } from '../../crypto/ids.ts';
 import type { Db } from '../connect.ts';
-import { markRouted, pruneRoutedEvents, routingDue, unroutedEvents } from '../kernel/kernel-statements.ts';
+import { markRouted, markRoutedWrite, pruneRoutedEvents, routingDue, unroutedEvents } from '../kernel/kernel-statements.ts';
 import type { WebhookDeliveriesTable } from '../schema.ts';
-import { inTransactionOnly } from '../sql-unit-of-work.ts';
+import { atomically } from '../sql-unit-of-work.ts';
 import { Statement } from '../statement.ts';
 import { applyAll, type Write } from '../write-batch.ts';
 
@@ -47,7 +47,33 @@ const attemptWrite = (a: AttemptResult, ok: boolean): Write => ({
  * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
  * endpoint's queued deliveries one by one, oldest first.
  */
-const ROUTE_LOCK = 0x6f72_7768; // 'orwh': one router at a time on PostgreSQL
+interface RoutingPlan {
+  routed: Array<{ seq: number; endpoints: number }>;
+  deliveries: Insertable<WebhookDeliveriesTable>[];
+  endpoints: number;
+}
+
+// PostgreSQL: a routing batch's deliveries, however many, in one insert of arrays, queued in the
+// order given. A pair made already (another process routed the event first) is left as it is: the
+// batch's guard on the marks then undoes the whole batch.
+const insertDeliveries = new Statement(
+  `insert into webhook_deliveries
+     (id, webhook_id, tenant, event_id, event_type, payload, state, attempts, failures, next_attempt_at, created_at)
+   select d.id, d.webhook_id, d.tenant, d.event_id, d.event_type, d.payload, 'queued', 0, 0, ?::bigint, ?::bigint
+   from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+     with ordinality as d(id, webhook_id, tenant, event_id, event_type, payload, ord)
+   order by d.ord
+   on conflict (webhook_id, event_id) do nothing`,
+);
+
+const deliveriesWrite = (deliveries: readonly Insertable<WebhookDeliveriesTable>[], now: number): Write => ({
+  statement: insertDeliveries,
+  params: [
+    now,
+    now,
+    ...(['id', 'webhook_id', 'tenant', 'event_id', 'event_type', 'payload'] as const).map((c) => deliveries.map((d) => d[c])),
+  ],
+});
 
 export class SqlWebhookLanes implements WebhookLanes {
   private readonly postgres: boolean;
@@ -62,20 +88,48 @@ export class SqlWebhookLanes implements WebhookLanes {
   }
 
   /**
-   * Inside a transaction: makes the deliveries of up to `limit` unrouted events, oldest first, and
-   * marks each event with how many it got. On PostgreSQL one process routes at a time (a
-   * transaction-scoped advisory lock), so deliveries are numbered in the order events were routed;
-   * a process that finds the lock taken routes nothing this time. Answers how many events it
-   * routed, and how many active endpoints there are (null when it did not look).
+   * Makes the deliveries of up to `limit` unrouted events, oldest first, and marks each event with
+   * how many it got: every event of the batch and its deliveries, or none. Answers how many events
+   * it routed (0 when another process routed them first), and how many active endpoints there are
+   * (null when it did not look).
+   *
+   * - On PostgreSQL the events and endpoints are read first, then the marks and the deliveries
+   *   written as one statement (write-batch.ts), so no transaction is held open across round
+   *   trips. Its guard wants every event it read still unrouted: two processes that read the same
+   *   events make one batch and one refusal, and since each takes the oldest unrouted events,
+   *   deliveries are still numbered in the order events were routed.
+   * - On SQLite the routing is a transaction of its own, which holds the only write lock from its
+   *   first read.
    */
   async route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }> {
-    inTransactionOnly(this.db, 'a routing');
-    if (this.postgres) {
-      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${ROUTE_LOCK}) as locked`.execute(this.db);
-      if (!rows[0]?.locked) return { events: 0, endpoints: null };
+    if (!this.postgres) return atomically(this.db, async () => this.inTransaction(await this.plan(now, limit)));
+    const plan = await this.plan(now, limit);
+    if (!plan) return { events: 0, endpoints: null };
+    const writes: Write[] = [markRoutedWrite(plan.routed)];
+    if (plan.deliveries.length > 0) writes.push(deliveriesWrite(plan.deliveries, now));
+    const refused = await applyAll(this.db, writes);
+    return refused === undefined ? { events: plan.routed.length, endpoints: plan.endpoints } : { events: 0, endpoints: null };
+  }
+
+  /** SQLite, inside the routing's transaction: the deliveries in rows of 200, the marks one statement per count. */
+  private async inTransaction(plan: RoutingPlan | undefined) {
+    if (!plan) return { events: 0, endpoints: null };
+    for (let i = 0; i < plan.deliveries.length; i += 200) {
+      await this.db
+        .insertInto('webhook_deliveries')
+        .values(plan.deliveries.slice(i, i + 200))
+        .execute();
     }
+    const routedTo = new Map<number, number[]>();
+    for (const r of plan.routed) routedTo.set(r.endpoints, [...(routedTo.get(r.endpoints) ?? []), r.seq]);
+    for (const [count, seqs] of routedTo) await markRouted(this.db, count, seqs);
+    return { events: plan.routed.length, endpoints: plan.endpoints };
+  }
+
+  /** The oldest unrouted events (up to `limit`), each with the deliveries it gets; undefined when none waits. */
+  private async plan(now: number, limit: number): Promise<RoutingPlan | undefined> {
     const events = await unroutedEvents(this.db, limit);
-    if (events.length === 0) return { events: 0, endpoints: null };
+    if (events.length === 0) return undefined;
     const endpoints = (
       await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events', 'created_at']).where('active', '=', 1).execute()
     ).map((w) => ({
@@ -85,7 +139,7 @@ export class SqlWebhookLanes implements WebhookLanes {
       events: new Set(JSON.parse(w.events) as string[]),
     }));
     const deliveries: Insertable<WebhookDeliveriesTable>[] = [];
-    const routedTo = new Map<number, number[]>();
+    const routed: RoutingPlan['routed'] = [];
     for (const e of events) {
       const createdAt = Number(e.created_at);
       // A ping goes to the endpoint it tests, whatever that endpoint subscribed to; other events to
@@ -114,18 +168,9 @@ export class SqlWebhookLanes implements WebhookLanes {
           created_at: now,
         });
       }
-      const seqs = routedTo.get(targets.length) ?? [];
-      seqs.push(Number(e.seq));
-      routedTo.set(targets.length, seqs);
+      routed.push({ seq: Number(e.seq), endpoints: targets.length });
     }
-    for (let i = 0; i < deliveries.length; i += 200) {
-      await this.db
-        .insertInto('webhook_deliveries')
-        .values(deliveries.slice(i, i + 200))
-        .execute();
-    }
-    for (const [count, seqs] of routedTo) await markRouted(this.db, count, seqs);
-    return { events: events.length, endpoints: endpoints.length };
+    return { routed, deliveries, endpoints: endpoints.length };
   }
 
   /** Whether some active endpoint has a queued delivery and a free lane now (a read). */
