@@ -28,11 +28,11 @@ export interface AttemptResult {
 }
 
 export interface WebhookLanes {
-  /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
-  routingDue(): Promise<boolean>;
   /**
-   * Routes up to `limit` events into deliveries, all or nothing on its own (called outside a unit of
-   * work): how many (0 when another process routed them first), and how many active endpoints (null: not looked).
+   * Routes the oldest unrouted events, up to `limit`, into deliveries, all or nothing on its own
+   * (called outside a unit of work; with nothing to route, one read that writes nothing): how many
+   * (0 when none waited, or another process routed them first), and how many active endpoints
+   * (null: not looked).
    */
   route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }>;
   /** Whether some active endpoint has a queued delivery and a free lane now (a read). */

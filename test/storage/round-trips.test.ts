@@ -63,13 +63,13 @@ const ROUND_TRIP_TARGETS = {
    */
   deposit: 9,
   /**
-   * A drain of WEBHOOK_BACKLOG deliveries to one endpoint: one record each, and 12 for the drain
+   * A drain of WEBHOOK_BACKLOG deliveries to one endpoint: one record each, and 10 for the drain
    * (the routing: the events and endpoints read, then the marks and deliveries as one statement;
    * the lane's claim, its reads before and after the batch, its release, and the looks for more
    * work). It was 16 when the routing was a transaction (begin, the router's lock, the reads, the
-   * deliveries, the marks, commit).
+   * deliveries, the marks, commit), each pass preceded by a read of whether anything waited.
    */
-  webhookDrain: 20 + 12,
+  webhookDrain: 20 + 10,
   /**
    * An audited operator write, POST /api/tenants: the free slug read, then in one transaction
    * (begin, commit) the tenant store's savepoint, the tenant and its issuer key, and the audit

@@ -153,11 +153,13 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       this.lastPump = Date.now();
-      while (!this.stopping && (await this.deps.laneStore.routingDue())) {
-        // Atomic on its own (one statement on PostgreSQL, a transaction of its own on SQLite).
+      while (!this.stopping) {
+        // All or nothing on its own; a pass with nothing to route is one read.
         const routed = await this.deps.laneStore.route(this.deps.clock.now(), ROUTE_BATCH);
         if (routed.endpoints !== null) this.endpoints = routed.endpoints > 0;
-        if (routed.events === 0) break; // another process holds the router
+        // Less than a batch: it took every event there was (a commit since wakes it again), or
+        // another process routed them first.
+        if (routed.events < ROUTE_BATCH) break;
       }
       await this.claimLanes();
     } while (this.again && !this.stopping);

@@ -58,7 +58,7 @@ export function wakeDelivery(): void {
   for (const listener of committedListeners) listener();
 }
 
-// Every process polls with this twice a second, and after its own commits: written once.
+// SQLite's router reads this before it takes the write lock, twice a second and after its own commits.
 const anyUnrouted = new Statement<{ seq: number }>('select seq from outbox where routed_to is null limit 1');
 
 /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
@@ -66,15 +66,19 @@ export async function routingDue(db: Db): Promise<boolean> {
   return (await anyUnrouted.first(db, [])) !== undefined;
 }
 
+// Every routing pass starts with this read (on PostgreSQL, an idle pass is this read alone): written once.
+const oldestUnrouted = new Statement<{
+  seq: number;
+  id: string;
+  type: string;
+  tenant: string;
+  created_at: number;
+  data: string;
+}>('select seq, id, type, tenant, created_at, data from outbox where routed_to is null order by seq limit ?');
+
 /** Up to `limit` events not routed yet, oldest first (`data` is the JSON text as written). */
 export function unroutedEvents(db: Db, limit: number) {
-  return db
-    .selectFrom('outbox')
-    .select(['seq', 'id', 'type', 'tenant', 'created_at', 'data'])
-    .where('routed_to', 'is', null)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  return oldestUnrouted.rows(db, [limit]);
 }
 
 /** Marks the events `seqs` routed, each to `count` endpoints. */

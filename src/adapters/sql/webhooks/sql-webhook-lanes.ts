@@ -47,6 +47,11 @@ const attemptWrite = (a: AttemptResult, ok: boolean): Write => ({
  * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
  * endpoint's queued deliveries one by one, oldest first.
  */
+// Every routing pass that found events reads the endpoints they may go to: written once.
+const activeEndpoints = new Statement<{ id: string; tenant: string; events: string; created_at: number }>(
+  'select id, tenant, events, created_at from webhooks where active = 1',
+);
+
 interface RoutingPlan {
   routed: Array<{ seq: number; endpoints: number }>;
   deliveries: Insertable<WebhookDeliveriesTable>[];
@@ -82,11 +87,6 @@ export class SqlWebhookLanes implements WebhookLanes {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   }
 
-  /** Whether an event waits for routing (a read, so an idle poll writes nothing). */
-  async routingDue(): Promise<boolean> {
-    return routingDue(this.db);
-  }
-
   /**
    * Makes the deliveries of up to `limit` unrouted events, oldest first, and marks each event with
    * how many it got: every event of the batch and its deliveries, or none. Answers how many events
@@ -99,10 +99,14 @@ export class SqlWebhookLanes implements WebhookLanes {
    *   events make one batch and one refusal, and since each takes the oldest unrouted events,
    *   deliveries are still numbered in the order events were routed.
    * - On SQLite the routing is a transaction of its own, which holds the only write lock from its
-   *   first read.
+   *   first read, opened only once a read outside it found an event to route.
    */
   async route(now: number, limit: number): Promise<{ events: number; endpoints: number | null }> {
-    if (!this.postgres) return atomically(this.db, async () => this.inTransaction(await this.plan(now, limit)));
+    if (!this.postgres) {
+      // A read first, so that a pass with nothing to route takes no write lock.
+      if (!(await routingDue(this.db))) return { events: 0, endpoints: null };
+      return atomically(this.db, async () => this.inTransaction(await this.plan(now, limit)));
+    }
     const plan = await this.plan(now, limit);
     if (!plan) return { events: 0, endpoints: null };
     const writes: Write[] = [markRoutedWrite(plan.routed)];
@@ -130,9 +134,7 @@ export class SqlWebhookLanes implements WebhookLanes {
   private async plan(now: number, limit: number): Promise<RoutingPlan | undefined> {
     const events = await unroutedEvents(this.db, limit);
     if (events.length === 0) return undefined;
-    const endpoints = (
-      await this.db.selectFrom('webhooks').select(['id', 'tenant', 'events', 'created_at']).where('active', '=', 1).execute()
-    ).map((w) => ({
+    const endpoints = (await activeEndpoints.rows(this.db, [])).map((w) => ({
       id: w.id,
       tenant: w.tenant,
       since: Number(w.created_at),
