@@ -41,12 +41,6 @@ const attemptWrite = (a: AttemptResult, ok: boolean): Write => ({
   params: [a.deliveryId, a.n, a.at, a.status, ok ? 1 : 0, Math.round(a.latencyMs), a.error],
 });
 
-/**
- * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
- * events into deliveries, and the lanes. A lane is one endpoint's queue, sent by one process at a
- * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
- * endpoint's queued deliveries one by one, oldest first.
- */
 // Every routing pass that found events reads the endpoints they may go to: written once.
 const activeEndpoints = new Statement<{ id: string; tenant: string; events: string; created_at: number }>(
   'select id, tenant, events, created_at from webhooks where active = 1',
@@ -80,6 +74,12 @@ const deliveriesWrite = (deliveries: readonly Insertable<WebhookDeliveriesTable>
   ],
 });
 
+/**
+ * The dispatcher's side of webhooks (docs/webhooks.md, "How delivery works"): routing outbox
+ * events into deliveries, and the lanes. A lane is one endpoint's queue, sent by one process at a
+ * time: the process holds the endpoint's lease (`lane_holder`, `lane_until`) and sends the
+ * endpoint's queued deliveries one by one, oldest first.
+ */
 export class SqlWebhookLanes implements WebhookLanes {
   private readonly postgres: boolean;
 
@@ -125,7 +125,11 @@ export class SqlWebhookLanes implements WebhookLanes {
         .execute();
     }
     const routedTo = new Map<number, number[]>();
-    for (const r of plan.routed) routedTo.set(r.endpoints, [...(routedTo.get(r.endpoints) ?? []), r.seq]);
+    for (const r of plan.routed) {
+      const seqs = routedTo.get(r.endpoints) ?? [];
+      seqs.push(r.seq);
+      routedTo.set(r.endpoints, seqs);
+    }
     for (const [count, seqs] of routedTo) await markRouted(this.db, count, seqs);
     return { events: plan.routed.length, endpoints: plan.endpoints };
   }
