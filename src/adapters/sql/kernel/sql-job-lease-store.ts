@@ -4,7 +4,7 @@ import { Statement } from '../statement.ts';
 
 // The lease taken when the last one has ended. On PostgreSQL one statement also answers the
 // lease as last committed when it was not taken; SQLite reads it after, at no network cost.
-const takeLease = new Statement(
+const takeLease = new Statement<{ lease_until: number }>(
   `insert into job_leases (name, holder, lease_until, started_at, finished_at, last_error) values (?, ?, ?, ?, null, null)
    on conflict (name) do update set holder = excluded.holder, lease_until = excluded.lease_until,
      started_at = excluded.started_at, finished_at = null
