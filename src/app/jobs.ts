@@ -33,8 +33,6 @@ const MAX_TICK_MS = 10_000;
 export class JobRunner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
-  /** Per job, when the lease it last saw (its own or another process's) ends. */
-  private readonly heldUntil = new Map<string, number>();
   constructor(
     private readonly jobs: readonly Job[],
     private readonly leases: JobLeaseStore,
@@ -58,12 +56,7 @@ export class JobRunner {
     const tick = this.running.then(async () => {
       for (const job of this.jobs) {
         const now = this.clock.now();
-        // Before the lease it last saw ends, no attempt could take it (leases are only ever taken
-        // once ended), so none is made: a tick writes only for the jobs that may be due.
-        if ((this.heldUntil.get(job.name) ?? Number.NEGATIVE_INFINITY) > now) continue;
-        const lease = await this.leases.acquire(job.name, this.holder, now, now + job.everyMs).catch(() => undefined);
-        if (lease) this.heldUntil.set(job.name, lease.heldUntil);
-        if (!lease?.taken) continue;
+        if (!(await this.leases.acquire(job.name, this.holder, now, now + job.everyMs).catch(() => false))) continue;
         ran.push(job.name);
         let error: string | null = null;
         try {

@@ -5,11 +5,9 @@
 export interface JobLeaseStore {
   /**
    * Takes the job's lease until `until` when no lease is held or the last one has ended: one
-   * conditional write, so of several processes trying at once exactly one gets it. Answers
-   * whether it was taken, and until when the lease is held (`until` when taken; else the holder's
-   * lease as last committed): no attempt before then can take it.
+   * conditional write, so of several processes trying at once exactly one gets it.
    */
-  acquire(job: string, holder: string, now: number, until: number): Promise<{ taken: boolean; heldUntil: number }>;
+  acquire(job: string, holder: string, now: number, until: number): Promise<boolean>;
   /** Records the end of a run (its error, if any) for operators. */
   finished(job: string, holder: string, now: number, error: string | null): Promise<void>;
 }
