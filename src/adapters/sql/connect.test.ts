@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openTestDb, testDatabases } from '../../../test/helpers/databases.ts';
-import { migrate } from './connect.ts';
+import { migrate, openDatabase } from './connect.ts';
 
 const postgres = testDatabases().find((f) => f.name === 'postgres');
 
@@ -78,5 +84,47 @@ test('a SQLite connection keeps a page cache of 2 MB (SQLite’s default), not t
   } finally {
     await db.destroy();
     await target.drop();
+  }
+});
+
+test('a SQLite file another process holds locked while this one opens it is waited for, not refused', async () => {
+  // Several workers opening one file at once met SQLITE_BUSY_RECOVERY (one rebuilding the log's
+  // index) and one of them failed to start: opening now tries again, for up to five seconds.
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-open-busy-'));
+  const file = join(dir, 'db.sqlite');
+  try {
+    // In the rollback journal's mode, so that switching to WAL needs the lock the holder keeps.
+    const seed = new SqliteDatabase(file);
+    seed.exec('create table t (v integer)');
+    seed.close();
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require('better-sqlite3'); const d = new D(process.argv[1]);
+         d.exec('begin exclusive'); d.exec('insert into t values (1)'); process.stdout.write('held\\n');
+         setTimeout(() => { d.exec('commit'); d.close(); }, 400);`,
+        file,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(holder, 'exit');
+    await once(holder.stdout, 'data');
+    const started = Date.now();
+    const db = openDatabase({ kind: 'sqlite', file });
+    try {
+      assert.ok(Date.now() - started >= 200, 'the open waited for the holder');
+      await sql`insert into t values (2)`.execute(db);
+      const count = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
+      assert.deepEqual(count.rows, [{ n: 2 }], "the holder's row and ours");
+      const probe = new SqliteDatabase(file, { readonly: true });
+      assert.equal(probe.pragma('journal_mode', { simple: true }), 'wal');
+      probe.close();
+    } finally {
+      await db.destroy();
+    }
+    assert.deepEqual(await exited, [0, null]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

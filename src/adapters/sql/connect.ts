@@ -12,7 +12,7 @@ import { ambient, commitUnknown } from './ambient.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { SchemaScopedPostgresDialect } from './pg-introspector.ts';
 import type { Database } from './schema.ts';
-import { OpenrailSqliteDialect } from './sqlite-driver.ts';
+import { OpenrailSqliteDialect, whileBusySync } from './sqlite-driver.ts';
 import { preparedName } from './statement.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { type Flush, WalSync } from './wal-sync.ts';
@@ -207,21 +207,25 @@ const PAGE_CACHE_KIB = 2000;
 function openSqlite(file: string, options: OpenOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file, { timeout: 0 });
-  sqlite.pragma('journal_mode = WAL');
-  // NORMAL: a COMMIT does not wait for the disk; WalSync flushes the log off the event loop and
-  // every answer waits for that flush, which is what FULL would give (decision 0016).
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  // A second process holding the write lock is waited for by the driver, from the event loop.
-  sqlite.pragma('busy_timeout = 0');
-  // Deleted and overwritten content is zeroed in the file rather than left in free space, so an
-  // erased offer subject is gone from the database file once its page is written back
-  // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
-  sqlite.pragma('secure_delete = ON');
-  // SQLite's own default page cache, 2 MB, not the 16 MB better-sqlite3 is built with: a page not
-  // held here is read again from the kernel's file cache, which a process's resident set does not
-  // count (docs/scaling.md, "Memory").
-  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  // Every setting is idempotent, so all are made again while another process holds the file's
+  // lock or rebuilds its log's index (several workers starting at once).
+  whileBusySync(() => {
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL: a COMMIT does not wait for the disk; WalSync flushes the log off the event loop and
+    // every answer waits for that flush, which is what FULL would give (decision 0016).
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    // A second process holding the write lock is waited for by the driver, from the event loop.
+    sqlite.pragma('busy_timeout = 0');
+    // Deleted and overwritten content is zeroed in the file rather than left in free space, so an
+    // erased offer subject is gone from the database file once its page is written back
+    // (docs/offers.md, erasure; dropFreedBytes below does that for the write-ahead log).
+    sqlite.pragma('secure_delete = ON');
+    // SQLite's own default page cache, 2 MB, not the 16 MB better-sqlite3 is built with: a page not
+    // held here is read again from the kernel's file cache, which a process's resident set does not
+    // count (docs/scaling.md, "Memory").
+    sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  });
   const onDisk = file !== ':memory:';
   const wal = onDisk ? new WalSync(`${file}-wal`, options.flush) : undefined;
   let checkpointer: WalCheckpointer | undefined;

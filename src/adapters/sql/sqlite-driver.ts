@@ -301,7 +301,34 @@ class SqliteConnection implements DatabaseConnection {
 }
 
 /**
- * Runs `work`, again while SQLite answers SQLITE_BUSY (another process holds the lock, and the
+ * Whether SQLite refused a statement that did nothing because another process holds the lock
+ * (SQLITE_BUSY) or is rebuilding the write-ahead log's index after the last connection to the
+ * file closed (SQLITE_BUSY_RECOVERY, seen when several workers open the file at once).
+ */
+export function sqliteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_RECOVERY';
+}
+
+/**
+ * Runs `work` at once and, while SQLite answers busy, again every 10 ms for up to five seconds,
+ * blocking the thread: only for opening a connection, before anything is served.
+ */
+export function whileBusySync<T>(work: () => T): T {
+  const started = Date.now();
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      return work();
+    } catch (err) {
+      if (!sqliteBusy(err) || Date.now() - started > BUSY_LIMIT_MS) throw err;
+      Atomics.wait(sleeper, 0, 0, 10);
+    }
+  }
+}
+
+/**
+ * Runs `work`, again while SQLite answers busy (another process holds the lock, and the
  * statement did nothing), from the event loop, for up to five seconds.
  */
 async function retryBusy<T>(work: () => T): Promise<T> {
@@ -310,7 +337,7 @@ async function retryBusy<T>(work: () => T): Promise<T> {
     try {
       return work();
     } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() - started > BUSY_LIMIT_MS) throw err;
+      if (!sqliteBusy(err) || Date.now() - started > BUSY_LIMIT_MS) throw err;
       await pause(attempt);
     }
   }

@@ -16,14 +16,18 @@ const { statSync } = require('node:fs');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
 db.pragma('synchronous = NORMAL');
-const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
+let checkpoint;
 let checkpointedAt = 0;
 setInterval(() => {
   let size = 0;
   try { size = statSync(workerData.file + '-wal').size; } catch { return; }
   if (size < checkpointedAt) checkpointedAt = 0;
   if (size - checkpointedAt < workerData.bytes && size < workerData.bytes) return;
-  try { checkpoint.get(); checkpointedAt = size; } catch { /* busy: the next tick tries again */ }
+  try {
+    checkpoint ??= db.prepare('pragma wal_checkpoint(PASSIVE)');
+    checkpoint.get();
+    checkpointedAt = size;
+  } catch { /* busy: the next tick tries again */ }
 }, workerData.pollMs);
 `;
 
