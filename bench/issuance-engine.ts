@@ -50,7 +50,8 @@ export interface EngineResult {
   serverLogErrors: Array<{ phase: Phase; count: number; first?: string }>;
   /** The main thread's profile over every measured window, and over each grant's alone with its credentials. */
   profile?: ProfileSummary;
-  profiles?: Array<{ grant: Flow['grant']; credentials: number; summary: ProfileSummary }>;
+  /** Per grant: its measured windows (µs on the monotonic clock, which the profile's samples carry), for a reading of the profile file beyond the summary. */
+  profiles?: Array<{ grant: Flow['grant']; credentials: number; windowsUs: Array<[number, number]>; summary: ProfileSummary }>;
   profileThreads?: Array<{ file: string; busyMs: number }>;
   /** --sql-time: each grant's statements, timed in the profiled server (warm-ups included). */
   sqlTimes?: Array<{ grant: Flow['grant']; credentials: number; statements: StatementTime[] }>;
@@ -171,7 +172,9 @@ export async function benchEngine(
       result.profileThreads = summary.threads;
       result.profiles = measured.flatMap(({ grant, windows, rows }) => {
         const main = summariseProfile(profDir, 25, windows).main;
-        return main ? [{ grant, credentials: rows.reduce((n, r) => n + r.credentials, 0), summary: main }] : [];
+        return main
+          ? [{ grant, credentials: rows.reduce((n, r) => n + r.credentials, 0), windowsUs: windows, summary: main }]
+          : [];
       });
       return result;
     }

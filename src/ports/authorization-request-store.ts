@@ -53,6 +53,14 @@ export interface PopMark {
  * leaves, so each artifact (request_uri, session, code) is spent once.
  * @tenantOwned
  */
+/** The issuer of an opened request, as its pages need it. */
+export interface OpeningIssuer {
+  /** Where the issuer signs in holders who come without an offer (its hook), if it has one. */
+  signInUrl: string | null;
+  /** The name its pages show: its display name, else its name. */
+  name: string;
+}
+
 export interface AuthorizationRequestStore {
   /**
    * Stores the pushed request and marks its proof of possession used at its tenant, together (one
@@ -62,8 +70,9 @@ export interface AuthorizationRequestStore {
   get(tenant: string, id: string): Promise<AuthorizationRequestRecord | undefined>;
   /**
    * pushed → opened by the browser holding the secret of `browserHash`, in one conditional write
-   * that answers the record; undefined when the request_uri is unknown, spent, expired or another
-   * client's.
+   * that answers the record and its issuer's sign-in hook and shown name; undefined, and nothing
+   * written, when the request_uri is unknown, spent, expired or another client's, or the tenant
+   * does not serve the authorization code flow (unknown, or its HAIP issuance off).
    */
   open(
     tenant: string,
@@ -72,7 +81,7 @@ export interface AuthorizationRequestStore {
     browserHash: string,
     now: number,
     expiresAt: number,
-  ): Promise<AuthorizationRequestRecord | undefined>;
+  ): Promise<{ record: AuthorizationRequestRecord; issuer: OpeningIssuer } | undefined>;
   /**
    * opened → approved with the offer that carries the subject (and, from the sign-in hook, the
    * hash of its continuation secret); false unless opened, unexpired and without an offer.
@@ -80,7 +89,8 @@ export interface AuthorizationRequestStore {
   approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean>;
   /**
    * `from` → code, for the opening browser only, in one conditional write that answers the record
-   * as granted; undefined unless in `from`, unexpired, with an offer, and the browser's.
+   * as granted; undefined unless in `from`, unexpired, with an offer, the browser's, and its tenant
+   * serves the authorization code flow.
    */
   grantCode(
     tenant: string,

@@ -686,6 +686,8 @@ for (const factory of testDatabases()) {
 
     isolated(T.authorizations, async () => {
       const store = new SqlAuthorizationRequestStore(db);
+      // A page moves a request only while its issuer serves the flow: both do here.
+      for (const slug of ['alpha', 'beta']) await tenants.setAuthorizationFlow(slug, { haipIssuance: true }, T0);
       const request = (tenant: string, id: string): AuthorizationRequestRecord => ({
         id,
         tenant,
@@ -718,7 +720,20 @@ for (const factory of testDatabases()) {
       );
       assert.equal(await store.open('alpha', 'uri-azr-a', 'client-beta', 'browser', T0, later), undefined, 'nor another client');
       assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'pushed', 'and neither spent the request_uri');
-      assert.equal((await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-a', T0, later))?.phase, 'opened');
+      await tenants.setAuthorizationFlow('alpha', { haipIssuance: false }, T0);
+      assert.equal(
+        await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-a', T0, later),
+        undefined,
+        'not while alpha’s flow is off',
+      );
+      await tenants.setAuthorizationFlow('alpha', { haipIssuance: true }, T0);
+      const opened = await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-a', T0, later);
+      const alpha = await tenants.get('alpha');
+      assert.deepEqual(
+        [opened?.record.phase, opened?.record.id, opened?.issuer],
+        ['opened', 'azr-a', { signInUrl: null, name: alpha?.displayName ?? alpha?.name }],
+        "answered with alpha's sign-in hook and shown name",
+      );
       assert.equal(await store.open('alpha', 'uri-azr-a', 'client-alpha', 'browser-x', T0, later), undefined, 'opened once');
       assert.equal(await store.get('beta', 'azr-a'), undefined);
       assert.equal(await store.approve('beta', 'azr-a', 'off-x', null, T0), false, 'beta cannot approve alpha’s');
@@ -731,6 +746,13 @@ for (const factory of testDatabases()) {
         'another browser',
       );
       assert.equal(await store.grantCode('beta', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000), undefined);
+      await tenants.setAuthorizationFlow('alpha', { haipIssuance: false }, T0);
+      assert.equal(
+        await store.grantCode('alpha', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000),
+        undefined,
+        'not while alpha’s flow is off',
+      );
+      await tenants.setAuthorizationFlow('alpha', { haipIssuance: true }, T0);
       const granted = await store.grantCode('alpha', 'azr-a', 'approved', 'browser-a', 'code-a', T0, T0 + 60_000);
       assert.deepEqual([granted?.phase, granted?.codeHash, granted?.offerId], ['code', 'code-a', 'off-a'], 'answered as granted');
       const atBeta = await store.atIssuerByCode('beta', 'code-a');
@@ -770,6 +792,7 @@ for (const factory of testDatabases()) {
       assert.equal((await store.get('alpha', 'azr-a'))?.phase, 'redeemed');
       assert.equal(await store.redeem('alpha', 'azr-a', redemption, pop('pop-3')), 'spent', 'a code is redeemed once');
       assert.equal(await store.prune(later + 1), 2, 'both requests are swept once ended');
+      for (const slug of ['alpha', 'beta']) await tenants.setAuthorizationFlow(slug, { haipIssuance: false }, T0);
     });
 
     isolated(T.tenantCreate, async () => {

@@ -80,13 +80,14 @@ const ROUND_TRIP_TARGETS = {
   /**
    * One HAIP credential through the authorization code flow (docs/haip.md), from an offer's
    * issuer_state (32 before issue 54): PAR 3 (the anonymous budget; the issuer with the offer;
-   * the proof of possession's mark with the request), the authorization page 2 (the tenant; the
-   * request opened by one update that answers it), the approval 2 (the tenant; the code granted by
-   * one update that answers the request), the token 2 (the issuer with the request of the code;
-   * the proof's mark, the code, the offer's code and the access token in one statement), the
-   * nonce 0, the credential 3 (as `issuance` above).
+   * the proof of possession's mark with the request), the authorization page 1 (the request opened
+   * by one update that checks its issuer and answers both), the approval 1 (the code granted by one
+   * update that checks the issuer and answers the request), the token 2 (the issuer with the
+   * request of the code; the proof's mark, the code, the offer's code and the access token in one
+   * statement), the nonce 0, the credential 3 (as `issuance` above). It was 12 when each page read
+   * the tenant first.
    */
-  haipIssuance: 12,
+  haipIssuance: 10,
   /**
    * POST /api/admin/partners/{id}/stage (to screening): the application read, then in one
    * transaction (begin, commit) the conditional stage move, its history entry, the partner's keys

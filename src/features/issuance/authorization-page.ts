@@ -5,19 +5,23 @@
  * another origin under the pages' `form-action 'self'`, and a wallet's redirect_uri is one.
  */
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
-import type { TenantRecord } from '../../ports/tenant-store.ts';
 import { html } from '../../web/html.ts';
 import { type RenderedPage, renderPage } from '../../web/layout.ts';
 
-const issuerName = (tenant: TenantRecord) => tenant.displayName ?? tenant.name;
-
 export function renderApprovalPage(
   siteName: string,
-  o: { tenant: TenantRecord; type: CredentialTypeRecord; action: string; authorizationId: string; demo: boolean },
+  o: {
+    /** The issuer's display name, else its name. */
+    issuerName: string;
+    type: CredentialTypeRecord;
+    action: string;
+    authorizationId: string;
+    demo: boolean;
+  },
 ): RenderedPage {
   const claims = o.type.claims.map((c) => html`<li><code>${c.key}</code></li>`);
   const main = html`<h1>Add ${o.type.name} to your wallet</h1>
-<p class="lead">${issuerName(o.tenant)} offers your wallet a <strong>${o.type.name}</strong>. It holds these claims, and you choose which of them to show each time you use it:</p>
+<p class="lead">${o.issuerName} offers your wallet a <strong>${o.type.name}</strong>. It holds these claims, and you choose which of them to show each time you use it:</p>
 <ul>
 ${claims}
 </ul>

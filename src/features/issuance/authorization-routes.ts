@@ -112,12 +112,12 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           410: htmlResponse('authorization_ended: the request_uri is unknown, spent, expired or another client’s.'),
         },
         handler: async (request, reply) => {
-          const tenant = await tenants.get(tenantOf(request.params));
-          const opening = await authorizations.open(tenant, request.query.client_id, request.query.request_uri);
+          const slug = tenantOf(request.params);
+          const opening = await authorizations.open(slug, request.query.client_id, request.query.request_uri);
           setSessionCookie(reply, {
             name: AUTHORIZATION_COOKIE,
             value: opening.browserSecret,
-            path: cookiePath(tenant.slug),
+            path: cookiePath(slug),
             maxAgeMs: SESSION_TTL_S * 1000,
             origin: urls.origin,
           });
@@ -125,9 +125,9 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
             return reply.code(303).header('location', opening.location).header('cache-control', 'no-store').send();
           }
           const rendered = renderApprovalPage(siteName, {
-            tenant,
+            issuerName: opening.issuer.name,
             type: opening.type,
-            action: `${urls.issuerPath(tenant.slug)}/authorize`,
+            action: `${urls.issuerPath(slug)}/authorize`,
             authorizationId: opening.record.id,
             demo: opening.mode === 'demo',
           });
@@ -155,9 +155,9 @@ export function authorizationRoutes(deps: AuthorizationDeps): RouteDef[] {
           410: htmlResponse('authorization_ended: not this browser’s request, or it ended.'),
         },
         handler: async (request, reply) => {
-          const tenant = await tenants.get(tenantOf(request.params));
           const approved = request.body.decision === 'approve';
-          const location = await authorizations.decide(tenant, request.body.authorization, browserSecret(request), approved);
+          const slug = tenantOf(request.params);
+          const location = await authorizations.decide(slug, request.body.authorization, browserSecret(request), approved);
           return sendPage(reply, renderReturnPage(siteName, { location, approved }), 'no-store');
         },
       }),

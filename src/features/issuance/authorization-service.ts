@@ -19,7 +19,11 @@ import type { IssuerUrls } from '../../core/issuer-urls.ts';
 import type { Random } from '../../core/random.ts';
 import { hashToken, newToken } from '../../core/secrets.ts';
 import { isDemoSlug } from '../../core/slug.ts';
-import type { AuthorizationRequestRecord, AuthorizationRequestStore } from '../../ports/authorization-request-store.ts';
+import type {
+  AuthorizationRequestRecord,
+  AuthorizationRequestStore,
+  OpeningIssuer,
+} from '../../ports/authorization-request-store.ts';
 import type { CredentialTypeRecord } from '../../ports/credential-type-store.ts';
 import type { OfferRecord, OfferStore } from '../../ports/offer-store.ts';
 import type { TenantRow } from '../../ports/tenant-store.ts';
@@ -27,7 +31,7 @@ import type { UnitOfWork } from '../../ports/unit-of-work.ts';
 import { parseConfigurationId } from '../credential-types/formats.ts';
 import type { TypeService } from '../credential-types/type-service.ts';
 import type { OfferService } from '../offers/offer-service.ts';
-import { assertIssuing } from '../tenants/tenant-service.ts';
+import { assertIssuing, type TenantService } from '../tenants/tenant-service.ts';
 import { CodeRedemption, popMark, popUsed, servedSlug } from './code-redemption.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
@@ -45,10 +49,10 @@ export const CODE_TTL_S = 60;
 const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 
 /** What the authorization endpoint shows the browser that opened a request. */
-export type Opening =
-  | { mode: 'offer'; record: AuthorizationRequestRecord; type: CredentialTypeRecord; browserSecret: string }
-  | { mode: 'demo'; record: AuthorizationRequestRecord; type: CredentialTypeRecord; browserSecret: string }
-  | { mode: 'hook'; record: AuthorizationRequestRecord; location: string; browserSecret: string };
+export type Opening = { record: AuthorizationRequestRecord; issuer: OpeningIssuer; browserSecret: string } & (
+  | { mode: 'offer' | 'demo'; type: CredentialTypeRecord }
+  | { mode: 'hook'; location: string }
+);
 
 const ended = (message = 'This authorization request is unknown, expired or finished; start again from your wallet.') =>
   new ServiceError('authorization_ended', message);
@@ -60,6 +64,8 @@ export interface AuthorizationDeps {
   offers: OfferStore;
   offerService: Pick<OfferService, 'create'>;
   types: Pick<TypeService, 'find'>;
+  /** The issuer, read where a page's write did not find the request it moves (to name what is wrong). */
+  tenants: Pick<TenantService, 'get'>;
   tokens: TokenService;
   checks: OauthChecks;
   urls: IssuerUrls;
@@ -155,30 +161,38 @@ export class AuthorizationService {
 
   /**
    * GET /authorize: the browser opens a pushed request, once (its request_uri is spent), and is
-   * given a secret for its cookie: only that browser may approve, continue or decline it.
+   * given a secret for its cookie: only that browser may approve, continue or decline it. The
+   * issuer is checked and read by the opening's one write; only when that write finds nothing is
+   * the tenant read, to refuse as unknown or not serving the flow before calling the request ended.
    */
-  async open(tenant: TenantRow, clientId: string, requestUri: string): Promise<Opening> {
-    const slug = servedSlug(tenant, this.deps.checks);
+  async open(slug: string, clientId: string, requestUri: string): Promise<Opening> {
     const browserSecret = this.deps.random.text(32);
     const now = this.deps.clock.now();
-    const record = await this.deps.store.open(
-      slug,
-      hashToken(requestUri),
-      clientId,
-      hashToken(browserSecret),
-      now,
-      now + SESSION_TTL_S * 1000,
-    );
-    if (!record) throw ended();
+    const opened = this.deps.checks.trustsWallets
+      ? await this.deps.store.open(
+          slug,
+          hashToken(requestUri),
+          clientId,
+          hashToken(browserSecret),
+          now,
+          now + SESSION_TTL_S * 1000,
+        )
+      : undefined;
+    if (!opened) {
+      servedSlug(await this.deps.tenants.get(slug), this.deps.checks);
+      throw ended();
+    }
+    const { record, issuer } = opened;
     const type = await this.deps.types.find(slug, record.typeId);
     if (!type) throw ended('The credential type of this request is no longer issued.');
-    if (record.offerId) return { mode: 'offer', record, type, browserSecret };
-    if (tenant.signInUrl) {
-      const location = new URL(tenant.signInUrl);
+    const opening = { record, issuer, browserSecret };
+    if (record.offerId) return { ...opening, mode: 'offer', type };
+    if (issuer.signInUrl) {
+      const location = new URL(issuer.signInUrl);
       location.searchParams.set('authorization', record.id);
-      return { mode: 'hook', record, location: location.href, browserSecret };
+      return { ...opening, mode: 'hook', location: location.href };
     }
-    if (isDemoSlug(slug)) return { mode: 'demo', record, type, browserSecret };
+    if (isDemoSlug(slug)) return { ...opening, mode: 'demo', type };
     throw ended('This issuer has no sign-in for holders who come without an offer.');
   }
 
@@ -201,15 +215,17 @@ export class AuthorizationService {
    * a demonstration tenant a sample subject) or declines. The wallet's redirect_uri with the code,
    * or with `error=access_denied`.
    */
-  async decide(tenant: TenantRow, id: string, browserSecret: string | undefined, approve: boolean): Promise<string> {
-    const slug = servedSlug(tenant, this.deps.checks);
+  async decide(slug: string, id: string, browserSecret: string | undefined, approve: boolean): Promise<string> {
     // Outside a demonstration tenant the holder approves only an offer's request: granted here in
-    // one conditional write (opened, with its offer, unexpired, this browser's), without reading
-    // the request first. Anything else is judged below, where the refusal names what is wrong.
-    if (approve && browserSecret !== undefined && !isDemoSlug(slug)) {
+    // one conditional write (opened, with its offer, unexpired, this browser's, its issuer serving
+    // the flow), without reading the request or the issuer first. Anything else is judged below,
+    // where the refusal names what is wrong.
+    if (approve && browserSecret !== undefined && !isDemoSlug(slug) && this.deps.checks.trustsWallets) {
       const location = await this.tryGrant(slug, id, 'opened', hashToken(browserSecret));
       if (location !== undefined) return location;
     }
+    const tenant = await this.deps.tenants.get(slug);
+    servedSlug(tenant, this.deps.checks);
     const record = await this.opened(slug, id, browserSecret);
     const browserHash = record.browserHash as string;
     if (!approve) {

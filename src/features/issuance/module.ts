@@ -79,6 +79,7 @@ export const issuanceModule = defineModule({
       offers,
       offerService,
       types,
+      tenants,
       tokens,
       checks,
       urls: ctx.urls,

@@ -10,7 +10,13 @@ import { burnMarkWrite } from '../replay-marks.ts';
 import { rowCodec } from '../row-codec.ts';
 import type { AuthorizationRequestsTable } from '../schema.ts';
 import { Statement } from '../statement.ts';
-import { ISSUER_ROW, type IssuerColumns, issuerState } from '../tenants/tenants-statements.ts';
+import {
+  ISSUER_OF_REQUEST,
+  ISSUER_ROW,
+  type IssuerColumns,
+  issuerState,
+  type RequestIssuerColumns,
+} from '../tenants/tenants-statements.ts';
 import { applyAll, type GuardedWrite } from '../write-batch.ts';
 import { redemptionWrites } from './sql-access-token-store.ts';
 
@@ -30,13 +36,17 @@ const codeRedeemed = new Statement(
   "update authorization_requests set phase = 'redeemed' where tenant = ? and id = ? and phase = 'code' and expires_at > ?",
 );
 // The browser opens a pushed request (GET /authorize), and the approval grants its code: once per HAIP credential each.
-const openRequest = new Statement<Selectable<AuthorizationRequestsTable>>(
+// Each holds only while the tenant serves the flow, and the opening answers the issuer's part its page shows.
+const REQUEST_TENANT = 'authorization_requests.tenant';
+const openRequest = new Statement<Selectable<AuthorizationRequestsTable> & RequestIssuerColumns>(
   "update authorization_requests set phase = 'opened', browser_hash = ?, expires_at = ? " +
-    "where tenant = ? and request_uri_hash = ? and client_id = ? and phase = 'pushed' and expires_at > ? returning *",
+    "where tenant = ? and request_uri_hash = ? and client_id = ? and phase = 'pushed' and expires_at > ? " +
+    `and ${ISSUER_OF_REQUEST.serving(REQUEST_TENANT)} returning *, ${ISSUER_OF_REQUEST.returned(REQUEST_TENANT)}`,
 );
 const grantRequestCode = new Statement<Selectable<AuthorizationRequestsTable>>(
   "update authorization_requests set phase = 'code', code_hash = ?, expires_at = ? " +
-    'where tenant = ? and id = ? and phase = ? and offer_id is not null and browser_hash = ? and expires_at > ? returning *',
+    'where tenant = ? and id = ? and phase = ? and offer_id is not null and browser_hash = ? and expires_at > ? ' +
+    `and ${ISSUER_OF_REQUEST.serving(REQUEST_TENANT)} returning *`,
 );
 /** The issuer and its request of a code, one read (a tenant without the request still answers its row). */
 const atIssuerByCode = new Statement<Partial<Selectable<AuthorizationRequestsTable>> & IssuerColumns>(
@@ -71,16 +81,11 @@ export class SqlAuthorizationRequestStore implements AuthorizationRequestStore {
     return row ? toRecord(row) : undefined;
   }
 
-  async open(
-    tenant: string,
-    requestUriHash: string,
-    clientId: string,
-    browserHash: string,
-    now: number,
-    expiresAt: number,
-  ): Promise<AuthorizationRequestRecord | undefined> {
+  async open(tenant: string, requestUriHash: string, clientId: string, browserHash: string, now: number, expiresAt: number) {
     const row = await openRequest.first(this.db, [browserHash, expiresAt, tenant, requestUriHash, clientId, now]);
-    return row ? toRecord(row) : undefined;
+    if (!row) return undefined;
+    const { issuer_sign_in_url, issuer_name, ...rest } = row;
+    return { record: toRecord(rest), issuer: { signInUrl: issuer_sign_in_url, name: issuer_name } };
   }
 
   async approve(tenant: string, id: string, offerId: string, continueHash: string | null, now: number): Promise<boolean> {

@@ -57,5 +57,27 @@ export function issuerState<R extends IssuerColumns>(row: R): { issuer: IssuerSt
   };
 }
 
+/**
+ * The issuer's part of a write that moves one of its authorization requests (the browser's
+ * opening of a pushed request, the grant of its code), given the SQL of the written row's tenant
+ * column: `serving` holds only while that tenant serves the authorization code flow (its HAIP
+ * issuance on), and `returned` answers, beside the row written, its sign-in hook
+ * (`issuer_sign_in_url`) and the name its pages show (`issuer_name`: the display name, else the
+ * name). So the authorization endpoint's pages write and read the issuer in one statement
+ * (docs/scaling.md).
+ */
+export const ISSUER_OF_REQUEST = {
+  serving: (tenant: string) => `exists (select 1 from tenants t where t.slug = ${tenant} and t.haip_issuance = 1)`,
+  returned: (tenant: string) =>
+    `(select t.sign_in_url from tenants t where t.slug = ${tenant}) as issuer_sign_in_url, ` +
+    `(select coalesce(t.display_name, t.name) from tenants t where t.slug = ${tenant}) as issuer_name`,
+} as const;
+
+/** The columns `ISSUER_OF_REQUEST.returned` adds to a row. */
+export interface RequestIssuerColumns {
+  issuer_sign_in_url: string | null;
+  issuer_name: string;
+}
+
 /** Every tenant's name, as rows (slug, name) a read joins to name the tenant of its own rows. */
 export const tenantNames = (db: Db) => db.selectFrom('tenants').select(['slug', 'name']);
