@@ -19,13 +19,14 @@ export function malformation(value: unknown, maxDepth: number, root = ''): Malfo
   const stack: { value: object; at: string; depth: number }[] = [{ value, at: root, depth: 1 }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     if (next.depth > maxDepth) return { problem: 'depth', at: next.at };
+    // A place is named only where it is needed: a nested value, or the first malformation.
+    const at = (key: string) => `${(next as { at: string }).at}/${key.slice(0, 64)}`;
     for (const [key, child] of Object.entries(next.value)) {
       if (illFormed(key)) return { problem: 'text', at: next.at };
-      const at = `${next.at}/${key.slice(0, 64)}`;
       if (typeof child === 'string') {
-        if (illFormed(child)) return { problem: 'text', at };
+        if (illFormed(child)) return { problem: 'text', at: at(key) };
       } else if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, at, depth: next.depth + 1 });
+        stack.push({ value: child, at: at(key), depth: next.depth + 1 });
       }
     }
   }

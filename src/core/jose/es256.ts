@@ -87,10 +87,36 @@ export function describe(value: unknown): string {
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
+ * The last JWS decoded, by their text: one request's checks read the same proof or credential
+ * several times (a DPoP proof's nonce, its iat, then its signature; a presentation's issuer JWT for
+ * its key, its certificate, its status and its claims). Decoding is a function of the text alone,
+ * so a remembered answer is never stale. At most DECODED_LIMIT texts of at most
+ * DECODED_MAX_CHARS each (512 KiB in all), the oldest forgotten first; the header and payload
+ * answered are frozen, nested objects included, so no reader can change what another reads.
+ */
+export const DECODED_LIMIT = 16;
+export const DECODED_MAX_CHARS = 32 * 1024;
+const decoded = new Map<string, DecodedJws | undefined>();
+
+/**
  * Splits and decodes a compact JWS; undefined when it is not one. Verifies nothing. A header
  * with `crit` is refused: this service understands no JWS extension (RFC 7515 §4.1.11).
  */
 export function decodeJws(compact: string): DecodedJws | undefined {
+  if (compact.length > DECODED_MAX_CHARS) return decodeJwsText(compact);
+  if (decoded.has(compact)) return decoded.get(compact);
+  const answer = decodeJwsText(compact);
+  if (answer) {
+    deepFreeze(answer.header);
+    deepFreeze(answer.payload);
+    Object.freeze(answer);
+  }
+  if (decoded.size >= DECODED_LIMIT) decoded.delete(decoded.keys().next().value as string);
+  decoded.set(compact, answer);
+  return answer;
+}
+
+function decodeJwsText(compact: string): DecodedJws | undefined {
   const parts = compact.split('.');
   if (parts.length !== 3) return undefined;
   const [h, p, s] = parts as [string, string, string];
@@ -99,6 +125,15 @@ export function decodeJws(compact: string): DecodedJws | undefined {
   const signature = decodeB64url(s);
   if (!isObject(header) || !isObject(payload) || !signature || 'crit' in header) return undefined;
   return { header, payload, signingInput: `${h}.${p}`, signature };
+}
+
+/** Freezes a decoded JSON value and everything in it (at most MAX_JSON_DEPTH levels: decodeJson saw to that). */
+function deepFreeze(value: object): void {
+  const stack: object[] = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    Object.freeze(next);
+    for (const child of Object.values(next)) if (typeof child === 'object' && child !== null) stack.push(child);
+  }
 }
 
 /** A P-256 public JWK, or undefined: kty, crv, x and y are all that is read. */
