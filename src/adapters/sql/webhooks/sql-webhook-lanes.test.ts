@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openTestDb, type TestDatabase, tenantRecord, testDatabases } from '../../../../test/helpers/databases.ts';
+import type { EventInput } from '../../../core/events.ts';
 import { type Db, migrate } from '../connect.ts';
 import { SqlEventOutbox } from '../kernel/sql-event-outbox.ts';
 import { atomically } from '../sql-unit-of-work.ts';
@@ -11,6 +12,13 @@ import { SqlWebhookLanes } from './sql-webhook-lanes.ts';
 
 const EVENTS = 40;
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+
+/** An `offer.created` event of acme's, as the offers module writes one. */
+const offerCreated = (offerId: string): EventInput => ({
+  type: 'offer.created',
+  tenant: 'acme',
+  data: { offerId, typeId: 'membership', expiresAt: new Date(NOW + 600_000).toISOString() },
+});
 
 for (const factory of testDatabases()) {
   describe(`webhook routing (${factory.name})`, () => {
@@ -57,7 +65,7 @@ for (const factory of testDatabases()) {
       const outbox = new SqlEventOutbox(db, { now: () => NOW });
       await atomically(db, async () => {
         for (let i = 0; i < EVENTS; i++) {
-          await outbox.emit({ type: 'offer.created', tenant: 'acme', data: { offerId: `off_${i}` } } as never);
+          await outbox.emit(offerCreated(`off_${i}`));
         }
       });
       const lanes = handles.map((h) => new SqlWebhookLanes(h));
@@ -107,7 +115,7 @@ for (const factory of testDatabases()) {
     }, async () => {
       const [db, other] = handles;
       const outbox = new SqlEventOutbox(db, { now: () => NOW });
-      await atomically(db, () => outbox.emit({ type: 'offer.created', tenant: 'acme', data: { offerId: 'off_late' } } as never));
+      await atomically(db, () => outbox.emit(offerCreated('off_late')));
       const before = await db.selectFrom('webhook_deliveries').select('id').execute();
       // The other process marks the event inside a transaction it keeps open while this router reads
       // the event as unrouted and sends its batch, which then waits on the marked row.
