@@ -191,7 +191,10 @@ export async function benchEngine(
         // HAIP on the fresh database: what the authorization code flow adds, beside the interface's.
         // It issues the SD-JWT VC configuration only (bench/lib/haip.ts): no HAIP rows with --formats mdoc.
         const haip = name === 'fresh' && opts.formats.includes('sd-jwt');
-        const flows: Flow[] = haip ? [preAuthorized, { grant: 'haip', provider }] : [preAuthorized];
+        // With --pairs n, the two grants n times over, one after the other: each HAIP window beside a pre-authorized one.
+        const flows: Flow[] = haip
+          ? Array.from({ length: opts.pairs }, () => [preAuthorized, { grant: 'haip', provider } as Flow]).flat()
+          : [preAuthorized];
         for (const flow of flows) {
           const formats = flow.grant === 'haip' ? (['sd-jwt'] as const) : opts.formats;
           result.rows.push(

@@ -29,6 +29,8 @@ export interface Options extends CommonOptions {
   formats: Format[];
   /** With --cpu-prof on SQLite: time each statement the profiled server runs, per grant (--sql-time). */
   sqlTime: boolean;
+  /** On the fresh database, the pre-authorized and HAIP levels measured this many times, one after the other (--pairs). */
+  pairs: number;
 }
 
 export interface Row {
@@ -92,7 +94,7 @@ export interface Row {
 
 const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
                                [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof [--sql-time]] [--metrics]
-                               [--keys sealed|pkcs11] [--tracing] [--formats sd-jwt,mdoc]
+                               [--keys sealed|pkcs11] [--tracing] [--formats sd-jwt,mdoc] [--pairs <n>]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
@@ -103,6 +105,10 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
                     <typeId>.mdoc configuration (ISO mdoc; the type is then registered with mdoc: {}).
                     The HAIP rows issue SD-JWT VC only. With --cpu-prof the profile covers every format
                     asked: --formats mdoc profiles mdoc issuance alone
+  --pairs <n>       on the fresh database, measure the pre-authorized levels and then the HAIP ones n
+                    times over (default 1), and report the HAIP credential's server CPU over the
+                    pre-authorized one's for each pair of neighbouring windows, with their median:
+                    the machine's speed drifts more between runs than within a pair
   --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
   --keys <backend>  where the server keeps its keys (OPENRAIL_KEYS, docs/keys.md): sealed (default), or
                     pkcs11 on a SoftHSM token made for the run under /dev/shm (Debian's softhsm2)
@@ -143,8 +149,13 @@ export function options(argv: string[]): Options {
     tracing: { type: 'boolean', default: false },
     formats: { type: 'string' },
     'sql-time': { type: 'boolean', default: false },
+    pairs: { type: 'string' },
   });
   if (values['sql-time'] === true && !cpuProf) throw new Error('--sql-time goes with --cpu-prof (it times the profiled server)');
+  const pairs = Number(values.pairs ?? '1');
+  if (!Number.isInteger(pairs) || pairs < 1 || pairs > 20)
+    throw new Error(`--pairs takes a whole number from 1 to 20 (got ${values.pairs})`);
+  if (pairs > 1 && cpuProf) throw new Error('--pairs goes without --cpu-prof (the profile covers one pair)');
   const keys = values.keys ?? 'sealed';
   if (keys !== 'sealed' && keys !== 'pkcs11') throw new Error(`--keys is sealed or pkcs11 (got ${keys})`);
   const nonNegative = (raw: string, name: string) => {
@@ -172,5 +183,6 @@ export function options(argv: string[]): Options {
     tracing: values.tracing === true,
     formats: formatsFrom(values.formats),
     sqlTime: values['sql-time'] === true,
+    pairs,
   };
 }

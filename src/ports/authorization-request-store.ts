@@ -48,11 +48,6 @@ export interface PopMark {
   now: number;
 }
 
-/**
- * The authorization code flow's requests. Every move is one conditional write from the phase it
- * leaves, so each artifact (request_uri, session, code) is spent once.
- * @tenantOwned
- */
 /** The issuer of an opened request, as its pages need it. */
 export interface OpeningIssuer {
   /** Where the issuer signs in holders who come without an offer (its hook), if it has one. */
@@ -61,6 +56,11 @@ export interface OpeningIssuer {
   name: string;
 }
 
+/**
+ * The authorization code flow's requests. Every move is one conditional write from the phase it
+ * leaves, so each artifact (request_uri, session, code) is spent once.
+ * @tenantOwned
+ */
 export interface AuthorizationRequestStore {
   /**
    * Stores the pushed request and marks its proof of possession used at its tenant, together (one
