@@ -118,6 +118,7 @@ async function measureLevel(ctx: LevelContext, wallets: number, format: Format, 
   const warmRate = warm.ok / warm.seconds;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(warmRate * opts.durationS * 1.4) + 50);
   const endWindow = cpuWindow(() => ctx.server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);
+  const main0 = ctx.server.mainThreadCpuMs();
   const sampler = ctx.sampler?.();
   const tripsBefore = ctx.distance?.roundTrips();
   const m = await issueFor(target, pool, wallets, opts.durationS, ctx.flow, format);
@@ -125,6 +126,8 @@ async function measureLevel(ctx: LevelContext, wallets: number, format: Format, 
   const trips = tripsBefore === undefined ? undefined : (ctx.distance?.roundTrips() ?? 0) - tripsBefore;
   const backends = await sampler?.stop();
   const cpu = endWindow();
+  const main1 = ctx.server.mainThreadCpuMs();
+  const mainMs = main0 !== undefined && main1 !== undefined && m.ok > 0 ? (main1 - main0) / m.ok : undefined;
   const perSec = m.ok / m.seconds;
   const serverMs = cpu.serverMs !== undefined && m.ok > 0 ? cpu.serverMs / m.ok : undefined;
   // What the server cannot skip: an mdoc's element digests beside the ES256 work of both formats.
@@ -152,6 +155,7 @@ async function measureLevel(ctx: LevelContext, wallets: number, format: Format, 
     errors: m.errors,
     ceilingFraction: perSec / cost.ceilingPerSec,
     ...(serverMs !== undefined ? { serverCpuMsPerCredential: serverMs, cryptoShare: cost.costMs / serverMs } : {}),
+    ...(mainMs !== undefined ? { serverMainCpuMsPerCredential: mainMs } : {}),
     ...coresOf(cpu, m.seconds),
     ...(ctx.engine === 'postgres' ? { postgresCores: cpu.extraMs / 1000 / m.seconds } : {}),
     ...(ctx.distance && trips !== undefined && m.ok > 0

@@ -56,6 +56,8 @@ export interface Row {
   ceilingFraction: number;
   /** Server CPU (user + system) per credential, and in cores, over the measured window. */
   serverCpuMsPerCredential?: number;
+  /** Of that, the serving process's main thread (one process only); the rest is its helper threads (bench/lib/server.ts). */
+  serverMainCpuMsPerCredential?: number;
   /** The crypto cost of an issuance against the server CPU per issuance: how near the server runs to the cryptography. */
   cryptoShare?: number;
   serverCores?: number;

@@ -103,23 +103,34 @@ function haipRatios(measured: Row[]): string[] {
           r.serverCpuMsPerCredential,
       );
     const pre = of('pre-authorized');
-    const ratios = of('haip').flatMap((h, i) => {
-      const p = pre[i];
-      return p ? [(h.serverCpuMsPerCredential as number) / (p.serverCpuMsPerCredential as number)] : [];
-    });
-    if (ratios.length === 0) continue;
-    const sorted = [...ratios].sort((a, b) => a - b);
-    const mid = sorted.length / 2;
-    const median =
-      sorted.length % 2 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+    const haip = of('haip');
+    const ratios = (field: 'serverCpuMsPerCredential' | 'serverMainCpuMsPerCredential') =>
+      haip.flatMap((h, i) => {
+        const p = pre[i];
+        return p?.[field] && h[field] ? [(h[field] as number) / (p[field] as number)] : [];
+      });
+    const whole = ratios('serverCpuMsPerCredential');
+    if (whole.length === 0) continue;
+    const median = medianOf(whole);
     const [engine, workers, wallets] = level.split(' ');
     lines.push(
       `HAIP server CPU per credential <= 2x the pre-authorized one (${engine}, ${workers} process(es), ${wallets} wallets, fresh): ` +
-        `${ratios.map((r) => `${fixed(r, 2)}x`).join(', ')}${ratios.length > 1 ? `; median ${fixed(median, 2)}x` : ''} -> ` +
-        `${median <= 2 ? 'met' : 'NOT met'}`,
+        `${listed(whole)} -> ${median <= 2 ? 'met' : 'NOT met'}`,
     );
+    // Not a target: the same over the serving process's main thread alone, without its helper threads (the collector's above all).
+    const main = ratios('serverMainCpuMsPerCredential');
+    if (main.length > 0) lines.push(`  the main thread alone: ${listed(main)}`);
   }
   return lines;
+}
+
+const listed = (ratios: number[]) =>
+  `${ratios.map((r) => `${fixed(r, 2)}x`).join(', ')}${ratios.length > 1 ? `; median ${fixed(medianOf(ratios), 2)}x` : ''}`;
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return sorted.length % 2 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** The project's targets, reported and never asserted: SD-JWT VC issuance's (mdoc rows are reported beside them, in the table). */

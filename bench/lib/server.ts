@@ -43,6 +43,13 @@ export interface BenchServer {
    * started (the workers); undefined where /proc is missing.
    */
   cpuMs(): number | undefined;
+  /**
+   * CPU time so far of the serving process's main thread alone (its JavaScript, and the SQLite and
+   * crypto calls it makes), in milliseconds; undefined with workers (the primary's main thread
+   * serves nothing) or where /proc is missing. The rest of cpuMs() is V8's collector and compiler
+   * threads, libuv's pool (fdatasync) and the WAL checkpointer.
+   */
+  mainThreadCpuMs(): number | undefined;
   /** SIGTERM, wait for the drain (SIGKILL after 20 s). */
   stop(): Promise<void>;
 }
@@ -59,11 +66,12 @@ function statFields(pid: number | string): string[] | undefined {
   }
 }
 
+const ticks = (f: string[]) => Number(f[11]) + Number(f[12]);
+
 /** utime + stime (fields 14 and 15) of a process and of its children, in milliseconds. */
 function treeCpuMs(pid: number): number | undefined {
   const own = statFields(pid);
   if (!own) return undefined;
-  const ticks = (f: string[]) => Number(f[11]) + Number(f[12]);
   let total = ticks(own);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -140,6 +148,11 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
     logFile: opts.logFile,
     workers,
     cpuMs: () => treeCpuMs(pid),
+    mainThreadCpuMs: () => {
+      if (workers > 1) return undefined;
+      const f = statFields(`${pid}/task/${pid}`);
+      return f ? (ticks(f) * 1000) / CLOCK_TICKS_PER_S : undefined;
+    },
     stop: async () => {
       if (exited) return;
       child.kill('SIGTERM');

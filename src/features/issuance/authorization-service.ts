@@ -10,7 +10,6 @@
  * tenant made (named by `issuer_state`), or one made when the issuer approves, with the subject
  * it gives. From the access token on, both flows are one.
  */
-import type { Jwk } from '@openid4vc/oauth2';
 import type { Actor } from '../../core/actor.ts';
 import type { Clock } from '../../core/clock.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -35,7 +34,7 @@ import { assertIssuing, type TenantService } from '../tenants/tenant-service.ts'
 import { CodeRedemption, popMark, popUsed, servedSlug } from './code-redemption.ts';
 import { exampleSubject } from './example-subject.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import { type OauthChecks, thumbprintOf } from './oauth-checks.ts';
+import { instanceKeyThumbprint, type OauthChecks } from './oauth-checks.ts';
 import { type RequestSeen, single } from './oauth-requests.ts';
 import { pushRefused, readPushedRequest } from './pushed-request.ts';
 import type { TokenResponse, TokenService } from './token-service.ts';
@@ -143,7 +142,7 @@ export class AuthorizationService {
       state: pushed.state,
       codeChallenge: pushed.codeChallenge,
       typeId: type.typeId,
-      attestationJkt: await thumbprintOf(attested.cnf.jwk as Jwk),
+      attestationJkt: instanceKeyThumbprint(attested.cnf.jwk),
       dpopJkt,
       offerId: offer?.id ?? null,
       phase: 'pushed',

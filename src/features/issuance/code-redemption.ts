@@ -1,4 +1,3 @@
-import type { Jwk } from '@openid4vc/oauth2';
 import type { Clock } from '../../core/clock.ts';
 import { servesCodeFlow } from '../../core/code-flow.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -9,7 +8,7 @@ import { hashToken, newToken } from '../../core/secrets.ts';
 import type { AuthorizationRequestStore, PopMark } from '../../ports/authorization-request-store.ts';
 import { assertIssuing } from '../tenants/tenant-service.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import { type OauthChecks, PROOF_WINDOW_S, thumbprintOf } from './oauth-checks.ts';
+import { instanceKeyThumbprint, type OauthChecks, PROOF_WINDOW_S } from './oauth-checks.ts';
 import { oauth2 } from './oauth-library.ts';
 import { type RequestSeen, refusalOf, requestLike, single } from './oauth-requests.ts';
 import { ACCESS_TOKEN_TTL_S, NONCE_TTL_S, type TokenResponse, type TokenService } from './token-service.ts';
@@ -81,7 +80,7 @@ export class CodeRedemption {
     }
     // The same wallet instance, for the client the code was pushed by.
     const attested = (await this.deps.checks.clientAttestation(seen, metadata.issuer, record.clientId)).payload;
-    if ((await thumbprintOf(attested.cnf.jwk as Jwk)) !== record.attestationJkt) {
+    if (instanceKeyThumbprint(attested.cnf.jwk) !== record.attestationJkt) {
       throw new ServiceError(
         'invalid_client',
         'The token request comes from another wallet instance than the authorization request.',

@@ -5,8 +5,9 @@
  * changed is checked anew. Real attestations from the test wallet provider, a real ChainVerifier.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { calculateJwkThumbprint, HashAlgorithm, type Jwk } from '@openid4vc/oauth2';
 import { newHaipWallet, newWalletProvider } from '../../../test/helpers/haip-wallet.ts';
 import { NonceMinter } from '../../adapters/crypto/c-nonce.ts';
 import { systemRandom } from '../../adapters/crypto/random-pool.ts';
@@ -14,7 +15,7 @@ import { ChainVerifier } from '../../adapters/crypto/x509.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { certificatesOfPem } from '../../core/pem.ts';
 import type { CertificateChains } from '../../ports/certificate-chains.ts';
-import { OauthChecks } from './oauth-checks.ts';
+import { instanceKeyThumbprint, OauthChecks } from './oauth-checks.ts';
 
 const AUDIENCE = 'https://rail.example/t/acme';
 
@@ -76,5 +77,19 @@ describe('wallet attestations remembered once verified', async () => {
       trusted = true;
     }
     assert.equal((await present(attestation)).payload.sub, wallet.clientId, 'and accepted when trusted again');
+  });
+});
+
+describe('the instance key thumbprint', () => {
+  test('is the RFC 7638 thumbprint the library computes, for a P-256 key; any other key is a fault', async () => {
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    const library = await calculateJwkThumbprint({
+      jwk: jwk as Jwk,
+      hashAlgorithm: HashAlgorithm.Sha256,
+      hashCallback: (data) => createHash('sha256').update(data).digest(),
+    });
+    assert.equal(instanceKeyThumbprint({ ...jwk, kid: 'ignored' }), library);
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' });
+    assert.throws(() => instanceKeyThumbprint(other), /P-256/);
   });
 });

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { CallbackContext, Jwk, Oauth2AuthorizationServer } from '@openid4vc/oauth2';
 import type { Clock } from '../../core/clock.ts';
 import { type ErrorCode, ServiceError } from '../../core/errors.ts';
-import { decodeJws, p256Jwk, verifyEs256 } from '../../core/jose/es256.ts';
+import { decodeJws, p256Jwk, p256Thumbprint, verifyEs256 } from '../../core/jose/es256.ts';
 import type { Random } from '../../core/random.ts';
 import { hashToken } from '../../core/secrets.ts';
 import type { CNonces } from '../../ports/c-nonces.ts';
@@ -39,9 +39,17 @@ const PROVIDER_SIGNED = new Set(['oauth-client-attestation+jwt', 'key-attestatio
 /** Provider-signed JWTs whose signature held, remembered by digest (their chains are not: ChainVerifier keeps those). */
 export const VERIFIED_ATTESTATION_LIMIT = 1024;
 
-/** RFC 7638 thumbprint of a public JWK. */
-export const thumbprintOf = (jwk: Jwk) =>
-  oauth2().calculateJwkThumbprint({ jwk, hashAlgorithm: oauth2().HashAlgorithm.Sha256, hashCallback: hash });
+/**
+ * RFC 7638 thumbprint of a verified wallet attestation's instance key (`cnf.jwk`). Its proof of
+ * possession was verified with that key, which verifyJwt accepts only as a P-256 public JWK; so the
+ * key is one, and its thumbprint is core's (the same digest the library computes, without its schema
+ * pass).
+ */
+export function instanceKeyThumbprint(jwk: unknown): string {
+  const key = p256Jwk(jwk);
+  if (!key) throw new Error('a verified wallet attestation names a P-256 instance key');
+  return p256Thumbprint(key);
+}
 
 export class OauthChecks {
   /** The library's authorization server, made (and the library loaded) with the flow's first request. */
