@@ -74,6 +74,8 @@ export interface LevelContext {
   mdoc?: MdocCost;
   /** Whether offers may be created between levels (not while profiling). */
   topUps: boolean;
+  /** Seconds of warm-up before each window, where not --warmup's (a flow already warmed by an earlier pair). */
+  warmupS?: number;
   profiled?: boolean;
   /** Where each measured window goes, on the monotonic clock, so a profile can be cut to them. */
   windows?: Array<[number, number]>;
@@ -112,9 +114,10 @@ export async function runLevels(ctx: LevelContext, log: (line: string) => void):
 
 async function measureLevel(ctx: LevelContext, wallets: number, format: Format, estimate: number): Promise<Row> {
   const { opts, target, pool } = ctx;
-  if (ctx.topUps) await topUp(target, pool, Math.ceil(estimate * (opts.warmupS + opts.durationS) * 1.5) + 50);
+  const warmupS = ctx.warmupS ?? opts.warmupS;
+  if (ctx.topUps) await topUp(target, pool, Math.ceil(estimate * (warmupS + opts.durationS) * 1.5) + 50);
   await waitQuiet(opts.waitQuietS, (l) => process.stdout.write(`${l}\n`));
-  const warm = await issueFor(target, pool, wallets, opts.warmupS, ctx.flow, format);
+  const warm = await issueFor(target, pool, wallets, warmupS, ctx.flow, format);
   const warmRate = warm.ok / warm.seconds;
   if (ctx.topUps) await topUp(target, pool, Math.ceil(warmRate * opts.durationS * 1.4) + 50);
   const endWindow = cpuWindow(() => ctx.server.cpuMs(), ctx.engine === 'postgres' ? () => commCpuMs('postgres') : undefined);

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { dbLatencyFrom, type Engine, enginesFrom, workersFrom } from './lib/databases.ts';
 import type { Failures } from './lib/drive.ts';
 import { type Format, formatsFrom } from './lib/formats.ts';
-import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
+import { type CommonOptions, parseOptions, positive, positiveIntegers, WARMUP_OPTION } from './lib/options.ts';
 
 export type Phase = 'fresh' | 'aged';
 /** pre-authorized: the interface's flow; haip: the authorization code flow with PAR, PKCE, DPoP and wallet attestation (docs/haip.md). */
@@ -94,13 +94,14 @@ export interface Row {
   profiled?: boolean;
 }
 
-const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--wallets 1,8,32] [--workers 1,N]
+const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>] [--warmup <s>] [--wallets 1,8,32] [--workers 1,N]
                                [--engine sqlite|postgres] [--db-latency <ms>] [--wait-quiet <s>] [--cpu-prof [--sql-time]] [--metrics]
                                [--keys sealed|pkcs11] [--tracing] [--formats sd-jwt,mdoc] [--pairs <n>]
 
   --quick           a short run to check the bench works (1 s per level, 50,000 aged rows, no waiting)
   --rows <n>        how many earlier issuances age the database (default 1,000,000)
   --duration <s>    measured seconds per level (default 5)
+  --warmup <s>      unmeasured seconds before each level's window (default 1; 0.3 with --quick)
   --wallets <list>  concurrency levels (default 1,8,32; 8 with --cpu-prof)
   --formats <list>  credential formats, each measured at every pre-authorized level, one after the other
                     (default sd-jwt,mdoc): sd-jwt is the type's SD-JWT VC configuration, mdoc its
@@ -140,6 +141,7 @@ which shows what fsync costs. Results go to bench/results/issuance-<timestamp>.j
 
 export function options(argv: string[]): Options {
   const { values, quick, durationS, warmupS, cryptoMs, cpuProf } = parseOptions(argv, USAGE, {
+    ...WARMUP_OPTION,
     rows: { type: 'string' },
     wallets: { type: 'string' },
     workers: { type: 'string' },

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { dbLatencyFrom, type Engine, enginesFrom, workersFrom } from './lib/databases.ts';
 import { type Format, formatsFrom } from './lib/formats.ts';
-import { type CommonOptions, parseOptions, positive, positiveIntegers } from './lib/options.ts';
+import { type CommonOptions, parseOptions, positive, positiveIntegers, WARMUP_OPTION } from './lib/options.ts';
 
 /** The project's target: the reference verifier at least this many times the peer's rate, same presentations, same run. */
 export const TARGET_RATIO = 3;
@@ -30,11 +30,12 @@ export interface Options extends CommonOptions {
   formats: Format[];
 }
 
-const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--concurrency <list>] [--workers <list>] [--engine sqlite|postgres]
+const USAGE = `npm run bench -- verify [--quick] [--duration <s>] [--warmup <s>] [--concurrency <list>] [--workers <list>] [--engine sqlite|postgres]
                              [--db-latency <ms>] [--rows <n>] [--no-hosted] [--cpu-prof] [--formats sd-jwt,mdoc]
 
   --quick              a short run to check the bench works (about a minute)
   --duration <s>       measured seconds per in-process verifier and per hosted level (default 5; 1 with --quick)
+  --warmup <s>         unmeasured seconds before each (default 1; 0.3 with --quick)
   --concurrency <list> hosted verification: wallets running transactions at once (default 1,8,32; 8 with --quick)
   --workers <list>     serving processes (openrail serve --workers), each measured at every level
                        (default 1 and the number of cores; 1 with --cpu-prof)
@@ -61,6 +62,7 @@ after ageing it. Results go to bench/results/verify-<timestamp>.json.`;
 
 export function options(argv: string[]): Options {
   const { values, quick, durationS, warmupS, cryptoMs, cpuProf } = parseOptions(argv, USAGE, {
+    ...WARMUP_OPTION,
     concurrency: { type: 'string' },
     workers: { type: 'string' },
     engine: { type: 'string' },

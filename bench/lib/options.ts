@@ -9,6 +9,9 @@ const COMMON = {
   help: { type: 'boolean', default: false },
 } as const satisfies OptionsConfig;
 
+/** --warmup <s>: unmeasured seconds before each window, for the benches that have windows. */
+export const WARMUP_OPTION = { warmup: { type: 'string' } } as const satisfies OptionsConfig;
+
 /** What every bench takes, and what --quick shortens in all of them. */
 export interface CommonOptions {
   quick: boolean;
@@ -37,12 +40,13 @@ export function positiveIntegers(raw: string, name: string): number[] {
 
 /**
  * Parses --quick, --duration, --cpu-prof and --help along with the bench's `own` options (strictly:
- * an unknown option is an error). --help prints `usage` and exits.
+ * an unknown option is an error). --help prints `usage` and exits. A bench that warms up declares
+ * `warmup` among its own (WARMUP_OPTION), and `warmupS` is the seconds it gives.
  */
 export function parseOptions<T extends OptionsConfig>(argv: string[], usage: string, own: T) {
   const { values } = parseArgs({ args: argv, options: { ...COMMON, ...own }, strict: true });
-  // TypeScript cannot resolve the parsed type of a generic config; these four are COMMON's.
-  const given = values as { help?: boolean; quick?: boolean; duration?: string; 'cpu-prof'?: boolean };
+  // TypeScript cannot resolve the parsed type of a generic config; these are COMMON's and WARMUP_OPTION's.
+  const given = values as { help?: boolean; quick?: boolean; duration?: string; warmup?: string; 'cpu-prof'?: boolean };
   if (given.help) {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
@@ -51,7 +55,9 @@ export function parseOptions<T extends OptionsConfig>(argv: string[], usage: str
   const common: CommonOptions = {
     quick,
     durationS: positive(given.duration, 'duration', quick ? 1 : 5),
-    warmupS: quick ? 0.3 : 1,
+    // Longer than the default when a level's code must be fully compiled before its window (bench/README.md,
+    // "HAIP issuance against the pre-authorized one"): V8 keeps optimizing a path for seconds after it turns hot.
+    warmupS: positive(given.warmup, 'warmup', quick ? 0.3 : 1),
     cryptoMs: quick ? 400 : 1500,
     cpuProf: given['cpu-prof'] === true,
   };
