@@ -89,15 +89,38 @@ function render(value: HtmlValue, inUrlAttribute: boolean): string {
 /** Inside a start tag: the last `<` written comes after the last `>` (escaped values contain neither). */
 const insideTag = (out: string) => out.lastIndexOf('<') > out.lastIndexOf('>');
 
+/**
+ * What each interpolation's preceding literal says, read once per template: a template's literals
+ * are the same frozen array on every call from its place in the code, so the two tests below are
+ * made once per template, not once per page.
+ */
+interface TemplateShape {
+  /** The literal before interpolation i ends in `name=` with no opening quote. */
+  unquoted: boolean[];
+  /** The literal before interpolation i opens a URL attribute's quoted value. */
+  url: boolean[];
+}
+const shapes = new WeakMap<TemplateStringsArray, TemplateShape>();
+
+function shapeOf(strings: TemplateStringsArray): TemplateShape {
+  let shape = shapes.get(strings);
+  if (!shape) {
+    const before = strings.slice(0, -1);
+    shape = { unquoted: before.map((s) => UNQUOTED_ATTRIBUTE.test(s)), url: before.map((s) => URL_ATTRIBUTE.test(s)) };
+    shapes.set(strings, shape);
+  }
+  return shape;
+}
+
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): SafeHtml {
+  const shape = shapeOf(strings);
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) {
-    const before = strings[i] ?? '';
     const inTag = insideTag(out);
-    if (inTag && UNQUOTED_ATTRIBUTE.test(before)) {
+    if (inTag && shape.unquoted[i]) {
       throw new Error(`html: the attribute before interpolation ${i} is not quoted: write name="\${…}"`);
     }
-    out += render(values[i], inTag && URL_ATTRIBUTE.test(before)) + (strings[i + 1] ?? '');
+    out += render(values[i], inTag && shape.url[i] === true) + (strings[i + 1] ?? '');
   }
   return trusted(out);
 }

@@ -35,14 +35,25 @@ export interface RequestSeen {
   headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** A Fetch Headers of a request's headers (a header sent twice is kept joined, as Fetch does). */
+/** Each request seen, as the library reads it (requestLike). */
+const made = new WeakMap<RequestSeen, RequestLike>();
+
+/**
+ * The request as the library reads it: a Fetch Headers of its headers (a header sent twice is
+ * kept joined, as Fetch does). Made once per request seen: the token endpoint hands it to the
+ * library's DPoP check and its token request checks alike, which only read it.
+ */
 export function requestLike(seen: RequestSeen): RequestLike {
+  let like = made.get(seen);
+  if (like) return like;
   const headers = new Headers();
   for (const [name, value] of Object.entries(seen.headers)) {
     if (value === undefined) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return { method: seen.method as RequestLike['method'], url: seen.url, headers };
+  like = { method: seen.method as RequestLike['method'], url: seen.url, headers };
+  made.set(seen, like);
+  return like;
 }
 
 /** A header's value when it is sent once; undefined when absent or repeated. */
