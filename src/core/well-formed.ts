@@ -20,7 +20,8 @@ export function malformation(value: unknown, maxDepth: number, root = ''): Malfo
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     if (next.depth > maxDepth) return { problem: 'depth', at: next.at };
     // A place is named only where it is needed: a nested value, or the first malformation.
-    const at = (key: string) => `${(next as { at: string }).at}/${key.slice(0, 64)}`;
+    const here = next.at;
+    const at = (key: string) => `${here}/${key.slice(0, 64)}`;
     for (const [key, child] of Object.entries(next.value)) {
       if (illFormed(key)) return { problem: 'text', at: next.at };
       if (typeof child === 'string') {
