@@ -110,8 +110,9 @@ const USAGE = `npm run bench -- issuance [--quick] [--rows <n>] [--duration <s>]
                     asked: --formats mdoc profiles mdoc issuance alone
   --pairs <n>       on the fresh database, measure the pre-authorized levels and then the HAIP ones n
                     times over (default 1), and report the HAIP credential's server CPU over the
-                    pre-authorized one's for each pair of neighbouring windows, with their median:
-                    the machine's speed drifts more between runs than within a pair
+                    pre-authorized one's for each pair of neighbouring windows, with their median
+                    (the machine's speed swings even within a pair: read the median of many short
+                    pairs, --duration 2 --warmup 10; later pairs warm up for one second)
   --metrics         serve with metrics on (OPENRAIL_METRICS_TOKEN set), to compare with a run without
   --keys <backend>  where the server keeps its keys (OPENRAIL_KEYS, docs/keys.md): sealed (default), or
                     pkcs11 on a SoftHSM token made for the run under /dev/shm (Debian's softhsm2)

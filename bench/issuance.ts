@@ -15,7 +15,7 @@ import { areaTable, functionTable, groupTable, type ProfileSummary, profileHeadl
 import { loadBefore, waitQuiet, wasShared } from './lib/quiet.ts';
 import { startRun, writeResults } from './lib/results.ts';
 import { sqlTimeTable } from './lib/sql-time.ts';
-import { fixed, table } from './lib/stats.ts';
+import { fixed, median, table } from './lib/stats.ts';
 import { BENCH_CLAIMS, benchSubject } from './lib/wallet.ts';
 
 /** The bench is one Node process: near one core busy, its wallets, not the server, set the pace. */
@@ -111,13 +111,12 @@ function haipRatios(measured: Row[]): string[] {
       });
     const whole = ratios('serverCpuMsPerCredential');
     if (whole.length === 0) continue;
-    const median = medianOf(whole);
     const [engine, workers, wallets] = level.split(' ');
     lines.push(
       `HAIP server CPU per credential <= 2x the pre-authorized one (${engine}, ${workers} process(es), ${wallets} wallets, fresh): ` +
-        `${listed(whole)} -> ${median <= 2 ? 'met' : 'NOT met'}`,
+        `${listed(whole)} -> ${median(whole) <= 2 ? 'met' : 'NOT met'}`,
     );
-    // Not a target: the same over the serving process's main thread alone, without its helper threads (the collector's above all).
+    // Not a target: the same over the serving process's main thread alone, without its helper threads (V8's compiler above all, bench/README.md).
     const main = ratios('serverMainCpuMsPerCredential');
     if (main.length > 0) lines.push(`  the main thread alone: ${listed(main)}`);
   }
@@ -125,13 +124,7 @@ function haipRatios(measured: Row[]): string[] {
 }
 
 const listed = (ratios: number[]) =>
-  `${ratios.map((r) => `${fixed(r, 2)}x`).join(', ')}${ratios.length > 1 ? `; median ${fixed(medianOf(ratios), 2)}x` : ''}`;
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  return sorted.length % 2 ? (sorted[Math.floor(mid)] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
+  `${ratios.map((r) => `${fixed(r, 2)}x`).join(', ')}${ratios.length > 1 ? `; median ${fixed(median(ratios), 2)}x` : ''}`;
 
 /** The project's targets, reported and never asserted: SD-JWT VC issuance's (mdoc rows are reported beside them, in the table). */
 function targets(rows: Row[]): string[] {

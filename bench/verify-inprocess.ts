@@ -5,7 +5,7 @@ import { bindPresentation } from '../src/core/conformance/builders.ts';
 import { type VerificationInput, type VerificationResult, verifyPresentation } from '../src/core/verifier/verify-presentation.ts';
 import { coresOf, cpuWindow } from './lib/cpu-window.ts';
 import type { CryptoRates } from './lib/crypto-rates.ts';
-import { fixed } from './lib/stats.ts';
+import { fixed, median } from './lib/stats.ts';
 
 import { COLD_PEER_CHECKED, COLD_POOL_SIZE, type Options, POOL_SIZE, TARGET_RATIO } from './verify-options.ts';
 import { PEER_CHECKS, type PeerVerifier, peerVerifier, REFERENCE_CHECKS } from './verify-peer.ts';
@@ -95,12 +95,6 @@ export interface VariantResult {
   /** perSec against verify_rate / verifies (null for the decode-only row). */
   ceilingFraction: number | null;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 /** Every variant warmed up, then `windows` rounds, each variant once per round in a rotating order. */
 async function measureVariants(variants: Variant[], opts: Options, verifyPerSec: number, log: (l: string) => void) {

@@ -5,6 +5,13 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? Number.NaN;
 }
 
+/** The median of some numbers, in any order (the mean of the middle two when their count is even). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 /** Median, 99th percentile and maximum of ascending latencies (ms). */
 export function latencySummary(sorted: Float64Array): { p50Ms: number; p99Ms: number; maxMs: number } {
   return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? Number.NaN };
