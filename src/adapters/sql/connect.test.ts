@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -84,6 +84,45 @@ test('a SQLite connection keeps a page cache of 2 MB (SQLite’s default), not t
   } finally {
     await db.destroy();
     await target.drop();
+  }
+});
+
+/** This process's open files that SQLite made as temporary files (unlinked at once, so only /proc shows them). */
+const sqliteTempFiles = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).includes('etilqs_');
+    } catch {
+      return false; // the descriptor of the directory listing itself, closed by now
+    }
+  });
+
+test('a unit of work’s savepoint journal stays in memory, and temp_store is back at its default for the sorts inside it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-subjournal-'));
+  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'db.sqlite') });
+  try {
+    await migrate(db);
+    // About 100 pages of rows, committed; rewriting them all in a unit of work journals about
+    // 400 KB of their earlier content, far past SQLite's 64 KiB spill threshold.
+    const rows = Array.from({ length: 400 }, (_, i) => ({ name: `journal-${i}`, value: 'a'.repeat(1000) }));
+    await db.insertInto('settings').values(rows).execute();
+    const seen = await db.transaction().execute(async (trx) => {
+      const changed = await trx
+        .updateTable('settings')
+        .set({ value: 'b'.repeat(1000) })
+        .where('name', 'like', 'journal-%')
+        .execute();
+      const files = sqliteTempFiles();
+      const { rows: store } = await sql<{ temp_store: number }>`pragma temp_store`.execute(trx);
+      return { changed: Number(changed[0]?.numUpdatedRows), files, store };
+    });
+    assert.equal(seen.changed, 400);
+    assert.deepEqual(seen.files, [], 'no journal file under /var/tmp');
+    // 0, the build's default (files): a large sort still spills rather than growing the process.
+    assert.deepEqual(seen.store, [{ temp_store: 0 }]);
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

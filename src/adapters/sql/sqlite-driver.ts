@@ -180,7 +180,10 @@ class SqliteConnection implements DatabaseConnection {
   /** Whether the holder's use case has its savepoint open (a failed begin has none to undo). */
   inUseCase = false;
   /** The statements that open, split and end the batch, prepared once (exec would parse them each time). */
-  readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
+  readonly control: Record<
+    'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo' | 'journalsInMemory' | 'tempOnDisk',
+    SqliteDatabase.Statement
+  >;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -192,16 +195,38 @@ class SqliteConnection implements DatabaseConnection {
       savepoint: sqlite.prepare(`savepoint ${UOW}`),
       release: sqlite.prepare(`release ${UOW}`),
       rollbackTo: sqlite.prepare(`rollback to ${UOW}`),
+      journalsInMemory: sqlite.prepare('pragma temp_store = MEMORY'),
+      tempOnDisk: sqlite.prepare('pragma temp_store = DEFAULT'),
     };
   }
 
   /** Opens the batch transaction if none is open, taking the write lock (waiting for another process). */
   async openBatch(): Promise<void> {
     if (!this.batch) {
-      await retryBusy(() => this.control.begin.run());
+      await retryBusy(() => this.begin());
       this.batch = newBatch();
     }
     this.batch.uses++;
+  }
+
+  /**
+   * BEGIN IMMEDIATE with the batch's savepoint journals held in memory. Each use case's savepoint
+   * journals the earlier content of every page it changes (an offer's subject among them); past
+   * 64 KiB SQLite would move that journal to an unlinked file under /var/tmp for the rest of the
+   * transaction, leaving those bytes in the file system's free space and costing a write per page
+   * (docs/deploy.md, "SQLite's temporary files"). SQLite decides where a transaction's savepoint
+   * journal lives once, when the transaction takes the write lock, from temp_store then. Sorts
+   * decide when they run: temp_store goes back to its default at once, so a large sort still
+   * spills to a file rather than growing the process by its whole size. A batch's journal is
+   * bounded by the pages its use cases change (BATCH_USES, BATCH_MS).
+   */
+  private begin(): void {
+    this.control.journalsInMemory.run();
+    try {
+      this.control.begin.run();
+    } finally {
+      this.control.tempOnDisk.run();
+    }
   }
 
   noteWrite(): void {
