@@ -217,8 +217,9 @@ class SqliteConnection implements DatabaseConnection {
    * (docs/deploy.md, "SQLite's temporary files"). SQLite decides where a transaction's savepoint
    * journal lives once, when the transaction takes the write lock, from temp_store then. Sorts
    * decide when they run: temp_store goes back to its default at once, so a large sort still
-   * spills to a file rather than growing the process by its whole size. A batch's journal is
-   * bounded by the pages its use cases change (BATCH_USES, BATCH_MS).
+   * spills to a file rather than growing the process by its whole size. The journal holds the
+   * pages of one use case at a time: SQLite empties it when the use case's savepoint is released,
+   * which a rolled-back use case's is too (docs/scaling.md, "Memory").
    */
   private begin(): void {
     this.control.journalsInMemory.run();
