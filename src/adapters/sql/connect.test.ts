@@ -99,13 +99,22 @@ const sqliteTempFiles = () =>
 
 test('a unit of work’s savepoint journal stays in memory, and temp_store is back at its default for the sorts inside it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'openrail-subjournal-'));
-  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'db.sqlite') });
+  const file = join(dir, 'db.sqlite');
+  const seeding = openDatabase({ kind: 'sqlite', file });
   try {
-    await migrate(db);
+    await migrate(seeding);
     // About 100 pages of rows, committed; rewriting them all in a unit of work journals about
     // 400 KB of their earlier content, far past SQLite's 64 KiB spill threshold.
     const rows = Array.from({ length: 400 }, (_, i) => ({ name: `journal-${i}`, value: 'a'.repeat(1000) }));
-    await db.insertInto('settings').values(rows).execute();
+    await seeding.insertInto('settings').values(rows).execute();
+  } finally {
+    await seeding.destroy();
+  }
+  // The unit of work is the first batch of a fresh connection: a pragma prepared once and run
+  // applies nothing on its first run (SQLite applies it when compiling), which let that batch's
+  // journal spill.
+  const db = openDatabase({ kind: 'sqlite', file });
+  try {
     const seen = await db.transaction().execute(async (trx) => {
       const changed = await trx
         .updateTable('settings')

@@ -180,10 +180,7 @@ class SqliteConnection implements DatabaseConnection {
   /** Whether the holder's use case has its savepoint open (a failed begin has none to undo). */
   inUseCase = false;
   /** The statements that open, split and end the batch, prepared once (exec would parse them each time). */
-  readonly control: Record<
-    'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo' | 'journalsInMemory' | 'tempOnDisk',
-    SqliteDatabase.Statement
-  >;
+  readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -195,8 +192,6 @@ class SqliteConnection implements DatabaseConnection {
       savepoint: sqlite.prepare(`savepoint ${UOW}`),
       release: sqlite.prepare(`release ${UOW}`),
       rollbackTo: sqlite.prepare(`rollback to ${UOW}`),
-      journalsInMemory: sqlite.prepare('pragma temp_store = MEMORY'),
-      tempOnDisk: sqlite.prepare('pragma temp_store = DEFAULT'),
     };
   }
 
@@ -220,13 +215,17 @@ class SqliteConnection implements DatabaseConnection {
    * spills to a file rather than growing the process by its whole size. The journal holds the
    * pages of one use case at a time: SQLite empties it when the use case's savepoint is released,
    * which a rolled-back use case's is too (docs/scaling.md, "Memory").
+   *
+   * The two pragmas are not kept prepared: SQLite applies a pragma's setting while compiling it,
+   * and marks the compiled pragma to run once, so a kept one applies nothing on its first run
+   * (and recompiles on every later one). That left the first batch of every connection on disk.
    */
   private begin(): void {
-    this.control.journalsInMemory.run();
+    this.sqlite.exec('pragma temp_store = MEMORY');
     try {
       this.control.begin.run();
     } finally {
-      this.control.tempOnDisk.run();
+      this.sqlite.exec('pragma temp_store = DEFAULT');
     }
   }
 
