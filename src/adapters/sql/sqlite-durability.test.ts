@@ -190,6 +190,119 @@ describe('SQLite batches under a storm', () => {
   });
 });
 
+/** A migrated SQLite database whose log flushes each wait for the test to let them go (`release`). */
+async function gatedDatabase(batchMs?: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'openrail-held-batch-'));
+  const file = join(dir, 'test.sqlite');
+  let open = true;
+  const held: Array<() => void> = [];
+  const flushes: Array<{ done: boolean }> = [];
+  const flush: Flush = (fd, done) => {
+    const entry = { done: false };
+    flushes.push(entry);
+    const go = () =>
+      fdatasync(fd, (err) => {
+        entry.done = true;
+        done(err);
+      });
+    if (open) go();
+    else held.push(go);
+  };
+  const db = openDatabase({ kind: 'sqlite', file }, { flush, ...(batchMs !== undefined ? { batchMs } : {}) });
+  const release = () => {
+    for (const go of held.splice(0)) go();
+  };
+  const reader = () => new SqliteDatabase(file, { readonly: true });
+  cleanups.push(async () => {
+    open = true;
+    release();
+    await db.destroy().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  });
+  await migrate(db);
+  await settled(db);
+  flushes.length = 0;
+  open = false;
+  return { db, flushes, release, reader };
+}
+
+/** What another connection to the file sees committed, of these settings. */
+const committed = (reader: SqliteDatabase.Database, ...names: string[]) =>
+  (
+    reader
+      .prepare(`select name from settings where name in (${names.map(() => '?').join(', ')}) order by name`)
+      .all(...names) as Array<{ name: string }>
+  ).map((r) => r.name);
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+describe('a batch held open for the flush in flight', () => {
+  test('a unit of work ending while a flush is in flight commits when that flush returns, with one that began meanwhile', async () => {
+    const { db, flushes, release, reader } = await gatedDatabase(60_000);
+    const other = reader();
+    cleanups.push(() => void other.close());
+    const uow = new SqlUnitOfWork(db, systemClock);
+    await put(db, 'before'); // a plain write: committed at once, its flush now in flight and held
+    assert.equal(flushes.length, 1);
+    let resolved = 0;
+    const a = uow.run(() => put(db, 'a')).then(() => resolved++);
+    await turns(5);
+    assert.deepEqual(committed(other, 'a', 'b'), [], 'the batch waits for the flush in flight');
+    const b = uow.run(() => put(db, 'b')).then(() => resolved++);
+    await turns(5);
+    assert.equal(resolved, 0, 'a unit of work resolves committed, so neither has');
+    assert.deepEqual(committed(other, 'a', 'b'), []);
+    assert.equal(flushes.length, 1, 'nothing new to flush yet');
+    release();
+    await Promise.all([a, b]);
+    assert.deepEqual(committed(other, 'a', 'b'), ['a', 'b'], 'one commit, as soon as the flush returned');
+    assert.equal(flushes.length, 2, 'one flush covers both');
+    const answer = settled(db);
+    release();
+    await answer;
+  });
+
+  test('units of work that fill one batch and open the next while a flush is held all commit once it returns', async () => {
+    const { db, flushes, release } = await gatedDatabase(60_000);
+    const uow = new SqlUnitOfWork(db, systemClock);
+    await put(db, 'before');
+    // The first unit's batch waits for the flush; the 32nd unit commits it, full, at its
+    // release, and the rest open another, which the first one's wait must not forget.
+    const first = uow.run(() => put(db, 'u0'));
+    await turns(5);
+    const units = [first, ...Array.from({ length: 39 }, (_, i) => uow.run(() => put(db, `u${i + 1}`)))];
+    await turns(5);
+    release();
+    await Promise.all(units);
+    const names = await db.selectFrom('settings').select('name').where('name', 'like', 'u%').execute();
+    assert.equal(names.length, 40);
+    while (flushes.length < 2) await new Promise((r) => setTimeout(r, 1));
+    const answer = settled(db);
+    release();
+    await answer;
+  });
+
+  test('the batch still commits within its bound when the flush does not return', async () => {
+    const { db, flushes, release, reader } = await gatedDatabase();
+    const other = reader();
+    cleanups.push(() => void other.close());
+    const uow = new SqlUnitOfWork(db, systemClock);
+    await put(db, 'before');
+    await uow.run(() => put(db, 'c'));
+    assert.equal(flushes[0]?.done, false, 'the flush in flight is still held');
+    assert.deepEqual(committed(other, 'c'), ['c'], 'committed regardless, 2 ms after the batch began at most');
+    const answer = settled(db);
+    assert.ok(answer, 'and not durable until a flush covers it');
+    release();
+    // The next flush, for the batch, starts once the held one has returned from the thread pool.
+    while (flushes.length < 2) await new Promise((r) => setTimeout(r, 1));
+    release();
+    await answer;
+  });
+});
+
 describe('statements that cannot run in a transaction', () => {
   test('a checkpoint commits the open batch first, and is refused inside a unit of work, which then writes nothing', async () => {
     const { db } = await watchedDatabase();
