@@ -36,8 +36,6 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: how the write-ahead log is flushed (default fdatasync; a test may watch it). */
   flush?: Flush;
-  /** SQLite only: how long a write batch may stay open (default 2 ms, decision 0016; a test may lengthen it). */
-  batchMs?: number;
 }
 
 const INT8_OID = 20;
@@ -239,11 +237,7 @@ function openSqlite(file: string, options: OpenOptions): Db {
   }
   const db = ambient(
     new Kysely<Database>({
-      dialect: new OpenrailSqliteDialect(sqlite, {
-        ...(wal ? { wal } : {}),
-        ...(checkpointer ? { checkpointer } : {}),
-        ...(options.batchMs !== undefined ? { batchMs: options.batchMs } : {}),
-      }),
+      dialect: new OpenrailSqliteDialect(sqlite, { ...(wal ? { wal } : {}), ...(checkpointer ? { checkpointer } : {}) }),
     }),
   );
   if (wal) flushers.set(db, wal);

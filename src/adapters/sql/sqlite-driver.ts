@@ -13,8 +13,6 @@ export interface SqliteDriverOptions {
   wal?: WalSync;
   /** Runs checkpoints on its own thread; stopped before the connection closes. */
   checkpointer?: WalCheckpointer;
-  /** How long a batch may stay open (default BATCH_MS). */
-  batchMs?: number;
 }
 
 /**
@@ -54,14 +52,12 @@ class OpenrailSqliteDriver implements Driver {
   private commitScheduled = false;
   /** The open batch's write count when the current holder took the connection. */
   private writesAtAcquire = 0;
-  private readonly batchMs: number;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
     private readonly options: SqliteDriverOptions,
   ) {
     this.connection = new SqliteConnection(sqlite, options.wal);
-    this.batchMs = options.batchMs ?? BATCH_MS;
   }
 
   async init(): Promise<void> {}
@@ -77,52 +73,27 @@ class OpenrailSqliteDriver implements Driver {
   /**
    * The next caller in line gets the connection, inside the open batch. A batch that is full or
    * old commits first; one nobody else is waiting for commits on the next turn of the event loop,
-   * so that use cases arriving meanwhile still join it, or, while the write-ahead log's flush is
-   * in flight, once that flush returns (at most `batchMs` after the batch began): its commit would
-   * wait for the next flush anyway, and use cases arriving meanwhile share it. A caller that
-   * wrote in the batch returns once it has committed: a unit of work resolves committed (and an
-   * answer waits, besides, for the flush: connect.ts, `settled`).
+   * so that use cases arriving meanwhile still join it. A caller that wrote in the batch returns
+   * once it has committed: a unit of work resolves committed (and an answer waits, besides, for
+   * the flush: connect.ts, `settled`).
    */
   async releaseConnection(): Promise<void> {
     const batch = this.connection.batch;
     const wrote = batch !== undefined && batch.writes > this.writesAtAcquire;
-    if (batch && (batch.uses >= BATCH_USES || performance.now() - batch.since >= this.batchMs)) this.connection.commitBatch();
+    if (batch && (batch.uses >= BATCH_USES || performance.now() - batch.since >= BATCH_MS)) this.connection.commitBatch();
     const next = this.queue.shift();
     if (next) next();
     else {
       this.held = false;
       if (this.connection.batch && !this.commitScheduled) {
         this.commitScheduled = true;
-        setImmediate(() => this.commitWhenFlushed());
+        setImmediate(() => {
+          this.commitScheduled = false;
+          if (!this.held) this.connection.commitBatch();
+        });
       }
     }
     if (wrote) await batch.done;
-  }
-
-  /**
-   * Commits the open batch, whichever it is by now, once no one holds the connection and no flush
-   * is in flight (or the batch is old). A holder's release commits it, or schedules this again.
-   */
-  private commitWhenFlushed(): void {
-    this.commitScheduled = false;
-    const batch = this.connection.batch;
-    if (!batch || this.held) return;
-    const wal = this.options.wal;
-    const left = this.batchMs - (performance.now() - batch.since);
-    if (!wal?.inFlight || left <= 0) {
-      this.connection.commitBatch();
-      return;
-    }
-    this.commitScheduled = true;
-    let done = false;
-    const again = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      this.commitWhenFlushed();
-    };
-    const timer = setTimeout(again, left);
-    wal.afterFlush(again);
   }
 
   /** A use case is a savepoint of the batch transaction (opened, IMMEDIATE, by the first one). */

@@ -30,8 +30,6 @@ export class WalSync {
   private fd: number | undefined;
   private failure: Error | undefined;
   private waiters: Waiter[] = [];
-  /** What waits for the flush in flight to return (afterFlush). */
-  private flushed: Array<() => void> = [];
 
   constructor(
     private readonly walFile: string,
@@ -73,21 +71,6 @@ export class WalSync {
     });
   }
 
-  /** Whether a flush is in flight: a commit made now waits for the next one. */
-  get inFlight(): boolean {
-    return this.flushing;
-  }
-
-  /**
-   * Runs `then` once the flush in flight has returned, just before the next one would start; at
-   * once when none is in flight. A commit made meanwhile would wait for that next flush anyway:
-   * the driver holds its batch open for it, so that more use cases share the commit.
-   */
-  afterFlush(then: () => void): void {
-    if (this.flushing) this.flushed.push(then);
-    else then();
-  }
-
   /** Flushes what is pending now and stops; for a process about to close its database. */
   async drain(): Promise<void> {
     await this.settled();
@@ -108,20 +91,16 @@ export class WalSync {
     this.flushing = true;
     this.flush(fd, (err) => {
       this.flushing = false;
-      const flushed = this.flushed;
-      this.flushed = [];
       if (err) {
         this.fail(err);
-      } else {
-        this.durable = target;
-        const ready = this.waiters.filter((w) => w.seq <= target);
-        if (ready.length > 0) {
-          this.waiters = this.waiters.filter((w) => w.seq > target);
-          for (const w of ready) w.resolve();
-        }
+        return;
       }
-      // A batch held open for this flush commits now (a failed flush fails what it holds).
-      for (const then of flushed) then();
+      this.durable = target;
+      const ready = this.waiters.filter((w) => w.seq <= target);
+      if (ready.length > 0) {
+        this.waiters = this.waiters.filter((w) => w.seq > target);
+        for (const w of ready) w.resolve();
+      }
       this.kick();
     });
   }
